@@ -1,0 +1,1 @@
+//! Fabric simulator and collective manager (issue 7). Nothing is built here yet.

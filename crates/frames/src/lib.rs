@@ -1,0 +1,1 @@
+//! Frame codecs (issue 3). Placeholder crate root: the codecs land here.
