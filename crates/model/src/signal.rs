@@ -13,6 +13,8 @@ pub const MAX_PORT_WORDS: usize = WIDE_MAX_BITS / 32;
 
 /// A value that can sit on an RTL port.
 pub trait Signal: Copy + Default + PartialEq + fmt::Debug {
+    /// How many bits the type holds: an RTL port bound to it may be at most this wide.
+    const BITS: usize;
     /// Writes the value as little-endian 32-bit words (`words[0]` = bits 31:0). Bits above the value's
     /// width are written as zero; `words` may be shorter than the value (the port is narrower).
     fn to_words(&self, words: &mut [u32]);
@@ -21,6 +23,7 @@ pub trait Signal: Copy + Default + PartialEq + fmt::Debug {
 }
 
 impl Signal for bool {
+    const BITS: usize = 1;
     fn to_words(&self, words: &mut [u32]) {
         words[0] = u32::from(*self);
     }
@@ -32,6 +35,7 @@ impl Signal for bool {
 macro_rules! impl_signal_uint {
     ($($t:ty),*) => {$(
         impl Signal for $t {
+            const BITS: usize = <$t>::BITS as usize;
             fn to_words(&self, words: &mut [u32]) {
                 let v = u64::from(*self);
                 for (i, w) in words.iter_mut().enumerate() {
@@ -96,6 +100,7 @@ impl fmt::Debug for Wide {
 }
 
 impl Signal for Wide {
+    const BITS: usize = WIDE_MAX_BITS;
     fn to_words(&self, words: &mut [u32]) {
         for (i, w) in words.iter_mut().enumerate() {
             *w = self.0.get(i / 2).map_or(0, |l| (l >> (32 * (i % 2))) as u32);
@@ -110,10 +115,29 @@ impl Signal for Wide {
     }
 }
 
+/// Receives every port of a [`Ports`] value in turn (monomorphised, so a harness pays no dynamic
+/// dispatch per port per cycle).
+pub trait PortVisitor {
+    /// Port `index` (in [`Ports::NAMES`] order) has `value`.
+    fn visit<S: Signal>(&mut self, index: usize, value: &S);
+}
+
+/// Supplies every port of a [`Ports`] value in turn.
+pub trait PortFiller {
+    /// The value of port `index` (in [`Ports::NAMES`] order).
+    fn fill<S: Signal>(&mut self, index: usize) -> S;
+}
+
 /// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`].
 pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
     /// The RTL port names, in field order.
     const NAMES: &'static [&'static str];
+    /// The capacity in bits of each port's Rust type, in field order.
+    const WIDTHS: &'static [usize];
+    /// Hands every port to `v`, in field order.
+    fn visit_ports<V: PortVisitor>(&self, v: &mut V);
+    /// Builds a value port by port from `f`, in field order.
+    fn fill_ports<F: PortFiller>(f: &mut F) -> Self;
     /// Writes port `index` (in [`Ports::NAMES`] order) as little-endian 32-bit words.
     fn port_to_words(&self, index: usize, words: &mut [u32]);
     /// Sets port `index` from little-endian 32-bit words.
@@ -146,6 +170,20 @@ macro_rules! ports {
 
         impl $crate::signal::Ports for $name {
             const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
+            const WIDTHS: &'static [usize] = &[$(<$ty as $crate::signal::Signal>::BITS),*];
+            #[allow(unused_assignments)]
+            #[inline]
+            fn visit_ports<V: $crate::signal::PortVisitor>(&self, v: &mut V) {
+                let mut i = 0usize;
+                $( v.visit(i, &self.$field); i += 1; )*
+            }
+            #[allow(unused_assignments)]
+            #[inline]
+            fn fill_ports<F: $crate::signal::PortFiller>(f: &mut F) -> Self {
+                let mut i = 0usize;
+                $( let $field = f.fill(i); i += 1; )*
+                $name { $($field),* }
+            }
             #[allow(unused_assignments)]
             fn port_to_words(&self, index: usize, words: &mut [u32]) {
                 let mut i = 0usize;

@@ -1,0 +1,339 @@
+//! Builds the Verilated RTL models that the co-simulation harness (verif/) drives.
+//!
+//! For every entry of [`MODELS`]: run Verilator 5 on `rtl/`, parse the port declarations of the generated
+//! header, write a small C++ shim (verif/shim/inswitch_shim.h) that hands Rust raw port pointers, compile
+//! the generated C++ as one translation unit with the `cc` crate, and emit `verilated_models.rs` (the table
+//! of models and their C ABI) into OUT_DIR. The Verilator runtime is compiled once per Verilator version
+//! and flag set, and a model whose generated C++ did not change is not recompiled, so an edit to one RTL
+//! file rebuilds only the models it changes.
+//!
+//! Verilator is required: without it the build fails with a message naming the setup command. Debian's
+//! Verilator 5.006 is the reference version (the `verilator`/`verilated` crates target Verilator 4).
+
+use std::collections::hash_map::DefaultHasher;
+use std::env;
+use std::fmt::Write as _;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One Verilated model: an RTL top at one parameter set.
+struct ModelSpec {
+    /// Unique name; the C++ prefix is `V<name>` and the cosim targets refer to it.
+    name: &'static str,
+    /// RTL top module (`rtl/<top>.v`).
+    top: &'static str,
+    /// Parameter overrides (`-G<name>=<value>`); parameters not named keep their RTL defaults.
+    params: &'static [(&'static str, &'static str)],
+}
+
+/// Every model the harness can drive. The output queue is built at its default 256-bit data width and
+/// at 64 bits, so that the width parameter is exercised in both the RTL and the model.
+const MODELS: &[ModelSpec] = &[
+    ModelSpec { name: "output_queue_w256", top: "output_queue", params: &[("DATA_WIDTH", "256")] },
+    ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
+];
+
+/// Verilator options for every model (see docs/verification.md §Build).
+const VERILATOR_FLAGS: &[&str] = &[
+    "--cc",
+    "-O3",
+    "--x-assign",
+    "fast",
+    "--x-initial",
+    "fast",
+    "--noassert",
+    "-Wall",
+    "--trace-fst",
+];
+
+/// C++ options for the generated code and the runtime: the last two together doubled simulation speed
+/// on this kind of machine (docs/performance.md).
+const CXX_FLAGS: &[&str] = &["-std=c++17", "-faligned-new", "-fno-semantic-interposition"];
+
+/// Preprocessor definitions the Verilator runtime and generated code expect (verilated.mk).
+const CXX_DEFINES: &[(&str, &str)] = &[
+    ("VM_COVERAGE", "0"),
+    ("VM_SC", "0"),
+    ("VM_TRACE", "1"),
+    ("VM_TRACE_FST", "1"),
+    ("VM_TRACE_VCD", "0"),
+];
+
+/// Warnings the generated code is known to trigger (verilated.mk's CFG_CXXFLAGS_NO_UNUSED).
+const CXX_QUIET: &[&str] = &[
+    "-Wno-bool-operation",
+    "-Wno-sign-compare",
+    "-Wno-uninitialized",
+    "-Wno-unused-but-set-variable",
+    "-Wno-unused-parameter",
+    "-Wno-unused-variable",
+    "-Wno-shadow",
+];
+
+/// Runtime sources (Verilator 5 always needs verilated_threads.cpp; FST needs zlib).
+const RUNTIME_SOURCES: &[&str] = &["verilated.cpp", "verilated_threads.cpp", "verilated_fst_c.cpp"];
+
+fn main() {
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=rtl");
+    println!("cargo:rerun-if-changed=verif/shim");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
+
+    let verilator = Verilator::find();
+    let lib_dir = out.join("lib");
+    fs::create_dir_all(&lib_dir).expect("create OUT_DIR/lib");
+
+    // Verilate every model first (fast, serial), then compile them on all cores.
+    let generated: Vec<Generated> = MODELS.iter().map(|m| verilate(&verilator, &root, &out, m)).collect();
+    std::thread::scope(|scope| {
+        let runtime = scope.spawn(|| build_runtime(&verilator, &lib_dir));
+        let models: Vec<_> = generated
+            .iter()
+            .map(|g| scope.spawn(|| compile_model(&verilator, &root, &lib_dir, g)))
+            .collect();
+        for m in models {
+            m.join().expect("model compile thread");
+        }
+        runtime.join().expect("runtime compile thread");
+    });
+
+    // Link order: models, then the runtime they call, then the system libraries the runtime needs.
+    println!("cargo:rustc-link-search=native={}", lib_dir.display());
+    for g in &generated {
+        println!("cargo:rustc-link-lib=static=vm_{}", g.spec.name);
+    }
+    println!("cargo:rustc-link-lib=static=verilated_rt");
+    for lib in ["stdc++", "z", "pthread", "atomic"] {
+        println!("cargo:rustc-link-lib=dylib={lib}");
+    }
+
+    fs::write(out.join("verilated_models.rs"), rust_table(&generated)).expect("write verilated_models.rs");
+}
+
+/// The Verilator installation.
+struct Verilator {
+    bin: PathBuf,
+    include: PathBuf,
+    version: String,
+}
+
+impl Verilator {
+    fn find() -> Verilator {
+        let bin = PathBuf::from("verilator");
+        let version = Command::new(&bin).arg("--version").output();
+        let version = match version {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            _ => panic!(
+                "\n\nVerilator was not found on PATH. inswitch builds its RTL models with Verilator 5 \
+                 (Debian: verilator 5.006).\nRun `bash scripts/setup` (or `apt-get install -y verilator \
+                 zlib1g-dev`) and build again.\n"
+            ),
+        };
+        let root = env::var("VERILATOR_ROOT").ok().filter(|r| !r.is_empty()).unwrap_or_else(|| {
+            let o = Command::new(&bin).arg("--getenv").arg("VERILATOR_ROOT").output().expect("verilator --getenv");
+            String::from_utf8_lossy(&o.stdout).trim().to_string()
+        });
+        let include = PathBuf::from(root).join("include");
+        assert!(include.join("verilated.h").exists(), "no verilated.h under {}", include.display());
+        Verilator { bin, include, version }
+    }
+
+    fn cc(&self) -> cc::Build {
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .cargo_metadata(false)
+            .warnings(false)
+            // Simulation speed matters in debug builds too: the harness runs millions of cycles in tests.
+            .opt_level(3)
+            .debug(false)
+            .include(&self.include)
+            .include(self.include.join("vltstd"));
+        for f in CXX_FLAGS.iter().chain(CXX_QUIET) {
+            b.flag(f);
+        }
+        for (k, v) in CXX_DEFINES {
+            b.define(k, *v);
+        }
+        b
+    }
+}
+
+/// A verilated model: where its C++ is and what ports it has.
+struct Generated {
+    spec: &'static ModelSpec,
+    dir: PathBuf,
+    ports: Vec<Port>,
+}
+
+struct Port {
+    name: String,
+    width: u32,
+    output: bool,
+}
+
+fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &'static ModelSpec) -> Generated {
+    let dir = out.join("vl").join(spec.name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create model dir");
+    let rtl = root.join("rtl");
+    let mut cmd = Command::new(&v.bin);
+    cmd.args(VERILATOR_FLAGS)
+        .arg("--top-module")
+        .arg(spec.top)
+        .arg("--prefix")
+        .arg(format!("V{}", spec.name))
+        .arg("-Mdir")
+        .arg(&dir)
+        .arg("-y")
+        .arg(&rtl);
+    for (k, val) in spec.params {
+        cmd.arg(format!("-G{k}={val}"));
+    }
+    cmd.arg(rtl.join(format!("{}.v", spec.top)));
+    let o = cmd.output().expect("run verilator");
+    if !o.status.success() {
+        panic!(
+            "verilator failed on {} ({}):\n{}{}",
+            spec.name,
+            spec.top,
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let header = fs::read_to_string(dir.join(format!("V{}.h", spec.name))).expect("read generated header");
+    let ports = parse_ports(&header);
+    assert!(ports.iter().any(|p| p.name == "clk" && !p.output), "{}: the top needs an input `clk`", spec.top);
+    Generated { spec, dir, ports }
+}
+
+/// Parses `VL_IN8(&name,msb,lsb);`, `VL_OUTW(&name,msb,lsb,words);` and friends.
+fn parse_ports(header: &str) -> Vec<Port> {
+    let mut ports = Vec::new();
+    for line in header.lines() {
+        let line = line.trim();
+        let (output, rest) = if let Some(r) = line.strip_prefix("VL_IN") {
+            (false, r)
+        } else if let Some(r) = line.strip_prefix("VL_OUT") {
+            (true, r)
+        } else {
+            continue;
+        };
+        let Some(open) = rest.find("(&") else { continue };
+        let args: Vec<&str> = rest[open + 2..].trim_end_matches(");").split(',').map(str::trim).collect();
+        let msb: u32 = args[1].parse().expect("port msb");
+        let lsb: u32 = args[2].parse().expect("port lsb");
+        assert_eq!(lsb, 0, "port {} does not start at bit 0", args[0]);
+        ports.push(Port { name: args[0].to_string(), width: msb + 1, output });
+    }
+    ports
+}
+
+fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
+    let prefix = format!("V{}", g.spec.name);
+    let mut sources: Vec<String> = fs::read_dir(&g.dir)
+        .expect("read model dir")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".cpp"))
+        .collect();
+    sources.sort();
+
+    let mut unit = String::new();
+    for s in &sources {
+        writeln!(unit, "#include \"{s}\"").unwrap();
+    }
+    let mut port_list = String::new();
+    for p in &g.ports {
+        write!(port_list, " X({}, {}, {})", p.name, p.width, u32::from(p.output)).unwrap();
+    }
+    writeln!(unit, "#include \"inswitch_shim.h\"").unwrap();
+    writeln!(unit, "#define PORTS(X){port_list}").unwrap();
+    writeln!(unit, "INSWITCH_SHIM_DEFINE({prefix}, {prefix}, PORTS)").unwrap();
+    let unit_path = g.dir.join("inswitch_unit.cpp");
+    fs::write(&unit_path, &unit).expect("write unit");
+
+    // Skip the C++ compile when the generated code, the shim and the flags are what the library was
+    // built from.
+    let mut h = DefaultHasher::new();
+    v.version.hash(&mut h);
+    (VERILATOR_FLAGS, CXX_FLAGS, CXX_DEFINES).hash(&mut h);
+    unit.hash(&mut h);
+    for s in &sources {
+        fs::read(g.dir.join(s)).expect("read generated source").hash(&mut h);
+    }
+    for e in fs::read_dir(&g.dir).expect("read model dir").flatten() {
+        if e.file_name().to_string_lossy().ends_with(".h") {
+            fs::read(e.path()).expect("read generated header").hash(&mut h);
+        }
+    }
+    fs::read(root.join("verif/shim/inswitch_shim.h")).expect("read shim").hash(&mut h);
+    let stamp = format!("{:016x}", h.finish());
+    let lib = lib_dir.join(format!("libvm_{}.a", g.spec.name));
+    let stamp_path = lib_dir.join(format!("vm_{}.stamp", g.spec.name));
+    if lib.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
+        return;
+    }
+    v.cc()
+        .include(&g.dir)
+        .include(root.join("verif/shim"))
+        .file(&unit_path)
+        .out_dir(lib_dir.join(format!("obj_{}", g.spec.name)))
+        .compile(&format!("vm_{}", g.spec.name));
+    fs::rename(lib_dir.join(format!("obj_{}/libvm_{}.a", g.spec.name, g.spec.name)), &lib).expect("move lib");
+    fs::write(stamp_path, stamp).expect("write stamp");
+}
+
+fn build_runtime(v: &Verilator, lib_dir: &Path) {
+    let mut h = DefaultHasher::new();
+    (&v.version, CXX_FLAGS, CXX_DEFINES, RUNTIME_SOURCES).hash(&mut h);
+    let stamp = format!("{:016x}", h.finish());
+    let lib = lib_dir.join("libverilated_rt.a");
+    let stamp_path = lib_dir.join("verilated_rt.stamp");
+    if lib.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
+        return;
+    }
+    let mut b = v.cc();
+    for s in RUNTIME_SOURCES {
+        b.file(v.include.join(s));
+    }
+    b.out_dir(lib_dir.join("obj_rt")).compile("verilated_rt");
+    fs::rename(lib_dir.join("obj_rt/libverilated_rt.a"), &lib).expect("move runtime lib");
+    fs::write(stamp_path, stamp).expect("write runtime stamp");
+}
+
+/// Emits the Rust side: C ABI declarations and a `MODELS` table of [`ModelInfo`]s (verif/verilated.rs).
+fn rust_table(models: &[Generated]) -> String {
+    let mut s = String::from("// Generated by build.rs: the Verilated models linked into this crate.\n\n");
+    for g in models {
+        let p = format!("V{}", g.spec.name);
+        writeln!(
+            s,
+            "extern \"C\" {{\n    fn {p}_new() -> *mut c_void;\n    fn {p}_delete(h: *mut c_void);\n    \
+             fn {p}_ports(h: *mut c_void, out: *mut RawPort, cap: usize) -> usize;\n    \
+             fn {p}_eval_low(h: *mut c_void);\n    fn {p}_eval_high(h: *mut c_void);\n    \
+             fn {p}_trace_open(h: *mut c_void, path: *const c_char) -> c_int;\n    \
+             fn {p}_trace_close(h: *mut c_void);\n}}"
+        )
+        .unwrap();
+    }
+    s.push_str("\n/// Every Verilated model linked into this crate.\npub static MODELS: &[ModelInfo] = &[\n");
+    for g in models {
+        let p = format!("V{}", g.spec.name);
+        let params: Vec<String> = g.spec.params.iter().map(|(k, v)| format!("({k:?}, {v:?})")).collect();
+        writeln!(
+            s,
+            "    ModelInfo {{ name: {:?}, top: {:?}, params: &[{}], abi: ModelAbi {{ new: {p}_new, \
+             delete: {p}_delete, ports: {p}_ports, eval_low: {p}_eval_low, eval_high: {p}_eval_high, \
+             trace_open: {p}_trace_open, trace_close: {p}_trace_close }} }},",
+            g.spec.name,
+            g.spec.top,
+            params.join(", ")
+        )
+        .unwrap();
+    }
+    s.push_str("];\n");
+    s
+}
