@@ -1,0 +1,3 @@
+//! One module per block under co-simulation: its stimulus, its independent scoreboard, its targets.
+
+pub mod output_queue;

@@ -1,0 +1,366 @@
+//! The lockstep checker: one seeded stimulus drives a Rust model and an RTL model; every output port is
+//! compared on every cycle; the first difference stops the run and is reported with the seed, cycle, port,
+//! both values in hex and the last transactions; the failing window is rerun to write a waveform.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use inswitch_model::signal::MAX_PORT_WORDS;
+use inswitch_model::{Block, Ports};
+
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// Cycles of waveform kept before the first failing cycle.
+pub const WAVEFORM_WINDOW: u64 = 200;
+/// Cycles of waveform kept after the first failing cycle.
+pub const WAVEFORM_TAIL: u64 = 4;
+/// Transactions kept for a failure report.
+pub const RECENT_TRANSACTIONS: usize = 12;
+
+/// The RTL side of a lockstep run: a [`Block`] that can also write waveforms.
+pub trait Rtl: Block {
+    /// Starts writing a waveform of every signal from the current cycle on.
+    fn start_waveform(&mut self, path: &Path) -> Result<(), HarnessError>;
+    /// Flushes and closes the waveform.
+    fn stop_waveform(&mut self);
+    /// Width in bits of a port, by name (to print values at their real width).
+    fn port_width(&self, name: &str) -> Option<u32>;
+}
+
+impl<I: Ports, O: Ports> Rtl for VerilatedDut<I, O> {
+    fn start_waveform(&mut self, path: &Path) -> Result<(), HarnessError> {
+        VerilatedDut::start_waveform(self, path)
+    }
+    fn stop_waveform(&mut self) {
+        VerilatedDut::stop_waveform(self)
+    }
+    fn port_width(&self, name: &str) -> Option<u32> {
+        VerilatedDut::port_width(self, name)
+    }
+}
+
+/// Produces the inputs of every cycle from a seed; sees the outputs of the cycle before (for handshakes).
+pub trait Stimulus<I, O> {
+    /// The inputs of the next cycle, given the outputs of the previous one (all-default on cycle 0).
+    fn next(&mut self, previous: &O) -> I;
+}
+
+/// A line of the transaction log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transaction {
+    /// Cycle it completed in.
+    pub cycle: u64,
+    /// What happened, in the block's terms.
+    pub text: String,
+}
+
+/// Watches inputs and outputs: keeps counters and the recent transactions, and checks the block against
+/// an independent transaction-level scoreboard.
+pub trait Monitor<I, O> {
+    /// Observes one cycle; an `Err` is a scoreboard failure.
+    fn observe(&mut self, cycle: u64, inputs: &I, outputs: &O) -> Result<(), String>;
+    /// The most recent transactions, oldest first.
+    fn recent(&self) -> Vec<Transaction>;
+    /// Named event counts (frames in/out, drops, resets ...), for the summary and coverage.
+    fn counters(&self) -> Vec<(&'static str, u64)>;
+}
+
+/// A bounded transaction log for monitors.
+#[derive(Clone, Debug, Default)]
+pub struct TransactionLog(VecDeque<Transaction>);
+
+impl TransactionLog {
+    /// Appends a transaction, forgetting the oldest beyond [`RECENT_TRANSACTIONS`].
+    pub fn push(&mut self, cycle: u64, text: String) {
+        if self.0.len() == RECENT_TRANSACTIONS {
+            self.0.pop_front();
+        }
+        self.0.push_back(Transaction { cycle, text });
+    }
+    /// Oldest first.
+    pub fn to_vec(&self) -> Vec<Transaction> {
+        self.0.iter().cloned().collect()
+    }
+}
+
+/// The first output port that differs between the model and the RTL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Cycle (0 = the first `step`).
+    pub cycle: u64,
+    /// RTL port name.
+    pub port: &'static str,
+    /// Model value, hex.
+    pub model: String,
+    /// RTL value, hex.
+    pub rtl: String,
+    /// Other ports that differ on the same cycle.
+    pub also: Vec<&'static str>,
+}
+
+/// Why a run failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// Model and RTL disagree.
+    Mismatch(Mismatch),
+    /// Model and RTL agree, but the independent scoreboard rejects what they did.
+    Scoreboard {
+        /// Cycle.
+        cycle: u64,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Failure {
+    /// Cycle of the failure.
+    pub fn cycle(&self) -> u64 {
+        match self {
+            Failure::Mismatch(m) => m.cycle,
+            Failure::Scoreboard { cycle, .. } => *cycle,
+        }
+    }
+}
+
+/// A successful run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Cycles compared.
+    pub cycles: u64,
+    /// The monitor's counters at the end.
+    pub counters: Vec<(&'static str, u64)>,
+}
+
+impl Outcome {
+    /// A counter by name (0 if absent).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.counters.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v)
+    }
+}
+
+/// A failed run, with everything needed to understand and reproduce it.
+#[derive(Clone, Debug)]
+pub struct FailureReport {
+    /// Cosim target (block and parameter set).
+    pub target: String,
+    /// Stimulus seed.
+    pub seed: u64,
+    /// What failed.
+    pub failure: Failure,
+    /// The transactions just before the failure.
+    pub recent: Vec<Transaction>,
+    /// Waveform of the failing window, if one was written.
+    pub waveform: Option<PathBuf>,
+    /// Why no waveform was written, if none was.
+    pub waveform_error: Option<String>,
+    /// The command that reruns exactly this failure.
+    pub reproduce: String,
+}
+
+impl fmt::Display for FailureReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "COSIM FAILURE: target {} seed {}", self.target, self.seed)?;
+        match &self.failure {
+            Failure::Mismatch(m) => {
+                writeln!(f, "  first mismatch at cycle {} on port {}", m.cycle, m.port)?;
+                writeln!(f, "    model: {}", m.model)?;
+                writeln!(f, "    rtl:   {}", m.rtl)?;
+                if !m.also.is_empty() {
+                    writeln!(f, "  ports also differing on that cycle: {}", m.also.join(", "))?;
+                }
+            }
+            Failure::Scoreboard { cycle, message } => {
+                writeln!(f, "  scoreboard failure at cycle {cycle} (model and RTL agree): {message}")?;
+            }
+        }
+        writeln!(f, "  last transactions:")?;
+        for t in &self.recent {
+            writeln!(f, "    @{:>10}  {}", t.cycle, t.text)?;
+        }
+        match (&self.waveform, &self.waveform_error) {
+            (Some(p), _) => writeln!(f, "  waveform of the failing window: {}", p.display())?,
+            (None, Some(e)) => writeln!(f, "  no waveform: {e}")?,
+            (None, None) => {}
+        }
+        write!(f, "  reproduce: {}", self.reproduce)
+    }
+}
+
+/// Formats a port value as hex at the port's width (`0x` then groups of 16 digits).
+pub fn hex(words: &[u32], width: u32) -> String {
+    let digits = (width.max(1) as usize).div_ceil(4);
+    let mut s = String::with_capacity(digits + digits / 16 + 2);
+    for d in (0..digits).rev() {
+        let nibble = (words.get(d / 8).copied().unwrap_or(0) >> (4 * (d % 8))) & 0xf;
+        s.push(char::from_digit(nibble, 16).unwrap_or('?'));
+        if d % 16 == 0 && d != 0 {
+            s.push('_');
+        }
+    }
+    format!("0x{s}")
+}
+
+fn mismatch<O: Ports>(cycle: u64, model: &O, rtl: &O, widths: &dyn Fn(&str) -> Option<u32>, first: usize) -> Mismatch {
+    let value = |o: &O, i: usize| {
+        let mut w = [0u32; MAX_PORT_WORDS];
+        o.port_to_words(i, &mut w);
+        let width = widths(O::NAMES[i]).unwrap_or(O::WIDTHS[i] as u32);
+        hex(&w, width)
+    };
+    let also = (first + 1..O::NAMES.len())
+        .filter(|&i| value(model, i) != value(rtl, i))
+        .map(|i| O::NAMES[i])
+        .collect();
+    Mismatch { cycle, port: O::NAMES[first], model: value(model, first), rtl: value(rtl, first), also }
+}
+
+/// Runs `cycles` cycles in lockstep. `progress` is called every [`PROGRESS_STRIDE`] cycles with the
+/// cycles done. A waveform is written from cycle `waveform.0` to `waveform.0 + waveform.2` if given.
+pub fn lockstep<M, R, S, Mon>(
+    model: &mut M,
+    rtl: &mut R,
+    stimulus: &mut S,
+    monitor: &mut Mon,
+    cycles: u64,
+    waveform: Option<(u64, &Path, u64)>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome, Failure>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
+    let mut previous = M::Out::default();
+    let mut result = Ok(());
+    let (wave_start, wave_stop) = match waveform {
+        Some((start, _, len)) => (start, start + len),
+        None => (u64::MAX, u64::MAX),
+    };
+    let mut cycle = 0;
+    while cycle < cycles.min(wave_stop) {
+        if cycle == wave_start {
+            if let Some((_, path, _)) = waveform {
+                // A waveform that cannot be opened is reported by the caller; keep checking.
+                let _ = rtl.start_waveform(path);
+            }
+        }
+        let inputs = stimulus.next(&previous);
+        let a = model.step(&inputs);
+        let b = rtl.step(&inputs);
+        // Only the first failure counts; with a waveform the run goes on to record the tail.
+        if result.is_ok() {
+            if let Some(first) = a.first_difference(&b) {
+                let widths = |n: &str| rtl.port_width(n);
+                result = Err(Failure::Mismatch(mismatch(cycle, &a, &b, &widths, first)));
+            } else if let Err(message) = monitor.observe(cycle, &inputs, &a) {
+                result = Err(Failure::Scoreboard { cycle, message });
+            }
+            if result.is_err() && waveform.is_none() {
+                break;
+            }
+        }
+        previous = a;
+        cycle += 1;
+        if cycle % PROGRESS_STRIDE == 0 {
+            progress(PROGRESS_STRIDE);
+        }
+    }
+    progress(cycle % PROGRESS_STRIDE);
+    rtl.stop_waveform();
+    result.map(|()| Outcome { cycles: cycle, counters: monitor.counters() })
+}
+
+/// Cycles between progress callbacks.
+pub const PROGRESS_STRIDE: u64 = 1 << 14;
+
+/// How to run one target: seed, length, where failures leave their waveforms.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// Stimulus seed.
+    pub seed: u64,
+    /// Cycles to run.
+    pub cycles: u64,
+    /// Directory for failure waveforms.
+    pub wave_dir: PathBuf,
+}
+
+/// A fresh (model, RTL, stimulus, monitor) for one seed.
+pub type Bench<M, R, S, Mon> = (M, R, S, Mon);
+
+/// Runs one target: lockstep for `cfg.cycles`; on failure, builds a fresh bench for the same seed and
+/// reruns it with a waveform of the [`WAVEFORM_WINDOW`] cycles before the failure.
+pub fn run_target<M, R, S, Mon>(
+    target: &str,
+    reproduce: &dyn Fn(u64, u64) -> String,
+    make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome, Box<FailureReport>>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
+    let setup_failure = |e: HarnessError| {
+        Box::new(FailureReport {
+            target: target.to_string(),
+            seed: cfg.seed,
+            failure: Failure::Scoreboard { cycle: 0, message: format!("could not build the bench: {e}") },
+            recent: Vec::new(),
+            waveform: None,
+            waveform_error: None,
+            reproduce: reproduce(cfg.seed, cfg.cycles),
+        })
+    };
+    let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(setup_failure)?;
+    let failure = match lockstep(&mut m, &mut r, &mut s, &mut mon, cfg.cycles, None, progress) {
+        Ok(outcome) => return Ok(outcome),
+        Err(f) => f,
+    };
+    let recent = mon.recent();
+    let cycle = failure.cycle();
+    let path = cfg.wave_dir.join(format!("{target}-seed{}-cycle{cycle}.fst", cfg.seed));
+    let waveform = std::fs::create_dir_all(&cfg.wave_dir)
+        .map_err(|e| format!("cannot create {}: {e}", cfg.wave_dir.display()))
+        .and_then(|()| {
+            let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(|e| e.to_string())?;
+            let start = cycle.saturating_sub(WAVEFORM_WINDOW);
+            let len = cycle - start + WAVEFORM_TAIL;
+            let again = lockstep(&mut m, &mut r, &mut s, &mut mon, cfg.cycles, Some((start, &path, len)), &mut |_| {});
+            match again {
+                Err(f) if f == failure => Ok(path.clone()),
+                other => Err(format!("the rerun did not reproduce the failure ({other:?}): is the stimulus deterministic?")),
+            }
+        });
+    let (waveform, waveform_error) = match waveform {
+        Ok(p) if p.exists() => (Some(p), None),
+        Ok(p) => (None, Some(format!("{} was not written", p.display()))),
+        Err(e) => (None, Some(e)),
+    };
+    Err(Box::new(FailureReport {
+        target: target.to_string(),
+        seed: cfg.seed,
+        failure,
+        recent,
+        waveform,
+        waveform_error,
+        reproduce: reproduce(cfg.seed, cycle + 1),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hex;
+
+    #[test]
+    fn hex_prints_the_port_width_in_groups() {
+        assert_eq!(hex(&[0x5], 1), "0x5");
+        assert_eq!(hex(&[0xab], 8), "0xab");
+        assert_eq!(hex(&[0x1, 0x2, 0x3], 72), "0x03_0000000200000001");
+        assert_eq!(hex(&[0xffff_ffff, 0xffff_ffff, 0x0], 65), "0x0_ffffffffffffffff");
+    }
+}

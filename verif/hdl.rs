@@ -1,0 +1,151 @@
+//! RTL quality gates: `verilator --lint-only -Wall` on every module and a Yosys synthesis of every module
+//! that fails on latches or errors and reports cells and the longest logic path.
+//!
+//! Every file `rtl/<module>.v` holds one module of the same name; each is linted and synthesised as a top
+//! at its default parameters (and linted at the extra parameter sets of [`LINT_PARAMS`]).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Extra parameter sets linted besides the defaults: (module, parameter overrides).
+pub const LINT_PARAMS: &[(&str, &[&str])] = &[("output_queue", &["-GDATA_WIDTH=64"]), ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"])];
+
+/// The modules under `rtl_dir`: every `*.v` file, by stem, sorted.
+pub fn modules(rtl_dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut v: Vec<String> = std::fs::read_dir(rtl_dir)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "v"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The result of linting one module at one parameter set.
+#[derive(Debug, Clone)]
+pub struct LintResult {
+    /// Module.
+    pub module: String,
+    /// Parameter overrides.
+    pub params: Vec<String>,
+    /// Verilator's warnings and errors (empty when clean).
+    pub messages: String,
+    /// Verilator exited 0 with no message.
+    pub clean: bool,
+}
+
+/// Lints `module` (in `rtl_dir/<module>.v`) with `verilator --lint-only -Wall`.
+pub fn lint(rtl_dir: &Path, module: &str, params: &[&str]) -> std::io::Result<LintResult> {
+    let o = Command::new("verilator")
+        .args(["--lint-only", "-Wall", "--top-module", module, "-y"])
+        .arg(rtl_dir)
+        .args(params)
+        .arg(rtl_dir.join(format!("{module}.v")))
+        .output()?;
+    let messages = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    Ok(LintResult {
+        module: module.to_string(),
+        params: params.iter().map(|s| s.to_string()).collect(),
+        clean: o.status.success() && messages.trim().is_empty(),
+        messages,
+    })
+}
+
+/// Lints every module at its defaults and at [`LINT_PARAMS`].
+pub fn lint_all(rtl_dir: &Path) -> std::io::Result<Vec<LintResult>> {
+    let mut out = Vec::new();
+    for m in modules(rtl_dir)? {
+        out.push(lint(rtl_dir, &m, &[])?);
+        for (module, params) in LINT_PARAMS.iter().filter(|(module, _)| *module == m) {
+            out.push(lint(rtl_dir, module, params)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The result of synthesising one module.
+#[derive(Debug, Clone)]
+pub struct SynthResult {
+    /// Module.
+    pub module: String,
+    /// Cells after `synth`, if Yosys got that far.
+    pub cells: Option<u64>,
+    /// Flip-flop cells among them.
+    pub flip_flops: u64,
+    /// Latches inferred (must be 0).
+    pub latches: u64,
+    /// Longest topological path, in cells (`ltp -noff`).
+    pub longest_path: Option<u64>,
+    /// Yosys exited 0.
+    pub ok: bool,
+    /// Yosys log (kept for failures).
+    pub log: String,
+}
+
+impl SynthResult {
+    /// Synthesised with no error and no latch.
+    pub fn passed(&self) -> bool {
+        self.ok && self.latches == 0 && self.cells.is_some()
+    }
+}
+
+/// Synthesises `module` with Yosys' generic `synth` flow.
+pub fn synth(rtl_dir: &Path, module: &str) -> std::io::Result<SynthResult> {
+    let files: Vec<PathBuf> = modules(rtl_dir)?.iter().map(|m| rtl_dir.join(format!("{m}.v"))).collect();
+    let reads: Vec<String> = files.iter().map(|f| format!("read_verilog -sv {};", f.display())).collect();
+    let script = format!("{} synth -top {module}; stat; ltp -noff", reads.join(" "));
+    let o = Command::new("yosys").arg("-p").arg(&script).output()?;
+    let log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    Ok(parse_synth(module, o.status.success(), log))
+}
+
+/// Reads cells, flip-flops, latches and the longest path out of a Yosys log.
+pub fn parse_synth(module: &str, ok: bool, log: String) -> SynthResult {
+    let number_after = |line: &str, key: &str| -> Option<u64> {
+        line.trim().strip_prefix(key).and_then(|r| r.trim().trim_end_matches(':').split_whitespace().last()).and_then(|n| n.parse().ok())
+    };
+    // The final `stat` comes last: take the last "Number of cells" and the cell table that follows it.
+    let stat_start = log.rfind("Number of cells:").unwrap_or(0);
+    let stat = &log[stat_start..];
+    let cells = stat.lines().next().and_then(|l| number_after(l, "Number of cells:"));
+    let mut flip_flops = 0;
+    let mut latches = 0;
+    for line in stat.lines().skip(1) {
+        let mut it = line.split_whitespace();
+        let (Some(kind), Some(n), None) = (it.next(), it.next(), it.next()) else { continue };
+        let Ok(n) = n.parse::<u64>() else { continue };
+        let k = kind.to_ascii_uppercase();
+        if k.contains("DLATCH") || k.contains("SR_") {
+            latches += n;
+        } else if k.contains("DFF") {
+            flip_flops += n;
+        }
+    }
+    latches += log.matches("Latch inferred").count() as u64;
+    let longest_path = log
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("Longest topological path in"))
+        .filter_map(|r| r.split("(length=").nth(1))
+        .filter_map(|r| r.trim_end_matches("):").trim_end_matches(')').parse().ok())
+        .max();
+    SynthResult { module: module.to_string(), cells, flip_flops, latches, longest_path, ok, log }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synth_log_parsing_finds_latches_and_paths() {
+        let log = "Latch inferred for signal `\\m.\\q' from process `\\m.$proc'\n\
+                   Number of cells: 3\n     $_DFF_P_  1\n     $_DLATCH_P_  1\n     $_AND_ 1\n\
+                   Longest topological path in m (length=2):\n";
+        let r = parse_synth("m", true, log.to_string());
+        assert_eq!(r.cells, Some(3));
+        assert_eq!(r.flip_flops, 1);
+        assert_eq!(r.latches, 2, "one latch cell and one 'Latch inferred' line");
+        assert_eq!(r.longest_path, Some(2));
+        assert!(!r.passed());
+    }
+}

@@ -1,0 +1,52 @@
+//! Every co-simulation target: a block at one parameter set, with the Verilated model it runs against.
+
+use crate::checker::{FailureReport, Outcome, RunConfig};
+use crate::blocks;
+
+/// One runnable (block, parameter set).
+pub struct Target {
+    /// Target name, equal to its Verilated model's name.
+    pub name: &'static str,
+    /// Block name (`--block`).
+    pub block: &'static str,
+    /// Data width in bits, where the block has one (`--width`).
+    pub width: Option<u32>,
+    /// Runs the target.
+    pub run: fn(&RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>,
+}
+
+/// Every target, in the order `inswitch cosim --block all` runs them.
+pub static TARGETS: &[Target] = &[
+    Target {
+        name: "output_queue_w256",
+        block: "output_queue",
+        width: Some(256),
+        run: |cfg, progress| blocks::output_queue::run("output_queue_w256", cfg, progress),
+    },
+    Target {
+        name: "output_queue_w64",
+        block: "output_queue",
+        width: Some(64),
+        run: |cfg, progress| blocks::output_queue::run("output_queue_w64", cfg, progress),
+    },
+];
+
+/// Block names, without repeats, in target order.
+pub fn blocks() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for t in TARGETS {
+        if !v.contains(&t.block) {
+            v.push(t.block);
+        }
+    }
+    v
+}
+
+/// The targets selected by `--block` (a name or `all`) and an optional `--width`.
+pub fn select(block: &str, width: Option<u32>) -> Vec<&'static Target> {
+    TARGETS
+        .iter()
+        .filter(|t| block == "all" || t.block == block)
+        .filter(|t| width.is_none() || t.width == width)
+        .collect()
+}
