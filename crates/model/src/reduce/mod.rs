@@ -11,6 +11,7 @@ pub mod float;
 pub mod opcode;
 pub mod rc;
 pub mod repsum;
+pub mod stimulus;
 pub mod unit;
 
 pub use opcode::{Opcode, Rounding};
