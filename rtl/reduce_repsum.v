@@ -78,6 +78,7 @@ always @* begin
     xt = 64'd0;
     yt = 64'd0;
     s = 64'd0;
+    i = 0;
     if ($signed(x_m) >= $signed(M_NEG_INF)) begin
         // NaN > +Inf > -Inf > numbers; +Inf with -Inf is NaN and invalid.
         if (x_m == M_POS_INF && y_m == M_NEG_INF) begin

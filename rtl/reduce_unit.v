@@ -160,6 +160,7 @@ reg  [1:0]  p1_oflow_id_next;
 reg  [63:0] x, y, s;
 reg  [3:0]  raised;
 integer     i;
+integer     j;
 
 always @* begin
     p1_fsum_next = 1'b0;
@@ -169,6 +170,7 @@ always @* begin
     p1_m_next = a_rt_repsum_m;
     p1_oflow_id_next = a_rt_repsum_oflow_id;
     raised = RC_SUCCESS;
+    i = 0;
     x = 64'd0;
     y = 64'd0;
     s = 64'd0;
@@ -302,10 +304,10 @@ reg  [3:0]  fsum_rc;
 
 always @* begin
     fsum_rc = RC_SUCCESS;
-    for (i = 0; i < LANES; i = i + 1) begin
-        if (fadd_invalid[i]) fsum_rc = rc_max(fsum_rc, RC_FLT_INVALID);
-        else if (fadd_overflow[i]) fsum_rc = rc_max(fsum_rc, RC_FLT_OVERFLOW);
-        else if (fadd_inexact[i]) fsum_rc = rc_max(fsum_rc, RC_FLT_INEXACT);
+    for (j = 0; j < LANES; j = j + 1) begin
+        if (fadd_invalid[j]) fsum_rc = rc_max(fsum_rc, RC_FLT_INVALID);
+        else if (fadd_overflow[j]) fsum_rc = rc_max(fsum_rc, RC_FLT_OVERFLOW);
+        else if (fadd_inexact[j]) fsum_rc = rc_max(fsum_rc, RC_FLT_INEXACT);
     end
 
     out_valid_next = p2_valid_reg;

@@ -231,7 +231,7 @@ fn shuffled<T: Clone>(v: &[T], perm_seed: &[usize]) -> Vec<T> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 512,
+        cases: 2048,
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()
     })]
