@@ -75,7 +75,6 @@ reg [10:0] ex, ey;
 reg [52:0] mx, my;
 reg [10:0] align_dist;
 reg [55:0] wy_full;
-integer    k;
 
 always @* begin
     s1_special_next = 1'b1;
@@ -140,7 +139,15 @@ reg [11:0] s2_exp_next;
 
 reg [56:0] sum;
 reg [5:0]  lz;
-reg        lz_found;
+reg [63:0] lz_v0;
+reg [31:0] lz_v1;
+reg [15:0] lz_v2;
+reg [7:0]  lz_v3;
+// Bit 0 of the last nibble never decides the count (the padding keeps the input non-zero).
+/* verilator lint_off UNUSEDSIGNAL */
+reg [3:0]  lz_v4;
+/* verilator lint_on UNUSEDSIGNAL */
+reg        lz_v5;
 reg [11:0] shift;
 
 always @* begin
@@ -153,14 +160,20 @@ always @* begin
     // x + (-x) is +0 except toward -inf; equal signs keep the common sign.
     s2_zero_sign_next = s1_sub_reg ? (s1_rounding_reg == RND_DOWN) : s1_sign_reg;
 
-    lz = 6'd0;
-    lz_found = 1'b0;
-    for (k = 55; k >= 0; k = k - 1) begin
-        if (!lz_found) begin
-            if (sum[k]) lz_found = 1'b1;
-            else lz = lz + 6'd1;
-        end
-    end
+    // Leading zeros of sum[55:0] by halving (6 levels of compare and select instead of a 56-deep
+    // chain); the ones padded below bound the count at 56 (sum == 0 is handled as an exact zero).
+    lz_v0 = {sum[55:0], 8'hff};
+    lz[5] = (lz_v0[63:32] == 32'd0);
+    lz_v1 = lz[5] ? lz_v0[31:0] : lz_v0[63:32];
+    lz[4] = (lz_v1[31:16] == 16'd0);
+    lz_v2 = lz[4] ? lz_v1[15:0] : lz_v1[31:16];
+    lz[3] = (lz_v2[15:8] == 8'd0);
+    lz_v3 = lz[3] ? lz_v2[7:0] : lz_v2[15:8];
+    lz[2] = (lz_v3[7:4] == 4'd0);
+    lz_v4 = lz[2] ? lz_v3[3:0] : lz_v3[7:4];
+    lz[1] = (lz_v4[3:2] == 2'd0);
+    lz_v5 = lz[1] ? lz_v4[1] : lz_v4[3];
+    lz[0] = !lz_v5;
 
     if (sum[56]) begin
         s2_sig_next = sum[56:1] | {55'd0, sum[0]};

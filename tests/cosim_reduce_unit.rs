@@ -77,3 +77,12 @@ fn a_wrong_model_is_caught_with_a_report() {
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "out_rt_data");
 }
+
+#[test]
+fn reduce_unit_synthesises_without_latches() {
+    let rtl = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/rtl"));
+    let r = inswitch::hdl::synth(rtl, "reduce_unit").expect("yosys must be installed (bash scripts/setup)");
+    eprintln!("reduce_unit: {:?} cells, {} flip-flops, longest path {:?}", r.cells, r.flip_flops, r.longest_path);
+    assert!(r.passed(), "{}", r.log);
+    assert!(r.flip_flops > 0 && r.longest_path.is_some());
+}
