@@ -122,7 +122,7 @@ fn operand_pair(rng: &mut ChaCha8Rng, specials: &[u64]) -> (u64, u64) {
     };
     let b = match rng.random_range(0..10) {
         0 => specials[rng.random_range(0..specials.len())],
-        1 | 2 | 3 => near(rng, a),
+        1..=3 => near(rng, a),
         4 => a ^ (1 << 63) ^ rng.random_range(0..4u64), // near-cancellation
         5 => {
             // a shifted by up to 64 binades: sticky and rounding boundaries
@@ -163,12 +163,12 @@ fn flt_sum_frame_rc_is_highest_lane_flag() {
             let mut b = Contribution::new(op, [0; 4]);
             let mut want_rc = Rc::SUCCESS;
             let mut want = [0u64; 4];
-            for i in 0..4 {
+            for (i, w) in want.iter_mut().enumerate() {
                 let (x, y) = operand_pair(&mut rng, &s);
                 a.rt_data[i] = x;
                 b.rt_data[i] = y;
                 let (v, f) = oracle(x, y, r, ftz);
-                want[i] = v;
+                *w = v;
                 let rc = if f.invalid {
                     Rc::FLT_INVALID
                 } else if f.overflow {

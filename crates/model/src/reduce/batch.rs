@@ -145,7 +145,7 @@ fn side(req: &Value, p: &str, op: Opcode) -> Result<Contribution, BatchError> {
     if words.len() > LANES {
         return Err(field_err(p, format!("{} operands, at most {LANES}", words.len())));
     }
-    let op_raw = match req.get(&format!("{p}_op")) {
+    let op_raw = match req.get(format!("{p}_op")) {
         None | Some(Value::Null) => op.raw(),
         Some(Value::String(s)) => Opcode::parse(s)?.raw(),
         Some(v) => value_operand(v, false, &format!("{p}_op"))? as u8 & 0x3f,

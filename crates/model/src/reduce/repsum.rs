@@ -128,7 +128,7 @@ pub fn to_f64_bits(r: &Repsum) -> u64 {
     let lsb = (lead - 52).max(-1074);
     let drop = lsb - scale; // bits of acc below the result's LSB
     let bit = |i: i64| -> u64 {
-        if i < 0 || i >= 256 {
+        if !(0..256).contains(&i) {
             0
         } else {
             (acc[i as usize / 64] >> (i % 64)) & 1

@@ -64,7 +64,7 @@ fn int_value(next: &mut impl FnMut() -> u64) -> u64 {
 fn repsum_operand(next: &mut impl FnMut() -> u64) -> ([u64; LANES], i8, u8) {
     let m = match pick(next, 8) {
         0 => [M_NAN, M_POS_INF, M_NEG_INF, -128, 124, 0][pick(next, 6) as usize],
-        1 | 2 | 3 => (pick(next, 9) as i8) - 4,
+        1..=3 => (pick(next, 9) as i8) - 4,
         _ => next() as i8,
     };
     let mut t = [0u64; LANES];
