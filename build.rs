@@ -33,6 +33,8 @@ struct ModelSpec {
 const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "output_queue_w256", top: "output_queue", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
+    // The reduction unit has no parameters (docs/reduction.md §RTL).
+    ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

@@ -29,6 +29,12 @@ pub static TARGETS: &[Target] = &[
         width: Some(64),
         run: |cfg, progress| blocks::output_queue::run("output_queue_w64", cfg, progress),
     },
+    Target {
+        name: "reduce_unit",
+        block: "reduce_unit",
+        width: None,
+        run: |cfg, progress| blocks::reduce_unit::run("reduce_unit", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

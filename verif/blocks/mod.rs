@@ -1,3 +1,4 @@
 //! One module per block under co-simulation: its stimulus, its independent scoreboard, its targets.
 
 pub mod output_queue;
+pub mod reduce_unit;

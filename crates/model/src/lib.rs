@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod output_queue;
+pub mod reduce;
 pub mod signal;
 
 pub use signal::{Block, Ports, Signal, Wide};

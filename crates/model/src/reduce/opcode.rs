@@ -1,0 +1,274 @@
+//! Reduction opcodes (`rt_op`, 6 bits): seed 002 (42)-(48), (81)-(88); values as in the libfabric CXI
+//! provider (`prov/cxi/src/cxip_coll.c`, `COLL_OPCODE_*`). See `docs/reduction.md` §Operator table.
+
+use core::fmt;
+
+/// Width of the `rt_op` field in the reduction header (002 (61)).
+pub const OPCODE_BITS: u32 = 6;
+
+/// FLT_SUM rounding mode: the low two bits of the FLT_SUM opcodes, ARM order (002 (88), FIG. 9), which is
+/// also the order in which libfabric maps `fegetround()` to RND0..RND3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rounding {
+    /// RND0: round to nearest, ties to even.
+    NearestEven = 0,
+    /// RND1: round toward +infinity.
+    TowardPositive = 1,
+    /// RND2: round toward -infinity.
+    TowardNegative = 2,
+    /// RND3: round toward zero.
+    TowardZero = 3,
+}
+
+impl Rounding {
+    /// All four modes in RND0..RND3 order.
+    pub const ALL: [Rounding; 4] =
+        [Rounding::NearestEven, Rounding::TowardPositive, Rounding::TowardNegative, Rounding::TowardZero];
+
+    /// The mode from its two-bit field.
+    pub fn from_bits(bits: u8) -> Rounding {
+        Rounding::ALL[usize::from(bits & 3)]
+    }
+}
+
+/// A reduction opcode. Undefined 6-bit values are kept as [`Opcode::Unknown`] so they round trip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Opcode {
+    /// 0x00: null reduction; the data returned is always 0 (002 (34), (82)).
+    Barrier,
+    /// 0x01: bitwise AND of four 64-bit lanes.
+    BitAnd,
+    /// 0x02: bitwise OR.
+    BitOr,
+    /// 0x03: bitwise XOR.
+    BitXor,
+    /// 0x04: logical AND (result 0 or 1 per lane).
+    LogAnd,
+    /// 0x05: logical OR.
+    LogOr,
+    /// 0x06: logical XOR.
+    LogXor,
+    /// 0x10: signed 64-bit minimum.
+    IntMin,
+    /// 0x11: signed 64-bit maximum.
+    IntMax,
+    /// 0x12: signed 64-bit MINLOC (lanes 0,1) and MAXLOC (lanes 2,3); one per endpoint (002 (83)).
+    IntMinMaxLoc,
+    /// 0x14: signed 64-bit sum, wrapping, `int_overflow` on signed overflow.
+    IntSum,
+    /// 0x20: IEEE double minimum, any NaN wins (002 (84)). Extension: libfabric has no opcode for it.
+    FltMin,
+    /// 0x21: IEEE double maximum, any NaN wins (002 (84)). Extension: libfabric has no opcode for it.
+    FltMax,
+    /// 0x24: IEEE double minimum, numbers win over quiet NaNs (002 (85)).
+    FltMinNum,
+    /// 0x25: IEEE double maximum, numbers win over quiet NaNs (002 (85)).
+    FltMaxNum,
+    /// 0x26: MINNUM with index (lanes 0,1) and MAXNUM with index (lanes 2,3) (002 (87)).
+    FltMinMaxNumLoc,
+    /// 0x28-0x2f: IEEE double sum with a rounding mode and flush-to-zero (002 (88)).
+    FltSum {
+        /// Rounding mode, opcode bits 1:0.
+        rounding: Rounding,
+        /// Flush subnormal results to zero, opcode bit 2.
+        ftz: bool,
+    },
+    /// 0x30: reproducible sum of one repsum operand per endpoint (002 (89)-(92)).
+    FltRepsum,
+    /// Any other 6-bit value.
+    Unknown(u8),
+}
+
+/// Opcode value of FLT_SUM_NOFTZ_RND0; the eight FLT_SUM variants are this plus `ftz << 2 | rounding`.
+pub const FLT_SUM_BASE: u8 = 0x28;
+
+impl Opcode {
+    /// Every defined opcode, in numeric order.
+    pub const DEFINED: [Opcode; 25] = {
+        use Rounding::*;
+        [
+            Opcode::Barrier,
+            Opcode::BitAnd,
+            Opcode::BitOr,
+            Opcode::BitXor,
+            Opcode::LogAnd,
+            Opcode::LogOr,
+            Opcode::LogXor,
+            Opcode::IntMin,
+            Opcode::IntMax,
+            Opcode::IntMinMaxLoc,
+            Opcode::IntSum,
+            Opcode::FltMin,
+            Opcode::FltMax,
+            Opcode::FltMinNum,
+            Opcode::FltMaxNum,
+            Opcode::FltMinMaxNumLoc,
+            Opcode::FltSum { rounding: NearestEven, ftz: false },
+            Opcode::FltSum { rounding: TowardPositive, ftz: false },
+            Opcode::FltSum { rounding: TowardNegative, ftz: false },
+            Opcode::FltSum { rounding: TowardZero, ftz: false },
+            Opcode::FltSum { rounding: NearestEven, ftz: true },
+            Opcode::FltSum { rounding: TowardPositive, ftz: true },
+            Opcode::FltSum { rounding: TowardNegative, ftz: true },
+            Opcode::FltSum { rounding: TowardZero, ftz: true },
+            Opcode::FltRepsum,
+        ]
+    };
+
+    /// Decodes a raw `rt_op` value (bits above [`OPCODE_BITS`] are ignored, as by the RTL port).
+    pub fn from_raw(raw: u8) -> Opcode {
+        let raw = raw & ((1 << OPCODE_BITS) - 1);
+        match raw {
+            0x00 => Opcode::Barrier,
+            0x01 => Opcode::BitAnd,
+            0x02 => Opcode::BitOr,
+            0x03 => Opcode::BitXor,
+            0x04 => Opcode::LogAnd,
+            0x05 => Opcode::LogOr,
+            0x06 => Opcode::LogXor,
+            0x10 => Opcode::IntMin,
+            0x11 => Opcode::IntMax,
+            0x12 => Opcode::IntMinMaxLoc,
+            0x14 => Opcode::IntSum,
+            0x20 => Opcode::FltMin,
+            0x21 => Opcode::FltMax,
+            0x24 => Opcode::FltMinNum,
+            0x25 => Opcode::FltMaxNum,
+            0x26 => Opcode::FltMinMaxNumLoc,
+            0x28..=0x2f => Opcode::FltSum {
+                rounding: Rounding::from_bits(raw),
+                ftz: raw & 4 != 0,
+            },
+            0x30 => Opcode::FltRepsum,
+            other => Opcode::Unknown(other),
+        }
+    }
+
+    /// The raw `rt_op` value.
+    pub fn raw(self) -> u8 {
+        match self {
+            Opcode::Barrier => 0x00,
+            Opcode::BitAnd => 0x01,
+            Opcode::BitOr => 0x02,
+            Opcode::BitXor => 0x03,
+            Opcode::LogAnd => 0x04,
+            Opcode::LogOr => 0x05,
+            Opcode::LogXor => 0x06,
+            Opcode::IntMin => 0x10,
+            Opcode::IntMax => 0x11,
+            Opcode::IntMinMaxLoc => 0x12,
+            Opcode::IntSum => 0x14,
+            Opcode::FltMin => 0x20,
+            Opcode::FltMax => 0x21,
+            Opcode::FltMinNum => 0x24,
+            Opcode::FltMaxNum => 0x25,
+            Opcode::FltMinMaxNumLoc => 0x26,
+            Opcode::FltSum { rounding, ftz } => FLT_SUM_BASE | (u8::from(ftz) << 2) | rounding as u8,
+            Opcode::FltRepsum => 0x30,
+            Opcode::Unknown(raw) => raw,
+        }
+    }
+
+    /// The name used in docs, the CLI and libfabric (`COLL_OPCODE_<name>`); `None` for unknown values.
+    pub fn name(self) -> Option<&'static str> {
+        const SUM_NAMES: [&str; 8] = [
+            "FLT_SUM_NOFTZ_RND0",
+            "FLT_SUM_NOFTZ_RND1",
+            "FLT_SUM_NOFTZ_RND2",
+            "FLT_SUM_NOFTZ_RND3",
+            "FLT_SUM_FTZ_RND0",
+            "FLT_SUM_FTZ_RND1",
+            "FLT_SUM_FTZ_RND2",
+            "FLT_SUM_FTZ_RND3",
+        ];
+        Some(match self {
+            Opcode::Barrier => "BARRIER",
+            Opcode::BitAnd => "BIT_AND",
+            Opcode::BitOr => "BIT_OR",
+            Opcode::BitXor => "BIT_XOR",
+            Opcode::LogAnd => "LOG_AND",
+            Opcode::LogOr => "LOG_OR",
+            Opcode::LogXor => "LOG_XOR",
+            Opcode::IntMin => "INT_MIN",
+            Opcode::IntMax => "INT_MAX",
+            Opcode::IntMinMaxLoc => "INT_MINMAXLOC",
+            Opcode::IntSum => "INT_SUM",
+            Opcode::FltMin => "FLT_MIN",
+            Opcode::FltMax => "FLT_MAX",
+            Opcode::FltMinNum => "FLT_MINNUM",
+            Opcode::FltMaxNum => "FLT_MAXNUM",
+            Opcode::FltMinMaxNumLoc => "FLT_MINMAXNUMLOC",
+            Opcode::FltSum { .. } => SUM_NAMES[usize::from(self.raw() - FLT_SUM_BASE)],
+            Opcode::FltRepsum => "FLT_REPSUM",
+            Opcode::Unknown(_) => return None,
+        })
+    }
+
+    /// Parses a name (case-insensitive, optional `COLL_OPCODE_` prefix; `FLT_SUM` alone is
+    /// FLT_SUM_NOFTZ_RND0) or a number (`0x28`, `40`).
+    pub fn parse(s: &str) -> Result<Opcode, ParseOpcodeError> {
+        let t = s.trim();
+        let num = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            u8::from_str_radix(hex, 16).ok()
+        } else {
+            t.parse::<u8>().ok()
+        };
+        if let Some(v) = num {
+            if v < 1 << OPCODE_BITS {
+                return Ok(Opcode::from_raw(v));
+            }
+            return Err(ParseOpcodeError { input: s.to_string() });
+        }
+        let up = t.to_ascii_uppercase();
+        let up = up.strip_prefix("COLL_OPCODE_").unwrap_or(&up);
+        if up == "FLT_SUM" {
+            return Ok(Opcode::FltSum { rounding: Rounding::NearestEven, ftz: false });
+        }
+        Opcode::DEFINED
+            .iter()
+            .copied()
+            .find(|op| op.name() == Some(up))
+            .ok_or_else(|| ParseOpcodeError { input: s.to_string() })
+    }
+
+    /// True for the operators that carry one operand per endpoint instead of four lanes (002 (46), (81)).
+    pub fn is_one_per_endpoint(self) -> bool {
+        matches!(self, Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc | Opcode::FltRepsum)
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "UNKNOWN(0x{:02x})", self.raw()),
+        }
+    }
+}
+
+/// An opcode name or number that [`Opcode::parse`] does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown reduction opcode {input:?} (expected a name such as FLT_SUM_FTZ_RND2 or a 6-bit number)")]
+pub struct ParseOpcodeError {
+    /// The text that did not parse.
+    pub input: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_raw_value_round_trips() {
+        for raw in 0..64u8 {
+            assert_eq!(Opcode::from_raw(raw).raw(), raw);
+        }
+        for op in Opcode::DEFINED {
+            assert_eq!(Opcode::parse(op.name().unwrap()), Ok(op));
+            assert_eq!(Opcode::parse(&format!("{:#x}", op.raw())), Ok(op));
+        }
+        assert_eq!(Opcode::from_raw(0x2e), Opcode::FltSum { rounding: Rounding::TowardNegative, ftz: true });
+        assert!(Opcode::parse("flt_sum_frob").is_err());
+        assert_eq!(Opcode::from_raw(0x3f).to_string(), "UNKNOWN(0x3f)");
+    }
+}

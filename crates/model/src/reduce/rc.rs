@@ -1,0 +1,71 @@
+//! Reduction result codes (`rt_rc`, 4 bits): seed 002 (96)-(97), FIG. 13; values and priority as
+//! libfabric's `enum cxip_coll_rc` (`prov/cxi/include/cxip.h`). A larger value has a higher priority;
+//! one code is kept per frame (shared by the four lanes) and a combine keeps the largest it meets.
+
+use core::fmt;
+
+/// Width of the `rt_rc` field.
+pub const RC_BITS: u32 = 4;
+
+/// A result code. Kept as its raw 4-bit value so undefined codes (2, 12-15) round trip and still order
+/// by priority.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rc(pub u8);
+
+impl Rc {
+    /// No exception.
+    pub const SUCCESS: Rc = Rc(0);
+    /// A FLT_SUM result was rounded, or flushed to zero (002 (81)).
+    pub const FLT_INEXACT: Rc = Rc(1);
+    /// A FLT_SUM result overflowed to infinity (or to the largest finite value, by rounding mode); also
+    /// raised when a ±Inf is converted to a repsum operand.
+    pub const FLT_OVERFLOW: Rc = Rc(3);
+    /// A signalling NaN operand, or infinities of opposite sign added (002 (86), (97)).
+    pub const FLT_INVALID: Rc = Rc(4);
+    /// A REPSUM combine dropped a non-zero part (002 (91)).
+    pub const REP_INEXACT: Rc = Rc(5);
+    /// Integer overflow: INT_SUM wrapped, or a significant REPSUM part overflowed (002 (92)).
+    pub const INT_OVERFLOW: Rc = Rc(6);
+    /// Too many contributions (raised by the reduction context, not by the arithmetic).
+    pub const CONTR_OVERFLOW: Rc = Rc(7);
+    /// Two contributions had different opcodes; `rt_data[0]` holds their source fabric addresses (96).
+    pub const OP_MISMATCH: Rc = Rc(8);
+
+    /// The code as it sits in the 4-bit field.
+    pub fn from_raw(raw: u8) -> Rc {
+        Rc(raw & ((1 << RC_BITS) - 1))
+    }
+
+    /// Keeps the higher-priority of two codes (002 (97)).
+    #[must_use]
+    pub fn merge(self, other: Rc) -> Rc {
+        self.max(other)
+    }
+
+    /// libfabric's name, without the `CXIP_COLL_RC_` prefix.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            0 => "SUCCESS",
+            1 => "FLT_INEXACT",
+            3 => "FLT_OVERFLOW",
+            4 => "FLT_INVALID",
+            5 => "REP_INEXACT",
+            6 => "INT_OVERFLOW",
+            7 => "CONTR_OVERFLOW",
+            8 => "OP_MISMATCH",
+            9 => "TX_FAILURE",
+            10 => "RDMA_FAILURE",
+            11 => "RDMA_DATA_FAILURE",
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for Rc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(n) => f.write_str(n),
+            None => write!(f, "RC_{}", self.0),
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! The non-FLT_SUM operators against the rules of seed 002 (81)-(97) and libfabric's software reduction
+//! (`cxip_coll.c` `_reduce`, `swpnan2`; `cxip_repsum.c`), and the order-independence properties:
+//! REPSUM bit-identical for every order and tree shape; MINMAXLOC, MIN/MAX, bitwise and INT_SUM
+//! order-independent; FLT_SUM not.
+
+use inswitch_model::reduce::float::DEFAULT_NAN;
+use inswitch_model::reduce::repsum::{self, Repsum, M_NAN, M_NEG_INF, M_POS_INF};
+use inswitch_model::reduce::{combine, reduce_all, Contribution, Mode, Opcode, Rc, Rounding};
+use proptest::prelude::*;
+
+const ONE: u64 = 0x3ff0_0000_0000_0000;
+const TWO: u64 = 0x4000_0000_0000_0000;
+const NEG_ONE: u64 = 0xbff0_0000_0000_0000;
+const QNAN: u64 = 0x7ff8_0000_0000_0001;
+const SNAN: u64 = 0xfff0_0000_0000_0001;
+const INF: u64 = 0x7ff0_0000_0000_0000;
+const NEG_ZERO: u64 = 1 << 63;
+
+fn c(op: Opcode, d: [u64; 4]) -> Contribution {
+    Contribution::new(op, d)
+}
+
+fn both(op: Opcode, mode: Mode, a: [u64; 4], b: [u64; 4]) -> (Contribution, Contribution) {
+    let x = combine(mode, &c(op, a), &c(op, b));
+    let y = combine(mode, &c(op, b), &c(op, a));
+    (x, y)
+}
+
+#[test]
+fn barrier_returns_zero() {
+    let r = combine(Mode::Associative, &c(Opcode::Barrier, [1, 2, 3, 4]), &c(Opcode::Barrier, [5; 4]));
+    assert_eq!(r.rt_data, [0; 4]);
+    assert_eq!(r.rt_rc, Rc::SUCCESS);
+}
+
+#[test]
+fn integer_and_logical_operators() {
+    let m = Mode::Associative;
+    let a = [0xf0f0, 0, u64::MAX, 5];
+    let b = [0xff00, 7, 1, 0];
+    assert_eq!(combine(m, &c(Opcode::BitAnd, a), &c(Opcode::BitAnd, b)).rt_data, [0xf000, 0, 1, 0]);
+    assert_eq!(combine(m, &c(Opcode::BitOr, a), &c(Opcode::BitOr, b)).rt_data, [0xfff0, 7, u64::MAX, 5]);
+    assert_eq!(combine(m, &c(Opcode::BitXor, a), &c(Opcode::BitXor, b)).rt_data, [0x0ff0, 7, !1, 5]);
+    assert_eq!(combine(m, &c(Opcode::LogAnd, a), &c(Opcode::LogAnd, b)).rt_data, [1, 0, 1, 0]);
+    assert_eq!(combine(m, &c(Opcode::LogOr, a), &c(Opcode::LogOr, b)).rt_data, [1, 1, 1, 1]);
+    assert_eq!(combine(m, &c(Opcode::LogXor, a), &c(Opcode::LogXor, b)).rt_data, [0, 1, 0, 1]);
+    let neg = (-3i64) as u64;
+    assert_eq!(combine(m, &c(Opcode::IntMin, [neg, 4, 0, 0]), &c(Opcode::IntMin, [2, 9, 0, 0])).rt_data[..2], [neg, 4]);
+    assert_eq!(combine(m, &c(Opcode::IntMax, [neg, 4, 0, 0]), &c(Opcode::IntMax, [2, 9, 0, 0])).rt_data[..2], [2, 9]);
+}
+
+#[test]
+fn int_sum_wraps_and_raises_int_overflow() {
+    let m = Mode::Associative;
+    let r = combine(m, &c(Opcode::IntSum, [i64::MAX as u64, 1, 0, 0]), &c(Opcode::IntSum, [1, (-2i64) as u64, 0, 0]));
+    assert_eq!(r.rt_data, [i64::MIN as u64, u64::MAX, 0, 0]);
+    assert_eq!(r.rt_rc, Rc::INT_OVERFLOW);
+    let r = combine(m, &c(Opcode::IntSum, [5, 0, 0, 0]), &c(Opcode::IntSum, [(-7i64) as u64, 0, 0, 0]));
+    assert_eq!((r.rt_data[0] as i64, r.rt_rc), (-2, Rc::SUCCESS));
+}
+
+#[test]
+fn minmaxloc_lower_index_wins_ties() {
+    let m = Mode::Associative;
+    let op = Opcode::IntMinMaxLoc;
+    let (x, y) = both(op, m, [5, 9, 7, 9], [5, 3, 7, 4]);
+    assert_eq!(x.rt_data, [5, 3, 7, 4]);
+    assert_eq!(y.rt_data, x.rt_data);
+    let (x, _) = both(op, m, [(-1i64) as u64, 8, 1, 8], [2, 1, (-5i64) as u64, 1]);
+    assert_eq!(x.rt_data, [(-1i64) as u64, 8, 1, 8]);
+    // Floating point: numbers win over quiet NaNs; equal values keep the lower index.
+    let op = Opcode::FltMinMaxNumLoc;
+    let (x, y) = both(op, m, [ONE, 6, ONE, 6], [ONE, 2, TWO, 9]);
+    assert_eq!(x.rt_data, [ONE, 2, TWO, 9]);
+    assert_eq!(y.rt_data, x.rt_data);
+    let (x, y) = both(op, m, [QNAN, 1, QNAN, 1], [TWO, 5, NEG_ONE, 5]);
+    assert_eq!((x.rt_data, x.rt_rc), ([TWO, 5, NEG_ONE, 5], Rc::SUCCESS));
+    assert_eq!(y.rt_data, x.rt_data);
+    let (x, _) = both(op, m, [QNAN, 4, QNAN, 4], [QNAN, 2, QNAN, 9]);
+    assert_eq!(x.rt_data, [DEFAULT_NAN, 2, DEFAULT_NAN, 4]);
+    // sNaN: associative mode takes the number; IEEE mode gives the quiet NaN; both raise flt_invalid.
+    let (x, _) = both(op, Mode::Associative, [SNAN, 1, SNAN, 1], [TWO, 5, TWO, 5]);
+    assert_eq!((x.rt_data, x.rt_rc), ([TWO, 5, TWO, 5], Rc::FLT_INVALID));
+    let (x, _) = both(op, Mode::Ieee, [SNAN, 1, ONE, 1], [TWO, 5, TWO, 5]);
+    assert_eq!((x.rt_data, x.rt_rc), ([DEFAULT_NAN, 1, TWO, 5], Rc::FLT_INVALID));
+}
+
+#[test]
+fn flt_min_max_any_nan_wins_and_is_default_nan() {
+    for mode in [Mode::Associative, Mode::Ieee] {
+        let (x, y) = both(Opcode::FltMin, mode, [ONE, QNAN, SNAN, NEG_ZERO], [TWO, ONE, QNAN, 0]);
+        assert_eq!(x.rt_data, [ONE, DEFAULT_NAN, DEFAULT_NAN, NEG_ZERO]);
+        assert_eq!(x.rt_rc, Rc::FLT_INVALID);
+        assert_eq!(y.rt_data, x.rt_data);
+        let (x, _) = both(Opcode::FltMax, mode, [ONE, QNAN, INF, NEG_ZERO], [TWO, ONE, 5, 0]);
+        assert_eq!(x.rt_data, [TWO, DEFAULT_NAN, INF, 0]);
+        assert_eq!(x.rt_rc, Rc::SUCCESS);
+    }
+}
+
+#[test]
+fn flt_minnum_maxnum_nan_rules() {
+    // Numbers win over quiet NaNs; two NaNs give the default NaN.
+    let (x, _) = both(Opcode::FltMinNum, Mode::Associative, [QNAN, QNAN, ONE, SNAN], [TWO, QNAN, NEG_ONE, ONE]);
+    assert_eq!(x.rt_data, [TWO, DEFAULT_NAN, NEG_ONE, ONE]);
+    assert_eq!(x.rt_rc, Rc::FLT_INVALID);
+    let (x, _) = both(Opcode::FltMaxNum, Mode::Ieee, [QNAN, SNAN, ONE, 0], [TWO, ONE, NEG_ONE, NEG_ZERO]);
+    assert_eq!(x.rt_data, [TWO, DEFAULT_NAN, ONE, 0]);
+    assert_eq!(x.rt_rc, Rc::FLT_INVALID);
+}
+
+#[test]
+fn opcode_mismatch_reports_both_source_fabric_addresses() {
+    let mut a = c(Opcode::IntSum, [1, 2, 3, 4]);
+    a.sfa = 0x0001_2345;
+    let mut b = c(Opcode::IntMin, [9; 4]);
+    b.sfa = 0x000a_bcde;
+    let r = combine(Mode::Associative, &a, &b);
+    assert_eq!(r.rt_rc, Rc::OP_MISMATCH);
+    assert_eq!(r.rt_data, [0x000a_bcde_0001_2345, 2, 3, 4]);
+    // The first report survives later combines, whichever side it is on.
+    let later = c(Opcode::IntSum, [100; 4]);
+    assert_eq!(combine(Mode::Associative, &r, &later), r);
+    assert_eq!(combine(Mode::Associative, &later, &r), r);
+}
+
+#[test]
+fn result_codes_keep_the_highest() {
+    let mut a = c(Opcode::FltSum { rounding: Rounding::NearestEven, ftz: false }, [ONE, 0, 0, 0]);
+    a.rt_rc = Rc::FLT_INEXACT;
+    let mut b = a;
+    b.rt_rc = Rc::CONTR_OVERFLOW;
+    b.rt_data = [SNAN, 0, 0, 0];
+    let r = combine(Mode::Associative, &a, &b);
+    assert_eq!(r.rt_rc, Rc::CONTR_OVERFLOW);
+    assert_eq!(r.rt_data[0], DEFAULT_NAN);
+}
+
+fn rep(bits: u64) -> Contribution {
+    let (r, rc) = repsum::from_f64_bits(bits);
+    Contribution {
+        rt_op: Opcode::FltRepsum.raw(),
+        rt_data: r.t.map(|v| v as u64),
+        rt_rc: rc,
+        rt_repsum_m: r.m,
+        ..Contribution::default()
+    }
+}
+
+fn rep_value(c: &Contribution) -> f64 {
+    f64::from_bits(repsum::to_f64_bits(&c.repsum()))
+}
+
+#[test]
+fn repsum_specials_and_dropping() {
+    let m = Mode::Associative;
+    let r = combine(m, &rep(1.5f64.to_bits()), &rep(2.25f64.to_bits()));
+    assert_eq!((rep_value(&r), r.rt_rc), (3.75, Rc::SUCCESS));
+    // 2^80 and 1.0: bins three apart or more are dropped -> REP_INEXACT.
+    let r = combine(m, &rep(2f64.powi(200).to_bits()), &rep(1.0f64.to_bits()));
+    assert_eq!((rep_value(&r), r.rt_rc), (2f64.powi(200), Rc::REP_INEXACT));
+    let r = combine(m, &rep(INF), &rep(ONE));
+    assert_eq!((r.rt_repsum_m, r.rt_rc), (M_POS_INF, Rc::FLT_OVERFLOW));
+    let r = combine(m, &rep(INF), &rep(INF | 1 << 63));
+    assert_eq!((r.rt_repsum_m, r.rt_rc), (M_NAN, Rc::FLT_INVALID));
+    assert!(rep_value(&r).is_nan());
+    let r = combine(m, &rep(INF | 1 << 63), &rep(ONE));
+    assert_eq!(r.rt_repsum_m, M_NEG_INF);
+    let r = combine(m, &rep(SNAN), &rep(INF));
+    assert_eq!((r.rt_repsum_m, r.rt_rc), (M_NAN, Rc::FLT_INVALID));
+}
+
+#[test]
+fn repsum_overflow_id_and_its_dropping() {
+    let m = Mode::Associative;
+    let big = |bin3: i64, m_: i8| Contribution {
+        rt_op: Opcode::FltRepsum.raw(),
+        rt_data: [0, 0, 1, bin3 as u64],
+        rt_repsum_m: m_,
+        ..Contribution::default()
+    };
+    // Bin 3 overflows: INT_OVERFLOW, oflow_id 3.
+    let r = combine(m, &big(i64::MAX, 0), &big(1, 0));
+    assert_eq!((r.rt_rc, r.rt_repsum_oflow_id), (Rc::INT_OVERFLOW, 3));
+    // Against an operand 2 bins up the overflowed bin survives as bin 1.
+    let r2 = combine(m, &r, &big(0, 2));
+    assert_eq!((r2.rt_rc, r2.rt_repsum_oflow_id, r2.rt_repsum_m), (Rc::INT_OVERFLOW, 1, 2));
+    // Against one 4 bins up it is dropped: (M + oflow_id) < M' (002 (92)); the drop is inexact.
+    let r4 = combine(m, &big(0, 4), &r);
+    assert_eq!((r4.rt_rc, r4.rt_repsum_oflow_id, r4.rt_repsum_m), (Rc::REP_INEXACT, 0, 4));
+}
+
+#[test]
+fn flt_sum_is_not_associative() {
+    let op = Opcode::FltSum { rounding: Rounding::NearestEven, ftz: false };
+    let e16 = 1e16f64.to_bits();
+    let items = [c(op, [e16, 0, 0, 0]), c(op, [ONE, 0, 0, 0]), c(op, [ONE, 0, 0, 0])];
+    let left = reduce_all(Mode::Associative, &items).unwrap();
+    let right = combine(Mode::Associative, &items[0], &combine(Mode::Associative, &items[1], &items[2]));
+    assert_ne!(left.rt_data[0], right.rt_data[0], "(1e16 + 1) + 1 != 1e16 + (1 + 1) in binary64");
+}
+
+/// Doubles for REPSUM properties: mostly finite with a spread of exponents, some specials.
+fn double_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        8 => (any::<bool>(), 900u64..1150, any::<u64>()).prop_map(|(s, e, f)| u64::from(s) << 63 | e << 52 | (f & ((1 << 52) - 1))),
+        2 => any::<u64>().prop_filter("finite", |v| (v >> 52) & 0x7ff != 0x7ff),
+        1 => prop::sample::select(vec![0u64, NEG_ZERO, 1, 0x000f_ffff_ffff_ffff, INF, INF | NEG_ZERO, QNAN, SNAN]),
+    ]
+}
+
+/// Combines `items` (in the given order) along a random binary tree described by `splits`.
+fn tree_combine(mode: Mode, items: &[Contribution], splits: &mut impl Iterator<Item = usize>) -> Contribution {
+    if items.len() == 1 {
+        return items[0];
+    }
+    let k = 1 + splits.next().unwrap_or(0) % (items.len() - 1);
+    let l = tree_combine(mode, &items[..k], splits);
+    let r = tree_combine(mode, &items[k..], splits);
+    combine(mode, &l, &r)
+}
+
+fn shuffled<T: Clone>(v: &[T], perm_seed: &[usize]) -> Vec<T> {
+    let mut out = v.to_vec();
+    for (i, s) in perm_seed.iter().enumerate().take(out.len()) {
+        let j = i + s % (out.len() - i);
+        out.swap(i, j);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2048,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn repsum_is_bit_identical_for_every_order_and_tree(
+        xs in prop::collection::vec(double_strategy(), 1..40),
+        perm in prop::collection::vec(any::<usize>(), 40),
+        splits_a in prop::collection::vec(any::<usize>(), 40),
+        splits_b in prop::collection::vec(any::<usize>(), 40),
+    ) {
+        let items: Vec<Contribution> = xs.iter().map(|&x| rep(x)).collect();
+        let seq = reduce_all(Mode::Associative, &items).unwrap();
+        let other = shuffled(&items, &perm);
+        let t1 = tree_combine(Mode::Associative, &other, &mut splits_a.into_iter());
+        let t2 = tree_combine(Mode::Associative, &items, &mut splits_b.into_iter());
+        for t in [t1, t2] {
+            prop_assert_eq!(t.rt_data, seq.rt_data);
+            prop_assert_eq!(t.rt_repsum_m, seq.rt_repsum_m);
+            prop_assert_eq!(repsum::to_f64_bits(&t.repsum()), repsum::to_f64_bits(&seq.repsum()));
+        }
+    }
+
+    #[test]
+    fn repsum_of_two_is_the_correctly_rounded_sum_when_nothing_is_dropped(
+        a in double_strategy(), b in double_strategy(),
+    ) {
+        let r = combine(Mode::Associative, &rep(a), &rep(b));
+        let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
+        prop_assume!(fa.is_finite() && fb.is_finite() && r.rt_rc < Rc::REP_INEXACT);
+        let want = fa + fb; // host RNE: the default mode of Rust; fine in a test oracle
+        prop_assume!(want != 0.0);
+        prop_assert_eq!(repsum::to_f64_bits(&r.repsum()), want.to_bits());
+    }
+
+    #[test]
+    fn repsum_split_join_round_trips(a in double_strategy()) {
+        let (r, _) = repsum::from_f64_bits(a);
+        let back = repsum::to_f64_bits(&r);
+        let f = f64::from_bits(a);
+        if f.is_nan() {
+            prop_assert_eq!(back, DEFAULT_NAN);
+        } else if f == 0.0 {
+            prop_assert_eq!(back, 0);
+        } else {
+            prop_assert_eq!(back, a);
+        }
+    }
+
+    #[test]
+    fn selection_and_bitwise_operators_are_order_independent(
+        lanes in prop::collection::vec((any::<u64>(), 0u64..8, double_strategy(), double_strategy()), 1..24),
+        perm in prop::collection::vec(any::<usize>(), 24),
+        splits in prop::collection::vec(any::<usize>(), 24),
+    ) {
+        let ops = [
+            Opcode::BitAnd, Opcode::BitOr, Opcode::BitXor, Opcode::LogAnd, Opcode::LogOr, Opcode::LogXor,
+            Opcode::IntMin, Opcode::IntMax, Opcode::IntSum, Opcode::IntMinMaxLoc,
+            Opcode::FltMin, Opcode::FltMax, Opcode::FltMinNum, Opcode::FltMaxNum, Opcode::FltMinMaxNumLoc,
+            Opcode::Barrier,
+        ];
+        for op in ops {
+            let items: Vec<Contribution> = lanes.iter().map(|&(i, idx, f, g)| {
+                let d = match op {
+                    Opcode::IntMinMaxLoc => [i & 0xff, idx, i & 0xff, idx],
+                    Opcode::FltMinMaxNumLoc => [f, idx, g, idx],
+                    o if o.name().unwrap().starts_with("FLT") => [f, g, f ^ 1, g],
+                    _ => [i, i.rotate_left(7), idx, !i],
+                };
+                let mut c = c(op, d);
+                c.rt_rc = Rc::SUCCESS;
+                c
+            }).collect();
+            let seq = reduce_all(Mode::Associative, &items).unwrap();
+            let t = tree_combine(Mode::Associative, &shuffled(&items, &perm), &mut splits.clone().into_iter());
+            prop_assert_eq!(t.rt_data, seq.rt_data, "{}", op);
+            // INT_SUM's data wraps identically in any order, but whether an intermediate sum overflowed
+            // (INT_OVERFLOW) depends on the order, as in libfabric.
+            if op != Opcode::IntSum {
+                prop_assert_eq!(t.rt_rc, seq.rt_rc, "{}", op);
+            }
+        }
+    }
+
+    #[test]
+    fn minmaxloc_matches_mpi_minloc_maxloc(vals in prop::collection::vec((-4i64..4, 0u64..100), 1..20)) {
+        let items: Vec<Contribution> = vals.iter().map(|&(v, i)| c(Opcode::IntMinMaxLoc, [v as u64, i, v as u64, i])).collect();
+        let r = reduce_all(Mode::Associative, &items).unwrap();
+        let min = vals.iter().map(|v| v.0).min().unwrap();
+        let max = vals.iter().map(|v| v.0).max().unwrap();
+        let min_idx = vals.iter().filter(|v| v.0 == min).map(|v| v.1).min().unwrap();
+        let max_idx = vals.iter().filter(|v| v.0 == max).map(|v| v.1).min().unwrap();
+        prop_assert_eq!(r.rt_data, [min as u64, min_idx, max as u64, max_idx]);
+    }
+}
+
+#[test]
+fn repsum_reference_example() {
+    // 0.1 summed 10 times: the reproducible sum is the correctly rounded exact sum of the ten doubles.
+    let items: Vec<Contribution> = (0..10).map(|_| rep(0.1f64.to_bits())).collect();
+    let r = reduce_all(Mode::Associative, &items).unwrap();
+    assert_eq!(rep_value(&r), 1.0000000000000000);
+    let _ = Repsum::default();
+}

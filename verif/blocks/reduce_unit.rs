@@ -1,0 +1,249 @@
+//! Co-simulation of the reduction unit (`rtl/reduce_unit.v` vs `inswitch_model::reduce::unit::ReduceUnit`):
+//! stimulus, independent scoreboard, target.
+//!
+//! Stimulus: `inswitch_model::reduce::stimulus::random_cycle` from the run's seeded generator: an operand
+//! pair almost every cycle (every opcode, defined and undefined, both R_TF_RED_CFG_MODE values, values
+//! weighted towards zeros, subnormals, binade edges, ±Inf, qNaN/sNaN and repsum edge cases, incoming
+//! result codes, opcode mismatches), with idle cycles and resets in the middle of traffic.
+//!
+//! Scoreboard (independent of the cycle model): `out_valid` follows `in_valid` exactly
+//! [`LATENCY`] edges later unless a reset intervened, and every `out_*` is 0 when `out_valid` is 0; for
+//! each result, the fields that have a one-line statement are checked from the inputs it came from:
+//! `rt_op`, the opcode-mismatch report, BARRIER, the bitwise and logical operators and INT_SUM. The
+//! floating-point and REPSUM arithmetic is checked independently against SoftFloat and libfabric's rules
+//! in `crates/model/tests/reduce_*.rs`.
+
+use std::collections::VecDeque;
+
+use inswitch_model::reduce::stimulus::random_cycle;
+use inswitch_model::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
+use inswitch_model::reduce::{Opcode, Rc};
+use rand::Rng;
+
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated reduction unit.
+pub type ReduceUnitRtl = VerilatedDut<ReduceUnitIn, ReduceUnitOut>;
+
+/// Cycles of reset at the start of every run.
+const RESET_CYCLES: u64 = 4;
+
+/// The seeded stimulus of the reduction unit.
+pub struct ReduceUnitStimulus {
+    r: StimRng,
+    cycle: u64,
+}
+
+impl ReduceUnitStimulus {
+    /// A stimulus for `seed`.
+    pub fn new(seed: u64) -> Self {
+        ReduceUnitStimulus { r: stimulus::rng(seed, 0), cycle: 0 }
+    }
+}
+
+impl Stimulus<ReduceUnitIn, ReduceUnitOut> for ReduceUnitStimulus {
+    fn next(&mut self, _previous: &ReduceUnitOut) -> ReduceUnitIn {
+        let r = &mut self.r;
+        let mut i = random_cycle(&mut || r.next_u64());
+        if self.cycle < RESET_CYCLES {
+            i.rst = true;
+        }
+        self.cycle += 1;
+        i
+    }
+}
+
+/// Counters of [`ReduceUnitMonitor`], by name.
+pub mod counter {
+    /// Operand pairs accepted (in_valid without rst).
+    pub const PAIRS_IN: &str = "pairs_in";
+    /// Results out.
+    pub const RESULTS_OUT: &str = "results_out";
+    /// FLT_SUM results.
+    pub const FLT_SUM: &str = "flt_sum";
+    /// FLT_REPSUM results.
+    pub const REPSUM: &str = "flt_repsum";
+    /// INT_MINMAXLOC / FLT_MINMAXNUMLOC results.
+    pub const MINMAXLOC: &str = "minmaxloc";
+    /// FLT_MIN/MAX/MINNUM/MAXNUM results.
+    pub const FLT_MINMAX: &str = "flt_minmax";
+    /// Integer, bitwise, logical and BARRIER results.
+    pub const INTEGER: &str = "integer";
+    /// Results with an undefined opcode.
+    pub const UNKNOWN_OP: &str = "unknown_opcode";
+    /// Opcode-mismatch results.
+    pub const MISMATCH: &str = "op_mismatch";
+    /// Results whose rt_rc is FLT_INVALID.
+    pub const FLT_INVALID: &str = "rc_flt_invalid";
+    /// Results whose rt_rc is FLT_OVERFLOW.
+    pub const FLT_OVERFLOW: &str = "rc_flt_overflow";
+    /// Results whose rt_rc is FLT_INEXACT.
+    pub const FLT_INEXACT: &str = "rc_flt_inexact";
+    /// Results whose rt_rc is REP_INEXACT.
+    pub const REP_INEXACT: &str = "rc_rep_inexact";
+    /// Results whose rt_rc is INT_OVERFLOW.
+    pub const INT_OVERFLOW: &str = "rc_int_overflow";
+    /// Resets.
+    pub const RESETS: &str = "resets";
+}
+
+const COUNTERS: [&str; 15] = [
+    counter::PAIRS_IN,
+    counter::RESULTS_OUT,
+    counter::FLT_SUM,
+    counter::REPSUM,
+    counter::MINMAXLOC,
+    counter::FLT_MINMAX,
+    counter::INTEGER,
+    counter::UNKNOWN_OP,
+    counter::MISMATCH,
+    counter::FLT_INVALID,
+    counter::FLT_OVERFLOW,
+    counter::FLT_INEXACT,
+    counter::REP_INEXACT,
+    counter::INT_OVERFLOW,
+    counter::RESETS,
+];
+
+/// Independent scoreboard of the reduction unit.
+#[derive(Default)]
+pub struct ReduceUnitMonitor {
+    /// The last LATENCY cycles' inputs, newest last.
+    history: VecDeque<ReduceUnitIn>,
+    log: TransactionLog,
+    counts: [u64; COUNTERS.len()],
+}
+
+impl ReduceUnitMonitor {
+    /// A fresh scoreboard.
+    pub fn new() -> Self {
+        ReduceUnitMonitor::default()
+    }
+
+    fn bump(&mut self, name: &'static str) {
+        let i = COUNTERS.iter().position(|&n| n == name).unwrap_or(0);
+        self.counts[i] += 1;
+    }
+
+    /// Checks a valid result against the inputs it came from.
+    fn check_result(&mut self, i: &ReduceUnitIn, o: &ReduceUnitOut) -> Result<(), String> {
+        let (a_rc, b_rc) = (i.a_rt_rc & 0xf, i.b_rt_rc & 0xf);
+        let (a_op, b_op) = (i.a_rt_op & 0x3f, i.b_rt_op & 0x3f);
+        let mismatch = Rc::OP_MISMATCH.0;
+        let want_op = if a_rc != mismatch && b_rc == mismatch { b_op } else { a_op };
+        if o.out_rt_op != want_op {
+            return Err(format!("out_rt_op {:#04x}, expected {want_op:#04x}", o.out_rt_op));
+        }
+        let a = wide_to_lanes(&i.a_rt_data);
+        let b = wide_to_lanes(&i.b_rt_data);
+        let d = wide_to_lanes(&o.out_rt_data);
+        if a_rc == mismatch || b_rc == mismatch {
+            self.bump(counter::MISMATCH);
+            return Ok(());
+        }
+        if a_op != b_op {
+            self.bump(counter::MISMATCH);
+            let report = u64::from(i.a_sfa) | u64::from(i.b_sfa) << 32;
+            if o.out_rt_rc != mismatch || d[0] != report || d[1..] != a[1..] {
+                return Err(format!(
+                    "opcode mismatch {a_op:#04x} vs {b_op:#04x}: expected rc 8 and rt_data[0] {report:#018x}, got rc {} and {:#018x}",
+                    o.out_rt_rc, d[0]
+                ));
+            }
+            return Ok(());
+        }
+        let lanes = |f: &dyn Fn(u64, u64) -> u64| -> [u64; 4] { core::array::from_fn(|k| f(a[k], b[k])) };
+        let expect = match Opcode::from_raw(a_op) {
+            Opcode::Barrier => Some([0; 4]),
+            Opcode::BitAnd => Some(lanes(&|x, y| x & y)),
+            Opcode::BitOr => Some(lanes(&|x, y| x | y)),
+            Opcode::BitXor => Some(lanes(&|x, y| x ^ y)),
+            Opcode::LogAnd => Some(lanes(&|x, y| u64::from(x != 0 && y != 0))),
+            Opcode::LogOr => Some(lanes(&|x, y| u64::from(x != 0 || y != 0))),
+            Opcode::LogXor => Some(lanes(&|x, y| u64::from((x != 0) ^ (y != 0)))),
+            Opcode::IntSum => Some(lanes(&|x, y| x.wrapping_add(y))),
+            _ => None,
+        };
+        let op = Opcode::from_raw(a_op);
+        match op {
+            Opcode::FltSum { .. } => self.bump(counter::FLT_SUM),
+            Opcode::FltRepsum => self.bump(counter::REPSUM),
+            Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc => self.bump(counter::MINMAXLOC),
+            Opcode::FltMin | Opcode::FltMax | Opcode::FltMinNum | Opcode::FltMaxNum => self.bump(counter::FLT_MINMAX),
+            Opcode::Unknown(_) => self.bump(counter::UNKNOWN_OP),
+            _ => self.bump(counter::INTEGER),
+        }
+        if let Some(e) = expect {
+            if d != e {
+                return Err(format!("{op}: rt_data {d:x?}, expected {e:x?}"));
+            }
+        }
+        match Rc(o.out_rt_rc) {
+            Rc::FLT_INVALID => self.bump(counter::FLT_INVALID),
+            Rc::FLT_OVERFLOW => self.bump(counter::FLT_OVERFLOW),
+            Rc::FLT_INEXACT => self.bump(counter::FLT_INEXACT),
+            Rc::REP_INEXACT => self.bump(counter::REP_INEXACT),
+            Rc::INT_OVERFLOW => self.bump(counter::INT_OVERFLOW),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Monitor<ReduceUnitIn, ReduceUnitOut> for ReduceUnitMonitor {
+    fn observe(&mut self, cycle: u64, i: &ReduceUnitIn, o: &ReduceUnitOut) -> Result<(), String> {
+        // The pair that entered LATENCY edges ago, if no reset cleared it since.
+        let source = if self.history.len() == LATENCY && !self.history.iter().any(|h| h.rst) {
+            self.history.front().filter(|h| h.in_valid).copied()
+        } else {
+            None
+        };
+        match (source, o.out_valid) {
+            (Some(src), true) => {
+                self.bump(counter::RESULTS_OUT);
+                self.check_result(&src, o)?;
+                self.log.push(cycle, format!("result op {:#04x} rc {} data {:?}", o.out_rt_op, o.out_rt_rc, o.out_rt_data));
+            }
+            (None, false) => {
+                if *o != ReduceUnitOut::default() {
+                    return Err(format!("out_valid is 0 but the outputs are not all 0: {o:?}"));
+                }
+            }
+            (Some(_), false) => return Err(format!("a pair entered {LATENCY} edges ago but out_valid is 0")),
+            (None, true) => return Err(format!("out_valid is 1 but no pair entered {LATENCY} edges ago (or a reset cleared it)")),
+        }
+        if i.rst {
+            self.bump(counter::RESETS);
+            self.log.push(cycle, "reset".to_string());
+        } else if i.in_valid {
+            self.bump(counter::PAIRS_IN);
+        }
+        self.history.push_back(*i);
+        if self.history.len() > LATENCY {
+            self.history.pop_front();
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        COUNTERS.iter().copied().zip(self.counts).collect()
+    }
+}
+
+/// Builds a fresh lockstep bench for the Verilated model `model` (a reduction unit) and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<ReduceUnit, ReduceUnitRtl, ReduceUnitStimulus, ReduceUnitMonitor>, HarnessError> {
+    Ok((ReduceUnit::new(), ReduceUnitRtl::new(model)?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+}
+
+/// Runs the reduction-unit target `model` (`reduce_unit`).
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block reduce_unit --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
