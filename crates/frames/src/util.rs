@@ -59,13 +59,6 @@ pub(crate) fn take<'a>(layer: Layer, field: &'static str, buf: &'a [u8], offset:
     buf.get(offset..offset + len).ok_or(Error::Truncated { layer, field, offset, needed: offset + len, actual: buf.len() })
 }
 
-/// Reads a big-endian u32 at `offset`.
-pub(crate) fn be32(layer: Layer, field: &'static str, buf: &[u8], offset: usize) -> Result<u32> {
-    let mut a = [0u8; 4];
-    a.copy_from_slice(take(layer, field, buf, offset, 4)?);
-    Ok(u32::from_be_bytes(a))
-}
-
 /// Reads a little-endian u32 at `offset`.
 pub(crate) fn le32(layer: Layer, field: &'static str, buf: &[u8], offset: usize) -> Result<u32> {
     let mut a = [0u8; 4];
