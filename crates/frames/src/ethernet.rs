@@ -36,6 +36,8 @@ pub const HEADER_LEN: usize = 2 * MAC_LEN + 2;
 pub const FCS_LEN: usize = 4;
 /// Length of a Soft Portals frame.
 pub const SOFT_PORTALS_LEN: usize = HEADER_LEN + FRAME_LEN + FCS_LEN;
+/// Smallest EtherType: values below are IEEE 802.3 length fields, not Ethernet II types.
+pub const MIN_ETHERTYPE: u16 = 0x0600;
 /// Default Soft Portals EtherType: IEEE 802 "local experimental EtherType 1". Ports are configured with
 /// their own value; this is only the default of this project.
 pub const DEFAULT_SOFT_PORTALS_ETHERTYPE: u16 = 0x88b5;
@@ -53,12 +55,27 @@ pub struct EthernetHeader {
 }
 
 impl EthernetHeader {
-    /// Parses the first 14 bytes of `buf`.
+    /// Parses the first 14 bytes of `buf` (EtherType must be at least [`MIN_ETHERTYPE`]).
     pub fn parse(buf: &[u8]) -> Result<EthernetHeader> {
-        util::read(Layer::Ethernet, "Ethernet II header", buf, 0, HEADER_LEN)
+        let h: EthernetHeader = util::read(Layer::Ethernet, "Ethernet II header", buf, 0, HEADER_LEN)?;
+        h.check()?;
+        Ok(h)
+    }
+    fn check(&self) -> Result<()> {
+        if self.ethertype < MIN_ETHERTYPE {
+            return Err(Error::InvalidField {
+                layer: Layer::Ethernet,
+                field: "EtherType",
+                offset: 2 * MAC_LEN,
+                value: self.ethertype.into(),
+                reason: "below 0x0600: an IEEE 802.3 length, not an Ethernet II EtherType",
+            });
+        }
+        Ok(())
     }
     /// Emits 14 bytes.
     pub fn emit(&self, out: &mut [u8]) -> Result<usize> {
+        self.check()?;
         util::write(Layer::Ethernet, "Ethernet II header", self, out, 0, HEADER_LEN)?;
         Ok(HEADER_LEN)
     }
@@ -79,6 +96,7 @@ impl SoftPortals {
     /// Parses exactly [`SOFT_PORTALS_LEN`] bytes. The FCS is kept, not checked (use
     /// [`check_fcs`](Self::check_fcs)), so a corrupted frame can still be decoded and re-emitted.
     pub fn parse(buf: &[u8]) -> Result<SoftPortals> {
+        crate::error::need(Layer::SoftPortals, "Ethernet II header", buf, 0, HEADER_LEN)?;
         let eth = EthernetHeader::parse(buf)?;
         let body = util::take(Layer::SoftPortals, "Portals frame", buf, HEADER_LEN, FRAME_LEN)?;
         let frame = ReductionFrame::parse(body)?;

@@ -262,7 +262,8 @@ proptest! {
     }
 
     #[test]
-    fn soft_portals_every_frame_round_trips(b in any::<[u8; SOFT_PORTALS_LEN]>()) {
+    fn soft_portals_every_frame_round_trips(mut b in any::<[u8; SOFT_PORTALS_LEN]>()) {
+        b[12] |= 0x06; // Ethernet II EtherType (>= 0x0600)
         let f = SoftPortals::parse(&b).unwrap();
         prop_assert_eq!(f.to_bytes().unwrap(), b);
         let good = SoftPortals::new(f.eth, f.frame).unwrap();
@@ -278,6 +279,13 @@ proptest! {
         let t = collective::to_vdm(&m, 1, 2, 3).unwrap();
         let tb = t.to_bytes().unwrap();
         prop_assert_eq!(collective::from_vdm(&Tlp::parse(&tb).unwrap()).unwrap(), m);
+    }
+
+    #[test]
+    fn soft_portals_arbitrary_bytes(b in prop::collection::vec(any::<u8>(), 0..120)) {
+        if let Ok(p) = SoftPortals::parse(&b) {
+            prop_assert_eq!(p.to_bytes().unwrap().to_vec(), b);
+        }
     }
 
     #[test]
