@@ -1,0 +1,453 @@
+//! The 84-byte Portals reduction frame and its 12-byte reduction header (seed 002 (94)-(97), FIG. 10-12;
+//! docs/frames.md §5).
+//!
+//! The reduction header is bit-compatible with the public libfabric CXI provider
+//! (`prov/cxi/src/cxip_coll.c`, `struct cxip_coll_hdr`): the header is one 96-bit big-endian object whose
+//! bit 0 is the least significant bit of byte 11.
+//!
+//! ```text
+//! bit  95                              64 63 62 61 60 59 58     51 50 47 46     37 36            17 16  11 10 9       0
+//!     +----------------------------------+-----+--+-----+---------+-----+---------+----------------+------+--+---------+
+//!     |            rt_cookie             | rsv |rt|ovfl | repsum M| rc  |rt_resno |   rt_count     |rt_op |ar|rt_seqno |
+//!     +----------------------------------+-----+--+-----+---------+-----+---------+----------------+------+--+---------+
+//! byte 0                              3   4                                                                       11
+//! ```
+//! (`rt` at bit 61 = retry; libfabric's own build keeps bits 61-63 as `pad` and its retry flag in cookie
+//! bit 31: both read back identically here, see [`Cookie`].)
+//!
+//! The 84-byte frame (this project's layout except bytes 35..84, which are exactly libfabric's
+//! 49-byte `struct red_pkt` after its `_swappkt`):
+//!
+//! ```text
+//!  0                   1                   2                   3
+//!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//! +---------------------------------------------------------------+
+//! |     DFA (multicast: bits 20-18 reduction id, 15-3 tree)       |  0
+//! +---------------------------------------------------------------+
+//! |                              SFA                              |  4
+//! +-------------------------------+---------------+---------------+
+//! |              VNI              |    command    |     flags     |  8
+//! +-------------------------------+---------------+---------------+
+//! |                     match bits (64)                           | 12
+//! +---------------------------------------------------------------+
+//! |                     header data (64)                          | 20
+//! +---------------------------------------------------------------+
+//! |                reserved (7 bytes)             | IDC pad (5)  -> 28..40
+//! +---------------------------------------------------------------+
+//! |                 reduction header (12 bytes)                   | 40
+//! +---------------------------------------------------------------+
+//! |       rt_data: four 64-bit big-endian operands (32 bytes)     | 52..84
+//! +---------------------------------------------------------------+
+//! ```
+
+use deku::prelude::*;
+
+use crate::error::{fits, Layer, Result};
+use crate::util;
+
+/// Length of the reduction header.
+pub const REDUCTION_HEADER_LEN: usize = 12;
+/// Number of 64-bit operands in a frame (seed 002 (46), (81)).
+pub const OPERANDS: usize = 4;
+/// Length of the operand block.
+pub const PAYLOAD_LEN: usize = OPERANDS * 8;
+/// Bytes of this project's reserved area after the header data.
+pub const RESERVED_LEN: usize = 7;
+/// libfabric's `red_pkt.pad` in front of its header.
+pub const IDC_PAD_LEN: usize = 5;
+/// Offset of the reduction header in the frame.
+pub const REDUCTION_HEADER_OFFSET: usize = 40;
+/// Offset of the operands.
+pub const PAYLOAD_OFFSET: usize = REDUCTION_HEADER_OFFSET + REDUCTION_HEADER_LEN;
+/// Length of the whole frame (seed 002 (94)).
+pub const FRAME_LEN: usize = PAYLOAD_OFFSET + PAYLOAD_LEN;
+/// Offset where libfabric's 49-byte `struct red_pkt` starts.
+pub const RED_PKT_OFFSET: usize = REDUCTION_HEADER_OFFSET - IDC_PAD_LEN;
+
+/// Field widths of the reduction header (seed 002 (61), libfabric `struct cxip_coll_hdr`).
+pub mod width {
+    /// rt_seqno.
+    pub const SEQNO: u32 = 10;
+    /// rt_op.
+    pub const OP: u32 = 6;
+    /// rt_count (the 20-bit wait count).
+    pub const COUNT: u32 = 20;
+    /// rt_resno.
+    pub const RESNO: u32 = 10;
+    /// rt_rc.
+    pub const RC: u32 = 4;
+    /// rt_repsum_ovflid.
+    pub const REPSUM_OVFLID: u32 = 2;
+    /// Reserved bits 63-62.
+    pub const RESERVED: u32 = 2;
+}
+
+/// Multicast DFA: tree index bits 15-3 (8K trees) and reduction id bits 20-18 (seed 002 (60)).
+pub mod dfa {
+    /// Shift of the tree index.
+    pub const TREE_SHIFT: u32 = 3;
+    /// Width of the tree index.
+    pub const TREE_BITS: u32 = 13;
+    /// Shift of the reduction id.
+    pub const REDUCTION_ID_SHIFT: u32 = 18;
+    /// Width of the reduction id.
+    pub const REDUCTION_ID_BITS: u32 = 3;
+}
+
+enum_with_unknown! {
+    /// rt_op codes (libfabric `COLL_OPCODE_*`, seed 002 (42)-(48)).
+    pub enum ReductionOp(u8) {
+        /// Barrier (null reduction).
+        Barrier = 0x00,
+        /// Bitwise AND.
+        BitAnd = 0x01,
+        /// Bitwise OR.
+        BitOr = 0x02,
+        /// Bitwise XOR.
+        BitXor = 0x03,
+        /// Signed 64-bit minimum.
+        IntMin = 0x10,
+        /// Signed 64-bit maximum.
+        IntMax = 0x11,
+        /// Integer MINMAXLOC.
+        IntMinMaxLoc = 0x12,
+        /// Signed 64-bit sum.
+        IntSum = 0x14,
+        /// IEEE 754 minimum (NaN propagating).
+        FltMin = 0x20,
+        /// IEEE 754 maximum.
+        FltMax = 0x21,
+        /// Float MINMAXLOC.
+        FltMinMaxLoc = 0x22,
+        /// minNum.
+        FltMinNum = 0x24,
+        /// maxNum.
+        FltMaxNum = 0x25,
+        /// Float MINMAXNUMLOC.
+        FltMinMaxNumLoc = 0x26,
+        /// Sum, no FTZ, round to nearest even.
+        FltSumNoFtzRnd0 = 0x28,
+        /// Sum, no FTZ, round toward +inf.
+        FltSumNoFtzRnd1 = 0x29,
+        /// Sum, no FTZ, round toward -inf.
+        FltSumNoFtzRnd2 = 0x2a,
+        /// Sum, no FTZ, round toward zero.
+        FltSumNoFtzRnd3 = 0x2b,
+        /// Sum, FTZ, round to nearest even.
+        FltSumFtzRnd0 = 0x2c,
+        /// Sum, FTZ, round toward +inf.
+        FltSumFtzRnd1 = 0x2d,
+        /// Sum, FTZ, round toward -inf.
+        FltSumFtzRnd2 = 0x2e,
+        /// Sum, FTZ, round toward zero.
+        FltSumFtzRnd3 = 0x2f,
+        /// Reproducible sum.
+        FltRepSum = 0x30,
+    }
+}
+
+enum_with_unknown! {
+    /// rt_rc result codes (libfabric `enum cxip_coll_rc`), in priority order (seed 002 (96)).
+    pub enum ReductionRc(u8) {
+        /// Success.
+        Success = 0,
+        /// Result was rounded.
+        FltInexact = 1,
+        /// Result too large to represent.
+        FltOverflow = 3,
+        /// Signalling NaN operand or infinities subtracted.
+        FltInvalid = 4,
+        /// Reproducible sum was rounded.
+        RepsumInexact = 5,
+        /// Integer (reproducible sum) overflow.
+        IntOverflow = 6,
+        /// Too many contributions.
+        ContrOverflow = 7,
+        /// Conflicting opcodes (rt_data\[0\] carries the two SFAs).
+        OpMismatch = 8,
+        /// libfabric-internal: send error (never produced by the engine).
+        TxFailure = 9,
+        /// libfabric-internal: leaf RDMA read error.
+        RdmaFailure = 10,
+        /// libfabric-internal: leaf RDMA read data error.
+        RdmaDataFailure = 11,
+    }
+}
+
+/// The 12-byte reduction header (bit positions in the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[deku(endian = "endian", ctx = "endian: deku::ctx::Endian", ctx_default = "deku::ctx::Endian::Big")]
+pub struct ReductionHeader {
+    /// rt_cookie (bits 95-64); opaque to the engine, compared with the arming frame's cookie.
+    pub cookie: u32,
+    /// Bits 63-62, reserved (zero).
+    #[deku(bits = 2)]
+    pub reserved: u8,
+    /// Bit 61: retry requested by the root.
+    #[deku(bits = 1)]
+    pub retry: bool,
+    /// Bits 60-59: rt_repsum_ovflid.
+    #[deku(bits = 2)]
+    pub repsum_ovflid: u8,
+    /// Bits 58-51: rt_repsum_m, a signed 8-bit exponent (raw two's complement).
+    pub repsum_m: u8,
+    /// Bits 50-47: rt_rc.
+    #[deku(bits = 4)]
+    pub rc: u8,
+    /// Bits 46-37: rt_resno.
+    #[deku(bits = 10)]
+    pub resno: u16,
+    /// Bits 36-17: rt_count, number of contributions included.
+    #[deku(bits = 20)]
+    pub count: u32,
+    /// Bits 16-11: rt_op.
+    #[deku(bits = 6)]
+    pub op: u8,
+    /// Bit 10: rt_arm, set on frames going down the tree.
+    #[deku(bits = 1)]
+    pub arm: bool,
+    /// Bits 9-0: rt_seqno.
+    #[deku(bits = 10)]
+    pub seqno: u16,
+}
+
+impl ReductionHeader {
+    /// Parses exactly 12 bytes.
+    pub fn parse(buf: &[u8]) -> Result<ReductionHeader> {
+        let h = util::read(Layer::ReductionHeader, "reduction header", buf, 0, REDUCTION_HEADER_LEN)?;
+        util::exact(Layer::ReductionHeader, REDUCTION_HEADER_LEN, buf)?;
+        Ok(h)
+    }
+    /// Typed opcode.
+    pub fn op(&self) -> ReductionOp {
+        ReductionOp::from(self.op)
+    }
+    /// Typed result code.
+    pub fn rc(&self) -> ReductionRc {
+        ReductionRc::from(self.rc)
+    }
+    /// rt_repsum_m as the signed exponent it is.
+    pub fn repsum_m(&self) -> i8 {
+        self.repsum_m as i8
+    }
+    /// The cookie split into libfabric's fields.
+    pub fn cookie(&self) -> Cookie {
+        Cookie(self.cookie)
+    }
+    /// Checks every field fits its width.
+    pub fn check(&self) -> Result<()> {
+        let l = Layer::ReductionHeader;
+        fits(l, "reserved", self.reserved.into(), width::RESERVED)?;
+        fits(l, "rt_repsum_ovflid", self.repsum_ovflid.into(), width::REPSUM_OVFLID)?;
+        fits(l, "rt_rc", self.rc.into(), width::RC)?;
+        fits(l, "rt_resno", self.resno.into(), width::RESNO)?;
+        fits(l, "rt_count", self.count.into(), width::COUNT)?;
+        fits(l, "rt_op", self.op.into(), width::OP)?;
+        fits(l, "rt_seqno", self.seqno.into(), width::SEQNO)
+    }
+    /// Emits the 12 bytes.
+    pub fn emit(&self, out: &mut [u8]) -> Result<usize> {
+        self.check()?;
+        util::write(Layer::ReductionHeader, "reduction header", self, out, 0, REDUCTION_HEADER_LEN)?;
+        Ok(REDUCTION_HEADER_LEN)
+    }
+}
+
+/// libfabric's use of the cookie (`struct cxip_coll_cookie`, little-endian bitfield order on x86):
+/// mcast_id bits 12-0, red_id bits 15-13, magic bits 30-16, retry bit 31. The engine ignores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cookie(pub u32);
+
+impl Cookie {
+    /// 13-bit multicast id.
+    pub fn mcast_id(&self) -> u16 {
+        (self.0 & 0x1fff) as u16
+    }
+    /// 3-bit reduction id.
+    pub fn red_id(&self) -> u8 {
+        ((self.0 >> 13) & 0x7) as u8
+    }
+    /// 15-bit magic.
+    pub fn magic(&self) -> u16 {
+        ((self.0 >> 16) & 0x7fff) as u16
+    }
+    /// Retry bit.
+    pub fn retry(&self) -> bool {
+        self.0 >> 31 != 0
+    }
+}
+
+/// The 84-byte Portals reduction frame (layout in the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[deku(endian = "big")]
+pub struct ReductionFrame {
+    /// Destination fabric address (multicast address of the tree for reductions).
+    pub dfa: u32,
+    /// Source fabric address.
+    pub sfa: u32,
+    /// Virtual network identifier (the protection key, seed 002 (52), (99)).
+    pub vni: u16,
+    /// Portals command code (stored once in the reduction state; not interpreted by this codec).
+    pub command: u8,
+    /// Flags (project-defined; bit 0 = multicast DFA). Other bits reserved.
+    pub flags: u8,
+    /// Portals match bits.
+    pub match_bits: u64,
+    /// Portals header data.
+    pub header_data: u64,
+    /// Reserved bytes 28-34.
+    pub reserved: [u8; RESERVED_LEN],
+    /// libfabric `red_pkt.pad`, bytes 35-39.
+    pub idc_pad: [u8; IDC_PAD_LEN],
+    /// The reduction header, bytes 40-51.
+    pub header: ReductionHeader,
+    /// rt_data: four big-endian 64-bit operands, bytes 52-83.
+    pub data: [u64; OPERANDS],
+}
+
+/// Flag bit: DFA is a multicast address.
+pub const FLAG_MULTICAST: u8 = 1 << 0;
+
+/// MINMAXLOC operand layout (seed 002 (46); FIG. 12 is missing: this is libfabric's `cxip_iminmax` /
+/// `cxip_fltminmax` order): operand 0 = min value, 1 = min index, 2 = max value, 3 = max index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinMaxLoc {
+    /// Raw 64 bits of the minimum (i64 or f64 by opcode).
+    pub min_value: u64,
+    /// Index of the minimum.
+    pub min_index: u64,
+    /// Raw 64 bits of the maximum.
+    pub max_value: u64,
+    /// Index of the maximum.
+    pub max_index: u64,
+}
+
+/// REPSUM operand layout: operands 0-3 are the integer parts IX\[0..3\] (libfabric `cxip_repsum.T`),
+/// with the exponent M and overflow id in the header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepSum {
+    /// IX\[0..3\] as signed integers.
+    pub parts: [i64; OPERANDS],
+    /// rt_repsum_m.
+    pub m: i8,
+    /// rt_repsum_ovflid.
+    pub overflow_id: u8,
+}
+
+impl ReductionFrame {
+    /// Parses exactly [`FRAME_LEN`] bytes.
+    pub fn parse(buf: &[u8]) -> Result<ReductionFrame> {
+        let f = util::read(Layer::Portals, "reduction frame", buf, 0, FRAME_LEN)?;
+        util::exact(Layer::Portals, FRAME_LEN, buf)?;
+        Ok(f)
+    }
+    /// Always [`FRAME_LEN`].
+    pub fn buffer_len(&self) -> usize {
+        FRAME_LEN
+    }
+    /// Emits the 84 bytes.
+    pub fn emit(&self, out: &mut [u8]) -> Result<usize> {
+        self.header.check()?;
+        util::write(Layer::Portals, "reduction frame", self, out, 0, FRAME_LEN)?;
+        Ok(FRAME_LEN)
+    }
+    /// Emits into a new array.
+    pub fn to_bytes(&self) -> Result<[u8; FRAME_LEN]> {
+        let mut b = [0u8; FRAME_LEN];
+        self.emit(&mut b)?;
+        Ok(b)
+    }
+    /// Multicast tree index, DFA bits 15-3.
+    pub fn tree(&self) -> u16 {
+        ((self.dfa >> dfa::TREE_SHIFT) & ((1 << dfa::TREE_BITS) - 1)) as u16
+    }
+    /// Concurrent reduction id on that tree, DFA bits 20-18.
+    pub fn reduction_id(&self) -> u8 {
+        ((self.dfa >> dfa::REDUCTION_ID_SHIFT) & ((1 << dfa::REDUCTION_ID_BITS) - 1)) as u8
+    }
+    /// Builds a multicast DFA from tree index and reduction id.
+    pub fn multicast_dfa(tree: u16, reduction_id: u8) -> Result<u32> {
+        fits(Layer::Portals, "tree", tree.into(), dfa::TREE_BITS)?;
+        fits(Layer::Portals, "reduction id", reduction_id.into(), dfa::REDUCTION_ID_BITS)?;
+        Ok(u32::from(tree) << dfa::TREE_SHIFT | u32::from(reduction_id) << dfa::REDUCTION_ID_SHIFT)
+    }
+    /// Operands as signed integers.
+    pub fn int_operands(&self) -> [i64; OPERANDS] {
+        self.data.map(|x| x as i64)
+    }
+    /// Operands as IEEE 754 doubles.
+    pub fn float_operands(&self) -> [f64; OPERANDS] {
+        self.data.map(f64::from_bits)
+    }
+    /// Operands as MINMAXLOC.
+    pub fn minmaxloc(&self) -> MinMaxLoc {
+        let [min_value, min_index, max_value, max_index] = self.data;
+        MinMaxLoc { min_value, min_index, max_value, max_index }
+    }
+    /// Sets the operands from MINMAXLOC.
+    pub fn set_minmaxloc(&mut self, v: MinMaxLoc) {
+        self.data = [v.min_value, v.min_index, v.max_value, v.max_index];
+    }
+    /// Operands and header fields as REPSUM.
+    pub fn repsum(&self) -> RepSum {
+        RepSum { parts: self.int_operands(), m: self.header.repsum_m(), overflow_id: self.header.repsum_ovflid }
+    }
+    /// Sets operands and header fields from REPSUM.
+    pub fn set_repsum(&mut self, r: RepSum) -> Result<()> {
+        fits(Layer::ReductionHeader, "rt_repsum_ovflid", r.overflow_id.into(), width::REPSUM_OVFLID)?;
+        self.data = r.parts.map(|x| x as u64);
+        self.header.repsum_m = r.m as u8;
+        self.header.repsum_ovflid = r.overflow_id;
+        Ok(())
+    }
+    /// For OP_MISMATCH results: the two disagreeing SFAs packed into rt_data\[0\] (high 32 bits first).
+    pub fn mismatch_sfas(&self) -> (u32, u32) {
+        let [d0, ..] = self.data;
+        ((d0 >> 32) as u32, d0 as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_constants() {
+        assert_eq!(FRAME_LEN, 84);
+        assert_eq!(RED_PKT_OFFSET, 35);
+        assert_eq!(FRAME_LEN - RED_PKT_OFFSET, 49);
+    }
+
+    #[test]
+    fn header_bit_positions_follow_libfabric() {
+        // Build the 96-bit value from the libfabric bit table and compare with deku's bytes.
+        let h = ReductionHeader {
+            cookie: 0xA1B2_C3D4,
+            reserved: 0,
+            retry: true,
+            repsum_ovflid: 2,
+            repsum_m: 0x85,
+            rc: 8,
+            resno: 0x2AB,
+            count: 0xF_EDCB,
+            op: 0x30,
+            arm: true,
+            seqno: 0x155,
+        };
+        let word: u128 = (0x155u128)
+            | 1u128 << 10
+            | 0x30u128 << 11
+            | 0xF_EDCBu128 << 17
+            | 0x2ABu128 << 37
+            | 8u128 << 47
+            | 0x85u128 << 51
+            | 2u128 << 59
+            | 1u128 << 61
+            | 0xA1B2_C3D4u128 << 64;
+        let expect = &word.to_be_bytes()[4..];
+        let mut out = [0u8; 12];
+        h.emit(&mut out).unwrap();
+        assert_eq!(&out[..], expect);
+        assert_eq!(ReductionHeader::parse(&out).unwrap(), h);
+    }
+}

@@ -1,0 +1,283 @@
+//! Zero-copy views (smoltcp `Packet<T: AsRef<[u8]>>` style) for the hot paths: the engine's steering
+//! and the benches read fields straight from the buffer instead of building a deku `Repr`.
+//!
+//! The deku declarations in [`crate::tlp`] and [`crate::portals`] stay the specification: the property
+//! test `view_matches_deku` checks every getter here against them. Byte/bit positions are those of the
+//! diagrams in `tlp.rs` / `portals.rs`.
+
+use crate::error::{Error, Layer, Result};
+use crate::portals;
+use crate::tlp::{self, TlpKind};
+
+/// Field positions of the non-flit header (byte offsets from the start of DW0, masks within the byte).
+mod field {
+    pub const FMT_TYPE: usize = 0;
+    pub const FMT_SHIFT: u32 = 5;
+    pub const TYPE_MASK: u8 = 0x1f;
+    pub const FLAGS1: usize = 1; // T9 TC T8 A2 LN TH
+    pub const FLAGS2: usize = 2; // TD EP Attr AT Length[9:8]
+    pub const T9: u8 = 0x80;
+    pub const TC_SHIFT: u32 = 4;
+    pub const T8: u8 = 0x08;
+    pub const A2: u8 = 0x04;
+    pub const TD: u8 = 0x80;
+    pub const EP: u8 = 0x40;
+    pub const ATTR_SHIFT: u32 = 4;
+    pub const LEN_HI_MASK: u8 = 0x03;
+    pub const LEN_LO: usize = 3;
+    pub const REQUESTER_ID: usize = 4; // requests and messages
+    pub const TAG: usize = 6; // requests and messages
+    pub const BE: usize = 7;
+    pub const ADDR: usize = 8;
+    pub const COMPLETER_ID: usize = 4;
+    pub const CPL_STATUS_BC: usize = 6;
+    pub const CPL_REQUESTER_ID: usize = 8;
+    pub const CPL_TAG: usize = 10;
+    pub const CPL_LOWER_ADDR: usize = 11;
+    pub const MSG_CODE: usize = 7;
+}
+
+/// A checked, zero-copy view of one non-flit TLP without prefixes (`new_checked` validates lengths
+/// exactly as [`tlp::Tlp::parse`] does; afterwards no getter can panic or fail).
+#[derive(Debug, Clone, Copy)]
+pub struct TlpView<T: AsRef<[u8]>> {
+    buf: T,
+    header_len: usize,
+    payload_len: usize,
+}
+
+#[inline]
+fn byte(b: &[u8], i: usize) -> u8 {
+    b.get(i).copied().unwrap_or(0)
+}
+#[inline]
+fn be16(b: &[u8], i: usize) -> u16 {
+    u16::from_be_bytes([byte(b, i), byte(b, i + 1)])
+}
+#[inline]
+fn be32(b: &[u8], i: usize) -> u32 {
+    u32::from_be_bytes([byte(b, i), byte(b, i + 1), byte(b, i + 2), byte(b, i + 3)])
+}
+
+impl<T: AsRef<[u8]>> TlpView<T> {
+    /// Checks lengths (and AtomicOp Length rules) and wraps `buf`, which must hold exactly one TLP
+    /// without prefixes.
+    pub fn new_checked(buf: T) -> Result<TlpView<T>> {
+        let b = buf.as_ref();
+        let l = Layer::Tlp;
+        let first = *b.first().ok_or(Error::Truncated { layer: l, field: "DW0", offset: 0, needed: tlp::DW0_LEN, actual: 0 })?;
+        let fmt = first >> field::FMT_SHIFT;
+        if fmt == tlp::FMT_PREFIX {
+            return Err(Error::InvalidField { layer: l, field: "Fmt", offset: 0, value: fmt.into(), reason: "TlpView does not take prefixes" });
+        }
+        if b.len() < tlp::DW0_LEN {
+            return Err(Error::Truncated { layer: l, field: "DW0", offset: 0, needed: tlp::DW0_LEN, actual: b.len() });
+        }
+        let header_len = if fmt & tlp::FMT_4DW != 0 { tlp::HEADER_4DW_LEN } else { tlp::HEADER_3DW_LEN };
+        if b.len() < header_len {
+            return Err(Error::Truncated { layer: l, field: "header", offset: tlp::DW0_LEN, needed: header_len, actual: b.len() });
+        }
+        let raw_len = (u16::from(byte(b, field::FLAGS2) & field::LEN_HI_MASK) << 8) | u16::from(byte(b, field::LEN_LO));
+        let len_dw = if raw_len == 0 { tlp::MAX_PAYLOAD_DW } else { usize::from(raw_len) };
+        let payload_len = if fmt & tlp::FMT_DATA != 0 { len_dw * tlp::DW } else { 0 };
+        let kind = TlpKind::classify(fmt, first & field::TYPE_MASK);
+        if let Some(allowed) = kind.allowed_lengths_dw() {
+            if !allowed.contains(&len_dw) {
+                return Err(Error::InvalidField { layer: l, field: "Length", offset: 2, value: raw_len.into(), reason: "AtomicOp length not allowed (FetchAdd/Swap: 1,2 DW; CAS: 2,4,8 DW)" });
+            }
+        }
+        let digest = if byte(b, field::FLAGS2) & field::TD != 0 { tlp::DIGEST_LEN } else { 0 };
+        if b.len() < header_len + payload_len {
+            return Err(Error::Truncated { layer: l, field: "payload", offset: header_len, needed: header_len + payload_len, actual: b.len() });
+        }
+        let total = header_len + payload_len + digest;
+        if b.len() < total {
+            return Err(Error::Truncated { layer: l, field: "ECRC", offset: header_len + payload_len, needed: total, actual: b.len() });
+        }
+        if b.len() > total {
+            return Err(Error::TrailingBytes { layer: l, expected: total, actual: b.len() });
+        }
+        Ok(TlpView { buf, header_len, payload_len })
+    }
+    fn b(&self) -> &[u8] {
+        self.buf.as_ref()
+    }
+    /// Fmt.
+    pub fn fmt(&self) -> u8 {
+        byte(self.b(), field::FMT_TYPE) >> field::FMT_SHIFT
+    }
+    /// Type.
+    pub fn tlp_type(&self) -> u8 {
+        byte(self.b(), field::FMT_TYPE) & field::TYPE_MASK
+    }
+    /// Kind.
+    pub fn kind(&self) -> TlpKind {
+        TlpKind::classify(self.fmt(), self.tlp_type())
+    }
+    /// TC.
+    pub fn tc(&self) -> u8 {
+        (byte(self.b(), field::FLAGS1) >> field::TC_SHIFT) & 0b111
+    }
+    /// Attr\[2:0\] (A2 as bit 2).
+    pub fn attr(&self) -> u8 {
+        let f1 = byte(self.b(), field::FLAGS1);
+        let f2 = byte(self.b(), field::FLAGS2);
+        u8::from(f1 & field::A2 != 0) << 2 | (f2 >> field::ATTR_SHIFT) & 0b11
+    }
+    /// TD.
+    pub fn td(&self) -> bool {
+        byte(self.b(), field::FLAGS2) & field::TD != 0
+    }
+    /// EP.
+    pub fn ep(&self) -> bool {
+        byte(self.b(), field::FLAGS2) & field::EP != 0
+    }
+    /// Raw Length field.
+    pub fn length(&self) -> u16 {
+        (u16::from(byte(self.b(), field::FLAGS2) & field::LEN_HI_MASK) << 8) | u16::from(byte(self.b(), field::LEN_LO))
+    }
+    /// Header length.
+    pub fn header_len(&self) -> usize {
+        self.header_len
+    }
+    fn is_completion(&self) -> bool {
+        matches!(self.kind(), TlpKind::Completion { .. })
+    }
+    /// Requester ID (requests, messages, completions).
+    pub fn requester_id(&self) -> u16 {
+        if self.is_completion() { be16(self.b(), field::CPL_REQUESTER_ID) } else { be16(self.b(), field::REQUESTER_ID) }
+    }
+    /// 10-bit tag.
+    pub fn tag(&self) -> u16 {
+        let f1 = byte(self.b(), field::FLAGS1);
+        let low = if self.is_completion() { byte(self.b(), field::CPL_TAG) } else { byte(self.b(), field::TAG) };
+        u16::from(f1 & field::T9 != 0) << 9 | u16::from(f1 & field::T8 != 0) << 8 | u16::from(low)
+    }
+    /// First DW byte enables (requests).
+    pub fn first_be(&self) -> u8 {
+        byte(self.b(), field::BE) & 0x0f
+    }
+    /// Last DW byte enables (requests).
+    pub fn last_be(&self) -> u8 {
+        byte(self.b(), field::BE) >> 4
+    }
+    /// Byte address of memory / IO / AtomicOp requests (PH bits cleared).
+    pub fn address(&self) -> u64 {
+        if self.header_len == tlp::HEADER_4DW_LEN {
+            (u64::from(be32(self.b(), field::ADDR)) << 32 | u64::from(be32(self.b(), field::ADDR + 4))) & !0b11
+        } else {
+            u64::from(be32(self.b(), field::ADDR) & !0b11)
+        }
+    }
+    /// Completer ID (completions).
+    pub fn completer_id(&self) -> u16 {
+        be16(self.b(), field::COMPLETER_ID)
+    }
+    /// Completion status.
+    pub fn status(&self) -> u8 {
+        byte(self.b(), field::CPL_STATUS_BC) >> 5
+    }
+    /// Raw byte count.
+    pub fn byte_count(&self) -> u16 {
+        be16(self.b(), field::CPL_STATUS_BC) & 0x0fff
+    }
+    /// Lower address.
+    pub fn lower_address(&self) -> u8 {
+        byte(self.b(), field::CPL_LOWER_ADDR) & 0x7f
+    }
+    /// Message code.
+    pub fn message_code(&self) -> u8 {
+        byte(self.b(), field::MSG_CODE)
+    }
+    /// Payload.
+    pub fn payload(&self) -> &[u8] {
+        self.b().get(self.header_len..self.header_len + self.payload_len).unwrap_or(&[])
+    }
+    /// ECRC digest (little-endian on the wire).
+    pub fn digest(&self) -> Option<u32> {
+        if !self.td() {
+            return None;
+        }
+        let o = self.header_len + self.payload_len;
+        Some(u32::from_le_bytes([byte(self.b(), o), byte(self.b(), o + 1), byte(self.b(), o + 2), byte(self.b(), o + 3)]))
+    }
+}
+
+/// Zero-copy view of the 84-byte Portals reduction frame.
+#[derive(Debug, Clone, Copy)]
+pub struct ReductionView<T: AsRef<[u8]>> {
+    buf: T,
+}
+
+impl<T: AsRef<[u8]>> ReductionView<T> {
+    /// Checks the length.
+    pub fn new_checked(buf: T) -> Result<ReductionView<T>> {
+        let n = buf.as_ref().len();
+        if n < portals::FRAME_LEN {
+            return Err(Error::Truncated { layer: Layer::Portals, field: "reduction frame", offset: 0, needed: portals::FRAME_LEN, actual: n });
+        }
+        if n > portals::FRAME_LEN {
+            return Err(Error::TrailingBytes { layer: Layer::Portals, expected: portals::FRAME_LEN, actual: n });
+        }
+        Ok(ReductionView { buf })
+    }
+    fn word(&self) -> u64 {
+        let b = self.buf.as_ref();
+        let o = portals::REDUCTION_HEADER_OFFSET + 4;
+        u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
+    }
+    /// DFA.
+    pub fn dfa(&self) -> u32 {
+        be32(self.buf.as_ref(), 0)
+    }
+    /// VNI.
+    pub fn vni(&self) -> u16 {
+        be16(self.buf.as_ref(), 8)
+    }
+    /// rt_cookie.
+    pub fn cookie(&self) -> u32 {
+        be32(self.buf.as_ref(), portals::REDUCTION_HEADER_OFFSET)
+    }
+    /// rt_seqno.
+    pub fn seqno(&self) -> u16 {
+        (self.word() & 0x3ff) as u16
+    }
+    /// rt_arm.
+    pub fn arm(&self) -> bool {
+        self.word() >> 10 & 1 != 0
+    }
+    /// rt_op.
+    pub fn op(&self) -> u8 {
+        (self.word() >> 11 & 0x3f) as u8
+    }
+    /// rt_count.
+    pub fn count(&self) -> u32 {
+        (self.word() >> 17 & 0xf_ffff) as u32
+    }
+    /// rt_resno.
+    pub fn resno(&self) -> u16 {
+        (self.word() >> 37 & 0x3ff) as u16
+    }
+    /// rt_rc.
+    pub fn rc(&self) -> u8 {
+        (self.word() >> 47 & 0xf) as u8
+    }
+    /// rt_repsum_m.
+    pub fn repsum_m(&self) -> u8 {
+        (self.word() >> 51) as u8
+    }
+    /// rt_repsum_ovflid.
+    pub fn repsum_ovflid(&self) -> u8 {
+        (self.word() >> 59 & 0b11) as u8
+    }
+    /// Retry (bit 61).
+    pub fn retry(&self) -> bool {
+        self.word() >> 61 & 1 != 0
+    }
+    /// Operand `i` (0..4).
+    pub fn operand(&self, i: usize) -> u64 {
+        let o = portals::PAYLOAD_OFFSET + 8 * i;
+        let b = self.buf.as_ref();
+        u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
+    }
+}
