@@ -342,3 +342,22 @@ fn repsum_reference_example() {
     assert_eq!(rep_value(&r), 1.0000000000000000);
     let _ = Repsum::default();
 }
+
+/// The operand bound (002 (89), 004): each bin holds at most W = 40 significant bits, so 2^23
+/// worst-case operands (every bin all ones, same sign) sum without overflow; 2^24 of them can overflow
+/// the signed 64-bit bin. Doubling a partial result is the same as combining 2^k equal operands.
+#[test]
+fn repsum_operand_bound_is_two_to_the_23_worst_case() {
+    // Significand all ones, exponent placing the leading bit at the top of its bin (w = 39).
+    let e = 39 + 40 * 2; // unbiased exponent 119: bin 2, offset 39
+    let v = ((e + 1023) as u64) << 52 | ((1u64 << 52) - 1);
+    let mut r = rep(v);
+    assert_eq!(r.rt_data[3], (1u64 << 40) - 1, "top bin full: 40 significant bits");
+    for _ in 0..23 {
+        r = combine(Mode::Associative, &r, &r);
+    }
+    assert_eq!(r.rt_rc, Rc::SUCCESS);
+    assert_eq!(rep_value(&r), f64::from_bits(v) * 2f64.powi(23));
+    let over = combine(Mode::Associative, &r, &r);
+    assert_eq!((over.rt_rc, over.rt_repsum_oflow_id), (Rc::INT_OVERFLOW, 3));
+}
