@@ -232,6 +232,7 @@ fn shuffled<T: Clone>(v: &[T], perm_seed: &[usize]) -> Vec<T> {
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 2048,
+        max_global_rejects: 1 << 16,
         failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::WithSource("regressions"))),
         ..ProptestConfig::default()
     })]
@@ -257,7 +258,12 @@ proptest! {
 
     #[test]
     fn repsum_of_two_is_the_correctly_rounded_sum_when_nothing_is_dropped(
-        a in double_strategy(), b in double_strategy(),
+        (a, b) in (any::<bool>(), 1u64..2046, any::<u64>(), any::<bool>(), -60i64..60, any::<u64>()).prop_map(
+            |(sa, ea, fa, sb, de, fb)| {
+                let eb = (ea as i64 + de).clamp(0, 2046) as u64;
+                let mk = |s: bool, e: u64, f: u64| u64::from(s) << 63 | e << 52 | (f & ((1 << 52) - 1));
+                (mk(sa, ea, fa), mk(sb, eb, fb))
+            }),
     ) {
         let r = combine(Mode::Associative, &rep(a), &rep(b));
         let (fa, fb) = (f64::from_bits(a), f64::from_bits(b));
@@ -335,4 +341,23 @@ fn repsum_reference_example() {
     let r = reduce_all(Mode::Associative, &items).unwrap();
     assert_eq!(rep_value(&r), 1.0000000000000000);
     let _ = Repsum::default();
+}
+
+/// The operand bound (002 (89), 004): each bin holds at most W = 40 significant bits, so 2^23
+/// worst-case operands (every bin all ones, same sign) sum without overflow; 2^24 of them can overflow
+/// the signed 64-bit bin. Doubling a partial result is the same as combining 2^k equal operands.
+#[test]
+fn repsum_operand_bound_is_two_to_the_23_worst_case() {
+    // Significand all ones, exponent placing the leading bit at the top of its bin (w = 39).
+    let e = 39 + 40 * 2; // unbiased exponent 119: bin 2, offset 39
+    let v = ((e + 1023) as u64) << 52 | ((1u64 << 52) - 1);
+    let mut r = rep(v);
+    assert_eq!(r.rt_data[3], (1u64 << 40) - 1, "top bin full: 40 significant bits");
+    for _ in 0..23 {
+        r = combine(Mode::Associative, &r, &r);
+    }
+    assert_eq!(r.rt_rc, Rc::SUCCESS);
+    assert_eq!(rep_value(&r), f64::from_bits(v) * 2f64.powi(23));
+    let over = combine(Mode::Associative, &r, &r);
+    assert_eq!((over.rt_rc, over.rt_repsum_oflow_id), (Rc::INT_OVERFLOW, 3));
 }

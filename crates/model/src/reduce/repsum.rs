@@ -4,8 +4,9 @@
 //! A repsum operand is four signed 64-bit bins `t[0..4]` (`rt_data[0..4]`, `t[0]` least significant) and
 //! a signed 8-bit bin index `m` (`rt_repsum_m`): value = sum of `t[i] * 2^(W * (m - 3 + i))`. Software
 //! puts at most `W` significant bits in each bin, so the `64 - W` spare bits absorb carries: with
-//! `W = 40` at least 2^24 operands add without overflow. Bins never carry into each other, so a sum is
-//! the same for every order and tree shape (only the result code may differ, see
+//! `W = 40` 2^23 operands always add without overflow (004 says 2^24: true except in the worst
+//! case). Bins never carry into each other, so a sum is the same for every order and tree shape (only
+//! the result code may differ, see
 //! `docs/reduction.md` §FLT_REPSUM). Encoding of bins and special `m` values as libfabric's
 //! `prov/cxi/src/cxip_repsum.c`.
 
