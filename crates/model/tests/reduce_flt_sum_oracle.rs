@@ -1,8 +1,8 @@
 //! FLT_SUM against Berkeley SoftFloat 3e (`softfloat-wrapper`, `riscv` specialisation: default NaN
 //! 0x7FF8000000000000): every rounding mode x FTZ, every flag, on exhaustive pairs of special values and
 //! on random pairs (10^6 per variant, about 1 s in either profile since the workspace builds tests
-//! optimised; override with REDUCE_ORACLE_PAIRS). FTZ is applied to SoftFloat's result as 002 (81) defines it: a subnormal
-//! result becomes a zero of the same sign and raises inexact.
+//! optimised; override with REDUCE_ORACLE_PAIRS). FTZ is applied to SoftFloat's result as 002 (81)
+//! defines it: a subnormal result becomes a zero of the same sign and raises inexact.
 
 use std::sync::Mutex;
 
