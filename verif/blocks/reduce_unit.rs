@@ -9,14 +9,15 @@
 //! Scoreboard (independent of the cycle model): `out_valid` follows `in_valid` exactly
 //! [`LATENCY`] edges later unless a reset intervened, and every `out_*` is 0 when `out_valid` is 0; for
 //! each result, the fields that have a one-line statement are checked from the inputs it came from:
-//! `rt_op`, the opcode-mismatch report, BARRIER, the bitwise and logical operators and INT_SUM. The
-//! floating-point and REPSUM arithmetic is checked independently against SoftFloat and libfabric's rules
-//! in `crates/model/tests/reduce_*.rs`.
+//! `rt_op`, the opcode-mismatch report, BARRIER, the bitwise and logical operators, INT_SUM/MIN/MAX,
+//! INT_MINMAXLOC, and FLT_MIN/FLT_MAX (host IEEE total order). FLT_SUM, MINNUM/MAXNUM and REPSUM are
+//! checked independently against SoftFloat and libfabric's rules in `crates/model/tests/reduce_*.rs`.
 
 use std::collections::VecDeque;
 
 use inswitch_model::reduce::stimulus::random_cycle;
 use inswitch_model::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
+use inswitch_model::reduce::float::DEFAULT_NAN;
 use inswitch_model::reduce::{Opcode, Rc};
 use rand::Rng;
 
@@ -165,6 +166,31 @@ impl ReduceUnitMonitor {
             Opcode::LogOr => Some(lanes(&|x, y| u64::from(x != 0 || y != 0))),
             Opcode::LogXor => Some(lanes(&|x, y| u64::from((x != 0) ^ (y != 0)))),
             Opcode::IntSum => Some(lanes(&|x, y| x.wrapping_add(y))),
+            Opcode::IntMin => Some(lanes(&|x, y| (x as i64).min(y as i64) as u64)),
+            Opcode::IntMax => Some(lanes(&|x, y| (x as i64).max(y as i64) as u64)),
+            Opcode::IntMinMaxLoc => {
+                let min = if (b[0] as i64, b[1]) < (a[0] as i64, a[1]) { [b[0], b[1]] } else { [a[0], a[1]] };
+                let max = if (b[2] as i64, std::cmp::Reverse(b[3])) > (a[2] as i64, std::cmp::Reverse(a[3])) {
+                    [b[2], b[3]]
+                } else {
+                    [a[2], a[3]]
+                };
+                Some([min[0], min[1], max[0], max[1]])
+            }
+            // Host IEEE total order (-0 < +0) for numbers; any NaN gives the default NaN.
+            Opcode::FltMin | Opcode::FltMax => {
+                let max = Opcode::from_raw(a_op) == Opcode::FltMax;
+                Some(lanes(&|x, y| {
+                    let (fx, fy) = (f64::from_bits(x), f64::from_bits(y));
+                    if fx.is_nan() || fy.is_nan() {
+                        DEFAULT_NAN
+                    } else if (fy.total_cmp(&fx) == std::cmp::Ordering::Greater) == max && x != y {
+                        y
+                    } else {
+                        x
+                    }
+                }))
+            }
             _ => None,
         };
         let op = Opcode::from_raw(a_op);
