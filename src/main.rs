@@ -48,6 +48,44 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// Decode frames and print every field (like `tshark -V`), from hex on the command line or a pcap
+    /// file; optionally write the frames to a pcap file.
+    Decode {
+        /// Frame kind: tlp, flit, dllp, portals, soft-portals, collective. With --pcap, defaults to the
+        /// kind of the file's link type.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Read frames from this pcap file instead of hex arguments.
+        #[arg(long)]
+        pcap: Option<PathBuf>,
+        /// Print JSON (one object per frame, one per line) instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also write the frames to this pcap file (Ethernet link type for soft-portals, a documented
+        /// LINKTYPE_USERn otherwise; see docs/frames.md).
+        #[arg(long)]
+        write_pcap: Option<PathBuf>,
+        /// Frames as hex (spaces, `:` and `0x` allowed), one argument per frame.
+        hex: Vec<String>,
+    },
+    /// Combine two contributions with a reduction operator, bit-exactly as the engine does, and print the
+    /// result operands (hex and decoded) and the result code (docs/reduction.md).
+    Reduce {
+        /// Operator name (any case), e.g. int_sum, flt_sum_noftz_rnd0, flt_sum_ftz_rnd3, flt_minnum, flt_repsum,
+        /// int_minmaxloc, barrier, or a 6-bit opcode number. Table: docs/reduction.md.
+        #[arg(long, required_unless_present = "batch")]
+        op: Option<String>,
+        /// R_TF_RED_CFG_MODE: `assoc` (associative) or `ieee`.
+        #[arg(long, default_value = "assoc")]
+        mode: String,
+        /// Read JSON lines {"op":..., "a":[...], "b":[...], "mode":...} on stdin, write one result per line.
+        #[arg(long)]
+        batch: bool,
+        /// Operands: the first half are contribution a's lanes, the second half b's (1 to 4 each); integers
+        /// (decimal or 0x hex) or, for float operators, decimal floats.
+        #[arg(allow_hyphen_values = true)]
+        operands: Vec<String>,
+    },
     /// Lint every RTL module with `verilator --lint-only -Wall`; exit status 1 on any warning.
     Lint {
         /// RTL directory.
@@ -74,6 +112,8 @@ fn main() -> ExitCode {
         Command::Cosim { block, width, seed, seeds, cycles, wave_dir, quiet } => {
             cosim(&block, width, seed, seeds, cycles, wave_dir, quiet)
         }
+        Command::Decode { kind, pcap, json, write_pcap, hex } => decode(kind.as_deref(), pcap, json, write_pcap, &hex),
+        Command::Reduce { op, mode, batch, operands } => reduce(op.as_deref(), &mode, batch, &operands),
         Command::Lint { rtl } => lint(&rtl),
         Command::Synth { rtl } => synth(&rtl),
     }
@@ -109,30 +149,116 @@ fn cosim(block: &str, width: Option<u32>, seed: u64, seeds: u64, cycles: u64, wa
         }
     }
     bar.finish_and_clear();
-    println!("{:<20} {:>6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>12}", "target", "seed", "cycles", "frames in", "frames out", "no route", "resets", "cycles/s");
+    println!("{:<20} {:>6} {:>10} {:>12}  events", "target", "seed", "cycles", "cycles/s");
     let mut all_cycles = 0;
-    let mut all_frames = 0;
     for (name, s, o, dt) in &rows {
         all_cycles += o.cycles;
-        all_frames += o.counter("frames_in");
-        println!(
-            "{:<20} {:>6} {:>10} {:>10} {:>10} {:>8} {:>7} {:>12.0}",
-            name,
-            s,
-            o.cycles,
-            o.counter("frames_in"),
-            o.counter("frames_out"),
-            o.counter("route_misses"),
-            o.counter("resets"),
-            o.cycles as f64 / dt.as_secs_f64()
-        );
+        let events: Vec<String> = o.counters.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        println!("{:<20} {:>6} {:>10} {:>12.0}  {}", name, s, o.cycles, o.cycles as f64 / dt.as_secs_f64(), events.join(" "));
     }
     println!(
-        "cosim: matched {all_cycles} cycles, {all_frames} frames, {} targets x {seeds} seeds, 0 mismatches ({:.1} s)",
+        "cosim: matched {all_cycles} cycles, {} targets x {seeds} seeds, 0 mismatches ({:.1} s)",
         selected.len(),
         start.elapsed().as_secs_f64()
     );
     ExitCode::SUCCESS
+}
+
+fn decode(kind: Option<&str>, pcap: Option<PathBuf>, json: bool, write_pcap: Option<PathBuf>, hex: &[String]) -> ExitCode {
+    use inswitch_frames::decode::{self as d, FrameKind};
+    use inswitch_frames::pcap as p;
+    let fail = |what: String| {
+        eprintln!("decode: {what}");
+        ExitCode::FAILURE
+    };
+    let given_kind = match kind.map(str::parse::<FrameKind>).transpose() {
+        Ok(k) => k,
+        Err(e) => return fail(e.to_string()),
+    };
+    let (kind, frames): (FrameKind, Vec<Vec<u8>>) = match &pcap {
+        Some(path) => {
+            let file = match std::fs::File::open(path) {
+                Ok(f) => f,
+                Err(e) => return fail(format!("{}: {e}", path.display())),
+            };
+            let cap = match p::read_pcap(std::io::BufReader::new(file)) {
+                Ok(c) => c,
+                Err(e) => return fail(format!("{}: {e}", path.display())),
+            };
+            let Some(kind) = given_kind.or(cap.kind()) else {
+                return fail(format!("{}: link type {} is not one of ours: give --kind", path.display(), cap.linktype));
+            };
+            (kind, cap.records.into_iter().map(|r| r.data).collect())
+        }
+        None => {
+            let Some(kind) = given_kind else { return fail("give --kind with hex frames".into()) };
+            let mut frames = Vec::new();
+            for h in hex {
+                match d::parse_hex(h) {
+                    Ok(b) => frames.push(b),
+                    Err(e) => return fail(format!("{h:?}: {e}")),
+                }
+            }
+            (kind, frames)
+        }
+    };
+    if frames.is_empty() {
+        return fail("no frames: give hex arguments or --pcap".into());
+    }
+    let mut status = ExitCode::SUCCESS;
+    for (n, bytes) in frames.iter().enumerate() {
+        let shown = if json { d::render_json(kind, bytes).map(|v| v.to_string()) } else { d::render_text(kind, bytes) };
+        match shown {
+            Ok(text) => println!("{}{text}", if json || frames.len() == 1 { String::new() } else { format!("Frame {n}:\n") }),
+            Err(e) => {
+                // A malformed frame is reported and the others are still decoded.
+                eprintln!("frame {n}: {e}");
+                status = ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(out) = write_pcap {
+        let records: Vec<p::Record> = frames
+            .into_iter()
+            .enumerate()
+            .map(|(n, data)| p::Record { timestamp: std::time::Duration::from_micros(n as u64), data })
+            .collect();
+        let written = std::fs::File::create(&out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            return fail(format!("{}: {e}", out.display()));
+        }
+    }
+    status
+}
+
+fn reduce(op: Option<&str>, mode: &str, batch: bool, operands: &[String]) -> ExitCode {
+    use inswitch_model::reduce::batch as b;
+    if batch {
+        let stdin = std::io::stdin();
+        let stdout = std::io::stdout();
+        return match b::run_batch(stdin.lock(), std::io::BufWriter::new(stdout.lock())) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("reduce --batch: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let Some(op) = op else {
+        eprintln!("reduce: give --op or --batch");
+        return ExitCode::FAILURE;
+    };
+    let args: Vec<&str> = operands.iter().map(String::as_str).collect();
+    match b::run_args(op, mode, &args) {
+        Ok(v) => {
+            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string()));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("reduce: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn lint(rtl: &std::path::Path) -> ExitCode {

@@ -1,0 +1,40 @@
+//! The `inswitch` command line: exit statuses and the outputs users script against.
+
+use std::process::Command;
+
+fn inswitch(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_inswitch")).args(args).output().expect("run inswitch");
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn cosim_matches_and_says_so() {
+    let (code, out, err) = inswitch(&["cosim", "--block", "output_queue", "--width", "64", "--seeds", "1", "--cycles", "20000", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("cosim: matched 20000 cycles, 1 targets x 1 seeds, 0 mismatches"), "{out}");
+    assert!(out.contains("output_queue_w64") && !out.contains("output_queue_w256"), "{out}");
+}
+
+#[test]
+fn cosim_rejects_an_unknown_block() {
+    let (code, _, err) = inswitch(&["cosim", "--block", "no_such_block"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("output_queue"), "the error lists the blocks: {err}");
+}
+
+#[test]
+fn reduce_prints_bit_exact_results() {
+    let (code, out, err) = inswitch(&["reduce", "--op", "int_sum", "5", "-7"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0xfffffffffffffffe") && out.contains("SUCCESS"), "{out}");
+    let (code, _, err) = inswitch(&["reduce", "--op", "no_such_op", "1", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no_such_op"), "{err}");
+}
+
+#[test]
+fn decode_reports_a_truncated_frame_and_fails() {
+    let (code, _, err) = inswitch(&["decode", "--kind", "portals", "00"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("need 84 bytes, have 1"), "{err}");
+}
