@@ -1,6 +1,6 @@
 //! Combines per second of the reduction model, per operator (`reduce::combine` on 1024 random operand
 //! pairs from `reduce::stimulus`, weighted towards special values), and of the cycle model
-//! `ReduceUnit::step`. Figures: docs/performance-reduce.md.
+//! `ReduceUnit::step`. Figures: docs/performance.md §Reduction unit.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use inswitch_model::reduce::stimulus::random_pair;
