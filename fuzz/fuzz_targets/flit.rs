@@ -1,16 +1,17 @@
-//! :FlitTlp:FlitTlp: parse; on success re-emit (must give the same bytes), re-parse (same repr), render decode text.
+//! FlitTlp: parse; on success re-emit (must give the same bytes), re-parse (same repr), render the
+//! decode text. No input may panic.
 #![no_main]
 use inswitch_frames::decode::{render_text, FrameKind};
-use inswitch_frames::flit;
+use inswitch_frames::flit::FlitTlp;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(f) = :FlitTlp:FlitTlp::parse(data) {
+    if let Ok(f) = FlitTlp::parse(data) {
         let mut b = vec![0u8; data.len()];
         let n = f.emit(&mut b).expect("a parsed frame must emit");
         assert_eq!(n, data.len());
         assert_eq!(&b[..], data);
-        assert_eq!(:FlitTlp:FlitTlp::parse(&b).expect("re-parse"), f);
+        assert_eq!(FlitTlp::parse(&b).expect("re-parse"), f);
         render_text(FrameKind::FlitTlp, data).expect("decode of a valid frame");
     }
 });

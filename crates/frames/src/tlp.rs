@@ -826,20 +826,18 @@ impl Tlp {
         }
         let four = self.dw0.header_len() == HEADER_4DW_LEN;
         match &self.header {
-            Header::Memory { address, .. } | Header::Atomic { address, .. } => {
-                if matches!(address, Address::A64(_)) != four {
-                    return Err(Error::Inconsistent { layer: L, reason: "address width does not match Fmt[0]" });
-                }
+            Header::Memory { address, .. } | Header::Atomic { address, .. }
+                if matches!(address, Address::A64(_)) != four =>
+            {
+                return Err(Error::Inconsistent { layer: L, reason: "address width does not match Fmt[0]" });
             }
-            Header::Raw(b) => {
-                if b.len() != self.dw0.header_len() - DW0_LEN {
-                    return Err(Error::LengthMismatch {
-                        layer: L,
-                        field: "reserved-type header",
-                        expected: self.dw0.header_len() - DW0_LEN,
-                        actual: b.len(),
-                    });
-                }
+            Header::Raw(b) if b.len() != self.dw0.header_len() - DW0_LEN => {
+                return Err(Error::LengthMismatch {
+                    layer: L,
+                    field: "reserved-type header",
+                    expected: self.dw0.header_len() - DW0_LEN,
+                    actual: b.len(),
+                });
             }
             _ => {}
         }

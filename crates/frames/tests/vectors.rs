@@ -393,6 +393,11 @@ fn soft_portals() {
     bad[20] ^= 0x40;
     assert!(matches!(SoftPortals::parse(&bad).unwrap().check_fcs(), Err(Error::Checksum { .. })));
     truncations(&b, SoftPortals::parse);
+    // Regression (found by the scapy oracle): an EtherType below 0x0600 is an 802.3 length.
+    let mut dot3 = b.clone();
+    dot3[12] = 0x05;
+    dot3[13] = 0xdc;
+    assert!(matches!(SoftPortals::parse(&dot3), Err(Error::InvalidField { field: "EtherType", offset: 12, value: 0x5dc, .. })));
 }
 
 // ---------------------------------------------------------------- DLLP
