@@ -35,6 +35,12 @@ pub static TARGETS: &[Target] = &[
         width: None,
         run: |cfg, progress| blocks::reduce_unit::run("reduce_unit", cfg, progress),
     },
+    Target {
+        name: "register_space",
+        block: "register_space",
+        width: None,
+        run: |cfg, progress| blocks::register_space::run("register_space", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

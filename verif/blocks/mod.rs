@@ -2,3 +2,4 @@
 
 pub mod output_queue;
 pub mod reduce_unit;
+pub mod register_space;
