@@ -41,6 +41,18 @@ pub static TARGETS: &[Target] = &[
         width: None,
         run: |cfg, progress| blocks::register_space::run("register_space", cfg, progress),
     },
+    Target {
+        name: "input_checker_w256",
+        block: "input_checker",
+        width: Some(256),
+        run: |cfg, progress| blocks::input_checker::run("input_checker_w256", cfg, progress),
+    },
+    Target {
+        name: "input_checker_w64",
+        block: "input_checker",
+        width: Some(64),
+        run: |cfg, progress| blocks::input_checker::run("input_checker_w64", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

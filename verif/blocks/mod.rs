@@ -3,3 +3,4 @@
 pub mod output_queue;
 pub mod reduce_unit;
 pub mod register_space;
+pub mod input_checker;
