@@ -35,6 +35,10 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
     // The reduction unit has no parameters (docs/reduction.md §RTL).
     ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
+    // Issue 6: the data-path blocks at their defaults (docs/blocks/*.md).
+    ModelSpec { name: "register_space", top: "register_space", params: &[] },
+    ModelSpec { name: "input_checker_w256", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
+    ModelSpec { name: "input_checker_w64", top: "input_checker", params: &[("DATA_WIDTH", "64")] },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

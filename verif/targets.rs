@@ -35,6 +35,24 @@ pub static TARGETS: &[Target] = &[
         width: None,
         run: |cfg, progress| blocks::reduce_unit::run("reduce_unit", cfg, progress),
     },
+    Target {
+        name: "register_space",
+        block: "register_space",
+        width: None,
+        run: |cfg, progress| blocks::register_space::run("register_space", cfg, progress),
+    },
+    Target {
+        name: "input_checker_w256",
+        block: "input_checker",
+        width: Some(256),
+        run: |cfg, progress| blocks::input_checker::run("input_checker_w256", cfg, progress),
+    },
+    Target {
+        name: "input_checker_w64",
+        block: "input_checker",
+        width: Some(64),
+        run: |cfg, progress| blocks::input_checker::run("input_checker_w64", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

@@ -12,9 +12,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod checker;
 pub mod message;
 pub mod output_queue;
 pub mod reduce;
+pub mod regs;
 pub mod signal;
 
 pub use signal::{Block, Ports, Signal, Wide};

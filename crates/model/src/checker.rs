@@ -1,0 +1,836 @@
+//! Input checker and steering (seed 000 [0092], [0140]; 002 (94)-(99)).
+//!
+//! Cycle model of `rtl/input_checker.v`; the checks, their priority and the steering rules are
+//! `docs/blocks/input_checker.md`. Frames extracted by the interposer arrive on `s_axis` (family and
+//! ingress port in `tuser` on the first beat). The checker validates them and steers each to exactly one
+//! place: a register access (`m_reg_*`, to the register space), a normalized collective message
+//! (`m_msg_*`, to the CPU, [`crate::message`]), or a drop with one reason pulse on `stat_event`.
+//!
+//! Stream framing (docs/blocks/input_checker.md §Frames): a TLP frame is `{4 reserved bits, 12-bit
+//! sequence number}` + TLP + LCRC (little-endian), the data-link form of a TLP; a Portals frame is a Soft
+//! Portals frame (Ethernet II header, 84-byte reduction frame, FCS). Both trailers are CRC-32/ISO-HDLC over
+//! everything before them, so one running CRC per frame checks either: over the whole frame, trailer
+//! included, it must leave the register at [`CRC32_RESIDUE`].
+//!
+//! The first [`CAPTURE_BYTES`] bytes of a frame are captured as the beats go by; every check and every
+//! field is then decided on the last beat from the capture, so the block takes one beat per cycle and the
+//! verdict costs no extra cycle.
+
+use crate::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use crate::ports;
+use crate::signal::{Block, Wide, WIDE_MAX_BITS};
+
+/// Bytes of a frame captured for parsing: longer frames are dropped as [`event::TOO_LONG`]. The longest
+/// frame the engine accepts is a Soft Portals frame (102 bytes).
+pub const CAPTURE_BYTES: usize = 128;
+/// Offset of the TLP in a TLP frame (after the 2-byte sequence-number field).
+pub const TLP_OFFSET: usize = 2;
+/// Shortest TLP frame: sequence number, 3-DW header, LCRC.
+pub const TLP_MIN_BYTES: usize = TLP_OFFSET + 12 + 4;
+/// Length of a Soft Portals frame (frames crate `SOFT_PORTALS_LEN`).
+pub const SOFT_PORTALS_BYTES: usize = 102;
+/// Offset of the Portals reduction frame in a Soft Portals frame (after the Ethernet header).
+pub const PORTALS_OFFSET: usize = 14;
+/// Register-window offsets at or above this are the collective-message mailbox (memory-write carrier);
+/// below it, 1-DW reads and writes are register accesses.
+pub const MAILBOX_OFFSET: u32 = 0x800;
+/// Engine register window base in the switch's address space (000 [0175]).
+pub const ENGINE_WINDOW: u32 = 0xC;
+/// Message code of a vendor-defined Type 1 message.
+pub const VDM_TYPE1_CODE: u8 = 0x7F;
+/// Protocol id in bits 31:24 of a collective VDM's DW3 (frames crate `VDM_PROTOCOL_ID`).
+pub const VDM_PROTOCOL_ID: u32 = 0xCE;
+/// CRC-32/ISO-HDLC register (reflected, before the final inversion) after a message followed by its own
+/// little-endian CRC.
+pub const CRC32_RESIDUE: u32 = 0xDEBB_20E3;
+/// Bits of the TLP forced to 1 in the ECRC (frames crate `NON_FLIT_ECRC_VARIANT_BITS`), as (offset from
+/// the TLP start, mask).
+pub const ECRC_VARIANT_BITS: [(usize, u8); 2] = [(0, 0x01), (2, 0x40)];
+
+/// `cfg_validation` bits (the register space's VALIDATION register).
+pub mod validation {
+    /// Check the LCRC of TLP frames.
+    pub const LCRC: u8 = 1 << 0;
+    /// Check the ECRC of TLPs that carry one.
+    pub const ECRC: u8 = 1 << 1;
+    /// Check the FCS of Soft Portals frames.
+    pub const FCS: u8 = 1 << 2;
+    /// Check the VNI of Portals frames against the allowed VNIs.
+    pub const VNI: u8 = 1 << 3;
+}
+
+/// `stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority
+/// order (the first check a frame fails names it).
+pub mod event {
+    /// Steered to the register space.
+    pub const ACCEPT_REG: u32 = 0;
+    /// Steered to the CPU as a collective message.
+    pub const ACCEPT_MSG: u32 = 1;
+    /// tkeep not all ones before the last beat, or not contiguous from byte 0 on it.
+    pub const TKEEP: u32 = 2;
+    /// TLP LCRC wrong.
+    pub const LCRC: u32 = 3;
+    /// Soft Portals FCS wrong.
+    pub const FCS: u32 = 4;
+    /// Longer than the capture (no frame the engine takes is).
+    pub const TOO_LONG: u32 = 5;
+    /// Length inconsistent: TLP shorter than a header or not the length its header says; Portals not
+    /// 102 bytes.
+    pub const LENGTH: u32 = 6;
+    /// Reserved Fmt, undefined Type, or a header field inconsistent with Length (Last BE of a 1-DW request).
+    pub const TLP_MALFORMED: u32 = 7;
+    /// A well-formed TLP the engine does not take: prefixes, TPH, IO/config/completion/atomic types,
+    /// messages other than vendor-defined Type 1 by ID.
+    pub const TLP_UNSUPPORTED: u32 = 8;
+    /// EP set.
+    pub const POISONED: u32 = 9;
+    /// ECRC wrong.
+    pub const ECRC: u32 = 10;
+    /// A reserved bit set (sequence-number field, PH of an untranslated address, collective header).
+    pub const RESERVED: u32 = 11;
+    /// Not addressed to this engine (address outside its window, Target ID not its device ID).
+    pub const NOT_FOR_ENGINE: u32 = 12;
+    /// A register access that is not one DW, or a read of the message mailbox.
+    pub const REG_ACCESS: u32 = 13;
+    /// Vendor-defined message with another Vendor ID, or DW3 disagreeing with the payload.
+    pub const VENDOR: u32 = 14;
+    /// Collective message: bad version, unknown kind, length not the kind's.
+    pub const COLL_MALFORMED: u32 = 15;
+    /// Collective configuration message: not handled by hardware (docs: future work).
+    pub const COLL_CONFIG: u32 = 16;
+    /// Collective data message with more than four operands.
+    pub const COLL_OPERANDS: u32 = 17;
+    /// Soft Portals EtherType not the port's.
+    pub const ETHERTYPE: u32 = 18;
+    /// Reduction header: undefined rt_op or rt_rc, or rt_count 0 on an upward frame.
+    pub const PORTALS_HEADER: u32 = 19;
+    /// VNI not allowed on this port.
+    pub const VNI: u32 = 20;
+    /// Number of event bits.
+    pub const COUNT: u32 = 21;
+    /// Names, by bit.
+    pub const NAMES: [&str; COUNT as usize] = [
+        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed",
+        "tlp_unsupported", "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor",
+        "coll_malformed", "coll_config", "coll_operands", "ethertype", "portals_header", "vni",
+    ];
+}
+
+/// Defined rt_op codes (002 (42)-(48); frames crate `ReductionOp`).
+pub fn portals_op_defined(op: u8) -> bool {
+    matches!(op, 0x00..=0x03 | 0x10..=0x12 | 0x14 | 0x20..=0x22 | 0x24..=0x26 | 0x28..=0x30)
+}
+
+/// Defined rt_rc codes the engine can receive (002 (96); frames crate `ReductionRc` 0-8 without 2).
+pub fn portals_rc_defined(rc: u8) -> bool {
+    rc <= 8 && rc != 2
+}
+
+/// One step of the reflected CRC-32 (polynomial 0xEDB88320) over one byte, no inversion.
+pub fn crc32_byte(crc: u32, byte: u8) -> u32 {
+    let mut c = crc ^ u32::from(byte);
+    for _ in 0..8 {
+        c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
+    }
+    c
+}
+
+/// Parameters of one checker (the RTL parameters of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckerParams {
+    /// Data bus width in bits: a multiple of 8 from 64 to 512.
+    pub data_width: usize,
+}
+
+impl Default for CheckerParams {
+    fn default() -> Self {
+        CheckerParams { data_width: 256 }
+    }
+}
+
+impl CheckerParams {
+    /// Bytes per beat.
+    pub fn keep_width(&self) -> usize {
+        self.data_width / 8
+    }
+}
+
+/// A parameter set the block cannot be built with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckerParamError {
+    /// `data_width` is not a multiple of 8 in 64..=512.
+    #[error("data_width {0} is not a multiple of 8 between 64 and {WIDE_MAX_BITS}")]
+    DataWidth(usize),
+}
+
+/// The checker's configuration inputs (from the register space, and the engine's device ID).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckerConfig {
+    /// The engine's device ID (its switch's ID; the upper half of its 32-bit window address).
+    pub engine_id: u16,
+    /// Soft Portals EtherType.
+    pub ethertype: u16,
+    /// Collective VDM vendor ID.
+    pub vendor_id: u16,
+    /// [`validation`] bits.
+    pub validation: u8,
+    /// Allowed VNIs: valid bits and values.
+    pub vni_valid: u8,
+    /// Allowed VNIs, entry i in bits 16i+15:16i.
+    pub vni: u64,
+}
+
+/// A register access produced from a 1-DW memory request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegAccess {
+    /// MWr (1) or MRd (0).
+    pub write: bool,
+    /// Byte offset in the window (bits 1:0 zero).
+    pub addr: u16,
+    /// First DW BE.
+    pub be: u8,
+    /// Payload DW, little-endian (0 for reads).
+    pub wdata: u32,
+    /// Requester ID.
+    pub src: u16,
+    /// 10-bit tag.
+    pub tag: u16,
+}
+
+/// Where a frame goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// To the register space.
+    Reg(RegAccess),
+    /// To the CPU.
+    Msg(CollectiveMsg),
+    /// Dropped, with its [`event`] bit.
+    Drop(u32),
+}
+
+impl Verdict {
+    /// The [`event`] bit this verdict pulses.
+    pub fn event(&self) -> u32 {
+        match self {
+            Verdict::Reg(_) => event::ACCEPT_REG,
+            Verdict::Msg(_) => event::ACCEPT_MSG,
+            Verdict::Drop(e) => *e,
+        }
+    }
+}
+
+/// What the stream side knows when a frame's last beat arrives.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameSummary {
+    /// Frame length in bytes (saturating at 0xFFFF).
+    pub bytes: usize,
+    /// The link CRC (LCRC or FCS) left the residue.
+    pub link_crc_ok: bool,
+    /// The ECRC range left the residue.
+    pub ecrc_ok: bool,
+    /// A tkeep rule was broken.
+    pub tkeep_bad: bool,
+    /// Portals (1) or TLP (0), from tuser\[8\] of the first beat.
+    pub portals: bool,
+    /// Ingress port, from tuser\[7:0\] of the first beat.
+    pub port: u8,
+}
+
+fn be16(c: &[u8], o: usize) -> u16 {
+    u16::from_be_bytes([c[o], c[o + 1]])
+}
+fn be32(c: &[u8], o: usize) -> u32 {
+    u32::from_be_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]])
+}
+fn be64(c: &[u8], o: usize) -> u64 {
+    u64::from(be32(c, o)) << 32 | u64::from(be32(c, o + 4))
+}
+
+/// The steering decision for a captured frame (docs/blocks/input_checker.md §Checks).
+pub fn classify(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
+    use event::*;
+    if f.tkeep_bad {
+        return Verdict::Drop(TKEEP);
+    }
+    let crc_check = cfg.validation & if f.portals { validation::FCS } else { validation::LCRC } != 0;
+    if crc_check && !f.link_crc_ok {
+        return Verdict::Drop(if f.portals { FCS } else { LCRC });
+    }
+    if f.bytes > CAPTURE_BYTES {
+        return Verdict::Drop(TOO_LONG);
+    }
+    if f.portals { classify_portals(c, f, cfg) } else { classify_tlp(c, f, cfg) }
+}
+
+fn classify_portals(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
+    use event::*;
+    if f.bytes != SOFT_PORTALS_BYTES {
+        return Verdict::Drop(LENGTH);
+    }
+    if be16(c, 12) != cfg.ethertype {
+        return Verdict::Drop(ETHERTYPE);
+    }
+    let e = PORTALS_OFFSET;
+    let cookie = be32(c, e + 40);
+    let w = be64(c, e + 44);
+    let field = |sh: u32, bits: u32| (w >> sh) & ((1 << bits) - 1);
+    if field(62, 2) != 0 {
+        return Verdict::Drop(RESERVED);
+    }
+    let (seqno, arm, op, count) = (field(0, 10) as u16, field(10, 1) != 0, field(11, 6) as u8, field(17, 20) as u32);
+    let (resno, rc, repsum_m, oflow, retry) = (field(37, 10) as u16, field(47, 4) as u8, field(51, 8) as u8, field(59, 2) as u8, field(61, 1) != 0);
+    if !portals_op_defined(op) || !portals_rc_defined(rc) || (count == 0 && !arm) {
+        return Verdict::Drop(PORTALS_HEADER);
+    }
+    let vni = be16(c, e + 8);
+    let allowed = (0..4).any(|k| cfg.vni_valid >> k & 1 != 0 && (cfg.vni >> (16 * k)) as u16 == vni);
+    if cfg.validation & validation::VNI != 0 && !allowed {
+        return Verdict::Drop(VNI);
+    }
+    let dfa = be32(c, e);
+    let mut data = [0u64; 4];
+    for (k, d) in data.iter_mut().enumerate() {
+        *d = be64(c, e + 52 + 8 * k);
+    }
+    Verdict::Msg(CollectiveMsg {
+        kind: if arm { Kind::ARM } else { Kind::CONTRIBUTION },
+        family: Family::Portals,
+        port: f.port,
+        ctx: (((dfa >> 18) & 0x7) << 13 | ((dfa >> 3) & 0x1FFF)) as u16,
+        src: be32(c, e + 4),
+        dst: dfa,
+        pid: NO_PARTICIPANT,
+        dmu_id: 0,
+        count,
+        code: 0,
+        posted: true,
+        error: false,
+        tid: 0,
+        vni,
+        cookie,
+        seqno,
+        resno,
+        retry,
+        op,
+        rc,
+        repsum_m: repsum_m as i8,
+        repsum_oflow_id: oflow,
+        data,
+        pbv: 0,
+    })
+}
+
+fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
+    use event::*;
+    let t = TLP_OFFSET;
+    if f.bytes < TLP_MIN_BYTES {
+        return Verdict::Drop(LENGTH);
+    }
+    let (b0, b1, b2) = (c[t], c[t + 1], c[t + 2]);
+    let (fmt, typ) = (b0 >> 5, b0 & 0x1F);
+    let four = fmt & 1 != 0;
+    let data = fmt & 2 != 0;
+    let mem = typ == 0 && fmt < 4;
+    let vdm = typ == 0b1_0010 && fmt == 0b011;
+    if fmt == 0b100 {
+        return Verdict::Drop(TLP_UNSUPPORTED);
+    }
+    if fmt > 0b100 {
+        return Verdict::Drop(TLP_MALFORMED);
+    }
+    if !mem && !vdm {
+        let message = typ & 0x18 == 0x10;
+        let known = matches!(typ, 0x01 | 0x02 | 0x04 | 0x05 | 0x0A..=0x0E | 0x1B) || (message && four && typ & 7 < 6);
+        return Verdict::Drop(if known { TLP_UNSUPPORTED } else { TLP_MALFORMED });
+    }
+    if b1 & 1 != 0 {
+        return Verdict::Drop(TLP_UNSUPPORTED);
+    }
+    let td = b2 & 0x80 != 0;
+    let length = usize::from(b2 & 3) << 8 | usize::from(c[t + 3]);
+    let len_dw = if length == 0 { 1024 } else { length };
+    let hdr = if four { 16 } else { 12 };
+    let plen = if data { 4 * len_dw } else { 0 };
+    if f.bytes != t + hdr + plen + if td { 4 } else { 0 } + 4 {
+        return Verdict::Drop(LENGTH);
+    }
+    if b2 & 0x40 != 0 {
+        return Verdict::Drop(POISONED);
+    }
+    if td && cfg.validation & validation::ECRC != 0 && !f.ecrc_ok {
+        return Verdict::Drop(ECRC);
+    }
+    let addr_lo = t + if four { 12 } else { 8 };
+    if c[0] >> 4 != 0 || (mem && c[addr_lo + 3] & 3 != 0) {
+        return Verdict::Drop(RESERVED);
+    }
+    let src = be16(c, t + 4);
+    let p = t + hdr;
+    if mem {
+        let hi = if four { be32(c, t + 8) } else { 0 };
+        let addr = be32(c, addr_lo) & !3;
+        if hi != 0 || addr >> 16 != u32::from(cfg.engine_id) || (addr >> 12) & 0xF != ENGINE_WINDOW {
+            return Verdict::Drop(NOT_FOR_ENGINE);
+        }
+        let off = addr & 0xFFF;
+        if off < MAILBOX_OFFSET {
+            if len_dw != 1 {
+                return Verdict::Drop(REG_ACCESS);
+            }
+            if c[t + 7] >> 4 != 0 {
+                return Verdict::Drop(TLP_MALFORMED);
+            }
+            let tag = u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6]);
+            let wdata = if data { u32::from_le_bytes([c[p], c[p + 1], c[p + 2], c[p + 3]]) } else { 0 };
+            return Verdict::Reg(RegAccess { write: data, addr: off as u16, be: c[t + 7] & 0xF, wdata, src, tag });
+        }
+        if !data {
+            return Verdict::Drop(REG_ACCESS);
+        }
+        return collective(c, p, plen, src, u32::from(cfg.engine_id), None, f.port);
+    }
+    if c[t + 7] != VDM_TYPE1_CODE {
+        return Verdict::Drop(TLP_UNSUPPORTED);
+    }
+    let target = be16(c, t + 8);
+    if target != cfg.engine_id {
+        return Verdict::Drop(NOT_FOR_ENGINE);
+    }
+    if be16(c, t + 10) != cfg.vendor_id {
+        return Verdict::Drop(VENDOR);
+    }
+    collective(c, p, plen, src, u32::from(target), Some(be32(c, t + 12)), f.port)
+}
+
+/// A collective message at `p` of `plen` bytes (docs/frames.md §4) to a normalized message.
+fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32, dw3: Option<u32>, port: u8) -> Verdict {
+    use event::*;
+    if plen < 8 {
+        return Verdict::Drop(COLL_MALFORMED);
+    }
+    let (version, kind) = (c[p] >> 4, c[p] & 0xF);
+    let flags = c[p + 1];
+    let cc_id = u16::from(c[p + 2] & 0xF) << 8 | u16::from(c[p + 3]);
+    if version != 1 || kind == 0 || kind > 8 {
+        return Verdict::Drop(COLL_MALFORMED);
+    }
+    if flags & 0x1F != 0 || c[p + 2] >> 4 != 0 {
+        return Verdict::Drop(RESERVED);
+    }
+    if kind == 1 {
+        return Verdict::Drop(COLL_CONFIG);
+    }
+    let data_kind = (4..=6).contains(&kind);
+    let expected = match kind {
+        2 => 40,
+        4..=6 => {
+            if plen < 16 {
+                return Verdict::Drop(COLL_MALFORMED);
+            }
+            let n = usize::from(be16(c, p + 12));
+            if n > 4 {
+                return Verdict::Drop(COLL_OPERANDS);
+            }
+            16 + 8 * n
+        }
+        _ => 16,
+    };
+    if plen != expected {
+        return Verdict::Drop(COLL_MALFORMED);
+    }
+    if let Some(dw3) = dw3 {
+        if dw3 != VDM_PROTOCOL_ID << 24 | u32::from(kind) << 16 | u32::from(cc_id) {
+            return Verdict::Drop(VENDOR);
+        }
+    }
+    let mut m = CollectiveMsg {
+        kind: Kind(kind),
+        family: Family::Tlp,
+        port,
+        ctx: cc_id,
+        src: u32::from(src),
+        dst,
+        pid: be16(c, p + 6),
+        dmu_id: be16(c, p + 4),
+        posted: flags & 0x80 == 0,
+        error: flags & 0x40 != 0,
+        ..CollectiveMsg::default()
+    };
+    match kind {
+        2 => {
+            m.count = u32::from(be16(c, p + 8));
+            m.op = c[p + 10];
+            m.data[0] = be64(c, p + 16);
+            m.pbv = u128::from(be64(c, p + 24)) << 64 | u128::from(be64(c, p + 32));
+        }
+        3 => {
+            m.code = c[p + 8];
+            m.count = u32::from(be16(c, p + 10));
+        }
+        _ if data_kind => {
+            m.op = c[p + 8];
+            m.rc = c[p + 9];
+            m.count = u32::from(be16(c, p + 10));
+            m.code = c[p + 14];
+            for k in 0..usize::from(be16(c, p + 12)) {
+                m.data[k] = be64(c, p + 16 + 8 * k);
+            }
+        }
+        _ => {
+            m.code = c[p + 8];
+            m.count = u32::from(c[p + 9]);
+            m.data[0] = u64::from(be16(c, p + 10)) | u64::from(be16(c, p + 12)) << 16;
+        }
+    }
+    Verdict::Msg(m.masked())
+}
+
+ports! {
+    /// Inputs of `rtl/input_checker.v` (clk aside).
+    pub struct InputCheckerIn {
+        /// Synchronous, active-high reset: drops the frame in progress and any output not yet taken.
+        pub rst: bool,
+        /// Frame data from the interposer (byte 0 = bits 7:0).
+        pub s_axis_tdata: Wide,
+        /// One bit per valid byte.
+        pub s_axis_tkeep: u64,
+        /// A beat is offered.
+        pub s_axis_tvalid: bool,
+        /// Last beat of a frame.
+        pub s_axis_tlast: bool,
+        /// {family (1 Portals), ingress port\[7:0\]}, sampled on the first beat.
+        pub s_axis_tuser: u16,
+        /// The register space takes the access.
+        pub m_reg_ready: bool,
+        /// The CPU takes the message.
+        pub m_msg_ready: bool,
+        /// The engine's device ID.
+        pub cfg_engine_id: u16,
+        /// Soft Portals EtherType.
+        pub cfg_ethertype: u16,
+        /// Collective vendor ID.
+        pub cfg_vendor_id: u16,
+        /// VALIDATION\[3:0\].
+        pub cfg_validation: u8,
+        /// Allowed-VNI valid bits.
+        pub cfg_vni_valid: u8,
+        /// Allowed VNIs.
+        pub cfg_vni: u64,
+    }
+}
+
+ports! {
+    /// Outputs of `rtl/input_checker.v`.
+    pub struct InputCheckerOut {
+        /// A beat is taken (both outputs can take a verdict).
+        pub s_axis_tready: bool,
+        /// A register access is offered.
+        pub m_reg_valid: bool,
+        /// Write.
+        pub m_reg_write: bool,
+        /// Byte offset in the window.
+        pub m_reg_addr: u16,
+        /// Byte enables.
+        pub m_reg_be: u8,
+        /// Write data.
+        pub m_reg_wdata: u32,
+        /// Requester ID.
+        pub m_reg_src: u16,
+        /// Tag.
+        pub m_reg_tag: u16,
+        /// A message is offered.
+        pub m_msg_valid: bool,
+        /// Message kind.
+        pub m_msg_kind: u8,
+        /// Family.
+        pub m_msg_family: bool,
+        /// Ingress port.
+        pub m_msg_port: u8,
+        /// Context key.
+        pub m_msg_ctx: u16,
+        /// Source.
+        pub m_msg_src: u32,
+        /// Destination.
+        pub m_msg_dst: u32,
+        /// P_ID.
+        pub m_msg_pid: u16,
+        /// DMU_ID.
+        pub m_msg_dmu_id: u16,
+        /// Count.
+        pub m_msg_count: u32,
+        /// Code.
+        pub m_msg_code: u8,
+        /// Posted.
+        pub m_msg_posted: bool,
+        /// Error mark.
+        pub m_msg_error: bool,
+        /// TID.
+        pub m_msg_tid: u8,
+        /// VNI.
+        pub m_msg_vni: u16,
+        /// Cookie.
+        pub m_msg_cookie: u32,
+        /// rt_seqno.
+        pub m_msg_seqno: u16,
+        /// rt_resno.
+        pub m_msg_resno: u16,
+        /// Retry.
+        pub m_msg_retry: bool,
+        /// rt_op.
+        pub m_msg_op: u8,
+        /// rt_rc.
+        pub m_msg_rc: u8,
+        /// REPSUM M.
+        pub m_msg_repsum_m: u8,
+        /// REPSUM overflow id.
+        pub m_msg_repsum_oflow_id: u8,
+        /// Operands, lane 0 in bits 63:0.
+        pub m_msg_data: Wide,
+        /// PBV.
+        pub m_msg_pbv: Wide,
+        /// One-cycle outcome pulse per frame, bit = [`event`].
+        pub stat_event: u32,
+    }
+}
+
+impl InputCheckerOut {
+    /// The message on the `m_msg_*` ports.
+    pub fn msg(&self) -> CollectiveMsg {
+        let mut data = [0u64; 4];
+        data.copy_from_slice(&self.m_msg_data.0[..4]);
+        CollectiveMsg {
+            kind: Kind(self.m_msg_kind),
+            family: if self.m_msg_family { Family::Portals } else { Family::Tlp },
+            port: self.m_msg_port,
+            ctx: self.m_msg_ctx,
+            src: self.m_msg_src,
+            dst: self.m_msg_dst,
+            pid: self.m_msg_pid,
+            dmu_id: self.m_msg_dmu_id,
+            count: self.m_msg_count,
+            code: self.m_msg_code,
+            posted: self.m_msg_posted,
+            error: self.m_msg_error,
+            tid: self.m_msg_tid,
+            vni: self.m_msg_vni,
+            cookie: self.m_msg_cookie,
+            seqno: self.m_msg_seqno,
+            resno: self.m_msg_resno,
+            retry: self.m_msg_retry,
+            op: self.m_msg_op,
+            rc: self.m_msg_rc,
+            repsum_m: self.m_msg_repsum_m as i8,
+            repsum_oflow_id: self.m_msg_repsum_oflow_id,
+            data,
+            pbv: u128::from(self.m_msg_pbv.0[0]) | u128::from(self.m_msg_pbv.0[1]) << 64,
+        }
+    }
+
+    fn set_msg(&mut self, m: &CollectiveMsg) {
+        self.m_msg_kind = m.kind.0;
+        self.m_msg_family = m.family == Family::Portals;
+        self.m_msg_port = m.port;
+        self.m_msg_ctx = m.ctx;
+        self.m_msg_src = m.src;
+        self.m_msg_dst = m.dst;
+        self.m_msg_pid = m.pid;
+        self.m_msg_dmu_id = m.dmu_id;
+        self.m_msg_count = m.count;
+        self.m_msg_code = m.code;
+        self.m_msg_posted = m.posted;
+        self.m_msg_error = m.error;
+        self.m_msg_tid = m.tid;
+        self.m_msg_vni = m.vni;
+        self.m_msg_cookie = m.cookie;
+        self.m_msg_seqno = m.seqno;
+        self.m_msg_resno = m.resno;
+        self.m_msg_retry = m.retry;
+        self.m_msg_op = m.op;
+        self.m_msg_rc = m.rc;
+        self.m_msg_repsum_m = m.repsum_m as u8;
+        self.m_msg_repsum_oflow_id = m.repsum_oflow_id;
+        self.m_msg_data = Wide::ZERO;
+        self.m_msg_data.0[..4].copy_from_slice(&m.data);
+        self.m_msg_pbv = Wide::ZERO;
+        self.m_msg_pbv.0[0] = m.pbv as u64;
+        self.m_msg_pbv.0[1] = (m.pbv >> 64) as u64;
+    }
+}
+
+/// The input checker's registers.
+#[derive(Clone, Debug)]
+pub struct InputChecker {
+    p: CheckerParams,
+    cap: [u8; CAPTURE_BYTES],
+    in_frame: bool,
+    pos: usize,
+    crc: u32,
+    ecrc: u32,
+    ecrc_end: usize,
+    tkeep_bad: bool,
+    portals: bool,
+    port: u8,
+    out: InputCheckerOut,
+}
+
+/// Frame positions saturate here (frames this long are dropped as too long anyway).
+const POS_MAX: usize = 0xFFFF;
+
+impl InputChecker {
+    /// A checker in its reset state.
+    pub fn new(p: CheckerParams) -> Result<Self, CheckerParamError> {
+        if p.data_width < 64 || p.data_width % 8 != 0 || p.data_width > WIDE_MAX_BITS {
+            return Err(CheckerParamError::DataWidth(p.data_width));
+        }
+        Ok(InputChecker {
+            p,
+            cap: [0; CAPTURE_BYTES],
+            in_frame: false,
+            pos: 0,
+            crc: 0,
+            ecrc: 0,
+            ecrc_end: 0,
+            tkeep_bad: false,
+            portals: false,
+            port: 0,
+            out: InputCheckerOut::default(),
+        })
+    }
+}
+
+impl Block for InputChecker {
+    type In = InputCheckerIn;
+    type Out = InputCheckerOut;
+
+    fn step(&mut self, i: &InputCheckerIn) -> InputCheckerOut {
+        let kw = self.p.keep_width();
+        let keep_all = if kw >= 64 { u64::MAX } else { (1u64 << kw) - 1 };
+        let reg_free = !self.out.m_reg_valid || i.m_reg_ready;
+        let msg_free = !self.out.m_msg_valid || i.m_msg_ready;
+        let tready = !i.rst && reg_free && msg_free;
+        let out = InputCheckerOut { s_axis_tready: tready, ..self.out };
+
+        // Rising edge.
+        self.out.m_reg_valid &= !i.m_reg_ready;
+        self.out.m_msg_valid &= !i.m_msg_ready;
+        self.out.stat_event = 0;
+        if i.s_axis_tvalid && tready {
+            let first = !self.in_frame;
+            let pos = if first { 0 } else { self.pos };
+            let keep = i.s_axis_tkeep & keep_all;
+            let byte = |k: usize| i.s_axis_tdata.byte(k);
+            if first {
+                self.portals = i.s_axis_tuser >> 8 & 1 != 0;
+                self.port = i.s_axis_tuser as u8;
+                let (b0, b2, b3) = (byte(TLP_OFFSET), byte(TLP_OFFSET + 2), byte(TLP_OFFSET + 3));
+                let length = usize::from(b2 & 3) << 8 | usize::from(b3);
+                let len_dw = if length == 0 { 1024 } else { length };
+                let hdr = if b0 & 0x20 != 0 { 16 } else { 12 };
+                let plen = if b0 & 0x40 != 0 { 4 * len_dw } else { 0 };
+                self.ecrc_end = TLP_OFFSET + hdr + plen + 4;
+            }
+            let mut crc = if first { u32::MAX } else { self.crc };
+            let mut ecrc = if first { u32::MAX } else { self.ecrc };
+            for k in 0..kw {
+                let at = pos + k;
+                if keep >> k & 1 != 0 {
+                    crc = crc32_byte(crc, byte(k));
+                    if at >= TLP_OFFSET && at < self.ecrc_end {
+                        let forced = ECRC_VARIANT_BITS.iter().filter(|(o, _)| TLP_OFFSET + o == at).fold(0, |a, (_, m)| a | m);
+                        ecrc = crc32_byte(ecrc, byte(k) | forced);
+                    }
+                }
+                if at < CAPTURE_BYTES {
+                    self.cap[at] = byte(k);
+                }
+            }
+            let bad = if i.s_axis_tlast { keep == 0 || keep & keep.wrapping_add(1) & keep_all != 0 } else { keep != keep_all };
+            self.tkeep_bad = (!first && self.tkeep_bad) || bad;
+            self.crc = crc;
+            self.ecrc = ecrc;
+            self.pos = (pos + kw).min(POS_MAX);
+            self.in_frame = !i.s_axis_tlast;
+            if i.s_axis_tlast {
+                let summary = FrameSummary {
+                    bytes: (pos + keep.count_ones() as usize).min(POS_MAX),
+                    link_crc_ok: crc == CRC32_RESIDUE,
+                    ecrc_ok: ecrc == CRC32_RESIDUE,
+                    tkeep_bad: self.tkeep_bad,
+                    portals: self.portals,
+                    port: self.port,
+                };
+                let cfg = CheckerConfig {
+                    engine_id: i.cfg_engine_id,
+                    ethertype: i.cfg_ethertype,
+                    vendor_id: i.cfg_vendor_id,
+                    validation: i.cfg_validation,
+                    vni_valid: i.cfg_vni_valid,
+                    vni: i.cfg_vni,
+                };
+                let v = classify(&self.cap, &summary, &cfg);
+                self.out.stat_event = 1 << v.event();
+                match v {
+                    Verdict::Reg(a) => {
+                        self.out.m_reg_valid = true;
+                        self.out.m_reg_write = a.write;
+                        self.out.m_reg_addr = a.addr;
+                        self.out.m_reg_be = a.be;
+                        self.out.m_reg_wdata = a.wdata;
+                        self.out.m_reg_src = a.src;
+                        self.out.m_reg_tag = a.tag;
+                    }
+                    Verdict::Msg(m) => {
+                        self.out.m_msg_valid = true;
+                        self.out.set_msg(&m);
+                    }
+                    Verdict::Drop(_) => {}
+                }
+            }
+        }
+        if i.rst {
+            self.in_frame = false;
+            self.pos = 0;
+            self.crc = 0;
+            self.ecrc = 0;
+            self.ecrc_end = 0;
+            self.tkeep_bad = false;
+            self.portals = false;
+            self.port = 0;
+            self.out = InputCheckerOut::default();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_residue_of_a_message_and_its_le_crc() {
+        // CRC-32/ISO-HDLC "123456789" = 0xCBF43926; followed by its little-endian CRC, the register
+        // (before inversion) is the residue.
+        let mut c = u32::MAX;
+        for b in b"123456789" {
+            c = crc32_byte(c, *b);
+        }
+        assert_eq!(!c, 0xCBF4_3926);
+        for b in 0xCBF4_3926u32.to_le_bytes() {
+            c = crc32_byte(c, b);
+        }
+        assert_eq!(c, CRC32_RESIDUE);
+    }
+
+    #[test]
+    fn defined_codes() {
+        assert!(portals_op_defined(0x30) && portals_op_defined(0x28) && !portals_op_defined(0x13) && !portals_op_defined(0x31));
+        assert!(portals_rc_defined(8) && !portals_rc_defined(2) && !portals_rc_defined(9));
+    }
+
+    #[test]
+    fn bad_width_is_rejected() {
+        assert!(InputChecker::new(CheckerParams { data_width: 32 }).is_err());
+        assert!(InputChecker::new(CheckerParams { data_width: 64 }).is_ok());
+    }
+}

@@ -1,0 +1,768 @@
+//! Register space of the packet engine (seed 000 [0154]-[0158], [0174]-[0178]; 002 (60)-(61), (86)).
+//!
+//! Cycle model of `rtl/register_space.v`; the register table is `docs/registers.md`, the interface and
+//! timing `docs/blocks/register_space.md`. The engine's registers sit in a 4 KiB window at 0xC000 of its
+//! switch's 32-bit address space ([0175]: writes to `0x0010_C0yy` program switch 0x0010's PBV table), so
+//! a register is addressed here by its 12-bit byte offset in that window.
+//!
+//! One register access per cycle arrives on `s_reg_*` (from the input checker, which turns 1-DW memory
+//! reads and writes into accesses); each gets one response on `m_reg_rsp_*` one cycle later. Only the
+//! configured master may write once the `CTRL.lock` bit is set; other writers are rejected and counted.
+//! Everything else this block holds drives other blocks: configuration values on `cfg_*` ports, the
+//! output queue's route-table write port, the interposer's multicast-table write port, and a PBV read
+//! port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
+
+use modular_bitfield::prelude::*;
+
+use crate::ports;
+use crate::signal::Block;
+
+/// Bytes in the engine's register window (offsets 0x000-0xFFF).
+pub const WINDOW_BYTES: u32 = 0x1000;
+/// Base of the register window in a switch's address space ([0175]).
+pub const ENGINE_BASE: u32 = 0xC000;
+/// PBV entries (000 [0157]: up to 128).
+pub const PBV_ENTRIES: usize = 128;
+/// Route-table entries, as the output queue's default `ROUTE_ENTRIES`.
+pub const ROUTE_ENTRIES: usize = 16;
+/// Multicast-table entries held by the engine (a window onto the switch's 8K-tree table, 002 (60)).
+pub const MCAST_ENTRIES: usize = 16;
+/// Allowed-VNI entries of a port (002 (52), (99)).
+pub const VNI_ENTRIES: usize = 4;
+/// Reduction timeouts (002 (61): four configurable 24-bit timeouts).
+pub const RED_TIMEOUTS: usize = 4;
+/// Wait-count thresholds that choose among the reduction timeouts (002 (61)).
+pub const RED_THRESHOLDS: usize = 3;
+/// External event counters (`stat_event` bits).
+pub const STAT_EVENTS: usize = 32;
+/// Counters held by the register space itself, before the external ones.
+pub const INTERNAL_COUNTERS: usize = 2;
+/// Value of the read-only ID register: "C0E" engine magic, map version 1.
+pub const ID_VALUE: u32 = 0x1C0E_0001;
+
+/// Byte offsets of the registers (docs/registers.md).
+pub mod offset {
+    /// PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).
+    pub const PBV: u32 = 0x000;
+    /// Read-only identification.
+    pub const ID: u32 = 0x100;
+    /// Control: bit 0 lock (only `MASTER_ID` may write once set).
+    pub const CTRL: u32 = 0x104;
+    /// Device ID of the configuring source / master engine.
+    pub const MASTER_ID: u32 = 0x108;
+    /// Soft Portals EtherType of this engine's ports.
+    pub const ETHERTYPE: u32 = 0x10C;
+    /// Vendor ID of collective vendor-defined messages.
+    pub const VENDOR_ID: u32 = 0x110;
+    /// Protocol-validation enables of the input checker.
+    pub const VALIDATION: u32 = 0x114;
+    /// Error-reporting configuration (for the CPU).
+    pub const ERROR_REPORTING: u32 = 0x118;
+    /// R_TF_RED_CFG_MODE: bit 0 = 1 associative, 0 IEEE (002 (86)).
+    pub const RED_CFG_MODE: u32 = 0x11C;
+    /// Subservient watchdog timeout, units of 1024 clocks (000 [0154]).
+    pub const SUB_TIMEOUT: u32 = 0x120;
+    /// Master watchdog timeout, units of 1024 clocks (000 [0154]).
+    pub const MASTER_TIMEOUT: u32 = 0x124;
+    /// Four reduction timeouts, units of 1024 clocks (002 (61)).
+    pub const RED_TIMEOUT: u32 = 0x130;
+    /// Three wait-count thresholds (002 (61)).
+    pub const RED_THRESHOLD: u32 = 0x140;
+    /// Four allowed VNIs: bit 31 valid, bits 15:0 VNI.
+    pub const VNI_ALLOWED: u32 = 0x150;
+    /// Route table: 16 entries x 8 bytes; DW0 key, DW1 action (writing DW1 commits the entry).
+    pub const ROUTE: u32 = 0x200;
+    /// Multicast table: 16 entries x 16 bytes; DW0 key (writing DW0 commits), DW1 wait count, DW2 ports.
+    pub const MCAST: u32 = 0x300;
+    /// Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.
+    pub const COUNTERS: u32 = 0x400;
+}
+
+/// Response status (`m_reg_rsp_status`).
+pub mod status {
+    /// Done.
+    pub const OK: u8 = 0;
+    /// A write from someone other than the master while locked: ignored and counted.
+    pub const REJECTED: u8 = 1;
+    /// No register there, or a write to a read-only register: ignored and counted.
+    pub const UNMAPPED: u8 = 2;
+}
+
+/// CTRL register.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ctrl {
+    /// Only `MASTER_ID` may write configuration (000 [0113]: the source node configures the engines).
+    pub lock: bool,
+    #[skip]
+    __: B31,
+}
+
+/// VALIDATION register: which checks the input checker applies (1 = check).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Validation {
+    /// TLP LCRC.
+    pub lcrc: bool,
+    /// TLP ECRC (when the TLP carries a digest).
+    pub ecrc: bool,
+    /// Soft Portals FCS.
+    pub fcs: bool,
+    /// Portals VNI against VNI_ALLOWED.
+    pub vni: bool,
+    #[skip]
+    __: B28,
+}
+
+/// A PBV-table DW: two 16-bit device IDs (000 [0155], [0157]).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PbvPair {
+    /// Device ID of the even entry (byte offset 0 of the DW).
+    pub even: B16,
+    /// Device ID of the odd entry.
+    pub odd: B16,
+}
+
+/// Route-table DW0 (the output queue's match key).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteKey {
+    /// Destination device ID the entry matches ...
+    pub dest_id: B16,
+    /// ... on these bits (0: a default route).
+    pub dest_mask: B16,
+}
+
+/// Route-table DW1 (writing it commits the entry to the output queue).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteAction {
+    /// Egress port (the low `PORT_WIDTH` bits are kept).
+    pub port: B8,
+    #[skip]
+    __: B23,
+    /// Entry takes part in lookups.
+    pub valid: bool,
+}
+
+/// Multicast-table DW0 (writing it commits the entry to the interposer).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastKey {
+    /// Multicast tree: DFA bits 15-3 (002 (60)).
+    pub tree: B13,
+    #[skip]
+    __: B18,
+    /// Entry in use.
+    pub valid: bool,
+}
+
+/// Multicast-table DW1.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastWait {
+    /// Wait count: children whose contributions this engine combines (002 (39), (61)); 0 = not armed
+    /// here, the interposer lets the tree's frames pass.
+    pub wait_count: B20,
+    #[skip]
+    __: B12,
+}
+
+/// Multicast-table DW2.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastPorts {
+    /// Ports the tree's downward frames leave on (one bit per port).
+    pub ports: B16,
+    #[skip]
+    __: B16,
+}
+
+/// VNI_ALLOWED entry.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VniAllowed {
+    /// The VNI.
+    pub vni: B16,
+    #[skip]
+    __: B15,
+    /// Entry in use.
+    pub valid: bool,
+}
+
+/// Reset values (docs/registers.md).
+pub mod reset {
+    /// Soft Portals EtherType (frames crate default, IEEE local experimental).
+    pub const ETHERTYPE: u32 = 0x88B5;
+    /// Collective vendor ID (frames crate default).
+    pub const VENDOR_ID: u32 = 0xC011;
+    /// Every check on.
+    pub const VALIDATION: u32 = 0xF;
+    /// Subservient timeout: 1024 x 1024 clocks (about 1.2 ms at 850 MHz).
+    pub const SUB_TIMEOUT: u32 = 0x400;
+    /// Master timeout: three times the subservient one (000 [0154]).
+    pub const MASTER_TIMEOUT: u32 = 0xC00;
+    /// Reduction timeouts 0-3.
+    pub const RED_TIMEOUT: [u32; super::RED_TIMEOUTS] = [0x1, 0x10, 0x100, 0x1000];
+    /// Wait-count thresholds 0-2.
+    pub const RED_THRESHOLD: [u32; super::RED_THRESHOLDS] = [4, 64, 1024];
+}
+
+/// Width masks of the value registers.
+const MASK16: u32 = 0xFFFF;
+const MASK8: u32 = 0xFF;
+const MASK24: u32 = 0xFF_FFFF;
+const MASK20: u32 = 0xF_FFFF;
+
+ports! {
+    /// Inputs of `rtl/register_space.v` (clk aside).
+    pub struct RegisterSpaceIn {
+        /// Synchronous, active-high reset: every register to its reset value, counters to 0.
+        pub rst: bool,
+        /// A register access is offered.
+        pub s_reg_valid: bool,
+        /// Write (1) or read (0).
+        pub s_reg_write: bool,
+        /// Byte offset in the 4 KiB window (bits 1:0 ignored: DW accesses).
+        pub s_reg_addr: u16,
+        /// Byte enables of the DW (bit 0 = bits 7:0, the lowest address).
+        pub s_reg_be: u8,
+        /// Write data (little-endian: the PCIe payload byte at the lowest address is bits 7:0).
+        pub s_reg_wdata: u32,
+        /// Requester ID of the access (checked against MASTER_ID for writes).
+        pub s_reg_src: u16,
+        /// Tag, returned with the response (for a completion).
+        pub s_reg_tag: u16,
+        /// The consumer takes the response.
+        pub m_reg_rsp_ready: bool,
+        /// PBV entry to read on `pbv_rd_dev_id`.
+        pub pbv_rd_index: u8,
+        /// One-cycle event pulses; bit i increments counter 2 + i.
+        pub stat_event: u32,
+    }
+}
+
+ports! {
+    /// Outputs of `rtl/register_space.v`.
+    pub struct RegisterSpaceOut {
+        /// An access offered on s_reg is taken (the response register is free).
+        pub s_reg_ready: bool,
+        /// A response is offered.
+        pub m_reg_rsp_valid: bool,
+        /// The response is to a write.
+        pub m_reg_rsp_write: bool,
+        /// `status::OK`, `REJECTED` or `UNMAPPED`.
+        pub m_reg_rsp_status: u8,
+        /// Read data (0 for writes and failed reads).
+        pub m_reg_rsp_rdata: u32,
+        /// Requester ID of the access.
+        pub m_reg_rsp_src: u16,
+        /// Tag of the access.
+        pub m_reg_rsp_tag: u16,
+        /// CTRL.lock.
+        pub cfg_lock: bool,
+        /// MASTER_ID.
+        pub cfg_master_id: u16,
+        /// ETHERTYPE.
+        pub cfg_ethertype: u16,
+        /// VENDOR_ID.
+        pub cfg_vendor_id: u16,
+        /// VALIDATION[3:0].
+        pub cfg_validation: u8,
+        /// ERROR_REPORTING[7:0].
+        pub cfg_error_reporting: u8,
+        /// R_TF_RED_CFG_MODE bit 0.
+        pub cfg_red_mode: bool,
+        /// SUB_TIMEOUT[23:0].
+        pub cfg_sub_timeout: u32,
+        /// MASTER_TIMEOUT[23:0].
+        pub cfg_master_timeout: u32,
+        /// RED_TIMEOUT0[23:0].
+        pub cfg_red_timeout0: u32,
+        /// RED_TIMEOUT1[23:0].
+        pub cfg_red_timeout1: u32,
+        /// RED_TIMEOUT2[23:0].
+        pub cfg_red_timeout2: u32,
+        /// RED_TIMEOUT3[23:0].
+        pub cfg_red_timeout3: u32,
+        /// RED_THRESHOLD0[19:0].
+        pub cfg_red_threshold0: u32,
+        /// RED_THRESHOLD1[19:0].
+        pub cfg_red_threshold1: u32,
+        /// RED_THRESHOLD2[19:0].
+        pub cfg_red_threshold2: u32,
+        /// VNI_ALLOWED valid bits, bit i = entry i.
+        pub cfg_vni_valid: u8,
+        /// VNI_ALLOWED VNIs, entry i in bits 16i+15:16i.
+        pub cfg_vni: u64,
+        /// Route-table write pulse (to the output queue's cfg_route_wr_* port).
+        pub cfg_route_wr_en: bool,
+        /// Entry written.
+        pub cfg_route_wr_index: u8,
+        /// Entry valid.
+        pub cfg_route_wr_valid: bool,
+        /// Entry device ID.
+        pub cfg_route_wr_dest_id: u16,
+        /// Entry mask.
+        pub cfg_route_wr_dest_mask: u16,
+        /// Entry egress port.
+        pub cfg_route_wr_port: u8,
+        /// Multicast-table write pulse (to the interposer).
+        pub cfg_mcast_wr_en: bool,
+        /// Entry written.
+        pub cfg_mcast_wr_index: u8,
+        /// Entry valid.
+        pub cfg_mcast_wr_valid: bool,
+        /// Tree (DFA bits 15-3).
+        pub cfg_mcast_wr_tree: u16,
+        /// Wait count.
+        pub cfg_mcast_wr_wait_count: u32,
+        /// Port mask.
+        pub cfg_mcast_wr_ports: u16,
+        /// Device ID of PBV entry `pbv_rd_index` (combinational read).
+        pub pbv_rd_dev_id: u16,
+    }
+}
+
+/// Where a DW offset lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reg {
+    /// PBV DW k.
+    Pbv(usize),
+    /// ID (read-only).
+    Id,
+    /// CTRL.
+    Ctrl,
+    /// MASTER_ID.
+    MasterId,
+    /// ETHERTYPE.
+    Ethertype,
+    /// VENDOR_ID.
+    VendorId,
+    /// VALIDATION.
+    Validation,
+    /// ERROR_REPORTING.
+    ErrorReporting,
+    /// RED_CFG_MODE.
+    RedCfgMode,
+    /// SUB_TIMEOUT.
+    SubTimeout,
+    /// MASTER_TIMEOUT.
+    MasterTimeout,
+    /// RED_TIMEOUT i.
+    RedTimeout(usize),
+    /// RED_THRESHOLD i.
+    RedThreshold(usize),
+    /// VNI_ALLOWED i.
+    VniAllowed(usize),
+    /// Route entry, DW (0 key, 1 action).
+    Route(usize, usize),
+    /// Multicast entry, DW (0 key, 1 wait, 2 ports).
+    Mcast(usize, usize),
+    /// Counter i.
+    Counter(usize),
+}
+
+/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped.
+pub fn decode(addr: u16) -> Option<Reg> {
+    let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
+    let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
+        (a >= base && a < base + n as u32 * stride).then(|| ((a - base) / stride) as usize)
+    };
+    use offset as o;
+    Some(match a {
+        _ if a < o::ID => Reg::Pbv((a / 4) as usize),
+        o::ID => Reg::Id,
+        o::CTRL => Reg::Ctrl,
+        o::MASTER_ID => Reg::MasterId,
+        o::ETHERTYPE => Reg::Ethertype,
+        o::VENDOR_ID => Reg::VendorId,
+        o::VALIDATION => Reg::Validation,
+        o::ERROR_REPORTING => Reg::ErrorReporting,
+        o::RED_CFG_MODE => Reg::RedCfgMode,
+        o::SUB_TIMEOUT => Reg::SubTimeout,
+        o::MASTER_TIMEOUT => Reg::MasterTimeout,
+        _ => {
+            if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
+                Reg::RedTimeout(i)
+            } else if let Some(i) = idx(o::RED_THRESHOLD, RED_THRESHOLDS, 4) {
+                Reg::RedThreshold(i)
+            } else if let Some(i) = idx(o::VNI_ALLOWED, VNI_ENTRIES, 4) {
+                Reg::VniAllowed(i)
+            } else if let Some(i) = idx(o::ROUTE, ROUTE_ENTRIES, 8) {
+                Reg::Route(i, ((a >> 2) & 1) as usize)
+            } else if let Some(i) = idx(o::MCAST, MCAST_ENTRIES, 16) {
+                let w = ((a >> 2) & 3) as usize;
+                if w == 3 {
+                    return None;
+                }
+                Reg::Mcast(i, w)
+            } else if let Some(i) = idx(o::COUNTERS, INTERNAL_COUNTERS + STAT_EVENTS, 4) {
+                Reg::Counter(i)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// The byte-enable mask of a DW access.
+pub fn be_mask(be: u8) -> u32 {
+    (0..4).filter(|i| be >> i & 1 != 0).fold(0, |m, i| m | 0xFF << (8 * i))
+}
+
+/// The register space's registers.
+#[derive(Clone, Debug)]
+pub struct RegisterSpace {
+    pbv: [u32; PBV_ENTRIES / 2],
+    ctrl: Ctrl,
+    master_id: u32,
+    ethertype: u32,
+    vendor_id: u32,
+    validation: Validation,
+    error_reporting: u32,
+    red_cfg_mode: u32,
+    sub_timeout: u32,
+    master_timeout: u32,
+    red_timeout: [u32; RED_TIMEOUTS],
+    red_threshold: [u32; RED_THRESHOLDS],
+    vni_allowed: [VniAllowed; VNI_ENTRIES],
+    route_key: [RouteKey; ROUTE_ENTRIES],
+    route_action: [RouteAction; ROUTE_ENTRIES],
+    mcast_key: [McastKey; MCAST_ENTRIES],
+    mcast_wait: [McastWait; MCAST_ENTRIES],
+    mcast_ports: [McastPorts; MCAST_ENTRIES],
+    counters: [u32; INTERNAL_COUNTERS + STAT_EVENTS],
+    /// Registered outputs: the response and the table-write pulses.
+    out: RegisterSpaceOut,
+}
+
+impl Default for RegisterSpace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RegisterSpace {
+    /// A register space in its reset state.
+    pub fn new() -> Self {
+        RegisterSpace {
+            pbv: [0; PBV_ENTRIES / 2],
+            ctrl: Ctrl::new(),
+            master_id: 0,
+            ethertype: reset::ETHERTYPE,
+            vendor_id: reset::VENDOR_ID,
+            validation: Validation::from(reset::VALIDATION),
+            error_reporting: 0,
+            red_cfg_mode: 0,
+            sub_timeout: reset::SUB_TIMEOUT,
+            master_timeout: reset::MASTER_TIMEOUT,
+            red_timeout: reset::RED_TIMEOUT,
+            red_threshold: reset::RED_THRESHOLD,
+            vni_allowed: [VniAllowed::new(); VNI_ENTRIES],
+            route_key: [RouteKey::new(); ROUTE_ENTRIES],
+            route_action: [RouteAction::new(); ROUTE_ENTRIES],
+            mcast_key: [McastKey::new(); MCAST_ENTRIES],
+            mcast_wait: [McastWait::new(); MCAST_ENTRIES],
+            mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
+            counters: [0; INTERNAL_COUNTERS + STAT_EVENTS],
+            out: RegisterSpaceOut::default(),
+        }
+    }
+
+    /// The state before the first reset: every register 0, as the Verilated RTL starts
+    /// (`--x-initial fast`); the co-simulation starts the model here so that cycle 0 compares equal.
+    pub fn power_on() -> Self {
+        RegisterSpace {
+            ethertype: 0,
+            vendor_id: 0,
+            validation: Validation::new(),
+            sub_timeout: 0,
+            master_timeout: 0,
+            red_timeout: [0; RED_TIMEOUTS],
+            red_threshold: [0; RED_THRESHOLDS],
+            ..Self::new()
+        }
+    }
+
+    /// Device ID of PBV entry `i`.
+    pub fn pbv(&self, i: usize) -> u16 {
+        let p = PbvPair::from(self.pbv[i / 2]);
+        if i % 2 == 0 { p.even() } else { p.odd() }
+    }
+
+    /// Counter `i` (0 rejected writes, 1 unmapped accesses, 2 + k event k).
+    pub fn counter(&self, i: usize) -> u32 {
+        self.counters[i]
+    }
+
+    /// What a read of `reg` returns.
+    pub fn read(&self, reg: Reg) -> u32 {
+        match reg {
+            Reg::Pbv(k) => self.pbv[k],
+            Reg::Id => ID_VALUE,
+            Reg::Ctrl => self.ctrl.into(),
+            Reg::MasterId => self.master_id,
+            Reg::Ethertype => self.ethertype,
+            Reg::VendorId => self.vendor_id,
+            Reg::Validation => self.validation.into(),
+            Reg::ErrorReporting => self.error_reporting,
+            Reg::RedCfgMode => self.red_cfg_mode,
+            Reg::SubTimeout => self.sub_timeout,
+            Reg::MasterTimeout => self.master_timeout,
+            Reg::RedTimeout(i) => self.red_timeout[i],
+            Reg::RedThreshold(i) => self.red_threshold[i],
+            Reg::VniAllowed(i) => self.vni_allowed[i].into(),
+            Reg::Route(i, 0) => self.route_key[i].into(),
+            Reg::Route(i, _) => self.route_action[i].into(),
+            Reg::Mcast(i, 0) => self.mcast_key[i].into(),
+            Reg::Mcast(i, 1) => self.mcast_wait[i].into(),
+            Reg::Mcast(i, _) => self.mcast_ports[i].into(),
+            Reg::Counter(i) => self.counters[i],
+        }
+    }
+
+    fn cfg_outputs(&self) -> RegisterSpaceOut {
+        let mut o = self.out;
+        o.cfg_lock = self.ctrl.lock();
+        o.cfg_master_id = self.master_id as u16;
+        o.cfg_ethertype = self.ethertype as u16;
+        o.cfg_vendor_id = self.vendor_id as u16;
+        o.cfg_validation = (u32::from(self.validation) & 0xF) as u8;
+        o.cfg_error_reporting = self.error_reporting as u8;
+        o.cfg_red_mode = self.red_cfg_mode & 1 != 0;
+        o.cfg_sub_timeout = self.sub_timeout;
+        o.cfg_master_timeout = self.master_timeout;
+        [o.cfg_red_timeout0, o.cfg_red_timeout1, o.cfg_red_timeout2, o.cfg_red_timeout3] = self.red_timeout;
+        [o.cfg_red_threshold0, o.cfg_red_threshold1, o.cfg_red_threshold2] = self.red_threshold;
+        o.cfg_vni_valid = 0;
+        o.cfg_vni = 0;
+        for (i, v) in self.vni_allowed.iter().enumerate() {
+            o.cfg_vni_valid |= u8::from(v.valid()) << i;
+            o.cfg_vni |= u64::from(v.vni()) << (16 * i);
+        }
+        o
+    }
+
+    /// Applies an authorized write of `data` under byte mask `m` to `reg`; returns false if read-only.
+    fn write(&mut self, reg: Reg, data: u32, m: u32, inc: &[u32]) -> bool {
+        let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
+        match reg {
+            Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
+            Reg::Id => return false,
+            Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
+            Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
+            Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),
+            Reg::VendorId => self.vendor_id = merge(self.vendor_id, MASK16),
+            Reg::Validation => self.validation = Validation::from(merge(self.validation.into(), 0xF)),
+            Reg::ErrorReporting => self.error_reporting = merge(self.error_reporting, MASK8),
+            Reg::RedCfgMode => self.red_cfg_mode = merge(self.red_cfg_mode, 1),
+            Reg::SubTimeout => self.sub_timeout = merge(self.sub_timeout, MASK24),
+            Reg::MasterTimeout => self.master_timeout = merge(self.master_timeout, MASK24),
+            Reg::RedTimeout(i) => self.red_timeout[i] = merge(self.red_timeout[i], MASK24),
+            Reg::RedThreshold(i) => self.red_threshold[i] = merge(self.red_threshold[i], MASK20),
+            Reg::VniAllowed(i) => self.vni_allowed[i] = VniAllowed::from(merge(self.vni_allowed[i].into(), 0x8000_FFFF)),
+            Reg::Route(i, 0) => self.route_key[i] = RouteKey::from(merge(self.route_key[i].into(), u32::MAX)),
+            Reg::Route(i, _) => {
+                self.route_action[i] = RouteAction::from(merge(self.route_action[i].into(), 0x8000_00FF));
+                if m != 0 {
+                    let (k, a) = (self.route_key[i], self.route_action[i]);
+                    self.out.cfg_route_wr_en = true;
+                    self.out.cfg_route_wr_index = i as u8;
+                    self.out.cfg_route_wr_valid = a.valid();
+                    self.out.cfg_route_wr_dest_id = k.dest_id();
+                    self.out.cfg_route_wr_dest_mask = k.dest_mask();
+                    self.out.cfg_route_wr_port = a.port() & PORT_MASK;
+                }
+            }
+            Reg::Mcast(i, 0) => {
+                self.mcast_key[i] = McastKey::from(merge(self.mcast_key[i].into(), 0x8000_1FFF));
+                if m != 0 {
+                    let k = self.mcast_key[i];
+                    self.out.cfg_mcast_wr_en = true;
+                    self.out.cfg_mcast_wr_index = i as u8;
+                    self.out.cfg_mcast_wr_valid = k.valid();
+                    self.out.cfg_mcast_wr_tree = k.tree();
+                    self.out.cfg_mcast_wr_wait_count = self.mcast_wait[i].wait_count();
+                    self.out.cfg_mcast_wr_ports = self.mcast_ports[i].ports();
+                }
+            }
+            Reg::Mcast(i, 1) => self.mcast_wait[i] = McastWait::from(merge(self.mcast_wait[i].into(), MASK20)),
+            Reg::Mcast(i, _) => self.mcast_ports[i] = McastPorts::from(merge(self.mcast_ports[i].into(), MASK16)),
+            // Writing a counter clears it; an event in the same cycle is still counted.
+            Reg::Counter(i) => {
+                if m != 0 {
+                    self.counters[i] = inc[i];
+                    return true;
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Egress port bits kept (the output queue's default PORT_WIDTH = 4).
+pub const PORT_MASK: u8 = 0xF;
+
+impl Block for RegisterSpace {
+    type In = RegisterSpaceIn;
+    type Out = RegisterSpaceOut;
+
+    fn step(&mut self, i: &RegisterSpaceIn) -> RegisterSpaceOut {
+        let s_reg_ready = !self.out.m_reg_rsp_valid || i.m_reg_rsp_ready;
+        let mut out = self.cfg_outputs();
+        out.s_reg_ready = s_reg_ready;
+        out.pbv_rd_dev_id = self.pbv(usize::from(i.pbv_rd_index) % PBV_ENTRIES);
+
+        // Rising edge.
+        let mut inc = [0u32; INTERNAL_COUNTERS + STAT_EVENTS];
+        for (k, c) in inc[INTERNAL_COUNTERS..].iter_mut().enumerate() {
+            *c = i.stat_event >> k & 1;
+        }
+        self.out.m_reg_rsp_valid &= !i.m_reg_rsp_ready;
+        self.out.cfg_route_wr_en = false;
+        self.out.cfg_mcast_wr_en = false;
+        let mut cleared = None;
+        if i.s_reg_valid && s_reg_ready {
+            let reg = decode(i.s_reg_addr);
+            let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
+            let (st, rdata) = match (reg, i.s_reg_write) {
+                (None, _) => (status::UNMAPPED, 0),
+                (Some(r), false) => (status::OK, self.read(r)),
+                (Some(_), true) if !authorized => (status::REJECTED, 0),
+                (Some(Reg::Id), true) => (status::UNMAPPED, 0),
+                (Some(r), true) => {
+                    if let Reg::Counter(c) = r {
+                        if i.s_reg_be & 0xF != 0 {
+                            cleared = Some(c);
+                        }
+                    }
+                    (status::OK, 0)
+                }
+            };
+            match st {
+                status::REJECTED => inc[0] += 1,
+                status::UNMAPPED => inc[1] += 1,
+                _ => {}
+            }
+            if st == status::OK && i.s_reg_write {
+                let r = reg.expect("OK writes are mapped");
+                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), &inc);
+            }
+            self.out.m_reg_rsp_valid = true;
+            self.out.m_reg_rsp_write = i.s_reg_write;
+            self.out.m_reg_rsp_status = st;
+            self.out.m_reg_rsp_rdata = rdata;
+            self.out.m_reg_rsp_src = i.s_reg_src;
+            self.out.m_reg_rsp_tag = i.s_reg_tag & 0x3FF;
+        }
+        for (k, c) in self.counters.iter_mut().enumerate() {
+            if cleared != Some(k) {
+                *c = c.wrapping_add(inc[k]);
+            }
+        }
+        if i.rst {
+            *self = RegisterSpace::new();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(write: bool, addr: u32, be: u8, data: u32, src: u16) -> RegisterSpaceIn {
+        RegisterSpaceIn {
+            s_reg_valid: true,
+            s_reg_write: write,
+            s_reg_addr: addr as u16,
+            s_reg_be: be,
+            s_reg_wdata: data,
+            s_reg_src: src,
+            m_reg_rsp_ready: true,
+            ..Default::default()
+        }
+    }
+    fn idle() -> RegisterSpaceIn {
+        RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }
+    }
+
+    #[test]
+    fn bitfield_layouts_are_the_documented_ones() {
+        assert_eq!(u32::from(RouteAction::new().with_valid(true).with_port(3)), 0x8000_0003);
+        assert_eq!(u32::from(McastKey::new().with_valid(true).with_tree(0x1fff)), 0x8000_1fff);
+        assert_eq!(u32::from(PbvPair::new().with_even(0x10).with_odd(0x20)), 0x0020_0010);
+        assert_eq!(u32::from(VniAllowed::new().with_valid(true).with_vni(7)), 0x8000_0007);
+        assert_eq!(u32::from(Validation::new().with_fcs(true)), 4);
+    }
+
+    #[test]
+    fn read_after_write_and_one_cycle_response() {
+        let mut r = RegisterSpace::new();
+        let o = r.step(&access(true, offset::MASTER_ID, 0xF, 0xABCD_0042, 7));
+        assert!(o.s_reg_ready && !o.m_reg_rsp_valid);
+        let o = r.step(&access(false, offset::MASTER_ID, 0xF, 0, 7));
+        assert!(o.m_reg_rsp_valid && o.m_reg_rsp_write && o.m_reg_rsp_status == status::OK);
+        assert_eq!(o.cfg_master_id, 0x42);
+        let o = r.step(&idle());
+        assert_eq!((o.m_reg_rsp_write, o.m_reg_rsp_rdata), (false, 0x42));
+    }
+
+    #[test]
+    fn locked_writes_from_others_are_rejected_and_counted() {
+        let mut r = RegisterSpace::new();
+        r.step(&access(true, offset::MASTER_ID, 0xF, 0x0001, 1));
+        r.step(&access(true, offset::CTRL, 0xF, 1, 1));
+        r.step(&access(true, offset::ETHERTYPE, 0xF, 0x1234, 2));
+        let o = r.step(&access(true, offset::ETHERTYPE, 0x1, 0x0055, 1));
+        assert_eq!(o.m_reg_rsp_status, status::REJECTED);
+        let o = r.step(&idle());
+        assert_eq!(o.m_reg_rsp_status, status::OK);
+        assert_eq!(o.cfg_ethertype, 0x8855, "byte enable 0001 writes bits 7:0 only");
+        assert_eq!(r.counter(0), 1);
+    }
+
+    #[test]
+    fn route_commit_pulses_the_output_queue_port() {
+        let mut r = RegisterSpace::new();
+        r.step(&access(true, offset::ROUTE + 8 * 3, 0xF, 0xFFF0_0010, 0));
+        let o = r.step(&access(true, offset::ROUTE + 8 * 3 + 4, 0xF, 0x8000_0005, 0));
+        assert!(!o.cfg_route_wr_en);
+        let o = r.step(&idle());
+        assert!(o.cfg_route_wr_en && o.cfg_route_wr_valid);
+        assert_eq!((o.cfg_route_wr_index, o.cfg_route_wr_dest_id, o.cfg_route_wr_dest_mask, o.cfg_route_wr_port), (3, 0x10, 0xfff0, 5));
+        assert!(!r.step(&idle()).cfg_route_wr_en);
+    }
+
+    #[test]
+    fn unmapped_and_read_only_are_counted() {
+        let mut r = RegisterSpace::new();
+        r.step(&access(false, 0xFFC, 0xF, 0, 0));
+        r.step(&access(true, offset::ID, 0xF, 0, 0));
+        let o = r.step(&access(false, offset::COUNTERS + 4, 0xF, 0, 0));
+        assert_eq!(o.m_reg_rsp_status, status::UNMAPPED);
+        assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 2);
+    }
+
+    #[test]
+    fn decode_covers_the_map() {
+        assert_eq!(decode(0x0C2), Some(Reg::Pbv(0x30)));
+        assert_eq!(decode(0x204), Some(Reg::Route(0, 1)));
+        assert_eq!(decode(0x3F4), Some(Reg::Mcast(15, 1)));
+        assert_eq!(decode(0x3FC), None);
+        assert_eq!(decode(0x400 + 4 * 33), Some(Reg::Counter(33)));
+        assert_eq!(decode(0x400 + 4 * 34), None);
+        assert_eq!(decode(0x12C), None);
+    }
+}

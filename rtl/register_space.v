@@ -1,0 +1,539 @@
+// inswitch packet engine: register space (seed 000 [0154]-[0158], [0174]-[0178]; 002 (60)-(61), (86)).
+//
+// The engine's configuration registers, in a 4 KiB window at 0xC000 of its switch's address space
+// ([0175]). Register table: docs/registers.md. Interface and timing: docs/blocks/register_space.md.
+// Rust model: crates/model/src/regs.rs.
+//
+//  s_reg (one DW access per beat: write/read, byte offset, byte enables, data, requester ID, tag)
+//     |  decode; writes need CTRL.lock == 0 or s_reg_src == MASTER_ID
+//  [ registers, PBV table, route/multicast shadows, counters ]
+//     |                  |                          |
+//  m_reg_rsp          cfg_* values,             pbv_rd_dev_id (combinational read)
+//  (1 cycle later)    cfg_route_wr_* / cfg_mcast_wr_* pulses (1 cycle after the committing write)
+//
+// Offsets (bytes; DW k of the PBV table holds entries 2k (bits 15:0) and 2k+1 (bits 31:16)):
+//   0x000-0x0FF PBV   0x100 ID (RO)   0x104 CTRL   0x108 MASTER_ID   0x10C ETHERTYPE   0x110 VENDOR_ID
+//   0x114 VALIDATION  0x118 ERROR_REPORTING   0x11C RED_CFG_MODE   0x120 SUB_TIMEOUT   0x124 MASTER_TIMEOUT
+//   0x130-0x13C RED_TIMEOUT0-3   0x140-0x148 RED_THRESHOLD0-2   0x150-0x15C VNI_ALLOWED0-3
+//   0x200 + 8i route entry i {DW0 key, DW1 action: writing DW1 commits}
+//   0x300 + 16i multicast entry i {DW0 key: writing DW0 commits, DW1 wait count, DW2 ports}
+//   0x400 + 4i counter i (0 rejected writes, 1 unmapped accesses, 2 + k stat_event[k]); writing clears
+//
+// Latency: an access taken at edge k has its response, its new cfg_* values and its table-write pulse
+// on the outputs from cycle k+1. Throughput: one access per cycle with m_reg_rsp_ready high.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module register_space #
+(
+    // Route-table entries (the output queue's ROUTE_ENTRIES)
+    parameter ROUTE_ENTRIES = 16,
+    // Width of a route-table index (the output queue's ROUTE_INDEX_WIDTH)
+    parameter ROUTE_INDEX_WIDTH = 4,
+    // Width of an egress port number (the output queue's PORT_WIDTH)
+    parameter PORT_WIDTH = 4,
+    // Multicast-table entries
+    parameter MCAST_ENTRIES = 16,
+    // Width of a multicast-table index
+    parameter MCAST_INDEX_WIDTH = 4,
+    // External event counters (stat_event bits)
+    parameter STAT_EVENTS = 32
+)
+(
+    input  wire                         clk,
+    input  wire                         rst,
+
+    /*
+     * Register accesses (from the input checker)
+     */
+    input  wire                         s_reg_valid,
+    output wire                         s_reg_ready,
+    input  wire                         s_reg_write,
+    input  wire [15:0]                  s_reg_addr,
+    input  wire [3:0]                   s_reg_be,
+    input  wire [31:0]                  s_reg_wdata,
+    input  wire [15:0]                  s_reg_src,
+    input  wire [9:0]                   s_reg_tag,
+
+    /*
+     * Responses (status 0 ok, 1 rejected, 2 unmapped)
+     */
+    output wire                         m_reg_rsp_valid,
+    input  wire                         m_reg_rsp_ready,
+    output wire                         m_reg_rsp_write,
+    output wire [1:0]                   m_reg_rsp_status,
+    output wire [31:0]                  m_reg_rsp_rdata,
+    output wire [15:0]                  m_reg_rsp_src,
+    output wire [9:0]                   m_reg_rsp_tag,
+
+    /*
+     * Configuration values
+     */
+    output wire                         cfg_lock,
+    output wire [15:0]                  cfg_master_id,
+    output wire [15:0]                  cfg_ethertype,
+    output wire [15:0]                  cfg_vendor_id,
+    output wire [3:0]                   cfg_validation,
+    output wire [7:0]                   cfg_error_reporting,
+    output wire                         cfg_red_mode,
+    output wire [23:0]                  cfg_sub_timeout,
+    output wire [23:0]                  cfg_master_timeout,
+    output wire [23:0]                  cfg_red_timeout0,
+    output wire [23:0]                  cfg_red_timeout1,
+    output wire [23:0]                  cfg_red_timeout2,
+    output wire [23:0]                  cfg_red_timeout3,
+    output wire [19:0]                  cfg_red_threshold0,
+    output wire [19:0]                  cfg_red_threshold1,
+    output wire [19:0]                  cfg_red_threshold2,
+    output wire [3:0]                   cfg_vni_valid,
+    output wire [63:0]                  cfg_vni,
+
+    /*
+     * Route-table write port (to the output queue)
+     */
+    output wire                         cfg_route_wr_en,
+    output wire [ROUTE_INDEX_WIDTH-1:0] cfg_route_wr_index,
+    output wire                         cfg_route_wr_valid,
+    output wire [15:0]                  cfg_route_wr_dest_id,
+    output wire [15:0]                  cfg_route_wr_dest_mask,
+    output wire [PORT_WIDTH-1:0]        cfg_route_wr_port,
+
+    /*
+     * Multicast-table write port (to the interposer)
+     */
+    output wire                         cfg_mcast_wr_en,
+    output wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
+    output wire                         cfg_mcast_wr_valid,
+    output wire [12:0]                  cfg_mcast_wr_tree,
+    output wire [19:0]                  cfg_mcast_wr_wait_count,
+    output wire [15:0]                  cfg_mcast_wr_ports,
+
+    /*
+     * PBV table read port (to the collective processing unit)
+     */
+    input  wire [6:0]                   pbv_rd_index,
+    output wire [15:0]                  pbv_rd_dev_id,
+
+    /*
+     * Event pulses counted by counters 2 + k
+     */
+    input  wire [STAT_EVENTS-1:0]       stat_event
+);
+
+localparam COUNTERS = 2 + STAT_EVENTS;
+localparam PBV_DWS = 64;
+localparam [9:0] ROUTE_DWS = 2 * ROUTE_ENTRIES;
+localparam [9:0] MCAST_DWS = 4 * MCAST_ENTRIES;
+localparam [9:0] COUNTER_DWS = COUNTERS;
+
+localparam [1:0] STATUS_OK = 2'd0;
+localparam [1:0] STATUS_REJECTED = 2'd1;
+localparam [1:0] STATUS_UNMAPPED = 2'd2;
+
+// Register offsets (DW index = byte offset / 4).
+localparam [9:0] DW_ID = 10'h040;
+localparam [9:0] DW_CTRL = 10'h041;
+localparam [9:0] DW_MASTER_ID = 10'h042;
+localparam [9:0] DW_ETHERTYPE = 10'h043;
+localparam [9:0] DW_VENDOR_ID = 10'h044;
+localparam [9:0] DW_VALIDATION = 10'h045;
+localparam [9:0] DW_ERROR_REPORTING = 10'h046;
+localparam [9:0] DW_RED_CFG_MODE = 10'h047;
+localparam [9:0] DW_SUB_TIMEOUT = 10'h048;
+localparam [9:0] DW_MASTER_TIMEOUT = 10'h049;
+localparam [9:0] DW_RED_TIMEOUT = 10'h04C;
+localparam [9:0] DW_RED_THRESHOLD = 10'h050;
+localparam [9:0] DW_VNI_ALLOWED = 10'h054;
+localparam [9:0] DW_ROUTE = 10'h080;
+localparam [9:0] DW_MCAST = 10'h0C0;
+localparam [9:0] DW_COUNTERS = 10'h100;
+
+localparam [31:0] ID_VALUE = 32'h1C0E_0001;
+
+// Reset values (docs/registers.md).
+localparam [15:0] RESET_ETHERTYPE = 16'h88B5;
+localparam [15:0] RESET_VENDOR_ID = 16'hC011;
+localparam [3:0]  RESET_VALIDATION = 4'hF;
+localparam [23:0] RESET_SUB_TIMEOUT = 24'h000400;
+localparam [23:0] RESET_MASTER_TIMEOUT = 24'h000C00;
+
+generate
+    if (ROUTE_ENTRIES < 1 || ROUTE_ENTRIES > 32 || ROUTE_ENTRIES > (1 << ROUTE_INDEX_WIDTH)) begin : g_bad_routes
+        register_space_bad_parameter_ROUTE_ENTRIES u_err();
+    end
+    if (MCAST_ENTRIES < 1 || MCAST_ENTRIES > 16 || MCAST_ENTRIES > (1 << MCAST_INDEX_WIDTH)) begin : g_bad_mcast
+        register_space_bad_parameter_MCAST_ENTRIES u_err();
+    end
+    if (PORT_WIDTH < 1 || PORT_WIDTH > 8) begin : g_bad_port
+        register_space_bad_parameter_PORT_WIDTH u_err();
+    end
+    if (STAT_EVENTS < 1 || STAT_EVENTS > 62) begin : g_bad_events
+        register_space_bad_parameter_STAT_EVENTS u_err();
+    end
+endgenerate
+
+/*
+ * Registers
+ */
+reg [31:0] pbv_reg [0:PBV_DWS-1];
+reg        lock_reg;
+reg [15:0] master_id_reg;
+reg [15:0] ethertype_reg;
+reg [15:0] vendor_id_reg;
+reg [3:0]  validation_reg;
+reg [7:0]  error_reporting_reg;
+reg        red_cfg_mode_reg;
+reg [23:0] sub_timeout_reg;
+reg [23:0] master_timeout_reg;
+reg [23:0] red_timeout_reg [0:3];
+reg [19:0] red_threshold_reg [0:2];
+reg        vni_valid_reg [0:3];
+reg [15:0] vni_reg [0:3];
+reg [31:0] route_key_reg [0:ROUTE_ENTRIES-1];
+reg        route_valid_reg [0:ROUTE_ENTRIES-1];
+reg [7:0]  route_port_reg [0:ROUTE_ENTRIES-1];
+reg        mcast_valid_reg [0:MCAST_ENTRIES-1];
+reg [12:0] mcast_tree_reg [0:MCAST_ENTRIES-1];
+reg [19:0] mcast_wait_reg [0:MCAST_ENTRIES-1];
+reg [15:0] mcast_ports_reg [0:MCAST_ENTRIES-1];
+reg [31:0] counter_reg [0:COUNTERS-1];
+
+reg        rsp_valid_reg, rsp_valid_next;
+reg        rsp_write_reg, rsp_write_next;
+reg [1:0]  rsp_status_reg, rsp_status_next;
+reg [31:0] rsp_rdata_reg, rsp_rdata_next;
+reg [15:0] rsp_src_reg, rsp_src_next;
+reg [9:0]  rsp_tag_reg, rsp_tag_next;
+
+reg                         route_wr_en_reg, route_wr_en_next;
+reg [ROUTE_INDEX_WIDTH-1:0] route_wr_index_reg, route_wr_index_next;
+reg                         route_wr_valid_reg, route_wr_valid_next;
+reg [31:0]                  route_wr_key_reg, route_wr_key_next;
+reg [PORT_WIDTH-1:0]        route_wr_port_reg, route_wr_port_next;
+reg                         mcast_wr_en_reg, mcast_wr_en_next;
+reg [MCAST_INDEX_WIDTH-1:0] mcast_wr_index_reg, mcast_wr_index_next;
+reg                         mcast_wr_valid_reg, mcast_wr_valid_next;
+reg [12:0]                  mcast_wr_tree_reg, mcast_wr_tree_next;
+reg [19:0]                  mcast_wr_wait_reg, mcast_wr_wait_next;
+reg [15:0]                  mcast_wr_ports_reg, mcast_wr_ports_next;
+
+assign s_reg_ready = !rsp_valid_reg || m_reg_rsp_ready;
+
+assign m_reg_rsp_valid = rsp_valid_reg;
+assign m_reg_rsp_write = rsp_write_reg;
+assign m_reg_rsp_status = rsp_status_reg;
+assign m_reg_rsp_rdata = rsp_rdata_reg;
+assign m_reg_rsp_src = rsp_src_reg;
+assign m_reg_rsp_tag = rsp_tag_reg;
+
+assign cfg_lock = lock_reg;
+assign cfg_master_id = master_id_reg;
+assign cfg_ethertype = ethertype_reg;
+assign cfg_vendor_id = vendor_id_reg;
+assign cfg_validation = validation_reg;
+assign cfg_error_reporting = error_reporting_reg;
+assign cfg_red_mode = red_cfg_mode_reg;
+assign cfg_sub_timeout = sub_timeout_reg;
+assign cfg_master_timeout = master_timeout_reg;
+assign cfg_red_timeout0 = red_timeout_reg[0];
+assign cfg_red_timeout1 = red_timeout_reg[1];
+assign cfg_red_timeout2 = red_timeout_reg[2];
+assign cfg_red_timeout3 = red_timeout_reg[3];
+assign cfg_red_threshold0 = red_threshold_reg[0];
+assign cfg_red_threshold1 = red_threshold_reg[1];
+assign cfg_red_threshold2 = red_threshold_reg[2];
+assign cfg_vni_valid = {vni_valid_reg[3], vni_valid_reg[2], vni_valid_reg[1], vni_valid_reg[0]};
+assign cfg_vni = {vni_reg[3], vni_reg[2], vni_reg[1], vni_reg[0]};
+
+assign cfg_route_wr_en = route_wr_en_reg;
+assign cfg_route_wr_index = route_wr_index_reg;
+assign cfg_route_wr_valid = route_wr_valid_reg;
+assign cfg_route_wr_dest_id = route_wr_key_reg[15:0];
+assign cfg_route_wr_dest_mask = route_wr_key_reg[31:16];
+assign cfg_route_wr_port = route_wr_port_reg;
+assign cfg_mcast_wr_en = mcast_wr_en_reg;
+assign cfg_mcast_wr_index = mcast_wr_index_reg;
+assign cfg_mcast_wr_valid = mcast_wr_valid_reg;
+assign cfg_mcast_wr_tree = mcast_wr_tree_reg;
+assign cfg_mcast_wr_wait_count = mcast_wr_wait_reg;
+assign cfg_mcast_wr_ports = mcast_wr_ports_reg;
+
+assign pbv_rd_dev_id = pbv_rd_index[0] ? pbv_reg[pbv_rd_index[6:1]][31:16] : pbv_reg[pbv_rd_index[6:1]][15:0];
+
+/*
+ * Decode of the access offered this cycle
+ */
+wire        take = s_reg_valid && s_reg_ready;
+wire [9:0]  dw = s_reg_addr[11:2];
+wire [31:0] be_mask = {{8{s_reg_be[3]}}, {8{s_reg_be[2]}}, {8{s_reg_be[1]}}, {8{s_reg_be[0]}}};
+wire        be_any = s_reg_be != 4'd0;
+wire        authorized = !lock_reg || s_reg_src == master_id_reg;
+
+// Index of a table entry from a DW offset (sized to the largest table).
+wire [9:0] rel_timeout = dw - DW_RED_TIMEOUT;
+wire [9:0] rel_threshold = dw - DW_RED_THRESHOLD;
+wire [9:0] rel_vni = dw - DW_VNI_ALLOWED;
+wire [9:0] rel_route = dw - DW_ROUTE;
+wire [9:0] rel_mcast = dw - DW_MCAST;
+wire [9:0] rel_counter = dw - DW_COUNTERS;
+
+wire is_pbv = dw < DW_ID;
+wire is_timeout = dw >= DW_RED_TIMEOUT && rel_timeout < 10'd4;
+wire is_threshold = dw >= DW_RED_THRESHOLD && rel_threshold < 10'd3;
+wire is_vni = dw >= DW_VNI_ALLOWED && rel_vni < 10'd4;
+wire is_route = dw >= DW_ROUTE && rel_route < ROUTE_DWS;
+wire is_mcast = dw >= DW_MCAST && rel_mcast < MCAST_DWS && rel_mcast[1:0] != 2'd3;
+wire is_counter = dw >= DW_COUNTERS && rel_counter < COUNTER_DWS;
+wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT);
+wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter;
+
+wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
+wire [MCAST_INDEX_WIDTH-1:0] mcast_i = rel_mcast[MCAST_INDEX_WIDTH+1:2];
+
+// Offsets are 12-bit byte offsets of DW registers: the window base and the byte lane are not decoded.
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_addr = &{1'b0, s_reg_addr[15:12], s_reg_addr[1:0]};
+/* verilator lint_on UNUSEDSIGNAL */
+
+reg [31:0] read_data;
+
+integer i;
+
+always @* begin
+    read_data = 32'd0;
+    if (is_pbv) begin
+        read_data = pbv_reg[dw[5:0]];
+    end else if (is_timeout) begin
+        read_data = {8'd0, red_timeout_reg[rel_timeout[1:0]]};
+    end else if (is_threshold) begin
+        read_data = {12'd0, red_threshold_reg[rel_threshold[1:0]]};
+    end else if (is_vni) begin
+        read_data = {vni_valid_reg[rel_vni[1:0]], 15'd0, vni_reg[rel_vni[1:0]]};
+    end else if (is_route) begin
+        read_data = rel_route[0] ? {route_valid_reg[route_i], 23'd0, route_port_reg[route_i]} : route_key_reg[route_i];
+    end else if (is_mcast) begin
+        case (rel_mcast[1:0])
+            2'd0: read_data = {mcast_valid_reg[mcast_i], 18'd0, mcast_tree_reg[mcast_i]};
+            2'd1: read_data = {12'd0, mcast_wait_reg[mcast_i]};
+            default: read_data = {16'd0, mcast_ports_reg[mcast_i]};
+        endcase
+    end else if (is_counter) begin
+        read_data = counter_reg[rel_counter[5:0]];
+    end else begin
+        case (dw)
+            DW_ID: read_data = ID_VALUE;
+            DW_CTRL: read_data = {31'd0, lock_reg};
+            DW_MASTER_ID: read_data = {16'd0, master_id_reg};
+            DW_ETHERTYPE: read_data = {16'd0, ethertype_reg};
+            DW_VENDOR_ID: read_data = {16'd0, vendor_id_reg};
+            DW_VALIDATION: read_data = {28'd0, validation_reg};
+            DW_ERROR_REPORTING: read_data = {24'd0, error_reporting_reg};
+            DW_RED_CFG_MODE: read_data = {31'd0, red_cfg_mode_reg};
+            DW_SUB_TIMEOUT: read_data = {8'd0, sub_timeout_reg};
+            DW_MASTER_TIMEOUT: read_data = {8'd0, master_timeout_reg};
+            default: read_data = 32'd0;
+        endcase
+    end
+end
+
+wire [1:0] access_status = !mapped ? STATUS_UNMAPPED :
+                           !s_reg_write ? STATUS_OK :
+                           !authorized ? STATUS_REJECTED :
+                           dw == DW_ID ? STATUS_UNMAPPED : STATUS_OK;
+// An authorized write to a writable register.
+wire do_write = take && s_reg_write && access_status == STATUS_OK;
+
+// The written value: the register as read, with the enabled bytes replaced. Each register keeps its
+// own field bits of it (bits outside a field read as zero, so they stay zero).
+wire [31:0] wr_value = (read_data & ~be_mask) | (s_reg_wdata & be_mask);
+
+/*
+ * Responses and table-write pulses
+ */
+always @* begin
+    rsp_valid_next = rsp_valid_reg && !m_reg_rsp_ready;
+    rsp_write_next = rsp_write_reg;
+    rsp_status_next = rsp_status_reg;
+    rsp_rdata_next = rsp_rdata_reg;
+    rsp_src_next = rsp_src_reg;
+    rsp_tag_next = rsp_tag_reg;
+
+    route_wr_en_next = 1'b0;
+    route_wr_index_next = route_wr_index_reg;
+    route_wr_valid_next = route_wr_valid_reg;
+    route_wr_key_next = route_wr_key_reg;
+    route_wr_port_next = route_wr_port_reg;
+    mcast_wr_en_next = 1'b0;
+    mcast_wr_index_next = mcast_wr_index_reg;
+    mcast_wr_valid_next = mcast_wr_valid_reg;
+    mcast_wr_tree_next = mcast_wr_tree_reg;
+    mcast_wr_wait_next = mcast_wr_wait_reg;
+    mcast_wr_ports_next = mcast_wr_ports_reg;
+
+    if (take) begin
+        rsp_valid_next = 1'b1;
+        rsp_write_next = s_reg_write;
+        rsp_status_next = access_status;
+        rsp_rdata_next = (!s_reg_write && mapped) ? read_data : 32'd0;
+        rsp_src_next = s_reg_src;
+        rsp_tag_next = s_reg_tag;
+    end
+
+    if (do_write && be_any && is_route && rel_route[0]) begin
+        route_wr_en_next = 1'b1;
+        route_wr_index_next = route_i;
+        route_wr_valid_next = wr_value[31];
+        route_wr_key_next = route_key_reg[route_i];
+        route_wr_port_next = wr_value[PORT_WIDTH-1:0];
+    end
+    if (do_write && be_any && is_mcast && rel_mcast[1:0] == 2'd0) begin
+        mcast_wr_en_next = 1'b1;
+        mcast_wr_index_next = mcast_i;
+        mcast_wr_valid_next = wr_value[31];
+        mcast_wr_tree_next = wr_value[12:0];
+        mcast_wr_wait_next = mcast_wait_reg[mcast_i];
+        mcast_wr_ports_next = mcast_ports_reg[mcast_i];
+    end
+end
+
+// Counter increments this cycle: the register space's own two, then the external events.
+wire [COUNTERS-1:0] counter_inc = {stat_event,
+                                   take && access_status == STATUS_UNMAPPED,
+                                   take && access_status == STATUS_REJECTED};
+
+always @(posedge clk) begin
+    rsp_valid_reg <= rsp_valid_next;
+    rsp_write_reg <= rsp_write_next;
+    rsp_status_reg <= rsp_status_next;
+    rsp_rdata_reg <= rsp_rdata_next;
+    rsp_src_reg <= rsp_src_next;
+    rsp_tag_reg <= rsp_tag_next;
+    route_wr_en_reg <= route_wr_en_next;
+    route_wr_index_reg <= route_wr_index_next;
+    route_wr_valid_reg <= route_wr_valid_next;
+    route_wr_key_reg <= route_wr_key_next;
+    route_wr_port_reg <= route_wr_port_next;
+    mcast_wr_en_reg <= mcast_wr_en_next;
+    mcast_wr_index_reg <= mcast_wr_index_next;
+    mcast_wr_valid_reg <= mcast_wr_valid_next;
+    mcast_wr_tree_reg <= mcast_wr_tree_next;
+    mcast_wr_wait_reg <= mcast_wr_wait_next;
+    mcast_wr_ports_reg <= mcast_wr_ports_next;
+
+    if (do_write) begin
+        if (is_pbv) begin
+            pbv_reg[dw[5:0]] <= wr_value;
+        end
+        case (dw)
+            DW_CTRL: lock_reg <= wr_value[0];
+            DW_MASTER_ID: master_id_reg <= wr_value[15:0];
+            DW_ETHERTYPE: ethertype_reg <= wr_value[15:0];
+            DW_VENDOR_ID: vendor_id_reg <= wr_value[15:0];
+            DW_VALIDATION: validation_reg <= wr_value[3:0];
+            DW_ERROR_REPORTING: error_reporting_reg <= wr_value[7:0];
+            DW_RED_CFG_MODE: red_cfg_mode_reg <= wr_value[0];
+            DW_SUB_TIMEOUT: sub_timeout_reg <= wr_value[23:0];
+            DW_MASTER_TIMEOUT: master_timeout_reg <= wr_value[23:0];
+            default: ;
+        endcase
+        if (is_timeout) begin
+            red_timeout_reg[rel_timeout[1:0]] <= wr_value[23:0];
+        end
+        if (is_threshold) begin
+            red_threshold_reg[rel_threshold[1:0]] <= wr_value[19:0];
+        end
+        if (is_vni) begin
+            vni_valid_reg[rel_vni[1:0]] <= wr_value[31];
+            vni_reg[rel_vni[1:0]] <= wr_value[15:0];
+        end
+        if (is_route && !rel_route[0]) begin
+            route_key_reg[route_i] <= wr_value;
+        end
+        if (is_route && rel_route[0]) begin
+            route_valid_reg[route_i] <= wr_value[31];
+            route_port_reg[route_i] <= wr_value[7:0];
+        end
+        if (is_mcast && rel_mcast[1:0] == 2'd0) begin
+            mcast_valid_reg[mcast_i] <= wr_value[31];
+            mcast_tree_reg[mcast_i] <= wr_value[12:0];
+        end
+        if (is_mcast && rel_mcast[1:0] == 2'd1) begin
+            mcast_wait_reg[mcast_i] <= wr_value[19:0];
+        end
+        if (is_mcast && rel_mcast[1:0] == 2'd2) begin
+            mcast_ports_reg[mcast_i] <= wr_value[15:0];
+        end
+    end
+
+    // Counters wrap; writing one clears it, an event in the same cycle still counts.
+    for (i = 0; i < COUNTERS; i = i + 1) begin
+        if (do_write && be_any && is_counter && {26'd0, rel_counter[5:0]} == i) begin
+            counter_reg[i] <= {31'd0, counter_inc[i]};
+        end else begin
+            counter_reg[i] <= counter_reg[i] + {31'd0, counter_inc[i]};
+        end
+    end
+
+    if (rst) begin
+        for (i = 0; i < PBV_DWS; i = i + 1) begin
+            pbv_reg[i] <= 32'd0;
+        end
+        lock_reg <= 1'b0;
+        master_id_reg <= 16'd0;
+        ethertype_reg <= RESET_ETHERTYPE;
+        vendor_id_reg <= RESET_VENDOR_ID;
+        validation_reg <= RESET_VALIDATION;
+        error_reporting_reg <= 8'd0;
+        red_cfg_mode_reg <= 1'b0;
+        sub_timeout_reg <= RESET_SUB_TIMEOUT;
+        master_timeout_reg <= RESET_MASTER_TIMEOUT;
+        red_timeout_reg[0] <= 24'h000001;
+        red_timeout_reg[1] <= 24'h000010;
+        red_timeout_reg[2] <= 24'h000100;
+        red_timeout_reg[3] <= 24'h001000;
+        red_threshold_reg[0] <= 20'd4;
+        red_threshold_reg[1] <= 20'd64;
+        red_threshold_reg[2] <= 20'd1024;
+        for (i = 0; i < 4; i = i + 1) begin
+            vni_valid_reg[i] <= 1'b0;
+            vni_reg[i] <= 16'd0;
+        end
+        for (i = 0; i < ROUTE_ENTRIES; i = i + 1) begin
+            route_key_reg[i] <= 32'd0;
+            route_valid_reg[i] <= 1'b0;
+            route_port_reg[i] <= 8'd0;
+        end
+        for (i = 0; i < MCAST_ENTRIES; i = i + 1) begin
+            mcast_valid_reg[i] <= 1'b0;
+            mcast_tree_reg[i] <= 13'd0;
+            mcast_wait_reg[i] <= 20'd0;
+            mcast_ports_reg[i] <= 16'd0;
+        end
+        for (i = 0; i < COUNTERS; i = i + 1) begin
+            counter_reg[i] <= 32'd0;
+        end
+        rsp_valid_reg <= 1'b0;
+        rsp_write_reg <= 1'b0;
+        rsp_status_reg <= 2'd0;
+        rsp_rdata_reg <= 32'd0;
+        rsp_src_reg <= 16'd0;
+        rsp_tag_reg <= 10'd0;
+        route_wr_en_reg <= 1'b0;
+        route_wr_index_reg <= {ROUTE_INDEX_WIDTH{1'b0}};
+        route_wr_valid_reg <= 1'b0;
+        route_wr_key_reg <= 32'd0;
+        route_wr_port_reg <= {PORT_WIDTH{1'b0}};
+        mcast_wr_en_reg <= 1'b0;
+        mcast_wr_index_reg <= {MCAST_INDEX_WIDTH{1'b0}};
+        mcast_wr_valid_reg <= 1'b0;
+        mcast_wr_tree_reg <= 13'd0;
+        mcast_wr_wait_reg <= 20'd0;
+        mcast_wr_ports_reg <= 16'd0;
+    end
+end
+
+endmodule
+
+`resetall

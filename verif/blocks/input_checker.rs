@@ -1,0 +1,776 @@
+//! Co-simulation of the input checker: stimulus, independent scoreboard, targets.
+//!
+//! Stimulus (seeded, in phases): frames of both families built with the frames crate codecs
+//! (`inswitch_frames`: TLP memory reads/writes to the register window, collective messages of every kind
+//! as vendor-defined messages and as mailbox memory writes, with and without ECRC; Soft Portals reduction
+//! frames), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
+//! length, EP, reserved bit, address, Vendor ID, VDM DW3, collective version/kind/length/operand count,
+//! EtherType, reduction header, VNI ...), plus random garbage and over-long frames; idle gaps inside and
+//! between frames, backpressure on both outputs, configuration (validation enables, EtherType, allowed
+//! VNIs) changed between frames, and resets in the middle of traffic.
+//!
+//! Scoreboard (independent of the cycle model): each generated frame carries its expected outcome,
+//! computed from the codec's own representation of what was built (not from its bytes): every frame
+//! that enters gets exactly one `stat_event` pulse, one cycle after its last beat, naming its outcome;
+//! an accepted frame's register access or normalized message equals the one the documented mapping
+//! (docs/blocks/input_checker.md §Mapping) gives for the frame's repr; register and message outputs
+//! leave once each.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody, ConfigFixed};
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
+use inswitch_frames::crc;
+use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use inswitch_model::Wide;
+use rand::RngExt;
+
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated input checker.
+pub type InputCheckerRtl = VerilatedDut<InputCheckerIn, InputCheckerOut>;
+
+const RESET_CYCLES: u64 = 4;
+const RESET_PROBABILITY: f64 = 2e-5;
+/// The engine's device ID in every run (switch 725 of seed 000 Table 3).
+pub const ENGINE_ID: u16 = 0x0010;
+
+/// What a frame must lead to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// A register access.
+    Reg(RegAccess),
+    /// A normalized message.
+    Msg(CollectiveMsg),
+    /// A drop with this [`event`] bit.
+    Drop(u32),
+    /// Some drop (random bytes).
+    AnyDrop,
+}
+
+/// A generated frame: bytes, family, port, the per-beat tkeep defect, the expected outcome.
+#[derive(Clone, Debug)]
+struct GenFrame {
+    bytes: Vec<u8>,
+    portals: bool,
+    port: u8,
+    bad_keep: bool,
+    expect: Expect,
+    what: String,
+}
+
+type Labels = Rc<RefCell<VecDeque<(Expect, String)>>>;
+
+/// The checker's configuration inputs during one phase.
+#[derive(Clone, Copy, Debug)]
+struct Cfg {
+    ethertype: u16,
+    vendor_id: u16,
+    validation: u8,
+    vni_valid: u8,
+    vni: [u16; 4],
+}
+
+/// Data-link wrapping of a TLP: `{0000, seq[11:0]}`, TLP, LCRC little-endian (docs §Frames).
+pub fn tlp_frame(seq: u16, tlp_bytes: &[u8]) -> Vec<u8> {
+    let seq = seq & crc::SEQUENCE_MASK;
+    let mut v = seq.to_be_bytes().to_vec();
+    v.extend_from_slice(tlp_bytes);
+    v.extend_from_slice(&crc::lcrc(seq, tlp_bytes).to_le_bytes());
+    v
+}
+
+/// The normalized message the documented mapping gives for a collective message (docs/blocks/
+/// input_checker.md §Mapping), written from the frames crate's repr.
+pub fn expected_tlp_msg(m: &CollectiveMessage, src: u16, dst: u16, port: u8) -> CollectiveMsg {
+    let h = &m.header;
+    let mut e = CollectiveMsg {
+        kind: Kind(h.kind),
+        family: Family::Tlp,
+        port,
+        ctx: h.cc_id,
+        src: u32::from(src),
+        dst: u32::from(dst),
+        pid: h.p_id,
+        dmu_id: h.dmu_id,
+        posted: !h.non_posted,
+        error: h.error_mark,
+        ..CollectiveMsg::default()
+    };
+    match &m.body {
+        Body::Initialization(b) => {
+            e.count = b.p_count.into();
+            e.op = b.operation;
+            e.data[0] = b.accumulator;
+            e.pbv = b.pbv;
+        }
+        Body::Control(b) => {
+            e.code = b.command;
+            e.count = b.p_count.into();
+        }
+        Body::Data { fixed, operands } => {
+            e.op = fixed.operation;
+            e.rc = fixed.status;
+            e.count = fixed.contributions.into();
+            e.code = fixed.completion;
+            e.data[..operands.len()].copy_from_slice(operands);
+        }
+        Body::Error(b) => {
+            e.code = b.reason;
+            e.count = b.attempt.into();
+            e.data[0] = u64::from(b.engine_id) | u64::from(b.device_id) << 16;
+        }
+        _ => {}
+    }
+    e.masked()
+}
+
+/// The normalized message for a Portals reduction frame (docs §Mapping).
+pub fn expected_portals_msg(f: &ReductionFrame, port: u8) -> CollectiveMsg {
+    let h = &f.header;
+    CollectiveMsg {
+        kind: if h.arm { Kind::ARM } else { Kind::CONTRIBUTION },
+        family: Family::Portals,
+        port,
+        ctx: ((f.dfa >> 18 & 7) << 13 | (f.dfa >> 3 & 0x1FFF)) as u16,
+        src: f.sfa,
+        dst: f.dfa,
+        pid: NO_PARTICIPANT,
+        count: h.count,
+        posted: true,
+        vni: f.vni,
+        cookie: h.cookie,
+        seqno: h.seqno,
+        resno: h.resno,
+        retry: h.retry,
+        op: h.op,
+        rc: h.rc,
+        repsum_m: h.repsum_m as i8,
+        repsum_oflow_id: h.repsum_ovflid,
+        data: f.data,
+        ..CollectiveMsg::default()
+    }
+}
+
+const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
+
+/// The seeded stimulus of the input checker.
+pub struct InputCheckerStimulus {
+    p: CheckerParams,
+    r: StimRng,
+    phases: Phases,
+    last: InputCheckerIn,
+    idle: Gaps,
+    stall_reg: Gaps,
+    stall_msg: Gaps,
+    reset_left: u64,
+    cfg: Cfg,
+    /// Beats of the frame being sent (tdata, tkeep, tlast), and the next one to offer.
+    beats: Vec<(Wide, u64, bool)>,
+    next_beat: usize,
+    tuser: u16,
+    seq: u16,
+    labels: Labels,
+}
+
+impl InputCheckerStimulus {
+    fn new(p: CheckerParams, seed: u64, labels: Labels) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        InputCheckerStimulus {
+            p,
+            r,
+            phases,
+            last: InputCheckerIn::default(),
+            idle: Gaps::default(),
+            stall_reg: Gaps::default(),
+            stall_msg: Gaps::default(),
+            reset_left: RESET_CYCLES,
+            cfg: Cfg { ethertype: 0x88B5, vendor_id: collective::VENDOR_ID, validation: 0xF, vni_valid: 0x1, vni: [0x0042, 0, 0, 0] },
+            beats: Vec::new(),
+            next_beat: 0,
+            tuser: 0,
+            seq: 0,
+            labels,
+        }
+    }
+
+    fn new_cfg(&mut self) {
+        let r = &mut self.r;
+        self.cfg.validation = if r.random_bool(0.7) { 0xF } else { r.random_range(0..16) };
+        self.cfg.ethertype = if r.random_bool(0.8) { 0x88B5 } else { r.random_range(0x0600..=0xFFFF) };
+        self.cfg.vni_valid = r.random_range(1..16);
+        for v in &mut self.cfg.vni {
+            *v = r.random();
+        }
+    }
+
+    fn allowed_vni(&mut self) -> u16 {
+        loop {
+            let k = self.r.random_range(0..4);
+            if self.cfg.vni_valid >> k & 1 != 0 {
+                return self.cfg.vni[k];
+            }
+        }
+    }
+
+    fn collective_message(&mut self, kind: u8) -> CollectiveMessage {
+        let r = &mut self.r;
+        let header = CommonHeader {
+            version: collective::VERSION,
+            kind,
+            non_posted: r.random(),
+            error_mark: r.random(),
+            retry: r.random(),
+            reserved_flags: 0,
+            reserved: 0,
+            cc_id: r.random_range(0..0x1000),
+            dmu_id: r.random(),
+            p_id: if r.random_bool(0.2) { collective::NO_PARTICIPANT } else { r.random_range(0..128) },
+        };
+        let body = match kind {
+            1 => Body::Configuration {
+                fixed: ConfigFixed { master_id: r.random(), n_devices: 3, ..Default::default() },
+                device_ids: vec![0x0011, 0x0012, 0x0013],
+                subservient_ids: vec![],
+            },
+            2 => Body::Initialization(InitBody { p_count: r.random(), operation: r.random_range(0..0x40), accumulator: r.random(), pbv: r.random(), ..Default::default() }),
+            3 => Body::Control(ControlBody { command: r.random_range(1..6), p_count: r.random(), ..Default::default() }),
+            4..=6 => {
+                let n = r.random_range(0..=4);
+                Body::Data {
+                    fixed: DataFixed { operation: r.random_range(0..0x40), status: r.random_range(0..9), contributions: r.random(), n_operands: n, completion: r.random_range(0..4), reserved: 0 },
+                    operands: (0..n).map(|_| r.random()).collect(),
+                }
+            }
+            _ => Body::Error(ErrorBody { reason: r.random_range(1..7), attempt: r.random(), engine_id: r.random(), device_id: r.random(), reserved: 0 }),
+        };
+        CollectiveMessage { header, body }
+    }
+
+    /// A TLP frame (its TLP bytes can be edited by `edit` before the LCRC is computed).
+    fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut b = t.to_bytes().expect("generated TLPs emit");
+        edit(&mut b);
+        self.seq = (self.seq + 1) & crc::SEQUENCE_MASK;
+        tlp_frame(self.seq, &b)
+    }
+
+    fn tlp(&mut self) -> GenFrame {
+        use event::*;
+        let port = self.r.random_range(0..16);
+        let src: u16 = self.r.random();
+        let v = self.cfg.validation;
+        let base = u64::from(ENGINE_ID) << 16 | 0xC000;
+        let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
+        match self.r.random_range(0..26) {
+            // Register write / read (valid).
+            0..=3 => {
+                let off = self.r.random_range(0..0x200u32) * 4;
+                let data: u32 = self.r.random();
+                let tag = self.r.random_range(0..0x400u16);
+                let mut t = Tlp::memory_write(src, tag, base + u64::from(off), data.to_le_bytes().to_vec()).expect("mwr");
+                let be = self.r.random_range(0..16u8);
+                if let Header::Memory { req, .. } = &mut t.header {
+                    req.first_be = be;
+                }
+                let ecrc = self.r.random_bool(0.3);
+                if ecrc {
+                    t.fill_ecrc().expect("ecrc");
+                }
+                let bytes = self.wrap(&t, |_| {});
+                g(bytes, Expect::Reg(RegAccess { write: true, addr: off as u16, be, wdata: data, src, tag }), "register write")
+            }
+            4..=5 => {
+                let off = self.r.random_range(0..0x200u32) * 4;
+                let tag = self.r.random_range(0..0x400u16);
+                let mut dw0 = Dw0 { fmt: 0, tlp_type: tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Dw0::default() };
+                dw0.set_length_dw(1);
+                let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req: RequestDw1 { requester_id: src, tag: tag as u8, last_be: 0, first_be: 0xF }, address: Address::new32((base as u32) + off, 0) }, payload: vec![], digest: None };
+                let bytes = self.wrap(&t, |_| {});
+                g(bytes, Expect::Reg(RegAccess { write: false, addr: off as u16, be: 0xF, wdata: 0, src, tag }), "register read")
+            }
+            // Collective messages, valid, by VDM or mailbox write.
+            6..=11 => {
+                let kind = self.r.random_range(2..=8);
+                let m = self.collective_message(kind);
+                let mailbox = self.r.random_bool(0.3);
+                let mut t = if mailbox {
+                    let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
+                    collective::to_memory_write(&m, src, self.r.random_range(0..0x400), u64::from(ENGINE_ID) << 16, off).expect("mailbox")
+                } else {
+                    collective::to_vdm(&m, src, ENGINE_ID, self.r.random()).expect("vdm")
+                };
+                if self.r.random_bool(0.3) {
+                    t.fill_ecrc().expect("ecrc");
+                }
+                let bytes = self.wrap(&t, |_| {});
+                g(bytes, Expect::Msg(expected_tlp_msg(&m, src, ENGINE_ID, port)), if mailbox { "collective (mailbox)" } else { "collective (VDM)" })
+            }
+            // Exactly one defect each.
+            k => {
+                let kind = self.r.random_range(2..=8);
+                let m = self.collective_message(kind);
+                let mut t = collective::to_vdm(&m, src, ENGINE_ID, self.r.random()).expect("vdm");
+                let (bytes, reason, what) = match k {
+                    12 if v & 1 != 0 => {
+                        let mut b = self.wrap(&t, |_| {});
+                        let n = b.len();
+                        let (at, bit) = (self.r.random_range(0..4), self.r.random_range(0..8));
+                        b[n - 1 - at] ^= 1 << bit;
+                        (b, LCRC, "LCRC corrupted")
+                    }
+                    13 => (self.wrap(&t, |b| b.extend_from_slice(&[0, 0, 0, 0])), LENGTH, "4 bytes too long"),
+                    14 => (self.wrap(&t, |b| b[2] |= 0x40), POISONED, "EP set"),
+                    15 if v & 2 != 0 => {
+                        t.fill_ecrc().expect("ecrc");
+                        t.digest = t.digest.map(|d| d ^ 0x0100_0000);
+                        (self.wrap(&t, |_| {}), ECRC, "ECRC corrupted")
+                    }
+                    16 => {
+                        let mut b = self.wrap(&t, |_| {});
+                        b[0] |= 0x80;
+                        let n = b.len();
+                        let l = crc::CRC32.checksum(&b[..n - 4]);
+                        b[n - 4..].copy_from_slice(&l.to_le_bytes());
+                        (b, RESERVED, "sequence-number reserved bit")
+                    }
+                    17 => {
+                        let w = Tlp::memory_write(src, 0, (u64::from(ENGINE_ID ^ 0x0100) << 16) | 0xC000, vec![0; 4]).expect("mwr");
+                        (self.wrap(&w, |_| {}), NOT_FOR_ENGINE, "another switch's window")
+                    }
+                    18 => {
+                        let w = Tlp::memory_write(src, 0, base + 0x10, vec![0; 8]).expect("mwr");
+                        (self.wrap(&w, |_| {}), REG_ACCESS, "2-DW register write")
+                    }
+                    19 => (self.wrap(&t, |b| b[1] |= 0x01), TLP_UNSUPPORTED, "TH set"),
+                    20 => (self.wrap(&t, |b| b[10] ^= 0x01), VENDOR, "wrong Vendor ID"),
+                    21 => (self.wrap(&t, |b| b[16 + 0] = (b[16] & 0x0F) | 0x20), COLL_MALFORMED, "collective version 2"),
+                    22 => {
+                        let cfgm = self.collective_message(1);
+                        let c = collective::to_vdm(&cfgm, src, ENGINE_ID, 0).expect("vdm");
+                        (self.wrap(&c, |_| {}), COLL_CONFIG, "configuration message")
+                    }
+                    23 => (self.wrap(&t, |b| b[0] = (b[0] & 0x1F) | 0xA0), TLP_MALFORMED, "reserved Fmt 101"),
+                    24 => {
+                        let mut w = Tlp::memory_write(src, 0, base + 0x10, vec![0; 4]).expect("mwr");
+                        if let Header::Memory { req, .. } = &mut w.header {
+                            req.last_be = 0xF;
+                        }
+                        (self.wrap(&w, |_| {}), TLP_MALFORMED, "1-DW write with a Last BE")
+                    }
+                    _ => {
+                        let mut d = self.collective_message(4);
+                        if let Body::Data { fixed, operands } = &mut d.body {
+                            fixed.n_operands = 5;
+                            *operands = vec![1, 2, 3, 4, 5];
+                        }
+                        let c = collective::to_vdm(&d, src, ENGINE_ID, 0).expect("vdm");
+                        (self.wrap(&c, |_| {}), COLL_OPERANDS, "five operands")
+                    }
+                };
+                g(bytes, Expect::Drop(reason), what)
+            }
+        }
+    }
+
+    fn portals(&mut self) -> GenFrame {
+        use event::*;
+        let port = self.r.random_range(0..16);
+        let vni = self.allowed_vni();
+        let r = &mut self.r;
+        let arm = r.random_bool(0.3);
+        let header = ReductionHeader {
+            cookie: r.random(),
+            reserved: 0,
+            retry: r.random(),
+            repsum_ovflid: r.random_range(0..4),
+            repsum_m: r.random(),
+            rc: [0, 1, 3, 4, 5, 6, 7, 8][r.random_range(0..8)],
+            resno: r.random_range(0..1024),
+            count: if arm { r.random_range(0..1 << 20) } else { r.random_range(1..1 << 20) },
+            op: PORTALS_OPS[r.random_range(0..PORTALS_OPS.len())],
+            arm,
+            seqno: r.random_range(0..1024),
+        };
+        let mut f = ReductionFrame {
+            dfa: r.random(),
+            sfa: r.random(),
+            vni,
+            command: r.random(),
+            flags: 1,
+            match_bits: r.random(),
+            header_data: r.random(),
+            reserved: [0; 7],
+            idc_pad: [0; 5],
+            header,
+            data: [r.random(), r.random(), r.random(), r.random()],
+        };
+        let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: self.cfg.ethertype.max(0x0600) };
+        let mut expect = Expect::Msg(expected_portals_msg(&f, port));
+        let mut what = "Soft Portals";
+        let v = self.cfg.validation;
+        let defect = r.random_range(0..14);
+        let mut eth2 = eth;
+        let mut fcs_bad = false;
+        let mut resize: i32 = 0;
+        match defect {
+            0 if v & 4 != 0 => {
+                fcs_bad = true;
+                expect = Expect::Drop(FCS);
+                what = "FCS corrupted";
+            }
+            1 => {
+                eth2.ethertype = self.cfg.ethertype.wrapping_add(1).max(0x0600);
+                if eth2.ethertype != self.cfg.ethertype {
+                    expect = Expect::Drop(ETHERTYPE);
+                    what = "wrong EtherType";
+                }
+            }
+            2 => {
+                f.header.reserved = 1;
+                expect = Expect::Drop(RESERVED);
+                what = "reduction header reserved bit";
+            }
+            3 => {
+                f.header.op = 0x13;
+                expect = Expect::Drop(PORTALS_HEADER);
+                what = "undefined rt_op";
+            }
+            4 => {
+                f.header.arm = false;
+                f.header.count = 0;
+                expect = Expect::Drop(PORTALS_HEADER);
+                what = "rt_count 0 going up";
+            }
+            5 if v & 8 != 0 => {
+                // A VNI no valid entry holds.
+                let mut bad = self.r.random::<u16>();
+                while (0..4).any(|k| self.cfg.vni_valid >> k & 1 != 0 && self.cfg.vni[k] == bad) {
+                    bad = bad.wrapping_add(1);
+                }
+                f.vni = bad;
+                expect = Expect::Drop(VNI);
+                what = "VNI not allowed";
+            }
+            6 => {
+                resize = if self.r.random_bool(0.5) { 4 } else { -4 };
+                expect = Expect::Drop(LENGTH);
+                what = "Soft Portals length";
+            }
+            _ => {}
+        }
+        let sp = SoftPortals::new(eth2, f).expect("soft portals");
+        let mut bytes = sp.to_bytes().expect("emit").to_vec();
+        if resize != 0 {
+            bytes.truncate(bytes.len() - 4);
+            if resize > 0 {
+                bytes.extend_from_slice(&[0; 4]);
+            } else {
+                bytes.truncate(bytes.len() - 4);
+            }
+            let fcs = crc::ethernet_fcs(&bytes);
+            bytes.extend_from_slice(&fcs.to_le_bytes());
+        }
+        if fcs_bad {
+            let n = bytes.len();
+            let (at, bit) = (self.r.random_range(0..4), self.r.random_range(0..8));
+            bytes[n - 1 - at] ^= 1 << bit;
+        }
+        GenFrame { bytes, portals: true, port, bad_keep: false, expect, what: what.to_string() }
+    }
+
+    fn frame(&mut self) -> GenFrame {
+        let mut g = match self.r.random_range(0..20) {
+            0 => {
+                // Random garbage of a random family.
+                let n = self.r.random_range(1..140);
+                let bytes = (0..n).map(|_| self.r.random()).collect();
+                GenFrame { bytes, portals: self.r.random(), port: 0, bad_keep: false, expect: Expect::AnyDrop, what: "random bytes".into() }
+            }
+            1 => {
+                // Over-long with a good CRC: too long whatever the enables.
+                let n = self.r.random_range(129..400);
+                let mut bytes: Vec<u8> = (0..n - 4).map(|_| self.r.random()).collect();
+                let c = crc::CRC32.checksum(&bytes);
+                bytes.extend_from_slice(&c.to_le_bytes());
+                GenFrame { bytes, portals: self.r.random(), port: 0, bad_keep: false, expect: Expect::Drop(event::TOO_LONG), what: "over-long".into() }
+            }
+            2..=9 => self.portals(),
+            _ => self.tlp(),
+        };
+        if self.r.random_bool(0.03) {
+            g.bad_keep = true;
+            g.expect = Expect::Drop(event::TKEEP);
+            g.what = format!("{} + bad tkeep", g.what);
+        }
+        g
+    }
+
+    fn load(&mut self, g: GenFrame) {
+        let kw = self.p.keep_width();
+        let n = g.bytes.len();
+        let nbeats = n.div_ceil(kw);
+        self.beats.clear();
+        for b in 0..nbeats {
+            let mut d = Wide::ZERO;
+            let chunk = &g.bytes[b * kw..((b + 1) * kw).min(n)];
+            for (k, &x) in chunk.iter().enumerate() {
+                d.set_byte(k, x);
+            }
+            // Bytes past the end of the frame carry noise (tkeep says they are not there).
+            for k in chunk.len()..kw {
+                d.set_byte(k, self.r.random());
+            }
+            let keep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+            self.beats.push((d, keep, b + 1 == nbeats));
+        }
+        if g.bad_keep {
+            let b = self.r.random_range(0..nbeats);
+            let (_, keep, last) = &mut self.beats[b];
+            if *last {
+                // A hole, or no byte at all.
+                *keep = if *keep > 1 && self.r.random_bool(0.7) { *keep & !(1 << self.r.random_range(0..(*keep).count_ones() - 1)) } else { 0 };
+                if *keep != 0 && *keep & (*keep + 1) == 0 {
+                    *keep = 0;
+                }
+            } else {
+                *keep &= !(1 << self.r.random_range(0..kw));
+            }
+        }
+        self.next_beat = 0;
+        self.tuser = u16::from(g.portals) << 8 | u16::from(g.port);
+        self.labels.borrow_mut().push_back((g.expect, format!("{} ({} bytes)", g.what, n)));
+    }
+}
+
+impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
+    fn next(&mut self, previous: &InputCheckerOut) -> InputCheckerIn {
+        let taken = self.last.s_axis_tvalid && previous.s_axis_tready;
+        if taken {
+            self.next_beat += 1;
+        }
+        let between_frames = self.next_beat >= self.beats.len();
+        if self.phases.tick(&mut self.r) && between_frames {
+            self.new_cfg();
+        }
+        let prof = self.phases.profile;
+        let mut i = InputCheckerIn {
+            m_reg_ready: !self.stall_reg.gap(&mut self.r, prof.stall, prof.persist),
+            m_msg_ready: !self.stall_msg.gap(&mut self.r, prof.stall, prof.persist),
+            cfg_engine_id: ENGINE_ID,
+            cfg_ethertype: self.cfg.ethertype,
+            cfg_vendor_id: self.cfg.vendor_id,
+            cfg_validation: self.cfg.validation,
+            cfg_vni_valid: self.cfg.vni_valid,
+            cfg_vni: (0..4).fold(0, |a, k| a | u64::from(self.cfg.vni[k]) << (16 * k)),
+            ..Default::default()
+        };
+        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
+            self.reset_left = self.r.random_range(1..=3);
+        }
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.beats.clear();
+            self.next_beat = 0;
+            self.labels.borrow_mut().clear();
+            self.last = i;
+            return i;
+        }
+        if self.last.s_axis_tvalid && !taken {
+            i.s_axis_tdata = self.last.s_axis_tdata;
+            i.s_axis_tkeep = self.last.s_axis_tkeep;
+            i.s_axis_tvalid = true;
+            i.s_axis_tlast = self.last.s_axis_tlast;
+            i.s_axis_tuser = self.last.s_axis_tuser;
+        } else if !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
+            if self.next_beat >= self.beats.len() {
+                let g = self.frame();
+                self.load(g);
+            }
+            let (d, k, l) = self.beats[self.next_beat];
+            i.s_axis_tdata = d;
+            i.s_axis_tkeep = k;
+            i.s_axis_tlast = l;
+            i.s_axis_tvalid = true;
+            // tuser matters on the first beat only.
+            i.s_axis_tuser = if self.next_beat == 0 { self.tuser } else { self.r.random::<u16>() & 0x1FF };
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// Counters of [`InputCheckerMonitor`].
+pub mod counter {
+    /// Frames whose last beat was taken.
+    pub const FRAMES: &str = "frames_in";
+    /// Register accesses taken by the register space.
+    pub const REG_OUT: &str = "reg_accesses_out";
+    /// Messages taken by the CPU.
+    pub const MSG_OUT: &str = "messages_out";
+    /// Frames dropped.
+    pub const DROPS: &str = "drops";
+    /// Resets.
+    pub const RESETS: &str = "resets";
+    /// Cycles the checker refused a beat.
+    pub const REFUSED: &str = "refused_cycles";
+    /// Cycles with a beat taken.
+    pub const BEATS: &str = "beats_in";
+}
+
+const COUNTER_NAMES: [&str; 7] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS];
+
+/// Independent transaction-level scoreboard of the input checker.
+pub struct InputCheckerMonitor {
+    labels: Labels,
+    in_frame: Option<(Expect, String)>,
+    /// Frames whose last beat was taken last cycle: their pulse is due now.
+    due: Option<(Expect, String)>,
+    reg_pending: bool,
+    msg_pending: bool,
+    events: [u64; event::COUNT as usize],
+    log: TransactionLog,
+    counts: [u64; 7],
+}
+
+impl InputCheckerMonitor {
+    fn new(labels: Labels) -> Self {
+        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; 7] }
+    }
+
+    fn bump(&mut self, name: &'static str) {
+        let i = COUNTER_NAMES.iter().position(|&n| n == name).unwrap_or(0);
+        self.counts[i] += 1;
+    }
+
+    /// Frames per outcome event, by [`event`] bit.
+    pub fn events(&self) -> &[u64] {
+        &self.events
+    }
+}
+
+impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
+    fn observe(&mut self, cycle: u64, i: &InputCheckerIn, o: &InputCheckerOut) -> Result<(), String> {
+        // The verdict of the frame that ended last cycle.
+        let ev = o.stat_event;
+        match self.due.take() {
+            None if ev != 0 => return Err(format!("stat_event {ev:#x} with no frame ending")),
+            None => {}
+            Some((expect, what)) => {
+                if ev.count_ones() != 1 {
+                    return Err(format!("frame '{what}': stat_event {ev:#x} is not one pulse"));
+                }
+                let bit = ev.trailing_zeros();
+                self.events[bit as usize] += 1;
+                let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
+                match &expect {
+                    Expect::Drop(r) if *r != bit => return Err(format!("frame '{what}': outcome {name}, expected drop {}", event::NAMES[*r as usize])),
+                    Expect::AnyDrop if bit < 2 => return Err(format!("frame '{what}': random bytes accepted ({name})")),
+                    Expect::Reg(a) => {
+                        let got = RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag };
+                        if bit != event::ACCEPT_REG || !o.m_reg_valid || got != *a {
+                            return Err(format!("frame '{what}': outcome {name}, register access {got:x?} (valid {}), expected {a:x?}", o.m_reg_valid));
+                        }
+                        if self.reg_pending {
+                            return Err("a register access replaced one not yet taken".into());
+                        }
+                        self.reg_pending = true;
+                    }
+                    Expect::Msg(m) => {
+                        if bit != event::ACCEPT_MSG || !o.m_msg_valid || o.msg() != *m {
+                            return Err(format!("frame '{what}': outcome {name}, message {:x?} (valid {}), expected {m:x?}", o.msg(), o.m_msg_valid));
+                        }
+                        if self.msg_pending {
+                            return Err("a message replaced one not yet taken".into());
+                        }
+                        self.msg_pending = true;
+                    }
+                    _ => self.bump(counter::DROPS),
+                }
+                self.log.push(cycle, format!("{what}: {name}"));
+            }
+        }
+        if o.m_reg_valid != self.reg_pending || o.m_msg_valid != self.msg_pending {
+            return Err(format!("output valid (reg {}, msg {}) without an accepted frame (reg {}, msg {})", o.m_reg_valid, o.m_msg_valid, self.reg_pending, self.msg_pending));
+        }
+        if o.m_reg_valid && i.m_reg_ready {
+            self.reg_pending = false;
+            self.bump(counter::REG_OUT);
+        }
+        if o.m_msg_valid && i.m_msg_ready {
+            self.msg_pending = false;
+            self.bump(counter::MSG_OUT);
+        }
+        if i.s_axis_tvalid && !o.s_axis_tready && !i.rst {
+            self.bump(counter::REFUSED);
+        }
+        if i.s_axis_tvalid && o.s_axis_tready {
+            self.bump(counter::BEATS);
+            if self.in_frame.is_none() {
+                self.in_frame = Some(self.labels.borrow_mut().pop_front().ok_or("a frame started with no label")?);
+            }
+            if i.s_axis_tlast {
+                self.bump(counter::FRAMES);
+                self.due = self.in_frame.take();
+            }
+        }
+        if i.rst {
+            self.bump(counter::RESETS);
+            self.in_frame = None;
+            self.due = None;
+            self.reg_pending = false;
+            self.msg_pending = false;
+            self.log.push(cycle, "reset".into());
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = COUNTER_NAMES.iter().copied().zip(self.counts).collect();
+        v.extend(event::NAMES.iter().map(|n| *n).zip(self.events));
+        v
+    }
+}
+
+/// Parameters of a Verilated checker from its build.rs entry.
+pub fn params_of(model: &str) -> Result<CheckerParams, HarnessError> {
+    let info = crate::verilated::model_info(model)?;
+    let mut p = CheckerParams::default();
+    for (k, v) in info.params {
+        match *k {
+            "DATA_WIDTH" => p.data_width = v.parse().map_err(|_| HarnessError::Params { model: info.name, detail: format!("{k}={v}") })?,
+            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
+        }
+    }
+    Ok(p)
+}
+
+/// Builds a fresh lockstep bench for the Verilated checker `model` and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerRtl, InputCheckerStimulus, InputCheckerMonitor>, HarnessError> {
+    let p = params_of(model)?;
+    let info = crate::verilated::model_info(model)?;
+    let m = InputChecker::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
+    let labels: Labels = Rc::new(RefCell::new(VecDeque::new()));
+    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::new(labels)))
+}
+
+/// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
+    let reproduce = move |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block input_checker --width {width} --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}

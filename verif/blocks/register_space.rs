@@ -1,0 +1,494 @@
+//! Co-simulation of the register space: stimulus, independent scoreboard, target.
+//!
+//! Stimulus (seeded, in phases): one access almost every cycle or sparse, reads and writes to every
+//! register of the map (docs/registers.md) and to unmapped offsets, random byte enables, requester IDs
+//! that are mostly the master and sometimes not, the lock bit and MASTER_ID rewritten during traffic,
+//! route and multicast entries committed, counters cleared; `stat_event` pulses from sparse to every bit
+//! every cycle; backpressure on the response; random PBV read indices; resets in the middle of traffic.
+//!
+//! Scoreboard (independent of the cycle model: a table of documented register fields, not the model's
+//! decoder): every accepted access gets exactly one response, in order, with the documented status;
+//! reads return the last authorized write merged under its byte enables and cut to the register's
+//! field; every `cfg_*` port equals its register; every committing write gives exactly one table-write
+//! pulse with the entry's values; each counter equals the events since its last clear; the PBV read port
+//! returns the table entry.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use inswitch_model::regs::{self, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
+use rand::RngExt;
+
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated register space.
+pub type RegisterSpaceRtl = VerilatedDut<RegisterSpaceIn, RegisterSpaceOut>;
+
+/// Cycles of reset at the start of every run.
+const RESET_CYCLES: u64 = 4;
+/// Probability per cycle of a reset in the middle of traffic.
+const RESET_PROBABILITY: f64 = 2e-5;
+
+/// One documented register: byte offset, writable bits, reset value.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    mask: u32,
+    reset: u32,
+}
+
+/// The documented register map (docs/registers.md): offset -> field. Written out from the document,
+/// not from the model's decoder.
+fn register_table() -> BTreeMap<u32, Field> {
+    let mut t = BTreeMap::new();
+    let f = |mask, reset| Field { mask, reset };
+    for k in 0..64 {
+        t.insert(4 * k, f(u32::MAX, 0));
+    }
+    t.insert(0x100, f(0, regs::ID_VALUE));
+    t.insert(0x104, f(0x1, 0));
+    t.insert(0x108, f(0xFFFF, 0));
+    t.insert(0x10C, f(0xFFFF, 0x88B5));
+    t.insert(0x110, f(0xFFFF, 0xC011));
+    t.insert(0x114, f(0xF, 0xF));
+    t.insert(0x118, f(0xFF, 0));
+    t.insert(0x11C, f(0x1, 0));
+    t.insert(0x120, f(0xFF_FFFF, 0x400));
+    t.insert(0x124, f(0xFF_FFFF, 0xC00));
+    for (k, v) in [1, 0x10, 0x100, 0x1000].into_iter().enumerate() {
+        t.insert(0x130 + 4 * k as u32, f(0xFF_FFFF, v));
+    }
+    for (k, v) in [4, 64, 1024].into_iter().enumerate() {
+        t.insert(0x140 + 4 * k as u32, f(0xF_FFFF, v));
+    }
+    for k in 0..4 {
+        t.insert(0x150 + 4 * k, f(0x8000_FFFF, 0));
+    }
+    for k in 0..16 {
+        t.insert(0x200 + 8 * k, f(u32::MAX, 0));
+        t.insert(0x204 + 8 * k, f(0x8000_00FF, 0));
+        t.insert(0x300 + 16 * k, f(0x8000_1FFF, 0));
+        t.insert(0x304 + 16 * k, f(0xF_FFFF, 0));
+        t.insert(0x308 + 16 * k, f(0xFFFF, 0));
+    }
+    t
+}
+
+/// Counters at 0x400 + 4i.
+const COUNTERS: u32 = 34;
+
+/// The seeded stimulus of the register space.
+pub struct RegisterSpaceStimulus {
+    r: StimRng,
+    phases: Phases,
+    last: RegisterSpaceIn,
+    idle: Gaps,
+    stall: Gaps,
+    reset_left: u64,
+    offsets: Vec<u32>,
+    /// Requester IDs in use; index 0 is usually the master.
+    sources: [u16; 4],
+    event_density: f64,
+}
+
+impl RegisterSpaceStimulus {
+    /// A stimulus for `seed`.
+    pub fn new(seed: u64) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        let mut offsets: Vec<u32> = register_table().keys().copied().collect();
+        offsets.extend((0..COUNTERS).map(|k| 0x400 + 4 * k));
+        RegisterSpaceStimulus {
+            r,
+            phases,
+            last: RegisterSpaceIn::default(),
+            idle: Gaps::default(),
+            stall: Gaps::default(),
+            reset_left: RESET_CYCLES,
+            offsets,
+            sources: [0x0001, 0x0000, 0x0010, 0x0020],
+            event_density: 0.01,
+        }
+    }
+
+    fn access(&mut self) -> RegisterSpaceIn {
+        let r = &mut self.r;
+        let addr: u32 = match r.random_range(0..20) {
+            0 => r.random_range(0..0x1000),                         // anywhere, often unmapped
+            1 => 0x104,                                             // CTRL: lock / unlock
+            2 => 0x108,                                             // MASTER_ID
+            3 => 0x400 + 4 * r.random_range(0..COUNTERS + 2),       // counters (and two past them)
+            4 => 0x204 + 8 * r.random_range(0..16),                 // route commits
+            5 => 0x300 + 16 * r.random_range(0..16),                // multicast commits
+            _ => self.offsets[r.random_range(0..self.offsets.len())],
+        };
+        let write = r.random_bool(0.6);
+        let be = match r.random_range(0..6) {
+            0 => r.random_range(0..16),
+            1 => 0x3,
+            2 => 0xC,
+            _ => 0xF,
+        };
+        let mut wdata: u32 = r.random();
+        if addr == 0x108 {
+            // MASTER_ID mostly names one of the requesters, so the lock is exercised both ways.
+            wdata = u32::from(self.sources[r.random_range(0..self.sources.len())]);
+        } else if addr == 0x104 && r.random_bool(0.5) {
+            wdata = 0;
+        }
+        let src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
+        RegisterSpaceIn {
+            s_reg_valid: true,
+            s_reg_write: write,
+            s_reg_addr: (addr as u16) | (r.random::<u16>() & 0xF000 & if r.random_bool(0.1) { 0xFFFF } else { 0 }),
+            s_reg_be: be,
+            s_reg_wdata: wdata,
+            s_reg_src: src,
+            s_reg_tag: r.random::<u16>() & 0x3FF,
+            ..Default::default()
+        }
+    }
+}
+
+impl Stimulus<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceStimulus {
+    fn next(&mut self, previous: &RegisterSpaceOut) -> RegisterSpaceIn {
+        let taken = self.last.s_reg_valid && previous.s_reg_ready;
+        if self.phases.tick(&mut self.r) {
+            self.event_density = [0.0, 0.001, 0.05, 0.5, 1.0][self.r.random_range(0..5)];
+            if self.r.random_bool(0.3) {
+                self.sources.swap(0, self.r.random_range(1..4));
+            }
+        }
+        let prof = self.phases.profile;
+        let stall = self.stall.gap(&mut self.r, prof.stall, prof.persist);
+        let mut i = if self.last.s_reg_valid && !taken {
+            self.last
+        } else if self.idle.gap(&mut self.r, prof.idle, prof.persist) {
+            RegisterSpaceIn::default()
+        } else {
+            self.access()
+        };
+        i.m_reg_rsp_ready = !stall;
+        i.pbv_rd_index = self.r.random_range(0..128);
+        i.stat_event = 0;
+        for k in 0..32 {
+            if self.event_density > 0.0 && self.r.random_bool(self.event_density) {
+                i.stat_event |= 1 << k;
+            }
+        }
+        i.rst = false;
+        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
+            self.reset_left = self.r.random_range(1..=3);
+        }
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            i.s_reg_valid = false;
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// Counters of [`RegisterSpaceMonitor`], by name.
+pub mod counter {
+    /// Accesses accepted.
+    pub const ACCESSES: &str = "accesses";
+    /// Authorized writes done.
+    pub const WRITES_OK: &str = "writes_ok";
+    /// Writes rejected (locked, not the master).
+    pub const REJECTED: &str = "writes_rejected";
+    /// Unmapped or read-only accesses.
+    pub const UNMAPPED: &str = "unmapped";
+    /// Reads.
+    pub const READS: &str = "reads";
+    /// Route-table commits.
+    pub const ROUTE_COMMITS: &str = "route_commits";
+    /// Multicast-table commits.
+    pub const MCAST_COMMITS: &str = "mcast_commits";
+    /// Counter clears.
+    pub const COUNTER_CLEARS: &str = "counter_clears";
+    /// Cycles a response was stalled.
+    pub const STALLED: &str = "response_stalled_cycles";
+    /// Resets.
+    pub const RESETS: &str = "resets";
+    /// Cycles with the lock set.
+    pub const LOCKED_CYCLES: &str = "locked_cycles";
+}
+
+const COUNTER_NAMES: [&str; 11] = [
+    counter::ACCESSES,
+    counter::WRITES_OK,
+    counter::REJECTED,
+    counter::UNMAPPED,
+    counter::READS,
+    counter::ROUTE_COMMITS,
+    counter::MCAST_COMMITS,
+    counter::COUNTER_CLEARS,
+    counter::STALLED,
+    counter::RESETS,
+    counter::LOCKED_CYCLES,
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Response {
+    write: bool,
+    status: u8,
+    rdata: u32,
+    src: u16,
+    tag: u16,
+}
+
+/// Independent transaction-level scoreboard of the register space.
+pub struct RegisterSpaceMonitor {
+    table: BTreeMap<u32, Field>,
+    values: BTreeMap<u32, u32>,
+    counters: [u32; COUNTERS as usize],
+    expected: VecDeque<Response>,
+    /// The response currently shown was already compared.
+    shown: bool,
+    route_pulse: Option<(u8, bool, u16, u16, u8)>,
+    mcast_pulse: Option<(u8, bool, u16, u32, u16)>,
+    armed: bool,
+    log: TransactionLog,
+    counts: [u64; 11],
+}
+
+impl Default for RegisterSpaceMonitor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RegisterSpaceMonitor {
+    /// A scoreboard in the reset state.
+    pub fn new() -> Self {
+        let table = register_table();
+        let values = table.iter().map(|(&k, f)| (k, f.reset)).collect();
+        RegisterSpaceMonitor {
+            table,
+            values,
+            counters: [0; COUNTERS as usize],
+            expected: VecDeque::new(),
+            shown: false,
+            route_pulse: None,
+            mcast_pulse: None,
+            armed: false,
+            log: TransactionLog::default(),
+            counts: [0; 11],
+        }
+    }
+
+    fn bump(&mut self, name: &'static str) {
+        let i = COUNTER_NAMES.iter().position(|&n| n == name).unwrap_or(0);
+        self.counts[i] += 1;
+    }
+
+    fn v(&self, off: u32) -> u32 {
+        self.values.get(&off).copied().unwrap_or(0)
+    }
+
+    fn check_cfg(&self, o: &RegisterSpaceOut) -> Result<(), String> {
+        let vni = (0..4).fold(0u64, |a, k| a | u64::from(self.v(0x150 + 4 * k) & 0xFFFF) << (16 * k));
+        let vni_valid = (0..4).fold(0u8, |a, k| a | ((self.v(0x150 + 4 * k) >> 31) as u8) << k);
+        let want: [(&str, u64, u64); 20] = [
+            ("cfg_lock", u64::from(o.cfg_lock), u64::from(self.v(0x104) & 1)),
+            ("cfg_master_id", o.cfg_master_id.into(), self.v(0x108).into()),
+            ("cfg_ethertype", o.cfg_ethertype.into(), self.v(0x10C).into()),
+            ("cfg_vendor_id", o.cfg_vendor_id.into(), self.v(0x110).into()),
+            ("cfg_validation", o.cfg_validation.into(), self.v(0x114).into()),
+            ("cfg_error_reporting", o.cfg_error_reporting.into(), self.v(0x118).into()),
+            ("cfg_red_mode", u64::from(o.cfg_red_mode), self.v(0x11C).into()),
+            ("cfg_sub_timeout", o.cfg_sub_timeout.into(), self.v(0x120).into()),
+            ("cfg_master_timeout", o.cfg_master_timeout.into(), self.v(0x124).into()),
+            ("cfg_red_timeout0", o.cfg_red_timeout0.into(), self.v(0x130).into()),
+            ("cfg_red_timeout1", o.cfg_red_timeout1.into(), self.v(0x134).into()),
+            ("cfg_red_timeout2", o.cfg_red_timeout2.into(), self.v(0x138).into()),
+            ("cfg_red_timeout3", o.cfg_red_timeout3.into(), self.v(0x13C).into()),
+            ("cfg_red_threshold0", o.cfg_red_threshold0.into(), self.v(0x140).into()),
+            ("cfg_red_threshold1", o.cfg_red_threshold1.into(), self.v(0x144).into()),
+            ("cfg_red_threshold2", o.cfg_red_threshold2.into(), self.v(0x148).into()),
+            ("cfg_vni_valid", o.cfg_vni_valid.into(), vni_valid.into()),
+            ("cfg_vni", o.cfg_vni, vni),
+            ("cfg_route_wr_en", u64::from(o.cfg_route_wr_en), u64::from(self.route_pulse.is_some())),
+            ("cfg_mcast_wr_en", u64::from(o.cfg_mcast_wr_en), u64::from(self.mcast_pulse.is_some())),
+        ];
+        for (name, got, exp) in want {
+            if got != exp {
+                return Err(format!("{name} is {got:#x}, the register holds {exp:#x}"));
+            }
+        }
+        if let Some(p) = self.route_pulse {
+            let got = (o.cfg_route_wr_index, o.cfg_route_wr_valid, o.cfg_route_wr_dest_id, o.cfg_route_wr_dest_mask, o.cfg_route_wr_port);
+            if got != p {
+                return Err(format!("route-table write {got:x?}, expected {p:x?}"));
+            }
+        }
+        if let Some(p) = self.mcast_pulse {
+            let got = (o.cfg_mcast_wr_index, o.cfg_mcast_wr_valid, o.cfg_mcast_wr_tree, o.cfg_mcast_wr_wait_count, o.cfg_mcast_wr_ports);
+            if got != p {
+                return Err(format!("multicast-table write {got:x?}, expected {p:x?}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
+    fn observe(&mut self, cycle: u64, i: &RegisterSpaceIn, o: &RegisterSpaceOut) -> Result<(), String> {
+        if self.armed {
+            // Outputs first: they show the state left by the cycles before.
+            self.check_cfg(o)?;
+            let k = usize::from(i.pbv_rd_index & 0x7F);
+            let pair = self.v(4 * (k as u32 / 2));
+            let dev = if k % 2 == 0 { pair as u16 } else { (pair >> 16) as u16 };
+            if o.pbv_rd_dev_id != dev {
+                return Err(format!("PBV entry {k} reads {:#06x}, the table holds {dev:#06x}", o.pbv_rd_dev_id));
+            }
+            if o.m_reg_rsp_valid && !self.shown {
+                let got = Response { write: o.m_reg_rsp_write, status: o.m_reg_rsp_status, rdata: o.m_reg_rsp_rdata, src: o.m_reg_rsp_src, tag: o.m_reg_rsp_tag };
+                let exp = self.expected.pop_front().ok_or_else(|| format!("a response {got:x?} to no access"))?;
+                if got != exp {
+                    return Err(format!("response {got:x?}, expected {exp:x?}"));
+                }
+                self.shown = true;
+            }
+            if o.m_reg_rsp_valid && !i.m_reg_rsp_ready {
+                self.bump(counter::STALLED);
+            }
+            if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
+                self.shown = false;
+            }
+            if !o.m_reg_rsp_valid && !self.expected.is_empty() {
+                return Err(format!("an access got no response ({} outstanding)", self.expected.len()));
+            }
+            // Counter reads are checked through the responses; here the documented totals.
+        }
+        self.route_pulse = None;
+        self.mcast_pulse = None;
+        if self.v(0x104) & 1 != 0 {
+            self.bump(counter::LOCKED_CYCLES);
+        }
+
+        // Inputs: this cycle's access takes effect at the edge.
+        let mut inc = [0u32; COUNTERS as usize];
+        for k in 0..32 {
+            inc[2 + k] = i.stat_event >> k & 1;
+        }
+        let mut clear = None;
+        if i.s_reg_valid && o.s_reg_ready && !i.rst {
+            self.bump(counter::ACCESSES);
+            let off = u32::from(i.s_reg_addr) & 0xFFC;
+            let counter = (0x400..0x400 + 4 * COUNTERS).contains(&off).then(|| ((off - 0x400) / 4) as usize);
+            let field = self.table.get(&off).copied();
+            let locked = self.v(0x104) & 1 != 0;
+            let authorized = !locked || u32::from(i.s_reg_src) == self.v(0x108);
+            let mapped = field.is_some() || counter.is_some();
+            let mut resp = Response { write: i.s_reg_write, status: status::OK, rdata: 0, src: i.s_reg_src, tag: i.s_reg_tag & 0x3FF };
+            let old = match (field, counter) {
+                (Some(_), _) => self.v(off),
+                (None, Some(c)) => self.counters[c],
+                _ => 0,
+            };
+            if !mapped {
+                resp.status = status::UNMAPPED;
+            } else if !i.s_reg_write {
+                resp.rdata = old;
+                self.bump(counter::READS);
+            } else if !authorized {
+                resp.status = status::REJECTED;
+            } else if field.is_some_and(|f| f.mask == 0) {
+                resp.status = status::UNMAPPED;
+            } else {
+                self.bump(counter::WRITES_OK);
+                let be: u32 = (0..4).filter(|b| i.s_reg_be >> b & 1 != 0).map(|b| 0xFFu32 << (8 * b)).sum();
+                if let Some(c) = counter {
+                    if be != 0 {
+                        clear = Some(c);
+                        self.bump(counter::COUNTER_CLEARS);
+                    }
+                } else if let Some(f) = field {
+                    let new = (old & !(be & f.mask)) | (i.s_reg_wdata & be & f.mask);
+                    self.values.insert(off, new);
+                    if be != 0 && (0x204..0x280).contains(&off) && off % 8 == 4 {
+                        let key = self.v(off - 4);
+                        self.route_pulse = Some((((off - 0x200) / 8) as u8, new >> 31 != 0, key as u16, (key >> 16) as u16, (new & 0xF) as u8));
+                        self.bump(counter::ROUTE_COMMITS);
+                    }
+                    if be != 0 && (0x300..0x400).contains(&off) && off % 16 == 0 {
+                        self.mcast_pulse = Some((((off - 0x300) / 16) as u8, new >> 31 != 0, (new & 0x1FFF) as u16, self.v(off + 4), self.v(off + 8) as u16));
+                        self.bump(counter::MCAST_COMMITS);
+                    }
+                }
+            }
+            match resp.status {
+                status::REJECTED => {
+                    inc[0] += 1;
+                    self.bump(counter::REJECTED);
+                }
+                status::UNMAPPED => {
+                    inc[1] += 1;
+                    self.bump(counter::UNMAPPED);
+                }
+                _ => {}
+            }
+            self.log.push(cycle, format!(
+                "{} {off:#05x} be {:x} data {:#010x} from {:#06x}: status {} rdata {:#010x}",
+                if i.s_reg_write { "write" } else { "read" }, i.s_reg_be, i.s_reg_wdata, i.s_reg_src, resp.status, resp.rdata
+            ));
+            self.expected.push_back(resp);
+        }
+        for (k, c) in self.counters.iter_mut().enumerate() {
+            *c = if clear == Some(k) { inc[k] } else { c.wrapping_add(inc[k]) };
+        }
+        if i.rst {
+            self.bump(counter::RESETS);
+            let armed = true;
+            let log = std::mem::take(&mut self.log);
+            let counts = self.counts;
+            *self = RegisterSpaceMonitor::new();
+            self.armed = armed;
+            self.log = log;
+            self.counts = counts;
+            self.log.push(cycle, "reset".to_string());
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        COUNTER_NAMES.iter().copied().zip(self.counts).collect()
+    }
+}
+
+/// Builds a fresh lockstep bench for the Verilated register space and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<RegisterSpace, RegisterSpaceRtl, RegisterSpaceStimulus, RegisterSpaceMonitor>, HarnessError> {
+    let rtl = RegisterSpaceRtl::new(model)?;
+    Ok((RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
+}
+
+/// Runs the register-space target.
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block register_space --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use inswitch_model::regs::offset;
+
+    #[test]
+    fn the_documented_table_agrees_with_the_model_offsets() {
+        let t = register_table();
+        for off in [offset::CTRL, offset::MASTER_ID, offset::ETHERTYPE, offset::VNI_ALLOWED, offset::ROUTE + 4, offset::MCAST + 8] {
+            assert!(t.contains_key(&off), "{off:#x}");
+            assert!(regs::decode(off as u16).is_some());
+        }
+        assert!(regs::decode(offset::MCAST as u16 + 12).is_none() && !t.contains_key(&(offset::MCAST + 12)));
+    }
+}
