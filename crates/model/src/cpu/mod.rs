@@ -1,0 +1,1397 @@
+//! The collective processing unit (CPU, the "collective engine" of seed 000 [0093]): many concurrent
+//! collective contexts over both wire families' normalized messages, one coherent context model for
+//! seed 000 (PBV / p_count, master / subservient), seed 002 (armed reductions, wait counts, timeouts,
+//! cookies) and seed 001 (ratcheted state machine, transaction IDs).
+//!
+//! Cycle model of `rtl/cpu.v`; the specification is `docs/cpu.md` (context model §1, per-kind message
+//! handling §2, state machine §3, timers §4, ports and registers §5, sequencer and timing §6). Register
+//! names are the RTL's without the `_reg` suffix. Like every block, [`Block::step`] returns the outputs
+//! just before the rising edge, then updates the registers.
+//!
+//! Inside one `step` the RTL's priority between writers of the same register is kept: timer ticks first,
+//! then the sequencer, then configuration writes.
+
+pub mod config;
+pub mod context;
+
+use crate::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use crate::reduce::unit::{lanes_to_wide, wide_to_lanes, ReduceUnit, ReduceUnitIn};
+use crate::reduce::{Contribution, Mode, Rc};
+use crate::signal::{Block, Wide};
+
+use config::Config;
+use context::{role, CtxState, Descriptor, StaticEntry, PBV_ENTRIES};
+
+/// Largest rt_count / p_count (20 bits, 002 (79)); counts saturate here.
+pub const COUNT_MAX: u32 = (1 << crate::message::COUNT_WIDTH) - 1;
+/// The sequence number libfabric never uses (`CXIP_COLL_MAX_SEQNO` = 2^10 - 1); an ARM carrying it is
+/// dropped.
+pub const SEQNO_RESERVED: u16 = (1 << crate::message::SEQNO_WIDTH) - 1;
+
+/// The sequence number that follows `s`: (s + 1) mod 1023, skipping the reserved value (libfabric's
+/// `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`).
+pub fn next_seqno(s: u16) -> u16 {
+    (s + 1) % SEQNO_RESERVED
+}
+
+/// Control commands (`code` of a CONTROL message; 000 [0168]; frames crate `collective::Command`).
+pub mod command {
+    /// Start (activate, or resume a paused context).
+    pub const START: u8 = 1;
+    /// Pause.
+    pub const PAUSE: u8 = 2;
+    /// Restart from the stored context information.
+    pub const RESTART: u8 = 3;
+    /// Stop: inactivate.
+    pub const STOP: u8 = 4;
+    /// Reset: remove.
+    pub const RESET: u8 = 5;
+}
+
+/// Completion codes (`code` of a COMPLETION / RESPONSE; frames crate `collective::CompletionKind`).
+pub mod completion {
+    /// Not a completion.
+    pub const NONE: u8 = 0;
+    /// Barrier met at this engine.
+    pub const BARRIER_MET: u8 = 1;
+    /// Barrier satisfied globally.
+    pub const BARRIER_SATISFIED: u8 = 2;
+    /// Final result of a reduction.
+    pub const RESULT: u8 = 3;
+    /// The child's transaction already completed (001: answer to a child that missed the Exit).
+    pub const ALREADY_COMPLETED: u8 = 4;
+}
+
+/// Failure reasons (`code` of a FAILURE; frames crate `collective::Reason`).
+pub mod reason {
+    /// Watchdog timeout / retries exhausted.
+    pub const TIMEOUT: u8 = 1;
+    /// The participant's PBV bit was already clear (000 [0143] (a)).
+    pub const DUPLICATE: u8 = 2;
+    /// p_count was already zero (000 [0143] (b)).
+    pub const COUNT_UNDERFLOW: u8 = 3;
+    /// The requester is not a participant.
+    pub const UNKNOWN_PARTICIPANT: u8 = 4;
+    /// Wrong message kind for the participant (000 [0096]).
+    pub const MALFORMED: u8 = 6;
+}
+
+/// Events on the `stat_event` port: one per sequencer decision (`docs/cpu.md` §2-§4).
+pub mod event {
+    macro_rules! events {
+        ($($name:ident = $v:expr, $doc:expr;)*) => {
+            $(#[doc = $doc] pub const $name: u8 = $v;)*
+            /// Number of event codes (0 is "none").
+            pub const COUNT: usize = [$($v),*].len() + 1;
+            /// The event's name, as in `docs/cpu.md`.
+            pub fn name(e: u8) -> &'static str {
+                match e { $($v => stringify!($name),)* _ => "NONE" }
+            }
+        };
+    }
+    events! {
+        INIT = 1, "INITIALIZATION stored and activated.";
+        ACTIVATE_NO_DESC = 2, "Activation found no free descriptor.";
+        CTRL_START = 3, "CONTROL START activated or resumed a context.";
+        CTRL_PAUSE = 4, "CONTROL PAUSE paused a live context.";
+        CTRL_RESTART = 5, "CONTROL RESTART re-activated a context.";
+        CTRL_STOP = 6, "CONTROL STOP inactivated a context.";
+        CTRL_RESET = 7, "CONTROL RESET removed a context.";
+        CTRL_NOOP = 8, "CONTROL command with nothing to do locally.";
+        CTRL_BAD = 9, "CONTROL with an undefined command.";
+        ARM = 10, "ARM allocated a descriptor.";
+        REARM = 11, "ARM re-armed a live descriptor (stale state cleared).";
+        ARM_NO_DESC = 12, "ARM found no free descriptor.";
+        BAD_SEQNO_ARM = 13, "ARM with the reserved sequence number.";
+        ACCEPT = 14, "Contribution accepted.";
+        PASS_UP = 15, "Message passed up the tree.";
+        DROP_UNKNOWN = 16, "Message for an unknown context dropped.";
+        DROP_VNI = 17, "Contribution with a wrong VNI dropped.";
+        DROP_COOKIE = 18, "Contribution with a wrong cookie dropped.";
+        DROP_SEQNO = 19, "Contribution with a wrong sequence number dropped.";
+        UNKNOWN_PARTICIPANT = 20, "Contribution from a non-participant (FAILURE reply).";
+        MALFORMED = 21, "Wrong kind for the participant (FAILURE reply).";
+        DUPLICATE = 22, "PBV bit already clear (FAILURE reply).";
+        COUNT_UNDERFLOW = 23, "p_count already zero (FAILURE reply).";
+        OLD_TID = 24, "Contribution one transaction behind: already-completed reply.";
+        BAD_TID = 25, "Message with an impossible TID dropped.";
+        PAUSED_DROP = 26, "Contribution to a paused context dropped.";
+        COMPLETION_DOWN = 27, "COMPLETION from the parent distributed; next round.";
+        FAILURE_UP = 28, "FAILURE from below forwarded up.";
+        BAD_KIND = 29, "Message kind not handled for the family / role; dropped.";
+        COMPLETE = 30, "A context completed its round.";
+        TIMEOUT_PARTIAL = 31, "Timeout: partial result sent up.";
+        TIMEOUT_EMPTY = 32, "Timeout with nothing accumulated: descriptor freed.";
+        TIMEOUT_MASTER = 33, "Master timeout: results marked as error sent down; next round.";
+        RETRY = 34, "RESPONSE retransmitted.";
+        RETRY_EXHAUSTED = 35, "Retries exhausted: FAILURE up; next round.";
+    }
+}
+
+/// Sequencer states (`docs/cpu.md` §6); the RTL's `SEQ_*`.
+pub mod seq {
+    /// Waiting for a message or an expired timer.
+    pub const IDLE: u8 = 0;
+    /// Associative lookups of the latched message.
+    pub const LOOKUP: u8 = 1;
+    /// Decision.
+    pub const EXEC: u8 = 2;
+    /// Operand pair into the reduction unit.
+    pub const ISSUE: u8 = 3;
+    /// Waiting for the reduction unit.
+    pub const REDUCE: u8 = 4;
+    /// Completion test.
+    pub const CHECK: u8 = 5;
+    /// State-machine steps up to the action's target.
+    pub const RATCHET: u8 = 6;
+    /// Outgoing messages.
+    pub const EMIT: u8 = 7;
+    /// End-of-round action.
+    pub const FINISH: u8 = 8;
+    /// Timeout decision.
+    pub const EXPIRE: u8 = 9;
+}
+
+/// End-of-emission actions (state `FINISH`).
+mod fin {
+    pub const NONE: u8 = 0;
+    pub const FREE: u8 = 1;
+    pub const REARM: u8 = 2;
+    pub const WAIT: u8 = 3;
+    pub const NEXT_ROUND: u8 = 4;
+}
+
+/// Parameters of one CPU instance (the RTL parameters of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuParams {
+    /// Static-table entries (`STATIC_ENTRIES`), 1 to 64.
+    pub static_entries: usize,
+    /// Descriptors (`DESCRIPTORS`), 1 to 16.
+    pub descriptors: usize,
+    /// Clock cycles per timer tick (`TICK_CYCLES`): 1024 in hardware (002 (80)); a power of two ≥ 2.
+    pub tick_cycles: u32,
+}
+
+impl Default for CpuParams {
+    /// The RTL defaults.
+    fn default() -> Self {
+        CpuParams { static_entries: 16, descriptors: 8, tick_cycles: 1024 }
+    }
+}
+
+/// A parameter set the block cannot be built with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// `static_entries` is not in 1..=64.
+    #[error("static_entries {0} is not between 1 and 64")]
+    StaticEntries(usize),
+    /// `descriptors` is not in 1..=16.
+    #[error("descriptors {0} is not between 1 and 16")]
+    Descriptors(usize),
+    /// `tick_cycles` is not a power of two ≥ 2.
+    #[error("tick_cycles {0} is not a power of two of at least 2")]
+    TickCycles(u32),
+}
+
+impl CpuParams {
+    /// Checks the parameter set, as the RTL does at elaboration.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if !(1..=config::MAX_STATIC_ENTRIES).contains(&self.static_entries) {
+            return Err(ParamError::StaticEntries(self.static_entries));
+        }
+        if !(1..=16).contains(&self.descriptors) {
+            return Err(ParamError::Descriptors(self.descriptors));
+        }
+        if self.tick_cycles < 2 || !self.tick_cycles.is_power_of_two() {
+            return Err(ParamError::TickCycles(self.tick_cycles));
+        }
+        Ok(())
+    }
+}
+
+crate::ports! {
+    /// Inputs of `rtl/cpu.v` (clk aside). `s_msg_*` is the normalized message
+    /// (`docs/blocks/collective_message.md`).
+    pub struct CpuIn {
+        /// Synchronous active-high reset.
+        pub rst: bool,
+        /// A message is offered.
+        pub s_msg_valid: bool,
+        /// Kind, 4 bits.
+        pub s_msg_kind: u8,
+        /// Family: 1 = Portals.
+        pub s_msg_family: bool,
+        /// Ingress port.
+        pub s_msg_port: u8,
+        /// Context key.
+        pub s_msg_ctx: u16,
+        /// Source (Requester ID / SFA).
+        pub s_msg_src: u32,
+        /// Destination (device ID / DFA).
+        pub s_msg_dst: u32,
+        /// P_ID.
+        pub s_msg_pid: u16,
+        /// DMU_ID.
+        pub s_msg_dmu_id: u16,
+        /// p_count / rt_count, 20 bits.
+        pub s_msg_count: u32,
+        /// Kind-dependent code, 4 bits.
+        pub s_msg_code: u8,
+        /// Posted.
+        pub s_msg_posted: bool,
+        /// Error mark.
+        pub s_msg_error: bool,
+        /// TID, 2 bits.
+        pub s_msg_tid: u8,
+        /// VNI.
+        pub s_msg_vni: u16,
+        /// Cookie.
+        pub s_msg_cookie: u32,
+        /// rt_seqno, 10 bits.
+        pub s_msg_seqno: u16,
+        /// rt_resno, 10 bits.
+        pub s_msg_resno: u16,
+        /// Retry / retransmission bit.
+        pub s_msg_retry: bool,
+        /// rt_op, 6 bits.
+        pub s_msg_op: u8,
+        /// rt_rc, 4 bits.
+        pub s_msg_rc: u8,
+        /// rt_repsum_m, 8 bits.
+        pub s_msg_repsum_m: u8,
+        /// rt_repsum_oflow_id, 2 bits.
+        pub s_msg_repsum_oflow_id: u8,
+        /// rt_data, 256 bits.
+        pub s_msg_data: Wide,
+        /// PBV, 128 bits.
+        pub s_msg_pbv: Wide,
+        /// The frame builder takes the outgoing message.
+        pub m_msg_ready: bool,
+        /// Register write.
+        pub cfg_wr_en: bool,
+        /// Register word address, 12 bits.
+        pub cfg_wr_addr: u16,
+        /// Register data.
+        pub cfg_wr_data: u32,
+    }
+}
+
+crate::ports! {
+    /// Outputs of `rtl/cpu.v`.
+    pub struct CpuOut {
+        /// The offered input message is taken.
+        pub s_msg_ready: bool,
+        /// An outgoing message is offered.
+        pub m_msg_valid: bool,
+        /// Kind.
+        pub m_msg_kind: u8,
+        /// Family.
+        pub m_msg_family: bool,
+        /// Port (egress hint).
+        pub m_msg_port: u8,
+        /// Context key.
+        pub m_msg_ctx: u16,
+        /// Source.
+        pub m_msg_src: u32,
+        /// Destination.
+        pub m_msg_dst: u32,
+        /// P_ID.
+        pub m_msg_pid: u16,
+        /// DMU_ID.
+        pub m_msg_dmu_id: u16,
+        /// Count.
+        pub m_msg_count: u32,
+        /// Code.
+        pub m_msg_code: u8,
+        /// Posted.
+        pub m_msg_posted: bool,
+        /// Error mark.
+        pub m_msg_error: bool,
+        /// TID.
+        pub m_msg_tid: u8,
+        /// VNI.
+        pub m_msg_vni: u16,
+        /// Cookie.
+        pub m_msg_cookie: u32,
+        /// rt_seqno.
+        pub m_msg_seqno: u16,
+        /// rt_resno.
+        pub m_msg_resno: u16,
+        /// Retry bit.
+        pub m_msg_retry: bool,
+        /// rt_op.
+        pub m_msg_op: u8,
+        /// rt_rc.
+        pub m_msg_rc: u8,
+        /// rt_repsum_m.
+        pub m_msg_repsum_m: u8,
+        /// rt_repsum_oflow_id.
+        pub m_msg_repsum_oflow_id: u8,
+        /// rt_data.
+        pub m_msg_data: Wide,
+        /// PBV.
+        pub m_msg_pbv: Wide,
+        /// One-cycle event pulse.
+        pub stat_valid: bool,
+        /// Event code ([`event`]), 6 bits.
+        pub stat_event: u8,
+        /// Family of the event's context.
+        pub stat_family: bool,
+        /// Context key of the event.
+        pub stat_ctx: u16,
+    }
+}
+
+fn u128_to_wide(v: u128) -> Wide {
+    let mut w = Wide::ZERO;
+    w.0[0] = v as u64;
+    w.0[1] = (v >> 64) as u64;
+    w
+}
+
+fn wide_to_u128(w: &Wide) -> u128 {
+    u128::from(w.0[0]) | u128::from(w.0[1]) << 64
+}
+
+impl CpuIn {
+    /// The offered message, cut to the port widths.
+    pub fn msg(&self) -> CollectiveMsg {
+        CollectiveMsg {
+            kind: Kind(self.s_msg_kind),
+            family: if self.s_msg_family { Family::Portals } else { Family::Tlp },
+            port: self.s_msg_port,
+            ctx: self.s_msg_ctx,
+            src: self.s_msg_src,
+            dst: self.s_msg_dst,
+            pid: self.s_msg_pid,
+            dmu_id: self.s_msg_dmu_id,
+            count: self.s_msg_count,
+            code: self.s_msg_code,
+            posted: self.s_msg_posted,
+            error: self.s_msg_error,
+            tid: self.s_msg_tid,
+            vni: self.s_msg_vni,
+            cookie: self.s_msg_cookie,
+            seqno: self.s_msg_seqno,
+            resno: self.s_msg_resno,
+            retry: self.s_msg_retry,
+            op: self.s_msg_op,
+            rc: self.s_msg_rc,
+            repsum_m: self.s_msg_repsum_m as i8,
+            repsum_oflow_id: self.s_msg_repsum_oflow_id,
+            data: wide_to_lanes(&self.s_msg_data),
+            pbv: wide_to_u128(&self.s_msg_pbv),
+        }
+        .masked()
+    }
+
+    /// Sets the `s_msg_*` fields from `m` (and `s_msg_valid`).
+    pub fn set_msg(&mut self, m: &CollectiveMsg) {
+        self.s_msg_valid = true;
+        self.s_msg_kind = m.kind.0;
+        self.s_msg_family = m.family == Family::Portals;
+        self.s_msg_port = m.port;
+        self.s_msg_ctx = m.ctx;
+        self.s_msg_src = m.src;
+        self.s_msg_dst = m.dst;
+        self.s_msg_pid = m.pid;
+        self.s_msg_dmu_id = m.dmu_id;
+        self.s_msg_count = m.count;
+        self.s_msg_code = m.code;
+        self.s_msg_posted = m.posted;
+        self.s_msg_error = m.error;
+        self.s_msg_tid = m.tid;
+        self.s_msg_vni = m.vni;
+        self.s_msg_cookie = m.cookie;
+        self.s_msg_seqno = m.seqno;
+        self.s_msg_resno = m.resno;
+        self.s_msg_retry = m.retry;
+        self.s_msg_op = m.op;
+        self.s_msg_rc = m.rc;
+        self.s_msg_repsum_m = m.repsum_m as u8;
+        self.s_msg_repsum_oflow_id = m.repsum_oflow_id;
+        self.s_msg_data = lanes_to_wide(&m.data);
+        self.s_msg_pbv = u128_to_wide(m.pbv);
+    }
+
+    /// A register write.
+    pub fn cfg(addr: u16, data: u32) -> CpuIn {
+        CpuIn { cfg_wr_en: true, cfg_wr_addr: addr, cfg_wr_data: data, m_msg_ready: true, ..CpuIn::default() }
+    }
+}
+
+impl CpuOut {
+    /// The outgoing message on `m_msg_*` (whether or not `m_msg_valid`).
+    pub fn msg(&self) -> CollectiveMsg {
+        CollectiveMsg {
+            kind: Kind(self.m_msg_kind),
+            family: if self.m_msg_family { Family::Portals } else { Family::Tlp },
+            port: self.m_msg_port,
+            ctx: self.m_msg_ctx,
+            src: self.m_msg_src,
+            dst: self.m_msg_dst,
+            pid: self.m_msg_pid,
+            dmu_id: self.m_msg_dmu_id,
+            count: self.m_msg_count,
+            code: self.m_msg_code,
+            posted: self.m_msg_posted,
+            error: self.m_msg_error,
+            tid: self.m_msg_tid,
+            vni: self.m_msg_vni,
+            cookie: self.m_msg_cookie,
+            seqno: self.m_msg_seqno,
+            resno: self.m_msg_resno,
+            retry: self.m_msg_retry,
+            op: self.m_msg_op,
+            rc: self.m_msg_rc,
+            repsum_m: self.m_msg_repsum_m as i8,
+            repsum_oflow_id: self.m_msg_repsum_oflow_id,
+            data: wide_to_lanes(&self.m_msg_data),
+            pbv: wide_to_u128(&self.m_msg_pbv),
+        }
+    }
+
+    fn set_msg(&mut self, m: &CollectiveMsg) {
+        self.m_msg_kind = m.kind.0;
+        self.m_msg_family = m.family == Family::Portals;
+        self.m_msg_port = m.port;
+        self.m_msg_ctx = m.ctx;
+        self.m_msg_src = m.src;
+        self.m_msg_dst = m.dst;
+        self.m_msg_pid = m.pid;
+        self.m_msg_dmu_id = m.dmu_id;
+        self.m_msg_count = m.count;
+        self.m_msg_code = m.code;
+        self.m_msg_posted = m.posted;
+        self.m_msg_error = m.error;
+        self.m_msg_tid = m.tid;
+        self.m_msg_vni = m.vni;
+        self.m_msg_cookie = m.cookie;
+        self.m_msg_seqno = m.seqno;
+        self.m_msg_resno = m.resno;
+        self.m_msg_retry = m.retry;
+        self.m_msg_op = m.op;
+        self.m_msg_rc = m.rc;
+        self.m_msg_repsum_m = m.repsum_m as u8;
+        self.m_msg_repsum_oflow_id = m.repsum_oflow_id;
+        self.m_msg_data = lanes_to_wide(&m.data);
+        self.m_msg_pbv = u128_to_wide(m.pbv);
+    }
+}
+
+/// The contribution a message carries, as the reduction unit sees it (SFA = the message's source).
+pub fn contribution_of(m: &CollectiveMsg) -> Contribution {
+    Contribution {
+        rt_op: m.op,
+        rt_data: m.data,
+        rt_rc: Rc::from_raw(m.rc),
+        rt_repsum_m: m.repsum_m,
+        rt_repsum_oflow_id: m.repsum_oflow_id,
+        sfa: m.src,
+    }
+}
+
+/// Results of the associative lookups (registered in state `LOOKUP`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Lookup {
+    s_hit: bool,
+    s_idx: usize,
+    d_hit: bool,
+    d_idx: usize,
+    f_hit: bool,
+    f_idx: usize,
+    p_hit: bool,
+    p_idx: usize,
+}
+
+/// What an activation copies into the tracking store (000 [0141] (b)).
+#[derive(Clone, Copy)]
+struct Stored {
+    pbv: u128,
+    pcount: u32,
+    op: u8,
+    data: [u64; 4],
+    posted: bool,
+}
+
+/// The collective processing unit.
+#[derive(Clone, Debug)]
+pub struct Cpu {
+    p: CpuParams,
+    cfg: Config,
+    st: Vec<StaticEntry>,
+    d: Vec<Descriptor>,
+    seq: u8,
+    msg: CollectiveMsg,
+    lk: Lookup,
+    cur: usize,
+    tmpl: CollectiveMsg,
+    em_mask: u128,
+    em_one: bool,
+    fin: u8,
+    rat_target: CtxState,
+    out: CollectiveMsg,
+    out_valid: bool,
+    stat_valid: bool,
+    stat_event: u8,
+    stat_family: bool,
+    stat_ctx: u16,
+    tick_cnt: u32,
+    ru: ReduceUnit,
+}
+
+impl Cpu {
+    /// A CPU in its reset state.
+    pub fn new(p: CpuParams) -> Result<Cpu, ParamError> {
+        p.validate()?;
+        Ok(Cpu {
+            p,
+            cfg: Config::default(),
+            st: vec![StaticEntry::default(); p.static_entries],
+            d: vec![Descriptor::default(); p.descriptors],
+            seq: seq::IDLE,
+            msg: CollectiveMsg::default(),
+            lk: Lookup::default(),
+            cur: 0,
+            tmpl: CollectiveMsg::default(),
+            em_mask: 0,
+            em_one: false,
+            fin: fin::NONE,
+            rat_target: CtxState::Idle,
+            out: CollectiveMsg::default(),
+            out_valid: false,
+            stat_valid: false,
+            stat_event: 0,
+            stat_family: false,
+            stat_ctx: 0,
+            tick_cnt: 0,
+            ru: ReduceUnit::new(),
+        })
+    }
+
+    /// The instance parameters.
+    pub fn params(&self) -> &CpuParams {
+        &self.p
+    }
+
+    /// The engine registers and PBV table.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Static entry `i`.
+    pub fn static_entry(&self, i: usize) -> &StaticEntry {
+        &self.st[i]
+    }
+
+    /// Descriptor `i`.
+    pub fn descriptor(&self, i: usize) -> &Descriptor {
+        &self.d[i]
+    }
+
+    /// The live descriptor of a context, if any.
+    pub fn live(&self, portals: bool, key: u16) -> Option<&Descriptor> {
+        self.d.iter().find(|d| d.valid && d.portals == portals && d.key == key)
+    }
+
+    /// The sequencer state ([`seq`]).
+    pub fn seq_state(&self) -> u8 {
+        self.seq
+    }
+
+    fn reset(&mut self) {
+        *self = Cpu::new(self.p).expect("parameters were valid");
+    }
+
+    fn outputs(&self, s_msg_ready: bool) -> CpuOut {
+        let mut o = CpuOut {
+            s_msg_ready,
+            m_msg_valid: self.out_valid,
+            stat_valid: self.stat_valid,
+            stat_event: self.stat_event,
+            stat_family: self.stat_family,
+            stat_ctx: self.stat_ctx,
+            ..CpuOut::default()
+        };
+        o.set_msg(&self.out);
+        o
+    }
+
+    fn mode(&self) -> Mode {
+        Mode::from_bit(self.cfg.ieee)
+    }
+
+    /// Timer load for wait count `w`: the selected timeout, doubled for a master (000 [0154]).
+    fn load_for(&self, w: u32, r: u8) -> u32 {
+        self.cfg.timeout_for(w) << u32::from(r == role::MASTER)
+    }
+
+    fn event(&mut self, e: u8, portals: bool, ctx: u16) {
+        self.stat_valid = true;
+        self.stat_event = e;
+        self.stat_family = portals;
+        self.stat_ctx = ctx;
+    }
+
+    /// Emission of one message (`em_one`), no per-participant copies.
+    fn emit_one(&mut self, tmpl: CollectiveMsg, f: u8) {
+        self.tmpl = tmpl;
+        self.em_mask = 0;
+        self.em_one = true;
+        self.fin = f;
+        self.seq = seq::EMIT;
+    }
+
+    fn tlp_acc(&self, op: u8, data: [u64; 4]) -> Contribution {
+        Contribution { rt_op: op, rt_data: data, sfa: u32::from(self.cfg.engine_id), ..Contribution::default() }
+    }
+
+    /// TLP activation of descriptor `di` for static entry `si` (000 [0141] (b), (c)).
+    fn activate(&mut self, di: usize, si: usize, key: u16, s: Stored) {
+        let r = self.st[si].role;
+        let load = self.load_for(s.pcount, r);
+        self.d[di] = Descriptor {
+            valid: true,
+            portals: false,
+            key,
+            sidx: si as u8,
+            role: r,
+            state: CtxState::Idle,
+            pbv: s.pbv,
+            pcount: s.pcount,
+            acc_valid: true,
+            acc: self.tlp_acc(s.op, s.data),
+            posted: s.posted,
+            timer: load,
+            load,
+            ..Descriptor::default()
+        };
+    }
+
+    /// Portals arming of descriptor `di` for static entry `si` (002 (39), (54)).
+    fn arm(&mut self, di: usize, si: usize, m: &CollectiveMsg) {
+        let s = self.st[si];
+        let load = self.load_for(s.wait, s.role);
+        self.d[di] = Descriptor {
+            valid: true,
+            portals: true,
+            key: m.ctx,
+            sidx: si as u8,
+            role: s.role,
+            state: CtxState::Idle,
+            wait: s.wait,
+            vni: m.vni,
+            cookie: m.cookie,
+            seqno: m.seqno,
+            dst: m.dst,
+            port: m.port,
+            timer: load,
+            load,
+            ..Descriptor::default()
+        };
+    }
+
+    fn engine_src(&self) -> u32 {
+        u32::from(self.cfg.engine_id)
+    }
+
+    /// `m` re-sent with the engine as requester (000 [0097]).
+    fn rewritten(&self, m: &CollectiveMsg) -> CollectiveMsg {
+        CollectiveMsg { src: self.engine_src(), ..*m }
+    }
+
+    fn failure_reply(&self, m: &CollectiveMsg, why: u8) -> CollectiveMsg {
+        CollectiveMsg {
+            kind: Kind::FAILURE,
+            family: Family::Tlp,
+            ctx: m.ctx,
+            src: self.engine_src(),
+            dst: m.src,
+            pid: m.pid,
+            dmu_id: m.dmu_id,
+            code: why,
+            posted: true,
+            tid: m.tid,
+            op: m.op,
+            data: [u64::from(m.src & 0xffff), 0, 0, 0],
+            ..CollectiveMsg::default()
+        }
+    }
+
+    fn already_completed(&self, m: &CollectiveMsg) -> CollectiveMsg {
+        CollectiveMsg {
+            kind: Kind::COMPLETION,
+            family: Family::Tlp,
+            ctx: m.ctx,
+            src: self.engine_src(),
+            dst: m.src,
+            pid: m.pid,
+            dmu_id: m.dmu_id,
+            code: completion::ALREADY_COMPLETED,
+            posted: true,
+            tid: m.tid,
+            op: m.op,
+            ..CollectiveMsg::default()
+        }
+    }
+
+    fn with_acc(d: &Descriptor, m: CollectiveMsg) -> CollectiveMsg {
+        CollectiveMsg {
+            op: d.acc.rt_op,
+            rc: d.acc.rt_rc.0,
+            repsum_m: d.acc.rt_repsum_m,
+            repsum_oflow_id: d.acc.rt_repsum_oflow_id,
+            data: d.acc.rt_data,
+            count: d.count,
+            ..m
+        }
+    }
+
+    fn portals_partial(&self, d: &Descriptor) -> CollectiveMsg {
+        Self::with_acc(
+            d,
+            CollectiveMsg {
+                kind: Kind::CONTRIBUTION,
+                family: Family::Portals,
+                port: d.port,
+                ctx: d.key,
+                src: self.cfg.engine_sfa,
+                dst: d.dst,
+                pid: NO_PARTICIPANT,
+                posted: true,
+                vni: d.vni,
+                cookie: d.cookie,
+                seqno: d.seqno,
+                resno: d.seqno,
+                ..CollectiveMsg::default()
+            },
+        )
+    }
+
+    fn portals_result(&self, d: &Descriptor) -> CollectiveMsg {
+        CollectiveMsg { kind: Kind::ARM, port: 0, seqno: next_seqno(d.seqno), ..self.portals_partial(d) }
+    }
+
+    fn tlp_up(&self, d: &Descriptor, kind: Kind, code: u8, error: bool, retry: bool) -> CollectiveMsg {
+        let s = &self.st[usize::from(d.sidx)];
+        Self::with_acc(
+            d,
+            CollectiveMsg {
+                kind,
+                family: Family::Tlp,
+                ctx: d.key,
+                src: self.engine_src(),
+                dst: u32::from(s.upstream),
+                pid: NO_PARTICIPANT,
+                dmu_id: s.dmu_id,
+                code,
+                posted: if kind == Kind::RESPONSE { d.posted } else { true },
+                error,
+                retry,
+                tid: s.tid,
+                ..CollectiveMsg::default()
+            },
+        )
+    }
+
+    fn tlp_response(&self, d: &Descriptor, error: bool, retry: bool) -> CollectiveMsg {
+        let code = if d.acc.rt_op == 0 { completion::BARRIER_MET } else { completion::NONE };
+        self.tlp_up(d, Kind::RESPONSE, code, error, retry)
+    }
+
+    fn tlp_completion(&self, d: &Descriptor, error: bool) -> CollectiveMsg {
+        let code = if d.acc.rt_op == 0 { completion::BARRIER_SATISFIED } else { completion::RESULT };
+        self.tlp_up(d, Kind::COMPLETION, code, error, false)
+    }
+
+    fn retry_failure(&self, d: &Descriptor) -> CollectiveMsg {
+        let s = &self.st[usize::from(d.sidx)];
+        CollectiveMsg {
+            kind: Kind::FAILURE,
+            family: Family::Tlp,
+            ctx: d.key,
+            src: self.engine_src(),
+            dst: u32::from(s.upstream),
+            pid: NO_PARTICIPANT,
+            dmu_id: s.dmu_id,
+            count: u32::from(d.attempts),
+            code: reason::TIMEOUT,
+            posted: true,
+            tid: s.tid,
+            data: [0xffff, 0, 0, 0],
+            ..CollectiveMsg::default()
+        }
+    }
+
+    fn lookup(&self) -> Lookup {
+        let m = &self.msg;
+        let portals = m.family == Family::Portals;
+        let skey = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
+        let dkey = if portals { m.ctx } else { m.ctx & 0xfff };
+        let s = self.st.iter().position(|e| e.valid && e.portals == portals && e.key == skey);
+        let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
+        let f = self.d.iter().position(|e| !e.valid);
+        let p = if m.pid != NO_PARTICIPANT {
+            (usize::from(m.pid) < PBV_ENTRIES).then_some(usize::from(m.pid) % PBV_ENTRIES)
+        } else {
+            self.cfg.pbv.iter().position(|e| e.valid && e.device_id == m.src as u16)
+        };
+        Lookup {
+            s_hit: s.is_some(),
+            s_idx: s.unwrap_or(0),
+            d_hit: d.is_some(),
+            d_idx: d.unwrap_or(0),
+            f_hit: f.is_some(),
+            f_idx: f.unwrap_or(0),
+            p_hit: p.is_some(),
+            p_idx: p.unwrap_or(0),
+        }
+    }
+
+    /// State `EXEC`: the decision for the latched message (`docs/cpu.md` §2).
+    fn exec(&mut self) {
+        let m = self.msg;
+        let lk = self.lk;
+        let s = self.st[lk.s_idx];
+        let portals = m.family == Family::Portals;
+        self.seq = seq::IDLE;
+        let ev = if !portals {
+            self.exec_tlp(&m, &lk, &s)
+        } else {
+            self.exec_portals(&m, &lk, &s)
+        };
+        self.event(ev, portals, m.ctx);
+    }
+
+    fn exec_tlp(&mut self, m: &CollectiveMsg, lk: &Lookup, s: &StaticEntry) -> u8 {
+        let key = m.ctx & 0xfff;
+        let from_st = Stored { pbv: s.pbv, pcount: s.pcount, op: s.op, data: s.data, posted: s.posted };
+        match m.kind {
+            Kind::INITIALIZATION => {
+                if !lk.s_hit {
+                    return event::DROP_UNKNOWN;
+                }
+                let st = &mut self.st[lk.s_idx];
+                st.stored = true;
+                st.pbv = m.pbv;
+                st.pcount = m.count;
+                st.op = m.op;
+                st.data = m.data;
+                st.dmu_id = m.dmu_id;
+                st.upstream = m.src as u16;
+                st.posted = m.posted;
+                st.tid = m.tid;
+                let from_msg = Stored { pbv: m.pbv, pcount: m.count, op: m.op, data: m.data, posted: m.posted };
+                if lk.d_hit {
+                    self.activate(lk.d_idx, lk.s_idx, key, from_msg);
+                    event::INIT
+                } else if lk.f_hit {
+                    self.activate(lk.f_idx, lk.s_idx, key, from_msg);
+                    event::INIT
+                } else {
+                    event::ACTIVATE_NO_DESC
+                }
+            }
+            Kind::CONTROL => {
+                if !lk.s_hit {
+                    return event::DROP_UNKNOWN;
+                }
+                if !(command::START..=command::RESET).contains(&m.code) {
+                    return event::CTRL_BAD;
+                }
+                self.st[lk.s_idx].upstream = m.src as u16;
+                let ev = match m.code {
+                    command::START => {
+                        if lk.d_hit {
+                            if self.d[lk.d_idx].paused {
+                                self.d[lk.d_idx].paused = false;
+                                event::CTRL_START
+                            } else {
+                                event::CTRL_NOOP
+                            }
+                        } else if !s.stored {
+                            event::CTRL_NOOP
+                        } else if lk.f_hit {
+                            self.activate(lk.f_idx, lk.s_idx, key, from_st);
+                            event::CTRL_START
+                        } else {
+                            event::ACTIVATE_NO_DESC
+                        }
+                    }
+                    command::PAUSE => {
+                        if lk.d_hit {
+                            self.d[lk.d_idx].paused = true;
+                            event::CTRL_PAUSE
+                        } else {
+                            event::CTRL_NOOP
+                        }
+                    }
+                    command::RESTART => {
+                        if !s.stored {
+                            event::CTRL_NOOP
+                        } else if lk.d_hit {
+                            self.activate(lk.d_idx, lk.s_idx, key, from_st);
+                            event::CTRL_RESTART
+                        } else if lk.f_hit {
+                            self.activate(lk.f_idx, lk.s_idx, key, from_st);
+                            event::CTRL_RESTART
+                        } else {
+                            event::ACTIVATE_NO_DESC
+                        }
+                    }
+                    command::STOP => {
+                        if lk.d_hit {
+                            self.d[lk.d_idx].valid = false;
+                            event::CTRL_STOP
+                        } else {
+                            event::CTRL_NOOP
+                        }
+                    }
+                    _ => {
+                        if lk.d_hit {
+                            self.d[lk.d_idx].valid = false;
+                        }
+                        self.st[lk.s_idx].stored = false;
+                        self.st[lk.s_idx].tid = 0;
+                        event::CTRL_RESET
+                    }
+                };
+                // Replicated down to every participant of the (previously) stored PBV ([0172]).
+                if s.stored {
+                    self.tmpl = self.rewritten(m);
+                    self.em_mask = s.pbv;
+                    self.em_one = false;
+                    self.fin = fin::NONE;
+                    self.seq = seq::EMIT;
+                }
+                ev
+            }
+            Kind::CONTRIBUTION | Kind::RESPONSE => {
+                if !lk.s_hit || (!s.stored && !lk.d_hit) {
+                    return event::DROP_UNKNOWN;
+                }
+                let up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
+                if !lk.d_hit {
+                    self.emit_one(up, fin::NONE);
+                    return event::PASS_UP;
+                }
+                let d = self.d[lk.d_idx];
+                if m.tid != s.tid {
+                    if s.tid.wrapping_sub(m.tid) & 3 == 1 {
+                        self.emit_one(self.already_completed(m), fin::NONE);
+                        return event::OLD_TID;
+                    }
+                    return event::BAD_TID;
+                }
+                if d.paused {
+                    return event::PAUSED_DROP;
+                }
+                if matches!(d.state, CtxState::Full | CtxState::Exiting) {
+                    self.emit_one(up, fin::NONE);
+                    return event::PASS_UP;
+                }
+                let bit = 1u128 << lk.p_idx;
+                let (why, ev) = if !lk.p_hit || s.pbv & bit == 0 {
+                    (reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)
+                } else if (m.kind == Kind::RESPONSE) != self.cfg.pbv[lk.p_idx].switch {
+                    (reason::MALFORMED, event::MALFORMED)
+                } else if d.pbv & bit == 0 {
+                    (reason::DUPLICATE, event::DUPLICATE)
+                } else if d.pcount == 0 {
+                    (reason::COUNT_UNDERFLOW, event::COUNT_UNDERFLOW)
+                } else {
+                    let dd = &mut self.d[lk.d_idx];
+                    dd.pbv &= !bit;
+                    dd.pcount -= 1;
+                    dd.count = (dd.count + m.count).min(COUNT_MAX);
+                    self.cur = lk.d_idx;
+                    self.seq = seq::ISSUE;
+                    return event::ACCEPT;
+                };
+                self.emit_one(self.failure_reply(m, why), fin::NONE);
+                ev
+            }
+            Kind::COMPLETION => {
+                if !lk.s_hit || !lk.d_hit {
+                    return event::DROP_UNKNOWN;
+                }
+                if self.d[lk.d_idx].role == role::MASTER {
+                    return event::BAD_KIND;
+                }
+                if m.tid != s.tid {
+                    return event::BAD_TID;
+                }
+                self.tmpl = self.rewritten(m);
+                self.em_mask = s.pbv;
+                self.em_one = false;
+                self.fin = fin::NEXT_ROUND;
+                self.rat_target = CtxState::Exiting;
+                self.cur = lk.d_idx;
+                self.seq = seq::RATCHET;
+                event::COMPLETION_DOWN
+            }
+            Kind::FAILURE => {
+                if !lk.s_hit || !s.stored {
+                    return event::DROP_UNKNOWN;
+                }
+                if lk.d_hit {
+                    self.d[lk.d_idx].failure = true;
+                }
+                let up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
+                self.emit_one(up, fin::NONE);
+                event::FAILURE_UP
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+
+    fn exec_portals(&mut self, m: &CollectiveMsg, lk: &Lookup, _s: &StaticEntry) -> u8 {
+        match m.kind {
+            Kind::ARM => {
+                if !lk.s_hit {
+                    event::DROP_UNKNOWN
+                } else if m.seqno == SEQNO_RESERVED {
+                    event::BAD_SEQNO_ARM
+                } else if lk.d_hit {
+                    self.arm(lk.d_idx, lk.s_idx, m);
+                    event::REARM
+                } else if lk.f_hit {
+                    self.arm(lk.f_idx, lk.s_idx, m);
+                    event::ARM
+                } else {
+                    event::ARM_NO_DESC
+                }
+            }
+            Kind::CONTRIBUTION => {
+                if !lk.d_hit {
+                    self.emit_one(*m, fin::NONE);
+                    return event::PASS_UP;
+                }
+                let d = &mut self.d[lk.d_idx];
+                if m.vni != d.vni {
+                    return event::DROP_VNI;
+                }
+                if m.cookie != d.cookie {
+                    return event::DROP_COOKIE;
+                }
+                if m.seqno != d.seqno {
+                    return event::DROP_SEQNO;
+                }
+                d.count = (d.count + m.count).min(COUNT_MAX);
+                self.cur = lk.d_idx;
+                if d.acc_valid {
+                    self.seq = seq::ISSUE;
+                } else {
+                    d.acc = contribution_of(m);
+                    d.acc_valid = true;
+                    if d.state == CtxState::Idle {
+                        d.state = CtxState::Filling;
+                    }
+                    self.seq = seq::CHECK;
+                }
+                event::ACCEPT
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+
+    /// State `CHECK`: completion test after a contribution (`docs/cpu.md` §2).
+    fn check(&mut self) {
+        let di = self.cur;
+        let d = self.d[di];
+        let complete = if d.portals { d.count >= d.wait } else { d.pbv == 0 && d.pcount == 0 };
+        self.seq = seq::IDLE;
+        if !complete {
+            return;
+        }
+        self.event(event::COMPLETE, d.portals, d.key);
+        let dd = &mut self.d[di];
+        dd.state = dd.state.next();
+        if dd.portals && dd.count > dd.wait {
+            dd.acc.rt_rc = dd.acc.rt_rc.merge(Rc::CONTR_OVERFLOW);
+        }
+        let d = *dd;
+        self.em_mask = 0;
+        self.em_one = true;
+        self.seq = seq::RATCHET;
+        if d.portals {
+            self.rat_target = CtxState::Exiting;
+            if d.role == role::MASTER {
+                self.tmpl = self.portals_result(&d);
+                self.fin = fin::REARM;
+            } else {
+                self.tmpl = self.portals_partial(&d);
+                self.fin = fin::FREE;
+            }
+        } else if d.role == role::MASTER {
+            self.tmpl = self.tlp_completion(&d, false);
+            self.em_mask = self.st[usize::from(d.sidx)].pbv;
+            self.rat_target = CtxState::Exiting;
+            self.fin = fin::NEXT_ROUND;
+        } else {
+            self.tmpl = self.tlp_response(&d, false, false);
+            self.d[di].attempts = 0;
+            self.d[di].sent_error = false;
+            self.rat_target = CtxState::Full;
+            self.fin = fin::WAIT;
+        }
+    }
+
+    /// State `EXPIRE`: the timeout action of descriptor `cur` (`docs/cpu.md` §4).
+    fn expire(&mut self) {
+        let di = self.cur;
+        self.d[di].expired = false;
+        let d = self.d[di];
+        self.em_mask = 0;
+        self.em_one = true;
+        self.seq = seq::RATCHET;
+        let ev = if d.portals {
+            self.rat_target = CtxState::Exiting;
+            self.fin = fin::FREE;
+            self.em_one = d.acc_valid;
+            self.tmpl = self.portals_partial(&d);
+            if d.acc_valid {
+                event::TIMEOUT_PARTIAL
+            } else {
+                event::TIMEOUT_EMPTY
+            }
+        } else {
+            let master = d.role == role::MASTER;
+            match d.state {
+                CtxState::Filling if !master => {
+                    self.d[di].sent_error = true;
+                    self.d[di].attempts = 0;
+                    self.tmpl = self.tlp_response(&d, true, false);
+                    self.rat_target = CtxState::Full;
+                    self.fin = fin::WAIT;
+                    event::TIMEOUT_PARTIAL
+                }
+                CtxState::Filling => {
+                    self.d[di].failure = true;
+                    self.tmpl = self.tlp_completion(&d, true);
+                    self.em_mask = self.st[usize::from(d.sidx)].pbv;
+                    self.rat_target = CtxState::Exiting;
+                    self.fin = fin::NEXT_ROUND;
+                    event::TIMEOUT_MASTER
+                }
+                CtxState::Full if !master && d.attempts < self.cfg.retry_limit => {
+                    self.d[di].attempts += 1;
+                    self.tmpl = self.tlp_response(&d, d.sent_error, true);
+                    self.rat_target = CtxState::Full;
+                    self.fin = fin::WAIT;
+                    event::RETRY
+                }
+                CtxState::Full if !master => {
+                    self.d[di].failure = true;
+                    self.tmpl = self.retry_failure(&d);
+                    self.rat_target = CtxState::Exiting;
+                    self.fin = fin::NEXT_ROUND;
+                    event::RETRY_EXHAUSTED
+                }
+                _ => {
+                    self.em_one = false;
+                    self.seq = seq::IDLE;
+                    event::TIMEOUT_EMPTY
+                }
+            }
+        };
+        self.event(ev, d.portals, d.key);
+    }
+
+    /// State `EMIT`: one outgoing message per cycle when the output register is free.
+    fn emit(&mut self, out_free: bool) {
+        if self.em_mask != 0 {
+            let b = self.em_mask.trailing_zeros() as usize;
+            let e = self.cfg.pbv[b];
+            if !e.valid {
+                self.em_mask &= !(1u128 << b);
+            } else if out_free {
+                self.out = CollectiveMsg { dst: u32::from(e.device_id), pid: b as u16, ..self.tmpl };
+                self.out_valid = true;
+                self.em_mask &= !(1u128 << b);
+            }
+        } else if self.em_one {
+            if out_free {
+                self.out = self.tmpl;
+                self.out_valid = true;
+                self.em_one = false;
+            }
+        } else {
+            self.seq = seq::FINISH;
+        }
+    }
+
+    /// State `FINISH`: the end-of-round action.
+    fn finish(&mut self) {
+        let di = self.cur;
+        self.seq = seq::IDLE;
+        match self.fin {
+            fin::FREE => {
+                self.d[di].state = CtxState::Idle;
+                self.d[di].valid = false;
+            }
+            fin::REARM => {
+                let d = &mut self.d[di];
+                d.state = CtxState::Idle;
+                d.seqno = next_seqno(d.seqno);
+                d.count = 0;
+                d.acc_valid = false;
+                d.acc = Contribution::default();
+                d.timer = d.load;
+                d.expired = false;
+            }
+            fin::WAIT => {
+                let d = &mut self.d[di];
+                d.timer = d.load;
+                d.expired = false;
+            }
+            fin::NEXT_ROUND => {
+                let si = usize::from(self.d[di].sidx);
+                let s = self.st[si];
+                self.st[si].tid = (s.tid + 1) & 3;
+                let acc = self.tlp_acc(s.op, s.data);
+                let d = &mut self.d[di];
+                d.state = CtxState::Idle;
+                d.pbv = s.pbv;
+                d.pcount = s.pcount;
+                d.count = 0;
+                d.acc = acc;
+                d.acc_valid = true;
+                d.attempts = 0;
+                d.sent_error = false;
+                d.timer = d.load;
+                d.expired = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn config_write(&mut self, addr: u16, data: u32) {
+        let addr = addr & ((1 << config::ADDR_BITS) - 1);
+        if self.cfg.write(addr, data) {
+            return;
+        }
+        let base = config::STATIC;
+        if addr >= base && usize::from(addr - base) < 2 * self.p.static_entries {
+            let e = &mut self.st[usize::from(addr - base) / 2];
+            if (addr - base) % 2 == 0 {
+                e.valid = data >> 31 & 1 != 0;
+                e.portals = data >> 16 & 1 != 0;
+                e.role = (data >> 20 & 3) as u8;
+                e.key = (data & 0x1fff) as u16;
+                e.stored = false;
+                e.tid = 0;
+            } else {
+                e.wait = data & COUNT_MAX;
+            }
+        }
+    }
+}
+
+impl Block for Cpu {
+    type In = CpuIn;
+    type Out = CpuOut;
+
+    fn step(&mut self, i: &CpuIn) -> CpuOut {
+        let first_expired = self.d.iter().position(|d| d.valid && d.expired);
+        let ready = self.seq == seq::IDLE && first_expired.is_none() && !i.rst;
+        let out = self.outputs(ready);
+
+        // The reduction unit: an operand pair in state ISSUE, from registers only.
+        let ru_in = if self.seq == seq::ISSUE {
+            let d = &self.d[self.cur];
+            ReduceUnitIn { rst: i.rst, ..ReduceUnitIn::pair(self.mode(), &d.acc, &contribution_of(&self.msg)) }
+        } else {
+            ReduceUnitIn { rst: i.rst, ..ReduceUnitIn::default() }
+        };
+        let ru_out = self.ru.step(&ru_in);
+        if i.rst {
+            self.reset();
+            return out;
+        }
+
+        // Timer ticks (docs/cpu.md §4).
+        let tick = self.tick_cnt == self.p.tick_cycles - 1;
+        self.tick_cnt = if tick { 0 } else { self.tick_cnt + 1 };
+        if tick {
+            for d in &mut self.d {
+                if d.timer_runs() {
+                    if d.timer <= 1 {
+                        d.timer = 0;
+                        d.expired = true;
+                    } else {
+                        d.timer -= 1;
+                    }
+                }
+            }
+        }
+
+        // Output register and event pulse.
+        let out_free = !self.out_valid || i.m_msg_ready;
+        if self.out_valid && i.m_msg_ready {
+            self.out_valid = false;
+        }
+        self.stat_valid = false;
+        self.stat_event = 0;
+        self.stat_family = false;
+        self.stat_ctx = 0;
+
+        // Sequencer.
+        match self.seq {
+            seq::IDLE => {
+                if let Some(di) = first_expired {
+                    self.cur = di;
+                    self.seq = seq::EXPIRE;
+                } else if i.s_msg_valid {
+                    self.msg = i.msg();
+                    self.seq = seq::LOOKUP;
+                }
+            }
+            seq::LOOKUP => {
+                self.lk = self.lookup();
+                self.seq = seq::EXEC;
+            }
+            seq::EXEC => self.exec(),
+            seq::ISSUE => self.seq = seq::REDUCE,
+            seq::REDUCE => {
+                if ru_out.out_valid {
+                    let d = &mut self.d[self.cur];
+                    d.acc = Contribution {
+                        rt_op: ru_out.out_rt_op,
+                        rt_data: wide_to_lanes(&ru_out.out_rt_data),
+                        rt_rc: Rc::from_raw(ru_out.out_rt_rc),
+                        rt_repsum_m: ru_out.out_rt_repsum_m as i8,
+                        rt_repsum_oflow_id: ru_out.out_rt_repsum_oflow_id,
+                        sfa: d.acc.sfa,
+                    };
+                    if d.state == CtxState::Idle {
+                        d.state = CtxState::Filling;
+                    }
+                    self.seq = seq::CHECK;
+                }
+            }
+            seq::CHECK => self.check(),
+            seq::RATCHET => {
+                let d = &mut self.d[self.cur];
+                if d.state != self.rat_target {
+                    d.state = d.state.next();
+                } else {
+                    self.seq = seq::EMIT;
+                }
+            }
+            seq::EMIT => self.emit(out_free),
+            seq::FINISH => self.finish(),
+            seq::EXPIRE => self.expire(),
+            _ => self.seq = seq::IDLE,
+        }
+
+        if i.cfg_wr_en {
+            self.config_write(i.cfg_wr_addr, i.cfg_wr_data);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;

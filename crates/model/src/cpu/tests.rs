@@ -1,0 +1,663 @@
+//! Directed tests of every rule of `docs/cpu.md`, one or more per rule.
+
+use super::config::{self, mode_word, pbv_word, static_word0};
+use super::context::{role, CtxState};
+use super::*;
+use crate::reduce::{combine, Opcode};
+
+const ENGINE_ID: u16 = 0x0100;
+const ENGINE_SFA: u32 = 0xE000_0001;
+const SOURCE: u16 = 0x0777;
+const TICK: u32 = 4;
+
+/// A small test bench: the CPU, with m_msg_ready high unless stalled, recording outputs and events.
+struct Tb {
+    cpu: Cpu,
+    outs: Vec<CollectiveMsg>,
+    events: Vec<u8>,
+    stall: bool,
+    cycles: u64,
+}
+
+impl Tb {
+    fn new(p: CpuParams) -> Tb {
+        let mut tb = Tb { cpu: Cpu::new(p).unwrap(), outs: Vec::new(), events: Vec::new(), stall: false, cycles: 0 };
+        tb.step(CpuIn { rst: true, ..CpuIn::default() });
+        tb.cfg(config::ENGINE_ID, u32::from(ENGINE_ID));
+        tb.cfg(config::ENGINE_SFA, ENGINE_SFA);
+        // Devices 0x0010 + i at PBV entries 0..8; entries 8..10 are switches (subservient engines).
+        for i in 0..8u16 {
+            tb.cfg(config::PBV_TABLE + i, pbv_word(true, false, 0x0010 + i));
+        }
+        for i in 8..10u16 {
+            tb.cfg(config::PBV_TABLE + i, pbv_word(true, true, 0x0200 + i));
+        }
+        tb
+    }
+
+    fn small() -> Tb {
+        Tb::new(CpuParams { static_entries: 4, descriptors: 2, tick_cycles: TICK })
+    }
+
+    fn step(&mut self, mut i: CpuIn) -> CpuOut {
+        i.m_msg_ready = !self.stall;
+        let o = self.cpu.step(&i);
+        if o.m_msg_valid && i.m_msg_ready {
+            self.outs.push(o.msg());
+        }
+        if o.stat_valid {
+            self.events.push(o.stat_event);
+        }
+        self.cycles += 1;
+        o
+    }
+
+    fn cfg(&mut self, addr: u16, data: u32) {
+        self.step(CpuIn::cfg(addr, data));
+    }
+
+    fn static_entry(&mut self, s: u16, portals: bool, r: u8, key: u16, wait: u32) {
+        self.cfg(config::STATIC + 2 * s, static_word0(true, portals, r, key));
+        self.cfg(config::STATIC + 2 * s + 1, wait);
+    }
+
+    /// Offers `m` until it is taken, then runs until the CPU is idle with nothing to send.
+    fn send(&mut self, m: CollectiveMsg) {
+        let mut i = CpuIn::default();
+        i.set_msg(&m);
+        while !self.step(i).s_msg_ready {}
+        self.settle();
+    }
+
+    fn settle(&mut self) {
+        let mut quiet = 0;
+        while quiet < 3 {
+            let o = self.step(CpuIn::default());
+            quiet = if self.cpu.seq_state() == seq::IDLE && !o.m_msg_valid { quiet + 1 } else { 0 };
+        }
+    }
+
+    fn run(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.step(CpuIn::default());
+        }
+        self.settle();
+    }
+
+    fn take(&mut self) -> (Vec<CollectiveMsg>, Vec<u8>) {
+        (std::mem::take(&mut self.outs), std::mem::take(&mut self.events))
+    }
+}
+
+fn arm(tree: u16, red: u16, seqno: u16) -> CollectiveMsg {
+    CollectiveMsg {
+        kind: Kind::ARM,
+        family: Family::Portals,
+        port: 3,
+        ctx: red << 13 | tree,
+        src: 0xAAAA,
+        dst: 0x0080_0000 | u32::from(tree) << 3,
+        pid: NO_PARTICIPANT,
+        vni: 7,
+        cookie: 0xC00C_1E00,
+        seqno,
+        resno: seqno.wrapping_sub(1) & 0x3ff,
+        posted: true,
+        ..CollectiveMsg::default()
+    }
+}
+
+fn pdata(tree: u16, red: u16, seqno: u16, op: Opcode, v: u64, sfa: u32) -> CollectiveMsg {
+    CollectiveMsg {
+        kind: Kind::CONTRIBUTION,
+        family: Family::Portals,
+        port: 5,
+        ctx: red << 13 | tree,
+        src: sfa,
+        dst: 0x0080_0000 | u32::from(tree) << 3,
+        pid: NO_PARTICIPANT,
+        count: 1,
+        posted: true,
+        vni: 7,
+        cookie: 0xC00C_1E00,
+        seqno,
+        op: op.raw(),
+        data: [v, v + 1, v + 2, v + 3],
+        ..CollectiveMsg::default()
+    }
+}
+
+fn init(cc: u16, pbv: u128, pcount: u32, op: Opcode, acc: u64, posted: bool) -> CollectiveMsg {
+    CollectiveMsg {
+        kind: Kind::INITIALIZATION,
+        ctx: cc,
+        src: u32::from(SOURCE),
+        dst: u32::from(ENGINE_ID),
+        pid: NO_PARTICIPANT,
+        dmu_id: 0x0D,
+        count: pcount,
+        posted,
+        op: op.raw(),
+        data: [acc, 0, 0, 0],
+        pbv,
+        ..CollectiveMsg::default()
+    }
+}
+
+fn contrib(cc: u16, pid: u16, src: u16, tid: u8, op: Opcode, v: u64) -> CollectiveMsg {
+    CollectiveMsg {
+        kind: if pid >= 8 && pid != NO_PARTICIPANT { Kind::RESPONSE } else { Kind::CONTRIBUTION },
+        ctx: cc,
+        src: u32::from(src),
+        dst: u32::from(ENGINE_ID),
+        pid,
+        count: 1,
+        tid,
+        op: op.raw(),
+        data: [v, 0, 0, 0],
+        ..CollectiveMsg::default()
+    }
+}
+
+fn control(cc: u16, cmd: u8) -> CollectiveMsg {
+    CollectiveMsg { kind: Kind::CONTROL, ctx: cc, src: u32::from(SOURCE), pid: NO_PARTICIPANT, code: cmd, ..CollectiveMsg::default() }
+}
+
+#[test]
+fn portals_reduction_completes_at_the_wait_count_and_frees_the_descriptor() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 3);
+    tb.send(arm(0x12, 2, 5));
+    let sum = Opcode::IntSum;
+    for (k, v) in [10u64, 20, 30].into_iter().enumerate() {
+        tb.send(pdata(0x12, 2, 5, sum, v, 0x100 + k as u32));
+    }
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::ARM, event::ACCEPT, event::ACCEPT, event::ACCEPT, event::COMPLETE]);
+    assert_eq!(outs.len(), 1);
+    let o = outs[0];
+    assert_eq!((o.kind, o.family, o.ctx, o.count, o.port), (Kind::CONTRIBUTION, Family::Portals, 2 << 13 | 0x12, 3, 3));
+    assert_eq!((o.seqno, o.resno, o.src, o.vni, o.cookie), (5, 5, ENGINE_SFA, 7, 0xC00C_1E00), "002 (57): resno = seqno upward");
+    assert_eq!(o.data, [60, 63, 66, 69]);
+    assert!(tb.cpu.live(true, 2 << 13 | 0x12).is_none(), "002 (56): dynamic state freed");
+}
+
+#[test]
+fn wrong_vni_cookie_or_seqno_is_dropped_and_never_combined() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
+    tb.send(arm(0x12, 0, 9));
+    let good = pdata(0x12, 0, 9, Opcode::IntSum, 1, 0x1);
+    tb.send(CollectiveMsg { vni: 8, ..good });
+    tb.send(CollectiveMsg { cookie: 1, ..good });
+    tb.send(CollectiveMsg { seqno: 8, ..good });
+    tb.send(good);
+    tb.send(CollectiveMsg { data: [5; 4], ..good });
+    let (outs, events) = tb.take();
+    assert_eq!(
+        events,
+        [event::ARM, event::DROP_VNI, event::DROP_COOKIE, event::DROP_SEQNO, event::ACCEPT, event::ACCEPT, event::COMPLETE]
+    );
+    assert_eq!(outs[0].data, [6, 7, 8, 9]);
+    assert_eq!(outs[0].count, 2);
+}
+
+#[test]
+fn a_different_opcode_gives_op_mismatch_with_both_sfas() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
+    tb.send(arm(0x12, 0, 1));
+    tb.send(pdata(0x12, 0, 1, Opcode::IntSum, 1, 0x1111));
+    tb.send(pdata(0x12, 0, 1, Opcode::IntMax, 1, 0x2222));
+    let (outs, _) = tb.take();
+    assert_eq!(outs[0].rc, Rc::OP_MISMATCH.0);
+    assert_eq!(outs[0].data[0], 0x2222_0000_1111);
+}
+
+#[test]
+fn without_a_free_descriptor_frames_pass_up_unchanged() {
+    let mut tb = Tb::small();
+    for (s, tree) in [(0u16, 0x10u16), (1, 0x11), (2, 0x12)] {
+        tb.static_entry(s, true, role::SUBSERVIENT, tree, 4);
+    }
+    tb.send(arm(0x10, 0, 1));
+    tb.send(arm(0x11, 0, 1));
+    tb.send(arm(0x12, 0, 1));
+    let late = pdata(0x12, 0, 1, Opcode::IntSum, 3, 0x3);
+    tb.send(late);
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::ARM, event::ARM, event::ARM_NO_DESC, event::PASS_UP]);
+    assert_eq!(outs, [late], "002 (59): the frame goes on up the multicast path as it came");
+}
+
+#[test]
+fn a_timeout_sends_the_partial_result_and_late_frames_pass_up() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 5);
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 4);
+    tb.send(arm(0x12, 0, 1));
+    tb.send(pdata(0x12, 0, 1, Opcode::IntSum, 1, 0x1));
+    tb.send(pdata(0x12, 0, 1, Opcode::IntSum, 2, 0x2));
+    tb.take();
+    tb.run(u64::from(5 * TICK) + 4);
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::TIMEOUT_PARTIAL]);
+    assert_eq!((outs[0].count, outs[0].data[0]), (2, 3), "002 (63): forwarded with its count");
+    assert!(tb.cpu.live(true, 0x12).is_none());
+    let late = pdata(0x12, 0, 1, Opcode::IntSum, 4, 0x4);
+    tb.send(late);
+    assert_eq!(tb.take(), (vec![late], vec![event::PASS_UP]));
+}
+
+#[test]
+fn an_armed_context_with_nothing_is_freed_at_its_timeout_not_before() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 6);
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 4);
+    tb.send(arm(0x12, 0, 1));
+    tb.take();
+    let armed_at = tb.cycles;
+    while tb.events.is_empty() {
+        tb.step(CpuIn::default());
+    }
+    let waited = tb.cycles - armed_at;
+    assert!(waited > u64::from(5 * TICK) && waited <= u64::from(6 * TICK) + 8, "freed after {waited} cycles");
+    tb.settle();
+    assert_eq!(tb.take(), (vec![], vec![event::TIMEOUT_EMPTY]));
+    assert!(tb.cpu.live(true, 0x12).is_none());
+}
+
+#[test]
+fn the_timeout_is_chosen_by_the_wait_count_and_doubled_for_a_master() {
+    let mut tb = Tb::small();
+    for (k, t) in [10u32, 20, 30, 40].into_iter().enumerate() {
+        tb.cfg(config::TIMEOUT + k as u16, t);
+    }
+    for (k, t) in [4u32, 16, 64].into_iter().enumerate() {
+        tb.cfg(config::THRESHOLD + k as u16, t);
+    }
+    let cpu = &tb.cpu;
+    assert_eq!([4, 5, 16, 17, 64, 65].map(|w| cpu.config().timeout_for(w)), [10, 20, 20, 30, 30, 40]);
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x1, 17);
+    tb.static_entry(1, true, role::MASTER, 0x2, 17);
+    tb.send(arm(0x1, 0, 1));
+    tb.send(arm(0x2, 0, 1));
+    assert_eq!(tb.cpu.live(true, 0x1).unwrap().load, 30);
+    assert_eq!(tb.cpu.live(true, 0x2).unwrap().load, 60, "000 [0154]: master's timeout is longer");
+}
+
+#[test]
+fn a_portals_master_multicasts_the_result_and_re_arms_with_the_next_seqno() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::MASTER, 0x12, 2);
+    tb.send(arm(0x12, 1, 1022));
+    tb.send(pdata(0x12, 1, 1022, Opcode::IntMin, 5, 0x1));
+    tb.send(pdata(0x12, 1, 1022, Opcode::IntMin, 3, 0x2));
+    let (outs, _) = tb.take();
+    let o = outs[0];
+    assert_eq!((o.kind, o.seqno, o.resno, o.data[0], o.count), (Kind::ARM, 0, 1022, 3, 2), "1023 is skipped");
+    let d = tb.cpu.live(true, 1 << 13 | 0x12).expect("re-armed");
+    assert_eq!((d.seqno, d.count, d.acc_valid, d.state), (0, 0, false, CtxState::Idle));
+    tb.send(pdata(0x12, 1, 0, Opcode::IntMin, 9, 0x1));
+    assert_eq!(tb.take().1, [event::ACCEPT]);
+    assert_eq!(next_seqno(5), 6);
+}
+
+#[test]
+fn an_arm_with_the_reserved_seqno_is_dropped_and_a_rearm_clears_stale_state() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 3);
+    tb.send(arm(0x12, 0, 1023));
+    tb.send(arm(0x12, 0, 4));
+    tb.send(pdata(0x12, 0, 4, Opcode::IntSum, 1, 0x1));
+    tb.send(arm(0x12, 0, 5));
+    let d = *tb.cpu.live(true, 0x12).unwrap();
+    assert_eq!((d.count, d.acc_valid, d.seqno), (0, false, 5), "002 (71)");
+    assert_eq!(tb.take().1, [event::BAD_SEQNO_ARM, event::ARM, event::ACCEPT, event::REARM]);
+}
+
+#[test]
+fn more_contributions_than_the_wait_count_raise_contr_overflow() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
+    tb.send(arm(0x12, 0, 1));
+    tb.send(CollectiveMsg { count: 3, ..pdata(0x12, 0, 1, Opcode::BitOr, 1, 0x1) });
+    let (outs, _) = tb.take();
+    assert_eq!((outs[0].count, outs[0].rc), (3, Rc::CONTR_OVERFLOW.0));
+}
+
+/// A TLP master of CC_ID 0x345 with participants 0, 2, 3 (end devices).
+fn tlp_master(tb: &mut Tb, op: Opcode, acc: u64) {
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send(init(0x345, 0b1101, 3, op, acc, false));
+}
+
+#[test]
+fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participant() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 100);
+    tb.send(contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, NO_PARTICIPANT, 0x0013, 0, Opcode::IntSum, 2));
+    assert_eq!(tb.cpu.live(false, 0x345).unwrap().state, CtxState::Filling);
+    tb.send(contrib(0x345, 2, 0x0012, 0, Opcode::IntSum, 3));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::ACCEPT, event::ACCEPT, event::ACCEPT, event::COMPLETE]);
+    let dsts: Vec<(u32, u16)> = outs.iter().map(|o| (o.dst, o.pid)).collect();
+    assert_eq!(dsts, [(0x10, 0), (0x12, 2), (0x13, 3), (u32::from(SOURCE), NO_PARTICIPANT)], "000 [0144], [0111]");
+    for o in &outs {
+        assert_eq!((o.kind, o.code, o.data[0], o.count, o.tid, o.src), (Kind::COMPLETION, completion::RESULT, 106, 3, 0, 0x100));
+    }
+    let d = tb.cpu.live(false, 0x345).unwrap();
+    assert_eq!((d.state, d.pbv, d.pcount, d.acc.rt_data[0]), (CtxState::Idle, 0b1101, 3, 100), "next round re-loaded");
+    assert_eq!(tb.cpu.static_entry(0).tid, 1, "001: TID + 1 on Exiting -> Idle");
+}
+
+#[test]
+fn a_cleared_bit_a_zero_count_or_a_stranger_get_failure_replies() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send(init(0x345, 0b1101, 1, Opcode::IntSum, 0, false));
+    tb.send(contrib(0x345, 1, 0x0011, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, NO_PARTICIPANT, 0x0999, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 9, 0x0209, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 2, 0x0012, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 3, 0x0013, 0, Opcode::IntSum, 1));
+    let (outs, events) = tb.take();
+    assert_eq!(
+        events,
+        [
+            event::INIT,
+            event::UNKNOWN_PARTICIPANT,
+            event::UNKNOWN_PARTICIPANT,
+            event::UNKNOWN_PARTICIPANT,
+            event::ACCEPT,
+            event::DUPLICATE,
+            event::COUNT_UNDERFLOW,
+            event::COUNT_UNDERFLOW
+        ]
+    );
+    let codes: Vec<u8> = outs.iter().map(|o| o.code).collect();
+    assert_eq!(codes, [4, 4, 4, 2, 3, 3]);
+    assert!(outs.iter().all(|o| o.kind == Kind::FAILURE && o.src == 0x100));
+    assert_eq!((outs[3].dst, outs[3].pid, outs[3].data[0]), (0x10, 0, 0x10));
+}
+
+#[test]
+fn a_switch_participant_must_send_responses_and_an_end_device_contributions() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send(init(0x345, 0b11_0000_0001, 2, Opcode::IntSum, 0, false));
+    tb.send(CollectiveMsg { kind: Kind::RESPONSE, ..contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 1) });
+    tb.send(CollectiveMsg { kind: Kind::CONTRIBUTION, ..contrib(0x345, 8, 0x208, 0, Opcode::IntSum, 1) });
+    tb.send(CollectiveMsg { kind: Kind::RESPONSE, count: 5, ..contrib(0x345, NO_PARTICIPANT, 0x208, 0, Opcode::IntSum, 1) });
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::MALFORMED, event::MALFORMED, event::ACCEPT]);
+    assert_eq!(outs.iter().map(|o| o.code).collect::<Vec<_>>(), [6, 6]);
+    assert_eq!(tb.cpu.live(false, 0x345).unwrap().count, 5, "partial results carry their count");
+}
+
+/// A subservient TLP engine for CC_ID 0x0AB with participants 0 and 1.
+fn tlp_sub(tb: &mut Tb, posted: bool) {
+    tb.static_entry(1, false, role::SUBSERVIENT, 0x0AB, 0);
+    tb.send(init(0x0AB, 0b11, 2, Opcode::IntMax, 0, posted));
+}
+
+#[test]
+fn a_subservient_sends_one_partial_up_and_exits_on_the_parents_completion() {
+    let mut tb = Tb::small();
+    tlp_sub(&mut tb, false);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.send(contrib(0x0AB, 1, 0x11, 0, Opcode::IntMax, 9));
+    let (outs, _) = tb.take();
+    assert_eq!(outs.len(), 1);
+    let r = outs[0];
+    assert_eq!((r.kind, r.dst, r.count, r.data[0], r.posted, r.error), (Kind::RESPONSE, u32::from(SOURCE), 2, 9, false, false));
+    assert_eq!(tb.cpu.live(false, 0x0AB).unwrap().state, CtxState::Full);
+    let late = contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 1);
+    tb.send(late);
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::PASS_UP]);
+    assert_eq!((outs[0].dst, outs[0].src, outs[0].data), (u32::from(SOURCE), 0x100, late.data), "000 [0097]: requester rewritten");
+    let result = CollectiveMsg {
+        kind: Kind::COMPLETION,
+        ctx: 0x0AB,
+        src: u32::from(SOURCE),
+        pid: NO_PARTICIPANT,
+        code: completion::RESULT,
+        data: [42, 0, 0, 0],
+        count: 9,
+        ..CollectiveMsg::default()
+    };
+    tb.send(result);
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::COMPLETION_DOWN]);
+    assert_eq!(outs.iter().map(|o| (o.dst, o.pid, o.data[0], o.src)).collect::<Vec<_>>(), [(0x10, 0, 42, 0x100), (0x11, 1, 42, 0x100)]);
+    assert_eq!(tb.cpu.static_entry(1).tid, 1);
+    assert_eq!(tb.cpu.live(false, 0x0AB).unwrap().state, CtxState::Idle);
+}
+
+#[test]
+fn a_child_one_transaction_behind_is_told_already_completed() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::Barrier, 0);
+    for (pid, dev) in [(0u16, 0x10u16), (2, 0x12), (3, 0x13)] {
+        tb.send(contrib(0x345, pid, dev, 0, Opcode::Barrier, 0));
+    }
+    let (outs, _) = tb.take();
+    assert!(outs.iter().all(|o| o.code == completion::BARRIER_SATISFIED));
+    tb.send(contrib(0x345, 2, 0x12, 0, Opcode::Barrier, 0));
+    tb.send(contrib(0x345, 2, 0x12, 2, Opcode::Barrier, 0));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::OLD_TID, event::BAD_TID]);
+    assert_eq!((outs[0].kind, outs[0].code, outs[0].tid, outs[0].dst), (Kind::COMPLETION, completion::ALREADY_COMPLETED, 0, 0x12));
+    tb.send(contrib(0x345, 2, 0x12, 1, Opcode::Barrier, 0));
+    assert_eq!(tb.take().1, [event::ACCEPT]);
+}
+
+#[test]
+fn a_subservient_timeout_sends_an_error_marked_partial_then_retries_then_fails() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 3);
+    tb.cfg(config::MODE, mode_word(false, 2));
+    tlp_sub(&mut tb, false);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.take();
+    tb.run(u64::from(4 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::TIMEOUT_PARTIAL]);
+    assert_eq!((outs[0].kind, outs[0].error, outs[0].retry, outs[0].count), (Kind::RESPONSE, true, false, 1), "000 [0242]");
+    tb.run(u64::from(8 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::RETRY, event::RETRY]);
+    assert!(outs.iter().all(|o| o.retry && o.error && o.kind == Kind::RESPONSE), "000 [0117]: the same packet again");
+    tb.run(u64::from(4 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::RETRY_EXHAUSTED]);
+    assert_eq!((outs[0].kind, outs[0].code, outs[0].count, outs[0].dst), (Kind::FAILURE, reason::TIMEOUT, 2, u32::from(SOURCE)));
+    let d = tb.cpu.live(false, 0x0AB).unwrap();
+    assert!(d.failure);
+    assert_eq!((d.state, tb.cpu.static_entry(1).tid), (CtxState::Idle, 1));
+}
+
+#[test]
+fn a_posted_subservient_does_not_retry() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 3);
+    tlp_sub(&mut tb, true);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.send(contrib(0x0AB, 1, 0x11, 0, Opcode::IntMax, 7));
+    tb.run(u64::from(20 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::ACCEPT, event::ACCEPT, event::COMPLETE]);
+    assert!(outs[0].posted);
+}
+
+#[test]
+fn a_master_timeout_completes_the_round_with_an_error_mark() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 2);
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 5));
+    tb.take();
+    tb.run(u64::from(5 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::TIMEOUT_MASTER]);
+    assert_eq!(outs.len(), 4);
+    assert!(outs.iter().all(|o| o.error && o.data[0] == 5 && o.count == 1));
+    assert!(tb.cpu.live(false, 0x345).unwrap().failure);
+}
+
+#[test]
+fn control_pause_start_stop_reset_and_replication() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.send(control(0x345, command::PAUSE));
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 5));
+    tb.send(control(0x345, command::START));
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 5));
+    tb.send(control(0x345, command::STOP));
+    tb.send(contrib(0x345, 2, 0x12, 0, Opcode::IntSum, 5));
+    tb.send(control(0x345, command::RESTART));
+    tb.send(control(0x345, command::RESET));
+    tb.send(contrib(0x345, 2, 0x12, 0, Opcode::IntSum, 5));
+    tb.send(control(0x345, 9));
+    let (outs, events) = tb.take();
+    assert_eq!(
+        events,
+        [
+            event::INIT,
+            event::CTRL_PAUSE,
+            event::PAUSED_DROP,
+            event::CTRL_START,
+            event::ACCEPT,
+            event::CTRL_STOP,
+            event::PASS_UP,
+            event::CTRL_RESTART,
+            event::CTRL_RESET,
+            event::DROP_UNKNOWN,
+            event::CTRL_BAD
+        ]
+    );
+    // Five commands x three participants, then the pass-up between them.
+    let control_dsts: Vec<u32> = outs.iter().filter(|o| o.kind == Kind::CONTROL).map(|o| o.dst).collect();
+    assert_eq!(control_dsts.len(), 15);
+    assert_eq!(&control_dsts[..3], [0x10, 0x12, 0x13]);
+    assert!(outs.iter().all(|o| o.src == 0x100));
+    assert!(tb.cpu.live(false, 0x345).is_none());
+    assert!(!tb.cpu.static_entry(0).stored);
+}
+
+#[test]
+fn restart_reloads_the_tracking_store_and_clears_failure() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 5));
+    tb.send(CollectiveMsg { kind: Kind::FAILURE, ctx: 0x345, src: 0x10, code: 1, ..CollectiveMsg::default() });
+    assert!(tb.cpu.live(false, 0x345).unwrap().failure);
+    tb.send(control(0x345, command::RESTART));
+    let d = tb.cpu.live(false, 0x345).unwrap();
+    assert_eq!((d.pbv, d.pcount, d.failure, d.count), (0b1101, 3, false, 0));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::ACCEPT, event::FAILURE_UP, event::CTRL_RESTART]);
+    assert_eq!((outs[0].kind, outs[0].dst, outs[0].src), (Kind::FAILURE, u32::from(SOURCE), 0x100));
+}
+
+#[test]
+fn the_state_machine_moves_one_step_per_cycle() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 1);
+    tb.send(arm(0x12, 0, 1));
+    let mut i = CpuIn::default();
+    i.set_msg(&pdata(0x12, 0, 1, Opcode::IntSum, 1, 1));
+    while !tb.step(i).s_msg_ready {}
+    let mut seen = vec![CtxState::Idle];
+    for _ in 0..20 {
+        tb.step(CpuIn::default());
+        let s = tb.cpu.descriptor(0).state;
+        if tb.cpu.descriptor(0).valid && *seen.last().unwrap() != s {
+            seen.push(s);
+        }
+    }
+    assert_eq!(seen, [CtxState::Idle, CtxState::Filling, CtxState::Full, CtxState::Exiting]);
+    assert!(!tb.cpu.descriptor(0).valid);
+}
+
+#[test]
+fn backpressure_holds_the_output_and_the_sequencer() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.stall = true;
+    for (pid, dev) in [(0u16, 0x10u16), (2, 0x12)] {
+        tb.send(contrib(0x345, pid, dev, 0, Opcode::IntSum, 1));
+    }
+    let mut i = CpuIn::default();
+    i.set_msg(&contrib(0x345, 3, 0x13, 0, Opcode::IntSum, 1));
+    while !tb.step(i).s_msg_ready {}
+    for _ in 0..50 {
+        let o = tb.step(CpuIn::default());
+        assert!(!o.s_msg_ready || tb.cpu.seq_state() != seq::IDLE || o.m_msg_valid);
+    }
+    assert!(tb.outs.is_empty());
+    tb.stall = false;
+    tb.settle();
+    assert_eq!(tb.outs.len(), 4);
+}
+
+#[test]
+fn the_accumulator_equals_the_fold_of_the_accepted_contributions() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x7, 4);
+    tb.send(arm(0x7, 0, 3));
+    let op = Opcode::FltSum { rounding: crate::reduce::Rounding::NearestEven, ftz: false };
+    let vals = [1e16f64, 1.0, 1.0, -3.5];
+    let cs: Vec<CollectiveMsg> = vals
+        .iter()
+        .enumerate()
+        .map(|(k, v)| CollectiveMsg { data: [v.to_bits(); 4], ..pdata(0x7, 0, 3, op, 0, k as u32) })
+        .collect();
+    for m in &cs {
+        tb.send(*m);
+    }
+    let want = cs.iter().map(contribution_of).reduce(|a, b| combine(Mode::Associative, &a, &b)).unwrap();
+    let (outs, _) = tb.take();
+    assert_eq!(outs[0].data, want.rt_data);
+    assert_eq!(outs[0].rc, want.rt_rc.0);
+}
+
+#[test]
+fn config_writes_and_reset() {
+    let mut tb = Tb::small();
+    tb.cfg(config::MODE, mode_word(true, 5));
+    tb.cfg(config::TIMEOUT + 3, 0x1ff_ffff);
+    tb.static_entry(3, true, role::MASTER, 0x1fff, 0x1f_ffff);
+    tb.cfg(config::STATIC + 2 * 4, static_word0(true, false, 0, 1));
+    let c = tb.cpu.config();
+    assert!(c.ieee);
+    assert_eq!((c.retry_limit, c.timeout[3], c.pbv[9].switch), (5, 0xff_ffff, true));
+    let s = tb.cpu.static_entry(3);
+    assert_eq!((s.valid, s.portals, s.role, s.key, s.wait), (true, true, role::MASTER, 0x1fff, 0xf_ffff));
+    tb.step(CpuIn { rst: true, ..CpuIn::default() });
+    assert_eq!(tb.cpu.config(), &config::Config::default());
+    assert!(!tb.cpu.static_entry(3).valid);
+}
+
+#[test]
+fn bad_parameters_are_rejected() {
+    let d = CpuParams::default();
+    assert_eq!(Cpu::new(CpuParams { descriptors: 17, ..d }).unwrap_err(), ParamError::Descriptors(17));
+    assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
+    assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
+    assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
+    assert_eq!(event::COUNT, 36);
+}
+
+#[test]
+fn ready_is_low_in_reset_and_outputs_are_zero_after_it() {
+    let mut cpu = Cpu::new(CpuParams::default()).unwrap();
+    let o = cpu.step(&CpuIn { rst: true, s_msg_valid: true, ..CpuIn::default() });
+    assert!(!o.s_msg_ready);
+    let o = cpu.step(&CpuIn::default());
+    assert_eq!(o, CpuOut { s_msg_ready: true, ..CpuOut::default() });
+}
