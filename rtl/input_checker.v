@@ -210,6 +210,8 @@ always @* begin
     keep_count = 16'd0;
     at = 17'd0;
     ebyte = 8'd0;
+    // Assigned on every path so that synthesis infers no latch for the loop variable.
+    k = 0;
 
     if (beat) begin
         if (first) begin
