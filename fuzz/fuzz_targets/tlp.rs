@@ -18,6 +18,11 @@ fuzz_target!(|data: &[u8]| {
     if t_has_no_prefix(data) {
         assert_eq!(TlpView::new_checked(data).is_ok(), parsed.is_ok());
     }
+    match (&parsed, Tlp::parse_fast(data)) {
+        (Ok(a), Ok(b)) => assert_eq!(a, &b),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("parse {a:?} vs parse_fast {b:?}"),
+    }
     let _ = Tlp::parse_prefix(data);
 });
 

@@ -76,6 +76,7 @@ fn benches(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("tlp_decode/{name}"));
         g.bench_function("inswitch_deku", |x| x.iter(|| deku_decode(black_box(&b))));
         g.bench_function("inswitch_view", |x| x.iter(|| view_decode(black_box(&b))));
+        g.bench_function("inswitch_parse_fast_repr", |x| x.iter(|| Tlp::parse_fast(black_box(&b)).unwrap()));
         g.bench_function("rtlp_lib", |x| x.iter(|| rtlp_decode(black_box(&b))));
         g.finish();
         let t = Tlp::parse(&b).unwrap();

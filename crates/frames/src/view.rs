@@ -281,3 +281,76 @@ impl<T: AsRef<[u8]>> ReductionView<T> {
         u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
     }
 }
+
+impl<T: AsRef<[u8]>> TlpView<T> {
+    /// Builds the owned deku [`tlp::Tlp`] repr from the checked buffer without going through deku's bit
+    /// reader (about 100x faster; deku reads bit fields one bit-vector at a time). Property test
+    /// `to_repr_matches_deku` checks `Tlp::parse_fast == Tlp::parse` on arbitrary bytes.
+    pub fn to_repr(&self) -> tlp::Tlp {
+        use tlp::{Address, Address32, Address64, BodyClass, CompletionHeader, ConfigDw2, Dw0, Header, MessageHeader, RequestDw1};
+        let b = self.b();
+        let w0 = be32(b, 0);
+        let bit = |w: u32, n: u32| (w >> n) & 1 != 0;
+        let dw0 = Dw0 {
+            fmt: (w0 >> 29) as u8,
+            tlp_type: (w0 >> 24 & 0x1f) as u8,
+            t9: bit(w0, 23),
+            tc: (w0 >> 20 & 0b111) as u8,
+            t8: bit(w0, 19),
+            attr2: bit(w0, 18),
+            ln: bit(w0, 17),
+            th: bit(w0, 16),
+            td: bit(w0, 15),
+            ep: bit(w0, 14),
+            attr: (w0 >> 12 & 0b11) as u8,
+            at: (w0 >> 10 & 0b11) as u8,
+            length: (w0 & 0x3ff) as u16,
+        };
+        let w1 = be32(b, 4);
+        let w2 = be32(b, 8);
+        let w3 = be32(b, 12);
+        let req = RequestDw1 { requester_id: (w1 >> 16) as u16, tag: (w1 >> 8) as u8, last_be: (w1 >> 4 & 0xf) as u8, first_be: (w1 & 0xf) as u8 };
+        let a32 = Address32 { address_dw: w2 >> 2, ph: (w2 & 0b11) as u8 };
+        let address = if self.header_len == tlp::HEADER_4DW_LEN {
+            Address::A64(Address64 { address_dw: (u64::from(w2) << 32 | u64::from(w3)) >> 2, ph: (w3 & 0b11) as u8 })
+        } else {
+            Address::A32(a32)
+        };
+        let header = match dw0.kind().body_class() {
+            BodyClass::Memory => Header::Memory { req, address },
+            BodyClass::Atomic => Header::Atomic { req, address },
+            BodyClass::Io => Header::Io { req, address: a32 },
+            BodyClass::Config => Header::Config {
+                req,
+                target: ConfigDw2 {
+                    bus: (w2 >> 24) as u8,
+                    device: (w2 >> 19 & 0x1f) as u8,
+                    function: (w2 >> 16 & 0b111) as u8,
+                    reserved_hi: (w2 >> 12 & 0xf) as u8,
+                    ext_register: (w2 >> 8 & 0xf) as u8,
+                    register: (w2 >> 2 & 0x3f) as u8,
+                    reserved_lo: (w2 & 0b11) as u8,
+                },
+            },
+            BodyClass::Completion => Header::Completion(CompletionHeader {
+                completer_id: (w1 >> 16) as u16,
+                status: (w1 >> 13 & 0b111) as u8,
+                bcm: bit(w1, 12),
+                byte_count: (w1 & 0xfff) as u16,
+                requester_id: (w2 >> 16) as u16,
+                tag: (w2 >> 8) as u8,
+                reserved: bit(w2, 7),
+                lower_address: (w2 & 0x7f) as u8,
+            }),
+            BodyClass::Message => Header::Message(MessageHeader {
+                requester_id: (w1 >> 16) as u16,
+                tag: (w1 >> 8) as u8,
+                message_code: w1 as u8,
+                dw2: w2,
+                dw3: w3,
+            }),
+            BodyClass::Raw => Header::Raw(b.get(tlp::DW0_LEN..self.header_len).unwrap_or(&[]).to_vec()),
+        };
+        tlp::Tlp { prefixes: Vec::new(), dw0, header, payload: self.payload().to_vec(), digest: self.digest() }
+    }
+}

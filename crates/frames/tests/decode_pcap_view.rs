@@ -151,6 +151,22 @@ proptest! {
         }
     }
 
+    /// `Tlp::parse_fast` (view-based) builds exactly the repr deku builds, and fails exactly when it fails.
+    #[test]
+    fn to_repr_matches_deku(b in tlp_bytes(), pfx in prop::collection::vec(any::<u32>(), 0..6), cut in any::<usize>(), junk in prop::collection::vec(any::<u8>(), 0..40)) {
+        let mut v: Vec<u8> = pfx.iter().flat_map(|w| ((w & 0x1fff_ffff) | 0x8000_0000).to_be_bytes()).collect();
+        v.extend(&b);
+        for input in [v.clone(), v[..cut % (v.len() + 1)].to_vec(), junk] {
+            let slow = Tlp::parse(&input);
+            let fast = Tlp::parse_fast(&input);
+            match (&slow, &fast) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+                (Err(a), Err(b)) => prop_assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{} vs {}", a, b),
+                _ => prop_assert!(false, "parse {:?} vs parse_fast {:?}", slow, fast),
+            }
+        }
+    }
+
     #[test]
     fn view_never_panics(b in prop::collection::vec(any::<u8>(), 0..64)) {
         if let Ok(v) = TlpView::new_checked(&b[..]) {
