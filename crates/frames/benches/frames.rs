@@ -1,5 +1,5 @@
 //! Decode and encode per frame kind, and the same non-flit TLPs decoded by rtlp-lib (parse-only peer).
-//! Results: docs/performance-frames.md. Run: `cargo bench -p inswitch-frames --bench frames`.
+//! Results: docs/performance.md §Frame codecs. Run: `cargo bench -p inswitch-frames --bench frames`.
 
 use std::hint::black_box;
 use std::time::Duration;
