@@ -53,6 +53,12 @@ pub static TARGETS: &[Target] = &[
         width: Some(64),
         run: |cfg, progress| blocks::input_checker::run("input_checker_w64", cfg, progress),
     },
+    Target {
+        name: "interposer",
+        block: "interposer",
+        width: Some(256),
+        run: |cfg, progress| blocks::interposer::run("interposer", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.
