@@ -5,3 +5,4 @@ pub mod reduce_unit;
 pub mod register_space;
 pub mod input_checker;
 pub mod interposer;
+pub mod frame_builder;

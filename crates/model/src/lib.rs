@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod checker;
+pub mod frame_builder;
 pub mod interposer;
 pub mod message;
 pub mod output_queue;
