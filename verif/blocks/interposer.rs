@@ -80,7 +80,8 @@ fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)
 }
 
 impl InterposerStimulus {
-    fn new(p: InterposerParams, seed: u64) -> Self {
+    /// A stimulus for `seed`.
+    pub fn new(p: InterposerParams, seed: u64) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
         InterposerStimulus {
@@ -323,7 +324,8 @@ pub struct InterposerMonitor {
 }
 
 impl InterposerMonitor {
-    fn new(p: InterposerParams) -> Self {
+    /// A scoreboard for an interposer with parameters `p`, in the reset state (armed by the first reset).
+    pub fn new(p: InterposerParams) -> Self {
         InterposerMonitor {
             p,
             armed: vec![(false, 0, false); p.mcast_entries],
