@@ -39,6 +39,9 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "register_space", top: "register_space", params: &[] },
     ModelSpec { name: "input_checker_w256", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "input_checker_w64", top: "input_checker", params: &[("DATA_WIDTH", "64")] },
+    ModelSpec { name: "interposer", top: "interposer", params: &[] },
+    ModelSpec { name: "frame_builder_w256", top: "frame_builder", params: &[("DATA_WIDTH", "256")] },
+    ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

@@ -32,3 +32,97 @@ fn input_checker_256_bit_matches_rtl_for_a_million_cycles() {
 fn input_checker_64_bit_matches_rtl_for_a_million_cycles() {
     run("input_checker_w64", 0x5eed_1064);
 }
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use inswitch::blocks::input_checker::{tlp_frame, Expect, InputCheckerMonitor};
+use inswitch::checker::Monitor;
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+use inswitch_frames::tlp::Tlp;
+use inswitch_model::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use inswitch_model::{Block, Wide};
+
+fn beats_of(bytes: &[u8], kw: usize) -> Vec<(Wide, u64, bool)> {
+    let n = bytes.len().div_ceil(kw);
+    (0..n)
+        .map(|b| {
+            let chunk = &bytes[b * kw..((b + 1) * kw).min(bytes.len())];
+            let mut d = Wide::ZERO;
+            for (k, &x) in chunk.iter().enumerate() {
+                d.set_byte(k, x);
+            }
+            (d, if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 }, b + 1 == n)
+        })
+        .collect()
+}
+
+/// Line rate (docs/blocks/input_checker.md §Timing): back-to-back frames of both families, one beat per
+/// cycle with no bubble, each verdict one cycle after its last beat.
+#[test]
+fn line_rate_back_to_back_frames_without_bubbles() {
+    let mut m = InputChecker::new(CheckerParams::default()).unwrap();
+    let mut frames: Vec<(Vec<(Wide, u64, bool)>, u16)> = Vec::new();
+    for n in 0..200u32 {
+        let w = Tlp::memory_write(0x0001, 0, 0x0010_C000 + u64::from(4 * (n % 64)), n.to_le_bytes().to_vec()).unwrap();
+        frames.push((beats_of(&tlp_frame(n as u16, &w.to_bytes().unwrap()), 32), 0));
+        let sp = SoftPortals::new(EthernetHeader { dst: [1; 6], src: [2; 6], ethertype: 0x88B5 }, ReductionFrame { flags: 1, header: ReductionHeader { count: 1, ..Default::default() }, ..Default::default() }).unwrap();
+        frames.push((beats_of(&sp.to_bytes().unwrap(), 32), 0x100));
+    }
+    let cfg = |mut i: InputCheckerIn| {
+        i.m_reg_ready = true;
+        i.m_msg_ready = true;
+        i.cfg_engine_id = 0x0010;
+        i.cfg_ethertype = 0x88B5;
+        i.cfg_vendor_id = 0xC011;
+        i.cfg_validation = 0x7;
+        i
+    };
+    m.step(&cfg(InputCheckerIn { rst: true, ..Default::default() }));
+    let mut last_beat_cycles = Vec::new();
+    let mut pulses = Vec::new();
+    let mut cycle = 0u64;
+    for (beats, tuser) in &frames {
+        for &(d, k, l) in beats {
+            let o = m.step(&cfg(InputCheckerIn { s_axis_tdata: d, s_axis_tkeep: k, s_axis_tvalid: true, s_axis_tlast: l, s_axis_tuser: *tuser, ..Default::default() }));
+            assert!(o.s_axis_tready, "bubble at cycle {cycle}");
+            if o.stat_event != 0 {
+                pulses.push((cycle, o.stat_event));
+            }
+            if l {
+                last_beat_cycles.push(cycle);
+            }
+            cycle += 1;
+        }
+    }
+    let o = m.step(&cfg(InputCheckerIn::default()));
+    pulses.push((cycle, o.stat_event));
+    assert_eq!(pulses.len(), frames.len());
+    for ((c, ev), last) in pulses.iter().zip(&last_beat_cycles) {
+        assert_eq!(*c, last + 1, "verdict one cycle after the last beat");
+        assert!(*ev == 1 || *ev == 2, "accepted: {ev:#x}");
+    }
+    // 200 one-beat register writes + 200 four-beat Soft Portals frames = 1000 beats in 1000 cycles.
+    assert_eq!(cycle, 1000);
+}
+
+#[test]
+fn the_scoreboard_rejects_a_wrong_verdict_and_a_lost_pulse() {
+    let labels = Rc::new(RefCell::new(VecDeque::new()));
+    let mut mon = InputCheckerMonitor::new(labels.clone());
+    let ready = InputCheckerOut { s_axis_tready: true, ..Default::default() };
+    let beat = InputCheckerIn { s_axis_tvalid: true, s_axis_tlast: true, s_axis_tkeep: 1, ..Default::default() };
+    labels.borrow_mut().push_back((Expect::Drop(event::LCRC), "corrupt".into()));
+    mon.observe(0, &beat, &ready).unwrap();
+    let accepted = InputCheckerOut { stat_event: 1 << event::ACCEPT_MSG, m_msg_valid: true, ..ready };
+    let err = mon.observe(1, &InputCheckerIn::default(), &accepted).unwrap_err();
+    assert!(err.contains("expected drop lcrc"), "{err}");
+
+    let mut mon = InputCheckerMonitor::new(labels.clone());
+    labels.borrow_mut().push_back((Expect::AnyDrop, "noise".into()));
+    mon.observe(0, &beat, &ready).unwrap();
+    let err = mon.observe(1, &InputCheckerIn::default(), &ready).unwrap_err();
+    assert!(err.contains("not one pulse"), "{err}");
+}

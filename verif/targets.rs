@@ -53,6 +53,24 @@ pub static TARGETS: &[Target] = &[
         width: Some(64),
         run: |cfg, progress| blocks::input_checker::run("input_checker_w64", cfg, progress),
     },
+    Target {
+        name: "interposer",
+        block: "interposer",
+        width: Some(256),
+        run: |cfg, progress| blocks::interposer::run("interposer", cfg, progress),
+    },
+    Target {
+        name: "frame_builder_w256",
+        block: "frame_builder",
+        width: Some(256),
+        run: |cfg, progress| blocks::frame_builder::run("frame_builder_w256", cfg, progress),
+    },
+    Target {
+        name: "frame_builder_w64",
+        block: "frame_builder",
+        width: Some(64),
+        run: |cfg, progress| blocks::frame_builder::run("frame_builder_w64", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

@@ -67,7 +67,8 @@ struct GenFrame {
     what: String,
 }
 
-type Labels = Rc<RefCell<VecDeque<(Expect, String)>>>;
+/// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
+pub type Labels = Rc<RefCell<VecDeque<(Expect, String)>>>;
 
 /// The checker's configuration inputs during one phase.
 #[derive(Clone, Copy, Debug)]
@@ -644,7 +645,8 @@ pub struct InputCheckerMonitor {
 }
 
 impl InputCheckerMonitor {
-    fn new(labels: Labels) -> Self {
+    /// A scoreboard reading the expected outcomes from `labels`.
+    pub fn new(labels: Labels) -> Self {
         InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; 7] }
     }
 

@@ -4,3 +4,5 @@ pub mod output_queue;
 pub mod reduce_unit;
 pub mod register_space;
 pub mod input_checker;
+pub mod interposer;
+pub mod frame_builder;

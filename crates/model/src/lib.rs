@@ -14,6 +14,8 @@
 
 pub mod checker;
 pub mod cpu;
+pub mod frame_builder;
+pub mod interposer;
 pub mod message;
 pub mod output_queue;
 pub mod reduce;

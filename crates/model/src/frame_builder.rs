@@ -1,0 +1,418 @@
+//! Frame builder: the inverse of the input checker for the outgoing direction (seed 000 [0097], [0144];
+//! 002 (94)-(99)).
+//!
+//! Cycle model of `rtl/frame_builder.v`; layouts, the field mapping and timing are
+//! `docs/blocks/frame_builder.md`. A normalized [`CollectiveMsg`] from the CPU (`s_msg_*`) becomes a wire
+//! frame on `m_axis` with the destination device ID in `tuser`, ready for the output queue:
+//!
+//! * family TLP: a vendor-defined Type 1 MsgD routed by ID (Requester ID = the engine's own device ID,
+//!   000 [0097]; Target ID = `dst[15:0]`) carrying the collective message of `kind` 2-8, in the
+//!   data-link form the checker reads (`{0000, seq[11:0]}`, TLP, LCRC little-endian), with the sequence
+//!   number counting frames;
+//! * family Portals: a Soft Portals frame (Ethernet header from the configuration, 84-byte reduction
+//!   frame with rt_arm = (kind == ARM), FCS) for kinds 4 and 9.
+//!
+//! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
+//! and dropped with a `stat_event` pulse (bit 1).
+
+use crate::checker::crc32_byte;
+use crate::message::{CollectiveMsg, Family, Kind};
+use crate::ports;
+use crate::signal::{Block, Wide, WIDE_MAX_BITS};
+
+/// Largest frame (Soft Portals).
+pub const MAX_FRAME_BYTES: usize = 102;
+/// Frame buffer (a power of two holding the largest frame).
+pub const BUFFER_BYTES: usize = 128;
+/// Offset of the TLP payload (collective message) in a TLP frame: sequence field + 4-DW header.
+pub const TLP_PAYLOAD_OFFSET: usize = 18;
+
+/// `stat_event` bits.
+pub mod event {
+    /// A frame was built (pulse when its message is taken).
+    pub const BUILT: u32 = 0;
+    /// A message was taken and dropped: its kind has no frame in its family.
+    pub const DROPPED: u32 = 1;
+}
+
+/// Configuration inputs of the builder.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuilderConfig {
+    /// The engine's device ID (Requester ID of its TLPs).
+    pub engine_id: u16,
+    /// Collective VDM vendor ID.
+    pub vendor_id: u16,
+    /// Soft Portals EtherType.
+    pub ethertype: u16,
+    /// Source MAC of Soft Portals frames.
+    pub src_mac: u64,
+    /// Destination MAC of Soft Portals frames.
+    pub dst_mac: u64,
+}
+
+/// Collective-message payload length of a TLP kind, or `None` if the builder has no frame for it.
+pub fn tlp_payload_len(kind: Kind) -> Option<usize> {
+    match kind.0 {
+        2 => Some(40),
+        3 | 7 | 8 => Some(16),
+        4..=6 => Some(48),
+        _ => None,
+    }
+}
+
+/// The frame for `m` (CRC included), or `None` when dropped. `seq` is the TLP sequence number.
+pub fn build(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Vec<u8>> {
+    let mut f = Vec::with_capacity(MAX_FRAME_BYTES);
+    match m.family {
+        Family::Tlp => {
+            let plen = tlp_payload_len(m.kind)?;
+            let kind = m.kind.0 & 0xF;
+            let cc = m.ctx & 0xFFF;
+            f.extend_from_slice(&(seq & 0xFFF).to_be_bytes());
+            f.extend_from_slice(&[0x72, 0x00, 0x00, (plen / 4) as u8]);
+            f.extend_from_slice(&cfg.engine_id.to_be_bytes());
+            f.extend_from_slice(&[0x00, 0x7F]);
+            f.extend_from_slice(&(m.dst as u16).to_be_bytes());
+            f.extend_from_slice(&cfg.vendor_id.to_be_bytes());
+            f.extend_from_slice(&(0xCE00_0000 | u32::from(kind) << 16 | u32::from(cc)).to_be_bytes());
+            // Collective message (docs/frames.md §4).
+            f.push(0x10 | kind);
+            f.push(u8::from(!m.posted) << 7 | u8::from(m.error) << 6);
+            f.extend_from_slice(&cc.to_be_bytes());
+            f.extend_from_slice(&m.dmu_id.to_be_bytes());
+            f.extend_from_slice(&m.pid.to_be_bytes());
+            let count16 = (m.count as u16).to_be_bytes();
+            match kind {
+                2 => {
+                    f.extend_from_slice(&count16);
+                    f.extend_from_slice(&[m.op & 0x3F, 0, 0, 0, 0, 0]);
+                    f.extend_from_slice(&m.data[0].to_be_bytes());
+                    f.extend_from_slice(&m.pbv.to_be_bytes());
+                }
+                3 => {
+                    f.extend_from_slice(&[m.code & 0xF, 0]);
+                    f.extend_from_slice(&count16);
+                    f.extend_from_slice(&[0; 4]);
+                }
+                4..=6 => {
+                    f.extend_from_slice(&[m.op & 0x3F, m.rc & 0xF]);
+                    f.extend_from_slice(&count16);
+                    f.extend_from_slice(&[0, 4, m.code & 0xF, 0]);
+                    for d in m.data {
+                        f.extend_from_slice(&d.to_be_bytes());
+                    }
+                }
+                _ => {
+                    f.extend_from_slice(&[m.code & 0xF, m.count as u8]);
+                    f.extend_from_slice(&(m.data[0] as u16).to_be_bytes());
+                    f.extend_from_slice(&((m.data[0] >> 16) as u16).to_be_bytes());
+                    f.extend_from_slice(&[0, 0]);
+                }
+            }
+            debug_assert_eq!(f.len(), TLP_PAYLOAD_OFFSET + plen);
+        }
+        Family::Portals => {
+            if m.kind != Kind::CONTRIBUTION && m.kind != Kind::ARM {
+                return None;
+            }
+            f.extend_from_slice(&cfg.dst_mac.to_be_bytes()[2..]);
+            f.extend_from_slice(&cfg.src_mac.to_be_bytes()[2..]);
+            f.extend_from_slice(&cfg.ethertype.to_be_bytes());
+            f.extend_from_slice(&m.dst.to_be_bytes());
+            f.extend_from_slice(&m.src.to_be_bytes());
+            f.extend_from_slice(&m.vni.to_be_bytes());
+            f.extend_from_slice(&[0x00, 0x01]);
+            f.extend_from_slice(&[0; 28]);
+            f.extend_from_slice(&m.cookie.to_be_bytes());
+            let w = u64::from(m.seqno & 0x3FF)
+                | u64::from(m.kind == Kind::ARM) << 10
+                | u64::from(m.op & 0x3F) << 11
+                | u64::from(m.count & 0xF_FFFF) << 17
+                | u64::from(m.resno & 0x3FF) << 37
+                | u64::from(m.rc & 0xF) << 47
+                | u64::from(m.repsum_m as u8) << 51
+                | u64::from(m.repsum_oflow_id & 3) << 59
+                | u64::from(m.retry) << 61;
+            f.extend_from_slice(&w.to_be_bytes());
+            for d in m.data {
+                f.extend_from_slice(&d.to_be_bytes());
+            }
+        }
+    }
+    let crc = !f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b));
+    f.extend_from_slice(&crc.to_le_bytes());
+    Some(f)
+}
+
+ports! {
+    /// Inputs of `rtl/frame_builder.v` (clk aside).
+    pub struct FrameBuilderIn {
+        /// Synchronous, active-high reset: the frame in progress is abandoned, the sequence number is 0.
+        pub rst: bool,
+        /// A message is offered.
+        pub s_msg_valid: bool,
+        /// Kind.
+        pub s_msg_kind: u8,
+        /// Family.
+        pub s_msg_family: bool,
+        /// Egress port hint (not used: the output queue routes).
+        pub s_msg_port: u8,
+        /// Context key.
+        pub s_msg_ctx: u16,
+        /// Source.
+        pub s_msg_src: u32,
+        /// Destination.
+        pub s_msg_dst: u32,
+        /// P_ID.
+        pub s_msg_pid: u16,
+        /// DMU_ID.
+        pub s_msg_dmu_id: u16,
+        /// Count.
+        pub s_msg_count: u32,
+        /// Code.
+        pub s_msg_code: u8,
+        /// Posted.
+        pub s_msg_posted: bool,
+        /// Error mark.
+        pub s_msg_error: bool,
+        /// TID.
+        pub s_msg_tid: u8,
+        /// VNI.
+        pub s_msg_vni: u16,
+        /// Cookie.
+        pub s_msg_cookie: u32,
+        /// rt_seqno.
+        pub s_msg_seqno: u16,
+        /// rt_resno.
+        pub s_msg_resno: u16,
+        /// Retry.
+        pub s_msg_retry: bool,
+        /// rt_op.
+        pub s_msg_op: u8,
+        /// rt_rc.
+        pub s_msg_rc: u8,
+        /// REPSUM M.
+        pub s_msg_repsum_m: u8,
+        /// REPSUM overflow id.
+        pub s_msg_repsum_oflow_id: u8,
+        /// Operands.
+        pub s_msg_data: Wide,
+        /// PBV.
+        pub s_msg_pbv: Wide,
+        /// The output queue takes the beat.
+        pub m_axis_tready: bool,
+        /// The engine's device ID.
+        pub cfg_engine_id: u16,
+        /// Collective vendor ID.
+        pub cfg_vendor_id: u16,
+        /// Soft Portals EtherType.
+        pub cfg_ethertype: u16,
+        /// Source MAC (48 bits).
+        pub cfg_src_mac: u64,
+        /// Destination MAC (48 bits).
+        pub cfg_dst_mac: u64,
+    }
+}
+
+ports! {
+    /// Outputs of `rtl/frame_builder.v`.
+    pub struct FrameBuilderOut {
+        /// The message is taken.
+        pub s_msg_ready: bool,
+        /// Frame data.
+        pub m_axis_tdata: Wide,
+        /// Byte enables.
+        pub m_axis_tkeep: u64,
+        /// A beat is offered.
+        pub m_axis_tvalid: bool,
+        /// Last beat.
+        pub m_axis_tlast: bool,
+        /// Destination device ID (`dst[15:0]`).
+        pub m_axis_tuser: u16,
+        /// Pulses ([`event`]).
+        pub stat_event: u8,
+    }
+}
+
+impl FrameBuilderIn {
+    /// The message on the `s_msg_*` ports.
+    pub fn msg(&self) -> CollectiveMsg {
+        let mut data = [0u64; 4];
+        data.copy_from_slice(&self.s_msg_data.0[..4]);
+        CollectiveMsg {
+            kind: Kind(self.s_msg_kind),
+            family: if self.s_msg_family { Family::Portals } else { Family::Tlp },
+            port: self.s_msg_port,
+            ctx: self.s_msg_ctx,
+            src: self.s_msg_src,
+            dst: self.s_msg_dst,
+            pid: self.s_msg_pid,
+            dmu_id: self.s_msg_dmu_id,
+            count: self.s_msg_count,
+            code: self.s_msg_code,
+            posted: self.s_msg_posted,
+            error: self.s_msg_error,
+            tid: self.s_msg_tid,
+            vni: self.s_msg_vni,
+            cookie: self.s_msg_cookie,
+            seqno: self.s_msg_seqno,
+            resno: self.s_msg_resno,
+            retry: self.s_msg_retry,
+            op: self.s_msg_op,
+            rc: self.s_msg_rc,
+            repsum_m: self.s_msg_repsum_m as i8,
+            repsum_oflow_id: self.s_msg_repsum_oflow_id,
+            data,
+            pbv: u128::from(self.s_msg_pbv.0[0]) | u128::from(self.s_msg_pbv.0[1]) << 64,
+        }
+        .masked()
+    }
+
+    /// Puts `m` on the `s_msg_*` ports (valid not set).
+    pub fn set_msg(&mut self, m: &CollectiveMsg) {
+        self.s_msg_kind = m.kind.0;
+        self.s_msg_family = m.family == Family::Portals;
+        self.s_msg_port = m.port;
+        self.s_msg_ctx = m.ctx;
+        self.s_msg_src = m.src;
+        self.s_msg_dst = m.dst;
+        self.s_msg_pid = m.pid;
+        self.s_msg_dmu_id = m.dmu_id;
+        self.s_msg_count = m.count;
+        self.s_msg_code = m.code;
+        self.s_msg_posted = m.posted;
+        self.s_msg_error = m.error;
+        self.s_msg_tid = m.tid;
+        self.s_msg_vni = m.vni;
+        self.s_msg_cookie = m.cookie;
+        self.s_msg_seqno = m.seqno;
+        self.s_msg_resno = m.resno;
+        self.s_msg_retry = m.retry;
+        self.s_msg_op = m.op;
+        self.s_msg_rc = m.rc;
+        self.s_msg_repsum_m = m.repsum_m as u8;
+        self.s_msg_repsum_oflow_id = m.repsum_oflow_id;
+        self.s_msg_data = Wide::ZERO;
+        self.s_msg_data.0[..4].copy_from_slice(&m.data);
+        self.s_msg_pbv = Wide::ZERO;
+        self.s_msg_pbv.0[0] = m.pbv as u64;
+        self.s_msg_pbv.0[1] = (m.pbv >> 64) as u64;
+    }
+}
+
+/// Parameters (the RTL parameters of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameBuilderParams {
+    /// Data width in bits: 64, 128, 256, 512.
+    pub data_width: usize,
+}
+
+impl Default for FrameBuilderParams {
+    fn default() -> Self {
+        FrameBuilderParams { data_width: 256 }
+    }
+}
+
+/// The frame builder's registers.
+#[derive(Clone, Debug)]
+pub struct FrameBuilder {
+    p: FrameBuilderParams,
+    frame: [u8; BUFFER_BYTES],
+    len: usize,
+    beat: usize,
+    busy: bool,
+    dest: u16,
+    seq: u16,
+    stat_event: u8,
+}
+
+impl FrameBuilder {
+    /// A builder in its reset state; `None` for a width other than 64, 128, 256, 512.
+    pub fn new(p: FrameBuilderParams) -> Option<Self> {
+        if ![64, 128, 256, 512].contains(&p.data_width) || p.data_width > WIDE_MAX_BITS {
+            return None;
+        }
+        Some(FrameBuilder { p, frame: [0; BUFFER_BYTES], len: 0, beat: 0, busy: false, dest: 0, seq: 0, stat_event: 0 })
+    }
+}
+
+impl Block for FrameBuilder {
+    type In = FrameBuilderIn;
+    type Out = FrameBuilderOut;
+
+    fn step(&mut self, i: &FrameBuilderIn) -> FrameBuilderOut {
+        let kw = self.p.data_width / 8;
+        let last = (self.beat + 1) * kw >= self.len;
+        let mut out = FrameBuilderOut { stat_event: self.stat_event, m_axis_tuser: self.dest, ..Default::default() };
+        let base = self.beat * kw;
+        if self.busy {
+            for k in 0..kw {
+                out.m_axis_tdata.set_byte(k, self.frame.get(base + k).copied().unwrap_or(0));
+            }
+        }
+        let rem = self.len.saturating_sub(base).min(kw);
+        out.m_axis_tkeep = if self.busy { if rem >= 64 { u64::MAX } else { (1u64 << rem) - 1 } } else { 0 };
+        out.m_axis_tvalid = self.busy;
+        out.m_axis_tlast = self.busy && last;
+        out.s_msg_ready = !i.rst && (!self.busy || (i.m_axis_tready && last));
+
+        // Rising edge.
+        self.stat_event = 0;
+        if self.busy && i.m_axis_tready {
+            self.beat += 1;
+            if last {
+                self.busy = false;
+            }
+        }
+        if i.s_msg_valid && out.s_msg_ready {
+            let cfg = BuilderConfig {
+                engine_id: i.cfg_engine_id,
+                vendor_id: i.cfg_vendor_id,
+                ethertype: i.cfg_ethertype,
+                src_mac: i.cfg_src_mac & 0xFFFF_FFFF_FFFF,
+                dst_mac: i.cfg_dst_mac & 0xFFFF_FFFF_FFFF,
+            };
+            let m = i.msg();
+            match build(&m, &cfg, self.seq) {
+                Some(f) => {
+                    self.frame = [0; BUFFER_BYTES];
+                    self.frame[..f.len()].copy_from_slice(&f);
+                    self.len = f.len();
+                    self.beat = 0;
+                    self.busy = true;
+                    self.dest = m.dst as u16;
+                    if m.family == Family::Tlp {
+                        self.seq = (self.seq + 1) & 0xFFF;
+                    }
+                    self.stat_event = 1 << event::BUILT;
+                }
+                None => self.stat_event = 1 << event::DROPPED,
+            }
+        }
+        if i.rst {
+            *self = FrameBuilder::new(self.p).expect("parameters were checked");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn soft_portals_frame_is_102_bytes_with_a_good_fcs() {
+        let m = CollectiveMsg { kind: Kind::ARM, family: Family::Portals, count: 3, op: 0x14, ..Default::default() };
+        let f = build(&m, &BuilderConfig { ethertype: 0x88B5, ..Default::default() }, 0).unwrap();
+        assert_eq!(f.len(), MAX_FRAME_BYTES);
+        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::checker::CRC32_RESIDUE);
+    }
+
+    #[test]
+    fn unsupported_kinds_are_dropped() {
+        let cfg = BuilderConfig::default();
+        assert!(build(&CollectiveMsg { kind: Kind::CONFIGURATION, ..Default::default() }, &cfg, 0).is_none());
+        assert!(build(&CollectiveMsg { kind: Kind::CONTROL, family: Family::Portals, ..Default::default() }, &cfg, 0).is_none());
+        assert_eq!(build(&CollectiveMsg { kind: Kind::CONTROL, ..Default::default() }, &cfg, 0).unwrap().len(), 38);
+    }
+}

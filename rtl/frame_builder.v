@@ -1,0 +1,317 @@
+// inswitch packet engine: frame builder (seed 000 [0097], [0144]; 002 (94)-(99)).
+//
+// The inverse of the input checker for the outgoing direction: a normalized collective message from the
+// CPU becomes a wire frame for the output queue, with the destination device ID in tuser. Layouts and
+// mapping: docs/blocks/frame_builder.md. Rust model: crates/model/src/frame_builder.rs.
+//
+//  s_msg (one message per beat)
+//     |  build the frame bytes (CRC field zero) into a 128-byte buffer
+//  [ frame buffer, length, beat index, running CRC ]
+//     |  each beat: bytes before the CRC update the CRC; the CRC bytes are the finished CRC
+//  m_axis (tuser = dst[15:0])
+//
+// TLP (kinds 2-8): | 0000 seq(12) | 72 00 00 len | engine ID | 00 7F | dst | vendor ID | CE kind CC_ID |
+//                  collective message (40, 16 or 48 bytes) | LCRC (LE) |
+// Soft Portals (kinds 4, 9): | dst MAC | src MAC | EtherType | reduction frame (84) | FCS (LE) |
+//
+// Latency: a message taken at edge k has its first beat offered from cycle k+1. Throughput: one beat per
+// cycle; the next message is taken in the cycle the last beat of the previous frame is.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module frame_builder #
+(
+    // Width of the frame data bus in bits (64, 128, 256 or 512)
+    parameter DATA_WIDTH = 256,
+    // Width of tkeep: one bit per data byte
+    parameter KEEP_WIDTH = DATA_WIDTH / 8
+)
+(
+    input  wire                   clk,
+    input  wire                   rst,
+
+    /*
+     * Normalized collective messages from the CPU (docs/blocks/collective_message.md)
+     */
+    input  wire                   s_msg_valid,
+    output wire                   s_msg_ready,
+    input  wire [3:0]             s_msg_kind,
+    input  wire                   s_msg_family,
+    input  wire [7:0]             s_msg_port,
+    input  wire [15:0]            s_msg_ctx,
+    input  wire [31:0]            s_msg_src,
+    input  wire [31:0]            s_msg_dst,
+    input  wire [15:0]            s_msg_pid,
+    input  wire [15:0]            s_msg_dmu_id,
+    input  wire [19:0]            s_msg_count,
+    input  wire [3:0]             s_msg_code,
+    input  wire                   s_msg_posted,
+    input  wire                   s_msg_error,
+    input  wire [1:0]             s_msg_tid,
+    input  wire [15:0]            s_msg_vni,
+    input  wire [31:0]            s_msg_cookie,
+    input  wire [9:0]             s_msg_seqno,
+    input  wire [9:0]             s_msg_resno,
+    input  wire                   s_msg_retry,
+    input  wire [5:0]             s_msg_op,
+    input  wire [3:0]             s_msg_rc,
+    input  wire [7:0]             s_msg_repsum_m,
+    input  wire [1:0]             s_msg_repsum_oflow_id,
+    input  wire [255:0]           s_msg_data,
+    input  wire [127:0]           s_msg_pbv,
+
+    /*
+     * Frames to the output queue; tuser = destination device ID
+     */
+    output wire [DATA_WIDTH-1:0]  m_axis_tdata,
+    output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
+    output wire                   m_axis_tvalid,
+    input  wire                   m_axis_tready,
+    output wire                   m_axis_tlast,
+    output wire [15:0]            m_axis_tuser,
+
+    /*
+     * Configuration
+     */
+    input  wire [15:0]            cfg_engine_id,
+    input  wire [15:0]            cfg_vendor_id,
+    input  wire [15:0]            cfg_ethertype,
+    input  wire [47:0]            cfg_src_mac,
+    input  wire [47:0]            cfg_dst_mac,
+
+    /*
+     * Events: bit 0 frame built, bit 1 message dropped (no frame for its kind)
+     */
+    output wire [1:0]             stat_event
+);
+
+localparam BUFFER_BYTES = 128;
+localparam BUFFER_BEATS = BUFFER_BYTES / KEEP_WIDTH;
+localparam BEAT_INDEX_WIDTH = BUFFER_BEATS > 1 ? $clog2(BUFFER_BEATS) : 1;
+localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
+
+generate
+    if (KEEP_WIDTH * 8 != DATA_WIDTH || !(DATA_WIDTH == 64 || DATA_WIDTH == 128 || DATA_WIDTH == 256 || DATA_WIDTH == 512)) begin : g_bad_width
+        frame_builder_bad_parameter_DATA_WIDTH_must_be_64_128_256_or_512 u_err();
+    end
+endgenerate
+
+function [31:0] crc32_byte;
+    input [31:0] crc;
+    input [7:0] data;
+    integer b;
+    begin
+        crc32_byte = crc ^ {24'd0, data};
+        for (b = 0; b < 8; b = b + 1) begin
+            crc32_byte = (crc32_byte >> 1) ^ (CRC32_POLY & {32{crc32_byte[0]}});
+        end
+    end
+endfunction
+
+/*
+ * Frame bytes of the offered message (CRC field left zero)
+ */
+// The port hint, the TID and CC_ID bits 15:12 are not carried (a Portals context comes from its DFA);
+// a TLP's Requester ID is the engine's own ID (000 [0097]), not s_msg_src.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0]  unused_port = s_msg_port;
+wire [1:0]  unused_tid = s_msg_tid;
+wire [3:0]  unused_ctx = s_msg_ctx[15:12];
+/* verilator lint_on UNUSEDSIGNAL */
+
+wire is_tlp_kind = s_msg_kind >= 4'd2 && s_msg_kind <= 4'd8;
+wire is_portals_kind = s_msg_kind == 4'd4 || s_msg_kind == 4'd9;
+wire supported = s_msg_family ? is_portals_kind : is_tlp_kind;
+wire [7:0] tlp_plen = s_msg_kind == 4'd2 ? 8'd40 : (s_msg_kind >= 4'd4 && s_msg_kind <= 4'd6) ? 8'd48 : 8'd16;
+wire [7:0] frame_len = s_msg_family ? 8'd102 : 8'd18 + tlp_plen + 8'd4;
+wire [63:0] red_w = {2'b00, s_msg_retry, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_resno,
+                     s_msg_count, s_msg_op, s_msg_kind == 4'd9, s_msg_seqno};
+
+reg [11:0] seq_reg, seq_next;
+reg [8*BUFFER_BYTES-1:0] build;
+
+`define FB(i) build[8*(i) +: 8]
+
+integer k;
+
+always @* begin
+    build = {8*BUFFER_BYTES{1'b0}};
+    if (s_msg_family) begin
+        for (k = 0; k < 6; k = k + 1) begin
+            `FB(k) = cfg_dst_mac[8*(5-k) +: 8];
+            `FB(6 + k) = cfg_src_mac[8*(5-k) +: 8];
+        end
+        {`FB(12), `FB(13)} = cfg_ethertype;
+        {`FB(14), `FB(15), `FB(16), `FB(17)} = s_msg_dst;
+        {`FB(18), `FB(19), `FB(20), `FB(21)} = s_msg_src;
+        {`FB(22), `FB(23)} = s_msg_vni;
+        `FB(25) = 8'h01;
+        {`FB(54), `FB(55), `FB(56), `FB(57)} = s_msg_cookie;
+        for (k = 0; k < 8; k = k + 1) begin
+            `FB(58 + k) = red_w[8*(7-k) +: 8];
+        end
+        for (k = 0; k < 32; k = k + 1) begin
+            // Operand k/8 big-endian: its byte k%8 is bits 63-8(k%8) of lane k/8.
+            `FB(66 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
+        end
+    end else begin
+        {`FB(0), `FB(1)} = {4'd0, seq_reg};
+        `FB(2) = 8'h72;
+        `FB(5) = {2'b00, tlp_plen[7:2]};
+        {`FB(6), `FB(7)} = cfg_engine_id;
+        `FB(9) = 8'h7F;
+        {`FB(10), `FB(11)} = s_msg_dst[15:0];
+        {`FB(12), `FB(13)} = cfg_vendor_id;
+        {`FB(14), `FB(15), `FB(16), `FB(17)} = {8'hCE, 4'd0, s_msg_kind, 4'd0, s_msg_ctx[11:0]};
+        `FB(18) = {4'd1, s_msg_kind};
+        `FB(19) = {!s_msg_posted, s_msg_error, 6'd0};
+        {`FB(20), `FB(21)} = {4'd0, s_msg_ctx[11:0]};
+        {`FB(22), `FB(23)} = s_msg_dmu_id;
+        {`FB(24), `FB(25)} = s_msg_pid;
+        case (s_msg_kind)
+            4'd2: begin
+                {`FB(26), `FB(27)} = s_msg_count[15:0];
+                `FB(28) = {2'b00, s_msg_op};
+                for (k = 0; k < 8; k = k + 1) begin
+                    `FB(34 + k) = s_msg_data[8*(7-k) +: 8];
+                end
+                for (k = 0; k < 16; k = k + 1) begin
+                    `FB(42 + k) = s_msg_pbv[8*(15-k) +: 8];
+                end
+            end
+            4'd3: begin
+                `FB(26) = {4'd0, s_msg_code};
+                {`FB(28), `FB(29)} = s_msg_count[15:0];
+            end
+            4'd4, 4'd5, 4'd6: begin
+                `FB(26) = {2'b00, s_msg_op};
+                `FB(27) = {4'd0, s_msg_rc};
+                {`FB(28), `FB(29)} = s_msg_count[15:0];
+                `FB(31) = 8'd4;
+                `FB(32) = {4'd0, s_msg_code};
+                for (k = 0; k < 32; k = k + 1) begin
+                    `FB(34 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
+                end
+            end
+            default: begin
+                `FB(26) = {4'd0, s_msg_code};
+                `FB(27) = s_msg_count[7:0];
+                {`FB(28), `FB(29)} = s_msg_data[15:0];
+                {`FB(30), `FB(31)} = s_msg_data[31:16];
+            end
+        endcase
+    end
+end
+
+`undef FB
+
+/*
+ * Streaming with the CRC filled in on the fly
+ */
+reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
+reg [7:0]                  len_reg, len_next;
+reg [BEAT_INDEX_WIDTH-1:0] beat_reg, beat_next;
+reg                        busy_reg, busy_next;
+reg [15:0]                 dest_reg, dest_next;
+reg [31:0]                 crc_reg, crc_next;
+reg [1:0]                  stat_event_reg, stat_event_next;
+
+localparam [8:0] KEEP_BYTES = KEEP_WIDTH[8:0];
+wire [8:0] beat_start = {{(9-BEAT_INDEX_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
+wire [8:0] beat_end = beat_start + KEEP_BYTES;
+wire last = beat_end >= {1'b0, len_reg};
+wire [8:0] crc_pos = {1'b0, len_reg} - 9'd4;
+wire [8:0] remaining = {1'b0, len_reg} - beat_start;
+
+reg [DATA_WIDTH-1:0] beat_data;
+reg [31:0]           beat_crc;
+reg [8:0]            pos;
+reg [7:0]            byte_in;
+
+always @* begin
+    beat_data = {DATA_WIDTH{1'b0}};
+    beat_crc = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? 32'hFFFF_FFFF : crc_reg;
+    pos = 9'd0;
+    byte_in = 8'd0;
+    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+        pos = beat_start + k[8:0];
+        byte_in = frame_reg[8*k + DATA_WIDTH*beat_reg +: 8];
+        if (pos < crc_pos) begin
+            beat_crc = crc32_byte(beat_crc, byte_in);
+            beat_data[8*k +: 8] = byte_in;
+        end else if (pos < crc_pos + 9'd4) begin
+            beat_data[8*k +: 8] = ~beat_crc[8*(pos - crc_pos) +: 8];
+        end
+    end
+end
+
+assign m_axis_tdata = busy_reg ? beat_data : {DATA_WIDTH{1'b0}};
+assign m_axis_tkeep = !busy_reg ? {KEEP_WIDTH{1'b0}} :
+                      remaining >= KEEP_BYTES ? {KEEP_WIDTH{1'b1}} : ~({KEEP_WIDTH{1'b1}} << remaining);
+assign m_axis_tvalid = busy_reg;
+assign m_axis_tlast = busy_reg && last;
+assign m_axis_tuser = dest_reg;
+assign stat_event = stat_event_reg;
+assign s_msg_ready = !rst && (!busy_reg || (m_axis_tready && last));
+
+always @* begin
+    frame_next = frame_reg;
+    len_next = len_reg;
+    beat_next = beat_reg;
+    busy_next = busy_reg;
+    dest_next = dest_reg;
+    crc_next = crc_reg;
+    seq_next = seq_reg;
+    stat_event_next = 2'd0;
+
+    if (busy_reg && m_axis_tready) begin
+        beat_next = beat_reg + 1'b1;
+        crc_next = beat_crc;
+        if (last) begin
+            busy_next = 1'b0;
+        end
+    end
+    if (s_msg_valid && s_msg_ready) begin
+        if (supported) begin
+            frame_next = build;
+            len_next = frame_len;
+            beat_next = {BEAT_INDEX_WIDTH{1'b0}};
+            busy_next = 1'b1;
+            dest_next = s_msg_dst[15:0];
+            if (!s_msg_family) begin
+                seq_next = seq_reg + 1'b1;
+            end
+            stat_event_next = 2'b01;
+        end else begin
+            stat_event_next = 2'b10;
+        end
+    end
+end
+
+always @(posedge clk) begin
+    frame_reg <= frame_next;
+    len_reg <= len_next;
+    beat_reg <= beat_next;
+    busy_reg <= busy_next;
+    dest_reg <= dest_next;
+    crc_reg <= crc_next;
+    seq_reg <= seq_next;
+    stat_event_reg <= stat_event_next;
+
+    if (rst) begin
+        frame_reg <= {8*BUFFER_BYTES{1'b0}};
+        len_reg <= 8'd0;
+        beat_reg <= {BEAT_INDEX_WIDTH{1'b0}};
+        busy_reg <= 1'b0;
+        dest_reg <= 16'd0;
+        crc_reg <= 32'd0;
+        seq_reg <= 12'd0;
+        stat_event_reg <= 2'd0;
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,505 @@
+//! Co-simulation of the data-path interposer: stimulus, independent scoreboard, target.
+//!
+//! Stimulus (seeded, in phases): a credit-respecting link partner sending frames built with the frames
+//! crate (TLP memory writes and vendor-defined messages to the engine and to others, Soft Portals frames
+//! on armed, unarmed and unknown trees, random bytes) on a port whose family changes between frames; an
+//! output queue injecting frames of 1-8 beats; a VL queue that stalls and returns credits at random
+//! rates; an input checker that stalls; multicast-table writes; idle gaps; resets.
+//!
+//! Scoreboard (independent of the cycle model): every receive frame leaves exactly once, whole, in
+//! order, on `m_axis_ext` if the documented decision (docs/blocks/interposer.md §Decision, restated here)
+//! says it is for the engine under the multicast table in force, else on `m_axis_vl`; every injected
+//! frame leaves exactly once, whole, on `m_axis_vl`; frames never interleave on `m_axis_vl`; and on every
+//! cycle partner credits + injection credits + VL occupancy + beats in flight + credits being returned =
+//! the VL depth (no credit lost or invented).
+
+use std::collections::VecDeque;
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody};
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::ReductionFrame;
+use inswitch_frames::tlp::Tlp;
+use inswitch_model::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
+use inswitch_model::Wide;
+use rand::RngExt;
+
+use crate::blocks::input_checker::tlp_frame;
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated interposer.
+pub type InterposerRtl = VerilatedDut<InterposerIn, InterposerOut>;
+
+const RESET_CYCLES: u64 = 4;
+const RESET_PROBABILITY: f64 = 2e-5;
+/// VL-queue depth in beat slots (the testbench's VL queue); the partner is advertised this minus the
+/// injection reserve.
+pub const VL_DEPTH: i64 = 24;
+const ENGINE_ID: u16 = 0x0010;
+const ETHERTYPE: u16 = 0x88B5;
+/// Trees the multicast table is programmed with (and most Portals frames aim at).
+const TREES: [u16; 6] = [3, 5, 100, 4095, 8191, 0];
+
+/// The seeded stimulus of the interposer.
+pub struct InterposerStimulus {
+    p: InterposerParams,
+    r: StimRng,
+    phases: Phases,
+    last: InterposerIn,
+    rx_idle: Gaps,
+    inj_idle: Gaps,
+    vl_stall: Gaps,
+    ext_stall: Gaps,
+    reset_left: u64,
+    rx_beats: VecDeque<(Wide, u64, bool)>,
+    inj_beats: VecDeque<(Wide, u64, bool)>,
+    partner_credits: i64,
+    vl_occupancy: i64,
+    family: bool,
+    seq: u16,
+    /// Probability per cycle that the VL queue frees slots (this phase).
+    drain: f64,
+}
+
+fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
+    let n = bytes.len().max(1);
+    let nb = n.div_ceil(kw);
+    (0..nb)
+        .map(|b| {
+            let mut d = Wide::ZERO;
+            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
+            for k in 0..kw {
+                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
+            }
+            let len = chunk.len().max(1);
+            (d, if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }, b + 1 == nb)
+        })
+        .collect()
+}
+
+impl InterposerStimulus {
+    /// A stimulus for `seed`.
+    pub fn new(p: InterposerParams, seed: u64) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        InterposerStimulus {
+            p,
+            r,
+            phases,
+            last: InterposerIn::default(),
+            rx_idle: Gaps::default(),
+            inj_idle: Gaps::default(),
+            vl_stall: Gaps::default(),
+            ext_stall: Gaps::default(),
+            reset_left: RESET_CYCLES,
+            rx_beats: VecDeque::new(),
+            inj_beats: VecDeque::new(),
+            partner_credits: VL_DEPTH - i64::from(p.inj_credits),
+            vl_occupancy: 0,
+            family: false,
+            seq: 0,
+            drain: 0.5,
+        }
+    }
+
+    fn rx_frame(&mut self) -> Vec<u8> {
+        let r = &mut self.r;
+        self.seq = self.seq.wrapping_add(1);
+        match r.random_range(0..10) {
+            0..=1 => {
+                // Memory write: mostly into the engine's window, sometimes another switch's or elsewhere.
+                let hi = match r.random_range(0..4) {
+                    0 => r.random::<u16>(),
+                    1 => ENGINE_ID ^ 1,
+                    _ => ENGINE_ID,
+                };
+                let lo: u16 = if r.random_bool(0.8) { 0xC000 | (r.random::<u16>() & 0x0FFC) } else { r.random::<u16>() & !3 };
+                let mut addr = u64::from(hi) << 16 | u64::from(lo);
+                if r.random_bool(0.2) {
+                    addr |= u64::from(r.random_range(0..2u32)) << 32;
+                }
+                let n = 4 * r.random_range(1..20);
+                let t = Tlp::memory_write(r.random(), 0, addr, (0..n).map(|_| r.random()).collect()).expect("mwr");
+                tlp_frame(self.seq, &t.to_bytes().expect("emit"))
+            }
+            2..=3 => {
+                let m = CollectiveMessage {
+                    header: CommonHeader { version: 1, kind: 3, cc_id: r.random_range(0..0x1000), ..Default::default() },
+                    body: Body::Control(ControlBody { command: 1, ..Default::default() }),
+                };
+                let dst = if r.random_bool(0.6) { ENGINE_ID } else { r.random() };
+                let t = collective::to_vdm(&m, r.random(), dst, 0).expect("vdm");
+                tlp_frame(self.seq, &t.to_bytes().expect("emit"))
+            }
+            4..=7 => {
+                let tree = if r.random_bool(0.8) { TREES[r.random_range(0..TREES.len())] } else { r.random_range(0..0x2000) };
+                let f = ReductionFrame {
+                    dfa: (r.random::<u32>() & !0xFFFF) | u32::from(tree) << 3 | r.random_range(0..8),
+                    flags: if r.random_bool(0.85) { 1 } else { 0 },
+                    vni: r.random(),
+                    data: [r.random(), r.random(), r.random(), r.random()],
+                    ..Default::default()
+                };
+                let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: if r.random_bool(0.9) { ETHERTYPE } else { 0x0800 } };
+                SoftPortals::new(eth, f).expect("soft portals").to_bytes().expect("emit").to_vec()
+            }
+            _ => {
+                let n = r.random_range(1..300);
+                (0..n).map(|_| r.random()).collect()
+            }
+        }
+    }
+}
+
+impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
+    fn next(&mut self, previous: &InterposerOut) -> InterposerIn {
+        let kw = self.p.data_width / 8;
+        let l = self.last;
+        // Bookkeeping of the previous cycle (a reset cycle starts everything afresh).
+        if l.rst {
+        } else if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+            self.rx_beats.pop_front();
+            self.partner_credits -= 1;
+        }
+        if l.s_axis_inj_tvalid && previous.s_axis_inj_tready && !l.rst {
+            self.inj_beats.pop_front();
+        }
+        if previous.m_axis_vl_tvalid && l.m_axis_vl_tready && !l.rst {
+            self.vl_occupancy += 1;
+        }
+        if !l.rst {
+            self.partner_credits += i64::from(previous.link_credit_return);
+            self.vl_occupancy -= i64::from(l.vl_credit_return);
+        }
+
+        if self.phases.tick(&mut self.r) {
+            self.drain = [0.1, 0.4, 0.7, 1.0][self.r.random_range(0..4)];
+            if self.rx_beats.is_empty() && self.r.random_bool(0.3) {
+                self.family = !self.family;
+            }
+        }
+        let prof = self.phases.profile;
+        let mut i = InterposerIn {
+            m_axis_vl_tready: !self.vl_stall.gap(&mut self.r, prof.stall, prof.persist),
+            m_axis_ext_tready: !self.ext_stall.gap(&mut self.r, prof.stall, prof.persist),
+            cfg_family: self.family,
+            cfg_port: 7,
+            cfg_engine_id: ENGINE_ID,
+            cfg_ethertype: ETHERTYPE,
+            ..Default::default()
+        };
+        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
+            self.reset_left = self.r.random_range(1..=3);
+        }
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.rx_beats.clear();
+            self.inj_beats.clear();
+            self.partner_credits = VL_DEPTH - i64::from(self.p.inj_credits);
+            self.vl_occupancy = 0;
+            self.last = i;
+            return i;
+        }
+        // The VL queue drains at a random rate.
+        if self.vl_occupancy > 0 && self.r.random_bool(self.drain) {
+            i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
+        }
+        if self.r.random_bool(0.002) {
+            let k = self.r.random_range(0..16u8);
+            i.cfg_mcast_wr_en = true;
+            i.cfg_mcast_wr_index = k;
+            i.cfg_mcast_wr_valid = self.r.random_bool(0.8);
+            i.cfg_mcast_wr_tree = TREES[self.r.random_range(0..TREES.len())];
+            i.cfg_mcast_wr_wait_count = if self.r.random_bool(0.6) { self.r.random_range(1..1 << 20) } else { 0 };
+        }
+        // Receive: a held beat stays; a new one needs a credit.
+        if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
+            i.s_axis_rx_tdata = l.s_axis_rx_tdata;
+            i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
+            i.s_axis_rx_tlast = l.s_axis_rx_tlast;
+            i.s_axis_rx_tvalid = true;
+        } else if self.partner_credits > 0 && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
+            if self.rx_beats.is_empty() {
+                let f = self.rx_frame();
+                self.rx_beats = beats(&f, kw, &mut self.r);
+            }
+            let (d, k, last) = self.rx_beats[0];
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+        }
+        if l.s_axis_inj_tvalid && !previous.s_axis_inj_tready {
+            i.s_axis_inj_tdata = l.s_axis_inj_tdata;
+            i.s_axis_inj_tkeep = l.s_axis_inj_tkeep;
+            i.s_axis_inj_tlast = l.s_axis_inj_tlast;
+            i.s_axis_inj_tvalid = true;
+        } else if !self.inj_idle.gap(&mut self.r, prof.idle.max(0.5), prof.persist) {
+            if self.inj_beats.is_empty() {
+                let n = kw * self.r.random_range(1..=8) - self.r.random_range(0..kw);
+                let f: Vec<u8> = (0..n).map(|_| self.r.random()).collect();
+                self.inj_beats = beats(&f, kw, &mut self.r);
+            }
+            let (d, k, last) = self.inj_beats[0];
+            (i.s_axis_inj_tdata, i.s_axis_inj_tkeep, i.s_axis_inj_tlast, i.s_axis_inj_tvalid) = (d, k, last, true);
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// Counters of [`InterposerMonitor`].
+pub mod counter {
+    /// Receive frames extracted.
+    pub const EXTRACTED: &str = "frames_extracted";
+    /// Receive frames passed through.
+    pub const PASSED: &str = "frames_passed";
+    /// Frames injected.
+    pub const INJECTED: &str = "frames_injected";
+    /// Receive beats taken.
+    pub const RX_BEATS: &str = "rx_beats";
+    /// Cycles a receive beat waited.
+    pub const RX_WAIT: &str = "rx_wait_cycles";
+    /// Cycles the partner had no credit.
+    pub const NO_CREDIT: &str = "partner_out_of_credit_cycles";
+    /// Cycles the injection reserve was empty.
+    pub const INJ_EMPTY: &str = "inj_credits_empty_cycles";
+    /// Resets.
+    pub const RESETS: &str = "resets";
+}
+
+const NAMES: [&str; 8] = [counter::EXTRACTED, counter::PASSED, counter::INJECTED, counter::RX_BEATS, counter::RX_WAIT, counter::NO_CREDIT, counter::INJ_EMPTY, counter::RESETS];
+
+type Beat = (Wide, u64, bool);
+
+#[derive(Clone, Debug)]
+struct Frame {
+    beats: Vec<Beat>,
+    complete: bool,
+    sent: usize,
+    tuser: u16,
+}
+
+/// The documented decision, restated (docs/blocks/interposer.md §Decision).
+fn for_engine(d: &Wide, portals: bool, armed: &[(bool, u16, bool)]) -> bool {
+    let b: Vec<u8> = (0..26).map(|k| d.byte(k)).collect();
+    if portals {
+        let tree = (u16::from_be_bytes([b[16], b[17]]) >> 3) & 0x1FFF;
+        u16::from_be_bytes([b[12], b[13]]) == ETHERTYPE && b[25] & 1 == 1 && armed.iter().any(|&(v, t, a)| v && a && t == tree)
+    } else {
+        let fmt = b[2] >> 5;
+        let typ = b[2] & 0x1F;
+        let word = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        match (typ, fmt) {
+            (0, 0..=3) => {
+                let (hi, lo) = if fmt & 1 == 1 { (word(10), word(14)) } else { (0, word(10)) };
+                hi == 0 && (lo >> 16) as u16 == ENGINE_ID && lo & 0xF000 == 0xC000
+            }
+            (0b10010, f) if f & 1 == 1 => u16::from_be_bytes([b[10], b[11]]) == ENGINE_ID,
+            _ => false,
+        }
+    }
+}
+
+/// Independent transaction-level scoreboard of the interposer.
+pub struct InterposerMonitor {
+    p: InterposerParams,
+    armed: Vec<(bool, u16, bool)>,
+    ext: VecDeque<Frame>,
+    pass: VecDeque<Frame>,
+    inj: VecDeque<Frame>,
+    rx_current_ext: Option<bool>,
+    inj_open: bool,
+    /// The VL output frame in progress comes from: Some(true) injection, Some(false) receive.
+    vl_source: Option<bool>,
+    vl_beat_new: bool,
+    ext_beat_new: bool,
+    partner: i64,
+    occupancy: i64,
+    in_flight: i64,
+    expected_event: u8,
+    armed_run: bool,
+    log: TransactionLog,
+    counts: [u64; 8],
+}
+
+impl InterposerMonitor {
+    /// A scoreboard for an interposer with parameters `p`, in the reset state (armed by the first reset).
+    pub fn new(p: InterposerParams) -> Self {
+        InterposerMonitor {
+            p,
+            armed: vec![(false, 0, false); p.mcast_entries],
+            ext: VecDeque::new(),
+            pass: VecDeque::new(),
+            inj: VecDeque::new(),
+            rx_current_ext: None,
+            inj_open: false,
+            vl_source: None,
+            vl_beat_new: true,
+            ext_beat_new: true,
+            partner: VL_DEPTH - i64::from(p.inj_credits),
+            occupancy: 0,
+            in_flight: 0,
+            expected_event: 0,
+            armed_run: false,
+            log: TransactionLog::default(),
+            counts: [0; 8],
+        }
+    }
+
+    fn bump(&mut self, name: &'static str) {
+        let i = NAMES.iter().position(|&n| n == name).unwrap_or(0);
+        self.counts[i] += 1;
+    }
+
+    fn emit(q: &mut VecDeque<Frame>, got: Beat, tuser: Option<u16>, what: &str) -> Result<bool, String> {
+        let f = q.front_mut().ok_or_else(|| format!("{what}: a beat with no frame waiting"))?;
+        let exp = f.beats.get(f.sent).copied().ok_or_else(|| format!("{what}: beat {} leaves before it arrived", f.sent))?;
+        if got != exp || tuser.is_some_and(|t| t != f.tuser) {
+            return Err(format!("{what}: beat {} left as {got:x?} tuser {tuser:x?}, entered as {exp:x?} tuser {:#x}", f.sent, f.tuser));
+        }
+        f.sent += 1;
+        let done = got.2;
+        if done {
+            q.pop_front();
+        }
+        Ok(done)
+    }
+}
+
+impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
+    fn observe(&mut self, cycle: u64, i: &InterposerIn, o: &InterposerOut) -> Result<(), String> {
+        if self.armed_run {
+            // Credits: every slot is somewhere, exactly once.
+            let total = self.partner + i64::from(o.stat_inj_credits) + self.occupancy + self.in_flight + i64::from(o.link_credit_return);
+            if total != VL_DEPTH || u32::from(o.stat_inj_credits) > self.p.inj_credits {
+                return Err(format!(
+                    "credits do not balance: partner {} + injection {} + VL occupancy {} + in flight {} + returning {} = {total}, VL depth {VL_DEPTH}",
+                    self.partner, o.stat_inj_credits, self.occupancy, self.in_flight, o.link_credit_return
+                ));
+            }
+            if o.stat_event != self.expected_event {
+                return Err(format!("stat_event {:#x}, expected {:#x}", o.stat_event, self.expected_event));
+            }
+            if o.stat_inj_credits == 0 {
+                self.bump(counter::INJ_EMPTY);
+            }
+            if self.partner <= 0 {
+                self.bump(counter::NO_CREDIT);
+            }
+        }
+        self.expected_event = 0;
+        self.partner += i64::from(o.link_credit_return);
+        self.occupancy -= i64::from(i.vl_credit_return);
+
+        // Outputs.
+        if o.m_axis_vl_tvalid && self.vl_beat_new {
+            let beat = (o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast);
+            let src = match self.vl_source {
+                Some(s) => s,
+                None => {
+                    let from_inj = self.inj.front().is_some_and(|f| f.beats.first() == Some(&beat));
+                    let from_rx = self.pass.front().is_some_and(|f| f.beats.first() == Some(&beat));
+                    if !from_inj && !from_rx {
+                        return Err(format!("m_axis_vl starts a frame with {beat:x?}, the first beat of neither the next receive frame nor the next injected frame"));
+                    }
+                    from_inj
+                }
+            };
+            let q = if src { &mut self.inj } else { &mut self.pass };
+            let done = Self::emit(q, beat, None, if src { "injected frame" } else { "passed frame" })?;
+            self.vl_source = if done { None } else { Some(src) };
+        }
+        if o.m_axis_ext_tvalid && self.ext_beat_new {
+            Self::emit(&mut self.ext, (o.m_axis_ext_tdata, o.m_axis_ext_tkeep, o.m_axis_ext_tlast), Some(o.m_axis_ext_tuser), "extracted frame")?;
+        }
+        let vl_taken = o.m_axis_vl_tvalid && i.m_axis_vl_tready;
+        if vl_taken {
+            self.in_flight -= 1;
+            self.occupancy += 1;
+        }
+        self.vl_beat_new = !o.m_axis_vl_tvalid || vl_taken;
+        self.ext_beat_new = !o.m_axis_ext_tvalid || i.m_axis_ext_tready;
+
+        // Inputs.
+        let keep_mask = if self.p.data_width >= 512 { u64::MAX } else { (1u64 << (self.p.data_width / 8)) - 1 };
+        if i.s_axis_rx_tvalid && !o.s_axis_rx_tready && !i.rst {
+            self.bump(counter::RX_WAIT);
+        }
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
+            self.bump(counter::RX_BEATS);
+            self.partner -= 1;
+            let beat = (i.s_axis_rx_tdata.truncated(self.p.data_width), i.s_axis_rx_tkeep & keep_mask, i.s_axis_rx_tlast);
+            let ext = match self.rx_current_ext {
+                Some(e) => e,
+                None => {
+                    let e = for_engine(&i.s_axis_rx_tdata, i.cfg_family, &self.armed);
+                    let tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
+                    let f = Frame { beats: Vec::new(), complete: false, sent: 0, tuser };
+                    if e { self.ext.push_back(f) } else { self.pass.push_back(f) }
+                    self.expected_event |= if e { 1 } else { 2 };
+                    self.bump(if e { counter::EXTRACTED } else { counter::PASSED });
+                    e
+                }
+            };
+            if !ext {
+                self.in_flight += 1;
+            }
+            let q = if ext { &mut self.ext } else { &mut self.pass };
+            let f = q.back_mut().ok_or("no frame to append to")?;
+            f.beats.push(beat);
+            f.complete = beat.2;
+            self.rx_current_ext = if beat.2 { None } else { Some(ext) };
+        }
+        if i.s_axis_inj_tvalid && o.s_axis_inj_tready {
+            self.in_flight += 1;
+            let beat = (i.s_axis_inj_tdata.truncated(self.p.data_width), i.s_axis_inj_tkeep & keep_mask, i.s_axis_inj_tlast);
+            if !self.inj_open {
+                self.inj.push_back(Frame { beats: Vec::new(), complete: false, sent: 0, tuser: 0 });
+                self.expected_event |= 4;
+                self.bump(counter::INJECTED);
+            }
+            let f = self.inj.back_mut().ok_or("no injected frame")?;
+            f.beats.push(beat);
+            f.complete = beat.2;
+            self.inj_open = !beat.2;
+        }
+        if i.cfg_mcast_wr_en {
+            if let Some(e) = self.armed.get_mut(usize::from(i.cfg_mcast_wr_index & 0xF)) {
+                *e = (i.cfg_mcast_wr_valid, i.cfg_mcast_wr_tree & 0x1FFF, i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0);
+            }
+        }
+        if i.rst {
+            self.bump(counter::RESETS);
+            let (log, counts) = (std::mem::take(&mut self.log), self.counts);
+            *self = InterposerMonitor::new(self.p);
+            self.log = log;
+            self.counts = counts;
+            self.armed_run = true;
+            self.log.push(cycle, "reset".into());
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        NAMES.iter().copied().zip(self.counts).collect()
+    }
+}
+
+/// Builds a fresh lockstep bench for the Verilated interposer and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<Interposer, InterposerRtl, InterposerStimulus, InterposerMonitor>, HarnessError> {
+    let p = InterposerParams::default();
+    let info = crate::verilated::model_info(model)?;
+    let m = Interposer::power_on(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
+    Ok((m, InterposerRtl::new(model)?, InterposerStimulus::new(p, seed), InterposerMonitor::new(p)))
+}
+
+/// Runs the interposer target.
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block interposer --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
