@@ -35,6 +35,8 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
     // The reduction unit has no parameters (docs/reduction.md §RTL).
     ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
+    // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
+    ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

@@ -35,6 +35,7 @@ pub static TARGETS: &[Target] = &[
         width: None,
         run: |cfg, progress| blocks::reduce_unit::run("reduce_unit", cfg, progress),
     },
+    Target { name: "cpu", block: "cpu", width: None, run: |cfg, progress| blocks::cpu::run("cpu", cfg, progress) },
 ];
 
 /// Block names, without repeats, in target order.

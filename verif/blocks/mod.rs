@@ -1,4 +1,5 @@
 //! One module per block under co-simulation: its stimulus, its independent scoreboard, its targets.
 
+pub mod cpu;
 pub mod output_queue;
 pub mod reduce_unit;
