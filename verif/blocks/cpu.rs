@@ -65,7 +65,7 @@ const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
 /// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
 const SOURCE_ID: u16 = 0x0F0F;
 /// Opcodes the contexts use (docs/reduction.md), an undefined one included.
-const OPS: [u8; 12] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x24, 0x26, 0x28, 0x2e, 0x30];
+const OPS: [u8; 13] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
 
 /// One reduction of a Portals tree, as the stimulus sees it.
 #[derive(Clone, Debug, Default)]
