@@ -491,11 +491,35 @@ reduce_unit u_reduce (
     .out_rt_repsum_oflow_id(ru_out_rt_repsum_oflow_id)
 );
 
+// One tick of a descriptor's timer (docs/cpu.md §4).
+function [D_W-1:0] ticked(input [D_W-1:0] d, input tick);
+    begin
+        ticked = d;
+        if (tick && timer_runs(d)) begin
+            if (d[D_TIMER +: 25] <= 25'd1) begin
+                ticked[D_TIMER +: 25] = 25'd0;
+                ticked[D_EXPIRED] = 1'b1;
+            end else begin
+                ticked[D_TIMER +: 25] = d[D_TIMER +: 25] - 25'd1;
+            end
+        end
+    end
+endfunction
+
+wire tick = tick_cnt_reg == TICK_LAST;
+// The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
+wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
+wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
+
 /*
  * Combinational logic.
  */
 integer k;
-reg tick;
+reg [DIDX_W-1:0] du_idx;
+reg [D_W-1:0] du;
+reg [SIDX_W-1:0] su_idx;
+reg [S_W-1:0] su;
+reg cfg_st_we;
 reg [5:0] ev;
 reg out_free;
 reg [6:0] em_b;
@@ -503,7 +527,6 @@ reg [12:0] skey;
 reg [15:0] dkey;
 reg complete;
 reg [3:0] chk_rc;
-reg [S_W-1:0] sw;
 reg [SIDX_W-1:0] cfg_sidx;
 reg [31:0] cfg_off;
 
@@ -549,32 +572,19 @@ always @* begin
     for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
     for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
     pbv_dev_next = pbv_dev_reg;
-    for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_next[k] = st_reg[k];
-    for (k = 0; k < DESCRIPTORS; k = k + 1) d_next[k] = d_reg[k];
+    // The one descriptor and the one static entry the sequencer may write this cycle.
+    du_idx = sel_idx;
+    du = dsel;
+    su_idx = lk_s_idx_reg;
+    su = sx;
     ev = 6'd0;
     skey = 13'd0;
     dkey = 16'd0;
     complete = 1'b0;
     chk_rc = 4'd0;
-    sw = {S_W{1'b0}};
-    cfg_sidx = {SIDX_W{1'b0}};
-    cfg_off = 32'd0;
+    cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
 
-    // Timer ticks (docs/cpu.md §4).
-    tick = tick_cnt_reg == TICK_LAST;
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
-    if (tick) begin
-        for (k = 0; k < DESCRIPTORS; k = k + 1) begin
-            if (timer_runs(d_reg[k])) begin
-                if (d_reg[k][D_TIMER +: 25] <= 25'd1) begin
-                    d_next[k][D_TIMER +: 25] = 25'd0;
-                    d_next[k][D_EXPIRED] = 1'b1;
-                end else begin
-                    d_next[k][D_TIMER +: 25] = d_reg[k][D_TIMER +: 25] - 25'd1;
-                end
-            end
-        end
-    end
 
     // Output register and event pulse.
     out_free = !out_valid_reg || m_msg_ready;
@@ -649,22 +659,20 @@ always @* begin
                         if (!lk_s_hit_reg) begin
                             ev = EV_DROP_UNKNOWN;
                         end else begin
-                            sw = sx;
-                            sw[S_STORED] = 1'b1;
-                            sw[S_PBV +: 128] = m_pbv;
-                            sw[S_PCOUNT +: 20] = m_count;
-                            sw[S_OP +: 6] = m_op;
-                            sw[S_DATA +: 256] = m_data;
-                            sw[S_DMU +: 16] = m_dmu;
-                            sw[S_UPSTREAM +: 16] = m_src[15:0];
-                            sw[S_POSTED] = m_posted;
-                            sw[S_TID +: 2] = m_tid;
-                            st_next[lk_s_idx_reg] = sw;
+                            su[S_STORED] = 1'b1;
+                            su[S_PBV +: 128] = m_pbv;
+                            su[S_PCOUNT +: 20] = m_count;
+                            su[S_OP +: 6] = m_op;
+                            su[S_DATA +: 256] = m_data;
+                            su[S_DMU +: 16] = m_dmu;
+                            su[S_UPSTREAM +: 16] = m_src[15:0];
+                            su[S_POSTED] = m_posted;
+                            su[S_TID +: 2] = m_tid;
                             if (lk_d_hit_reg) begin
-                                d_next[lk_d_idx_reg] = act_msg;
+                                du = act_msg;
                                 ev = EV_INIT;
                             end else if (lk_f_hit_reg) begin
-                                d_next[lk_f_idx_reg] = act_msg;
+                                begin du_idx = lk_f_idx_reg; du = act_msg; end
                                 ev = EV_INIT;
                             end else begin
                                 ev = EV_ACTIVATE_NO_DESC;
@@ -677,12 +685,12 @@ always @* begin
                         end else if (m_code < 4'd1 || m_code > 4'd5) begin
                             ev = EV_CTRL_BAD;
                         end else begin
-                            st_next[lk_s_idx_reg][S_UPSTREAM +: 16] = m_src[15:0];
+                            su[S_UPSTREAM +: 16] = m_src[15:0];
                             case (m_code)
                                 4'd1: begin
                                     if (lk_d_hit_reg) begin
                                         if (dx[D_PAUSED]) begin
-                                            d_next[lk_d_idx_reg][D_PAUSED] = 1'b0;
+                                            du[D_PAUSED] = 1'b0;
                                             ev = EV_CTRL_START;
                                         end else begin
                                             ev = EV_CTRL_NOOP;
@@ -690,7 +698,7 @@ always @* begin
                                     end else if (!s_stored) begin
                                         ev = EV_CTRL_NOOP;
                                     end else if (lk_f_hit_reg) begin
-                                        d_next[lk_f_idx_reg] = act_st;
+                                        begin du_idx = lk_f_idx_reg; du = act_st; end
                                         ev = EV_CTRL_START;
                                     end else begin
                                         ev = EV_ACTIVATE_NO_DESC;
@@ -698,7 +706,7 @@ always @* begin
                                 end
                                 4'd2: begin
                                     if (lk_d_hit_reg) begin
-                                        d_next[lk_d_idx_reg][D_PAUSED] = 1'b1;
+                                        du[D_PAUSED] = 1'b1;
                                         ev = EV_CTRL_PAUSE;
                                     end else begin
                                         ev = EV_CTRL_NOOP;
@@ -708,10 +716,10 @@ always @* begin
                                     if (!s_stored) begin
                                         ev = EV_CTRL_NOOP;
                                     end else if (lk_d_hit_reg) begin
-                                        d_next[lk_d_idx_reg] = act_st;
+                                        du = act_st;
                                         ev = EV_CTRL_RESTART;
                                     end else if (lk_f_hit_reg) begin
-                                        d_next[lk_f_idx_reg] = act_st;
+                                        begin du_idx = lk_f_idx_reg; du = act_st; end
                                         ev = EV_CTRL_RESTART;
                                     end else begin
                                         ev = EV_ACTIVATE_NO_DESC;
@@ -719,16 +727,16 @@ always @* begin
                                 end
                                 4'd4: begin
                                     if (lk_d_hit_reg) begin
-                                        d_next[lk_d_idx_reg][D_VALID] = 1'b0;
+                                        du[D_VALID] = 1'b0;
                                         ev = EV_CTRL_STOP;
                                     end else begin
                                         ev = EV_CTRL_NOOP;
                                     end
                                 end
                                 default: begin
-                                    if (lk_d_hit_reg) d_next[lk_d_idx_reg][D_VALID] = 1'b0;
-                                    st_next[lk_s_idx_reg][S_STORED] = 1'b0;
-                                    st_next[lk_s_idx_reg][S_TID +: 2] = 2'd0;
+                                    if (lk_d_hit_reg) du[D_VALID] = 1'b0;
+                                    su[S_STORED] = 1'b0;
+                                    su[S_TID +: 2] = 2'd0;
                                     ev = EV_CTRL_RESET;
                                 end
                             endcase
@@ -775,9 +783,9 @@ always @* begin
                             ev = EV_COUNT_UNDERFLOW;
                         end else begin
                             // 000 [0143]: clear the bit, decrement p_count, add the count; combine next.
-                            d_next[lk_d_idx_reg][D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
-                            d_next[lk_d_idx_reg][D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
-                            d_next[lk_d_idx_reg][D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
+                            du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
+                            du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
+                            du[D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
                             cur_next = lk_d_idx_reg;
                             seq_next = SEQ_ISSUE;
                             ev = EV_ACCEPT;
@@ -813,7 +821,7 @@ always @* begin
                         if (!lk_s_hit_reg || !s_stored) begin
                             ev = EV_DROP_UNKNOWN;
                         end else begin
-                            if (lk_d_hit_reg) d_next[lk_d_idx_reg][D_FAILURE] = 1'b1;
+                            if (lk_d_hit_reg) du[D_FAILURE] = 1'b1;
                             tmpl_next = tlp_up;
                             em_mask_next = 128'd0;
                             em_one_next = 1'b1;
@@ -834,10 +842,10 @@ always @* begin
                         end else if (m_seqno == SEQNO_RESERVED) begin
                             ev = EV_BAD_SEQNO_ARM;
                         end else if (lk_d_hit_reg) begin
-                            d_next[lk_d_idx_reg] = arm_vec;
+                            du = arm_vec;
                             ev = EV_REARM;
                         end else if (lk_f_hit_reg) begin
-                            d_next[lk_f_idx_reg] = arm_vec;
+                            begin du_idx = lk_f_idx_reg; du = arm_vec; end
                             ev = EV_ARM;
                         end else begin
                             ev = EV_ARM_NO_DESC;
@@ -859,19 +867,19 @@ always @* begin
                         end else if (m_seqno != dx[D_SEQNO +: 10]) begin
                             ev = EV_DROP_SEQNO;
                         end else begin
-                            d_next[lk_d_idx_reg][D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
+                            du[D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
                             cur_next = lk_d_idx_reg;
                             if (dx[D_ACCV]) begin
                                 seq_next = SEQ_ISSUE;
                             end else begin
-                                d_next[lk_d_idx_reg][D_ACC_OP +: 6] = m_op;
-                                d_next[lk_d_idx_reg][D_ACC_DATA +: 256] = m_data;
-                                d_next[lk_d_idx_reg][D_ACC_RC +: 4] = m_rc;
-                                d_next[lk_d_idx_reg][D_ACC_RSM +: 8] = m_rsm;
-                                d_next[lk_d_idx_reg][D_ACC_OFLOW +: 2] = m_oflow;
-                                d_next[lk_d_idx_reg][D_ACC_SFA +: 32] = m_src;
-                                d_next[lk_d_idx_reg][D_ACCV] = 1'b1;
-                                if (dx[D_STATE +: 2] == CS_IDLE) d_next[lk_d_idx_reg][D_STATE +: 2] = CS_FILLING;
+                                du[D_ACC_OP +: 6] = m_op;
+                                du[D_ACC_DATA +: 256] = m_data;
+                                du[D_ACC_RC +: 4] = m_rc;
+                                du[D_ACC_RSM +: 8] = m_rsm;
+                                du[D_ACC_OFLOW +: 2] = m_oflow;
+                                du[D_ACC_SFA +: 32] = m_src;
+                                du[D_ACCV] = 1'b1;
+                                if (dx[D_STATE +: 2] == CS_IDLE) du[D_STATE +: 2] = CS_FILLING;
                                 seq_next = SEQ_CHECK;
                             end
                             ev = EV_ACCEPT;
@@ -892,12 +900,12 @@ always @* begin
         end
         SEQ_REDUCE: begin
             if (ru_out_valid) begin
-                d_next[cur_reg][D_ACC_OP +: 6] = ru_out_rt_op;
-                d_next[cur_reg][D_ACC_DATA +: 256] = ru_out_rt_data;
-                d_next[cur_reg][D_ACC_RC +: 4] = ru_out_rt_rc;
-                d_next[cur_reg][D_ACC_RSM +: 8] = ru_out_rt_repsum_m;
-                d_next[cur_reg][D_ACC_OFLOW +: 2] = ru_out_rt_repsum_oflow_id;
-                if (dcur[D_STATE +: 2] == CS_IDLE) d_next[cur_reg][D_STATE +: 2] = CS_FILLING;
+                du[D_ACC_OP +: 6] = ru_out_rt_op;
+                du[D_ACC_DATA +: 256] = ru_out_rt_data;
+                du[D_ACC_RC +: 4] = ru_out_rt_rc;
+                du[D_ACC_RSM +: 8] = ru_out_rt_repsum_m;
+                du[D_ACC_OFLOW +: 2] = ru_out_rt_repsum_oflow_id;
+                if (dcur[D_STATE +: 2] == CS_IDLE) du[D_STATE +: 2] = CS_FILLING;
                 seq_next = SEQ_CHECK;
             end
         end
@@ -911,12 +919,12 @@ always @* begin
                 stat_event_next = EV_COMPLETE;
                 stat_family_next = dcur[D_PORTALS];
                 stat_ctx_next = dcur[D_KEY +: 16];
-                d_next[cur_reg][D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
+                du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
                 chk_rc = dcur[D_ACC_RC +: 4];
                 if (dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && chk_rc < RC_CONTR_OVERFLOW) begin
                     chk_rc = RC_CONTR_OVERFLOW;
                 end
-                d_next[cur_reg][D_ACC_RC +: 4] = chk_rc;
+                du[D_ACC_RC +: 4] = chk_rc;
                 em_mask_next = 128'd0;
                 em_one_next = 1'b1;
                 seq_next = SEQ_RATCHET;
@@ -936,8 +944,8 @@ always @* begin
                     fin_next = FIN_NEXT_ROUND;
                 end else begin
                     tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
-                    d_next[cur_reg][D_ATTEMPTS +: 4] = 4'd0;
-                    d_next[cur_reg][D_SENT_ERROR] = 1'b0;
+                    du[D_ATTEMPTS +: 4] = 4'd0;
+                    du[D_SENT_ERROR] = 1'b0;
                     rat_target_next = CS_FULL;
                     fin_next = FIN_WAIT;
                 end
@@ -946,7 +954,7 @@ always @* begin
         SEQ_RATCHET: begin
             // One state step per cycle (001).
             if (dcur[D_STATE +: 2] != rat_target_reg) begin
-                d_next[cur_reg][D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
+                du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
             end else begin
                 seq_next = SEQ_EMIT;
             end
@@ -976,46 +984,48 @@ always @* begin
             seq_next = SEQ_IDLE;
             case (fin_reg)
                 FIN_FREE: begin
-                    d_next[cur_reg][D_STATE +: 2] = CS_IDLE;
-                    d_next[cur_reg][D_VALID] = 1'b0;
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_VALID] = 1'b0;
                 end
                 FIN_REARM: begin
                     // The master re-arms itself for the next round (002 (37)).
-                    d_next[cur_reg][D_STATE +: 2] = CS_IDLE;
-                    d_next[cur_reg][D_SEQNO +: 10] = next_seqno(dcur[D_SEQNO +: 10]);
-                    d_next[cur_reg][D_COUNT +: 20] = 20'd0;
-                    d_next[cur_reg][D_ACCV] = 1'b0;
-                    d_next[cur_reg][D_ACC_OP +: 6] = 6'd0;
-                    d_next[cur_reg][D_ACC_DATA +: 256] = 256'd0;
-                    d_next[cur_reg][D_ACC_RC +: 4] = 4'd0;
-                    d_next[cur_reg][D_ACC_RSM +: 8] = 8'd0;
-                    d_next[cur_reg][D_ACC_OFLOW +: 2] = 2'd0;
-                    d_next[cur_reg][D_ACC_SFA +: 32] = 32'd0;
-                    d_next[cur_reg][D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    d_next[cur_reg][D_EXPIRED] = 1'b0;
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_SEQNO +: 10] = next_seqno(dcur[D_SEQNO +: 10]);
+                    du[D_COUNT +: 20] = 20'd0;
+                    du[D_ACCV] = 1'b0;
+                    du[D_ACC_OP +: 6] = 6'd0;
+                    du[D_ACC_DATA +: 256] = 256'd0;
+                    du[D_ACC_RC +: 4] = 4'd0;
+                    du[D_ACC_RSM +: 8] = 8'd0;
+                    du[D_ACC_OFLOW +: 2] = 2'd0;
+                    du[D_ACC_SFA +: 32] = 32'd0;
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
                 end
                 FIN_WAIT: begin
-                    d_next[cur_reg][D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    d_next[cur_reg][D_EXPIRED] = 1'b0;
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
                 end
                 FIN_NEXT_ROUND: begin
                     // Exiting -> Idle: TID + 1 (001), tracking store re-loaded (000 [0141]).
-                    st_next[dcur[D_SIDX +: SIDX_W]][S_TID +: 2] = scur[S_TID +: 2] + 2'd1;
-                    d_next[cur_reg][D_STATE +: 2] = CS_IDLE;
-                    d_next[cur_reg][D_PBV +: 128] = scur[S_PBV +: 128];
-                    d_next[cur_reg][D_PCOUNT +: 20] = scur[S_PCOUNT +: 20];
-                    d_next[cur_reg][D_COUNT +: 20] = 20'd0;
-                    d_next[cur_reg][D_ACCV] = 1'b1;
-                    d_next[cur_reg][D_ACC_OP +: 6] = scur[S_OP +: 6];
-                    d_next[cur_reg][D_ACC_DATA +: 256] = scur[S_DATA +: 256];
-                    d_next[cur_reg][D_ACC_RC +: 4] = 4'd0;
-                    d_next[cur_reg][D_ACC_RSM +: 8] = 8'd0;
-                    d_next[cur_reg][D_ACC_OFLOW +: 2] = 2'd0;
-                    d_next[cur_reg][D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
-                    d_next[cur_reg][D_ATTEMPTS +: 4] = 4'd0;
-                    d_next[cur_reg][D_SENT_ERROR] = 1'b0;
-                    d_next[cur_reg][D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    d_next[cur_reg][D_EXPIRED] = 1'b0;
+                    su_idx = dcur[D_SIDX +: SIDX_W];
+                    su = scur;
+                    su[S_TID +: 2] = scur[S_TID +: 2] + 2'd1;
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_PBV +: 128] = scur[S_PBV +: 128];
+                    du[D_PCOUNT +: 20] = scur[S_PCOUNT +: 20];
+                    du[D_COUNT +: 20] = 20'd0;
+                    du[D_ACCV] = 1'b1;
+                    du[D_ACC_OP +: 6] = scur[S_OP +: 6];
+                    du[D_ACC_DATA +: 256] = scur[S_DATA +: 256];
+                    du[D_ACC_RC +: 4] = 4'd0;
+                    du[D_ACC_RSM +: 8] = 8'd0;
+                    du[D_ACC_OFLOW +: 2] = 2'd0;
+                    du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
+                    du[D_ATTEMPTS +: 4] = 4'd0;
+                    du[D_SENT_ERROR] = 1'b0;
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
                 end
                 default: begin
                 end
@@ -1023,7 +1033,7 @@ always @* begin
         end
         SEQ_EXPIRE: begin
             // docs/cpu.md §4.
-            d_next[cur_reg][D_EXPIRED] = 1'b0;
+            du[D_EXPIRED] = 1'b0;
             em_mask_next = 128'd0;
             em_one_next = 1'b1;
             seq_next = SEQ_RATCHET;
@@ -1034,14 +1044,14 @@ always @* begin
                 tmpl_next = portals_msg(dcur, 1'b0, dcur[D_ACC_RC +: 4], engine_sfa_reg);
                 ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
             end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-                d_next[cur_reg][D_SENT_ERROR] = 1'b1;
-                d_next[cur_reg][D_ATTEMPTS +: 4] = 4'd0;
+                du[D_SENT_ERROR] = 1'b1;
+                du[D_ATTEMPTS +: 4] = 4'd0;
                 tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
                 rat_target_next = CS_FULL;
                 fin_next = FIN_WAIT;
                 ev = EV_TIMEOUT_PARTIAL;
             end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
-                d_next[cur_reg][D_FAILURE] = 1'b1;
+                du[D_FAILURE] = 1'b1;
                 tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b1, 1'b0);
                 em_mask_next = scur[S_PBV +: 128];
                 rat_target_next = CS_EXITING;
@@ -1050,13 +1060,13 @@ always @* begin
             end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER &&
                          dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
                 // Per-packet retry (000 [0117]).
-                d_next[cur_reg][D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
+                du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
                 tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
                 rat_target_next = CS_FULL;
                 fin_next = FIN_WAIT;
                 ev = EV_RETRY;
             end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-                d_next[cur_reg][D_FAILURE] = 1'b1;
+                du[D_FAILURE] = 1'b1;
                 tmpl_next = retry_failure;
                 rat_target_next = CS_EXITING;
                 fin_next = FIN_NEXT_ROUND;
@@ -1078,7 +1088,6 @@ always @* begin
 
     // Register writes (docs/cpu.md §5) come last: they win over the sequencer.
     if (cfg_wr_en) begin
-        cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
         if (cfg_wr_addr < 12'h080) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
             pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
@@ -1094,17 +1103,28 @@ always @* begin
         end else if (cfg_wr_addr == 12'h089) begin
             ieee_next = cfg_wr_data[0];
             retry_limit_next = cfg_wr_data[11:8];
-        end else if (cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES) begin
-            cfg_sidx = cfg_off[SIDX_W:1];
+        end
+    end
+
+    // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/cpu.md §4).
+    for (k = 0; k < DESCRIPTORS; k = k + 1) begin
+        d_next[k] = k[DIDX_W-1:0] == du_idx ? du : ticked(d_reg[k], tick);
+    end
+    // Static entries: the sequencer's write, then a configuration write on top.
+    cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
+    cfg_sidx = cfg_off[SIDX_W:1];
+    for (k = 0; k < STATIC_ENTRIES; k = k + 1) begin
+        st_next[k] = k[SIDX_W-1:0] == su_idx ? su : st_reg[k];
+        if (cfg_st_we && cfg_sidx == k[SIDX_W-1:0]) begin
             if (!cfg_wr_addr[0]) begin
-                st_next[cfg_sidx][S_VALID] = cfg_wr_data[31];
-                st_next[cfg_sidx][S_PORTALS] = cfg_wr_data[16];
-                st_next[cfg_sidx][S_ROLE +: 2] = cfg_wr_data[21:20];
-                st_next[cfg_sidx][S_KEY +: 13] = cfg_wr_data[12:0];
-                st_next[cfg_sidx][S_STORED] = 1'b0;
-                st_next[cfg_sidx][S_TID +: 2] = 2'd0;
+                st_next[k][S_VALID] = cfg_wr_data[31];
+                st_next[k][S_PORTALS] = cfg_wr_data[16];
+                st_next[k][S_ROLE +: 2] = cfg_wr_data[21:20];
+                st_next[k][S_KEY +: 13] = cfg_wr_data[12:0];
+                st_next[k][S_STORED] = 1'b0;
+                st_next[k][S_TID +: 2] = 2'd0;
             end else begin
-                st_next[cfg_sidx][S_WAIT +: 20] = cfg_wr_data[19:0];
+                st_next[k][S_WAIT +: 20] = cfg_wr_data[19:0];
             end
         end
     end

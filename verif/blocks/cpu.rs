@@ -285,20 +285,19 @@ impl CpuStimulus {
         let all = w.participants.iter().copied().filter(|&p| w.pbv >> p & 1 != 0).collect::<Vec<_>>();
         match e {
             event::COMPLETE | event::TIMEOUT_PARTIAL if w.role != role::MASTER => {
-                if answer {
-                    let m = CollectiveMsg {
-                        kind: Kind::COMPLETION,
-                        ctx,
-                        src: u32::from(SOURCE_ID),
-                        pid: NO_PARTICIPANT,
-                        code: completion::RESULT,
-                        tid: w.tid,
-                        posted: true,
-                        data: [now, 0, 0, 0],
-                        ..CollectiveMsg::default()
-                    };
-                    self.scheduled.push((now + delay, m));
-                }
+                // The parent answers the partial result with its COMPLETION, or (sometimes) never.
+                let m = CollectiveMsg {
+                    kind: Kind::COMPLETION,
+                    ctx,
+                    src: u32::from(SOURCE_ID),
+                    pid: NO_PARTICIPANT,
+                    code: completion::RESULT,
+                    tid: w.tid,
+                    posted: true,
+                    data: [now, 0, 0, 0],
+                    ..CollectiveMsg::default()
+                };
+                self.scheduled.extend(answer.then_some((now + delay, m)));
             }
             event::COMPLETE | event::TIMEOUT_MASTER | event::COMPLETION_DOWN | event::RETRY_EXHAUSTED => {
                 w.tid = (w.tid + 1) & 3;
