@@ -511,6 +511,40 @@ wire tick = tick_cnt_reg == TICK_LAST;
 wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
 wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
 
+// Every message and value the sequencer may load, as wires: the sequencer only selects among them
+// (no function calls inside the always block, which keeps synthesis fast).
+wire [MSG_W-1:0] s_msg_packed = msg_pack(s_msg_kind, s_msg_family, s_msg_port, s_msg_ctx, s_msg_src, s_msg_dst,
+                                         s_msg_pid, s_msg_dmu_id, s_msg_count, s_msg_code, s_msg_posted,
+                                         s_msg_error, s_msg_tid, s_msg_vni, s_msg_cookie, s_msg_seqno,
+                                         s_msg_resno, s_msg_retry, s_msg_op, s_msg_rc, s_msg_repsum_m,
+                                         s_msg_repsum_oflow_id, s_msg_data, s_msg_pbv);
+wire [MSG_W-1:0] t_unknown_participant = failure_reply(msg_reg, engine_id_reg, WHY_UNKNOWN_PARTICIPANT);
+wire [MSG_W-1:0] t_malformed = failure_reply(msg_reg, engine_id_reg, WHY_MALFORMED);
+wire [MSG_W-1:0] t_duplicate = failure_reply(msg_reg, engine_id_reg, WHY_DUPLICATE);
+wire [MSG_W-1:0] t_count_underflow = failure_reply(msg_reg, engine_id_reg, WHY_COUNT_UNDERFLOW);
+wire [19:0] dx_count_plus = sat_add(dx[D_COUNT +: 20], m_count);
+// At completion a Portals result with more contributions than the wait count carries CONTR_OVERFLOW.
+wire [3:0] chk_rc = dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW
+                    ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
+wire [MSG_W-1:0] t_portals_result = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_portals_partial = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_portals_timeout = portals_msg(dcur, 1'b0, dcur[D_ACC_RC +: 4], engine_sfa_reg);
+wire [MSG_W-1:0] t_tlp_completion = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);
+wire [MSG_W-1:0] t_tlp_completion_error = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b1, 1'b0);
+wire [MSG_W-1:0] t_tlp_response = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
+wire [MSG_W-1:0] t_tlp_response_error = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
+wire [MSG_W-1:0] t_tlp_response_retry = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
+wire [9:0] dcur_next_seqno = next_seqno(dcur[D_SEQNO +: 10]);
+
+// Every descriptor with its timer tick.
+wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
+genvar g;
+generate
+    for (g = 0; g < DESCRIPTORS; g = g + 1) begin : g_tick
+        assign d_ticked[g] = ticked(d_reg[g], tick);
+    end
+endgenerate
+
 /*
  * Combinational logic.
  */
@@ -526,7 +560,6 @@ reg [6:0] em_b;
 reg [12:0] skey;
 reg [15:0] dkey;
 reg complete;
-reg [3:0] chk_rc;
 reg [SIDX_W-1:0] cfg_sidx;
 reg [31:0] cfg_off;
 
@@ -581,7 +614,6 @@ always @* begin
     skey = 13'd0;
     dkey = 16'd0;
     complete = 1'b0;
-    chk_rc = 4'd0;
     cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
 
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
@@ -600,11 +632,7 @@ always @* begin
                 cur_next = first_expired;
                 seq_next = SEQ_EXPIRE;
             end else if (s_msg_valid) begin
-                msg_next = msg_pack(s_msg_kind, s_msg_family, s_msg_port, s_msg_ctx, s_msg_src, s_msg_dst,
-                                    s_msg_pid, s_msg_dmu_id, s_msg_count, s_msg_code, s_msg_posted, s_msg_error,
-                                    s_msg_tid, s_msg_vni, s_msg_cookie, s_msg_seqno, s_msg_resno, s_msg_retry,
-                                    s_msg_op, s_msg_rc, s_msg_repsum_m, s_msg_repsum_oflow_id, s_msg_data,
-                                    s_msg_pbv);
+                msg_next = s_msg_packed;
                 seq_next = SEQ_LOOKUP;
             end
         end
@@ -770,22 +798,22 @@ always @* begin
                             tmpl_next = tlp_up;
                             ev = EV_PASS_UP;
                         end else if (!lk_p_hit_reg || !s_pbv[lk_p_idx_reg]) begin
-                            tmpl_next = failure_reply(msg_reg, engine_id_reg, WHY_UNKNOWN_PARTICIPANT);
+                            tmpl_next = t_unknown_participant;
                             ev = EV_UNKNOWN_PARTICIPANT;
                         end else if ((m_kind == K_RESPONSE) != pbv_switch_reg[lk_p_idx_reg]) begin
-                            tmpl_next = failure_reply(msg_reg, engine_id_reg, WHY_MALFORMED);
+                            tmpl_next = t_malformed;
                             ev = EV_MALFORMED;
                         end else if (!dx[D_PBV + {25'd0, lk_p_idx_reg}]) begin
-                            tmpl_next = failure_reply(msg_reg, engine_id_reg, WHY_DUPLICATE);
+                            tmpl_next = t_duplicate;
                             ev = EV_DUPLICATE;
                         end else if (dx[D_PCOUNT +: 20] == 20'd0) begin
-                            tmpl_next = failure_reply(msg_reg, engine_id_reg, WHY_COUNT_UNDERFLOW);
+                            tmpl_next = t_count_underflow;
                             ev = EV_COUNT_UNDERFLOW;
                         end else begin
                             // 000 [0143]: clear the bit, decrement p_count, add the count; combine next.
                             du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
                             du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
-                            du[D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
+                            du[D_COUNT +: 20] = dx_count_plus;
                             cur_next = lk_d_idx_reg;
                             seq_next = SEQ_ISSUE;
                             ev = EV_ACCEPT;
@@ -867,7 +895,7 @@ always @* begin
                         end else if (m_seqno != dx[D_SEQNO +: 10]) begin
                             ev = EV_DROP_SEQNO;
                         end else begin
-                            du[D_COUNT +: 20] = sat_add(dx[D_COUNT +: 20], m_count);
+                            du[D_COUNT +: 20] = dx_count_plus;
                             cur_next = lk_d_idx_reg;
                             if (dx[D_ACCV]) begin
                                 seq_next = SEQ_ISSUE;
@@ -920,10 +948,6 @@ always @* begin
                 stat_family_next = dcur[D_PORTALS];
                 stat_ctx_next = dcur[D_KEY +: 16];
                 du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
-                chk_rc = dcur[D_ACC_RC +: 4];
-                if (dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && chk_rc < RC_CONTR_OVERFLOW) begin
-                    chk_rc = RC_CONTR_OVERFLOW;
-                end
                 du[D_ACC_RC +: 4] = chk_rc;
                 em_mask_next = 128'd0;
                 em_one_next = 1'b1;
@@ -931,19 +955,19 @@ always @* begin
                 if (dcur[D_PORTALS]) begin
                     rat_target_next = CS_EXITING;
                     if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                        tmpl_next = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
+                        tmpl_next = t_portals_result;
                         fin_next = FIN_REARM;
                     end else begin
-                        tmpl_next = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
+                        tmpl_next = t_portals_partial;
                         fin_next = FIN_FREE;
                     end
                 end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                    tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);
+                    tmpl_next = t_tlp_completion;
                     em_mask_next = scur[S_PBV +: 128];
                     rat_target_next = CS_EXITING;
                     fin_next = FIN_NEXT_ROUND;
                 end else begin
-                    tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
+                    tmpl_next = t_tlp_response;
                     du[D_ATTEMPTS +: 4] = 4'd0;
                     du[D_SENT_ERROR] = 1'b0;
                     rat_target_next = CS_FULL;
@@ -990,7 +1014,7 @@ always @* begin
                 FIN_REARM: begin
                     // The master re-arms itself for the next round (002 (37)).
                     du[D_STATE +: 2] = CS_IDLE;
-                    du[D_SEQNO +: 10] = next_seqno(dcur[D_SEQNO +: 10]);
+                    du[D_SEQNO +: 10] = dcur_next_seqno;
                     du[D_COUNT +: 20] = 20'd0;
                     du[D_ACCV] = 1'b0;
                     du[D_ACC_OP +: 6] = 6'd0;
@@ -1041,18 +1065,18 @@ always @* begin
                 rat_target_next = CS_EXITING;
                 fin_next = FIN_FREE;
                 em_one_next = dcur[D_ACCV];
-                tmpl_next = portals_msg(dcur, 1'b0, dcur[D_ACC_RC +: 4], engine_sfa_reg);
+                tmpl_next = t_portals_timeout;
                 ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
             end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
                 du[D_SENT_ERROR] = 1'b1;
                 du[D_ATTEMPTS +: 4] = 4'd0;
-                tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
+                tmpl_next = t_tlp_response_error;
                 rat_target_next = CS_FULL;
                 fin_next = FIN_WAIT;
                 ev = EV_TIMEOUT_PARTIAL;
             end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
                 du[D_FAILURE] = 1'b1;
-                tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b1, 1'b0);
+                tmpl_next = t_tlp_completion_error;
                 em_mask_next = scur[S_PBV +: 128];
                 rat_target_next = CS_EXITING;
                 fin_next = FIN_NEXT_ROUND;
@@ -1061,7 +1085,7 @@ always @* begin
                          dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
                 // Per-packet retry (000 [0117]).
                 du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
-                tmpl_next = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
+                tmpl_next = t_tlp_response_retry;
                 rat_target_next = CS_FULL;
                 fin_next = FIN_WAIT;
                 ev = EV_RETRY;
@@ -1108,7 +1132,7 @@ always @* begin
 
     // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/cpu.md §4).
     for (k = 0; k < DESCRIPTORS; k = k + 1) begin
-        d_next[k] = k[DIDX_W-1:0] == du_idx ? du : ticked(d_reg[k], tick);
+        d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
     end
     // Static entries: the sequencer's write, then a configuration write on top.
     cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;

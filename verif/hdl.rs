@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Extra parameter sets linted besides the defaults: (module, parameter overrides).
-pub const LINT_PARAMS: &[(&str, &[&str])] = &[("output_queue", &["-GDATA_WIDTH=64"]), ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"])];
+pub const LINT_PARAMS: &[(&str, &[&str])] = &[
+    ("output_queue", &["-GDATA_WIDTH=64"]),
+    ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"]),
+    ("cpu", &["-GSTATIC_ENTRIES=64", "-GDESCRIPTORS=16", "-GTICK_CYCLES=2"]),
+    ("cpu", &["-GSTATIC_ENTRIES=5", "-GDESCRIPTORS=3", "-GTICK_CYCLES=16"]),
+];
 
 /// The modules under `rtl_dir`: every `*.v` file, by stem, sorted.
 pub fn modules(rtl_dir: &Path) -> std::io::Result<Vec<String>> {
