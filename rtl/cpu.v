@@ -233,6 +233,19 @@ function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, inpu
     end
 endfunction
 
+// Index of the lowest set bit of v (0 if none): the lowest bit isolated, then OR-encoded.
+function [6:0] lowest_index(input [127:0] v);
+    reg [127:0] low;
+    integer i;
+    begin
+        low = v & (~v + 128'd1);
+        lowest_index = 7'd0;
+        for (i = 0; i < 128; i = i + 1) begin
+            lowest_index = lowest_index | ({7{low[i]}} & i[6:0]);
+        end
+    end
+endfunction
+
 function [9:0] next_seqno(input [9:0] s);
     begin
         // (s + 1) mod 1023: libfabric never uses 1023 (docs/cpu.md §2)
@@ -307,8 +320,8 @@ reg [D_W-1:0]      d_next [0:DESCRIPTORS-1];
 /*
  * Outputs.
  */
-reg any_expired;
-reg [DIDX_W-1:0] first_expired;
+wire any_expired;
+wire [DIDX_W-1:0] first_expired;
 
 assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst;
 assign m_msg_valid = out_valid_reg;
@@ -556,27 +569,46 @@ reg [S_W-1:0] su;
 reg cfg_st_we;
 reg [5:0] ev;
 reg out_free;
-reg [6:0] em_b;
-reg [12:0] skey;
-reg [15:0] dkey;
 reg complete;
 reg [SIDX_W-1:0] cfg_sidx;
 reg [31:0] cfg_off;
 
+// Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
+// isolating the lowest set bit and encoding it (no 128-deep priority chains).
+integer j;
+reg [127:0] st_match, d_match, d_free, d_expired, p_match;
+wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
+wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
+
 always @* begin
-    any_expired = 1'b0;
-    first_expired = {DIDX_W{1'b0}};
-    for (k = DESCRIPTORS - 1; k >= 0; k = k - 1) begin
-        if (d_reg[k][D_VALID] && d_reg[k][D_EXPIRED]) begin
-            any_expired = 1'b1;
-            first_expired = k[DIDX_W-1:0];
-        end
+    st_match = 128'd0;
+    d_match = 128'd0;
+    d_free = 128'd0;
+    d_expired = 128'd0;
+    p_match = 128'd0;
+    for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
+        st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
     end
-    em_b = 7'd0;
-    for (k = PBV_ENTRIES - 1; k >= 0; k = k - 1) begin
-        if (em_mask_reg[k]) em_b = k[6:0];
+    for (j = 0; j < DESCRIPTORS; j = j + 1) begin
+        d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
+        d_free[j] = !d_reg[j][D_VALID];
+        d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
+    end
+    for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
+        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == m_src[15:0];
     end
 end
+
+/* verilator lint_off UNUSEDSIGNAL */
+wire [6:0] st_first = lowest_index(st_match);
+wire [6:0] d_first = lowest_index(d_match);
+wire [6:0] free_first = lowest_index(d_free);
+wire [6:0] expired_first = lowest_index(d_expired);
+/* verilator lint_on UNUSEDSIGNAL */
+wire [6:0] p_first = lowest_index(p_match);
+wire [6:0] em_b = lowest_index(em_mask_reg);
+assign any_expired = |d_expired;
+assign first_expired = expired_first[DIDX_W-1:0];
 
 always @* begin
     seq_next = seq_reg;
@@ -611,8 +643,6 @@ always @* begin
     su_idx = lk_s_idx_reg;
     su = sx;
     ev = 6'd0;
-    skey = 13'd0;
-    dkey = 16'd0;
     complete = 1'b0;
     cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
 
@@ -638,43 +668,19 @@ always @* begin
         end
         SEQ_LOOKUP: begin
             // Associative matches; the lowest index wins.
-            skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
-            dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
-            lk_s_hit_next = 1'b0;
-            lk_s_idx_next = {SIDX_W{1'b0}};
-            for (k = STATIC_ENTRIES - 1; k >= 0; k = k - 1) begin
-                if (st_reg[k][S_VALID] && st_reg[k][S_PORTALS] == m_portals && st_reg[k][S_KEY +: 13] == skey) begin
-                    lk_s_hit_next = 1'b1;
-                    lk_s_idx_next = k[SIDX_W-1:0];
-                end
-            end
-            lk_d_hit_next = 1'b0;
-            lk_d_idx_next = {DIDX_W{1'b0}};
-            lk_f_hit_next = 1'b0;
-            lk_f_idx_next = {DIDX_W{1'b0}};
-            for (k = DESCRIPTORS - 1; k >= 0; k = k - 1) begin
-                if (d_reg[k][D_VALID] && d_reg[k][D_PORTALS] == m_portals && d_reg[k][D_KEY +: 16] == dkey) begin
-                    lk_d_hit_next = 1'b1;
-                    lk_d_idx_next = k[DIDX_W-1:0];
-                end
-                if (!d_reg[k][D_VALID]) begin
-                    lk_f_hit_next = 1'b1;
-                    lk_f_idx_next = k[DIDX_W-1:0];
-                end
-            end
+            lk_s_hit_next = |st_match;
+            lk_s_idx_next = st_first[SIDX_W-1:0];
+            lk_d_hit_next = |d_match;
+            lk_d_idx_next = d_first[DIDX_W-1:0];
+            lk_f_hit_next = |d_free;
+            lk_f_idx_next = free_first[DIDX_W-1:0];
             // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
-            lk_p_hit_next = 1'b0;
-            lk_p_idx_next = 7'd0;
             if (m_pid != NO_PARTICIPANT) begin
                 lk_p_hit_next = m_pid < 16'd128;
                 lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
             end else begin
-                for (k = PBV_ENTRIES - 1; k >= 0; k = k - 1) begin
-                    if (pbv_valid_reg[k] && pbv_dev_reg[16*k +: 16] == m_src[15:0]) begin
-                        lk_p_hit_next = 1'b1;
-                        lk_p_idx_next = k[6:0];
-                    end
-                end
+                lk_p_hit_next = |p_match;
+                lk_p_idx_next = p_first;
             end
             seq_next = SEQ_EXEC;
         end
