@@ -42,6 +42,8 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "interposer", top: "interposer", params: &[] },
     ModelSpec { name: "frame_builder_w256", top: "frame_builder", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
+    // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
+    ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

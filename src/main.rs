@@ -156,6 +156,14 @@ fn cosim(block: &str, width: Option<u32>, seed: u64, seeds: u64, cycles: u64, wa
         let events: Vec<String> = o.counters.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("{:<20} {:>6} {:>10} {:>12.0}  {}", name, s, o.cycles, o.cycles as f64 / dt.as_secs_f64(), events.join(" "));
     }
+    // Functional coverage: every counter of every run, four to a line.
+    for (name, s, o, _) in &rows {
+        println!("coverage {name} seed {s}:");
+        for chunk in o.counters.chunks(4) {
+            let cells: Vec<String> = chunk.iter().map(|(k, v)| format!("{k:<28} {v:>9}")).collect();
+            println!("  {}", cells.join("  "));
+        }
+    }
     println!(
         "cosim: matched {all_cycles} cycles, {} targets x {seeds} seeds, 0 mismatches ({:.1} s)",
         selected.len(),

@@ -8,7 +8,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Extra parameter sets linted besides the defaults: (module, parameter overrides).
-pub const LINT_PARAMS: &[(&str, &[&str])] = &[("output_queue", &["-GDATA_WIDTH=64"]), ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"]), ("input_checker", &["-GDATA_WIDTH=64"]), ("input_checker", &["-GDATA_WIDTH=512"]), ("interposer", &["-GDATA_WIDTH=512", "-GINJ_CREDITS=1"]), ("frame_builder", &["-GDATA_WIDTH=64"]), ("frame_builder", &["-GDATA_WIDTH=512"])];
+pub const LINT_PARAMS: &[(&str, &[&str])] = &[
+    ("output_queue", &["-GDATA_WIDTH=64"]),
+    ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"]),
+    ("input_checker", &["-GDATA_WIDTH=64"]),
+    ("input_checker", &["-GDATA_WIDTH=512"]),
+    ("interposer", &["-GDATA_WIDTH=512", "-GINJ_CREDITS=1"]),
+    ("frame_builder", &["-GDATA_WIDTH=64"]),
+    ("frame_builder", &["-GDATA_WIDTH=512"]),
+    ("cpu", &["-GSTATIC_ENTRIES=64", "-GDESCRIPTORS=16", "-GTICK_CYCLES=2"]),
+    ("cpu", &["-GSTATIC_ENTRIES=5", "-GDESCRIPTORS=3", "-GTICK_CYCLES=16"]),
+];
 
 /// The modules under `rtl_dir`: every `*.v` file, by stem, sorted.
 pub fn modules(rtl_dir: &Path) -> std::io::Result<Vec<String>> {

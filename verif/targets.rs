@@ -71,6 +71,7 @@ pub static TARGETS: &[Target] = &[
         width: Some(64),
         run: |cfg, progress| blocks::frame_builder::run("frame_builder_w64", cfg, progress),
     },
+    Target { name: "cpu", block: "cpu", width: None, run: |cfg, progress| blocks::cpu::run("cpu", cfg, progress) },
 ];
 
 /// Block names, without repeats, in target order.

@@ -1,5 +1,6 @@
 //! One module per block under co-simulation: its stimulus, its independent scoreboard, its targets.
 
+pub mod cpu;
 pub mod output_queue;
 pub mod reduce_unit;
 pub mod register_space;

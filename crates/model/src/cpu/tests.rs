@@ -661,3 +661,62 @@ fn ready_is_low_in_reset_and_outputs_are_zero_after_it() {
     let o = cpu.step(&CpuIn::default());
     assert_eq!(o, CpuOut { s_msg_ready: true, ..CpuOut::default() });
 }
+
+/// Steps until `m` is taken; returns the cycle (tb.cycles) of the accepting step.
+fn offer(tb: &mut Tb, m: CollectiveMsg) -> u64 {
+    let mut i = CpuIn::default();
+    i.set_msg(&m);
+    loop {
+        let at = tb.cycles;
+        if tb.step(i).s_msg_ready {
+            return at;
+        }
+    }
+}
+
+/// Steps idle until an output message is visible; returns its cycle.
+fn next_out(tb: &mut Tb) -> u64 {
+    loop {
+        let at = tb.cycles;
+        if tb.step(CpuIn::default()).m_msg_valid {
+            return at;
+        }
+    }
+}
+
+/// Steps idle until the CPU takes messages again; returns that cycle.
+fn next_ready(tb: &mut Tb) -> u64 {
+    loop {
+        let at = tb.cycles;
+        let mut i = CpuIn::default();
+        i.s_msg_valid = false;
+        if tb.step(i).s_msg_ready {
+            return at;
+        }
+    }
+}
+
+#[test]
+fn latency_and_throughput_are_as_documented() {
+    // docs/cpu.md §6.
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
+    tb.send(arm(0x12, 0, 1));
+    let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 1, 1));
+    assert_eq!(next_ready(&mut tb) - a, 4, "a first contribution: accept, LOOKUP, EXEC, CHECK");
+    let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 2, 2));
+    assert_eq!(next_out(&mut tb) - a, 11, "completing combine: partial result visible 11 edges after acceptance");
+    tb.settle();
+    let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 3, 3));
+    assert_eq!(next_out(&mut tb) - a, 4, "pass-through visible 4 edges after acceptance");
+    assert_eq!(next_ready(&mut tb) - a, 6, "one replied or passed message per 6 cycles");
+    tb.send(arm(0x12, 0, 2));
+    tb.static_entry(1, true, role::SUBSERVIENT, 0x13, 9);
+    tb.send(arm(0x13, 0, 1));
+    offer(&mut tb, pdata(0x13, 0, 1, Opcode::IntSum, 1, 1));
+    tb.settle();
+    let a = offer(&mut tb, pdata(0x13, 0, 1, Opcode::IntSum, 1, 1));
+    assert_eq!(next_ready(&mut tb) - a, 8, "one combining contribution per 8 cycles");
+    let a = offer(&mut tb, CollectiveMsg { vni: 99, ..pdata(0x13, 0, 1, Opcode::IntSum, 1, 1) });
+    assert_eq!(next_ready(&mut tb) - a, 3, "one dropped message per 3 cycles");
+}

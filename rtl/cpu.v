@@ -1,0 +1,1240 @@
+// inswitch packet engine: collective processing unit (seed 000 [0093], [0141]-[0144]; seed 001; seed 002
+// (24)-(80)).
+//
+// Many concurrent collective contexts over the normalized collective messages of both wire families:
+// a static context table (configuration, and the information an INITIALIZATION stores), a pool of
+// descriptors (the dynamic state an ARM or an activation creates), the PBV table, four timeouts, the
+// ratcheted state machine Idle -> Filling -> Full -> Exiting of seed 001 per descriptor, and the
+// reduction unit (rtl/reduce_unit.v) for the arithmetic.
+// Specification: docs/cpu.md. Rust model: crates/model/src/cpu/ (the same registers, same names).
+//
+//  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
+//                                               \--ISSUE--> reduce_unit --REDUCE--> accumulator --CHECK
+//  tmpl_reg + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
+//
+// One message or one timer expiry at a time (sequencer seq_reg, docs/cpu.md §6). Inside a cycle the
+// writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
+//
+// Packed records (offsets below): a message is MSG_W bits, a descriptor D_W, a static entry S_W.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module cpu #
+(
+    // Static context-table entries (docs/cpu.md §1), 1 to 64
+    parameter STATIC_ENTRIES = 16,
+    // Descriptors: concurrently live contexts (002 (35): eight active trees per engine), 1 to 16
+    parameter DESCRIPTORS = 8,
+    // Clock cycles per timer tick (002 (80): 1024; smaller values scale timeouts down for simulation);
+    // a power of two, at least 2
+    parameter TICK_CYCLES = 1024
+)
+(
+    input  wire         clk,
+    input  wire         rst,
+
+    /*
+     * Normalized collective messages in (docs/blocks/collective_message.md)
+     */
+    input  wire         s_msg_valid,
+    output wire         s_msg_ready,
+    input  wire [3:0]   s_msg_kind,
+    input  wire         s_msg_family,
+    input  wire [7:0]   s_msg_port,
+    input  wire [15:0]  s_msg_ctx,
+    input  wire [31:0]  s_msg_src,
+    input  wire [31:0]  s_msg_dst,
+    input  wire [15:0]  s_msg_pid,
+    input  wire [15:0]  s_msg_dmu_id,
+    input  wire [19:0]  s_msg_count,
+    input  wire [3:0]   s_msg_code,
+    input  wire         s_msg_posted,
+    input  wire         s_msg_error,
+    input  wire [1:0]   s_msg_tid,
+    input  wire [15:0]  s_msg_vni,
+    input  wire [31:0]  s_msg_cookie,
+    input  wire [9:0]   s_msg_seqno,
+    input  wire [9:0]   s_msg_resno,
+    input  wire         s_msg_retry,
+    input  wire [5:0]   s_msg_op,
+    input  wire [3:0]   s_msg_rc,
+    input  wire [7:0]   s_msg_repsum_m,
+    input  wire [1:0]   s_msg_repsum_oflow_id,
+    input  wire [255:0] s_msg_data,
+    input  wire [127:0] s_msg_pbv,
+
+    /*
+     * Normalized collective messages out (to the frame builder)
+     */
+    output wire         m_msg_valid,
+    input  wire         m_msg_ready,
+    output wire [3:0]   m_msg_kind,
+    output wire         m_msg_family,
+    output wire [7:0]   m_msg_port,
+    output wire [15:0]  m_msg_ctx,
+    output wire [31:0]  m_msg_src,
+    output wire [31:0]  m_msg_dst,
+    output wire [15:0]  m_msg_pid,
+    output wire [15:0]  m_msg_dmu_id,
+    output wire [19:0]  m_msg_count,
+    output wire [3:0]   m_msg_code,
+    output wire         m_msg_posted,
+    output wire         m_msg_error,
+    output wire [1:0]   m_msg_tid,
+    output wire [15:0]  m_msg_vni,
+    output wire [31:0]  m_msg_cookie,
+    output wire [9:0]   m_msg_seqno,
+    output wire [9:0]   m_msg_resno,
+    output wire         m_msg_retry,
+    output wire [5:0]   m_msg_op,
+    output wire [3:0]   m_msg_rc,
+    output wire [7:0]   m_msg_repsum_m,
+    output wire [1:0]   m_msg_repsum_oflow_id,
+    output wire [255:0] m_msg_data,
+    output wire [127:0] m_msg_pbv,
+
+    /*
+     * Register writes (docs/cpu.md §5)
+     */
+    input  wire         cfg_wr_en,
+    input  wire [11:0]  cfg_wr_addr,
+    input  wire [31:0]  cfg_wr_data,
+
+    /*
+     * Events: one per sequencer decision
+     */
+    output wire         stat_valid,
+    output wire [5:0]   stat_event,
+    output wire         stat_family,
+    output wire [15:0]  stat_ctx
+);
+
+localparam SIDX_W = STATIC_ENTRIES > 1 ? $clog2(STATIC_ENTRIES) : 1;
+localparam DIDX_W = DESCRIPTORS > 1 ? $clog2(DESCRIPTORS) : 1;
+localparam TICK_W = $clog2(TICK_CYCLES);
+localparam PBV_ENTRIES = 128;
+localparam integer TICK_LAST_INT = TICK_CYCLES - 1;
+localparam [TICK_W-1:0] TICK_LAST = TICK_LAST_INT[TICK_W-1:0];
+
+generate
+    if (STATIC_ENTRIES < 1 || STATIC_ENTRIES > 64) begin : g_bad_static
+        cpu_bad_parameter_STATIC_ENTRIES_must_be_1_to_64 u_err();
+    end
+    if (DESCRIPTORS < 1 || DESCRIPTORS > 16) begin : g_bad_desc
+        cpu_bad_parameter_DESCRIPTORS_must_be_1_to_16 u_err();
+    end
+    if (TICK_CYCLES < 2 || (1 << TICK_W) != TICK_CYCLES) begin : g_bad_tick
+        cpu_bad_parameter_TICK_CYCLES_must_be_a_power_of_two u_err();
+    end
+endgenerate
+
+/*
+ * Message record (LSB first), the fields of docs/blocks/collective_message.md.
+ */
+localparam M_KIND = 0, M_FAMILY = 4, M_PORT = 5, M_CTX = 13, M_SRC = 29, M_DST = 61, M_PID = 93,
+           M_DMU = 109, M_COUNT = 125, M_CODE = 145, M_POSTED = 149, M_ERROR = 150, M_TID = 151,
+           M_VNI = 153, M_COOKIE = 169, M_SEQNO = 201, M_RESNO = 211, M_RETRY = 221, M_OP = 222,
+           M_RC = 228, M_RSM = 232, M_OFLOW = 240, M_DATA = 242, M_PBV = 498, MSG_W = 626;
+
+/*
+ * Descriptor record (docs/cpu.md §1): the dynamic state of a live context.
+ */
+localparam D_VALID = 0, D_PORTALS = 1, D_KEY = 2, D_SIDX = 18, D_ROLE = 24, D_STATE = 26, D_FAILURE = 28,
+           D_PAUSED = 29, D_PBV = 30, D_PCOUNT = 158, D_COUNT = 178, D_WAIT = 198, D_ACCV = 218,
+           D_ACC_OP = 219, D_ACC_DATA = 225, D_ACC_RC = 481, D_ACC_RSM = 485, D_ACC_OFLOW = 493,
+           D_ACC_SFA = 495, D_VNI = 527, D_COOKIE = 543, D_SEQNO = 575, D_DST = 585, D_PORT = 617,
+           D_POSTED = 625, D_TIMER = 626, D_LOAD = 651, D_EXPIRED = 676, D_ATTEMPTS = 677,
+           D_SENT_ERROR = 681, D_W = 682;
+
+/*
+ * Static-entry record (docs/cpu.md §1): configuration, and what an INITIALIZATION stores.
+ */
+localparam S_VALID = 0, S_PORTALS = 1, S_KEY = 2, S_ROLE = 15, S_WAIT = 17, S_STORED = 37, S_PBV = 38,
+           S_PCOUNT = 166, S_OP = 186, S_DATA = 192, S_DMU = 448, S_UPSTREAM = 464, S_POSTED = 480,
+           S_TID = 481, S_W = 483;
+
+// Message kinds (docs/blocks/collective_message.md)
+localparam [3:0] K_INIT = 4'd2, K_CONTROL = 4'd3, K_CONTRIB = 4'd4, K_RESPONSE = 4'd5, K_COMPLETION = 4'd6,
+                 K_FAILURE = 4'd8, K_ARM = 4'd9;
+// Roles
+localparam [1:0] ROLE_MASTER = 2'd1;
+// Collective state machine (001)
+localparam [1:0] CS_IDLE = 2'd0, CS_FILLING = 2'd1, CS_FULL = 2'd2, CS_EXITING = 2'd3;
+// Sequencer (docs/cpu.md §6)
+localparam [3:0] SEQ_IDLE = 4'd0, SEQ_LOOKUP = 4'd1, SEQ_EXEC = 4'd2, SEQ_ISSUE = 4'd3, SEQ_REDUCE = 4'd4,
+                 SEQ_CHECK = 4'd5, SEQ_RATCHET = 4'd6, SEQ_EMIT = 4'd7, SEQ_FINISH = 4'd8, SEQ_EXPIRE = 4'd9;
+// End-of-emission actions
+localparam [2:0] FIN_NONE = 3'd0, FIN_FREE = 3'd1, FIN_REARM = 3'd2, FIN_WAIT = 3'd3, FIN_NEXT_ROUND = 3'd4;
+// Events (crates/model/src/cpu/mod.rs `event`)
+localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd3, EV_CTRL_PAUSE = 6'd4,
+                 EV_CTRL_RESTART = 6'd5, EV_CTRL_STOP = 6'd6, EV_CTRL_RESET = 6'd7, EV_CTRL_NOOP = 6'd8,
+                 EV_CTRL_BAD = 6'd9, EV_ARM = 6'd10, EV_REARM = 6'd11, EV_ARM_NO_DESC = 6'd12,
+                 EV_BAD_SEQNO_ARM = 6'd13, EV_ACCEPT = 6'd14, EV_PASS_UP = 6'd15, EV_DROP_UNKNOWN = 6'd16,
+                 EV_DROP_VNI = 6'd17, EV_DROP_COOKIE = 6'd18, EV_DROP_SEQNO = 6'd19,
+                 EV_UNKNOWN_PARTICIPANT = 6'd20, EV_MALFORMED = 6'd21, EV_DUPLICATE = 6'd22,
+                 EV_COUNT_UNDERFLOW = 6'd23, EV_OLD_TID = 6'd24, EV_BAD_TID = 6'd25, EV_PAUSED_DROP = 6'd26,
+                 EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
+                 EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
+                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35;
+// Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
+localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
+                 CODE_ALREADY_COMPLETED = 4'd4;
+localparam [3:0] WHY_TIMEOUT = 4'd1, WHY_DUPLICATE = 4'd2, WHY_COUNT_UNDERFLOW = 4'd3,
+                 WHY_UNKNOWN_PARTICIPANT = 4'd4, WHY_MALFORMED = 4'd6;
+localparam [3:0] RC_CONTR_OVERFLOW = 4'd7;
+localparam [15:0] NO_PARTICIPANT = 16'hffff;
+localparam [9:0] SEQNO_RESERVED = 10'd1023;
+localparam [19:0] COUNT_MAX = 20'hfffff;
+// Reset values of the engine registers (crates/model/src/cpu/config.rs)
+localparam [23:0] TIMEOUT_RESET = 24'd1024;
+localparam [19:0] THRESHOLD_RESET = 20'hfffff;
+localparam [3:0] RETRY_LIMIT_RESET = 4'd3;
+
+/*
+ * Record constructors.
+ */
+function [MSG_W-1:0] msg_pack(
+    input [3:0] kind, input family, input [7:0] port, input [15:0] ctx, input [31:0] src, input [31:0] dst,
+    input [15:0] pid, input [15:0] dmu, input [19:0] count, input [3:0] code, input posted, input error,
+    input [1:0] tid, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [9:0] resno,
+    input retry, input [5:0] op, input [3:0] rc, input [7:0] rsm, input [1:0] oflow, input [255:0] data,
+    input [127:0] pbv);
+    begin
+        msg_pack = {pbv, data, oflow, rsm, rc, op, retry, resno, seqno, cookie, vni, tid, error, posted, code,
+                    count, dmu, pid, dst, src, ctx, port, family, kind};
+    end
+endfunction
+
+// A fresh descriptor: state Idle, nothing counted, timer loaded.
+function [D_W-1:0] desc_new(
+    input portals, input [15:0] key, input [5:0] sidx, input [1:0] role, input [127:0] pbv,
+    input [19:0] pcount, input [19:0] waitc, input accv, input [5:0] acc_op, input [255:0] acc_data,
+    input [31:0] acc_sfa, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [31:0] dst,
+    input [7:0] port, input posted, input [24:0] load);
+    begin
+        desc_new = {1'b0, 4'd0, 1'b0, load, load, posted, port, dst, seqno, cookie, vni, acc_sfa, 2'd0, 8'd0,
+                    4'd0, acc_data, acc_op, accv, waitc, 20'd0, pcount, pbv, 1'b0, 1'b0, CS_IDLE, role, sidx,
+                    key, portals, 1'b1};
+    end
+endfunction
+
+// Timer load for wait count w (002 (54)), doubled for a master (000 [0154]).
+function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, input [23:0] t1,
+                         input [23:0] t2, input [23:0] t3, input [19:0] h0, input [19:0] h1, input [19:0] h2);
+    reg [23:0] t;
+    begin
+        if (w > h2) t = t3;
+        else if (w > h1) t = t2;
+        else if (w > h0) t = t1;
+        else t = t0;
+        load_for = role == ROLE_MASTER ? {t, 1'b0} : {1'b0, t};
+    end
+endfunction
+
+// Index of the lowest set bit of v (0 if none): the lowest bit isolated, then OR-encoded.
+function [6:0] lowest_index(input [127:0] v);
+    reg [127:0] low;
+    integer i;
+    begin
+        low = v & (~v + 128'd1);
+        lowest_index = 7'd0;
+        for (i = 0; i < 128; i = i + 1) begin
+            lowest_index = lowest_index | ({7{low[i]}} & i[6:0]);
+        end
+    end
+endfunction
+
+function [9:0] next_seqno(input [9:0] s);
+    begin
+        // (s + 1) mod 1023: libfabric never uses 1023 (docs/cpu.md §2)
+        next_seqno = s >= 10'd1022 ? s - 10'd1022 : s + 10'd1;
+    end
+endfunction
+
+function [19:0] sat_add(input [19:0] a, input [19:0] b);
+    reg [20:0] s;
+    begin
+        s = {1'b0, a} + {1'b0, b};
+        sat_add = s[20] ? COUNT_MAX : s[19:0];
+    end
+endfunction
+
+function timer_runs(input [D_W-1:0] d);
+    begin
+        if (!d[D_VALID] || d[D_EXPIRED] || d[D_PAUSED]) timer_runs = 1'b0;
+        else if (d[D_PORTALS]) timer_runs = d[D_STATE +: 2] == CS_IDLE || d[D_STATE +: 2] == CS_FILLING;
+        else timer_runs = d[D_STATE +: 2] == CS_FILLING ||
+                          (d[D_STATE +: 2] == CS_FULL && d[D_ROLE +: 2] != ROLE_MASTER && !d[D_POSTED]);
+    end
+endfunction
+
+/*
+ * Registers.
+ */
+reg [3:0]          seq_reg, seq_next;
+reg [MSG_W-1:0]    msg_reg, msg_next;
+reg                lk_s_hit_reg, lk_s_hit_next;
+reg [SIDX_W-1:0]   lk_s_idx_reg, lk_s_idx_next;
+reg                lk_d_hit_reg, lk_d_hit_next;
+reg [DIDX_W-1:0]   lk_d_idx_reg, lk_d_idx_next;
+reg                lk_f_hit_reg, lk_f_hit_next;
+reg [DIDX_W-1:0]   lk_f_idx_reg, lk_f_idx_next;
+reg                lk_p_hit_reg, lk_p_hit_next;
+reg [6:0]          lk_p_idx_reg, lk_p_idx_next;
+reg [DIDX_W-1:0]   cur_reg, cur_next;
+reg [MSG_W-1:0]    tmpl_reg, tmpl_next;
+reg [127:0]        em_mask_reg, em_mask_next;
+reg                em_one_reg, em_one_next;
+reg [2:0]          fin_reg, fin_next;
+reg [1:0]          rat_target_reg, rat_target_next;
+reg [MSG_W-1:0]    out_reg, out_next;
+reg                out_valid_reg, out_valid_next;
+reg                stat_valid_reg, stat_valid_next;
+reg [5:0]          stat_event_reg, stat_event_next;
+reg                stat_family_reg, stat_family_next;
+reg [15:0]         stat_ctx_reg, stat_ctx_next;
+reg [TICK_W-1:0]   tick_cnt_reg, tick_cnt_next;
+
+// Engine registers and PBV table
+reg [23:0]         timeout_reg [0:3];
+reg [23:0]         timeout_next [0:3];
+reg [19:0]         threshold_reg [0:2];
+reg [19:0]         threshold_next [0:2];
+reg [15:0]         engine_id_reg, engine_id_next;
+reg [31:0]         engine_sfa_reg, engine_sfa_next;
+reg                ieee_reg, ieee_next;
+reg [3:0]          retry_limit_reg, retry_limit_next;
+reg [127:0]        pbv_valid_reg, pbv_valid_next;
+reg [127:0]        pbv_switch_reg, pbv_switch_next;
+// Device ID of PBV entry i in bits 16i+15:16i
+reg [16*PBV_ENTRIES-1:0] pbv_dev_reg, pbv_dev_next;
+
+// Context tables
+reg [S_W-1:0]      st_reg [0:STATIC_ENTRIES-1];
+reg [S_W-1:0]      st_next [0:STATIC_ENTRIES-1];
+reg [D_W-1:0]      d_reg [0:DESCRIPTORS-1];
+reg [D_W-1:0]      d_next [0:DESCRIPTORS-1];
+
+/*
+ * Outputs.
+ */
+wire any_expired;
+wire [DIDX_W-1:0] first_expired;
+
+assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst;
+assign m_msg_valid = out_valid_reg;
+assign m_msg_kind = out_reg[M_KIND +: 4];
+assign m_msg_family = out_reg[M_FAMILY];
+assign m_msg_port = out_reg[M_PORT +: 8];
+assign m_msg_ctx = out_reg[M_CTX +: 16];
+assign m_msg_src = out_reg[M_SRC +: 32];
+assign m_msg_dst = out_reg[M_DST +: 32];
+assign m_msg_pid = out_reg[M_PID +: 16];
+assign m_msg_dmu_id = out_reg[M_DMU +: 16];
+assign m_msg_count = out_reg[M_COUNT +: 20];
+assign m_msg_code = out_reg[M_CODE +: 4];
+assign m_msg_posted = out_reg[M_POSTED];
+assign m_msg_error = out_reg[M_ERROR];
+assign m_msg_tid = out_reg[M_TID +: 2];
+assign m_msg_vni = out_reg[M_VNI +: 16];
+assign m_msg_cookie = out_reg[M_COOKIE +: 32];
+assign m_msg_seqno = out_reg[M_SEQNO +: 10];
+assign m_msg_resno = out_reg[M_RESNO +: 10];
+assign m_msg_retry = out_reg[M_RETRY];
+assign m_msg_op = out_reg[M_OP +: 6];
+assign m_msg_rc = out_reg[M_RC +: 4];
+assign m_msg_repsum_m = out_reg[M_RSM +: 8];
+assign m_msg_repsum_oflow_id = out_reg[M_OFLOW +: 2];
+assign m_msg_data = out_reg[M_DATA +: 256];
+assign m_msg_pbv = out_reg[M_PBV +: 128];
+assign stat_valid = stat_valid_reg;
+assign stat_event = stat_event_reg;
+assign stat_family = stat_family_reg;
+assign stat_ctx = stat_ctx_reg;
+
+/*
+ * Fields of the latched message and of the entries it matched.
+ */
+/* verilator lint_off UNUSEDSIGNAL */
+wire [3:0]   m_kind = msg_reg[M_KIND +: 4];
+wire         m_portals = msg_reg[M_FAMILY];
+wire [7:0]   m_port = msg_reg[M_PORT +: 8];
+wire [15:0]  m_ctx = msg_reg[M_CTX +: 16];
+wire [31:0]  m_src = msg_reg[M_SRC +: 32];
+wire [31:0]  m_dst = msg_reg[M_DST +: 32];
+wire [15:0]  m_pid = msg_reg[M_PID +: 16];
+wire [15:0]  m_dmu = msg_reg[M_DMU +: 16];
+wire [19:0]  m_count = msg_reg[M_COUNT +: 20];
+wire [3:0]   m_code = msg_reg[M_CODE +: 4];
+wire         m_posted = msg_reg[M_POSTED];
+wire [1:0]   m_tid = msg_reg[M_TID +: 2];
+wire [15:0]  m_vni = msg_reg[M_VNI +: 16];
+wire [31:0]  m_cookie = msg_reg[M_COOKIE +: 32];
+wire [9:0]   m_seqno = msg_reg[M_SEQNO +: 10];
+wire [5:0]   m_op = msg_reg[M_OP +: 6];
+wire [3:0]   m_rc = msg_reg[M_RC +: 4];
+wire [7:0]   m_rsm = msg_reg[M_RSM +: 8];
+wire [1:0]   m_oflow = msg_reg[M_OFLOW +: 2];
+wire [255:0] m_data = msg_reg[M_DATA +: 256];
+wire [127:0] m_pbv = msg_reg[M_PBV +: 128];
+
+// The message with the engine as requester (000 [0097]).
+wire [MSG_W-1:0] m_rewritten = {msg_reg[MSG_W-1:M_SRC+32], 16'd0, engine_id_reg, msg_reg[M_SRC-1:0]};
+
+wire [S_W-1:0] sx = st_reg[lk_s_idx_reg];                  // static entry of the message
+wire [D_W-1:0] dx = d_reg[lk_d_idx_reg];                   // its live descriptor
+wire [D_W-1:0] dcur = d_reg[cur_reg];                      // the descriptor being worked on
+wire [S_W-1:0] scur = st_reg[dcur[D_SIDX +: SIDX_W]];      // and its static entry
+/* verilator lint_on UNUSEDSIGNAL */
+
+wire [1:0]   s_role = sx[S_ROLE +: 2];
+wire         s_stored = sx[S_STORED];
+wire [127:0] s_pbv = sx[S_PBV +: 128];
+wire [19:0]  s_pcount = sx[S_PCOUNT +: 20];
+wire [1:0]   s_tid = sx[S_TID +: 2];
+wire [15:0]  s_upstream = sx[S_UPSTREAM +: 16];
+wire [1:0]   tid_behind = s_tid - m_tid;
+wire [11:0]  tlp_key = m_ctx[11:0];
+wire [5:0]   s_idx6 = {{(6-SIDX_W){1'b0}}, lk_s_idx_reg};
+
+wire [24:0] load_stored = load_for(s_pcount, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
+                                   timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+wire [24:0] load_msg = load_for(m_count, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
+                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+wire [24:0] load_arm = load_for(sx[S_WAIT +: 20], s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
+                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+
+// TLP activation from the message (INITIALIZATION) or from the stored information (START, RESTART),
+// 000 [0141]; Portals arming, 002 (39), (54).
+wire [D_W-1:0] act_msg = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, m_pbv, m_count, 20'd0, 1'b1, m_op,
+                                  m_data, {16'd0, engine_id_reg}, 16'd0, 32'd0, 10'd0, 32'd0, 8'd0,
+                                  m_posted, load_msg);
+wire [D_W-1:0] act_st = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, s_pbv, s_pcount, 20'd0, 1'b1,
+                                 sx[S_OP +: 6], sx[S_DATA +: 256], {16'd0, engine_id_reg}, 16'd0, 32'd0,
+                                 10'd0, 32'd0, 8'd0, sx[S_POSTED], load_stored);
+wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx6, s_role, 128'd0, 20'd0, sx[S_WAIT +: 20], 1'b0, 6'd0,
+                                  256'd0, 32'd0, m_vni, m_cookie, m_seqno, m_dst, m_port, 1'b0, load_arm);
+
+// Replies to the sender of the message. (Record-typed inputs are read only in part.)
+/* verilator lint_off UNUSEDSIGNAL */
+function [MSG_W-1:0] failure_reply(input [MSG_W-1:0] m, input [15:0] engine_id, input [3:0] why);
+    begin
+        failure_reply = msg_pack(4'd8, 1'b0, 8'd0, m[M_CTX +: 16], {16'd0, engine_id}, m[M_SRC +: 32],
+                                 m[M_PID +: 16], m[M_DMU +: 16], 20'd0, why, 1'b1, 1'b0, m[M_TID +: 2], 16'd0,
+                                 32'd0, 10'd0, 10'd0, 1'b0, m[M_OP +: 6], 4'd0, 8'd0, 2'd0,
+                                 {192'd0, 48'd0, m[M_SRC +: 16]}, 128'd0);
+    end
+endfunction
+
+wire [MSG_W-1:0] already_completed = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
+                                              m_pid, m_dmu, 20'd0, CODE_ALREADY_COMPLETED, 1'b1, 1'b0, m_tid,
+                                              16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
+                                              256'd0, 128'd0);
+wire [MSG_W-1:0] tlp_up = {m_rewritten[MSG_W-1:M_DST+32], 16'd0, s_upstream, m_rewritten[M_DST-1:0]};
+
+// Messages about the current descriptor: Portals partial result up (002 (56), (57)) or master result
+// down (002 (37)); TLP RESPONSE up (000 [0109]) or COMPLETION (000 [0111]); retries exhausted.
+function [MSG_W-1:0] portals_msg(input [D_W-1:0] d, input result, input [3:0] rc, input [31:0] sfa);
+    begin
+        portals_msg = msg_pack(result ? K_ARM : K_CONTRIB, 1'b1, result ? 8'd0 : d[D_PORT +: 8], d[D_KEY +: 16],
+                               sfa, d[D_DST +: 32], NO_PARTICIPANT, 16'd0, d[D_COUNT +: 20], 4'd0, 1'b1, 1'b0,
+                               2'd0, d[D_VNI +: 16], d[D_COOKIE +: 32],
+                               result ? next_seqno(d[D_SEQNO +: 10]) : d[D_SEQNO +: 10], d[D_SEQNO +: 10], 1'b0,
+                               d[D_ACC_OP +: 6], rc, d[D_ACC_RSM +: 8], d[D_ACC_OFLOW +: 2],
+                               d[D_ACC_DATA +: 256], 128'd0);
+    end
+endfunction
+
+function [MSG_W-1:0] tlp_msg(input [D_W-1:0] d, input [S_W-1:0] s, input [15:0] engine_id, input completion,
+                             input error, input retry);
+    reg [3:0] code;
+    begin
+        if (completion) code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_SATISFIED : CODE_RESULT;
+        else code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_MET : 4'd0;
+        tlp_msg = msg_pack(completion ? K_COMPLETION : K_RESPONSE, 1'b0, 8'd0, d[D_KEY +: 16], {16'd0, engine_id},
+                           {16'd0, s[S_UPSTREAM +: 16]}, NO_PARTICIPANT, s[S_DMU +: 16], d[D_COUNT +: 20], code,
+                           completion ? 1'b1 : d[D_POSTED], error, s[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0,
+                           retry, d[D_ACC_OP +: 6], d[D_ACC_RC +: 4], d[D_ACC_RSM +: 8], d[D_ACC_OFLOW +: 2],
+                           d[D_ACC_DATA +: 256], 128'd0);
+    end
+endfunction
+
+/* verilator lint_on UNUSEDSIGNAL */
+
+wire [MSG_W-1:0] retry_failure = msg_pack(K_FAILURE, 1'b0, 8'd0, dcur[D_KEY +: 16], {16'd0, engine_id_reg},
+                                          {16'd0, scur[S_UPSTREAM +: 16]}, NO_PARTICIPANT, scur[S_DMU +: 16],
+                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b0,
+                                          scur[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0, 1'b0, 6'd0, 4'd0, 8'd0,
+                                          2'd0, {192'd0, 64'hffff}, 128'd0);
+
+/*
+ * The reduction unit: one operand pair in state ISSUE (accumulator, contribution).
+ */
+wire         ru_out_valid;
+wire [5:0]   ru_out_rt_op;
+wire [255:0] ru_out_rt_data;
+wire [3:0]   ru_out_rt_rc;
+wire [7:0]   ru_out_rt_repsum_m;
+wire [1:0]   ru_out_rt_repsum_oflow_id;
+
+reduce_unit u_reduce (
+    .clk(clk),
+    .rst(rst),
+    .in_valid(seq_reg == SEQ_ISSUE),
+    .cfg_mode(ieee_reg),
+    .a_rt_op(dcur[D_ACC_OP +: 6]),
+    .a_rt_data(dcur[D_ACC_DATA +: 256]),
+    .a_rt_rc(dcur[D_ACC_RC +: 4]),
+    .a_rt_repsum_m(dcur[D_ACC_RSM +: 8]),
+    .a_rt_repsum_oflow_id(dcur[D_ACC_OFLOW +: 2]),
+    .a_sfa(dcur[D_ACC_SFA +: 32]),
+    .b_rt_op(m_op),
+    .b_rt_data(m_data),
+    .b_rt_rc(m_rc),
+    .b_rt_repsum_m(m_rsm),
+    .b_rt_repsum_oflow_id(m_oflow),
+    .b_sfa(m_src),
+    .out_valid(ru_out_valid),
+    .out_rt_op(ru_out_rt_op),
+    .out_rt_data(ru_out_rt_data),
+    .out_rt_rc(ru_out_rt_rc),
+    .out_rt_repsum_m(ru_out_rt_repsum_m),
+    .out_rt_repsum_oflow_id(ru_out_rt_repsum_oflow_id)
+);
+
+// One tick of a descriptor's timer (docs/cpu.md §4).
+function [D_W-1:0] ticked(input [D_W-1:0] d, input tick);
+    begin
+        ticked = d;
+        if (tick && timer_runs(d)) begin
+            if (d[D_TIMER +: 25] <= 25'd1) begin
+                ticked[D_TIMER +: 25] = 25'd0;
+                ticked[D_EXPIRED] = 1'b1;
+            end else begin
+                ticked[D_TIMER +: 25] = d[D_TIMER +: 25] - 25'd1;
+            end
+        end
+    end
+endfunction
+
+wire tick = tick_cnt_reg == TICK_LAST;
+// The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
+wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
+wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
+
+// Every message and value the sequencer may load, as wires: the sequencer only selects among them
+// (no function calls inside the always block, which keeps synthesis fast).
+wire [MSG_W-1:0] s_msg_packed = msg_pack(s_msg_kind, s_msg_family, s_msg_port, s_msg_ctx, s_msg_src, s_msg_dst,
+                                         s_msg_pid, s_msg_dmu_id, s_msg_count, s_msg_code, s_msg_posted,
+                                         s_msg_error, s_msg_tid, s_msg_vni, s_msg_cookie, s_msg_seqno,
+                                         s_msg_resno, s_msg_retry, s_msg_op, s_msg_rc, s_msg_repsum_m,
+                                         s_msg_repsum_oflow_id, s_msg_data, s_msg_pbv);
+wire [MSG_W-1:0] t_unknown_participant = failure_reply(msg_reg, engine_id_reg, WHY_UNKNOWN_PARTICIPANT);
+wire [MSG_W-1:0] t_malformed = failure_reply(msg_reg, engine_id_reg, WHY_MALFORMED);
+wire [MSG_W-1:0] t_duplicate = failure_reply(msg_reg, engine_id_reg, WHY_DUPLICATE);
+wire [MSG_W-1:0] t_count_underflow = failure_reply(msg_reg, engine_id_reg, WHY_COUNT_UNDERFLOW);
+wire [19:0] dx_count_plus = sat_add(dx[D_COUNT +: 20], m_count);
+// At completion a Portals result with more contributions than the wait count carries CONTR_OVERFLOW.
+wire [3:0] chk_rc = dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW
+                    ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
+wire [MSG_W-1:0] t_portals_result = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_portals_partial = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_portals_timeout = portals_msg(dcur, 1'b0, dcur[D_ACC_RC +: 4], engine_sfa_reg);
+wire [MSG_W-1:0] t_tlp_completion = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);
+wire [MSG_W-1:0] t_tlp_completion_error = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b1, 1'b0);
+wire [MSG_W-1:0] t_tlp_response = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
+wire [MSG_W-1:0] t_tlp_response_error = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
+wire [MSG_W-1:0] t_tlp_response_retry = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
+wire [9:0] dcur_next_seqno = next_seqno(dcur[D_SEQNO +: 10]);
+
+// Every descriptor with its timer tick.
+wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
+genvar g;
+generate
+    for (g = 0; g < DESCRIPTORS; g = g + 1) begin : g_tick
+        assign d_ticked[g] = ticked(d_reg[g], tick);
+    end
+endgenerate
+
+/*
+ * Combinational logic.
+ */
+integer k;
+reg [DIDX_W-1:0] du_idx;
+reg [D_W-1:0] du;
+reg [SIDX_W-1:0] su_idx;
+reg [S_W-1:0] su;
+reg cfg_st_we;
+reg [5:0] ev;
+reg out_free;
+reg complete;
+reg [SIDX_W-1:0] cfg_sidx;
+reg [31:0] cfg_off;
+
+// Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
+// isolating the lowest set bit and encoding it (no 128-deep priority chains).
+integer j;
+reg [127:0] st_match, d_match, d_free, d_expired, p_match;
+wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
+wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
+
+always @* begin
+    st_match = 128'd0;
+    d_match = 128'd0;
+    d_free = 128'd0;
+    d_expired = 128'd0;
+    p_match = 128'd0;
+    for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
+        st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
+    end
+    for (j = 0; j < DESCRIPTORS; j = j + 1) begin
+        d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
+        d_free[j] = !d_reg[j][D_VALID];
+        d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
+    end
+    for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
+        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == m_src[15:0];
+    end
+end
+
+/* verilator lint_off UNUSEDSIGNAL */
+wire [6:0] st_first = lowest_index(st_match);
+wire [6:0] d_first = lowest_index(d_match);
+wire [6:0] free_first = lowest_index(d_free);
+wire [6:0] expired_first = lowest_index(d_expired);
+/* verilator lint_on UNUSEDSIGNAL */
+wire [6:0] p_first = lowest_index(p_match);
+wire [6:0] em_b = lowest_index(em_mask_reg);
+assign any_expired = |d_expired;
+assign first_expired = expired_first[DIDX_W-1:0];
+
+always @* begin
+    seq_next = seq_reg;
+    msg_next = msg_reg;
+    lk_s_hit_next = lk_s_hit_reg;
+    lk_s_idx_next = lk_s_idx_reg;
+    lk_d_hit_next = lk_d_hit_reg;
+    lk_d_idx_next = lk_d_idx_reg;
+    lk_f_hit_next = lk_f_hit_reg;
+    lk_f_idx_next = lk_f_idx_reg;
+    lk_p_hit_next = lk_p_hit_reg;
+    lk_p_idx_next = lk_p_idx_reg;
+    cur_next = cur_reg;
+    tmpl_next = tmpl_reg;
+    em_mask_next = em_mask_reg;
+    em_one_next = em_one_reg;
+    fin_next = fin_reg;
+    rat_target_next = rat_target_reg;
+    out_next = out_reg;
+    engine_id_next = engine_id_reg;
+    engine_sfa_next = engine_sfa_reg;
+    ieee_next = ieee_reg;
+    retry_limit_next = retry_limit_reg;
+    pbv_valid_next = pbv_valid_reg;
+    pbv_switch_next = pbv_switch_reg;
+    for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
+    for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
+    pbv_dev_next = pbv_dev_reg;
+    // The one descriptor and the one static entry the sequencer may write this cycle.
+    du_idx = sel_idx;
+    du = dsel;
+    su_idx = lk_s_idx_reg;
+    su = sx;
+    ev = 6'd0;
+    complete = 1'b0;
+    cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
+
+    tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
+
+    // Output register and event pulse.
+    out_free = !out_valid_reg || m_msg_ready;
+    out_valid_next = out_valid_reg && !m_msg_ready;
+    stat_valid_next = 1'b0;
+    stat_event_next = 6'd0;
+    stat_family_next = 1'b0;
+    stat_ctx_next = 16'd0;
+
+    case (seq_reg)
+        SEQ_IDLE: begin
+            if (any_expired) begin
+                cur_next = first_expired;
+                seq_next = SEQ_EXPIRE;
+            end else if (s_msg_valid) begin
+                msg_next = s_msg_packed;
+                seq_next = SEQ_LOOKUP;
+            end
+        end
+        SEQ_LOOKUP: begin
+            // Associative matches; the lowest index wins.
+            lk_s_hit_next = |st_match;
+            lk_s_idx_next = st_first[SIDX_W-1:0];
+            lk_d_hit_next = |d_match;
+            lk_d_idx_next = d_first[DIDX_W-1:0];
+            lk_f_hit_next = |d_free;
+            lk_f_idx_next = free_first[DIDX_W-1:0];
+            // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
+            if (m_pid != NO_PARTICIPANT) begin
+                lk_p_hit_next = m_pid < 16'd128;
+                lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
+            end else begin
+                lk_p_hit_next = |p_match;
+                lk_p_idx_next = p_first;
+            end
+            seq_next = SEQ_EXEC;
+        end
+        SEQ_EXEC: begin
+            // docs/cpu.md §2. Default: done, back to IDLE.
+            seq_next = SEQ_IDLE;
+            if (!m_portals) begin
+                case (m_kind)
+                    K_INIT: begin
+                        if (!lk_s_hit_reg) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else begin
+                            su[S_STORED] = 1'b1;
+                            su[S_PBV +: 128] = m_pbv;
+                            su[S_PCOUNT +: 20] = m_count;
+                            su[S_OP +: 6] = m_op;
+                            su[S_DATA +: 256] = m_data;
+                            su[S_DMU +: 16] = m_dmu;
+                            su[S_UPSTREAM +: 16] = m_src[15:0];
+                            su[S_POSTED] = m_posted;
+                            su[S_TID +: 2] = m_tid;
+                            if (lk_d_hit_reg) begin
+                                du = act_msg;
+                                ev = EV_INIT;
+                            end else if (lk_f_hit_reg) begin
+                                begin du_idx = lk_f_idx_reg; du = act_msg; end
+                                ev = EV_INIT;
+                            end else begin
+                                ev = EV_ACTIVATE_NO_DESC;
+                            end
+                        end
+                    end
+                    K_CONTROL: begin
+                        if (!lk_s_hit_reg) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else if (m_code < 4'd1 || m_code > 4'd5) begin
+                            ev = EV_CTRL_BAD;
+                        end else begin
+                            su[S_UPSTREAM +: 16] = m_src[15:0];
+                            case (m_code)
+                                4'd1: begin
+                                    if (lk_d_hit_reg) begin
+                                        if (dx[D_PAUSED]) begin
+                                            du[D_PAUSED] = 1'b0;
+                                            ev = EV_CTRL_START;
+                                        end else begin
+                                            ev = EV_CTRL_NOOP;
+                                        end
+                                    end else if (!s_stored) begin
+                                        ev = EV_CTRL_NOOP;
+                                    end else if (lk_f_hit_reg) begin
+                                        begin du_idx = lk_f_idx_reg; du = act_st; end
+                                        ev = EV_CTRL_START;
+                                    end else begin
+                                        ev = EV_ACTIVATE_NO_DESC;
+                                    end
+                                end
+                                4'd2: begin
+                                    if (lk_d_hit_reg) begin
+                                        du[D_PAUSED] = 1'b1;
+                                        ev = EV_CTRL_PAUSE;
+                                    end else begin
+                                        ev = EV_CTRL_NOOP;
+                                    end
+                                end
+                                4'd3: begin
+                                    if (!s_stored) begin
+                                        ev = EV_CTRL_NOOP;
+                                    end else if (lk_d_hit_reg) begin
+                                        du = act_st;
+                                        ev = EV_CTRL_RESTART;
+                                    end else if (lk_f_hit_reg) begin
+                                        begin du_idx = lk_f_idx_reg; du = act_st; end
+                                        ev = EV_CTRL_RESTART;
+                                    end else begin
+                                        ev = EV_ACTIVATE_NO_DESC;
+                                    end
+                                end
+                                4'd4: begin
+                                    if (lk_d_hit_reg) begin
+                                        du[D_VALID] = 1'b0;
+                                        ev = EV_CTRL_STOP;
+                                    end else begin
+                                        ev = EV_CTRL_NOOP;
+                                    end
+                                end
+                                default: begin
+                                    if (lk_d_hit_reg) du[D_VALID] = 1'b0;
+                                    su[S_STORED] = 1'b0;
+                                    su[S_TID +: 2] = 2'd0;
+                                    ev = EV_CTRL_RESET;
+                                end
+                            endcase
+                            // Replicated to every participant of the stored PBV ([0172]).
+                            if (s_stored) begin
+                                tmpl_next = m_rewritten;
+                                em_mask_next = s_pbv;
+                                em_one_next = 1'b0;
+                                fin_next = FIN_NONE;
+                                seq_next = SEQ_EMIT;
+                            end
+                        end
+                    end
+                    K_CONTRIB, K_RESPONSE: begin
+                        if (!lk_s_hit_reg || (!s_stored && !lk_d_hit_reg)) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else if (!lk_d_hit_reg) begin
+                            tmpl_next = tlp_up;
+                            ev = EV_PASS_UP;
+                        end else if (m_tid != s_tid) begin
+                            if (tid_behind == 2'd1) begin
+                                tmpl_next = already_completed;
+                                ev = EV_OLD_TID;
+                            end else begin
+                                ev = EV_BAD_TID;
+                            end
+                        end else if (dx[D_PAUSED]) begin
+                            ev = EV_PAUSED_DROP;
+                        end else if (dx[D_STATE + 1]) begin
+                            // Full or Exiting: a late frame goes up (002 (62)).
+                            tmpl_next = tlp_up;
+                            ev = EV_PASS_UP;
+                        end else if (!lk_p_hit_reg || !s_pbv[lk_p_idx_reg]) begin
+                            tmpl_next = t_unknown_participant;
+                            ev = EV_UNKNOWN_PARTICIPANT;
+                        end else if ((m_kind == K_RESPONSE) != pbv_switch_reg[lk_p_idx_reg]) begin
+                            tmpl_next = t_malformed;
+                            ev = EV_MALFORMED;
+                        end else if (!dx[D_PBV + {25'd0, lk_p_idx_reg}]) begin
+                            tmpl_next = t_duplicate;
+                            ev = EV_DUPLICATE;
+                        end else if (dx[D_PCOUNT +: 20] == 20'd0) begin
+                            tmpl_next = t_count_underflow;
+                            ev = EV_COUNT_UNDERFLOW;
+                        end else begin
+                            // 000 [0143]: clear the bit, decrement p_count, add the count; combine next.
+                            du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
+                            du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
+                            du[D_COUNT +: 20] = dx_count_plus;
+                            cur_next = lk_d_idx_reg;
+                            seq_next = SEQ_ISSUE;
+                            ev = EV_ACCEPT;
+                        end
+                        // Every outcome but a drop or a combine sends the one message set up above.
+                        if (ev == EV_PASS_UP || ev == EV_OLD_TID || ev == EV_UNKNOWN_PARTICIPANT ||
+                            ev == EV_MALFORMED || ev == EV_DUPLICATE || ev == EV_COUNT_UNDERFLOW) begin
+                            em_mask_next = 128'd0;
+                            em_one_next = 1'b1;
+                            fin_next = FIN_NONE;
+                            seq_next = SEQ_EMIT;
+                        end
+                    end
+                    K_COMPLETION: begin
+                        if (!lk_s_hit_reg || !lk_d_hit_reg) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else if (dx[D_ROLE +: 2] == ROLE_MASTER) begin
+                            ev = EV_BAD_KIND;
+                        end else if (m_tid != s_tid) begin
+                            ev = EV_BAD_TID;
+                        end else begin
+                            tmpl_next = m_rewritten;
+                            em_mask_next = s_pbv;
+                            em_one_next = 1'b0;
+                            fin_next = FIN_NEXT_ROUND;
+                            rat_target_next = CS_EXITING;
+                            cur_next = lk_d_idx_reg;
+                            seq_next = SEQ_RATCHET;
+                            ev = EV_COMPLETION_DOWN;
+                        end
+                    end
+                    K_FAILURE: begin
+                        if (!lk_s_hit_reg || !s_stored) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else begin
+                            if (lk_d_hit_reg) du[D_FAILURE] = 1'b1;
+                            tmpl_next = tlp_up;
+                            em_mask_next = 128'd0;
+                            em_one_next = 1'b1;
+                            fin_next = FIN_NONE;
+                            seq_next = SEQ_EMIT;
+                            ev = EV_FAILURE_UP;
+                        end
+                    end
+                    default: begin
+                        ev = EV_BAD_KIND;
+                    end
+                endcase
+            end else begin
+                case (m_kind)
+                    K_ARM: begin
+                        if (!lk_s_hit_reg) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else if (m_seqno == SEQNO_RESERVED) begin
+                            ev = EV_BAD_SEQNO_ARM;
+                        end else if (lk_d_hit_reg) begin
+                            du = arm_vec;
+                            ev = EV_REARM;
+                        end else if (lk_f_hit_reg) begin
+                            begin du_idx = lk_f_idx_reg; du = arm_vec; end
+                            ev = EV_ARM;
+                        end else begin
+                            ev = EV_ARM_NO_DESC;
+                        end
+                    end
+                    K_CONTRIB: begin
+                        if (!lk_d_hit_reg) begin
+                            // No descriptor: the frame goes on up as it came (002 (59), (75)).
+                            tmpl_next = msg_reg;
+                            em_mask_next = 128'd0;
+                            em_one_next = 1'b1;
+                            fin_next = FIN_NONE;
+                            seq_next = SEQ_EMIT;
+                            ev = EV_PASS_UP;
+                        end else if (m_vni != dx[D_VNI +: 16]) begin
+                            ev = EV_DROP_VNI;
+                        end else if (m_cookie != dx[D_COOKIE +: 32]) begin
+                            ev = EV_DROP_COOKIE;
+                        end else if (m_seqno != dx[D_SEQNO +: 10]) begin
+                            ev = EV_DROP_SEQNO;
+                        end else begin
+                            du[D_COUNT +: 20] = dx_count_plus;
+                            cur_next = lk_d_idx_reg;
+                            if (dx[D_ACCV]) begin
+                                seq_next = SEQ_ISSUE;
+                            end else begin
+                                du[D_ACC_OP +: 6] = m_op;
+                                du[D_ACC_DATA +: 256] = m_data;
+                                du[D_ACC_RC +: 4] = m_rc;
+                                du[D_ACC_RSM +: 8] = m_rsm;
+                                du[D_ACC_OFLOW +: 2] = m_oflow;
+                                du[D_ACC_SFA +: 32] = m_src;
+                                du[D_ACCV] = 1'b1;
+                                if (dx[D_STATE +: 2] == CS_IDLE) du[D_STATE +: 2] = CS_FILLING;
+                                seq_next = SEQ_CHECK;
+                            end
+                            ev = EV_ACCEPT;
+                        end
+                    end
+                    default: begin
+                        ev = EV_BAD_KIND;
+                    end
+                endcase
+            end
+            stat_valid_next = 1'b1;
+            stat_event_next = ev;
+            stat_family_next = m_portals;
+            stat_ctx_next = m_ctx;
+        end
+        SEQ_ISSUE: begin
+            seq_next = SEQ_REDUCE;
+        end
+        SEQ_REDUCE: begin
+            if (ru_out_valid) begin
+                du[D_ACC_OP +: 6] = ru_out_rt_op;
+                du[D_ACC_DATA +: 256] = ru_out_rt_data;
+                du[D_ACC_RC +: 4] = ru_out_rt_rc;
+                du[D_ACC_RSM +: 8] = ru_out_rt_repsum_m;
+                du[D_ACC_OFLOW +: 2] = ru_out_rt_repsum_oflow_id;
+                if (dcur[D_STATE +: 2] == CS_IDLE) du[D_STATE +: 2] = CS_FILLING;
+                seq_next = SEQ_CHECK;
+            end
+        end
+        SEQ_CHECK: begin
+            // Completion (000 [0144]; 002 (56)).
+            complete = dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
+                                       : dcur[D_PBV +: 128] == 128'd0 && dcur[D_PCOUNT +: 20] == 20'd0;
+            seq_next = SEQ_IDLE;
+            if (complete) begin
+                stat_valid_next = 1'b1;
+                stat_event_next = EV_COMPLETE;
+                stat_family_next = dcur[D_PORTALS];
+                stat_ctx_next = dcur[D_KEY +: 16];
+                du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
+                du[D_ACC_RC +: 4] = chk_rc;
+                em_mask_next = 128'd0;
+                em_one_next = 1'b1;
+                seq_next = SEQ_RATCHET;
+                if (dcur[D_PORTALS]) begin
+                    rat_target_next = CS_EXITING;
+                    if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
+                        tmpl_next = t_portals_result;
+                        fin_next = FIN_REARM;
+                    end else begin
+                        tmpl_next = t_portals_partial;
+                        fin_next = FIN_FREE;
+                    end
+                end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
+                    tmpl_next = t_tlp_completion;
+                    em_mask_next = scur[S_PBV +: 128];
+                    rat_target_next = CS_EXITING;
+                    fin_next = FIN_NEXT_ROUND;
+                end else begin
+                    tmpl_next = t_tlp_response;
+                    du[D_ATTEMPTS +: 4] = 4'd0;
+                    du[D_SENT_ERROR] = 1'b0;
+                    rat_target_next = CS_FULL;
+                    fin_next = FIN_WAIT;
+                end
+            end
+        end
+        SEQ_RATCHET: begin
+            // One state step per cycle (001).
+            if (dcur[D_STATE +: 2] != rat_target_reg) begin
+                du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
+            end else begin
+                seq_next = SEQ_EMIT;
+            end
+        end
+        SEQ_EMIT: begin
+            if (em_mask_reg != 128'd0) begin
+                if (!pbv_valid_reg[em_b]) begin
+                    em_mask_next[em_b] = 1'b0;
+                end else if (out_free) begin
+                    out_next = tmpl_reg;
+                    out_next[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
+                    out_next[M_PID +: 16] = {9'd0, em_b};
+                    out_valid_next = 1'b1;
+                    em_mask_next[em_b] = 1'b0;
+                end
+            end else if (em_one_reg) begin
+                if (out_free) begin
+                    out_next = tmpl_reg;
+                    out_valid_next = 1'b1;
+                    em_one_next = 1'b0;
+                end
+            end else begin
+                seq_next = SEQ_FINISH;
+            end
+        end
+        SEQ_FINISH: begin
+            seq_next = SEQ_IDLE;
+            case (fin_reg)
+                FIN_FREE: begin
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_VALID] = 1'b0;
+                end
+                FIN_REARM: begin
+                    // The master re-arms itself for the next round (002 (37)).
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_SEQNO +: 10] = dcur_next_seqno;
+                    du[D_COUNT +: 20] = 20'd0;
+                    du[D_ACCV] = 1'b0;
+                    du[D_ACC_OP +: 6] = 6'd0;
+                    du[D_ACC_DATA +: 256] = 256'd0;
+                    du[D_ACC_RC +: 4] = 4'd0;
+                    du[D_ACC_RSM +: 8] = 8'd0;
+                    du[D_ACC_OFLOW +: 2] = 2'd0;
+                    du[D_ACC_SFA +: 32] = 32'd0;
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
+                end
+                FIN_WAIT: begin
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
+                end
+                FIN_NEXT_ROUND: begin
+                    // Exiting -> Idle: TID + 1 (001), tracking store re-loaded (000 [0141]).
+                    su_idx = dcur[D_SIDX +: SIDX_W];
+                    su = scur;
+                    su[S_TID +: 2] = scur[S_TID +: 2] + 2'd1;
+                    du[D_STATE +: 2] = CS_IDLE;
+                    du[D_PBV +: 128] = scur[S_PBV +: 128];
+                    du[D_PCOUNT +: 20] = scur[S_PCOUNT +: 20];
+                    du[D_COUNT +: 20] = 20'd0;
+                    du[D_ACCV] = 1'b1;
+                    du[D_ACC_OP +: 6] = scur[S_OP +: 6];
+                    du[D_ACC_DATA +: 256] = scur[S_DATA +: 256];
+                    du[D_ACC_RC +: 4] = 4'd0;
+                    du[D_ACC_RSM +: 8] = 8'd0;
+                    du[D_ACC_OFLOW +: 2] = 2'd0;
+                    du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
+                    du[D_ATTEMPTS +: 4] = 4'd0;
+                    du[D_SENT_ERROR] = 1'b0;
+                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                    du[D_EXPIRED] = 1'b0;
+                end
+                default: begin
+                end
+            endcase
+        end
+        SEQ_EXPIRE: begin
+            // docs/cpu.md §4.
+            du[D_EXPIRED] = 1'b0;
+            em_mask_next = 128'd0;
+            em_one_next = 1'b1;
+            seq_next = SEQ_RATCHET;
+            if (dcur[D_PORTALS]) begin
+                rat_target_next = CS_EXITING;
+                fin_next = FIN_FREE;
+                em_one_next = dcur[D_ACCV];
+                tmpl_next = t_portals_timeout;
+                ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
+            end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
+                du[D_SENT_ERROR] = 1'b1;
+                du[D_ATTEMPTS +: 4] = 4'd0;
+                tmpl_next = t_tlp_response_error;
+                rat_target_next = CS_FULL;
+                fin_next = FIN_WAIT;
+                ev = EV_TIMEOUT_PARTIAL;
+            end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
+                du[D_FAILURE] = 1'b1;
+                tmpl_next = t_tlp_completion_error;
+                em_mask_next = scur[S_PBV +: 128];
+                rat_target_next = CS_EXITING;
+                fin_next = FIN_NEXT_ROUND;
+                ev = EV_TIMEOUT_MASTER;
+            end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER &&
+                         dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
+                // Per-packet retry (000 [0117]).
+                du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
+                tmpl_next = t_tlp_response_retry;
+                rat_target_next = CS_FULL;
+                fin_next = FIN_WAIT;
+                ev = EV_RETRY;
+            end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
+                du[D_FAILURE] = 1'b1;
+                tmpl_next = retry_failure;
+                rat_target_next = CS_EXITING;
+                fin_next = FIN_NEXT_ROUND;
+                ev = EV_RETRY_EXHAUSTED;
+            end else begin
+                em_one_next = 1'b0;
+                seq_next = SEQ_IDLE;
+                ev = EV_TIMEOUT_EMPTY;
+            end
+            stat_valid_next = 1'b1;
+            stat_event_next = ev;
+            stat_family_next = dcur[D_PORTALS];
+            stat_ctx_next = dcur[D_KEY +: 16];
+        end
+        default: begin
+            seq_next = SEQ_IDLE;
+        end
+    endcase
+
+    // Register writes (docs/cpu.md §5) come last: they win over the sequencer.
+    if (cfg_wr_en) begin
+        if (cfg_wr_addr < 12'h080) begin
+            pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
+            pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
+            pbv_dev_next[16*cfg_wr_addr[6:0] +: 16] = cfg_wr_data[15:0];
+        end else if (cfg_wr_addr < 12'h084) begin
+            timeout_next[cfg_wr_addr[1:0]] = cfg_wr_data[23:0];
+        end else if (cfg_wr_addr < 12'h087) begin
+            threshold_next[cfg_wr_addr[1:0]] = cfg_wr_data[19:0];
+        end else if (cfg_wr_addr == 12'h087) begin
+            engine_id_next = cfg_wr_data[15:0];
+        end else if (cfg_wr_addr == 12'h088) begin
+            engine_sfa_next = cfg_wr_data;
+        end else if (cfg_wr_addr == 12'h089) begin
+            ieee_next = cfg_wr_data[0];
+            retry_limit_next = cfg_wr_data[11:8];
+        end
+    end
+
+    // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/cpu.md §4).
+    for (k = 0; k < DESCRIPTORS; k = k + 1) begin
+        d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
+    end
+    // Static entries: the sequencer's write, then a configuration write on top.
+    cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
+    cfg_sidx = cfg_off[SIDX_W:1];
+    for (k = 0; k < STATIC_ENTRIES; k = k + 1) begin
+        st_next[k] = k[SIDX_W-1:0] == su_idx ? su : st_reg[k];
+        if (cfg_st_we && cfg_sidx == k[SIDX_W-1:0]) begin
+            if (!cfg_wr_addr[0]) begin
+                st_next[k][S_VALID] = cfg_wr_data[31];
+                st_next[k][S_PORTALS] = cfg_wr_data[16];
+                st_next[k][S_ROLE +: 2] = cfg_wr_data[21:20];
+                st_next[k][S_KEY +: 13] = cfg_wr_data[12:0];
+                st_next[k][S_STORED] = 1'b0;
+                st_next[k][S_TID +: 2] = 2'd0;
+            end else begin
+                st_next[k][S_WAIT +: 20] = cfg_wr_data[19:0];
+            end
+        end
+    end
+end
+
+always @(posedge clk) begin
+    seq_reg <= seq_next;
+    msg_reg <= msg_next;
+    lk_s_hit_reg <= lk_s_hit_next;
+    lk_s_idx_reg <= lk_s_idx_next;
+    lk_d_hit_reg <= lk_d_hit_next;
+    lk_d_idx_reg <= lk_d_idx_next;
+    lk_f_hit_reg <= lk_f_hit_next;
+    lk_f_idx_reg <= lk_f_idx_next;
+    lk_p_hit_reg <= lk_p_hit_next;
+    lk_p_idx_reg <= lk_p_idx_next;
+    cur_reg <= cur_next;
+    tmpl_reg <= tmpl_next;
+    em_mask_reg <= em_mask_next;
+    em_one_reg <= em_one_next;
+    fin_reg <= fin_next;
+    rat_target_reg <= rat_target_next;
+    out_reg <= out_next;
+    out_valid_reg <= out_valid_next;
+    stat_valid_reg <= stat_valid_next;
+    stat_event_reg <= stat_event_next;
+    stat_family_reg <= stat_family_next;
+    stat_ctx_reg <= stat_ctx_next;
+    tick_cnt_reg <= tick_cnt_next;
+    engine_id_reg <= engine_id_next;
+    engine_sfa_reg <= engine_sfa_next;
+    ieee_reg <= ieee_next;
+    retry_limit_reg <= retry_limit_next;
+    pbv_valid_reg <= pbv_valid_next;
+    pbv_switch_reg <= pbv_switch_next;
+    for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= timeout_next[k];
+    for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= threshold_next[k];
+    pbv_dev_reg <= pbv_dev_next;
+    for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= st_next[k];
+    for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
+
+    if (rst) begin
+        // Everything is reset, data included, so model and RTL agree on every bit afterwards.
+        seq_reg <= SEQ_IDLE;
+        msg_reg <= {MSG_W{1'b0}};
+        lk_s_hit_reg <= 1'b0;
+        lk_s_idx_reg <= {SIDX_W{1'b0}};
+        lk_d_hit_reg <= 1'b0;
+        lk_d_idx_reg <= {DIDX_W{1'b0}};
+        lk_f_hit_reg <= 1'b0;
+        lk_f_idx_reg <= {DIDX_W{1'b0}};
+        lk_p_hit_reg <= 1'b0;
+        lk_p_idx_reg <= 7'd0;
+        cur_reg <= {DIDX_W{1'b0}};
+        tmpl_reg <= {MSG_W{1'b0}};
+        em_mask_reg <= 128'd0;
+        em_one_reg <= 1'b0;
+        fin_reg <= FIN_NONE;
+        rat_target_reg <= CS_IDLE;
+        out_reg <= {MSG_W{1'b0}};
+        out_valid_reg <= 1'b0;
+        stat_valid_reg <= 1'b0;
+        stat_event_reg <= 6'd0;
+        stat_family_reg <= 1'b0;
+        stat_ctx_reg <= 16'd0;
+        tick_cnt_reg <= {TICK_W{1'b0}};
+        engine_id_reg <= 16'd0;
+        engine_sfa_reg <= 32'd0;
+        ieee_reg <= 1'b0;
+        retry_limit_reg <= RETRY_LIMIT_RESET;
+        pbv_valid_reg <= 128'd0;
+        pbv_switch_reg <= 128'd0;
+        for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= TIMEOUT_RESET;
+        for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= THRESHOLD_RESET;
+        pbv_dev_reg <= {16*PBV_ENTRIES{1'b0}};
+        for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= {S_W{1'b0}};
+        for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= {D_W{1'b0}};
+    end
+end
+
+endmodule
+
+`resetall

@@ -1,0 +1,1566 @@
+//! Co-simulation of the collective processing unit (`rtl/cpu.v` vs `inswitch_model::cpu::Cpu`):
+//! stimulus, an independent transaction-level reference scoreboard, functional coverage, target.
+//!
+//! Stimulus (seeded): *episodes* of 20,000-120,000 cycles, each a reset, a configuration burst (engine
+//! registers, PBV table with end devices, switches and invalid entries, up to 16 static contexts of both
+//! families with random roles, wait counts, timeouts and thresholds), then traffic: TLP contexts
+//! initialized, contributed to by their participants (in random order, sometimes missing, duplicated,
+//! from strangers, with old or impossible TIDs, the wrong kind), controlled (start, pause, restart, stop,
+//! reset, undefined commands), answered by a simulated parent (COMPLETION after a random delay, or never:
+//! retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
+//! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
+//! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is
+//! written only in the window after a reset (docs/cpu.md §5).
+//!
+//! Scoreboard: [`Reference`], a transaction-level statement of docs/cpu.md written independently of the
+//! cycle model. For every accepted message it predicts the event(s) on `stat_*` and every outgoing
+//! message, field by field, in order; results are `reduce_all` of exactly the contributions it accepted
+//! (never an incremental accumulator). Timer expiries are the one thing it cannot place in time: when
+//! `stat_*` reports one, it checks the context is one whose timer runs, that it fired no earlier than
+//! its timeout allows (exactly: `(T-1)` ticks after the timer started), and predicts the outcome; and
+//! every cycle it checks that no running timer is overdue ("every armed context is freed after its
+//! timeout").
+
+use std::collections::VecDeque;
+
+use inswitch_model::cpu::config::{self as reg, mode_word, pbv_word, static_word0};
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::{
+    command, completion, event, next_seqno, reason, Cpu, CpuIn, CpuOut, CpuParams, COUNT_MAX, SEQNO_RESERVED,
+};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use inswitch_model::reduce::stimulus::random_pair;
+use inswitch_model::reduce::{reduce_all, Contribution, Mode, Opcode, Rc};
+use rand::RngExt;
+
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated CPU.
+pub type CpuRtl = VerilatedDut<CpuIn, CpuOut>;
+
+/// Parameters of a Verilated model, from its build.rs entry, over the RTL defaults.
+pub fn params_of(model: &str) -> Result<CpuParams, HarnessError> {
+    let info = crate::verilated::model_info(model)?;
+    let mut p = CpuParams::default();
+    for (k, v) in info.params {
+        let bad = || HarnessError::Params { model: info.name, detail: format!("parameter {k}={v} is not a number") };
+        let n: usize = v.parse().map_err(|_| bad())?;
+        match *k {
+            "STATIC_ENTRIES" => p.static_entries = n,
+            "DESCRIPTORS" => p.descriptors = n,
+            "TICK_CYCLES" => p.tick_cycles = n as u32,
+            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
+        }
+    }
+    Ok(p)
+}
+
+/// Cycles of reset at the start of every episode.
+const RESET_CYCLES: u64 = 3;
+/// Shortest and longest episode (reset, configuration, traffic), in cycles.
+const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
+/// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
+const SOURCE_ID: u16 = 0x0F0F;
+/// Opcodes the contexts use (docs/reduction.md), an undefined one included.
+const OPS: [u8; 13] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
+
+/// One reduction of a Portals tree, as the stimulus sees it.
+#[derive(Clone, Debug, Default)]
+struct Red {
+    armed: bool,
+    seqno: u16,
+    /// Cycle after which the tree is armed again (the root's multicast after a completion or timeout).
+    rearm_at: u64,
+}
+
+/// A context of the stimulus world.
+#[derive(Clone, Debug)]
+struct World {
+    portals: bool,
+    key: u16,
+    role: u8,
+    op: u8,
+    // TLP
+    participants: Vec<usize>,
+    init: bool,
+    pbv: u128,
+    pending: Vec<usize>,
+    tid: u8,
+    posted: bool,
+    // Portals
+    reds: Vec<Red>,
+    vni: u16,
+    cookie: u32,
+}
+
+enum Phase {
+    Reset(u64),
+    Config(VecDeque<(u16, u32)>),
+    Traffic(u64),
+}
+
+/// The seeded stimulus of the CPU.
+pub struct CpuStimulus {
+    p: CpuParams,
+    r: StimRng,
+    phases: Phases,
+    phase: Phase,
+    cycle: u64,
+    last: CpuIn,
+    idle: Gaps,
+    stall: Gaps,
+    world: Vec<World>,
+    /// PBV-table entries configured this episode: (index, valid, switch, device ID).
+    table: Vec<(usize, bool, bool, u16)>,
+    timeout_ticks: u32,
+    /// Messages due at a cycle (a parent's COMPLETION).
+    scheduled: Vec<(u64, CollectiveMsg)>,
+    offered: Option<CollectiveMsg>,
+}
+
+impl CpuStimulus {
+    /// A stimulus for an instance with parameters `p` and `seed`.
+    pub fn new(p: CpuParams, seed: u64) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        CpuStimulus {
+            p,
+            r,
+            phases,
+            phase: Phase::Reset(RESET_CYCLES),
+            cycle: 0,
+            last: CpuIn::default(),
+            idle: Gaps::default(),
+            stall: Gaps::default(),
+            world: Vec::new(),
+            table: Vec::new(),
+            timeout_ticks: 8,
+            scheduled: Vec::new(),
+            offered: None,
+        }
+    }
+
+    /// A new episode's configuration: engine registers, PBV table, static contexts.
+    fn configure(&mut self) -> VecDeque<(u16, u32)> {
+        let r = &mut self.r;
+        let mut w = VecDeque::new();
+        w.push_back((reg::ENGINE_ID, u32::from(r.random::<u16>())));
+        w.push_back((reg::ENGINE_SFA, r.random()));
+        w.push_back((reg::MODE, mode_word(r.random_bool(0.3), r.random_range(0..4))));
+        let mut t = [0u32; 4];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = r.random_range(2..40);
+            w.push_back((reg::TIMEOUT + k as u16, *v));
+        }
+        self.timeout_ticks = t[0];
+        let mut h: Vec<u32> = (0..3).map(|_| r.random_range(1..8)).collect();
+        h.sort_unstable();
+        for (k, v) in h.iter().enumerate() {
+            w.push_back((reg::THRESHOLD + k as u16, *v));
+        }
+        // PBV table: end devices, a few switches, a few entries left invalid but used in PBVs.
+        self.table.clear();
+        let n = r.random_range(6..20);
+        let mut idx: Vec<usize> = Vec::new();
+        while idx.len() < n {
+            let i = if r.random_bool(0.7) { r.random_range(0..16) } else { r.random_range(0..128) };
+            if !idx.contains(&i) {
+                idx.push(i);
+            }
+        }
+        for &i in &idx {
+            let valid = r.random_bool(0.92);
+            let switch = r.random_bool(0.25);
+            let dev = 0x1000 | (i as u16) << 4 | r.random_range(0..16);
+            self.table.push((i, valid, switch, dev));
+            w.push_back((reg::PBV_TABLE + i as u16, pbv_word(valid, switch, dev)));
+        }
+        // Static contexts.
+        self.world.clear();
+        let n = self.p.static_entries.min(16);
+        let mut keys: Vec<(bool, u16)> = Vec::new();
+        for s in 0..n {
+            let portals = r.random_bool(0.5);
+            let key = loop {
+                let k = if portals { r.random_range(0..0x2000) } else { r.random_range(0..0x1000) };
+                if !keys.contains(&(portals, k)) {
+                    break k;
+                }
+            };
+            keys.push((portals, key));
+            let role = if r.random_bool(0.35) { role::MASTER } else { role::SUBSERVIENT };
+            let wait = r.random_range(1..6);
+            let valid = r.random_bool(0.95);
+            w.push_back((reg::STATIC + 2 * s as u16, static_word0(valid, portals, role, key)));
+            w.push_back((reg::STATIC + 2 * s as u16 + 1, wait));
+            let np = r.random_range(1..=self.table.len().min(8));
+            let mut participants: Vec<usize> = Vec::new();
+            while participants.len() < np {
+                let e = self.table[r.random_range(0..self.table.len())].0;
+                if !participants.contains(&e) {
+                    participants.push(e);
+                }
+            }
+            let reds = (0..r.random_range(1..=3)).map(|_| Red { seqno: r.random_range(0..1023), ..Red::default() }).collect();
+            self.world.push(World {
+                portals,
+                key,
+                role,
+                op: OPS[r.random_range(0..OPS.len())],
+                participants,
+                init: false,
+                pbv: 0,
+                pending: Vec::new(),
+                tid: 0,
+                posted: r.random_bool(0.25),
+                reds,
+                vni: r.random(),
+                cookie: r.random(),
+            });
+        }
+        self.scheduled.clear();
+        w
+    }
+
+    fn switch_of(&self, e: usize) -> bool {
+        self.table.iter().find(|t| t.0 == e).is_some_and(|t| t.2)
+    }
+
+    fn dev_of(&self, e: usize) -> u16 {
+        self.table.iter().find(|t| t.0 == e).map_or(0x0bad, |t| t.3)
+    }
+
+    /// Operands for `op`, from the reduction unit's special-value generator.
+    fn operands(&mut self, op: u8) -> Contribution {
+        let r = &mut self.r;
+        let (_, mut b) = random_pair(&mut || r.random()).contributions();
+        b.rt_op = op;
+        b
+    }
+
+    fn base(&self, w: &World) -> CollectiveMsg {
+        CollectiveMsg { family: if w.portals { Family::Portals } else { Family::Tlp }, pid: NO_PARTICIPANT, posted: true, ..CollectiveMsg::default() }
+    }
+
+    /// Reacts to what the CPU did on the previous cycle (the simulated parent and root).
+    fn react(&mut self, o: &CpuOut) {
+        if !o.stat_valid {
+            return;
+        }
+        let portals = o.stat_family;
+        let ctx = o.stat_ctx;
+        let e = o.stat_event;
+        let now = self.cycle;
+        let tick = u64::from(self.p.tick_cycles);
+        let Some(wi) = self.world.iter().position(|w| w.portals == portals && w.key == if portals { ctx & 0x1fff } else { ctx & 0xfff }) else {
+            return;
+        };
+        if portals {
+            let red = usize::from(ctx >> 13);
+            let master = self.world[wi].role == role::MASTER;
+            let delay = self.r.random_range(0..4 * tick * u64::from(self.timeout_ticks));
+            if let Some(rd) = self.world[wi].reds.get_mut(red) {
+                match e {
+                    event::COMPLETE if master => rd.seqno = next_seqno(rd.seqno),
+                    event::COMPLETE | event::TIMEOUT_PARTIAL | event::TIMEOUT_EMPTY => {
+                        rd.armed = false;
+                        rd.seqno = next_seqno(rd.seqno);
+                        rd.rearm_at = now + delay;
+                    }
+                    event::ARM_NO_DESC => {
+                        rd.armed = false;
+                        rd.rearm_at = now + delay;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let delay = self.r.random_range(0..3 * tick * u64::from(self.timeout_ticks));
+        let answer = self.r.random_bool(0.8);
+        let w = &mut self.world[wi];
+        let all = w.participants.iter().copied().filter(|&p| w.pbv >> p & 1 != 0).collect::<Vec<_>>();
+        match e {
+            event::COMPLETE | event::TIMEOUT_PARTIAL if w.role != role::MASTER => {
+                // The parent answers the partial result with its COMPLETION, or (sometimes) never.
+                let m = CollectiveMsg {
+                    kind: Kind::COMPLETION,
+                    ctx,
+                    src: u32::from(SOURCE_ID),
+                    pid: NO_PARTICIPANT,
+                    code: completion::RESULT,
+                    tid: w.tid,
+                    posted: true,
+                    data: [now, 0, 0, 0],
+                    ..CollectiveMsg::default()
+                };
+                self.scheduled.extend(answer.then_some((now + delay, m)));
+            }
+            event::COMPLETE | event::TIMEOUT_MASTER | event::COMPLETION_DOWN | event::RETRY_EXHAUSTED => {
+                w.tid = (w.tid + 1) & 3;
+                w.pending = all;
+            }
+            event::CTRL_RESTART => w.pending = all,
+            event::CTRL_RESET => {
+                w.init = false;
+                w.tid = 0;
+            }
+            _ => {}
+        }
+    }
+
+    /// A new message for the traffic phase.
+    fn generate(&mut self) -> CollectiveMsg {
+        let now = self.cycle;
+        if let Some(k) = self.scheduled.iter().position(|(due, _)| *due <= now) {
+            return self.scheduled.swap_remove(k).1;
+        }
+        if self.r.random_bool(0.01) || self.world.is_empty() {
+            return self.garbage();
+        }
+        let wi = self.r.random_range(0..self.world.len());
+        if self.world[wi].portals {
+            self.portals_msg(wi)
+        } else {
+            self.tlp_msg(wi)
+        }
+    }
+
+    fn garbage(&mut self) -> CollectiveMsg {
+        let r = &mut self.r;
+        let portals = r.random_bool(0.5);
+        let kind = if r.random_bool(0.5) { [0u8, 1, 7, 10, 15][r.random_range(0..5)] } else { [2u8, 3, 4, 5, 6, 8, 9][r.random_range(0..7)] };
+        let mut m = CollectiveMsg {
+            kind: Kind(kind),
+            family: if portals { Family::Portals } else { Family::Tlp },
+            ctx: if portals { r.random() } else { r.random_range(0..0x1000) },
+            src: r.random(),
+            pid: if r.random_bool(0.5) { NO_PARTICIPANT } else { r.random_range(0..200) },
+            count: r.random_range(0..3),
+            code: r.random_range(0..16),
+            tid: r.random_range(0..4),
+            seqno: r.random_range(0..1024),
+            op: OPS[r.random_range(0..OPS.len())],
+            ..CollectiveMsg::default()
+        };
+        if !portals {
+            m.seqno = 0;
+        }
+        m
+    }
+
+    fn portals_msg(&mut self, wi: usize) -> CollectiveMsg {
+        let now = self.cycle;
+        let w = self.world[wi].clone();
+        let red = self.r.random_range(0..w.reds.len());
+        let rd = w.reds[red].clone();
+        let ctx = (red as u16) << 13 | w.key;
+        let dfa = 0x00C0_0000 | (red as u32) << 18 | u32::from(w.key) << 3;
+        let mut m = CollectiveMsg { ctx, dst: dfa, port: self.r.random_range(0..16), ..self.base(&w) };
+        let arm_now = (!rd.armed && now >= rd.rearm_at && self.r.random_bool(0.6)) || self.r.random_bool(0.005);
+        if arm_now {
+            m.kind = Kind::ARM;
+            m.src = 0xAB00_0000 | u32::from(w.key);
+            m.vni = w.vni;
+            m.cookie = w.cookie;
+            m.seqno = if self.r.random_bool(0.01) { SEQNO_RESERVED } else { rd.seqno };
+            m.resno = (rd.seqno + 1022) % 1023;
+            let c = self.operands(w.op);
+            m.op = w.op;
+            m.data = c.rt_data;
+            if m.seqno != SEQNO_RESERVED {
+                let rd = &mut self.world[wi].reds[red];
+                rd.armed = true;
+            }
+            return m;
+        }
+        let c = self.operands(w.op);
+        m.kind = Kind::CONTRIBUTION;
+        m.src = 0x5F00_0000 | self.r.random_range(0..64);
+        m.count = if self.r.random_bool(0.8) { 1 } else { self.r.random_range(1..5) };
+        m.vni = if self.r.random_bool(0.03) { w.vni ^ 1 } else { w.vni };
+        m.cookie = if self.r.random_bool(0.03) { w.cookie.rotate_left(1) } else { w.cookie };
+        m.seqno = if self.r.random_bool(0.05) { self.r.random_range(0..1023) } else { rd.seqno };
+        m.op = if self.r.random_bool(0.02) { OPS[self.r.random_range(0..OPS.len())] } else { c.rt_op };
+        m.rc = c.rt_rc.0;
+        m.repsum_m = c.rt_repsum_m;
+        m.repsum_oflow_id = c.rt_repsum_oflow_id;
+        m.data = c.rt_data;
+        m
+    }
+
+    fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
+        let w = self.world[wi].clone();
+        let mut m = CollectiveMsg { ctx: w.key, src: u32::from(SOURCE_ID), dst: 0, tid: w.tid, ..self.base(&w) };
+        if !w.init || self.r.random_bool(0.003) {
+            let mut pbv = 0u128;
+            for &p in &w.participants {
+                pbv |= 1 << p;
+            }
+            let n = pbv.count_ones();
+            let count = match self.r.random_range(0..20) {
+                0 => n + 1,
+                1 => n.saturating_sub(1),
+                _ => n,
+            };
+            let c = self.operands(w.op);
+            m.kind = Kind::INITIALIZATION;
+            m.count = count;
+            m.pbv = pbv;
+            m.op = w.op;
+            m.data = c.rt_data;
+            m.dmu_id = self.r.random();
+            m.posted = w.posted;
+            m.tid = if self.r.random_bool(0.9) { w.tid } else { self.r.random_range(0..4) };
+            let ww = &mut self.world[wi];
+            ww.init = true;
+            ww.pbv = pbv;
+            ww.tid = m.tid;
+            ww.pending = ww.participants.clone();
+            return m;
+        }
+        let roll = self.r.random_range(0..1000);
+        if roll < 40 {
+            m.kind = Kind::CONTROL;
+            m.code = match self.r.random_range(0..20) {
+                0..=5 => command::START,
+                6..=8 => command::PAUSE,
+                9..=12 => command::RESTART,
+                13..=14 => command::STOP,
+                15 => command::RESET,
+                _ => self.r.random_range(0..16),
+            };
+            return m;
+        }
+        if roll < 55 {
+            m.kind = Kind::FAILURE;
+            m.code = reason::TIMEOUT;
+            m.src = u32::from(self.dev_of(w.participants[0]));
+            return m;
+        }
+        if roll < 65 {
+            m.kind = if self.r.random_bool(0.5) { Kind::COMPLETION } else { Kind::RETRY };
+            m.tid = self.r.random_range(0..4);
+            return m;
+        }
+        // A contribution from a participant, mostly one that has not contributed yet this round.
+        let (p, fresh) = if !w.pending.is_empty() && self.r.random_bool(0.9) {
+            let k = self.r.random_range(0..w.pending.len());
+            (w.pending[k], Some(k))
+        } else if self.r.random_bool(0.7) {
+            (w.participants[self.r.random_range(0..w.participants.len())], None)
+        } else {
+            (self.table[self.r.random_range(0..self.table.len())].0, None)
+        };
+        if let Some(k) = fresh {
+            self.world[wi].pending.swap_remove(k);
+        }
+        let switch = self.switch_of(p);
+        let c = self.operands(w.op);
+        m.kind = if switch != self.r.random_bool(0.02) { Kind::RESPONSE } else { Kind::CONTRIBUTION };
+        m.src = u32::from(self.dev_of(p));
+        m.pid = if self.r.random_bool(0.7) { p as u16 } else { NO_PARTICIPANT };
+        m.count = if switch { self.r.random_range(1..9) } else { 1 };
+        m.tid = match self.r.random_range(0..50) {
+            0..=2 => w.tid.wrapping_sub(1) & 3,
+            3 => self.r.random_range(0..4),
+            _ => w.tid,
+        };
+        m.posted = self.r.random_bool(0.5);
+        m.op = if self.r.random_bool(0.02) { OPS[self.r.random_range(0..OPS.len())] } else { w.op };
+        m.rc = c.rt_rc.0;
+        m.repsum_m = c.rt_repsum_m;
+        m.repsum_oflow_id = c.rt_repsum_oflow_id;
+        m.data = c.rt_data;
+        m
+    }
+}
+
+impl Stimulus<CpuIn, CpuOut> for CpuStimulus {
+    fn next(&mut self, previous: &CpuOut) -> CpuIn {
+        let taken = self.last.s_msg_valid && previous.s_msg_ready;
+        if taken {
+            self.offered = None;
+        }
+        self.react(previous);
+        self.cycle += 1;
+        self.phases.tick(&mut self.r);
+        let prof = self.phases.profile;
+        let mut i = CpuIn { m_msg_ready: !self.stall.gap(&mut self.r, prof.stall, prof.persist), ..CpuIn::default() };
+        match &mut self.phase {
+            Phase::Reset(left) => {
+                i.rst = true;
+                *left -= 1;
+                if *left == 0 {
+                    let cfg = self.configure();
+                    self.phase = Phase::Config(cfg);
+                }
+                self.offered = None;
+            }
+            Phase::Config(q) => {
+                if let Some((a, d)) = q.pop_front() {
+                    i = CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..i };
+                } else {
+                    let len = self.r.random_range(EPISODE_CYCLES.0..=EPISODE_CYCLES.1);
+                    self.phase = Phase::Traffic(len);
+                }
+            }
+            Phase::Traffic(left) => {
+                *left -= 1;
+                if *left == 0 {
+                    self.phase = Phase::Reset(self.r.random_range(1..=RESET_CYCLES));
+                }
+                if self.offered.is_none() && !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
+                    self.offered = Some(self.generate());
+                }
+                if let Some(m) = self.offered {
+                    i.set_msg(&m);
+                }
+            }
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// A descriptor of the reference: the dynamic state of a live context.
+#[derive(Clone, Debug)]
+struct RDesc {
+    portals: bool,
+    key: u16,
+    sidx: usize,
+    role: u8,
+    state: u8,
+    failure: bool,
+    paused: bool,
+    pbv: u128,
+    pcount: u32,
+    count: u32,
+    wait: u32,
+    /// TLP: the stored initial accumulator, first operand of every round.
+    init: Option<Contribution>,
+    /// The contributions accepted this round, in order.
+    accepted: Vec<Contribution>,
+    vni: u16,
+    cookie: u32,
+    seqno: u16,
+    dst: u32,
+    port: u8,
+    posted: bool,
+    attempts: u8,
+    sent_error: bool,
+    /// Timer load in ticks.
+    load: u32,
+    /// Cycle from which the timer runs (None: not running).
+    run_from: Option<u64>,
+    /// The timer starts when the last message of the current event becomes visible.
+    run_on_output: bool,
+    /// Paused at some time since the timer was loaded: no deadline check.
+    paused_since_load: bool,
+    /// Output-stall cycles since the timer's deadline passed.
+    stalls_after: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct RStatic {
+    valid: bool,
+    portals: bool,
+    key: u16,
+    role: u8,
+    wait: u32,
+    stored: bool,
+    pbv: u128,
+    pcount: u32,
+    op: u8,
+    data: [u64; 4],
+    dmu: u16,
+    upstream: u16,
+    posted: bool,
+    tid: u8,
+}
+
+/// An expected outgoing message, and whether its appearance starts a context's timer.
+#[derive(Clone, Debug)]
+struct Expected {
+    msg: CollectiveMsg,
+    starts_timer: Option<(bool, u16)>,
+}
+
+/// The transaction-level reference of docs/cpu.md (independent of the cycle model).
+pub struct Reference {
+    p: CpuParams,
+    pbv_valid: [bool; 128],
+    pbv_switch: [bool; 128],
+    pbv_dev: [u16; 128],
+    timeout: [u32; 4],
+    threshold: [u32; 3],
+    engine_id: u16,
+    engine_sfa: u32,
+    ieee: bool,
+    retry_limit: u8,
+    st: Vec<RStatic>,
+    live: Vec<RDesc>,
+    events: VecDeque<(u8, bool, u16)>,
+    outs: VecDeque<Expected>,
+    cov: Coverage,
+}
+
+fn bit(v: u128, i: usize) -> bool {
+    i < 128 && v >> i & 1 != 0
+}
+
+impl Reference {
+    fn new(p: CpuParams) -> Reference {
+        Reference {
+            p,
+            pbv_valid: [false; 128],
+            pbv_switch: [false; 128],
+            pbv_dev: [0; 128],
+            timeout: [1024; 4],
+            threshold: [0xf_ffff; 3],
+            engine_id: 0,
+            engine_sfa: 0,
+            ieee: false,
+            retry_limit: 3,
+            st: vec![RStatic::default(); p.static_entries],
+            live: Vec::new(),
+            events: VecDeque::new(),
+            outs: VecDeque::new(),
+            cov: Coverage::default(),
+        }
+    }
+
+    fn reset(&mut self) {
+        let cov = std::mem::take(&mut self.cov);
+        *self = Reference::new(self.p);
+        self.cov = cov;
+    }
+
+    fn write(&mut self, a: u16, d: u32) {
+        let a = a & 0xfff;
+        match a {
+            0x000..=0x07f => {
+                let i = usize::from(a);
+                self.pbv_valid[i] = d & 0x8000_0000 != 0;
+                self.pbv_switch[i] = d & 0x1_0000 != 0;
+                self.pbv_dev[i] = (d & 0xffff) as u16;
+            }
+            0x080..=0x083 => self.timeout[usize::from(a - 0x80)] = d & 0xff_ffff,
+            0x084..=0x086 => self.threshold[usize::from(a - 0x84)] = d & 0xf_ffff,
+            0x087 => self.engine_id = d as u16,
+            0x088 => self.engine_sfa = d,
+            0x089 => {
+                self.ieee = d & 1 != 0;
+                self.retry_limit = (d >> 8 & 15) as u8;
+            }
+            _ if a >= 0x100 && usize::from(a - 0x100) < 2 * self.p.static_entries => {
+                let s = &mut self.st[usize::from(a - 0x100) / 2];
+                if a & 1 == 0 {
+                    s.valid = d >> 31 != 0;
+                    s.portals = d >> 16 & 1 != 0;
+                    s.role = (d >> 20 & 3) as u8;
+                    s.key = (d & 0x1fff) as u16;
+                    s.stored = false;
+                    s.tid = 0;
+                } else {
+                    s.wait = d & 0xf_ffff;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn load(&self, w: u32, r: u8) -> u32 {
+        let t = if w > self.threshold[2] {
+            self.timeout[3]
+        } else if w > self.threshold[1] {
+            self.timeout[2]
+        } else if w > self.threshold[0] {
+            self.timeout[1]
+        } else {
+            self.timeout[0]
+        };
+        if r == role::MASTER {
+            2 * t
+        } else {
+            t
+        }
+    }
+
+    fn mode(&self) -> Mode {
+        Mode::from_bit(self.ieee)
+    }
+
+    fn find_static(&self, m: &CollectiveMsg) -> Option<usize> {
+        let portals = m.family == Family::Portals;
+        let key = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
+        self.st.iter().position(|s| s.valid && s.portals == portals && s.key == key)
+    }
+
+    fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
+        self.live.iter().position(|d| d.portals == portals && d.key == key)
+    }
+
+    fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
+        self.events.push_back((e, portals, ctx));
+    }
+
+    fn out(&mut self, msg: CollectiveMsg) {
+        self.outs.push_back(Expected { msg, starts_timer: None });
+    }
+
+    /// The accumulated result of a descriptor: `reduce_all` of its initial value and what it accepted.
+    fn result(&self, d: &RDesc) -> Option<Contribution> {
+        let items: Vec<Contribution> = d.init.iter().copied().chain(d.accepted.iter().copied()).collect();
+        reduce_all(self.mode(), &items)
+    }
+
+    fn tlp_init(&self, s: &RStatic) -> Contribution {
+        Contribution { rt_op: s.op, rt_data: s.data, sfa: u32::from(self.engine_id), ..Contribution::default() }
+    }
+
+    fn new_tlp_desc(&self, sidx: usize, key: u16, s: &RStatic) -> RDesc {
+        RDesc {
+            portals: false,
+            key,
+            sidx,
+            role: s.role,
+            state: 0,
+            failure: false,
+            paused: false,
+            pbv: s.pbv,
+            pcount: s.pcount,
+            count: 0,
+            wait: 0,
+            init: Some(self.tlp_init(s)),
+            accepted: Vec::new(),
+            vni: 0,
+            cookie: 0,
+            seqno: 0,
+            dst: 0,
+            port: 0,
+            posted: s.posted,
+            attempts: 0,
+            sent_error: false,
+            load: self.load(s.pcount, s.role),
+            run_from: None,
+            run_on_output: false,
+            paused_since_load: false,
+            stalls_after: 0,
+        }
+    }
+
+    /// Activation (000 [0141]): reuse the live descriptor or take a free one.
+    fn activate(&mut self, sidx: usize, key: u16) -> bool {
+        let s = self.st[sidx];
+        let d = self.new_tlp_desc(sidx, key, &s);
+        if let Some(k) = self.find_live(false, key) {
+            self.live[k] = d;
+        } else if self.live.len() < self.p.descriptors {
+            self.live.push(d);
+            self.cov.live(self.live.len());
+        } else {
+            return false;
+        }
+        true
+    }
+
+    fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
+        for b in 0..128 {
+            if bit(pbv, b) && self.pbv_valid[b] {
+                self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), pid: b as u16, ..tmpl });
+            }
+        }
+    }
+
+    fn reply(&self, m: &CollectiveMsg, kind: Kind, code: u8) -> CollectiveMsg {
+        CollectiveMsg {
+            kind,
+            family: Family::Tlp,
+            ctx: m.ctx,
+            src: u32::from(self.engine_id),
+            dst: m.src,
+            pid: m.pid,
+            dmu_id: m.dmu_id,
+            code,
+            posted: true,
+            tid: m.tid,
+            op: m.op,
+            data: if kind == Kind::FAILURE { [u64::from(m.src as u16), 0, 0, 0] } else { [0; 4] },
+            ..CollectiveMsg::default()
+        }
+    }
+
+    fn up(&self, m: &CollectiveMsg, s: &RStatic) -> CollectiveMsg {
+        CollectiveMsg { src: u32::from(self.engine_id), dst: u32::from(s.upstream), ..*m }
+    }
+
+    /// A message the CPU accepted at `cycle`.
+    fn message(&mut self, cycle: u64, m: &CollectiveMsg) {
+        let portals = m.family == Family::Portals;
+        let before = self.events.len();
+        let e = if portals { self.portals_message(cycle, m) } else { self.tlp_message(cycle, m) };
+        // The decision event goes before the completion event the contribution may cause.
+        self.events.insert(before, (e, portals, m.ctx));
+    }
+
+    fn tlp_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+        let key = m.ctx & 0xfff;
+        let Some(si) = self.find_static(m) else {
+            return match m.kind {
+                Kind::INITIALIZATION | Kind::CONTROL | Kind::CONTRIBUTION | Kind::RESPONSE | Kind::COMPLETION | Kind::FAILURE => {
+                    event::DROP_UNKNOWN
+                }
+                _ => event::BAD_KIND,
+            };
+        };
+        let s = self.st[si];
+        let live = self.find_live(false, key);
+        match m.kind {
+            Kind::INITIALIZATION => {
+                let st = &mut self.st[si];
+                st.stored = true;
+                st.pbv = m.pbv;
+                st.pcount = m.count;
+                st.op = m.op;
+                st.data = m.data;
+                st.dmu = m.dmu_id;
+                st.upstream = m.src as u16;
+                st.posted = m.posted;
+                st.tid = m.tid;
+                if self.activate(si, key) {
+                    event::INIT
+                } else {
+                    event::ACTIVATE_NO_DESC
+                }
+            }
+            Kind::CONTROL => {
+                if !(1..=5).contains(&m.code) {
+                    return event::CTRL_BAD;
+                }
+                self.st[si].upstream = m.src as u16;
+                let e = match m.code {
+                    command::START => match live {
+                        Some(k) if self.live[k].paused => {
+                            self.live[k].paused = false;
+                            event::CTRL_START
+                        }
+                        Some(_) => event::CTRL_NOOP,
+                        None if !s.stored => event::CTRL_NOOP,
+                        None => {
+                            if self.activate(si, key) {
+                                event::CTRL_START
+                            } else {
+                                event::ACTIVATE_NO_DESC
+                            }
+                        }
+                    },
+                    command::PAUSE => match live {
+                        Some(k) => {
+                            self.live[k].paused = true;
+                            self.live[k].paused_since_load = true;
+                            self.live[k].run_from = None;
+                            event::CTRL_PAUSE
+                        }
+                        None => event::CTRL_NOOP,
+                    },
+                    command::RESTART => {
+                        if !s.stored {
+                            event::CTRL_NOOP
+                        } else if self.activate(si, key) {
+                            event::CTRL_RESTART
+                        } else {
+                            event::ACTIVATE_NO_DESC
+                        }
+                    }
+                    command::STOP => match live {
+                        Some(k) => {
+                            self.live.remove(k);
+                            event::CTRL_STOP
+                        }
+                        None => event::CTRL_NOOP,
+                    },
+                    _ => {
+                        if let Some(k) = live {
+                            self.live.remove(k);
+                        }
+                        self.st[si].stored = false;
+                        self.st[si].tid = 0;
+                        event::CTRL_RESET
+                    }
+                };
+                if s.stored {
+                    let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                    self.copies(t, s.pbv);
+                }
+                e
+            }
+            Kind::CONTRIBUTION | Kind::RESPONSE => {
+                let Some(k) = live else {
+                    if !s.stored {
+                        return event::DROP_UNKNOWN;
+                    }
+                    let u = self.up(m, &s);
+                    self.out(u);
+                    return event::PASS_UP;
+                };
+                if m.tid != s.tid {
+                    if (s.tid + 4 - m.tid) % 4 == 1 {
+                        let r = self.reply(m, Kind::COMPLETION, completion::ALREADY_COMPLETED);
+                        self.out(r);
+                        return event::OLD_TID;
+                    }
+                    return event::BAD_TID;
+                }
+                let d = self.live[k].clone();
+                if d.paused {
+                    return event::PAUSED_DROP;
+                }
+                if d.state >= 2 {
+                    let u = self.up(m, &s);
+                    self.out(u);
+                    return event::PASS_UP;
+                }
+                let p = if m.pid != NO_PARTICIPANT {
+                    (m.pid < 128).then_some(usize::from(m.pid))
+                } else {
+                    (0..128).find(|&i| self.pbv_valid[i] && self.pbv_dev[i] == m.src as u16)
+                };
+                let failure = match p {
+                    None => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
+                    Some(p) if !bit(s.pbv, p) => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
+                    Some(p) if (m.kind == Kind::RESPONSE) != self.pbv_switch[p] => Some((reason::MALFORMED, event::MALFORMED)),
+                    Some(p) if !bit(d.pbv, p) => Some((reason::DUPLICATE, event::DUPLICATE)),
+                    Some(_) if d.pcount == 0 => Some((reason::COUNT_UNDERFLOW, event::COUNT_UNDERFLOW)),
+                    Some(_) => None,
+                };
+                if let Some((why, e)) = failure {
+                    let r = self.reply(m, Kind::FAILURE, why);
+                    self.out(r);
+                    return e;
+                }
+                let p = p.unwrap_or(0);
+                let c = Contribution {
+                    rt_op: m.op,
+                    rt_data: m.data,
+                    rt_rc: Rc::from_raw(m.rc),
+                    rt_repsum_m: m.repsum_m,
+                    rt_repsum_oflow_id: m.repsum_oflow_id,
+                    sfa: m.src,
+                };
+                let dd = &mut self.live[k];
+                dd.pbv &= !(1u128 << p);
+                dd.pcount -= 1;
+                dd.count = (dd.count + m.count).min(COUNT_MAX);
+                dd.accepted.push(c);
+                if dd.state == 0 {
+                    // Idle -> Filling six cycles after acceptance; the watchdog runs from the next one.
+                    dd.state = 1;
+                    self.cov.transition(0);
+                    if !dd.paused_since_load {
+                        dd.run_from = Some(cycle + 7);
+                        dd.stalls_after = 0;
+                    }
+                }
+                self.cov.op(m.op);
+                if dd.pbv == 0 && dd.pcount == 0 {
+                    self.complete(k, cycle);
+                }
+                event::ACCEPT
+            }
+            Kind::COMPLETION => {
+                let Some(k) = live else { return event::DROP_UNKNOWN };
+                if self.live[k].role == role::MASTER {
+                    return event::BAD_KIND;
+                }
+                if m.tid != s.tid {
+                    return event::BAD_TID;
+                }
+                self.ratchet(k, 3);
+                let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                self.copies(t, s.pbv);
+                self.next_round(k);
+                event::COMPLETION_DOWN
+            }
+            Kind::FAILURE => {
+                if !s.stored {
+                    return event::DROP_UNKNOWN;
+                }
+                if let Some(k) = live {
+                    self.live[k].failure = true;
+                }
+                let u = self.up(m, &s);
+                self.out(u);
+                event::FAILURE_UP
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+
+    fn portals_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+        let live = self.find_live(true, m.ctx);
+        match m.kind {
+            Kind::ARM => {
+                let Some(si) = self.find_static(m) else { return event::DROP_UNKNOWN };
+                if m.seqno == SEQNO_RESERVED {
+                    return event::BAD_SEQNO_ARM;
+                }
+                let s = self.st[si];
+                let d = RDesc {
+                    portals: true,
+                    key: m.ctx,
+                    sidx: si,
+                    role: s.role,
+                    state: 0,
+                    failure: false,
+                    paused: false,
+                    pbv: 0,
+                    pcount: 0,
+                    count: 0,
+                    wait: s.wait,
+                    init: None,
+                    accepted: Vec::new(),
+                    vni: m.vni,
+                    cookie: m.cookie,
+                    seqno: m.seqno,
+                    dst: m.dst,
+                    port: m.port,
+                    posted: false,
+                    attempts: 0,
+                    sent_error: false,
+                    load: self.load(s.wait, s.role),
+                    run_from: Some(cycle + 3),
+                    run_on_output: false,
+                    paused_since_load: false,
+                    stalls_after: 0,
+                };
+                if let Some(k) = live {
+                    self.live[k] = d;
+                    event::REARM
+                } else if self.live.len() < self.p.descriptors {
+                    self.live.push(d);
+                    self.cov.live(self.live.len());
+                    event::ARM
+                } else {
+                    event::ARM_NO_DESC
+                }
+            }
+            Kind::CONTRIBUTION => {
+                let Some(k) = live else {
+                    self.out(*m);
+                    return event::PASS_UP;
+                };
+                let d = &self.live[k];
+                if m.vni != d.vni {
+                    return event::DROP_VNI;
+                }
+                if m.cookie != d.cookie {
+                    return event::DROP_COOKIE;
+                }
+                if m.seqno != d.seqno {
+                    return event::DROP_SEQNO;
+                }
+                let c = Contribution {
+                    rt_op: m.op,
+                    rt_data: m.data,
+                    rt_rc: Rc::from_raw(m.rc),
+                    rt_repsum_m: m.repsum_m,
+                    rt_repsum_oflow_id: m.repsum_oflow_id,
+                    sfa: m.src,
+                };
+                let dd = &mut self.live[k];
+                dd.count = (dd.count + m.count).min(COUNT_MAX);
+                dd.accepted.push(c);
+                if dd.state == 0 {
+                    dd.state = 1;
+                    self.cov.transition(0);
+                }
+                self.cov.op(m.op);
+                if self.live[k].count >= self.live[k].wait {
+                    self.complete(k, cycle);
+                }
+                event::ACCEPT
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+
+    /// Steps the state machine of live descriptor `k` up to `target`, one state at a time.
+    fn ratchet(&mut self, k: usize, target: u8) {
+        while self.live[k].state != target {
+            let s = self.live[k].state;
+            self.cov.transition(s);
+            self.live[k].state = (s + 1) & 3;
+        }
+    }
+
+    fn portals_out(&self, d: &RDesc, result: bool, acc: &Contribution) -> CollectiveMsg {
+        CollectiveMsg {
+            kind: if result { Kind::ARM } else { Kind::CONTRIBUTION },
+            family: Family::Portals,
+            port: if result { 0 } else { d.port },
+            ctx: d.key,
+            src: self.engine_sfa,
+            dst: d.dst,
+            pid: NO_PARTICIPANT,
+            count: d.count,
+            posted: true,
+            vni: d.vni,
+            cookie: d.cookie,
+            seqno: if result { next_seqno(d.seqno) } else { d.seqno },
+            resno: d.seqno,
+            op: acc.rt_op,
+            rc: acc.rt_rc.0,
+            repsum_m: acc.rt_repsum_m,
+            repsum_oflow_id: acc.rt_repsum_oflow_id,
+            data: acc.rt_data,
+            ..CollectiveMsg::default()
+        }
+    }
+
+    fn tlp_out(&self, d: &RDesc, completion: bool, error: bool, retry: bool) -> CollectiveMsg {
+        let s = &self.st[d.sidx];
+        let acc = self.result(d).unwrap_or_default();
+        let barrier = acc.rt_op == 0;
+        CollectiveMsg {
+            kind: if completion { Kind::COMPLETION } else { Kind::RESPONSE },
+            family: Family::Tlp,
+            ctx: d.key,
+            src: u32::from(self.engine_id),
+            dst: u32::from(s.upstream),
+            pid: NO_PARTICIPANT,
+            dmu_id: s.dmu,
+            count: d.count,
+            code: match (completion, barrier) {
+                (true, true) => completion::BARRIER_SATISFIED,
+                (true, false) => completion::RESULT,
+                (false, true) => completion::BARRIER_MET,
+                (false, false) => completion::NONE,
+            },
+            posted: if completion { true } else { d.posted },
+            error,
+            retry,
+            tid: s.tid,
+            op: acc.rt_op,
+            rc: acc.rt_rc.0,
+            repsum_m: acc.rt_repsum_m,
+            repsum_oflow_id: acc.rt_repsum_oflow_id,
+            data: acc.rt_data,
+            ..CollectiveMsg::default()
+        }
+    }
+
+    /// The round of live descriptor `k` is complete (docs/cpu.md §2 "Completion").
+    fn complete(&mut self, k: usize, _cycle: u64) {
+        let d = self.live[k].clone();
+        self.ev(event::COMPLETE, d.portals, d.key);
+        self.ratchet(k, 2);
+        self.live[k].run_from = None;
+        if d.portals {
+            let mut acc = self.result(&d).expect("a completed Portals round accepted something");
+            if d.count > d.wait {
+                acc.rt_rc = acc.rt_rc.merge(Rc::CONTR_OVERFLOW);
+                self.cov.bump("contr_overflow");
+            }
+            if acc.rt_rc == Rc::OP_MISMATCH {
+                self.cov.bump("results_op_mismatch");
+            }
+            self.ratchet(k, 3);
+            let master = d.role == role::MASTER;
+            let msg = self.portals_out(&d, master, &acc);
+            if master {
+                self.cov.bump("complete_portals_master");
+                self.outs.push_back(Expected { msg, starts_timer: Some((true, d.key)) });
+                self.ratchet(k, 0);
+                let dd = &mut self.live[k];
+                dd.seqno = next_seqno(dd.seqno);
+                dd.count = 0;
+                dd.accepted.clear();
+                dd.run_on_output = true;
+                dd.paused_since_load = false;
+            } else {
+                self.cov.bump("complete_portals_subservient");
+                self.out(msg);
+                self.ratchet(k, 0);
+                self.live.remove(k);
+            }
+        } else if d.role == role::MASTER {
+            self.cov.bump("complete_tlp_master");
+            let msg = self.tlp_out(&d, true, false, false);
+            self.ratchet(k, 3);
+            let pbv = self.st[d.sidx].pbv;
+            self.copies(msg, pbv);
+            self.out(msg);
+            self.next_round(k);
+        } else {
+            self.cov.bump("complete_tlp_subservient");
+            let msg = self.tlp_out(&d, false, false, false);
+            self.outs.push_back(Expected { msg, starts_timer: Some((false, d.key)) });
+            let dd = &mut self.live[k];
+            dd.attempts = 0;
+            dd.sent_error = false;
+            dd.run_on_output = !dd.posted;
+            dd.paused_since_load = false;
+        }
+    }
+
+    /// Exiting -> Idle of a TLP context: TID + 1, tracking store re-loaded (001; 000 [0141]).
+    fn next_round(&mut self, k: usize) {
+        self.ratchet(k, 0);
+        let si = self.live[k].sidx;
+        self.st[si].tid = (self.st[si].tid + 1) & 3;
+        let s = self.st[si];
+        let init = self.tlp_init(&s);
+        let d = &mut self.live[k];
+        d.pbv = s.pbv;
+        d.pcount = s.pcount;
+        d.count = 0;
+        d.init = Some(init);
+        d.accepted.clear();
+        d.attempts = 0;
+        d.sent_error = false;
+        d.run_from = None;
+        d.run_on_output = false;
+        d.paused_since_load = d.paused;
+    }
+
+    /// The CPU reported a timer expiry (`observed`) of a context at `cycle`: check it, predict it.
+    fn expiry(&mut self, cycle: u64, portals: bool, key: u16, observed: u8) -> Result<(), String> {
+        let tick = u64::from(self.p.tick_cycles);
+        let k = self
+            .find_live(portals, key)
+            .ok_or_else(|| format!("{} reported for context {key:#06x} (portals {portals}), which is not live", event::name(observed)))?;
+        let d = self.live[k].clone();
+        match d.run_from {
+            Some(from) => {
+                let earliest = from + u64::from(d.load.max(1) - 1) * tick + 3;
+                if cycle < earliest {
+                    return Err(format!(
+                        "context {key:#06x} expired at cycle {cycle}, before its timeout allows ({} ticks from cycle {from}: not before {earliest})",
+                        d.load
+                    ));
+                }
+                self.cov.bump("timeouts_checked");
+            }
+            None if d.paused_since_load => {}
+            None => return Err(format!("context {key:#06x} expired ({}) but its timer does not run in its state", event::name(observed))),
+        }
+        self.live[k].run_from = None;
+        let e = if portals {
+            let acc = self.result(&d);
+            self.ratchet(k, 3);
+            let e = match acc {
+                Some(acc) => {
+                    let msg = self.portals_out(&d, false, &acc);
+                    self.out(msg);
+                    event::TIMEOUT_PARTIAL
+                }
+                None => event::TIMEOUT_EMPTY,
+            };
+            self.ratchet(k, 0);
+            self.live.remove(k);
+            self.cov.bump("freed_by_timeout");
+            e
+        } else {
+            let master = d.role == role::MASTER;
+            match d.state {
+                1 if !master => {
+                    let msg = self.tlp_out(&d, false, true, false);
+                    self.ratchet(k, 2);
+                    self.outs.push_back(Expected { msg, starts_timer: Some((false, key)) });
+                    let dd = &mut self.live[k];
+                    dd.sent_error = true;
+                    dd.attempts = 0;
+                    dd.run_on_output = !dd.posted;
+                    event::TIMEOUT_PARTIAL
+                }
+                1 => {
+                    self.live[k].failure = true;
+                    let msg = self.tlp_out(&d, true, true, false);
+                    self.ratchet(k, 3);
+                    let pbv = self.st[d.sidx].pbv;
+                    self.copies(msg, pbv);
+                    self.out(msg);
+                    self.next_round(k);
+                    event::TIMEOUT_MASTER
+                }
+                2 if !master && d.attempts < self.retry_limit => {
+                    let msg = self.tlp_out(&d, false, d.sent_error, true);
+                    self.outs.push_back(Expected { msg, starts_timer: Some((false, key)) });
+                    let dd = &mut self.live[k];
+                    dd.attempts += 1;
+                    dd.run_on_output = true;
+                    event::RETRY
+                }
+                2 if !master => {
+                    self.live[k].failure = true;
+                    let s = self.st[d.sidx];
+                    let msg = CollectiveMsg {
+                        kind: Kind::FAILURE,
+                        family: Family::Tlp,
+                        ctx: key,
+                        src: u32::from(self.engine_id),
+                        dst: u32::from(s.upstream),
+                        pid: NO_PARTICIPANT,
+                        dmu_id: s.dmu,
+                        count: u32::from(d.attempts),
+                        code: reason::TIMEOUT,
+                        posted: true,
+                        tid: s.tid,
+                        data: [0xffff, 0, 0, 0],
+                        ..CollectiveMsg::default()
+                    };
+                    self.ratchet(k, 3);
+                    self.out(msg);
+                    self.next_round(k);
+                    event::RETRY_EXHAUSTED
+                }
+                _ => return Err(format!("TLP context {key:#06x} expired in state {}", d.state)),
+            }
+        };
+        if e != observed {
+            return Err(format!(
+                "timer expiry of context {key:#06x}: the CPU reported {}, the reference expects {}",
+                event::name(observed),
+                event::name(e)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every running timer must have expired by its deadline plus the time the sequencer may need to
+    /// get to it: the event in progress and the other expired descriptors first (each at most
+    /// [`OVERDUE_PER_EVENT`] cycles), and every cycle the output was stalled meanwhile.
+    fn overdue(&mut self, cycle: u64, stalled: bool) -> Option<String> {
+        let tick = u64::from(self.p.tick_cycles);
+        let slack = (self.p.descriptors as u64 + 1) * OVERDUE_PER_EVENT;
+        self.live.iter_mut().find_map(|d| {
+            let from = d.run_from?;
+            let deadline = from + u64::from(d.load.max(1)) * tick + 2;
+            if cycle > deadline && stalled {
+                d.stalls_after += 1;
+            }
+            (cycle > deadline + slack + d.stalls_after).then(|| {
+                format!(
+                    "context {:#06x} (portals {}) armed with a timeout of {} ticks, timer running since cycle {from}, is neither complete nor expired at cycle {cycle}",
+                    d.key, d.portals, d.load
+                )
+            })
+        })
+    }
+}
+
+/// Functional coverage: named counters.
+#[derive(Default)]
+struct Coverage {
+    counts: Vec<(&'static str, u64)>,
+    max_live: u64,
+}
+
+impl Coverage {
+    fn bump(&mut self, name: &'static str) {
+        self.add(name, 1);
+    }
+
+    fn add(&mut self, name: &'static str, n: u64) {
+        match self.counts.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, v)) => *v += n,
+            None => self.counts.push((name, n)),
+        }
+    }
+
+    fn transition(&mut self, from: u8) {
+        self.bump(["idle_to_filling", "filling_to_full", "full_to_exiting", "exiting_to_idle"][usize::from(from & 3)]);
+    }
+
+    fn op(&mut self, op: u8) {
+        self.bump(match Opcode::from_raw(op) {
+            Opcode::Barrier => "op_barrier",
+            Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor | Opcode::LogAnd | Opcode::LogOr | Opcode::LogXor => "op_bitwise",
+            Opcode::IntMin | Opcode::IntMax | Opcode::IntSum => "op_integer",
+            Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc => "op_minmaxloc",
+            Opcode::FltMin | Opcode::FltMax | Opcode::FltMinNum | Opcode::FltMaxNum => "op_flt_minmax",
+            Opcode::FltSum { .. } => "op_flt_sum",
+            Opcode::FltRepsum => "op_repsum",
+            Opcode::Unknown(_) => "op_unknown",
+        });
+    }
+
+    fn live(&mut self, n: usize) {
+        self.max_live = self.max_live.max(n as u64);
+    }
+}
+
+/// Counter names every CI run must see at least once (the coverage holes test).
+pub const REQUIRED: &[&str] = &[
+    "messages_in",
+    "messages_out",
+    "resets",
+    "stall_cycles",
+    "idle_to_filling",
+    "filling_to_full",
+    "full_to_exiting",
+    "exiting_to_idle",
+    "op_barrier",
+    "op_bitwise",
+    "op_integer",
+    "op_minmaxloc",
+    "op_flt_minmax",
+    "op_flt_sum",
+    "op_repsum",
+    "op_unknown",
+    "results_op_mismatch",
+    "contr_overflow",
+    "complete_portals_master",
+    "complete_portals_subservient",
+    "complete_tlp_master",
+    "complete_tlp_subservient",
+    "timeouts_checked",
+    "freed_by_timeout",
+    "max_live_descriptors",
+];
+
+/// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
+pub struct CpuMonitor {
+    rf: Reference,
+    log: TransactionLog,
+    /// The output message on display last cycle, if not yet taken (it must be held).
+    held: Option<CollectiveMsg>,
+}
+
+/// Longest a sequencer event can hold the sequencer without output stalls, in cycles: ratchet steps,
+/// one cycle per PBV bit (128) and the single message, a few cycles of decision.
+const OVERDUE_PER_EVENT: u64 = 150;
+
+impl CpuMonitor {
+    /// A scoreboard for an instance with parameters `p`.
+    pub fn new(p: CpuParams) -> Self {
+        CpuMonitor { rf: Reference::new(p), log: TransactionLog::default(), held: None }
+    }
+
+    fn describe(m: &CollectiveMsg) -> String {
+        format!(
+            "kind {} fam {:?} ctx {:#06x} src {:#x} dst {:#x} pid {:#x} count {} code {} tid {} seq {}/{} op {:#04x} rc {} err {} retry {} data[0] {:#x}",
+            m.kind.0, m.family, m.ctx, m.src, m.dst, m.pid, m.count, m.code, m.tid, m.seqno, m.resno, m.op, m.rc, m.error, m.retry, m.data[0]
+        )
+    }
+}
+
+impl Monitor<CpuIn, CpuOut> for CpuMonitor {
+    fn observe(&mut self, cycle: u64, i: &CpuIn, o: &CpuOut) -> Result<(), String> {
+        if i.rst {
+            self.rf.reset();
+            self.rf.cov.bump("resets");
+            self.held = None;
+            return Ok(());
+        }
+        // 1. The event pulse.
+        if o.stat_valid {
+            let name = event::name(o.stat_event);
+            self.rf.cov.bump(name);
+            self.log.push(cycle, format!("event {name} ctx {:#06x} portals {}", o.stat_ctx, o.stat_family));
+            let expiry = matches!(
+                o.stat_event,
+                event::TIMEOUT_PARTIAL | event::TIMEOUT_EMPTY | event::TIMEOUT_MASTER | event::RETRY | event::RETRY_EXHAUSTED
+            );
+            match self.rf.events.pop_front() {
+                Some(want) => {
+                    if want != (o.stat_event, o.stat_family, o.stat_ctx) {
+                        return Err(format!(
+                            "event {name} ctx {:#06x} (portals {}), the reference expects {} ctx {:#06x} (portals {})",
+                            o.stat_ctx,
+                            o.stat_family,
+                            event::name(want.0),
+                            want.2,
+                            want.1
+                        ));
+                    }
+                }
+                None if expiry => self.rf.expiry(cycle, o.stat_family, o.stat_ctx, o.stat_event)?,
+                None => return Err(format!("event {name} ctx {:#06x} with no message to explain it", o.stat_ctx)),
+            }
+        }
+        // 2. Outgoing messages: compared when they appear, held until taken.
+        if o.m_msg_valid {
+            let m = o.msg();
+            match self.held {
+                Some(h) if h != m => return Err(format!("m_msg changed while not taken: {} became {}", Self::describe(&h), Self::describe(&m))),
+                Some(_) => {}
+                None => {
+                    let want = self.rf.outs.pop_front().ok_or_else(|| format!("unexpected message out: {}", Self::describe(&m)))?;
+                    if want.msg != m {
+                        return Err(format!("message out:\n      {}\n    the reference expects:\n      {}", Self::describe(&m), Self::describe(&want.msg)));
+                    }
+                    if let Some((portals, key)) = want.starts_timer {
+                        if let Some(k) = self.rf.find_live(portals, key) {
+                            let d = &mut self.rf.live[k];
+                            if d.run_on_output {
+                                // FINISH reloads the timer the cycle after next; a paused one stays put.
+                                d.run_on_output = false;
+                                d.stalls_after = 0;
+                                if d.paused {
+                                    d.paused_since_load = true;
+                                } else {
+                                    d.run_from = Some(cycle + 2);
+                                }
+                            }
+                        }
+                    }
+                    self.rf.cov.bump("messages_out");
+                    self.log.push(cycle, format!("out {}", Self::describe(&m)));
+                }
+            }
+            self.held = if i.m_msg_ready { None } else { Some(m) };
+            if !i.m_msg_ready {
+                self.rf.cov.bump("stall_cycles");
+            }
+        } else if self.held.is_some() {
+            return Err("m_msg_valid fell before the message was taken".to_string());
+        }
+        // 3. An accepted message.
+        if i.s_msg_valid && o.s_msg_ready {
+            let m = i.msg();
+            self.rf.cov.bump("messages_in");
+            self.rf.cov.bump(if m.family == Family::Portals { "portals_in" } else { "tlp_in" });
+            self.log.push(cycle, format!("in  {}", Self::describe(&m)));
+            self.rf.message(cycle, &m);
+        }
+        // 4. Configuration.
+        if i.cfg_wr_en {
+            self.rf.cov.bump("cfg_writes");
+            self.rf.write(i.cfg_wr_addr, i.cfg_wr_data);
+        }
+        // 5. No timer may be overdue.
+        if let Some(e) = self.rf.overdue(cycle, o.m_msg_valid && !i.m_msg_ready) {
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.rf.cov.counts.clone();
+        v.push(("max_live_descriptors", self.rf.cov.max_live));
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+}
+
+/// Builds a fresh lockstep bench for the Verilated model `model` (a CPU) and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<Cpu, CpuRtl, CpuStimulus, CpuMonitor>, HarnessError> {
+    let p = params_of(model)?;
+    let cpu = Cpu::new(p).map_err(|e| HarnessError::Params { model: "cpu", detail: e.to_string() })?;
+    Ok((cpu, CpuRtl::new(model)?, CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+}
+
+/// Runs the CPU target `model`.
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block cpu --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
