@@ -210,7 +210,7 @@ always @* begin
     keep_count = 16'd0;
     at = 17'd0;
     ebyte = 8'd0;
-    // The loop variable is assigned on every path, so no latch is inferred for it.
+    // Assigned on every path so that synthesis infers no latch for the loop variable.
     k = 0;
 
     if (beat) begin
