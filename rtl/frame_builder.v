@@ -138,6 +138,8 @@ integer k;
 
 always @* begin
     build = {8*BUFFER_BYTES{1'b0}};
+    // The loop variable is assigned on every path, so no latch is inferred for it.
+    k = 0;
     if (s_msg_family) begin
         for (k = 0; k < 6; k = k + 1) begin
             `FB(k) = cfg_dst_mac[8*(5-k) +: 8];
