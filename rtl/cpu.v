@@ -157,7 +157,7 @@ localparam S_VALID = 0, S_PORTALS = 1, S_KEY = 2, S_ROLE = 15, S_WAIT = 17, S_ST
 
 // Message kinds (docs/blocks/collective_message.md)
 localparam [3:0] K_INIT = 4'd2, K_CONTROL = 4'd3, K_CONTRIB = 4'd4, K_RESPONSE = 4'd5, K_COMPLETION = 4'd6,
-                 K_FAILURE = 4'd8, K_ARM = 4'd9;
+                 K_RETRY = 4'd7, K_FAILURE = 4'd8, K_ARM = 4'd9;
 // Roles
 localparam [1:0] ROLE_MASTER = 2'd1;
 // Collective state machine (001)
@@ -177,12 +177,12 @@ localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd
                  EV_COUNT_UNDERFLOW = 6'd23, EV_OLD_TID = 6'd24, EV_BAD_TID = 6'd25, EV_PAUSED_DROP = 6'd26,
                  EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
                  EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
-                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35;
+                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37;
 // Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
 localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
-                 CODE_ALREADY_COMPLETED = 4'd4;
+                 CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
 localparam [3:0] WHY_TIMEOUT = 4'd1, WHY_DUPLICATE = 4'd2, WHY_COUNT_UNDERFLOW = 4'd3,
-                 WHY_UNKNOWN_PARTICIPANT = 4'd4, WHY_MALFORMED = 4'd6;
+                 WHY_UNKNOWN_PARTICIPANT = 4'd4, WHY_MALFORMED = 4'd6, WHY_NOTHING_TO_RESEND = 4'd7;
 localparam [3:0] RC_CONTR_OVERFLOW = 4'd7;
 localparam [15:0] NO_PARTICIPANT = 16'hffff;
 localparam [9:0] SEQNO_RESERVED = 10'd1023;
@@ -287,6 +287,7 @@ reg [DIDX_W-1:0]   cur_reg, cur_next;
 reg [MSG_W-1:0]    tmpl_reg, tmpl_next;
 reg [127:0]        em_mask_reg, em_mask_next;
 reg                em_one_reg, em_one_next;
+reg                em_ack_reg, em_ack_next;     // the single message is `acknowledged`, not tmpl_reg
 reg [2:0]          fin_reg, fin_next;
 reg [1:0]          rat_target_reg, rat_target_next;
 reg [MSG_W-1:0]    out_reg, out_next;
@@ -432,6 +433,11 @@ wire [MSG_W-1:0] already_completed = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {
                                               m_pid, m_dmu, 20'd0, CODE_ALREADY_COMPLETED, 1'b1, 1'b0, m_tid,
                                               16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
                                               256'd0, 128'd0);
+// Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/cpu.md §2).
+wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
+                                         m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, m_tid,
+                                         16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
+                                         256'd0, 128'd0);
 wire [MSG_W-1:0] tlp_up = {m_rewritten[MSG_W-1:M_DST+32], 16'd0, s_upstream, m_rewritten[M_DST-1:0]};
 
 // Messages about the current descriptor: Portals partial result up (002 (56), (57)) or master result
@@ -547,6 +553,9 @@ wire [MSG_W-1:0] t_tlp_completion_error = tlp_msg(dcur, scur, engine_id_reg, 1'b
 wire [MSG_W-1:0] t_tlp_response = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
 wire [MSG_W-1:0] t_tlp_response_error = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
 wire [MSG_W-1:0] t_tlp_response_retry = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
+// A RETRY request from the parent: the RESPONSE of the message's descriptor, resent (000 [0117]).
+wire [MSG_W-1:0] t_retry_resend = tlp_msg(dx, sx, engine_id_reg, 1'b0, dx[D_SENT_ERROR], 1'b1);
+wire [MSG_W-1:0] t_nothing_to_resend = failure_reply(msg_reg, engine_id_reg, WHY_NOTHING_TO_RESEND);
 wire [9:0] dcur_next_seqno = next_seqno(dcur[D_SEQNO +: 10]);
 
 // Every descriptor with its timer tick.
@@ -625,6 +634,7 @@ always @* begin
     tmpl_next = tmpl_reg;
     em_mask_next = em_mask_reg;
     em_one_next = em_one_reg;
+    em_ack_next = em_ack_reg;
     fin_next = fin_reg;
     rat_target_next = rat_target_reg;
     out_next = out_reg;
@@ -702,6 +712,14 @@ always @* begin
                             su[S_UPSTREAM +: 16] = m_src[15:0];
                             su[S_POSTED] = m_posted;
                             su[S_TID +: 2] = m_tid;
+                            if (!m_posted) begin
+                                // Non-posted: acknowledged to the sender (000 [0097], claim 14).
+                                em_mask_next = 128'd0;
+                                em_one_next = 1'b1;
+                                em_ack_next = 1'b1;
+                                fin_next = FIN_NONE;
+                                seq_next = SEQ_EMIT;
+                            end
                             if (lk_d_hit_reg) begin
                                 du = act_msg;
                                 ev = EV_INIT;
@@ -774,11 +792,13 @@ always @* begin
                                     ev = EV_CTRL_RESET;
                                 end
                             endcase
-                            // Replicated to every participant of the stored PBV ([0172]).
-                            if (s_stored) begin
+                            // Replicated to every participant of the stored PBV ([0172]); then, if
+                            // non-posted, acknowledged to the sender (000 [0097], claim 14).
+                            if (s_stored || !m_posted) begin
                                 tmpl_next = m_rewritten;
-                                em_mask_next = s_pbv;
-                                em_one_next = 1'b0;
+                                em_mask_next = s_stored ? s_pbv : 128'd0;
+                                em_one_next = !m_posted;
+                                em_ack_next = !m_posted;
                                 fin_next = FIN_NONE;
                                 seq_next = SEQ_EMIT;
                             end
@@ -862,6 +882,26 @@ always @* begin
                             fin_next = FIN_NONE;
                             seq_next = SEQ_EMIT;
                             ev = EV_FAILURE_UP;
+                        end
+                    end
+                    K_RETRY: begin
+                        // A per-packet retry request (000 [0098], [0117]): the one message kept for a
+                        // context is the RESPONSE a subservient holds in Full until its parent answers.
+                        if (!lk_s_hit_reg || (!s_stored && !lk_d_hit_reg)) begin
+                            ev = EV_DROP_UNKNOWN;
+                        end else begin
+                            if (lk_d_hit_reg && dx[D_ROLE +: 2] != ROLE_MASTER && dx[D_STATE +: 2] == CS_FULL &&
+                                m_src[15:0] == s_upstream) begin
+                                tmpl_next = t_retry_resend;
+                                ev = EV_RETRY_RESEND;
+                            end else begin
+                                tmpl_next = t_nothing_to_resend;
+                                ev = EV_RETRY_NONE;
+                            end
+                            em_mask_next = 128'd0;
+                            em_one_next = 1'b1;
+                            fin_next = FIN_NONE;
+                            seq_next = SEQ_EMIT;
                         end
                     end
                     default: begin
@@ -1002,9 +1042,10 @@ always @* begin
                 end
             end else if (em_one_reg) begin
                 if (out_free) begin
-                    out_next = tmpl_reg;
+                    out_next = em_ack_reg ? acknowledged : tmpl_reg;
                     out_valid_next = 1'b1;
                     em_one_next = 1'b0;
+                    em_ack_next = 1'b0;
                 end
             end else begin
                 seq_next = SEQ_FINISH;
@@ -1175,6 +1216,7 @@ always @(posedge clk) begin
     tmpl_reg <= tmpl_next;
     em_mask_reg <= em_mask_next;
     em_one_reg <= em_one_next;
+    em_ack_reg <= em_ack_next;
     fin_reg <= fin_next;
     rat_target_reg <= rat_target_next;
     out_reg <= out_next;
@@ -1212,6 +1254,7 @@ always @(posedge clk) begin
         tmpl_reg <= {MSG_W{1'b0}};
         em_mask_reg <= 128'd0;
         em_one_reg <= 1'b0;
+        em_ack_reg <= 1'b0;
         fin_reg <= FIN_NONE;
         rat_target_reg <= CS_IDLE;
         out_reg <= {MSG_W{1'b0}};

@@ -38,6 +38,21 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     }
     assert!(holes.is_empty(), "coverage holes: {holes:?}");
     assert!(outcome.counter("messages_in") > 50_000, "too little traffic");
+    // The acknowledgements of non-posted INITIALIZATION / CONTROL and the RETRY requests (docs/cpu.md
+    // §2) must be exercised more than incidentally.
+    let minimums = [
+        ("ack_init", 50),
+        ("ack_control", 20),
+        ("ack_control_after_copies", 100),
+        (event::name(event::RETRY_RESEND), 30),
+        ("retry_resend_clean", 10),
+        ("retry_resend_error_marked", 10),
+        (event::name(event::RETRY_NONE), 100),
+        ("retry_none_live", 30),
+        ("retry_none_stored", 30),
+    ];
+    let low: Vec<_> = minimums.iter().filter(|(n, min)| outcome.counter(n) < *min).collect();
+    assert!(low.is_empty(), "below their minimums: {low:?}");
 }
 
 /// A model with one bug on the wire: every Portals partial result leaves with `resno` one too high.
@@ -150,7 +165,8 @@ fn the_scoreboard_rejects_a_wrong_result_that_model_and_rtl_agree_on() {
 fn the_scoreboard_rejects_dropped_good_contributions() {
     let p = cpu::params_of("cpu").unwrap();
     let msg = scoreboard_failure(&|| VniBug(Cpu::new(p).unwrap()));
-    assert!(msg.contains("DROP_VNI") || msg.contains("unexpected message"), "{msg}");
+    // Caught as a dropped contribution, or as a passed-up frame that left with the corrupted VNI.
+    assert!(msg.contains("DROP_VNI") || msg.contains("unexpected message") || msg.contains("the reference expects"), "{msg}");
 }
 
 #[test]

@@ -6,8 +6,9 @@
 //! families with random roles, wait counts, timeouts and thresholds), then traffic: TLP contexts
 //! initialized, contributed to by their participants (in random order, sometimes missing, duplicated,
 //! from strangers, with old or impossible TIDs, the wrong kind), controlled (start, pause, restart, stop,
-//! reset, undefined commands), answered by a simulated parent (COMPLETION after a random delay, or never:
-//! retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
+//! reset, undefined commands; posted and non-posted, the latter acknowledged), asked to resend by
+//! RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
+//! a random delay, or never: retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
 //! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
 //! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is
 //! written only in the window after a reset (docs/cpu.md §5).
@@ -395,6 +396,13 @@ impl CpuStimulus {
     fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
         let w = self.world[wi].clone();
         let mut m = CollectiveMsg { ctx: w.key, src: u32::from(SOURCE_ID), dst: 0, tid: w.tid, ..self.base(&w) };
+        if !w.init && self.r.random_bool(0.3) {
+            // A command for a context not (or no longer) initialized: nothing to replicate.
+            m.kind = Kind::CONTROL;
+            m.code = self.r.random_range(0..7);
+            m.posted = self.r.random_bool(0.5);
+            return m;
+        }
         if !w.init || self.r.random_bool(0.003) {
             let mut pbv = 0u128;
             for &p in &w.participants {
@@ -433,6 +441,7 @@ impl CpuStimulus {
                 15 => command::RESET,
                 _ => self.r.random_range(0..16),
             };
+            m.posted = self.r.random_bool(0.7);
             return m;
         }
         if roll < 55 {
@@ -444,6 +453,16 @@ impl CpuStimulus {
         if roll < 65 {
             m.kind = if self.r.random_bool(0.5) { Kind::COMPLETION } else { Kind::RETRY };
             m.tid = self.r.random_range(0..4);
+            return m;
+        }
+        if roll < 75 {
+            // A retry request (000 [0117]), mostly from the parent, sometimes from a participant.
+            m.kind = Kind::RETRY;
+            m.code = reason::TIMEOUT;
+            if self.r.random_bool(0.2) {
+                let p = w.participants[self.r.random_range(0..w.participants.len())];
+                m.src = u32::from(self.dev_of(p));
+            }
             return m;
         }
         // A contribution from a participant, mostly one that has not contributed yet this round.
@@ -794,6 +813,16 @@ impl Reference {
         }
     }
 
+    /// A non-posted INITIALIZATION / CONTROL that was acted on is acknowledged to its sender
+    /// (docs/cpu.md §2, COMPLETION code 5), after any replicated copies.
+    fn acknowledge(&mut self, m: &CollectiveMsg, counter: &'static str) {
+        if !m.posted {
+            let r = self.reply(m, Kind::COMPLETION, completion::ACKNOWLEDGED);
+            self.out(r);
+            self.cov.bump(counter);
+        }
+    }
+
     fn up(&self, m: &CollectiveMsg, s: &RStatic) -> CollectiveMsg {
         CollectiveMsg { src: u32::from(self.engine_id), dst: u32::from(s.upstream), ..*m }
     }
@@ -811,7 +840,13 @@ impl Reference {
         let key = m.ctx & 0xfff;
         let Some(si) = self.find_static(m) else {
             return match m.kind {
-                Kind::INITIALIZATION | Kind::CONTROL | Kind::CONTRIBUTION | Kind::RESPONSE | Kind::COMPLETION | Kind::FAILURE => {
+                Kind::INITIALIZATION
+                | Kind::CONTROL
+                | Kind::CONTRIBUTION
+                | Kind::RESPONSE
+                | Kind::COMPLETION
+                | Kind::FAILURE
+                | Kind::RETRY => {
                     event::DROP_UNKNOWN
                 }
                 _ => event::BAD_KIND,
@@ -831,11 +866,9 @@ impl Reference {
                 st.upstream = m.src as u16;
                 st.posted = m.posted;
                 st.tid = m.tid;
-                if self.activate(si, key) {
-                    event::INIT
-                } else {
-                    event::ACTIVATE_NO_DESC
-                }
+                let e = if self.activate(si, key) { event::INIT } else { event::ACTIVATE_NO_DESC };
+                self.acknowledge(m, "ack_init");
+                e
             }
             Kind::CONTROL => {
                 if !(1..=5).contains(&m.code) {
@@ -896,6 +929,7 @@ impl Reference {
                     let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
                     self.copies(t, s.pbv);
                 }
+                self.acknowledge(m, if s.stored { "ack_control_after_copies" } else { "ack_control" });
                 e
             }
             Kind::CONTRIBUTION | Kind::RESPONSE => {
@@ -995,6 +1029,30 @@ impl Reference {
                 let u = self.up(m, &s);
                 self.out(u);
                 event::FAILURE_UP
+            }
+            Kind::RETRY => {
+                // docs/cpu.md §2: the parent asks again for the RESPONSE a subservient holds in Full;
+                // anything else is answered FAILURE NothingToResend.
+                if !s.stored && live.is_none() {
+                    return event::DROP_UNKNOWN;
+                }
+                match live {
+                    Some(k)
+                        if self.live[k].role != role::MASTER && self.live[k].state == 2 && m.src as u16 == s.upstream =>
+                    {
+                        let d = self.live[k].clone();
+                        let r = self.tlp_out(&d, false, d.sent_error, true);
+                        self.cov.bump(if d.sent_error { "retry_resend_error_marked" } else { "retry_resend_clean" });
+                        self.out(r);
+                        event::RETRY_RESEND
+                    }
+                    _ => {
+                        let r = self.reply(m, Kind::FAILURE, reason::NOTHING_TO_RESEND);
+                        self.cov.bump(if live.is_some() { "retry_none_live" } else { "retry_none_stored" });
+                        self.out(r);
+                        event::RETRY_NONE
+                    }
+                }
             }
             _ => event::BAD_KIND,
         }
@@ -1421,6 +1479,13 @@ pub const REQUIRED: &[&str] = &[
     "timeouts_checked",
     "freed_by_timeout",
     "max_live_descriptors",
+    "ack_init",
+    "ack_control",
+    "ack_control_after_copies",
+    "retry_resend_clean",
+    "retry_resend_error_marked",
+    "retry_none_live",
+    "retry_none_stored",
 ];
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
@@ -1443,8 +1508,8 @@ impl CpuMonitor {
 
     fn describe(m: &CollectiveMsg) -> String {
         format!(
-            "kind {} fam {:?} ctx {:#06x} src {:#x} dst {:#x} pid {:#x} count {} code {} tid {} seq {}/{} op {:#04x} rc {} err {} retry {} data[0] {:#x}",
-            m.kind.0, m.family, m.ctx, m.src, m.dst, m.pid, m.count, m.code, m.tid, m.seqno, m.resno, m.op, m.rc, m.error, m.retry, m.data[0]
+            "kind {} fam {:?} ctx {:#06x} src {:#x} dst {:#x} pid {:#x} count {} code {} tid {} seq {}/{} vni {:#x} op {:#04x} rc {} err {} retry {} posted {} data[0] {:#x}",
+            m.kind.0, m.family, m.ctx, m.src, m.dst, m.pid, m.count, m.code, m.tid, m.seqno, m.resno, m.vni, m.op, m.rc, m.error, m.retry, m.posted, m.data[0]
         )
     }
 }

@@ -60,6 +60,9 @@ pub mod completion {
     pub const RESULT: u8 = 3;
     /// The child's transaction already completed (001: answer to a child that missed the Exit).
     pub const ALREADY_COMPLETED: u8 = 4;
+    /// A non-posted INITIALIZATION / CONTROL was received and acted on (000 [0097], claim 14:
+    /// non-posted messages expect a completion). **Decision**, `docs/cpu.md` §2.
+    pub const ACKNOWLEDGED: u8 = 5;
 }
 
 /// Failure reasons (`code` of a FAILURE; frames crate `collective::Reason`).
@@ -74,6 +77,9 @@ pub mod reason {
     pub const UNKNOWN_PARTICIPANT: u8 = 4;
     /// Wrong message kind for the participant (000 [0096]).
     pub const MALFORMED: u8 = 6;
+    /// A RETRY request named a context for which this engine remembers no message to resend to the
+    /// requester (**Decision**, `docs/cpu.md` §2).
+    pub const NOTHING_TO_RESEND: u8 = 7;
 }
 
 /// Events on the `stat_event` port: one per sequencer decision (`docs/cpu.md` §2-§4).
@@ -125,6 +131,8 @@ pub mod event {
         TIMEOUT_MASTER = 33, "Master timeout: results marked as error sent down; next round.";
         RETRY = 34, "RESPONSE retransmitted.";
         RETRY_EXHAUSTED = 35, "Retries exhausted: FAILURE up; next round.";
+        RETRY_RESEND = 36, "RETRY request from the parent: the pending RESPONSE resent.";
+        RETRY_NONE = 37, "RETRY request with nothing to resend: FAILURE reply.";
     }
 }
 
@@ -529,6 +537,8 @@ pub struct Cpu {
     tmpl: CollectiveMsg,
     em_mask: u128,
     em_one: bool,
+    /// The single message is the acknowledgement of the latched message (`ack_msg`), not `tmpl`.
+    em_ack: bool,
     fin: u8,
     rat_target: CtxState,
     out: CollectiveMsg,
@@ -557,6 +567,7 @@ impl Cpu {
             tmpl: CollectiveMsg::default(),
             em_mask: 0,
             em_one: false,
+            em_ack: false,
             fin: fin::NONE,
             rat_target: CtxState::Idle,
             out: CollectiveMsg::default(),
@@ -720,6 +731,11 @@ impl Cpu {
     }
 
     fn already_completed(&self, m: &CollectiveMsg) -> CollectiveMsg {
+        self.answer(m, completion::ALREADY_COMPLETED)
+    }
+
+    /// COMPLETION with `code` to the sender of `m`: "already completed", acknowledgement.
+    fn answer(&self, m: &CollectiveMsg, code: u8) -> CollectiveMsg {
         CollectiveMsg {
             kind: Kind::COMPLETION,
             family: Family::Tlp,
@@ -728,7 +744,7 @@ impl Cpu {
             dst: m.src,
             pid: m.pid,
             dmu_id: m.dmu_id,
-            code: completion::ALREADY_COMPLETED,
+            code,
             posted: true,
             tid: m.tid,
             op: m.op,
@@ -883,6 +899,14 @@ impl Cpu {
                 st.posted = m.posted;
                 st.tid = m.tid;
                 let from_msg = Stored { pbv: m.pbv, pcount: m.count, op: m.op, data: m.data, posted: m.posted };
+                if !m.posted {
+                    // Non-posted: acknowledged to the sender (000 [0097], claim 14).
+                    self.em_mask = 0;
+                    self.em_one = true;
+                    self.em_ack = true;
+                    self.fin = fin::NONE;
+                    self.seq = seq::EMIT;
+                }
                 if lk.d_hit {
                     self.activate(lk.d_idx, lk.s_idx, key, from_msg);
                     event::INIT
@@ -958,10 +982,12 @@ impl Cpu {
                     }
                 };
                 // Replicated down to every participant of the (previously) stored PBV ([0172]).
-                if s.stored {
+                // Then, if non-posted, acknowledged to the sender (000 [0097], claim 14).
+                if s.stored || !m.posted {
                     self.tmpl = self.rewritten(m);
-                    self.em_mask = s.pbv;
-                    self.em_one = false;
+                    self.em_mask = if s.stored { s.pbv } else { 0 };
+                    self.em_one = !m.posted;
+                    self.em_ack = !m.posted;
                     self.fin = fin::NONE;
                     self.seq = seq::EMIT;
                 }
@@ -1041,6 +1067,21 @@ impl Cpu {
                 let up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
                 self.emit_one(up, fin::NONE);
                 event::FAILURE_UP
+            }
+            Kind::RETRY => {
+                // A per-packet retry request (000 [0098], [0117]). The one message this engine keeps for
+                // a context is the RESPONSE a subservient holds in Full until its parent answers.
+                if !lk.s_hit || (!s.stored && !lk.d_hit) {
+                    return event::DROP_UNKNOWN;
+                }
+                let d = self.d[lk.d_idx];
+                if lk.d_hit && d.role != role::MASTER && d.state == CtxState::Full && m.src as u16 == s.upstream {
+                    self.emit_one(self.tlp_response(&d, d.sent_error, true), fin::NONE);
+                    event::RETRY_RESEND
+                } else {
+                    self.emit_one(self.failure_reply(m, reason::NOTHING_TO_RESEND), fin::NONE);
+                    event::RETRY_NONE
+                }
             }
             _ => event::BAD_KIND,
         }
@@ -1213,9 +1254,10 @@ impl Cpu {
             }
         } else if self.em_one {
             if out_free {
-                self.out = self.tmpl;
+                self.out = if self.em_ack { self.answer(&self.msg, completion::ACKNOWLEDGED) } else { self.tmpl };
                 self.out_valid = true;
                 self.em_one = false;
+                self.em_ack = false;
             }
         } else {
             self.seq = seq::FINISH;

@@ -69,6 +69,20 @@ impl Tb {
         self.settle();
     }
 
+    /// Sends an INITIALIZATION; a non-posted one's acknowledgement (§2) is checked and taken out of
+    /// the recorded outputs, so tests see only what the context itself sends.
+    fn send_init(&mut self, m: CollectiveMsg) {
+        let before = self.outs.len();
+        self.send(m);
+        if !m.posted {
+            assert_eq!(self.outs.len(), before + 1);
+            let a = self.outs.pop().unwrap();
+            assert_eq!((a.kind, a.code, a.dst, a.src, a.ctx, a.tid), (Kind::COMPLETION, completion::ACKNOWLEDGED, m.src, u32::from(ENGINE_ID), m.ctx, m.tid));
+        } else {
+            assert_eq!(self.outs.len(), before);
+        }
+    }
+
     fn settle(&mut self) {
         let mut quiet = 0;
         while quiet < 3 {
@@ -160,7 +174,7 @@ fn contrib(cc: u16, pid: u16, src: u16, tid: u8, op: Opcode, v: u64) -> Collecti
 }
 
 fn control(cc: u16, cmd: u8) -> CollectiveMsg {
-    CollectiveMsg { kind: Kind::CONTROL, ctx: cc, src: u32::from(SOURCE), pid: NO_PARTICIPANT, code: cmd, ..CollectiveMsg::default() }
+    CollectiveMsg { kind: Kind::CONTROL, ctx: cc, src: u32::from(SOURCE), pid: NO_PARTICIPANT, code: cmd, posted: true, ..CollectiveMsg::default() }
 }
 
 #[test]
@@ -329,7 +343,7 @@ fn more_contributions_than_the_wait_count_raise_contr_overflow() {
 /// A TLP master of CC_ID 0x345 with participants 0, 2, 3 (end devices).
 fn tlp_master(tb: &mut Tb, op: Opcode, acc: u64) {
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
-    tb.send(init(0x345, 0b1101, 3, op, acc, false));
+    tb.send_init(init(0x345, 0b1101, 3, op, acc, false));
 }
 
 #[test]
@@ -356,7 +370,7 @@ fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participan
 fn a_cleared_bit_a_zero_count_or_a_stranger_get_failure_replies() {
     let mut tb = Tb::small();
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
-    tb.send(init(0x345, 0b1101, 1, Opcode::IntSum, 0, false));
+    tb.send_init(init(0x345, 0b1101, 1, Opcode::IntSum, 0, false));
     tb.send(contrib(0x345, 1, 0x0011, 0, Opcode::IntSum, 1));
     tb.send(contrib(0x345, NO_PARTICIPANT, 0x0999, 0, Opcode::IntSum, 1));
     tb.send(contrib(0x345, 9, 0x0209, 0, Opcode::IntSum, 1));
@@ -388,7 +402,7 @@ fn a_cleared_bit_a_zero_count_or_a_stranger_get_failure_replies() {
 fn a_switch_participant_must_send_responses_and_an_end_device_contributions() {
     let mut tb = Tb::small();
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
-    tb.send(init(0x345, 0b11_0000_0001, 2, Opcode::IntSum, 0, false));
+    tb.send_init(init(0x345, 0b11_0000_0001, 2, Opcode::IntSum, 0, false));
     tb.send(CollectiveMsg { kind: Kind::RESPONSE, ..contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 1) });
     tb.send(CollectiveMsg { kind: Kind::CONTRIBUTION, ..contrib(0x345, 8, 0x208, 0, Opcode::IntSum, 1) });
     tb.send(CollectiveMsg { kind: Kind::RESPONSE, count: 5, ..contrib(0x345, NO_PARTICIPANT, 0x208, 0, Opcode::IntSum, 1) });
@@ -401,7 +415,7 @@ fn a_switch_participant_must_send_responses_and_an_end_device_contributions() {
 /// A subservient TLP engine for CC_ID 0x0AB with participants 0 and 1.
 fn tlp_sub(tb: &mut Tb, posted: bool) {
     tb.static_entry(1, false, role::SUBSERVIENT, 0x0AB, 0);
-    tb.send(init(0x0AB, 0b11, 2, Opcode::IntMax, 0, posted));
+    tb.send_init(init(0x0AB, 0b11, 2, Opcode::IntMax, 0, posted));
 }
 
 #[test]
@@ -650,7 +664,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 36);
+    assert_eq!(event::COUNT, 38);
 }
 
 #[test]
@@ -719,4 +733,96 @@ fn latency_and_throughput_are_as_documented() {
     assert_eq!(next_ready(&mut tb) - a, 8, "one combining contribution per 8 cycles");
     let a = offer(&mut tb, CollectiveMsg { vni: 99, ..pdata(0x13, 0, 1, Opcode::IntSum, 1, 1) });
     assert_eq!(next_ready(&mut tb) - a, 3, "one dropped message per 3 cycles");
+}
+
+#[test]
+fn non_posted_initialization_and_control_are_acknowledged_posted_ones_are_not() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    // Non-posted INITIALIZATION: stored, activated, then a COMPLETION ACKNOWLEDGED to the sender.
+    let i = CollectiveMsg { tid: 2, dmu_id: 0x77, ..init(0x345, 0b1101, 3, Opcode::IntSum, 0, false) };
+    tb.send(i);
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT]);
+    assert_eq!(outs.len(), 1);
+    let a = outs[0];
+    assert_eq!(
+        (a.kind, a.family, a.code, a.ctx, a.src, a.dst, a.pid),
+        (Kind::COMPLETION, Family::Tlp, completion::ACKNOWLEDGED, 0x345, 0x100, u32::from(SOURCE), NO_PARTICIPANT),
+        "000 [0097], claim 14: non-posted = a completion is expected"
+    );
+    assert_eq!((a.dmu_id, a.tid, a.op, a.posted, a.count, a.data, a.pbv), (0x77, 2, Opcode::IntSum.raw(), true, 0, [0; 4], 0));
+    // Posted INITIALIZATION: not answered.
+    tb.send(init(0x345, 0b1101, 3, Opcode::IntSum, 0, true));
+    assert_eq!(tb.take(), (vec![], vec![event::INIT]));
+    // Non-posted CONTROL of a stored context: replicated to the 3 participants, then acknowledged.
+    tb.send(CollectiveMsg { posted: false, ..control(0x345, command::PAUSE) });
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::CTRL_PAUSE]);
+    assert_eq!(outs.iter().map(|o| (o.kind, o.dst)).collect::<Vec<_>>(), [(Kind::CONTROL, 0x10), (Kind::CONTROL, 0x12), (Kind::CONTROL, 0x13), (Kind::COMPLETION, u32::from(SOURCE))]);
+    assert_eq!(outs[3].code, completion::ACKNOWLEDGED);
+    // Posted CONTROL: copies only.
+    tb.send(control(0x345, command::START));
+    let (outs, _) = tb.take();
+    assert!(outs.iter().all(|o| o.kind == Kind::CONTROL) && outs.len() == 3);
+    // Non-posted CONTROL of a context not stored: nothing to replicate, still acknowledged.
+    tb.static_entry(1, false, role::MASTER, 0x0AB, 0);
+    tb.send(CollectiveMsg { posted: false, ..control(0x0AB, command::START) });
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::CTRL_NOOP]);
+    assert_eq!((outs.len(), outs[0].kind, outs[0].code, outs[0].ctx), (1, Kind::COMPLETION, completion::ACKNOWLEDGED, 0x0AB));
+    // Dropped messages are not acknowledged: unknown context, undefined command.
+    tb.send(CollectiveMsg { posted: false, ..control(0x0CD, command::START) });
+    tb.send(CollectiveMsg { posted: false, ..control(0x345, 9) });
+    tb.send(init(0x0CD, 1, 1, Opcode::IntSum, 0, false));
+    assert_eq!(tb.take(), (vec![], vec![event::DROP_UNKNOWN, event::CTRL_BAD, event::DROP_UNKNOWN]));
+}
+
+fn retry_request(cc: u16, src: u16) -> CollectiveMsg {
+    CollectiveMsg { kind: Kind::RETRY, ctx: cc, src: u32::from(src), pid: NO_PARTICIPANT, code: reason::TIMEOUT, posted: true, ..CollectiveMsg::default() }
+}
+
+#[test]
+fn a_retry_request_from_the_parent_resends_the_pending_response_else_failure() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 1000);
+    tlp_sub(&mut tb, false);
+    // Filling: nothing has been sent for the context yet.
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.take();
+    tb.send(retry_request(0x0AB, SOURCE));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::RETRY_NONE]);
+    assert_eq!(
+        (outs[0].kind, outs[0].code, outs[0].dst, outs[0].src, outs[0].data[0]),
+        (Kind::FAILURE, reason::NOTHING_TO_RESEND, u32::from(SOURCE), 0x100, u64::from(SOURCE))
+    );
+    // Full: the RESPONSE went up and waits for the parent's COMPLETION.
+    tb.send(contrib(0x0AB, 1, 0x11, 0, Opcode::IntMax, 9));
+    let (outs, _) = tb.take();
+    let sent = outs[0];
+    assert_eq!((sent.kind, sent.retry), (Kind::RESPONSE, false));
+    tb.send(retry_request(0x0AB, SOURCE));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::RETRY_RESEND]);
+    assert_eq!(outs, [CollectiveMsg { retry: true, ..sent }], "000 [0117]: the same packet again, marked as a retransmission");
+    let d = tb.cpu.live(false, 0x0AB).unwrap();
+    assert_eq!((d.state, d.attempts), (CtxState::Full, 0), "the requested resend is not one of the engine's own attempts");
+    // A requester other than the parent: this engine sent it nothing it keeps.
+    tb.send(retry_request(0x0AB, 0x10));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::RETRY_NONE]);
+    assert_eq!((outs[0].kind, outs[0].code, outs[0].dst), (Kind::FAILURE, reason::NOTHING_TO_RESEND, 0x10));
+    // After the parent's COMPLETION the round is over: nothing to resend.
+    tb.send(CollectiveMsg { kind: Kind::COMPLETION, ctx: 0x0AB, src: u32::from(SOURCE), pid: NO_PARTICIPANT, code: completion::RESULT, ..CollectiveMsg::default() });
+    tb.take();
+    tb.send(retry_request(0x0AB, SOURCE));
+    assert_eq!(tb.take().1, [event::RETRY_NONE]);
+    // A master keeps nothing to resend upward; an unknown context is dropped; Portals has no RETRY.
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.take();
+    tb.send(retry_request(0x345, SOURCE));
+    tb.send(retry_request(0x0CD, SOURCE));
+    tb.send(CollectiveMsg { family: Family::Portals, ..retry_request(0x12, SOURCE) });
+    assert_eq!(tb.take().1, [event::RETRY_NONE, event::DROP_UNKNOWN, event::BAD_KIND]);
 }
