@@ -670,6 +670,7 @@ pub struct DirectedStimulus {
     partner_credits: i64,
     last: EngineIn,
     r: StimRng,
+    cycle: u64,
 }
 
 impl DirectedStimulus {
@@ -684,6 +685,7 @@ impl DirectedStimulus {
             partner_credits: VL_DEPTH - i64::from(p.inj_credits),
             last: EngineIn::default(),
             r: stimulus::rng(0, 1),
+            cycle: 0,
         }
     }
 }
@@ -706,8 +708,11 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             cfg_engine_id: ENGINE_ID,
             cfg_src_mac: 0x0200_0000_0010,
             cfg_dst_mac: 0x0200_0000_0001,
+            // Walk the PBV read port over the first 8 entries (compared in lockstep).
+            pbv_rd_index: (self.cycle % 8) as u8,
             ..Default::default()
         };
+        self.cycle += 1;
         // The VL queue frees each slot the cycle after it fills.
         if previous.m_axis_vl_tvalid && l.m_axis_vl_tready && !l.rst {
             i.vl_credit_return = 1;
