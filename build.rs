@@ -44,6 +44,13 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
     // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
     ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
+    // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,
+    // 16-cycle tick) so that the whole engine simulates at a usable speed.
+    ModelSpec {
+        name: "packet_engine",
+        top: "packet_engine",
+        params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16")],
+    },
 ];
 
 /// Verilator options for every model (see docs/verification.md §Build).

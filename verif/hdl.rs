@@ -18,6 +18,7 @@ pub const LINT_PARAMS: &[(&str, &[&str])] = &[
     ("frame_builder", &["-GDATA_WIDTH=512"]),
     ("cpu", &["-GSTATIC_ENTRIES=64", "-GDESCRIPTORS=16", "-GTICK_CYCLES=2"]),
     ("cpu", &["-GSTATIC_ENTRIES=5", "-GDESCRIPTORS=3", "-GTICK_CYCLES=16"]),
+    ("packet_engine", &["-GSTATIC_ENTRIES=5", "-GDESCRIPTORS=3", "-GTICK_CYCLES=16", "-GFIFO_DEPTH=8", "-GINJ_CREDITS=1"]),
 ];
 
 /// The modules under `rtl_dir`: every `*.v` file, by stem, sorted.

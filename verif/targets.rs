@@ -72,6 +72,12 @@ pub static TARGETS: &[Target] = &[
         run: |cfg, progress| blocks::frame_builder::run("frame_builder_w64", cfg, progress),
     },
     Target { name: "cpu", block: "cpu", width: None, run: |cfg, progress| blocks::cpu::run("cpu", cfg, progress) },
+    Target {
+        name: "packet_engine",
+        block: "packet_engine",
+        width: Some(256),
+        run: |cfg, progress| blocks::packet_engine::run("packet_engine", cfg, progress),
+    },
 ];
 
 /// Block names, without repeats, in target order.

@@ -7,3 +7,4 @@ pub mod register_space;
 pub mod input_checker;
 pub mod interposer;
 pub mod frame_builder;
+pub mod packet_engine;

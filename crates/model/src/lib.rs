@@ -14,6 +14,7 @@
 
 pub mod checker;
 pub mod cpu;
+pub mod engine;
 pub mod frame_builder;
 pub mod interposer;
 pub mod message;

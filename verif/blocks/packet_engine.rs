@@ -1,0 +1,796 @@
+//! Co-simulation of the packet-engine top (`rtl/packet_engine.v`, docs/blocks/packet_engine.md).
+//!
+//! Stimulus (seeded, in episodes): a reset; the CPU's configuration written on `cpu_cfg_wr_*` (engine ID,
+//! PBV table, five static entries of both families); then a credit-respecting link partner sends the
+//! register-space configuration as memory writes into the engine's window (VNI, routes to this port and to
+//! another, multicast trees, sometimes the lock and MASTER_ID), followed by a random mix of frames built
+//! with the frames crate: register writes (authorized and not, mapped and not), collective messages of
+//! every kind to configured and unknown contexts, Soft Portals arm and data frames on armed and unarmed
+//! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
+//! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
+//! egress, register responses) stalls in phases and the VL queue returns credits at random rates. Each
+//! episode ends with a drain (no new frame, every sink ready) and the scoreboard's balance check.
+//!
+//! Scoreboard (transaction level, from the top's ports only): every receive frame either leaves on
+//! `m_axis_vl` whole and in order among the passed frames, or is extracted; extracted frames = checker
+//! outcomes (register access + message + counted drop reasons); register accesses = responses; frames the
+//! VL queue gets that did not come from the port = injections; frames built = injected + egress + route
+//! misses; egress frames carry a tdest other than this port; and after each drain the credits balance:
+//! partner credits + injection credits = the VL depth, injection credits = `INJ_CREDITS`.
+
+use std::cell::Cell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody};
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+use inswitch_model::Wide;
+use rand::RngExt;
+
+use crate::blocks::input_checker::tlp_frame;
+use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::verilated::VerilatedDut;
+use crate::HarnessError;
+
+/// The Verilated top.
+pub type PacketEngineRtl = VerilatedDut<EngineIn, EngineOut>;
+
+/// The engine's device ID (strap).
+pub const ENGINE_ID: u16 = 0x0010;
+/// This port's number (strap); the output queue's port 7 is injection.
+pub const PORT: u8 = 7;
+/// The other port the routes use.
+pub const OTHER_PORT: u8 = 3;
+/// The configuring master's requester ID.
+pub const MASTER: u16 = 0x0001;
+/// VL-queue depth of the testbench, in beat slots.
+pub const VL_DEPTH: i64 = 24;
+const ETHERTYPE: u16 = 0x88B5;
+const VNI: u16 = 0x0042;
+/// Participants (PBV table entries 0-3 of the CPU).
+const PARTICIPANTS: [u16; 4] = [0x0011, 0x0012, 0x0013, 0x8014];
+/// TLP contexts with a static entry (CC_ID).
+const TLP_CTX: [u16; 3] = [1, 2, 3];
+/// Multicast trees armed in the interposer (wait count > 0) and their static entries.
+const TREES: [u16; 2] = [3, 5];
+const RESET_CYCLES: u64 = 3;
+const DRAIN_CYCLES: u64 = 3000;
+
+/// Parameters of a Verilated top, from its build.rs entry over the RTL defaults.
+pub fn params_of(model: &str) -> Result<EngineParams, HarnessError> {
+    let info = crate::verilated::model_info(model)?;
+    let mut p = EngineParams::default();
+    for (k, v) in info.params {
+        let bad = || HarnessError::Params { model: info.name, detail: format!("parameter {k}={v} is not a number") };
+        let n: usize = v.parse().map_err(|_| bad())?;
+        match *k {
+            "STATIC_ENTRIES" => p.static_entries = n,
+            "DESCRIPTORS" => p.descriptors = n,
+            "TICK_CYCLES" => p.tick_cycles = n as u32,
+            "FIFO_DEPTH" => p.fifo_depth = n,
+            "INJ_CREDITS" => p.inj_credits = n as u32,
+            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
+        }
+    }
+    Ok(p)
+}
+
+/// A memory write of one DW into engine `id`'s register window at `offset`.
+pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
+    let addr = u64::from(id) << 16 | 0xC000 | u64::from(offset & 0xFFF);
+    let mut t = Tlp::memory_write(requester, 0, addr, value.to_le_bytes().to_vec()).expect("mwr");
+    if let Header::Memory { req, .. } = &mut t.header {
+        req.first_be = be;
+    }
+    tlp_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
+    let n = bytes.len().max(1);
+    let nb = n.div_ceil(kw);
+    (0..nb)
+        .map(|b| {
+            let mut d = Wide::ZERO;
+            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
+            for k in 0..kw {
+                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
+            }
+            let len = chunk.len().max(1);
+            (d, if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }, b + 1 == nb)
+        })
+        .collect()
+}
+
+/// What the stimulus tells the scoreboard: the cycle to check the balances on (end of a drain).
+#[derive(Clone, Default)]
+pub struct Shared {
+    check: Rc<Cell<bool>>,
+}
+
+/// The seeded stimulus of the top.
+pub struct PacketEngineStimulus {
+    p: EngineParams,
+    r: StimRng,
+    phases: Phases,
+    last: EngineIn,
+    rx_idle: Gaps,
+    vl_stall: Gaps,
+    eg_stall: Gaps,
+    rsp_stall: Gaps,
+    reset_left: u64,
+    cpu_cfg: VecDeque<(u16, u32)>,
+    frames: VecDeque<(bool, Vec<u8>)>,
+    rx_beats: VecDeque<(Wide, u64, bool)>,
+    partner_credits: i64,
+    vl_occupancy: i64,
+    family: bool,
+    seq: u16,
+    drain: f64,
+    traffic_left: u64,
+    drain_left: u64,
+    shared: Shared,
+}
+
+impl PacketEngineStimulus {
+    /// A stimulus for `seed`.
+    pub fn new(p: EngineParams, seed: u64, shared: Shared) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        let mut s = PacketEngineStimulus {
+            p,
+            r,
+            phases,
+            last: EngineIn::default(),
+            rx_idle: Gaps::default(),
+            vl_stall: Gaps::default(),
+            eg_stall: Gaps::default(),
+            rsp_stall: Gaps::default(),
+            reset_left: 0,
+            cpu_cfg: VecDeque::new(),
+            frames: VecDeque::new(),
+            rx_beats: VecDeque::new(),
+            partner_credits: 0,
+            vl_occupancy: 0,
+            family: false,
+            seq: 0,
+            drain: 0.5,
+            traffic_left: 0,
+            drain_left: 0,
+            shared,
+        };
+        s.episode();
+        s
+    }
+
+    fn next_seq(&mut self) -> u16 {
+        self.seq = (self.seq + 1) & 0xFFF;
+        self.seq
+    }
+
+    /// Schedules a new episode: reset, CPU and register-space configuration, traffic, drain.
+    fn episode(&mut self) {
+        let r = &mut self.r;
+        self.reset_left = RESET_CYCLES;
+        self.traffic_left = r.random_range(4_000..60_000);
+        self.drain_left = DRAIN_CYCLES;
+        self.rx_beats.clear();
+        self.partner_credits = VL_DEPTH - i64::from(self.p.inj_credits);
+        self.vl_occupancy = 0;
+        // CPU: engine ID, PBV entries (entry 3 a switch), timeouts short enough to fire, static entries.
+        let mut c = vec![(0x087u16, u32::from(ENGINE_ID)), (0x088, 0x00AB_0010)];
+        for (k, &id) in PARTICIPANTS.iter().enumerate() {
+            c.push((k as u16, 1 << 31 | u32::from(k == 3) << 16 | u32::from(id)));
+        }
+        for k in 0..4u16 {
+            c.push((0x080 + k, r.random_range(8..200)));
+        }
+        let role = |r: &mut StimRng| u32::from(r.random_bool(0.5));
+        let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
+        for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
+            let s = s as u16;
+            c.push((0x100 + 2 * s, 1 << 31 | role(r) << 20 | fam << 16 | key));
+            c.push((0x101 + 2 * s, r.random_range(1..4)));
+        }
+        self.cpu_cfg = c.into();
+        // Register space: VNI, routes, multicast trees, sometimes the lock.
+        let mut w: Vec<(u16, u32)> = vec![(0x150, 1 << 31 | u32::from(VNI))];
+        if r.random_bool(0.85) {
+            w.extend([(0x200, 0x8000 << 16), (0x204, 1 << 31 | u32::from(PORT)), (0x208, 0x8000 << 16 | 0x8000), (0x20C, 1 << 31 | u32::from(OTHER_PORT))]);
+        }
+        for (k, &t) in TREES.iter().enumerate() {
+            let base = 0x300 + 16 * k as u16;
+            w.extend([(base + 4, r.random_range(1..4)), (base + 8, 0x0F), (base, 1 << 31 | u32::from(t))]);
+        }
+        if r.random_bool(0.5) {
+            w.extend([(0x108, u32::from(MASTER)), (0x104, 1)]);
+        }
+        self.frames.clear();
+        for (off, v) in w {
+            let seq = self.next_seq();
+            self.frames.push_back((false, reg_write_frame(seq, MASTER, ENGINE_ID, off, v, 0xF)));
+        }
+    }
+
+    fn collective(&mut self, kind: u8) -> CollectiveMessage {
+        let r = &mut self.r;
+        let cc_id = if r.random_bool(0.85) { TLP_CTX[r.random_range(0..3)] } else { r.random_range(0..0x1000) };
+        let header = CommonHeader {
+            version: collective::VERSION,
+            kind,
+            non_posted: r.random(),
+            error_mark: r.random_bool(0.1),
+            retry: false,
+            reserved_flags: 0,
+            reserved: 0,
+            cc_id,
+            dmu_id: r.random(),
+            p_id: if r.random_bool(0.5) { collective::NO_PARTICIPANT } else { r.random_range(0..5) },
+        };
+        let body = match kind {
+            2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
+            3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            4..=6 => {
+                let n = r.random_range(0..=4);
+                Body::Data {
+                    fixed: DataFixed { operation: [0, 0x14, 0x28][r.random_range(0..3)], status: r.random_range(0..4), contributions: r.random_range(1..3), n_operands: n, completion: r.random_range(0..4), reserved: 0 },
+                    operands: (0..n).map(|_| r.random()).collect(),
+                }
+            }
+            _ => Body::Error(ErrorBody { reason: r.random_range(1..7), attempt: r.random(), engine_id: r.random(), device_id: r.random(), reserved: 0 }),
+        };
+        CollectiveMessage { header, body }
+    }
+
+    /// A random frame for a port of family `portals`.
+    fn frame(&mut self, portals: bool) -> Vec<u8> {
+        let seq = self.next_seq();
+        let kind = self.r.random_range(0..20);
+        let mut f = if kind == 0 {
+            let n = self.r.random_range(1..200);
+            (0..n).map(|_| self.r.random()).collect()
+        } else if portals {
+            let r = &mut self.r;
+            let tree = if r.random_bool(0.85) { TREES[r.random_range(0..2)] } else { r.random_range(0..0x2000) };
+            let f = ReductionFrame {
+                dfa: u32::from(r.random_range(0..8u32)) << 18 | u32::from(tree) << 3,
+                sfa: u32::from(PARTICIPANTS[r.random_range(0..4)]),
+                vni: if r.random_bool(0.9) { VNI } else { r.random() },
+                flags: if r.random_bool(0.9) { 1 } else { 0 },
+                header: ReductionHeader {
+                    cookie: r.random_range(0..2),
+                    resno: r.random_range(0..4),
+                    count: r.random_range(1..3),
+                    op: [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)],
+                    arm: r.random_bool(0.3),
+                    ..Default::default()
+                },
+                data: [r.random(), r.random(), r.random(), r.random()],
+                ..Default::default()
+            };
+            let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: if r.random_bool(0.95) { ETHERTYPE } else { 0x0800 } };
+            match SoftPortals::new(eth, f).and_then(|s| s.to_bytes()) {
+                Ok(b) => b.to_vec(),
+                Err(_) => vec![0; 64],
+            }
+        } else {
+            match self.r.random_range(0..10) {
+                0..=2 => {
+                    // Register write: into this engine's window (mapped or not), from the master or not.
+                    let r = &mut self.r;
+                    let off = if r.random_bool(0.7) { [0x104u16, 0x108, 0x114, 0x150, 0x200, 0x204, 0x300, 0x304, 0x400, 0x100][r.random_range(0..10)] } else { r.random::<u16>() & 0xFFC };
+                    let req = if r.random_bool(0.6) { MASTER } else { r.random() };
+                    let (v, be) = (r.random(), if r.random_bool(0.8) { 0xF } else { r.random_range(1..16) });
+                    // Keep the routes and trees in place most of the time: write what the episode wrote.
+                    let v = match off {
+                        0x104 => r.random_range(0..2),
+                        0x108 => u32::from(MASTER),
+                        0x114 => 0xF,
+                        0x150 => 1 << 31 | u32::from(VNI),
+                        _ => v,
+                    };
+                    reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                }
+                3 => {
+                    // Memory write elsewhere (passes).
+                    let r = &mut self.r;
+                    let addr = u64::from(r.random::<u32>() & !3);
+                    let t = Tlp::memory_write(r.random(), 0, addr, vec![1, 2, 3, 4]).expect("mwr");
+                    tlp_frame(seq, &t.to_bytes().expect("emit"))
+                }
+                _ => {
+                    let kind = [2u8, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..10)];
+                    let m = self.collective(kind);
+                    let r = &mut self.r;
+                    let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
+                    let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
+                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes().map_err(Into::into)) {
+                        Ok(b) => tlp_frame(seq, &b),
+                        Err(_) => vec![0; 40],
+                    }
+                }
+            }
+        };
+        // 4%: one byte corrupted (LCRC, FCS or a header field).
+        if self.r.random_bool(0.04) && !f.is_empty() {
+            let k = self.r.random_range(0..f.len());
+            f[k] ^= 1 << self.r.random_range(0..8);
+        }
+        f
+    }
+}
+
+impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
+    fn next(&mut self, previous: &EngineOut) -> EngineIn {
+        let kw = 32;
+        let l = self.last;
+        self.shared.check.set(false);
+        if !l.rst {
+            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+                self.rx_beats.pop_front();
+                self.partner_credits -= 1;
+            }
+            if previous.m_axis_vl_tvalid && l.m_axis_vl_tready {
+                self.vl_occupancy += 1;
+            }
+            self.partner_credits += i64::from(previous.link_credit_return);
+            self.vl_occupancy -= i64::from(l.vl_credit_return);
+        }
+        if self.reset_left == 0 && self.traffic_left == 0 && self.drain_left == 0 {
+            self.episode();
+        }
+        if self.phases.tick(&mut self.r) {
+            self.drain = [0.1, 0.4, 0.7, 1.0][self.r.random_range(0..4)];
+        }
+        let prof = self.phases.profile;
+        let draining = self.traffic_left == 0;
+        let mut i = EngineIn {
+            m_axis_vl_tready: draining || !self.vl_stall.gap(&mut self.r, prof.stall, prof.persist),
+            m_axis_egress_tready: draining || !self.eg_stall.gap(&mut self.r, prof.stall, prof.persist),
+            m_reg_rsp_ready: draining || !self.rsp_stall.gap(&mut self.r, prof.stall, prof.persist),
+            cfg_family: self.family,
+            cfg_port: PORT,
+            cfg_engine_id: ENGINE_ID,
+            cfg_src_mac: 0x0200_0000_0010,
+            cfg_dst_mac: 0x0200_0000_0001,
+            pbv_rd_index: self.r.random_range(0..8),
+            ..Default::default()
+        };
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.last = i;
+            return i;
+        }
+        if let Some((a, d)) = self.cpu_cfg.pop_front() {
+            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+        }
+        if draining {
+            self.drain_left -= 1;
+            if self.drain_left == 0 {
+                self.shared.check.set(true);
+            }
+        } else {
+            self.traffic_left -= 1;
+        }
+        let drain = if draining { 1.0 } else { self.drain };
+        if self.vl_occupancy > 0 && self.r.random_bool(drain) {
+            i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
+        }
+        if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
+            i.s_axis_rx_tdata = l.s_axis_rx_tdata;
+            i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
+            i.s_axis_rx_tlast = l.s_axis_rx_tlast;
+            i.s_axis_rx_tvalid = true;
+        } else if self.partner_credits > 0 && (!self.rx_beats.is_empty() || (!draining && self.cpu_cfg.is_empty())) && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
+            if self.rx_beats.is_empty() {
+                let (fam, f) = match self.frames.pop_front() {
+                    Some(x) => x,
+                    None => {
+                        if self.r.random_bool(0.05) {
+                            self.family = !self.family;
+                        }
+                        let fam = self.family;
+                        (fam, self.frame(fam))
+                    }
+                };
+                self.family = fam;
+                i.cfg_family = fam;
+                self.rx_beats = beats(&f, kw, &mut self.r);
+            }
+            let (d, k, last) = self.rx_beats[0];
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// Counters of [`PacketEngineMonitor`] (coverage).
+pub const COUNTERS: [&str; 20] = [
+    "rx_frames",
+    "passed_frames",
+    "extracted_frames",
+    "injected_frames",
+    "egress_frames",
+    "reg_accesses",
+    "reg_rsp_ok",
+    "reg_rsp_rejected",
+    "reg_rsp_unmapped",
+    "messages_to_cpu",
+    "checker_drops",
+    "frames_built",
+    "builder_drops",
+    "route_misses",
+    "cpu_events",
+    "balance_checks",
+    "balance_checks_skipped",
+    "resets",
+    "rx_stall_cycles",
+    "vl_stall_cycles",
+];
+
+fn ix(name: &str) -> usize {
+    COUNTERS.iter().position(|&n| n == name).expect("counter name")
+}
+
+/// The end-to-end scoreboard of the top.
+pub struct PacketEngineMonitor {
+    shared: Shared,
+    log: TransactionLog,
+    counts: [u64; 20],
+    /// Per-episode counts, for the balances.
+    ep: [i64; 20],
+    /// Receive frames not yet seen leaving (bytes), oldest first; `rx_cur` is the one arriving.
+    rx: VecDeque<Vec<u8>>,
+    rx_cur: Vec<u8>,
+    vl_cur: Vec<u8>,
+    eg_open: bool,
+    partner: i64,
+    occupancy: i64,
+    last_activity: u64,
+    /// Drop reason events seen, per checker bit (coverage of every outcome).
+    pub checker_bits: [u64; 21],
+    inj_credits: i64,
+}
+
+fn append(v: &mut Vec<u8>, d: &Wide, keep: u64) {
+    for k in 0..32 {
+        if keep >> k & 1 != 0 {
+            v.push(d.byte(k));
+        }
+    }
+}
+
+impl PacketEngineMonitor {
+    /// A scoreboard sharing `shared` with the stimulus.
+    pub fn new(shared: Shared, p: EngineParams) -> Self {
+        PacketEngineMonitor {
+            shared,
+            log: TransactionLog::default(),
+            counts: [0; 20],
+            ep: [0; 20],
+            rx: VecDeque::new(),
+            rx_cur: Vec::new(),
+            vl_cur: Vec::new(),
+            eg_open: false,
+            partner: VL_DEPTH - i64::from(p.inj_credits),
+            occupancy: 0,
+            last_activity: 0,
+            checker_bits: [0; 21],
+            inj_credits: i64::from(p.inj_credits),
+        }
+    }
+
+    fn bump(&mut self, name: &str) {
+        let k = ix(name);
+        self.counts[k] += 1;
+        self.ep[k] += 1;
+    }
+
+    fn e(&self, name: &str) -> i64 {
+        self.ep[ix(name)]
+    }
+
+    fn balance(&mut self, cycle: u64, o: &EngineOut) -> Result<(), String> {
+        if cycle - self.last_activity < 400 {
+            self.counts[ix("balance_checks_skipped")] += 1;
+            return Ok(());
+        }
+        // Receive frames after the last passed one were all extracted.
+        while self.rx.pop_front().is_some() {
+            self.bump("extracted_frames");
+        }
+        let e = |n: &str| self.e(n);
+        let checks = [
+            ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
+            ("extracted = register accesses + messages + checker drops", e("extracted_frames"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
+            ("register accesses = responses", e("reg_accesses"), e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped")),
+            ("frames built = injected + egress + route misses", e("frames_built"), e("injected_frames") + e("egress_frames") + e("route_misses")),
+            ("partner credits + injection credits = VL depth", self.partner + i64::from(o.stat_inj_credits) + self.occupancy, VL_DEPTH),
+            ("injection credits refilled", i64::from(o.stat_inj_credits), self.inj_credits),
+        ];
+        for (what, a, b) in checks {
+            if a != b {
+                return Err(format!("balance after the drain: {what}: {a} != {b}"));
+            }
+        }
+        self.counts[ix("balance_checks")] += 1;
+        self.log.push(cycle, "balance checked".into());
+        Ok(())
+    }
+}
+
+impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
+    fn observe(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        if i.rst {
+            if !self.ep.iter().all(|&x| x == 0) || cycle == 0 {
+                self.bump("resets");
+            }
+            self.ep = [0; 20];
+            self.rx.clear();
+            self.rx_cur.clear();
+            self.vl_cur.clear();
+            self.eg_open = false;
+            self.partner = VL_DEPTH - self.inj_credits;
+            self.occupancy = 0;
+            return Ok(());
+        }
+        // Receive frames.
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
+            append(&mut self.rx_cur, &i.s_axis_rx_tdata, i.s_axis_rx_tkeep);
+            self.partner -= 1;
+            if i.s_axis_rx_tlast {
+                self.rx.push_back(std::mem::take(&mut self.rx_cur));
+                self.bump("rx_frames");
+            }
+        } else if i.s_axis_rx_tvalid {
+            self.counts[ix("rx_stall_cycles")] += 1;
+        }
+        self.partner += i64::from(o.link_credit_return);
+        self.occupancy -= i64::from(i.vl_credit_return);
+        // VL frames: a passed receive frame (the oldest ones before it were extracted) or an injection.
+        if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            self.occupancy += 1;
+            append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
+            if o.m_axis_vl_tlast {
+                let f = std::mem::take(&mut self.vl_cur);
+                if let Some(k) = self.rx.iter().position(|x| *x == f) {
+                    for _ in 0..k {
+                        self.rx.pop_front();
+                        self.bump("extracted_frames");
+                    }
+                    self.rx.pop_front();
+                    self.bump("passed_frames");
+                    self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
+                } else {
+                    self.bump("injected_frames");
+                    self.log.push(cycle, format!("injected a {}-byte frame", f.len()));
+                }
+                self.last_activity = cycle;
+            }
+        } else if o.m_axis_vl_tvalid {
+            self.counts[ix("vl_stall_cycles")] += 1;
+        }
+        if o.m_axis_egress_tvalid {
+            if o.m_axis_egress_tdest == PORT & 0xF {
+                return Err(format!("egress frame with tdest {} = this port", o.m_axis_egress_tdest));
+            }
+            if i.m_axis_egress_tready {
+                self.eg_open = !o.m_axis_egress_tlast;
+                if o.m_axis_egress_tlast {
+                    self.bump("egress_frames");
+                    self.log.push(cycle, format!("egress frame to port {}", o.m_axis_egress_tdest));
+                    self.last_activity = cycle;
+                }
+            }
+        }
+        if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
+            let n = match o.m_reg_rsp_status {
+                0 => "reg_rsp_ok",
+                1 => "reg_rsp_rejected",
+                2 => "reg_rsp_unmapped",
+                s => return Err(format!("register response status {s}")),
+            };
+            self.bump(n);
+            self.log.push(cycle, format!("register response {n} tag {:#x} src {:#06x}", o.m_reg_rsp_tag, o.m_reg_rsp_src));
+        }
+        // Events (docs/blocks/packet_engine.md §Events).
+        let ev = o.stat_event;
+        if ev >> 28 != 0 {
+            return Err(format!("stat_event bits 31:28 set: {ev:#x}"));
+        }
+        for b in 0..21 {
+            if ev >> b & 1 != 0 {
+                self.checker_bits[b] += 1;
+                self.bump(match b {
+                    0 => "reg_accesses",
+                    1 => "messages_to_cpu",
+                    _ => "checker_drops",
+                });
+            }
+        }
+        if ev >> 24 & 1 != 0 {
+            self.bump("route_misses");
+        }
+        if ev >> 25 & 1 != 0 {
+            self.bump("frames_built");
+            self.last_activity = cycle;
+        }
+        if ev >> 26 & 1 != 0 {
+            self.bump("builder_drops");
+        }
+        if o.cpu_stat_valid {
+            self.bump("cpu_events");
+            self.last_activity = cycle;
+        }
+        if ev & 0x1F_FFFF != 0 {
+            self.last_activity = cycle;
+        }
+        if self.shared.check.get() {
+            self.balance(cycle, o)?;
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        COUNTERS.iter().copied().zip(self.counts).collect()
+    }
+}
+
+/// Builds a fresh lockstep bench for the Verilated top `model` and `seed`.
+pub fn bench(model: &str, seed: u64) -> Result<Bench<PacketEngine, PacketEngineRtl, PacketEngineStimulus, PacketEngineMonitor>, HarnessError> {
+    let p = params_of(model)?;
+    let m = PacketEngine::power_on(p).map_err(|e| HarnessError::Params { model: "packet_engine", detail: e.to_string() })?;
+    let shared = Shared::default();
+    Ok((m, PacketEngineRtl::new(model)?, PacketEngineStimulus::new(p, seed, shared.clone()), PacketEngineMonitor::new(shared, p)))
+}
+
+/// Runs the top target `model`.
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block packet_engine --seed {seed} --cycles {cycles}");
+    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
+
+/// A directed stimulus: a reset, CPU configuration writes, then `frames` one after the other on a TLP
+/// port (every sink ready, the VL queue returning every slot at once).
+pub struct DirectedStimulus {
+    p: EngineParams,
+    reset_left: u64,
+    cpu_cfg: VecDeque<(u16, u32)>,
+    frames: VecDeque<Vec<u8>>,
+    rx_beats: VecDeque<(Wide, u64, bool)>,
+    partner_credits: i64,
+    last: EngineIn,
+    r: StimRng,
+    cycle: u64,
+}
+
+impl DirectedStimulus {
+    /// Sends `frames` after writing `cpu_cfg` into the CPU.
+    pub fn new(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<Vec<u8>>) -> Self {
+        DirectedStimulus {
+            p,
+            reset_left: RESET_CYCLES,
+            cpu_cfg: cpu_cfg.into(),
+            frames: frames.into(),
+            rx_beats: VecDeque::new(),
+            partner_credits: VL_DEPTH - i64::from(p.inj_credits),
+            last: EngineIn::default(),
+            r: stimulus::rng(0, 1),
+            cycle: 0,
+        }
+    }
+}
+
+impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
+    fn next(&mut self, previous: &EngineOut) -> EngineIn {
+        let l = self.last;
+        if !l.rst {
+            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+                self.rx_beats.pop_front();
+                self.partner_credits -= 1;
+            }
+            self.partner_credits += i64::from(previous.link_credit_return);
+        }
+        let mut i = EngineIn {
+            m_axis_vl_tready: true,
+            m_axis_egress_tready: true,
+            m_reg_rsp_ready: true,
+            cfg_port: PORT,
+            cfg_engine_id: ENGINE_ID,
+            cfg_src_mac: 0x0200_0000_0010,
+            cfg_dst_mac: 0x0200_0000_0001,
+            // Walk the PBV read port over the first 8 entries (compared in lockstep).
+            pbv_rd_index: (self.cycle % 8) as u8,
+            ..Default::default()
+        };
+        self.cycle += 1;
+        // The VL queue frees each slot the cycle after it fills.
+        if previous.m_axis_vl_tvalid && l.m_axis_vl_tready && !l.rst {
+            i.vl_credit_return = 1;
+        }
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.last = i;
+            return i;
+        }
+        let _ = self.p;
+        if let Some((a, d)) = self.cpu_cfg.pop_front() {
+            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+        } else if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);
+        } else if self.partner_credits > 0 {
+            if self.rx_beats.is_empty() {
+                if let Some(f) = self.frames.pop_front() {
+                    self.rx_beats = beats(&f, 32, &mut self.r);
+                }
+            }
+            if let Some(&(d, k, last)) = self.rx_beats.front() {
+                (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+            }
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// A monitor that only records: frames on `m_axis_vl` and `m_axis_egress`, register responses, events.
+#[derive(Default)]
+pub struct Recorder {
+    /// Whole frames that left on `m_axis_vl`, in order.
+    pub vl: Vec<Vec<u8>>,
+    /// Whole frames that left on `m_axis_egress`, with their tdest.
+    pub egress: Vec<(u8, Vec<u8>)>,
+    /// Register responses (status, src).
+    pub responses: Vec<(u8, u16)>,
+    /// CPU events (event, family, ctx).
+    pub cpu_events: Vec<(u8, bool, u16)>,
+    vl_cur: Vec<u8>,
+    eg_cur: Vec<u8>,
+    log: TransactionLog,
+}
+
+impl Monitor<EngineIn, EngineOut> for Recorder {
+    fn observe(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        if i.rst {
+            return Ok(());
+        }
+        if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
+            if o.m_axis_vl_tlast {
+                self.vl.push(std::mem::take(&mut self.vl_cur));
+                self.log.push(cycle, "vl frame".into());
+            }
+        }
+        if o.m_axis_egress_tvalid && i.m_axis_egress_tready {
+            append(&mut self.eg_cur, &o.m_axis_egress_tdata, o.m_axis_egress_tkeep);
+            if o.m_axis_egress_tlast {
+                self.egress.push((o.m_axis_egress_tdest, std::mem::take(&mut self.eg_cur)));
+            }
+        }
+        if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
+            self.responses.push((o.m_reg_rsp_status, o.m_reg_rsp_src));
+        }
+        if o.cpu_stat_valid {
+            self.cpu_events.push((o.cpu_stat_event, o.cpu_stat_family, o.cpu_stat_ctx));
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
