@@ -113,4 +113,12 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     }
     assert_eq!(Vec::from(dsts), vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
     assert!(rec.egress.is_empty());
+    // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
+    // 3 cycles after its beat is taken; the first COMPLETION's first beat on the VL stream 23 cycles after
+    // the last contribution's last beat; the four 3-beat completions back to back.
+    for (k, at) in rec.rsp_at.iter().enumerate() {
+        assert_eq!(at - rec.rx_done[k], 3, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
+    }
+    assert_eq!(rec.vl_start[0] - rec.rx_done[11], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert!(rec.vl_start.windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }

@@ -256,7 +256,7 @@ impl PacketEngineStimulus {
             let r = &mut self.r;
             let tree = if r.random_bool(0.85) { TREES[r.random_range(0..2)] } else { r.random_range(0..0x2000) };
             let f = ReductionFrame {
-                dfa: u32::from(r.random_range(0..8u32)) << 18 | u32::from(tree) << 3,
+                dfa: r.random_range(0..8u32) << 18 | u32::from(tree) << 3,
                 sfa: u32::from(PARTICIPANTS[r.random_range(0..4)]),
                 vni: if r.random_bool(0.9) { VNI } else { r.random() },
                 flags: if r.random_bool(0.9) { 1 } else { 0 },
@@ -307,7 +307,7 @@ impl PacketEngineStimulus {
                     let r = &mut self.r;
                     let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
                     let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
-                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes().map_err(Into::into)) {
+                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes()) {
                         Ok(b) => tlp_frame(seq, &b),
                         Err(_) => vec![0; 40],
                     }
@@ -754,6 +754,12 @@ pub struct Recorder {
     pub responses: Vec<(u8, u16)>,
     /// CPU events (event, family, ctx).
     pub cpu_events: Vec<(u8, bool, u16)>,
+    /// Cycle of each receive frame's last beat (handshake).
+    pub rx_done: Vec<u64>,
+    /// Cycle of each `m_axis_vl` frame's first beat (handshake).
+    pub vl_start: Vec<u64>,
+    /// Cycle of each register response (handshake).
+    pub rsp_at: Vec<u64>,
     vl_cur: Vec<u8>,
     eg_cur: Vec<u8>,
     log: TransactionLog,
@@ -764,7 +770,13 @@ impl Monitor<EngineIn, EngineOut> for Recorder {
         if i.rst {
             return Ok(());
         }
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready && i.s_axis_rx_tlast {
+            self.rx_done.push(cycle);
+        }
         if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            if self.vl_cur.is_empty() {
+                self.vl_start.push(cycle);
+            }
             append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
             if o.m_axis_vl_tlast {
                 self.vl.push(std::mem::take(&mut self.vl_cur));
@@ -779,6 +791,7 @@ impl Monitor<EngineIn, EngineOut> for Recorder {
         }
         if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
             self.responses.push((o.m_reg_rsp_status, o.m_reg_rsp_src));
+            self.rsp_at.push(cycle);
         }
         if o.cpu_stat_valid {
             self.cpu_events.push((o.cpu_stat_event, o.cpu_stat_family, o.cpu_stat_ctx));

@@ -382,6 +382,9 @@ impl PacketEngine {
     }
 }
 
+/// The blocks stepped on copies, not yet committed.
+type Next = (Option<Interposer>, Option<InputChecker>, Option<RegisterSpace>, Option<Cpu>, Option<FrameBuilder>, Option<OutputQueue>);
+
 /// Rounds of settling before the wiring is declared a combinational loop.
 const MAX_ROUNDS: usize = 16;
 
@@ -392,8 +395,7 @@ impl Block for PacketEngine {
     fn step(&mut self, t: &EngineIn) -> EngineOut {
         // Start from last cycle's settled wires; the top's inputs replace their part at the first wiring.
         let mut w = self.wires;
-        let mut next: (Option<Interposer>, Option<InputChecker>, Option<RegisterSpace>, Option<Cpu>, Option<FrameBuilder>, Option<OutputQueue>) =
-            (None, None, None, None, None, None);
+        let mut next: Next = (None, None, None, None, None, None);
         let mut o = Outs::default();
         let mut done = Wires::default();
         let mut first = true;
