@@ -40,6 +40,7 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("resets", 20),
         ("rx_stall_cycles", 10_000),
         ("vl_stall_cycles", 10_000),
+        ("drop_reasons_seen", 14),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -121,4 +122,65 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     }
     assert_eq!(rec.vl_start[0] - rec.rx_done[11], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start.windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
+}
+
+/// Runs the model alone under the cosim stimulus and scoreboard, with `mutate` applied to the outputs the
+/// scoreboard sees (as if model and RTL agreed on a wrong behaviour); the scoreboard's first complaint.
+fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::engine::EngineOut)) -> Option<String> {
+    use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
+    use inswitch::checker::{Monitor, Stimulus};
+    use inswitch_model::Block;
+    let p = params_of("packet_engine").unwrap();
+    let shared = Shared::default();
+    let mut m = PacketEngine::power_on(p).unwrap();
+    let mut s = PacketEngineStimulus::new(p, 3, shared.clone());
+    let mut mon = PacketEngineMonitor::new(shared, p);
+    let mut prev = Default::default();
+    for cycle in 0..300_000 {
+        let i = s.next(&prev);
+        let mut o = m.step(&i);
+        prev = o;
+        mutate(cycle, &mut o);
+        if let Err(e) = mon.observe(cycle, &i, &o) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_scoreboard_rejects_wrong_behaviour() {
+    assert_eq!(scoreboard_complaint(&mut |_, _| {}), None, "the unmodified model passes");
+    // Passed frames corrupted on their way to the VL queue look like injections nobody built.
+    let e = scoreboard_complaint(&mut |c, o| {
+        if (20_000..22_000).contains(&c) && o.m_axis_vl_tvalid {
+            o.m_axis_vl_tdata.set_byte(0, o.m_axis_vl_tdata.byte(0) ^ 0x80);
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("balance")), "{e:?}");
+    // A drop the checker did not count.
+    let mut done = false;
+    let e = scoreboard_complaint(&mut |_, o| {
+        if !done && o.stat_event & 0x1F_FFFC != 0 {
+            o.stat_event &= !0x1F_FFFC;
+            done = true;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("extracted = register accesses")), "{e:?}");
+    // A credit the interposer forgot to return.
+    let mut done = false;
+    let e = scoreboard_complaint(&mut |c, o| {
+        if c > 10 && !done && o.link_credit_return > 0 {
+            o.link_credit_return -= 1;
+            done = true;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("credits")), "{e:?}");
+    // An engine frame for this port sent out of the egress.
+    let e = scoreboard_complaint(&mut |_, o| {
+        if o.m_axis_egress_tvalid {
+            o.m_axis_egress_tdest = PORT;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("egress frame with tdest")), "{e:?}");
 }

@@ -100,7 +100,12 @@ fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)
                 d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
             }
             let len = chunk.len().max(1);
-            (d, if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }, b + 1 == nb)
+            let mut keep = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+            // 0.5% of the beats before the last: a hole in tkeep (the checker's `tkeep` drop).
+            if b + 1 < nb && r.random_bool(0.005) {
+                keep &= !(1 << r.random_range(0..kw));
+            }
+            (d, keep, b + 1 == nb)
         })
         .collect()
 }
@@ -233,8 +238,13 @@ impl PacketEngineStimulus {
         let body = match kind {
             2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
             3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            1 => Body::Configuration {
+                fixed: collective::ConfigFixed { master_id: r.random(), n_devices: 2, ..Default::default() },
+                device_ids: vec![0x0011, 0x0012],
+                subservient_ids: vec![],
+            },
             4..=6 => {
-                let n = r.random_range(0..=4);
+                let n = if r.random_bool(0.03) { r.random_range(5..=8) } else { r.random_range(0..=4) };
                 Body::Data {
                     fixed: DataFixed { operation: [0, 0x14, 0x28][r.random_range(0..3)], status: r.random_range(0..4), contributions: r.random_range(1..3), n_operands: n, completion: r.random_range(0..4), reserved: 0 },
                     operands: (0..n).map(|_| r.random()).collect(),
@@ -264,7 +274,7 @@ impl PacketEngineStimulus {
                     cookie: r.random_range(0..2),
                     resno: r.random_range(0..4),
                     count: r.random_range(1..3),
-                    op: [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)],
+                    op: if r.random_bool(0.03) { 0x3F } else { [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)] },
                     arm: r.random_bool(0.3),
                     ..Default::default()
                 },
@@ -292,7 +302,14 @@ impl PacketEngineStimulus {
                         0x150 => 1 << 31 | u32::from(VNI),
                         _ => v,
                     };
-                    reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                    if r.random_bool(0.1) {
+                        // A multi-DW write into the window: `reg_access` (2 DW) or `too_long` (40 DW).
+                        let n = if r.random_bool(0.5) { 8 } else { 160 };
+                        let t = Tlp::memory_write(req, 0, u64::from(ENGINE_ID) << 16 | 0xC000 | u64::from(off), vec![0; n]).expect("mwr");
+                        tlp_frame(seq, &t.to_bytes().expect("emit"))
+                    } else {
+                        reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                    }
                 }
                 3 => {
                     // Memory write elsewhere (passes).
@@ -302,13 +319,27 @@ impl PacketEngineStimulus {
                     tlp_frame(seq, &t.to_bytes().expect("emit"))
                 }
                 _ => {
-                    let kind = [2u8, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..10)];
+                    let kind = [1u8, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..11)];
                     let m = self.collective(kind);
                     let r = &mut self.r;
                     let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
                     let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
                     match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes()) {
-                        Ok(b) => tlp_frame(seq, &b),
+                        Ok(mut b) => {
+                            // 15%: one header field made wrong before the LCRC is computed.
+                            if r.random_bool(0.15) {
+                                match r.random_range(0..7) {
+                                    0 => b[2] |= 0x40,                  // EP: poisoned
+                                    1 => b[1] |= 0x01,                  // TH: unsupported
+                                    2 => b[7] ^= 0x01,                  // Message Code: unsupported
+                                    3 => b[11] ^= 0x01,                 // Vendor ID: vendor
+                                    4 => b[16] ^= 0x03,                 // collective version: malformed
+                                    5 => b.truncate(b.len() - 4),       // length
+                                    _ => b[0] = 0xA0 | (b[0] & 0x1F),   // Fmt 101: malformed
+                                }
+                            }
+                            tlp_frame(seq, &b)
+                        }
                         Err(_) => vec![0; 40],
                     }
                 }
@@ -641,7 +672,11 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        COUNTERS.iter().copied().zip(self.counts).collect()
+        let mut v: Vec<(&'static str, u64)> = COUNTERS.iter().copied().zip(self.counts).collect();
+        // Distinct checker drop reasons (bits 2-20) seen at least once.
+        v.push(("drop_reasons_seen", self.checker_bits[2..].iter().filter(|&&n| n > 0).count() as u64));
+        v.push(("drop_reasons_mask", self.checker_bits.iter().enumerate().filter(|(_, &n)| n > 0).fold(0, |a, (k, _)| a | 1 << k)));
+        v
     }
 }
 
