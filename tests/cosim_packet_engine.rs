@@ -66,7 +66,20 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     // [0177], as the text gives them); a stranger's write is rejected; the master programs a default
     // route to this port.
     let table6 = [0x0011u16, 0x0012, 0x0013];
-    let mut frames = vec![reg_write_frame(1, SOURCE, ENGINE_ID, 0x108, u32::from(MASTER_720), 0xF), reg_write_frame(2, SOURCE, ENGINE_ID, 0x104, 1, 0xF)];
+    // Tables 5 and 7 are written into the windows of switches 720 (0x0000_C0yy) and 730 (0x0020_C0yy):
+    // this engine must pass those eight writes through to the VL queue untouched.
+    let table5 = [0x0010u16, 0x0020, 0x0001, 0x0002, 0x0003];
+    let table7 = [0x0021u16, 0x0022, 0x0023];
+    let mut foreign = Vec::new();
+    for (switch_id, table) in [(0x0000u16, &table5[..]), (0x0020, &table7[..])] {
+        for (i, &dev) in table.iter().enumerate() {
+            let off = 2 * i as u16;
+            let (be, v) = if off % 4 == 0 { (0x3, u32::from(dev)) } else { (0xC, u32::from(dev) << 16) };
+            foreign.push(reg_write_frame(20 + foreign.len() as u16, MASTER_720, switch_id, off & !3, v, be));
+        }
+    }
+    let mut frames = foreign.clone();
+    frames.extend([reg_write_frame(1, SOURCE, ENGINE_ID, 0x108, u32::from(MASTER_720), 0xF), reg_write_frame(2, SOURCE, ENGINE_ID, 0x104, 1, 0xF)]);
     for (i, &dev) in table6.iter().enumerate() {
         let off = 2 * i as u16;
         let (be, v) = if off % 4 == 0 { (0x3, u32::from(dev)) } else { (0xC, u32::from(dev) << 16) };
@@ -104,8 +117,9 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0], "{:?}", rec.responses);
 
     // Barrier: one COMPLETION per participant and one to the source, injected into this port's VL queue.
+    assert_eq!(rec.vl[..8], foreign[..], "Tables 5 and 7 pass through");
     let mut dsts: VecDeque<u16> = VecDeque::new();
-    for f in &rec.vl {
+    for f in &rec.vl[8..] {
         let t = Tlp::parse(&f[2..f.len() - 4]).unwrap_or_else(|e| panic!("injected frame is not a TLP: {e:?} {f:02x?}"));
         let m = collective::from_vdm(&t).unwrap();
         assert_eq!(m.header.kind, 6, "COMPLETION");
@@ -118,10 +132,10 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     // 3 cycles after its beat is taken; the first COMPLETION's first beat on the VL stream 23 cycles after
     // the last contribution's last beat; the four 3-beat completions back to back.
     for (k, at) in rec.rsp_at.iter().enumerate() {
-        assert_eq!(at - rec.rx_done[k], 3, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
+        assert_eq!(at - rec.rx_done[8 + k], 3, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[0] - rec.rx_done[11], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
-    assert!(rec.vl_start.windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[19], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 
 /// Runs the model alone under the cosim stimulus and scoreboard, with `mutate` applied to the outputs the
@@ -183,4 +197,25 @@ fn the_scoreboard_rejects_wrong_behaviour() {
         }
     });
     assert!(e.as_deref().is_some_and(|e| e.contains("egress frame with tdest")), "{e:?}");
+}
+
+#[test]
+fn lockstep_catches_a_wrong_top_model() {
+    use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
+    use inswitch::checker::Failure;
+    // A model whose interposer reserves 7 injection credits instead of the RTL's 8.
+    let p = params_of("packet_engine").unwrap();
+    let wrong = inswitch_model::engine::EngineParams { inj_credits: p.inj_credits - 1, ..p };
+    let shared = Shared::default();
+    let mut m = PacketEngine::power_on(wrong).unwrap();
+    let mut r = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut s = PacketEngineStimulus::new(p, 1, shared.clone());
+    let mut mon = PacketEngineMonitor::new(shared, p);
+    match lockstep(&mut m, &mut r, &mut s, &mut mon, 10_000, None, &mut |_| {}) {
+        Err(Failure::Mismatch(x)) => {
+            assert_eq!(x.port, "stat_inj_credits", "{x:?}");
+            assert!(x.cycle <= 4, "{x:?}");
+        }
+        other => panic!("not caught: {other:?}"),
+    }
 }
