@@ -165,13 +165,13 @@ fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::engine:
 #[test]
 fn the_scoreboard_rejects_wrong_behaviour() {
     assert_eq!(scoreboard_complaint(&mut |_, _| {}), None, "the unmodified model passes");
-    // Passed frames corrupted on their way to the VL queue look like injections nobody built.
+    // A frame corrupted on its way to the VL queue is neither a receive frame nor a built one.
     let e = scoreboard_complaint(&mut |c, o| {
         if (20_000..22_000).contains(&c) && o.m_axis_vl_tvalid {
-            o.m_axis_vl_tdata.set_byte(0, o.m_axis_vl_tdata.byte(0) ^ 0x80);
+            o.m_axis_vl_tdata.set_byte(5, o.m_axis_vl_tdata.byte(5) ^ 0x80);
         }
     });
-    assert!(e.as_deref().is_some_and(|e| e.contains("balance")), "{e:?}");
+    assert!(e.as_deref().is_some_and(|e| e.contains("neither a receive frame nor a built one")), "{e:?}");
     // A drop the checker did not count.
     let mut done = false;
     let e = scoreboard_complaint(&mut |_, o| {

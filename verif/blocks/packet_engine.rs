@@ -468,6 +468,28 @@ fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
 }
 
+/// Why `f` is not a frame the frame builder could have made (a Soft Portals frame with a good FCS, or a
+/// TLP frame with a good LCRC that parses), if it is not.
+pub fn malformed_engine_frame(f: &[u8]) -> Option<String> {
+    if f.len() == inswitch_frames::ethernet::SOFT_PORTALS_LEN {
+        return match SoftPortals::parse(f) {
+            Ok(sp) if sp.check_fcs().is_ok() => None,
+            Ok(_) => Some("bad FCS".into()),
+            Err(e) => Some(format!("{e}")),
+        };
+    }
+    if f.len() < 2 + 12 + 4 {
+        return Some("too short".into());
+    }
+    let seq = u16::from_be_bytes([f[0], f[1]]);
+    let tlp = &f[2..f.len() - 4];
+    let lcrc = u32::from_le_bytes([f[f.len() - 4], f[f.len() - 3], f[f.len() - 2], f[f.len() - 1]]);
+    if inswitch_frames::crc::lcrc(seq, tlp) != lcrc {
+        return Some("bad LCRC".into());
+    }
+    Tlp::parse(tlp).err().map(|e| format!("{e}"))
+}
+
 /// The end-to-end scoreboard of the top.
 pub struct PacketEngineMonitor {
     shared: Shared,
@@ -598,6 +620,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                     self.bump("passed_frames");
                     self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
                 } else {
+                    // Not a receive frame: it must be a well-formed frame as the builder makes them.
+                    if let Some(why) = malformed_engine_frame(&f) {
+                        return Err(format!("a {}-byte frame on m_axis_vl is neither a receive frame nor a built one ({why}): {f:02x?}", f.len()));
+                    }
                     self.bump("injected_frames");
                     self.log.push(cycle, format!("injected a {}-byte frame", f.len()));
                 }
