@@ -726,17 +726,23 @@ pub struct DirectedStimulus {
     p: EngineParams,
     reset_left: u64,
     cpu_cfg: VecDeque<(u16, u32)>,
-    frames: VecDeque<Vec<u8>>,
+    frames: VecDeque<(bool, Vec<u8>)>,
     rx_beats: VecDeque<(Wide, u64, bool)>,
     partner_credits: i64,
     last: EngineIn,
     r: StimRng,
     cycle: u64,
+    family: bool,
 }
 
 impl DirectedStimulus {
     /// Sends `frames` after writing `cpu_cfg` into the CPU.
     pub fn new(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<Vec<u8>>) -> Self {
+        Self::mixed(p, cpu_cfg, frames.into_iter().map(|f| (false, f)).collect())
+    }
+
+    /// Sends `frames`, each with the port family it is sent under (`true`: Soft Portals).
+    pub fn mixed(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<(bool, Vec<u8>)>) -> Self {
         DirectedStimulus {
             p,
             reset_left: RESET_CYCLES,
@@ -747,6 +753,7 @@ impl DirectedStimulus {
             last: EngineIn::default(),
             r: stimulus::rng(0, 1),
             cycle: 0,
+            family: false,
         }
     }
 }
@@ -771,6 +778,7 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             cfg_dst_mac: 0x0200_0000_0001,
             // Walk the PBV read port over the first 8 entries (compared in lockstep).
             pbv_rd_index: (self.cycle % 8) as u8,
+            cfg_family: self.family,
             ..Default::default()
         };
         self.cycle += 1;
@@ -791,7 +799,9 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);
         } else if self.partner_credits > 0 {
             if self.rx_beats.is_empty() {
-                if let Some(f) = self.frames.pop_front() {
+                if let Some((fam, f)) = self.frames.pop_front() {
+                    self.family = fam;
+                    i.cfg_family = fam;
                     self.rx_beats = beats(&f, 32, &mut self.r);
                 }
             }
