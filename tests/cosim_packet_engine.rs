@@ -1,7 +1,7 @@
 //! Lockstep co-simulation of the packet-engine top (the six blocks wired as in rtl/packet_engine.v)
 //! against its composed Rust model, with the end-to-end scoreboard; and the seed's worked example
 //! (000 [0174]-[0182], Tables 5-7: PBV programming by register writes at `0x0010_C0yy`) replayed as frames
-//! through one engine, followed by a small barrier through the engine.
+//! through one engine, followed by a small barrier through the engine; and a Portals reduction.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -40,6 +40,7 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("resets", 20),
         ("rx_stall_cycles", 10_000),
         ("vl_stall_cycles", 10_000),
+        ("drop_reasons_seen", 14),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -65,7 +66,20 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     // [0177], as the text gives them); a stranger's write is rejected; the master programs a default
     // route to this port.
     let table6 = [0x0011u16, 0x0012, 0x0013];
-    let mut frames = vec![reg_write_frame(1, SOURCE, ENGINE_ID, 0x108, u32::from(MASTER_720), 0xF), reg_write_frame(2, SOURCE, ENGINE_ID, 0x104, 1, 0xF)];
+    // Tables 5 and 7 are written into the windows of switches 720 (0x0000_C0yy) and 730 (0x0020_C0yy):
+    // this engine must pass those eight writes through to the VL queue untouched.
+    let table5 = [0x0010u16, 0x0020, 0x0001, 0x0002, 0x0003];
+    let table7 = [0x0021u16, 0x0022, 0x0023];
+    let mut foreign = Vec::new();
+    for (switch_id, table) in [(0x0000u16, &table5[..]), (0x0020, &table7[..])] {
+        for (i, &dev) in table.iter().enumerate() {
+            let off = 2 * i as u16;
+            let (be, v) = if off % 4 == 0 { (0x3, u32::from(dev)) } else { (0xC, u32::from(dev) << 16) };
+            foreign.push(reg_write_frame(20 + foreign.len() as u16, MASTER_720, switch_id, off & !3, v, be));
+        }
+    }
+    let mut frames = foreign.clone();
+    frames.extend([reg_write_frame(1, SOURCE, ENGINE_ID, 0x108, u32::from(MASTER_720), 0xF), reg_write_frame(2, SOURCE, ENGINE_ID, 0x104, 1, 0xF)]);
     for (i, &dev) in table6.iter().enumerate() {
         let off = 2 * i as u16;
         let (be, v) = if off % 4 == 0 { (0x3, u32::from(dev)) } else { (0xC, u32::from(dev) << 16) };
@@ -103,8 +117,9 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0], "{:?}", rec.responses);
 
     // Barrier: one COMPLETION per participant and one to the source, injected into this port's VL queue.
+    assert_eq!(rec.vl[..8], foreign[..], "Tables 5 and 7 pass through");
     let mut dsts: VecDeque<u16> = VecDeque::new();
-    for f in &rec.vl {
+    for f in &rec.vl[8..] {
         let t = Tlp::parse(&f[2..f.len() - 4]).unwrap_or_else(|e| panic!("injected frame is not a TLP: {e:?} {f:02x?}"));
         let m = collective::from_vdm(&t).unwrap();
         assert_eq!(m.header.kind, 6, "COMPLETION");
@@ -113,4 +128,151 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     }
     assert_eq!(Vec::from(dsts), vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
     assert!(rec.egress.is_empty());
+    // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
+    // 3 cycles after its beat is taken; the first COMPLETION's first beat on the VL stream 23 cycles after
+    // the last contribution's last beat; the four 3-beat completions back to back.
+    for (k, at) in rec.rsp_at.iter().enumerate() {
+        assert_eq!(at - rec.rx_done[8 + k], 3, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
+    }
+    assert_eq!(rec.vl_start[8] - rec.rx_done[19], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
+}
+
+/// Runs the model alone under the cosim stimulus and scoreboard, with `mutate` applied to the outputs the
+/// scoreboard sees (as if model and RTL agreed on a wrong behaviour); the scoreboard's first complaint.
+fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::engine::EngineOut)) -> Option<String> {
+    use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
+    use inswitch::checker::{Monitor, Stimulus};
+    use inswitch_model::Block;
+    let p = params_of("packet_engine").unwrap();
+    let shared = Shared::default();
+    let mut m = PacketEngine::power_on(p).unwrap();
+    let mut s = PacketEngineStimulus::new(p, 3, shared.clone());
+    let mut mon = PacketEngineMonitor::new(shared, p);
+    let mut prev = Default::default();
+    for cycle in 0..300_000 {
+        let i = s.next(&prev);
+        let mut o = m.step(&i);
+        prev = o;
+        mutate(cycle, &mut o);
+        if let Err(e) = mon.observe(cycle, &i, &o) {
+            return Some(e);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_scoreboard_rejects_wrong_behaviour() {
+    assert_eq!(scoreboard_complaint(&mut |_, _| {}), None, "the unmodified model passes");
+    // A frame corrupted on its way to the VL queue is neither a receive frame nor a built one.
+    let e = scoreboard_complaint(&mut |c, o| {
+        if (20_000..22_000).contains(&c) && o.m_axis_vl_tvalid {
+            o.m_axis_vl_tdata.set_byte(5, o.m_axis_vl_tdata.byte(5) ^ 0x80);
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("neither a receive frame nor a built one")), "{e:?}");
+    // A drop the checker did not count.
+    let mut done = false;
+    let e = scoreboard_complaint(&mut |_, o| {
+        if !done && o.stat_event & 0x1F_FFFC != 0 {
+            o.stat_event &= !0x1F_FFFC;
+            done = true;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("extracted = register accesses")), "{e:?}");
+    // A credit the interposer forgot to return.
+    let mut done = false;
+    let e = scoreboard_complaint(&mut |c, o| {
+        if c > 10 && !done && o.link_credit_return > 0 {
+            o.link_credit_return -= 1;
+            done = true;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("credits")), "{e:?}");
+    // An engine frame for this port sent out of the egress.
+    let e = scoreboard_complaint(&mut |_, o| {
+        if o.m_axis_egress_tvalid {
+            o.m_axis_egress_tdest = PORT;
+        }
+    });
+    assert!(e.as_deref().is_some_and(|e| e.contains("egress frame with tdest")), "{e:?}");
+}
+
+#[test]
+fn lockstep_catches_a_wrong_top_model() {
+    use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
+    use inswitch::checker::Failure;
+    // A model whose interposer reserves 7 injection credits instead of the RTL's 8.
+    let p = params_of("packet_engine").unwrap();
+    let wrong = inswitch_model::engine::EngineParams { inj_credits: p.inj_credits - 1, ..p };
+    let shared = Shared::default();
+    let mut m = PacketEngine::power_on(wrong).unwrap();
+    let mut r = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut s = PacketEngineStimulus::new(p, 1, shared.clone());
+    let mut mon = PacketEngineMonitor::new(shared, p);
+    match lockstep(&mut m, &mut r, &mut s, &mut mon, 10_000, None, &mut |_| {}) {
+        Err(Failure::Mismatch(x)) => {
+            assert_eq!(x.port, "stat_inj_credits", "{x:?}");
+            assert!(x.cycle <= 4, "{x:?}");
+        }
+        other => panic!("not caught: {other:?}"),
+    }
+}
+
+fn portals_frame(tree: u16, sfa: u32, arm: bool, count: u32, data: [u64; 4]) -> Vec<u8> {
+    use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+    use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+    let f = ReductionFrame {
+        dfa: u32::from(tree) << 3,
+        sfa,
+        vni: 0x0042,
+        flags: 1,
+        header: ReductionHeader { cookie: 7, count, op: 0x14, arm, seqno: 5, ..Default::default() },
+        data,
+        ..Default::default()
+    };
+    let eth = EthernetHeader { dst: [0x01, 0x00, 0x5E, 0, 0, 3], src: [2, 0, 0, 0, 0, 0x99], ethertype: 0x88B5 };
+    SoftPortals::new(eth, f).unwrap().to_bytes().unwrap().to_vec()
+}
+
+#[test]
+fn a_portals_reduction_through_the_engine() {
+    use inswitch::blocks::packet_engine::malformed_engine_frame;
+    use inswitch_frames::ethernet::SoftPortals;
+    let p = params_of("packet_engine").unwrap();
+    // Register space (TLP frames from the source): VNI 0x42 allowed, default route to this port, tree 3
+    // armed in the interposer with wait count 2.
+    let mut frames: Vec<(bool, Vec<u8>)> = [(0x150u16, 1u32 << 31 | 0x42), (0x200, 0), (0x204, 1 << 31 | u32::from(PORT)), (0x304, 2), (0x300, 1 << 31 | 3)]
+        .iter()
+        .enumerate()
+        .map(|(k, &(off, v))| (false, reg_write_frame(k as u16 + 1, SOURCE, ENGINE_ID, off, v, 0xF)))
+        .collect();
+    // The multicast entry reaches the interposer 3 cycles after its frame's beat (docs/blocks/
+    // packet_engine.md §Timing): four more register writes keep the ARM from being decided on the old table.
+    for k in 0..4 {
+        frames.push((false, reg_write_frame(10 + k, SOURCE, ENGINE_ID, 0x150, 1 << 31 | 0x42, 0xF)));
+    }
+    // The reduction on tree 3: an ARM from the parent, then two children's contributions (op 0x14).
+    frames.push((true, portals_frame(3, 0x0000_0001, true, 0, [0; 4])));
+    frames.push((true, portals_frame(3, 0x0000_0011, false, 1, [5, 6, 7, 8])));
+    frames.push((true, portals_frame(3, 0x0000_0012, false, 1, [10, 20, 30, 40])));
+    // CPU: engine SFA, static entry 0 = Portals tree 3, SUBSERVIENT, wait count 2.
+    let cpu_cfg = vec![(0x087u16, u32::from(ENGINE_ID)), (0x088, 0x0000_0010), (0x100, 1 << 31 | 1 << 16 | 3), (0x101, 2)];
+    let mut model = PacketEngine::power_on(p).unwrap();
+    let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut stim = DirectedStimulus::mixed(p, cpu_cfg, frames);
+    let mut rec = Recorder::default();
+    lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    assert_eq!(rec.responses.len(), 9);
+    // One CONTRIBUTION up: the tree's DFA, count 2, the combined operands, injected into this port.
+    assert_eq!(rec.vl.len(), 1, "events {:?}", rec.cpu_events);
+    let f = &rec.vl[0];
+    assert_eq!(malformed_engine_frame(f), None);
+    let sp = SoftPortals::parse(f).unwrap();
+    assert_eq!(sp.frame.dfa >> 3 & 0x1FFF, 3);
+    assert!(!sp.frame.header.arm);
+    assert_eq!(sp.frame.header.count, 2);
+    assert_eq!(sp.frame.header.resno, 5);
+    assert_eq!(sp.frame.data, [15, 26, 37, 48], "lane-wise sum (rt_op 0x14)");
 }

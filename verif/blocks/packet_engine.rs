@@ -100,7 +100,12 @@ fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)
                 d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
             }
             let len = chunk.len().max(1);
-            (d, if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }, b + 1 == nb)
+            let mut keep = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+            // 0.5% of the beats before the last: a hole in tkeep (the checker's `tkeep` drop).
+            if b + 1 < nb && r.random_bool(0.005) {
+                keep &= !(1 << r.random_range(0..kw));
+            }
+            (d, keep, b + 1 == nb)
         })
         .collect()
 }
@@ -233,8 +238,13 @@ impl PacketEngineStimulus {
         let body = match kind {
             2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
             3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            1 => Body::Configuration {
+                fixed: collective::ConfigFixed { master_id: r.random(), n_devices: 2, ..Default::default() },
+                device_ids: vec![0x0011, 0x0012],
+                subservient_ids: vec![],
+            },
             4..=6 => {
-                let n = r.random_range(0..=4);
+                let n = if r.random_bool(0.03) { r.random_range(5..=8) } else { r.random_range(0..=4) };
                 Body::Data {
                     fixed: DataFixed { operation: [0, 0x14, 0x28][r.random_range(0..3)], status: r.random_range(0..4), contributions: r.random_range(1..3), n_operands: n, completion: r.random_range(0..4), reserved: 0 },
                     operands: (0..n).map(|_| r.random()).collect(),
@@ -256,7 +266,7 @@ impl PacketEngineStimulus {
             let r = &mut self.r;
             let tree = if r.random_bool(0.85) { TREES[r.random_range(0..2)] } else { r.random_range(0..0x2000) };
             let f = ReductionFrame {
-                dfa: u32::from(r.random_range(0..8u32)) << 18 | u32::from(tree) << 3,
+                dfa: r.random_range(0..8u32) << 18 | u32::from(tree) << 3,
                 sfa: u32::from(PARTICIPANTS[r.random_range(0..4)]),
                 vni: if r.random_bool(0.9) { VNI } else { r.random() },
                 flags: if r.random_bool(0.9) { 1 } else { 0 },
@@ -264,7 +274,7 @@ impl PacketEngineStimulus {
                     cookie: r.random_range(0..2),
                     resno: r.random_range(0..4),
                     count: r.random_range(1..3),
-                    op: [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)],
+                    op: if r.random_bool(0.03) { 0x3F } else { [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)] },
                     arm: r.random_bool(0.3),
                     ..Default::default()
                 },
@@ -292,7 +302,14 @@ impl PacketEngineStimulus {
                         0x150 => 1 << 31 | u32::from(VNI),
                         _ => v,
                     };
-                    reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                    if r.random_bool(0.1) {
+                        // A multi-DW write into the window: `reg_access` (2 DW) or `too_long` (40 DW).
+                        let n = if r.random_bool(0.5) { 8 } else { 160 };
+                        let t = Tlp::memory_write(req, 0, u64::from(ENGINE_ID) << 16 | 0xC000 | u64::from(off), vec![0; n]).expect("mwr");
+                        tlp_frame(seq, &t.to_bytes().expect("emit"))
+                    } else {
+                        reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                    }
                 }
                 3 => {
                     // Memory write elsewhere (passes).
@@ -302,13 +319,27 @@ impl PacketEngineStimulus {
                     tlp_frame(seq, &t.to_bytes().expect("emit"))
                 }
                 _ => {
-                    let kind = [2u8, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..10)];
+                    let kind = [1u8, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..11)];
                     let m = self.collective(kind);
                     let r = &mut self.r;
                     let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
                     let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
-                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes().map_err(Into::into)) {
-                        Ok(b) => tlp_frame(seq, &b),
+                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes()) {
+                        Ok(mut b) => {
+                            // 15%: one header field made wrong before the LCRC is computed.
+                            if r.random_bool(0.15) {
+                                match r.random_range(0..7) {
+                                    0 => b[2] |= 0x40,                  // EP: poisoned
+                                    1 => b[1] |= 0x01,                  // TH: unsupported
+                                    2 => b[7] ^= 0x01,                  // Message Code: unsupported
+                                    3 => b[11] ^= 0x01,                 // Vendor ID: vendor
+                                    4 => b[16] ^= 0x03,                 // collective version: malformed
+                                    5 => b.truncate(b.len() - 4),       // length
+                                    _ => b[0] = 0xA0 | (b[0] & 0x1F),   // Fmt 101: malformed
+                                }
+                            }
+                            tlp_frame(seq, &b)
+                        }
                         Err(_) => vec![0; 40],
                     }
                 }
@@ -435,6 +466,28 @@ pub const COUNTERS: [&str; 20] = [
 
 fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
+}
+
+/// Why `f` is not a frame the frame builder could have made (a Soft Portals frame with a good FCS, or a
+/// TLP frame with a good LCRC that parses), if it is not.
+pub fn malformed_engine_frame(f: &[u8]) -> Option<String> {
+    if f.len() == inswitch_frames::ethernet::SOFT_PORTALS_LEN {
+        return match SoftPortals::parse(f) {
+            Ok(sp) if sp.check_fcs().is_ok() => None,
+            Ok(_) => Some("bad FCS".into()),
+            Err(e) => Some(format!("{e}")),
+        };
+    }
+    if f.len() < 2 + 12 + 4 {
+        return Some("too short".into());
+    }
+    let seq = u16::from_be_bytes([f[0], f[1]]);
+    let tlp = &f[2..f.len() - 4];
+    let lcrc = u32::from_le_bytes([f[f.len() - 4], f[f.len() - 3], f[f.len() - 2], f[f.len() - 1]]);
+    if inswitch_frames::crc::lcrc(seq, tlp) != lcrc {
+        return Some("bad LCRC".into());
+    }
+    Tlp::parse(tlp).err().map(|e| format!("{e}"))
 }
 
 /// The end-to-end scoreboard of the top.
@@ -567,6 +620,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                     self.bump("passed_frames");
                     self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
                 } else {
+                    // Not a receive frame: it must be a well-formed frame as the builder makes them.
+                    if let Some(why) = malformed_engine_frame(&f) {
+                        return Err(format!("a {}-byte frame on m_axis_vl is neither a receive frame nor a built one ({why}): {f:02x?}", f.len()));
+                    }
                     self.bump("injected_frames");
                     self.log.push(cycle, format!("injected a {}-byte frame", f.len()));
                 }
@@ -641,7 +698,11 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
-        COUNTERS.iter().copied().zip(self.counts).collect()
+        let mut v: Vec<(&'static str, u64)> = COUNTERS.iter().copied().zip(self.counts).collect();
+        // Distinct checker drop reasons (bits 2-20) seen at least once.
+        v.push(("drop_reasons_seen", self.checker_bits[2..].iter().filter(|&&n| n > 0).count() as u64));
+        v.push(("drop_reasons_mask", self.checker_bits.iter().enumerate().filter(|(_, &n)| n > 0).fold(0, |a, (k, _)| a | 1 << k)));
+        v
     }
 }
 
@@ -665,17 +726,23 @@ pub struct DirectedStimulus {
     p: EngineParams,
     reset_left: u64,
     cpu_cfg: VecDeque<(u16, u32)>,
-    frames: VecDeque<Vec<u8>>,
+    frames: VecDeque<(bool, Vec<u8>)>,
     rx_beats: VecDeque<(Wide, u64, bool)>,
     partner_credits: i64,
     last: EngineIn,
     r: StimRng,
     cycle: u64,
+    family: bool,
 }
 
 impl DirectedStimulus {
     /// Sends `frames` after writing `cpu_cfg` into the CPU.
     pub fn new(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<Vec<u8>>) -> Self {
+        Self::mixed(p, cpu_cfg, frames.into_iter().map(|f| (false, f)).collect())
+    }
+
+    /// Sends `frames`, each with the port family it is sent under (`true`: Soft Portals).
+    pub fn mixed(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<(bool, Vec<u8>)>) -> Self {
         DirectedStimulus {
             p,
             reset_left: RESET_CYCLES,
@@ -686,6 +753,7 @@ impl DirectedStimulus {
             last: EngineIn::default(),
             r: stimulus::rng(0, 1),
             cycle: 0,
+            family: false,
         }
     }
 }
@@ -710,6 +778,7 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             cfg_dst_mac: 0x0200_0000_0001,
             // Walk the PBV read port over the first 8 entries (compared in lockstep).
             pbv_rd_index: (self.cycle % 8) as u8,
+            cfg_family: self.family,
             ..Default::default()
         };
         self.cycle += 1;
@@ -730,7 +799,9 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);
         } else if self.partner_credits > 0 {
             if self.rx_beats.is_empty() {
-                if let Some(f) = self.frames.pop_front() {
+                if let Some((fam, f)) = self.frames.pop_front() {
+                    self.family = fam;
+                    i.cfg_family = fam;
                     self.rx_beats = beats(&f, 32, &mut self.r);
                 }
             }
@@ -754,6 +825,12 @@ pub struct Recorder {
     pub responses: Vec<(u8, u16)>,
     /// CPU events (event, family, ctx).
     pub cpu_events: Vec<(u8, bool, u16)>,
+    /// Cycle of each receive frame's last beat (handshake).
+    pub rx_done: Vec<u64>,
+    /// Cycle of each `m_axis_vl` frame's first beat (handshake).
+    pub vl_start: Vec<u64>,
+    /// Cycle of each register response (handshake).
+    pub rsp_at: Vec<u64>,
     vl_cur: Vec<u8>,
     eg_cur: Vec<u8>,
     log: TransactionLog,
@@ -764,7 +841,13 @@ impl Monitor<EngineIn, EngineOut> for Recorder {
         if i.rst {
             return Ok(());
         }
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready && i.s_axis_rx_tlast {
+            self.rx_done.push(cycle);
+        }
         if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            if self.vl_cur.is_empty() {
+                self.vl_start.push(cycle);
+            }
             append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
             if o.m_axis_vl_tlast {
                 self.vl.push(std::mem::take(&mut self.vl_cur));
@@ -779,6 +862,7 @@ impl Monitor<EngineIn, EngineOut> for Recorder {
         }
         if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
             self.responses.push((o.m_reg_rsp_status, o.m_reg_rsp_src));
+            self.rsp_at.push(cycle);
         }
         if o.cpu_stat_valid {
             self.cpu_events.push((o.cpu_stat_event, o.cpu_stat_family, o.cpu_stat_ctx));
