@@ -110,6 +110,10 @@ enum_with_unknown! {
         BarrierSatisfied = 2,
         /// Final result of a reduction.
         Result = 3,
+        /// Answer to a child one transaction behind: the collective already completed (001; `docs/cpu.md` §2).
+        AlreadyCompleted = 4,
+        /// Acknowledgement of a non-posted initialization or control message (000 [0097]; `docs/cpu.md` §2).
+        Acknowledged = 5,
     }
 }
 
@@ -128,6 +132,8 @@ enum_with_unknown! {
         OpMismatch = 5,
         /// Malformed message.
         Malformed = 6,
+        /// A retry request named a context for which nothing is kept to resend (`docs/cpu.md` §2).
+        NothingToResend = 7,
     }
 }
 
