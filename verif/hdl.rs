@@ -127,7 +127,8 @@ pub fn parse_synth(module: &str, ok: bool, log: String) -> SynthResult {
         let (Some(kind), Some(n), None) = (it.next(), it.next(), it.next()) else { continue };
         let Ok(n) = n.parse::<u64>() else { continue };
         let k = kind.to_ascii_uppercase();
-        if k.contains("DLATCH") || k.contains("SR_") {
+        // Latches are $dlatch/$_DLATCH_*/$adlatch and the SR latches $sr/$_SR_*; $_DFFSR_* is a flip-flop.
+        if k.contains("DLATCH") || k.starts_with("$_SR_") || k == "$SR" {
             latches += n;
         } else if k.contains("DFF") {
             flip_flops += n;
@@ -150,12 +151,12 @@ mod tests {
     #[test]
     fn synth_log_parsing_finds_latches_and_paths() {
         let log = "Latch inferred for signal `\\m.\\q' from process `\\m.$proc'\n\
-                   Number of cells: 3\n     $_DFF_P_  1\n     $_DLATCH_P_  1\n     $_AND_ 1\n\
+                   Number of cells: 5\n     $_DFF_P_  1\n     $_DFFSR_PNN_  1\n     $_DLATCH_P_  1\n     $_SR_NN_  1\n     $_AND_ 1\n\
                    Longest topological path in m (length=2):\n";
         let r = parse_synth("m", true, log.to_string());
-        assert_eq!(r.cells, Some(3));
-        assert_eq!(r.flip_flops, 1);
-        assert_eq!(r.latches, 2, "one latch cell and one 'Latch inferred' line");
+        assert_eq!(r.cells, Some(5));
+        assert_eq!(r.flip_flops, 2, "$_DFFSR_ is a flip-flop with set/reset, not a latch");
+        assert_eq!(r.latches, 3, "a D latch, an SR latch and one 'Latch inferred' line");
         assert_eq!(r.longest_path, Some(2));
         assert!(!r.passed());
     }
