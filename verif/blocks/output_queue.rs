@@ -279,9 +279,12 @@ impl OutputQueueMonitor {
         }
     }
 
-    fn bump(&mut self, name: &'static str) {
-        let i = COUNTERS.iter().position(|&n| n == name).unwrap_or(0);
-        self.counts[i] += 1;
+    fn bump(&mut self, event: Event) {
+        self.add(event, 1);
+    }
+
+    fn add(&mut self, event: Event, n: u64) {
+        self.counts[event as usize] += n;
     }
 
     fn lookup(table: &[Route], dest: u16) -> Option<u8> {
@@ -313,6 +316,21 @@ impl OutputQueueMonitor {
     }
 }
 
+/// Counted events; the discriminant indexes `counts` and [`COUNTERS`] (same order).
+#[derive(Clone, Copy)]
+enum Event {
+    FramesIn,
+    FramesOut,
+    BeatsIn,
+    BeatsOut,
+    RouteMisses,
+    Flushed,
+    Resets,
+    RouteWrites,
+    FullCycles,
+    StalledCycles,
+}
+
 const COUNTERS: [&str; 10] = [
     counter::FRAMES_IN,
     counter::FRAMES_OUT,
@@ -332,7 +350,7 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
 
         // Output side first: what the queue shows this cycle comes from earlier cycles.
         if o.stat_route_miss {
-            self.bump(counter::ROUTE_MISSES);
+            self.bump(Event::RouteMisses);
             let version = self.versions.len() - 1;
             let f = self.frames.iter_mut().find(|f| f.fate == Fate::Pending).ok_or("stat_route_miss pulsed with no frame waiting")?;
             let id = f.id;
@@ -380,10 +398,10 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
         }
         let out_taken = o.m_axis_tvalid && i.m_axis_tready;
         if o.m_axis_tvalid && !i.m_axis_tready {
-            self.bump(counter::STALLED_CYCLES);
+            self.bump(Event::StalledCycles);
         }
         if out_taken {
-            self.bump(counter::BEATS_OUT);
+            self.bump(Event::BeatsOut);
             let id = *self.emitting.front().ok_or("beat taken with no frame being emitted")?;
             let f = self.frame_mut(id).ok_or("emitting frame vanished")?;
             f.emitted += 1;
@@ -391,7 +409,7 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
             self.out_in_frame = !last;
             if last {
                 self.emitting.pop_front();
-                self.bump(counter::FRAMES_OUT);
+                self.bump(Event::FramesOut);
                 self.log.push(cycle, format!("frame #{id} dest {dest:#06x} left on port {}, {n} beats", o.m_axis_tdest));
             }
         }
@@ -399,10 +417,10 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
 
         // Input side.
         if i.s_axis_tvalid && !o.s_axis_tready && !i.rst {
-            self.bump(counter::FULL_CYCLES);
+            self.bump(Event::FullCycles);
         }
         if i.s_axis_tvalid && o.s_axis_tready {
-            self.bump(counter::BEATS_IN);
+            self.bump(Event::BeatsIn);
             let beat = (i.s_axis_tdata.truncated(self.p.data_width), i.s_axis_tkeep & keep_mask, i.s_axis_tlast);
             if !self.in_frame {
                 let id = self.next_id;
@@ -416,7 +434,7 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
                     fate: Fate::Pending,
                     emitted: 0,
                 });
-                self.bump(counter::FRAMES_IN);
+                self.bump(Event::FramesIn);
             }
             let f = self.frames.back_mut().ok_or("no frame to append to")?;
             f.beats.push(beat);
@@ -432,7 +450,7 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
         let mut table = self.versions.last().cloned().unwrap_or_default();
         let mut changed = false;
         if i.cfg_route_wr_en {
-            self.bump(counter::ROUTE_WRITES);
+            self.bump(Event::RouteWrites);
             let index = usize::from(i.cfg_route_wr_index) & ((1 << self.p.route_index_width()) - 1);
             if let Some(e) = table.get_mut(index) {
                 let port_mask = ((1u16 << self.p.port_width) - 1) as u8;
@@ -445,11 +463,9 @@ impl Monitor<OutputQueueIn, OutputQueueOut> for OutputQueueMonitor {
             }
         }
         if i.rst {
-            self.bump(counter::RESETS);
+            self.bump(Event::Resets);
             let flushed = self.frames.iter().filter(|f| !matches!(f.fate, Fate::Missed) || !f.complete).count();
-            for _ in 0..flushed {
-                self.bump(counter::FLUSHED);
-            }
+            self.add(Event::Flushed, flushed as u64);
             self.frames.clear();
             self.emitting.clear();
             self.in_frame = false;
