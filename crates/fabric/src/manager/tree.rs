@@ -118,14 +118,15 @@ pub struct Score {
     pub links: usize,
     /// Sum over the tree's links of the trees already on them (link load, 003 [0048]).
     pub link_jobs: u64,
-    /// Trees already mastered by the root engine (000 [0150]-[0153]).
-    pub root_masters: usize,
+    /// Hops from the source's switch to the root (the source's INITIALIZATION and result path; 000 [0148]: the source's
+    /// own engine is its natural master).
+    pub source_hops: u32,
     /// Sum over the tree's links of the bytes already on them per Gb/s of the link (bandwidth).
     pub link_time: u64,
     /// Sum of the tree links' latencies, ns (003 [0048]: latency).
     pub latency: u64,
-    /// Hops from the source's switch to the root (the source's INITIALIZATION and result path).
-    pub source_hops: u32,
+    /// Trees already mastered by the root engine (000 [0150]-[0153]).
+    pub root_masters: usize,
     /// The root's device ID: a deterministic last tie-break.
     pub root_device: u16,
 }
@@ -316,10 +317,10 @@ fn score(topo: &TopologyMap, t: &CollectionTree, c: &Constraints, source_hops: u
         height: t.members.values().filter(|m| !m.local.is_empty()).map(|m| m.level).max().unwrap_or(0),
         links: links.len(),
         link_jobs: links.iter().map(|&l| u64::from(topo.link(l).load.jobs)).sum(),
+        source_hops,
         root_masters: topo.switch(t.root).used.masters,
         link_time: links.iter().map(|&l| topo.link(l).load.bytes / u64::from(topo.link(l).bandwidth_gbps)).sum(),
         latency: links.iter().map(|&l| u64::from(topo.link(l).latency_ns)).sum(),
-        source_hops,
         root_device: topo.switch(t.root).device_id,
     }
 }
