@@ -118,15 +118,16 @@ pub struct Score {
     pub links: usize,
     /// Sum over the tree's links of the trees already on them (link load, 003 [0048]).
     pub link_jobs: u64,
-    /// Hops from the source's switch to the root (the source's INITIALIZATION and result path; 000 [0148]: the source's
-    /// own engine is its natural master).
+    /// Hops from the source's switch to the root: the source's INITIALIZATION and end-result path (000
+    /// [0148]: a source uses its own switch's engine as the master).
     pub source_hops: u32,
+    /// Trees already mastered by the root engine (000 [0150]-[0153]: a second master halves the frames
+    /// one master processes).
+    pub root_masters: usize,
     /// Sum over the tree's links of the bytes already on them per Gb/s of the link (bandwidth).
     pub link_time: u64,
     /// Sum of the tree links' latencies, ns (003 [0048]: latency).
     pub latency: u64,
-    /// Trees already mastered by the root engine (000 [0150]-[0153]).
-    pub root_masters: usize,
     /// The root's device ID: a deterministic last tie-break.
     pub root_device: u16,
 }
@@ -191,27 +192,35 @@ pub fn select(topo: &TopologyMap, leaves: &BTreeMap<SwitchId, Vec<NodeId>>, sour
         }
     }
     let source_hops = hops_from(topo, source);
-    let candidates: Vec<SwitchId> = match c.root {
-        Some(r) => vec![r],
+    // Avoided roots are a preference: they are tried only when no other root reaches every leaf.
+    let rounds: Vec<Vec<SwitchId>> = match c.root {
+        Some(r) => {
+            if !can_host(topo, r, c.need_mcast) {
+                let sw = topo.switch(r);
+                return Err(if sw.up { ManagerError::Exhausted(sw.name.clone()) } else { ManagerError::SwitchDown(sw.name.clone()) });
+            }
+            vec![vec![r]]
+        }
         None => {
-            let all: Vec<SwitchId> = topo.switch_ids().filter(|&s| can_host(topo, s, c.need_mcast)).collect();
-            let preferred: Vec<SwitchId> = all.iter().copied().filter(|s| !c.avoid_roots.contains(s)).collect();
-            if preferred.is_empty() { all } else { preferred }
+            let (avoided, preferred): (Vec<SwitchId>, Vec<SwitchId>) =
+                topo.switch_ids().filter(|&s| can_host(topo, s, c.need_mcast)).partition(|s| c.avoid_roots.contains(s));
+            vec![preferred, avoided]
         }
     };
-    let mut best: Option<(CollectionTree, Score)> = None;
-    for r in candidates {
-        if !can_host(topo, r, c.need_mcast) {
-            let sw = topo.switch(r);
-            return Err(if sw.up { ManagerError::Exhausted(sw.name.clone()) } else { ManagerError::SwitchDown(sw.name.clone()) });
+    for candidates in rounds {
+        let mut best: Option<(CollectionTree, Score)> = None;
+        for r in candidates {
+            let Some(tree) = tree_from(topo, r, leaves, c) else { continue };
+            let score = score(topo, &tree, c, source_hops.get(&r).copied().unwrap_or(u32::MAX));
+            if best.as_ref().is_none_or(|(_, b)| score < *b) {
+                best = Some((tree, score));
+            }
         }
-        let Some(tree) = tree_from(topo, r, leaves, c) else { continue };
-        let score = score(topo, &tree, c, source_hops.get(&r).copied().unwrap_or(u32::MAX));
-        if best.as_ref().is_none_or(|(_, b)| score < *b) {
-            best = Some((tree, score));
+        if let Some(b) = best {
+            return Ok(b);
         }
     }
-    best.ok_or(ManagerError::Unreachable)
+    Err(ManagerError::Unreachable)
 }
 
 fn link_cost(c: &Constraints, l: LinkId) -> u64 {
