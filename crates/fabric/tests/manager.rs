@@ -683,3 +683,34 @@ fn transaction_ids_are_two_bits_modulo_four() {
         assert_eq!(m.advance_tid(id, 0), Ok(Tid(k)));
     }
 }
+
+#[test]
+fn check_tree_rejects_broken_trees() {
+    let t = TopologyMap::fig7();
+    let all: Vec<NodeId> = t.node_ids().collect();
+    let (s720, s725, s730) = (sw(&t, "720"), sw(&t, "725"), sw(&t, "730"));
+    let mut m = Manager::new(t);
+    let (id, _) = m.place(JobSpec::new(all, NodeId(0))).unwrap();
+    let good = m.job(id).unwrap().trees[0].tree.clone();
+    check_tree(m.topology(), &good).unwrap();
+    // A cycle: 720 also a child of 725.
+    let mut bad = good.clone();
+    let l = bad.members[&s725].parent.unwrap().1;
+    bad.members.get_mut(&s725).unwrap().children.push((s720, l));
+    assert!(check_tree(m.topology(), &bad).is_err());
+    // A child joined by a link that does not touch it.
+    let mut bad = good.clone();
+    let l725 = bad.members[&s725].parent.unwrap().1;
+    bad.members.get_mut(&s730).unwrap().parent = Some((s720, l725));
+    bad.members.get_mut(&s720).unwrap().children[1] = (s730, l725);
+    assert!(check_tree(m.topology(), &bad).unwrap_err().contains("does not join"));
+    // A participant on the wrong switch.
+    let mut bad = good.clone();
+    let n = bad.members[&s725].local[0];
+    bad.members.get_mut(&s730).unwrap().local.push(n);
+    assert!(check_tree(m.topology(), &bad).is_err());
+    // A down link.
+    let mut t2 = m.topology().clone();
+    t2.set_link_up(l725, false);
+    assert!(check_tree(&t2, &good).unwrap_err().contains("down"));
+}

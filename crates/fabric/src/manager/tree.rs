@@ -223,6 +223,10 @@ pub fn select(topo: &TopologyMap, leaves: &BTreeMap<SwitchId, Vec<NodeId>>, sour
     Err(ManagerError::Unreachable)
 }
 
+/// How a switch's parent is chosen among equally short ones: a parent already in the tree (shares the
+/// link), then link load in trees, in bytes per Gb/s, latency, the parent's contexts in use, its device ID.
+type ParentKey = (u8, u32, u64, u32, usize, u16);
+
 fn link_cost(c: &Constraints, l: LinkId) -> u64 {
     1 + if c.shared_links.contains(&l) { SHARE_PENALTY } else { 0 }
 }
@@ -264,7 +268,7 @@ fn tree_from(topo: &TopologyMap, root: SwitchId, leaves: &BTreeMap<SwitchId, Vec
         if v == root {
             continue;
         }
-        let mut best: Option<((u8, u32, u64, u32, usize, u16), SwitchId, LinkId)> = None;
+        let mut best: Option<(ParentKey, SwitchId, LinkId)> = None;
         for &(l, u) in topo.neighbours(v) {
             let Some(&du) = dist.get(&u) else { continue };
             if !topo.usable(l) || du + link_cost(c, l) + switch_cost(c, leaves, v) != dv {
