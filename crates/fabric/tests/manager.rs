@@ -714,3 +714,80 @@ fn check_tree_rejects_broken_trees() {
     t2.set_link_up(l725, false);
     assert!(check_tree(&t2, &good).unwrap_err().contains("down"));
 }
+
+/// Runs one barrier round on CPU models configured by the plans: every end node of `job` sends its
+/// CONTRIBUTION where its `EndNode` step says; CPU outputs addressed to an engine's device ID are fed to
+/// that CPU, the others are deliveries to end nodes. Returns the deliveries (kind, destination).
+fn barrier_on_cpus(m: &Manager, plans: &Plan, job: JobId) -> Vec<(u8, u16)> {
+    let enc = frames_round_trip(m, plans);
+    let t = m.topology();
+    let mut cpus: BTreeMap<DeviceId, Cpu> = t.switch_ids().map(|s| (t.switch(s).device_id, cpu_after(m, &enc, s))).collect();
+    let mut queues: BTreeMap<DeviceId, std::collections::VecDeque<CollectiveMsg>> = cpus.keys().map(|&d| (d, Default::default())).collect();
+    for s in plans.steps.iter().filter(|s| s.job == job) {
+        if let Action::EndNode { node, send_to, cc_id, p_id, .. } = s.action {
+            let c = CollectiveMsg {
+                kind: Kind::CONTRIBUTION,
+                ctx: cc_id,
+                src: u32::from(t.node(node).device_id),
+                dst: u32::from(send_to),
+                pid: p_id,
+                count: 1,
+                posted: true,
+                ..Default::default()
+            };
+            queues.get_mut(&send_to).expect("end nodes send to an engine here").push_back(c);
+        }
+    }
+    let mut delivered = Vec::new();
+    for _ in 0..5_000 {
+        let mut sent = Vec::new();
+        for (dev, cpu) in cpus.iter_mut() {
+            let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
+            let offered = queues[dev].front().copied();
+            if let Some(msg) = offered {
+                i.set_msg(&msg);
+            }
+            let o = cpu.step(&i);
+            if offered.is_some() && o.s_msg_ready {
+                queues.get_mut(dev).unwrap().pop_front();
+            }
+            if o.m_msg_valid {
+                sent.push(o.msg());
+            }
+        }
+        for msg in sent {
+            let to = msg.dst as u16;
+            match queues.get_mut(&to) {
+                Some(q) => q.push_back(msg),
+                None => delivered.push((msg.kind.0, to)),
+            }
+        }
+    }
+    delivered.sort();
+    delivered
+}
+
+#[test]
+fn fig7_barrier_completes_on_cpu_models_configured_by_the_plans() {
+    let f = fig7_three_collectives();
+    let mut all = Plan::default();
+    for p in &f.plans {
+        all.extend(p.clone());
+    }
+    // Collective #2 ([0183]-[0207]): everyone but the third node of 725. 720 completes and sends the
+    // result to 725, 730, its three local nodes and the source (000 [0201]-[0207]); 725 and 730 copy it
+    // to their participating nodes only.
+    let got = barrier_on_cpus(&f.m, &all, f.jobs[2]);
+    let completion = Kind::COMPLETION.0;
+    let want: Vec<(u8, u16)> = [0x0001, 0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0021, 0x0022, 0x0023].iter().map(|&d| (completion, d)).collect();
+    assert_eq!(got, want);
+    // The same on a master the source named (725, [0209]): 730 reports through 720.
+    let t = TopologyMap::fig7();
+    let all_nodes: Vec<NodeId> = t.node_ids().collect();
+    let s725 = sw(&t, "725");
+    let mut m = Manager::new(t);
+    let (id, p) = m.place(JobSpec { master: Some(s725), ..JobSpec::new(all_nodes, NodeId(0)) }).unwrap();
+    let got = barrier_on_cpus(&m, &p, id);
+    let want: Vec<(u8, u16)> = [0x0001, 0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0013, 0x0021, 0x0022, 0x0023].iter().map(|&d| (completion, d)).collect();
+    assert_eq!(got, want);
+}
