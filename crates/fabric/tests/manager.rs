@@ -791,3 +791,23 @@ fn fig7_barrier_completes_on_cpu_models_configured_by_the_plans() {
     let want: Vec<(u8, u16)> = [0x0001, 0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0013, 0x0021, 0x0022, 0x0023].iter().map(|&d| (completion, d)).collect();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_named_master_survives_a_recomputation_of_its_twin_pair() {
+    // 8x4 butterfly, participants on s0..s3, master named s2, with a twin: a link of the primary dies;
+    // the primary is placed again with s2 as its master and still avoids the twin's links.
+    let t = TopologyMap::flattened_butterfly(8, 4).unwrap();
+    let parts = on_switches(&t, &["s0", "s1", "s2", "s3"]);
+    let s2 = sw(&t, "s2");
+    let mut m = Manager::new(t);
+    let (id, _) = m.place(JobSpec { master: Some(s2), redundant: true, ..JobSpec::new(parts.clone(), parts[0]) }).unwrap();
+    let primary = m.job(id).unwrap().trees[0].tree.clone();
+    assert_eq!(primary.root, s2);
+    assert_eq!(m.topology().switch(s2).free_contexts(), 16 - 2, "s2 holds the primary and, as a leaf, the twin");
+    let c = m.link_down(primary.links()[0]);
+    assert_eq!(c.replaced, vec![(id, 0)]);
+    let job = m.job(id).unwrap();
+    assert_eq!(job.trees[0].tree.root, s2);
+    let twin: HashSet<LinkId> = job.trees[1].tree.links().into_iter().collect();
+    assert!(job.trees[0].tree.links().iter().all(|l| !twin.contains(l)), "still disjoint from the twin");
+}

@@ -697,15 +697,14 @@ impl Manager {
                 _ => false,
             }
         });
-        let c = match twin {
+        let mut c = match twin {
             Some(k) => self.twin_constraints(job, k, &roots, need_mcast),
-            None => Constraints {
-                root: if old.kind == (TreeKind::Primary { part: 0 }) { spec.master } else { None },
-                avoid_roots: roots,
-                need_mcast,
-                ..Default::default()
-            },
+            None => Constraints { avoid_roots: roots, need_mcast, ..Default::default() },
         };
+        // The master the source named stays the master of the first tree (000 [0113]).
+        if old.kind == (TreeKind::Primary { part: 0 }) {
+            c.root = spec.master;
+        }
         let leaves = leaves_of(&old.tree);
         let (mut t, _) = tree::select(&self.topo, &leaves, source_sw, &c)?;
         t.groups = old.tree.groups.clone();

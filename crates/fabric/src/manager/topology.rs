@@ -99,6 +99,16 @@ impl Switch {
     pub fn has_free_context(&self) -> bool {
         self.up && self.used.contexts < self.capacity.contexts && self.used.descriptors < self.capacity.descriptors
     }
+
+    /// Static entries not used by placed trees.
+    pub fn free_contexts(&self) -> usize {
+        self.capacity.contexts.saturating_sub(self.used.contexts)
+    }
+
+    /// Descriptors not used by placed trees.
+    pub fn free_descriptors(&self) -> usize {
+        self.capacity.descriptors.saturating_sub(self.used.descriptors)
+    }
 }
 
 /// An end node: one endpoint device attached to one switch port.
