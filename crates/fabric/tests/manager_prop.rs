@@ -72,11 +72,13 @@ struct JobGen {
     redundant: bool,
     pre_reduce: bool,
     portals: bool,
+    /// A master the source names (000 [0113]), as an index into the switches.
+    master: Option<usize>,
 }
 
 fn job_gen() -> impl Strategy<Value = JobGen> {
-    (proptest::collection::vec(any::<bool>(), 24), 0usize..24, 1usize..4, any::<bool>(), any::<bool>(), any::<bool>())
-        .prop_map(|(members, source, roots, redundant, pre_reduce, portals)| JobGen { members, source, roots, redundant, pre_reduce, portals })
+    (proptest::collection::vec(any::<bool>(), 24), 0usize..24, 1usize..4, any::<bool>(), any::<bool>(), any::<bool>(), prop::option::weighted(0.2, 0usize..8))
+        .prop_map(|(members, source, roots, redundant, pre_reduce, portals, master)| JobGen { members, source, roots, redundant, pre_reduce, portals, master })
 }
 
 fn spec(t: &TopologyMap, g: &JobGen) -> JobSpec {
@@ -87,6 +89,7 @@ fn spec(t: &TopologyMap, g: &JobGen) -> JobSpec {
         redundant: g.redundant,
         pre_reduce: g.pre_reduce,
         family: if g.portals { Family::Portals } else { Family::Tlp },
+        master: g.master.map(|k| SwitchId((k % t.switches().len()) as u32)),
         ..JobSpec::new(parts, NodeId((g.source % n) as u32))
     }
 }
@@ -197,6 +200,7 @@ proptest! {
             let ends: Vec<NodeId> = s.participants.iter().copied().chain([s.source]).collect();
             let comp = component(t, t.node(ends[0]).switch);
             let easy = !s.participants.is_empty()
+                && s.master.is_none_or(|r| comp.contains(&r))
                 && ends.iter().all(|&n| comp.contains(&t.node(n).switch) && t.link(t.node(n).link).up)
                 && comp.iter().all(|&x| {
                     let (c, u, k) = (t.switch(x).capacity, t.switch(x).used, 2 * s.roots.max(1));
@@ -208,6 +212,9 @@ proptest! {
                     let want = if s.redundant { 2 } else { 1 } * job.primaries().count();
                     prop_assert_eq!(job.trees.len(), want);
                     prop_assert!(job.primaries().count() <= s.roots.max(1));
+                    if let Some(r) = s.master {
+                        prop_assert_eq!(job.trees[0].tree.root, r, "the named master is the first tree's root");
+                    }
                     // One static entry per member engine per tree.
                     let statics = plan.steps.iter().filter(|x| matches!(x.action, Action::StaticEntry { .. })).count();
                     prop_assert_eq!(statics, job.trees.iter().map(|p| p.tree.members.len()).sum::<usize>());
