@@ -5,6 +5,22 @@
 //! The simulator's entry points: [`Manager::new`], [`Manager::place`] (a [`JobSpec`] → job id and plan),
 //! [`Manager::remove`], [`Manager::link_down`] / [`Manager::switch_down`] (topology change → [`Change`]),
 //! [`Plan::encode`] (frames and CPU configuration writes).
+//!
+//! ```
+//! use inswitch_fabric::manager::{JobSpec, Manager, TopologyMap};
+//!
+//! let mut mgr = Manager::new(TopologyMap::flattened_butterfly_32x32());
+//! let parts: Vec<_> = mgr.topology().node_ids().collect();
+//! let source = parts[0];
+//! let (job, plan) = mgr.place(JobSpec::new(parts, source)).unwrap();
+//! let tree = &mgr.job(job).unwrap().trees[0].tree;
+//! assert_eq!((tree.members.len(), tree.depth()), (32, 2)); // 1 master + 31 subservient engines
+//! let enc = plan.encode(mgr.topology()).unwrap();
+//! assert_eq!(enc.frames.len(), (31 + 32) + 31 * 32 + 32); // PBV writes + INITIALIZATIONs
+//! let link = tree.links()[0];
+//! let change = mgr.link_down(link);
+//! assert_eq!(change.replaced.len(), 1);
+//! ```
 
 pub mod alloc;
 pub mod plan;
