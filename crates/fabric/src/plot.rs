@@ -1,0 +1,1 @@
+//! Plots (SVG, `plotters`): latency versus endpoints for monolithic and distributed engines.
