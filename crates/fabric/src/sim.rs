@@ -530,8 +530,17 @@ impl Fabric {
         }
     }
 
+    /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
+    /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
+    pub fn cpu_write(&mut self, s: usize, addr: u16, data: u32) {
+        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            c.cfg.push_back((addr, data));
+        }
+        self.wake(s);
+    }
+
     /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
-    fn respond(&mut self, e: usize, cc: u16, at: Ps) {
+    pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
         let Some((to, pid)) = c.answer.take() else { return };
         let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
