@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod plot;
+pub mod report;
 pub mod scenario;
 pub mod setup;
 pub mod sim;

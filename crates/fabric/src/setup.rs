@@ -85,7 +85,8 @@ pub struct Plan {
 }
 
 /// How the engines are arranged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Arrangement {
     /// One engine serves every participant.
     Monolithic,
