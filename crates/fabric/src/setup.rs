@@ -92,7 +92,15 @@ pub enum Arrangement {
     Monolithic,
     /// One master, one subservient engine per other switch with participants.
     Distributed,
+    /// Distributed over more levels when one master cannot hold every switch in its PBV: switches form
+    /// a tree of fan-out [`HIERARCHY_FANOUT`] (master first, then in switch order), each engine serving
+    /// the engines below it and its own end nodes (multi-hop hierarchy, [0106]-[0107]).
+    Hierarchical,
 }
+
+/// Engines below one engine in the hierarchical plan: 31 engines plus up to 32 local end nodes keep
+/// every PBV under half the CPU's 128 entries, and for 32 switches it is the distributed plan.
+pub const HIERARCHY_FANOUT: usize = 31;
 
 /// The built-in plan of one context: `source` starts it, every other end node takes part, the master is
 /// in switch `master`.
@@ -115,6 +123,21 @@ pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, s
             engines.extend(with_nodes.iter().map(|&s| EngineContext { switch: s, role: Role::Subservient, members: local(s).collect() }));
             engines
         }
+        Arrangement::Hierarchical => {
+            let mut order: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
+            order.sort_unstable();
+            order.dedup();
+            order.insert(0, master);
+            let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
+            (0..order.len())
+                .map(|i| {
+                    let children = (i * HIERARCHY_FANOUT + 1..((i + 1) * HIERARCHY_FANOUT + 1).min(order.len())).map(|c| Member { id: engine_id(order[c]), switch: true });
+                    let mut members: Vec<Member> = children.collect();
+                    members.extend(local(order[i]));
+                    EngineContext { switch: order[i], role: if i == 0 { Role::Master } else { Role::Subservient }, members }
+                })
+                .collect()
+        }
     };
     ContextPlan { cc_id, operation, accumulator: 0, source, participants, engines }
 }
@@ -135,5 +158,19 @@ mod tests {
         assert_eq!(p.engines[1].members.len(), 3);
         let m = plan(&t, Arrangement::Monolithic, 1, 0, 0, 0);
         assert_eq!(m.widest_pbv(), 8);
+        assert_eq!(plan(&t, Arrangement::Hierarchical, 1, 0, 0, 0), p, "small fabrics: hierarchical = distributed");
+    }
+
+    #[test]
+    fn hierarchical_plan_fits_the_pbv_at_512_switches() {
+        let t = Topology::flattened_butterfly(512, 32, LinkSpec::default()).unwrap();
+        let p = plan(&t, Arrangement::Hierarchical, 1, 0, 0, 0);
+        assert_eq!(p.engines.len(), 512);
+        assert!(p.widest_pbv() <= 63, "{}", p.widest_pbv());
+        // Every engine but the master is exactly one other engine's member.
+        let below: usize = p.engines.iter().map(|e| e.members.iter().filter(|m| m.switch).count()).sum();
+        assert_eq!(below, 511);
+        let ends: usize = p.engines.iter().map(|e| e.members.iter().filter(|m| !m.switch).count()).sum();
+        assert_eq!(ends, 512 * 32 - 1);
     }
 }

@@ -334,9 +334,19 @@ impl Routes {
             adj[l.b].push((l.a, directed.len() as u32));
             directed.push((l.b, l.a, l.link));
         }
-        // For every destination t: BFS backwards gives each switch's first hop towards t.
+        // Neighbours first: the direct ISL (the lowest-index one) is a shortest path. Destinations that
+        // every switch neighbours (a 1-D flattened butterfly) need no search.
         let mut next_isl = vec![u32::MAX; n * n];
+        for (k, d) in directed.iter().enumerate() {
+            if next_isl[d.0 * n + d.1] == u32::MAX {
+                next_isl[d.0 * n + d.1] = k as u32;
+            }
+        }
+        // For every other destination t: BFS backwards gives each switch's first hop towards t.
         for dst in 0..n {
+            if (0..n).all(|u| u == dst || next_isl[u * n + dst] != u32::MAX) {
+                continue;
+            }
             let mut seen = vec![false; n];
             seen[dst] = true;
             let mut q = VecDeque::from([dst]);
@@ -344,8 +354,11 @@ impl Routes {
                 for &(u, vu) in &adj[v] {
                     if !seen[u] {
                         seen[u] = true;
-                        // The ISL u → v is the reverse of v → u (directed ISLs come in pairs 2i, 2i+1).
-                        next_isl[u * n + dst] = vu ^ 1;
+                        // The ISL u → v is the reverse of v → u (directed ISLs come in pairs 2i, 2i+1);
+                        // a neighbour of dst keeps its direct link.
+                        if v != dst {
+                            next_isl[u * n + dst] = vu ^ 1;
+                        }
                         q.push_back(u);
                     }
                 }
