@@ -83,3 +83,15 @@ fn realistic_monolithic_within_the_pbv_and_fig7_distributed() {
     check_sum(&r);
     assert_eq!(r.result_value, Some((2..=9).sum()), "FIG. 7: the eight nodes but the source 735 contribute 2..9");
 }
+
+#[test]
+fn hierarchical_4096_end_nodes_and_a_fat_tree_through_the_cycle_engines() {
+    let r = run_collective(&table1_spec(128, 32, Arrangement::Hierarchical, Mode::Realistic, 100_000), &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.participants, 4095);
+    let mut spec = table1_spec(1, 1, Arrangement::Distributed, Mode::Realistic, 100_000);
+    spec.topology = inswitch_fabric::scenario::topology_from("fattree:8").unwrap();
+    let r = run_collective(&spec, &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.participants, 31, "8 leaves x 4 end nodes but the source");
+}
