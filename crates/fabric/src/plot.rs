@@ -8,6 +8,9 @@ use plotters::prelude::*;
 use crate::scenario::{Mode, RunResult};
 use crate::setup::Arrangement;
 
+/// A quantity of a run, ps.
+type Metric = fn(&RunResult) -> u64;
+
 /// Writes two panels (command to all end nodes; all-reduce = responses in and result to all) against
 /// the number of end nodes, one series per arrangement and mode present in `runs`.
 pub fn latency_vs_endpoints(path: &Path, runs: &[RunResult]) -> Result<(), String> {
@@ -21,7 +24,7 @@ pub fn latency_vs_endpoints(path: &Path, runs: &[RunResult]) -> Result<(), Strin
         (Arrangement::Monolithic, Mode::Realistic, MAGENTA),
         (Arrangement::Distributed, Mode::Realistic, CYAN),
     ];
-    let metrics: [(&str, fn(&RunResult) -> u64); 2] =
+    let metrics: [(&str, Metric); 2] =
         [("command to all end nodes", |r| r.command_to_all_ps), ("all-reduce: responses in, result to all", |r| r.result_to_all_ps)];
     for (panel, (title, get)) in panels.iter().zip(metrics) {
         let ok: Vec<&RunResult> = runs.iter().filter(|r| r.error.is_none()).collect();

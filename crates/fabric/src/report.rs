@@ -24,13 +24,16 @@ fn pct(ours: f64, seed: f64) -> String {
     format!("{:+.1}%", (ours - seed) / seed * 100.0)
 }
 
+/// One Table 1 row of a run.
+type Row = fn(&RunResult) -> f64;
+
 /// The Table 1 comparison: seed figures, serialization-only results, realistic results.
 pub fn table1_text(ser: &[RunResult; 2], real: Option<&[RunResult; 2]>, hop_latency_ps: u64) -> String {
     let mut s = String::new();
     s += "Table 1 (seed 000 [0099]-[0103]): 32 switches x 32 end nodes, flattened butterfly, PCIe Gen 6 x2 (16 GB/s)\n";
     s += "serialization only = the table's assumptions: 32-byte command, 1056-byte responses, no switch or engine delay\n\n";
     s += &format!("{:<52} {:>12} {:>12} | {:>12} {:>8} {:>12} {:>8}\n", "", "seed mono", "seed dist", "ours mono", "", "ours dist", "");
-    let rows: [(usize, fn(&RunResult) -> f64); 3] = [
+    let rows: [(usize, Row); 3] = [
         (0, |r| r.frames_per_isl_from_master.1 as f64),
         (1, |r| r.command_to_all_ps as f64 / 1000.0),
         (2, |r| r.responses_from_all_ps as f64 / 1000.0),

@@ -12,7 +12,9 @@ use inswitch_model::engine::EngineParams;
 
 /// Everything observable of a run: every frame (sender, bytes), every channel occupancy (start time,
 /// channel, frame) and every delivery.
-fn observe(f: &Fabric) -> (Vec<(u16, Vec<u8>)>, Vec<(u64, usize, u32)>, Vec<String>) {
+type Observed = (Vec<(u16, Vec<u8>)>, Vec<(u64, usize, u32)>, Vec<String>);
+
+fn observe(f: &Fabric) -> Observed {
     (
         f.frames.iter().map(|x| (x.origin, x.bytes.clone())).collect(),
         f.captured.iter().map(|c| (c.start, c.channel, c.frame)).collect(),
