@@ -371,6 +371,18 @@ fn synth(rtl: &std::path::Path) -> ExitCode {
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
+/// [0150]-[0153]: 2 and 16 contexts on one and two masters, serialization-only and realistic.
+fn two_masters_all(hop: u64) -> Vec<inswitch_fabric::scenario::TwoMasterResult> {
+    use inswitch_fabric::scenario::{two_masters_in, Mode};
+    let mut v = Vec::new();
+    for mode in [Mode::Serialization, Mode::Realistic] {
+        for (c, m) in [(2, 1), (2, 2), (16, 1), (16, 2)] {
+            v.push(two_masters_in(c, m, mode, hop));
+        }
+    }
+    v
+}
+
 #[allow(clippy::too_many_arguments)]
 fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, pcap_links: &str, plot: Option<PathBuf>, no_skip: bool, quiet: bool) -> ExitCode {
     use inswitch_fabric::report::{self, LinkFilter};
@@ -401,7 +413,7 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
                 s.skip_idle = !no_skip;
             }
             let real = real_specs.clone().map(|s| sc::run_collective(&s, &mut progress("Table 1, realistic")).0);
-            let two: Vec<_> = [(2, 1), (2, 2), (16, 1), (16, 2)].iter().map(|&(c, m)| sc::two_masters(c, m)).collect();
+            let two = two_masters_all(hop);
             text += &report::table1_text(&ser, Some(&real), hop);
             text += &report::two_masters_text(&two);
             out.insert("table1_serialization".into(), serde_json::to_value(&ser).expect("json"));
@@ -410,7 +422,7 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
             capture_spec = Some(real_specs[1].clone());
         }
         "two-masters" => {
-            let two: Vec<_> = [(2, 1), (2, 2), (16, 1), (16, 2)].iter().map(|&(c, m)| sc::two_masters(c, m)).collect();
+            let two = two_masters_all(hop);
             text += &report::two_masters_text(&two);
             out.insert("two_masters".into(), serde_json::to_value(&two).expect("json"));
         }

@@ -21,6 +21,7 @@ fn sim_prints_table_1_against_the_seed_and_json() {
     assert_eq!(v["table1_serialization"][1]["command_to_all_ps"], 126_000);
     assert_eq!(v["table1_serialization"][0]["frames_per_isl_from_master"][1], 32);
     assert_eq!(v["two_masters"][2]["max_frames_per_isl"], 16);
+    assert_eq!(v["two_masters"][6]["results_ok"], true, "realistic two-master run");
 }
 
 #[test]

@@ -95,3 +95,17 @@ fn hierarchical_4096_end_nodes_and_a_fat_tree_through_the_cycle_engines() {
     check_sum(&r);
     assert_eq!(r.participants, 31, "8 leaves x 4 end nodes but the source");
 }
+
+#[test]
+fn two_masters_through_the_cycle_engines() {
+    use inswitch_fabric::scenario::two_masters_in;
+    let one = two_masters_in(16, 1, Mode::Realistic, 100_000);
+    let two = two_masters_in(16, 2, Mode::Realistic, 100_000);
+    for r in [&one, &two] {
+        assert_eq!(r.results_ok, Some(true), "{r:?}");
+    }
+    assert_eq!((one.max_frames_per_isl, two.max_frames_per_isl), (16, 8));
+    // [0153]: a single master processes twice the frames; two masters distribute sooner.
+    assert!(two.distribution_ps < one.distribution_ps, "{one:?} {two:?}");
+    println!("realistic 16 contexts: one master {one:?}\ntwo masters {two:?}");
+}
