@@ -413,8 +413,19 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
                 s.skip_idle = !no_skip;
             }
             let real = real_specs.clone().map(|s| sc::run_collective(&s, &mut progress("Table 1, realistic")).0);
+            // The largest flattened butterfly whose monolithic engine fits the CPU's 128-entry PBV: 4 x 32.
+            let small = [Arrangement::Monolithic, Arrangement::Distributed].map(|a| {
+                let mut s = sc::table1_spec(4, 32, a, Mode::Realistic, hop);
+                s.skip_idle = !no_skip;
+                sc::run_collective(&s, &mut progress("4 x 32, realistic")).0
+            });
             let two = two_masters_all(hop);
             text += &report::table1_text(&ser, Some(&real), hop);
+            text += "\nrealistic, where the monolithic engine fits its 128-entry PBV (4 x 32 end nodes):\n";
+            for r in &small {
+                text += &report::run_line(r);
+            }
+            out.insert("realistic_4x32".into(), serde_json::to_value(&small).expect("json"));
             text += &report::two_masters_text(&two);
             out.insert("table1_serialization".into(), serde_json::to_value(&ser).expect("json"));
             out.insert("table1_realistic".into(), serde_json::to_value(&real).expect("json"));
