@@ -249,6 +249,8 @@ pub struct Stats {
     pub engine_steps: u64,
     /// Engine cycles skipped.
     pub engine_cycles_skipped: u64,
+    /// Of `engine_steps`, the idle cycles stepped on waking to keep the timer prescaler exact.
+    pub catch_up_steps: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
     /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
@@ -738,6 +740,7 @@ impl Fabric {
             assert!(!busy(&o), "a quiescent engine produced an output while catching up");
             c.steps += 1;
             self.stats.engine_steps += 1;
+            self.stats.catch_up_steps += 1;
         }
         c.last = Some(now.saturating_sub(1).max(first.saturating_sub(1)));
         c.last_activity = now;
