@@ -53,6 +53,12 @@ pub fn table1_text(ser: &[RunResult; 2], real: Option<&[RunResult; 2]>, hop_late
         ser[1].result_to_all_ps as f64 / 1000.0
     );
     s += &format!(
+        "frames the master engine sent (command) / received (responses): monolithic {}/{}, distributed {}/{} \
+         (seed: 1023 to/from end nodes; 31 to/from subservient engines, the master's own end nodes not counted); \
+         per subservient engine sent: {} (seed: 32)\n",
+        ser[0].master_sent_command, ser[0].master_received_responses, ser[1].master_sent_command, ser[1].master_received_responses, ser[1].subservient_sent_command
+    );
+    s += &format!(
         "every end node got the command / result exactly once: monolithic {}/{}, distributed {}/{}\n",
         ser[0].command_exactly_once, ser[0].result_exactly_once, ser[1].command_exactly_once, ser[1].result_exactly_once
     );

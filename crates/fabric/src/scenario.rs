@@ -81,6 +81,13 @@ pub struct RunResult {
     pub frames_per_isl_from_master: (u64, u64),
     /// Frames on each ISL out of / into the master's switch over the whole collective (max).
     pub isl_frames_whole_collective: (u64, u64),
+    /// Frames the master engine sent in the command phase (Table 1: 1023 monolithic; 31 to the
+    /// subservient engines, plus, here, its own switch's participants, distributed).
+    pub master_sent_command: usize,
+    /// Most frames any subservient engine sent in the command phase (Table 1: 32).
+    pub subservient_sent_command: usize,
+    /// Frames the master engine received in the response phase (responses and partial results).
+    pub master_received_responses: usize,
     /// From the command at the master engine to the last participant holding it, ps.
     pub command_to_all_ps: Ps,
     /// From the responses leaving the participants to the master engine holding the last one, ps.
@@ -157,12 +164,20 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
     // Command.
     let before = isl_counts(&f, spec.master);
     let log0 = f.log.len();
+    let frames0 = f.frames.len();
     f.start(&ctx, cycle_after(f.now()));
     f.run_until_quiet(limit, progress);
     let after = isl_counts(&f, spec.master);
+    let master_id = spec.topology.switches[spec.master].engine_id;
+    let mut sent: HashMap<u16, usize> = HashMap::new();
+    for fr in &f.frames[frames0..] {
+        *sent.entry(fr.origin).or_default() += 1;
+    }
+    r.master_sent_command = sent.get(&master_id).copied().unwrap_or(0);
+    r.subservient_sent_command =
+        ctx.engines.iter().filter(|e| e.switch != spec.master).map(|e| sent.get(&spec.topology.switches[e.switch].engine_id).copied().unwrap_or(0)).max().unwrap_or(0);
     let during: Vec<u64> = after.0.iter().zip(&before.0).map(|(a, b)| a - b).collect();
     r.frames_per_isl_from_master = (during.iter().copied().min().unwrap_or(0), during.iter().copied().max().unwrap_or(0));
-    let master_id = spec.topology.switches[spec.master].engine_id;
     let t0 = f.log[log0..].iter().find(|d| d.to == master_id && d.kind == 3).map(|d| d.at);
     let ids: HashMap<u16, usize> = ctx.participants.iter().map(|&e| (spec.topology.endpoints[e].id, e)).collect();
     let mut got: HashMap<u16, (usize, Ps)> = HashMap::new();
@@ -182,6 +197,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
     f.run_until_quiet(limit, progress);
     let last_in = f.log[log1..].iter().filter(|d| d.to == master_id && matches!(d.kind, 4 | 5)).map(|d| d.at).max();
     r.responses_from_all_ps = last_in.map_or(0, |t| t - t_resp);
+    r.master_received_responses = f.log[log1..].iter().filter(|d| d.to == master_id && matches!(d.kind, 4 | 5)).count();
     let mut res: HashMap<u16, (usize, Ps, Option<u64>)> = HashMap::new();
     for d in f.log[log1..].iter().filter(|d| d.kind == 6 && ids.contains_key(&d.to)) {
         let g = res.entry(d.to).or_insert((0, 0, None));

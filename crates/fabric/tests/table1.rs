@@ -109,3 +109,14 @@ fn two_masters_through_the_cycle_engines() {
     assert!(two.distribution_ps < one.distribution_ps, "{one:?} {two:?}");
     println!("realistic 16 contexts: one master {one:?}\ntwo masters {two:?}");
 }
+
+#[test]
+fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
+    let [mono, dist] = table1(Mode::Serialization, 0, &mut |_| {});
+    assert_eq!((mono.master_sent_command, mono.master_received_responses), (1023, 1023));
+    // 31 subservient engines + the master switch's 31 own participants (the table leaves those out).
+    assert_eq!((dist.master_sent_command, dist.master_received_responses), (31 + 31, 31 + 31));
+    assert_eq!(dist.subservient_sent_command, 32);
+    let real = table1(Mode::Realistic, 100_000, &mut |_| {})[1].clone();
+    assert_eq!((real.master_sent_command, real.master_received_responses, real.subservient_sent_command), (62, 62, 32));
+}
