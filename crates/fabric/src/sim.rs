@@ -31,6 +31,7 @@ use inswitch_model::cpu::seq;
 use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
 use inswitch_model::{Block, Wide};
 
+use crate::faults::{self, Fault, FaultInjector, FaultKind, Verdict};
 use crate::setup::{ContextPlan, Plan, Role};
 use crate::topology::{Device, LinkSpec, Ps, Routes, Topology, TopologyError};
 use crate::wire;
@@ -167,6 +168,8 @@ pub struct Delivery {
     pub operands: Vec<u64>,
     /// Contributions included (data messages).
     pub contributions: u16,
+    /// Error mark (a partial result after a timeout, or a result after the master's timeout, [0242]).
+    pub error: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -182,6 +185,8 @@ enum Ev {
     ToEndpoint { f: u32, e: u32 },
     /// End node `e` sends frame `f`.
     Send { f: u32, e: u32 },
+    /// End node `e`'s retry timer for context `cc` (a contribution not answered yet).
+    Retry { e: u32, cc: u16 },
 }
 
 /// An end node's behaviour in a context.
@@ -191,6 +196,10 @@ struct EndCtx {
     operands: Vec<u64>,
     /// Whom to answer (the requester of the command) and with which P_ID.
     answer: Option<(u16, u16)>,
+    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to and P_ID.
+    pending: Option<(u16, u16)>,
+    /// Retransmissions of the pending contribution.
+    attempts: u8,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -198,6 +207,9 @@ struct EndNode {
     ctx: HashMap<u16, EndCtx>,
     /// Respond as soon as the command arrives (after `compute`) instead of on [`Fabric::respond_all`].
     auto: Option<Ps>,
+    /// Resend an unanswered contribution after this long, at most this many times (001: a participant
+    /// that missed the Exit contributes again and is answered "already completed").
+    retry: Option<(Ps, u8)>,
 }
 
 struct CycleEngine {
@@ -218,6 +230,10 @@ struct CycleEngine {
     active: bool,
     /// Cycles stepped (for the performance report).
     steps: u64,
+    /// Failed (fault injection): no more cycles, frames to it are lost.
+    stopped: bool,
+    /// CPU events seen on `cpu_stat_*`, by event code (`inswitch_model::cpu::event`).
+    events: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -255,6 +271,10 @@ pub struct Stats {
     pub unroutable: u64,
     /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
     pub egress_frames: u64,
+    /// Frames end nodes dropped because their LCRC did not match (corrupted on a link).
+    pub end_node_lcrc_drops: u64,
+    /// Contributions end nodes sent again (retry timer).
+    pub end_node_retries: u64,
 }
 
 /// The simulator.
@@ -288,6 +308,8 @@ pub struct Fabric {
     pub stats: Stats,
     seq: u16,
     wake_later: Vec<usize>,
+    /// Fault injection (`None`: a fault-free fabric).
+    pub faults: Option<FaultInjector>,
 }
 
 /// An error building the simulator.
@@ -340,6 +362,8 @@ impl Fabric {
                     last_activity: 0,
                     active: true,
                     steps: 0,
+                    stopped: false,
+                    events: vec![0; inswitch_model::cpu::event::COUNT],
                 })),
                 EngineKind::TableArithmetic => EngineSlot::StandIn(StandIn { id: s.engine_id, ctx: HashMap::new() }),
             });
@@ -367,6 +391,7 @@ impl Fabric {
             stats: Stats::default(),
             seq: 0,
             wake_later: Vec::new(),
+            faults: None,
         })
     }
 
@@ -443,9 +468,11 @@ impl Fabric {
         let (code, operands, contributions) = match &m.body {
             Body::Control(c) => (c.command, vec![], 0),
             Body::Data { fixed, operands } => (fixed.completion, operands.clone(), fixed.contributions),
+            Body::Error(e) => (e.reason, vec![], 0),
             _ => (0, vec![], 0),
         };
-        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, code, operands, contributions });
+        let error = m.header.error_mark;
+        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, code, operands, contributions, error });
         Some(m)
     }
 
@@ -453,10 +480,12 @@ impl Fabric {
         self.stats.events += 1;
         match ev {
             Ev::Send { f, e } => {
-                let (h, tl) = self.traverse(self.up[e as usize], f, t, t);
                 let sw = self.topo.endpoints[e as usize].switch as u32;
-                self.push(h, Ev::AtSwitch { f, sw, head: h, tail: tl });
+                for (f, h, tl) in self.hop(self.up[e as usize], f, t, t) {
+                    self.push(h, Ev::AtSwitch { f, sw, head: h, tail: tl });
+                }
             }
+            Ev::Retry { e, cc } => self.retry_contribution(e as usize, cc, t),
             Ev::AtSwitch { f, sw, head, tail } => {
                 let lat = self.cfg.hop_latency_ps;
                 let (head, tail) = (head + lat, tail + lat);
@@ -477,8 +506,9 @@ impl Fabric {
                         }
                     }
                     Some(Device::Endpoint(e)) if self.topo.endpoints[e].switch == sw => {
-                        let (_, tl) = self.traverse(self.down[e], f, head, tail);
-                        self.push(tl, Ev::ToEndpoint { f, e: e as u32 });
+                        for (f, _, tl) in self.hop(self.down[e], f, head, tail) {
+                            self.push(tl, Ev::ToEndpoint { f, e: e as u32 });
+                        }
                     }
                     Some(d) => {
                         let target = match d {
@@ -487,8 +517,9 @@ impl Fabric {
                         };
                         let i = self.routes.next_hop(sw, target);
                         let next = self.routes.directed[i].1 as u32;
-                        let (h, tl) = self.traverse(self.isl[i], f, head, tail);
-                        self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
+                        for (f, h, tl) in self.hop(self.isl[i], f, head, tail) {
+                            self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
+                        }
                     }
                     None => self.stats.unroutable += 1,
                 }
@@ -496,6 +527,12 @@ impl Fabric {
             Ev::ToEngine { f, sw, tail } => {
                 let cycle = t.div_ceil(ENGINE_CLOCK_PS);
                 if let EngineSlot::Cycle(c) = &mut self.engines[sw as usize] {
+                    if c.stopped {
+                        let what = faults::summary(&self.frames[f as usize].bytes);
+                        let fault = Fault { at: t, kind: FaultKind::LostAtStoppedEngine, channel: Some(sw as usize), frame: Some(f), what };
+                        self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
+                        return;
+                    }
                     c.rx.push_back((f, cycle));
                 }
                 self.wake(sw as usize);
@@ -510,6 +547,11 @@ impl Fabric {
                 }
             }
             Ev::ToEndpoint { f, e } => {
+                if !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                    // The end node's data-link layer drops a frame whose LCRC does not match.
+                    self.stats.end_node_lcrc_drops += 1;
+                    return;
+                }
                 let id = self.topo.endpoints[e as usize].id;
                 if let Some(m) = self.record(f, t, id) {
                     let from = wire::requester(&self.frames[f as usize].bytes).unwrap_or(0);
@@ -519,17 +561,210 @@ impl Fabric {
         }
     }
 
-    /// An end node's reaction to a collective message: remember whom to answer for a command.
+    /// An end node's reaction to a collective message: remember whom to answer for a command; a
+    /// COMPLETION (a result, or "already completed") or a FAILURE ends its pending contribution, except
+    /// FAILURE DuplicateContribution, which says it was counted and the round is still open.
     fn end_node(&mut self, e: usize, t: Ps, m: &CollectiveMessage, from: u16) {
         let cc = m.header.cc_id;
-        if m.header.kind == 3 {
-            let auto = self.ends[e].auto;
-            let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-            c.answer = Some((from, m.header.p_id));
-            if let Some(compute) = auto {
-                self.respond(e, cc, t + compute);
+        match m.header.kind {
+            3 => {
+                let auto = self.ends[e].auto;
+                let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+                c.answer = Some((from, m.header.p_id));
+                // A new command: a contribution of an earlier round is no longer pending.
+                c.pending = None;
+                if let Some(compute) = auto {
+                    let late = self.faults.as_mut().and_then(|x| x.late_delay());
+                    self.respond_late(e, cc, t + compute, late);
+                }
+            }
+            6 | 8 => {
+                // FAILURE DuplicateContribution: counted already, the round is open; an acknowledgement
+                // (COMPLETION code 5) answers a command, not a contribution.
+                let open = matches!(&m.body, Body::Error(x) if x.reason == 2) || matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
+                if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+                    if !open {
+                        c.pending = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The retry timer of end node `e` for `cc`: the contribution is still unanswered, send it again.
+    fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some((after, limit)) = self.ends[e].retry else { return };
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+        let Some((to, pid)) = c.pending else { return };
+        if c.attempts >= limit {
+            c.pending = None;
+            return;
+        }
+        c.attempts += 1;
+        let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
+        self.stats.end_node_retries += 1;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        self.send_from(e, t, bytes);
+        self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// A frame entering link channel `c` (head at `head`, tail at `tail`), through the fault injector:
+    /// the copies that go on (frame index, head and tail at the far end), none if it is lost.
+    fn hop(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> Vec<(u32, Ps, Ps)> {
+        let Some(inj) = self.faults.as_mut() else {
+            let (h, tl) = self.traverse(c, f, head, tail);
+            return vec![(f, h, tl)];
+        };
+        match inj.decide(head, c, f, &self.frames[f as usize].bytes) {
+            Verdict::Pass => {
+                let (h, tl) = self.traverse(c, f, head, tail);
+                vec![(f, h, tl)]
+            }
+            Verdict::Drop => vec![],
+            Verdict::Duplicate => {
+                let (h, tl) = self.traverse(c, f, head, tail);
+                let (h2, tl2) = self.traverse(c, f, tail, tail);
+                vec![(f, h, tl), (f, h2, tl2)]
+            }
+            Verdict::Corrupt { byte, bit } => {
+                let fr = &self.frames[f as usize];
+                let bad = Frame { bytes: faults::corrupt(&fr.bytes, byte, bit), ..fr.clone() };
+                self.frames.push(bad);
+                let g = (self.frames.len() - 1) as u32;
+                if let Some(x) = self.faults.as_mut().and_then(|i| i.log.last_mut()) {
+                    x.frame = Some(g);
+                }
+                let (h, tl) = self.traverse(c, g, head, tail);
+                vec![(g, h, tl)]
             }
         }
+    }
+
+    /// Fault injection on from now on (`FaultInjector`); replaces an earlier injector but keeps its log.
+    pub fn inject(&mut self, mut inj: FaultInjector) {
+        if let Some(old) = self.faults.take() {
+            let mut log = old.log;
+            log.append(&mut inj.log);
+            inj.log = log;
+            if inj.down.is_empty() {
+                inj.down = old.down;
+            }
+        }
+        self.faults = Some(inj);
+    }
+
+    fn injector(&mut self) -> &mut FaultInjector {
+        self.faults.get_or_insert_with(|| {
+            let mut i = FaultInjector::new(0, Default::default());
+            i.enabled = false;
+            i
+        })
+    }
+
+    /// Channel `c` goes down at the current time: every frame entering it from now on is lost.
+    pub fn fail_channel(&mut self, c: usize) {
+        let (at, n) = (self.now, self.channels.len());
+        let inj = self.injector();
+        inj.down.resize(n, false);
+        inj.down[c] = true;
+        inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, what: String::new() });
+    }
+
+    /// Both directions of the ISL between switches `a` and `b` go down.
+    pub fn fail_isl(&mut self, a: usize, b: usize) {
+        let chans: Vec<usize> =
+            self.routes.directed.iter().enumerate().filter(|(_, d)| (d.0, d.1) == (a, b) || (d.0, d.1) == (b, a)).map(|(i, _)| self.isl[i]).collect();
+        assert!(!chans.is_empty(), "no ISL between switches {a} and {b}");
+        for c in chans {
+            self.fail_channel(c);
+        }
+    }
+
+    /// The engine of switch `s` stops at the current time: it is no longer stepped and frames that reach
+    /// it are lost (its switch still forwards other traffic).
+    pub fn fail_engine(&mut self, s: usize) {
+        let at = self.now;
+        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            c.stopped = true;
+            c.active = false;
+        }
+        self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, what: String::new() });
+    }
+
+    /// First CC_ID of the filler contexts [`Fabric::fill_descriptors`] uses (the top of the 12-bit space).
+    pub const FILLER_CC: u16 = 0xF00;
+
+    /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
+    /// entries from the top of the table, written on `cpu_cfg_wr_*`, then an INITIALIZATION each from end
+    /// node `via`, which activates it: a TLP context holds its descriptor while Idle, `docs/cpu.md` §1).
+    /// [`Fabric::release_descriptors`] frees them (CONTROL RESET).
+    pub fn fill_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
+        let top = self.cfg.engine_params.static_entries;
+        assert!(n <= top, "{n} fillers, {top} static entries");
+        for k in 0..n {
+            let idx = (top - 1 - k) as u16;
+            self.cpu_write(s, 0x100 + 2 * idx, 1 << 31 | u32::from(Self::FILLER_CC + k as u16));
+        }
+        let id = self.topo.switches[s].engine_id;
+        let src = self.topo.endpoints[via].id;
+        // After the CPU writes are in (one per cycle).
+        let at = at.max(self.now + (n as u64 + 2) * ENGINE_CLOCK_PS);
+        for k in 0..n {
+            let init = wire::initialization(Self::FILLER_CC + k as u16, 0, 0, 0, 0);
+            let seq = self.next_seq();
+            self.send_from(via, at, wire::message_frame(&init, src, id, seq));
+        }
+        let now = self.now;
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Exhaust { n }, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+    }
+
+    /// Releases `n` filler contexts of [`Fabric::fill_descriptors`] on switch `s` (CONTROL RESET from end
+    /// node `via`: the descriptor freed, the stored context removed).
+    pub fn release_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
+        let id = self.topo.switches[s].engine_id;
+        let src = self.topo.endpoints[via].id;
+        for k in 0..n {
+            let seq = self.next_seq();
+            self.send_from(via, at, wire::message_frame(&wire::control(Self::FILLER_CC + k as u16, 5, 0), src, id, seq));
+        }
+        let now = self.now;
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Release, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+    }
+
+    /// CPU events the engine of switch `s` reported on `cpu_stat_*`, by code (`inswitch_model::cpu::event`).
+    pub fn cpu_events(&self, s: usize) -> Option<&[u64]> {
+        match &self.engines[s] {
+            EngineSlot::Cycle(c) => Some(&c.events),
+            EngineSlot::StandIn(_) => None,
+        }
+    }
+
+    /// CPU events of code `ev`, summed over every engine.
+    pub fn cpu_event_total(&self, ev: u8) -> u64 {
+        (0..self.engines.len()).filter_map(|s| self.cpu_events(s)).map(|v| v[usize::from(ev)]).sum()
+    }
+
+    /// End node `e` resends an unanswered contribution every `after` ps, at most `limit` times
+    /// (`None`: never).
+    pub fn end_node_retry(&mut self, retry: Option<(Ps, u8)>) {
+        for n in &mut self.ends {
+            n.retry = retry;
+        }
+    }
+
+    /// End node `e`'s operands for context `cc` (what it contributes from now on).
+    pub fn set_operands(&mut self, e: usize, cc: u16, operands: Vec<u64>) {
+        if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+            c.operands = operands;
+        }
+    }
+
+    /// End node `e` takes part in context `cc` (operation `op`, `operands`), as [`Fabric::configure`]
+    /// does for a plan's participants.
+    pub fn join(&mut self, e: usize, cc: u16, op: u8, operands: Vec<u64>) {
+        self.ends[e].ctx.insert(cc, EndCtx { operation: op, operands, ..EndCtx::default() });
     }
 
     /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
@@ -543,12 +778,30 @@ impl Fabric {
 
     /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
     pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
+        self.respond_late(e, cc, at, None);
+    }
+
+    /// As [`Fabric::respond`], `late` ps later (a late contribution, logged as a fault).
+    fn respond_late(&mut self, e: usize, cc: u16, at: Ps, late: Option<Ps>) {
+        let retry = self.ends[e].retry;
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
         let Some((to, pid)) = c.answer.take() else { return };
         let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
+        c.pending = Some((to, pid));
+        c.attempts = 0;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        let at = at + late.unwrap_or(0);
         self.send_from(e, at, bytes);
+        if let Some(delay) = late {
+            let f = (self.frames.len() - 1) as u32;
+            let what = faults::summary(&self.frames[f as usize].bytes);
+            let now = self.now;
+            self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+        }
+        if let Some((after, _)) = retry {
+            self.push(at.max(self.now) + after, Ev::Retry { e: e as u32, cc });
+        }
     }
 
     /// Every end node that has a command for `cc` answers it at `at` (Table 1: all responses at once).
@@ -633,7 +886,7 @@ impl Fabric {
                 statics[ec.switch].push((c.cc_id, ec.role));
             }
             for &p in &c.participants {
-                self.ends[p].ctx.insert(c.cc_id, EndCtx { operation: c.operation, operands: vec![value(p), 0, 0, 0], answer: None });
+                self.ends[p].ctx.insert(c.cc_id, EndCtx { operation: c.operation, operands: vec![value(p), 0, 0, 0], ..EndCtx::default() });
             }
         }
         let limit = self.cfg.engine_params.static_entries;
@@ -726,7 +979,7 @@ impl Fabric {
         let tick = u64::from(self.cfg.engine_params.tick_cycles);
         let now = self.cycle;
         let EngineSlot::Cycle(c) = &mut self.engines[s] else { return };
-        if c.active {
+        if c.active || c.stopped {
             return;
         }
         c.active = true;
@@ -754,7 +1007,7 @@ impl Fabric {
         let mut emitted: Vec<(usize, Vec<u8>, bool, u64)> = Vec::new();
         for s in 0..self.engines.len() {
             let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
-            if !c.active {
+            if !c.active || c.stopped {
                 continue;
             }
             let mut i = idle_in(c.id, c.vl_taken);
@@ -788,6 +1041,9 @@ impl Fabric {
             c.steps += 1;
             self.stats.engine_steps += 1;
             c.last = Some(cycle);
+            if o.cpu_stat_valid {
+                c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
+            }
             if presented && o.s_axis_rx_tready {
                 c.rx_beat += 1;
                 c.last_activity = cycle;
@@ -930,6 +1186,9 @@ fn busy(o: &EngineOut) -> bool {
 }
 
 fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
+    if c.stopped {
+        return true;
+    }
     if !c.rx.is_empty() || !c.cfg.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
         return false;
     }

@@ -68,6 +68,12 @@ pub fn start(cc_id: u16, p_count: u16) -> CollectiveMessage {
     CollectiveMessage { header: header(3, cc_id, collective::NO_PARTICIPANT), body }
 }
 
+/// CONTROL with `command` (1 start, 2 pause, 3 restart, 4 stop, 5 reset; [0168]).
+pub fn control(cc_id: u16, command: u8, p_count: u16) -> CollectiveMessage {
+    let body = Body::Control(ControlBody { command, p_count, ..Default::default() });
+    CollectiveMessage { header: header(3, cc_id, collective::NO_PARTICIPANT), body }
+}
+
 /// A participant's CONTRIBUTION with up to four 64-bit operands.
 pub fn contribution(cc_id: u16, p_id: u16, operation: u8, operands: Vec<u64>) -> CollectiveMessage {
     let fixed = DataFixed { operation, contributions: 1, n_operands: operands.len() as u16, ..Default::default() };

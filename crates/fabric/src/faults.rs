@@ -1,0 +1,416 @@
+//! Fault injection for the fabric simulator (issue 7, `docs/fabric.md` §Faults).
+//!
+//! One seeded generator ([`ChaCha8Rng`]) decides, for every frame that enters a link channel (end node
+//! ↔ switch, ISL), whether it is dropped, duplicated or corrupted (one bit flipped, so its LCRC no longer
+//! matches: the engine's input checker drops it on `LCRC` and counts it; an end node drops it too), and,
+//! for every contribution an end node sends, whether it is late (sent after an extra random delay,
+//! possibly after the engines' timeouts). Directed rules drop or duplicate the frames that match a
+//! pattern (e.g. the COMPLETION to one participant: a lost Exit, 001). Link failure (a channel down)
+//! and engine failure (the engine stops: no more steps, frames to it lost) are switched on at a time by
+//! the test; engine exhaustion fills an engine's descriptors with filler contexts
+//! ([`crate::sim::Fabric::fill_descriptors`]).
+//!
+//! Every fault is logged ([`Fault`]: kind, time, channel, frame) so a failing test prints the seed and
+//! the list, and the run can be reproduced from the seed.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::topology::Ps;
+use crate::wire;
+
+/// Collective kinds (docs/frames.md §4) as bits of [`FaultConfig::kinds`].
+pub mod kinds {
+    /// INITIALIZATION.
+    pub const INITIALIZATION: u16 = 1 << 2;
+    /// CONTROL (START; STOP and RESET only when [`super::FaultConfig::spare_teardown`] is off).
+    pub const CONTROL: u16 = 1 << 3;
+    /// CONTRIBUTION.
+    pub const CONTRIBUTION: u16 = 1 << 4;
+    /// RESPONSE.
+    pub const RESPONSE: u16 = 1 << 5;
+    /// COMPLETION.
+    pub const COMPLETION: u16 = 1 << 6;
+    /// RETRY.
+    pub const RETRY: u16 = 1 << 7;
+    /// FAILURE.
+    pub const FAILURE: u16 = 1 << 8;
+    /// Every collective kind.
+    pub const ALL: u16 = 0x1FC;
+    /// The data path of a reduction: command, contributions, partial results, results.
+    pub const DATA_PATH: u16 = CONTROL | CONTRIBUTION | RESPONSE | COMPLETION;
+}
+
+/// Random faults, per frame that enters a link channel (probabilities in [0, 1]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultConfig {
+    /// The frame is lost.
+    pub drop: f64,
+    /// The frame is sent twice on the channel.
+    pub duplicate: f64,
+    /// One bit of the TLP is flipped (never the routing field): the receiver's LCRC check fails.
+    pub corrupt: f64,
+    /// An end node's contribution leaves after an extra delay drawn from `late_ps`.
+    pub late: f64,
+    /// Range of the extra delay of a late contribution, ps.
+    pub late_ps: (Ps, Ps),
+    /// Which collective kinds ([`kinds`]) random drop / duplicate / corrupt apply to. Register writes are
+    /// never faulted (configuration goes over the manager's channel).
+    pub kinds: u16,
+    /// CONTROL STOP / RESET (the teardown of a context) are never faulted.
+    pub spare_teardown: bool,
+    /// The channels faults apply to (`None`: every link channel).
+    pub channels: Option<Vec<usize>>,
+}
+
+impl Default for FaultConfig {
+    fn default() -> Self {
+        FaultConfig { drop: 0.0, duplicate: 0.0, corrupt: 0.0, late: 0.0, late_ps: (0, 0), kinds: kinds::ALL, spare_teardown: true, channels: None }
+    }
+}
+
+/// What happened to a frame, or to the fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Lost on a channel.
+    Drop,
+    /// Sent twice on a channel.
+    Duplicate,
+    /// Bit `bit` of byte `byte` of the framed TLP flipped; the corrupted copy is frame `Fault::frame`.
+    Corrupt {
+        /// Byte offset in the framed TLP.
+        byte: usize,
+        /// Bit in the byte.
+        bit: u8,
+    },
+    /// A contribution sent `delay` ps late.
+    Late {
+        /// Extra delay, ps.
+        delay: Ps,
+    },
+    /// A channel went down (every later frame on it is lost, logged as `LostOnDownLink`).
+    LinkDown,
+    /// A frame entered a channel that is down.
+    LostOnDownLink,
+    /// An engine stopped (no more cycles; frames to it are lost, logged as `LostAtStoppedEngine`).
+    EngineStop,
+    /// A frame reached a stopped engine.
+    LostAtStoppedEngine,
+    /// An engine's descriptors filled with `n` filler contexts.
+    Exhaust {
+        /// Filler contexts activated.
+        n: usize,
+    },
+    /// The filler contexts of an engine released.
+    Release,
+}
+
+/// One injected fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Simulation time, ps.
+    pub at: Ps,
+    /// What.
+    pub kind: FaultKind,
+    /// Channel (link faults) or switch index (engine faults).
+    pub channel: Option<usize>,
+    /// Frame index in `Fabric::frames` (the corrupted copy for `Corrupt`).
+    pub frame: Option<u32>,
+    /// The frame, summarized: collective kind, CC_ID, requester → destination.
+    pub what: String,
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:>12} ps {:?}", self.at, self.kind)?;
+        if let Some(c) = self.channel {
+            write!(f, " ch {c}")?;
+        }
+        if let Some(x) = self.frame {
+            write!(f, " frame {x}")?;
+        }
+        if !self.what.is_empty() {
+            write!(f, " {}", self.what)?;
+        }
+        Ok(())
+    }
+}
+
+/// A directed fault: the next `count` frames matching the pattern (on any link channel) get `action`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `Drop` or `Duplicate`.
+    pub action: FaultKind,
+    /// Collective kind (`None`: any).
+    pub kind: Option<u8>,
+    /// CC_ID (`None`: any).
+    pub cc_id: Option<u16>,
+    /// Destination device ID (`None`: any).
+    pub to: Option<u16>,
+    /// Requester ID (`None`: any).
+    pub from: Option<u16>,
+    /// How many more frames it applies to.
+    pub count: u32,
+}
+
+/// What the simulator does with a frame entering a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Carried as it is.
+    Pass,
+    /// Lost.
+    Drop,
+    /// Carried twice.
+    Duplicate,
+    /// A copy with bit `bit` of byte `byte` flipped is carried instead.
+    Corrupt {
+        /// Byte offset.
+        byte: usize,
+        /// Bit.
+        bit: u8,
+    },
+}
+
+/// Bytes a corruption never touches: the link sequence number's high byte is kept and so is the
+/// destination (TLP bytes 8-9, the routing field), so a corrupted frame still reaches the device it
+/// was sent to, whose LCRC check must catch it.
+const ROUTING_BYTES: std::ops::Range<usize> = wire::SEQ_LEN + 8..wire::SEQ_LEN + 10;
+
+/// The injector: configuration, generator, directed rules, the log and counters.
+#[derive(Clone, Debug)]
+pub struct FaultInjector {
+    /// The seed the generator started from.
+    pub seed: u64,
+    /// Random faults.
+    pub cfg: FaultConfig,
+    /// Random faults are drawn only while enabled (configuration phases run without them).
+    pub enabled: bool,
+    /// Directed rules.
+    pub rules: Vec<Rule>,
+    /// Every fault injected, in time order.
+    pub log: Vec<Fault>,
+    /// Channels that are down.
+    pub down: Vec<bool>,
+    rng: ChaCha8Rng,
+}
+
+/// Counts of the log by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FaultCounts {
+    /// Frames dropped (randomly or by a rule).
+    pub dropped: u64,
+    /// Frames duplicated.
+    pub duplicated: u64,
+    /// Frames corrupted.
+    pub corrupted: u64,
+    /// Late contributions.
+    pub late: u64,
+    /// Frames lost on down links or at stopped engines.
+    pub lost_to_failures: u64,
+    /// Links and engines failed.
+    pub failures: u64,
+    /// Exhaustion episodes (fills).
+    pub exhaustions: u64,
+}
+
+impl FaultInjector {
+    /// An injector with `cfg`, enabled, drawing from `seed`.
+    pub fn new(seed: u64, cfg: FaultConfig) -> FaultInjector {
+        FaultInjector { seed, cfg, enabled: true, rules: Vec::new(), log: Vec::new(), down: Vec::new(), rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+
+    /// Whether channel `c` is down.
+    pub fn is_down(&self, c: usize) -> bool {
+        self.down.get(c).copied().unwrap_or(false)
+    }
+
+    /// The fate of `frame` entering channel `c` at `at`.
+    pub fn decide(&mut self, at: Ps, c: usize, f: u32, frame: &[u8]) -> Verdict {
+        let what = summary(frame);
+        if self.is_down(c) {
+            self.log.push(Fault { at, kind: FaultKind::LostOnDownLink, channel: Some(c), frame: Some(f), what });
+            return Verdict::Drop;
+        }
+        let msg = wire::collective_of(frame);
+        let (kind, cc, code) = match &msg {
+            Some(m) => (Some(m.header.kind), Some(m.header.cc_id), control_code(m)),
+            None => (None, None, None),
+        };
+        let (to, from) = (wire::destination(frame), wire::requester(frame));
+        if let Some(r) = self.rules.iter_mut().find(|r| {
+            r.count > 0
+                && msg.is_some()
+                && r.kind.is_none_or(|k| Some(k) == kind)
+                && r.cc_id.is_none_or(|x| Some(x) == cc)
+                && r.to.is_none_or(|x| Some(x) == to)
+                && r.from.is_none_or(|x| Some(x) == from)
+        }) {
+            r.count -= 1;
+            let action = r.action;
+            self.log.push(Fault { at, kind: action, channel: Some(c), frame: Some(f), what });
+            return if action == FaultKind::Duplicate { Verdict::Duplicate } else { Verdict::Drop };
+        }
+        let Some(kind) = kind else { return Verdict::Pass };
+        if !self.enabled || self.cfg.kinds >> kind & 1 == 0 || self.cfg.channels.as_ref().is_some_and(|v| !v.contains(&c)) {
+            return Verdict::Pass;
+        }
+        if self.cfg.spare_teardown && kind == 3 && matches!(code, Some(4 | 5)) {
+            return Verdict::Pass;
+        }
+        let x: f64 = self.rng.random();
+        let (d, u, k) = (self.cfg.drop, self.cfg.duplicate, self.cfg.corrupt);
+        if x < d {
+            self.log.push(Fault { at, kind: FaultKind::Drop, channel: Some(c), frame: Some(f), what });
+            Verdict::Drop
+        } else if x < d + u {
+            self.log.push(Fault { at, kind: FaultKind::Duplicate, channel: Some(c), frame: Some(f), what });
+            Verdict::Duplicate
+        } else if x < d + u + k {
+            let byte = loop {
+                let b = self.rng.random_range(0..frame.len() - wire::LCRC_LEN);
+                if b >= 1 && !ROUTING_BYTES.contains(&b) {
+                    break b;
+                }
+            };
+            let bit = self.rng.random_range(0..8u8);
+            // The log entry is completed by the simulator with the corrupted copy's frame index.
+            self.log.push(Fault { at, kind: FaultKind::Corrupt { byte, bit }, channel: Some(c), frame: None, what });
+            Verdict::Corrupt { byte, bit }
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// The extra delay of a contribution end node `e` sends now, if it is late.
+    pub fn late_delay(&mut self) -> Option<Ps> {
+        if !self.enabled || self.cfg.late <= 0.0 {
+            return None;
+        }
+        if self.rng.random::<f64>() >= self.cfg.late {
+            return None;
+        }
+        let (lo, hi) = self.cfg.late_ps;
+        Some(if hi > lo { self.rng.random_range(lo..hi) } else { lo })
+    }
+
+    /// A generator for the test's own random choices, derived from the seed (not the fault stream).
+    pub fn side_rng(seed: u64) -> ChaCha8Rng {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        r.set_stream(1);
+        r
+    }
+
+    /// Counts of the log by kind.
+    pub fn counts(&self) -> FaultCounts {
+        let mut c = FaultCounts::default();
+        for f in &self.log {
+            match f.kind {
+                FaultKind::Drop => c.dropped += 1,
+                FaultKind::Duplicate => c.duplicated += 1,
+                FaultKind::Corrupt { .. } => c.corrupted += 1,
+                FaultKind::Late { .. } => c.late += 1,
+                FaultKind::LostOnDownLink | FaultKind::LostAtStoppedEngine => c.lost_to_failures += 1,
+                FaultKind::LinkDown | FaultKind::EngineStop => c.failures += 1,
+                FaultKind::Exhaust { .. } => c.exhaustions += 1,
+                FaultKind::Release => {}
+            }
+        }
+        c
+    }
+
+    /// The seed and the whole log, one fault a line (what a failing test prints).
+    pub fn report(&self) -> String {
+        let mut s = format!("fault seed {:#x}: {:?}\n", self.seed, self.counts());
+        for f in &self.log {
+            s.push_str(&format!("  {f}\n"));
+        }
+        s
+    }
+}
+
+fn control_code(m: &inswitch_frames::collective::CollectiveMessage) -> Option<u8> {
+    match &m.body {
+        inswitch_frames::collective::Body::Control(c) => Some(c.command),
+        _ => None,
+    }
+}
+
+/// A frame in one line: collective kind and CC_ID (or "mwr"), requester → destination.
+pub fn summary(frame: &[u8]) -> String {
+    let (from, to) = (wire::requester(frame).unwrap_or(0), wire::destination(frame).unwrap_or(0));
+    match wire::collective_of(frame) {
+        Some(m) => format!("kind {} cc {} {from:#06x} -> {to:#06x}", m.header.kind, m.header.cc_id),
+        None => format!("frame {from:#06x} -> {to:#06x}"),
+    }
+}
+
+/// Flips bit `bit` of byte `byte` of a framed TLP (the LCRC is left as it was, so it no longer matches).
+pub fn corrupt(frame: &[u8], byte: usize, bit: u8) -> Vec<u8> {
+    let mut v = frame.to_vec();
+    v[byte] ^= 1 << bit;
+    v
+}
+
+/// Whether a framed TLP's LCRC matches (what an end node's data-link layer checks).
+pub fn lcrc_ok(frame: &[u8]) -> bool {
+    if frame.len() < wire::SEQ_LEN + wire::LCRC_LEN {
+        return false;
+    }
+    let seq = u16::from_be_bytes([frame[0], frame[1]]) & inswitch_frames::crc::SEQUENCE_MASK;
+    let tlp = &frame[wire::SEQ_LEN..frame.len() - wire::LCRC_LEN];
+    let got = u32::from_le_bytes(frame[frame.len() - wire::LCRC_LEN..].try_into().expect("4 bytes"));
+    inswitch_frames::crc::lcrc(seq, tlp) == got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flipped_bit_breaks_the_lcrc_and_keeps_the_route() {
+        let f = wire::message_frame(&wire::start(7, 3), 0x0001, 0x0010, 1);
+        assert!(lcrc_ok(&f));
+        let mut inj = FaultInjector::new(3, FaultConfig { corrupt: 1.0, ..FaultConfig::default() });
+        for _ in 0..200 {
+            let Verdict::Corrupt { byte, bit } = inj.decide(0, 0, 0, &f) else { panic!("corrupt") };
+            let g = corrupt(&f, byte, bit);
+            assert!(!lcrc_ok(&g), "byte {byte} bit {bit}");
+            assert_eq!(wire::destination(&g), Some(0x0010));
+        }
+        assert_eq!(inj.counts().corrupted, 200);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_faults() {
+        let f = wire::message_frame(&wire::start(7, 3), 0x0001, 0x0010, 1);
+        let cfg = FaultConfig { drop: 0.1, duplicate: 0.1, corrupt: 0.1, ..FaultConfig::default() };
+        let run = |s| {
+            let mut inj = FaultInjector::new(s, cfg.clone());
+            (0..1000).map(|i| inj.decide(i, 0, i as u32, &f)).collect::<Vec<_>>()
+        };
+        assert_eq!(run(9), run(9));
+        assert_ne!(run(9), run(10));
+        let drops = run(9).iter().filter(|v| **v == Verdict::Drop).count();
+        assert!((50..150).contains(&drops), "{drops}");
+    }
+
+    #[test]
+    fn teardown_and_register_writes_are_spared_and_rules_match_once() {
+        let stop = {
+            let mut m = wire::start(7, 0);
+            if let inswitch_frames::collective::Body::Control(c) = &mut m.body {
+                c.command = 4;
+            }
+            wire::message_frame(&m, 1, 0x10, 1)
+        };
+        let mwr = wire::register_write(1, 1, 0x10, 0x204, 1);
+        let mut inj = FaultInjector::new(1, FaultConfig { drop: 1.0, ..FaultConfig::default() });
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Pass);
+        assert_eq!(inj.decide(0, 0, 0, &mwr), Verdict::Pass);
+        let mut inj = FaultInjector::new(1, FaultConfig::default());
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(3), cc_id: Some(7), to: Some(0x10), from: None, count: 1 });
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Drop);
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Pass);
+        assert_eq!(inj.log.len(), 1);
+    }
+}
