@@ -226,12 +226,18 @@ impl FaultInjector {
 
     /// The fate of `frame` entering channel `c` at `at`.
     pub fn decide(&mut self, at: Ps, c: usize, f: u32, frame: &[u8]) -> Verdict {
-        let what = summary(frame);
         if self.is_down(c) {
-            self.log.push(Fault { at, kind: FaultKind::LostOnDownLink, channel: Some(c), frame: Some(f), what });
+            self.log.push(Fault { at, kind: FaultKind::LostOnDownLink, channel: Some(c), frame: Some(f), what: summary(frame) });
             return Verdict::Drop;
         }
+        if !self.enabled && self.rules.iter().all(|r| r.count == 0) {
+            return Verdict::Pass;
+        }
         let msg = wire::collective_of(frame);
+        let what = match &msg {
+            Some(m) => format!("kind {} cc {} {:#06x} -> {:#06x}", m.header.kind, m.header.cc_id, wire::requester(frame).unwrap_or(0), wire::destination(frame).unwrap_or(0)),
+            None => summary(frame),
+        };
         let (kind, cc, code) = match &msg {
             Some(m) => (Some(m.header.kind), Some(m.header.cc_id), control_code(m)),
             None => (None, None, None),
@@ -412,5 +418,425 @@ mod tests {
         assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Drop);
         assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Pass);
         assert_eq!(inj.log.len(), 1);
+    }
+}
+
+/// The fault campaign (issue 7): many small jobs, back to back and overlapping on the same end nodes
+/// and engines, each running reductions on its own context under random faults; every reduction is
+/// classified by what its root (the source node) received, and the engines' state is checked after
+/// every period and after the teardown. `docs/fabric.md` §Faults, `tests/faults.rs`.
+pub mod campaign {
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    use rand::RngExt;
+
+    use super::{FaultConfig, FaultCounts, FaultInjector};
+    use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
+    use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
+    use crate::topology::{Ps, Topology};
+    use inswitch_model::cpu::context::CtxState;
+    use inswitch_model::cpu::event;
+    use inswitch_model::engine::EngineParams;
+
+    /// INT_SUM (`docs/reduction.md`).
+    pub const INT_SUM: u8 = 0x14;
+    /// Register-space counter of the input checker's LCRC drops (`docs/registers.md` §Counters: 2 + k,
+    /// k = `checker::event::LCRC`).
+    pub const LCRC_COUNTER: usize = 2 + inswitch_model::checker::event::LCRC as usize;
+
+    /// A campaign.
+    #[derive(Clone, Debug)]
+    pub struct CampaignSpec {
+        /// Seed of the faults and of every random choice.
+        pub seed: u64,
+        /// The fabric.
+        pub topology: Topology,
+        /// Contexts configured (the pool jobs are drawn from; each job is one context).
+        pub contexts: usize,
+        /// Jobs running at once.
+        pub slots: usize,
+        /// Reductions to run in all.
+        pub reductions: usize,
+        /// Reductions per job (inclusive range).
+        pub per_job: (usize, usize),
+        /// Participants per job (inclusive range).
+        pub job_size: (usize, usize),
+        /// Random faults.
+        pub faults: FaultConfig,
+        /// Probability, per period, that one engine's descriptors are filled for one to three periods.
+        pub exhaust: f64,
+        /// Time between the reductions of a job (each one starts with its INITIALIZATIONs), ps.
+        pub period_ps: Ps,
+        /// CPU tick, cycles (`TICK_CYCLES`).
+        pub tick_cycles: u32,
+        /// CPU timeouts, ticks (all four; the master's is twice this, `docs/cpu.md` §4).
+        pub timeout_ticks: u32,
+        /// Descriptors per engine.
+        pub descriptors: usize,
+        /// End nodes: compute time before answering a command, ps.
+        pub compute_ps: Ps,
+        /// End nodes resend an unanswered contribution after this long, this many times.
+        pub end_retry: Option<(Ps, u8)>,
+    }
+
+    /// How a reduction ended, as its root saw it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Outcome {
+        /// A result with every contribution counted, no error mark, and the right value.
+        Success,
+        /// A result marked as an error or counting fewer contributions than the participants.
+        Incomplete,
+        /// No result; FAILURE messages reached the root.
+        Failure,
+        /// No result; contributions passed up by an engine without a descriptor reached the root.
+        PassedUp,
+        /// Nothing reached the root: its own timeout (the period) ends the reduction.
+        RootTimeout,
+        /// A result claiming every contribution with no error mark whose value is not the reduction
+        /// of the contributions (must never happen).
+        WrongSuccess,
+        /// A result counting more contributions than there are participants (must never happen).
+        Overcount,
+    }
+
+    /// One reduction.
+    #[derive(Clone, Debug)]
+    pub struct Reduction {
+        /// CC_ID.
+        pub cc_id: u16,
+        /// When its INITIALIZATIONs left, ps.
+        pub at: Ps,
+        /// Participants.
+        pub participants: usize,
+        /// The reduction of every participant's value (INT_SUM, lane 0), computed here.
+        pub expected: u64,
+        /// Best result the root got: (contributions counted, error mark, lane 0).
+        pub result: Option<(u16, bool, u64)>,
+        /// How it ended.
+        pub outcome: Outcome,
+    }
+
+    /// What the campaign measured.
+    #[derive(Clone, Debug, Default)]
+    pub struct CampaignReport {
+        /// Every reduction.
+        pub reductions: Vec<Reduction>,
+        /// Outcomes counted.
+        pub outcomes: BTreeMap<String, usize>,
+        /// Faults injected, by kind.
+        pub faults: FaultCounts,
+        /// CPU events summed over the engines, by name (the ones that matter here).
+        pub events: BTreeMap<&'static str, u64>,
+        /// Descriptors not Idle (or expired) at the end of a period: a round left open.
+        pub stuck: Vec<String>,
+        /// Descriptors still allocated after the teardown (STOP of every context, fillers reset).
+        pub leaked: Vec<String>,
+        /// Corrupted frames that reached an engine, and the engines' LCRC drop counters summed.
+        pub corrupt_to_engines: u64,
+        /// Sum of the engines' LCRC drop counters.
+        pub lcrc_counted: u64,
+        /// Corrupted frames end nodes dropped.
+        pub end_node_lcrc_drops: u64,
+        /// Contributions resent by end nodes.
+        pub end_node_retries: u64,
+        /// Engine cycles stepped.
+        pub engine_steps: u64,
+        /// Simulated time, ps.
+        pub sim_ps: Ps,
+        /// Wall-clock seconds.
+        pub wall_s: f64,
+        /// The fault log, printed on failure.
+        pub fault_log: String,
+    }
+
+    impl CampaignReport {
+        /// Reductions with `o`.
+        pub fn count(&self, o: Outcome) -> usize {
+            self.reductions.iter().filter(|r| r.outcome == o).count()
+        }
+
+        /// A summary (seed, numbers), one item a line.
+        pub fn summary(&self, seed: u64) -> String {
+            format!(
+                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} end-node LCRC drops {} end-node retries {}\nengine steps {} sim {:.3} ms wall {:.1} s",
+                self.reductions.len(),
+                self.outcomes,
+                self.faults,
+                self.events,
+                self.stuck.len(),
+                self.leaked.len(),
+                self.corrupt_to_engines,
+                self.lcrc_counted,
+                self.end_node_lcrc_drops,
+                self.end_node_retries,
+                self.engine_steps,
+                self.sim_ps as f64 / 1e9,
+                self.wall_s
+            )
+        }
+    }
+
+    /// A distributed plan of one job: the master in the source's switch serves the other engines with
+    /// participants (PBV entries marked "switch", first) and its own switch's participants; each other
+    /// engine serves its switch's participants (as `setup::plan`, on a subset of the end nodes).
+    pub fn job_plan(t: &Topology, cc_id: u16, operation: u8, source: usize, participants: &[usize]) -> ContextPlan {
+        let master = t.endpoints[source].switch;
+        let mut subs: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
+        subs.sort_unstable();
+        subs.dedup();
+        let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
+        let mut members: Vec<Member> = subs.iter().map(|&s| Member { id: t.switches[s].engine_id, switch: true }).collect();
+        members.extend(local(master));
+        let mut engines = vec![EngineContext { switch: master, role: Role::Master, members }];
+        engines.extend(subs.iter().map(|&s| EngineContext { switch: s, role: Role::Subservient, members: local(s).collect() }));
+        ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
+    }
+
+    /// Writes the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5).
+    pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
+        for s in 0..f.topo.switches.len() {
+            for k in 0..4u16 {
+                f.cpu_write(s, inswitch_model::cpu::config::TIMEOUT + k, ticks);
+            }
+        }
+    }
+
+    /// How the root's deliveries for one reduction classify it.
+    pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, n: usize, expected: u64) -> (Outcome, Option<(u16, bool, u64)>) {
+        let mut result: Option<(u16, bool, u64)> = None;
+        let (mut failure, mut passed, mut wrong, mut over) = (false, false, false, false);
+        let mut success = false;
+        for d in f.log[from_log..to_log].iter().filter(|d| d.to == root && d.cc_id == cc) {
+            match (d.kind, d.code) {
+                (6, 2 | 3) => {
+                    let v = d.operands.first().copied().unwrap_or(0);
+                    let r = (d.contributions, d.error, v);
+                    if usize::from(d.contributions) > n {
+                        over = true;
+                    } else if usize::from(d.contributions) == n && !d.error {
+                        if v == expected {
+                            success = true;
+                        } else {
+                            wrong = true;
+                        }
+                    }
+                    if result.is_none_or(|x| x.0 < r.0) {
+                        result = Some(r);
+                    }
+                }
+                (8, _) => failure = true,
+                (4 | 5, _) => passed = true,
+                _ => {}
+            }
+        }
+        let o = if wrong {
+            Outcome::WrongSuccess
+        } else if over {
+            Outcome::Overcount
+        } else if success {
+            Outcome::Success
+        } else if result.is_some() {
+            Outcome::Incomplete
+        } else if failure {
+            Outcome::Failure
+        } else if passed {
+            Outcome::PassedUp
+        } else {
+            Outcome::RootTimeout
+        };
+        (o, result)
+    }
+
+    struct Slot {
+        ctx: Option<usize>,
+        left: usize,
+    }
+
+    /// Runs the campaign.
+    pub fn run(spec: &CampaignSpec) -> CampaignReport {
+        let wall = Instant::now();
+        let t = &spec.topology;
+        let mut rng = FaultInjector::side_rng(spec.seed);
+        let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: 64, ..EngineParams::default() };
+        let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
+        let mut f = Fabric::new(t.clone(), cfg).expect("fabric");
+        // The pool of contexts (jobs): random sources and participants, overlapping.
+        let n_end = t.endpoints.len();
+        let contexts: Vec<ContextPlan> = (0..spec.contexts)
+            .map(|k| {
+                let source = rng.random_range(0..n_end);
+                let size = rng.random_range(spec.job_size.0..=spec.job_size.1).min(n_end - 1);
+                let mut others: Vec<usize> = (0..n_end).filter(|&e| e != source).collect();
+                for i in 0..size {
+                    let j = rng.random_range(i..others.len());
+                    others.swap(i, j);
+                }
+                others.truncate(size);
+                others.sort_unstable();
+                job_plan(t, 1 + k as u16, INT_SUM, source, &others)
+            })
+            .collect();
+        f.configure(&Plan { contexts: contexts.clone() }, 0, &|_| 0).expect("configure");
+        set_timeouts(&mut f, spec.timeout_ticks);
+        f.auto_respond(Some(spec.compute_ps));
+        f.end_node_retry(spec.end_retry);
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        // Configuration activated the contexts: stop them all, so jobs take descriptors when they run.
+        let t0 = f.now() + 1_000_000;
+        for c in &contexts {
+            f.control(c, 4, t0);
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        let mut inj = FaultInjector::new(spec.seed, spec.faults.clone());
+        inj.enabled = true;
+        f.inject(inj);
+
+        let mut report = CampaignReport::default();
+        let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
+        let mut next_ctx = 0usize;
+        let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
+        let mut pending: Vec<(usize, Ps, usize, u64)> = Vec::new(); // (context, at, log start, expected)
+        let mut start = f.now() + 1_000_000;
+        let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
+        let mut done = 0usize;
+        while done < spec.reductions {
+            // Engine exhaustion: fill one engine's descriptors for a few periods.
+            match fill {
+                Some((s, n, 0)) => {
+                    let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                    f.release_descriptors(s, n, via, start);
+                    fill = None;
+                }
+                Some((s, n, left)) => fill = Some((s, n, left - 1)),
+                None if rng.random::<f64>() < spec.exhaust => {
+                    let s = rng.random_range(0..t.switches.len());
+                    let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                    let n = spec.descriptors;
+                    f.fill_descriptors(s, n, via, start);
+                    fill = Some((s, n, rng.random_range(1..=3)));
+                }
+                None => {}
+            }
+            for i in 0..slots.len() {
+                if slots[i].left == 0 {
+                    if let Some(k) = slots[i].ctx.take() {
+                        f.control(&contexts[k], 4, start);
+                    }
+                    // The next context no other slot runs (a new job).
+                    for _ in 0..contexts.len() {
+                        let k = next_ctx % contexts.len();
+                        next_ctx += 1;
+                        if !in_use(&slots, k) {
+                            slots[i].ctx = Some(k);
+                            break;
+                        }
+                    }
+                    slots[i].left = rng.random_range(spec.per_job.0..=spec.per_job.1);
+                }
+            }
+            let log_start = f.log.len();
+            for slot in &mut slots {
+                let Some(k) = slot.ctx else { continue };
+                if done >= spec.reductions {
+                    break;
+                }
+                let c = &contexts[k];
+                let mut expected = 0u64;
+                for &p in &c.participants {
+                    let v = u64::from(rng.random::<u32>());
+                    expected = expected.wrapping_add(v);
+                    f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
+                }
+                f.reinitialize(c.cc_id, start, true);
+                f.start(c, start + 300_000);
+                pending.push((k, start, log_start, expected));
+                slot.left -= 1;
+                done += 1;
+            }
+            let end = start + spec.period_ps;
+            f.run_until_quiet(end - ENGINE_CLOCK_PS, &mut |_| {});
+            let log_end = f.log.len();
+            for (k, at, from, expected) in pending.drain(..) {
+                let c = &contexts[k];
+                let root = t.endpoints[c.source].id;
+                let (outcome, result) = classify(&f, from, log_end, root, c.cc_id, c.participants.len(), expected);
+                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome });
+            }
+            check_rounds_closed(&f, end, &mut report.stuck);
+            if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                eprintln!("period at {start} ps: done {done} frames {} log {} steps {} now {}", f.frames.len(), f.log.len(), f.stats.engine_steps, f.now());
+            }
+            start = end;
+        }
+        // Teardown: every job's context stopped, fillers released; then nothing may hold a descriptor.
+        for slot in &mut slots {
+            if let Some(k) = slot.ctx.take() {
+                f.control(&contexts[k], 4, start);
+            }
+        }
+        if let Some((s, n, _)) = fill {
+            let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+            f.release_descriptors(s, n, via, start);
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        for s in 0..t.switches.len() {
+            let cpu = f.engine(s).expect("cycle engine").cpu();
+            for i in 0..cpu.params().descriptors {
+                let d = cpu.descriptor(i);
+                if d.valid {
+                    report.leaked.push(format!("engine {s} descriptor {i}: cc {} {:?}", d.key, d.state));
+                }
+            }
+            report.lcrc_counted += u64::from(f.engine(s).expect("cycle engine").regs().counter(LCRC_COUNTER));
+        }
+        let inj = f.faults.as_ref().expect("injector");
+        report.faults = inj.counts();
+        report.fault_log = inj.report();
+        for e in [
+            event::ACCEPT,
+            event::COMPLETE,
+            event::ACTIVATE_NO_DESC,
+            event::PASS_UP,
+            event::DUPLICATE,
+            event::OLD_TID,
+            event::BAD_TID,
+            event::UNKNOWN_PARTICIPANT,
+            event::MALFORMED,
+            event::TIMEOUT_PARTIAL,
+            event::TIMEOUT_MASTER,
+            event::RETRY,
+            event::RETRY_EXHAUSTED,
+            event::FAILURE_UP,
+            event::COMPLETION_DOWN,
+            event::DROP_UNKNOWN,
+        ] {
+            report.events.insert(event::name(e), f.cpu_event_total(e));
+        }
+        for r in &report.reductions {
+            *report.outcomes.entry(format!("{:?}", r.outcome)).or_default() += 1;
+        }
+        report.corrupt_to_engines = f.stats.corrupt_to_engines;
+        report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
+        report.end_node_retries = f.stats.end_node_retries;
+        report.engine_steps = f.stats.engine_steps;
+        report.sim_ps = f.now();
+        report.wall_s = wall.elapsed().as_secs_f64();
+        report
+    }
+
+    /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that
+    /// did not complete was ended by a timeout (or a result from above) within the period.
+    pub fn check_rounds_closed(f: &Fabric, at: Ps, stuck: &mut Vec<String>) {
+        for s in 0..f.topo.switches.len() {
+            let Some(e) = f.engine(s) else { continue };
+            let cpu = e.cpu();
+            for i in 0..cpu.params().descriptors {
+                let d = cpu.descriptor(i);
+                if d.valid && (d.state != CtxState::Idle || d.expired) {
+                    stuck.push(format!("{at} ps: engine {s} descriptor {i}: cc {} {:?} expired {} timer {}", d.key, d.state, d.expired, d.timer));
+                }
+            }
+        }
     }
 }

@@ -196,8 +196,9 @@ struct EndCtx {
     operands: Vec<u64>,
     /// Whom to answer (the requester of the command) and with which P_ID.
     answer: Option<(u16, u16)>,
-    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to and P_ID.
-    pending: Option<(u16, u16)>,
+    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to, P_ID and
+    /// the operands it carried.
+    pending: Option<(u16, u16, Vec<u64>)>,
     /// Retransmissions of the pending contribution.
     attempts: u8,
 }
@@ -275,6 +276,9 @@ pub struct Stats {
     pub end_node_lcrc_drops: u64,
     /// Contributions end nodes sent again (retry timer).
     pub end_node_retries: u64,
+    /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker must drop
+    /// and count every one.
+    pub corrupt_to_engines: u64,
 }
 
 /// The simulator.
@@ -310,6 +314,9 @@ pub struct Fabric {
     wake_later: Vec<usize>,
     /// Fault injection (`None`: a fault-free fabric).
     pub faults: Option<FaultInjector>,
+    /// The INITIALIZATIONs [`Fabric::configure`] sent, per CC_ID: (source end node, engine ID, message),
+    /// for [`Fabric::reinitialize`].
+    inits: HashMap<u16, Vec<(usize, u16, CollectiveMessage)>>,
 }
 
 /// An error building the simulator.
@@ -392,6 +399,7 @@ impl Fabric {
             seq: 0,
             wake_later: Vec::new(),
             faults: None,
+            inits: HashMap::new(),
         })
     }
 
@@ -533,6 +541,9 @@ impl Fabric {
                         self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
                         return;
                     }
+                    if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                        self.stats.corrupt_to_engines += 1;
+                    }
                     c.rx.push_back((f, cycle));
                 }
                 self.wake(sw as usize);
@@ -547,7 +558,7 @@ impl Fabric {
                 }
             }
             Ev::ToEndpoint { f, e } => {
-                if !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
                     // The end node's data-link layer drops a frame whose LCRC does not match.
                     self.stats.end_node_lcrc_drops += 1;
                     return;
@@ -568,6 +579,10 @@ impl Fabric {
         let cc = m.header.cc_id;
         match m.header.kind {
             3 => {
+                // Only a START asks for a contribution; PAUSE, RESTART, STOP and RESET copies do not.
+                if !matches!(&m.body, Body::Control(c) if c.command == 1) {
+                    return;
+                }
                 let auto = self.ends[e].auto;
                 let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
                 c.answer = Some((from, m.header.p_id));
@@ -596,13 +611,13 @@ impl Fabric {
     fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
         let Some((after, limit)) = self.ends[e].retry else { return };
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-        let Some((to, pid)) = c.pending else { return };
+        let Some((to, pid, operands)) = c.pending.clone() else { return };
         if c.attempts >= limit {
             c.pending = None;
             return;
         }
         c.attempts += 1;
-        let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
+        let m = wire::contribution(cc, pid, c.operation, operands);
         self.stats.end_node_retries += 1;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
@@ -787,7 +802,7 @@ impl Fabric {
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
         let Some((to, pid)) = c.answer.take() else { return };
         let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
-        c.pending = Some((to, pid));
+        c.pending = Some((to, pid, c.operands.clone()));
         c.attempts = 0;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
@@ -948,6 +963,7 @@ impl Fabric {
                         pbv |= 1 << bit;
                     }
                     let init = wire::initialization(c.cc_id, pbv, ec.members.len() as u16, c.operation, c.accumulator);
+                    self.inits.entry(c.cc_id).or_default().push((c.source, id, init.clone()));
                     let seq = self.next_seq();
                     frames.push((c.source, wire::message_frame(&init, src, id, seq)));
                 }
@@ -963,6 +979,30 @@ impl Fabric {
             self.send_from(e, at.max(written), f);
         }
         Ok(())
+    }
+
+    /// A new reduction on a configured context: its source sends the INITIALIZATIONs of
+    /// [`Fabric::configure`] again at `at` (non-posted if `non_posted`: the engines acknowledge them and
+    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4). An INITIALIZATION sets
+    /// the context's TID to the message's, 0 (the wire carries no TID), and clears its tracking state,
+    /// so each reduction of a context starts from one (`docs/fabric.md` §Faults).
+    pub fn reinitialize(&mut self, cc: u16, at: Ps, non_posted: bool) {
+        let Some(v) = self.inits.get(&cc).cloned() else { return };
+        for (source, id, mut init) in v {
+            init.header.non_posted = non_posted;
+            let seq = self.next_seq();
+            let src = self.topo.endpoints[source].id;
+            self.send_from(source, at, wire::message_frame(&init, src, id, seq));
+        }
+    }
+
+    /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;
+    /// the master replicates it to its participants ([0172]).
+    pub fn control(&mut self, c: &ContextPlan, command: u8, at: Ps) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let src = self.topo.endpoints[c.source].id;
+        let seq = self.next_seq();
+        self.send_from(c.source, at, wire::message_frame(&wire::control(c.cc_id, command, 0), src, master, seq));
     }
 
     /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.
