@@ -120,6 +120,15 @@ pub struct Fault {
     pub what: String,
 }
 
+impl Fault {
+    /// The CC_ID of the frame it hit, if it was a collective message.
+    pub fn cc_id(&self) -> Option<u16> {
+        let rest = self.what.strip_prefix("kind ")?;
+        let cc = rest.split_whitespace().nth(2)?;
+        cc.parse().ok()
+    }
+}
+
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:>12} ps {:?}", self.at, self.kind)?;
@@ -515,6 +524,9 @@ pub mod campaign {
         pub result: Option<(u16, bool, u64)>,
         /// How it ended.
         pub outcome: Outcome,
+        /// For one that did not succeed: a fault hit one of its frames, or an engine found no descriptor
+        /// for it (`ACTIVATE_NO_DESC`), during its period.
+        pub explained: bool,
     }
 
     /// What the campaign measured.
@@ -536,6 +548,8 @@ pub mod campaign {
         pub corrupt_to_engines: u64,
         /// Sum of the engines' LCRC drop counters.
         pub lcrc_counted: u64,
+        /// Corrupted frames the engines' interposers passed (not for the engine any more).
+        pub corrupt_passed: u64,
         /// Corrupted frames end nodes dropped.
         pub end_node_lcrc_drops: u64,
         /// Contributions resent by end nodes.
@@ -551,6 +565,11 @@ pub mod campaign {
     }
 
     impl CampaignReport {
+        /// Reductions that did not succeed with no fault or exhaustion to explain it.
+        pub fn unexplained(&self) -> Vec<&Reduction> {
+            self.reductions.iter().filter(|r| !r.explained).collect()
+        }
+
         /// Reductions with `o`.
         pub fn count(&self, o: Outcome) -> usize {
             self.reductions.iter().filter(|r| r.outcome == o).count()
@@ -559,7 +578,7 @@ pub mod campaign {
         /// A summary (seed, numbers), one item a line.
         pub fn summary(&self, seed: u64) -> String {
             format!(
-                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} end-node LCRC drops {} end-node retries {}\nengine steps {} sim {:.3} ms wall {:.1} s",
+                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nengine steps {} sim {:.3} ms wall {:.1} s",
                 self.reductions.len(),
                 self.outcomes,
                 self.faults,
@@ -568,6 +587,7 @@ pub mod campaign {
                 self.leaked.len(),
                 self.corrupt_to_engines,
                 self.lcrc_counted,
+                self.corrupt_passed,
                 self.end_node_lcrc_drops,
                 self.end_node_retries,
                 self.engine_steps,
@@ -691,6 +711,7 @@ pub mod campaign {
         let mut inj = FaultInjector::new(spec.seed, spec.faults.clone());
         inj.enabled = true;
         f.inject(inj);
+        f.cpu_log = Some(Vec::new());
 
         let mut report = CampaignReport::default();
         let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
@@ -761,9 +782,17 @@ pub mod campaign {
                 let c = &contexts[k];
                 let root = t.endpoints[c.source].id;
                 let (outcome, result) = classify(&f, from, log_end, root, c.cc_id, c.participants.len(), expected);
-                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome });
+                let faults = &f.faults.as_ref().expect("injector").log;
+                let explained = outcome == Outcome::Success
+                    || faults.iter().any(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, super::FaultKind::Exhaust { .. })))
+                    || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC);
+                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained });
             }
             check_rounds_closed(&f, end, &mut report.stuck);
+            // Only this period's CPU events are needed.
+            if let Some(l) = f.cpu_log.as_mut() {
+                l.clear();
+            }
             if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
                 eprintln!("period at {start} ps: done {done} frames {} log {} steps {} now {}", f.frames.len(), f.log.len(), f.stats.engine_steps, f.now());
             }
@@ -778,6 +807,14 @@ pub mod campaign {
         if let Some((s, n, _)) = fill {
             let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
             f.release_descriptors(s, n, via, start);
+        }
+        if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+            let n0 = f.frames.len();
+            f.run_until_quiet(f.now() + 100_000_000, &mut |_| {});
+            eprintln!("teardown: {} frames in 100 us; now {}", f.frames.len() - n0, f.now());
+            for fr in &f.frames[f.frames.len().saturating_sub(40)..] {
+                eprintln!("  {} origin {:#x} len {} {:02x?}", super::summary(&fr.bytes), fr.origin, fr.bytes.len(), &fr.bytes[..fr.bytes.len().min(40)]);
+            }
         }
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         for s in 0..t.switches.len() {
@@ -817,6 +854,7 @@ pub mod campaign {
             *report.outcomes.entry(format!("{:?}", r.outcome)).or_default() += 1;
         }
         report.corrupt_to_engines = f.stats.corrupt_to_engines;
+        report.corrupt_passed = f.stats.corrupt_passed_by_engines;
         report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
         report.end_node_retries = f.stats.end_node_retries;
         report.engine_steps = f.stats.engine_steps;

@@ -276,9 +276,13 @@ pub struct Stats {
     pub end_node_lcrc_drops: u64,
     /// Contributions end nodes sent again (retry timer).
     pub end_node_retries: u64,
-    /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker must drop
-    /// and count every one.
+    /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker drops
+    /// and counts each one (LCRC) unless the interposer passes it (a header no longer for the engine).
     pub corrupt_to_engines: u64,
+    /// Corrupted frames an engine's interposer passed through (not extracted, so never checked).
+    pub corrupt_passed_by_engines: u64,
+    /// Frames an engine emitted addressed to itself (a pass-through with nowhere to go), dropped.
+    pub self_addressed_drops: u64,
 }
 
 /// The simulator.
@@ -317,6 +321,8 @@ pub struct Fabric {
     /// The INITIALIZATIONs [`Fabric::configure`] sent, per CC_ID: (source end node, engine ID, message),
     /// for [`Fabric::reinitialize`].
     inits: HashMap<u16, Vec<(usize, u16, CollectiveMessage)>>,
+    /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
+    pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
 }
 
 /// An error building the simulator.
@@ -400,6 +406,7 @@ impl Fabric {
             wake_later: Vec::new(),
             faults: None,
             inits: HashMap::new(),
+            cpu_log: None,
         })
     }
 
@@ -1083,6 +1090,9 @@ impl Fabric {
             c.last = Some(cycle);
             if o.cpu_stat_valid {
                 c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
+                if let Some(log) = self.cpu_log.as_mut() {
+                    log.push((cycle * ENGINE_CLOCK_PS, s as u16, o.cpu_stat_event, o.cpu_stat_ctx));
+                }
             }
             if presented && o.s_axis_rx_tready {
                 c.rx_beat += 1;
@@ -1126,6 +1136,18 @@ impl Fabric {
                 self.stats.egress_frames += 1;
             }
             let id = self.topo.switches[s].engine_id;
+            // The interposer passes what it does not extract (docs/blocks/interposer.md: it does not
+            // validate), e.g. a frame whose header a corruption changed. On a real port it would go on
+            // to the link partner; the engine's port here has none, and a frame addressed to the engine
+            // would come straight back: such frames are counted and dropped.
+            if self.faults.is_some() && !faults::lcrc_ok(&bytes) {
+                self.stats.corrupt_passed_by_engines += 1;
+                continue;
+            }
+            if wire::destination(&bytes) == Some(id) {
+                self.stats.self_addressed_drops += 1;
+                continue;
+            }
             let f = self.new_frame(bytes, id);
             // The engine's port into the crossbar: cut-through from the first beat; the engine emits one
             // beat per cycle at port rate, so with real sizes the port adds nothing, with nominal sizes
