@@ -527,6 +527,11 @@ pub mod campaign {
         /// For one that did not succeed: a fault hit one of its frames, or an engine found no descriptor
         /// for it (`ACTIVATE_NO_DESC`), during its period.
         pub explained: bool,
+        /// The master received a CONTRIBUTION passed up by a subservient engine (a late or duplicate one
+        /// arriving after the subservient's partial result went up, `docs/cpu.md` §2 PASS_UP). It keeps
+        /// the P_ID of the subservient's PBV table, which the master reads in its own table: the known
+        /// hazard behind a wrong result (`docs/fabric.md` §Faults, findings).
+        pub passed_up_to_master: bool,
     }
 
     /// What the campaign measured.
@@ -786,7 +791,22 @@ pub mod campaign {
                 let explained = outcome == Outcome::Success
                     || faults.iter().any(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, super::FaultKind::Exhaust { .. })))
                     || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC);
-                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained });
+                if outcome == Outcome::WrongSuccess && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                    eprintln!("WRONG cc {} at {at}: participants {:?} ids {:?}", c.cc_id, c.participants, c.participants.iter().map(|&p| t.endpoints[p].id).collect::<Vec<_>>());
+                    for e in &c.engines {
+                        eprintln!("  engine {:#06x} {:?} members {:?}", t.switches[e.switch].engine_id, e.role, e.members.iter().map(|m| m.id).collect::<Vec<_>>());
+                    }
+                    for x in faults.iter().filter(|x| x.at + 2 * spec.period_ps >= at && x.cc_id() == Some(c.cc_id)) {
+                        eprintln!("  fault {x}");
+                    }
+                    for d in f.log.iter().filter(|d| d.cc_id == c.cc_id && d.at + 2 * spec.period_ps >= at) {
+                        eprintln!("  {d:?}");
+                    }
+                }
+                let master_id = t.switches[c.master()].engine_id;
+                let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
+                let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
+                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master });
             }
             check_rounds_closed(&f, end, &mut report.stuck);
             // Only this period's CPU events are needed.
