@@ -14,7 +14,7 @@ fn sim_prints_table_1_against_the_seed_and_json() {
     assert!(out.contains("frames per ISL from the master's switch"), "{out}");
     assert!(out.contains("2046") && out.contains("67518") && out.contains("4158"), "{out}");
     assert!(out.contains("result 524799 (expected 524799, ok)"), "{out}");
-    assert!(out.contains("n/a: plan: engine of sw0 needs 1023 PBV entries"), "{out}");
+    assert!(out.contains("n/a: plan: engine of s0 needs 1023 PBV entries"), "{out}");
     let (code, out, err) = inswitch(&["sim", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
