@@ -9,6 +9,8 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use crate::drive;
+use crate::manager::{JobSpec, NodeId, SwitchId};
 use crate::setup::{self, Arrangement, ContextPlan, Plan};
 use crate::sim::{ChannelKind, EngineKind, Fabric, NominalSizes, SimConfig, SimError, ENGINE_CLOCK_PS};
 use crate::topology::{LinkSpec, Ps, Topology, GEN6_X2_BYTES_PER_S};
@@ -139,7 +141,28 @@ fn cycle_after(t: Ps) -> Ps {
 /// Runs one collective (all-reduce INT_SUM) and measures it; the fabric is returned for pcap and tests.
 pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResult, Option<Fabric>) {
     let wall = Instant::now();
-    let ctx = setup::plan(&spec.topology, spec.arrangement, 1, INT_SUM, spec.source, spec.master);
+    // Managed: the manager places the job over every end node but the source and its plan configures
+    // the cycle engines; the stand-in reads the same placement.
+    let mut managed = None;
+    let ctx = if spec.arrangement == Arrangement::Managed {
+        let placed = drive::manager_for(&spec.topology).map_err(|e| e.to_string()).and_then(|mut m| {
+            let parts = (0..spec.topology.endpoints.len()).filter(|&e| e != spec.source).collect::<Vec<_>>();
+            let job = JobSpec { op: INT_SUM, master: Some(SwitchId(spec.master as u32)), ..JobSpec::new(drive::node_ids(&parts), NodeId(spec.source as u32)) };
+            let (id, plan) = m.place(job).map_err(|e| format!("manager: {e}"))?;
+            let ctx = drive::context_of(&m, id, 0).ok_or("the job has no tree")?;
+            Ok((m, plan, ctx))
+        });
+        match placed {
+            Ok((m, plan, ctx)) => {
+                managed = Some((m, plan));
+                ctx
+            }
+            Err(e) => return (RunResult { arrangement: Some(spec.arrangement), mode: Some(spec.mode), topology: spec.topology_name.clone(), error: Some(e), ..RunResult::default() }, None),
+        }
+    } else {
+        setup::plan(&spec.topology, spec.arrangement, 1, INT_SUM, spec.source, spec.master)
+    };
+    let master = ctx.master();
     let mut r = RunResult {
         arrangement: Some(spec.arrangement),
         mode: Some(spec.mode),
@@ -155,27 +178,33 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
         Ok(f) => f,
         Err(e) => return fail(r, e),
     };
-    let plan = Plan { contexts: vec![ctx.clone()] };
-    if let Err(e) = f.configure(&plan, 0, &value_of) {
+    let configured = match &managed {
+        Some((m, plan)) if spec.mode == Mode::Realistic => {
+            f.bring_up(spec.source, 0);
+            drive::apply(&mut f, m, plan, spec.source, 0, &value_of).map(|_| ())
+        }
+        _ => f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of),
+    };
+    if let Err(e) = configured {
         return fail(r, e);
     }
     let limit = Ps::MAX / 4;
     f.run_until_quiet(limit, progress);
     // Command.
-    let before = isl_counts(&f, spec.master);
+    let before = isl_counts(&f, master);
     let log0 = f.log.len();
     let frames0 = f.frames.len();
     f.start(&ctx, cycle_after(f.now()));
     f.run_until_quiet(limit, progress);
-    let after = isl_counts(&f, spec.master);
-    let master_id = spec.topology.switches[spec.master].engine_id;
+    let after = isl_counts(&f, master);
+    let master_id = spec.topology.switches[master].engine_id;
     let mut sent: HashMap<u16, usize> = HashMap::new();
     for fr in &f.frames[frames0..] {
         *sent.entry(fr.origin).or_default() += 1;
     }
     r.master_sent_command = sent.get(&master_id).copied().unwrap_or(0);
     r.subservient_sent_command =
-        ctx.engines.iter().filter(|e| e.switch != spec.master).map(|e| sent.get(&spec.topology.switches[e.switch].engine_id).copied().unwrap_or(0)).max().unwrap_or(0);
+        ctx.engines.iter().filter(|e| e.switch != master).map(|e| sent.get(&spec.topology.switches[e.switch].engine_id).copied().unwrap_or(0)).max().unwrap_or(0);
     let during: Vec<u64> = after.0.iter().zip(&before.0).map(|(a, b)| a - b).collect();
     r.frames_per_isl_from_master = (during.iter().copied().min().unwrap_or(0), during.iter().copied().max().unwrap_or(0));
     let t0 = f.log[log0..].iter().find(|d| d.to == master_id && d.kind == 3).map(|d| d.at);
@@ -193,7 +222,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
     // Responses, all at once, then the result.
     let log1 = f.log.len();
     let t_resp = cycle_after(f.now());
-    f.respond_all(1, t_resp);
+    f.respond_all(ctx.cc_id, t_resp);
     f.run_until_quiet(limit, progress);
     let last_in = f.log[log1..].iter().filter(|d| d.to == master_id && matches!(d.kind, 4 | 5)).map(|d| d.at).max();
     r.responses_from_all_ps = last_in.map_or(0, |t| t - t_resp);
@@ -212,7 +241,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
         let vals: Vec<Option<u64>> = res.values().map(|g| g.2).collect();
         r.result_value = if !vals.is_empty() && vals.iter().all(|v| *v == vals[0]) { vals[0] } else { None };
     }
-    let whole = isl_counts(&f, spec.master);
+    let whole = isl_counts(&f, master);
     r.isl_frames_whole_collective = (
         whole.0.iter().zip(&before.0).map(|(a, b)| a - b).max().unwrap_or(0),
         whole.1.iter().zip(&before.1).map(|(a, b)| a - b).max().unwrap_or(0),

@@ -96,6 +96,10 @@ pub enum Arrangement {
     /// a tree of fan-out [`HIERARCHY_FANOUT`] (master first, then in switch order), each engine serving
     /// the engines below it and its own end nodes (multi-hop hierarchy, [0106]-[0107]).
     Hierarchical,
+    /// The collective manager places the job (`crate::drive`, `docs/manager.md`) and its plan configures
+    /// the engines through the fabric. Its built-in plan (for [`plan`]) is the distributed one, which is
+    /// what the manager chooses for one source over a flattened butterfly.
+    Managed,
 }
 
 /// Engines below one engine in the hierarchical plan: 31 engines plus up to 32 local end nodes keep
@@ -112,7 +116,7 @@ pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, s
             let members = participants.iter().map(|&e| Member { id: t.endpoints[e].id, switch: false }).collect();
             vec![EngineContext { switch: master, role: Role::Master, members }]
         }
-        Arrangement::Distributed => {
+        Arrangement::Distributed | Arrangement::Managed => {
             let mut with_nodes: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
             with_nodes.sort_unstable();
             with_nodes.dedup();

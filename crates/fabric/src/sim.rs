@@ -50,6 +50,11 @@ pub const QUIET_CYCLES: u64 = 64;
 /// every engine frame to it, i.e. back into the crossbar through the injection path.
 pub const ENGINE_PORT: u8 = 0;
 
+/// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
+/// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
+const DEFAULT_ROUTE: [(u16, u32); 2] =
+    [(inswitch_model::regs::offset::ROUTE as u16, 0), (inswitch_model::regs::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
+
 /// Which engine implementation the switches hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum EngineKind {
@@ -685,7 +690,7 @@ impl Fabric {
                     let src = self.topo.endpoints[c.source].id;
                     // Default route (entry 0: destination 0 under mask 0 matches every ID) to the engine's
                     // own port: its frames go back into the crossbar, which routes them.
-                    for (off, v) in [(0x200u16, 0u32), (0x204, 1 << 31 | u32::from(ENGINE_PORT))] {
+                    for (off, v) in DEFAULT_ROUTE {
                         let seq = self.next_seq();
                         frames.push((c.source, wire::register_write(seq, src, id, off, v)));
                     }
@@ -710,6 +715,49 @@ impl Fabric {
             self.send_from(e, at.max(written), f);
         }
         Ok(())
+    }
+
+    /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
+    /// §9): the CPU's `ENGINE_ID` on `cpu_cfg_wr_*`, and from end node `from` at `at` two register writes
+    /// per engine that set route entry 0 (destination 0 under mask 0) to the engine's own port, so its
+    /// frames go back into the crossbar, which routes them. The stand-in needs none.
+    pub fn bring_up(&mut self, from: usize, at: Ps) {
+        let src = self.topo.endpoints[from].id;
+        for s in 0..self.engines.len() {
+            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
+            let id = c.id;
+            self.cpu_write(s, inswitch_model::cpu::config::ENGINE_ID, u32::from(id));
+            for (off, v) in DEFAULT_ROUTE {
+                let seq = self.next_seq();
+                self.send_from(from, at, wire::register_write(seq, src, id, off, v));
+            }
+        }
+    }
+
+    /// The earliest time a frame sent now finds every queued CPU configuration write applied (one per
+    /// engine cycle after reset, plus [`QUIET_CYCLES`]): an INITIALIZATION that arrives before its static
+    /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
+    pub fn cpu_writes_done_at(&self) -> Ps {
+        let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
+        (self.cycle.max(RESET_CYCLES) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+    }
+
+    /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
+    /// sequence number and LCRC.
+    pub fn send_tlp_from(&mut self, e: usize, at: Ps, tlp: &[u8]) {
+        let seq = self.next_seq();
+        self.send_from(e, at, wire::link_frame(seq, tlp));
+    }
+
+    /// End node `e` takes part in context `cc` (a manager's `EndNode` step): it answers the context's
+    /// command with a CONTRIBUTION of `operation` and `operands`.
+    pub fn join(&mut self, e: usize, cc: u16, operation: u8, operands: Vec<u64>) {
+        self.ends[e].ctx.insert(cc, EndCtx { operation, operands, answer: None });
+    }
+
+    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step).
+    pub fn leave(&mut self, e: usize, cc: u16) {
+        self.ends[e].ctx.remove(&cc);
     }
 
     /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.

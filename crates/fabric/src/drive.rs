@@ -1,0 +1,105 @@
+//! The collective manager drives the fabric (issue 7): one topology description ([`Topology`], from
+//! which the manager's [`TopologyMap`] is derived), manager placements applied to the simulated engines
+//! through their real ports, and the simulator's view of a placed tree ([`ContextPlan`], what its
+//! metrics and the table-arithmetic stand-in read). `docs/fabric.md` §The manager drives the fabric.
+//!
+//! [`apply`] turns a manager [`MPlan`] into what travels:
+//!
+//! * its frames (PBV-table register writes, multicast entries, INITIALIZATION and RESET messages, in plan
+//!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
+//!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
+//!   the subservient engines' PBV writes and INITIALIZATIONs, `docs/manager.md` §5);
+//! * its CPU writes (static entries, the CPU's PBV-table copy) go on the engines' `cpu_cfg_wr_*`: the
+//!   register map has no window for them yet (`docs/blocks/packet_engine.md` §Not yet);
+//! * its end-node steps tell the simulated end nodes which contexts they answer.
+//!
+//! The frames leave once every queued CPU write is in, as [`Fabric::configure`] does for the built-in
+//! plans.
+
+use inswitch_frames::collective::NO_PARTICIPANT;
+
+use crate::manager::{Action, Encoded, JobId, JobSpec, Manager, ManagerError, NodeId, Plan as MPlan, TopologyMap};
+use crate::setup::{ContextPlan, EngineContext, Member, Role};
+use crate::sim::{Fabric, SimError};
+use crate::topology::{Ps, Topology};
+
+/// A manager over the map of `t` (switch `i` is `SwitchId(i)`, end node `i` is `NodeId(i)`).
+pub fn manager_for(t: &Topology) -> Result<Manager, ManagerError> {
+    Ok(Manager::new(TopologyMap::from_topology(t)?))
+}
+
+/// The simulator's view of tree `tree` of a placed job: every member engine with its role and its PBV
+/// members in bit order (the order the CPU emits in), the participants and the source as end-node
+/// indices. `None` if the job or tree does not exist.
+pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
+    let j = m.job(job)?;
+    let p = j.trees.get(tree)?;
+    let mut engines: Vec<EngineContext> = p
+        .engines
+        .iter()
+        .map(|(&s, slots)| {
+            let mut pbv = slots.pbv.clone();
+            pbv.sort_by_key(|e| e.0);
+            EngineContext {
+                switch: s.0 as usize,
+                role: if s == p.tree.root { Role::Master } else { Role::Subservient },
+                members: pbv.iter().map(|&(_, id, switch, _)| Member { id, switch }).collect(),
+            }
+        })
+        .collect();
+    engines.sort_by_key(|e| (e.role != Role::Master, e.switch));
+    Some(ContextPlan {
+        cc_id: p.key,
+        operation: j.spec.op,
+        accumulator: 0,
+        source: j.spec.source.0 as usize,
+        participants: p.tree.participants().iter().map(|n| n.0 as usize).collect(),
+        engines,
+    })
+}
+
+/// Applies a manager plan to the cycle engines of `f` (module doc): CPU writes on `cpu_cfg_wr_*` now,
+/// the plan's frames from end node `from` at `at` (or once the CPU writes are in, if later), end nodes
+/// joined to their contexts with the operand `value(end node)` in lane 0. Returns the encoded plan.
+///
+/// Not modelled: pre-reduction inside a host (an end node whose `EndNode` step sends to another end
+/// node is not joined) and the target of several roots (`Action::Target`).
+pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<Encoded, SimError> {
+    let enc = plan.encode(m.topology()).map_err(|e| SimError::Plan(e.to_string()))?;
+    for w in &enc.cpu_writes {
+        f.cpu_write(w.engine.0 as usize, w.addr, w.data);
+    }
+    for &i in &enc.host_steps {
+        let step = &plan.steps[i];
+        match step.action {
+            Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
+                let op = m.job(step.job).map_or(0, |j| j.spec.op);
+                let e = node.0 as usize;
+                f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
+            }
+            Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
+            _ => {}
+        }
+    }
+    let t = at.max(f.cpu_writes_done_at());
+    for fr in &enc.frames {
+        let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
+        f.send_tlp_from(from, t, &bytes);
+    }
+    Ok(enc)
+}
+
+/// Places `spec` with the manager and applies its plan from the job's source node at `at`; returns the
+/// job, its encoded plan and the context view of its first tree.
+pub fn place_and_apply(f: &mut Fabric, m: &mut Manager, spec: JobSpec, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(JobId, Encoded, ContextPlan), SimError> {
+    let source = spec.source;
+    let (job, plan) = m.place(spec).map_err(|e| SimError::Plan(format!("manager: {e}")))?;
+    let enc = apply(f, m, &plan, source.0 as usize, at, value)?;
+    let ctx = context_of(m, job, 0).ok_or_else(|| SimError::Plan(format!("job {} has no tree", job.0)))?;
+    Ok((job, enc, ctx))
+}
+
+/// The end nodes `nodes` of a topology as manager node ids.
+pub fn node_ids(nodes: &[usize]) -> Vec<NodeId> {
+    nodes.iter().map(|&n| NodeId(n as u32)).collect()
+}
