@@ -1,16 +1,395 @@
-//! Directed flows through the fabric, configured by the collective manager.
+//! Directed flows through the fabric, configured by the collective manager (`docs/fabric.md` §The
+//! manager drives the fabric): the cycle engines on seed 000's FIG. 7, the manager's plans sent as real
+//! frames, and the exact time-ordered frames on chosen links compared with what the seed describes
+//! (FIG. 8 [0211]-[0227]; the barrier of [0183]-[0207]; the three collectives of [0180]-[0182] at once).
+//!
+//! The expected sequences are written from the seed's text and from the documented decisions of
+//! `docs/manager.md` §5 (who sends what, PBV order: engines first, then end nodes in device-ID order, as
+//! Table 5) and `docs/cpu.md` §2 (what an engine emits); nothing is computed by the code under test.
 
-use inswitch_fabric::scenario::{run_collective, Mode, RunSpec};
-use inswitch_fabric::setup::Arrangement;
-use inswitch_fabric::topology::{LinkSpec, Topology};
+use inswitch_fabric::drive;
+use inswitch_fabric::manager::{JobSpec, Manager, NodeId};
+use inswitch_fabric::scenario::{run_collective, value_of, Mode, RunSpec, INT_SUM};
+use inswitch_fabric::setup::{Arrangement, ContextPlan};
+use inswitch_fabric::sim::{ChannelKind, Fabric, SimConfig};
+use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
+use inswitch_fabric::wire;
+use inswitch_frames::collective::{Body, NO_PARTICIPANT};
+use inswitch_frames::tlp::{Header, Tlp};
+
+/// Crossbar latency per hop (the realistic default).
+const HOP_PS: Ps = 100_000;
+/// Gap between participants answering in the directed flows: longer than any engine's reaction, so the
+/// seed's order of events is the order of the answers.
+const GAP_PS: Ps = 1_000_000;
+
+// FIG. 7 end nodes (index in `Topology::fig7`) and device IDs (Tables 2-4, [0174]-[0178]).
+const SOURCE: usize = 0; // 735, 0x0001
+const SW720: u16 = 0x0000;
+const SW725: u16 = 0x0010;
+const SW730: u16 = 0x0020;
+
+/// What a frame on a link is, in the seed's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Seen {
+    /// A collective message: kind, requester (source), destination, CC_ID, P_ID, code (CONTROL command or
+    /// data message completion code).
+    Msg { kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8 },
+    /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count.
+    Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16 },
+    /// A register write (memory write into an engine's window): requester, byte address, First BE, data.
+    Write { from: u16, addr: u64, be: u8, data: u32 },
+}
+
+const START: u8 = 3;
+const CONTRIBUTION: u8 = 4;
+const RESPONSE: u8 = 5;
+const COMPLETION: u8 = 6;
+/// CONTROL command START ([0168]).
+const CMD_START: u8 = 1;
+/// Completion codes: barrier met at an engine, barrier satisfied globally, a reduction's result.
+const BARRIER_MET: u8 = 1;
+const BARRIER_SATISFIED: u8 = 2;
+const RESULT: u8 = 3;
+
+fn msg(kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8) -> Seen {
+    Seen::Msg { kind, from, to, cc, pid, code }
+}
+
+fn seen(bytes: &[u8]) -> Seen {
+    if let Some(m) = wire::collective_of(bytes) {
+        let from = wire::requester(bytes).unwrap();
+        let to = wire::destination(bytes).unwrap();
+        let (cc, pid) = (m.header.cc_id, m.header.p_id);
+        return match m.body {
+            Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count },
+            Body::Control(c) => msg(m.header.kind, from, to, cc, pid, c.command),
+            Body::Data { fixed, .. } => msg(m.header.kind, from, to, cc, pid, fixed.completion),
+            _ => panic!("unexpected collective message {m:?}"),
+        };
+    }
+    let t = Tlp::parse(&bytes[wire::SEQ_LEN..bytes.len() - wire::LCRC_LEN]).expect("a TLP");
+    let Header::Memory { req, address } = &t.header else { panic!("unexpected TLP {t:?}") };
+    Seen::Write { from: req.requester_id, addr: address.byte_address(), be: req.first_be, data: u32::from_le_bytes(t.payload[..4].try_into().unwrap()) }
+}
+
+/// The FIG. 7 fabric with the cycle engines, real frame lengths, every frame captured, brought up (ENGINE_ID,
+/// default route) and run until quiet; the capture of the bring-up is dropped.
+fn fig7() -> (Fabric, Manager) {
+    let t = Topology::fig7(LinkSpec::default());
+    let cfg = SimConfig { hop_latency_ps: HOP_PS, capture: true, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(SOURCE, 0);
+    run(&mut f);
+    f.captured.clear();
+    (f, drive::manager_for(&t).unwrap())
+}
+
+fn run(f: &mut Fabric) {
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+}
+
+fn channel(f: &Fabric, kind: ChannelKind) -> usize {
+    f.channels.iter().position(|c| c.kind == kind).unwrap_or_else(|| panic!("no channel {kind:?}"))
+}
+
+/// The directed ISL from switch `a` to switch `b` (switch indices).
+fn isl(f: &Fabric, a: usize, b: usize) -> ChannelKind {
+    ChannelKind::Isl(f.routes.directed.iter().position(|d| d.0 == a && d.1 == b).unwrap())
+}
+
+/// The frames that entered the channels `kinds`, in the order their heads entered (ties: capture order),
+/// from capture entry `from` on, keeping those `keep` accepts.
+fn on(f: &Fabric, kinds: &[ChannelKind], from: usize, keep: impl Fn(&Seen) -> bool) -> Vec<Seen> {
+    let chans: Vec<usize> = kinds.iter().map(|&k| channel(f, k)).collect();
+    let mut v: Vec<(Ps, usize, Seen)> = f.captured[from..]
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| chans.contains(&c.channel))
+        .map(|(i, c)| (c.start, i, seen(&f.frames[c.frame as usize].bytes)))
+        .filter(|(_, _, s)| keep(s))
+        .collect();
+    v.sort_by_key(|x| (x.0, x.1));
+    v.into_iter().map(|x| x.2).collect()
+}
+
+fn all(_: &Seen) -> bool {
+    true
+}
+
+fn of_cc(cc: u16) -> impl Fn(&Seen) -> bool {
+    move |s| match *s {
+        Seen::Msg { cc: c, .. } | Seen::Init { cc: c, .. } => c == cc,
+        Seen::Write { .. } => false,
+    }
+}
+
+/// A PBV-table write of entry `index` := `dev` into the window of engine `engine` ([0175]: entry i at byte
+/// offset 2i of 0x00ii_C000; First BE 0011 for an even entry, 1100 for an odd one).
+fn pbv_write(from: u16, engine: u16, index: u32, dev: u16) -> Seen {
+    let addr = u64::from(engine) << 16 | 0xC000 | u64::from(index * 2 & !3);
+    if index % 2 == 0 {
+        Seen::Write { from, addr, be: 0x3, data: u32::from(dev) }
+    } else {
+        Seen::Write { from, addr, be: 0xC, data: u32::from(dev) << 16 }
+    }
+}
+
+/// Places a job on FIG. 7 and applies its plan from the source at the current time.
+fn place(f: &mut Fabric, m: &mut Manager, nodes: &[usize], op: u8) -> ContextPlan {
+    let spec = JobSpec { op, ..JobSpec::new(drive::node_ids(nodes), NodeId(SOURCE as u32)) };
+    let at = f.now();
+    drive::place_and_apply(f, m, spec, at, &value_of).unwrap().2
+}
+
+fn next_cycle(f: &Fabric) -> Ps {
+    f.now() + 10_000
+}
 
 #[test]
 fn fig7_all_reduce_placed_by_the_manager() {
     let topology = Topology::fig7(LinkSpec::default());
-    let spec = RunSpec { topology_name: "fig7".into(), topology, arrangement: Arrangement::Managed, mode: Mode::Realistic, hop_latency_ps: 100_000, source: 0, master: 0, skip_idle: true, capture: true, real_frames: true };
-    let (r, _f) = run_collective(&spec, &mut |_| {});
-    eprintln!("{r:?}");
+    let spec = RunSpec { topology_name: "fig7".into(), topology, arrangement: Arrangement::Managed, mode: Mode::Realistic, hop_latency_ps: HOP_PS, source: 0, master: 0, skip_idle: true, capture: false, real_frames: true };
+    let (r, _) = run_collective(&spec, &mut |_| {});
     assert_eq!(r.error, None);
-    assert!(r.command_exactly_once && r.result_exactly_once);
+    assert!(r.command_exactly_once && r.result_exactly_once, "{r:?}");
+    // Values are end-node index + 1; every node but the source (index 0) takes part.
     assert_eq!(r.result_value, Some((2..=9).sum()));
+    assert_eq!(r.frames_per_isl_from_master, (1, 1), "one command per ISL, as Table 1's distributed column");
+}
+
+/// FIG. 8 ([0210]-[0227]) on FIG. 7: master packet engine 310 = switch 720's engine, source node 316 =
+/// 735, local node 318 = 720's node 1 (0x0002), packet engine 334 = switch 725's engine, remote nodes
+/// 340 and 342 = 725's nodes 0 and 1 (0x0011, 0x0012). A barrier over the source, the local node and the
+/// two remote nodes.
+///
+/// Where the model differs from the ladder (and why): the configuration packets of 805 / 810 are PBV-table
+/// register writes ([0175], FIG. 4 packets are not used, `docs/manager.md` §9); the INITIALIZATION of 820
+/// is sent by the source with the master's requester ID (the manager's plan, `docs/manager.md` §5), not
+/// re-emitted by the master's engine; and the copies of 825-835 to the end nodes are the set-up command
+/// (CONTROL START), which the engines replicate ([0184]-[0190], [0172]): an engine does not forward an
+/// INITIALIZATION (`docs/cpu.md` §2). The master also sends the satisfied message to its upstream (the
+/// source, P_ID 0xFFFF) after the participants' copies, so the source, a participant here, gets two.
+#[test]
+fn fig8_ladder_on_fig7() {
+    let (mut f, mut m) = fig7();
+    let (local, remote0, remote1) = (1, 3, 4);
+    let ctx = place(&mut f, &mut m, &[SOURCE, local, remote0, remote1], 0);
+    assert_eq!((ctx.cc_id, ctx.master()), (0, 0), "the first context; the master is the source's switch ([0148])");
+    run(&mut f);
+    f.start(&ctx, next_cycle(&f));
+    run(&mut f);
+    let t0 = next_cycle(&f);
+    // 840, 845, 850, then 860: the last local participant.
+    for (k, e) in [SOURCE, remote0, remote1, local].into_iter().enumerate() {
+        f.respond(e, 0, t0 + k as Ps * GAP_PS);
+    }
+    run(&mut f);
+
+    let senders = [ChannelKind::Up(SOURCE), ChannelKind::Up(local), ChannelKind::Up(remote0), ChannelKind::Up(remote1), ChannelKind::FromEngine(0), ChannelKind::FromEngine(1)];
+    let got = on(&f, &senders, 0, all);
+    // PBVs (Table 5's order: engines first, then end nodes): 720 = [725, 735, node 1], 725 = [node 0, node 1].
+    let (src, node1, r0, r1) = (0x0001, 0x0002, 0x0011, 0x0012);
+    let want = vec![
+        // 805: configuration of the master, from the source.
+        pbv_write(src, SW720, 0, SW725),
+        pbv_write(src, SW720, 1, src),
+        pbv_write(src, SW720, 2, node1),
+        // 810: configuration of packet engine 334 (the master writes the subservient's table, [0175]).
+        pbv_write(SW720, SW725, 0, r0),
+        pbv_write(SW720, SW725, 1, r1),
+        // 815: INITIALIZATION to the master; 820: to packet engine 334, its requester the master.
+        Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3 },
+        Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2 },
+        // The set-up command ([0184]) and its copies (825-835 in the ladder).
+        msg(START, src, SW720, 0, NO_PARTICIPANT, CMD_START),
+        msg(START, SW720, SW725, 0, 0, CMD_START),
+        msg(START, SW720, src, 0, 1, CMD_START),
+        msg(START, SW720, node1, 0, 2, CMD_START),
+        msg(START, SW725, r0, 0, 0, CMD_START),
+        msg(START, SW725, r1, 0, 1, CMD_START),
+        // 840, 845, 850: barrier met from the source and the two remote nodes.
+        msg(CONTRIBUTION, src, SW720, 0, 1, 0),
+        msg(CONTRIBUTION, r0, SW725, 0, 0, 0),
+        msg(CONTRIBUTION, r1, SW725, 0, 1, 0),
+        // 855: packet engine 334's barrier met to the master.
+        msg(RESPONSE, SW725, SW720, 0, NO_PARTICIPANT, BARRIER_MET),
+        // 860: the last local participant.
+        msg(CONTRIBUTION, node1, SW720, 0, 2, 0),
+        // 865, 870, 875: satisfied to packet engine 334, the source, the local node; then the upstream copy.
+        msg(COMPLETION, SW720, SW725, 0, 0, BARRIER_SATISFIED),
+        msg(COMPLETION, SW720, src, 0, 1, BARRIER_SATISFIED),
+        msg(COMPLETION, SW720, node1, 0, 2, BARRIER_SATISFIED),
+        msg(COMPLETION, SW720, src, 0, NO_PARTICIPANT, BARRIER_SATISFIED),
+        // 880, 885: packet engine 334's copies to the remote nodes.
+        msg(COMPLETION, SW725, r0, 0, 0, BARRIER_SATISFIED),
+        msg(COMPLETION, SW725, r1, 0, 1, BARRIER_SATISFIED),
+    ];
+    assert_eq!(got, want);
+    // The one hop between the master and packet engine 334 ([0214]) carries exactly its share, both ways.
+    let down = on(&f, &[isl(&f, 0, 1)], 0, all);
+    assert_eq!(down, [&want[3..5], &want[6..7], &want[8..9], &want[18..19]].concat());
+    assert_eq!(on(&f, &[isl(&f, 1, 0)], 0, all), [want[16].clone()]);
+    // Switch 730 takes no part: nothing on its ISLs.
+    assert!(on(&f, &[isl(&f, 0, 2), isl(&f, 2, 0)], 0, all).is_empty());
+}
+
+/// The barrier of [0183]-[0207] on FIG. 7, with the three collectives of [0180]-[0182] configured first
+/// (CC_IDs 0, 1, 2). Checks the PBV programming of Tables 5-7 on the source's link and in the engines'
+/// register spaces, the INITIALIZATIONs with the PBVs of [0180]-[0182], then collective #2's barrier:
+/// each engine's transmissions in order and every participant's deliveries.
+#[test]
+fn fig7_barrier_of_collective_2() {
+    let (mut f, mut m) = fig7();
+    let all_nodes: Vec<usize> = (0..9).collect();
+    let no_730: Vec<usize> = (0..6).collect();
+    let no_725_node2: Vec<usize> = (0..9).filter(|&e| e != 5).collect();
+    let ctxs: Vec<ContextPlan> = [&all_nodes, &no_730, &no_725_node2].iter().map(|n| place(&mut f, &mut m, n, 0)).collect();
+    run(&mut f);
+    assert_eq!(ctxs.iter().map(|c| c.cc_id).collect::<Vec<_>>(), [0, 1, 2], "[0180]-[0182]");
+
+    // Configuration on the source's link: Table 5 into 720 from the source, then Tables 6-7 (as the text of
+    // [0177]-[0178] gives them) into 725 and 730 from the master; the INITIALIZATIONs carry the PBVs of
+    // [0180]-[0182]. Collectives #1 and #2 reuse the tables: no more writes.
+    let cfg = on(&f, &[ChannelKind::Up(SOURCE)], 0, all);
+    let mut want: Vec<Seen> = [SW725, SW730, 0x0001, 0x0002, 0x0003].iter().enumerate().map(|(i, &d)| pbv_write(0x0001, SW720, i as u32, d)).collect();
+    want.extend([0x0011, 0x0012, 0x0013].iter().enumerate().map(|(i, &d)| pbv_write(SW720, SW725, i as u32, d)));
+    want.extend([0x0021, 0x0022, 0x0023].iter().enumerate().map(|(i, &d)| pbv_write(SW720, SW730, i as u32, d)));
+    let init = |from, to, cc, pbv: u128| Seen::Init { from, to, cc, pbv, p_count: pbv.count_ones() as u16 };
+    want.extend([
+        init(0x0001, SW720, 0, 0x001f),
+        init(SW720, SW725, 0, 0x0007),
+        init(SW720, SW730, 0, 0x0007),
+        init(0x0001, SW720, 1, 0x001d),
+        init(SW720, SW725, 1, 0x0007),
+        init(0x0001, SW720, 2, 0x001f),
+        init(SW720, SW725, 2, 0x0003),
+        init(SW720, SW730, 2, 0x0007),
+    ]);
+    assert_eq!(cfg, want);
+    // The writes landed in the engines' register spaces (Table 5; Tables 6-7 per the text).
+    let table = |s: usize, n: usize| (0..n).map(|i| f.engine(s).unwrap().regs().pbv(i)).collect::<Vec<u16>>();
+    assert_eq!(table(0, 5), [0x0010, 0x0020, 0x0001, 0x0002, 0x0003]);
+    assert_eq!(table(1, 3), [0x0011, 0x0012, 0x0013]);
+    assert_eq!(table(2, 3), [0x0021, 0x0022, 0x0023]);
+
+    // The barrier of collective #2.
+    let c2 = &ctxs[2];
+    let mark = f.captured.len();
+    f.start(c2, next_cycle(&f)); // [0183]-[0184]
+    run(&mut f);
+    let t0 = next_cycle(&f);
+    // The source first (FIG. 8's 840; the text does not list it), then [0192], [0194], [0196], [0198].
+    let order: [&[usize]; 5] = [&[0], &[1, 2], &[3, 4], &[6], &[7, 8]];
+    for (k, group) in order.iter().enumerate() {
+        for &e in group.iter() {
+            f.respond(e, 2, t0 + k as Ps * GAP_PS);
+        }
+    }
+    run(&mut f);
+    let from = |s| on(&f, &[ChannelKind::FromEngine(s)], mark, of_cc(2));
+    let sat = |from, to, pid| msg(COMPLETION, from, to, 2, pid, BARRIER_SATISFIED);
+    // 720: [0185] to 725 and 730, [0186] to its local nodes (source included: PBV 0x001f); [0193] nothing
+    // for its local barrier met messages; [0201]-[0203] satisfied to 725, 730, then the source and its
+    // nodes; then the upstream copy to the source.
+    assert_eq!(
+        from(0),
+        [
+            msg(START, SW720, SW725, 2, 0, CMD_START),
+            msg(START, SW720, SW730, 2, 1, CMD_START),
+            msg(START, SW720, 0x0001, 2, 2, CMD_START),
+            msg(START, SW720, 0x0002, 2, 3, CMD_START),
+            msg(START, SW720, 0x0003, 2, 4, CMD_START),
+            sat(SW720, SW725, 0),
+            sat(SW720, SW730, 1),
+            sat(SW720, 0x0001, 2),
+            sat(SW720, 0x0002, 3),
+            sat(SW720, 0x0003, 4),
+            sat(SW720, 0x0001, NO_PARTICIPANT),
+        ]
+    );
+    // 725: [0188] the set-up command to its first and second nodes only; [0195] barrier met up; [0205].
+    assert_eq!(
+        from(1),
+        [
+            msg(START, SW725, 0x0011, 2, 0, CMD_START),
+            msg(START, SW725, 0x0012, 2, 1, CMD_START),
+            msg(RESPONSE, SW725, SW720, 2, NO_PARTICIPANT, BARRIER_MET),
+            sat(SW725, 0x0011, 0),
+            sat(SW725, 0x0012, 1),
+        ]
+    );
+    // 730: [0190]; [0196]-[0199] barrier met up only after its last node; [0207].
+    assert_eq!(
+        from(2),
+        [
+            msg(START, SW730, 0x0021, 2, 0, CMD_START),
+            msg(START, SW730, 0x0022, 2, 1, CMD_START),
+            msg(START, SW730, 0x0023, 2, 2, CMD_START),
+            msg(RESPONSE, SW730, SW720, 2, NO_PARTICIPANT, BARRIER_MET),
+            sat(SW730, 0x0021, 0),
+            sat(SW730, 0x0022, 1),
+            sat(SW730, 0x0023, 2),
+        ]
+    );
+    // Across switches, the seed's order: 725's barrier met [0195] is in before 730's first node answers
+    // [0196]; 720 is satisfied [0201] only after 730's barrier met [0199-0200].
+    let engines = on(&f, &[ChannelKind::FromEngine(0), ChannelKind::FromEngine(1), ChannelKind::FromEngine(2), ChannelKind::Up(6)], mark, of_cc(2));
+    let pos = |s: &Seen| engines.iter().position(|x| x == s).unwrap();
+    assert!(pos(&msg(RESPONSE, SW725, SW720, 2, NO_PARTICIPANT, BARRIER_MET)) < pos(&msg(CONTRIBUTION, 0x0021, SW730, 2, 0, 0)));
+    assert!(pos(&msg(RESPONSE, SW730, SW720, 2, NO_PARTICIPANT, BARRIER_MET)) < pos(&sat(SW720, SW725, 0)));
+    // Every participant: the command, then the satisfied message, once; 725's third node nothing.
+    for e in no_725_node2.iter().copied().filter(|&e| e != SOURCE) {
+        let got = on(&f, &[ChannelKind::Down(e)], mark, of_cc(2));
+        let kinds: Vec<(u8, u8)> = got.iter().map(|s| if let Seen::Msg { kind, code, .. } = *s { (kind, code) } else { (0, 0) }).collect();
+        assert_eq!(kinds, [(START, CMD_START), (COMPLETION, BARRIER_SATISFIED)], "end node {e}");
+    }
+    assert!(on(&f, &[ChannelKind::Down(5)], mark, all).is_empty(), "[0188]: 725's third node is not in collective #2");
+    assert_eq!(on(&f, &[ChannelKind::Down(SOURCE)], mark, of_cc(2)).len(), 3, "the source: command, satisfied, upstream copy");
+}
+
+/// The three collectives of [0180]-[0182] at once, as INT_SUM all-reduces: configured one after the
+/// other, started at the same instant, every participant of every context answering at the same
+/// instant. Each participant must get its own context's sum, once.
+#[test]
+fn three_overlapping_collectives_at_once() {
+    let (mut f, mut m) = fig7();
+    let sets: [Vec<usize>; 3] = [(0..9).collect(), (0..6).collect(), (0..9).filter(|&e| e != 5).collect()];
+    let ctxs: Vec<ContextPlan> = sets.iter().map(|n| place(&mut f, &mut m, n, INT_SUM)).collect();
+    run(&mut f);
+    let mark = f.captured.len();
+    let log0 = f.log.len();
+    let t = next_cycle(&f);
+    for c in &ctxs {
+        f.start(c, t);
+    }
+    run(&mut f);
+    let t = next_cycle(&f);
+    for c in &ctxs {
+        f.respond_all(c.cc_id, t);
+    }
+    run(&mut f);
+    // Values are end-node index + 1: #0 all nine nodes, #1 the six of 720 and 725, #2 all but 725's
+    // third node (index 5, value 6).
+    let sums = [45u64, 21, 39];
+    for (k, set) in sets.iter().enumerate() {
+        let cc = k as u16;
+        for &e in set {
+            let id = f.topo.endpoints[e].id;
+            let results: Vec<_> = f.log[log0..].iter().filter(|d| d.to == id && d.cc_id == cc && d.kind == COMPLETION && d.from == f.topo.switches[f.topo.endpoints[e].switch].engine_id).collect();
+            let copies = if e == SOURCE { 2 } else { 1 };
+            assert_eq!(results.len(), copies, "collective #{k}, end node {e}");
+            for d in results {
+                assert_eq!((d.code, d.operands.first().copied()), (RESULT, Some(sums[k])), "collective #{k}, end node {e}");
+            }
+        }
+    }
+    // [0181]: collective #1 leaves 730 alone: none of its frames cross 720-730.
+    assert!(on(&f, &[isl(&f, 0, 2), isl(&f, 2, 0)], mark, of_cc(1)).is_empty());
+    // Each ISL carries per context one command and one result down, one partial result up.
+    for cc in [0u16, 2] {
+        for (a, b, n) in [(0, 1, 2), (1, 0, 1), (0, 2, 2), (2, 0, 1)] {
+            assert_eq!(on(&f, &[isl(&f, a, b)], mark, of_cc(cc)).len(), n, "collective #{cc} on ISL {a}->{b}");
+        }
+    }
 }
