@@ -166,6 +166,8 @@ pub struct Delivery {
     pub kind: u8,
     /// CC_ID.
     pub cc_id: u16,
+    /// P_ID (the participant's PBV bit in the sender's table; 0xFFFF: none).
+    pub p_id: u16,
     /// Completion code (COMPLETION) or command (CONTROL).
     pub code: u8,
     /// Operands (data messages).
@@ -450,7 +452,7 @@ impl Fabric {
             Body::Data { fixed, operands } => (fixed.completion, operands.clone(), fixed.contributions),
             _ => (0, vec![], 0),
         };
-        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, code, operands, contributions });
+        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, p_id: m.header.p_id, code, operands, contributions });
         Some(m)
     }
 
