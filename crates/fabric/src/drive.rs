@@ -18,7 +18,7 @@
 
 use inswitch_frames::collective::NO_PARTICIPANT;
 
-use crate::manager::{Action, Encoded, JobId, JobSpec, Manager, ManagerError, NodeId, Plan as MPlan, TopologyMap};
+use crate::manager::{Action, Encoded, Family, JobId, JobSpec, Manager, ManagerError, NodeId, Plan as MPlan, Role as MRole, SwitchId, TopologyMap};
 use crate::setup::{ContextPlan, EngineContext, Member, Role};
 use crate::sim::{Fabric, SimError};
 use crate::topology::{Ps, Topology};
@@ -66,6 +66,12 @@ pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
 /// node is not joined) and the target of several roots (`Action::Target`).
 pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<Encoded, SimError> {
     let enc = plan.encode(m.topology()).map_err(|e| SimError::Plan(e.to_string()))?;
+    apply_encoded(f, plan, &enc, from, at, &|j| m.job(j).map_or(0, |j| j.spec.op), value)?;
+    Ok(enc)
+}
+
+/// [`apply`] of a plan already encoded; `op_of` gives a job's opcode (for the end nodes it joins).
+pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, at: Ps, op_of: &dyn Fn(JobId) -> u8, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
     for w in &enc.cpu_writes {
         f.cpu_write(w.engine.0 as usize, w.addr, w.data);
     }
@@ -73,7 +79,7 @@ pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, val
         let step = &plan.steps[i];
         match step.action {
             Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
-                let op = m.job(step.job).map_or(0, |j| j.spec.op);
+                let op = op_of(step.job);
                 let e = node.0 as usize;
                 f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
             }
@@ -86,7 +92,53 @@ pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, val
         let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
         f.send_tlp_from(from, t, &bytes);
     }
-    Ok(enc)
+    Ok(())
+}
+
+/// The built-in contexts ([`crate::setup::plan`], `scenario::two_masters`) as manager plans, one per
+/// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
+/// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
+/// table per engine, shared by its contexts, `docs/cpu.md` §7; in first-use order, which is the
+/// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
+/// engine from the source (the built-in plans have no parent engines configure their children: the
+/// master's replicated CONTROL START sets each subservient's upstream, `docs/cpu.md` §2). Requester of
+/// every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
+/// barrier). End nodes are not in the plans ([`Fabric::configure`] joins them).
+pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
+    let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
+    let mut slots = vec![0u8; t.switches.len()];
+    let mut plans = Vec::with_capacity(contexts.len());
+    for (k, c) in contexts.iter().enumerate() {
+        let job = JobId(k as u32);
+        let source = t.endpoints[c.source].id;
+        let mut plan = MPlan::default();
+        let mut inits = Vec::new();
+        for ec in &c.engines {
+            let engine = SwitchId(ec.switch as u32);
+            let mut pbv = 0u128;
+            for mem in &ec.members {
+                let index = match table[ec.switch].iter().position(|&d| d == mem.id) {
+                    Some(i) => i,
+                    None => {
+                        table[ec.switch].push(mem.id);
+                        let index = table[ec.switch].len() - 1;
+                        plan.push(job, 0, source, Action::PbvEntry { engine, index: index as u8, device_id: mem.id, switch: mem.switch });
+                        index
+                    }
+                };
+                pbv |= 1 << index;
+            }
+            let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
+            plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
+            slots[ec.switch] += 1;
+            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0 });
+        }
+        for a in inits {
+            plan.push(job, 0, source, a);
+        }
+        plans.push(plan);
+    }
+    plans
 }
 
 /// Places `spec` with the manager and applies its plan from the job's source node at `at`; returns the

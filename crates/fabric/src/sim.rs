@@ -620,10 +620,12 @@ impl Fabric {
         }
     }
 
-    /// Configures every engine and end node of `plan`: cycle engines through their ports (CPU
-    /// configuration writes on `cpu_cfg_wr_*`, a default route as register writes, an INITIALIZATION per
-    /// context and engine, both sent as frames from each context's source node at `at`); the stand-in
-    /// from the plan directly. End nodes learn their operands (`value(endpoint index)`).
+    /// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
+    /// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
+    /// a manager plan, `crate::drive::builtin_plans`: CPU configuration writes on `cpu_cfg_wr_*`, PBV
+    /// register writes and an INITIALIZATION per engine sent as frames from the context's source node
+    /// at `at` or once the CPU writes are in); the stand-in from the plan directly. End nodes learn
+    /// their operands (`value(endpoint index)`).
     pub fn configure(&mut self, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
         // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
         // docs/cpu.md §7) and its static entries.
@@ -657,64 +659,28 @@ impl Fabric {
                 return Err(SimError::Plan(format!("engine of {} needs {} static entries, it has {limit}", self.topo.switches[s].name, statics[s].len())));
             }
         }
-        let mut frames: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut writes = 0u64;
         for s in 0..n {
-            match &mut self.engines[s] {
-                EngineSlot::Cycle(c) => {
-                    let mut w = vec![(0x087u16, u32::from(c.id))];
-                    for (i, &(id, sw)) in table[s].iter().enumerate() {
-                        w.push((i as u16, 1 << 31 | u32::from(sw) << 16 | u32::from(id)));
-                    }
-                    for (k, &(cc, role)) in statics[s].iter().enumerate() {
-                        let r = u32::from(role == Role::Master);
-                        w.push((0x100 + 2 * k as u16, 1 << 31 | r << 20 | u32::from(cc)));
-                    }
-                    writes = writes.max(w.len() as u64);
-                    c.cfg.extend(w);
-                    self.wake_later.push(s);
-                }
-                EngineSlot::StandIn(si) => {
-                    for c in &plan.contexts {
-                        for ec in c.engines.iter().filter(|ec| ec.switch == s) {
-                            let members: Vec<(u16, bool)> = ec.members.iter().map(|m| (m.id, m.switch)).collect();
-                            let p_count = members.len();
-                            si.ctx.insert(c.cc_id, StandInCtx { role: Some(ec.role), members, upstream: 0, pending: p_count, p_count });
-                        }
+            if let EngineSlot::StandIn(si) = &mut self.engines[s] {
+                for c in &plan.contexts {
+                    for ec in c.engines.iter().filter(|ec| ec.switch == s) {
+                        let members: Vec<(u16, bool)> = ec.members.iter().map(|m| (m.id, m.switch)).collect();
+                        let p_count = members.len();
+                        si.ctx.insert(c.cc_id, StandInCtx { role: Some(ec.role), members, upstream: 0, pending: p_count, p_count });
                     }
                 }
             }
         }
         if self.cfg.engine == EngineKind::Cycle {
-            for c in &plan.contexts {
-                for ec in &c.engines {
-                    let id = self.topo.switches[ec.switch].engine_id;
-                    let src = self.topo.endpoints[c.source].id;
-                    // Default route (entry 0: destination 0 under mask 0 matches every ID) to the engine's
-                    // own port: its frames go back into the crossbar, which routes them.
-                    for (off, v) in DEFAULT_ROUTE {
-                        let seq = self.next_seq();
-                        frames.push((c.source, wire::register_write(seq, src, id, off, v)));
-                    }
-                    let mut pbv = 0u128;
-                    for m in &ec.members {
-                        let bit = table[ec.switch].iter().position(|&(d, _)| d == m.id).expect("in the table");
-                        pbv |= 1 << bit;
-                    }
-                    let init = wire::initialization(c.cc_id, pbv, ec.members.len() as u16, c.operation, c.accumulator);
-                    let seq = self.next_seq();
-                    frames.push((c.source, wire::message_frame(&init, src, id, seq)));
-                }
+            // The same path as the manager's placements (crate::drive): bring-up, then each context's
+            // plan encoded by the manager's encoder, CPU writes on cpu_cfg_wr_*, frames from its source
+            // once they are in.
+            if let Some(first) = plan.contexts.first() {
+                self.bring_up(first.source, at);
             }
-        }
-        for s in std::mem::take(&mut self.wake_later) {
-            self.wake(s);
-        }
-        // The frames leave once every CPU write is in (one per cycle after reset): an INITIALIZATION
-        // that arrives before its static entry is dropped (DROP_UNKNOWN, docs/cpu.md §2).
-        let written = (self.cycle.max(RESET_CYCLES) + writes + QUIET_CYCLES) * ENGINE_CLOCK_PS;
-        for (e, f) in frames {
-            self.send_from(e, at.max(written), f);
+            for (c, p) in plan.contexts.iter().zip(crate::drive::builtin_plans(&self.topo, &plan.contexts)) {
+                let enc = p.encode_with(&|s| self.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
+                crate::drive::apply_encoded(self, &p, &enc, c.source, at, &|_| c.operation, value)?;
+            }
         }
         Ok(())
     }
