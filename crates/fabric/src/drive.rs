@@ -71,26 +71,51 @@ pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, val
 }
 
 /// [`apply`] of a plan already encoded; `op_of` gives a job's opcode (for the end nodes it joins).
+///
+/// CPU writes go in before the frames, which is what a configuration needs (an INITIALIZATION finds
+/// its static entry). A plan in which a collective message to an engine comes before a CPU write to the
+/// same engine (a removal: the RESET must find the context before its static entry is cleared,
+/// `docs/manager.md` §5) is applied in phases cut before such a write, with the fabric run until quiet
+/// between them; a configuration plan is one phase and nothing is run.
 pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, at: Ps, op_of: &dyn Fn(JobId) -> u8, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
-    for w in &enc.cpu_writes {
-        f.cpu_write(w.engine.0 as usize, w.addr, w.data);
-    }
-    for &i in &enc.host_steps {
-        let step = &plan.steps[i];
-        match step.action {
-            Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
-                let op = op_of(step.job);
-                let e = node.0 as usize;
-                f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
-            }
-            Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
-            _ => {}
+    let mut cuts = vec![0usize];
+    let mut messaged = std::collections::HashSet::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let engine = step.action.engine();
+        if enc.cpu_writes.iter().any(|w| w.step == i && messaged.contains(&w.engine)) {
+            cuts.push(i);
+            messaged.clear();
+        }
+        if matches!(step.action, Action::Initialize { .. } | Action::Reset { .. }) {
+            messaged.extend(engine);
         }
     }
-    let t = at.max(f.cpu_writes_done_at());
-    for fr in &enc.frames {
-        let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
-        f.send_tlp_from(from, t, &bytes);
+    cuts.push(plan.steps.len());
+    for (k, w) in cuts.windows(2).enumerate() {
+        let steps = w[0]..w[1];
+        if k > 0 {
+            f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        }
+        for cw in enc.cpu_writes.iter().filter(|cw| steps.contains(&cw.step)) {
+            f.cpu_write(cw.engine.0 as usize, cw.addr, cw.data);
+        }
+        for &i in enc.host_steps.iter().filter(|i| steps.contains(i)) {
+            let step = &plan.steps[i];
+            match step.action {
+                Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
+                    let op = op_of(step.job);
+                    let e = node.0 as usize;
+                    f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
+                }
+                Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
+                _ => {}
+            }
+        }
+        let t = at.max(f.now()).max(f.cpu_writes_done_at());
+        for fr in enc.frames.iter().filter(|fr| steps.contains(&fr.step)) {
+            let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
+            f.send_tlp_from(from, t, &bytes);
+        }
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! Table 5) and `docs/cpu.md` §2 (what an engine emits); nothing is computed by the code under test.
 
 use inswitch_fabric::drive;
-use inswitch_fabric::manager::{JobSpec, Manager, NodeId};
+use inswitch_fabric::manager::{JobSpec, Manager, NodeId, SwitchId};
 use inswitch_fabric::scenario::{run_collective, value_of, Mode, RunSpec, INT_SUM};
 use inswitch_fabric::setup::{Arrangement, ContextPlan};
 use inswitch_fabric::sim::{ChannelKind, Fabric, SimConfig};
@@ -41,11 +41,11 @@ enum Seen {
     Write { from: u16, addr: u64, be: u8, data: u32 },
 }
 
-const START: u8 = 3;
+const CONTROL: u8 = 3;
 const CONTRIBUTION: u8 = 4;
 const RESPONSE: u8 = 5;
 const COMPLETION: u8 = 6;
-/// CONTROL command START ([0168]).
+/// CONTROL command CONTROL ([0168]).
 const CMD_START: u8 = 1;
 /// Completion codes: barrier met at an engine, barrier satisfied globally, a reduction's result.
 const BARRIER_MET: u8 = 1;
@@ -167,7 +167,7 @@ fn fig7_all_reduce_placed_by_the_manager() {
 /// register writes ([0175], FIG. 4 packets are not used, `docs/manager.md` §9); the INITIALIZATION of 820
 /// is sent by the source with the master's requester ID (the manager's plan, `docs/manager.md` §5), not
 /// re-emitted by the master's engine; and the copies of 825-835 to the end nodes are the set-up command
-/// (CONTROL START), which the engines replicate ([0184]-[0190], [0172]): an engine does not forward an
+/// (CONTROL CONTROL), which the engines replicate ([0184]-[0190], [0172]): an engine does not forward an
 /// INITIALIZATION (`docs/cpu.md` §2). The master also sends the satisfied message to its upstream (the
 /// source, P_ID 0xFFFF) after the participants' copies, so the source, a participant here, gets two.
 #[test]
@@ -202,12 +202,12 @@ fn fig8_ladder_on_fig7() {
         Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3 },
         Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2 },
         // The set-up command ([0184]) and its copies (825-835 in the ladder).
-        msg(START, src, SW720, 0, NO_PARTICIPANT, CMD_START),
-        msg(START, SW720, SW725, 0, 0, CMD_START),
-        msg(START, SW720, src, 0, 1, CMD_START),
-        msg(START, SW720, node1, 0, 2, CMD_START),
-        msg(START, SW725, r0, 0, 0, CMD_START),
-        msg(START, SW725, r1, 0, 1, CMD_START),
+        msg(CONTROL, src, SW720, 0, NO_PARTICIPANT, CMD_START),
+        msg(CONTROL, SW720, SW725, 0, 0, CMD_START),
+        msg(CONTROL, SW720, src, 0, 1, CMD_START),
+        msg(CONTROL, SW720, node1, 0, 2, CMD_START),
+        msg(CONTROL, SW725, r0, 0, 0, CMD_START),
+        msg(CONTROL, SW725, r1, 0, 1, CMD_START),
         // 840, 845, 850: barrier met from the source and the two remote nodes.
         msg(CONTRIBUTION, src, SW720, 0, 1, 0),
         msg(CONTRIBUTION, r0, SW725, 0, 0, 0),
@@ -295,11 +295,11 @@ fn fig7_barrier_of_collective_2() {
     assert_eq!(
         from(0),
         [
-            msg(START, SW720, SW725, 2, 0, CMD_START),
-            msg(START, SW720, SW730, 2, 1, CMD_START),
-            msg(START, SW720, 0x0001, 2, 2, CMD_START),
-            msg(START, SW720, 0x0002, 2, 3, CMD_START),
-            msg(START, SW720, 0x0003, 2, 4, CMD_START),
+            msg(CONTROL, SW720, SW725, 2, 0, CMD_START),
+            msg(CONTROL, SW720, SW730, 2, 1, CMD_START),
+            msg(CONTROL, SW720, 0x0001, 2, 2, CMD_START),
+            msg(CONTROL, SW720, 0x0002, 2, 3, CMD_START),
+            msg(CONTROL, SW720, 0x0003, 2, 4, CMD_START),
             sat(SW720, SW725, 0),
             sat(SW720, SW730, 1),
             sat(SW720, 0x0001, 2),
@@ -312,8 +312,8 @@ fn fig7_barrier_of_collective_2() {
     assert_eq!(
         from(1),
         [
-            msg(START, SW725, 0x0011, 2, 0, CMD_START),
-            msg(START, SW725, 0x0012, 2, 1, CMD_START),
+            msg(CONTROL, SW725, 0x0011, 2, 0, CMD_START),
+            msg(CONTROL, SW725, 0x0012, 2, 1, CMD_START),
             msg(RESPONSE, SW725, SW720, 2, NO_PARTICIPANT, BARRIER_MET),
             sat(SW725, 0x0011, 0),
             sat(SW725, 0x0012, 1),
@@ -323,9 +323,9 @@ fn fig7_barrier_of_collective_2() {
     assert_eq!(
         from(2),
         [
-            msg(START, SW730, 0x0021, 2, 0, CMD_START),
-            msg(START, SW730, 0x0022, 2, 1, CMD_START),
-            msg(START, SW730, 0x0023, 2, 2, CMD_START),
+            msg(CONTROL, SW730, 0x0021, 2, 0, CMD_START),
+            msg(CONTROL, SW730, 0x0022, 2, 1, CMD_START),
+            msg(CONTROL, SW730, 0x0023, 2, 2, CMD_START),
             msg(RESPONSE, SW730, SW720, 2, NO_PARTICIPANT, BARRIER_MET),
             sat(SW730, 0x0021, 0),
             sat(SW730, 0x0022, 1),
@@ -342,7 +342,7 @@ fn fig7_barrier_of_collective_2() {
     for e in no_725_node2.iter().copied().filter(|&e| e != SOURCE) {
         let got = on(&f, &[ChannelKind::Down(e)], mark, of_cc(2));
         let kinds: Vec<(u8, u8)> = got.iter().map(|s| if let Seen::Msg { kind, code, .. } = *s { (kind, code) } else { (0, 0) }).collect();
-        assert_eq!(kinds, [(START, CMD_START), (COMPLETION, BARRIER_SATISFIED)], "end node {e}");
+        assert_eq!(kinds, [(CONTROL, CMD_START), (COMPLETION, BARRIER_SATISFIED)], "end node {e}");
     }
     assert!(on(&f, &[ChannelKind::Down(5)], mark, all).is_empty(), "[0188]: 725's third node is not in collective #2");
     assert_eq!(on(&f, &[ChannelKind::Down(SOURCE)], mark, of_cc(2)).len(), 3, "the source: command, satisfied, upstream copy");
@@ -392,4 +392,124 @@ fn three_overlapping_collectives_at_once() {
             assert_eq!(on(&f, &[isl(&f, a, b)], mark, of_cc(cc)).len(), n, "collective #{cc} on ISL {a}->{b}");
         }
     }
+}
+
+/// Runs a barrier round of context `ctx`: the command, then every participant answering at once.
+fn barrier(f: &mut Fabric, ctx: &ContextPlan) {
+    f.start(ctx, next_cycle(f));
+    run(f);
+    let t = next_cycle(f);
+    f.respond_all(ctx.cc_id, t);
+    run(f);
+}
+
+/// Barrier-satisfied messages of context `cc` that end node `e` received from its own switch's engine as
+/// a participant (P_ID set), from log entry `from` on.
+fn satisfied(f: &Fabric, from: usize, e: usize, cc: u16) -> usize {
+    let id = f.topo.endpoints[e].id;
+    let own = f.topo.switches[f.topo.endpoints[e].switch].engine_id;
+    f.log[from..].iter().filter(|d| d.to == id && d.from == own && d.cc_id == cc && d.kind == COMPLETION && d.code == BARRIER_SATISFIED && d.p_id != NO_PARTICIPANT).count()
+}
+
+/// A job removed through the fabric ([0142], `docs/manager.md` §5 removal): the manager's removal plan
+/// sent as frames (RESETs bottom-up from each engine's upstream) and CPU writes frees the engines'
+/// contexts; the engines replicate the RESET to their end nodes ([0172]). With eight contexts live on
+/// every engine (8 descriptors, 002 (35)) the ninth job is refused; after the removal it is placed on the
+/// freed CC_ID and slot and its barrier completes through the engines.
+#[test]
+fn a_removed_job_frees_its_contexts_in_the_engines() {
+    let (mut f, mut m) = fig7();
+    let nodes: Vec<usize> = (0..9).collect();
+    let ctxs: Vec<ContextPlan> = (0..8).map(|_| place(&mut f, &mut m, &nodes, 0)).collect();
+    run(&mut f);
+    assert!(m.place(JobSpec::new(drive::node_ids(&nodes), NodeId(SOURCE as u32))).is_err(), "a ninth context does not fit 8 descriptors");
+    let log0 = f.log.len();
+    barrier(&mut f, &ctxs[7]);
+    assert!(nodes.iter().all(|&e| satisfied(&f, log0, e, 7) == 1), "the eighth context is live in the engines");
+
+    // Remove the first job (CC_ID 0).
+    let job0 = m.jobs().next().unwrap().id;
+    let removal = m.remove(job0).unwrap();
+    let mark = f.captured.len();
+    let at = f.now();
+    drive::apply(&mut f, &m, &removal, SOURCE, at, &value_of).unwrap();
+    run(&mut f);
+    let reset = |from, to, pid| msg(CONTROL, from, to, 0, pid, 5);
+    // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream.
+    let sent: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], mark, all);
+    assert_eq!(sent, [reset(SW720, SW730, NO_PARTICIPANT), reset(SW720, SW725, NO_PARTICIPANT), reset(0x0001, SW720, NO_PARTICIPANT)]);
+    // Every end node got the RESET once from its own engine; 720's copies to 725 and 730 find them cleared.
+    // Bottom-up ([0172]: each engine copies the RESET to its PBV participants): 730, 725, then 720.
+    let copies = |from: u16, to: &[u16]| to.iter().enumerate().map(move |(pid, &d)| reset(from, d, pid as u16)).collect::<Vec<_>>();
+    let want = [copies(SW730, &[0x0021, 0x0022, 0x0023]), copies(SW725, &[0x0011, 0x0012, 0x0013]), copies(SW720, &[SW725, SW730, 0x0001, 0x0002, 0x0003])].concat();
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(0), ChannelKind::FromEngine(1), ChannelKind::FromEngine(2)], mark, all), want);
+    for e in 0..9 {
+        let own = f.topo.switches[f.topo.endpoints[e].switch].engine_id;
+        let got: Vec<Seen> = on(&f, &[ChannelKind::Down(e)], mark, of_cc(0));
+        assert_eq!(got.len(), 1, "end node {e}: {got:?}");
+        assert!(matches!(got[0], Seen::Msg { kind: CONTROL, from, code: 5, .. } if from == own), "end node {e}: {got:?}");
+    }
+    for s in 0..3 {
+        let cpu = f.engine(s).unwrap().cpu();
+        assert!(!cpu.static_entry(0).valid, "switch {s}: static entry 0 freed");
+        assert!(cpu.live(false, 0).is_none(), "switch {s}: no descriptor for CC_ID 0");
+        assert!(cpu.live(false, 7).is_some(), "switch {s}: the other contexts stay");
+    }
+
+    // The freed context is placed again and works.
+    let again = place(&mut f, &mut m, &nodes, 0);
+    assert_eq!(again.cc_id, 0, "the lowest free CC_ID (docs/manager.md §6)");
+    run(&mut f);
+    let log1 = f.log.len();
+    barrier(&mut f, &again);
+    assert!(nodes.iter().all(|&e| satisfied(&f, log1, e, 0) == 1));
+}
+
+/// A link of a tree goes down and the manager re-places the tree (003 [0063]): on a 3-switch flattened
+/// butterfly with the participants on s1 and s2 and the source on s0, the tree s0 → {s1, s2} moves to
+/// s0 → s2 → s1 when s0-s1 fails. The change plan (removal, then the new configuration) is applied
+/// through the fabric and an all-reduce runs on the new tree: s1's partial result goes to s2, and no
+/// collective message of the job crosses s0-s1. The fabric itself has no failed links yet (branch
+/// `faults`), so the plan's configuration frames are still routed over s0-s1 by the switches; only the
+/// collective's own messages are checked.
+#[test]
+fn a_tree_moves_off_a_failed_link_through_the_fabric() {
+    let t = Topology::flattened_butterfly(3, 2, LinkSpec::default()).unwrap();
+    let cfg = SimConfig { hop_latency_ps: HOP_PS, capture: true, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(0, 0);
+    run(&mut f);
+    let mut m = drive::manager_for(&t).unwrap();
+    let parts = [2, 3, 4, 5]; // s1.e0, s1.e1, s2.e0, s2.e1
+    // The source names its own switch as the master (000 [0113]); left alone, the manager would take s1
+    // (one link fewer). A named master is kept when the tree is re-placed.
+    let spec = JobSpec { op: INT_SUM, master: Some(SwitchId(0)), ..JobSpec::new(drive::node_ids(&parts), NodeId(0)) };
+    let at = f.now();
+    let (job, _, ctx) = drive::place_and_apply(&mut f, &mut m, spec, at, &value_of).unwrap();
+    assert_eq!(ctx.master(), 0, "the source's switch");
+    run(&mut f);
+    let link = m.topology().link_between(SwitchId(0), SwitchId(1)).unwrap();
+    let change = m.link_down(link);
+    assert_eq!(change.replaced, vec![(job, 0)]);
+    let at = f.now();
+    drive::apply(&mut f, &m, &change.plan, 0, at, &value_of).unwrap();
+    run(&mut f);
+    let ctx = drive::context_of(&m, job, 0).unwrap();
+    let mark = f.captured.len();
+    let log0 = f.log.len();
+    f.start(&ctx, next_cycle(&f));
+    run(&mut f);
+    let t_resp = next_cycle(&f);
+    f.respond_all(ctx.cc_id, t_resp);
+    run(&mut f);
+    // Values are end-node index + 1: 3 + 4 + 5 + 6.
+    for &e in &parts {
+        let id = f.topo.endpoints[e].id;
+        let got: Vec<_> = f.log[log0..].iter().filter(|d| d.to == id && d.kind == COMPLETION && d.p_id != NO_PARTICIPANT).collect();
+        assert_eq!(got.len(), 1, "end node {e}");
+        assert_eq!((got[0].code, got[0].operands.first().copied()), (RESULT, Some(18)), "end node {e}");
+    }
+    let (s1, s2) = (f.topo.switches[1].engine_id, f.topo.switches[2].engine_id);
+    assert_eq!(on(&f, &[isl(&f, 1, 2)], mark, of_cc(ctx.cc_id)), [msg(RESPONSE, s1, s2, ctx.cc_id, NO_PARTICIPANT, 0)], "s1 reports to s2");
+    assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark, of_cc(ctx.cc_id)).is_empty(), "nothing of the job on the failed link");
 }
