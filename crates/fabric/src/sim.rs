@@ -294,7 +294,6 @@ pub struct Fabric {
     /// Counters.
     pub stats: Stats,
     seq: u16,
-    wake_later: Vec<usize>,
 }
 
 /// An error building the simulator.
@@ -373,7 +372,6 @@ impl Fabric {
             captured: Vec::new(),
             stats: Stats::default(),
             seq: 0,
-            wake_later: Vec::new(),
         })
     }
 

@@ -127,7 +127,7 @@ fn of_cc(cc: u16) -> impl Fn(&Seen) -> bool {
 /// A PBV-table write of entry `index` := `dev` into the window of engine `engine` ([0175]: entry i at byte
 /// offset 2i of 0x00ii_C000; First BE 0011 for an even entry, 1100 for an odd one).
 fn pbv_write(from: u16, engine: u16, index: u32, dev: u16) -> Seen {
-    let addr = u64::from(engine) << 16 | 0xC000 | u64::from(index * 2 & !3);
+    let addr = u64::from(engine) << 16 | 0xC000 | u64::from((index * 2) & !3);
     if index % 2 == 0 {
         Seen::Write { from, addr, be: 0x3, data: u32::from(dev) }
     } else {
