@@ -513,3 +513,54 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     assert_eq!(on(&f, &[isl(&f, 1, 2)], mark, of_cc(ctx.cc_id)), [msg(RESPONSE, s1, s2, ctx.cc_id, NO_PARTICIPANT, 0)], "s1 reports to s2");
     assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark, of_cc(ctx.cc_id)).is_empty(), "nothing of the job on the failed link");
 }
+
+/// [0209]: switch 725 as the master a source names (000 [0113]); 720 reports to 725 and 730 reports to
+/// 725 via 720. A barrier over every FIG. 7 end node. The manager keeps every transit switch a member of
+/// the tree (`docs/manager.md` §9: routing through 720 bypassing its engine is not planned), so 720's
+/// engine combines 730's barrier met with its own nodes' and reports once. Checked: the configuration's
+/// requesters (the source for the master, 725 for 720, 720 for 730) and the exact frames on the four
+/// ISLs during the barrier.
+#[test]
+fn fig7_barrier_with_725_as_the_master() {
+    let (mut f, mut m) = fig7();
+    let spec = JobSpec { master: Some(SwitchId(1)), ..JobSpec::new(drive::node_ids(&(0..9).collect::<Vec<_>>()), NodeId(SOURCE as u32)) };
+    let at = f.now();
+    let (_, _, ctx) = drive::place_and_apply(&mut f, &mut m, spec, at, &value_of).unwrap();
+    run(&mut f);
+    assert_eq!(ctx.master(), 1);
+    // PBVs, engines first: 725 = [720, its three nodes]; 720 = [730, 735, node 1, node 2]; 730 = its three.
+    let init = |from, to, pbv: u128| Seen::Init { from, to, cc: 0, pbv, p_count: pbv.count_ones() as u16 };
+    let inits: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Init { .. }));
+    assert_eq!(inits, [init(0x0001, SW725, 0b1111), init(SW725, SW720, 0b1111), init(SW720, SW730, 0b111)]);
+    let writes: Vec<(u16, u64)> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Write { .. }))
+        .iter()
+        .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16) } else { unreachable!() })
+        .collect();
+    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 4, "725's table written by the source");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 4, "720's by the master 725");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 3, "730's by the master 725");
+    let mark = f.captured.len();
+    barrier(&mut f, &ctx);
+    let data = |s: &Seen| matches!(s, Seen::Msg { kind: CONTROL | RESPONSE | COMPLETION, cc: 0, .. });
+    let sat = |from, to, pid| msg(COMPLETION, from, to, 0, pid, BARRIER_SATISFIED);
+    assert_eq!(on(&f, &[isl(&f, 0, 1)], mark, data), [msg(CONTROL, 0x0001, SW725, 0, NO_PARTICIPANT, CMD_START), msg(RESPONSE, SW720, SW725, 0, NO_PARTICIPANT, BARRIER_MET)]);
+    assert_eq!(on(&f, &[isl(&f, 1, 0)], mark, data), [msg(CONTROL, SW725, SW720, 0, 0, CMD_START), sat(SW725, SW720, 0), sat(SW725, 0x0001, NO_PARTICIPANT)]);
+    assert_eq!(on(&f, &[isl(&f, 0, 2)], mark, data), [msg(CONTROL, SW720, SW730, 0, 0, CMD_START), sat(SW720, SW730, 0)]);
+    assert_eq!(on(&f, &[isl(&f, 2, 0)], mark, data), [msg(RESPONSE, SW730, SW720, 0, NO_PARTICIPANT, BARRIER_MET)]);
+    let log0 = f.log.iter().position(|d| d.kind == CONTROL && d.to == SW725).unwrap();
+    assert!((0..9).all(|e| satisfied(&f, log0, e, 0) == 1), "every end node satisfied once");
+}
+
+/// A scenario file with `"arrangement": "managed"` runs through the manager (`docs/fabric.md` §Scenario
+/// files) on a 4 x 4 butterfly: every end node but the source, one ISL frame per command.
+#[test]
+fn a_managed_scenario_file() {
+    let file: inswitch_fabric::scenario::ScenarioFile = serde_json::from_str(r#"{"topology": "fbfly:4x4", "arrangement": "managed", "real_frames": true}"#).unwrap();
+    let (r, _) = run_collective(&file.spec().unwrap(), &mut |_| {});
+    assert_eq!(r.error, None);
+    assert_eq!(r.arrangement, Some(Arrangement::Managed));
+    assert!(r.command_exactly_once && r.result_exactly_once);
+    // Values 2..=16 (end nodes 1..15).
+    assert_eq!(r.result_value, Some((2..=16).sum()));
+    assert_eq!(r.frames_per_isl_from_master, (1, 1));
+}
