@@ -1,7 +1,10 @@
-//! Collective plans: which engine is the master of a context, which are subservient, and whom each one
-//! serves. This is the seam for the collective manager (issue 7, `manager/`, built separately): a manager
-//! produces a [`Plan`]; the fabric configures the engines from it through their real ports
-//! ([`crate::sim::Fabric::configure`]). The two built-in plans are the seed's:
+//! Collective plans as the simulator sees them: which engine is the master of a context, which are
+//! subservient, and whom each one serves ([`ContextPlan`]). Two sources: the collective manager's
+//! placements (`crate::drive::context_of` gives this view of a placed tree) and the built-in
+//! arrangements below, which the manager does not make (the monolithic engine, the 512-switch
+//! hierarchy, the two-master case with named masters). Either way the engines are configured through
+//! their ports by the manager's encoder (`crate::drive`, [`crate::sim::Fabric::configure`]). The
+//! built-in plans are the seed's:
 //!
 //! * **distributed** ([0100], [0104]-[0111], Table 1 right column): one master engine in the source's
 //!   switch, one subservient engine in every other switch; the master serves the subservient engines
