@@ -564,3 +564,20 @@ fn a_managed_scenario_file() {
     assert_eq!(r.result_value, Some((2..=16).sum()));
     assert_eq!(r.frames_per_isl_from_master, (1, 1));
 }
+
+/// For one source over Table 1's flattened butterfly the manager's tree is the built-in distributed plan
+/// (000 [0100], [0104]-[0111]): the master at the source's switch, one subservient engine in every other
+/// switch, the same PBV members in the same order (engines first, as Table 5), so the distributed
+/// column of Table 1 is also what the manager would configure.
+#[test]
+fn the_managers_tree_is_table_1s_distributed_plan() {
+    let t = Topology::flattened_butterfly(32, 32, LinkSpec::default()).unwrap();
+    let mut m = drive::manager_for(&t).unwrap();
+    let parts: Vec<usize> = (1..t.endpoints.len()).collect();
+    let (job, _) = m.place(JobSpec::new(drive::node_ids(&parts), NodeId(0))).unwrap();
+    let mut managed = drive::context_of(&m, job, 0).unwrap();
+    let mut builtin = inswitch_fabric::setup::plan(&t, Arrangement::Distributed, 0, 0, 0, 0);
+    managed.participants.sort_unstable();
+    builtin.participants.sort_unstable();
+    assert_eq!(managed, builtin);
+}
