@@ -13,8 +13,9 @@
 //!   register map has no window for them yet (`docs/blocks/packet_engine.md` §Not yet);
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
 //!
-//! The frames leave once every queued CPU write is in, as [`Fabric::configure`] does for the built-in
-//! plans.
+//! The frames leave once every queued CPU write is in; a plan whose messages must reach an engine before
+//! a CPU write to it (a removal) is applied in phases ([`apply_encoded`]). [`Fabric::configure`] sends the
+//! built-in plans the same way ([`builtin_plans`]).
 
 use inswitch_frames::collective::NO_PARTICIPANT;
 
