@@ -14,7 +14,7 @@ fn sim_prints_table_1_against_the_seed_and_json() {
     assert!(out.contains("frames per ISL from the master's switch"), "{out}");
     assert!(out.contains("2046") && out.contains("67518") && out.contains("4158"), "{out}");
     assert!(out.contains("result 524799 (expected 524799, ok)"), "{out}");
-    assert!(out.contains("n/a: plan: engine of sw0 needs 1023 PBV entries"), "{out}");
+    assert!(out.contains("n/a: plan: engine of s0 needs 1023 PBV entries"), "{out}");
     let (code, out, err) = inswitch(&["sim", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
@@ -49,4 +49,26 @@ fn sim_runs_a_scenario_file_with_a_topology_file_and_writes_pcap_and_plot() {
     assert_eq!(code, 2);
     assert!(err.contains("neither a built-in name"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn sim_fig7_and_jobs_are_placed_by_the_manager() {
+    let (code, out, err) = inswitch(&["sim", "--quiet", "--scenario", "fig7"]);
+    assert_eq!(code, 0, "{err}");
+    // Every node but the source 735: values (end-node index + 1) 2..=9.
+    assert!(out.contains("Managed Realistic fig7 (8 participants)") && out.contains("result 44 (expected 44, ok)"), "{out}");
+    let (code, out, err) = inswitch(&["sim", "--json", "--scenario", "jobs"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    let fig7 = &v["jobs"][0]["jobs"];
+    // [0180]-[0182]: CC_IDs 0-2 on master 720; sums of values over all nine nodes, the six of 720 and
+    // 725, all but 725's third node (value 6).
+    for (k, sum) in [45, 21, 39].into_iter().enumerate() {
+        assert_eq!(fig7[k]["cc_id"], k as u64);
+        assert_eq!(fig7[k]["master"], "720");
+        assert_eq!(fig7[k]["expected_value"], sum);
+        assert_eq!(fig7[k]["ok"], true);
+    }
+    assert_eq!(v["jobs"][1]["jobs"].as_array().unwrap().len(), 4);
+    assert!(v["jobs"][1]["jobs"].as_array().unwrap().iter().all(|j| j["ok"] == true), "{out}");
 }

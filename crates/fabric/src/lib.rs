@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod drive;
 pub mod faults;
 pub mod plot;
 pub mod report;
@@ -14,5 +15,5 @@ pub mod sim;
 pub mod topology;
 pub mod wire;
 /// The collective manager (seeds 003, 001, 000): trees from the topology map, configuration plans.
-/// Not yet driving the simulator (its plans and `setup::Plan` are separate; see docs/fabric.md).
+/// It drives the simulator through [`drive`] (`docs/fabric.md` §The manager drives the fabric).
 pub mod manager;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use inswitch_frames::decode::FrameKind;
 use inswitch_frames::pcap::{write_pcap, Record};
 
-use crate::scenario::{Mode, RunResult, TwoMasterResult, SEED_TABLE1};
+use crate::scenario::{JobsResult, Mode, RunResult, TwoMasterResult, SEED_TABLE1};
 use crate::sim::{ChannelKind, Fabric};
 use crate::wire::{LCRC_LEN, SEQ_LEN};
 
@@ -98,6 +98,27 @@ pub fn run_line(r: &RunResult) -> String {
         r.engine_cycles_skipped,
         r.wall_s
     )
+}
+
+/// Several manager-placed jobs at once: one line per job.
+pub fn jobs_text(r: &JobsResult) -> String {
+    let mut s = format!("{}: {} jobs placed by the collective manager, started at once\n", r.topology, r.jobs.len());
+    if let Some(e) = &r.error {
+        return s + &format!("  n/a: {e}\n");
+    }
+    for j in &r.jobs {
+        s += &format!(
+            "  CC_ID {}: master {}, {} engines, {} participants, all-reduce {}, result {} at every participant: {}\n",
+            j.cc_id,
+            j.master,
+            j.engines,
+            j.participants,
+            ns(j.all_reduce_ps),
+            j.expected_value,
+            if j.ok { "ok" } else { "WRONG" }
+        );
+    }
+    s
 }
 
 /// The two-master comparison.

@@ -9,6 +9,10 @@
 use std::collections::HashMap;
 use std::time::Instant;
 
+use inswitch_frames::collective::NO_PARTICIPANT;
+
+use crate::drive;
+use crate::manager::{JobSpec, NodeId, SwitchId};
 use crate::setup::{self, Arrangement, ContextPlan, Plan};
 use crate::sim::{ChannelKind, EngineKind, Fabric, NominalSizes, SimConfig, SimError, ENGINE_CLOCK_PS};
 use crate::topology::{LinkSpec, Ps, Topology, GEN6_X2_BYTES_PER_S};
@@ -139,7 +143,28 @@ fn cycle_after(t: Ps) -> Ps {
 /// Runs one collective (all-reduce INT_SUM) and measures it; the fabric is returned for pcap and tests.
 pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResult, Option<Fabric>) {
     let wall = Instant::now();
-    let ctx = setup::plan(&spec.topology, spec.arrangement, 1, INT_SUM, spec.source, spec.master);
+    // Managed: the manager places the job over every end node but the source and its plan configures
+    // the cycle engines; the stand-in reads the same placement.
+    let mut managed = None;
+    let ctx = if spec.arrangement == Arrangement::Managed {
+        let placed = drive::manager_for(&spec.topology).map_err(|e| e.to_string()).and_then(|mut m| {
+            let parts = (0..spec.topology.endpoints.len()).filter(|&e| e != spec.source).collect::<Vec<_>>();
+            let job = JobSpec { op: INT_SUM, master: Some(SwitchId(spec.master as u32)), ..JobSpec::new(drive::node_ids(&parts), NodeId(spec.source as u32)) };
+            let (id, plan) = m.place(job).map_err(|e| format!("manager: {e}"))?;
+            let ctx = drive::context_of(&m, id, 0).ok_or("the job has no tree")?;
+            Ok((m, plan, ctx))
+        });
+        match placed {
+            Ok((m, plan, ctx)) => {
+                managed = Some((m, plan));
+                ctx
+            }
+            Err(e) => return (RunResult { arrangement: Some(spec.arrangement), mode: Some(spec.mode), topology: spec.topology_name.clone(), error: Some(e), ..RunResult::default() }, None),
+        }
+    } else {
+        setup::plan(&spec.topology, spec.arrangement, 1, INT_SUM, spec.source, spec.master)
+    };
+    let master = ctx.master();
     let mut r = RunResult {
         arrangement: Some(spec.arrangement),
         mode: Some(spec.mode),
@@ -155,27 +180,33 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
         Ok(f) => f,
         Err(e) => return fail(r, e),
     };
-    let plan = Plan { contexts: vec![ctx.clone()] };
-    if let Err(e) = f.configure(&plan, 0, &value_of) {
+    let configured = match &managed {
+        Some((m, plan)) if spec.mode == Mode::Realistic => {
+            f.bring_up(spec.source, 0);
+            drive::apply(&mut f, m, plan, spec.source, 0, &value_of).map(|_| ())
+        }
+        _ => f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of),
+    };
+    if let Err(e) = configured {
         return fail(r, e);
     }
     let limit = Ps::MAX / 4;
     f.run_until_quiet(limit, progress);
     // Command.
-    let before = isl_counts(&f, spec.master);
+    let before = isl_counts(&f, master);
     let log0 = f.log.len();
     let frames0 = f.frames.len();
     f.start(&ctx, cycle_after(f.now()));
     f.run_until_quiet(limit, progress);
-    let after = isl_counts(&f, spec.master);
-    let master_id = spec.topology.switches[spec.master].engine_id;
+    let after = isl_counts(&f, master);
+    let master_id = spec.topology.switches[master].engine_id;
     let mut sent: HashMap<u16, usize> = HashMap::new();
     for fr in &f.frames[frames0..] {
         *sent.entry(fr.origin).or_default() += 1;
     }
     r.master_sent_command = sent.get(&master_id).copied().unwrap_or(0);
     r.subservient_sent_command =
-        ctx.engines.iter().filter(|e| e.switch != spec.master).map(|e| sent.get(&spec.topology.switches[e.switch].engine_id).copied().unwrap_or(0)).max().unwrap_or(0);
+        ctx.engines.iter().filter(|e| e.switch != master).map(|e| sent.get(&spec.topology.switches[e.switch].engine_id).copied().unwrap_or(0)).max().unwrap_or(0);
     let during: Vec<u64> = after.0.iter().zip(&before.0).map(|(a, b)| a - b).collect();
     r.frames_per_isl_from_master = (during.iter().copied().min().unwrap_or(0), during.iter().copied().max().unwrap_or(0));
     let t0 = f.log[log0..].iter().find(|d| d.to == master_id && d.kind == 3).map(|d| d.at);
@@ -193,7 +224,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
     // Responses, all at once, then the result.
     let log1 = f.log.len();
     let t_resp = cycle_after(f.now());
-    f.respond_all(1, t_resp);
+    f.respond_all(ctx.cc_id, t_resp);
     f.run_until_quiet(limit, progress);
     let last_in = f.log[log1..].iter().filter(|d| d.to == master_id && matches!(d.kind, 4 | 5)).map(|d| d.at).max();
     r.responses_from_all_ps = last_in.map_or(0, |t| t - t_resp);
@@ -212,7 +243,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
         let vals: Vec<Option<u64>> = res.values().map(|g| g.2).collect();
         r.result_value = if !vals.is_empty() && vals.iter().all(|v| *v == vals[0]) { vals[0] } else { None };
     }
-    let whole = isl_counts(&f, spec.master);
+    let whole = isl_counts(&f, master);
     r.isl_frames_whole_collective = (
         whole.0.iter().zip(&before.0).map(|(a, b)| a - b).max().unwrap_or(0),
         whole.1.iter().zip(&before.1).map(|(a, b)| a - b).max().unwrap_or(0),
@@ -468,4 +499,134 @@ pub fn scaling(mode: Mode, switches: &[usize], hop_latency_ps: Ps, progress: &mu
         }
     }
     out
+}
+
+/// One job of a multi-job run ([`run_jobs`]): an INT_SUM all-reduce over `participants` (end-node
+/// indices) started by `source`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct JobRun {
+    /// Participating end nodes.
+    pub participants: Vec<usize>,
+    /// Source end node.
+    pub source: usize,
+}
+
+/// What one job of a multi-job run got.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct JobResult {
+    /// The context's CC_ID (the manager's key).
+    pub cc_id: u16,
+    /// Name of the master engine's switch (the manager's choice).
+    pub master: String,
+    /// Engines in the tree.
+    pub engines: usize,
+    /// Participants.
+    pub participants: usize,
+    /// The INT_SUM of the participants' values.
+    pub expected_value: u64,
+    /// Every participant got exactly one result from its own switch's engine, equal to `expected_value`.
+    pub ok: bool,
+    /// From the responses leaving to the last participant holding its result, ps.
+    pub all_reduce_ps: Ps,
+}
+
+/// Several jobs at once (`inswitch sim --scenario jobs`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct JobsResult {
+    /// Topology.
+    pub topology: String,
+    /// Why the run could not be done (a job the manager refused).
+    pub error: Option<String>,
+    /// Per job, in placement order.
+    pub jobs: Vec<JobResult>,
+    /// Frames sent (configuration included).
+    pub frames: usize,
+}
+
+/// Places every job with the collective manager (in order, so later jobs see the earlier ones' load),
+/// applies the plans through the fabric (cycle engines, real frame lengths, `hop_latency_ps` per hop),
+/// starts every job at the same instant, lets every participant of every job answer at the same
+/// instant, and checks each participant's result.
+pub fn run_jobs(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> JobsResult {
+    let mut out = JobsResult { topology: topology.name.clone(), ..JobsResult::default() };
+    let cfg = SimConfig { hop_latency_ps, ..SimConfig::default() };
+    let placed = Fabric::new(topology.clone(), cfg).map_err(|e| e.to_string()).and_then(|f| drive::manager_for(topology).map(|m| (f, m)).map_err(|e| e.to_string()));
+    let (mut f, mut m) = match placed {
+        Ok(x) => x,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    };
+    let limit = Ps::MAX / 4;
+    f.bring_up(jobs.first().map_or(0, |j| j.source), 0);
+    f.run_until_quiet(limit, progress);
+    let mut ctxs = Vec::new();
+    for j in jobs {
+        let spec = JobSpec { op: INT_SUM, ..JobSpec::new(drive::node_ids(&j.participants), NodeId(j.source as u32)) };
+        let at = f.now();
+        match drive::place_and_apply(&mut f, &mut m, spec, at, &value_of) {
+            Ok((_, _, ctx)) => ctxs.push(ctx),
+            Err(e) => {
+                out.error = Some(e.to_string());
+                return out;
+            }
+        }
+    }
+    f.run_until_quiet(limit, progress);
+    let t = cycle_after(f.now());
+    for c in &ctxs {
+        f.start(c, t);
+    }
+    f.run_until_quiet(limit, progress);
+    let log0 = f.log.len();
+    let t_resp = cycle_after(f.now());
+    for c in &ctxs {
+        f.respond_all(c.cc_id, t_resp);
+    }
+    f.run_until_quiet(limit, progress);
+    for c in &ctxs {
+        let expected = c.participants.iter().map(|&e| value_of(e)).fold(0u64, u64::wrapping_add);
+        let mut ok = true;
+        let mut last = 0;
+        for &e in &c.participants {
+            let ep = &f.topo.endpoints[e];
+            let own = f.topo.switches[ep.switch].engine_id;
+            // The participant's copy comes from its own switch's engine with its P_ID (the source also
+            // gets the master's upstream copy, P_ID 0xFFFF).
+            let got: Vec<_> = f.log[log0..].iter().filter(|d| d.kind == 6 && d.cc_id == c.cc_id && d.to == ep.id && d.from == own && d.p_id != NO_PARTICIPANT).collect();
+            ok &= got.len() == 1 && got.iter().all(|d| d.operands.first() == Some(&expected));
+            last = got.iter().map(|d| d.at).fold(last, Ps::max);
+        }
+        out.jobs.push(JobResult {
+            cc_id: c.cc_id,
+            master: f.topo.switches[c.master()].name.clone(),
+            engines: c.engines.len(),
+            participants: c.participants.len(),
+            expected_value: expected,
+            ok,
+            all_reduce_ps: last.saturating_sub(t_resp),
+        });
+    }
+    out.frames = f.frames.len();
+    out
+}
+
+/// The runs of `inswitch sim --scenario jobs`: FIG. 7 with the three collectives of 000 [0180]-[0182]
+/// (all end nodes; all but switch 730's; all but switch 725's third node; source 735), and a flattened
+/// butterfly of 8 x 8 with four jobs over four consecutive switches each (switches 2k .. 2k+3 mod 8, so
+/// every switch serves two jobs), each started by the first end node of its first switch.
+pub fn builtin_jobs() -> Vec<(Topology, Vec<JobRun>)> {
+    let fig7 = Topology::fig7(LinkSpec::default());
+    let sets = [(0..9).collect(), (0..6).collect(), (0..9).filter(|&e| e != 5).collect()];
+    let fig7_jobs = sets.into_iter().map(|participants| JobRun { participants, source: 0 }).collect();
+    let fb = Topology::flattened_butterfly(8, 8, LinkSpec::default()).expect("8 x 8 fits");
+    let fb_jobs = (0..4)
+        .map(|k| {
+            let switches: Vec<usize> = (0..4).map(|i| (2 * k + i) % 8).collect();
+            let participants = (0..fb.endpoints.len()).filter(|&e| switches.contains(&fb.endpoints[e].switch)).collect();
+            JobRun { participants, source: fb.endpoints_of(2 * k).next().expect("an end node") }
+        })
+        .collect();
+    vec![(fig7, fig7_jobs), (fb, fb_jobs)]
 }

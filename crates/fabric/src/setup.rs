@@ -1,7 +1,10 @@
-//! Collective plans: which engine is the master of a context, which are subservient, and whom each one
-//! serves. This is the seam for the collective manager (issue 7, `manager/`, built separately): a manager
-//! produces a [`Plan`]; the fabric configures the engines from it through their real ports
-//! ([`crate::sim::Fabric::configure`]). The two built-in plans are the seed's:
+//! Collective plans as the simulator sees them: which engine is the master of a context, which are
+//! subservient, and whom each one serves ([`ContextPlan`]). Two sources: the collective manager's
+//! placements (`crate::drive::context_of` gives this view of a placed tree) and the built-in
+//! arrangements below, which the manager does not make (the monolithic engine, the 512-switch
+//! hierarchy, the two-master case with named masters). Either way the engines are configured through
+//! their ports by the manager's encoder (`crate::drive`, [`crate::sim::Fabric::configure`]). The
+//! built-in plans are the seed's:
 //!
 //! * **distributed** ([0100], [0104]-[0111], Table 1 right column): one master engine in the source's
 //!   switch, one subservient engine in every other switch; the master serves the subservient engines
@@ -96,6 +99,10 @@ pub enum Arrangement {
     /// a tree of fan-out [`HIERARCHY_FANOUT`] (master first, then in switch order), each engine serving
     /// the engines below it and its own end nodes (multi-hop hierarchy, [0106]-[0107]).
     Hierarchical,
+    /// The collective manager places the job (`crate::drive`, `docs/manager.md`) and its plan configures
+    /// the engines through the fabric. Its built-in plan (for [`plan`]) is the distributed one, which is
+    /// what the manager chooses for one source over a flattened butterfly.
+    Managed,
 }
 
 /// Engines below one engine in the hierarchical plan: 31 engines plus up to 32 local end nodes keep
@@ -112,7 +119,7 @@ pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, s
             let members = participants.iter().map(|&e| Member { id: t.endpoints[e].id, switch: false }).collect();
             vec![EngineContext { switch: master, role: Role::Master, members }]
         }
-        Arrangement::Distributed => {
+        Arrangement::Distributed | Arrangement::Managed => {
             let mut with_nodes: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
             with_nodes.sort_unstable();
             with_nodes.dedup();

@@ -51,6 +51,11 @@ pub const QUIET_CYCLES: u64 = 64;
 /// every engine frame to it, i.e. back into the crossbar through the injection path.
 pub const ENGINE_PORT: u8 = 0;
 
+/// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
+/// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
+const DEFAULT_ROUTE: [(u16, u32); 2] =
+    [(inswitch_model::regs::offset::ROUTE as u16, 0), (inswitch_model::regs::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
+
 /// Which engine implementation the switches hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum EngineKind {
@@ -162,6 +167,8 @@ pub struct Delivery {
     pub kind: u8,
     /// CC_ID.
     pub cc_id: u16,
+    /// P_ID (the participant's PBV bit in the sender's table; 0xFFFF: none).
+    pub p_id: u16,
     /// Completion code (COMPLETION) or command (CONTROL).
     pub code: u8,
     /// Operands (data messages).
@@ -315,12 +322,11 @@ pub struct Fabric {
     /// Counters.
     pub stats: Stats,
     seq: u16,
-    wake_later: Vec<usize>,
     /// Fault injection (`None`: a fault-free fabric).
     pub faults: Option<FaultInjector>,
-    /// The INITIALIZATIONs [`Fabric::configure`] sent, per CC_ID: (source end node, engine ID, message),
-    /// for [`Fabric::reinitialize`].
-    inits: HashMap<u16, Vec<(usize, u16, CollectiveMessage)>>,
+    /// The last INITIALIZATION sent to each engine, per CC_ID: (sending end node, engine ID, requester
+    /// ID, message), for [`Fabric::reinitialize`].
+    inits: HashMap<u16, Vec<(usize, u16, u16, CollectiveMessage)>>,
     /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
 }
@@ -403,7 +409,6 @@ impl Fabric {
             captured: Vec::new(),
             stats: Stats::default(),
             seq: 0,
-            wake_later: Vec::new(),
             faults: None,
             inits: HashMap::new(),
             cpu_log: None,
@@ -487,7 +492,7 @@ impl Fabric {
             _ => (0, vec![], 0),
         };
         let error = m.header.error_mark;
-        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, code, operands, contributions, error });
+        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, p_id: m.header.p_id, code, operands, contributions, error });
         Some(m)
     }
 
@@ -734,7 +739,8 @@ impl Fabric {
         // After the CPU writes are in (one per cycle).
         let at = at.max(self.now + (n as u64 + 2) * ENGINE_CLOCK_PS);
         for k in 0..n {
-            let init = wire::initialization(Self::FILLER_CC + k as u16, 0, 0, 0, 0);
+            let body = Body::Initialization(inswitch_frames::collective::InitBody::default());
+            let init = CollectiveMessage { header: wire::header(2, Self::FILLER_CC + k as u16, NO_PARTICIPANT), body };
             let seq = self.next_seq();
             self.send_from(via, at, wire::message_frame(&init, src, id, seq));
         }
@@ -783,11 +789,7 @@ impl Fabric {
         }
     }
 
-    /// End node `e` takes part in context `cc` (operation `op`, `operands`), as [`Fabric::configure`]
-    /// does for a plan's participants.
-    pub fn join(&mut self, e: usize, cc: u16, op: u8, operands: Vec<u64>) {
-        self.ends[e].ctx.insert(cc, EndCtx { operation: op, operands, ..EndCtx::default() });
-    }
+
 
     /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
     /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
@@ -888,10 +890,12 @@ impl Fabric {
         }
     }
 
-    /// Configures every engine and end node of `plan`: cycle engines through their ports (CPU
-    /// configuration writes on `cpu_cfg_wr_*`, a default route as register writes, an INITIALIZATION per
-    /// context and engine, both sent as frames from each context's source node at `at`); the stand-in
-    /// from the plan directly. End nodes learn their operands (`value(endpoint index)`).
+    /// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
+    /// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
+    /// a manager plan, `crate::drive::builtin_plans`: CPU configuration writes on `cpu_cfg_wr_*`, PBV
+    /// register writes and an INITIALIZATION per engine sent as frames from the context's source node
+    /// at `at` or once the CPU writes are in); the stand-in from the plan directly. End nodes learn
+    /// their operands (`value(endpoint index)`).
     pub fn configure(&mut self, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
         // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
         // docs/cpu.md §7) and its static entries.
@@ -925,65 +929,28 @@ impl Fabric {
                 return Err(SimError::Plan(format!("engine of {} needs {} static entries, it has {limit}", self.topo.switches[s].name, statics[s].len())));
             }
         }
-        let mut frames: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut writes = 0u64;
         for s in 0..n {
-            match &mut self.engines[s] {
-                EngineSlot::Cycle(c) => {
-                    let mut w = vec![(0x087u16, u32::from(c.id))];
-                    for (i, &(id, sw)) in table[s].iter().enumerate() {
-                        w.push((i as u16, 1 << 31 | u32::from(sw) << 16 | u32::from(id)));
-                    }
-                    for (k, &(cc, role)) in statics[s].iter().enumerate() {
-                        let r = u32::from(role == Role::Master);
-                        w.push((0x100 + 2 * k as u16, 1 << 31 | r << 20 | u32::from(cc)));
-                    }
-                    writes = writes.max(w.len() as u64);
-                    c.cfg.extend(w);
-                    self.wake_later.push(s);
-                }
-                EngineSlot::StandIn(si) => {
-                    for c in &plan.contexts {
-                        for ec in c.engines.iter().filter(|ec| ec.switch == s) {
-                            let members: Vec<(u16, bool)> = ec.members.iter().map(|m| (m.id, m.switch)).collect();
-                            let p_count = members.len();
-                            si.ctx.insert(c.cc_id, StandInCtx { role: Some(ec.role), members, upstream: 0, pending: p_count, p_count });
-                        }
+            if let EngineSlot::StandIn(si) = &mut self.engines[s] {
+                for c in &plan.contexts {
+                    for ec in c.engines.iter().filter(|ec| ec.switch == s) {
+                        let members: Vec<(u16, bool)> = ec.members.iter().map(|m| (m.id, m.switch)).collect();
+                        let p_count = members.len();
+                        si.ctx.insert(c.cc_id, StandInCtx { role: Some(ec.role), members, upstream: 0, pending: p_count, p_count });
                     }
                 }
             }
         }
         if self.cfg.engine == EngineKind::Cycle {
-            for c in &plan.contexts {
-                for ec in &c.engines {
-                    let id = self.topo.switches[ec.switch].engine_id;
-                    let src = self.topo.endpoints[c.source].id;
-                    // Default route (entry 0: destination 0 under mask 0 matches every ID) to the engine's
-                    // own port: its frames go back into the crossbar, which routes them.
-                    for (off, v) in [(0x200u16, 0u32), (0x204, 1 << 31 | u32::from(ENGINE_PORT))] {
-                        let seq = self.next_seq();
-                        frames.push((c.source, wire::register_write(seq, src, id, off, v)));
-                    }
-                    let mut pbv = 0u128;
-                    for m in &ec.members {
-                        let bit = table[ec.switch].iter().position(|&(d, _)| d == m.id).expect("in the table");
-                        pbv |= 1 << bit;
-                    }
-                    let init = wire::initialization(c.cc_id, pbv, ec.members.len() as u16, c.operation, c.accumulator);
-                    self.inits.entry(c.cc_id).or_default().push((c.source, id, init.clone()));
-                    let seq = self.next_seq();
-                    frames.push((c.source, wire::message_frame(&init, src, id, seq)));
-                }
+            // The same path as the manager's placements (crate::drive): bring-up, then each context's
+            // plan encoded by the manager's encoder, CPU writes on cpu_cfg_wr_*, frames from its source
+            // once they are in.
+            if let Some(first) = plan.contexts.first() {
+                self.bring_up(first.source, at);
             }
-        }
-        for s in std::mem::take(&mut self.wake_later) {
-            self.wake(s);
-        }
-        // The frames leave once every CPU write is in (one per cycle after reset): an INITIALIZATION
-        // that arrives before its static entry is dropped (DROP_UNKNOWN, docs/cpu.md §2).
-        let written = (self.cycle.max(RESET_CYCLES) + writes + QUIET_CYCLES) * ENGINE_CLOCK_PS;
-        for (e, f) in frames {
-            self.send_from(e, at.max(written), f);
+            for (c, p) in plan.contexts.iter().zip(crate::drive::builtin_plans(&self.topo, &plan.contexts)) {
+                let enc = p.encode_with(&|s| self.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
+                crate::drive::apply_encoded(self, &p, &enc, c.source, at, &|_| c.operation, value)?;
+            }
         }
         Ok(())
     }
@@ -995,10 +962,9 @@ impl Fabric {
     /// so each reduction of a context starts from one (`docs/fabric.md` §Faults).
     pub fn reinitialize(&mut self, cc: u16, at: Ps, non_posted: bool) {
         let Some(v) = self.inits.get(&cc).cloned() else { return };
-        for (source, id, mut init) in v {
+        for (source, id, src, mut init) in v {
             init.header.non_posted = non_posted;
             let seq = self.next_seq();
-            let src = self.topo.endpoints[source].id;
             self.send_from(source, at, wire::message_frame(&init, src, id, seq));
         }
     }
@@ -1010,6 +976,57 @@ impl Fabric {
         let src = self.topo.endpoints[c.source].id;
         let seq = self.next_seq();
         self.send_from(c.source, at, wire::message_frame(&wire::control(c.cc_id, command, 0), src, master, seq));
+    }
+
+    /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
+    /// §9): the CPU's `ENGINE_ID` on `cpu_cfg_wr_*`, and from end node `from` at `at` two register writes
+    /// per engine that set route entry 0 (destination 0 under mask 0) to the engine's own port, so its
+    /// frames go back into the crossbar, which routes them. The stand-in needs none.
+    pub fn bring_up(&mut self, from: usize, at: Ps) {
+        let src = self.topo.endpoints[from].id;
+        for s in 0..self.engines.len() {
+            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
+            let id = c.id;
+            self.cpu_write(s, inswitch_model::cpu::config::ENGINE_ID, u32::from(id));
+            for (off, v) in DEFAULT_ROUTE {
+                let seq = self.next_seq();
+                self.send_from(from, at, wire::register_write(seq, src, id, off, v));
+            }
+        }
+    }
+
+    /// The earliest time a frame sent now finds every queued CPU configuration write applied (one per
+    /// engine cycle after reset, plus [`QUIET_CYCLES`]): an INITIALIZATION that arrives before its static
+    /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
+    pub fn cpu_writes_done_at(&self) -> Ps {
+        let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
+        (self.cycle.max(RESET_CYCLES) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+    }
+
+    /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
+    /// sequence number and LCRC.
+    pub fn send_tlp_from(&mut self, e: usize, at: Ps, tlp: &[u8]) {
+        let seq = self.next_seq();
+        let frame = wire::link_frame(seq, tlp);
+        // INITIALIZATIONs are kept for [`Fabric::reinitialize`].
+        if let Some(m) = wire::collective_of(&frame).filter(|m| m.header.kind == 2) {
+            let (src, dst) = (wire::requester(&frame).unwrap_or(0), wire::destination(&frame).unwrap_or(0));
+            let v = self.inits.entry(m.header.cc_id).or_default();
+            v.retain(|x| x.1 != dst);
+            v.push((e, dst, src, m));
+        }
+        self.send_from(e, at, frame);
+    }
+
+    /// End node `e` takes part in context `cc` (a manager's `EndNode` step): it answers the context's
+    /// command with a CONTRIBUTION of `operation` and `operands`.
+    pub fn join(&mut self, e: usize, cc: u16, operation: u8, operands: Vec<u64>) {
+        self.ends[e].ctx.insert(cc, EndCtx { operation, operands, ..EndCtx::default() });
+    }
+
+    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step).
+    pub fn leave(&mut self, e: usize, cc: u16) {
+        self.ends[e].ctx.remove(&cc);
     }
 
     /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.

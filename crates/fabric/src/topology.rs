@@ -149,9 +149,9 @@ impl Topology {
         let mut t = Topology { name: name.into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
         for s in 0..n {
             let base = (s * stride) as u16;
-            t.switches.push(Switch { name: format!("sw{s}"), engine_id: base });
+            t.switches.push(Switch { name: format!("s{s}"), engine_id: base });
             for k in 0..per_switch {
-                t.endpoints.push(Endpoint { name: format!("sw{s}.n{k}"), id: base + 1 + k as u16, switch: s, link });
+                t.endpoints.push(Endpoint { name: format!("s{s}.e{k}"), id: base + 1 + k as u16, switch: s, link });
             }
         }
         Ok(t)
@@ -159,13 +159,19 @@ impl Topology {
 
     /// Seed 000 FIG. 7 ([0174]-[0178], Tables 2-4): switches 720, 725, 730 (0x0000, 0x0010, 0x0020), three
     /// end nodes each (0x0001-0x0003: source node 735, node 1, node 2; 0x0011-0x0013; 0x0021-0x0023);
-    /// switch 720 linked to both others (the two-level hierarchy with 720 the master switch).
+    /// switch 720 linked to both others (the two-level hierarchy with 720 the master switch). Names are
+    /// the figure's: switches `720`, `725`, `730` (boards 705, 710, 715), end nodes `735` (the source),
+    /// `705.node1`, `705.node2`, `710.node0`-`710.node2`, `715.node0`-`715.node2`. The manager's map of it
+    /// is derived from this one (`TopologyMap::fig7`).
     pub fn fig7(link: LinkSpec) -> Topology {
         let mut t = Topology::with_switches("fig7", 3, 3, link).expect("fits");
-        for (s, name) in ["720", "725", "730"].iter().enumerate() {
-            t.switches[s].name = format!("switch{name}");
+        for (s, (name, board)) in [("720", "705"), ("725", "710"), ("730", "715")].iter().enumerate() {
+            t.switches[s].name = name.to_string();
+            for k in 0..3 {
+                t.endpoints[3 * s + k].name = format!("{board}.node{k}");
+            }
         }
-        t.endpoints[0].name = "source735".into();
+        t.endpoints[0].name = "735".into();
         t.isls = vec![Isl { a: 0, b: 1, link }, Isl { a: 0, b: 2, link }];
         t
     }
@@ -188,10 +194,27 @@ impl Topology {
         if k < 2 || k % 2 != 0 {
             return Err(TopologyError::Shape(format!("fat tree radix {k} must be even and at least 2")));
         }
-        let (leaves, spines, per) = (k, k / 2, k / 2);
-        let mut t = Topology::with_switches(&format!("fattree{k}"), leaves + spines, per, link)?;
+        let mut t = Topology::leaf_spine(k, k / 2, k / 2, link)?;
+        t.name = format!("fattree{k}");
+        Ok(t)
+    }
+
+    /// Two-level leaf-spine fabric: `leaves` leaf switches (`leaf<l>`) with `hosts` end nodes each
+    /// (`leaf<l>.h<h>`), `spines` spine switches (`spine<s>`, no end nodes), every leaf linked to every
+    /// spine (leaf-major order, so a leaf's uplink to spine `s` is its `s`-th ISL).
+    pub fn leaf_spine(leaves: usize, spines: usize, hosts: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
+        if leaves == 0 {
+            return Err(TopologyError::Shape("a leaf-spine fabric needs a leaf".into()));
+        }
+        let mut t = Topology::with_switches(&format!("leafspine{leaves}x{spines}x{hosts}"), leaves + spines, hosts, link)?;
         // Spines carry no end nodes: drop the ones with_switches gave them.
         t.endpoints.retain(|e| e.switch < leaves);
+        for l in 0..leaves {
+            t.switches[l].name = format!("leaf{l}");
+            for h in 0..hosts {
+                t.endpoints[l * hosts + h].name = format!("leaf{l}.h{h}");
+            }
+        }
         for s in leaves..leaves + spines {
             t.switches[s].name = format!("spine{}", s - leaves);
         }

@@ -2,9 +2,9 @@
 //! crate: data-link framed TLPs (2-byte sequence number, TLP, 4-byte LCRC), as the engine's
 //! `s_axis_rx` takes them and its `m_axis_vl` gives them (`docs/blocks/packet_engine.md`).
 
-use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, InitBody};
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed};
 use inswitch_frames::crc;
-use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_frames::tlp::Tlp;
 
 /// Bytes before the TLP (the data-link sequence number).
 pub const SEQ_LEN: usize = 2;
@@ -56,12 +56,6 @@ pub fn header(kind: u8, cc_id: u16, p_id: u16) -> CommonHeader {
     CommonHeader { version: collective::VERSION, kind, cc_id, p_id, ..Default::default() }
 }
 
-/// INITIALIZATION ([0141], FIG. 5): PBV, p_count, operation, initial accumulator.
-pub fn initialization(cc_id: u16, pbv: u128, p_count: u16, operation: u8, accumulator: u64) -> CollectiveMessage {
-    let body = Body::Initialization(InitBody { p_count, operation, accumulator, pbv, ..Default::default() });
-    CollectiveMessage { header: header(2, cc_id, collective::NO_PARTICIPANT), body }
-}
-
 /// CONTROL START ([0168]): the collective command the master replicates to every participant.
 pub fn start(cc_id: u16, p_count: u16) -> CollectiveMessage {
     let body = Body::Control(ControlBody { command: 1, p_count, ..Default::default() });
@@ -86,13 +80,10 @@ pub fn data(kind: u8, cc_id: u16, p_id: u16, completion: u8, contributions: u16)
     CollectiveMessage { header: header(kind, cc_id, p_id), body: Body::Data { fixed, operands: vec![] } }
 }
 
-/// A 1-DW memory write into engine `id`'s register window at `offset` ([0175]: 0x00ii_C0yy).
+/// A 1-DW memory write (all four bytes enabled) into engine `id`'s register window at `offset` ([0175]:
+/// 0x00ii_C0yy), framed for the link; the TLP is the manager's ([`crate::manager::plan::register_write`]).
 pub fn register_write(seq: u16, requester: u16, id: u16, offset: u16, value: u32) -> Vec<u8> {
-    let addr = u64::from(id) << 16 | u64::from(collective::ENGINE_BASE) | u64::from(offset & 0xFFF);
-    let mut t = Tlp::memory_write(requester, 0, addr, value.to_le_bytes().to_vec()).expect("mwr");
-    if let Header::Memory { req, .. } = &mut t.header {
-        req.first_be = 0xF;
-    }
+    let t = crate::manager::plan::register_write(requester, 0, id, u32::from(offset), value, 0xF).expect("a 1-DW memory write");
     link_frame(seq, &t.to_bytes().expect("emit"))
 }
 

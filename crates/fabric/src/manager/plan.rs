@@ -196,6 +196,12 @@ impl Plan {
     /// engine window, messages as vendor-defined messages routed by ID), CPU writes as `cpu_cfg_wr`
     /// words. Tags count the frames modulo 256.
     pub fn encode(&self, topo: &TopologyMap) -> Result<Encoded, EncodeError> {
+        self.encode_with(&|s| topo.switch(s).device_id)
+    }
+
+    /// [`Self::encode`] with the engines' device IDs from `device_of` instead of a map (the simulator's
+    /// built-in plans, on fabrics the map cannot describe, e.g. more than 256 ports on a switch).
+    pub fn encode_with(&self, device_of: &dyn Fn(SwitchId) -> DeviceId) -> Result<Encoded, EncodeError> {
         let mut out = Encoded::default();
         for (i, step) in self.steps.iter().enumerate() {
             let err = |e: inswitch_frames::Error| EncodeError::Frame { step: i, detail: e.to_string() };
@@ -204,7 +210,7 @@ impl Plan {
             let cpu = |out: &mut Encoded, engine: SwitchId, addr: u16, data: u32| out.cpu_writes.push(CpuWrite { step: i, engine, addr, data });
             match &step.action {
                 &Action::PbvEntry { engine, index, device_id, switch } => {
-                    let dev = topo.switch(engine).device_id;
+                    let dev = device_of(engine);
                     let t = pbv_write(req, next_tag(&out), dev, index, device_id).map_err(err)?;
                     frame(&mut out, dev, t);
                     cpu(&mut out, engine, cpu_cfg::PBV_TABLE + u16::from(index), cpu_cfg::pbv_word(true, switch, device_id));
@@ -217,7 +223,7 @@ impl Plan {
                 }
                 &Action::StaticClear { engine, slot } => cpu(&mut out, engine, cpu_cfg::STATIC + 2 * u16::from(slot), 0),
                 Action::Multicast { engine, slot, tree, wait, ports } => {
-                    let dev = topo.switch(*engine).device_id;
+                    let dev = device_of(*engine);
                     let mut bits = 0u32;
                     for &p in ports {
                         if p >= MCAST_PORTS {
@@ -233,17 +239,17 @@ impl Plan {
                     }
                 }
                 &Action::MulticastClear { engine, slot } => {
-                    let dev = topo.switch(engine).device_id;
+                    let dev = device_of(engine);
                     let t = register_write(req, next_tag(&out), dev, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0, 0xF).map_err(err)?;
                     frame(&mut out, dev, t);
                 }
                 &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, .. } => {
-                    let dev = topo.switch(engine).device_id;
+                    let dev = device_of(engine);
                     let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op), upstream, dev, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, dev, t);
                 }
                 &Action::Reset { engine, upstream, cc_id } => {
-                    let dev = topo.switch(engine).device_id;
+                    let dev = device_of(engine);
                     let t = collective::to_vdm(&reset_message(cc_id), upstream, dev, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, dev, t);
                 }

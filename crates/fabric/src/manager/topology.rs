@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::ManagerError;
+use crate::topology::{LinkSpec, Topology};
 
 /// 16-bit device ID (requester / completer ID; 000 [0174]-[0178]).
 pub type DeviceId = u16;
@@ -394,61 +395,57 @@ impl TopologyMap {
     // ---------------------------------------------------------------------------------------------
     // The seed's examples and the standard topologies.
 
-    /// Seed 000 FIG. 7 ([0173]-[0178], Tables 2-4): switch 720 (board 705, device 0x0000) with source
-    /// node 735 (0x0001) and nodes 1, 2 (0x0002, 0x0003); switch 725 (board 710, 0x0010) and switch 730
-    /// (board 715, 0x0020) with nodes 0-2 (0x0011-0x0013, 0x0021-0x0023). 720 is linked to 725 and to
-    /// 730; 730 reaches 725 through 720 ([0209]). Ports (figure missing, this project's choice): nodes on
-    /// ports 0-2 in table order, 720's port 3 to 725 and port 4 to 730, the other switches' port 3 to 720.
-    pub fn fig7() -> TopologyMap {
-        let mut t = TopologyMap::new();
-        let build = |t: &mut TopologyMap| -> Result<(), ManagerError> {
-            let boards: [(&str, &str, DeviceId, [&str; 3]); 3] = [
-                ("720", "705", 0x0000, ["735", "705.node1", "705.node2"]),
-                ("725", "710", 0x0010, ["710.node0", "710.node1", "710.node2"]),
-                ("730", "715", 0x0020, ["715.node0", "715.node1", "715.node2"]),
-            ];
-            let mut sw = Vec::new();
-            for (name, _board, dev, nodes) in boards {
-                let s = t.add_switch(name, dev)?;
-                for (k, n) in nodes.iter().enumerate() {
-                    t.add_node(n, dev + 1 + k as u16, s, k as u8, None)?;
-                }
-                sw.push(s);
-            }
-            t.add_link(sw[0], 3, sw[1], 3)?;
-            t.add_link(sw[0], 4, sw[2], 3)?;
-            Ok(())
+    /// The map of a simulator topology ([`crate::topology::Topology`], the one description of a fabric
+    /// that both the simulator and the manager use): the same switches, end nodes and device IDs in the
+    /// same order (switch `i` is `SwitchId(i)`, end node `i` is `NodeId(i)`), every switch with the
+    /// default engine capacity. Ports (the topology has none): a switch's end nodes on ports `0..k` in
+    /// end-node order, then its ISLs in ISL order. Bandwidth in Gb/s and latency in ns from each link's
+    /// [`crate::topology::LinkSpec`].
+    pub fn from_topology(t: &Topology) -> Result<TopologyMap, ManagerError> {
+        let mut m = TopologyMap::new();
+        let mut next_port = vec![0usize; t.switches.len()];
+        let mut port = |s: usize, what: &str| -> Result<u8, ManagerError> {
+            let p = next_port[s];
+            next_port[s] += 1;
+            u8::try_from(p).map_err(|_| ManagerError::Topology(format!("switch {} has more than 256 ports ({what})", t.switches[s].name)))
         };
-        // The table above is constant: building it cannot fail.
-        build(&mut t).unwrap_or_else(|e| unreachable!("FIG. 7 map: {e}"));
-        t
+        let gbps = |l: &LinkSpec| u32::try_from(l.bytes_per_s * 8 / 1_000_000_000).unwrap_or(u32::MAX);
+        let ns = |l: &LinkSpec| u32::try_from(l.delay_ps / 1000).unwrap_or(u32::MAX);
+        for s in &t.switches {
+            m.add_switch(&s.name, s.engine_id)?;
+        }
+        for e in &t.endpoints {
+            let p = port(e.switch, &e.name)?;
+            let n = m.add_node(&e.name, e.id, SwitchId(e.switch as u32), p, None)?;
+            let l = m.node(n).link;
+            let link = m.link_mut(l);
+            (link.bandwidth_gbps, link.latency_ns) = (gbps(&e.link).max(1), ns(&e.link));
+        }
+        for l in &t.isls {
+            let (pa, pb) = (port(l.a, "ISL")?, port(l.b, "ISL")?);
+            m.add_link_with(SwitchId(l.a as u32), pa, SwitchId(l.b as u32), pb, gbps(&l.link), ns(&l.link))?;
+        }
+        Ok(m)
     }
 
-    /// A one-dimensional flattened butterfly (000 [0099]-[0103], [0149], Table 1): `switches` switches,
-    /// every pair linked once, `endpoints` end nodes per switch. Switch `s` has device ID `s << 8` and
-    /// end node `e` on it `s << 8 | (e + 1)`; end nodes on ports `0..endpoints`, the link to switch `t`
-    /// on port `endpoints + t` (`t` skipping `s`: `endpoints + t - (t > s)`).
+    /// Seed 000 FIG. 7 ([0173]-[0178], Tables 2-4), derived from [`Topology::fig7`]: switch 720 (board
+    /// 705, device 0x0000) with source node 735 (0x0001) and nodes 1, 2 (0x0002, 0x0003); switch 725
+    /// (board 710, 0x0010) and switch 730 (board 715, 0x0020) with nodes 0-2 (0x0011-0x0013,
+    /// 0x0021-0x0023). 720 is linked to 725 and to 730; 730 reaches 725 through 720 ([0209]). Ports
+    /// (figure missing, this project's choice, [`Self::from_topology`]): nodes on ports 0-2 in table
+    /// order, 720's port 3 to 725 and port 4 to 730, the other switches' port 3 to 720.
+    pub fn fig7() -> TopologyMap {
+        Self::from_topology(&Topology::fig7(LinkSpec::default())).unwrap_or_else(|e| unreachable!("FIG. 7 map: {e}"))
+    }
+
+    /// A one-dimensional flattened butterfly (000 [0099]-[0103], [0149], Table 1), derived from
+    /// [`Topology::flattened_butterfly`]: `switches` switches `s<i>`, every pair linked once, `endpoints`
+    /// end nodes `s<i>.e<k>` per switch, device IDs as [`crate::topology::id_stride`] gives them
+    /// (switch `i` at `i * stride`, its end node `k` at `i * stride + 1 + k`). End nodes on ports
+    /// `0..endpoints`, the link to switch `t` on port `endpoints + t - (t > s)`.
     pub fn flattened_butterfly(switches: usize, endpoints: usize) -> Result<TopologyMap, ManagerError> {
-        if switches == 0 || switches > 256 || endpoints > 255 || endpoints + switches > 257 {
-            return Err(ManagerError::Topology(format!("flattened butterfly {switches}x{endpoints}: device IDs or ports do not fit")));
-        }
-        let mut t = TopologyMap::new();
-        let mut sw = Vec::new();
-        for s in 0..switches {
-            let dev = (s as u16) << 8;
-            let id = t.add_switch(&format!("s{s}"), dev)?;
-            for e in 0..endpoints {
-                t.add_node(&format!("s{s}.e{e}"), dev | (e as u16 + 1), id, e as u8, None)?;
-            }
-            sw.push(id);
-        }
-        let port = |s: usize, t: usize| (endpoints + t - usize::from(t > s)) as u8;
-        for a in 0..switches {
-            for b in a + 1..switches {
-                t.add_link(sw[a], port(a, b), sw[b], port(b, a))?;
-            }
-        }
-        Ok(t)
+        let t = Topology::flattened_butterfly(switches, endpoints, LinkSpec::default()).map_err(|e| ManagerError::Topology(e.to_string()))?;
+        Self::from_topology(&t)
     }
 
     /// Table 1's fabric: 32 switches x 32 endpoints.
@@ -456,31 +453,12 @@ impl TopologyMap {
         Self::flattened_butterfly(32, 32).unwrap_or_else(|e| unreachable!("32x32 fits: {e}"))
     }
 
-    /// A two-level fat tree: `leaves` leaf switches, each linked to every one of `spines` spine
-    /// switches, `hosts` end nodes per leaf. Leaf `l` has device ID `(l + 1) << 8`, its end node `h`
-    /// `(l + 1) << 8 | (h + 1)`; spine `s` has `0x8000 | s << 8`. Leaf ports: end nodes `0..hosts`,
-    /// spine `s` on `hosts + s`; spine ports: leaf `l` on `l`.
+    /// A two-level fat tree, derived from [`Topology::leaf_spine`]: `leaves` leaf switches, each linked
+    /// to every one of `spines` spine switches, `hosts` end nodes per leaf. Leaf ports: end nodes
+    /// `0..hosts`, spine `s` on `hosts + s`; spine ports: leaf `l` on `l`.
     pub fn fat_tree(leaves: usize, spines: usize, hosts: usize) -> Result<TopologyMap, ManagerError> {
-        if leaves == 0 || leaves > 127 || spines > 127 || hosts > 255 || hosts + spines > 256 {
-            return Err(ManagerError::Topology(format!("fat tree {leaves}x{spines}x{hosts}: device IDs or ports do not fit")));
-        }
-        let mut t = TopologyMap::new();
-        let mut leaf = Vec::new();
-        for l in 0..leaves {
-            let dev = ((l as u16) + 1) << 8;
-            let id = t.add_switch(&format!("leaf{l}"), dev)?;
-            for h in 0..hosts {
-                t.add_node(&format!("leaf{l}.h{h}"), dev | (h as u16 + 1), id, h as u8, None)?;
-            }
-            leaf.push(id);
-        }
-        for s in 0..spines {
-            let id = t.add_switch(&format!("spine{s}"), 0x8000 | (s as u16) << 8)?;
-            for (l, &lid) in leaf.iter().enumerate() {
-                t.add_link(lid, (hosts + s) as u8, id, l as u8)?;
-            }
-        }
-        Ok(t)
+        let t = Topology::leaf_spine(leaves, spines, hosts, LinkSpec::default()).map_err(|e| ManagerError::Topology(e.to_string()))?;
+        Self::from_topology(&t)
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -506,7 +484,11 @@ impl TopologyMap {
         let sw = |t: &TopologyMap, name: &str| t.switch_named(name).ok_or_else(|| ManagerError::Parse(format!("no switch named {name:?}")));
         for n in &f.nodes {
             let s = sw(&t, &n.switch)?;
-            t.add_node(&n.name, n.device_id.0, s, n.port, n.host)?;
+            let id = t.add_node(&n.name, n.device_id.0, s, n.port, n.host)?;
+            let l = t.node(id).link;
+            let link = t.link_mut(l);
+            link.bandwidth_gbps = n.bandwidth_gbps.unwrap_or(DEFAULT_BANDWIDTH_GBPS).max(1);
+            link.latency_ns = n.latency_ns.unwrap_or(DEFAULT_LATENCY_NS);
         }
         for l in &f.links {
             let a = sw(&t, &l.a)?;
@@ -546,6 +528,8 @@ impl TopologyMap {
                     switch: self.switch(n.switch).name.clone(),
                     port: self.link(n.link).a.1,
                     host: n.host,
+                    bandwidth_gbps: Some(self.link(n.link).bandwidth_gbps),
+                    latency_ns: Some(self.link(n.link).latency_ns),
                 })
                 .collect(),
             links: self
@@ -631,6 +615,10 @@ struct NodeRecord {
     port: u8,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     host: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bandwidth_gbps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    latency_ns: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize)]
