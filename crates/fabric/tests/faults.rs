@@ -111,3 +111,141 @@ fn fault_campaign_10000_reductions() {
     assert!(r.count(Outcome::Success) > 5_000, "{ctx}");
     assert!(r.count(Outcome::Incomplete) > 0 && r.count(Outcome::RootTimeout) > 0, "{ctx}");
 }
+
+// -------------------------------------------------------------------------------------------------
+// Directed faults.
+
+use inswitch_fabric::drive;
+use inswitch_fabric::faults::{FaultKind, Rule};
+use inswitch_fabric::manager::JobSpec;
+use inswitch_fabric::setup::{ContextPlan, Plan};
+use inswitch_fabric::sim::{Delivery, Fabric, SimConfig};
+use inswitch_fabric::topology::Ps;
+use inswitch_model::cpu::event;
+use inswitch_model::engine::EngineParams;
+
+const QUIET: Ps = Ps::MAX / 4;
+/// CPU tick and timeouts of the directed tests: 16-cycle ticks, 16-tick timeouts (512 ns; a master's
+/// 1.02 us).
+const TICK: u32 = 16;
+const TIMEOUT_TICKS: u32 = 16;
+
+fn fabric(t: &Topology) -> Fabric {
+    let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: TICK, ..EngineParams::default() }, ..SimConfig::default() };
+    Fabric::new(t.clone(), cfg).unwrap()
+}
+
+/// What the root (the context's source) got from its master: COMPLETIONs with P_ID none.
+fn root_results<'a>(f: &'a Fabric, c: &ContextPlan) -> Vec<&'a Delivery> {
+    let root = f.topo.endpoints[c.source].id;
+    f.log.iter().filter(|d| d.to == root && d.cc_id == c.cc_id && d.kind == 6 && d.p_id == 0xFFFF && matches!(d.code, 2 | 3)).collect()
+}
+
+/// Seed 001's lost Exit: the COMPLETION that ends a participant's barrier is lost. The participant's
+/// retry timer sends its contribution again; its engine has moved to the next transaction (TID + 1), so
+/// the contribution is one TID behind and is answered "already completed" (COMPLETION code 4,
+/// `docs/cpu.md` §3): the participant advances. Without the retry it would wait for ever.
+#[test]
+fn a_lost_exit_is_recovered_through_the_tid() {
+    let run = |retry: bool| {
+        let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
+        let mut f = fabric(&t);
+        let c = campaign::job_plan(&t, 9, 0, 0, &[1, 2, 3, 4, 5]); // BARRIER; node 4 is under the subservient
+        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|_| 0).unwrap();
+        campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+        f.auto_respond(Some(100_000));
+        if retry {
+            f.end_node_retry(Some((3_000_000, 2)));
+        }
+        f.run_until_quiet(QUIET, &mut |_| {});
+        let lost = t.endpoints[4].id;
+        let mut inj = inswitch_fabric::faults::FaultInjector::new(1, FaultConfig::default());
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(6), cc_id: Some(9), to: Some(lost), from: None, count: 1 });
+        f.inject(inj);
+        f.start(&c, f.now() + 1_000_000);
+        f.run_until_quiet(QUIET, &mut |_| {});
+        let to_lost: Vec<(u8, u8)> = f.log.iter().filter(|d| d.to == lost && d.cc_id == 9 && d.kind == 6).map(|d| (d.kind, d.code)).collect();
+        (f, to_lost)
+    };
+    let (f, to_lost) = run(true);
+    let inj = f.faults.as_ref().unwrap();
+    assert_eq!(inj.counts().dropped, 1, "{}", inj.report());
+    // The others got the barrier; the root got its result.
+    for e in [1, 2, 3, 5] {
+        let id = f.topo.endpoints[e].id;
+        assert!(f.log.iter().any(|d| d.to == id && d.kind == 6 && d.code == 2), "node {e} got BarrierSatisfied");
+    }
+    assert_eq!(f.stats.end_node_retries, 1);
+    assert_eq!(f.cpu_event_total(event::OLD_TID), 1);
+    assert_eq!(to_lost, [(6, 4)], "the participant that lost its Exit gets 'already completed' and nothing else");
+    let (g, to_lost) = run(false);
+    assert!(to_lost.is_empty() && g.cpu_event_total(event::OLD_TID) == 0, "without the retry nothing comes back");
+}
+
+/// The manager's redundant twin tree (002 (70)) on a flattened butterfly: the two trees are
+/// link-disjoint, so with one ISL of the first tree down the root still gets the full, correct result
+/// from the twin, and the first tree's result arrives marked incomplete (fewer contributions).
+#[test]
+fn the_twin_tree_delivers_the_result_when_a_link_of_the_first_fails() {
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    f.bring_up(0, 0);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let mut m = drive::manager_for(&t).unwrap();
+    let parts: Vec<usize> = (0..16).collect(); // the end nodes of switches 0-3
+    let value = |e: usize| 1000 + e as u64;
+    let spec = JobSpec { redundant: true, op: campaign::INT_SUM, ..JobSpec::new(drive::node_ids(&parts), drive::node_ids(&parts)[0]) };
+    let now = f.now();
+    let (job, _, a) = drive::place_and_apply(&mut f, &mut m, spec, now, &value).unwrap();
+    let b = drive::context_of(&m, job, 1).expect("the twin");
+    campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+    f.auto_respond(Some(100_000));
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let (ma, mb) = (a.master(), b.master());
+    assert_ne!(ma, mb);
+    // An ISL of the first tree that the twin does not use: from its master to another member switch.
+    let sub = a.engines.iter().find(|e| e.switch != ma && e.switch != mb).expect("a subservient of the first tree").switch;
+    assert!(b.engines.iter().all(|e| e.switch != ma || e.members.iter().all(|x| x.id != t.switches[sub].engine_id)), "the twin does not use {ma}-{sub}");
+    f.fail_isl(ma, sub);
+    let at = f.now() + 1_000_000;
+    f.start(&a, at);
+    f.start(&b, at);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let expected: u64 = a.participants.iter().map(|&e| value(e)).sum();
+    let n = a.participants.len() as u16;
+    let ra = root_results(&f, &a);
+    let rb = root_results(&f, &b);
+    println!("first tree (master {ma}): {ra:?}\ntwin (master {mb}): {rb:?}\n{}", f.faults.as_ref().unwrap().report());
+    assert_eq!(rb.len(), 1, "one result from the twin");
+    assert_eq!((rb[0].contributions, rb[0].error, rb[0].operands[0]), (n, false, expected), "the twin's result is complete and right");
+    assert_eq!(ra.len(), 1, "the first tree's master times out and reports");
+    assert!(ra[0].contributions < n && ra[0].error, "the first tree's result is visibly incomplete: {:?}", ra[0]);
+    let c = f.faults.as_ref().unwrap().counts();
+    assert_eq!(c.failures, 2, "both directions of the ISL");
+    assert!(c.lost_to_failures > 0);
+}
+
+/// An engine that stops: its subtree's contributions never go up; the master times out and the root
+/// gets a result counting only the others, marked as an error. The frames that reached the dead engine
+/// are in the fault log.
+#[test]
+fn a_failed_subservient_engine_shows_as_missing_contributions_at_the_root() {
+    let t = Topology::flattened_butterfly(3, 3, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let parts: Vec<usize> = (1..9).collect();
+    let c = campaign::job_plan(&t, 3, campaign::INT_SUM, 0, &parts);
+    f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+    campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+    f.auto_respond(Some(100_000));
+    f.run_until_quiet(QUIET, &mut |_| {});
+    f.fail_engine(2);
+    f.start(&c, f.now() + 1_000_000);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let r = root_results(&f, &c);
+    assert_eq!(r.len(), 1, "{r:?}");
+    // Switch 2's three end nodes are missing; the master timed out.
+    let others: u64 = parts.iter().filter(|&&e| t.endpoints[e].switch != 2).map(|&e| e as u64).sum();
+    assert_eq!((r[0].contributions, r[0].error, r[0].operands[0]), (5, true, others));
+    assert_eq!(f.cpu_event_total(event::TIMEOUT_MASTER), 1);
+    assert!(f.faults.as_ref().unwrap().log.iter().any(|x| x.kind == FaultKind::LostAtStoppedEngine));
+}
