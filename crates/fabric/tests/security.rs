@@ -154,3 +154,173 @@ fn a_foreign_node_cannot_reconfigure_an_engine_it_does_not_own() {
     let expected: u64 = a.participants.iter().map(|&e| 100 + e as u64).sum();
     assert_eq!(run_a_with(&mut f, &a, &[]), (4, false, expected));
 }
+
+// -------------------------------------------------------------------------------------------------
+// Portals family (seed 002), on one engine driven through its ports: the fabric runs only the TLP
+// family, so job B's frames are presented to the engine that reduces job A's tree directly.
+
+mod portals {
+    use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+    use inswitch_frames::portals::{ReductionFrame, ReductionHeader, FLAG_MULTICAST};
+    use inswitch_model::cpu::event;
+    use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+    use inswitch_model::regs::{offset, Reg};
+    use inswitch_model::{Block, Wide};
+
+    const ID: u16 = 0x0010;
+    const PORT: u8 = 0;
+    const SOURCE: u16 = 0x0001;
+    const TREE: u16 = 3;
+    /// Job A's VNI, cookie and sequence number (armed), job B's VNI (allowed on the port too).
+    const VNI_A: u16 = 0x42;
+    const VNI_B: u16 = 0x43;
+    const COOKIE_A: u32 = 7;
+    const SEQNO_A: u16 = 5;
+    /// Register-space counter of the checker's VNI drops (2 + `checker::event::VNI`).
+    const VNI_COUNTER: usize = 2 + inswitch_model::checker::event::VNI as usize;
+
+    /// One engine, its port driven one beat per cycle; its CPU events and its output frames recorded.
+    struct OneEngine {
+        e: PacketEngine,
+        events: Vec<(u8, u16)>,
+        out: Vec<Vec<u8>>,
+        cur: Vec<u8>,
+        vl_taken: u8,
+        family: bool,
+    }
+
+    impl OneEngine {
+        fn new() -> OneEngine {
+            let mut x = OneEngine { e: PacketEngine::power_on(EngineParams::default()).unwrap(), events: vec![], out: vec![], cur: vec![], vl_taken: 0, family: false };
+            for _ in 0..3 {
+                x.step(EngineIn { rst: true, ..x.idle() });
+            }
+            x
+        }
+
+        fn idle(&self) -> EngineIn {
+            EngineIn {
+                m_axis_vl_tready: true,
+                m_axis_egress_tready: true,
+                m_reg_rsp_ready: true,
+                vl_credit_return: self.vl_taken,
+                cfg_port: PORT,
+                cfg_engine_id: ID,
+                cfg_family: self.family,
+                ..EngineIn::default()
+            }
+        }
+
+        fn step(&mut self, i: EngineIn) -> EngineOut {
+            let o = self.e.step(&i);
+            self.vl_taken = 0;
+            if o.cpu_stat_valid {
+                self.events.push((o.cpu_stat_event, o.cpu_stat_ctx));
+            }
+            if o.m_axis_vl_tvalid {
+                self.vl_taken = 1;
+                for k in 0..32 {
+                    if o.m_axis_vl_tkeep >> k & 1 == 1 {
+                        self.cur.push(o.m_axis_vl_tdata.byte(k));
+                    }
+                }
+                if o.m_axis_vl_tlast {
+                    self.out.push(std::mem::take(&mut self.cur));
+                }
+            }
+            o
+        }
+
+        fn cpu_cfg(&mut self, addr: u16, data: u32) {
+            let i = EngineIn { cpu_cfg_wr_en: true, cpu_cfg_wr_addr: addr, cpu_cfg_wr_data: data, ..self.idle() };
+            self.step(i);
+        }
+
+        /// Presents `frame` under port family `portals`, then idles 40 cycles (the CPU is done).
+        fn send(&mut self, portals: bool, frame: &[u8]) {
+            self.family = portals;
+            let beats = frame.len().div_ceil(32);
+            let mut b = 0;
+            while b < beats {
+                let chunk = &frame[b * 32..((b + 1) * 32).min(frame.len())];
+                let mut d = Wide::ZERO;
+                for (k, &x) in chunk.iter().enumerate() {
+                    d.set_byte(k, x);
+                }
+                let i = EngineIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: (1u64 << chunk.len()) - 1, s_axis_rx_tvalid: true, s_axis_rx_tlast: b + 1 == beats, ..self.idle() };
+                if self.step(i).s_axis_rx_tready {
+                    b += 1;
+                }
+            }
+            for _ in 0..40 {
+                let i = self.idle();
+                self.step(i);
+            }
+        }
+
+        fn reg_write(&mut self, off: u32, v: u32) {
+            let f = inswitch_fabric::wire::register_write(1, SOURCE, ID, off as u16, v);
+            self.send(false, &f);
+        }
+
+        fn count(&self, ev: u8) -> usize {
+            self.events.iter().filter(|e| e.0 == ev).count()
+        }
+    }
+
+    fn frame(sfa: u32, vni: u16, cookie: u32, seqno: u16, arm: bool, value: u64) -> Vec<u8> {
+        let f = ReductionFrame {
+            dfa: u32::from(TREE) << 3,
+            sfa,
+            vni,
+            flags: FLAG_MULTICAST,
+            header: ReductionHeader { cookie, count: u32::from(!arm), op: 0x14, arm, seqno, ..Default::default() },
+            data: [value, 0, 0, 0],
+            ..Default::default()
+        };
+        let eth = EthernetHeader { dst: [0x01, 0x00, 0x5E, 0, 0, 3], src: [2, 0, 0, 0, 0, 0x99], ethertype: 0x88B5 };
+        SoftPortals::new(eth, f).unwrap().to_bytes().unwrap().to_vec()
+    }
+
+    /// Job A arms tree 3 (VNI 0x42, cookie 7, seqno 5) on an engine that reduces two children. Before
+    /// A's children answer, job B sends contributions to the same tree with its own VNI (allowed on the
+    /// port), with A's VNI but a wrong cookie, with A's VNI and cookie but a wrong seqno, and with a VNI
+    /// the port does not allow: each is dropped and counted (the CPU's DROP_VNI / DROP_COOKIE /
+    /// DROP_SEQNO, 002 (52)-(53); the checker's VNI counter), and A's partial result is A's two values
+    /// with count 2.
+    #[test]
+    fn a_foreign_job_cannot_change_a_portals_reduction() {
+        let mut x = OneEngine::new();
+        for (a, d) in [(0x087u16, u32::from(ID)), (0x088, 0x10), (0x100, 1 << 31 | 1 << 16 | u32::from(TREE)), (0x101, 2)] {
+            x.cpu_cfg(a, d);
+        }
+        for (off, v) in [
+            (offset::VNI_ALLOWED, 1 << 31 | u32::from(VNI_A)),
+            (offset::VNI_ALLOWED + 4, 1 << 31 | u32::from(VNI_B)),
+            (offset::ROUTE, 0),
+            (offset::ROUTE + 4, 1 << 31 | u32::from(PORT)),
+            (offset::MCAST + 4, 2),
+            (offset::MCAST, 1 << 31 | u32::from(TREE)),
+        ] {
+            x.reg_write(off, v);
+        }
+        assert_eq!(x.e.regs().read(Reg::VniAllowed(1)), 1 << 31 | u32::from(VNI_B));
+        x.send(true, &frame(0x1, VNI_A, COOKIE_A, SEQNO_A, true, 0));
+        assert_eq!(x.count(event::ARM), 1, "{:?}", x.events);
+        // Job B's frames.
+        x.send(true, &frame(0x21, VNI_B, COOKIE_A, SEQNO_A, false, 1 << 40));
+        x.send(true, &frame(0x22, VNI_A, COOKIE_A + 1, SEQNO_A, false, 1 << 41));
+        x.send(true, &frame(0x23, VNI_A, COOKIE_A, SEQNO_A + 1, false, 1 << 42));
+        x.send(true, &frame(0x24, 0x99, COOKIE_A, SEQNO_A, false, 1 << 43));
+        assert_eq!((x.count(event::DROP_VNI), x.count(event::DROP_COOKIE), x.count(event::DROP_SEQNO)), (1, 1, 1), "{:?}", x.events);
+        assert_eq!(x.e.regs().counter(VNI_COUNTER), 1, "the VNI the port does not allow is dropped by the checker");
+        assert!(x.out.is_empty(), "nothing went up yet");
+        // Job A's two children.
+        x.send(true, &frame(0x11, VNI_A, COOKIE_A, SEQNO_A, false, 1000));
+        x.send(true, &frame(0x12, VNI_A, COOKIE_A, SEQNO_A, false, 2000));
+        assert_eq!(x.count(event::ACCEPT), 2);
+        assert_eq!(x.out.len(), 1, "one partial result up: {:?}", x.events);
+        let up = SoftPortals::parse(&x.out[0]).unwrap().frame;
+        assert_eq!((up.vni, up.header.cookie, up.header.count, up.data[0]), (VNI_A, COOKIE_A, 2, 3000));
+    }
+}
