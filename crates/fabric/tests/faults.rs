@@ -47,7 +47,7 @@ fn seed() -> u64 {
     }
 }
 
-/// >= 10,000 reductions of 40 jobs (3-8 participants, 5-40 reductions each, 6 running at once over
+/// At least 10,000 reductions of 40 jobs (3-8 participants, 5-40 reductions each, 6 running at once over
 /// the same 16 end nodes and 4 engines) with 1% drop, 1% late contributions, 0.5% duplicates, 0.5%
 /// corruption on every collective frame, and engines whose descriptors are filled now and then.
 #[test]
