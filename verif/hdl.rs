@@ -9,6 +9,8 @@ use std::process::Command;
 
 /// Extra parameter sets linted besides the defaults: (module, parameter overrides).
 pub const LINT_PARAMS: &[(&str, &[&str])] = &[
+    ("axis_register", &["-GWIDTH=1"]),
+    ("axis_register", &["-GWIDTH=626"]),
     ("output_queue", &["-GDATA_WIDTH=64"]),
     ("output_queue", &["-GDATA_WIDTH=512", "-GROUTE_ENTRIES=12"]),
     ("input_checker", &["-GDATA_WIDTH=64"]),
