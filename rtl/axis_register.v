@@ -45,6 +45,13 @@ module axis_register #
     input  wire             m_axis_tready
 );
 
+// A bad parameter set fails at elaboration: the instance names a module that does not exist.
+generate
+    if (WIDTH < 1) begin : g_bad_width
+        axis_register_bad_parameter_WIDTH_must_be_at_least_1 u_err();
+    end
+endgenerate
+
 reg [WIDTH-1:0] out_data_reg, out_data_next;
 reg             out_valid_reg, out_valid_next;
 reg [WIDTH-1:0] skid_data_reg, skid_data_next;
