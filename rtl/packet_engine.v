@@ -196,8 +196,9 @@ wire oq_miss;
 // counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
 assign stat_event = {{(32-EVENT_WIDTH){1'b0}}, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
 
-// The register space counts the events one cycle late: the pulses come from deep in five blocks and
-// would otherwise run combinationally into its 32-bit counter adders.
+// The register space counts the events one cycle late, so that none of its inputs comes combinationally
+// from another block: its cfg_* outputs feed four blocks, and with every input registered the top has no
+// path from a block through the register space into another (the model evaluates it first, once).
 reg [EVENT_WIDTH-1:0] stat_event_reg;
 
 always @(posedge clk) begin
