@@ -1,6 +1,10 @@
 // Packet engine top for one port (docs/blocks/packet_engine.md): interposer -> input checker ->
-// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection. Pure wiring plus
-// the output-queue egress demultiplexer (tdest == this port: injection; any other tdest: m_axis_egress).
+// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection. Wiring, the
+// output-queue egress demultiplexer (tdest == this port: injection; any other tdest: m_axis_egress), and
+// a register slice (axis_register) on every stream between two blocks, so that no valid/data or ready
+// path runs combinationally from one block into another (issue 6: the top's longest path stays that of
+// its worst block, and the model evaluates each block once per cycle). The event vector counted by the
+// register space is registered for the same reason.
 
 `resetall
 `timescale 1ns / 1ps
@@ -105,26 +109,42 @@ module packet_engine #
     output wire [31:0]            stat_event
 );
 
-// interposer -> checker
-wire [DATA_WIDTH-1:0] ext_tdata;
-wire [KEEP_WIDTH-1:0] ext_tkeep;
-wire ext_tvalid, ext_tready, ext_tlast;
-wire [8:0] ext_tuser;
+// Payload widths of the slices: the sum of the fields each stream carries.
+// interposer m_axis_ext_tuser = {family, port} (docs/blocks/interposer.md)
+localparam EXT_TUSER_WIDTH = 9;
+// output_queue m_axis_tdest (its PORT_WIDTH default) and frame_builder m_axis_tuser (destination ID)
+localparam OQ_TDEST_WIDTH = 4;
+localparam FB_TUSER_WIDTH = 16;
+localparam EXT_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + EXT_TUSER_WIDTH;
+localparam FB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + FB_TUSER_WIDTH;
+localparam OQ_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + OQ_TDEST_WIDTH;
+// register request {write, addr[16], be[4], wdata[32], src[16], tag[10]} (docs/blocks/register_space.md)
+localparam REG_WIDTH = 1 + 16 + 4 + 32 + 16 + 10;
+// collective message (docs/blocks/collective_message.md; cpu.v MSG_W)
+localparam MSG_WIDTH = 626;
+// stat_event bits driven by the blocks (the rest are 0)
+localparam EVENT_WIDTH = 28;
 
-// output queue -> demux -> interposer
-wire [DATA_WIDTH-1:0] oq_tdata;
-wire [KEEP_WIDTH-1:0] oq_tkeep;
-wire oq_tvalid, oq_tready, oq_tlast;
-wire [3:0] oq_tdest;
+// interposer -> slice -> checker
+wire [DATA_WIDTH-1:0] ext_tdata, ext_s_tdata;
+wire [KEEP_WIDTH-1:0] ext_tkeep, ext_s_tkeep;
+wire ext_tvalid, ext_tready, ext_tlast, ext_s_tvalid, ext_s_tready, ext_s_tlast;
+wire [EXT_TUSER_WIDTH-1:0] ext_tuser, ext_s_tuser;
+
+// output queue -> slice -> demux -> interposer
+wire [DATA_WIDTH-1:0] oq_tdata, oq_s_tdata;
+wire [KEEP_WIDTH-1:0] oq_tkeep, oq_s_tkeep;
+wire oq_tvalid, oq_tready, oq_tlast, oq_s_tvalid, oq_s_tready, oq_s_tlast;
+wire [OQ_TDEST_WIDTH-1:0] oq_tdest, oq_s_tdest;
 wire inj_tready;
-wire oq_local = oq_tdest == cfg_port[3:0];
+wire oq_local = oq_s_tdest == cfg_port[OQ_TDEST_WIDTH-1:0];
 
-// checker -> register space
-wire reg_valid, reg_ready, reg_write;
-wire [15:0] reg_addr, reg_src;
-wire [3:0] reg_be;
-wire [31:0] reg_wdata;
-wire [9:0] reg_tag;
+// checker -> slice -> register space (reg_*: checker side, rq_*: register-space side)
+wire reg_valid, reg_ready, reg_write, rq_valid, rq_ready, rq_write;
+wire [15:0] reg_addr, reg_src, rq_addr, rq_src;
+wire [3:0] reg_be, rq_be;
+wire [31:0] reg_wdata, rq_wdata;
+wire [9:0] reg_tag, rq_tag;
 
 // register-space configuration
 /* verilator lint_off UNUSEDSIGNAL */
@@ -145,25 +165,28 @@ wire [3:0] mcast_wr_index;
 wire [12:0] mcast_wr_tree;
 wire [19:0] mcast_wr_wait_count;
 
-// checker -> CPU and CPU -> builder messages
-wire c_valid, c_ready, b_valid, b_ready;
-wire [3:0] c_kind, b_kind, c_code, b_code, c_rc, b_rc;
+// checker -> slice -> CPU (c_*: checker side, cs_*: CPU side) and CPU -> slice -> builder (b_*: CPU side,
+// bs_*: builder side) messages
+wire c_valid, c_ready, b_valid, b_ready, cs_valid, cs_ready, bs_valid, bs_ready;
+wire [3:0] c_kind, b_kind, c_code, b_code, c_rc, b_rc, cs_kind, bs_kind, cs_code, bs_code, cs_rc, bs_rc;
 wire c_family, b_family, c_posted, b_posted, c_error, b_error, c_retry, b_retry;
-wire [7:0] c_port, b_port, c_repsum_m, b_repsum_m;
+wire cs_family, bs_family, cs_posted, bs_posted, cs_error, bs_error, cs_retry, bs_retry;
+wire [7:0] c_port, b_port, c_repsum_m, b_repsum_m, cs_port, bs_port, cs_repsum_m, bs_repsum_m;
 wire [15:0] c_ctx, b_ctx, c_pid, b_pid, c_dmu_id, b_dmu_id, c_vni, b_vni;
-wire [31:0] c_src, b_src, c_dst, b_dst, c_cookie, b_cookie;
-wire [19:0] c_count, b_count;
-wire [1:0] c_tid, b_tid, c_repsum_oflow_id, b_repsum_oflow_id;
-wire [9:0] c_seqno, b_seqno, c_resno, b_resno;
-wire [5:0] c_op, b_op;
-wire [255:0] c_data, b_data;
-wire [127:0] c_pbv, b_pbv;
+wire [15:0] cs_ctx, bs_ctx, cs_pid, bs_pid, cs_dmu_id, bs_dmu_id, cs_vni, bs_vni;
+wire [31:0] c_src, b_src, c_dst, b_dst, c_cookie, b_cookie, cs_src, bs_src, cs_dst, bs_dst, cs_cookie, bs_cookie;
+wire [19:0] c_count, b_count, cs_count, bs_count;
+wire [1:0] c_tid, b_tid, c_repsum_oflow_id, b_repsum_oflow_id, cs_tid, bs_tid, cs_repsum_oflow_id, bs_repsum_oflow_id;
+wire [9:0] c_seqno, b_seqno, c_resno, b_resno, cs_seqno, bs_seqno, cs_resno, bs_resno;
+wire [5:0] c_op, b_op, cs_op, bs_op;
+wire [255:0] c_data, b_data, cs_data, bs_data;
+wire [127:0] c_pbv, b_pbv, cs_pbv, bs_pbv;
 
-// builder -> output queue
-wire [DATA_WIDTH-1:0] fb_tdata;
-wire [KEEP_WIDTH-1:0] fb_tkeep;
-wire fb_tvalid, fb_tready, fb_tlast;
-wire [15:0] fb_tuser;
+// builder -> slice -> output queue
+wire [DATA_WIDTH-1:0] fb_tdata, fb_s_tdata;
+wire [KEEP_WIDTH-1:0] fb_tkeep, fb_s_tkeep;
+wire fb_tvalid, fb_tready, fb_tlast, fb_s_tvalid, fb_s_tready, fb_s_tlast;
+wire [FB_TUSER_WIDTH-1:0] fb_tuser, fb_s_tuser;
 
 wire [20:0] chk_event;
 wire [2:0] ip_event;
@@ -171,14 +194,107 @@ wire [1:0] fb_event;
 wire oq_miss;
 
 // counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
-assign stat_event = {4'd0, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
+assign stat_event = {{(32-EVENT_WIDTH){1'b0}}, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
 
-assign m_axis_egress_tdata = oq_tdata;
-assign m_axis_egress_tkeep = oq_tkeep;
-assign m_axis_egress_tvalid = oq_tvalid && !oq_local;
-assign m_axis_egress_tlast = oq_tlast;
-assign m_axis_egress_tdest = oq_tdest;
-assign oq_tready = oq_local ? inj_tready : m_axis_egress_tready;
+// The register space counts the events one cycle late, so that none of its inputs comes combinationally
+// from another block: its cfg_* outputs feed four blocks, and with every input registered the top has no
+// path from a block through the register space into another (the model evaluates it first, once).
+reg [EVENT_WIDTH-1:0] stat_event_reg;
+
+always @(posedge clk) begin
+    stat_event_reg <= rst ? {EVENT_WIDTH{1'b0}} : stat_event[EVENT_WIDTH-1:0];
+end
+
+wire [31:0] rs_stat_event = {{(32-EVENT_WIDTH){1'b0}}, stat_event_reg};
+
+// Egress demultiplexer after the output-queue slice: its registered tdest picks the consumer, so a frame
+// never splits (the slice passes a frame's beats in order with the tdest the queue held for the frame).
+assign m_axis_egress_tdata = oq_s_tdata;
+assign m_axis_egress_tkeep = oq_s_tkeep;
+assign m_axis_egress_tvalid = oq_s_tvalid && !oq_local;
+assign m_axis_egress_tlast = oq_s_tlast;
+assign m_axis_egress_tdest = oq_s_tdest;
+assign oq_s_tready = oq_local ? inj_tready : m_axis_egress_tready;
+
+axis_register #(.WIDTH(EXT_WIDTH))
+ext_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({ext_tdata, ext_tkeep, ext_tlast, ext_tuser}),
+    .s_axis_tvalid(ext_tvalid),
+    .s_axis_tready(ext_tready),
+    .m_axis_tdata({ext_s_tdata, ext_s_tkeep, ext_s_tlast, ext_s_tuser}),
+    .m_axis_tvalid(ext_s_tvalid),
+    .m_axis_tready(ext_s_tready)
+);
+
+axis_register #(.WIDTH(REG_WIDTH))
+reg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({reg_write, reg_addr, reg_be, reg_wdata, reg_src, reg_tag}),
+    .s_axis_tvalid(reg_valid),
+    .s_axis_tready(reg_ready),
+    .m_axis_tdata({rq_write, rq_addr, rq_be, rq_wdata, rq_src, rq_tag}),
+    .m_axis_tvalid(rq_valid),
+    .m_axis_tready(rq_ready)
+);
+
+axis_register #(.WIDTH(MSG_WIDTH))
+cpu_msg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({c_kind, c_family, c_port, c_ctx, c_src, c_dst, c_pid, c_dmu_id, c_count, c_code, c_posted,
+                   c_error, c_tid, c_vni, c_cookie, c_seqno, c_resno, c_retry, c_op, c_rc, c_repsum_m,
+                   c_repsum_oflow_id, c_data, c_pbv}),
+    .s_axis_tvalid(c_valid),
+    .s_axis_tready(c_ready),
+    .m_axis_tdata({cs_kind, cs_family, cs_port, cs_ctx, cs_src, cs_dst, cs_pid, cs_dmu_id, cs_count, cs_code, cs_posted,
+                   cs_error, cs_tid, cs_vni, cs_cookie, cs_seqno, cs_resno, cs_retry, cs_op, cs_rc, cs_repsum_m,
+                   cs_repsum_oflow_id, cs_data, cs_pbv}),
+    .m_axis_tvalid(cs_valid),
+    .m_axis_tready(cs_ready)
+);
+
+axis_register #(.WIDTH(MSG_WIDTH))
+builder_msg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({b_kind, b_family, b_port, b_ctx, b_src, b_dst, b_pid, b_dmu_id, b_count, b_code, b_posted,
+                   b_error, b_tid, b_vni, b_cookie, b_seqno, b_resno, b_retry, b_op, b_rc, b_repsum_m,
+                   b_repsum_oflow_id, b_data, b_pbv}),
+    .s_axis_tvalid(b_valid),
+    .s_axis_tready(b_ready),
+    .m_axis_tdata({bs_kind, bs_family, bs_port, bs_ctx, bs_src, bs_dst, bs_pid, bs_dmu_id, bs_count, bs_code, bs_posted,
+                   bs_error, bs_tid, bs_vni, bs_cookie, bs_seqno, bs_resno, bs_retry, bs_op, bs_rc, bs_repsum_m,
+                   bs_repsum_oflow_id, bs_data, bs_pbv}),
+    .m_axis_tvalid(bs_valid),
+    .m_axis_tready(bs_ready)
+);
+
+axis_register #(.WIDTH(FB_WIDTH))
+fb_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({fb_tdata, fb_tkeep, fb_tlast, fb_tuser}),
+    .s_axis_tvalid(fb_tvalid),
+    .s_axis_tready(fb_tready),
+    .m_axis_tdata({fb_s_tdata, fb_s_tkeep, fb_s_tlast, fb_s_tuser}),
+    .m_axis_tvalid(fb_s_tvalid),
+    .m_axis_tready(fb_s_tready)
+);
+
+axis_register #(.WIDTH(OQ_WIDTH))
+oq_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({oq_tdata, oq_tkeep, oq_tlast, oq_tdest}),
+    .s_axis_tvalid(oq_tvalid),
+    .s_axis_tready(oq_tready),
+    .m_axis_tdata({oq_s_tdata, oq_s_tkeep, oq_s_tlast, oq_s_tdest}),
+    .m_axis_tvalid(oq_s_tvalid),
+    .m_axis_tready(oq_s_tready)
+);
 
 interposer #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -204,11 +320,11 @@ interposer_inst (
     .m_axis_ext_tready(ext_tready),
     .m_axis_ext_tlast(ext_tlast),
     .m_axis_ext_tuser(ext_tuser),
-    .s_axis_inj_tdata(oq_tdata),
-    .s_axis_inj_tkeep(oq_tkeep),
-    .s_axis_inj_tvalid(oq_tvalid && oq_local),
+    .s_axis_inj_tdata(oq_s_tdata),
+    .s_axis_inj_tkeep(oq_s_tkeep),
+    .s_axis_inj_tvalid(oq_s_tvalid && oq_local),
     .s_axis_inj_tready(inj_tready),
-    .s_axis_inj_tlast(oq_tlast),
+    .s_axis_inj_tlast(oq_s_tlast),
     .vl_credit_return(vl_credit_return),
     .link_credit_return(link_credit_return),
     .stat_inj_credits(stat_inj_credits),
@@ -231,12 +347,12 @@ input_checker #(
 input_checker_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(ext_tdata),
-    .s_axis_tkeep(ext_tkeep),
-    .s_axis_tvalid(ext_tvalid),
-    .s_axis_tready(ext_tready),
-    .s_axis_tlast(ext_tlast),
-    .s_axis_tuser(ext_tuser),
+    .s_axis_tdata(ext_s_tdata),
+    .s_axis_tkeep(ext_s_tkeep),
+    .s_axis_tvalid(ext_s_tvalid),
+    .s_axis_tready(ext_s_tready),
+    .s_axis_tlast(ext_s_tlast),
+    .s_axis_tuser(ext_s_tuser),
     .m_reg_valid(reg_valid),
     .m_reg_ready(reg_ready),
     .m_reg_write(reg_write),
@@ -284,14 +400,14 @@ register_space
 register_space_inst (
     .clk(clk),
     .rst(rst),
-    .s_reg_valid(reg_valid),
-    .s_reg_ready(reg_ready),
-    .s_reg_write(reg_write),
-    .s_reg_addr(reg_addr),
-    .s_reg_be(reg_be),
-    .s_reg_wdata(reg_wdata),
-    .s_reg_src(reg_src),
-    .s_reg_tag(reg_tag),
+    .s_reg_valid(rq_valid),
+    .s_reg_ready(rq_ready),
+    .s_reg_write(rq_write),
+    .s_reg_addr(rq_addr),
+    .s_reg_be(rq_be),
+    .s_reg_wdata(rq_wdata),
+    .s_reg_src(rq_src),
+    .s_reg_tag(rq_tag),
     .m_reg_rsp_valid(m_reg_rsp_valid),
     .m_reg_rsp_ready(m_reg_rsp_ready),
     .m_reg_rsp_write(m_reg_rsp_write),
@@ -331,7 +447,7 @@ register_space_inst (
     .cfg_mcast_wr_ports(cfg_mcast_wr_ports),
     .pbv_rd_index(pbv_rd_index),
     .pbv_rd_dev_id(pbv_rd_dev_id),
-    .stat_event(stat_event)
+    .stat_event(rs_stat_event)
 );
 
 cpu #(
@@ -342,32 +458,32 @@ cpu #(
 cpu_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(c_valid),
-    .s_msg_ready(c_ready),
-    .s_msg_kind(c_kind),
-    .s_msg_family(c_family),
-    .s_msg_port(c_port),
-    .s_msg_ctx(c_ctx),
-    .s_msg_src(c_src),
-    .s_msg_dst(c_dst),
-    .s_msg_pid(c_pid),
-    .s_msg_dmu_id(c_dmu_id),
-    .s_msg_count(c_count),
-    .s_msg_code(c_code),
-    .s_msg_posted(c_posted),
-    .s_msg_error(c_error),
-    .s_msg_tid(c_tid),
-    .s_msg_vni(c_vni),
-    .s_msg_cookie(c_cookie),
-    .s_msg_seqno(c_seqno),
-    .s_msg_resno(c_resno),
-    .s_msg_retry(c_retry),
-    .s_msg_op(c_op),
-    .s_msg_rc(c_rc),
-    .s_msg_repsum_m(c_repsum_m),
-    .s_msg_repsum_oflow_id(c_repsum_oflow_id),
-    .s_msg_data(c_data),
-    .s_msg_pbv(c_pbv),
+    .s_msg_valid(cs_valid),
+    .s_msg_ready(cs_ready),
+    .s_msg_kind(cs_kind),
+    .s_msg_family(cs_family),
+    .s_msg_port(cs_port),
+    .s_msg_ctx(cs_ctx),
+    .s_msg_src(cs_src),
+    .s_msg_dst(cs_dst),
+    .s_msg_pid(cs_pid),
+    .s_msg_dmu_id(cs_dmu_id),
+    .s_msg_count(cs_count),
+    .s_msg_code(cs_code),
+    .s_msg_posted(cs_posted),
+    .s_msg_error(cs_error),
+    .s_msg_tid(cs_tid),
+    .s_msg_vni(cs_vni),
+    .s_msg_cookie(cs_cookie),
+    .s_msg_seqno(cs_seqno),
+    .s_msg_resno(cs_resno),
+    .s_msg_retry(cs_retry),
+    .s_msg_op(cs_op),
+    .s_msg_rc(cs_rc),
+    .s_msg_repsum_m(cs_repsum_m),
+    .s_msg_repsum_oflow_id(cs_repsum_oflow_id),
+    .s_msg_data(cs_data),
+    .s_msg_pbv(cs_pbv),
     .m_msg_valid(b_valid),
     .m_msg_ready(b_ready),
     .m_msg_kind(b_kind),
@@ -410,32 +526,32 @@ frame_builder #(
 frame_builder_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(b_valid),
-    .s_msg_ready(b_ready),
-    .s_msg_kind(b_kind),
-    .s_msg_family(b_family),
-    .s_msg_port(b_port),
-    .s_msg_ctx(b_ctx),
-    .s_msg_src(b_src),
-    .s_msg_dst(b_dst),
-    .s_msg_pid(b_pid),
-    .s_msg_dmu_id(b_dmu_id),
-    .s_msg_count(b_count),
-    .s_msg_code(b_code),
-    .s_msg_posted(b_posted),
-    .s_msg_error(b_error),
-    .s_msg_tid(b_tid),
-    .s_msg_vni(b_vni),
-    .s_msg_cookie(b_cookie),
-    .s_msg_seqno(b_seqno),
-    .s_msg_resno(b_resno),
-    .s_msg_retry(b_retry),
-    .s_msg_op(b_op),
-    .s_msg_rc(b_rc),
-    .s_msg_repsum_m(b_repsum_m),
-    .s_msg_repsum_oflow_id(b_repsum_oflow_id),
-    .s_msg_data(b_data),
-    .s_msg_pbv(b_pbv),
+    .s_msg_valid(bs_valid),
+    .s_msg_ready(bs_ready),
+    .s_msg_kind(bs_kind),
+    .s_msg_family(bs_family),
+    .s_msg_port(bs_port),
+    .s_msg_ctx(bs_ctx),
+    .s_msg_src(bs_src),
+    .s_msg_dst(bs_dst),
+    .s_msg_pid(bs_pid),
+    .s_msg_dmu_id(bs_dmu_id),
+    .s_msg_count(bs_count),
+    .s_msg_code(bs_code),
+    .s_msg_posted(bs_posted),
+    .s_msg_error(bs_error),
+    .s_msg_tid(bs_tid),
+    .s_msg_vni(bs_vni),
+    .s_msg_cookie(bs_cookie),
+    .s_msg_seqno(bs_seqno),
+    .s_msg_resno(bs_resno),
+    .s_msg_retry(bs_retry),
+    .s_msg_op(bs_op),
+    .s_msg_rc(bs_rc),
+    .s_msg_repsum_m(bs_repsum_m),
+    .s_msg_repsum_oflow_id(bs_repsum_oflow_id),
+    .s_msg_data(bs_data),
+    .s_msg_pbv(bs_pbv),
     .m_axis_tdata(fb_tdata),
     .m_axis_tkeep(fb_tkeep),
     .m_axis_tvalid(fb_tvalid),
@@ -458,12 +574,12 @@ output_queue #(
 output_queue_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(fb_tdata),
-    .s_axis_tkeep(fb_tkeep),
-    .s_axis_tvalid(fb_tvalid),
-    .s_axis_tready(fb_tready),
-    .s_axis_tlast(fb_tlast),
-    .s_axis_tuser(fb_tuser),
+    .s_axis_tdata(fb_s_tdata),
+    .s_axis_tkeep(fb_s_tkeep),
+    .s_axis_tvalid(fb_s_tvalid),
+    .s_axis_tready(fb_s_tready),
+    .s_axis_tlast(fb_s_tlast),
+    .s_axis_tuser(fb_s_tuser),
     .m_axis_tdata(oq_tdata),
     .m_axis_tkeep(oq_tkeep),
     .m_axis_tvalid(oq_tvalid),

@@ -1,19 +1,32 @@
 //! The packet-engine top for one port (`rtl/packet_engine.v`, `docs/blocks/packet_engine.md`): the six
-//! block models wired exactly as the RTL wires them.
+//! block models and the six register slices between them, wired exactly as the RTL wires them.
 //!
-//! The blocks' models only offer [`Block::step`], so the top settles the wires between them as a
-//! fixed point: each block is stepped on a *copy* with its current guess of inputs; the outputs give new
-//! inputs; blocks whose inputs changed are re-evaluated until nothing changes (the wiring has no
-//! combinational loop, so this ends within a few rounds); the copies stepped with the settled inputs
-//! become the new state. This gives exactly the RTL's cycle behaviour, whatever the combinational paths
-//! inside each block are.
+//! Every stream between two blocks crosses a [`Slice`] (`rtl/axis_register.v`), whose outputs — valid and
+//! data downstream, ready upstream — are registers, and the event vector into the register space is
+//! registered. So within one cycle every block's inputs are functions of registers (slices, the event
+//! register, the register space's configuration registers) and of the top's inputs only, and
+//! [`PacketEngine::step`] evaluates each block exactly once, in a fixed order (§Model of the doc):
+//!
+//! 1. register space: its inputs are the register-request slice, the event register and top inputs; its
+//!    `cfg_*` outputs are its own registers, which the other blocks read;
+//! 2. interposer, input checker, CPU, frame builder, output queue (any order among them): inputs from the
+//!    slices' registered outputs, the register space's outputs of step 1 and the top's inputs;
+//! 3. the top's outputs (the egress demultiplexer reads the output-queue slice's registers);
+//! 4. the rising edge of the six slices (their inputs are the blocks' outputs of step 2, including each
+//!    downstream block's `ready`, which may depend combinationally on that block's inputs) and of the
+//!    event register.
+//!
+//! A block's combinational input-to-output paths (e.g. the checker's `s_axis_tready` on its `m_msg_ready`)
+//! all end at a slice's or the event register's input, so no block's output feeds another block's input in
+//! the same cycle, and one evaluation is exact.
 
+use crate::axis_register::Slice;
 use crate::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 use crate::cpu::{Cpu, CpuIn, CpuOut, CpuParams};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
-use crate::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
-use crate::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut, OutputQueueParams};
-use crate::regs::{RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
+use crate::interposer::{Interposer, InterposerIn, InterposerParams};
+use crate::output_queue::{OutputQueue, OutputQueueIn, OutputQueueParams};
+use crate::regs::{RegisterSpace, RegisterSpaceIn};
 use crate::signal::Block;
 use crate::{ports, Wide};
 
@@ -134,24 +147,76 @@ ports! {
     }
 }
 
-#[derive(Clone, Copy, Default, PartialEq)]
-struct Wires {
-    ip: InterposerIn,
-    ck: InputCheckerIn,
-    rs: RegisterSpaceIn,
-    cpu: CpuIn,
-    fb: FrameBuilderIn,
-    oq: OutputQueueIn,
+/// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL); bits 31:28 are 0.
+const EVENT_MASK: u32 = 0x0FFF_FFFF;
+/// The output queue's `tdest` bits (its `PORT_WIDTH`): the low bits of `cfg_port` that mean "this port".
+const PORT_MASK: u8 = 0xF;
+
+/// One beat of the interposer's extraction stream (`ext_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct ExtBeat {
+    tdata: Wide,
+    tkeep: u64,
+    tlast: bool,
+    tuser: u16,
 }
 
-#[derive(Clone, Copy, Default)]
-struct Outs {
-    ip: InterposerOut,
-    ck: InputCheckerOut,
-    rs: RegisterSpaceOut,
-    cpu: CpuOut,
-    fb: FrameBuilderOut,
-    oq: OutputQueueOut,
+/// One register access from the checker (`reg_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct RegReq {
+    write: bool,
+    addr: u16,
+    be: u8,
+    wdata: u32,
+    src: u16,
+    tag: u16,
+}
+
+/// One collective message as it crosses a port (`cpu_msg_slice_inst`, `builder_msg_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct Msg {
+    kind: u8,
+    family: bool,
+    port: u8,
+    ctx: u16,
+    src: u32,
+    dst: u32,
+    pid: u16,
+    dmu_id: u16,
+    count: u32,
+    code: u8,
+    posted: bool,
+    error: bool,
+    tid: u8,
+    vni: u16,
+    cookie: u32,
+    seqno: u16,
+    resno: u16,
+    retry: bool,
+    op: u8,
+    rc: u8,
+    repsum_m: u8,
+    repsum_oflow_id: u8,
+    data: Wide,
+    pbv: Wide,
+}
+
+/// One frame-builder beat with its destination ID (`fb_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct FbBeat {
+    tdata: Wide,
+    tkeep: u64,
+    tlast: bool,
+    tuser: u16,
+}
+
+/// One output-queue beat with its egress port (`oq_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct OqBeat {
+    tdata: Wide,
+    tkeep: u64,
+    tlast: bool,
+    tdest: u8,
 }
 
 /// The packet-engine top.
@@ -163,197 +228,20 @@ pub struct PacketEngine {
     cpu: Cpu,
     fb: FrameBuilder,
     oq: OutputQueue,
-    wires: Wires,
-    /// Block evaluations in the last cycle (6 when the first guess was right).
-    pub evaluations: u32,
-}
-
-impl std::fmt::Debug for Wires {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Wires")
-    }
+    ext: Slice<ExtBeat>,
+    reg: Slice<RegReq>,
+    cpu_msg: Slice<Msg>,
+    fb_msg: Slice<Msg>,
+    fb_out: Slice<FbBeat>,
+    oq_out: Slice<OqBeat>,
+    /// `stat_event_reg`: last cycle's events, counted by the register space now.
+    stat_event_reg: u32,
 }
 
 /// A parameter the top's blocks reject.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("packet engine parameter: {0}")]
 pub struct EngineParamError(pub String);
-
-/// The inputs of every block given the top's inputs and every block's outputs (the RTL's wires).
-fn wire(t: &EngineIn, o: &Outs) -> Wires {
-    let mut w = Wires::default();
-    let local = o.oq.m_axis_tdest == (t.cfg_port & 0xF);
-    // interposer
-    w.ip = InterposerIn {
-        rst: t.rst,
-        s_axis_rx_tdata: t.s_axis_rx_tdata,
-        s_axis_rx_tkeep: t.s_axis_rx_tkeep,
-        s_axis_rx_tvalid: t.s_axis_rx_tvalid,
-        s_axis_rx_tlast: t.s_axis_rx_tlast,
-        m_axis_vl_tready: t.m_axis_vl_tready,
-        m_axis_ext_tready: o.ck.s_axis_tready,
-        s_axis_inj_tdata: o.oq.m_axis_tdata,
-        s_axis_inj_tkeep: o.oq.m_axis_tkeep,
-        s_axis_inj_tvalid: o.oq.m_axis_tvalid && local,
-        s_axis_inj_tlast: o.oq.m_axis_tlast,
-        vl_credit_return: t.vl_credit_return,
-        cfg_family: t.cfg_family,
-        cfg_port: t.cfg_port,
-        cfg_engine_id: t.cfg_engine_id,
-        cfg_ethertype: o.rs.cfg_ethertype,
-        cfg_mcast_wr_en: o.rs.cfg_mcast_wr_en,
-        cfg_mcast_wr_index: o.rs.cfg_mcast_wr_index,
-        cfg_mcast_wr_valid: o.rs.cfg_mcast_wr_valid,
-        cfg_mcast_wr_tree: o.rs.cfg_mcast_wr_tree,
-        cfg_mcast_wr_wait_count: o.rs.cfg_mcast_wr_wait_count,
-    };
-    w.ck = InputCheckerIn {
-        rst: t.rst,
-        s_axis_tdata: o.ip.m_axis_ext_tdata,
-        s_axis_tkeep: o.ip.m_axis_ext_tkeep,
-        s_axis_tvalid: o.ip.m_axis_ext_tvalid,
-        s_axis_tlast: o.ip.m_axis_ext_tlast,
-        s_axis_tuser: o.ip.m_axis_ext_tuser,
-        m_reg_ready: o.rs.s_reg_ready,
-        m_msg_ready: o.cpu.s_msg_ready,
-        cfg_engine_id: t.cfg_engine_id,
-        cfg_ethertype: o.rs.cfg_ethertype,
-        cfg_vendor_id: o.rs.cfg_vendor_id,
-        cfg_validation: o.rs.cfg_validation,
-        cfg_vni_valid: o.rs.cfg_vni_valid,
-        cfg_vni: o.rs.cfg_vni,
-    };
-    w.rs = RegisterSpaceIn {
-        rst: t.rst,
-        s_reg_valid: o.ck.m_reg_valid,
-        s_reg_write: o.ck.m_reg_write,
-        s_reg_addr: o.ck.m_reg_addr,
-        s_reg_be: o.ck.m_reg_be,
-        s_reg_wdata: o.ck.m_reg_wdata,
-        s_reg_src: o.ck.m_reg_src,
-        s_reg_tag: o.ck.m_reg_tag,
-        m_reg_rsp_ready: t.m_reg_rsp_ready,
-        pbv_rd_index: t.pbv_rd_index,
-        stat_event: stat_event(o),
-    };
-    w.cpu.rst = t.rst;
-        w.cpu.s_msg_valid = o.ck.m_msg_valid;
-        w.cpu.s_msg_kind = o.ck.m_msg_kind;
-        w.cpu.s_msg_family = o.ck.m_msg_family;
-        w.cpu.s_msg_port = o.ck.m_msg_port;
-        w.cpu.s_msg_ctx = o.ck.m_msg_ctx;
-        w.cpu.s_msg_src = o.ck.m_msg_src;
-        w.cpu.s_msg_dst = o.ck.m_msg_dst;
-        w.cpu.s_msg_pid = o.ck.m_msg_pid;
-        w.cpu.s_msg_dmu_id = o.ck.m_msg_dmu_id;
-        w.cpu.s_msg_count = o.ck.m_msg_count;
-        w.cpu.s_msg_code = o.ck.m_msg_code;
-        w.cpu.s_msg_posted = o.ck.m_msg_posted;
-        w.cpu.s_msg_error = o.ck.m_msg_error;
-        w.cpu.s_msg_tid = o.ck.m_msg_tid;
-        w.cpu.s_msg_vni = o.ck.m_msg_vni;
-        w.cpu.s_msg_cookie = o.ck.m_msg_cookie;
-        w.cpu.s_msg_seqno = o.ck.m_msg_seqno;
-        w.cpu.s_msg_resno = o.ck.m_msg_resno;
-        w.cpu.s_msg_retry = o.ck.m_msg_retry;
-        w.cpu.s_msg_op = o.ck.m_msg_op;
-        w.cpu.s_msg_rc = o.ck.m_msg_rc;
-        w.cpu.s_msg_repsum_m = o.ck.m_msg_repsum_m;
-        w.cpu.s_msg_repsum_oflow_id = o.ck.m_msg_repsum_oflow_id;
-        w.cpu.s_msg_data = o.ck.m_msg_data;
-        w.cpu.s_msg_pbv = o.ck.m_msg_pbv;
-    w.cpu.m_msg_ready = o.fb.s_msg_ready;
-    w.cpu.cfg_wr_en = t.cpu_cfg_wr_en;
-    w.cpu.cfg_wr_addr = t.cpu_cfg_wr_addr;
-    w.cpu.cfg_wr_data = t.cpu_cfg_wr_data;
-    w.fb.rst = t.rst;
-        w.fb.s_msg_valid = o.cpu.m_msg_valid;
-        w.fb.s_msg_kind = o.cpu.m_msg_kind;
-        w.fb.s_msg_family = o.cpu.m_msg_family;
-        w.fb.s_msg_port = o.cpu.m_msg_port;
-        w.fb.s_msg_ctx = o.cpu.m_msg_ctx;
-        w.fb.s_msg_src = o.cpu.m_msg_src;
-        w.fb.s_msg_dst = o.cpu.m_msg_dst;
-        w.fb.s_msg_pid = o.cpu.m_msg_pid;
-        w.fb.s_msg_dmu_id = o.cpu.m_msg_dmu_id;
-        w.fb.s_msg_count = o.cpu.m_msg_count;
-        w.fb.s_msg_code = o.cpu.m_msg_code;
-        w.fb.s_msg_posted = o.cpu.m_msg_posted;
-        w.fb.s_msg_error = o.cpu.m_msg_error;
-        w.fb.s_msg_tid = o.cpu.m_msg_tid;
-        w.fb.s_msg_vni = o.cpu.m_msg_vni;
-        w.fb.s_msg_cookie = o.cpu.m_msg_cookie;
-        w.fb.s_msg_seqno = o.cpu.m_msg_seqno;
-        w.fb.s_msg_resno = o.cpu.m_msg_resno;
-        w.fb.s_msg_retry = o.cpu.m_msg_retry;
-        w.fb.s_msg_op = o.cpu.m_msg_op;
-        w.fb.s_msg_rc = o.cpu.m_msg_rc;
-        w.fb.s_msg_repsum_m = o.cpu.m_msg_repsum_m;
-        w.fb.s_msg_repsum_oflow_id = o.cpu.m_msg_repsum_oflow_id;
-        w.fb.s_msg_data = o.cpu.m_msg_data;
-        w.fb.s_msg_pbv = o.cpu.m_msg_pbv;
-    w.fb.m_axis_tready = o.oq.s_axis_tready;
-    w.fb.cfg_engine_id = t.cfg_engine_id;
-    w.fb.cfg_vendor_id = o.rs.cfg_vendor_id;
-    w.fb.cfg_ethertype = o.rs.cfg_ethertype;
-    w.fb.cfg_src_mac = t.cfg_src_mac;
-    w.fb.cfg_dst_mac = t.cfg_dst_mac;
-    w.oq = OutputQueueIn {
-        rst: t.rst,
-        s_axis_tdata: o.fb.m_axis_tdata,
-        s_axis_tkeep: o.fb.m_axis_tkeep,
-        s_axis_tvalid: o.fb.m_axis_tvalid,
-        s_axis_tlast: o.fb.m_axis_tlast,
-        s_axis_tuser: o.fb.m_axis_tuser,
-        m_axis_tready: if local { o.ip.s_axis_inj_tready } else { t.m_axis_egress_tready },
-        cfg_route_wr_en: o.rs.cfg_route_wr_en,
-        cfg_route_wr_index: o.rs.cfg_route_wr_index,
-        cfg_route_wr_valid: o.rs.cfg_route_wr_valid,
-        cfg_route_wr_dest_id: o.rs.cfg_route_wr_dest_id,
-        cfg_route_wr_dest_mask: o.rs.cfg_route_wr_dest_mask,
-        cfg_route_wr_port: o.rs.cfg_route_wr_port,
-    };
-    w
-}
-
-/// `{4'd0, cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}`.
-fn stat_event(o: &Outs) -> u32 {
-    (o.ck.stat_event & 0x1F_FFFF)
-        | u32::from(o.ip.stat_event & 7) << 21
-        | u32::from(o.oq.stat_route_miss) << 24
-        | u32::from(o.fb.stat_event & 3) << 25
-        | u32::from(o.cpu.stat_valid) << 27
-}
-
-fn top_out(t: &EngineIn, o: &Outs) -> EngineOut {
-    let local = o.oq.m_axis_tdest == (t.cfg_port & 0xF);
-    EngineOut {
-        s_axis_rx_tready: o.ip.s_axis_rx_tready,
-        m_axis_vl_tdata: o.ip.m_axis_vl_tdata,
-        m_axis_vl_tkeep: o.ip.m_axis_vl_tkeep,
-        m_axis_vl_tvalid: o.ip.m_axis_vl_tvalid,
-        m_axis_vl_tlast: o.ip.m_axis_vl_tlast,
-        m_axis_egress_tdata: o.oq.m_axis_tdata,
-        m_axis_egress_tkeep: o.oq.m_axis_tkeep,
-        m_axis_egress_tvalid: o.oq.m_axis_tvalid && !local,
-        m_axis_egress_tlast: o.oq.m_axis_tlast,
-        m_axis_egress_tdest: o.oq.m_axis_tdest,
-        m_reg_rsp_valid: o.rs.m_reg_rsp_valid,
-        m_reg_rsp_write: o.rs.m_reg_rsp_write,
-        m_reg_rsp_status: o.rs.m_reg_rsp_status,
-        m_reg_rsp_rdata: o.rs.m_reg_rsp_rdata,
-        m_reg_rsp_src: o.rs.m_reg_rsp_src,
-        m_reg_rsp_tag: o.rs.m_reg_rsp_tag,
-        link_credit_return: o.ip.link_credit_return,
-        stat_inj_credits: o.ip.stat_inj_credits,
-        pbv_rd_dev_id: o.rs.pbv_rd_dev_id,
-        cpu_stat_valid: o.cpu.stat_valid,
-        cpu_stat_event: o.cpu.stat_event,
-        cpu_stat_family: o.cpu.stat_family,
-        cpu_stat_ctx: o.cpu.stat_ctx,
-        stat_event: stat_event(o),
-    }
-}
 
 impl PacketEngine {
     /// The top at power-on (registers as the Verilated RTL starts them, before the first reset).
@@ -366,8 +254,13 @@ impl PacketEngine {
             cpu: Cpu::new(CpuParams { static_entries: p.static_entries, descriptors: p.descriptors, tick_cycles: p.tick_cycles }).map_err(|x| e(x.to_string()))?,
             fb: FrameBuilder::new(FrameBuilderParams::default()).ok_or_else(|| e("frame builder width".into()))?,
             oq: OutputQueue::new(OutputQueueParams { fifo_depth: p.fifo_depth, ..OutputQueueParams::default() }).map_err(|x| e(x.to_string()))?,
-            wires: Wires::default(),
-            evaluations: 0,
+            ext: Slice::default(),
+            reg: Slice::default(),
+            cpu_msg: Slice::default(),
+            fb_msg: Slice::default(),
+            fb_out: Slice::default(),
+            oq_out: Slice::default(),
+            stat_event_reg: 0,
         })
     }
 
@@ -382,58 +275,282 @@ impl PacketEngine {
     }
 }
 
-/// The blocks stepped on copies, not yet committed.
-type Next = (Option<Interposer>, Option<InputChecker>, Option<RegisterSpace>, Option<Cpu>, Option<FrameBuilder>, Option<OutputQueue>);
+/// The checker's message outputs as a slice payload.
+fn msg_from_checker(o: &InputCheckerOut) -> Msg {
+    Msg {
+            kind: o.m_msg_kind,
+            family: o.m_msg_family,
+            port: o.m_msg_port,
+            ctx: o.m_msg_ctx,
+            src: o.m_msg_src,
+            dst: o.m_msg_dst,
+            pid: o.m_msg_pid,
+            dmu_id: o.m_msg_dmu_id,
+            count: o.m_msg_count,
+            code: o.m_msg_code,
+            posted: o.m_msg_posted,
+            error: o.m_msg_error,
+            tid: o.m_msg_tid,
+            vni: o.m_msg_vni,
+            cookie: o.m_msg_cookie,
+            seqno: o.m_msg_seqno,
+            resno: o.m_msg_resno,
+            retry: o.m_msg_retry,
+            op: o.m_msg_op,
+            rc: o.m_msg_rc,
+            repsum_m: o.m_msg_repsum_m,
+            repsum_oflow_id: o.m_msg_repsum_oflow_id,
+            data: o.m_msg_data,
+            pbv: o.m_msg_pbv,
+    }
+}
 
-/// Rounds of settling before the wiring is declared a combinational loop.
-const MAX_ROUNDS: usize = 16;
+/// The CPU's message outputs as a slice payload.
+fn msg_from_cpu(o: &CpuOut) -> Msg {
+    Msg {
+            kind: o.m_msg_kind,
+            family: o.m_msg_family,
+            port: o.m_msg_port,
+            ctx: o.m_msg_ctx,
+            src: o.m_msg_src,
+            dst: o.m_msg_dst,
+            pid: o.m_msg_pid,
+            dmu_id: o.m_msg_dmu_id,
+            count: o.m_msg_count,
+            code: o.m_msg_code,
+            posted: o.m_msg_posted,
+            error: o.m_msg_error,
+            tid: o.m_msg_tid,
+            vni: o.m_msg_vni,
+            cookie: o.m_msg_cookie,
+            seqno: o.m_msg_seqno,
+            resno: o.m_msg_resno,
+            retry: o.m_msg_retry,
+            op: o.m_msg_op,
+            rc: o.m_msg_rc,
+            repsum_m: o.m_msg_repsum_m,
+            repsum_oflow_id: o.m_msg_repsum_oflow_id,
+            data: o.m_msg_data,
+            pbv: o.m_msg_pbv,
+    }
+}
 
 impl Block for PacketEngine {
     type In = EngineIn;
     type Out = EngineOut;
 
     fn step(&mut self, t: &EngineIn) -> EngineOut {
-        // Start from last cycle's settled wires; the top's inputs replace their part at the first wiring.
-        let mut w = self.wires;
-        let mut next: Next = (None, None, None, None, None, None);
-        let mut o = Outs::default();
-        let mut done = Wires::default();
-        let mut first = true;
-        self.evaluations = 0;
-        for _ in 0..MAX_ROUNDS {
-            macro_rules! eval {
-                ($f:ident, $slot:tt) => {
-                    if first || w.$f != done.$f || next.$slot.is_none() {
-                        let mut b = self.$f.clone();
-                        o.$f = b.step(&w.$f);
-                        next.$slot = Some(b);
-                        done.$f = w.$f;
-                        self.evaluations += 1;
-                    }
-                };
-            }
-            eval!(ip, 0);
-            eval!(ck, 1);
-            eval!(rs, 2);
-            eval!(cpu, 3);
-            eval!(fb, 4);
-            eval!(oq, 5);
-            first = false;
-            let nw = wire(t, &o);
-            if nw == done {
-                self.ip = next.0.take().expect("evaluated");
-                self.ck = next.1.take().expect("evaluated");
-                self.rs = next.2.take().expect("evaluated");
-                self.cpu = next.3.take().expect("evaluated");
-                self.fb = next.4.take().expect("evaluated");
-                self.oq = next.5.take().expect("evaluated");
-                self.wires = nw;
-                return top_out(t, &o);
-            }
-            w = nw;
-        }
-        panic!("packet engine: the wiring did not settle in {MAX_ROUNDS} rounds (a combinational loop)");
+        // 1. Register space: every input is a register or a top input.
+        let rq = self.reg.m_data();
+        let rs = self.rs.step(&RegisterSpaceIn {
+            rst: t.rst,
+            s_reg_valid: self.reg.m_valid(),
+            s_reg_write: rq.write,
+            s_reg_addr: rq.addr,
+            s_reg_be: rq.be,
+            s_reg_wdata: rq.wdata,
+            s_reg_src: rq.src,
+            s_reg_tag: rq.tag,
+            m_reg_rsp_ready: t.m_reg_rsp_ready,
+            pbv_rd_index: t.pbv_rd_index,
+            stat_event: self.stat_event_reg,
+        });
+
+        // 2. The other blocks, each once, from registers, the register space's outputs and top inputs.
+        let inj = self.oq_out.m_data();
+        let local = inj.tdest == t.cfg_port & PORT_MASK;
+        let ip = self.ip.step(&InterposerIn {
+            rst: t.rst,
+            s_axis_rx_tdata: t.s_axis_rx_tdata,
+            s_axis_rx_tkeep: t.s_axis_rx_tkeep,
+            s_axis_rx_tvalid: t.s_axis_rx_tvalid,
+            s_axis_rx_tlast: t.s_axis_rx_tlast,
+            m_axis_vl_tready: t.m_axis_vl_tready,
+            m_axis_ext_tready: self.ext.s_ready(),
+            s_axis_inj_tdata: inj.tdata,
+            s_axis_inj_tkeep: inj.tkeep,
+            s_axis_inj_tvalid: self.oq_out.m_valid() && local,
+            s_axis_inj_tlast: inj.tlast,
+            vl_credit_return: t.vl_credit_return,
+            cfg_family: t.cfg_family,
+            cfg_port: t.cfg_port,
+            cfg_engine_id: t.cfg_engine_id,
+            cfg_ethertype: rs.cfg_ethertype,
+            cfg_mcast_wr_en: rs.cfg_mcast_wr_en,
+            cfg_mcast_wr_index: rs.cfg_mcast_wr_index,
+            cfg_mcast_wr_valid: rs.cfg_mcast_wr_valid,
+            cfg_mcast_wr_tree: rs.cfg_mcast_wr_tree,
+            cfg_mcast_wr_wait_count: rs.cfg_mcast_wr_wait_count,
+        });
+        let ext = self.ext.m_data();
+        let ck = self.ck.step(&InputCheckerIn {
+            rst: t.rst,
+            s_axis_tdata: ext.tdata,
+            s_axis_tkeep: ext.tkeep,
+            s_axis_tvalid: self.ext.m_valid(),
+            s_axis_tlast: ext.tlast,
+            s_axis_tuser: ext.tuser,
+            m_reg_ready: self.reg.s_ready(),
+            m_msg_ready: self.cpu_msg.s_ready(),
+            cfg_engine_id: t.cfg_engine_id,
+            cfg_ethertype: rs.cfg_ethertype,
+            cfg_vendor_id: rs.cfg_vendor_id,
+            cfg_validation: rs.cfg_validation,
+            cfg_vni_valid: rs.cfg_vni_valid,
+            cfg_vni: rs.cfg_vni,
+        });
+        let m = self.cpu_msg.m_data();
+        let cpu = self.cpu.step(&CpuIn {
+            rst: t.rst,
+            s_msg_valid: self.cpu_msg.m_valid(),
+            s_msg_kind: m.kind,
+            s_msg_family: m.family,
+            s_msg_port: m.port,
+            s_msg_ctx: m.ctx,
+            s_msg_src: m.src,
+            s_msg_dst: m.dst,
+            s_msg_pid: m.pid,
+            s_msg_dmu_id: m.dmu_id,
+            s_msg_count: m.count,
+            s_msg_code: m.code,
+            s_msg_posted: m.posted,
+            s_msg_error: m.error,
+            s_msg_tid: m.tid,
+            s_msg_vni: m.vni,
+            s_msg_cookie: m.cookie,
+            s_msg_seqno: m.seqno,
+            s_msg_resno: m.resno,
+            s_msg_retry: m.retry,
+            s_msg_op: m.op,
+            s_msg_rc: m.rc,
+            s_msg_repsum_m: m.repsum_m,
+            s_msg_repsum_oflow_id: m.repsum_oflow_id,
+            s_msg_data: m.data,
+            s_msg_pbv: m.pbv,
+            m_msg_ready: self.fb_msg.s_ready(),
+            cfg_wr_en: t.cpu_cfg_wr_en,
+            cfg_wr_addr: t.cpu_cfg_wr_addr,
+            cfg_wr_data: t.cpu_cfg_wr_data,
+        });
+        let m = self.fb_msg.m_data();
+        let fb = self.fb.step(&FrameBuilderIn {
+            rst: t.rst,
+            s_msg_valid: self.fb_msg.m_valid(),
+            s_msg_kind: m.kind,
+            s_msg_family: m.family,
+            s_msg_port: m.port,
+            s_msg_ctx: m.ctx,
+            s_msg_src: m.src,
+            s_msg_dst: m.dst,
+            s_msg_pid: m.pid,
+            s_msg_dmu_id: m.dmu_id,
+            s_msg_count: m.count,
+            s_msg_code: m.code,
+            s_msg_posted: m.posted,
+            s_msg_error: m.error,
+            s_msg_tid: m.tid,
+            s_msg_vni: m.vni,
+            s_msg_cookie: m.cookie,
+            s_msg_seqno: m.seqno,
+            s_msg_resno: m.resno,
+            s_msg_retry: m.retry,
+            s_msg_op: m.op,
+            s_msg_rc: m.rc,
+            s_msg_repsum_m: m.repsum_m,
+            s_msg_repsum_oflow_id: m.repsum_oflow_id,
+            s_msg_data: m.data,
+            s_msg_pbv: m.pbv,
+            m_axis_tready: self.fb_out.s_ready(),
+            cfg_engine_id: t.cfg_engine_id,
+            cfg_vendor_id: rs.cfg_vendor_id,
+            cfg_ethertype: rs.cfg_ethertype,
+            cfg_src_mac: t.cfg_src_mac,
+            cfg_dst_mac: t.cfg_dst_mac,
+        });
+        let fbb = self.fb_out.m_data();
+        let oq = self.oq.step(&OutputQueueIn {
+            rst: t.rst,
+            s_axis_tdata: fbb.tdata,
+            s_axis_tkeep: fbb.tkeep,
+            s_axis_tvalid: self.fb_out.m_valid(),
+            s_axis_tlast: fbb.tlast,
+            s_axis_tuser: fbb.tuser,
+            m_axis_tready: self.oq_out.s_ready(),
+            cfg_route_wr_en: rs.cfg_route_wr_en,
+            cfg_route_wr_index: rs.cfg_route_wr_index,
+            cfg_route_wr_valid: rs.cfg_route_wr_valid,
+            cfg_route_wr_dest_id: rs.cfg_route_wr_dest_id,
+            cfg_route_wr_dest_mask: rs.cfg_route_wr_dest_mask,
+            cfg_route_wr_port: rs.cfg_route_wr_port,
+        });
+
+        // 3. The top's outputs: {4'd0, cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}.
+        let stat_event = (ck.stat_event & 0x1F_FFFF)
+            | u32::from(ip.stat_event & 7) << 21
+            | u32::from(oq.stat_route_miss) << 24
+            | u32::from(fb.stat_event & 3) << 25
+            | u32::from(cpu.stat_valid) << 27;
+        let out = EngineOut {
+            s_axis_rx_tready: ip.s_axis_rx_tready,
+            m_axis_vl_tdata: ip.m_axis_vl_tdata,
+            m_axis_vl_tkeep: ip.m_axis_vl_tkeep,
+            m_axis_vl_tvalid: ip.m_axis_vl_tvalid,
+            m_axis_vl_tlast: ip.m_axis_vl_tlast,
+            m_axis_egress_tdata: inj.tdata,
+            m_axis_egress_tkeep: inj.tkeep,
+            m_axis_egress_tvalid: self.oq_out.m_valid() && !local,
+            m_axis_egress_tlast: inj.tlast,
+            m_axis_egress_tdest: inj.tdest,
+            m_reg_rsp_valid: rs.m_reg_rsp_valid,
+            m_reg_rsp_write: rs.m_reg_rsp_write,
+            m_reg_rsp_status: rs.m_reg_rsp_status,
+            m_reg_rsp_rdata: rs.m_reg_rsp_rdata,
+            m_reg_rsp_src: rs.m_reg_rsp_src,
+            m_reg_rsp_tag: rs.m_reg_rsp_tag,
+            link_credit_return: ip.link_credit_return,
+            stat_inj_credits: ip.stat_inj_credits,
+            pbv_rd_dev_id: rs.pbv_rd_dev_id,
+            cpu_stat_valid: cpu.stat_valid,
+            cpu_stat_event: cpu.stat_event,
+            cpu_stat_family: cpu.stat_family,
+            cpu_stat_ctx: cpu.stat_ctx,
+            stat_event,
+        };
+
+        // 4. Rising edge of the slices and the event register. A payload is built only when the slice
+        //    takes it (the RTL's data registers load only with a beat).
+        let oq_ready = if local { ip.s_axis_inj_tready } else { t.m_axis_egress_tready };
+        self.oq_out.edge_with(t.rst, oq.m_axis_tvalid, oq_ready, || OqBeat {
+            tdata: oq.m_axis_tdata,
+            tkeep: oq.m_axis_tkeep,
+            tlast: oq.m_axis_tlast,
+            tdest: oq.m_axis_tdest,
+        });
+        self.ext.edge_with(t.rst, ip.m_axis_ext_tvalid, ck.s_axis_tready, || ExtBeat {
+            tdata: ip.m_axis_ext_tdata,
+            tkeep: ip.m_axis_ext_tkeep,
+            tlast: ip.m_axis_ext_tlast,
+            tuser: ip.m_axis_ext_tuser,
+        });
+        self.reg.edge_with(t.rst, ck.m_reg_valid, rs.s_reg_ready, || RegReq {
+            write: ck.m_reg_write,
+            addr: ck.m_reg_addr,
+            be: ck.m_reg_be,
+            wdata: ck.m_reg_wdata,
+            src: ck.m_reg_src,
+            tag: ck.m_reg_tag,
+        });
+        self.cpu_msg.edge_with(t.rst, ck.m_msg_valid, cpu.s_msg_ready, || msg_from_checker(&ck));
+        self.fb_msg.edge_with(t.rst, cpu.m_msg_valid, fb.s_msg_ready, || msg_from_cpu(&cpu));
+        self.fb_out.edge_with(t.rst, fb.m_axis_tvalid, oq.s_axis_tready, || fb_beat(&fb));
+        self.stat_event_reg = if t.rst { 0 } else { stat_event & EVENT_MASK };
+        out
     }
+}
+
+/// The builder's stream outputs as a slice payload.
+fn fb_beat(o: &FrameBuilderOut) -> FbBeat {
+    FbBeat { tdata: o.m_axis_tdata, tkeep: o.m_axis_tkeep, tlast: o.m_axis_tlast, tuser: o.m_axis_tuser }
 }
 
 #[cfg(test)]
@@ -445,7 +562,7 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_for_someone_else_passes_in_one_cycle_and_the_wires_settle() {
+    fn a_frame_for_someone_else_passes_in_one_cycle() {
         let p = EngineParams { static_entries: 2, descriptors: 2, tick_cycles: 16, ..EngineParams::default() };
         let mut e = PacketEngine::power_on(p).unwrap();
         for _ in 0..3 {
@@ -460,7 +577,6 @@ mod tests {
         d.set_byte(12, 0x12);
         let o = e.step(&EngineIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: 0xFF_FFFF, s_axis_rx_tvalid: true, s_axis_rx_tlast: true, ..idle() });
         assert!(o.s_axis_rx_tready);
-        assert!(e.evaluations >= 6 && e.evaluations <= 6 * MAX_ROUNDS as u32);
         let o = e.step(&idle());
         assert!(o.m_axis_vl_tvalid && o.m_axis_vl_tlast);
         assert_eq!(o.m_axis_vl_tdata, d);
