@@ -486,7 +486,8 @@ impl CpuStimulus {
             // A valid P_ID from the wrong sender: a child passing a late frame up keeps its own P_ID,
             // a spoofer picks one (docs/cpu.md §2, WRONG_SENDER).
             m.pid = p as u16;
-            m.src = u32::from(self.dev_of(self.table[self.r.random_range(0..self.table.len())].0));
+            let other = self.table[self.r.random_range(0..self.table.len())].0;
+            m.src = u32::from(self.dev_of(other));
         }
         m.count = if switch { self.r.random_range(1..9) } else { 1 };
         m.tid = match self.r.random_range(0..50) {
