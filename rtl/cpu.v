@@ -177,7 +177,8 @@ localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd
                  EV_COUNT_UNDERFLOW = 6'd23, EV_OLD_TID = 6'd24, EV_BAD_TID = 6'd25, EV_PAUSED_DROP = 6'd26,
                  EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
                  EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
-                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37;
+                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37,
+                 EV_WRONG_SENDER = 6'd38;
 // Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
 localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
                  CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
@@ -283,6 +284,7 @@ reg                lk_f_hit_reg, lk_f_hit_next;
 reg [DIDX_W-1:0]   lk_f_idx_reg, lk_f_idx_next;
 reg                lk_p_hit_reg, lk_p_hit_next;
 reg [6:0]          lk_p_idx_reg, lk_p_idx_next;
+reg                lk_p_sender_reg, lk_p_sender_next; // the requester is entry lk_p_idx's device
 reg [DIDX_W-1:0]   cur_reg, cur_next;
 reg [MSG_W-1:0]    tmpl_reg, tmpl_next;
 reg [127:0]        em_mask_reg, em_mask_next;
@@ -630,6 +632,7 @@ always @* begin
     lk_f_idx_next = lk_f_idx_reg;
     lk_p_hit_next = lk_p_hit_reg;
     lk_p_idx_next = lk_p_idx_reg;
+    lk_p_sender_next = lk_p_sender_reg;
     cur_next = cur_reg;
     tmpl_next = tmpl_reg;
     em_mask_next = em_mask_reg;
@@ -688,9 +691,12 @@ always @* begin
             if (m_pid != NO_PARTICIPANT) begin
                 lk_p_hit_next = m_pid < 16'd128;
                 lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
+                // A P_ID is trusted only for the device its entry holds (docs/cpu.md §2, WRONG_SENDER).
+                lk_p_sender_next = m_pid < 16'd128 && p_match[m_pid[6:0]];
             end else begin
                 lk_p_hit_next = |p_match;
                 lk_p_idx_next = p_first;
+                lk_p_sender_next = |p_match;
             end
             seq_next = SEQ_EXEC;
         end
@@ -826,6 +832,10 @@ always @* begin
                         end else if (!lk_p_hit_reg || !s_pbv[lk_p_idx_reg]) begin
                             tmpl_next = t_unknown_participant;
                             ev = EV_UNKNOWN_PARTICIPANT;
+                        end else if (!lk_p_sender_reg) begin
+                            // The P_ID names another device's entry (a child's pass-up, a spoofer):
+                            // dropped, not answered.
+                            ev = EV_WRONG_SENDER;
                         end else if ((m_kind == K_RESPONSE) != pbv_switch_reg[lk_p_idx_reg]) begin
                             tmpl_next = t_malformed;
                             ev = EV_MALFORMED;
@@ -1212,6 +1222,7 @@ always @(posedge clk) begin
     lk_f_idx_reg <= lk_f_idx_next;
     lk_p_hit_reg <= lk_p_hit_next;
     lk_p_idx_reg <= lk_p_idx_next;
+    lk_p_sender_reg <= lk_p_sender_next;
     cur_reg <= cur_next;
     tmpl_reg <= tmpl_next;
     em_mask_reg <= em_mask_next;
@@ -1250,6 +1261,7 @@ always @(posedge clk) begin
         lk_f_idx_reg <= {DIDX_W{1'b0}};
         lk_p_hit_reg <= 1'b0;
         lk_p_idx_reg <= 7'd0;
+        lk_p_sender_reg <= 1'b0;
         cur_reg <= {DIDX_W{1'b0}};
         tmpl_reg <= {MSG_W{1'b0}};
         em_mask_reg <= 128'd0;

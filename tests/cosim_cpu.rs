@@ -48,6 +48,7 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
         ("retry_resend_clean", 10),
         ("retry_resend_error_marked", 10),
         (event::name(event::RETRY_NONE), 100),
+        (event::name(event::WRONG_SENDER), 100),
         ("retry_none_live", 30),
         ("retry_none_stored", 30),
     ];

@@ -5,9 +5,9 @@
 //! registers, PBV table with end devices, switches and invalid entries, up to 16 static contexts of both
 //! families with random roles, wait counts, timeouts and thresholds), then traffic: TLP contexts
 //! initialized, contributed to by their participants (in random order, sometimes missing, duplicated,
-//! from strangers, with old or impossible TIDs, the wrong kind), controlled (start, pause, restart, stop,
-//! reset, undefined commands; posted and non-posted, the latter acknowledged), asked to resend by
-//! RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
+//! from strangers, from the wrong sender for a valid P_ID, with old or impossible TIDs, the wrong
+//! kind), controlled (start, pause, restart, stop, reset, undefined commands; posted and non-posted,
+//! the latter acknowledged), asked to resend by RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
 //! a random delay, or never: retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
 //! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
 //! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is
@@ -482,6 +482,13 @@ impl CpuStimulus {
         m.kind = if switch != self.r.random_bool(0.02) { Kind::RESPONSE } else { Kind::CONTRIBUTION };
         m.src = u32::from(self.dev_of(p));
         m.pid = if self.r.random_bool(0.7) { p as u16 } else { NO_PARTICIPANT };
+        if fresh.is_none() && self.r.random_bool(0.15) {
+            // A valid P_ID from the wrong sender: a child passing a late frame up keeps its own P_ID,
+            // a spoofer picks one (docs/cpu.md §2, WRONG_SENDER).
+            m.pid = p as u16;
+            let other = self.table[self.r.random_range(0..self.table.len())].0;
+            m.src = u32::from(self.dev_of(other));
+        }
         m.count = if switch { self.r.random_range(1..9) } else { 1 };
         m.tid = match self.r.random_range(0..50) {
             0..=2 => w.tid.wrapping_sub(1) & 3,
@@ -966,6 +973,8 @@ impl Reference {
                 let failure = match p {
                     None => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
                     Some(p) if !bit(s.pbv, p) => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
+                    // A P_ID is trusted only for the device its PBV-table entry holds: dropped unanswered.
+                    Some(p) if !(self.pbv_valid[p] && self.pbv_dev[p] == m.src as u16) => return event::WRONG_SENDER,
                     Some(p) if (m.kind == Kind::RESPONSE) != self.pbv_switch[p] => Some((reason::MALFORMED, event::MALFORMED)),
                     Some(p) if !bit(d.pbv, p) => Some((reason::DUPLICATE, event::DUPLICATE)),
                     Some(_) if d.pcount == 0 => Some((reason::COUNT_UNDERFLOW, event::COUNT_UNDERFLOW)),

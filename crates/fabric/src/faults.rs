@@ -859,6 +859,7 @@ pub mod campaign {
             event::OLD_TID,
             event::BAD_TID,
             event::UNKNOWN_PARTICIPANT,
+            event::WRONG_SENDER,
             event::MALFORMED,
             event::TIMEOUT_PARTIAL,
             event::TIMEOUT_MASTER,

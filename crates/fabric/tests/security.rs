@@ -87,15 +87,13 @@ fn a_foreign_node_cannot_change_another_jobs_result() {
     assert_eq!(f.log.iter().filter(|d| d.to == rogue_id && d.kind == 8 && d.code == 4).count(), 3);
 }
 
-/// The P_ID saves the engine the reverse lookup of the requester ([0169]), and the CPU takes it on
-/// trust (`docs/cpu.md` §2: "participant: m.pid if != 0xFFFF"): a foreign node that sends A's CC_ID
-/// with the P_ID of one of A's participants is accepted in its place, and A's result is wrong. The same
-/// rule lets a CONTRIBUTION passed up by a subservient (it keeps the P_ID of the subservient's table)
-/// be taken at the master for another participant: the fault campaign's wrong results. Fails today;
-/// the fix is a CPU rule (the PBV entry at P_ID must hold the requester's device ID) in the model,
-/// `rtl/cpu.v` and the cosim scoreboard.
+/// The P_ID saves the engine the reverse lookup of the requester ([0169]), but it is trusted only for
+/// the device its PBV-table entry holds (`docs/cpu.md` §2, `WRONG_SENDER`): a foreign node that sends
+/// A's CC_ID with the P_ID of one of A's participants is dropped and counted, not accepted in its place.
+/// The same rule keeps a CONTRIBUTION passed up by a subservient (it keeps the P_ID of the subservient's
+/// table) from being taken at the master for another participant (the fault campaign's former wrong
+/// results, `docs/fabric.md` §Faults).
 #[test]
-#[ignore = "known hole: the CPU trusts the P_ID without checking the requester (docs/fabric.md §Faults, findings)"]
 fn a_spoofed_participant_id_is_rejected() {
     let (mut f, a, _b) = two_jobs();
     let expected: u64 = a.participants.iter().map(|&e| 100 + e as u64).sum();
@@ -103,8 +101,14 @@ fn a_spoofed_participant_id_is_rejected() {
     // Node 5's bit in switch 1's PBV table.
     let pid = (0..128).find(|&i| f.engine(1).unwrap().cpu().config().pbv[i].device_id == f.topo.endpoints[5].id).unwrap() as u16;
     let rogue = vec![(sub, contribution_frame(&f, 7, sub, a.cc_id, pid, 1 << 40))];
+    let before = f.cpu_event_total(event::WRONG_SENDER);
     let got = run_a_with(&mut f, &a, &rogue);
     assert_eq!(got, (4, false, expected));
+    assert_eq!(f.cpu_events(1).unwrap()[usize::from(event::WRONG_SENDER)], 1, "dropped and counted at the subservient");
+    assert_eq!(f.cpu_event_total(event::WRONG_SENDER) - before, 1);
+    // Dropped unanswered: the rogue node gets no FAILURE for it.
+    let rogue_id = f.topo.endpoints[7].id;
+    assert_eq!(f.log.iter().filter(|d| d.to == rogue_id && d.kind == 8).count(), 0);
 }
 
 /// The register map locked to A's source (CTRL.lock, MASTER_ID, `docs/registers.md`): writes from B's

@@ -133,6 +133,7 @@ pub mod event {
         RETRY_EXHAUSTED = 35, "Retries exhausted: FAILURE up; next round.";
         RETRY_RESEND = 36, "RETRY request from the parent: the pending RESPONSE resent.";
         RETRY_NONE = 37, "RETRY request with nothing to resend: FAILURE reply.";
+        WRONG_SENDER = 38, "Contribution whose P_ID names a PBV-table entry of another device: dropped.";
     }
 }
 
@@ -511,6 +512,9 @@ struct Lookup {
     f_idx: usize,
     p_hit: bool,
     p_idx: usize,
+    /// The requester is the device of entry `p_idx` (000 [0094], [0169]): always so for a reverse lookup;
+    /// for a given P_ID, the entry is valid and holds `m.src[15:0]` (`docs/cpu.md` §2).
+    p_sender: bool,
 }
 
 /// What an activation copies into the tracking store (000 [0141] (b)).
@@ -853,6 +857,7 @@ impl Cpu {
         } else {
             self.cfg.pbv.iter().position(|e| e.valid && e.device_id == m.src as u16)
         };
+        let p_sender = p.is_some_and(|i| self.cfg.pbv[i].valid && self.cfg.pbv[i].device_id == m.src as u16);
         Lookup {
             s_hit: s.is_some(),
             s_idx: s.unwrap_or(0),
@@ -862,6 +867,7 @@ impl Cpu {
             f_idx: f.unwrap_or(0),
             p_hit: p.is_some(),
             p_idx: p.unwrap_or(0),
+            p_sender,
         }
     }
 
@@ -1020,6 +1026,10 @@ impl Cpu {
                 let bit = 1u128 << lk.p_idx;
                 let (why, ev) = if !lk.p_hit || s.pbv & bit == 0 {
                     (reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)
+                } else if !lk.p_sender {
+                    // The P_ID names another device's entry: a late frame passed up by a child keeps
+                    // the child's P_ID, and a spoofer picks one. Dropped, not answered.
+                    return event::WRONG_SENDER;
                 } else if (m.kind == Kind::RESPONSE) != self.cfg.pbv[lk.p_idx].switch {
                     (reason::MALFORMED, event::MALFORMED)
                 } else if d.pbv & bit == 0 {

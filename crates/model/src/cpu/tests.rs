@@ -367,6 +367,25 @@ fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participan
 }
 
 #[test]
+fn a_p_id_from_another_device_is_dropped_unanswered() {
+    // The P_ID saves the reverse lookup ([0169]) but is trusted only for the device its PBV-table entry
+    // holds (000 [0094]): a child's late frame passed up keeps the child's P_ID, and a spoofer picks one.
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 100);
+    tb.send(contrib(0x345, 0, 0x0013, 0, Opcode::IntSum, 7));
+    tb.send(contrib(0x345, 2, 0x0999, 0, Opcode::IntSum, 7));
+    tb.send(contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
+    tb.send(contrib(0x345, 2, 0x0012, 0, Opcode::IntSum, 2));
+    tb.send(contrib(0x345, 3, 0x0013, 0, Opcode::IntSum, 3));
+    let (outs, events) = tb.take();
+    assert_eq!(
+        events,
+        [event::INIT, event::WRONG_SENDER, event::WRONG_SENDER, event::ACCEPT, event::ACCEPT, event::ACCEPT, event::COMPLETE]
+    );
+    assert!(outs.iter().all(|o| o.kind == Kind::COMPLETION && o.data[0] == 106), "no reply to a wrong sender");
+}
+
+#[test]
 fn a_cleared_bit_a_zero_count_or_a_stranger_get_failure_replies() {
     let mut tb = Tb::small();
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
@@ -664,7 +683,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 38);
+    assert_eq!(event::COUNT, 39);
 }
 
 #[test]
