@@ -133,6 +133,12 @@ wire [15:0] cfg_master_id, cfg_mcast_wr_ports;
 wire [7:0] cfg_error_reporting;
 wire [23:0] cfg_sub_timeout, cfg_master_timeout, cfg_red_timeout0, cfg_red_timeout1, cfg_red_timeout2, cfg_red_timeout3;
 wire [19:0] cfg_red_threshold0, cfg_red_threshold1, cfg_red_threshold2;
+// Register-space -> CPU configuration bridge and completion fields (not wired yet: issue 6 points 3-4).
+wire rs_cpu_cfg_wr_en;
+wire [11:0] rs_cpu_cfg_wr_addr;
+wire [31:0] rs_cpu_cfg_wr_data;
+wire [15:0] rs_rsp_addr;
+wire [3:0] rs_rsp_be;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] cfg_ethertype, cfg_vendor_id;
 wire [3:0] cfg_validation, cfg_vni_valid;
@@ -292,6 +298,7 @@ register_space_inst (
     .s_reg_wdata(reg_wdata),
     .s_reg_src(reg_src),
     .s_reg_tag(reg_tag),
+    .cfg_engine_id(cfg_engine_id),
     .m_reg_rsp_valid(m_reg_rsp_valid),
     .m_reg_rsp_ready(m_reg_rsp_ready),
     .m_reg_rsp_write(m_reg_rsp_write),
@@ -299,6 +306,8 @@ register_space_inst (
     .m_reg_rsp_rdata(m_reg_rsp_rdata),
     .m_reg_rsp_src(m_reg_rsp_src),
     .m_reg_rsp_tag(m_reg_rsp_tag),
+    .m_reg_rsp_addr(rs_rsp_addr),
+    .m_reg_rsp_be(rs_rsp_be),
     .cfg_lock(cfg_lock),
     .cfg_master_id(cfg_master_id),
     .cfg_ethertype(cfg_ethertype),
@@ -331,6 +340,9 @@ register_space_inst (
     .cfg_mcast_wr_ports(cfg_mcast_wr_ports),
     .pbv_rd_index(pbv_rd_index),
     .pbv_rd_dev_id(pbv_rd_dev_id),
+    .cpu_cfg_wr_en(rs_cpu_cfg_wr_en),
+    .cpu_cfg_wr_addr(rs_cpu_cfg_wr_addr),
+    .cpu_cfg_wr_data(rs_cpu_cfg_wr_data),
     .stat_event(stat_event)
 );
 

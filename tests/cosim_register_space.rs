@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use inswitch::blocks::register_space::{self, counter};
 use inswitch::checker::RunConfig;
-use inswitch_model::regs::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE};
+use inswitch_model::regs::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE, SYNC_WRITES};
 use inswitch_model::Block;
 
 /// The bar: at least 10^6 cycles with 0 mismatches.
@@ -27,6 +27,11 @@ fn register_space_matches_rtl_for_a_million_cycles() {
         (counter::STALLED, 1_000),
         (counter::RESETS, 5),
         (counter::LOCKED_CYCLES, 10_000),
+        (counter::CPU_WRITES, 10_000),
+        (counter::CPU_PBV_WRITES, 5_000),
+        (counter::CPU_DOUBLE_WRITES, 1_000),
+        (counter::CPU_STATIC_WRITES, 1_000),
+        (counter::CPU_IMAGE_CHECKS, 50),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -45,6 +50,10 @@ fn write16(switch_id: u16, address: u32, device_id: u16, src: u16) -> RegisterSp
 
 fn program(switch_id: u16, table: &[u16], master: u16) -> RegisterSpace {
     let mut r = RegisterSpace::new();
+    // The post-reset copy to the CPU holds accesses off for SYNC_WRITES cycles.
+    for _ in 0..SYNC_WRITES {
+        r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
+    }
     let lock = |off: u32, v: u32| RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: v, s_reg_src: master, m_reg_rsp_ready: true, ..Default::default() };
     r.step(&lock(offset::MASTER_ID, u32::from(master)));
     r.step(&lock(offset::CTRL, 1));
@@ -53,6 +62,11 @@ fn program(switch_id: u16, table: &[u16], master: u16) -> RegisterSpace {
     for (entry, &dev) in table.iter().enumerate() {
         outs.push(r.step(&write16(switch_id, base + 2 * entry as u32, dev, master)));
     }
+    outs.push(r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }));
+    // Each 2-byte write configured the CPU's PBV entry (flags still 0: not valid yet), one cycle later.
+    let cpu: Vec<(u16, u32)> = outs.iter().filter(|o| o.cpu_cfg_wr_en).map(|o| (o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data)).collect();
+    let want: Vec<(u16, u32)> = table.iter().enumerate().map(|(e, &d)| (e as u16, u32::from(d))).collect();
+    assert_eq!(cpu, want, "CPU PBV writes of switch {switch_id:#06x}");
     // A stranger's write to PBV 0 is rejected.
     r.step(&write16(switch_id, base, 0xDEAD, 0x0777));
     let o = r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });

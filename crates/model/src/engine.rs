@@ -232,6 +232,7 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         s_reg_wdata: o.ck.m_reg_wdata,
         s_reg_src: o.ck.m_reg_src,
         s_reg_tag: o.ck.m_reg_tag,
+        cfg_engine_id: t.cfg_engine_id,
         m_reg_rsp_ready: t.m_reg_rsp_ready,
         pbv_rd_index: t.pbv_rd_index,
         stat_event: stat_event(o),
