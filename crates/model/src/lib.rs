@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod checker;
+pub mod completion_builder;
 pub mod cpu;
 pub mod engine;
 pub mod frame_builder;
