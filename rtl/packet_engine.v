@@ -139,6 +139,13 @@ wire [11:0] rs_cpu_cfg_wr_addr;
 wire [31:0] rs_cpu_cfg_wr_data;
 wire [15:0] rs_rsp_addr;
 wire [3:0] rs_rsp_be;
+// Checker -> completion builder (Unsupported Requests; discarded until wired: issue 6 point 4).
+wire ck_ur_valid, ck_ur_mem_read, ck_ur_locked;
+wire [15:0] ck_ur_src;
+wire [9:0] ck_ur_tag, ck_ur_length;
+wire [2:0] ck_ur_tc, ck_ur_attr;
+wire [3:0] ck_ur_first_be, ck_ur_last_be;
+wire [6:0] ck_ur_addr;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] cfg_ethertype, cfg_vendor_id;
 wire [3:0] cfg_validation, cfg_vni_valid;
@@ -251,6 +258,18 @@ input_checker_inst (
     .m_reg_wdata(reg_wdata),
     .m_reg_src(reg_src),
     .m_reg_tag(reg_tag),
+    .m_ur_valid(ck_ur_valid),
+    .m_ur_ready(1'b1),
+    .m_ur_src(ck_ur_src),
+    .m_ur_tag(ck_ur_tag),
+    .m_ur_tc(ck_ur_tc),
+    .m_ur_attr(ck_ur_attr),
+    .m_ur_mem_read(ck_ur_mem_read),
+    .m_ur_locked(ck_ur_locked),
+    .m_ur_length(ck_ur_length),
+    .m_ur_first_be(ck_ur_first_be),
+    .m_ur_last_be(ck_ur_last_be),
+    .m_ur_addr(ck_ur_addr),
     .m_msg_valid(c_valid),
     .m_msg_ready(c_ready),
     .m_msg_kind(c_kind),

@@ -216,6 +216,8 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         s_axis_tuser: o.ip.m_axis_ext_tuser,
         m_reg_ready: o.rs.s_reg_ready,
         m_msg_ready: o.cpu.s_msg_ready,
+        // Unsupported Requests are discarded until the completion builder is wired in (issue 6 point 4).
+        m_ur_ready: true,
         cfg_engine_id: t.cfg_engine_id,
         cfg_ethertype: o.rs.cfg_ethertype,
         cfg_vendor_id: o.rs.cfg_vendor_id,
