@@ -103,3 +103,32 @@ fn latency_and_throughput_are_as_documented() {
     let o = c.step(&CompletionBuilderIn { s_ur_valid: true, ..read(10) });
     assert!(o.s_rsp_ready && !o.s_ur_ready, "register responses first");
 }
+
+/// The scoreboard, run on the model alone with one output altered as if model and RTL agreed on it,
+/// rejects a wrong Byte Count, a wrong LCRC, a lost completion and a wrong tuser.
+#[test]
+fn the_scoreboard_rejects_wrong_completions() {
+    use inswitch::blocks::completion_builder::CompletionBuilderMonitor;
+    use inswitch::checker::Monitor;
+    type Corrupt = fn(&mut inswitch_model::completion_builder::CompletionBuilderOut);
+    let cases: [(&str, Corrupt); 4] = [
+        ("byte count", |o| o.m_axis_tdata.set_byte(9, o.m_axis_tdata.byte(9) ^ 0x01)),
+        ("LCRC", |o| o.m_axis_tdata.set_byte(17, o.m_axis_tdata.byte(17) ^ 0x80)),
+        ("lost completion", |o| o.m_axis_tvalid = false),
+        ("tuser", |o| o.m_axis_tuser ^= 0x0100),
+    ];
+    for (what, corrupt) in cases {
+        let mut c = CompletionBuilder::new(CompletionBuilderParams::default()).expect("default parameters");
+        let mut mon = CompletionBuilderMonitor::new();
+        let rst = CompletionBuilderIn { rst: true, ..idle() };
+        let o = c.step(&rst);
+        mon.observe(0, &rst, &o).expect("reset");
+        let read = CompletionBuilderIn { s_rsp_valid: true, s_rsp_src: 0x0001, s_rsp_tag: 0x155, s_rsp_be: 0x6, s_rsp_addr: 0x104, s_rsp_rdata: 0xDEAD_BEEF, ..idle() };
+        let o = c.step(&read);
+        mon.observe(1, &read, &o).expect("the read is taken");
+        let mut o = c.step(&idle());
+        corrupt(&mut o);
+        let r = mon.observe(2, &idle(), &o);
+        assert!(r.is_err(), "{what}: the scoreboard accepted it");
+    }
+}
