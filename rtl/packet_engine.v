@@ -1,6 +1,10 @@
 // Packet engine top for one port (docs/blocks/packet_engine.md): interposer -> input checker ->
-// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection. Pure wiring plus
-// the output-queue egress demultiplexer (tdest == this port: injection; any other tdest: m_axis_egress).
+// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection; register
+// responses and the checker's Unsupported Requests -> completion builder -> output queue. Wiring plus
+// the frame arbiter in front of the output queue (frame builder / completion builder, round robin per
+// frame) and the output-queue egress demultiplexer (tdest == this port: injection; else m_axis_egress).
+// The register space configures the CPU (cpu_cfg_wr of the register space; the top port cpu_cfg_wr_* is
+// a lower-priority back door).
 
 `resetall
 `timescale 1ns / 1ps
@@ -56,7 +60,8 @@ module packet_engine #
     output wire [3:0]             m_axis_egress_tdest,
 
     /*
-     * Register-access responses (the checker builds no completion; they leave here)
+     * Register-access responses: a status tap (valid for one cycle when the completion builder takes the
+     * response; m_reg_rsp_ready is ignored, kept for compatibility)
      */
     output wire                   m_reg_rsp_valid,
     input  wire                   m_reg_rsp_ready,
@@ -83,7 +88,8 @@ module packet_engine #
     input  wire [47:0]            cfg_dst_mac,
 
     /*
-     * CPU configuration writes (docs/cpu.md section 5; the register space has no window for them)
+     * CPU configuration back door (docs/cpu.md section 5): the register space's CPU window writes the
+     * CPU; a write here is taken in cycles the register space does not write (else it is lost)
      */
     input  wire                   cpu_cfg_wr_en,
     input  wire [11:0]            cpu_cfg_wr_addr,
@@ -137,16 +143,20 @@ wire [19:0] cfg_red_threshold0, cfg_red_threshold1, cfg_red_threshold2;
 wire rs_cpu_cfg_wr_en;
 wire [11:0] rs_cpu_cfg_wr_addr;
 wire [31:0] rs_cpu_cfg_wr_data;
+// The tap does not backpressure.
+wire unused_rsp_ready = m_reg_rsp_ready;
+/* verilator lint_on UNUSEDSIGNAL */
+// register space -> completion builder
+wire rs_rsp_valid, rs_rsp_ready;
 wire [15:0] rs_rsp_addr;
 wire [3:0] rs_rsp_be;
-// Checker -> completion builder (Unsupported Requests; discarded until wired: issue 6 point 4).
-wire ck_ur_valid, ck_ur_mem_read, ck_ur_locked;
+// checker -> completion builder (Unsupported Requests)
+wire ck_ur_valid, ck_ur_ready, ck_ur_mem_read, ck_ur_locked;
 wire [15:0] ck_ur_src;
 wire [9:0] ck_ur_tag, ck_ur_length;
 wire [2:0] ck_ur_tc, ck_ur_attr;
 wire [3:0] ck_ur_first_be, ck_ur_last_be;
 wire [6:0] ck_ur_addr;
-/* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] cfg_ethertype, cfg_vendor_id;
 wire [3:0] cfg_validation, cfg_vni_valid;
 wire [63:0] cfg_vni;
@@ -183,8 +193,104 @@ wire [2:0] ip_event;
 wire [1:0] fb_event;
 wire oq_miss;
 
+// completion builder -> arbiter
+wire [DATA_WIDTH-1:0] cb_tdata;
+wire [KEEP_WIDTH-1:0] cb_tkeep;
+wire cb_tvalid, cb_tready, cb_tlast;
+wire [15:0] cb_tuser;
+wire [3:0] cb_event;
+
 // counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
-assign stat_event = {4'd0, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
+assign stat_event = {cb_event, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
+
+// Register-response tap: one cycle per response, when the completion builder takes it.
+assign m_reg_rsp_valid = rs_rsp_valid && rs_rsp_ready;
+
+// CPU configuration: the register space's bridge, else the back door.
+wire cpu_wr_en = rs_cpu_cfg_wr_en || cpu_cfg_wr_en;
+wire [11:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
+wire [31:0] cpu_wr_data = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_data : cpu_cfg_wr_data;
+
+/*
+ * Frame arbiter: frame builder and completion builder into the output queue, one whole frame at a
+ * time; when both offer a frame, the one not granted last (round robin per frame).
+ */
+reg arb_busy_reg, arb_busy_next;
+reg arb_sel_reg, arb_sel_next;
+reg arb_last_reg, arb_last_next;
+
+// Selected input: 1 = completion builder.
+wire arb_sel = arb_busy_reg ? arb_sel_reg : (fb_tvalid && cb_tvalid) ? !arb_last_reg : cb_tvalid;
+wire [DATA_WIDTH-1:0] q_tdata = arb_sel ? cb_tdata : fb_tdata;
+wire [KEEP_WIDTH-1:0] q_tkeep = arb_sel ? cb_tkeep : fb_tkeep;
+wire q_tvalid = arb_sel ? cb_tvalid : fb_tvalid;
+wire q_tlast = arb_sel ? cb_tlast : fb_tlast;
+wire [15:0] q_tuser = arb_sel ? cb_tuser : fb_tuser;
+wire q_tready;
+assign fb_tready = !arb_sel && q_tready;
+assign cb_tready = arb_sel && q_tready;
+
+always @* begin
+    arb_busy_next = arb_busy_reg;
+    arb_sel_next = arb_sel_reg;
+    arb_last_next = arb_last_reg;
+    if (q_tvalid && q_tready) begin
+        arb_busy_next = !q_tlast;
+        arb_sel_next = arb_sel;
+        if (q_tlast) begin
+            arb_last_next = arb_sel;
+        end
+    end
+end
+
+always @(posedge clk) begin
+    arb_busy_reg <= arb_busy_next;
+    arb_sel_reg <= arb_sel_next;
+    arb_last_reg <= arb_last_next;
+    if (rst) begin
+        arb_busy_reg <= 1'b0;
+        arb_sel_reg <= 1'b0;
+        arb_last_reg <= 1'b0;
+    end
+end
+
+completion_builder #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH)
+)
+completion_builder_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_rsp_valid(rs_rsp_valid),
+    .s_rsp_ready(rs_rsp_ready),
+    .s_rsp_write(m_reg_rsp_write),
+    .s_rsp_status(m_reg_rsp_status),
+    .s_rsp_rdata(m_reg_rsp_rdata),
+    .s_rsp_src(m_reg_rsp_src),
+    .s_rsp_tag(m_reg_rsp_tag),
+    .s_rsp_addr(rs_rsp_addr),
+    .s_rsp_be(rs_rsp_be),
+    .s_ur_valid(ck_ur_valid),
+    .s_ur_ready(ck_ur_ready),
+    .s_ur_src(ck_ur_src),
+    .s_ur_tag(ck_ur_tag),
+    .s_ur_tc(ck_ur_tc),
+    .s_ur_attr(ck_ur_attr),
+    .s_ur_mem_read(ck_ur_mem_read),
+    .s_ur_locked(ck_ur_locked),
+    .s_ur_length(ck_ur_length),
+    .s_ur_first_be(ck_ur_first_be),
+    .s_ur_last_be(ck_ur_last_be),
+    .s_ur_addr(ck_ur_addr),
+    .m_axis_tdata(cb_tdata),
+    .m_axis_tkeep(cb_tkeep),
+    .m_axis_tvalid(cb_tvalid),
+    .m_axis_tready(cb_tready),
+    .m_axis_tlast(cb_tlast),
+    .m_axis_tuser(cb_tuser),
+    .cfg_engine_id(cfg_engine_id),
+    .stat_event(cb_event)
+);
 
 assign m_axis_egress_tdata = oq_tdata;
 assign m_axis_egress_tkeep = oq_tkeep;
@@ -259,7 +365,7 @@ input_checker_inst (
     .m_reg_src(reg_src),
     .m_reg_tag(reg_tag),
     .m_ur_valid(ck_ur_valid),
-    .m_ur_ready(1'b1),
+    .m_ur_ready(ck_ur_ready),
     .m_ur_src(ck_ur_src),
     .m_ur_tag(ck_ur_tag),
     .m_ur_tc(ck_ur_tc),
@@ -305,7 +411,9 @@ input_checker_inst (
     .stat_event(chk_event)
 );
 
-register_space
+register_space #(
+    .CPU_STATIC_ENTRIES(STATIC_ENTRIES)
+)
 register_space_inst (
     .clk(clk),
     .rst(rst),
@@ -318,8 +426,8 @@ register_space_inst (
     .s_reg_src(reg_src),
     .s_reg_tag(reg_tag),
     .cfg_engine_id(cfg_engine_id),
-    .m_reg_rsp_valid(m_reg_rsp_valid),
-    .m_reg_rsp_ready(m_reg_rsp_ready),
+    .m_reg_rsp_valid(rs_rsp_valid),
+    .m_reg_rsp_ready(rs_rsp_ready),
     .m_reg_rsp_write(m_reg_rsp_write),
     .m_reg_rsp_status(m_reg_rsp_status),
     .m_reg_rsp_rdata(m_reg_rsp_rdata),
@@ -425,9 +533,9 @@ cpu_inst (
     .m_msg_repsum_oflow_id(b_repsum_oflow_id),
     .m_msg_data(b_data),
     .m_msg_pbv(b_pbv),
-    .cfg_wr_en(cpu_cfg_wr_en),
-    .cfg_wr_addr(cpu_cfg_wr_addr),
-    .cfg_wr_data(cpu_cfg_wr_data),
+    .cfg_wr_en(cpu_wr_en),
+    .cfg_wr_addr(cpu_wr_addr),
+    .cfg_wr_data(cpu_wr_data),
     .stat_valid(cpu_stat_valid),
     .stat_event(cpu_stat_event),
     .stat_family(cpu_stat_family),
@@ -489,12 +597,12 @@ output_queue #(
 output_queue_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(fb_tdata),
-    .s_axis_tkeep(fb_tkeep),
-    .s_axis_tvalid(fb_tvalid),
-    .s_axis_tready(fb_tready),
-    .s_axis_tlast(fb_tlast),
-    .s_axis_tuser(fb_tuser),
+    .s_axis_tdata(q_tdata),
+    .s_axis_tkeep(q_tkeep),
+    .s_axis_tvalid(q_tvalid),
+    .s_axis_tready(q_tready),
+    .s_axis_tlast(q_tlast),
+    .s_axis_tuser(q_tuser),
     .m_axis_tdata(oq_tdata),
     .m_axis_tkeep(oq_tkeep),
     .m_axis_tvalid(oq_tvalid),

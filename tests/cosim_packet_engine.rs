@@ -31,6 +31,12 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("reg_rsp_ok", 1_000),
         ("reg_rsp_rejected", 500),
         ("reg_rsp_unmapped", 200),
+        ("reg_reads_ok", 1_000),
+        ("reg_reads_unmapped", 100),
+        ("cpl_sc", 1_000),
+        ("cpl_ur", 500),
+        ("cpl_posted", 1_000),
+        ("completions_injected", 100),
         ("messages_to_cpu", 10_000),
         ("checker_drops", 1_000),
         ("frames_built", 2_000),
@@ -88,6 +94,12 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     frames.push(reg_write_frame(10, 0x0777, ENGINE_ID, 0x000, 0xDEAD, 0x3));
     frames.push(reg_write_frame(11, MASTER_720, ENGINE_ID, 0x200, 0, 0xF));
     frames.push(reg_write_frame(12, MASTER_720, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF));
+    // The CPU through the register space's CPU window (docs/registers.md): PBV entries 0-2 valid end
+    // devices (PBV_FLAGS), static entry 0 = TLP context 1, role MASTER; its engine ID is the strap,
+    // copied after reset. The Table 6 writes above configured the CPU's device IDs already.
+    frames.push(reg_write_frame(30, MASTER_720, ENGINE_ID, 0x500, 0x0001_0001, 0xF));
+    frames.push(reg_write_frame(31, MASTER_720, ENGINE_ID, 0x504, 0x0000_0001, 0x3));
+    frames.push(reg_write_frame(32, MASTER_720, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF));
     // A barrier on context 1, this engine the master: INITIALIZATION from the source (PBV 0b111, p_count
     // 3, opcode 0 BARRIER), then one CONTRIBUTION from each participant.
     frames.push(vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 13));
@@ -95,13 +107,8 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
         let body = Body::Data { fixed: DataFixed { operation: 0, contributions: 1, ..Default::default() }, operands: vec![] };
         frames.push(vdm(4, body, k as u16, dev, 14 + k as u16));
     }
-    // The CPU's own tables (docs/cpu.md §5): engine ID, PBV entries 0-2 = the same three end devices,
-    // static entry 0 = TLP context 1, role MASTER.
-    let mut cpu_cfg = vec![(0x087u16, u32::from(ENGINE_ID))];
-    for (k, &dev) in table6.iter().enumerate() {
-        cpu_cfg.push((k as u16, 1 << 31 | u32::from(dev)));
-    }
-    cpu_cfg.push((0x100, 1 << 31 | 1 << 20 | 1));
+    // No CPU back-door write: the register space is the CPU's only configuration source here.
+    let cpu_cfg = vec![];
     let mut model = PacketEngine::power_on(p).unwrap();
     let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
     let mut stim = DirectedStimulus::new(p, cpu_cfg, frames);
@@ -114,7 +121,13 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     }
     assert_eq!(model.regs().counter(0), 1, "one rejected write");
     let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
-    assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0], "{:?}", rec.responses);
+    assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], "{:?}", rec.responses);
+    // The CPU holds what the register space says (the bridge, docs/registers.md §CPU window).
+    for (k, &dev) in table6.iter().enumerate() {
+        let e = model.cpu().config().pbv[k];
+        assert!(e.valid && !e.switch && e.device_id == dev, "CPU PBV {k}: {e:?}");
+    }
+    assert_eq!(model.cpu().config().engine_id, ENGINE_ID, "the strap, copied after reset");
 
     // Barrier: one COMPLETION per participant and one to the source, injected into this port's VL queue.
     assert_eq!(rec.vl[..8], foreign[..], "Tables 5 and 7 pass through");
@@ -131,10 +144,14 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
     // 3 cycles after its beat is taken; the first COMPLETION's first beat on the VL stream 23 cycles after
     // the last contribution's last beat; the four 3-beat completions back to back.
+    // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
+    // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
+    // back behind it (responses 9 and 10) each wait one cycle.
     for (k, at) in rec.rsp_at.iter().enumerate() {
-        assert_eq!(at - rec.rx_done[8 + k], 3, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
+        let want = if k >= 9 { 4 } else { 3 };
+        assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[19], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 23, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 

@@ -1,5 +1,6 @@
-//! The packet-engine top for one port (`rtl/packet_engine.v`, `docs/blocks/packet_engine.md`): the six
-//! block models wired exactly as the RTL wires them.
+//! The packet-engine top for one port (`rtl/packet_engine.v`, `docs/blocks/packet_engine.md`): the seven
+//! block models (interposer, input checker, register space, CPU, frame builder, completion builder,
+//! output queue) and the frame arbiter wired exactly as the RTL wires them.
 //!
 //! The blocks' models only offer [`Block::step`], so the top settles the wires between them as a
 //! fixed point: each block is stepped on a *copy* with its current guess of inputs; the outputs give new
@@ -9,6 +10,7 @@
 //! inside each block are.
 
 use crate::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use crate::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderOut, CompletionBuilderParams};
 use crate::cpu::{Cpu, CpuIn, CpuOut, CpuParams};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
 use crate::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
@@ -142,6 +144,7 @@ struct Wires {
     cpu: CpuIn,
     fb: FrameBuilderIn,
     oq: OutputQueueIn,
+    cb: CompletionBuilderIn,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -152,6 +155,32 @@ struct Outs {
     cpu: CpuOut,
     fb: FrameBuilderOut,
     oq: OutputQueueOut,
+    cb: CompletionBuilderOut,
+}
+
+/// The frame arbiter in front of the output queue (`rtl/packet_engine.v`): frame builder and completion
+/// builder, one whole frame at a time, round robin per frame when both offer one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Arbiter {
+    /// Inside a frame (its first beat taken, not its last).
+    busy: bool,
+    /// Input of the frame in progress (true = completion builder).
+    sel: bool,
+    /// Input granted the last whole frame.
+    last: bool,
+}
+
+impl Arbiter {
+    /// The input selected this cycle (true = completion builder).
+    fn select(&self, fb_valid: bool, cb_valid: bool) -> bool {
+        if self.busy {
+            self.sel
+        } else if fb_valid && cb_valid {
+            !self.last
+        } else {
+            cb_valid
+        }
+    }
 }
 
 /// The packet-engine top.
@@ -163,6 +192,8 @@ pub struct PacketEngine {
     cpu: Cpu,
     fb: FrameBuilder,
     oq: OutputQueue,
+    cb: CompletionBuilder,
+    arb: Arbiter,
     wires: Wires,
     /// Block evaluations in the last cycle (6 when the first guess was right).
     pub evaluations: u32,
@@ -180,8 +211,9 @@ impl std::fmt::Debug for Wires {
 pub struct EngineParamError(pub String);
 
 /// The inputs of every block given the top's inputs and every block's outputs (the RTL's wires).
-fn wire(t: &EngineIn, o: &Outs) -> Wires {
+fn wire(t: &EngineIn, o: &Outs, arb: &Arbiter) -> Wires {
     let mut w = Wires::default();
+    let sel = arb.select(o.fb.m_axis_tvalid, o.cb.m_axis_tvalid);
     let local = o.oq.m_axis_tdest == (t.cfg_port & 0xF);
     // interposer
     w.ip = InterposerIn {
@@ -216,8 +248,7 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         s_axis_tuser: o.ip.m_axis_ext_tuser,
         m_reg_ready: o.rs.s_reg_ready,
         m_msg_ready: o.cpu.s_msg_ready,
-        // Unsupported Requests are discarded until the completion builder is wired in (issue 6 point 4).
-        m_ur_ready: true,
+        m_ur_ready: o.cb.s_ur_ready,
         cfg_engine_id: t.cfg_engine_id,
         cfg_ethertype: o.rs.cfg_ethertype,
         cfg_vendor_id: o.rs.cfg_vendor_id,
@@ -235,7 +266,7 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         s_reg_src: o.ck.m_reg_src,
         s_reg_tag: o.ck.m_reg_tag,
         cfg_engine_id: t.cfg_engine_id,
-        m_reg_rsp_ready: t.m_reg_rsp_ready,
+        m_reg_rsp_ready: o.cb.s_rsp_ready,
         pbv_rd_index: t.pbv_rd_index,
         stat_event: stat_event(o),
     };
@@ -266,9 +297,10 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         w.cpu.s_msg_data = o.ck.m_msg_data;
         w.cpu.s_msg_pbv = o.ck.m_msg_pbv;
     w.cpu.m_msg_ready = o.fb.s_msg_ready;
-    w.cpu.cfg_wr_en = t.cpu_cfg_wr_en;
-    w.cpu.cfg_wr_addr = t.cpu_cfg_wr_addr;
-    w.cpu.cfg_wr_data = t.cpu_cfg_wr_data;
+    // The register space configures the CPU; the top port is a back door for the cycles it does not.
+    w.cpu.cfg_wr_en = o.rs.cpu_cfg_wr_en || t.cpu_cfg_wr_en;
+    (w.cpu.cfg_wr_addr, w.cpu.cfg_wr_data) =
+        if o.rs.cpu_cfg_wr_en { (o.rs.cpu_cfg_wr_addr, o.rs.cpu_cfg_wr_data) } else { (t.cpu_cfg_wr_addr, t.cpu_cfg_wr_data) };
     w.fb.rst = t.rst;
         w.fb.s_msg_valid = o.cpu.m_msg_valid;
         w.fb.s_msg_kind = o.cpu.m_msg_kind;
@@ -295,19 +327,44 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
         w.fb.s_msg_repsum_oflow_id = o.cpu.m_msg_repsum_oflow_id;
         w.fb.s_msg_data = o.cpu.m_msg_data;
         w.fb.s_msg_pbv = o.cpu.m_msg_pbv;
-    w.fb.m_axis_tready = o.oq.s_axis_tready;
+    w.fb.m_axis_tready = !sel && o.oq.s_axis_tready;
     w.fb.cfg_engine_id = t.cfg_engine_id;
     w.fb.cfg_vendor_id = o.rs.cfg_vendor_id;
     w.fb.cfg_ethertype = o.rs.cfg_ethertype;
     w.fb.cfg_src_mac = t.cfg_src_mac;
     w.fb.cfg_dst_mac = t.cfg_dst_mac;
+    w.cb = CompletionBuilderIn {
+        rst: t.rst,
+        s_rsp_valid: o.rs.m_reg_rsp_valid,
+        s_rsp_write: o.rs.m_reg_rsp_write,
+        s_rsp_status: o.rs.m_reg_rsp_status,
+        s_rsp_rdata: o.rs.m_reg_rsp_rdata,
+        s_rsp_src: o.rs.m_reg_rsp_src,
+        s_rsp_tag: o.rs.m_reg_rsp_tag,
+        s_rsp_addr: o.rs.m_reg_rsp_addr,
+        s_rsp_be: o.rs.m_reg_rsp_be,
+        s_ur_valid: o.ck.m_ur_valid,
+        s_ur_src: o.ck.m_ur_src,
+        s_ur_tag: o.ck.m_ur_tag,
+        s_ur_tc: o.ck.m_ur_tc,
+        s_ur_attr: o.ck.m_ur_attr,
+        s_ur_mem_read: o.ck.m_ur_mem_read,
+        s_ur_locked: o.ck.m_ur_locked,
+        s_ur_length: o.ck.m_ur_length,
+        s_ur_first_be: o.ck.m_ur_first_be,
+        s_ur_last_be: o.ck.m_ur_last_be,
+        s_ur_addr: o.ck.m_ur_addr,
+        m_axis_tready: sel && o.oq.s_axis_tready,
+        cfg_engine_id: t.cfg_engine_id,
+    };
+    let q = if sel { (o.cb.m_axis_tdata, o.cb.m_axis_tkeep, o.cb.m_axis_tvalid, o.cb.m_axis_tlast, o.cb.m_axis_tuser) } else { (o.fb.m_axis_tdata, o.fb.m_axis_tkeep, o.fb.m_axis_tvalid, o.fb.m_axis_tlast, o.fb.m_axis_tuser) };
     w.oq = OutputQueueIn {
         rst: t.rst,
-        s_axis_tdata: o.fb.m_axis_tdata,
-        s_axis_tkeep: o.fb.m_axis_tkeep,
-        s_axis_tvalid: o.fb.m_axis_tvalid,
-        s_axis_tlast: o.fb.m_axis_tlast,
-        s_axis_tuser: o.fb.m_axis_tuser,
+        s_axis_tdata: q.0,
+        s_axis_tkeep: q.1,
+        s_axis_tvalid: q.2,
+        s_axis_tlast: q.3,
+        s_axis_tuser: q.4,
         m_axis_tready: if local { o.ip.s_axis_inj_tready } else { t.m_axis_egress_tready },
         cfg_route_wr_en: o.rs.cfg_route_wr_en,
         cfg_route_wr_index: o.rs.cfg_route_wr_index,
@@ -319,13 +376,14 @@ fn wire(t: &EngineIn, o: &Outs) -> Wires {
     w
 }
 
-/// `{4'd0, cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}`.
+/// `{cb_event[3:0], cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}`.
 fn stat_event(o: &Outs) -> u32 {
     (o.ck.stat_event & 0x1F_FFFF)
         | u32::from(o.ip.stat_event & 7) << 21
         | u32::from(o.oq.stat_route_miss) << 24
         | u32::from(o.fb.stat_event & 3) << 25
         | u32::from(o.cpu.stat_valid) << 27
+        | u32::from(o.cb.stat_event & 0xF) << 28
 }
 
 fn top_out(t: &EngineIn, o: &Outs) -> EngineOut {
@@ -341,7 +399,8 @@ fn top_out(t: &EngineIn, o: &Outs) -> EngineOut {
         m_axis_egress_tvalid: o.oq.m_axis_tvalid && !local,
         m_axis_egress_tlast: o.oq.m_axis_tlast,
         m_axis_egress_tdest: o.oq.m_axis_tdest,
-        m_reg_rsp_valid: o.rs.m_reg_rsp_valid,
+        // A tap: one cycle per response, when the completion builder takes it.
+        m_reg_rsp_valid: o.rs.m_reg_rsp_valid && o.cb.s_rsp_ready,
         m_reg_rsp_write: o.rs.m_reg_rsp_write,
         m_reg_rsp_status: o.rs.m_reg_rsp_status,
         m_reg_rsp_rdata: o.rs.m_reg_rsp_rdata,
@@ -365,10 +424,12 @@ impl PacketEngine {
         Ok(PacketEngine {
             ip: Interposer::power_on(InterposerParams { inj_credits: p.inj_credits, ..InterposerParams::default() }).map_err(|x| e(x.to_string()))?,
             ck: InputChecker::new(CheckerParams::default()).map_err(|x| e(x.to_string()))?,
-            rs: RegisterSpace::power_on(),
+            rs: RegisterSpace::power_on_with(p.static_entries).map_err(|x| e(x.to_string()))?,
             cpu: Cpu::new(CpuParams { static_entries: p.static_entries, descriptors: p.descriptors, tick_cycles: p.tick_cycles }).map_err(|x| e(x.to_string()))?,
             fb: FrameBuilder::new(FrameBuilderParams::default()).ok_or_else(|| e("frame builder width".into()))?,
             oq: OutputQueue::new(OutputQueueParams { fifo_depth: p.fifo_depth, ..OutputQueueParams::default() }).map_err(|x| e(x.to_string()))?,
+            cb: CompletionBuilder::new(CompletionBuilderParams::default()).map_err(|x| e(x.to_string()))?,
+            arb: Arbiter::default(),
             wires: Wires::default(),
             evaluations: 0,
         })
@@ -386,7 +447,15 @@ impl PacketEngine {
 }
 
 /// The blocks stepped on copies, not yet committed.
-type Next = (Option<Interposer>, Option<InputChecker>, Option<RegisterSpace>, Option<Cpu>, Option<FrameBuilder>, Option<OutputQueue>);
+type Next = (
+    Option<Interposer>,
+    Option<InputChecker>,
+    Option<RegisterSpace>,
+    Option<Cpu>,
+    Option<FrameBuilder>,
+    Option<OutputQueue>,
+    Option<CompletionBuilder>,
+);
 
 /// Rounds of settling before the wiring is declared a combinational loop.
 const MAX_ROUNDS: usize = 16;
@@ -398,7 +467,7 @@ impl Block for PacketEngine {
     fn step(&mut self, t: &EngineIn) -> EngineOut {
         // Start from last cycle's settled wires; the top's inputs replace their part at the first wiring.
         let mut w = self.wires;
-        let mut next: Next = (None, None, None, None, None, None);
+        let mut next: Next = (None, None, None, None, None, None, None);
         let mut o = Outs::default();
         let mut done = Wires::default();
         let mut first = true;
@@ -421,8 +490,9 @@ impl Block for PacketEngine {
             eval!(cpu, 3);
             eval!(fb, 4);
             eval!(oq, 5);
+            eval!(cb, 6);
             first = false;
-            let nw = wire(t, &o);
+            let nw = wire(t, &o, &self.arb);
             if nw == done {
                 self.ip = next.0.take().expect("evaluated");
                 self.ck = next.1.take().expect("evaluated");
@@ -430,6 +500,18 @@ impl Block for PacketEngine {
                 self.cpu = next.3.take().expect("evaluated");
                 self.fb = next.4.take().expect("evaluated");
                 self.oq = next.5.take().expect("evaluated");
+                self.cb = next.6.take().expect("evaluated");
+                // The arbiter's registers (rtl/packet_engine.v): a frame in progress keeps its input.
+                let sel = self.arb.select(o.fb.m_axis_tvalid, o.cb.m_axis_tvalid);
+                if t.rst {
+                    self.arb = Arbiter::default();
+                } else if nw.oq.s_axis_tvalid && o.oq.s_axis_tready {
+                    self.arb.busy = !nw.oq.s_axis_tlast;
+                    self.arb.sel = sel;
+                    if nw.oq.s_axis_tlast {
+                        self.arb.last = sel;
+                    }
+                }
                 self.wires = nw;
                 return top_out(t, &o);
             }

@@ -47,6 +47,8 @@ pub const ID_VALUE: u32 = 0x1C0E_0001;
 /// Static context entries of the CPU window (the RTL parameter `CPU_STATIC_ENTRIES`; the CPU's default
 /// `STATIC_ENTRIES`).
 pub const CPU_STATIC_ENTRIES: usize = 16;
+/// Largest `CPU_STATIC_ENTRIES` (the CPU's largest `STATIC_ENTRIES`).
+pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
@@ -279,6 +281,15 @@ pub struct VniAllowed {
     pub valid: bool,
 }
 
+/// A parameter the register space does not support.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegsParamError {
+    /// `CPU_STATIC_ENTRIES` must be 1-64.
+    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-64")]
+    CpuStaticEntries(usize),
+}
+
 /// Reset values (docs/registers.md).
 pub mod reset {
     /// Soft Portals EtherType (frames crate default, IEEE local experimental).
@@ -478,6 +489,11 @@ pub enum Reg {
 
 /// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped.
 pub fn decode(addr: u16) -> Option<Reg> {
+    decode_with(addr, CPU_STATIC_ENTRIES)
+}
+
+/// [`decode`] for a register space with `cpu_static` CPU static entries (`CPU_STATIC_ENTRIES`).
+pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
     let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
     let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
         (a >= base && a < base + n as u32 * stride).then(|| ((a - base) / stride) as usize)
@@ -517,7 +533,7 @@ pub fn decode(addr: u16) -> Option<Reg> {
                 Reg::Counter(i)
             } else if let Some(i) = idx(o::PBV_FLAGS, PBV_ENTRIES / 2, 4) {
                 Reg::PbvFlags(i)
-            } else if let Some(i) = idx(o::CPU_STATIC, CPU_STATIC_ENTRIES, 8) {
+            } else if let Some(i) = idx(o::CPU_STATIC, cpu_static.min(MAX_CPU_STATIC_ENTRIES), 8) {
                 Reg::CpuStatic(i, ((a >> 2) & 1) as usize)
             } else {
                 return None;
@@ -556,8 +572,10 @@ pub struct RegisterSpace {
     engine_sfa: u32,
     retry_limit: u32,
     pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
-    static_key: [CpuStaticKey; CPU_STATIC_ENTRIES],
-    static_wait: [u32; CPU_STATIC_ENTRIES],
+    static_key: [CpuStaticKey; MAX_CPU_STATIC_ENTRIES],
+    static_wait: [u32; MAX_CPU_STATIC_ENTRIES],
+    /// `CPU_STATIC_ENTRIES`: entries of the static window in use.
+    cpu_static: usize,
     /// Second CPU write of a two-entry PBV / PBV_FLAGS access: (address, data).
     cpu_pending: Option<(u16, u32)>,
     /// Next step of the post-reset copy to the CPU.
@@ -573,8 +591,21 @@ impl Default for RegisterSpace {
 }
 
 impl RegisterSpace {
-    /// A register space in its reset state.
+    /// A register space in its reset state, with the default `CPU_STATIC_ENTRIES`.
     pub fn new() -> Self {
+        Self::reset_state(CPU_STATIC_ENTRIES)
+    }
+
+    /// A register space whose CPU window has `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-64), at power-on (before the first reset, as the Verilated RTL starts).
+    pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
+        if !(1..=MAX_CPU_STATIC_ENTRIES).contains(&n) {
+            return Err(RegsParamError::CpuStaticEntries(n));
+        }
+        Ok(RegisterSpace { cpu_static: n, ..Self::power_on() })
+    }
+
+    fn reset_state(cpu_static: usize) -> Self {
         RegisterSpace {
             pbv: [0; PBV_ENTRIES / 2],
             ctrl: Ctrl::new(),
@@ -598,8 +629,9 @@ impl RegisterSpace {
             engine_sfa: 0,
             retry_limit: reset::RETRY_LIMIT,
             pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
-            static_key: [CpuStaticKey::new(); CPU_STATIC_ENTRIES],
-            static_wait: [0; CPU_STATIC_ENTRIES],
+            static_key: [CpuStaticKey::new(); MAX_CPU_STATIC_ENTRIES],
+            static_wait: [0; MAX_CPU_STATIC_ENTRIES],
+            cpu_static,
             cpu_pending: None,
             sync: Some(0),
             out: RegisterSpaceOut::default(),
@@ -835,7 +867,7 @@ impl Block for RegisterSpace {
         }
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
-            let reg = decode(i.s_reg_addr);
+            let reg = decode_with(i.s_reg_addr, self.cpu_static);
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
@@ -883,7 +915,7 @@ impl Block for RegisterSpace {
             }
         }
         if i.rst {
-            *self = RegisterSpace::new();
+            *self = Self::reset_state(self.cpu_static);
         }
         out
     }
