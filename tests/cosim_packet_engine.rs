@@ -1,4 +1,4 @@
-//! Lockstep co-simulation of the packet-engine top (the six blocks wired as in rtl/packet_engine.v)
+//! Lockstep co-simulation of the packet-engine top (the blocks wired as in rtl/packet_engine.v)
 //! against its composed Rust model, with the end-to-end scoreboard; and the seed's worked example
 //! (000 [0174]-[0182], Tables 5-7: PBV programming by register writes at `0x0010_C0yy`) replayed as frames
 //! through one engine, followed by a small barrier through the engine; and a Portals reduction.
@@ -292,4 +292,65 @@ fn a_portals_reduction_through_the_engine() {
     assert_eq!(sp.frame.header.count, 2);
     assert_eq!(sp.frame.header.resno, 5);
     assert_eq!(sp.frame.data, [15, 26, 37, 48], "lane-wise sum (rt_op 0x14)");
+}
+
+/// A memory read of `off` in this engine's window by `requester` (3-DW MRd, 1 DW unless `len` says).
+fn mrd_frame(seq: u16, requester: u16, off: u32, first_be: u8, tag: u16, len: usize) -> Vec<u8> {
+    use inswitch_frames::tlp::{types, Address, Dw0, Header, RequestDw1};
+    let mut dw0 = Dw0 { tlp_type: types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Dw0::default() };
+    dw0.set_length_dw(len);
+    let last_be = if len > 1 { 0xF } else { 0 };
+    let req = RequestDw1 { requester_id: requester, tag: tag as u8, last_be, first_be };
+    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address: Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | off, 0) }, payload: vec![], digest: None };
+    tlp_frame(seq, &t.to_bytes().unwrap())
+}
+
+/// Non-posted register accesses through the engine (seed 000 [0175]: the master reads an engine's
+/// registers at `0x00yy_C0zz`): a read of ID is answered with a CplD carrying 0x1C0E_0001, a read of an
+/// unmapped offset with a Cpl UR from the register space, a 2-DW read with a Cpl UR from the checker
+/// (Byte Count 8, PCIe §2.3.1.1); each completion goes back to the requester (here: this port, by a
+/// default route), with the engine's Completer ID and the request's tag. Timing (docs/blocks/packet_engine.md
+/// §Timing): a register read's completion starts on `m_axis_vl` 7 cycles after the request's last beat
+/// (interposer, checker, register space, completion builder, output queue 2, injection); a checker's
+/// Unsupported Request 6 (no register space).
+#[test]
+fn register_reads_through_the_engine_are_answered_with_completions() {
+    use inswitch_frames::tlp::Header;
+    let p = params_of("packet_engine").unwrap();
+    const READER: u16 = 0x0001;
+    // Two writes to another switch pass through between the route writes and the reads, so that the
+    // checker's Unsupported Request does not meet a register response in the completion builder
+    // (register responses go first).
+    let frames = vec![
+        reg_write_frame(1, READER, ENGINE_ID, 0x200, 0, 0xF),
+        reg_write_frame(2, READER, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
+        reg_write_frame(3, READER, 0x0020, 0x000, 0x21, 0x3),
+        reg_write_frame(4, READER, 0x0020, 0x000, 0x22 << 16, 0xC),
+        mrd_frame(5, READER, 0x108, 0xF, 0x3FF, 2),
+        mrd_frame(6, READER, 0x100, 0xF, 0x2A5, 1),
+        mrd_frame(7, READER, 0x12C, 0x6, 0x011, 1),
+    ];
+    let mut model = PacketEngine::power_on(p).unwrap();
+    let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut stim = DirectedStimulus::new(p, vec![], frames);
+    let mut rec = Recorder::default();
+    lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 400, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    assert_eq!(rec.vl.len(), 5, "two frames passed, three completions injected: {:?}", rec.vl);
+    // (status, byte count, lower address, tag, payload)
+    let want = [(1u8, 8u16, 0x08u8, 0x3FFu16, vec![]), (0, 4, 0x00, 0x2A5, vec![0x01, 0x00, 0x0E, 0x1C]), (1, 2, 0x2D, 0x011, vec![])];
+    let latency = [6, 7, 7];
+    for (k, (f, w)) in rec.vl[2..].iter().zip(want).enumerate() {
+        let n = f.len();
+        let seq = u16::from_be_bytes([f[0], f[1]]);
+        assert_eq!(inswitch_frames::crc::lcrc(seq, &f[2..n - 4]).to_le_bytes(), f[n - 4..], "completion {k}: LCRC");
+        let t = Tlp::parse(&f[2..n - 4]).unwrap_or_else(|e| panic!("completion {k}: {e}"));
+        let Header::Completion(h) = t.header else { panic!("completion {k} is {:?}", t.header) };
+        let tag = u16::from(t.dw0.t9) << 9 | u16::from(t.dw0.t8) << 8 | u16::from(h.tag);
+        assert_eq!((h.completer_id, h.requester_id), (ENGINE_ID, READER), "completion {k}");
+        assert_eq!((h.status, h.byte_count, h.lower_address, tag, t.payload), w, "completion {k}");
+        assert_eq!(rec.vl_start[2 + k] - rec.rx_done[4 + k], latency[k], "completion {k}: {:?} {:?}", rec.rx_done, rec.vl_start);
+    }
+    // The tap saw four register responses (the 2-DW read never reached the register space).
+    let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
+    assert_eq!(statuses, vec![0, 0, 0, 2], "{:?}", rec.responses);
 }
