@@ -208,13 +208,13 @@ impl Stimulus<CompletionBuilderIn, CompletionBuilderOut> for CompletionBuilderSt
         let prof = self.phases.profile;
         let mut i = self.last;
         i.rst = false;
-        if !(self.last.s_rsp_valid && !previous.s_rsp_ready) {
+        if !self.last.s_rsp_valid || previous.s_rsp_ready {
             i.s_rsp_valid = false;
             if !self.idle_rsp.gap(&mut self.r, prof.idle, prof.persist) {
                 self.response(&mut i);
             }
         }
-        if !(self.last.s_ur_valid && !previous.s_ur_ready) {
+        if !self.last.s_ur_valid || previous.s_ur_ready {
             i.s_ur_valid = false;
             // Dropped requests are rarer than register accesses, except in some phases.
             if !self.idle_ur.gap(&mut self.r, (prof.idle * 2.0).min(0.95), prof.persist) {

@@ -335,7 +335,7 @@ impl InputCheckerStimulus {
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
         match self.r.random_range(0..32) {
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
-            26..=31 => return self.non_posted(port, src),
+            26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
             0..=3 => {
                 let off = self.r.random_range(0..0x200u32) * 4;
@@ -482,7 +482,7 @@ impl InputCheckerStimulus {
                 (self.wrap(&t, |_| {}), REG_ACCESS, "multi-DW register read")
             }
             2 => {
-                let a = (u64::from(ENGINE_ID ^ 0x0100) << 16) | 0xC000 | 4 * self.r.random_range(0..0x400u64);
+                let a = (u64::from(ENGINE_ID ^ 0x0100) << 16) | 0xC000 | (4 * self.r.random_range(0..0x400u64));
                 let fbe = self.r.random_range(0..16u8);
                 let t = self.mrd(src, a, 1, fbe, 0);
                 (self.wrap(&t, |_| {}), NOT_FOR_ENGINE, "read of another switch's window")
