@@ -33,6 +33,9 @@ struct ModelSpec {
 const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "output_queue_w256", top: "output_queue", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
+    // The register slice of the packet-engine top (docs/blocks/axis_register.md) at a payload width that is
+    // not a multiple of 32 (verif/blocks/axis_register.rs COSIM_WIDTH).
+    ModelSpec { name: "axis_register", top: "axis_register", params: &[("WIDTH", "300")] },
     // The reduction unit has no parameters (docs/reduction.md §RTL).
     ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
     // Issue 6: the data-path blocks at their defaults (docs/blocks/*.md).

@@ -1,10 +1,13 @@
 // Packet engine top for one port (docs/blocks/packet_engine.md): interposer -> input checker ->
 // {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection; register
-// responses and the checker's Unsupported Requests -> completion builder -> output queue. Wiring plus
-// the frame arbiter in front of the output queue (frame builder / completion builder, round robin per
-// frame) and the output-queue egress demultiplexer (tdest == this port: injection; else m_axis_egress).
-// The register space configures the CPU (cpu_cfg_wr of the register space; the top port cpu_cfg_wr_* is
-// a lower-priority back door).
+// responses and the checker's Unsupported Requests -> completion builder -> output queue. Wiring, the
+// frame arbiter in front of the output queue (frame builder / completion builder, one whole frame at a
+// time, round robin per frame), the output-queue egress demultiplexer (tdest == this port: injection; any
+// other tdest: m_axis_egress), and a register slice (axis_register) on every stream between two blocks, so that no valid/data or ready
+// path runs combinationally from one block into another (issue 6: the top's longest path stays that of
+// its worst block, and the model evaluates each block once per cycle). The event vector counted by the
+// register space is registered for the same reason. The register space configures the CPU (its
+// cpu_cfg_wr_*; the top port cpu_cfg_wr_* is a lower-priority back door).
 
 `resetall
 `timescale 1ns / 1ps
@@ -60,8 +63,8 @@ module packet_engine #
     output wire [3:0]             m_axis_egress_tdest,
 
     /*
-     * Register-access responses: a status tap (valid for one cycle when the completion builder takes the
-     * response; m_reg_rsp_ready is ignored, kept for compatibility)
+     * Register-access responses: a status tap (valid for one cycle when the response slice in front of the
+     * completion builder takes the response; m_reg_rsp_ready is ignored, kept for compatibility)
      */
     output wire                   m_reg_rsp_valid,
     input  wire                   m_reg_rsp_ready,
@@ -111,26 +114,51 @@ module packet_engine #
     output wire [31:0]            stat_event
 );
 
-// interposer -> checker
-wire [DATA_WIDTH-1:0] ext_tdata;
-wire [KEEP_WIDTH-1:0] ext_tkeep;
-wire ext_tvalid, ext_tready, ext_tlast;
-wire [8:0] ext_tuser;
+// Payload widths of the slices: the sum of the fields each stream carries.
+// interposer m_axis_ext_tuser = {family, port} (docs/blocks/interposer.md)
+localparam EXT_TUSER_WIDTH = 9;
+// output_queue m_axis_tdest (its PORT_WIDTH default) and frame_builder m_axis_tuser (destination ID)
+localparam OQ_TDEST_WIDTH = 4;
+localparam FB_TUSER_WIDTH = 16;
+localparam EXT_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + EXT_TUSER_WIDTH;
+localparam FB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + FB_TUSER_WIDTH;
+localparam OQ_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + OQ_TDEST_WIDTH;
+// register request {write, addr[16], be[4], wdata[32], src[16], tag[10]} (docs/blocks/register_space.md)
+localparam REG_WIDTH = 1 + 16 + 4 + 32 + 16 + 10;
+// register response {write, status[2], rdata[32], src[16], tag[10], addr[16], be[4]}
+// (docs/blocks/register_space.md, docs/blocks/completion_builder.md)
+localparam RSP_WIDTH = 1 + 2 + 32 + 16 + 10 + 16 + 4;
+// Unsupported Request {src[16], tag[10], tc[3], attr[3], mem_read, locked, length[10], first_be[4],
+// last_be[4], addr[7]} (docs/blocks/input_checker.md)
+localparam UR_WIDTH = 16 + 10 + 3 + 3 + 1 + 1 + 10 + 4 + 4 + 7;
+// completion builder m_axis_tuser (destination ID, as the frame builder's)
+localparam CB_TUSER_WIDTH = FB_TUSER_WIDTH;
+localparam CB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + CB_TUSER_WIDTH;
+// collective message (docs/blocks/collective_message.md; cpu.v MSG_W)
+localparam MSG_WIDTH = 626;
+// stat_event bits driven by the blocks (all 32: bits 31:28 are the completion builder's)
+localparam EVENT_WIDTH = 32;
 
-// output queue -> demux -> interposer
-wire [DATA_WIDTH-1:0] oq_tdata;
-wire [KEEP_WIDTH-1:0] oq_tkeep;
-wire oq_tvalid, oq_tready, oq_tlast;
-wire [3:0] oq_tdest;
+// interposer -> slice -> checker
+wire [DATA_WIDTH-1:0] ext_tdata, ext_s_tdata;
+wire [KEEP_WIDTH-1:0] ext_tkeep, ext_s_tkeep;
+wire ext_tvalid, ext_tready, ext_tlast, ext_s_tvalid, ext_s_tready, ext_s_tlast;
+wire [EXT_TUSER_WIDTH-1:0] ext_tuser, ext_s_tuser;
+
+// output queue -> slice -> demux -> interposer
+wire [DATA_WIDTH-1:0] oq_tdata, oq_s_tdata;
+wire [KEEP_WIDTH-1:0] oq_tkeep, oq_s_tkeep;
+wire oq_tvalid, oq_tready, oq_tlast, oq_s_tvalid, oq_s_tready, oq_s_tlast;
+wire [OQ_TDEST_WIDTH-1:0] oq_tdest, oq_s_tdest;
 wire inj_tready;
-wire oq_local = oq_tdest == cfg_port[3:0];
+wire oq_local = oq_s_tdest == cfg_port[OQ_TDEST_WIDTH-1:0];
 
-// checker -> register space
-wire reg_valid, reg_ready, reg_write;
-wire [15:0] reg_addr, reg_src;
-wire [3:0] reg_be;
-wire [31:0] reg_wdata;
-wire [9:0] reg_tag;
+// checker -> slice -> register space (reg_*: checker side, rq_*: register-space side)
+wire reg_valid, reg_ready, reg_write, rq_valid, rq_ready, rq_write;
+wire [15:0] reg_addr, reg_src, rq_addr, rq_src;
+wire [3:0] reg_be, rq_be;
+wire [31:0] reg_wdata, rq_wdata;
+wire [9:0] reg_tag, rq_tag;
 
 // register-space configuration
 /* verilator lint_off UNUSEDSIGNAL */
@@ -139,24 +167,31 @@ wire [15:0] cfg_master_id, cfg_mcast_wr_ports;
 wire [7:0] cfg_error_reporting;
 wire [23:0] cfg_sub_timeout, cfg_master_timeout, cfg_red_timeout0, cfg_red_timeout1, cfg_red_timeout2, cfg_red_timeout3;
 wire [19:0] cfg_red_threshold0, cfg_red_threshold1, cfg_red_threshold2;
-// Register-space -> CPU configuration bridge and completion fields (not wired yet: issue 6 points 3-4).
-wire rs_cpu_cfg_wr_en;
-wire [11:0] rs_cpu_cfg_wr_addr;
-wire [31:0] rs_cpu_cfg_wr_data;
 // The tap does not backpressure.
 wire unused_rsp_ready = m_reg_rsp_ready;
 /* verilator lint_on UNUSEDSIGNAL */
-// register space -> completion builder
-wire rs_rsp_valid, rs_rsp_ready;
-wire [15:0] rs_rsp_addr;
-wire [3:0] rs_rsp_be;
-// checker -> completion builder (Unsupported Requests)
+// register space -> CPU configuration bridge, muxed with the back door
+wire rs_cpu_cfg_wr_en;
+wire [11:0] rs_cpu_cfg_wr_addr;
+wire [31:0] rs_cpu_cfg_wr_data;
+wire cpu_wr_en = rs_cpu_cfg_wr_en || cpu_cfg_wr_en;
+wire [11:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
+wire [31:0] cpu_wr_data = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_data : cpu_cfg_wr_data;
+// register space -> slice -> completion builder (rs_rsp_*: register-space side, rsp_s_*: builder side)
+wire rs_rsp_valid, rs_rsp_ready, rsp_s_valid, rsp_s_ready, rsp_s_write;
+wire [1:0] rsp_s_status;
+wire [31:0] rsp_s_rdata;
+wire [15:0] rs_rsp_addr, rsp_s_src, rsp_s_addr;
+wire [9:0] rsp_s_tag;
+wire [3:0] rs_rsp_be, rsp_s_be;
+// checker -> slice -> completion builder (ck_ur_*: checker side, ur_s_*: builder side)
 wire ck_ur_valid, ck_ur_ready, ck_ur_mem_read, ck_ur_locked;
-wire [15:0] ck_ur_src;
-wire [9:0] ck_ur_tag, ck_ur_length;
-wire [2:0] ck_ur_tc, ck_ur_attr;
-wire [3:0] ck_ur_first_be, ck_ur_last_be;
-wire [6:0] ck_ur_addr;
+wire ur_s_valid, ur_s_ready, ur_s_mem_read, ur_s_locked;
+wire [15:0] ck_ur_src, ur_s_src;
+wire [9:0] ck_ur_tag, ck_ur_length, ur_s_tag, ur_s_length;
+wire [2:0] ck_ur_tc, ck_ur_attr, ur_s_tc, ur_s_attr;
+wire [3:0] ck_ur_first_be, ck_ur_last_be, ur_s_first_be, ur_s_last_be;
+wire [6:0] ck_ur_addr, ur_s_addr;
 wire [15:0] cfg_ethertype, cfg_vendor_id;
 wire [3:0] cfg_validation, cfg_vni_valid;
 wire [63:0] cfg_vni;
@@ -168,67 +203,78 @@ wire [3:0] mcast_wr_index;
 wire [12:0] mcast_wr_tree;
 wire [19:0] mcast_wr_wait_count;
 
-// checker -> CPU and CPU -> builder messages
-wire c_valid, c_ready, b_valid, b_ready;
-wire [3:0] c_kind, b_kind, c_code, b_code, c_rc, b_rc;
+// checker -> slice -> CPU (c_*: checker side, cs_*: CPU side) and CPU -> slice -> builder (b_*: CPU side,
+// bs_*: builder side) messages
+wire c_valid, c_ready, b_valid, b_ready, cs_valid, cs_ready, bs_valid, bs_ready;
+wire [3:0] c_kind, b_kind, c_code, b_code, c_rc, b_rc, cs_kind, bs_kind, cs_code, bs_code, cs_rc, bs_rc;
 wire c_family, b_family, c_posted, b_posted, c_error, b_error, c_retry, b_retry;
-wire [7:0] c_port, b_port, c_repsum_m, b_repsum_m;
+wire cs_family, bs_family, cs_posted, bs_posted, cs_error, bs_error, cs_retry, bs_retry;
+wire [7:0] c_port, b_port, c_repsum_m, b_repsum_m, cs_port, bs_port, cs_repsum_m, bs_repsum_m;
 wire [15:0] c_ctx, b_ctx, c_pid, b_pid, c_dmu_id, b_dmu_id, c_vni, b_vni;
-wire [31:0] c_src, b_src, c_dst, b_dst, c_cookie, b_cookie;
-wire [19:0] c_count, b_count;
-wire [1:0] c_tid, b_tid, c_repsum_oflow_id, b_repsum_oflow_id;
-wire [9:0] c_seqno, b_seqno, c_resno, b_resno;
-wire [5:0] c_op, b_op;
-wire [255:0] c_data, b_data;
-wire [127:0] c_pbv, b_pbv;
+wire [15:0] cs_ctx, bs_ctx, cs_pid, bs_pid, cs_dmu_id, bs_dmu_id, cs_vni, bs_vni;
+wire [31:0] c_src, b_src, c_dst, b_dst, c_cookie, b_cookie, cs_src, bs_src, cs_dst, bs_dst, cs_cookie, bs_cookie;
+wire [19:0] c_count, b_count, cs_count, bs_count;
+wire [1:0] c_tid, b_tid, c_repsum_oflow_id, b_repsum_oflow_id, cs_tid, bs_tid, cs_repsum_oflow_id, bs_repsum_oflow_id;
+wire [9:0] c_seqno, b_seqno, c_resno, b_resno, cs_seqno, bs_seqno, cs_resno, bs_resno;
+wire [5:0] c_op, b_op, cs_op, bs_op;
+wire [255:0] c_data, b_data, cs_data, bs_data;
+wire [127:0] c_pbv, b_pbv, cs_pbv, bs_pbv;
 
-// builder -> output queue
-wire [DATA_WIDTH-1:0] fb_tdata;
-wire [KEEP_WIDTH-1:0] fb_tkeep;
-wire fb_tvalid, fb_tready, fb_tlast;
-wire [15:0] fb_tuser;
+// builder -> slice -> output queue
+wire [DATA_WIDTH-1:0] fb_tdata, fb_s_tdata;
+wire [KEEP_WIDTH-1:0] fb_tkeep, fb_s_tkeep;
+wire fb_tvalid, fb_tready, fb_tlast, fb_s_tvalid, fb_s_tready, fb_s_tlast;
+wire [FB_TUSER_WIDTH-1:0] fb_tuser, fb_s_tuser;
+
+// completion builder -> slice -> arbiter
+wire [DATA_WIDTH-1:0] cb_tdata, cb_s_tdata;
+wire [KEEP_WIDTH-1:0] cb_tkeep, cb_s_tkeep;
+wire cb_tvalid, cb_tready, cb_tlast, cb_s_tvalid, cb_s_tready, cb_s_tlast;
+wire [CB_TUSER_WIDTH-1:0] cb_tuser, cb_s_tuser;
+wire [3:0] cb_event;
 
 wire [20:0] chk_event;
 wire [2:0] ip_event;
 wire [1:0] fb_event;
 wire oq_miss;
 
-// completion builder -> arbiter
-wire [DATA_WIDTH-1:0] cb_tdata;
-wire [KEEP_WIDTH-1:0] cb_tkeep;
-wire cb_tvalid, cb_tready, cb_tlast;
-wire [15:0] cb_tuser;
-wire [3:0] cb_event;
-
 // counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
 assign stat_event = {cb_event, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
 
-// Register-response tap: one cycle per response, when the completion builder takes it.
+// The register space counts the events one cycle late, so that none of its inputs comes combinationally
+// from another block: its cfg_* outputs feed four blocks, and with every input registered the top has no
+// path from a block through the register space into another (the model evaluates it first, once).
+reg [EVENT_WIDTH-1:0] stat_event_reg;
+
+always @(posedge clk) begin
+    stat_event_reg <= rst ? {EVENT_WIDTH{1'b0}} : stat_event[EVENT_WIDTH-1:0];
+end
+
+wire [31:0] rs_stat_event = stat_event_reg;
+
+// Register-response tap: one cycle per response, when the response slice takes it.
 assign m_reg_rsp_valid = rs_rsp_valid && rs_rsp_ready;
 
-// CPU configuration: the register space's bridge, else the back door.
-wire cpu_wr_en = rs_cpu_cfg_wr_en || cpu_cfg_wr_en;
-wire [11:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
-wire [31:0] cpu_wr_data = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_data : cpu_cfg_wr_data;
-
 /*
- * Frame arbiter: frame builder and completion builder into the output queue, one whole frame at a
- * time; when both offer a frame, the one not granted last (round robin per frame).
+ * Frame arbiter between the builder slices and the output queue: frame builder and completion builder,
+ * one whole frame at a time; when both offer a frame, the one not granted last (round robin per frame).
+ * Its select is a function of registers only (the two slices' valids and its own state), so the output
+ * queue's inputs stay functions of registers; the queue's ready reaches only the slices' ready inputs.
  */
 reg arb_busy_reg, arb_busy_next;
 reg arb_sel_reg, arb_sel_next;
 reg arb_last_reg, arb_last_next;
 
 // Selected input: 1 = completion builder.
-wire arb_sel = arb_busy_reg ? arb_sel_reg : (fb_tvalid && cb_tvalid) ? !arb_last_reg : cb_tvalid;
-wire [DATA_WIDTH-1:0] q_tdata = arb_sel ? cb_tdata : fb_tdata;
-wire [KEEP_WIDTH-1:0] q_tkeep = arb_sel ? cb_tkeep : fb_tkeep;
-wire q_tvalid = arb_sel ? cb_tvalid : fb_tvalid;
-wire q_tlast = arb_sel ? cb_tlast : fb_tlast;
-wire [15:0] q_tuser = arb_sel ? cb_tuser : fb_tuser;
+wire arb_sel = arb_busy_reg ? arb_sel_reg : (fb_s_tvalid && cb_s_tvalid) ? !arb_last_reg : cb_s_tvalid;
+wire [DATA_WIDTH-1:0] q_tdata = arb_sel ? cb_s_tdata : fb_s_tdata;
+wire [KEEP_WIDTH-1:0] q_tkeep = arb_sel ? cb_s_tkeep : fb_s_tkeep;
+wire q_tvalid = arb_sel ? cb_s_tvalid : fb_s_tvalid;
+wire q_tlast = arb_sel ? cb_s_tlast : fb_s_tlast;
+wire [FB_TUSER_WIDTH-1:0] q_tuser = arb_sel ? cb_s_tuser : fb_s_tuser;
 wire q_tready;
-assign fb_tready = !arb_sel && q_tready;
-assign cb_tready = arb_sel && q_tready;
+assign fb_s_tready = !arb_sel && q_tready;
+assign cb_s_tready = arb_sel && q_tready;
 
 always @* begin
     arb_busy_next = arb_busy_reg;
@@ -254,50 +300,132 @@ always @(posedge clk) begin
     end
 end
 
-completion_builder #(
-    .DATA_WIDTH(DATA_WIDTH),
-    .KEEP_WIDTH(KEEP_WIDTH)
-)
-completion_builder_inst (
+// Egress demultiplexer after the output-queue slice: its registered tdest picks the consumer, so a frame
+// never splits (the slice passes a frame's beats in order with the tdest the queue held for the frame).
+assign m_axis_egress_tdata = oq_s_tdata;
+assign m_axis_egress_tkeep = oq_s_tkeep;
+assign m_axis_egress_tvalid = oq_s_tvalid && !oq_local;
+assign m_axis_egress_tlast = oq_s_tlast;
+assign m_axis_egress_tdest = oq_s_tdest;
+assign oq_s_tready = oq_local ? inj_tready : m_axis_egress_tready;
+
+axis_register #(.WIDTH(EXT_WIDTH))
+ext_slice_inst (
     .clk(clk),
     .rst(rst),
-    .s_rsp_valid(rs_rsp_valid),
-    .s_rsp_ready(rs_rsp_ready),
-    .s_rsp_write(m_reg_rsp_write),
-    .s_rsp_status(m_reg_rsp_status),
-    .s_rsp_rdata(m_reg_rsp_rdata),
-    .s_rsp_src(m_reg_rsp_src),
-    .s_rsp_tag(m_reg_rsp_tag),
-    .s_rsp_addr(rs_rsp_addr),
-    .s_rsp_be(rs_rsp_be),
-    .s_ur_valid(ck_ur_valid),
-    .s_ur_ready(ck_ur_ready),
-    .s_ur_src(ck_ur_src),
-    .s_ur_tag(ck_ur_tag),
-    .s_ur_tc(ck_ur_tc),
-    .s_ur_attr(ck_ur_attr),
-    .s_ur_mem_read(ck_ur_mem_read),
-    .s_ur_locked(ck_ur_locked),
-    .s_ur_length(ck_ur_length),
-    .s_ur_first_be(ck_ur_first_be),
-    .s_ur_last_be(ck_ur_last_be),
-    .s_ur_addr(ck_ur_addr),
-    .m_axis_tdata(cb_tdata),
-    .m_axis_tkeep(cb_tkeep),
-    .m_axis_tvalid(cb_tvalid),
-    .m_axis_tready(cb_tready),
-    .m_axis_tlast(cb_tlast),
-    .m_axis_tuser(cb_tuser),
-    .cfg_engine_id(cfg_engine_id),
-    .stat_event(cb_event)
+    .s_axis_tdata({ext_tdata, ext_tkeep, ext_tlast, ext_tuser}),
+    .s_axis_tvalid(ext_tvalid),
+    .s_axis_tready(ext_tready),
+    .m_axis_tdata({ext_s_tdata, ext_s_tkeep, ext_s_tlast, ext_s_tuser}),
+    .m_axis_tvalid(ext_s_tvalid),
+    .m_axis_tready(ext_s_tready)
 );
 
-assign m_axis_egress_tdata = oq_tdata;
-assign m_axis_egress_tkeep = oq_tkeep;
-assign m_axis_egress_tvalid = oq_tvalid && !oq_local;
-assign m_axis_egress_tlast = oq_tlast;
-assign m_axis_egress_tdest = oq_tdest;
-assign oq_tready = oq_local ? inj_tready : m_axis_egress_tready;
+axis_register #(.WIDTH(REG_WIDTH))
+reg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({reg_write, reg_addr, reg_be, reg_wdata, reg_src, reg_tag}),
+    .s_axis_tvalid(reg_valid),
+    .s_axis_tready(reg_ready),
+    .m_axis_tdata({rq_write, rq_addr, rq_be, rq_wdata, rq_src, rq_tag}),
+    .m_axis_tvalid(rq_valid),
+    .m_axis_tready(rq_ready)
+);
+
+axis_register #(.WIDTH(MSG_WIDTH))
+cpu_msg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({c_kind, c_family, c_port, c_ctx, c_src, c_dst, c_pid, c_dmu_id, c_count, c_code, c_posted,
+                   c_error, c_tid, c_vni, c_cookie, c_seqno, c_resno, c_retry, c_op, c_rc, c_repsum_m,
+                   c_repsum_oflow_id, c_data, c_pbv}),
+    .s_axis_tvalid(c_valid),
+    .s_axis_tready(c_ready),
+    .m_axis_tdata({cs_kind, cs_family, cs_port, cs_ctx, cs_src, cs_dst, cs_pid, cs_dmu_id, cs_count, cs_code, cs_posted,
+                   cs_error, cs_tid, cs_vni, cs_cookie, cs_seqno, cs_resno, cs_retry, cs_op, cs_rc, cs_repsum_m,
+                   cs_repsum_oflow_id, cs_data, cs_pbv}),
+    .m_axis_tvalid(cs_valid),
+    .m_axis_tready(cs_ready)
+);
+
+axis_register #(.WIDTH(MSG_WIDTH))
+builder_msg_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({b_kind, b_family, b_port, b_ctx, b_src, b_dst, b_pid, b_dmu_id, b_count, b_code, b_posted,
+                   b_error, b_tid, b_vni, b_cookie, b_seqno, b_resno, b_retry, b_op, b_rc, b_repsum_m,
+                   b_repsum_oflow_id, b_data, b_pbv}),
+    .s_axis_tvalid(b_valid),
+    .s_axis_tready(b_ready),
+    .m_axis_tdata({bs_kind, bs_family, bs_port, bs_ctx, bs_src, bs_dst, bs_pid, bs_dmu_id, bs_count, bs_code, bs_posted,
+                   bs_error, bs_tid, bs_vni, bs_cookie, bs_seqno, bs_resno, bs_retry, bs_op, bs_rc, bs_repsum_m,
+                   bs_repsum_oflow_id, bs_data, bs_pbv}),
+    .m_axis_tvalid(bs_valid),
+    .m_axis_tready(bs_ready)
+);
+
+axis_register #(.WIDTH(FB_WIDTH))
+fb_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({fb_tdata, fb_tkeep, fb_tlast, fb_tuser}),
+    .s_axis_tvalid(fb_tvalid),
+    .s_axis_tready(fb_tready),
+    .m_axis_tdata({fb_s_tdata, fb_s_tkeep, fb_s_tlast, fb_s_tuser}),
+    .m_axis_tvalid(fb_s_tvalid),
+    .m_axis_tready(fb_s_tready)
+);
+
+axis_register #(.WIDTH(RSP_WIDTH))
+rsp_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({m_reg_rsp_write, m_reg_rsp_status, m_reg_rsp_rdata, m_reg_rsp_src, m_reg_rsp_tag, rs_rsp_addr, rs_rsp_be}),
+    .s_axis_tvalid(rs_rsp_valid),
+    .s_axis_tready(rs_rsp_ready),
+    .m_axis_tdata({rsp_s_write, rsp_s_status, rsp_s_rdata, rsp_s_src, rsp_s_tag, rsp_s_addr, rsp_s_be}),
+    .m_axis_tvalid(rsp_s_valid),
+    .m_axis_tready(rsp_s_ready)
+);
+
+axis_register #(.WIDTH(UR_WIDTH))
+ur_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({ck_ur_src, ck_ur_tag, ck_ur_tc, ck_ur_attr, ck_ur_mem_read, ck_ur_locked, ck_ur_length,
+                   ck_ur_first_be, ck_ur_last_be, ck_ur_addr}),
+    .s_axis_tvalid(ck_ur_valid),
+    .s_axis_tready(ck_ur_ready),
+    .m_axis_tdata({ur_s_src, ur_s_tag, ur_s_tc, ur_s_attr, ur_s_mem_read, ur_s_locked, ur_s_length,
+                   ur_s_first_be, ur_s_last_be, ur_s_addr}),
+    .m_axis_tvalid(ur_s_valid),
+    .m_axis_tready(ur_s_ready)
+);
+
+axis_register #(.WIDTH(CB_WIDTH))
+cb_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({cb_tdata, cb_tkeep, cb_tlast, cb_tuser}),
+    .s_axis_tvalid(cb_tvalid),
+    .s_axis_tready(cb_tready),
+    .m_axis_tdata({cb_s_tdata, cb_s_tkeep, cb_s_tlast, cb_s_tuser}),
+    .m_axis_tvalid(cb_s_tvalid),
+    .m_axis_tready(cb_s_tready)
+);
+
+axis_register #(.WIDTH(OQ_WIDTH))
+oq_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({oq_tdata, oq_tkeep, oq_tlast, oq_tdest}),
+    .s_axis_tvalid(oq_tvalid),
+    .s_axis_tready(oq_tready),
+    .m_axis_tdata({oq_s_tdata, oq_s_tkeep, oq_s_tlast, oq_s_tdest}),
+    .m_axis_tvalid(oq_s_tvalid),
+    .m_axis_tready(oq_s_tready)
+);
 
 interposer #(
     .DATA_WIDTH(DATA_WIDTH),
@@ -323,11 +451,11 @@ interposer_inst (
     .m_axis_ext_tready(ext_tready),
     .m_axis_ext_tlast(ext_tlast),
     .m_axis_ext_tuser(ext_tuser),
-    .s_axis_inj_tdata(oq_tdata),
-    .s_axis_inj_tkeep(oq_tkeep),
-    .s_axis_inj_tvalid(oq_tvalid && oq_local),
+    .s_axis_inj_tdata(oq_s_tdata),
+    .s_axis_inj_tkeep(oq_s_tkeep),
+    .s_axis_inj_tvalid(oq_s_tvalid && oq_local),
     .s_axis_inj_tready(inj_tready),
-    .s_axis_inj_tlast(oq_tlast),
+    .s_axis_inj_tlast(oq_s_tlast),
     .vl_credit_return(vl_credit_return),
     .link_credit_return(link_credit_return),
     .stat_inj_credits(stat_inj_credits),
@@ -350,12 +478,12 @@ input_checker #(
 input_checker_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(ext_tdata),
-    .s_axis_tkeep(ext_tkeep),
-    .s_axis_tvalid(ext_tvalid),
-    .s_axis_tready(ext_tready),
-    .s_axis_tlast(ext_tlast),
-    .s_axis_tuser(ext_tuser),
+    .s_axis_tdata(ext_s_tdata),
+    .s_axis_tkeep(ext_s_tkeep),
+    .s_axis_tvalid(ext_s_tvalid),
+    .s_axis_tready(ext_s_tready),
+    .s_axis_tlast(ext_s_tlast),
+    .s_axis_tuser(ext_s_tuser),
     .m_reg_valid(reg_valid),
     .m_reg_ready(reg_ready),
     .m_reg_write(reg_write),
@@ -417,14 +545,14 @@ register_space #(
 register_space_inst (
     .clk(clk),
     .rst(rst),
-    .s_reg_valid(reg_valid),
-    .s_reg_ready(reg_ready),
-    .s_reg_write(reg_write),
-    .s_reg_addr(reg_addr),
-    .s_reg_be(reg_be),
-    .s_reg_wdata(reg_wdata),
-    .s_reg_src(reg_src),
-    .s_reg_tag(reg_tag),
+    .s_reg_valid(rq_valid),
+    .s_reg_ready(rq_ready),
+    .s_reg_write(rq_write),
+    .s_reg_addr(rq_addr),
+    .s_reg_be(rq_be),
+    .s_reg_wdata(rq_wdata),
+    .s_reg_src(rq_src),
+    .s_reg_tag(rq_tag),
     .cfg_engine_id(cfg_engine_id),
     .m_reg_rsp_valid(rs_rsp_valid),
     .m_reg_rsp_ready(rs_rsp_ready),
@@ -470,7 +598,7 @@ register_space_inst (
     .cpu_cfg_wr_en(rs_cpu_cfg_wr_en),
     .cpu_cfg_wr_addr(rs_cpu_cfg_wr_addr),
     .cpu_cfg_wr_data(rs_cpu_cfg_wr_data),
-    .stat_event(stat_event)
+    .stat_event(rs_stat_event)
 );
 
 cpu #(
@@ -481,32 +609,32 @@ cpu #(
 cpu_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(c_valid),
-    .s_msg_ready(c_ready),
-    .s_msg_kind(c_kind),
-    .s_msg_family(c_family),
-    .s_msg_port(c_port),
-    .s_msg_ctx(c_ctx),
-    .s_msg_src(c_src),
-    .s_msg_dst(c_dst),
-    .s_msg_pid(c_pid),
-    .s_msg_dmu_id(c_dmu_id),
-    .s_msg_count(c_count),
-    .s_msg_code(c_code),
-    .s_msg_posted(c_posted),
-    .s_msg_error(c_error),
-    .s_msg_tid(c_tid),
-    .s_msg_vni(c_vni),
-    .s_msg_cookie(c_cookie),
-    .s_msg_seqno(c_seqno),
-    .s_msg_resno(c_resno),
-    .s_msg_retry(c_retry),
-    .s_msg_op(c_op),
-    .s_msg_rc(c_rc),
-    .s_msg_repsum_m(c_repsum_m),
-    .s_msg_repsum_oflow_id(c_repsum_oflow_id),
-    .s_msg_data(c_data),
-    .s_msg_pbv(c_pbv),
+    .s_msg_valid(cs_valid),
+    .s_msg_ready(cs_ready),
+    .s_msg_kind(cs_kind),
+    .s_msg_family(cs_family),
+    .s_msg_port(cs_port),
+    .s_msg_ctx(cs_ctx),
+    .s_msg_src(cs_src),
+    .s_msg_dst(cs_dst),
+    .s_msg_pid(cs_pid),
+    .s_msg_dmu_id(cs_dmu_id),
+    .s_msg_count(cs_count),
+    .s_msg_code(cs_code),
+    .s_msg_posted(cs_posted),
+    .s_msg_error(cs_error),
+    .s_msg_tid(cs_tid),
+    .s_msg_vni(cs_vni),
+    .s_msg_cookie(cs_cookie),
+    .s_msg_seqno(cs_seqno),
+    .s_msg_resno(cs_resno),
+    .s_msg_retry(cs_retry),
+    .s_msg_op(cs_op),
+    .s_msg_rc(cs_rc),
+    .s_msg_repsum_m(cs_repsum_m),
+    .s_msg_repsum_oflow_id(cs_repsum_oflow_id),
+    .s_msg_data(cs_data),
+    .s_msg_pbv(cs_pbv),
     .m_msg_valid(b_valid),
     .m_msg_ready(b_ready),
     .m_msg_kind(b_kind),
@@ -549,32 +677,32 @@ frame_builder #(
 frame_builder_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(b_valid),
-    .s_msg_ready(b_ready),
-    .s_msg_kind(b_kind),
-    .s_msg_family(b_family),
-    .s_msg_port(b_port),
-    .s_msg_ctx(b_ctx),
-    .s_msg_src(b_src),
-    .s_msg_dst(b_dst),
-    .s_msg_pid(b_pid),
-    .s_msg_dmu_id(b_dmu_id),
-    .s_msg_count(b_count),
-    .s_msg_code(b_code),
-    .s_msg_posted(b_posted),
-    .s_msg_error(b_error),
-    .s_msg_tid(b_tid),
-    .s_msg_vni(b_vni),
-    .s_msg_cookie(b_cookie),
-    .s_msg_seqno(b_seqno),
-    .s_msg_resno(b_resno),
-    .s_msg_retry(b_retry),
-    .s_msg_op(b_op),
-    .s_msg_rc(b_rc),
-    .s_msg_repsum_m(b_repsum_m),
-    .s_msg_repsum_oflow_id(b_repsum_oflow_id),
-    .s_msg_data(b_data),
-    .s_msg_pbv(b_pbv),
+    .s_msg_valid(bs_valid),
+    .s_msg_ready(bs_ready),
+    .s_msg_kind(bs_kind),
+    .s_msg_family(bs_family),
+    .s_msg_port(bs_port),
+    .s_msg_ctx(bs_ctx),
+    .s_msg_src(bs_src),
+    .s_msg_dst(bs_dst),
+    .s_msg_pid(bs_pid),
+    .s_msg_dmu_id(bs_dmu_id),
+    .s_msg_count(bs_count),
+    .s_msg_code(bs_code),
+    .s_msg_posted(bs_posted),
+    .s_msg_error(bs_error),
+    .s_msg_tid(bs_tid),
+    .s_msg_vni(bs_vni),
+    .s_msg_cookie(bs_cookie),
+    .s_msg_seqno(bs_seqno),
+    .s_msg_resno(bs_resno),
+    .s_msg_retry(bs_retry),
+    .s_msg_op(bs_op),
+    .s_msg_rc(bs_rc),
+    .s_msg_repsum_m(bs_repsum_m),
+    .s_msg_repsum_oflow_id(bs_repsum_oflow_id),
+    .s_msg_data(bs_data),
+    .s_msg_pbv(bs_pbv),
     .m_axis_tdata(fb_tdata),
     .m_axis_tkeep(fb_tkeep),
     .m_axis_tvalid(fb_tvalid),
@@ -587,6 +715,44 @@ frame_builder_inst (
     .cfg_src_mac(cfg_src_mac),
     .cfg_dst_mac(cfg_dst_mac),
     .stat_event(fb_event)
+);
+
+completion_builder #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH)
+)
+completion_builder_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_rsp_valid(rsp_s_valid),
+    .s_rsp_ready(rsp_s_ready),
+    .s_rsp_write(rsp_s_write),
+    .s_rsp_status(rsp_s_status),
+    .s_rsp_rdata(rsp_s_rdata),
+    .s_rsp_src(rsp_s_src),
+    .s_rsp_tag(rsp_s_tag),
+    .s_rsp_addr(rsp_s_addr),
+    .s_rsp_be(rsp_s_be),
+    .s_ur_valid(ur_s_valid),
+    .s_ur_ready(ur_s_ready),
+    .s_ur_src(ur_s_src),
+    .s_ur_tag(ur_s_tag),
+    .s_ur_tc(ur_s_tc),
+    .s_ur_attr(ur_s_attr),
+    .s_ur_mem_read(ur_s_mem_read),
+    .s_ur_locked(ur_s_locked),
+    .s_ur_length(ur_s_length),
+    .s_ur_first_be(ur_s_first_be),
+    .s_ur_last_be(ur_s_last_be),
+    .s_ur_addr(ur_s_addr),
+    .m_axis_tdata(cb_tdata),
+    .m_axis_tkeep(cb_tkeep),
+    .m_axis_tvalid(cb_tvalid),
+    .m_axis_tready(cb_tready),
+    .m_axis_tlast(cb_tlast),
+    .m_axis_tuser(cb_tuser),
+    .cfg_engine_id(cfg_engine_id),
+    .stat_event(cb_event)
 );
 
 output_queue #(

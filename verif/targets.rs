@@ -30,6 +30,12 @@ pub static TARGETS: &[Target] = &[
         run: |cfg, progress| blocks::output_queue::run("output_queue_w64", cfg, progress),
     },
     Target {
+        name: "axis_register",
+        block: "axis_register",
+        width: None,
+        run: |cfg, progress| blocks::axis_register::run("axis_register", cfg, progress),
+    },
+    Target {
         name: "reduce_unit",
         block: "reduce_unit",
         width: None,

@@ -1,5 +1,6 @@
 //! One module per block under co-simulation: its stimulus, its independent scoreboard, its targets.
 
+pub mod axis_register;
 pub mod cpu;
 pub mod output_queue;
 pub mod reduce_unit;

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod axis_register;
 pub mod checker;
 pub mod completion_builder;
 pub mod cpu;

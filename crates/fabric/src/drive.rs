@@ -1,0 +1,183 @@
+//! The collective manager drives the fabric (issue 7): one topology description ([`Topology`], from
+//! which the manager's [`TopologyMap`] is derived), manager placements applied to the simulated engines
+//! through their real ports, and the simulator's view of a placed tree ([`ContextPlan`], what its
+//! metrics and the table-arithmetic stand-in read). `docs/fabric.md` §The manager drives the fabric.
+//!
+//! [`apply`] turns a manager [`MPlan`] into what travels:
+//!
+//! * its frames (PBV-table register writes, multicast entries, INITIALIZATION and RESET messages, in plan
+//!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
+//!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
+//!   the subservient engines' PBV writes and INITIALIZATIONs, `docs/manager.md` §5);
+//! * its CPU writes (static entries, the CPU's PBV-table copy) go on the engines' `cpu_cfg_wr_*`: the
+//!   register map has no window for them yet (`docs/blocks/packet_engine.md` §Not yet);
+//! * its end-node steps tell the simulated end nodes which contexts they answer.
+//!
+//! The frames leave once every queued CPU write is in; a plan whose messages must reach an engine before
+//! a CPU write to it (a removal) is applied in phases ([`apply_encoded`]). [`Fabric::configure`] sends the
+//! built-in plans the same way ([`builtin_plans`]).
+
+use inswitch_frames::collective::NO_PARTICIPANT;
+
+use crate::manager::{Action, Encoded, Family, JobId, JobSpec, Manager, ManagerError, NodeId, Plan as MPlan, Role as MRole, SwitchId, TopologyMap};
+use crate::setup::{ContextPlan, EngineContext, Member, Role};
+use crate::sim::{Fabric, SimError};
+use crate::topology::{Ps, Topology};
+
+/// A manager over the map of `t` (switch `i` is `SwitchId(i)`, end node `i` is `NodeId(i)`).
+pub fn manager_for(t: &Topology) -> Result<Manager, ManagerError> {
+    Ok(Manager::new(TopologyMap::from_topology(t)?))
+}
+
+/// The simulator's view of tree `tree` of a placed job: every member engine with its role and its PBV
+/// members in bit order (the order the CPU emits in), the participants and the source as end-node
+/// indices. `None` if the job or tree does not exist.
+pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
+    let j = m.job(job)?;
+    let p = j.trees.get(tree)?;
+    let mut engines: Vec<EngineContext> = p
+        .engines
+        .iter()
+        .map(|(&s, slots)| {
+            let mut pbv = slots.pbv.clone();
+            pbv.sort_by_key(|e| e.0);
+            EngineContext {
+                switch: s.0 as usize,
+                role: if s == p.tree.root { Role::Master } else { Role::Subservient },
+                members: pbv.iter().map(|&(_, id, switch, _)| Member { id, switch }).collect(),
+            }
+        })
+        .collect();
+    engines.sort_by_key(|e| (e.role != Role::Master, e.switch));
+    Some(ContextPlan {
+        cc_id: p.key,
+        operation: j.spec.op,
+        accumulator: 0,
+        source: j.spec.source.0 as usize,
+        participants: p.tree.participants().iter().map(|n| n.0 as usize).collect(),
+        engines,
+    })
+}
+
+/// Applies a manager plan to the cycle engines of `f` (module doc): CPU writes on `cpu_cfg_wr_*` now,
+/// the plan's frames from end node `from` at `at` (or once the CPU writes are in, if later), end nodes
+/// joined to their contexts with the operand `value(end node)` in lane 0. Returns the encoded plan.
+///
+/// Not modelled: pre-reduction inside a host (an end node whose `EndNode` step sends to another end
+/// node is not joined) and the target of several roots (`Action::Target`).
+pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<Encoded, SimError> {
+    let enc = plan.encode(m.topology()).map_err(|e| SimError::Plan(e.to_string()))?;
+    apply_encoded(f, plan, &enc, from, at, &|j| m.job(j).map_or(0, |j| j.spec.op), value)?;
+    Ok(enc)
+}
+
+/// [`apply`] of a plan already encoded; `op_of` gives a job's opcode (for the end nodes it joins).
+///
+/// CPU writes go in before the frames, which is what a configuration needs (an INITIALIZATION finds
+/// its static entry). A plan in which a collective message to an engine comes before a CPU write to the
+/// same engine (a removal: the RESET must find the context before its static entry is cleared,
+/// `docs/manager.md` §5) is applied in phases cut before such a write, with the fabric run until quiet
+/// between them; a configuration plan is one phase and nothing is run.
+pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, at: Ps, op_of: &dyn Fn(JobId) -> u8, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
+    let mut cuts = vec![0usize];
+    let mut messaged = std::collections::HashSet::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let engine = step.action.engine();
+        if enc.cpu_writes.iter().any(|w| w.step == i && messaged.contains(&w.engine)) {
+            cuts.push(i);
+            messaged.clear();
+        }
+        if matches!(step.action, Action::Initialize { .. } | Action::Reset { .. }) {
+            messaged.extend(engine);
+        }
+    }
+    cuts.push(plan.steps.len());
+    for (k, w) in cuts.windows(2).enumerate() {
+        let steps = w[0]..w[1];
+        if k > 0 {
+            f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        }
+        for cw in enc.cpu_writes.iter().filter(|cw| steps.contains(&cw.step)) {
+            f.cpu_write(cw.engine.0 as usize, cw.addr, cw.data);
+        }
+        for &i in enc.host_steps.iter().filter(|i| steps.contains(i)) {
+            let step = &plan.steps[i];
+            match step.action {
+                Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
+                    let op = op_of(step.job);
+                    let e = node.0 as usize;
+                    f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
+                }
+                Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
+                _ => {}
+            }
+        }
+        let t = at.max(f.now()).max(f.cpu_writes_done_at());
+        for fr in enc.frames.iter().filter(|fr| steps.contains(&fr.step)) {
+            let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
+            f.send_tlp_from(from, t, &bytes);
+        }
+    }
+    Ok(())
+}
+
+/// The built-in contexts ([`crate::setup::plan`], `scenario::two_masters`) as manager plans, one per
+/// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
+/// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
+/// table per engine, shared by its contexts, `docs/cpu.md` §7; in first-use order, which is the
+/// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
+/// engine from the source (the built-in plans have no parent engines configure their children: the
+/// master's replicated CONTROL START sets each subservient's upstream, `docs/cpu.md` §2). Requester of
+/// every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
+/// barrier). End nodes are not in the plans ([`Fabric::configure`] joins them).
+pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
+    let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
+    let mut slots = vec![0u8; t.switches.len()];
+    let mut plans = Vec::with_capacity(contexts.len());
+    for (k, c) in contexts.iter().enumerate() {
+        let job = JobId(k as u32);
+        let source = t.endpoints[c.source].id;
+        let mut plan = MPlan::default();
+        let mut inits = Vec::new();
+        for ec in &c.engines {
+            let engine = SwitchId(ec.switch as u32);
+            let mut pbv = 0u128;
+            for mem in &ec.members {
+                let index = match table[ec.switch].iter().position(|&d| d == mem.id) {
+                    Some(i) => i,
+                    None => {
+                        table[ec.switch].push(mem.id);
+                        let index = table[ec.switch].len() - 1;
+                        plan.push(job, 0, source, Action::PbvEntry { engine, index: index as u8, device_id: mem.id, switch: mem.switch });
+                        index
+                    }
+                };
+                pbv |= 1 << index;
+            }
+            let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
+            plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
+            slots[ec.switch] += 1;
+            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0 });
+        }
+        for a in inits {
+            plan.push(job, 0, source, a);
+        }
+        plans.push(plan);
+    }
+    plans
+}
+
+/// Places `spec` with the manager and applies its plan from the job's source node at `at`; returns the
+/// job, its encoded plan and the context view of its first tree.
+pub fn place_and_apply(f: &mut Fabric, m: &mut Manager, spec: JobSpec, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(JobId, Encoded, ContextPlan), SimError> {
+    let source = spec.source;
+    let (job, plan) = m.place(spec).map_err(|e| SimError::Plan(format!("manager: {e}")))?;
+    let enc = apply(f, m, &plan, source.0 as usize, at, value)?;
+    let ctx = context_of(m, job, 0).ok_or_else(|| SimError::Plan(format!("job {} has no tree", job.0)))?;
+    Ok((job, enc, ctx))
+}
+
+/// The end nodes `nodes` of a topology as manager node ids.
+pub fn node_ids(nodes: &[usize]) -> Vec<NodeId> {
+    nodes.iter().map(|&n| NodeId(n as u32)).collect()
+}

@@ -1,0 +1,900 @@
+//! Fault injection for the fabric simulator (issue 7, `docs/fabric.md` §Faults).
+//!
+//! One seeded generator ([`ChaCha8Rng`]) decides, for every frame that enters a link channel (end node
+//! ↔ switch, ISL), whether it is dropped, duplicated or corrupted (one bit flipped, so its LCRC no longer
+//! matches: the engine's input checker drops it on `LCRC` and counts it; an end node drops it too), and,
+//! for every contribution an end node sends, whether it is late (sent after an extra random delay,
+//! possibly after the engines' timeouts). Directed rules drop or duplicate the frames that match a
+//! pattern (e.g. the COMPLETION to one participant: a lost Exit, 001). Link failure (a channel down)
+//! and engine failure (the engine stops: no more steps, frames to it lost) are switched on at a time by
+//! the test; engine exhaustion fills an engine's descriptors with filler contexts
+//! ([`crate::sim::Fabric::fill_descriptors`]).
+//!
+//! Every fault is logged ([`Fault`]: kind, time, channel, frame) so a failing test prints the seed and
+//! the list, and the run can be reproduced from the seed.
+
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::topology::Ps;
+use crate::wire;
+
+/// Collective kinds (docs/frames.md §4) as bits of [`FaultConfig::kinds`].
+pub mod kinds {
+    /// INITIALIZATION.
+    pub const INITIALIZATION: u16 = 1 << 2;
+    /// CONTROL (START; STOP and RESET only when [`super::FaultConfig::spare_teardown`] is off).
+    pub const CONTROL: u16 = 1 << 3;
+    /// CONTRIBUTION.
+    pub const CONTRIBUTION: u16 = 1 << 4;
+    /// RESPONSE.
+    pub const RESPONSE: u16 = 1 << 5;
+    /// COMPLETION.
+    pub const COMPLETION: u16 = 1 << 6;
+    /// RETRY.
+    pub const RETRY: u16 = 1 << 7;
+    /// FAILURE.
+    pub const FAILURE: u16 = 1 << 8;
+    /// Every collective kind.
+    pub const ALL: u16 = 0x1FC;
+    /// The data path of a reduction: command, contributions, partial results, results.
+    pub const DATA_PATH: u16 = CONTROL | CONTRIBUTION | RESPONSE | COMPLETION;
+}
+
+/// Random faults, per frame that enters a link channel (probabilities in [0, 1]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FaultConfig {
+    /// The frame is lost.
+    pub drop: f64,
+    /// The frame is sent twice on the channel.
+    pub duplicate: f64,
+    /// One bit of the TLP is flipped (never the routing field): the receiver's LCRC check fails.
+    pub corrupt: f64,
+    /// An end node's contribution leaves after an extra delay drawn from `late_ps`.
+    pub late: f64,
+    /// Range of the extra delay of a late contribution, ps.
+    pub late_ps: (Ps, Ps),
+    /// Which collective kinds ([`kinds`]) random drop / duplicate / corrupt apply to. Register writes are
+    /// never faulted (configuration goes over the manager's channel).
+    pub kinds: u16,
+    /// CONTROL STOP / RESET (the teardown of a context) are never faulted.
+    pub spare_teardown: bool,
+    /// The channels faults apply to (`None`: every link channel).
+    pub channels: Option<Vec<usize>>,
+}
+
+impl Default for FaultConfig {
+    fn default() -> Self {
+        FaultConfig { drop: 0.0, duplicate: 0.0, corrupt: 0.0, late: 0.0, late_ps: (0, 0), kinds: kinds::ALL, spare_teardown: true, channels: None }
+    }
+}
+
+/// What happened to a frame, or to the fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Lost on a channel.
+    Drop,
+    /// Sent twice on a channel.
+    Duplicate,
+    /// Bit `bit` of byte `byte` of the framed TLP flipped; the corrupted copy is frame `Fault::frame`.
+    Corrupt {
+        /// Byte offset in the framed TLP.
+        byte: usize,
+        /// Bit in the byte.
+        bit: u8,
+    },
+    /// A contribution sent `delay` ps late.
+    Late {
+        /// Extra delay, ps.
+        delay: Ps,
+    },
+    /// A channel went down (every later frame on it is lost, logged as `LostOnDownLink`).
+    LinkDown,
+    /// A frame entered a channel that is down.
+    LostOnDownLink,
+    /// An engine stopped (no more cycles; frames to it are lost, logged as `LostAtStoppedEngine`).
+    EngineStop,
+    /// A frame reached a stopped engine.
+    LostAtStoppedEngine,
+    /// An engine's descriptors filled with `n` filler contexts.
+    Exhaust {
+        /// Filler contexts activated.
+        n: usize,
+    },
+    /// The filler contexts of an engine released.
+    Release,
+}
+
+/// One injected fault.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Simulation time, ps.
+    pub at: Ps,
+    /// What.
+    pub kind: FaultKind,
+    /// Channel (link faults) or switch index (engine faults).
+    pub channel: Option<usize>,
+    /// Frame index in `Fabric::frames` (the corrupted copy for `Corrupt`).
+    pub frame: Option<u32>,
+    /// The frame, summarized: collective kind, CC_ID, requester → destination.
+    pub what: String,
+}
+
+impl Fault {
+    /// The CC_ID of the frame it hit, if it was a collective message.
+    pub fn cc_id(&self) -> Option<u16> {
+        let rest = self.what.strip_prefix("kind ")?;
+        let cc = rest.split_whitespace().nth(2)?;
+        cc.parse().ok()
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:>12} ps {:?}", self.at, self.kind)?;
+        if let Some(c) = self.channel {
+            write!(f, " ch {c}")?;
+        }
+        if let Some(x) = self.frame {
+            write!(f, " frame {x}")?;
+        }
+        if !self.what.is_empty() {
+            write!(f, " {}", self.what)?;
+        }
+        Ok(())
+    }
+}
+
+/// A directed fault: the next `count` frames matching the pattern (on any link channel) get `action`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `Drop` or `Duplicate`.
+    pub action: FaultKind,
+    /// Collective kind (`None`: any).
+    pub kind: Option<u8>,
+    /// CC_ID (`None`: any).
+    pub cc_id: Option<u16>,
+    /// Destination device ID (`None`: any).
+    pub to: Option<u16>,
+    /// Requester ID (`None`: any).
+    pub from: Option<u16>,
+    /// How many more frames it applies to.
+    pub count: u32,
+}
+
+/// What the simulator does with a frame entering a channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Carried as it is.
+    Pass,
+    /// Lost.
+    Drop,
+    /// Carried twice.
+    Duplicate,
+    /// A copy with bit `bit` of byte `byte` flipped is carried instead.
+    Corrupt {
+        /// Byte offset.
+        byte: usize,
+        /// Bit.
+        bit: u8,
+    },
+}
+
+/// Bytes a corruption never touches: the link sequence number's high byte is kept and so is the
+/// destination (TLP bytes 8-9, the routing field), so a corrupted frame still reaches the device it
+/// was sent to, whose LCRC check must catch it.
+const ROUTING_BYTES: std::ops::Range<usize> = wire::SEQ_LEN + 8..wire::SEQ_LEN + 10;
+
+/// The injector: configuration, generator, directed rules, the log and counters.
+#[derive(Clone, Debug)]
+pub struct FaultInjector {
+    /// The seed the generator started from.
+    pub seed: u64,
+    /// Random faults.
+    pub cfg: FaultConfig,
+    /// Random faults are drawn only while enabled (configuration phases run without them).
+    pub enabled: bool,
+    /// Directed rules.
+    pub rules: Vec<Rule>,
+    /// Every fault injected, in time order.
+    pub log: Vec<Fault>,
+    /// Channels that are down.
+    pub down: Vec<bool>,
+    rng: ChaCha8Rng,
+}
+
+/// Counts of the log by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FaultCounts {
+    /// Frames dropped (randomly or by a rule).
+    pub dropped: u64,
+    /// Frames duplicated.
+    pub duplicated: u64,
+    /// Frames corrupted.
+    pub corrupted: u64,
+    /// Late contributions.
+    pub late: u64,
+    /// Frames lost on down links or at stopped engines.
+    pub lost_to_failures: u64,
+    /// Links and engines failed.
+    pub failures: u64,
+    /// Exhaustion episodes (fills).
+    pub exhaustions: u64,
+}
+
+impl FaultInjector {
+    /// An injector with `cfg`, enabled, drawing from `seed`.
+    pub fn new(seed: u64, cfg: FaultConfig) -> FaultInjector {
+        FaultInjector { seed, cfg, enabled: true, rules: Vec::new(), log: Vec::new(), down: Vec::new(), rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+
+    /// Whether channel `c` is down.
+    pub fn is_down(&self, c: usize) -> bool {
+        self.down.get(c).copied().unwrap_or(false)
+    }
+
+    /// The fate of `frame` entering channel `c` at `at`.
+    pub fn decide(&mut self, at: Ps, c: usize, f: u32, frame: &[u8]) -> Verdict {
+        if self.is_down(c) {
+            self.log.push(Fault { at, kind: FaultKind::LostOnDownLink, channel: Some(c), frame: Some(f), what: summary(frame) });
+            return Verdict::Drop;
+        }
+        if !self.enabled && self.rules.iter().all(|r| r.count == 0) {
+            return Verdict::Pass;
+        }
+        let msg = wire::collective_of(frame);
+        let what = match &msg {
+            Some(m) => format!("kind {} cc {} {:#06x} -> {:#06x}", m.header.kind, m.header.cc_id, wire::requester(frame).unwrap_or(0), wire::destination(frame).unwrap_or(0)),
+            None => summary(frame),
+        };
+        let (kind, cc, code) = match &msg {
+            Some(m) => (Some(m.header.kind), Some(m.header.cc_id), control_code(m)),
+            None => (None, None, None),
+        };
+        let (to, from) = (wire::destination(frame), wire::requester(frame));
+        if let Some(r) = self.rules.iter_mut().find(|r| {
+            r.count > 0
+                && msg.is_some()
+                && r.kind.is_none_or(|k| Some(k) == kind)
+                && r.cc_id.is_none_or(|x| Some(x) == cc)
+                && r.to.is_none_or(|x| Some(x) == to)
+                && r.from.is_none_or(|x| Some(x) == from)
+        }) {
+            r.count -= 1;
+            let action = r.action;
+            self.log.push(Fault { at, kind: action, channel: Some(c), frame: Some(f), what });
+            return if action == FaultKind::Duplicate { Verdict::Duplicate } else { Verdict::Drop };
+        }
+        let Some(kind) = kind else { return Verdict::Pass };
+        if !self.enabled || self.cfg.kinds >> kind & 1 == 0 || self.cfg.channels.as_ref().is_some_and(|v| !v.contains(&c)) {
+            return Verdict::Pass;
+        }
+        if self.cfg.spare_teardown && kind == 3 && matches!(code, Some(4 | 5)) {
+            return Verdict::Pass;
+        }
+        let x: f64 = self.rng.random();
+        let (d, u, k) = (self.cfg.drop, self.cfg.duplicate, self.cfg.corrupt);
+        if x < d {
+            self.log.push(Fault { at, kind: FaultKind::Drop, channel: Some(c), frame: Some(f), what });
+            Verdict::Drop
+        } else if x < d + u {
+            self.log.push(Fault { at, kind: FaultKind::Duplicate, channel: Some(c), frame: Some(f), what });
+            Verdict::Duplicate
+        } else if x < d + u + k {
+            let byte = loop {
+                let b = self.rng.random_range(0..frame.len() - wire::LCRC_LEN);
+                if b >= 1 && !ROUTING_BYTES.contains(&b) {
+                    break b;
+                }
+            };
+            let bit = self.rng.random_range(0..8u8);
+            // The log entry is completed by the simulator with the corrupted copy's frame index.
+            self.log.push(Fault { at, kind: FaultKind::Corrupt { byte, bit }, channel: Some(c), frame: None, what });
+            Verdict::Corrupt { byte, bit }
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// The extra delay of a contribution end node `e` sends now, if it is late.
+    pub fn late_delay(&mut self) -> Option<Ps> {
+        if !self.enabled || self.cfg.late <= 0.0 {
+            return None;
+        }
+        if self.rng.random::<f64>() >= self.cfg.late {
+            return None;
+        }
+        let (lo, hi) = self.cfg.late_ps;
+        Some(if hi > lo { self.rng.random_range(lo..hi) } else { lo })
+    }
+
+    /// A generator for the test's own random choices, derived from the seed (not the fault stream).
+    pub fn side_rng(seed: u64) -> ChaCha8Rng {
+        let mut r = ChaCha8Rng::seed_from_u64(seed);
+        r.set_stream(1);
+        r
+    }
+
+    /// Counts of the log by kind.
+    pub fn counts(&self) -> FaultCounts {
+        let mut c = FaultCounts::default();
+        for f in &self.log {
+            match f.kind {
+                FaultKind::Drop => c.dropped += 1,
+                FaultKind::Duplicate => c.duplicated += 1,
+                FaultKind::Corrupt { .. } => c.corrupted += 1,
+                FaultKind::Late { .. } => c.late += 1,
+                FaultKind::LostOnDownLink | FaultKind::LostAtStoppedEngine => c.lost_to_failures += 1,
+                FaultKind::LinkDown | FaultKind::EngineStop => c.failures += 1,
+                FaultKind::Exhaust { .. } => c.exhaustions += 1,
+                FaultKind::Release => {}
+            }
+        }
+        c
+    }
+
+    /// The seed and the whole log, one fault a line (what a failing test prints).
+    pub fn report(&self) -> String {
+        let mut s = format!("fault seed {:#x}: {:?}\n", self.seed, self.counts());
+        for f in &self.log {
+            s.push_str(&format!("  {f}\n"));
+        }
+        s
+    }
+}
+
+fn control_code(m: &inswitch_frames::collective::CollectiveMessage) -> Option<u8> {
+    match &m.body {
+        inswitch_frames::collective::Body::Control(c) => Some(c.command),
+        _ => None,
+    }
+}
+
+/// A frame in one line: collective kind and CC_ID (or "mwr"), requester → destination.
+pub fn summary(frame: &[u8]) -> String {
+    let (from, to) = (wire::requester(frame).unwrap_or(0), wire::destination(frame).unwrap_or(0));
+    match wire::collective_of(frame) {
+        Some(m) => format!("kind {} cc {} {from:#06x} -> {to:#06x}", m.header.kind, m.header.cc_id),
+        None => format!("frame {from:#06x} -> {to:#06x}"),
+    }
+}
+
+/// Flips bit `bit` of byte `byte` of a framed TLP (the LCRC is left as it was, so it no longer matches).
+pub fn corrupt(frame: &[u8], byte: usize, bit: u8) -> Vec<u8> {
+    let mut v = frame.to_vec();
+    v[byte] ^= 1 << bit;
+    v
+}
+
+/// Whether a framed TLP's LCRC matches (what an end node's data-link layer checks).
+pub fn lcrc_ok(frame: &[u8]) -> bool {
+    if frame.len() < wire::SEQ_LEN + wire::LCRC_LEN {
+        return false;
+    }
+    let seq = u16::from_be_bytes([frame[0], frame[1]]) & inswitch_frames::crc::SEQUENCE_MASK;
+    let tlp = &frame[wire::SEQ_LEN..frame.len() - wire::LCRC_LEN];
+    let got = u32::from_le_bytes(frame[frame.len() - wire::LCRC_LEN..].try_into().expect("4 bytes"));
+    inswitch_frames::crc::lcrc(seq, tlp) == got
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flipped_bit_breaks_the_lcrc_and_keeps_the_route() {
+        let f = wire::message_frame(&wire::start(7, 3), 0x0001, 0x0010, 1);
+        assert!(lcrc_ok(&f));
+        let mut inj = FaultInjector::new(3, FaultConfig { corrupt: 1.0, ..FaultConfig::default() });
+        for _ in 0..200 {
+            let Verdict::Corrupt { byte, bit } = inj.decide(0, 0, 0, &f) else { panic!("corrupt") };
+            let g = corrupt(&f, byte, bit);
+            assert!(!lcrc_ok(&g), "byte {byte} bit {bit}");
+            assert_eq!(wire::destination(&g), Some(0x0010));
+        }
+        assert_eq!(inj.counts().corrupted, 200);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_faults() {
+        let f = wire::message_frame(&wire::start(7, 3), 0x0001, 0x0010, 1);
+        let cfg = FaultConfig { drop: 0.1, duplicate: 0.1, corrupt: 0.1, ..FaultConfig::default() };
+        let run = |s| {
+            let mut inj = FaultInjector::new(s, cfg.clone());
+            (0..1000).map(|i| inj.decide(i, 0, i as u32, &f)).collect::<Vec<_>>()
+        };
+        assert_eq!(run(9), run(9));
+        assert_ne!(run(9), run(10));
+        let drops = run(9).iter().filter(|v| **v == Verdict::Drop).count();
+        assert!((50..150).contains(&drops), "{drops}");
+    }
+
+    #[test]
+    fn teardown_and_register_writes_are_spared_and_rules_match_once() {
+        let stop = {
+            let mut m = wire::start(7, 0);
+            if let inswitch_frames::collective::Body::Control(c) = &mut m.body {
+                c.command = 4;
+            }
+            wire::message_frame(&m, 1, 0x10, 1)
+        };
+        let mwr = wire::register_write(1, 1, 0x10, 0x204, 1);
+        let mut inj = FaultInjector::new(1, FaultConfig { drop: 1.0, ..FaultConfig::default() });
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Pass);
+        assert_eq!(inj.decide(0, 0, 0, &mwr), Verdict::Pass);
+        let mut inj = FaultInjector::new(1, FaultConfig::default());
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(3), cc_id: Some(7), to: Some(0x10), from: None, count: 1 });
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Drop);
+        assert_eq!(inj.decide(0, 0, 0, &stop), Verdict::Pass);
+        assert_eq!(inj.log.len(), 1);
+    }
+}
+
+/// The fault campaign (issue 7): many small jobs, back to back and overlapping on the same end nodes
+/// and engines, each running reductions on its own context under random faults; every reduction is
+/// classified by what its root (the source node) received, and the engines' state is checked after
+/// every period and after the teardown. `docs/fabric.md` §Faults, `tests/faults.rs`.
+pub mod campaign {
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    use rand::RngExt;
+
+    use super::{FaultConfig, FaultCounts, FaultInjector};
+    use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
+    use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
+    use crate::topology::{Ps, Topology};
+    use inswitch_model::cpu::context::CtxState;
+    use inswitch_model::cpu::event;
+    use inswitch_model::engine::EngineParams;
+
+    /// INT_SUM (`docs/reduction.md`).
+    pub const INT_SUM: u8 = 0x14;
+    /// Register-space counter of the input checker's LCRC drops (`docs/registers.md` §Counters: 2 + k,
+    /// k = `checker::event::LCRC`).
+    pub const LCRC_COUNTER: usize = 2 + inswitch_model::checker::event::LCRC as usize;
+
+    /// A campaign.
+    #[derive(Clone, Debug)]
+    pub struct CampaignSpec {
+        /// Seed of the faults and of every random choice.
+        pub seed: u64,
+        /// The fabric.
+        pub topology: Topology,
+        /// Contexts configured (the pool jobs are drawn from; each job is one context).
+        pub contexts: usize,
+        /// Jobs running at once.
+        pub slots: usize,
+        /// Reductions to run in all.
+        pub reductions: usize,
+        /// Reductions per job (inclusive range).
+        pub per_job: (usize, usize),
+        /// Participants per job (inclusive range).
+        pub job_size: (usize, usize),
+        /// Random faults.
+        pub faults: FaultConfig,
+        /// Probability, per period, that one engine's descriptors are filled for one to three periods.
+        pub exhaust: f64,
+        /// Time between the reductions of a job (each one starts with its INITIALIZATIONs), ps.
+        pub period_ps: Ps,
+        /// CPU tick, cycles (`TICK_CYCLES`).
+        pub tick_cycles: u32,
+        /// CPU timeouts, ticks (all four; the master's is twice this, `docs/cpu.md` §4).
+        pub timeout_ticks: u32,
+        /// Descriptors per engine.
+        pub descriptors: usize,
+        /// End nodes: compute time before answering a command, ps.
+        pub compute_ps: Ps,
+        /// End nodes resend an unanswered contribution after this long, this many times.
+        pub end_retry: Option<(Ps, u8)>,
+    }
+
+    /// How a reduction ended, as its root saw it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Outcome {
+        /// A result with every contribution counted, no error mark, and the right value.
+        Success,
+        /// A result marked as an error or counting fewer contributions than the participants.
+        Incomplete,
+        /// No result; FAILURE messages reached the root.
+        Failure,
+        /// No result; contributions passed up by an engine without a descriptor reached the root.
+        PassedUp,
+        /// Nothing reached the root: its own timeout (the period) ends the reduction.
+        RootTimeout,
+        /// A result claiming every contribution with no error mark whose value is not the reduction
+        /// of the contributions (must never happen).
+        WrongSuccess,
+        /// A result counting more contributions than there are participants (must never happen).
+        Overcount,
+    }
+
+    /// One reduction.
+    #[derive(Clone, Debug)]
+    pub struct Reduction {
+        /// CC_ID.
+        pub cc_id: u16,
+        /// When its INITIALIZATIONs left, ps.
+        pub at: Ps,
+        /// Participants.
+        pub participants: usize,
+        /// The reduction of every participant's value (INT_SUM, lane 0), computed here.
+        pub expected: u64,
+        /// Best result the root got: (contributions counted, error mark, lane 0).
+        pub result: Option<(u16, bool, u64)>,
+        /// How it ended.
+        pub outcome: Outcome,
+        /// For one that did not succeed: a fault hit one of its frames, or an engine found no descriptor
+        /// for it (`ACTIVATE_NO_DESC`), during its period.
+        pub explained: bool,
+        /// The master received a CONTRIBUTION passed up by a subservient engine (a late or duplicate one
+        /// arriving after the subservient's partial result went up, `docs/cpu.md` §2 PASS_UP). It keeps
+        /// the P_ID of the subservient's PBV table, which the master reads in its own table: the known
+        /// hazard behind a wrong result (`docs/fabric.md` §Faults, findings).
+        pub passed_up_to_master: bool,
+    }
+
+    /// What the campaign measured.
+    #[derive(Clone, Debug, Default)]
+    pub struct CampaignReport {
+        /// Every reduction.
+        pub reductions: Vec<Reduction>,
+        /// Outcomes counted.
+        pub outcomes: BTreeMap<String, usize>,
+        /// Faults injected, by kind.
+        pub faults: FaultCounts,
+        /// CPU events summed over the engines, by name (the ones that matter here).
+        pub events: BTreeMap<&'static str, u64>,
+        /// Descriptors not Idle (or expired) at the end of a period: a round left open.
+        pub stuck: Vec<String>,
+        /// Descriptors still allocated after the teardown (STOP of every context, fillers reset).
+        pub leaked: Vec<String>,
+        /// Corrupted frames that reached an engine, and the engines' LCRC drop counters summed.
+        pub corrupt_to_engines: u64,
+        /// Sum of the engines' LCRC drop counters.
+        pub lcrc_counted: u64,
+        /// Corrupted frames the engines' interposers passed (not for the engine any more).
+        pub corrupt_passed: u64,
+        /// Corrupted frames end nodes dropped.
+        pub end_node_lcrc_drops: u64,
+        /// Contributions resent by end nodes.
+        pub end_node_retries: u64,
+        /// Engine cycles stepped.
+        pub engine_steps: u64,
+        /// Simulated time, ps.
+        pub sim_ps: Ps,
+        /// Wall-clock seconds.
+        pub wall_s: f64,
+        /// The fault log, printed on failure.
+        pub fault_log: String,
+    }
+
+    impl CampaignReport {
+        /// Reductions that did not succeed with no fault or exhaustion to explain it.
+        pub fn unexplained(&self) -> Vec<&Reduction> {
+            self.reductions.iter().filter(|r| !r.explained).collect()
+        }
+
+        /// Reductions with `o`.
+        pub fn count(&self, o: Outcome) -> usize {
+            self.reductions.iter().filter(|r| r.outcome == o).count()
+        }
+
+        /// A summary (seed, numbers), one item a line.
+        pub fn summary(&self, seed: u64) -> String {
+            format!(
+                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nengine steps {} sim {:.3} ms wall {:.1} s",
+                self.reductions.len(),
+                self.outcomes,
+                self.faults,
+                self.events,
+                self.stuck.len(),
+                self.leaked.len(),
+                self.corrupt_to_engines,
+                self.lcrc_counted,
+                self.corrupt_passed,
+                self.end_node_lcrc_drops,
+                self.end_node_retries,
+                self.engine_steps,
+                self.sim_ps as f64 / 1e9,
+                self.wall_s
+            )
+        }
+    }
+
+    /// A distributed plan of one job: the master in the source's switch serves the other engines with
+    /// participants (PBV entries marked "switch", first) and its own switch's participants; each other
+    /// engine serves its switch's participants (as `setup::plan`, on a subset of the end nodes).
+    pub fn job_plan(t: &Topology, cc_id: u16, operation: u8, source: usize, participants: &[usize]) -> ContextPlan {
+        let master = t.endpoints[source].switch;
+        let mut subs: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
+        subs.sort_unstable();
+        subs.dedup();
+        let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
+        let mut members: Vec<Member> = subs.iter().map(|&s| Member { id: t.switches[s].engine_id, switch: true }).collect();
+        members.extend(local(master));
+        let mut engines = vec![EngineContext { switch: master, role: Role::Master, members }];
+        engines.extend(subs.iter().map(|&s| EngineContext { switch: s, role: Role::Subservient, members: local(s).collect() }));
+        ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
+    }
+
+    /// Writes the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5).
+    pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
+        for s in 0..f.topo.switches.len() {
+            for k in 0..4u16 {
+                f.cpu_write(s, inswitch_model::cpu::config::TIMEOUT + k, ticks);
+            }
+        }
+    }
+
+    /// How the root's deliveries for one reduction classify it.
+    pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, n: usize, expected: u64) -> (Outcome, Option<(u16, bool, u64)>) {
+        let mut result: Option<(u16, bool, u64)> = None;
+        let (mut failure, mut passed, mut wrong, mut over) = (false, false, false, false);
+        let mut success = false;
+        for d in f.log[from_log..to_log].iter().filter(|d| d.to == root && d.cc_id == cc) {
+            match (d.kind, d.code) {
+                (6, 2 | 3) => {
+                    let v = d.operands.first().copied().unwrap_or(0);
+                    let r = (d.contributions, d.error, v);
+                    if usize::from(d.contributions) > n {
+                        over = true;
+                    } else if usize::from(d.contributions) == n && !d.error {
+                        if v == expected {
+                            success = true;
+                        } else {
+                            wrong = true;
+                        }
+                    }
+                    if result.is_none_or(|x| x.0 < r.0) {
+                        result = Some(r);
+                    }
+                }
+                (8, _) => failure = true,
+                (4 | 5, _) => passed = true,
+                _ => {}
+            }
+        }
+        let o = if wrong {
+            Outcome::WrongSuccess
+        } else if over {
+            Outcome::Overcount
+        } else if success {
+            Outcome::Success
+        } else if result.is_some() {
+            Outcome::Incomplete
+        } else if failure {
+            Outcome::Failure
+        } else if passed {
+            Outcome::PassedUp
+        } else {
+            Outcome::RootTimeout
+        };
+        (o, result)
+    }
+
+    struct Slot {
+        ctx: Option<usize>,
+        left: usize,
+    }
+
+    /// Runs the campaign.
+    pub fn run(spec: &CampaignSpec) -> CampaignReport {
+        let wall = Instant::now();
+        let t = &spec.topology;
+        let mut rng = FaultInjector::side_rng(spec.seed);
+        let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: 64, ..EngineParams::default() };
+        let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
+        let mut f = Fabric::new(t.clone(), cfg).expect("fabric");
+        // The pool of contexts (jobs): random sources and participants, overlapping.
+        let n_end = t.endpoints.len();
+        let contexts: Vec<ContextPlan> = (0..spec.contexts)
+            .map(|k| {
+                let source = rng.random_range(0..n_end);
+                let size = rng.random_range(spec.job_size.0..=spec.job_size.1).min(n_end - 1);
+                let mut others: Vec<usize> = (0..n_end).filter(|&e| e != source).collect();
+                for i in 0..size {
+                    let j = rng.random_range(i..others.len());
+                    others.swap(i, j);
+                }
+                others.truncate(size);
+                others.sort_unstable();
+                job_plan(t, 1 + k as u16, INT_SUM, source, &others)
+            })
+            .collect();
+        f.configure(&Plan { contexts: contexts.clone() }, 0, &|_| 0).expect("configure");
+        set_timeouts(&mut f, spec.timeout_ticks);
+        f.auto_respond(Some(spec.compute_ps));
+        f.end_node_retry(spec.end_retry);
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        // Configuration activated the contexts: stop them all, so jobs take descriptors when they run.
+        let t0 = f.now() + 1_000_000;
+        for c in &contexts {
+            f.control(c, 4, t0);
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        let mut inj = FaultInjector::new(spec.seed, spec.faults.clone());
+        inj.enabled = true;
+        f.inject(inj);
+        f.cpu_log = Some(Vec::new());
+
+        let mut report = CampaignReport::default();
+        let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
+        let mut next_ctx = 0usize;
+        let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
+        let mut pending: Vec<(usize, Ps, usize, u64)> = Vec::new(); // (context, at, log start, expected)
+        let mut start = f.now() + 1_000_000;
+        let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
+        let mut done = 0usize;
+        while done < spec.reductions {
+            // Engine exhaustion: fill one engine's descriptors for a few periods.
+            match fill {
+                Some((s, n, 0)) => {
+                    let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                    f.release_descriptors(s, n, via, start);
+                    fill = None;
+                }
+                Some((s, n, left)) => fill = Some((s, n, left - 1)),
+                None if rng.random::<f64>() < spec.exhaust => {
+                    let s = rng.random_range(0..t.switches.len());
+                    let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                    let n = spec.descriptors;
+                    f.fill_descriptors(s, n, via, start);
+                    fill = Some((s, n, rng.random_range(1..=3)));
+                }
+                None => {}
+            }
+            for i in 0..slots.len() {
+                if slots[i].left == 0 {
+                    if let Some(k) = slots[i].ctx.take() {
+                        f.control(&contexts[k], 4, start);
+                    }
+                    // The next context no other slot runs (a new job).
+                    for _ in 0..contexts.len() {
+                        let k = next_ctx % contexts.len();
+                        next_ctx += 1;
+                        if !in_use(&slots, k) {
+                            slots[i].ctx = Some(k);
+                            break;
+                        }
+                    }
+                    slots[i].left = rng.random_range(spec.per_job.0..=spec.per_job.1);
+                }
+            }
+            let log_start = f.log.len();
+            for slot in &mut slots {
+                let Some(k) = slot.ctx else { continue };
+                if done >= spec.reductions {
+                    break;
+                }
+                let c = &contexts[k];
+                let mut expected = 0u64;
+                for &p in &c.participants {
+                    let v = u64::from(rng.random::<u32>());
+                    expected = expected.wrapping_add(v);
+                    f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
+                }
+                f.reinitialize(c.cc_id, start, true);
+                f.start(c, start + 300_000);
+                pending.push((k, start, log_start, expected));
+                slot.left -= 1;
+                done += 1;
+            }
+            let end = start + spec.period_ps;
+            f.run_until_quiet(end - ENGINE_CLOCK_PS, &mut |_| {});
+            let log_end = f.log.len();
+            for (k, at, from, expected) in pending.drain(..) {
+                let c = &contexts[k];
+                let root = t.endpoints[c.source].id;
+                let (outcome, result) = classify(&f, from, log_end, root, c.cc_id, c.participants.len(), expected);
+                let faults = &f.faults.as_ref().expect("injector").log;
+                let explained = outcome == Outcome::Success
+                    || faults.iter().any(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, super::FaultKind::Exhaust { .. })))
+                    || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC);
+                if outcome == Outcome::WrongSuccess && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                    eprintln!("WRONG cc {} at {at}: participants {:?} ids {:?}", c.cc_id, c.participants, c.participants.iter().map(|&p| t.endpoints[p].id).collect::<Vec<_>>());
+                    for e in &c.engines {
+                        eprintln!("  engine {:#06x} {:?} members {:?}", t.switches[e.switch].engine_id, e.role, e.members.iter().map(|m| m.id).collect::<Vec<_>>());
+                    }
+                    for x in faults.iter().filter(|x| x.at + 2 * spec.period_ps >= at && x.cc_id() == Some(c.cc_id)) {
+                        eprintln!("  fault {x}");
+                    }
+                    for d in f.log.iter().filter(|d| d.cc_id == c.cc_id && d.at + 2 * spec.period_ps >= at) {
+                        eprintln!("  {d:?}");
+                    }
+                }
+                let master_id = t.switches[c.master()].engine_id;
+                let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
+                let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
+                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master });
+            }
+            check_rounds_closed(&f, end, &mut report.stuck);
+            // Only this period's CPU events are needed.
+            if let Some(l) = f.cpu_log.as_mut() {
+                l.clear();
+            }
+            if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                eprintln!("period at {start} ps: done {done} frames {} log {} steps {} now {}", f.frames.len(), f.log.len(), f.stats.engine_steps, f.now());
+            }
+            start = end;
+        }
+        // Teardown: every job's context stopped, fillers released; then nothing may hold a descriptor.
+        for slot in &mut slots {
+            if let Some(k) = slot.ctx.take() {
+                f.control(&contexts[k], 4, start);
+            }
+        }
+        if let Some((s, n, _)) = fill {
+            let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+            f.release_descriptors(s, n, via, start);
+        }
+        if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+            let n0 = f.frames.len();
+            f.run_until_quiet(f.now() + 100_000_000, &mut |_| {});
+            eprintln!("teardown: {} frames in 100 us; now {}", f.frames.len() - n0, f.now());
+            for fr in &f.frames[f.frames.len().saturating_sub(40)..] {
+                eprintln!("  {} origin {:#x} len {} {:02x?}", super::summary(&fr.bytes), fr.origin, fr.bytes.len(), &fr.bytes[..fr.bytes.len().min(40)]);
+            }
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        for s in 0..t.switches.len() {
+            let cpu = f.engine(s).expect("cycle engine").cpu();
+            for i in 0..cpu.params().descriptors {
+                let d = cpu.descriptor(i);
+                if d.valid {
+                    report.leaked.push(format!("engine {s} descriptor {i}: cc {} {:?}", d.key, d.state));
+                }
+            }
+            report.lcrc_counted += u64::from(f.engine(s).expect("cycle engine").regs().counter(LCRC_COUNTER));
+        }
+        let inj = f.faults.as_ref().expect("injector");
+        report.faults = inj.counts();
+        report.fault_log = inj.report();
+        for e in [
+            event::ACCEPT,
+            event::COMPLETE,
+            event::ACTIVATE_NO_DESC,
+            event::PASS_UP,
+            event::DUPLICATE,
+            event::OLD_TID,
+            event::BAD_TID,
+            event::UNKNOWN_PARTICIPANT,
+            event::MALFORMED,
+            event::TIMEOUT_PARTIAL,
+            event::TIMEOUT_MASTER,
+            event::RETRY,
+            event::RETRY_EXHAUSTED,
+            event::FAILURE_UP,
+            event::COMPLETION_DOWN,
+            event::DROP_UNKNOWN,
+        ] {
+            report.events.insert(event::name(e), f.cpu_event_total(e));
+        }
+        for r in &report.reductions {
+            *report.outcomes.entry(format!("{:?}", r.outcome)).or_default() += 1;
+        }
+        report.corrupt_to_engines = f.stats.corrupt_to_engines;
+        report.corrupt_passed = f.stats.corrupt_passed_by_engines;
+        report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
+        report.end_node_retries = f.stats.end_node_retries;
+        report.engine_steps = f.stats.engine_steps;
+        report.sim_ps = f.now();
+        report.wall_s = wall.elapsed().as_secs_f64();
+        report
+    }
+
+    /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that
+    /// did not complete was ended by a timeout (or a result from above) within the period.
+    pub fn check_rounds_closed(f: &Fabric, at: Ps, stuck: &mut Vec<String>) {
+        for s in 0..f.topo.switches.len() {
+            let Some(e) = f.engine(s) else { continue };
+            let cpu = e.cpu();
+            for i in 0..cpu.params().descriptors {
+                let d = cpu.descriptor(i);
+                if d.valid && (d.state != CtxState::Idle || d.expired) {
+                    stuck.push(format!("{at} ps: engine {s} descriptor {i}: cc {} {:?} expired {} timer {}", d.key, d.state, d.expired, d.timer));
+                }
+            }
+        }
+    }
+}

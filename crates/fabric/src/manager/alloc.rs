@@ -1,0 +1,104 @@
+//! Per-engine bookkeeping (`docs/manager.md` §6): static-entry slots, multicast slots, the shared PBV
+//! table with reference counts, and the context keys (CC_ID / multicast tree) in use, so that jobs can
+//! overlap nodes and switches without two contexts colliding (seed 001: a group ID in every message;
+//! 000 [0128]: many simultaneous contexts per engine).
+
+use std::collections::BTreeSet;
+
+use super::topology::{DeviceId, EngineCapacity};
+
+/// Number of TLP context keys: CC_ID is 12 bits (000 [0168]).
+pub const CC_ID_KEYS: u32 = 1 << inswitch_frames::collective::CC_ID_BITS;
+/// Number of Portals context keys: the multicast tree is DFA bits 15-3, 13 bits (002 (61)).
+pub const TREE_KEYS: u32 = 1 << 13;
+
+/// One engine's allocations.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineBook {
+    /// Static-entry slots in use.
+    pub static_slots: BTreeSet<u8>,
+    /// Multicast-entry slots in use.
+    pub mcast_slots: BTreeSet<u8>,
+    /// PBV table: entry → (device ID, contexts using it).
+    pub pbv: Vec<Option<(DeviceId, u32)>>,
+    /// Context keys in use on this engine.
+    pub keys: BTreeSet<u16>,
+}
+
+impl EngineBook {
+    /// The lowest free slot below `n`.
+    pub fn free_slot(used: &BTreeSet<u8>, n: usize) -> Option<u8> {
+        (0..n.min(256)).map(|i| i as u8).find(|i| !used.contains(i))
+    }
+
+    /// PBV indices for `devices` (in order): an entry that already holds the device is shared, others
+    /// take the lowest free entries. Returns (index, newly written) per device, or `None` if the table
+    /// is full. Nothing is changed.
+    pub fn pbv_plan(&self, cap: &EngineCapacity, devices: &[DeviceId]) -> Option<Vec<(u8, bool)>> {
+        let n = cap.pbv_entries.min(256);
+        let mut table = self.pbv.clone();
+        table.resize(n.max(table.len()), None);
+        let mut out = Vec::with_capacity(devices.len());
+        for &d in devices {
+            if let Some(i) = table.iter().position(|e| e.is_some_and(|(x, _)| x == d)) {
+                out.push((i as u8, false));
+            } else {
+                let i = table.iter().take(n).position(|e| e.is_none())?;
+                table[i] = Some((d, 0));
+                out.push((i as u8, true));
+            }
+        }
+        Some(out)
+    }
+
+    /// Takes a reference on PBV entry `i` for `device`.
+    pub fn pbv_take(&mut self, i: u8, device: DeviceId) {
+        let i = usize::from(i);
+        if self.pbv.len() <= i {
+            self.pbv.resize(i + 1, None);
+        }
+        let e = &mut self.pbv[i];
+        *e = Some((device, e.map_or(0, |(_, r)| r) + 1));
+    }
+
+    /// Drops a reference on PBV entry `i`; true if the entry became free.
+    pub fn pbv_release(&mut self, i: u8) -> bool {
+        let Some(e) = self.pbv.get_mut(usize::from(i)) else { return false };
+        match e {
+            Some((_, r)) if *r > 1 => {
+                *r -= 1;
+                false
+            }
+            Some(_) => {
+                *e = None;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// PBV entries in use.
+    pub fn pbv_used(&self) -> usize {
+        self.pbv.iter().filter(|e| e.is_some()).count()
+    }
+}
+
+/// 2-bit transaction ID of seed 001: compared modulo 4, incremented when a round exits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Tid(pub u8);
+
+impl Tid {
+    /// Modulus of the TID (2 bits).
+    pub const MODULUS: u8 = 4;
+
+    /// The next TID (after a round's Exiting → Idle).
+    pub fn next(self) -> Tid {
+        Tid((self.0 + 1) % Self::MODULUS)
+    }
+
+    /// `self` is one transaction behind `other` (001: a child that missed an Exit; 0 is behind 1, 3 is
+    /// behind 0).
+    pub fn is_behind(self, other: Tid) -> bool {
+        self.next() == other
+    }
+}

@@ -1,0 +1,761 @@
+//! The collective manager of issue 7 (seed 003's offload manager, seed 001's subnet manager, seed 000's
+//! configuring source): it holds the [`TopologyMap`], selects a collection tree per job, allocates the
+//! engines' contexts, and emits the [`Plan`] that configures them. Specification: `docs/manager.md`.
+//!
+//! The simulator's entry points: [`Manager::new`], [`Manager::place`] (a [`JobSpec`] → job id and plan),
+//! [`Manager::remove`], [`Manager::link_down`] / [`Manager::switch_down`] (topology change → [`Change`]),
+//! [`Plan::encode`] (frames and CPU configuration writes).
+//!
+//! ```
+//! use inswitch_fabric::manager::{JobSpec, Manager, TopologyMap};
+//!
+//! let mut mgr = Manager::new(TopologyMap::flattened_butterfly_32x32());
+//! let parts: Vec<_> = mgr.topology().node_ids().collect();
+//! let source = parts[0];
+//! let (job, plan) = mgr.place(JobSpec::new(parts, source)).unwrap();
+//! let tree = &mgr.job(job).unwrap().trees[0].tree;
+//! assert_eq!((tree.members.len(), tree.depth()), (32, 2)); // 1 master + 31 subservient engines
+//! let enc = plan.encode(mgr.topology()).unwrap();
+//! assert_eq!(enc.frames.len(), (31 + 32) + 31 * 32 + 32); // PBV writes + INITIALIZATIONs
+//! let link = tree.links()[0];
+//! let change = mgr.link_down(link);
+//! assert_eq!(change.replaced.len(), 1);
+//! ```
+
+pub mod alloc;
+pub mod plan;
+pub mod topology;
+pub mod tree;
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use inswitch_model::cpu::context::role;
+
+pub use alloc::{EngineBook, Tid};
+pub use plan::{Action, CpuWrite, EncodeError, Encoded, Plan, PlannedFrame, Step};
+pub use topology::{DeviceId, EndNode, EngineCapacity, EngineUsage, Link, LinkId, LinkLoad, NodeId, Switch, SwitchId, TopologyMap, Vertex};
+pub use tree::{CollectionTree, Constraints, Member, Score};
+
+/// Why the manager refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ManagerError {
+    /// The topology is inconsistent (duplicate device ID or name, unknown switch).
+    #[error("topology: {0}")]
+    Topology(String),
+    /// The topology file does not parse.
+    #[error("topology file: {0}")]
+    Parse(String),
+    /// A job without participants.
+    #[error("the job has no participants")]
+    EmptyJob,
+    /// A node id not in the map.
+    #[error("no end node {0}")]
+    UnknownNode(u32),
+    /// A switch id not in the map.
+    #[error("no switch {0}")]
+    UnknownSwitch(u32),
+    /// A participant's attachment link or switch is down.
+    #[error("participant {0} is cut off (its link or switch is down)")]
+    NodeUnreachable(String),
+    /// A switch the tree needs is down.
+    #[error("switch {0} is down")]
+    SwitchDown(String),
+    /// A switch the tree needs has no free context, descriptor or multicast entry.
+    #[error("switch {0} has no free context, descriptor or multicast entry")]
+    Exhausted(String),
+    /// No root reaches every participant over up links and switches with free contexts.
+    #[error("no root reaches every participant")]
+    Unreachable,
+    /// An engine's PBV table has no room for the tree's participants.
+    #[error("switch {0}: PBV table full")]
+    PbvFull(String),
+    /// No context key is free on every engine of the tree.
+    #[error("no context key free on every engine of the tree")]
+    NoKey,
+    /// A job id not placed.
+    #[error("no job {0}")]
+    UnknownJob(u32),
+}
+
+/// Identifier of a placed job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId(pub u32);
+
+/// Which wire family the job's contexts use (`docs/cpu.md` §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// PCIe TLP collective messages (seed 000): PBV tables and INITIALIZATION.
+    #[default]
+    Tlp,
+    /// Portals reduction frames (seed 002): multicast entries with wait counts.
+    Portals,
+}
+
+/// An engine's role in a context (000 [0104]-[0111]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The root: completes the collective, answers the source, distributes the result.
+    Master,
+    /// Sends one partial result up to its parent.
+    Subservient,
+}
+
+impl Role {
+    /// The static entry's role code (`docs/cpu.md` §1).
+    pub fn code(self) -> u8 {
+        match self {
+            Role::Master => role::MASTER,
+            Role::Subservient => role::SUBSERVIENT,
+        }
+    }
+}
+
+/// A collective job (003: a communicator; 001: a collective group).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobSpec {
+    /// Participating end nodes.
+    pub participants: Vec<NodeId>,
+    /// The source node: configures the master and receives the end result (000 [0113], [0148]).
+    pub source: NodeId,
+    /// Wire family.
+    pub family: Family,
+    /// Reduction opcode of the INITIALIZATION (0 = barrier; `docs/reduction.md`).
+    pub op: u8,
+    /// Master engine named by the source (000 [0113]); `None`: the manager chooses.
+    pub master: Option<SwitchId>,
+    /// Number of roots (003 [0062]); 1 = one tree.
+    pub roots: usize,
+    /// Also build a redundant twin of every tree (002 (70)).
+    pub redundant: bool,
+    /// Endpoints of one host pre-reduce into one node-level result (003 [0055]).
+    pub pre_reduce: bool,
+    /// Bytes per round the job puts on each link it uses (load estimate for later jobs).
+    pub bytes: u64,
+}
+
+/// Default per-round bytes: one 1056-byte response frame (000 [0115]: 1 KiB payload + header).
+pub const DEFAULT_JOB_BYTES: u64 = 1056;
+
+impl JobSpec {
+    /// A TLP barrier over `participants` from `source`, one root, no twin, no pre-reduction.
+    pub fn new(participants: Vec<NodeId>, source: NodeId) -> Self {
+        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES }
+    }
+}
+
+/// What a placed tree is within its job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TreeKind {
+    /// Tree of root `part` (0 .. roots).
+    Primary { part: usize },
+    /// Redundant twin of tree `of` (002 (70)).
+    Redundant { of: usize },
+}
+
+/// The slots one engine holds for one tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSlots {
+    /// CPU static entry.
+    pub static_slot: u8,
+    /// Register-space multicast entry (Portals).
+    pub mcast_slot: Option<u8>,
+    /// PBV entries in bit order: (index, device ID, is a switch, newly written for this tree).
+    pub pbv: Vec<(u8, DeviceId, bool, bool)>,
+}
+
+impl EngineSlots {
+    /// The context's PBV: bit i = PBV entry i (000 [0094], [0180]-[0182]).
+    pub fn pbv_bits(&self) -> u128 {
+        self.pbv.iter().fold(0, |a, &(i, ..)| a | 1u128 << i)
+    }
+}
+
+/// A tree placed on the fabric.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlacedTree {
+    /// Primary or twin.
+    pub kind: TreeKind,
+    /// The tree.
+    pub tree: CollectionTree,
+    /// Context key on every member: CC_ID (TLP) or multicast tree (Portals).
+    pub key: u16,
+    /// Transaction ID (001): every member starts at 0.
+    pub tid: Tid,
+    /// Slots per member engine.
+    pub engines: BTreeMap<SwitchId, EngineSlots>,
+}
+
+/// A placed job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    /// Its id.
+    pub id: JobId,
+    /// What was asked.
+    pub spec: JobSpec,
+    /// Its trees: primaries (one per root) first, then twins.
+    pub trees: Vec<PlacedTree>,
+}
+
+impl Job {
+    /// The primary trees.
+    pub fn primaries(&self) -> impl Iterator<Item = &PlacedTree> {
+        self.trees.iter().filter(|t| matches!(t.kind, TreeKind::Primary { .. }))
+    }
+}
+
+/// Result of a topology change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Change {
+    /// Removal of the affected trees, then their new configuration.
+    pub plan: Plan,
+    /// Trees re-placed (job, tree index).
+    pub replaced: Vec<(JobId, usize)>,
+    /// Jobs that could not be re-placed and were removed.
+    pub failed: Vec<(JobId, ManagerError)>,
+}
+
+/// The collective manager.
+#[derive(Clone, Debug)]
+pub struct Manager {
+    topo: TopologyMap,
+    books: Vec<EngineBook>,
+    jobs: BTreeMap<JobId, Job>,
+    next_job: u32,
+}
+
+impl Manager {
+    /// A manager over `topo` with nothing placed.
+    pub fn new(topo: TopologyMap) -> Self {
+        let books = vec![EngineBook::default(); topo.switches().len()];
+        Manager { topo, books, jobs: BTreeMap::new(), next_job: 0 }
+    }
+
+    /// The topology map with its current usage and loads.
+    pub fn topology(&self) -> &TopologyMap {
+        &self.topo
+    }
+
+    /// Changes a switch's engine capacity (e.g. contexts taken by something else).
+    pub fn set_capacity(&mut self, s: SwitchId, c: EngineCapacity) {
+        self.topo.set_capacity(s, c);
+    }
+
+    /// An engine's allocations.
+    pub fn book(&self, s: SwitchId) -> &EngineBook {
+        &self.books[s.0 as usize]
+    }
+
+    /// A placed job.
+    pub fn job(&self, id: JobId) -> Option<&Job> {
+        self.jobs.get(&id)
+    }
+
+    /// The placed jobs.
+    pub fn jobs(&self) -> impl Iterator<Item = &Job> {
+        self.jobs.values()
+    }
+
+    /// Advances a tree's TID after a completed round (001) and returns the new one.
+    pub fn advance_tid(&mut self, id: JobId, tree: usize) -> Result<Tid, ManagerError> {
+        let t = self.jobs.get_mut(&id).and_then(|j| j.trees.get_mut(tree)).ok_or(ManagerError::UnknownJob(id.0))?;
+        t.tid = t.tid.next();
+        Ok(t.tid)
+    }
+
+    /// Places a job: selects its trees, allocates their contexts and returns the configuration plan.
+    /// On an error nothing is placed.
+    pub fn place(&mut self, spec: JobSpec) -> Result<(JobId, Plan), ManagerError> {
+        let mut spec = spec;
+        self.check_spec(&mut spec)?;
+        let id = JobId(self.next_job);
+        let mut job = Job { id, spec, trees: Vec::new() };
+        match self.build_trees(&mut job) {
+            Ok(()) => {}
+            Err(e) => {
+                for t in std::mem::take(&mut job.trees) {
+                    self.release(&job.spec, &t);
+                }
+                return Err(e);
+            }
+        }
+        self.next_job += 1;
+        let mut plan = Plan::default();
+        for i in 0..job.trees.len() {
+            plan.extend(self.config_plan(&job, i));
+        }
+        plan.extend(self.target_plan(&job));
+        self.jobs.insert(id, job);
+        Ok((id, plan))
+    }
+
+    /// Removes a job: frees its contexts and returns the removal plan.
+    pub fn remove(&mut self, id: JobId) -> Result<Plan, ManagerError> {
+        let job = self.jobs.remove(&id).ok_or(ManagerError::UnknownJob(id.0))?;
+        let mut plan = Plan::default();
+        for (i, t) in job.trees.iter().enumerate() {
+            plan.extend(self.removal_plan(&job, i));
+            self.release(&job.spec, t);
+        }
+        Ok(plan)
+    }
+
+    /// A link went down: the trees that use it (or a participant attached by it) are removed and
+    /// placed again; all other trees are untouched (003 [0063]).
+    pub fn link_down(&mut self, l: LinkId) -> Change {
+        self.topo.set_link_up(l, false);
+        let topo = &self.topo;
+        let hit = self.affected(|job, t| {
+            t.tree.has_link(l) || t.tree.participants().iter().chain([&job.spec.source]).any(|&n| topo.node(n).link == l)
+        });
+        self.recompute(hit)
+    }
+
+    /// A switch went down: the trees that use it (or a participant attached to it) are removed and
+    /// placed again; all other trees are untouched.
+    pub fn switch_down(&mut self, s: SwitchId) -> Change {
+        self.topo.set_switch_up(s, false);
+        let topo = &self.topo;
+        let hit = self.affected(|job, t| {
+            t.tree.has_switch(s) || t.tree.participants().iter().chain([&job.spec.source]).any(|&n| topo.node(n).switch == s)
+        });
+        self.recompute(hit)
+    }
+
+    /// A link came back: nothing is moved (placed trees stay); later placements may use it.
+    pub fn link_up(&mut self, l: LinkId) {
+        self.topo.set_link_up(l, true);
+    }
+
+    /// A switch came back: nothing is moved.
+    pub fn switch_up(&mut self, s: SwitchId) {
+        self.topo.set_switch_up(s, true);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    fn check_spec(&self, spec: &mut JobSpec) -> Result<(), ManagerError> {
+        let n = self.topo.nodes().len() as u32;
+        spec.participants.sort();
+        spec.participants.dedup();
+        if spec.participants.is_empty() {
+            return Err(ManagerError::EmptyJob);
+        }
+        for &p in spec.participants.iter().chain(std::iter::once(&spec.source)) {
+            if p.0 >= n {
+                return Err(ManagerError::UnknownNode(p.0));
+            }
+        }
+        if let Some(m) = spec.master {
+            if m.0 as usize >= self.topo.switches().len() {
+                return Err(ManagerError::UnknownSwitch(m.0));
+            }
+        }
+        spec.roots = spec.roots.max(1);
+        Ok(())
+    }
+
+    fn reachable(&self, n: NodeId) -> Result<(), ManagerError> {
+        let node = self.topo.node(n);
+        if !self.topo.link(node.link).up || !self.topo.switch(node.switch).up {
+            return Err(ManagerError::NodeUnreachable(node.name.clone()));
+        }
+        Ok(())
+    }
+
+    /// Leaf switches of a job: switch → representatives (after node-level pre-reduction).
+    fn leaves(&self, spec: &JobSpec, participants: &[NodeId]) -> (BTreeMap<SwitchId, Vec<NodeId>>, BTreeMap<NodeId, Vec<NodeId>>) {
+        let groups = tree::pre_reduction_groups(&self.topo, participants, spec.pre_reduce);
+        let mut leaves: BTreeMap<SwitchId, Vec<NodeId>> = BTreeMap::new();
+        for &rep in groups.keys() {
+            leaves.entry(self.topo.node(rep).switch).or_default().push(rep);
+        }
+        (leaves, groups)
+    }
+
+    fn build_trees(&mut self, job: &mut Job) -> Result<(), ManagerError> {
+        for &p in &job.spec.participants {
+            self.reachable(p)?;
+        }
+        self.reachable(job.spec.source)?;
+        let spec = job.spec.clone();
+        let source_sw = self.topo.node(spec.source).switch;
+        let need_mcast = spec.family == Family::Portals;
+        let (leaves, groups) = self.leaves(&spec, &spec.participants);
+        let parts = if spec.roots > 1 {
+            let first = tree::select(&self.topo, &leaves, source_sw, &Constraints { root: spec.master, need_mcast, ..Default::default() })?.0.root;
+            tree::partition(&self.topo, &leaves, spec.roots, first)
+        } else {
+            vec![leaves]
+        };
+        let mut roots: HashSet<SwitchId> = HashSet::new();
+        for (i, part) in parts.iter().enumerate() {
+            let c = Constraints { root: if i == 0 { spec.master } else { None }, avoid_roots: roots.clone(), need_mcast, ..Default::default() };
+            let (mut t, _) = tree::select(&self.topo, part, source_sw, &c)?;
+            t.groups = groups.iter().filter(|(r, _)| part.contains_key(&self.topo.node(**r).switch)).map(|(&r, v)| (r, v.clone())).collect();
+            roots.insert(t.root);
+            let placed = self.commit(&spec, TreeKind::Primary { part: i }, t, None)?;
+            job.trees.push(placed);
+        }
+        if spec.redundant {
+            let n = job.trees.len();
+            for i in 0..n {
+                let c = self.twin_constraints(job, i, &roots, need_mcast);
+                let leaves = leaves_of(&job.trees[i].tree);
+                let (mut t, _) = tree::select(&self.topo, &leaves, source_sw, &c)?;
+                t.groups = job.trees[i].tree.groups.clone();
+                roots.insert(t.root);
+                let placed = self.commit(&spec, TreeKind::Redundant { of: i }, t, None)?;
+                job.trees.push(placed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Constraints for a tree whose twin is tree `of` of `job`: avoid its links, switches and root.
+    fn twin_constraints(&self, job: &Job, of: usize, roots: &HashSet<SwitchId>, need_mcast: bool) -> Constraints {
+        let twin = &job.trees[of].tree;
+        let mut avoid = roots.clone();
+        avoid.insert(twin.root);
+        Constraints {
+            root: None,
+            avoid_roots: avoid,
+            shared_links: twin.links().into_iter().collect(),
+            shared_switches: twin.members.keys().copied().collect(),
+            need_mcast,
+        }
+    }
+
+    /// Allocates a selected tree's key, slots and PBV entries and adds its load.
+    fn commit(&mut self, spec: &JobSpec, kind: TreeKind, t: CollectionTree, preferred_key: Option<u16>) -> Result<PlacedTree, ManagerError> {
+        if let Err(e) = tree::check_tree(&self.topo, &t) {
+            unreachable!("the selection built a broken tree: {e}");
+        }
+        let portals = spec.family == Family::Portals;
+        let limit = if portals { alloc::TREE_KEYS } else { alloc::CC_ID_KEYS };
+        let free_on_all = |k: u16| t.members.keys().all(|s| !self.books[s.0 as usize].keys.contains(&k));
+        let key = preferred_key
+            .filter(|&k| free_on_all(k))
+            .or_else(|| (0..limit).map(|k| k as u16).find(|&k| free_on_all(k)))
+            .ok_or(ManagerError::NoKey)?;
+        // Dry run: every member must have room before anything changes.
+        let mut plans = BTreeMap::new();
+        for (&s, m) in &t.members {
+            let sw = self.topo.switch(s);
+            let book = &self.books[s.0 as usize];
+            let static_slot = EngineBook::free_slot(&book.static_slots, sw.capacity.contexts).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?;
+            let mcast_slot = if portals {
+                Some(EngineBook::free_slot(&book.mcast_slots, sw.capacity.mcast_entries).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?)
+            } else {
+                None
+            };
+            let pbv = if portals {
+                Vec::new()
+            } else {
+                let devices = pbv_devices(&self.topo, m);
+                let idx = book.pbv_plan(&sw.capacity, &devices.iter().map(|d| d.0).collect::<Vec<_>>()).ok_or_else(|| ManagerError::PbvFull(sw.name.clone()))?;
+                devices.iter().zip(idx).map(|(&(d, is_sw), (i, new))| (i, d, is_sw, new)).collect()
+            };
+            plans.insert(s, EngineSlots { static_slot, mcast_slot, pbv });
+        }
+        for (&s, slots) in &plans {
+            let book = &mut self.books[s.0 as usize];
+            book.keys.insert(key);
+            book.static_slots.insert(slots.static_slot);
+            if let Some(m) = slots.mcast_slot {
+                book.mcast_slots.insert(m);
+            }
+            for &(i, d, ..) in &slots.pbv {
+                book.pbv_take(i, d);
+            }
+            let used = book.pbv_used();
+            let u = &mut self.topo.switch_mut(s).used;
+            u.contexts += 1;
+            u.descriptors += 1;
+            u.mcast_entries += usize::from(slots.mcast_slot.is_some());
+            u.pbv_entries = used;
+            u.masters += usize::from(s == t.root);
+        }
+        for l in tree_load_links(&self.topo, &t) {
+            let load = &mut self.topo.link_mut(l).load;
+            load.jobs += 1;
+            load.bytes += spec.bytes;
+        }
+        Ok(PlacedTree { kind, tree: t, key, tid: Tid::default(), engines: plans })
+    }
+
+    /// Frees what [`Self::commit`] took; returns the PBV entries that became free per engine.
+    fn release(&mut self, spec: &JobSpec, p: &PlacedTree) -> BTreeMap<SwitchId, Vec<u8>> {
+        let mut freed = BTreeMap::new();
+        for (&s, slots) in &p.engines {
+            let book = &mut self.books[s.0 as usize];
+            book.keys.remove(&p.key);
+            book.static_slots.remove(&slots.static_slot);
+            if let Some(m) = slots.mcast_slot {
+                book.mcast_slots.remove(&m);
+            }
+            let mut f = Vec::new();
+            for &(i, ..) in &slots.pbv {
+                if book.pbv_release(i) {
+                    f.push(i);
+                }
+            }
+            freed.insert(s, f);
+            let used = book.pbv_used();
+            let u = &mut self.topo.switch_mut(s).used;
+            u.contexts -= 1;
+            u.descriptors -= 1;
+            u.mcast_entries -= usize::from(slots.mcast_slot.is_some());
+            u.pbv_entries = used;
+            u.masters -= usize::from(s == p.tree.root);
+        }
+        for l in tree_load_links(&self.topo, &p.tree) {
+            let load = &mut self.topo.link_mut(l).load;
+            load.jobs -= 1;
+            load.bytes -= spec.bytes;
+        }
+        freed
+    }
+
+    /// The configuration of tree `i` of `job` (`docs/manager.md` §5).
+    fn config_plan(&self, job: &Job, i: usize) -> Plan {
+        let mut plan = Plan::default();
+        let p = &job.trees[i];
+        let t = &p.tree;
+        let dev = |s: SwitchId| self.topo.switch(s).device_id;
+        let source = self.topo.node(job.spec.source).device_id;
+        let root = dev(t.root);
+        let order = t.top_down();
+        let requester = |s: SwitchId| if s == t.root { source } else { root };
+        let role = |s: SwitchId| if s == t.root { Role::Master } else { Role::Subservient };
+        for &s in &order {
+            let m = &t.members[&s];
+            let slots = &p.engines[&s];
+            let req = requester(s);
+            match job.spec.family {
+                Family::Tlp => {
+                    for &(index, device_id, switch, new) in &slots.pbv {
+                        if new {
+                            plan.push(job.id, i, req, Action::PbvEntry { engine: s, index, device_id, switch });
+                        }
+                    }
+                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Tlp, role: role(s), wait: 0 });
+                }
+                Family::Portals => {
+                    let wait = (m.children.len() + m.local.len()) as u32;
+                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: role(s), wait });
+                    let mut ports: Vec<u8> = m.children.iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
+                    ports.extend(m.local.iter().filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
+                    ports.sort_unstable();
+                    plan.push(job.id, i, req, Action::Multicast { engine: s, slot: slots.mcast_slot.unwrap_or(0), tree: p.key, wait, ports });
+                }
+            }
+        }
+        if job.spec.family == Family::Tlp {
+            for &s in &order {
+                let upstream = t.members[&s].parent.map_or(source, |(u, _)| dev(u));
+                let pbv = p.engines[&s].pbv_bits();
+                let action = Action::Initialize { engine: s, upstream, cc_id: p.key, pbv, p_count: pbv.count_ones() as u16, op: job.spec.op, tid: p.tid.0 };
+                plan.push(job.id, i, upstream, action);
+            }
+        }
+        for &s in &order {
+            let m = &t.members[&s];
+            let slots = &p.engines[&s];
+            for &rep in &m.local {
+                let rdev = self.topo.node(rep).device_id;
+                let p_id = slots.pbv.iter().find(|e| e.1 == rdev).map_or(collective::NO_PARTICIPANT, |e| u16::from(e.0));
+                let group = t.groups.get(&rep).cloned().unwrap_or_default();
+                let from: Vec<DeviceId> = group.iter().map(|&n| self.topo.node(n).device_id).collect();
+                plan.push(job.id, i, source, Action::EndNode { node: rep, send_to: dev(s), cc_id: p.key, p_id, pre_reduce_from: from });
+                for n in group {
+                    plan.push(job.id, i, source, Action::EndNode { node: n, send_to: rdev, cc_id: p.key, p_id: collective::NO_PARTICIPANT, pre_reduce_from: Vec::new() });
+                }
+            }
+        }
+        plan
+    }
+
+    /// With several roots, the source reduces their end results (003 [0062]).
+    fn target_plan(&self, job: &Job) -> Plan {
+        let mut plan = Plan::default();
+        let prim: Vec<&PlacedTree> = job.primaries().collect();
+        if prim.len() > 1 {
+            let roots = prim.iter().map(|t| self.topo.switch(t.tree.root).device_id).collect();
+            let cc_ids = prim.iter().map(|t| t.key).collect();
+            let source = self.topo.node(job.spec.source).device_id;
+            plan.push(job.id, 0, source, Action::Target { node: job.spec.source, roots, cc_ids });
+        }
+        plan
+    }
+
+    /// The removal of tree `i` of `job`, bottom-up, skipping engines on switches that are down. Call
+    /// before [`Self::release`] (it reads the PBV reference counts).
+    fn removal_plan(&self, job: &Job, i: usize) -> Plan {
+        let mut plan = Plan::default();
+        let p = &job.trees[i];
+        let t = &p.tree;
+        let source = self.topo.node(job.spec.source).device_id;
+        let root = self.topo.switch(t.root).device_id;
+        for n in t.participants() {
+            plan.push(job.id, i, source, Action::EndNodeClear { node: n, cc_id: p.key });
+        }
+        for &s in t.top_down().iter().rev() {
+            if !self.topo.switch(s).up {
+                continue;
+            }
+            let slots = &p.engines[&s];
+            let req = if s == t.root { source } else { root };
+            match job.spec.family {
+                Family::Tlp => {
+                    let upstream = t.members[&s].parent.map_or(source, |(u, _)| self.topo.switch(u).device_id);
+                    plan.push(job.id, i, upstream, Action::Reset { engine: s, upstream, cc_id: p.key });
+                    plan.push(job.id, i, req, Action::StaticClear { engine: s, slot: slots.static_slot });
+                    let book = &self.books[s.0 as usize];
+                    for &(index, ..) in &slots.pbv {
+                        // The last context using the entry: the CPU's copy is invalidated.
+                        if book.pbv.get(usize::from(index)).copied().flatten().is_some_and(|(_, r)| r == 1) {
+                            plan.push(job.id, i, req, Action::PbvClear { engine: s, index });
+                        }
+                    }
+                }
+                Family::Portals => {
+                    if let Some(slot) = slots.mcast_slot {
+                        plan.push(job.id, i, req, Action::MulticastClear { engine: s, slot });
+                    }
+                    plan.push(job.id, i, req, Action::StaticClear { engine: s, slot: slots.static_slot });
+                }
+            }
+        }
+        plan
+    }
+
+    /// The trees `f` selects.
+    fn affected(&self, f: impl Fn(&Job, &PlacedTree) -> bool) -> BTreeSet<(JobId, usize)> {
+        let mut hit = BTreeSet::new();
+        for job in self.jobs.values() {
+            for (i, t) in job.trees.iter().enumerate() {
+                if f(job, t) {
+                    hit.insert((job.id, i));
+                }
+            }
+        }
+        hit
+    }
+
+    /// Removes the trees in `hit`, then places each again (same job, same index, the old key
+    /// if it is still free); a job whose tree cannot be placed is removed entirely.
+    fn recompute(&mut self, hit: BTreeSet<(JobId, usize)>) -> Change {
+        let mut change = Change::default();
+        // Remove all affected trees first, so their own load does not steer their new placement.
+        for &(id, i) in &hit {
+            let job = &self.jobs[&id];
+            let plan = self.removal_plan(job, i);
+            let (spec, t) = (job.spec.clone(), job.trees[i].clone());
+            change.plan.extend(plan);
+            self.release(&spec, &t);
+        }
+        let mut failed: BTreeMap<JobId, ManagerError> = BTreeMap::new();
+        for &(id, i) in &hit {
+            if failed.contains_key(&id) {
+                continue;
+            }
+            match self.replace_tree(id, i, &hit) {
+                Ok(plan) => {
+                    change.plan.extend(plan);
+                    change.replaced.push((id, i));
+                }
+                Err(e) => {
+                    failed.insert(id, e);
+                }
+            }
+        }
+        for (id, e) in failed {
+            // Remove what is still placed of the job (trees not affected, or already re-placed).
+            if let Some(job) = self.jobs.remove(&id) {
+                for (i, t) in job.trees.iter().enumerate() {
+                    if hit.contains(&(id, i)) && !change.replaced.contains(&(id, i)) {
+                        continue;
+                    }
+                    change.plan.extend(self.removal_plan(&job, i));
+                    self.release(&job.spec, t);
+                }
+            }
+            change.replaced.retain(|&(j, _)| j != id);
+            change.failed.push((id, e));
+        }
+        change
+    }
+
+    /// Places tree `i` of job `id` again after its removal.
+    fn replace_tree(&mut self, id: JobId, i: usize, removed: &BTreeSet<(JobId, usize)>) -> Result<Plan, ManagerError> {
+        let job = &self.jobs[&id];
+        let spec = job.spec.clone();
+        let old = job.trees[i].clone();
+        for n in old.tree.participants() {
+            self.reachable(n)?;
+        }
+        self.reachable(spec.source)?;
+        let source_sw = self.topo.node(spec.source).switch;
+        let need_mcast = spec.family == Family::Portals;
+        let roots: HashSet<SwitchId> = job
+            .trees
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != i && !removed.contains(&(id, k)))
+            .map(|(_, t)| t.tree.root)
+            .collect();
+        // The twin of this tree (its primary, or its redundant copy), if it is placed.
+        let twin = job.trees.iter().enumerate().position(|(k, t)| {
+            !removed.contains(&(id, k)) && match (old.kind, t.kind) {
+                (TreeKind::Primary { part }, TreeKind::Redundant { of }) => of == part,
+                (TreeKind::Redundant { of }, TreeKind::Primary { part }) => of == part,
+                _ => false,
+            }
+        });
+        let mut c = match twin {
+            Some(k) => self.twin_constraints(job, k, &roots, need_mcast),
+            None => Constraints { avoid_roots: roots, need_mcast, ..Default::default() },
+        };
+        // The master the source named stays the master of the first tree (000 [0113]).
+        if old.kind == (TreeKind::Primary { part: 0 }) {
+            c.root = spec.master;
+        }
+        let leaves = leaves_of(&old.tree);
+        let (mut t, _) = tree::select(&self.topo, &leaves, source_sw, &c)?;
+        t.groups = old.tree.groups.clone();
+        let placed = self.commit(&spec, old.kind, t, Some(old.key))?;
+        let job = self.jobs.get_mut(&id).ok_or(ManagerError::UnknownJob(id.0))?;
+        job.trees[i] = placed;
+        let job = &self.jobs[&id];
+        let mut plan = self.config_plan(job, i);
+        if matches!(old.kind, TreeKind::Primary { .. }) {
+            plan.extend(self.target_plan(job));
+        }
+        Ok(plan)
+    }
+}
+
+use inswitch_frames::collective;
+
+/// The leaf switches of a tree with their representatives.
+fn leaves_of(t: &CollectionTree) -> BTreeMap<SwitchId, Vec<NodeId>> {
+    t.members.values().filter(|m| !m.local.is_empty()).map(|m| (m.switch, m.local.clone())).collect()
+}
+
+/// The devices in a member engine's PBV, in bit order: child switches, then local participants (the
+/// order of seed 000 Table 5: switches 725, 730, then source node 735 and nodes 1, 2). `true`: a switch.
+fn pbv_devices(topo: &TopologyMap, m: &Member) -> Vec<(DeviceId, bool)> {
+    m.children
+        .iter()
+        .map(|&(c, _)| (topo.switch(c).device_id, true))
+        .chain(m.local.iter().map(|&n| (topo.node(n).device_id, false)))
+        .collect()
+}
+
+/// Links a tree loads: its inter-switch links and its participants' attachment links.
+fn tree_load_links(topo: &TopologyMap, t: &CollectionTree) -> Vec<LinkId> {
+    let mut v = t.links();
+    v.extend(t.participants().iter().map(|&n| topo.node(n).link));
+    v
+}

@@ -1,0 +1,266 @@
+//! Configuration plans: the ordered per-engine actions that set up or tear down a tree, and their
+//! encoding into frames (`crates/frames`) and CPU configuration writes. `docs/manager.md` §5.
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
+use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::cpu::config as cpu_cfg;
+use inswitch_model::regs::{offset, ENGINE_BASE};
+
+use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
+use super::{Family, JobId, Role};
+
+/// Bytes between consecutive multicast entries of the register space (`docs/registers.md`).
+pub const MCAST_STRIDE: u32 = 16;
+/// Bit 31 of a multicast KEY: the entry is valid.
+pub const MCAST_VALID: u32 = 1 << 31;
+/// Ports a multicast PORTS register can name (bits 15:0).
+pub const MCAST_PORTS: u8 = 16;
+
+/// One thing to do on one engine (or end node).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// PBV-table entry `index` of `engine` := `device_id` (000 [0155], [0157], [0175]-[0178]); `switch`:
+    /// the participant is an engine below this one (000 [0096]). Encodes as a 2-byte memory write into
+    /// the register space and a CPU PBV-table write (the CPU keeps its own table, `docs/cpu.md` §5).
+    PbvEntry { engine: SwitchId, index: u8, device_id: DeviceId, switch: bool },
+    /// The CPU's PBV entry `index` is invalidated (no context refers to it any more).
+    PbvClear { engine: SwitchId, index: u8 },
+    /// CPU static entry `slot` := the tree's context (`docs/cpu.md` §1, §5): key (CC_ID or multicast
+    /// tree), family, role (000 [0104]-[0111]), Portals wait count.
+    StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
+    /// CPU static entry `slot` is freed.
+    StaticClear { engine: SwitchId, slot: u8 },
+    /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
+    /// the wait count (children). Encodes as WAIT, PORTS, then KEY (the commit) memory writes.
+    Multicast { engine: SwitchId, slot: u8, tree: u16, wait: u32, ports: Vec<u8> },
+    /// Multicast entry `slot` is invalidated (KEY written with valid = 0).
+    MulticastClear { engine: SwitchId, slot: u8 },
+    /// INITIALIZATION (000 [0141], [0165]-[0167]) of the context on `engine`, sent by `upstream`
+    /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
+    /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 [0051]).
+    Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8 },
+    /// CONTROL RESET of the context on `engine` ([0142], [0168]): the descriptor and stored state freed.
+    Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16 },
+    /// End node configuration (003 [0050]): where `node` sends its (node-level) result; host software,
+    /// no frame. `p_id` is its PBV index at `send_to` (0xFFFF when it sends to its representative).
+    EndNode { node: NodeId, send_to: DeviceId, cc_id: u16, p_id: u16, pre_reduce_from: Vec<DeviceId> },
+    /// A target that reduces several roots' end results into one (003 [0062]); host software, no frame.
+    Target { node: NodeId, roots: Vec<DeviceId>, cc_ids: Vec<u16> },
+    /// The end node is no longer part of the context (host software, no frame).
+    EndNodeClear { node: NodeId, cc_id: u16 },
+}
+
+impl Action {
+    /// The engine the action configures, if it is an engine action.
+    pub fn engine(&self) -> Option<SwitchId> {
+        match *self {
+            Action::PbvEntry { engine, .. }
+            | Action::PbvClear { engine, .. }
+            | Action::StaticEntry { engine, .. }
+            | Action::StaticClear { engine, .. }
+            | Action::Multicast { engine, .. }
+            | Action::MulticastClear { engine, .. }
+            | Action::Initialize { engine, .. }
+            | Action::Reset { engine, .. } => Some(engine),
+            Action::EndNode { .. } | Action::Target { .. } | Action::EndNodeClear { .. } => None,
+        }
+    }
+}
+
+/// One step of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The job.
+    pub job: JobId,
+    /// Index of the tree in the job's tree list.
+    pub tree: usize,
+    /// Device that sends the step's frames (requester ID): the source for the master engine, the master
+    /// engine for the others (000 [0175]: the master writes the subservient switches' PBV tables).
+    pub requester: DeviceId,
+    /// What to do.
+    pub action: Action,
+}
+
+/// An ordered list of steps.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// The steps, in the order they are to be applied.
+    pub steps: Vec<Step>,
+}
+
+/// A frame of a plan: a TLP for the fabric and the device it is addressed to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedFrame {
+    /// Index of the step that produced it.
+    pub step: usize,
+    /// Destination device (the engine's switch).
+    pub to: DeviceId,
+    /// The TLP.
+    pub tlp: Tlp,
+}
+
+/// A write to an engine CPU's configuration port (`cpu_cfg_wr_*`, `docs/cpu.md` §5). The register map
+/// has no window for it yet (`docs/blocks/packet_engine.md` §Not yet), so these are not frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuWrite {
+    /// Index of the step that produced it.
+    pub step: usize,
+    /// The engine's switch.
+    pub engine: SwitchId,
+    /// Word address.
+    pub addr: u16,
+    /// Data.
+    pub data: u32,
+}
+
+/// A plan turned into what travels.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    /// Frames, in plan order.
+    pub frames: Vec<PlannedFrame>,
+    /// CPU configuration writes, in plan order.
+    pub cpu_writes: Vec<CpuWrite>,
+    /// Steps with no frame and no CPU write (end-node and target configuration: host software).
+    pub host_steps: Vec<usize>,
+}
+
+/// Why an action cannot be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// A multicast port does not fit the 16-bit PORTS register.
+    #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/registers.md)")]
+    PortOutOfRange { step: usize, port: u8 },
+    /// The frames crate refused the frame.
+    #[error("step {step}: frame encoder: {detail}")]
+    Frame { step: usize, detail: String },
+}
+
+/// The register-space address of `offset` in switch `dev`'s engine window ([0175], `docs/registers.md`).
+pub fn register_address(dev: DeviceId, off: u32) -> u64 {
+    u64::from(dev) << 16 | u64::from(ENGINE_BASE) | u64::from(off & 0xFFF)
+}
+
+/// A 1-DW memory write of `value` with First BE `be` to `dev`'s register window at DW-aligned `off`.
+pub fn register_write(requester: DeviceId, tag: u16, dev: DeviceId, off: u32, value: u32, be: u8) -> Result<Tlp, inswitch_frames::Error> {
+    let mut t = Tlp::memory_write(requester, tag, register_address(dev, off & !3), value.to_le_bytes().to_vec())?;
+    if let Header::Memory { req, .. } = &mut t.header {
+        req.first_be = be;
+    }
+    Ok(t)
+}
+
+/// The 2-byte write of PBV entry `index` := `device_id` ([0175]: entry i at byte offset 2i): First BE
+/// 0011 for an even entry, 1100 for an odd one, data in the enabled lanes (little-endian).
+pub fn pbv_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, device_id: DeviceId) -> Result<Tlp, inswitch_frames::Error> {
+    let off = offset::PBV + 2 * u32::from(index);
+    let (be, v) = if off % 4 == 0 { (0x3, u32::from(device_id)) } else { (0xC, u32::from(device_id) << 16) };
+    register_write(requester, tag, dev, off, v, be)
+}
+
+fn message(kind: collective::Kind, cc_id: u16, body: Body) -> CollectiveMessage {
+    CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: kind.into(), cc_id, p_id: collective::NO_PARTICIPANT, ..Default::default() },
+        body,
+    }
+}
+
+/// The INITIALIZATION message of an [`Action::Initialize`] (posted: the manager does not wait for the
+/// acknowledgement of `docs/cpu.md` §2).
+pub fn init_message(cc_id: u16, pbv: u128, p_count: u16, op: u8) -> CollectiveMessage {
+    message(collective::Kind::Initialization, cc_id, Body::Initialization(InitBody { p_count, operation: op, pbv, ..Default::default() }))
+}
+
+/// The CONTROL RESET message of an [`Action::Reset`].
+pub fn reset_message(cc_id: u16) -> CollectiveMessage {
+    message(collective::Kind::Control, cc_id, Body::Control(ControlBody { command: Command::Reset.into(), ..Default::default() }))
+}
+
+impl Plan {
+    /// Appends a step.
+    pub fn push(&mut self, job: JobId, tree: usize, requester: DeviceId, action: Action) {
+        self.steps.push(Step { job, tree, requester, action });
+    }
+
+    /// Appends another plan.
+    pub fn extend(&mut self, other: Plan) {
+        self.steps.extend(other.steps);
+    }
+
+    /// Steps that touch `engine`.
+    pub fn for_engine(&self, engine: SwitchId) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(move |s| s.action.engine() == Some(engine))
+    }
+
+    /// Encodes every step: frames through the frames crate (register writes as memory writes into the
+    /// engine window, messages as vendor-defined messages routed by ID), CPU writes as `cpu_cfg_wr`
+    /// words. Tags count the frames modulo 256.
+    pub fn encode(&self, topo: &TopologyMap) -> Result<Encoded, EncodeError> {
+        self.encode_with(&|s| topo.switch(s).device_id)
+    }
+
+    /// [`Self::encode`] with the engines' device IDs from `device_of` instead of a map (the simulator's
+    /// built-in plans, on fabrics the map cannot describe, e.g. more than 256 ports on a switch).
+    pub fn encode_with(&self, device_of: &dyn Fn(SwitchId) -> DeviceId) -> Result<Encoded, EncodeError> {
+        let mut out = Encoded::default();
+        for (i, step) in self.steps.iter().enumerate() {
+            let err = |e: inswitch_frames::Error| EncodeError::Frame { step: i, detail: e.to_string() };
+            let req = step.requester;
+            let frame = |out: &mut Encoded, to: DeviceId, tlp: Tlp| out.frames.push(PlannedFrame { step: i, to, tlp });
+            let cpu = |out: &mut Encoded, engine: SwitchId, addr: u16, data: u32| out.cpu_writes.push(CpuWrite { step: i, engine, addr, data });
+            match &step.action {
+                &Action::PbvEntry { engine, index, device_id, switch } => {
+                    let dev = device_of(engine);
+                    let t = pbv_write(req, next_tag(&out), dev, index, device_id).map_err(err)?;
+                    frame(&mut out, dev, t);
+                    cpu(&mut out, engine, cpu_cfg::PBV_TABLE + u16::from(index), cpu_cfg::pbv_word(true, switch, device_id));
+                }
+                &Action::PbvClear { engine, index } => cpu(&mut out, engine, cpu_cfg::PBV_TABLE + u16::from(index), 0),
+                &Action::StaticEntry { engine, slot, key, family, role, wait } => {
+                    let base = cpu_cfg::STATIC + 2 * u16::from(slot);
+                    cpu(&mut out, engine, base, cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key));
+                    cpu(&mut out, engine, base + 1, wait & 0xF_FFFF);
+                }
+                &Action::StaticClear { engine, slot } => cpu(&mut out, engine, cpu_cfg::STATIC + 2 * u16::from(slot), 0),
+                Action::Multicast { engine, slot, tree, wait, ports } => {
+                    let dev = device_of(*engine);
+                    let mut bits = 0u32;
+                    for &p in ports {
+                        if p >= MCAST_PORTS {
+                            return Err(EncodeError::PortOutOfRange { step: i, port: p });
+                        }
+                        bits |= 1 << p;
+                    }
+                    let base = offset::MCAST + MCAST_STRIDE * u32::from(*slot);
+                    // docs/registers.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
+                    for (off, v) in [(base + 4, wait & 0xF_FFFF), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
+                        let t = register_write(req, next_tag(&out), dev, off, v, 0xF).map_err(err)?;
+                        frame(&mut out, dev, t);
+                    }
+                }
+                &Action::MulticastClear { engine, slot } => {
+                    let dev = device_of(engine);
+                    let t = register_write(req, next_tag(&out), dev, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0, 0xF).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, .. } => {
+                    let dev = device_of(engine);
+                    let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op), upstream, dev, next_tag(&out) as u8).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                &Action::Reset { engine, upstream, cc_id } => {
+                    let dev = device_of(engine);
+                    let t = collective::to_vdm(&reset_message(cc_id), upstream, dev, next_tag(&out) as u8).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                Action::EndNode { .. } | Action::Target { .. } | Action::EndNodeClear { .. } => out.host_steps.push(i),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Tags count the plan's frames modulo 256 (they only need to differ between outstanding requests).
+fn next_tag(e: &Encoded) -> u16 {
+    (e.frames.len() % 256) as u16
+}

@@ -1,0 +1,1285 @@
+//! The fabric simulator: a discrete-event simulation in picoseconds of links, switch crossbars and end
+//! nodes, with the cycle-level packet-engine model ([`PacketEngine`], the same model the lockstep cosim
+//! checks against the RTL) in every switch, stepped on its own clock.
+//!
+//! * **Links** serialize frames at their bandwidth, one after another in arrival order (a FIFO per
+//!   direction), then add their propagation delay. Switches are **cut-through**: a frame starts on the
+//!   next link as soon as its head has crossed the switch (plus the per-hop latency) and that link is
+//!   free, and cannot end before its tail has arrived. Buffers are unbounded (no credit stalls between
+//!   switches; `docs/fabric.md` §Limits).
+//! * **Engines** sit on an internal crossbar port ([0089], [0113]): frames routed to an engine's device ID
+//!   cross the port (serialized at its bandwidth) into the engine's `s_axis_rx` as 256-bit beats, one per
+//!   engine clock cycle from the cycle after the first beat has arrived; the engine's `m_axis_vl`
+//!   beats are reassembled into frames and routed by the crossbar when their last beat is out.
+//! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work. It
+//!   is set aside when it is *quiescent*: nothing to receive, no output or event for [`QUIET_CYCLES`],
+//!   the CPU's sequencer idle and no CPU timer running or expired (`Descriptor::timer_runs`). A
+//!   quiescent engine's only changing state is the CPU's timer prescaler, which counts modulo
+//!   `TICK_CYCLES`; on waking, the engine is stepped `skipped mod TICK_CYCLES` idle cycles, which leaves
+//!   it in exactly the state the skipped cycles would have. The test `skip_is_exact` compares every
+//!   frame and its timing with and without skipping.
+//!
+//! The **table-arithmetic stand-in** ([`EngineKind::TableArithmetic`]) replaces the engines only for
+//! the serialization-only reproduction of Table 1 (zero processing time, the fan-out of the roles, the
+//! table's frame sizes); its traffic is checked against the cycle engines' in `tests/`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use inswitch_frames::collective::{Body, CollectiveMessage, NO_PARTICIPANT};
+use inswitch_model::cpu::seq;
+use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+use inswitch_model::{Block, Wide};
+
+use crate::faults::{self, Fault, FaultInjector, FaultKind, Verdict};
+use crate::setup::{ContextPlan, Plan, Role};
+use crate::topology::{Device, LinkSpec, Ps, Routes, Topology, TopologyError};
+use crate::wire;
+
+/// The engine clock: one 256-bit beat per cycle at 500 MHz is 16 GB/s, the rate of the PCIe Gen 6 x2
+/// port the engine sits on (Table 1), so the engine keeps up with its port.
+pub const ENGINE_CLOCK_PS: Ps = 2_000;
+/// Bytes per beat of the engine's 256-bit data path.
+pub const BEAT_BYTES: usize = 32;
+/// Reset cycles at power-on (as the cosim's directed tests).
+pub const RESET_CYCLES: u64 = 3;
+/// Cycles without any input, output or event after which an engine with an idle sequencer and no
+/// running timer is quiescent. Longer than the engine's deepest pipeline (23 cycles from the last
+/// contribution to the first completion beat, `docs/blocks/packet_engine.md` §Timing).
+pub const QUIET_CYCLES: u64 = 64;
+/// The output-queue port number of the engine's own port (strap `cfg_port`): the default route sends
+/// every engine frame to it, i.e. back into the crossbar through the injection path.
+pub const ENGINE_PORT: u8 = 0;
+
+/// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
+/// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
+const DEFAULT_ROUTE: [(u16, u32); 2] =
+    [(inswitch_model::regs::offset::ROUTE as u16, 0), (inswitch_model::regs::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
+
+/// Which engine implementation the switches hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum EngineKind {
+    /// The cycle-level packet-engine model.
+    Cycle,
+    /// Zero-time fan-out by role, for the serialization-only Table 1 arithmetic.
+    TableArithmetic,
+}
+
+/// Frame sizes used for serialization instead of the real frame lengths (Table 1's assumptions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NominalSizes {
+    /// INITIALIZATION / CONTROL ("a 32-byte collective command", [0099]).
+    pub command: u32,
+    /// CONTRIBUTION / RESPONSE ("1 KiB payload (1056 bytes) collective responses").
+    pub response: u32,
+    /// COMPLETION (the result distributed down; [0099]: the same 1 KiB).
+    pub result: u32,
+}
+
+/// Simulator parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SimConfig {
+    /// Crossbar latency added at every switch a frame enters, ps.
+    pub hop_latency_ps: Ps,
+    /// Engines.
+    pub engine: EngineKind,
+    /// Serialize with these sizes instead of the real frame lengths.
+    pub nominal: Option<NominalSizes>,
+    /// Skip idle engine cycles (exact, see the module doc).
+    pub skip_idle: bool,
+    /// Engine parameters (cycle engines).
+    #[serde(skip)]
+    pub engine_params: EngineParams,
+    /// Keep every frame on every link for pcap output.
+    pub capture: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig { hop_latency_ps: 0, engine: EngineKind::Cycle, nominal: None, skip_idle: true, engine_params: EngineParams::default(), capture: false }
+    }
+}
+
+/// What a channel joins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// End node → its switch.
+    Up(usize),
+    /// Switch → end node.
+    Down(usize),
+    /// Directed ISL `i` (`Routes::directed`).
+    Isl(usize),
+    /// Crossbar → engine of switch `s`.
+    ToEngine(usize),
+    /// Engine of switch `s` → crossbar (serializes the stand-in's frames; cycle engines emit at port rate
+    /// themselves).
+    FromEngine(usize),
+}
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// What it joins.
+    pub kind: ChannelKind,
+    /// Bandwidth and delay.
+    pub link: LinkSpec,
+    free_at: Ps,
+    /// Frames carried.
+    pub frames: u64,
+    /// Bytes carried (serialized sizes).
+    pub bytes: u64,
+}
+
+/// A frame on the fabric.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    /// The framed TLP.
+    pub bytes: Vec<u8>,
+    /// Length used for serialization.
+    pub wire_len: u32,
+    /// Destination device ID.
+    pub dst: u16,
+    /// Device that sent it.
+    pub origin: u16,
+}
+
+/// A captured frame on a channel (pcap).
+#[derive(Clone, Debug)]
+pub struct Captured {
+    /// Time its head entered the channel.
+    pub start: Ps,
+    /// Channel index.
+    pub channel: usize,
+    /// Frame index.
+    pub frame: u32,
+}
+
+/// A collective message delivered somewhere (the log the metrics are computed from).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    /// Time the tail arrived.
+    pub at: Ps,
+    /// Device ID of the receiver.
+    pub to: u16,
+    /// Device ID of the sender (requester ID).
+    pub from: u16,
+    /// Message kind.
+    pub kind: u8,
+    /// CC_ID.
+    pub cc_id: u16,
+    /// P_ID (the participant's PBV bit in the sender's table; 0xFFFF: none).
+    pub p_id: u16,
+    /// Completion code (COMPLETION) or command (CONTROL).
+    pub code: u8,
+    /// Operands (data messages).
+    pub operands: Vec<u64>,
+    /// Contributions included (data messages).
+    pub contributions: u16,
+    /// Error mark (a partial result after a timeout, or a result after the master's timeout, [0242]).
+    pub error: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    /// Head of frame `f` enters switch `sw` at `head` (tail at `tail`); processed at `head`, or later
+    /// for an engine's frame, which is known only when its last beat is out.
+    AtSwitch { f: u32, sw: u32, head: Ps, tail: Ps },
+    /// First beat of frame `f` complete at engine `sw`'s receive port (cycle engines); its tail at `tail`.
+    ToEngine { f: u32, sw: u32, tail: Ps },
+    /// Tail of frame `f` at the stand-in engine of `sw`.
+    ToStandIn { f: u32, sw: u32 },
+    /// Tail of frame `f` at end node `e`.
+    ToEndpoint { f: u32, e: u32 },
+    /// End node `e` sends frame `f`.
+    Send { f: u32, e: u32 },
+    /// End node `e`'s retry timer for context `cc` (a contribution not answered yet).
+    Retry { e: u32, cc: u16 },
+}
+
+/// An end node's behaviour in a context.
+#[derive(Clone, Debug, Default)]
+struct EndCtx {
+    operation: u8,
+    operands: Vec<u64>,
+    /// Whom to answer (the requester of the command) and with which P_ID.
+    answer: Option<(u16, u16)>,
+    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to, P_ID and
+    /// the operands it carried.
+    pending: Option<(u16, u16, Vec<u64>)>,
+    /// Retransmissions of the pending contribution.
+    attempts: u8,
+}
+
+#[derive(Clone, Debug, Default)]
+struct EndNode {
+    ctx: HashMap<u16, EndCtx>,
+    /// Respond as soon as the command arrives (after `compute`) instead of on [`Fabric::respond_all`].
+    auto: Option<Ps>,
+    /// Resend an unanswered contribution after this long, at most this many times (001: a participant
+    /// that missed the Exit contributes again and is answered "already completed").
+    retry: Option<(Ps, u8)>,
+}
+
+struct CycleEngine {
+    e: PacketEngine,
+    id: u16,
+    /// Last cycle stepped (None before the first).
+    last: Option<u64>,
+    /// Frames waiting for the receive port, with the first cycle their first beat may enter.
+    rx: VecDeque<(u32, u64)>,
+    /// Beats of the head frame already taken.
+    rx_beat: usize,
+    cfg: VecDeque<(u16, u32)>,
+    out: Vec<u8>,
+    /// Cycle of the first beat of the frame in `out`.
+    out_first: u64,
+    vl_taken: u8,
+    last_activity: u64,
+    active: bool,
+    /// Cycles stepped (for the performance report).
+    steps: u64,
+    /// Failed (fault injection): no more cycles, frames to it are lost.
+    stopped: bool,
+    /// CPU events seen on `cpu_stat_*`, by event code (`inswitch_model::cpu::event`).
+    events: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct StandInCtx {
+    role: Option<Role>,
+    members: Vec<(u16, bool)>,
+    upstream: u16,
+    pending: usize,
+    p_count: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+struct StandIn {
+    id: u16,
+    ctx: HashMap<u16, StandInCtx>,
+}
+
+enum EngineSlot {
+    Cycle(Box<CycleEngine>),
+    StandIn(StandIn),
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Stats {
+    /// Events processed.
+    pub events: u64,
+    /// Engine cycles stepped (including catch-up cycles after a skip).
+    pub engine_steps: u64,
+    /// Engine cycles skipped.
+    pub engine_cycles_skipped: u64,
+    /// Of `engine_steps`, the idle cycles stepped on waking to keep the timer prescaler exact.
+    pub catch_up_steps: u64,
+    /// Frames dropped by a switch for an unknown destination.
+    pub unroutable: u64,
+    /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
+    pub egress_frames: u64,
+    /// Frames end nodes dropped because their LCRC did not match (corrupted on a link).
+    pub end_node_lcrc_drops: u64,
+    /// Contributions end nodes sent again (retry timer).
+    pub end_node_retries: u64,
+    /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker drops
+    /// and counts each one (LCRC) unless the interposer passes it (a header no longer for the engine).
+    pub corrupt_to_engines: u64,
+    /// Corrupted frames an engine's interposer passed through (not extracted, so never checked).
+    pub corrupt_passed_by_engines: u64,
+    /// Frames an engine emitted addressed to itself (a pass-through with nowhere to go), dropped.
+    pub self_addressed_drops: u64,
+}
+
+/// The simulator.
+pub struct Fabric {
+    /// The topology.
+    pub topo: Topology,
+    /// Its routes.
+    pub routes: Routes,
+    /// Parameters.
+    pub cfg: SimConfig,
+    /// Every channel.
+    pub channels: Vec<Channel>,
+    up: Vec<usize>,
+    down: Vec<usize>,
+    isl: Vec<usize>,
+    to_engine: Vec<usize>,
+    from_engine: Vec<usize>,
+    /// Every frame ever sent.
+    pub frames: Vec<Frame>,
+    heap: BinaryHeap<Reverse<(Ps, u64, Ev)>>,
+    order: u64,
+    now: Ps,
+    cycle: u64,
+    engines: Vec<EngineSlot>,
+    ends: Vec<EndNode>,
+    /// Collective messages delivered to end nodes and engines.
+    pub log: Vec<Delivery>,
+    /// Frames on channels (when `cfg.capture`).
+    pub captured: Vec<Captured>,
+    /// Counters.
+    pub stats: Stats,
+    seq: u16,
+    /// Fault injection (`None`: a fault-free fabric).
+    pub faults: Option<FaultInjector>,
+    /// The last INITIALIZATION sent to each engine, per CC_ID: (sending end node, engine ID, requester
+    /// ID, message), for [`Fabric::reinitialize`].
+    inits: HashMap<u16, Vec<(usize, u16, u16, CollectiveMessage)>>,
+    /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
+    pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
+}
+
+/// An error building the simulator.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SimError {
+    /// The topology.
+    #[error(transparent)]
+    Topology(#[from] TopologyError),
+    /// The engine parameters.
+    #[error(transparent)]
+    Engine(#[from] inswitch_model::engine::EngineParamError),
+    /// A plan the engines cannot hold.
+    #[error("plan: {0}")]
+    Plan(String),
+}
+
+fn beats_of(bytes: &[u8]) -> usize {
+    bytes.len().div_ceil(BEAT_BYTES).max(1)
+}
+
+impl Fabric {
+    /// A fabric at time 0 with every engine at power-on (cycle engines are reset in their first
+    /// [`RESET_CYCLES`] cycles).
+    pub fn new(topo: Topology, cfg: SimConfig) -> Result<Fabric, SimError> {
+        let routes = Routes::new(&topo)?;
+        let mut channels = Vec::new();
+        let mut add = |kind, link| {
+            channels.push(Channel { kind, link, free_at: 0, frames: 0, bytes: 0 });
+            channels.len() - 1
+        };
+        let up = topo.endpoints.iter().enumerate().map(|(i, e)| add(ChannelKind::Up(i), e.link)).collect();
+        let down = topo.endpoints.iter().enumerate().map(|(i, e)| add(ChannelKind::Down(i), e.link)).collect();
+        let isl = routes.directed.iter().enumerate().map(|(i, d)| add(ChannelKind::Isl(i), d.2)).collect();
+        let to_engine = (0..topo.switches.len()).map(|s| add(ChannelKind::ToEngine(s), topo.engine_port)).collect();
+        let from_engine = (0..topo.switches.len()).map(|s| add(ChannelKind::FromEngine(s), topo.engine_port)).collect();
+        let mut engines = Vec::with_capacity(topo.switches.len());
+        for s in &topo.switches {
+            engines.push(match cfg.engine {
+                EngineKind::Cycle => EngineSlot::Cycle(Box::new(CycleEngine {
+                    e: PacketEngine::power_on(cfg.engine_params)?,
+                    id: s.engine_id,
+                    last: None,
+                    rx: VecDeque::new(),
+                    rx_beat: 0,
+                    cfg: VecDeque::new(),
+                    out: Vec::new(),
+                    out_first: 0,
+                    vl_taken: 0,
+                    last_activity: 0,
+                    active: true,
+                    steps: 0,
+                    stopped: false,
+                    events: vec![0; inswitch_model::cpu::event::COUNT],
+                })),
+                EngineKind::TableArithmetic => EngineSlot::StandIn(StandIn { id: s.engine_id, ctx: HashMap::new() }),
+            });
+        }
+        let ends = vec![EndNode::default(); topo.endpoints.len()];
+        Ok(Fabric {
+            topo,
+            routes,
+            cfg,
+            channels,
+            up,
+            down,
+            isl,
+            to_engine,
+            from_engine,
+            frames: Vec::new(),
+            heap: BinaryHeap::new(),
+            order: 0,
+            now: 0,
+            cycle: 0,
+            engines,
+            ends,
+            log: Vec::new(),
+            captured: Vec::new(),
+            stats: Stats::default(),
+            seq: 0,
+            faults: None,
+            inits: HashMap::new(),
+            cpu_log: None,
+        })
+    }
+
+    /// Current time.
+    pub fn now(&self) -> Ps {
+        self.now
+    }
+
+    /// Channel index of directed ISL `i`.
+    pub fn isl_channel(&self, i: usize) -> usize {
+        self.isl[i]
+    }
+
+    /// Channel index of switch `s`'s port into its engine.
+    pub fn to_engine_channel(&self, s: usize) -> usize {
+        self.to_engine[s]
+    }
+
+    fn push(&mut self, t: Ps, ev: Ev) {
+        self.order += 1;
+        self.heap.push(Reverse((t, self.order, ev)));
+    }
+
+    fn next_seq(&mut self) -> u16 {
+        self.seq = self.seq.wrapping_add(1);
+        self.seq
+    }
+
+    fn wire_len(&self, bytes: &[u8]) -> u32 {
+        let real = bytes.len() as u32;
+        let Some(n) = self.cfg.nominal else { return real };
+        match wire::collective_of(bytes).map(|m| m.header.kind) {
+            Some(2 | 3) => n.command,
+            Some(4 | 5) => n.response,
+            Some(6) => n.result,
+            _ => real,
+        }
+    }
+
+    fn new_frame(&mut self, bytes: Vec<u8>, origin: u16) -> u32 {
+        let dst = wire::destination(&bytes).unwrap_or(0xFFFF);
+        let wire_len = self.wire_len(&bytes);
+        self.frames.push(Frame { bytes, wire_len, dst, origin });
+        (self.frames.len() - 1) as u32
+    }
+
+    /// Schedules end node `e` to send `bytes` at `at`.
+    pub fn send_from(&mut self, e: usize, at: Ps, bytes: Vec<u8>) {
+        let f = self.new_frame(bytes, self.topo.endpoints[e].id);
+        self.push(at.max(self.now), Ev::Send { f, e: e as u32 });
+    }
+
+    /// The frame on channel `c` from `head`/`tail`: returns the head and tail at the far end.
+    fn traverse(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> (Ps, Ps) {
+        let len = self.frames[f as usize].wire_len;
+        let ch = &mut self.channels[c];
+        let ser = ch.link.serialize_ps(len);
+        let start = head.max(ch.free_at);
+        let end = (start + ser).max(tail);
+        ch.free_at = end;
+        ch.frames += 1;
+        ch.bytes += u64::from(len);
+        let d = ch.link.delay_ps;
+        if self.cfg.capture {
+            self.captured.push(Captured { start, channel: c, frame: f });
+        }
+        (start + d, end + d)
+    }
+
+    fn record(&mut self, f: u32, at: Ps, to: u16) -> Option<CollectiveMessage> {
+        let fr = &self.frames[f as usize];
+        let m = wire::collective_of(&fr.bytes)?;
+        let from = wire::requester(&fr.bytes).unwrap_or(0);
+        let (code, operands, contributions) = match &m.body {
+            Body::Control(c) => (c.command, vec![], 0),
+            Body::Data { fixed, operands } => (fixed.completion, operands.clone(), fixed.contributions),
+            Body::Error(e) => (e.reason, vec![], 0),
+            _ => (0, vec![], 0),
+        };
+        let error = m.header.error_mark;
+        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, p_id: m.header.p_id, code, operands, contributions, error });
+        Some(m)
+    }
+
+    fn process(&mut self, t: Ps, ev: Ev) {
+        self.stats.events += 1;
+        match ev {
+            Ev::Send { f, e } => {
+                let sw = self.topo.endpoints[e as usize].switch as u32;
+                for (f, h, tl) in self.hop(self.up[e as usize], f, t, t) {
+                    self.push(h, Ev::AtSwitch { f, sw, head: h, tail: tl });
+                }
+            }
+            Ev::Retry { e, cc } => self.retry_contribution(e as usize, cc, t),
+            Ev::AtSwitch { f, sw, head, tail } => {
+                let lat = self.cfg.hop_latency_ps;
+                let (head, tail) = (head + lat, tail + lat);
+                let sw = sw as usize;
+                let dst = self.frames[f as usize].dst;
+                match self.routes.device[usize::from(dst)] {
+                    Some(Device::Engine(s)) if s == sw => {
+                        let (h, tl) = self.traverse(self.to_engine[sw], f, head, tail);
+                        match self.cfg.engine {
+                            EngineKind::Cycle => {
+                                // The last beat enters when the tail has arrived, the others one per cycle
+                                // before it (at the real length; with nominal sizes the tail is later).
+                                let nb = beats_of(&self.frames[f as usize].bytes) as Ps;
+                                let first = (h + ENGINE_CLOCK_PS).max(tl.saturating_sub((nb - 1) * ENGINE_CLOCK_PS)).min(tl);
+                                self.push(first, Ev::ToEngine { f, sw: sw as u32, tail: tl })
+                            }
+                            EngineKind::TableArithmetic => self.push(tl, Ev::ToStandIn { f, sw: sw as u32 }),
+                        }
+                    }
+                    Some(Device::Endpoint(e)) if self.topo.endpoints[e].switch == sw => {
+                        for (f, _, tl) in self.hop(self.down[e], f, head, tail) {
+                            self.push(tl, Ev::ToEndpoint { f, e: e as u32 });
+                        }
+                    }
+                    Some(d) => {
+                        let target = match d {
+                            Device::Engine(s) => s,
+                            Device::Endpoint(e) => self.topo.endpoints[e].switch,
+                        };
+                        let i = self.routes.next_hop(sw, target);
+                        let next = self.routes.directed[i].1 as u32;
+                        for (f, h, tl) in self.hop(self.isl[i], f, head, tail) {
+                            self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
+                        }
+                    }
+                    None => self.stats.unroutable += 1,
+                }
+            }
+            Ev::ToEngine { f, sw, tail } => {
+                let cycle = t.div_ceil(ENGINE_CLOCK_PS);
+                if let EngineSlot::Cycle(c) = &mut self.engines[sw as usize] {
+                    if c.stopped {
+                        let what = faults::summary(&self.frames[f as usize].bytes);
+                        let fault = Fault { at: t, kind: FaultKind::LostAtStoppedEngine, channel: Some(sw as usize), frame: Some(f), what };
+                        self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
+                        return;
+                    }
+                    if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                        self.stats.corrupt_to_engines += 1;
+                    }
+                    c.rx.push_back((f, cycle));
+                }
+                self.wake(sw as usize);
+                let id = self.topo.switches[sw as usize].engine_id;
+                self.record(f, tail, id);
+            }
+            Ev::ToStandIn { f, sw } => {
+                let id = self.topo.switches[sw as usize].engine_id;
+                if let Some(m) = self.record(f, t, id) {
+                    let from = wire::requester(&self.frames[f as usize].bytes).unwrap_or(0);
+                    self.stand_in(sw as usize, t, &m, from);
+                }
+            }
+            Ev::ToEndpoint { f, e } => {
+                if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                    // The end node's data-link layer drops a frame whose LCRC does not match.
+                    self.stats.end_node_lcrc_drops += 1;
+                    return;
+                }
+                let id = self.topo.endpoints[e as usize].id;
+                if let Some(m) = self.record(f, t, id) {
+                    let from = wire::requester(&self.frames[f as usize].bytes).unwrap_or(0);
+                    self.end_node(e as usize, t, &m, from);
+                }
+            }
+        }
+    }
+
+    /// An end node's reaction to a collective message: remember whom to answer for a command; a
+    /// COMPLETION (a result, or "already completed") or a FAILURE ends its pending contribution, except
+    /// FAILURE DuplicateContribution, which says it was counted and the round is still open.
+    fn end_node(&mut self, e: usize, t: Ps, m: &CollectiveMessage, from: u16) {
+        let cc = m.header.cc_id;
+        match m.header.kind {
+            3 => {
+                // Only a START asks for a contribution; PAUSE, RESTART, STOP and RESET copies do not.
+                if !matches!(&m.body, Body::Control(c) if c.command == 1) {
+                    return;
+                }
+                let auto = self.ends[e].auto;
+                let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+                c.answer = Some((from, m.header.p_id));
+                // A new command: a contribution of an earlier round is no longer pending.
+                c.pending = None;
+                if let Some(compute) = auto {
+                    let late = self.faults.as_mut().and_then(|x| x.late_delay());
+                    self.respond_late(e, cc, t + compute, late);
+                }
+            }
+            6 | 8 => {
+                // FAILURE DuplicateContribution: counted already, the round is open; an acknowledgement
+                // (COMPLETION code 5) answers a command, not a contribution.
+                let open = matches!(&m.body, Body::Error(x) if x.reason == 2) || matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
+                if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+                    if !open {
+                        c.pending = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The retry timer of end node `e` for `cc`: the contribution is still unanswered, send it again.
+    fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some((after, limit)) = self.ends[e].retry else { return };
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+        let Some((to, pid, operands)) = c.pending.clone() else { return };
+        if c.attempts >= limit {
+            c.pending = None;
+            return;
+        }
+        c.attempts += 1;
+        let m = wire::contribution(cc, pid, c.operation, operands);
+        self.stats.end_node_retries += 1;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        self.send_from(e, t, bytes);
+        self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// A frame entering link channel `c` (head at `head`, tail at `tail`), through the fault injector:
+    /// the copies that go on (frame index, head and tail at the far end), none if it is lost.
+    fn hop(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> Vec<(u32, Ps, Ps)> {
+        let Some(inj) = self.faults.as_mut() else {
+            let (h, tl) = self.traverse(c, f, head, tail);
+            return vec![(f, h, tl)];
+        };
+        match inj.decide(head, c, f, &self.frames[f as usize].bytes) {
+            Verdict::Pass => {
+                let (h, tl) = self.traverse(c, f, head, tail);
+                vec![(f, h, tl)]
+            }
+            Verdict::Drop => vec![],
+            Verdict::Duplicate => {
+                let (h, tl) = self.traverse(c, f, head, tail);
+                let (h2, tl2) = self.traverse(c, f, tail, tail);
+                vec![(f, h, tl), (f, h2, tl2)]
+            }
+            Verdict::Corrupt { byte, bit } => {
+                let fr = &self.frames[f as usize];
+                let bad = Frame { bytes: faults::corrupt(&fr.bytes, byte, bit), ..fr.clone() };
+                self.frames.push(bad);
+                let g = (self.frames.len() - 1) as u32;
+                if let Some(x) = self.faults.as_mut().and_then(|i| i.log.last_mut()) {
+                    x.frame = Some(g);
+                }
+                let (h, tl) = self.traverse(c, g, head, tail);
+                vec![(g, h, tl)]
+            }
+        }
+    }
+
+    /// Fault injection on from now on (`FaultInjector`); replaces an earlier injector but keeps its log.
+    pub fn inject(&mut self, mut inj: FaultInjector) {
+        if let Some(old) = self.faults.take() {
+            let mut log = old.log;
+            log.append(&mut inj.log);
+            inj.log = log;
+            if inj.down.is_empty() {
+                inj.down = old.down;
+            }
+        }
+        self.faults = Some(inj);
+    }
+
+    fn injector(&mut self) -> &mut FaultInjector {
+        self.faults.get_or_insert_with(|| {
+            let mut i = FaultInjector::new(0, Default::default());
+            i.enabled = false;
+            i
+        })
+    }
+
+    /// Channel `c` goes down at the current time: every frame entering it from now on is lost.
+    pub fn fail_channel(&mut self, c: usize) {
+        let (at, n) = (self.now, self.channels.len());
+        let inj = self.injector();
+        inj.down.resize(n, false);
+        inj.down[c] = true;
+        inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, what: String::new() });
+    }
+
+    /// Both directions of the ISL between switches `a` and `b` go down.
+    pub fn fail_isl(&mut self, a: usize, b: usize) {
+        let chans: Vec<usize> =
+            self.routes.directed.iter().enumerate().filter(|(_, d)| (d.0, d.1) == (a, b) || (d.0, d.1) == (b, a)).map(|(i, _)| self.isl[i]).collect();
+        assert!(!chans.is_empty(), "no ISL between switches {a} and {b}");
+        for c in chans {
+            self.fail_channel(c);
+        }
+    }
+
+    /// The engine of switch `s` stops at the current time: it is no longer stepped and frames that reach
+    /// it are lost (its switch still forwards other traffic).
+    pub fn fail_engine(&mut self, s: usize) {
+        let at = self.now;
+        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            c.stopped = true;
+            c.active = false;
+        }
+        self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, what: String::new() });
+    }
+
+    /// First CC_ID of the filler contexts [`Fabric::fill_descriptors`] uses (the top of the 12-bit space).
+    pub const FILLER_CC: u16 = 0xF00;
+
+    /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
+    /// entries from the top of the table, written on `cpu_cfg_wr_*`, then an INITIALIZATION each from end
+    /// node `via`, which activates it: a TLP context holds its descriptor while Idle, `docs/cpu.md` §1).
+    /// [`Fabric::release_descriptors`] frees them (CONTROL RESET).
+    pub fn fill_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
+        let top = self.cfg.engine_params.static_entries;
+        assert!(n <= top, "{n} fillers, {top} static entries");
+        for k in 0..n {
+            let idx = (top - 1 - k) as u16;
+            self.cpu_write(s, 0x100 + 2 * idx, 1 << 31 | u32::from(Self::FILLER_CC + k as u16));
+        }
+        let id = self.topo.switches[s].engine_id;
+        let src = self.topo.endpoints[via].id;
+        // After the CPU writes are in (one per cycle).
+        let at = at.max(self.now + (n as u64 + 2) * ENGINE_CLOCK_PS);
+        for k in 0..n {
+            let body = Body::Initialization(inswitch_frames::collective::InitBody::default());
+            let init = CollectiveMessage { header: wire::header(2, Self::FILLER_CC + k as u16, NO_PARTICIPANT), body };
+            let seq = self.next_seq();
+            self.send_from(via, at, wire::message_frame(&init, src, id, seq));
+        }
+        let now = self.now;
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Exhaust { n }, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+    }
+
+    /// Releases `n` filler contexts of [`Fabric::fill_descriptors`] on switch `s` (CONTROL RESET from end
+    /// node `via`: the descriptor freed, the stored context removed).
+    pub fn release_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
+        let id = self.topo.switches[s].engine_id;
+        let src = self.topo.endpoints[via].id;
+        for k in 0..n {
+            let seq = self.next_seq();
+            self.send_from(via, at, wire::message_frame(&wire::control(Self::FILLER_CC + k as u16, 5, 0), src, id, seq));
+        }
+        let now = self.now;
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Release, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+    }
+
+    /// CPU events the engine of switch `s` reported on `cpu_stat_*`, by code (`inswitch_model::cpu::event`).
+    pub fn cpu_events(&self, s: usize) -> Option<&[u64]> {
+        match &self.engines[s] {
+            EngineSlot::Cycle(c) => Some(&c.events),
+            EngineSlot::StandIn(_) => None,
+        }
+    }
+
+    /// CPU events of code `ev`, summed over every engine.
+    pub fn cpu_event_total(&self, ev: u8) -> u64 {
+        (0..self.engines.len()).filter_map(|s| self.cpu_events(s)).map(|v| v[usize::from(ev)]).sum()
+    }
+
+    /// End node `e` resends an unanswered contribution every `after` ps, at most `limit` times
+    /// (`None`: never).
+    pub fn end_node_retry(&mut self, retry: Option<(Ps, u8)>) {
+        for n in &mut self.ends {
+            n.retry = retry;
+        }
+    }
+
+    /// End node `e`'s operands for context `cc` (what it contributes from now on).
+    pub fn set_operands(&mut self, e: usize, cc: u16, operands: Vec<u64>) {
+        if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+            c.operands = operands;
+        }
+    }
+
+
+
+    /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
+    /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
+    pub fn cpu_write(&mut self, s: usize, addr: u16, data: u32) {
+        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            c.cfg.push_back((addr, data));
+        }
+        self.wake(s);
+    }
+
+    /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
+    pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
+        self.respond_late(e, cc, at, None);
+    }
+
+    /// As [`Fabric::respond`], `late` ps later (a late contribution, logged as a fault).
+    fn respond_late(&mut self, e: usize, cc: u16, at: Ps, late: Option<Ps>) {
+        let retry = self.ends[e].retry;
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+        let Some((to, pid)) = c.answer.take() else { return };
+        let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
+        c.pending = Some((to, pid, c.operands.clone()));
+        c.attempts = 0;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        let at = at + late.unwrap_or(0);
+        self.send_from(e, at, bytes);
+        if let Some(delay) = late {
+            let f = (self.frames.len() - 1) as u32;
+            let what = faults::summary(&self.frames[f as usize].bytes);
+            let now = self.now;
+            self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+        }
+        if let Some((after, _)) = retry {
+            self.push(at.max(self.now) + after, Ev::Retry { e: e as u32, cc });
+        }
+    }
+
+    /// Every end node that has a command for `cc` answers it at `at` (Table 1: all responses at once).
+    pub fn respond_all(&mut self, cc: u16, at: Ps) {
+        for e in 0..self.ends.len() {
+            self.respond(e, cc, at);
+        }
+    }
+
+    /// End nodes answer commands by themselves, `compute` after they arrive.
+    pub fn auto_respond(&mut self, compute: Option<Ps>) {
+        for n in &mut self.ends {
+            n.auto = compute;
+        }
+    }
+
+    /// The stand-in's zero-time fan-out (serialization-only arithmetic).
+    fn stand_in(&mut self, sw: usize, t: Ps, m: &CollectiveMessage, from: u16) {
+        let EngineSlot::StandIn(si) = &mut self.engines[sw] else { return };
+        let id = si.id;
+        let cc = m.header.cc_id;
+        let Some(c) = si.ctx.get_mut(&cc) else { return };
+        let mut out: Vec<(u16, CollectiveMessage)> = Vec::new();
+        let copies = |c: &StandInCtx, m: &CollectiveMessage| -> Vec<(u16, CollectiveMessage)> {
+            c.members
+                .iter()
+                .enumerate()
+                .map(|(bit, &(dev, _))| {
+                    let mut x = m.clone();
+                    x.header.p_id = bit as u16;
+                    (dev, x)
+                })
+                .collect()
+        };
+        match m.header.kind {
+            3 => {
+                c.upstream = from;
+                c.pending = c.p_count;
+                out = copies(c, m);
+            }
+            4 | 5 if c.pending > 0 => {
+                c.pending -= 1;
+                if c.pending == 0 {
+                    if c.role == Some(Role::Master) {
+                        let done = wire::data(6, cc, 0, 3, c.p_count as u16);
+                        out = copies(c, &done);
+                        out.push((c.upstream, wire::data(6, cc, NO_PARTICIPANT, 3, c.p_count as u16)));
+                    } else {
+                        out.push((c.upstream, wire::data(5, cc, NO_PARTICIPANT, 0, c.p_count as u16)));
+                    }
+                    c.pending = c.p_count;
+                }
+            }
+            6 => out = copies(c, m),
+            _ => {}
+        }
+        for (dst, msg) in out {
+            let seq = self.next_seq();
+            let f = self.new_frame(wire::message_frame(&msg, id, dst, seq), id);
+            let (h, tl) = self.traverse(self.from_engine[sw], f, t, t);
+            self.push(h, Ev::AtSwitch { f, sw: sw as u32, head: h, tail: tl });
+        }
+    }
+
+    /// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
+    /// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
+    /// a manager plan, `crate::drive::builtin_plans`: CPU configuration writes on `cpu_cfg_wr_*`, PBV
+    /// register writes and an INITIALIZATION per engine sent as frames from the context's source node
+    /// at `at` or once the CPU writes are in); the stand-in from the plan directly. End nodes learn
+    /// their operands (`value(endpoint index)`).
+    pub fn configure(&mut self, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
+        // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
+        // docs/cpu.md §7) and its static entries.
+        let n = self.topo.switches.len();
+        let mut table: Vec<Vec<(u16, bool)>> = vec![vec![]; n];
+        let mut statics: Vec<Vec<(u16, Role)>> = vec![vec![]; n];
+        for c in &plan.contexts {
+            for ec in &c.engines {
+                for m in &ec.members {
+                    if !table[ec.switch].iter().any(|&(id, _)| id == m.id) {
+                        table[ec.switch].push((m.id, m.switch));
+                    }
+                }
+                statics[ec.switch].push((c.cc_id, ec.role));
+            }
+            for &p in &c.participants {
+                self.ends[p].ctx.insert(c.cc_id, EndCtx { operation: c.operation, operands: vec![value(p), 0, 0, 0], ..EndCtx::default() });
+            }
+        }
+        let limit = self.cfg.engine_params.static_entries;
+        for s in 0..n {
+            if self.cfg.engine == EngineKind::Cycle && table[s].len() > crate::setup::PBV_ENTRIES {
+                return Err(SimError::Plan(format!(
+                    "engine of {} needs {} PBV entries; the CPU's PBV table holds {} ([0155])",
+                    self.topo.switches[s].name,
+                    table[s].len(),
+                    crate::setup::PBV_ENTRIES
+                )));
+            }
+            if statics[s].len() > limit {
+                return Err(SimError::Plan(format!("engine of {} needs {} static entries, it has {limit}", self.topo.switches[s].name, statics[s].len())));
+            }
+        }
+        for s in 0..n {
+            if let EngineSlot::StandIn(si) = &mut self.engines[s] {
+                for c in &plan.contexts {
+                    for ec in c.engines.iter().filter(|ec| ec.switch == s) {
+                        let members: Vec<(u16, bool)> = ec.members.iter().map(|m| (m.id, m.switch)).collect();
+                        let p_count = members.len();
+                        si.ctx.insert(c.cc_id, StandInCtx { role: Some(ec.role), members, upstream: 0, pending: p_count, p_count });
+                    }
+                }
+            }
+        }
+        if self.cfg.engine == EngineKind::Cycle {
+            // The same path as the manager's placements (crate::drive): bring-up, then each context's
+            // plan encoded by the manager's encoder, CPU writes on cpu_cfg_wr_*, frames from its source
+            // once they are in.
+            if let Some(first) = plan.contexts.first() {
+                self.bring_up(first.source, at);
+            }
+            for (c, p) in plan.contexts.iter().zip(crate::drive::builtin_plans(&self.topo, &plan.contexts)) {
+                let enc = p.encode_with(&|s| self.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
+                crate::drive::apply_encoded(self, &p, &enc, c.source, at, &|_| c.operation, value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A new reduction on a configured context: its source sends the INITIALIZATIONs of
+    /// [`Fabric::configure`] again at `at` (non-posted if `non_posted`: the engines acknowledge them and
+    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4). An INITIALIZATION sets
+    /// the context's TID to the message's, 0 (the wire carries no TID), and clears its tracking state,
+    /// so each reduction of a context starts from one (`docs/fabric.md` §Faults).
+    pub fn reinitialize(&mut self, cc: u16, at: Ps, non_posted: bool) {
+        let Some(v) = self.inits.get(&cc).cloned() else { return };
+        for (source, id, src, mut init) in v {
+            init.header.non_posted = non_posted;
+            let seq = self.next_seq();
+            self.send_from(source, at, wire::message_frame(&init, src, id, seq));
+        }
+    }
+
+    /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;
+    /// the master replicates it to its participants ([0172]).
+    pub fn control(&mut self, c: &ContextPlan, command: u8, at: Ps) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let src = self.topo.endpoints[c.source].id;
+        let seq = self.next_seq();
+        self.send_from(c.source, at, wire::message_frame(&wire::control(c.cc_id, command, 0), src, master, seq));
+    }
+
+    /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
+    /// §9): the CPU's `ENGINE_ID` on `cpu_cfg_wr_*`, and from end node `from` at `at` two register writes
+    /// per engine that set route entry 0 (destination 0 under mask 0) to the engine's own port, so its
+    /// frames go back into the crossbar, which routes them. The stand-in needs none.
+    pub fn bring_up(&mut self, from: usize, at: Ps) {
+        let src = self.topo.endpoints[from].id;
+        for s in 0..self.engines.len() {
+            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
+            let id = c.id;
+            self.cpu_write(s, inswitch_model::cpu::config::ENGINE_ID, u32::from(id));
+            for (off, v) in DEFAULT_ROUTE {
+                let seq = self.next_seq();
+                self.send_from(from, at, wire::register_write(seq, src, id, off, v));
+            }
+        }
+    }
+
+    /// The earliest time a frame sent now finds every queued CPU configuration write applied (one per
+    /// engine cycle after reset, plus [`QUIET_CYCLES`]): an INITIALIZATION that arrives before its static
+    /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
+    pub fn cpu_writes_done_at(&self) -> Ps {
+        let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
+        (self.cycle.max(RESET_CYCLES) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+    }
+
+    /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
+    /// sequence number and LCRC.
+    pub fn send_tlp_from(&mut self, e: usize, at: Ps, tlp: &[u8]) {
+        let seq = self.next_seq();
+        let frame = wire::link_frame(seq, tlp);
+        // INITIALIZATIONs are kept for [`Fabric::reinitialize`].
+        if let Some(m) = wire::collective_of(&frame).filter(|m| m.header.kind == 2) {
+            let (src, dst) = (wire::requester(&frame).unwrap_or(0), wire::destination(&frame).unwrap_or(0));
+            let v = self.inits.entry(m.header.cc_id).or_default();
+            v.retain(|x| x.1 != dst);
+            v.push((e, dst, src, m));
+        }
+        self.send_from(e, at, frame);
+    }
+
+    /// End node `e` takes part in context `cc` (a manager's `EndNode` step): it answers the context's
+    /// command with a CONTRIBUTION of `operation` and `operands`.
+    pub fn join(&mut self, e: usize, cc: u16, operation: u8, operands: Vec<u64>) {
+        self.ends[e].ctx.insert(cc, EndCtx { operation, operands, ..EndCtx::default() });
+    }
+
+    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step).
+    pub fn leave(&mut self, e: usize, cc: u16) {
+        self.ends[e].ctx.remove(&cc);
+    }
+
+    /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.
+    pub fn start(&mut self, c: &ContextPlan, at: Ps) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let src = self.topo.endpoints[c.source].id;
+        let p_count = c.engines.iter().find(|e| e.role == Role::Master).map_or(0, |e| e.members.len()) as u16;
+        let seq = self.next_seq();
+        self.send_from(c.source, at, wire::message_frame(&wire::start(c.cc_id, p_count), src, master, seq));
+    }
+
+    fn wake(&mut self, s: usize) {
+        let skip = self.cfg.skip_idle;
+        let tick = u64::from(self.cfg.engine_params.tick_cycles);
+        let now = self.cycle;
+        let EngineSlot::Cycle(c) = &mut self.engines[s] else { return };
+        if c.active || c.stopped {
+            return;
+        }
+        c.active = true;
+        debug_assert!(skip, "engines only sleep when skipping");
+        // Cycles the engine did not see: its prescaler must end where it would have.
+        let first = c.last.map_or(0, |l| l + 1);
+        let skipped = now.saturating_sub(first);
+        self.stats.engine_cycles_skipped += skipped;
+        for _ in 0..skipped % tick {
+            let o = c.e.step(&idle_in(c.id, 0));
+            assert!(!busy(&o), "a quiescent engine produced an output while catching up");
+            c.steps += 1;
+            self.stats.engine_steps += 1;
+            self.stats.catch_up_steps += 1;
+        }
+        c.last = Some(now.saturating_sub(1).max(first.saturating_sub(1)));
+        c.last_activity = now;
+    }
+
+    /// Steps every active engine for the current cycle.
+    fn step_engines(&mut self) {
+        let cycle = self.cycle;
+        let t_done = (cycle + 1) * ENGINE_CLOCK_PS;
+        let skip = self.cfg.skip_idle;
+        let mut emitted: Vec<(usize, Vec<u8>, bool, u64)> = Vec::new();
+        for s in 0..self.engines.len() {
+            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
+            if !c.active || c.stopped {
+                continue;
+            }
+            let mut i = idle_in(c.id, c.vl_taken);
+            i.rst = cycle < RESET_CYCLES;
+            let mut presented = false;
+            if !i.rst {
+                if let Some((a, d)) = c.cfg.pop_front() {
+                    (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+                    c.last_activity = cycle;
+                }
+                if let Some(&(f, from)) = c.rx.front() {
+                    // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
+                    if cycle >= from + c.rx_beat as u64 {
+                        let bytes = &self.frames[f as usize].bytes;
+                        let nb = beats_of(bytes);
+                        let lo = c.rx_beat * BEAT_BYTES;
+                        let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
+                        let mut d = Wide::ZERO;
+                        for (k, &b) in chunk.iter().enumerate() {
+                            d.set_byte(k, b);
+                        }
+                        i.s_axis_rx_tdata = d;
+                        i.s_axis_rx_tkeep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+                        i.s_axis_rx_tvalid = true;
+                        i.s_axis_rx_tlast = c.rx_beat + 1 == nb;
+                        presented = true;
+                    }
+                }
+            }
+            let o = c.e.step(&i);
+            c.steps += 1;
+            self.stats.engine_steps += 1;
+            c.last = Some(cycle);
+            if o.cpu_stat_valid {
+                c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
+                if let Some(log) = self.cpu_log.as_mut() {
+                    log.push((cycle * ENGINE_CLOCK_PS, s as u16, o.cpu_stat_event, o.cpu_stat_ctx));
+                }
+            }
+            if presented && o.s_axis_rx_tready {
+                c.rx_beat += 1;
+                c.last_activity = cycle;
+                if i.s_axis_rx_tlast {
+                    c.rx.pop_front();
+                    c.rx_beat = 0;
+                }
+            }
+            c.vl_taken = 0;
+            for (valid, data, keep, last, egress) in [
+                (o.m_axis_vl_tvalid, o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast, false),
+                (o.m_axis_egress_tvalid, o.m_axis_egress_tdata, o.m_axis_egress_tkeep, o.m_axis_egress_tlast, true),
+            ] {
+                if valid {
+                    if !egress {
+                        c.vl_taken = 1;
+                    }
+                    if c.out.is_empty() {
+                        c.out_first = cycle;
+                    }
+                    for k in 0..BEAT_BYTES {
+                        if keep >> k & 1 == 1 {
+                            c.out.push(data.byte(k));
+                        }
+                    }
+                    if last {
+                        emitted.push((s, std::mem::take(&mut c.out), egress, c.out_first));
+                    }
+                }
+            }
+            if busy(&o) {
+                c.last_activity = cycle;
+            }
+            if skip && quiescent(c, cycle) {
+                c.active = false;
+            }
+        }
+        for (s, bytes, egress, first) in emitted {
+            if egress {
+                self.stats.egress_frames += 1;
+            }
+            let id = self.topo.switches[s].engine_id;
+            // The interposer passes what it does not extract (docs/blocks/interposer.md: it does not
+            // validate), e.g. a frame whose header a corruption changed. On a real port it would go on
+            // to the link partner; the engine's port here has none, and a frame addressed to the engine
+            // would come straight back: such frames are counted and dropped.
+            if self.faults.is_some() && !faults::lcrc_ok(&bytes) {
+                self.stats.corrupt_passed_by_engines += 1;
+                continue;
+            }
+            if wire::destination(&bytes) == Some(id) {
+                self.stats.self_addressed_drops += 1;
+                continue;
+            }
+            let f = self.new_frame(bytes, id);
+            // The engine's port into the crossbar: cut-through from the first beat; the engine emits one
+            // beat per cycle at port rate, so with real sizes the port adds nothing, with nominal sizes
+            // it serializes the nominal length (the serial point of Table 1). The frame is routed once
+            // its last beat is out (when the simulator knows it), timed from its first beat.
+            let (h, tl) = self.traverse(self.from_engine[s], f, first * ENGINE_CLOCK_PS, t_done);
+            self.push(h.max(t_done), Ev::AtSwitch { f, sw: s as u32, head: h, tail: tl });
+        }
+    }
+
+    fn any_active(&self) -> bool {
+        self.engines.iter().any(|e| matches!(e, EngineSlot::Cycle(c) if c.active))
+    }
+
+    fn all_quiescent(&self) -> bool {
+        self.engines.iter().all(|e| match e {
+            EngineSlot::Cycle(c) => quiescent(c, self.cycle),
+            EngineSlot::StandIn(_) => true,
+        })
+    }
+
+    /// Runs until nothing is in flight and every engine is quiescent (or `limit` is passed); returns
+    /// the time of the last event.
+    pub fn run_until_quiet(&mut self, limit: Ps, progress: &mut dyn FnMut(Ps)) -> Ps {
+        let mut last_event = self.now;
+        let mut n = 0u64;
+        loop {
+            let ev_t = self.heap.peek().map(|Reverse((t, _, _))| *t);
+            let engines_on = self.cfg.engine == EngineKind::Cycle && self.any_active();
+            let cyc_t = self.cycle * ENGINE_CLOCK_PS;
+            if engines_on && ev_t.is_none_or(|t| cyc_t < t) {
+                if ev_t.is_none() && self.all_quiescent() {
+                    break;
+                }
+                self.now = self.now.max(cyc_t);
+                if self.now > limit {
+                    break;
+                }
+                self.step_engines();
+                self.cycle += 1;
+            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
+                if t > limit {
+                    self.heap.push(Reverse((t, 0, ev)));
+                    break;
+                }
+                self.now = t;
+                last_event = t;
+                if !engines_on && self.cfg.engine == EngineKind::Cycle {
+                    // Every engine slept: the engine clock catches up with the event.
+                    self.cycle = self.cycle.max(t / ENGINE_CLOCK_PS);
+                }
+                self.process(t, ev);
+            } else {
+                break;
+            }
+            n += 1;
+            if n % 65_536 == 0 {
+                progress(self.now);
+            }
+        }
+        progress(self.now);
+        last_event
+    }
+
+    /// Frames carried by each channel of `kind` (a filter), for reports.
+    pub fn channel_frames(&self, pick: impl Fn(ChannelKind) -> bool) -> Vec<(usize, u64)> {
+        self.channels.iter().enumerate().filter(|(_, c)| pick(c.kind)).map(|(i, c)| (i, c.frames)).collect()
+    }
+
+    /// Cycles each cycle engine was stepped.
+    pub fn engine_steps(&self) -> Vec<u64> {
+        self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.steps } else { 0 }).collect()
+    }
+
+    /// The cycle engine of switch `s` (for inspection in tests).
+    pub fn engine(&self, s: usize) -> Option<&PacketEngine> {
+        match &self.engines[s] {
+            EngineSlot::Cycle(c) => Some(&c.e),
+            EngineSlot::StandIn(_) => None,
+        }
+    }
+}
+
+fn idle_in(id: u16, vl_taken: u8) -> EngineIn {
+    EngineIn {
+        m_axis_vl_tready: true,
+        m_axis_egress_tready: true,
+        m_reg_rsp_ready: true,
+        vl_credit_return: vl_taken,
+        cfg_port: ENGINE_PORT,
+        cfg_engine_id: id,
+        ..EngineIn::default()
+    }
+}
+
+fn busy(o: &EngineOut) -> bool {
+    o.m_axis_vl_tvalid || o.m_axis_egress_tvalid || o.m_reg_rsp_valid || o.cpu_stat_valid || o.stat_event != 0 || o.link_credit_return != 0
+}
+
+fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
+    if c.stopped {
+        return true;
+    }
+    if !c.rx.is_empty() || !c.cfg.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
+        return false;
+    }
+    if cycle.saturating_sub(c.last_activity) < QUIET_CYCLES {
+        return false;
+    }
+    let cpu = c.e.cpu();
+    if cpu.seq_state() != seq::IDLE {
+        return false;
+    }
+    (0..cpu.params().descriptors).all(|i| {
+        let d = cpu.descriptor(i);
+        !d.timer_runs() && !d.expired
+    })
+}

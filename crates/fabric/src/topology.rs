@@ -1,0 +1,451 @@
+//! Fabric topologies: switches (each with one packet engine on an internal crossbar port), end nodes
+//! attached to one switch each, and inter-switch links (ISLs). Built-in shapes (the seed's FIG. 7, the
+//! 1-D flattened butterfly of Table 1, a two-level fat tree) and a small text format (`docs/fabric.md`
+//! §Topology files).
+//!
+//! Routing is by 16-bit device ID, as PCIe ID routing and the engine's output queue do (000 [0144]):
+//! a switch delivers a frame for its own engine or one of its end nodes locally and sends anything else
+//! on the ISL of a shortest path to the destination's switch (breadth-first, lowest link index on ties).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+/// Picoseconds, the simulator's time unit.
+pub type Ps = u64;
+
+/// PCIe Gen 6 is 64 GT/s per lane; two lanes carry 128 Gb/s = 16 GB/s (Table 1's "2x lanes of PCIe Gen 6
+/// per port"; the table's 2 ns per 32-byte frame and 66 ns per 1056-byte frame are this rate). FLIT
+/// and encoding overheads are ignored, as the table ignores them.
+pub const GEN6_X2_BYTES_PER_S: u64 = 16_000_000_000;
+
+/// One inter-switch link or end-node link: bandwidth and propagation delay (the same both ways).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkSpec {
+    /// Bytes per second.
+    pub bytes_per_s: u64,
+    /// Propagation delay, ps.
+    pub delay_ps: Ps,
+}
+
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec { bytes_per_s: GEN6_X2_BYTES_PER_S, delay_ps: 0 }
+    }
+}
+
+impl LinkSpec {
+    /// Time to serialize `bytes` on this link (rounded up to a picosecond).
+    pub fn serialize_ps(&self, bytes: u32) -> Ps {
+        (u128::from(bytes) * 1_000_000_000_000u128).div_ceil(u128::from(self.bytes_per_s)) as Ps
+    }
+}
+
+/// A switch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Switch {
+    /// Name (for reports and topology files).
+    pub name: String,
+    /// Device ID of the switch's packet engine (the engine is addressable, [0089], [0113]; Tables 2-4 give
+    /// the switch's own ID, which this project gives to its engine).
+    pub engine_id: u16,
+}
+
+/// An end node (source or participant).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Endpoint {
+    /// Name.
+    pub name: String,
+    /// Device ID.
+    pub id: u16,
+    /// Index of the switch it is attached to.
+    pub switch: usize,
+    /// Its link to the switch.
+    pub link: LinkSpec,
+}
+
+/// An inter-switch link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Isl {
+    /// Switch index at one end.
+    pub a: usize,
+    /// Switch index at the other end.
+    pub b: usize,
+    /// Bandwidth and delay.
+    pub link: LinkSpec,
+}
+
+/// A whole fabric.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topology {
+    /// Name (for reports).
+    pub name: String,
+    /// Switches.
+    pub switches: Vec<Switch>,
+    /// End nodes.
+    pub endpoints: Vec<Endpoint>,
+    /// Inter-switch links.
+    pub isls: Vec<Isl>,
+    /// The internal port between the crossbar and the engine (the engine sits on a data-plane port,
+    /// [0091], so it runs at port speed by default).
+    pub engine_port: LinkSpec,
+}
+
+/// Where a device ID lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// The engine of switch `n`.
+    Engine(usize),
+    /// End node `n`.
+    Endpoint(usize),
+}
+
+/// A topology that cannot be built or parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TopologyError {
+    /// Two devices share an ID.
+    #[error("device ID {id:#06x} is used twice ({first} and {second})")]
+    DuplicateId {
+        /// The ID.
+        id: u16,
+        /// First user.
+        first: String,
+        /// Second user.
+        second: String,
+    },
+    /// A switch cannot reach another.
+    #[error("switch {from} cannot reach switch {to}: the fabric is not connected")]
+    Disconnected {
+        /// From.
+        from: String,
+        /// To.
+        to: String,
+    },
+    /// A line of a topology file is wrong.
+    #[error("topology file line {line}: {detail}")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The shape parameters make no fabric.
+    #[error("topology: {0}")]
+    Shape(String),
+}
+
+/// Device IDs per switch in the generated shapes: the engine at `s * stride`, end node `k` at
+/// `s * stride + 1 + k` (FIG. 7 uses a stride of 0x10: switch 725 is 0x0010, its nodes 0x0011-0x0013).
+pub fn id_stride(endpoints_per_switch: usize) -> usize {
+    (endpoints_per_switch + 1).next_power_of_two().max(0x10)
+}
+
+impl Topology {
+    fn with_switches(name: &str, n: usize, per_switch: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
+        let stride = id_stride(per_switch);
+        if n == 0 || n * stride > 0x1_0000 {
+            return Err(TopologyError::Shape(format!("{n} switches x {per_switch} end nodes do not fit 16-bit device IDs")));
+        }
+        let mut t = Topology { name: name.into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        for s in 0..n {
+            let base = (s * stride) as u16;
+            t.switches.push(Switch { name: format!("s{s}"), engine_id: base });
+            for k in 0..per_switch {
+                t.endpoints.push(Endpoint { name: format!("s{s}.e{k}"), id: base + 1 + k as u16, switch: s, link });
+            }
+        }
+        Ok(t)
+    }
+
+    /// Seed 000 FIG. 7 ([0174]-[0178], Tables 2-4): switches 720, 725, 730 (0x0000, 0x0010, 0x0020), three
+    /// end nodes each (0x0001-0x0003: source node 735, node 1, node 2; 0x0011-0x0013; 0x0021-0x0023);
+    /// switch 720 linked to both others (the two-level hierarchy with 720 the master switch). Names are
+    /// the figure's: switches `720`, `725`, `730` (boards 705, 710, 715), end nodes `735` (the source),
+    /// `705.node1`, `705.node2`, `710.node0`-`710.node2`, `715.node0`-`715.node2`. The manager's map of it
+    /// is derived from this one (`TopologyMap::fig7`).
+    pub fn fig7(link: LinkSpec) -> Topology {
+        let mut t = Topology::with_switches("fig7", 3, 3, link).expect("fits");
+        for (s, (name, board)) in [("720", "705"), ("725", "710"), ("730", "715")].iter().enumerate() {
+            t.switches[s].name = name.to_string();
+            for k in 0..3 {
+                t.endpoints[3 * s + k].name = format!("{board}.node{k}");
+            }
+        }
+        t.endpoints[0].name = "735".into();
+        t.isls = vec![Isl { a: 0, b: 1, link }, Isl { a: 0, b: 2, link }];
+        t
+    }
+
+    /// 1-D flattened butterfly: `switches` switches, every pair joined by one ISL, `per_switch` end nodes
+    /// each (Table 1: 32 x 32, PCIe Gen 6 x2 everywhere).
+    pub fn flattened_butterfly(switches: usize, per_switch: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
+        let mut t = Topology::with_switches(&format!("fbfly{switches}x{per_switch}"), switches, per_switch, link)?;
+        for a in 0..switches {
+            for b in a + 1..switches {
+                t.isls.push(Isl { a, b, link });
+            }
+        }
+        Ok(t)
+    }
+
+    /// Two-level fat tree (leaf-spine) of radix `k`: `k` leaf switches with `k/2` end nodes and `k/2`
+    /// uplinks each, one to each of `k/2` spine switches (which have no end nodes).
+    pub fn fat_tree(k: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
+        if k < 2 || k % 2 != 0 {
+            return Err(TopologyError::Shape(format!("fat tree radix {k} must be even and at least 2")));
+        }
+        let mut t = Topology::leaf_spine(k, k / 2, k / 2, link)?;
+        t.name = format!("fattree{k}");
+        Ok(t)
+    }
+
+    /// Two-level leaf-spine fabric: `leaves` leaf switches (`leaf<l>`) with `hosts` end nodes each
+    /// (`leaf<l>.h<h>`), `spines` spine switches (`spine<s>`, no end nodes), every leaf linked to every
+    /// spine (leaf-major order, so a leaf's uplink to spine `s` is its `s`-th ISL).
+    pub fn leaf_spine(leaves: usize, spines: usize, hosts: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
+        if leaves == 0 {
+            return Err(TopologyError::Shape("a leaf-spine fabric needs a leaf".into()));
+        }
+        let mut t = Topology::with_switches(&format!("leafspine{leaves}x{spines}x{hosts}"), leaves + spines, hosts, link)?;
+        // Spines carry no end nodes: drop the ones with_switches gave them.
+        t.endpoints.retain(|e| e.switch < leaves);
+        for l in 0..leaves {
+            t.switches[l].name = format!("leaf{l}");
+            for h in 0..hosts {
+                t.endpoints[l * hosts + h].name = format!("leaf{l}.h{h}");
+            }
+        }
+        for s in leaves..leaves + spines {
+            t.switches[s].name = format!("spine{}", s - leaves);
+        }
+        for l in 0..leaves {
+            for s in leaves..leaves + spines {
+                t.isls.push(Isl { a: l, b: s, link });
+            }
+        }
+        Ok(t)
+    }
+
+    /// Parses the text format of `docs/fabric.md` §Topology files.
+    pub fn parse(text: &str) -> Result<Topology, TopologyError> {
+        let mut t = Topology { name: "file".into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        let mut default_link = LinkSpec::default();
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        for (n, raw) in text.lines().enumerate() {
+            let line = n + 1;
+            let err = |detail: String| TopologyError::Parse { line, detail };
+            let body = raw.split('#').next().unwrap_or("").trim();
+            if body.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = body.split_whitespace().collect();
+            let (pos, kv): (Vec<&str>, Vec<&str>) = words[1..].iter().partition(|w| !w.contains('='));
+            let mut opts = HashMap::new();
+            for w in kv {
+                let (k, v) = w.split_once('=').expect("partitioned on '='");
+                opts.insert(k, v);
+            }
+            let num = |k: &str| -> Result<Option<f64>, TopologyError> {
+                opts.get(k).map(|v| v.parse::<f64>().map_err(|_| err(format!("{k}={v} is not a number")))).transpose()
+            };
+            let id = |k: &str| -> Result<Option<u16>, TopologyError> {
+                opts.get(k)
+                    .map(|v| {
+                        let r = if let Some(h) = v.strip_prefix("0x") { u16::from_str_radix(h, 16) } else { v.parse() };
+                        r.map_err(|_| err(format!("{k}={v} is not a 16-bit device ID")))
+                    })
+                    .transpose()
+            };
+            let link_of = |base: LinkSpec| -> Result<LinkSpec, TopologyError> {
+                let mut l = base;
+                if let Some(g) = num("gbytes_per_s")? {
+                    l.bytes_per_s = (g * 1e9) as u64;
+                }
+                if let Some(d) = num("delay_ns")? {
+                    l.delay_ps = (d * 1000.0).round() as Ps;
+                }
+                Ok(l)
+            };
+            let name_at = |i: usize, what: &str| -> Result<String, TopologyError> {
+                pos.get(i).map(|s| s.to_string()).ok_or_else(|| err(format!("{} needs a {what}", words[0])))
+            };
+            match words[0] {
+                "name" => t.name = name_at(0, "name")?,
+                "default" => default_link = link_of(default_link)?,
+                "engine_port" => t.engine_port = link_of(t.engine_port)?,
+                "switch" => {
+                    let name = name_at(0, "name")?;
+                    let engine_id = id("id")?.ok_or_else(|| err("switch needs id=<device ID of its engine>".into()))?;
+                    if by_name.insert(name.clone(), t.switches.len()).is_some() {
+                        return Err(err(format!("switch {name} declared twice")));
+                    }
+                    t.switches.push(Switch { name, engine_id });
+                }
+                "endpoint" => {
+                    let name = name_at(0, "name")?;
+                    let sw = name_at(1, "switch name")?;
+                    let switch = *by_name.get(&sw).ok_or_else(|| err(format!("unknown switch {sw}")))?;
+                    let dev = id("id")?.ok_or_else(|| err("endpoint needs id=<device ID>".into()))?;
+                    t.endpoints.push(Endpoint { name, id: dev, switch, link: link_of(default_link)? });
+                }
+                "link" => {
+                    let (a, b) = (name_at(0, "switch name")?, name_at(1, "second switch name")?);
+                    let a = *by_name.get(&a).ok_or_else(|| err(format!("unknown switch {a}")))?;
+                    let b = *by_name.get(&b).ok_or_else(|| err(format!("unknown switch {b}")))?;
+                    if a == b {
+                        return Err(err("a link joins two different switches".into()));
+                    }
+                    t.isls.push(Isl { a, b, link: link_of(default_link)? });
+                }
+                other => return Err(err(format!("unknown keyword {other} (name, default, engine_port, switch, endpoint, link)"))),
+            }
+        }
+        if t.switches.is_empty() {
+            return Err(TopologyError::Parse { line: 0, detail: "no switch".into() });
+        }
+        Ok(t)
+    }
+
+    /// Number of end nodes per switch.
+    pub fn endpoints_of(&self, s: usize) -> impl Iterator<Item = usize> + '_ {
+        self.endpoints.iter().enumerate().filter(move |(_, e)| e.switch == s).map(|(i, _)| i)
+    }
+}
+
+impl fmt::Display for Topology {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({} switches, {} end nodes, {} ISLs)", self.name, self.switches.len(), self.endpoints.len(), self.isls.len())
+    }
+}
+
+/// Routing tables of a topology: device-ID lookup and, per switch, the ISL towards every other switch.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    /// Device ID → device (dense, 65536 entries).
+    pub device: Vec<Option<Device>>,
+    /// `next_isl[s * n + t]`: index into the directed ISL list of the first hop from switch `s` to `t`.
+    next_isl: Vec<u32>,
+    n: usize,
+    /// Directed ISLs: `(from switch, to switch, link)`; ISL `i` of the topology is `2i` (a→b) and `2i+1`.
+    pub directed: Vec<(usize, usize, LinkSpec)>,
+}
+
+impl Routes {
+    /// Builds the tables; fails on duplicate IDs or a disconnected fabric.
+    pub fn new(t: &Topology) -> Result<Routes, TopologyError> {
+        let mut device: Vec<Option<Device>> = vec![None; 0x1_0000];
+        let mut names: HashMap<u16, String> = HashMap::new();
+        let mut put = |id: u16, d: Device, name: &str| -> Result<(), TopologyError> {
+            if let Some(first) = names.insert(id, name.to_string()) {
+                return Err(TopologyError::DuplicateId { id, first, second: name.to_string() });
+            }
+            device[usize::from(id)] = Some(d);
+            Ok(())
+        };
+        for (i, s) in t.switches.iter().enumerate() {
+            put(s.engine_id, Device::Engine(i), &s.name)?;
+        }
+        for (i, e) in t.endpoints.iter().enumerate() {
+            put(e.id, Device::Endpoint(i), &e.name)?;
+        }
+        let n = t.switches.len();
+        let mut directed = Vec::with_capacity(2 * t.isls.len());
+        let mut adj: Vec<Vec<(usize, u32)>> = vec![vec![]; n];
+        for l in &t.isls {
+            adj[l.a].push((l.b, directed.len() as u32));
+            directed.push((l.a, l.b, l.link));
+            adj[l.b].push((l.a, directed.len() as u32));
+            directed.push((l.b, l.a, l.link));
+        }
+        // Neighbours first: the direct ISL (the lowest-index one) is a shortest path. Destinations that
+        // every switch neighbours (a 1-D flattened butterfly) need no search.
+        let mut next_isl = vec![u32::MAX; n * n];
+        for (k, d) in directed.iter().enumerate() {
+            if next_isl[d.0 * n + d.1] == u32::MAX {
+                next_isl[d.0 * n + d.1] = k as u32;
+            }
+        }
+        // For every other destination t: BFS backwards gives each switch's first hop towards t.
+        for dst in 0..n {
+            if (0..n).all(|u| u == dst || next_isl[u * n + dst] != u32::MAX) {
+                continue;
+            }
+            let mut seen = vec![false; n];
+            seen[dst] = true;
+            let mut q = VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for &(u, vu) in &adj[v] {
+                    if !seen[u] {
+                        seen[u] = true;
+                        // The ISL u → v is the reverse of v → u (directed ISLs come in pairs 2i, 2i+1);
+                        // a neighbour of dst keeps its direct link.
+                        if v != dst {
+                            next_isl[u * n + dst] = vu ^ 1;
+                        }
+                        q.push_back(u);
+                    }
+                }
+            }
+            if let Some(u) = seen.iter().position(|s| !s) {
+                return Err(TopologyError::Disconnected { from: t.switches[u].name.clone(), to: t.switches[dst].name.clone() });
+            }
+        }
+        Ok(Routes { device, next_isl, n, directed })
+    }
+
+    /// The directed ISL of the first hop from switch `s` to switch `t` (`s != t`).
+    pub fn next_hop(&self, s: usize, t: usize) -> usize {
+        self.next_isl[s * self.n + t] as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fig7_has_the_device_ids_of_tables_2_to_4() {
+        let t = Topology::fig7(LinkSpec::default());
+        let ids: Vec<u16> = t.switches.iter().map(|s| s.engine_id).collect();
+        assert_eq!(ids, [0x0000, 0x0010, 0x0020]);
+        let ids: Vec<u16> = t.endpoints.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [0x0001, 0x0002, 0x0003, 0x0011, 0x0012, 0x0013, 0x0021, 0x0022, 0x0023]);
+        let r = Routes::new(&t).unwrap();
+        assert_eq!(r.device[0x22], Some(Device::Endpoint(7)));
+        // 725 → 730 goes through 720.
+        assert_eq!(r.directed[r.next_hop(1, 2)].1, 0);
+    }
+
+    #[test]
+    fn serialization_times_of_table_1() {
+        let l = LinkSpec::default();
+        assert_eq!(l.serialize_ps(32), 2_000, "[0099]: 32 bytes take about 2 ns");
+        assert_eq!(l.serialize_ps(1056), 66_000, "[0099]: a 1 KiB-payload frame takes about 66 ns");
+    }
+
+    #[test]
+    fn a_topology_file_round_trips_the_fig7_shape_and_rejects_mistakes() {
+        let text = "name tiny\ndefault gbytes_per_s=16 delay_ns=5\nswitch a id=0x0000\nswitch b id=0x0010 # comment\n\
+                    endpoint src a id=0x0001\nendpoint n b id=0x0011\nlink a b delay_ns=20\n";
+        let t = Topology::parse(text).unwrap();
+        assert_eq!(t.switches.len(), 2);
+        assert_eq!(t.endpoints[1].link.delay_ps, 5_000);
+        assert_eq!(t.isls[0].link.delay_ps, 20_000);
+        Routes::new(&t).unwrap();
+        assert!(matches!(Topology::parse("switch a id=0x0\nlink a b"), Err(TopologyError::Parse { line: 2, .. })));
+        let dup = Topology::parse("switch a id=1\nendpoint e a id=1").unwrap();
+        assert!(matches!(Routes::new(&dup), Err(TopologyError::DuplicateId { id: 1, .. })));
+        let split = Topology::parse("switch a id=0\nswitch b id=16").unwrap();
+        assert!(matches!(Routes::new(&split), Err(TopologyError::Disconnected { .. })));
+    }
+
+    #[test]
+    fn fat_tree_routes_leaf_to_leaf_through_a_spine() {
+        let t = Topology::fat_tree(4, LinkSpec::default()).unwrap();
+        assert_eq!(t.switches.len(), 6);
+        assert_eq!(t.endpoints.len(), 8);
+        let r = Routes::new(&t).unwrap();
+        let first = r.directed[r.next_hop(0, 1)].1;
+        assert!(first >= 4, "leaf 0 to leaf 1 goes up to a spine");
+    }
+}

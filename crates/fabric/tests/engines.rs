@@ -1,0 +1,144 @@
+//! The cycle engines in the fabric: idle-cycle skipping is exact, and the table-arithmetic stand-in
+//! used for the serialization-only Table 1 sends the same frames as the engines.
+
+use std::collections::BTreeMap;
+
+use inswitch_fabric::scenario::{run_collective, table1_spec, value_of, Mode};
+use inswitch_fabric::setup::{self, Arrangement, Plan};
+use inswitch_fabric::sim::{Fabric, SimConfig};
+use inswitch_fabric::topology::{LinkSpec, Topology};
+use inswitch_fabric::wire;
+use inswitch_model::engine::EngineParams;
+
+/// Everything observable of a run: every frame (sender, bytes), every channel occupancy (start time,
+/// channel, frame) and every delivery.
+type Observed = (Vec<(u16, Vec<u8>)>, Vec<(u64, usize, u32)>, Vec<String>);
+
+fn observe(f: &Fabric) -> Observed {
+    (
+        f.frames.iter().map(|x| (x.origin, x.bytes.clone())).collect(),
+        f.captured.iter().map(|c| (c.start, c.channel, c.frame)).collect(),
+        f.log.iter().map(|d| format!("{d:?}")).collect(),
+    )
+}
+
+#[test]
+fn skip_is_exact_on_an_all_reduce() {
+    let run = |skip: bool| {
+        let mut spec = table1_spec(4, 8, Arrangement::Distributed, Mode::Realistic, 100_000);
+        spec.skip_idle = skip;
+        spec.capture = true;
+        let (r, f) = run_collective(&spec, &mut |_| {});
+        assert_eq!(r.result_value, r.expected_value);
+        (r.engine_steps, r.engine_cycles_skipped, observe(&f.unwrap()))
+    };
+    let (steps_skip, skipped, a) = run(true);
+    let (steps_all, none, b) = run(false);
+    assert_eq!(none, 0);
+    assert!(skipped > 0 && steps_skip < steps_all, "skipping saved nothing: {steps_skip} vs {steps_all}");
+    assert_eq!(a.0, b.0, "the same frames");
+    assert_eq!(a.1, b.1, "at the same times on the same links");
+    assert_eq!(a.2, b.2, "the same deliveries");
+}
+
+/// Short timers (16-cycle ticks, 20-tick timeouts) and one silent participant: the subservient engine
+/// times out and sends its partial result marked as an error, the master times out later. The timers
+/// run while engines are skipped around them; skipping must not move any expiry.
+#[test]
+fn skip_is_exact_when_timers_expire() {
+    let run = |skip: bool| {
+        let t = Topology::flattened_butterfly(3, 4, LinkSpec::default()).unwrap();
+        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+        let mut f = Fabric::new(t.clone(), cfg).unwrap();
+        let ctx = setup::plan(&t, Arrangement::Distributed, 5, 0x14, 0, 0);
+        f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
+        for s in 0..3 {
+            for k in 0..4u16 {
+                f.cpu_write(s, 0x080 + k, 20);
+            }
+        }
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        f.start(&ctx, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        // A long idle gap (engines asleep when skipping), then everyone but end node 5 answers.
+        let at = f.now() + 3_000_000;
+        for e in (0..t.endpoints.len()).filter(|&e| e != 5) {
+            f.respond(e, 5, at);
+        }
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        // The completions come only after the subservient's timeout (20 ticks of 16 cycles, 640 ns).
+        let first_completion = f.log.iter().filter(|d| d.kind == 6).map(|d| d.at).min().expect("a completion");
+        assert!(first_completion > at + 20 * 16 * 2_000, "{first_completion} vs {at}");
+        let errors = f.log.iter().filter(|d| d.kind == 6).count();
+        (f.stats.engine_steps, f.stats.engine_cycles_skipped, errors, observe(&f))
+    };
+    let (s1, skipped, completions, a) = run(true);
+    let (s2, _, _, b) = run(false);
+    println!("steps with skipping {s1} (skipped {skipped}), without {s2}");
+    assert!(completions > 0, "the master's timeout completes the collective");
+    assert!(skipped > 0 && s1 < s2, "{s1} vs {s2}");
+    assert_eq!(a.0, b.0);
+    assert_eq!(a.1, b.1);
+    assert_eq!(a.2, b.2);
+}
+
+/// The stand-in (zero-time fan-out, serialization only) must send what the engines send: the same
+/// collective frames between the same devices, the same number on every ISL.
+#[test]
+fn the_table_arithmetic_stand_in_sends_what_the_engines_send() {
+    let frames_of = |mode: Mode| {
+        let mut spec = table1_spec(4, 8, Arrangement::Distributed, mode, 0);
+        spec.capture = true;
+        let (_, f) = run_collective(&spec, &mut |_| {});
+        let f = f.unwrap();
+        let mut m: BTreeMap<(u16, u16, u8), u32> = BTreeMap::new();
+        let mut per_isl: BTreeMap<usize, u32> = BTreeMap::new();
+        for c in &f.captured {
+            let fr = &f.frames[c.frame as usize];
+            let Some(msg) = wire::collective_of(&fr.bytes) else { continue };
+            if msg.header.kind < 3 {
+                continue; // configuration: the stand-in is configured from the plan
+            }
+            if let inswitch_fabric::sim::ChannelKind::Isl(i) = f.channels[c.channel].kind {
+                *per_isl.entry(i).or_default() += 1;
+            }
+        }
+        for fr in &f.frames {
+            if let Some(msg) = wire::collective_of(&fr.bytes) {
+                if msg.header.kind >= 3 {
+                    *m.entry((fr.origin, fr.dst, msg.header.kind)).or_default() += 1;
+                }
+            }
+        }
+        (m, per_isl)
+    };
+    let (engines, isl_e) = frames_of(Mode::Realistic);
+    let (stand_in, isl_s) = frames_of(Mode::Serialization);
+    assert_eq!(engines, stand_in);
+    assert_eq!(isl_e, isl_s);
+}
+
+/// `--pcap`: every frame on the master's ISLs, readable back as TLPs in time order.
+#[test]
+fn pcap_of_the_master_isls_holds_every_frame_they_carried() {
+    use inswitch_fabric::report::{write_links_pcap, LinkFilter};
+    let mut spec = table1_spec(4, 8, Arrangement::Distributed, Mode::Realistic, 100_000);
+    spec.capture = true;
+    let f = run_collective(&spec, &mut |_| {}).1.unwrap();
+    let carried: u64 = f
+        .channels
+        .iter()
+        .filter(|c| matches!(c.kind, inswitch_fabric::sim::ChannelKind::Isl(i) if f.routes.directed[i].0 == 0 || f.routes.directed[i].1 == 0))
+        .map(|c| c.frames)
+        .sum();
+    let buf = write_links_pcap(Vec::new(), &f, LinkFilter::SwitchIsls(0)).unwrap();
+    assert_eq!(buf as u64, carried);
+    let mut out = Vec::new();
+    write_links_pcap(&mut out, &f, LinkFilter::SwitchIsls(0)).unwrap();
+    let cap = inswitch_frames::pcap::read_pcap(&out[..]).unwrap();
+    assert_eq!(cap.records.len() as u64, carried);
+    assert!(cap.records.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
+    for r in &cap.records {
+        inswitch_frames::tlp::Tlp::parse(&r.data).expect("a TLP");
+    }
+}

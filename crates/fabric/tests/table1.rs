@@ -1,0 +1,122 @@
+//! Seed 000 Table 1 ([0099]-[0103]) and the two-master case ([0150]-[0153]) reproduced, and the
+//! realistic runs with the cycle-level engines in every switch.
+
+use inswitch_fabric::scenario::{run_collective, table1, table1_spec, two_masters, Mode, RunResult, SEED_TABLE1};
+use inswitch_fabric::setup::Arrangement;
+use inswitch_fabric::topology::{LinkSpec, Topology};
+
+fn within(ours: f64, seed: f64, tol: f64) -> bool {
+    (ours - seed).abs() <= tol * seed
+}
+
+fn ns(ps: u64) -> f64 {
+    ps as f64 / 1000.0
+}
+
+#[test]
+fn table_1_serialization_only_is_within_5_percent_of_the_seed() {
+    let [mono, dist] = table1(Mode::Serialization, 0, &mut |_| {});
+    for r in [&mono, &dist] {
+        assert_eq!(r.error, None);
+        assert_eq!(r.participants, 1023, "32 x 32 end nodes but the source");
+        assert!(r.command_exactly_once, "every end node received the command exactly once");
+        assert!(r.result_exactly_once, "every end node received the result exactly once");
+    }
+    // Frames per ISL from the master's switch: 32 vs 1, on every one of its 31 ISLs.
+    assert_eq!(mono.frames_per_isl_from_master, (32, 32));
+    assert_eq!(dist.frames_per_isl_from_master, (1, 1));
+    let [_, cmd, rsp] = SEED_TABLE1;
+    assert!(within(ns(mono.command_to_all_ps), cmd.1, 0.05), "monolithic command {} ns vs ~{} ns", ns(mono.command_to_all_ps), cmd.1);
+    assert!(within(ns(dist.command_to_all_ps), cmd.2, 0.05), "distributed command {} ns vs ~{} ns", ns(dist.command_to_all_ps), cmd.2);
+    assert!(within(ns(mono.responses_from_all_ps), rsp.1, 0.05), "monolithic responses {} ns vs ~{} ns", ns(mono.responses_from_all_ps), rsp.1);
+    assert!(within(ns(dist.responses_from_all_ps), rsp.2, 0.05), "distributed responses {} ns vs ~{} ns", ns(dist.responses_from_all_ps), rsp.2);
+    // The exact arithmetic of [0099]-[0100]: 1023 x 2 ns, 31 x 2 + 32 x 2 ns, 1023 x 66 ns, 31 x 66 + 32 x 66 ns.
+    assert_eq!(mono.command_to_all_ps, 1023 * 2_000);
+    assert_eq!(dist.command_to_all_ps, (31 + 32) * 2_000);
+    assert_eq!(mono.responses_from_all_ps, 1023 * 66_000);
+    assert_eq!(dist.responses_from_all_ps, (31 + 32) * 66_000);
+    // [0151]: each ISL of the master carries 3 frames per all-reduce: 2 away from the master, 1 towards it.
+    assert_eq!(dist.isl_frames_whole_collective, (2, 1));
+}
+
+#[test]
+fn two_masters_halve_the_initial_distribution() {
+    // [0153]: 33 ns per 1056-byte frame at Gen 7; 16 contexts take 528 ns on one master, 264 on two;
+    // two contexts on one master take one frame (33 ns) longer.
+    for (contexts, masters) in [(2, 1), (2, 2), (16, 1), (16, 2)] {
+        let r = two_masters(contexts, masters);
+        assert!(within(r.distribution_ps as f64, r.seed_ps as f64, 0.05), "{r:?}");
+        assert_eq!(r.max_frames_per_isl, (contexts / masters) as u64, "{r:?}");
+    }
+}
+
+fn check_sum(r: &RunResult) {
+    assert_eq!(r.error, None);
+    assert!(r.command_exactly_once && r.result_exactly_once, "{r:?}");
+    assert!(r.expected_value.is_some());
+    assert_eq!(r.result_value, r.expected_value, "every participant holds the engines' INT_SUM");
+}
+
+#[test]
+fn realistic_distributed_1024_end_nodes_through_the_cycle_engines() {
+    let [mono, dist] = table1(Mode::Realistic, 100_000, &mut |_| {});
+    // The monolithic engine would need 1023 PBV entries; the CPU's PBV table holds 128.
+    assert!(mono.error.as_deref().is_some_and(|e| e.contains("PBV")), "{mono:?}");
+    check_sum(&dist);
+    assert_eq!(dist.frames_per_isl_from_master, (1, 1));
+    assert!(dist.engine_steps > 0);
+    // Switch latency (100 ns per hop, 3 hops) and the engines' pipelines come on top of the arithmetic.
+    let ser = table1(Mode::Serialization, 0, &mut |_| {})[1].clone();
+    assert!(dist.command_to_all_ps > ser.command_to_all_ps + 200_000, "{dist:?}");
+    assert!(dist.responses_from_all_ps > ser.responses_from_all_ps, "{dist:?}");
+}
+
+#[test]
+fn realistic_monolithic_within_the_pbv_and_fig7_distributed() {
+    let r = run_collective(&table1_spec(4, 8, Arrangement::Monolithic, Mode::Realistic, 100_000), &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.frames_per_isl_from_master, (8, 8));
+    let mut spec = table1_spec(3, 3, Arrangement::Distributed, Mode::Realistic, 0);
+    spec.topology = Topology::fig7(LinkSpec::default());
+    spec.real_frames = true;
+    let r = run_collective(&spec, &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.result_value, Some((2..=9).sum()), "FIG. 7: the eight nodes but the source 735 contribute 2..9");
+}
+
+#[test]
+fn hierarchical_4096_end_nodes_and_a_fat_tree_through_the_cycle_engines() {
+    let r = run_collective(&table1_spec(128, 32, Arrangement::Hierarchical, Mode::Realistic, 100_000), &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.participants, 4095);
+    let mut spec = table1_spec(1, 1, Arrangement::Distributed, Mode::Realistic, 100_000);
+    spec.topology = inswitch_fabric::scenario::topology_from("fattree:8").unwrap();
+    let r = run_collective(&spec, &mut |_| {}).0;
+    check_sum(&r);
+    assert_eq!(r.participants, 31, "8 leaves x 4 end nodes but the source");
+}
+
+#[test]
+fn two_masters_through_the_cycle_engines() {
+    use inswitch_fabric::scenario::two_masters_in;
+    let one = two_masters_in(16, 1, Mode::Realistic, 100_000);
+    let two = two_masters_in(16, 2, Mode::Realistic, 100_000);
+    for r in [&one, &two] {
+        assert_eq!(r.results_ok, Some(true), "{r:?}");
+    }
+    assert_eq!((one.max_frames_per_isl, two.max_frames_per_isl), (16, 8));
+    // [0153]: a single master processes twice the frames; two masters distribute sooner.
+    assert!(two.distribution_ps < one.distribution_ps, "{one:?} {two:?}");
+    println!("realistic 16 contexts: one master {one:?}\ntwo masters {two:?}");
+}
+
+#[test]
+fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
+    let [mono, dist] = table1(Mode::Serialization, 0, &mut |_| {});
+    assert_eq!((mono.master_sent_command, mono.master_received_responses), (1023, 1023));
+    // 31 subservient engines + the master switch's 31 own participants (the table leaves those out).
+    assert_eq!((dist.master_sent_command, dist.master_received_responses), (31 + 31, 31 + 31));
+    assert_eq!(dist.subservient_sent_command, 32);
+    let real = table1(Mode::Realistic, 100_000, &mut |_| {})[1].clone();
+    assert_eq!((real.master_sent_command, real.master_received_responses, real.subservient_sent_command), (62, 62, 32));
+}
