@@ -315,6 +315,12 @@ pub struct PacketEngine {
     arb: Arbiter,
     /// `stat_event_reg`: last cycle's events, counted by the register space now.
     stat_event_reg: u32,
+    /// The last cycle offered a back-door `cpu_cfg_wr_*` write while the register space wrote the CPU:
+    /// the back-door write was lost (a model observation, not an RTL port).
+    backdoor_lost: bool,
+    /// The register space's own CPU write of the last cycle (`cpu_cfg_wr_addr/data` of its bridge), if
+    /// any (a model observation, not an RTL port).
+    bridge_write: Option<(u16, u32)>,
 }
 
 /// A parameter the top's blocks reject.
@@ -345,6 +351,8 @@ impl PacketEngine {
             cb_out: Slice::default(),
             arb: Arbiter::default(),
             stat_event_reg: 0,
+            backdoor_lost: false,
+            bridge_write: None,
         })
     }
 
@@ -356,6 +364,20 @@ impl PacketEngine {
     /// The CPU.
     pub fn cpu(&self) -> &Cpu {
         &self.cpu
+    }
+
+    /// Whether the last [`Block::step`] lost its back-door `cpu_cfg_wr_*` write to the register space's
+    /// own CPU write in the same cycle (the post-reset copy, or a write into the CPU window): a driver
+    /// offers it again.
+    pub fn cpu_backdoor_lost(&self) -> bool {
+        self.backdoor_lost
+    }
+
+    /// The register space's write to the CPU in the last [`Block::step`] (`(word address, value)`), if it
+    /// wrote one: the post-reset copy or a register write into the CPU window (`docs/registers.md` §CPU
+    /// window).
+    pub fn cpu_bridge_write(&self) -> Option<(u16, u32)> {
+        self.bridge_write
     }
 }
 
@@ -485,6 +507,8 @@ impl Block for PacketEngine {
             cfg_vni_valid: rs.cfg_vni_valid,
             cfg_vni: rs.cfg_vni,
         });
+        self.backdoor_lost = t.cpu_cfg_wr_en && rs.cpu_cfg_wr_en;
+        self.bridge_write = rs.cpu_cfg_wr_en.then_some((rs.cpu_cfg_wr_addr, rs.cpu_cfg_wr_data));
         let m = self.cpu_msg.m_data();
         let cpu = self.cpu.step(&CpuIn {
             rst: t.rst,
