@@ -199,7 +199,11 @@ wire ext_free = !ext_tvalid_reg || m_axis_ext_tready;
 wire rx_first = !rx_in_frame_reg;
 wire inj_first = !inj_in_frame_reg;
 wire credit = inj_credits_reg != {CREDIT_WIDTH{1'b0}};
-wire rx_req = s_axis_rx_tvalid && rx_first && owner_reg == OWNER_NONE;
+// A receive frame start competes only when it can be taken (both of its possible outputs free: it is
+// classified on this beat). Otherwise a receive start blocked by a full extraction path would keep the
+// turn from the injection path, and the engine's own output, which drains that extraction path, would
+// never be injected: a deadlock through the CPU (found by the fabric simulator).
+wire rx_req = s_axis_rx_tvalid && rx_first && owner_reg == OWNER_NONE && vl_free && ext_free;
 wire inj_req = s_axis_inj_tvalid && inj_first && owner_reg == OWNER_NONE && credit;
 // Round robin between frame starts on the VL path.
 wire inj_wins = inj_req && (!rx_req || !last_inj_reg);

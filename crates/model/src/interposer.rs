@@ -242,7 +242,9 @@ impl Block for Interposer {
         let rx_first = !self.rx_in_frame;
         let inj_first = !self.inj_in_frame;
         let credit = self.inj_credits > 0;
-        let rx_req = i.s_axis_rx_tvalid && rx_first && self.owner == Owner::None;
+        // A receive start competes only when it can be taken (rtl/interposer.v says why: else a start
+        // blocked by a full extraction path holds the turn and the engine's own output is never injected).
+        let rx_req = i.s_axis_rx_tvalid && rx_first && self.owner == Owner::None && vl_free && ext_free;
         let inj_req = i.s_axis_inj_tvalid && inj_first && self.owner == Owner::None && credit;
         // Round robin between frame starts on the VL path.
         let inj_wins = inj_req && (!rx_req || !self.last_inj);
