@@ -45,6 +45,8 @@ const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "interposer", top: "interposer", params: &[] },
     ModelSpec { name: "frame_builder_w256", top: "frame_builder", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
+    // Issue 6 point 4: completions for register reads and dropped non-posted requests.
+    ModelSpec { name: "completion_builder", top: "completion_builder", params: &[("DATA_WIDTH", "256")] },
     // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
     ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
     // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,

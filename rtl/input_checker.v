@@ -58,6 +58,22 @@ module input_checker #
     output wire [9:0]             m_reg_tag,
 
     /*
+     * Dropped non-posted requests needing an Unsupported Request completion (to the completion builder)
+     */
+    output wire                   m_ur_valid,
+    input  wire                   m_ur_ready,
+    output wire [15:0]            m_ur_src,
+    output wire [9:0]             m_ur_tag,
+    output wire [2:0]             m_ur_tc,
+    output wire [2:0]             m_ur_attr,
+    output wire                   m_ur_mem_read,
+    output wire                   m_ur_locked,
+    output wire [9:0]             m_ur_length,
+    output wire [3:0]             m_ur_first_be,
+    output wire [3:0]             m_ur_last_be,
+    output wire [6:0]             m_ur_addr,
+
+    /*
      * Normalized collective messages (to the CPU; docs/blocks/collective_message.md)
      */
     output wire                   m_msg_valid,
@@ -167,7 +183,8 @@ reg [7:0]  port_reg, port_next;
 
 wire reg_free = !m_reg_valid || m_reg_ready;
 wire msg_free = !m_msg_valid || m_msg_ready;
-assign s_axis_tready = !rst && reg_free && msg_free;
+wire ur_free = !m_ur_valid || m_ur_ready;
+assign s_axis_tready = !rst && reg_free && msg_free && ur_free;
 wire beat = s_axis_tvalid && s_axis_tready;
 wire first = !in_frame_reg;
 wire [15:0] pos = first ? 16'd0 : pos_reg;
@@ -292,6 +309,10 @@ wire [15:0] vendor_id = {`CB(12), `CB(13)};
 wire [31:0] vdm_dw3 = {`CB(14), `CB(15), `CB(16), `CB(17)};
 wire [11:0] win_off = {addr_lo_raw[11:2], 2'b00};
 wire in_window = addr_hi == 32'd0 && addr_lo_raw[31:16] == cfg_engine_id && addr_lo_raw[15:12] == 4'hC;
+// Non-posted requests (valid Fmt/Type pairs only): MRd, MRdLk; IORd/Wr, CfgRd/Wr 0/1; AtomicOps, DMWr.
+wire is_non_posted = ((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'b00) ||
+                     ((typ == 5'h02 || typ == 5'h04 || typ == 5'h05) && (fmt == 3'b000 || fmt == 3'b010)) ||
+                     (((typ >= 5'h0C && typ <= 5'h0E) || typ == 5'h1B) && fmt[2:1] == 2'b01);
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
 wire [7:0] pl [0:39];
@@ -584,6 +605,17 @@ reg [3:0]   reg_be_reg, reg_be_next;
 reg [31:0]  reg_wdata_reg, reg_wdata_next;
 reg [15:0]  reg_src_reg, reg_src_next;
 reg [9:0]   reg_tag_reg, reg_tag_next;
+reg         ur_valid_reg, ur_valid_next;
+reg [15:0]  ur_src_reg, ur_src_next;
+reg [9:0]   ur_tag_reg, ur_tag_next;
+reg [2:0]   ur_tc_reg, ur_tc_next;
+reg [2:0]   ur_attr_reg, ur_attr_next;
+reg         ur_mem_read_reg, ur_mem_read_next;
+reg         ur_locked_reg, ur_locked_next;
+reg [9:0]   ur_length_reg, ur_length_next;
+reg [3:0]   ur_first_be_reg, ur_first_be_next;
+reg [3:0]   ur_last_be_reg, ur_last_be_next;
+reg [6:0]   ur_addr_reg, ur_addr_next;
 
 reg         msg_valid_reg, msg_valid_next;
 reg [3:0]   msg_kind_reg, msg_kind_next;
@@ -619,6 +651,23 @@ assign m_reg_be = reg_be_reg;
 assign m_reg_wdata = reg_wdata_reg;
 assign m_reg_src = reg_src_reg;
 assign m_reg_tag = reg_tag_reg;
+assign m_ur_valid = ur_valid_reg;
+assign m_ur_src = ur_src_reg;
+assign m_ur_tag = ur_tag_reg;
+assign m_ur_tc = ur_tc_reg;
+assign m_ur_attr = ur_attr_reg;
+assign m_ur_mem_read = ur_mem_read_reg;
+assign m_ur_locked = ur_locked_reg;
+assign m_ur_length = ur_length_reg;
+assign m_ur_first_be = ur_first_be_reg;
+assign m_ur_last_be = ur_last_be_reg;
+assign m_ur_addr = ur_addr_reg;
+
+// A whole, non-posted TLP request dropped for one of these reasons gets an Unsupported Request
+// (docs/blocks/input_checker.md §Unsupported Requests).
+wire ur_reason = ev == EV_TLP_UNSUPPORTED[4:0] || ev == EV_POISONED[4:0] || ev == EV_RESERVED[4:0] ||
+                 ev == EV_NOT_FOR_ENGINE[4:0] || ev == EV_REG_ACCESS[4:0];
+wire needs_ur = !portals_next && ur_reason && is_non_posted && frame_bytes == tlp_expected;
 
 assign m_msg_valid = msg_valid_reg;
 assign m_msg_kind = msg_kind_reg;
@@ -657,6 +706,18 @@ always @* begin
     reg_src_next = reg_src_reg;
     reg_tag_next = reg_tag_reg;
 
+    ur_valid_next = ur_valid_reg && !m_ur_ready;
+    ur_src_next = ur_src_reg;
+    ur_tag_next = ur_tag_reg;
+    ur_tc_next = ur_tc_reg;
+    ur_attr_next = ur_attr_reg;
+    ur_mem_read_next = ur_mem_read_reg;
+    ur_locked_next = ur_locked_reg;
+    ur_length_next = ur_length_reg;
+    ur_first_be_next = ur_first_be_reg;
+    ur_last_be_next = ur_last_be_reg;
+    ur_addr_next = ur_addr_reg;
+
     msg_valid_next = msg_valid_reg && !m_msg_ready;
     msg_kind_next = msg_kind_reg;
     msg_family_next = msg_family_reg;
@@ -694,6 +755,19 @@ always @* begin
             reg_wdata_next = has_data ? reg_wdata : 32'd0;
             reg_src_next = requester;
             reg_tag_next = tag;
+        end
+        if (needs_ur) begin
+            ur_valid_next = 1'b1;
+            ur_src_next = requester;
+            ur_tag_next = tag;
+            ur_tc_next = t1[6:4];
+            ur_attr_next = {t1[2], t2[5:4]};
+            ur_mem_read_next = typ[4:1] == 4'd0;
+            ur_locked_next = typ == 5'h01;
+            ur_length_next = length;
+            ur_first_be_next = be_byte[3:0];
+            ur_last_be_next = be_byte[7:4];
+            ur_addr_next = addr_lo_raw[6:0];
         end
         if (to_msg) begin
             msg_valid_next = 1'b1;
@@ -742,6 +816,17 @@ always @(posedge clk) begin
     reg_wdata_reg <= reg_wdata_next;
     reg_src_reg <= reg_src_next;
     reg_tag_reg <= reg_tag_next;
+    ur_valid_reg <= ur_valid_next;
+    ur_src_reg <= ur_src_next;
+    ur_tag_reg <= ur_tag_next;
+    ur_tc_reg <= ur_tc_next;
+    ur_attr_reg <= ur_attr_next;
+    ur_mem_read_reg <= ur_mem_read_next;
+    ur_locked_reg <= ur_locked_next;
+    ur_length_reg <= ur_length_next;
+    ur_first_be_reg <= ur_first_be_next;
+    ur_last_be_reg <= ur_last_be_next;
+    ur_addr_reg <= ur_addr_next;
 
     msg_valid_reg <= msg_valid_next;
     msg_kind_reg <= msg_kind_next;
@@ -786,6 +871,17 @@ always @(posedge clk) begin
         reg_wdata_reg <= 32'd0;
         reg_src_reg <= 16'd0;
         reg_tag_reg <= 10'd0;
+        ur_valid_reg <= 1'b0;
+        ur_src_reg <= 16'd0;
+        ur_tag_reg <= 10'd0;
+        ur_tc_reg <= 3'd0;
+        ur_attr_reg <= 3'd0;
+        ur_mem_read_reg <= 1'b0;
+        ur_locked_reg <= 1'b0;
+        ur_length_reg <= 10'd0;
+        ur_first_be_reg <= 4'd0;
+        ur_last_be_reg <= 4'd0;
+        ur_addr_reg <= 7'd0;
         msg_valid_reg <= 1'b0;
         msg_kind_reg <= 4'd0;
         msg_family_reg <= 1'b0;

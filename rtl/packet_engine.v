@@ -1,10 +1,13 @@
 // Packet engine top for one port (docs/blocks/packet_engine.md): interposer -> input checker ->
-// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection. Wiring, the
-// output-queue egress demultiplexer (tdest == this port: injection; any other tdest: m_axis_egress), and
-// a register slice (axis_register) on every stream between two blocks, so that no valid/data or ready
+// {register space, CPU}; CPU -> frame builder -> output queue -> interposer injection; register
+// responses and the checker's Unsupported Requests -> completion builder -> output queue. Wiring, the
+// frame arbiter in front of the output queue (frame builder / completion builder, one whole frame at a
+// time, round robin per frame), the output-queue egress demultiplexer (tdest == this port: injection; any
+// other tdest: m_axis_egress), and a register slice (axis_register) on every stream between two blocks, so that no valid/data or ready
 // path runs combinationally from one block into another (issue 6: the top's longest path stays that of
 // its worst block, and the model evaluates each block once per cycle). The event vector counted by the
-// register space is registered for the same reason.
+// register space is registered for the same reason. The register space configures the CPU (its
+// cpu_cfg_wr_*; the top port cpu_cfg_wr_* is a lower-priority back door).
 
 `resetall
 `timescale 1ns / 1ps
@@ -60,7 +63,8 @@ module packet_engine #
     output wire [3:0]             m_axis_egress_tdest,
 
     /*
-     * Register-access responses (the checker builds no completion; they leave here)
+     * Register-access responses: a status tap (valid for one cycle when the response slice in front of the
+     * completion builder takes the response; m_reg_rsp_ready is ignored, kept for compatibility)
      */
     output wire                   m_reg_rsp_valid,
     input  wire                   m_reg_rsp_ready,
@@ -87,7 +91,8 @@ module packet_engine #
     input  wire [47:0]            cfg_dst_mac,
 
     /*
-     * CPU configuration writes (docs/cpu.md section 5; the register space has no window for them)
+     * CPU configuration back door (docs/cpu.md section 5): the register space's CPU window writes the
+     * CPU; a write here is taken in cycles the register space does not write (else it is lost)
      */
     input  wire                   cpu_cfg_wr_en,
     input  wire [11:0]            cpu_cfg_wr_addr,
@@ -120,10 +125,19 @@ localparam FB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + FB_TUSER_WIDTH;
 localparam OQ_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + OQ_TDEST_WIDTH;
 // register request {write, addr[16], be[4], wdata[32], src[16], tag[10]} (docs/blocks/register_space.md)
 localparam REG_WIDTH = 1 + 16 + 4 + 32 + 16 + 10;
+// register response {write, status[2], rdata[32], src[16], tag[10], addr[16], be[4]}
+// (docs/blocks/register_space.md, docs/blocks/completion_builder.md)
+localparam RSP_WIDTH = 1 + 2 + 32 + 16 + 10 + 16 + 4;
+// Unsupported Request {src[16], tag[10], tc[3], attr[3], mem_read, locked, length[10], first_be[4],
+// last_be[4], addr[7]} (docs/blocks/input_checker.md)
+localparam UR_WIDTH = 16 + 10 + 3 + 3 + 1 + 1 + 10 + 4 + 4 + 7;
+// completion builder m_axis_tuser (destination ID, as the frame builder's)
+localparam CB_TUSER_WIDTH = FB_TUSER_WIDTH;
+localparam CB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + CB_TUSER_WIDTH;
 // collective message (docs/blocks/collective_message.md; cpu.v MSG_W)
 localparam MSG_WIDTH = 626;
-// stat_event bits driven by the blocks (the rest are 0)
-localparam EVENT_WIDTH = 28;
+// stat_event bits driven by the blocks (all 32: bits 31:28 are the completion builder's)
+localparam EVENT_WIDTH = 32;
 
 // interposer -> slice -> checker
 wire [DATA_WIDTH-1:0] ext_tdata, ext_s_tdata;
@@ -153,7 +167,31 @@ wire [15:0] cfg_master_id, cfg_mcast_wr_ports;
 wire [7:0] cfg_error_reporting;
 wire [23:0] cfg_sub_timeout, cfg_master_timeout, cfg_red_timeout0, cfg_red_timeout1, cfg_red_timeout2, cfg_red_timeout3;
 wire [19:0] cfg_red_threshold0, cfg_red_threshold1, cfg_red_threshold2;
+// The tap does not backpressure.
+wire unused_rsp_ready = m_reg_rsp_ready;
 /* verilator lint_on UNUSEDSIGNAL */
+// register space -> CPU configuration bridge, muxed with the back door
+wire rs_cpu_cfg_wr_en;
+wire [11:0] rs_cpu_cfg_wr_addr;
+wire [31:0] rs_cpu_cfg_wr_data;
+wire cpu_wr_en = rs_cpu_cfg_wr_en || cpu_cfg_wr_en;
+wire [11:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
+wire [31:0] cpu_wr_data = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_data : cpu_cfg_wr_data;
+// register space -> slice -> completion builder (rs_rsp_*: register-space side, rsp_s_*: builder side)
+wire rs_rsp_valid, rs_rsp_ready, rsp_s_valid, rsp_s_ready, rsp_s_write;
+wire [1:0] rsp_s_status;
+wire [31:0] rsp_s_rdata;
+wire [15:0] rs_rsp_addr, rsp_s_src, rsp_s_addr;
+wire [9:0] rsp_s_tag;
+wire [3:0] rs_rsp_be, rsp_s_be;
+// checker -> slice -> completion builder (ck_ur_*: checker side, ur_s_*: builder side)
+wire ck_ur_valid, ck_ur_ready, ck_ur_mem_read, ck_ur_locked;
+wire ur_s_valid, ur_s_ready, ur_s_mem_read, ur_s_locked;
+wire [15:0] ck_ur_src, ur_s_src;
+wire [9:0] ck_ur_tag, ck_ur_length, ur_s_tag, ur_s_length;
+wire [2:0] ck_ur_tc, ck_ur_attr, ur_s_tc, ur_s_attr;
+wire [3:0] ck_ur_first_be, ck_ur_last_be, ur_s_first_be, ur_s_last_be;
+wire [6:0] ck_ur_addr, ur_s_addr;
 wire [15:0] cfg_ethertype, cfg_vendor_id;
 wire [3:0] cfg_validation, cfg_vni_valid;
 wire [63:0] cfg_vni;
@@ -188,13 +226,20 @@ wire [KEEP_WIDTH-1:0] fb_tkeep, fb_s_tkeep;
 wire fb_tvalid, fb_tready, fb_tlast, fb_s_tvalid, fb_s_tready, fb_s_tlast;
 wire [FB_TUSER_WIDTH-1:0] fb_tuser, fb_s_tuser;
 
+// completion builder -> slice -> arbiter
+wire [DATA_WIDTH-1:0] cb_tdata, cb_s_tdata;
+wire [KEEP_WIDTH-1:0] cb_tkeep, cb_s_tkeep;
+wire cb_tvalid, cb_tready, cb_tlast, cb_s_tvalid, cb_s_tready, cb_s_tlast;
+wire [CB_TUSER_WIDTH-1:0] cb_tuser, cb_s_tuser;
+wire [3:0] cb_event;
+
 wire [20:0] chk_event;
 wire [2:0] ip_event;
 wire [1:0] fb_event;
 wire oq_miss;
 
 // counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
-assign stat_event = {{(32-EVENT_WIDTH){1'b0}}, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
+assign stat_event = {cb_event, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
 
 // The register space counts the events one cycle late, so that none of its inputs comes combinationally
 // from another block: its cfg_* outputs feed four blocks, and with every input registered the top has no
@@ -205,7 +250,55 @@ always @(posedge clk) begin
     stat_event_reg <= rst ? {EVENT_WIDTH{1'b0}} : stat_event[EVENT_WIDTH-1:0];
 end
 
-wire [31:0] rs_stat_event = {{(32-EVENT_WIDTH){1'b0}}, stat_event_reg};
+wire [31:0] rs_stat_event = stat_event_reg;
+
+// Register-response tap: one cycle per response, when the response slice takes it.
+assign m_reg_rsp_valid = rs_rsp_valid && rs_rsp_ready;
+
+/*
+ * Frame arbiter between the builder slices and the output queue: frame builder and completion builder,
+ * one whole frame at a time; when both offer a frame, the one not granted last (round robin per frame).
+ * Its select is a function of registers only (the two slices' valids and its own state), so the output
+ * queue's inputs stay functions of registers; the queue's ready reaches only the slices' ready inputs.
+ */
+reg arb_busy_reg, arb_busy_next;
+reg arb_sel_reg, arb_sel_next;
+reg arb_last_reg, arb_last_next;
+
+// Selected input: 1 = completion builder.
+wire arb_sel = arb_busy_reg ? arb_sel_reg : (fb_s_tvalid && cb_s_tvalid) ? !arb_last_reg : cb_s_tvalid;
+wire [DATA_WIDTH-1:0] q_tdata = arb_sel ? cb_s_tdata : fb_s_tdata;
+wire [KEEP_WIDTH-1:0] q_tkeep = arb_sel ? cb_s_tkeep : fb_s_tkeep;
+wire q_tvalid = arb_sel ? cb_s_tvalid : fb_s_tvalid;
+wire q_tlast = arb_sel ? cb_s_tlast : fb_s_tlast;
+wire [FB_TUSER_WIDTH-1:0] q_tuser = arb_sel ? cb_s_tuser : fb_s_tuser;
+wire q_tready;
+assign fb_s_tready = !arb_sel && q_tready;
+assign cb_s_tready = arb_sel && q_tready;
+
+always @* begin
+    arb_busy_next = arb_busy_reg;
+    arb_sel_next = arb_sel_reg;
+    arb_last_next = arb_last_reg;
+    if (q_tvalid && q_tready) begin
+        arb_busy_next = !q_tlast;
+        arb_sel_next = arb_sel;
+        if (q_tlast) begin
+            arb_last_next = arb_sel;
+        end
+    end
+end
+
+always @(posedge clk) begin
+    arb_busy_reg <= arb_busy_next;
+    arb_sel_reg <= arb_sel_next;
+    arb_last_reg <= arb_last_next;
+    if (rst) begin
+        arb_busy_reg <= 1'b0;
+        arb_sel_reg <= 1'b0;
+        arb_last_reg <= 1'b0;
+    end
+end
 
 // Egress demultiplexer after the output-queue slice: its registered tdest picks the consumer, so a frame
 // never splits (the slice passes a frame's beats in order with the tdest the queue held for the frame).
@@ -282,6 +375,44 @@ fb_slice_inst (
     .m_axis_tdata({fb_s_tdata, fb_s_tkeep, fb_s_tlast, fb_s_tuser}),
     .m_axis_tvalid(fb_s_tvalid),
     .m_axis_tready(fb_s_tready)
+);
+
+axis_register #(.WIDTH(RSP_WIDTH))
+rsp_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({m_reg_rsp_write, m_reg_rsp_status, m_reg_rsp_rdata, m_reg_rsp_src, m_reg_rsp_tag, rs_rsp_addr, rs_rsp_be}),
+    .s_axis_tvalid(rs_rsp_valid),
+    .s_axis_tready(rs_rsp_ready),
+    .m_axis_tdata({rsp_s_write, rsp_s_status, rsp_s_rdata, rsp_s_src, rsp_s_tag, rsp_s_addr, rsp_s_be}),
+    .m_axis_tvalid(rsp_s_valid),
+    .m_axis_tready(rsp_s_ready)
+);
+
+axis_register #(.WIDTH(UR_WIDTH))
+ur_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({ck_ur_src, ck_ur_tag, ck_ur_tc, ck_ur_attr, ck_ur_mem_read, ck_ur_locked, ck_ur_length,
+                   ck_ur_first_be, ck_ur_last_be, ck_ur_addr}),
+    .s_axis_tvalid(ck_ur_valid),
+    .s_axis_tready(ck_ur_ready),
+    .m_axis_tdata({ur_s_src, ur_s_tag, ur_s_tc, ur_s_attr, ur_s_mem_read, ur_s_locked, ur_s_length,
+                   ur_s_first_be, ur_s_last_be, ur_s_addr}),
+    .m_axis_tvalid(ur_s_valid),
+    .m_axis_tready(ur_s_ready)
+);
+
+axis_register #(.WIDTH(CB_WIDTH))
+cb_slice_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_axis_tdata({cb_tdata, cb_tkeep, cb_tlast, cb_tuser}),
+    .s_axis_tvalid(cb_tvalid),
+    .s_axis_tready(cb_tready),
+    .m_axis_tdata({cb_s_tdata, cb_s_tkeep, cb_s_tlast, cb_s_tuser}),
+    .m_axis_tvalid(cb_s_tvalid),
+    .m_axis_tready(cb_s_tready)
 );
 
 axis_register #(.WIDTH(OQ_WIDTH))
@@ -361,6 +492,18 @@ input_checker_inst (
     .m_reg_wdata(reg_wdata),
     .m_reg_src(reg_src),
     .m_reg_tag(reg_tag),
+    .m_ur_valid(ck_ur_valid),
+    .m_ur_ready(ck_ur_ready),
+    .m_ur_src(ck_ur_src),
+    .m_ur_tag(ck_ur_tag),
+    .m_ur_tc(ck_ur_tc),
+    .m_ur_attr(ck_ur_attr),
+    .m_ur_mem_read(ck_ur_mem_read),
+    .m_ur_locked(ck_ur_locked),
+    .m_ur_length(ck_ur_length),
+    .m_ur_first_be(ck_ur_first_be),
+    .m_ur_last_be(ck_ur_last_be),
+    .m_ur_addr(ck_ur_addr),
     .m_msg_valid(c_valid),
     .m_msg_ready(c_ready),
     .m_msg_kind(c_kind),
@@ -396,7 +539,9 @@ input_checker_inst (
     .stat_event(chk_event)
 );
 
-register_space
+register_space #(
+    .CPU_STATIC_ENTRIES(STATIC_ENTRIES)
+)
 register_space_inst (
     .clk(clk),
     .rst(rst),
@@ -408,13 +553,16 @@ register_space_inst (
     .s_reg_wdata(rq_wdata),
     .s_reg_src(rq_src),
     .s_reg_tag(rq_tag),
-    .m_reg_rsp_valid(m_reg_rsp_valid),
-    .m_reg_rsp_ready(m_reg_rsp_ready),
+    .cfg_engine_id(cfg_engine_id),
+    .m_reg_rsp_valid(rs_rsp_valid),
+    .m_reg_rsp_ready(rs_rsp_ready),
     .m_reg_rsp_write(m_reg_rsp_write),
     .m_reg_rsp_status(m_reg_rsp_status),
     .m_reg_rsp_rdata(m_reg_rsp_rdata),
     .m_reg_rsp_src(m_reg_rsp_src),
     .m_reg_rsp_tag(m_reg_rsp_tag),
+    .m_reg_rsp_addr(rs_rsp_addr),
+    .m_reg_rsp_be(rs_rsp_be),
     .cfg_lock(cfg_lock),
     .cfg_master_id(cfg_master_id),
     .cfg_ethertype(cfg_ethertype),
@@ -447,6 +595,9 @@ register_space_inst (
     .cfg_mcast_wr_ports(cfg_mcast_wr_ports),
     .pbv_rd_index(pbv_rd_index),
     .pbv_rd_dev_id(pbv_rd_dev_id),
+    .cpu_cfg_wr_en(rs_cpu_cfg_wr_en),
+    .cpu_cfg_wr_addr(rs_cpu_cfg_wr_addr),
+    .cpu_cfg_wr_data(rs_cpu_cfg_wr_data),
     .stat_event(rs_stat_event)
 );
 
@@ -510,9 +661,9 @@ cpu_inst (
     .m_msg_repsum_oflow_id(b_repsum_oflow_id),
     .m_msg_data(b_data),
     .m_msg_pbv(b_pbv),
-    .cfg_wr_en(cpu_cfg_wr_en),
-    .cfg_wr_addr(cpu_cfg_wr_addr),
-    .cfg_wr_data(cpu_cfg_wr_data),
+    .cfg_wr_en(cpu_wr_en),
+    .cfg_wr_addr(cpu_wr_addr),
+    .cfg_wr_data(cpu_wr_data),
     .stat_valid(cpu_stat_valid),
     .stat_event(cpu_stat_event),
     .stat_family(cpu_stat_family),
@@ -566,6 +717,44 @@ frame_builder_inst (
     .stat_event(fb_event)
 );
 
+completion_builder #(
+    .DATA_WIDTH(DATA_WIDTH),
+    .KEEP_WIDTH(KEEP_WIDTH)
+)
+completion_builder_inst (
+    .clk(clk),
+    .rst(rst),
+    .s_rsp_valid(rsp_s_valid),
+    .s_rsp_ready(rsp_s_ready),
+    .s_rsp_write(rsp_s_write),
+    .s_rsp_status(rsp_s_status),
+    .s_rsp_rdata(rsp_s_rdata),
+    .s_rsp_src(rsp_s_src),
+    .s_rsp_tag(rsp_s_tag),
+    .s_rsp_addr(rsp_s_addr),
+    .s_rsp_be(rsp_s_be),
+    .s_ur_valid(ur_s_valid),
+    .s_ur_ready(ur_s_ready),
+    .s_ur_src(ur_s_src),
+    .s_ur_tag(ur_s_tag),
+    .s_ur_tc(ur_s_tc),
+    .s_ur_attr(ur_s_attr),
+    .s_ur_mem_read(ur_s_mem_read),
+    .s_ur_locked(ur_s_locked),
+    .s_ur_length(ur_s_length),
+    .s_ur_first_be(ur_s_first_be),
+    .s_ur_last_be(ur_s_last_be),
+    .s_ur_addr(ur_s_addr),
+    .m_axis_tdata(cb_tdata),
+    .m_axis_tkeep(cb_tkeep),
+    .m_axis_tvalid(cb_tvalid),
+    .m_axis_tready(cb_tready),
+    .m_axis_tlast(cb_tlast),
+    .m_axis_tuser(cb_tuser),
+    .cfg_engine_id(cfg_engine_id),
+    .stat_event(cb_event)
+);
+
 output_queue #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
@@ -574,12 +763,12 @@ output_queue #(
 output_queue_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata(fb_s_tdata),
-    .s_axis_tkeep(fb_s_tkeep),
-    .s_axis_tvalid(fb_s_tvalid),
-    .s_axis_tready(fb_s_tready),
-    .s_axis_tlast(fb_s_tlast),
-    .s_axis_tuser(fb_s_tuser),
+    .s_axis_tdata(q_tdata),
+    .s_axis_tkeep(q_tkeep),
+    .s_axis_tvalid(q_tvalid),
+    .s_axis_tready(q_tready),
+    .s_axis_tlast(q_tlast),
+    .s_axis_tuser(q_tuser),
     .m_axis_tdata(oq_tdata),
     .m_axis_tkeep(oq_tkeep),
     .m_axis_tvalid(oq_tvalid),

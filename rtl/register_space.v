@@ -18,6 +18,17 @@
 //   0x200 + 8i route entry i {DW0 key, DW1 action: writing DW1 commits}
 //   0x300 + 16i multicast entry i {DW0 key: writing DW0 commits, DW1 wait count, DW2 ports}
 //   0x400 + 4i counter i (0 rejected writes, 1 unmapped accesses, 2 + k stat_event[k]); writing clears
+//   CPU window: 0x160 ENGINE_ID (RO, the strap)   0x164 ENGINE_SFA   0x168 RETRY_LIMIT
+//   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
+//   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count}, s < CPU_STATIC_ENTRIES
+//
+// CPU configuration bridge (docs/registers.md §CPU window): every authorized write to a register the CPU
+// holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
+// static entries) is forwarded as one CPU register write (docs/cpu.md §5) on cpu_cfg_wr_* in the next
+// cycle; a PBV or PBV_FLAGS write enabling bytes of both entries gives two writes on consecutive cycles
+// (s_reg_ready low for one cycle). After every reset the block first copies its reset values and the
+// ENGINE_ID strap to the CPU's TIMEOUT..MODE registers (SYNC_WRITES writes, one per cycle, s_reg_ready
+// low meanwhile), so the CPU never holds a value the register map does not show.
 //
 // Latency: an access taken at edge k has its response, its new cfg_* values and its table-write pulse
 // on the outputs from cycle k+1. Throughput: one access per cycle with m_reg_rsp_ready high.
@@ -39,7 +50,9 @@ module register_space #
     // Width of a multicast-table index
     parameter MCAST_INDEX_WIDTH = 4,
     // External event counters (stat_event bits)
-    parameter STAT_EVENTS = 32
+    parameter STAT_EVENTS = 32,
+    // Static entries of the CPU (its STATIC_ENTRIES, docs/cpu.md §5): entries of the 0x600 window
+    parameter CPU_STATIC_ENTRIES = 16
 )
 (
     input  wire                         clk,
@@ -58,6 +71,11 @@ module register_space #
     input  wire [9:0]                   s_reg_tag,
 
     /*
+     * Engine device ID (strap): read-only ENGINE_ID register, copied to the CPU after reset
+     */
+    input  wire [15:0]                  cfg_engine_id,
+
+    /*
      * Responses (status 0 ok, 1 rejected, 2 unmapped)
      */
     output wire                         m_reg_rsp_valid,
@@ -67,6 +85,8 @@ module register_space #
     output wire [31:0]                  m_reg_rsp_rdata,
     output wire [15:0]                  m_reg_rsp_src,
     output wire [9:0]                   m_reg_rsp_tag,
+    output wire [15:0]                  m_reg_rsp_addr,
+    output wire [3:0]                   m_reg_rsp_be,
 
     /*
      * Configuration values
@@ -117,6 +137,13 @@ module register_space #
     output wire [15:0]                  pbv_rd_dev_id,
 
     /*
+     * CPU configuration write port (to the CPU's cfg_wr_*, docs/cpu.md §5)
+     */
+    output wire                         cpu_cfg_wr_en,
+    output wire [11:0]                  cpu_cfg_wr_addr,
+    output wire [31:0]                  cpu_cfg_wr_data,
+
+    /*
      * Event pulses counted by counters 2 + k
      */
     input  wire [STAT_EVENTS-1:0]       stat_event
@@ -149,6 +176,25 @@ localparam [9:0] DW_VNI_ALLOWED = 10'h054;
 localparam [9:0] DW_ROUTE = 10'h080;
 localparam [9:0] DW_MCAST = 10'h0C0;
 localparam [9:0] DW_COUNTERS = 10'h100;
+localparam [9:0] DW_ENGINE_ID = 10'h058;
+localparam [9:0] DW_ENGINE_SFA = 10'h059;
+localparam [9:0] DW_RETRY_LIMIT = 10'h05A;
+localparam [9:0] DW_PBV_FLAGS = 10'h140;
+localparam [9:0] DW_CPU_STATIC = 10'h180;
+localparam integer CPU_STATIC_WORDS = 2 * CPU_STATIC_ENTRIES;
+localparam [9:0] CPU_STATIC_DWS = CPU_STATIC_WORDS[9:0];
+localparam STATIC_INDEX_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
+
+// CPU register addresses (docs/cpu.md §5, word addresses).
+localparam [11:0] CPU_PBV = 12'h000;
+localparam [11:0] CPU_TIMEOUT = 12'h080;
+localparam [11:0] CPU_THRESHOLD = 12'h084;
+localparam [11:0] CPU_ENGINE_SFA = 12'h088;
+localparam [11:0] CPU_MODE = 12'h089;
+localparam [11:0] CPU_STATIC = 12'h100;
+// The post-reset copy: CPU registers TIMEOUT0 (0x080) .. MODE (0x089), in address order.
+localparam [3:0] SYNC_WRITES = 4'd10;
+localparam [3:0] RESET_RETRY_LIMIT = 4'd3;
 
 localparam [31:0] ID_VALUE = 32'h1C0E_0001;
 
@@ -171,6 +217,9 @@ generate
     end
     if (STAT_EVENTS < 1 || STAT_EVENTS > 62) begin : g_bad_events
         register_space_bad_parameter_STAT_EVENTS u_err();
+    end
+    if (CPU_STATIC_ENTRIES < 1 || CPU_STATIC_ENTRIES > 64) begin : g_bad_static
+        register_space_bad_parameter_CPU_STATIC_ENTRIES u_err();
     end
 endgenerate
 
@@ -199,6 +248,23 @@ reg [12:0] mcast_tree_reg [0:MCAST_ENTRIES-1];
 reg [19:0] mcast_wait_reg [0:MCAST_ENTRIES-1];
 reg [15:0] mcast_ports_reg [0:MCAST_ENTRIES-1];
 reg [31:0] counter_reg [0:COUNTERS-1];
+reg [31:0] engine_sfa_reg;
+reg [3:0]  retry_limit_reg;
+// PBV flags of DW k: {entry 2k+1 switch, valid, entry 2k switch, valid}.
+reg [3:0]  pbv_flags_reg [0:PBV_DWS-1];
+reg [31:0] static_key_reg [0:CPU_STATIC_ENTRIES-1];
+reg [19:0] static_wait_reg [0:CPU_STATIC_ENTRIES-1];
+
+reg        cpu_wr_en_reg, cpu_wr_en_next;
+reg [11:0] cpu_wr_addr_reg, cpu_wr_addr_next;
+reg [31:0] cpu_wr_data_reg, cpu_wr_data_next;
+// Second write of a two-entry PBV / PBV_FLAGS access.
+reg        cpu_pend_reg, cpu_pend_next;
+reg [11:0] cpu_pend_addr_reg, cpu_pend_addr_next;
+reg [31:0] cpu_pend_data_reg, cpu_pend_data_next;
+// Post-reset copy to the CPU.
+reg        sync_reg, sync_next;
+reg [3:0]  sync_index_reg, sync_index_next;
 
 reg        rsp_valid_reg, rsp_valid_next;
 reg        rsp_write_reg, rsp_write_next;
@@ -206,6 +272,8 @@ reg [1:0]  rsp_status_reg, rsp_status_next;
 reg [31:0] rsp_rdata_reg, rsp_rdata_next;
 reg [15:0] rsp_src_reg, rsp_src_next;
 reg [9:0]  rsp_tag_reg, rsp_tag_next;
+reg [15:0] rsp_addr_reg, rsp_addr_next;
+reg [3:0]  rsp_be_reg, rsp_be_next;
 
 reg                         route_wr_en_reg, route_wr_en_next;
 reg [ROUTE_INDEX_WIDTH-1:0] route_wr_index_reg, route_wr_index_next;
@@ -219,7 +287,8 @@ reg [12:0]                  mcast_wr_tree_reg, mcast_wr_tree_next;
 reg [19:0]                  mcast_wr_wait_reg, mcast_wr_wait_next;
 reg [15:0]                  mcast_wr_ports_reg, mcast_wr_ports_next;
 
-assign s_reg_ready = !rsp_valid_reg || m_reg_rsp_ready;
+// No access while the CPU bridge has a write to finish (post-reset copy, second PBV entry).
+assign s_reg_ready = (!rsp_valid_reg || m_reg_rsp_ready) && !sync_reg && !cpu_pend_reg;
 
 assign m_reg_rsp_valid = rsp_valid_reg;
 assign m_reg_rsp_write = rsp_write_reg;
@@ -227,6 +296,12 @@ assign m_reg_rsp_status = rsp_status_reg;
 assign m_reg_rsp_rdata = rsp_rdata_reg;
 assign m_reg_rsp_src = rsp_src_reg;
 assign m_reg_rsp_tag = rsp_tag_reg;
+assign m_reg_rsp_addr = rsp_addr_reg;
+assign m_reg_rsp_be = rsp_be_reg;
+
+assign cpu_cfg_wr_en = cpu_wr_en_reg;
+assign cpu_cfg_wr_addr = cpu_wr_addr_reg;
+assign cpu_cfg_wr_data = cpu_wr_data_reg;
 
 assign cfg_lock = lock_reg;
 assign cfg_master_id = master_id_reg;
@@ -286,8 +361,16 @@ wire is_vni = dw >= DW_VNI_ALLOWED && rel_vni < 10'd4;
 wire is_route = dw >= DW_ROUTE && rel_route < ROUTE_DWS;
 wire is_mcast = dw >= DW_MCAST && rel_mcast < MCAST_DWS && rel_mcast[1:0] != 2'd3;
 wire is_counter = dw >= DW_COUNTERS && rel_counter < COUNTER_DWS;
-wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT);
-wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter;
+wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
+wire [9:0] rel_static = dw - DW_CPU_STATIC;
+wire is_flags = dw >= DW_PBV_FLAGS && rel_flags < 10'd64;
+wire is_static = dw >= DW_CPU_STATIC && rel_static < CPU_STATIC_DWS;
+wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
+                 (dw >= DW_ENGINE_ID && dw <= DW_RETRY_LIMIT);
+wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter ||
+              is_flags || is_static;
+wire read_only = dw == DW_ID || dw == DW_ENGINE_ID;
+wire [STATIC_INDEX_WIDTH-1:0] static_i = rel_static[STATIC_INDEX_WIDTH:1];
 
 wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
 wire [MCAST_INDEX_WIDTH-1:0] mcast_i = rel_mcast[MCAST_INDEX_WIDTH+1:2];
@@ -321,6 +404,10 @@ always @* begin
         endcase
     end else if (is_counter) begin
         read_data = counter_reg[rel_counter[5:0]];
+    end else if (is_flags) begin
+        read_data = {14'd0, pbv_flags_reg[rel_flags[5:0]][3:2], 14'd0, pbv_flags_reg[rel_flags[5:0]][1:0]};
+    end else if (is_static) begin
+        read_data = rel_static[0] ? {12'd0, static_wait_reg[static_i]} : static_key_reg[static_i];
     end else begin
         case (dw)
             DW_ID: read_data = ID_VALUE;
@@ -333,6 +420,9 @@ always @* begin
             DW_RED_CFG_MODE: read_data = {31'd0, red_cfg_mode_reg};
             DW_SUB_TIMEOUT: read_data = {8'd0, sub_timeout_reg};
             DW_MASTER_TIMEOUT: read_data = {8'd0, master_timeout_reg};
+            DW_ENGINE_ID: read_data = {16'd0, cfg_engine_id};
+            DW_ENGINE_SFA: read_data = engine_sfa_reg;
+            DW_RETRY_LIMIT: read_data = {28'd0, retry_limit_reg};
             default: read_data = 32'd0;
         endcase
     end
@@ -341,13 +431,73 @@ end
 wire [1:0] access_status = !mapped ? STATUS_UNMAPPED :
                            !s_reg_write ? STATUS_OK :
                            !authorized ? STATUS_REJECTED :
-                           dw == DW_ID ? STATUS_UNMAPPED : STATUS_OK;
+                           read_only ? STATUS_UNMAPPED : STATUS_OK;
 // An authorized write to a writable register.
 wire do_write = take && s_reg_write && access_status == STATUS_OK;
 
 // The written value: the register as read, with the enabled bytes replaced. Each register keeps its
 // own field bits of it (bits outside a field read as zero, so they stay zero).
 wire [31:0] wr_value = (read_data & ~be_mask) | (s_reg_wdata & be_mask);
+
+/*
+ * CPU configuration bridge: the CPU's copy of a written register (docs/registers.md §CPU window)
+ */
+// Fields of the PBV table and flags as they will be after this write.
+wire [31:0] pbv_new = is_pbv ? wr_value : pbv_reg[dw[5:0]];
+wire [3:0] flags_new = is_flags ? {wr_value[17:16], wr_value[1:0]} : pbv_flags_reg[dw[5:0]];
+// CPU PBV-table word: [31] valid, [16] switch, [15:0] device ID.
+wire [31:0] cpu_pbv_even = {flags_new[0], 14'd0, flags_new[1], pbv_new[15:0]};
+wire [31:0] cpu_pbv_odd = {flags_new[2], 14'd0, flags_new[3], pbv_new[31:16]};
+wire [31:0] mode_word = {20'd0, (dw == DW_RETRY_LIMIT) ? wr_value[3:0] : retry_limit_reg, 7'd0,
+                         (dw == DW_RED_CFG_MODE) ? wr_value[0] : red_cfg_mode_reg};
+wire pbv_half_even = s_reg_be[1:0] != 2'd0;
+wire pbv_half_odd = s_reg_be[3:2] != 2'd0;
+
+reg        fwd_en;
+reg [11:0] fwd_addr;
+reg [31:0] fwd_data;
+
+always @* begin
+    fwd_en = 1'b1;
+    fwd_addr = 12'd0;
+    fwd_data = wr_value;
+    if ((is_pbv || is_flags) && pbv_half_even) begin
+        fwd_addr = CPU_PBV + {5'd0, dw[5:0], 1'b0};
+        fwd_data = cpu_pbv_even;
+    end else if (is_pbv || is_flags) begin
+        fwd_addr = CPU_PBV + {5'd0, dw[5:0], 1'b1};
+        fwd_data = cpu_pbv_odd;
+    end else if (is_timeout) begin
+        fwd_addr = CPU_TIMEOUT + {10'd0, rel_timeout[1:0]};
+        fwd_data = {8'd0, wr_value[23:0]};
+    end else if (is_threshold) begin
+        fwd_addr = CPU_THRESHOLD + {10'd0, rel_threshold[1:0]};
+        fwd_data = {12'd0, wr_value[19:0]};
+    end else if (dw == DW_ENGINE_SFA) begin
+        fwd_addr = CPU_ENGINE_SFA;
+    end else if (dw == DW_RED_CFG_MODE || dw == DW_RETRY_LIMIT) begin
+        fwd_addr = CPU_MODE;
+        fwd_data = mode_word;
+    end else if (is_static) begin
+        fwd_addr = CPU_STATIC + {5'd0, rel_static[6:0]};
+        fwd_data = rel_static[0] ? {12'd0, wr_value[19:0]} : (wr_value & 32'h8031_1FFF);
+    end else begin
+        fwd_en = 1'b0;
+    end
+end
+
+// Value of post-reset copy step i: CPU register 0x080 + i.
+reg [31:0] sync_data;
+
+always @* begin
+    case (sync_index_reg)
+        4'd0, 4'd1, 4'd2, 4'd3: sync_data = {8'd0, red_timeout_reg[sync_index_reg[1:0]]};
+        4'd4, 4'd5, 4'd6: sync_data = {12'd0, red_threshold_reg[sync_index_reg[1:0]]};
+        4'd7: sync_data = {16'd0, cfg_engine_id};
+        4'd8: sync_data = engine_sfa_reg;
+        default: sync_data = {20'd0, retry_limit_reg, 7'd0, red_cfg_mode_reg};
+    endcase
+end
 
 /*
  * Responses and table-write pulses
@@ -359,6 +509,17 @@ always @* begin
     rsp_rdata_next = rsp_rdata_reg;
     rsp_src_next = rsp_src_reg;
     rsp_tag_next = rsp_tag_reg;
+    rsp_addr_next = rsp_addr_reg;
+    rsp_be_next = rsp_be_reg;
+
+    cpu_wr_en_next = 1'b0;
+    cpu_wr_addr_next = cpu_wr_addr_reg;
+    cpu_wr_data_next = cpu_wr_data_reg;
+    cpu_pend_next = cpu_pend_reg;
+    cpu_pend_addr_next = cpu_pend_addr_reg;
+    cpu_pend_data_next = cpu_pend_data_reg;
+    sync_next = sync_reg;
+    sync_index_next = sync_index_reg;
 
     route_wr_en_next = 1'b0;
     route_wr_index_next = route_wr_index_reg;
@@ -379,6 +540,31 @@ always @* begin
         rsp_rdata_next = (!s_reg_write && mapped) ? read_data : 32'd0;
         rsp_src_next = s_reg_src;
         rsp_tag_next = s_reg_tag;
+        rsp_addr_next = s_reg_addr;
+        rsp_be_next = s_reg_be;
+    end
+
+    // At most one CPU write per cycle; no access is taken while sync_reg or cpu_pend_reg is set.
+    if (sync_reg) begin
+        cpu_wr_en_next = 1'b1;
+        cpu_wr_addr_next = CPU_TIMEOUT + {8'd0, sync_index_reg};
+        cpu_wr_data_next = sync_data;
+        sync_index_next = sync_index_reg + 4'd1;
+        sync_next = sync_index_reg != SYNC_WRITES - 4'd1;
+    end else if (cpu_pend_reg) begin
+        cpu_wr_en_next = 1'b1;
+        cpu_wr_addr_next = cpu_pend_addr_reg;
+        cpu_wr_data_next = cpu_pend_data_reg;
+        cpu_pend_next = 1'b0;
+    end else if (do_write && be_any && fwd_en) begin
+        cpu_wr_en_next = 1'b1;
+        cpu_wr_addr_next = fwd_addr;
+        cpu_wr_data_next = fwd_data;
+        if ((is_pbv || is_flags) && pbv_half_even && pbv_half_odd) begin
+            cpu_pend_next = 1'b1;
+            cpu_pend_addr_next = CPU_PBV + {5'd0, dw[5:0], 1'b1};
+            cpu_pend_data_next = cpu_pbv_odd;
+        end
     end
 
     if (do_write && be_any && is_route && rel_route[0]) begin
@@ -410,6 +596,16 @@ always @(posedge clk) begin
     rsp_rdata_reg <= rsp_rdata_next;
     rsp_src_reg <= rsp_src_next;
     rsp_tag_reg <= rsp_tag_next;
+    rsp_addr_reg <= rsp_addr_next;
+    rsp_be_reg <= rsp_be_next;
+    cpu_wr_en_reg <= cpu_wr_en_next;
+    cpu_wr_addr_reg <= cpu_wr_addr_next;
+    cpu_wr_data_reg <= cpu_wr_data_next;
+    cpu_pend_reg <= cpu_pend_next;
+    cpu_pend_addr_reg <= cpu_pend_addr_next;
+    cpu_pend_data_reg <= cpu_pend_data_next;
+    sync_reg <= sync_next;
+    sync_index_reg <= sync_index_next;
     route_wr_en_reg <= route_wr_en_next;
     route_wr_index_reg <= route_wr_index_next;
     route_wr_valid_reg <= route_wr_valid_next;
@@ -436,6 +632,8 @@ always @(posedge clk) begin
             DW_RED_CFG_MODE: red_cfg_mode_reg <= wr_value[0];
             DW_SUB_TIMEOUT: sub_timeout_reg <= wr_value[23:0];
             DW_MASTER_TIMEOUT: master_timeout_reg <= wr_value[23:0];
+            DW_ENGINE_SFA: engine_sfa_reg <= wr_value;
+            DW_RETRY_LIMIT: retry_limit_reg <= wr_value[3:0];
             default: ;
         endcase
         if (is_timeout) begin
@@ -464,6 +662,15 @@ always @(posedge clk) begin
         end
         if (is_mcast && rel_mcast[1:0] == 2'd2) begin
             mcast_ports_reg[mcast_i] <= wr_value[15:0];
+        end
+        if (is_flags) begin
+            pbv_flags_reg[dw[5:0]] <= {wr_value[17:16], wr_value[1:0]};
+        end
+        if (is_static && !rel_static[0]) begin
+            static_key_reg[static_i] <= wr_value & 32'h8031_1FFF;
+        end
+        if (is_static && rel_static[0]) begin
+            static_wait_reg[static_i] <= wr_value[19:0];
         end
     end
 
@@ -514,6 +721,25 @@ always @(posedge clk) begin
         for (i = 0; i < COUNTERS; i = i + 1) begin
             counter_reg[i] <= 32'd0;
         end
+        engine_sfa_reg <= 32'd0;
+        retry_limit_reg <= RESET_RETRY_LIMIT;
+        for (i = 0; i < PBV_DWS; i = i + 1) begin
+            pbv_flags_reg[i] <= 4'd0;
+        end
+        for (i = 0; i < CPU_STATIC_ENTRIES; i = i + 1) begin
+            static_key_reg[i] <= 32'd0;
+            static_wait_reg[i] <= 20'd0;
+        end
+        cpu_wr_en_reg <= 1'b0;
+        cpu_wr_addr_reg <= 12'd0;
+        cpu_wr_data_reg <= 32'd0;
+        cpu_pend_reg <= 1'b0;
+        cpu_pend_addr_reg <= 12'd0;
+        cpu_pend_data_reg <= 32'd0;
+        sync_reg <= 1'b1;
+        sync_index_reg <= 4'd0;
+        rsp_addr_reg <= 16'd0;
+        rsp_be_reg <= 4'd0;
         rsp_valid_reg <= 1'b0;
         rsp_write_reg <= 1'b0;
         rsp_status_reg <= 2'd0;

@@ -14,7 +14,7 @@ fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Every outcome, each drop reason included, happened.
@@ -37,7 +37,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use inswitch::blocks::input_checker::{tlp_frame, Expect, InputCheckerMonitor};
+use inswitch::blocks::input_checker::{tlp_frame, Expect, InputCheckerMonitor, UrExpect};
 use inswitch::checker::Monitor;
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
@@ -114,14 +114,14 @@ fn the_scoreboard_rejects_a_wrong_verdict_and_a_lost_pulse() {
     let mut mon = InputCheckerMonitor::new(labels.clone());
     let ready = InputCheckerOut { s_axis_tready: true, ..Default::default() };
     let beat = InputCheckerIn { s_axis_tvalid: true, s_axis_tlast: true, s_axis_tkeep: 1, ..Default::default() };
-    labels.borrow_mut().push_back((Expect::Drop(event::LCRC), "corrupt".into()));
+    labels.borrow_mut().push_back((Expect::Drop(event::LCRC), "corrupt".into(), UrExpect::None));
     mon.observe(0, &beat, &ready).unwrap();
     let accepted = InputCheckerOut { stat_event: 1 << event::ACCEPT_MSG, m_msg_valid: true, ..ready };
     let err = mon.observe(1, &InputCheckerIn::default(), &accepted).unwrap_err();
     assert!(err.contains("expected drop lcrc"), "{err}");
 
     let mut mon = InputCheckerMonitor::new(labels.clone());
-    labels.borrow_mut().push_back((Expect::AnyDrop, "noise".into()));
+    labels.borrow_mut().push_back((Expect::AnyDrop, "noise".into(), UrExpect::Any));
     mon.observe(0, &beat, &ready).unwrap();
     let err = mon.observe(1, &InputCheckerIn::default(), &ready).unwrap_err();
     assert!(err.contains("not one pulse"), "{err}");

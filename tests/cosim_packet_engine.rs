@@ -1,4 +1,4 @@
-//! Lockstep co-simulation of the packet-engine top (the six blocks wired as in rtl/packet_engine.v)
+//! Lockstep co-simulation of the packet-engine top (the blocks wired as in rtl/packet_engine.v)
 //! against its composed Rust model, with the end-to-end scoreboard; and the seed's worked example
 //! (000 [0174]-[0182], Tables 5-7: PBV programming by register writes at `0x0010_C0yy`) replayed as frames
 //! through one engine, followed by a small barrier through the engine; and a Portals reduction.
@@ -31,6 +31,12 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("reg_rsp_ok", 1_000),
         ("reg_rsp_rejected", 500),
         ("reg_rsp_unmapped", 200),
+        ("reg_reads_ok", 1_000),
+        ("reg_reads_unmapped", 100),
+        ("cpl_sc", 1_000),
+        ("cpl_ur", 500),
+        ("cpl_posted", 1_000),
+        ("completions_injected", 100),
         ("messages_to_cpu", 10_000),
         ("checker_drops", 1_000),
         ("frames_built", 2_000),
@@ -88,6 +94,12 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     frames.push(reg_write_frame(10, 0x0777, ENGINE_ID, 0x000, 0xDEAD, 0x3));
     frames.push(reg_write_frame(11, MASTER_720, ENGINE_ID, 0x200, 0, 0xF));
     frames.push(reg_write_frame(12, MASTER_720, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF));
+    // The CPU through the register space's CPU window (docs/registers.md): PBV entries 0-2 valid end
+    // devices (PBV_FLAGS), static entry 0 = TLP context 1, role MASTER; its engine ID is the strap,
+    // copied after reset. The Table 6 writes above configured the CPU's device IDs already.
+    frames.push(reg_write_frame(30, MASTER_720, ENGINE_ID, 0x500, 0x0001_0001, 0xF));
+    frames.push(reg_write_frame(31, MASTER_720, ENGINE_ID, 0x504, 0x0000_0001, 0x3));
+    frames.push(reg_write_frame(32, MASTER_720, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF));
     // A barrier on context 1, this engine the master: INITIALIZATION from the source (PBV 0b111, p_count
     // 3, opcode 0 BARRIER), then one CONTRIBUTION from each participant.
     frames.push(vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 13));
@@ -95,13 +107,8 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
         let body = Body::Data { fixed: DataFixed { operation: 0, contributions: 1, ..Default::default() }, operands: vec![] };
         frames.push(vdm(4, body, k as u16, dev, 14 + k as u16));
     }
-    // The CPU's own tables (docs/cpu.md §5): engine ID, PBV entries 0-2 = the same three end devices,
-    // static entry 0 = TLP context 1, role MASTER.
-    let mut cpu_cfg = vec![(0x087u16, u32::from(ENGINE_ID))];
-    for (k, &dev) in table6.iter().enumerate() {
-        cpu_cfg.push((k as u16, 1 << 31 | u32::from(dev)));
-    }
-    cpu_cfg.push((0x100, 1 << 31 | 1 << 20 | 1));
+    // No CPU back-door write: the register space is the CPU's only configuration source here.
+    let cpu_cfg = vec![];
     let mut model = PacketEngine::power_on(p).unwrap();
     let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
     let mut stim = DirectedStimulus::new(p, cpu_cfg, frames);
@@ -114,7 +121,13 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     }
     assert_eq!(model.regs().counter(0), 1, "one rejected write");
     let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
-    assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0], "{:?}", rec.responses);
+    assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], "{:?}", rec.responses);
+    // The CPU holds what the register space says (the bridge, docs/registers.md §CPU window).
+    for (k, &dev) in table6.iter().enumerate() {
+        let e = model.cpu().config().pbv[k];
+        assert!(e.valid && !e.switch && e.device_id == dev, "CPU PBV {k}: {e:?}");
+    }
+    assert_eq!(model.cpu().config().engine_id, ENGINE_ID, "the strap, copied after reset");
 
     // Barrier: one COMPLETION per participant and one to the source, injected into this port's VL queue.
     assert_eq!(rec.vl[..8], foreign[..], "Tables 5 and 7 pass through");
@@ -129,16 +142,17 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(Vec::from(dsts), vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
     assert!(rec.egress.is_empty());
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
-    // 5 cycles after its beat is taken (interposer, extraction slice, checker, request slice, register
-    // space); the first COMPLETION's first beat on the VL stream 35 cycles after the last contribution's
-    // last beat (the CPU works through the queued INITIALIZATION and contributions first; the slices hold
-    // two of them, so the port is no longer back-pressured and the last contribution arrives 7 cycles
-    // earlier, while the completion leaves 5 cycles later: one per slice on its path); the four 3-beat
-    // completions back to back.
+    // (the tap) 5 cycles after its beat is taken (interposer, extraction slice, checker, request slice,
+    // register space); the first COMPLETION's first beat on the VL stream 35 cycles after the last
+    // contribution's last beat; the four 3-beat completions back to back.
+    // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
+    // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
+    // back behind it (responses 9 and 10) each wait one cycle.
     for (k, at) in rec.rsp_at.iter().enumerate() {
-        assert_eq!(at - rec.rx_done[8 + k], 5, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
+        let want = if k >= 9 { 6 } else { 5 };
+        assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[19], 35, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 35, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 
@@ -281,3 +295,64 @@ fn a_portals_reduction_through_the_engine() {
     assert_eq!(sp.frame.data, [15, 26, 37, 48], "lane-wise sum (rt_op 0x14)");
 }
 
+/// A memory read of `off` in this engine's window by `requester` (3-DW MRd, 1 DW unless `len` says).
+fn mrd_frame(seq: u16, requester: u16, off: u32, first_be: u8, tag: u16, len: usize) -> Vec<u8> {
+    use inswitch_frames::tlp::{types, Address, Dw0, Header, RequestDw1};
+    let mut dw0 = Dw0 { tlp_type: types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Dw0::default() };
+    dw0.set_length_dw(len);
+    let last_be = if len > 1 { 0xF } else { 0 };
+    let req = RequestDw1 { requester_id: requester, tag: tag as u8, last_be, first_be };
+    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address: Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | off, 0) }, payload: vec![], digest: None };
+    tlp_frame(seq, &t.to_bytes().unwrap())
+}
+
+/// Non-posted register accesses through the engine (seed 000 [0175]: the master reads an engine's
+/// registers at `0x00yy_C0zz`): a read of ID is answered with a CplD carrying 0x1C0E_0001, a read of an
+/// unmapped offset with a Cpl UR from the register space, a 2-DW read with a Cpl UR from the checker
+/// (Byte Count 8, PCIe §2.3.1.1); each completion goes back to the requester (here: this port, by a
+/// default route), with the engine's Completer ID and the request's tag. Timing (docs/blocks/packet_engine.md
+/// §Timing): a register read's completion starts on `m_axis_vl` 12 cycles after the request's last beat
+/// (interposer, extraction slice, checker, request slice, register space, response slice, completion
+/// builder, completion slice, arbiter + output queue 2, output slice, injection); a checker's Unsupported
+/// Request 10 (unsupported-request slice instead of request slice, register space and response slice).
+#[test]
+fn register_reads_through_the_engine_are_answered_with_completions() {
+    use inswitch_frames::tlp::Header;
+    let p = params_of("packet_engine").unwrap();
+    const READER: u16 = 0x0001;
+    // Two writes to another switch pass through between the route writes and the reads, so that the
+    // checker's Unsupported Request does not meet a register response in the completion builder
+    // (register responses go first).
+    let frames = vec![
+        reg_write_frame(1, READER, ENGINE_ID, 0x200, 0, 0xF),
+        reg_write_frame(2, READER, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
+        reg_write_frame(3, READER, 0x0020, 0x000, 0x21, 0x3),
+        reg_write_frame(4, READER, 0x0020, 0x000, 0x22 << 16, 0xC),
+        mrd_frame(5, READER, 0x108, 0xF, 0x3FF, 2),
+        mrd_frame(6, READER, 0x100, 0xF, 0x2A5, 1),
+        mrd_frame(7, READER, 0x12C, 0x6, 0x011, 1),
+    ];
+    let mut model = PacketEngine::power_on(p).unwrap();
+    let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut stim = DirectedStimulus::new(p, vec![], frames);
+    let mut rec = Recorder::default();
+    lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 400, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    assert_eq!(rec.vl.len(), 5, "two frames passed, three completions injected: {:?}", rec.vl);
+    // (status, byte count, lower address, tag, payload)
+    let want = [(1u8, 8u16, 0x08u8, 0x3FFu16, vec![]), (0, 4, 0x00, 0x2A5, vec![0x01, 0x00, 0x0E, 0x1C]), (1, 2, 0x2D, 0x011, vec![])];
+    let latency = [10, 12, 12];
+    for (k, (f, w)) in rec.vl[2..].iter().zip(want).enumerate() {
+        let n = f.len();
+        let seq = u16::from_be_bytes([f[0], f[1]]);
+        assert_eq!(inswitch_frames::crc::lcrc(seq, &f[2..n - 4]).to_le_bytes(), f[n - 4..], "completion {k}: LCRC");
+        let t = Tlp::parse(&f[2..n - 4]).unwrap_or_else(|e| panic!("completion {k}: {e}"));
+        let Header::Completion(h) = t.header else { panic!("completion {k} is {:?}", t.header) };
+        let tag = u16::from(t.dw0.t9) << 9 | u16::from(t.dw0.t8) << 8 | u16::from(h.tag);
+        assert_eq!((h.completer_id, h.requester_id), (ENGINE_ID, READER), "completion {k}");
+        assert_eq!((h.status, h.byte_count, h.lower_address, tag, t.payload), w, "completion {k}");
+        assert_eq!(rec.vl_start[2 + k] - rec.rx_done[4 + k], latency[k], "completion {k}: {:?} {:?}", rec.rx_done, rec.vl_start);
+    }
+    // The tap saw four register responses (the 2-DW read never reached the register space).
+    let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
+    assert_eq!(statuses, vec![0, 0, 0, 2], "{:?}", rec.responses);
+}

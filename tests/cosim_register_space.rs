@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use inswitch::blocks::register_space::{self, counter};
 use inswitch::checker::RunConfig;
-use inswitch_model::regs::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE};
+use inswitch_model::regs::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE, SYNC_WRITES};
 use inswitch_model::Block;
 
 /// The bar: at least 10^6 cycles with 0 mismatches.
@@ -27,6 +27,11 @@ fn register_space_matches_rtl_for_a_million_cycles() {
         (counter::STALLED, 1_000),
         (counter::RESETS, 5),
         (counter::LOCKED_CYCLES, 10_000),
+        (counter::CPU_WRITES, 10_000),
+        (counter::CPU_PBV_WRITES, 5_000),
+        (counter::CPU_DOUBLE_WRITES, 1_000),
+        (counter::CPU_STATIC_WRITES, 1_000),
+        (counter::CPU_IMAGE_CHECKS, 50),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -45,6 +50,10 @@ fn write16(switch_id: u16, address: u32, device_id: u16, src: u16) -> RegisterSp
 
 fn program(switch_id: u16, table: &[u16], master: u16) -> RegisterSpace {
     let mut r = RegisterSpace::new();
+    // The post-reset copy to the CPU holds accesses off for SYNC_WRITES cycles.
+    for _ in 0..SYNC_WRITES {
+        r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
+    }
     let lock = |off: u32, v: u32| RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: v, s_reg_src: master, m_reg_rsp_ready: true, ..Default::default() };
     r.step(&lock(offset::MASTER_ID, u32::from(master)));
     r.step(&lock(offset::CTRL, 1));
@@ -53,6 +62,11 @@ fn program(switch_id: u16, table: &[u16], master: u16) -> RegisterSpace {
     for (entry, &dev) in table.iter().enumerate() {
         outs.push(r.step(&write16(switch_id, base + 2 * entry as u32, dev, master)));
     }
+    outs.push(r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }));
+    // Each 2-byte write configured the CPU's PBV entry (flags still 0: not valid yet), one cycle later.
+    let cpu: Vec<(u16, u32)> = outs.iter().filter(|o| o.cpu_cfg_wr_en).map(|o| (o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data)).collect();
+    let want: Vec<(u16, u32)> = table.iter().enumerate().map(|(e, &d)| (e as u16, u32::from(d))).collect();
+    assert_eq!(cpu, want, "CPU PBV writes of switch {switch_id:#06x}");
     // A stranger's write to PBV 0 is rejected.
     r.step(&write16(switch_id, base, 0xDEAD, 0x0777));
     let o = r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
@@ -85,5 +99,94 @@ fn tables_5_to_7_pbv_programming_replayed_as_register_writes() {
             assert_eq!(o.pbv_rd_dev_id, dev, "PBV read port");
         }
         assert_eq!(r.pbv(table.len()), 0, "entries not written stay 0");
+    }
+}
+
+/// One source of truth, end to end at block level: the register space's `cpu_cfg_wr_*` drives the CPU
+/// model's `cfg_wr_*` (docs/cpu.md §5, decoded by the CPU's own `Config::write`, not by the bridge's
+/// scoreboard); after the Table 5 programming of [0176] and 20,000 random register writes (any offset,
+/// byte enables, requesters, lock changes), every value the CPU holds equals what the register map reads.
+#[test]
+fn the_register_space_is_the_cpus_only_configuration_source() {
+    use inswitch_model::cpu::{Cpu, CpuIn, CpuParams};
+    use inswitch_model::regs::{decode, CPU_STATIC_ENTRIES};
+    use rand::{RngExt, SeedableRng};
+
+    const ENGINE: u16 = 0x0000; // switch 720 of Tables 2 and 5
+    let mut rs = RegisterSpace::power_on();
+    let mut cpu = Cpu::new(CpuParams { static_entries: CPU_STATIC_ENTRIES, ..CpuParams::default() }).expect("CPU parameters");
+    let cycle = |rs: &mut RegisterSpace, cpu: &mut Cpu, i: RegisterSpaceIn| -> RegisterSpaceOut {
+        let i = RegisterSpaceIn { cfg_engine_id: ENGINE, m_reg_rsp_ready: true, ..i };
+        let o = rs.step(&i);
+        // The CPU samples the bridge's write in the cycle it is on the port.
+        let ci = if o.cpu_cfg_wr_en { CpuIn::cfg(o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data) } else { CpuIn { m_msg_ready: true, ..CpuIn::default() } };
+        cpu.step(&CpuIn { rst: i.rst, ..ci });
+        o
+    };
+    cycle(&mut rs, &mut cpu, RegisterSpaceIn { rst: true, ..Default::default() });
+    // Writes are offered until taken (s_reg_ready is low during the post-reset copy and second PBV entries).
+    let write = |rs: &mut RegisterSpace, cpu: &mut Cpu, off: u32, be: u8, data: u32, src: u16| {
+        let i = RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: be, s_reg_wdata: data, s_reg_src: src, ..Default::default() };
+        while !cycle(rs, cpu, i).s_reg_ready {}
+    };
+    // Table 5 ([0176]): PBV0, PBV1 the subservient switches 725 and 730, PBV2 the source, PBV3-4 nodes.
+    for (e, dev) in [0x0010u32, 0x0020, 0x0001, 0x0002, 0x0003].into_iter().enumerate() {
+        let off = 2 * e as u32;
+        let (be, data) = if off % 4 == 0 { (0x3, dev) } else { (0xC, dev << 16) };
+        write(&mut rs, &mut cpu, offset::PBV + (off & !3), be, data, 1);
+    }
+    write(&mut rs, &mut cpu, offset::PBV_FLAGS, 0xF, 0x0003_0003, 1);
+    write(&mut rs, &mut cpu, offset::PBV_FLAGS + 4, 0xF, 0x0001_0001, 1);
+    write(&mut rs, &mut cpu, offset::PBV_FLAGS + 8, 0x3, 0x0000_0001, 1);
+    write(&mut rs, &mut cpu, offset::CPU_STATIC + 4, 0xF, 0, 1);
+    write(&mut rs, &mut cpu, offset::CPU_STATIC, 0xF, 0x8010_0001, 1); // CC_ID 1, TLP, MASTER, valid
+    // The last write is on cpu_cfg_wr the next cycle and in the CPU the one after.
+    for _ in 0..2 {
+        cycle(&mut rs, &mut cpu, RegisterSpaceIn::default());
+    }
+    let p = cpu.config().pbv;
+    assert!(p[0].valid && p[0].switch && p[0].device_id == 0x0010, "{:?}", p[0]);
+    assert!(p[2].valid && !p[2].switch && p[2].device_id == 0x0001, "{:?}", p[2]);
+    assert!(!p[5].valid);
+    let s = cpu.static_entry(0);
+    assert!(s.valid && !s.portals && s.key == 1 && s.role == 1);
+
+    let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed_b41d);
+    for _ in 0..20_000 {
+        let off = match r.random_range(0..6) {
+            0 => r.random_range(0..0x100u32),
+            1 => 0x500 + r.random_range(0..0x100u32),
+            2 => 0x600 + r.random_range(0..0x88u32),
+            3 => [0x104, 0x108, 0x11C, 0x164, 0x168][r.random_range(0..5)],
+            4 => 0x130 + r.random_range(0..0x1Cu32),
+            _ => r.random_range(0..0x800u32),
+        } & !3;
+        let data = if off == 0x104 { u32::from(r.random_bool(0.3)) } else if off == 0x108 { r.random_range(0..3) } else { r.random() };
+        write(&mut rs, &mut cpu, off, r.random_range(0..16), data, r.random_range(0..3));
+    }
+    for _ in 0..4 {
+        cycle(&mut rs, &mut cpu, RegisterSpaceIn::default());
+    }
+    let read = |off: u32| decode(off as u16).map(|reg| rs.read_with(reg, ENGINE)).unwrap_or(0);
+    let c = cpu.config();
+    for e in 0..128u32 {
+        let (dev, flags) = (read(4 * (e / 2)) >> (16 * (e % 2)) & 0xFFFF, read(0x500 + 4 * (e / 2)) >> (16 * (e % 2)));
+        let want = (flags & 1 != 0, flags & 2 != 0, dev as u16);
+        let got = c.pbv[e as usize];
+        assert_eq!((got.valid, got.switch, got.device_id), want, "PBV entry {e}");
+    }
+    for k in 0..4 {
+        assert_eq!(c.timeout[k], read(0x130 + 4 * k as u32), "TIMEOUT{k}");
+    }
+    for k in 0..3 {
+        assert_eq!(c.threshold[k], read(0x140 + 4 * k as u32), "THRESHOLD{k}");
+    }
+    assert_eq!(c.engine_id, ENGINE);
+    assert_eq!(c.engine_sfa, read(0x164));
+    assert_eq!((c.ieee, u32::from(c.retry_limit)), (read(0x11C) & 1 != 0, read(0x168)));
+    for s in 0..CPU_STATIC_ENTRIES {
+        let (k, w) = (read(0x600 + 8 * s as u32), read(0x604 + 8 * s as u32));
+        let e = cpu.static_entry(s);
+        assert_eq!((e.valid, e.portals, e.key, e.role, e.wait), (k >> 31 != 0, k >> 16 & 1 != 0, (k & 0x1FFF) as u16, (k >> 20 & 3) as u8, w), "static entry {s}");
     }
 }

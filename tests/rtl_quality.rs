@@ -42,6 +42,15 @@ fn the_output_queue_synthesises_without_latches() {
     assert!(r.flip_flops > 0 && r.longest_path.is_some());
 }
 
+#[test]
+fn the_completion_builder_and_register_space_synthesise_without_latches() {
+    for m in ["completion_builder", "register_space"] {
+        let r = hdl::synth(rtl(), m).expect("yosys must be installed (bash scripts/setup)");
+        assert!(r.passed(), "{m}: {}", r.log);
+        println!("{m}: {:?} cells, {} flip-flops, longest path {:?}", r.cells, r.flip_flops, r.longest_path);
+    }
+}
+
 fn tempdir(name: &str) -> std::path::PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&d);

@@ -77,6 +77,12 @@ pub static TARGETS: &[Target] = &[
         width: Some(64),
         run: |cfg, progress| blocks::frame_builder::run("frame_builder_w64", cfg, progress),
     },
+    Target {
+        name: "completion_builder",
+        block: "completion_builder",
+        width: Some(256),
+        run: |cfg, progress| blocks::completion_builder::run("completion_builder", cfg, progress),
+    },
     Target { name: "cpu", block: "cpu", width: None, run: |cfg, progress| blocks::cpu::run("cpu", cfg, progress) },
     Target {
         name: "packet_engine",

@@ -25,7 +25,7 @@ use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
 use inswitch_frames::crc;
-use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess};
+use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use inswitch_model::Wide;
 use rand::RngExt;
@@ -56,6 +56,65 @@ pub enum Expect {
     AnyDrop,
 }
 
+/// What a frame must put on the Unsupported Request output (`m_ur_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum UrExpect {
+    /// Nothing.
+    None,
+    /// This request.
+    Request(UrRequest),
+    /// Not predicted (random bytes): whatever the checker says.
+    Any,
+}
+
+/// Drop reasons after which a whole non-posted request gets an Unsupported Request
+/// (docs/blocks/input_checker.md §Unsupported Requests), written from the document.
+const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
+
+/// The Unsupported Request a generated TLP frame must give, from the frames crate's parse of it: a
+/// non-posted request (MRd, MRdLk, IO, configuration, AtomicOp, DMWr) that parses as a whole TLP and is
+/// dropped for one of [`UR_REASONS`].
+pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
+    let reason = match expect {
+        Expect::AnyDrop => return UrExpect::Any,
+        Expect::Drop(r) if UR_REASONS.contains(r) => *r,
+        _ => return UrExpect::None,
+    };
+    let _ = reason;
+    let n = frame.len();
+    if n < 6 {
+        return UrExpect::None;
+    }
+    let Ok(t) = Tlp::parse(&frame[2..n - 4]) else { return UrExpect::None };
+    use tlp::TlpKind as K;
+    let (mem_read, locked) = match t.kind() {
+        K::MemRead => (true, false),
+        K::MemReadLocked => (true, true),
+        K::IoRead | K::IoWrite | K::CfgRead { .. } | K::CfgWrite { .. } | K::FetchAdd | K::Swap | K::Cas | K::DeferrableMemWrite => (false, false),
+        _ => return UrExpect::None,
+    };
+    let (req, addr) = match &t.header {
+        Header::Memory { req, address } | Header::Atomic { req, address } => (req, (address.byte_address() as u8 & 0x7C) | address.ph()),
+        Header::Io { req, address } => (req, ((address.address_dw << 2) as u8 & 0x7C) | address.ph),
+        // Bits 6:0 of the last header DW: the register number and reserved bits of a configuration request.
+        Header::Config { req, target } => (req, ((target.register & 0x1F) << 2) | target.reserved_lo),
+        _ => return UrExpect::None,
+    };
+    let d = &t.dw0;
+    UrExpect::Request(UrRequest {
+        src: req.requester_id,
+        tag: u16::from(d.t9) << 9 | u16::from(d.t8) << 8 | u16::from(req.tag),
+        tc: d.tc,
+        attr: u8::from(d.attr2) << 2 | d.attr,
+        mem_read,
+        locked,
+        length: d.length,
+        first_be: req.first_be,
+        last_be: req.last_be,
+        addr,
+    })
+}
+
 /// A generated frame: bytes, family, port, the per-beat tkeep defect, the expected outcome.
 #[derive(Clone, Debug)]
 struct GenFrame {
@@ -68,7 +127,7 @@ struct GenFrame {
 }
 
 /// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
-pub type Labels = Rc<RefCell<VecDeque<(Expect, String)>>>;
+pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 
 /// The checker's configuration inputs during one phase.
 #[derive(Clone, Copy, Debug)]
@@ -172,6 +231,7 @@ pub struct InputCheckerStimulus {
     idle: Gaps,
     stall_reg: Gaps,
     stall_msg: Gaps,
+    stall_ur: Gaps,
     reset_left: u64,
     cfg: Cfg,
     /// Beats of the frame being sent (tdata, tkeep, tlast), and the next one to offer.
@@ -194,6 +254,7 @@ impl InputCheckerStimulus {
             idle: Gaps::default(),
             stall_reg: Gaps::default(),
             stall_msg: Gaps::default(),
+            stall_ur: Gaps::default(),
             reset_left: RESET_CYCLES,
             cfg: Cfg { ethertype: 0x88B5, vendor_id: collective::VENDOR_ID, validation: 0xF, vni_valid: 0x1, vni: [0x0042, 0, 0, 0] },
             beats: Vec::new(),
@@ -272,7 +333,9 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..26) {
+        match self.r.random_range(0..32) {
+            // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
+            26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
             0..=3 => {
                 let off = self.r.random_range(0..0x200u32) * 4;
@@ -381,6 +444,118 @@ impl InputCheckerStimulus {
                 g(bytes, Expect::Drop(reason), what)
             }
         }
+    }
+
+    /// A memory read request (3 DW, or 4 DW with a zero upper address) of `len_dw` DW.
+    fn mrd(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8) -> Tlp {
+        let four = self.r.random_bool(0.2);
+        self.mrd_as(src, address, len_dw, first_be, last_be, four)
+    }
+
+    fn mrd_as(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8, four: bool) -> Tlp {
+        let tag = self.r.random_range(0..0x400u16);
+        let mut dw0 = Dw0 { fmt: u8::from(four), tlp_type: tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, tc: self.r.random_range(0..8), attr: self.r.random_range(0..4), attr2: self.r.random(), ..Dw0::default() };
+        dw0.set_length_dw(len_dw);
+        let address = if four { Address::new64(address, 0) } else { Address::new32(address as u32, 0) };
+        Tlp { prefixes: vec![], dw0, header: Header::Memory { req: RequestDw1 { requester_id: src, tag: tag as u8, last_be, first_be }, address }, payload: vec![], digest: None }
+    }
+
+    /// A non-posted request the checker drops (register-window reads of the wrong length, mailbox
+    /// reads, reads of another window, poisoned / TPH / PH reads, unsupported non-posted types), with
+    /// its drop reason; the expected Unsupported Request comes from the frames crate ([`expected_ur`]).
+    fn non_posted(&mut self, port: u8, src: u16) -> GenFrame {
+        use event::*;
+        let base = u64::from(ENGINE_ID) << 16 | 0xC000;
+        let be = |r: &mut StimRng| r.random_range(1..16u8);
+        let (bytes, reason, what) = match self.r.random_range(0..9) {
+            0 => {
+                let off = 0x800 + 4 * self.r.random_range(0..0x200u64);
+                let fbe = self.r.random_range(0..16u8);
+                let t = self.mrd(src, base + off, 1, fbe, 0);
+                (self.wrap(&t, |_| {}), REG_ACCESS, "mailbox read")
+            }
+            1 => {
+                let n = self.r.random_range(2..5);
+                let (f, l) = (be(&mut self.r), be(&mut self.r));
+                let a = base + 4 * self.r.random_range(0..0x1F0u64);
+                let t = self.mrd(src, a, n, f, l);
+                (self.wrap(&t, |_| {}), REG_ACCESS, "multi-DW register read")
+            }
+            2 => {
+                let a = (u64::from(ENGINE_ID ^ 0x0100) << 16) | 0xC000 | (4 * self.r.random_range(0..0x400u64));
+                let fbe = self.r.random_range(0..16u8);
+                let t = self.mrd(src, a, 1, fbe, 0);
+                (self.wrap(&t, |_| {}), NOT_FOR_ENGINE, "read of another switch's window")
+            }
+            3 => {
+                let t = self.mrd(src, base + 0x108, 1, 0xF, 0);
+                (self.wrap(&t, |b| b[2] |= 0x40), POISONED, "poisoned register read")
+            }
+            4 => {
+                let t = self.mrd(src, base + 0x108, 1, 0xF, 0);
+                (self.wrap(&t, |b| b[1] |= 0x01), TLP_UNSUPPORTED, "register read with TH")
+            }
+            5 => {
+                let t = self.mrd(src, base + 0x10C, 1, 0x3, 0);
+                let ph = self.r.random_range(1..4u8);
+                let four = t.dw0.fmt & 1 != 0;
+                (self.wrap(&t, |b| b[if four { 15 } else { 11 }] |= ph), RESERVED, "register read with PH bits")
+            }
+            6 => {
+                // MRdLk, IORd, CfgRd0/1: 3-DW requests without data, made from an MRd by its Type.
+                let ty = [tlp::types::MEM_LOCKED, tlp::types::IO, tlp::types::CFG0, tlp::types::CFG1][self.r.random_range(0..4)];
+                let mut t = self.mrd_as(src, base + 0x100, 1, 0xF, 0, false);
+                t.header = match ty {
+                    tlp::types::MEM_LOCKED => t.header,
+                    _ => {
+                        let Header::Memory { req, .. } = t.header else { unreachable!("mrd builds a memory header") };
+                        match ty {
+                            tlp::types::IO => Header::Io { req, address: tlp::Address32 { address_dw: self.r.random::<u32>() >> 2, ph: 0 } },
+                            _ => Header::Config { req, target: tlp::ConfigDw2 { bus: self.r.random(), device: self.r.random_range(0..32), register: self.r.random_range(0..64), ..Default::default() } },
+                        }
+                    }
+                };
+                t.dw0.tlp_type = ty;
+                if ty != tlp::types::MEM_LOCKED {
+                    t.dw0.tc = 0;
+                    t.dw0.attr = 0;
+                    t.dw0.attr2 = false;
+                }
+                (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "MRdLk / IORd / CfgRd")
+            }
+            7 => {
+                // IOWr, CfgWr, FetchAdd, Swap, CAS, DMWr: requests with data, made from an MWr.
+                let (ty, len) = [(tlp::types::IO, 1), (tlp::types::CFG0, 1), (tlp::types::FETCH_ADD, 2), (tlp::types::SWAP, 1), (tlp::types::CAS, 4), (tlp::types::DMWR, 2)][self.r.random_range(0..6)];
+                let tag = self.r.random_range(0..0x400u16);
+                let mut t = Tlp::memory_write(src, tag, base + 0x40, vec![0x5A; 4 * len]).expect("mwr");
+                let Header::Memory { mut req, address } = t.header else { unreachable!("memory_write builds a memory header") };
+                if len == 1 {
+                    req.last_be = 0;
+                }
+                t.header = match ty {
+                    tlp::types::IO => Header::Io { req, address: tlp::Address32 { address_dw: 0x10, ph: 0 } },
+                    tlp::types::CFG0 => Header::Config { req, target: tlp::ConfigDw2::default() },
+                    tlp::types::DMWR => Header::Memory { req, address },
+                    _ => Header::Atomic { req, address },
+                };
+                t.dw0.tlp_type = ty;
+                (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "IOWr / CfgWr / AtomicOp / DMWr")
+            }
+            _ => {
+                // Not answered: a truncated read (malformed), a completion sent to the engine.
+                if self.r.random_bool(0.5) {
+                    let t = self.mrd(src, base + 0x800, 1, 0xF, 0);
+                    (self.wrap(&t, |b| b.truncate(b.len() - 4)), LENGTH, "truncated read")
+                } else {
+                    let mut t = self.mrd_as(src, base, 1, 0xF, 0, false);
+                    t.dw0.tlp_type = tlp::types::CPL;
+                    let Header::Memory { req, .. } = t.header else { unreachable!("mrd builds a memory header") };
+                    t.header = Header::Completion(tlp::CompletionHeader { completer_id: req.requester_id, byte_count: 4, ..Default::default() });
+                    (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "completion to the engine")
+                }
+            }
+        };
+        GenFrame { bytes, portals: false, port, bad_keep: false, expect: Expect::Drop(reason), what: what.to_string() }
     }
 
     fn portals(&mut self) -> GenFrame {
@@ -549,7 +724,9 @@ impl InputCheckerStimulus {
         }
         self.next_beat = 0;
         self.tuser = u16::from(g.portals) << 8 | u16::from(g.port);
-        self.labels.borrow_mut().push_back((g.expect, format!("{} ({} bytes)", g.what, n)));
+        // A tkeep defect or a Portals frame is never a request to answer.
+        let ur = if g.portals || g.bad_keep { if g.expect == Expect::AnyDrop { UrExpect::Any } else { UrExpect::None } } else { expected_ur(&g.bytes, &g.expect) };
+        self.labels.borrow_mut().push_back((g.expect, format!("{} ({} bytes)", g.what, n), ur));
     }
 }
 
@@ -567,6 +744,7 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
         let mut i = InputCheckerIn {
             m_reg_ready: !self.stall_reg.gap(&mut self.r, prof.stall, prof.persist),
             m_msg_ready: !self.stall_msg.gap(&mut self.r, prof.stall, prof.persist),
+            m_ur_ready: !self.stall_ur.gap(&mut self.r, prof.stall, prof.persist),
             cfg_engine_id: ENGINE_ID,
             cfg_ethertype: self.cfg.ethertype,
             cfg_vendor_id: self.cfg.vendor_id,
@@ -627,27 +805,30 @@ pub mod counter {
     pub const REFUSED: &str = "refused_cycles";
     /// Cycles with a beat taken.
     pub const BEATS: &str = "beats_in";
+    /// Unsupported Requests taken by the completion builder.
+    pub const UR_OUT: &str = "unsupported_requests_out";
 }
 
-const COUNTER_NAMES: [&str; 7] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS];
+const COUNTER_NAMES: [&str; 8] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT];
 
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
     labels: Labels,
-    in_frame: Option<(Expect, String)>,
+    in_frame: Option<(Expect, String, UrExpect)>,
     /// Frames whose last beat was taken last cycle: their pulse is due now.
-    due: Option<(Expect, String)>,
+    due: Option<(Expect, String, UrExpect)>,
     reg_pending: bool,
     msg_pending: bool,
+    ur_pending: bool,
     events: [u64; event::COUNT as usize],
     log: TransactionLog,
-    counts: [u64; 7],
+    counts: [u64; 8],
 }
 
 impl InputCheckerMonitor {
     /// A scoreboard reading the expected outcomes from `labels`.
     pub fn new(labels: Labels) -> Self {
-        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; 7] }
+        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; 8] }
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -668,7 +849,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
         match self.due.take() {
             None if ev != 0 => return Err(format!("stat_event {ev:#x} with no frame ending")),
             None => {}
-            Some((expect, what)) => {
+            Some((expect, what, ur)) => {
                 if ev.count_ones() != 1 {
                     return Err(format!("frame '{what}': stat_event {ev:#x} is not one pulse"));
                 }
@@ -699,11 +880,44 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                     }
                     _ => self.bump(counter::DROPS),
                 }
-                self.log.push(cycle, format!("{what}: {name}"));
+                let got = UrRequest {
+                    src: o.m_ur_src,
+                    tag: o.m_ur_tag,
+                    tc: o.m_ur_tc,
+                    attr: o.m_ur_attr,
+                    mem_read: o.m_ur_mem_read,
+                    locked: o.m_ur_locked,
+                    length: o.m_ur_length,
+                    first_be: o.m_ur_first_be,
+                    last_be: o.m_ur_last_be,
+                    addr: o.m_ur_addr,
+                };
+                match &ur {
+                    UrExpect::None => {}
+                    UrExpect::Request(u) => {
+                        if self.ur_pending || !o.m_ur_valid || got != *u {
+                            return Err(format!("frame '{what}': Unsupported Request {got:x?} (valid {}, one pending {}), expected {u:x?}", o.m_ur_valid, self.ur_pending));
+                        }
+                        self.ur_pending = true;
+                    }
+                    UrExpect::Any => {
+                        if o.m_ur_valid && !self.ur_pending {
+                            self.ur_pending = true;
+                        }
+                    }
+                }
+                self.log.push(cycle, format!("{what}: {name}{}", if matches!(ur, UrExpect::Request(_)) { " + Unsupported Request" } else { "" }));
             }
         }
         if o.m_reg_valid != self.reg_pending || o.m_msg_valid != self.msg_pending {
             return Err(format!("output valid (reg {}, msg {}) without an accepted frame (reg {}, msg {})", o.m_reg_valid, o.m_msg_valid, self.reg_pending, self.msg_pending));
+        }
+        if o.m_ur_valid != self.ur_pending {
+            return Err(format!("Unsupported Request valid {} with {} expected", o.m_ur_valid, u8::from(self.ur_pending)));
+        }
+        if o.m_ur_valid && i.m_ur_ready {
+            self.ur_pending = false;
+            self.bump(counter::UR_OUT);
         }
         if o.m_reg_valid && i.m_reg_ready {
             self.reg_pending = false;
@@ -732,6 +946,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
             self.due = None;
             self.reg_pending = false;
             self.msg_pending = false;
+            self.ur_pending = false;
             self.log.push(cycle, "reset".into());
         }
         Ok(())

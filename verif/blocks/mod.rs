@@ -8,4 +8,5 @@ pub mod register_space;
 pub mod input_checker;
 pub mod interposer;
 pub mod frame_builder;
+pub mod completion_builder;
 pub mod packet_engine;

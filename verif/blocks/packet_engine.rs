@@ -1,10 +1,13 @@
 //! Co-simulation of the packet-engine top (`rtl/packet_engine.v`, docs/blocks/packet_engine.md).
 //!
-//! Stimulus (seeded, in episodes): a reset; the CPU's configuration written on `cpu_cfg_wr_*` (engine ID,
-//! PBV table, five static entries of both families); then a credit-respecting link partner sends the
-//! register-space configuration as memory writes into the engine's window (VNI, routes to this port and to
-//! another, multicast trees, sometimes the lock and MASTER_ID), followed by a random mix of frames built
-//! with the frames crate: register writes (authorized and not, mapped and not), collective messages of
+//! Stimulus (seeded, in episodes): a reset; then a credit-respecting link partner sends the configuration
+//! as memory writes into the engine's window: the CPU's through the register space's CPU window (ENGINE_SFA,
+//! PBV entries and flags, timeouts, five static entries of both families; the engine ID is the strap) and
+//! the rest of the register space (VNI, routes to this port and to another, multicast trees, sometimes the
+//! lock and MASTER_ID), with one CPU back-door write (`cpu_cfg_wr_*`) after the post-reset copy; followed by
+//! a random mix of frames built with the frames crate: register writes (authorized and not, mapped and
+//! not), register reads (answered by completions; 2-DW and mailbox reads get Unsupported Requests),
+//! collective messages of
 //! every kind to configured and unknown contexts, Soft Portals arm and data frames on armed and unarmed
 //! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
 //! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
@@ -13,10 +16,14 @@
 //!
 //! Scoreboard (transaction level, from the top's ports only): every receive frame either leaves on
 //! `m_axis_vl` whole and in order among the passed frames, or is extracted; extracted frames = checker
-//! outcomes (register access + message + counted drop reasons); register accesses = responses; frames the
-//! VL queue gets that did not come from the port = injections; frames built = injected + egress + route
-//! misses; egress frames carry a tdest other than this port; and after each drain the credits balance:
-//! partner credits + injection credits = the VL depth, injection credits = `INJ_CREDITS`.
+//! outcomes (register access + message + counted drop reasons); register accesses = responses (the
+//! `m_reg_rsp` tap); non-posted accesses = completions: register reads answered OK = CplD, reads the
+//! register space rejected = Completer Aborts, writes = posted responses (no completion), Unsupported
+//! Requests ≥ unmapped reads (the rest are the checker's dropped non-posted requests); frames the VL queue
+//! gets that did not come from the port = injections (collective frames or completions with a good LCRC
+//! that parse); frames built + completions = injected + egress + route misses; egress frames carry a tdest
+//! other than this port; and after each drain the credits balance: partner credits + injection credits =
+//! the VL depth, injection credits = `INJ_CREDITS`.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -35,6 +42,10 @@ use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, St
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
+
+/// Cycles after a reset before the stimulus uses the CPU back door (`cpu_cfg_wr_*`): the register space's
+/// post-reset copy to the CPU (10 writes from the second cycle after the reset) has priority over it.
+pub const CPU_BACK_DOOR_DELAY: u64 = 12;
 
 /// The Verilated top.
 pub type PacketEngineRtl = VerilatedDut<EngineIn, EngineOut>;
@@ -128,6 +139,7 @@ pub struct PacketEngineStimulus {
     rsp_stall: Gaps,
     reset_left: u64,
     cpu_cfg: VecDeque<(u16, u32)>,
+    cpu_cfg_delay: u64,
     frames: VecDeque<(bool, Vec<u8>)>,
     rx_beats: VecDeque<(Wide, u64, bool)>,
     partner_credits: i64,
@@ -156,6 +168,7 @@ impl PacketEngineStimulus {
             rsp_stall: Gaps::default(),
             reset_left: 0,
             cpu_cfg: VecDeque::new(),
+            cpu_cfg_delay: 0,
             frames: VecDeque::new(),
             rx_beats: VecDeque::new(),
             partner_credits: 0,
@@ -185,24 +198,31 @@ impl PacketEngineStimulus {
         self.rx_beats.clear();
         self.partner_credits = VL_DEPTH - i64::from(self.p.inj_credits);
         self.vl_occupancy = 0;
-        // CPU: engine ID, PBV entries (entry 3 a switch), timeouts short enough to fire, static entries.
-        let mut c = vec![(0x087u16, u32::from(ENGINE_ID)), (0x088, 0x00AB_0010)];
-        for (k, &id) in PARTICIPANTS.iter().enumerate() {
-            c.push((k as u16, 1 << 31 | u32::from(k == 3) << 16 | u32::from(id)));
+        // CPU, through the register space's CPU window (docs/registers.md; the ENGINE_ID strap reaches
+        // the CPU by the post-reset copy): ENGINE_SFA, PBV entries and flags (entry 3 a switch), timeouts
+        // short enough to fire, static entries (wait count first, then the key).
+        let mut w: Vec<(u16, u32)> = vec![(0x164, 0x00AB_0010)];
+        for (j, pair) in PARTICIPANTS.chunks(2).enumerate() {
+            let flags = |k: usize| 1 | u32::from(k == 3) << 1;
+            w.push((4 * j as u16, u32::from(pair[0]) | u32::from(pair[1]) << 16));
+            w.push((0x500 + 4 * j as u16, flags(2 * j) | flags(2 * j + 1) << 16));
         }
         for k in 0..4u16 {
-            c.push((0x080 + k, r.random_range(8..200)));
+            w.push((0x130 + 4 * k, r.random_range(8..200)));
         }
         let role = |r: &mut StimRng| u32::from(r.random_bool(0.5));
         let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
         for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
             let s = s as u16;
-            c.push((0x100 + 2 * s, 1 << 31 | role(r) << 20 | fam << 16 | key));
-            c.push((0x101 + 2 * s, r.random_range(1..4)));
+            w.push((0x604 + 8 * s, r.random_range(1..4)));
+            w.push((0x600 + 8 * s, 1 << 31 | role(r) << 20 | fam << 16 | key));
         }
-        self.cpu_cfg = c.into();
+        // The back door stays exercised: a MODE write after the register space's post-reset copy (which
+        // wins over the back door while it runs).
+        self.cpu_cfg = [(0x089u16, 3 << 8)].into();
+        self.cpu_cfg_delay = CPU_BACK_DOOR_DELAY;
         // Register space: VNI, routes, multicast trees, sometimes the lock.
-        let mut w: Vec<(u16, u32)> = vec![(0x150, 1 << 31 | u32::from(VNI))];
+        w.push((0x150, 1 << 31 | u32::from(VNI)));
         if r.random_bool(0.85) {
             w.extend([(0x200, 0x8000 << 16), (0x204, 1 << 31 | u32::from(PORT)), (0x208, 0x8000 << 16 | 0x8000), (0x20C, 1 << 31 | u32::from(OTHER_PORT))]);
         }
@@ -287,7 +307,22 @@ impl PacketEngineStimulus {
                 Err(_) => vec![0; 64],
             }
         } else {
-            match self.r.random_range(0..10) {
+            match self.r.random_range(0..12) {
+                10 | 11 => {
+                    // A register read (answered with a CplD, or a UR / CA completion), sometimes one the
+                    // checker drops with an Unsupported Request (2-DW read, mailbox read).
+                    let r = &mut self.r;
+                    let off = if r.random_bool(0.6) { [0x100u64, 0x104, 0x108, 0x160, 0x000, 0x500, 0x600, 0x400][r.random_range(0..8)] } else { u64::from(r.random::<u16>() & 0xFFC) };
+                    let (len, first_be, last_be) = if r.random_bool(0.1) { (2, 0xF, r.random_range(1..16)) } else { (1, r.random_range(0..16), 0) };
+                    let req = if r.random_bool(0.5) { MASTER } else { PARTICIPANTS[r.random_range(0..4)] };
+                    let tag = r.random_range(0..0x400u16);
+                    let mut dw0 = inswitch_frames::tlp::Dw0 { tlp_type: inswitch_frames::tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Default::default() };
+                    dw0.set_length_dw(len);
+                    let address = inswitch_frames::tlp::Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | off as u32, 0);
+                    let req = inswitch_frames::tlp::RequestDw1 { requester_id: req, tag: tag as u8, last_be, first_be };
+                    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address }, payload: vec![], digest: None };
+                    tlp_frame(seq, &t.to_bytes().expect("emit"))
+                }
                 0..=2 => {
                     // Register write: into this engine's window (mapped or not), from the master or not.
                     let r = &mut self.r;
@@ -396,7 +431,9 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
             self.last = i;
             return i;
         }
-        if let Some((a, d)) = self.cpu_cfg.pop_front() {
+        if self.cpu_cfg_delay > 0 {
+            self.cpu_cfg_delay -= 1;
+        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
             (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
         }
         if draining {
@@ -441,7 +478,7 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
 }
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
-pub const COUNTERS: [&str; 20] = [
+pub const COUNTERS: [&str; N_COUNTERS] = [
     "rx_frames",
     "passed_frames",
     "extracted_frames",
@@ -462,7 +499,20 @@ pub const COUNTERS: [&str; 20] = [
     "resets",
     "rx_stall_cycles",
     "vl_stall_cycles",
+    "reg_reads",
+    "reg_reads_ok",
+    "reg_reads_rejected",
+    "reg_reads_unmapped",
+    "reg_writes",
+    "cpl_sc",
+    "cpl_ur",
+    "cpl_ca",
+    "cpl_posted",
+    "completions_injected",
 ];
+
+/// Number of [`COUNTERS`].
+pub const N_COUNTERS: usize = 30;
 
 fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
@@ -490,13 +540,24 @@ pub fn malformed_engine_frame(f: &[u8]) -> Option<String> {
     Tlp::parse(tlp).err().map(|e| format!("{e}"))
 }
 
+/// The completion header of `f` if it is a completion frame (data-link form, good LCRC, parses).
+pub fn completion_of(f: &[u8]) -> Option<inswitch_frames::tlp::CompletionHeader> {
+    if f.len() < 2 + 12 + 4 || malformed_engine_frame(f).is_some() {
+        return None;
+    }
+    match Tlp::parse(&f[2..f.len() - 4]) {
+        Ok(Tlp { header: Header::Completion(h), .. }) => Some(h),
+        _ => None,
+    }
+}
+
 /// The end-to-end scoreboard of the top.
 pub struct PacketEngineMonitor {
     shared: Shared,
     log: TransactionLog,
-    counts: [u64; 20],
+    counts: [u64; N_COUNTERS],
     /// Per-episode counts, for the balances.
-    ep: [i64; 20],
+    ep: [i64; N_COUNTERS],
     /// Receive frames not yet seen leaving (bytes), oldest first; `rx_cur` is the one arriving.
     rx: VecDeque<Vec<u8>>,
     rx_cur: Vec<u8>,
@@ -524,8 +585,8 @@ impl PacketEngineMonitor {
         PacketEngineMonitor {
             shared,
             log: TransactionLog::default(),
-            counts: [0; 20],
-            ep: [0; 20],
+            counts: [0; N_COUNTERS],
+            ep: [0; N_COUNTERS],
             rx: VecDeque::new(),
             rx_cur: Vec::new(),
             vl_cur: Vec::new(),
@@ -562,7 +623,15 @@ impl PacketEngineMonitor {
             ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
             ("extracted = register accesses + messages + checker drops", e("extracted_frames"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
             ("register accesses = responses", e("reg_accesses"), e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped")),
-            ("frames built = injected + egress + route misses", e("frames_built"), e("injected_frames") + e("egress_frames") + e("route_misses")),
+            ("register reads answered OK = CplD", e("reg_reads_ok"), e("cpl_sc")),
+            ("register reads rejected = Completer Aborts", e("reg_reads_rejected"), e("cpl_ca")),
+            ("register writes = posted (no completion)", e("reg_writes"), e("cpl_posted")),
+            ("Unsupported Requests >= unmapped reads", e("cpl_ur").min(e("reg_reads_unmapped")), e("reg_reads_unmapped")),
+            (
+                "frames built + completions = injected + egress + route misses",
+                e("frames_built") + e("cpl_sc") + e("cpl_ur") + e("cpl_ca"),
+                e("injected_frames") + e("egress_frames") + e("route_misses"),
+            ),
             ("partner credits + injection credits = VL depth", self.partner + i64::from(o.stat_inj_credits) + self.occupancy, VL_DEPTH),
             ("injection credits refilled", i64::from(o.stat_inj_credits), self.inj_credits),
         ];
@@ -583,7 +652,7 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             if !self.ep.iter().all(|&x| x == 0) || cycle == 0 {
                 self.bump("resets");
             }
-            self.ep = [0; 20];
+            self.ep = [0; N_COUNTERS];
             self.rx.clear();
             self.rx_cur.clear();
             self.vl_cur.clear();
@@ -625,6 +694,12 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                         return Err(format!("a {}-byte frame on m_axis_vl is neither a receive frame nor a built one ({why}): {f:02x?}", f.len()));
                     }
                     self.bump("injected_frames");
+                    if let Some(cpl) = completion_of(&f) {
+                        if cpl.completer_id != ENGINE_ID {
+                            return Err(format!("a completion with Completer ID {:#06x}, not the engine's", cpl.completer_id));
+                        }
+                        self.bump("completions_injected");
+                    }
                     self.log.push(cycle, format!("injected a {}-byte frame", f.len()));
                 }
                 self.last_activity = cycle;
@@ -645,7 +720,16 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                 }
             }
         }
-        if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
+        // The tap: one cycle per response (m_reg_rsp_ready does not matter).
+        if o.m_reg_rsp_valid {
+            self.bump(if o.m_reg_rsp_write { "reg_writes" } else { "reg_reads" });
+            if !o.m_reg_rsp_write {
+                self.bump(match o.m_reg_rsp_status {
+                    0 => "reg_reads_ok",
+                    1 => "reg_reads_rejected",
+                    _ => "reg_reads_unmapped",
+                });
+            }
             let n = match o.m_reg_rsp_status {
                 0 => "reg_rsp_ok",
                 1 => "reg_rsp_rejected",
@@ -657,8 +741,11 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
         }
         // Events (docs/blocks/packet_engine.md §Events).
         let ev = o.stat_event;
-        if ev >> 28 != 0 {
-            return Err(format!("stat_event bits 31:28 set: {ev:#x}"));
+        for (b, n) in [(28, "cpl_sc"), (29, "cpl_ur"), (30, "cpl_ca"), (31, "cpl_posted")] {
+            if ev >> b & 1 != 0 {
+                self.bump(n);
+                self.last_activity = cycle;
+            }
         }
         for b in 0..21 {
             if ev >> b & 1 != 0 {
@@ -726,6 +813,7 @@ pub struct DirectedStimulus {
     p: EngineParams,
     reset_left: u64,
     cpu_cfg: VecDeque<(u16, u32)>,
+    cpu_cfg_delay: u64,
     frames: VecDeque<(bool, Vec<u8>)>,
     rx_beats: VecDeque<(Wide, u64, bool)>,
     partner_credits: i64,
@@ -747,6 +835,7 @@ impl DirectedStimulus {
             p,
             reset_left: RESET_CYCLES,
             cpu_cfg: cpu_cfg.into(),
+            cpu_cfg_delay: CPU_BACK_DOOR_DELAY,
             frames: frames.into(),
             rx_beats: VecDeque::new(),
             partner_credits: VL_DEPTH - i64::from(p.inj_credits),
@@ -793,7 +882,9 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             return i;
         }
         let _ = self.p;
-        if let Some((a, d)) = self.cpu_cfg.pop_front() {
+        if self.cpu_cfg_delay > 0 {
+            self.cpu_cfg_delay -= 1;
+        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
             (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
         } else if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
             (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);

@@ -11,7 +11,11 @@
 //! reads return the last authorized write merged under its byte enables and cut to the register's
 //! field; every `cfg_*` port equals its register; every committing write gives exactly one table-write
 //! pulse with the entry's values; each counter equals the events since its last clear; the PBV read port
-//! returns the table entry.
+//! returns the table entry. CPU bridge: after every reset the ten documented copies (TIMEOUT0..MODE with
+//! the ENGINE_ID strap), then one CPU write per authorized write to a forwarded register (two for a PBV
+//! / PBV_FLAGS DW with both entries' bytes enabled), in order, within two cycles, with the CPU word
+//! built from the documented fields (docs/cpu.md §5); and every 4096 cycles the image those writes built
+//! in a shadow of the CPU's registers equals the register table.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -65,6 +69,17 @@ fn register_table() -> BTreeMap<u32, Field> {
     for k in 0..4 {
         t.insert(0x150 + 4 * k, f(0x8000_FFFF, 0));
     }
+    // CPU window (docs/registers.md §CPU window). ENGINE_ID reads the strap (handled by the monitor).
+    t.insert(0x160, f(0, 0));
+    t.insert(0x164, f(u32::MAX, 0));
+    t.insert(0x168, f(0xF, 3));
+    for k in 0..64 {
+        t.insert(0x500 + 4 * k, f(0x0003_0003, 0));
+    }
+    for s in 0..CPU_STATIC as u32 {
+        t.insert(0x600 + 8 * s, f(0x8031_1FFF, 0));
+        t.insert(0x604 + 8 * s, f(0xF_FFFF, 0));
+    }
     for k in 0..16 {
         t.insert(0x200 + 8 * k, f(u32::MAX, 0));
         t.insert(0x204 + 8 * k, f(0x8000_00FF, 0));
@@ -77,6 +92,12 @@ fn register_table() -> BTreeMap<u32, Field> {
 
 /// Counters at 0x400 + 4i.
 const COUNTERS: u32 = 34;
+/// CPU static entries in the window (the RTL default `CPU_STATIC_ENTRIES`).
+const CPU_STATIC: usize = 16;
+/// Most cycles a forwarded CPU write may wait (its own cycle, then a pending second entry).
+const CPU_WRITE_DEADLINE: u64 = 2;
+/// Cycles between two full comparisons of the CPU image with the register table.
+const IMAGE_CHECK_PERIOD: u64 = 4096;
 
 /// The seeded stimulus of the register space.
 pub struct RegisterSpaceStimulus {
@@ -90,6 +111,8 @@ pub struct RegisterSpaceStimulus {
     /// Requester IDs in use; index 0 is usually the master.
     sources: [u16; 4],
     event_density: f64,
+    /// ENGINE_ID strap, changed only while in reset.
+    engine_id: u16,
 }
 
 impl RegisterSpaceStimulus {
@@ -109,6 +132,7 @@ impl RegisterSpaceStimulus {
             offsets,
             sources: [0x0001, 0x0000, 0x0010, 0x0020],
             event_density: 0.01,
+            engine_id: 0x0720,
         }
     }
 
@@ -119,6 +143,9 @@ impl RegisterSpaceStimulus {
             1 => 0x104,                                             // CTRL: lock / unlock
             2 => 0x108,                                             // MASTER_ID
             3 => 0x400 + 4 * r.random_range(0..COUNTERS + 2),       // counters (and two past them)
+            6 | 7 => 0x500 + 4 * r.random_range(0..64) - if r.random_bool(0.5) { 0x500 } else { 0 }, // PBV / flags
+            8 => 0x600 + 4 * r.random_range(0..2 * CPU_STATIC as u32 + 2), // static entries (and one past)
+            9 => 0x11C + 0x4C * r.random_range(0..2),               // RED_CFG_MODE / RETRY_LIMIT
             4 => 0x204 + 8 * r.random_range(0..16),                 // route commits
             5 => 0x300 + 16 * r.random_range(0..16),                // multicast commits
             _ => self.offsets[r.random_range(0..self.offsets.len())],
@@ -185,7 +212,11 @@ impl Stimulus<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceStimulus {
             self.reset_left -= 1;
             i.rst = true;
             i.s_reg_valid = false;
+            if self.r.random_bool(0.5) {
+                self.engine_id = self.r.random();
+            }
         }
+        i.cfg_engine_id = self.engine_id;
         self.last = i;
         i
     }
@@ -215,9 +246,24 @@ pub mod counter {
     pub const RESETS: &str = "resets";
     /// Cycles with the lock set.
     pub const LOCKED_CYCLES: &str = "locked_cycles";
+    /// CPU configuration writes checked.
+    pub const CPU_WRITES: &str = "cpu_writes";
+    /// CPU writes of a PBV entry (device ID or flags).
+    pub const CPU_PBV_WRITES: &str = "cpu_pbv_writes";
+    /// Accesses that gave two CPU writes (both PBV entries of a DW).
+    pub const CPU_DOUBLE_WRITES: &str = "cpu_double_writes";
+    /// CPU writes of a static entry.
+    pub const CPU_STATIC_WRITES: &str = "cpu_static_writes";
+    /// Full comparisons of the CPU image with the register table.
+    pub const CPU_IMAGE_CHECKS: &str = "cpu_image_checks";
 }
 
-const COUNTER_NAMES: [&str; 11] = [
+const COUNTER_NAMES: [&str; 16] = [
+    counter::CPU_WRITES,
+    counter::CPU_PBV_WRITES,
+    counter::CPU_DOUBLE_WRITES,
+    counter::CPU_STATIC_WRITES,
+    counter::CPU_IMAGE_CHECKS,
     counter::ACCESSES,
     counter::WRITES_OK,
     counter::REJECTED,
@@ -238,6 +284,8 @@ struct Response {
     rdata: u32,
     src: u16,
     tag: u16,
+    addr: u16,
+    be: u8,
 }
 
 /// Independent transaction-level scoreboard of the register space.
@@ -252,7 +300,12 @@ pub struct RegisterSpaceMonitor {
     mcast_pulse: Option<(u8, bool, u16, u32, u16)>,
     armed: bool,
     log: TransactionLog,
-    counts: [u64; 11],
+    counts: [u64; 16],
+    /// CPU writes due: (address, data, cycle it was due from).
+    cpu_expected: VecDeque<(u16, u32, u64)>,
+    /// The CPU registers as the observed writes left them (word address -> value).
+    cpu_image: BTreeMap<u16, u32>,
+    engine_id: u16,
 }
 
 impl Default for RegisterSpaceMonitor {
@@ -276,8 +329,94 @@ impl RegisterSpaceMonitor {
             mcast_pulse: None,
             armed: false,
             log: TransactionLog::default(),
-            counts: [0; 11],
+            counts: [0; 16],
+            cpu_expected: VecDeque::new(),
+            cpu_image: BTreeMap::new(),
+            engine_id: 0,
         }
+    }
+
+    /// The CPU word the documented registers give for CPU address `a` (docs/cpu.md §5), or `None` for
+    /// an address the bridge does not write.
+    fn cpu_word(&self, a: u16) -> Option<u32> {
+        let a32 = u32::from(a);
+        Some(match a {
+            0x000..=0x07F => {
+                let dev = self.v(4 * (a32 / 2)) >> (16 * (a32 % 2)) & 0xFFFF;
+                let flags = self.v(0x500 + 4 * (a32 / 2)) >> (16 * (a32 % 2));
+                (flags & 1) << 31 | (flags >> 1 & 1) << 16 | dev
+            }
+            0x080..=0x083 => self.v(0x130 + 4 * (a32 - 0x080)),
+            0x084..=0x086 => self.v(0x140 + 4 * (a32 - 0x084)),
+            0x087 => u32::from(self.engine_id),
+            0x088 => self.v(0x164),
+            0x089 => (self.v(0x11C) & 1) | (self.v(0x168) & 0xF) << 8,
+            _ if (0x100..0x100 + 2 * CPU_STATIC as u16).contains(&a) => self.v(0x600 + 4 * (a32 - 0x100)),
+            _ => return None,
+        })
+    }
+
+    /// CPU addresses a write to register `off` with byte enables `be` configures, in order.
+    fn forwarded(off: u32, be: u8) -> Vec<u16> {
+        if be & 0xF == 0 {
+            return vec![];
+        }
+        let pbv = |k: u32| {
+            let mut v = vec![];
+            if be & 0x3 != 0 {
+                v.push((2 * k) as u16);
+            }
+            if be & 0xC != 0 {
+                v.push((2 * k + 1) as u16);
+            }
+            v
+        };
+        match off {
+            0x000..=0x0FC => pbv(off / 4),
+            0x500..=0x5FC => pbv((off - 0x500) / 4),
+            0x130..=0x13C => vec![(0x080 + (off - 0x130) / 4) as u16],
+            0x140..=0x148 => vec![(0x084 + (off - 0x140) / 4) as u16],
+            0x164 => vec![0x088],
+            0x11C | 0x168 => vec![0x089],
+            _ if (0x600..0x600 + 8 * CPU_STATIC as u32).contains(&off) => vec![(0x100 + (off - 0x600) / 4) as u16],
+            _ => vec![],
+        }
+    }
+
+    fn check_cpu_write(&mut self, cycle: u64, o: &RegisterSpaceOut) -> Result<(), String> {
+        if o.cpu_cfg_wr_en {
+            let got = (o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data);
+            let (a, d, _) = self.cpu_expected.pop_front().ok_or_else(|| format!("a CPU write {got:x?} that no register write asked for"))?;
+            if got != (a, d) {
+                return Err(format!("CPU write {got:x?}, expected {:x?}", (a, d)));
+            }
+            self.cpu_image.insert(a, d);
+            self.bump(counter::CPU_WRITES);
+            if a < 0x080 {
+                self.bump(counter::CPU_PBV_WRITES);
+            } else if a >= 0x100 {
+                self.bump(counter::CPU_STATIC_WRITES);
+            }
+        }
+        if let Some(&(a, _, due)) = self.cpu_expected.front() {
+            if cycle > due + CPU_WRITE_DEADLINE {
+                return Err(format!("the CPU write to {a:#05x} due from cycle {due} did not come"));
+            }
+        }
+        if self.cpu_expected.is_empty() && cycle % IMAGE_CHECK_PERIOD == 0 {
+            self.bump(counter::CPU_IMAGE_CHECKS);
+            let addrs = (0u16..0x08A).chain(0x100..0x100 + 2 * CPU_STATIC as u16);
+            for a in addrs {
+                let want = self.cpu_word(a).unwrap_or(0);
+                // A register never written since reset holds the CPU's reset value, which the copy
+                // overwrote (TIMEOUT..MODE) or which is 0 and equal to the table's reset value.
+                let have = self.cpu_image.get(&a).copied().unwrap_or(0);
+                if have != want {
+                    return Err(format!("CPU register {a:#05x} holds {have:#010x} after the writes, the register map says {want:#010x}"));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -347,7 +486,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 return Err(format!("PBV entry {k} reads {:#06x}, the table holds {dev:#06x}", o.pbv_rd_dev_id));
             }
             if o.m_reg_rsp_valid && !self.shown {
-                let got = Response { write: o.m_reg_rsp_write, status: o.m_reg_rsp_status, rdata: o.m_reg_rsp_rdata, src: o.m_reg_rsp_src, tag: o.m_reg_rsp_tag };
+                let got = Response { write: o.m_reg_rsp_write, status: o.m_reg_rsp_status, rdata: o.m_reg_rsp_rdata, src: o.m_reg_rsp_src, tag: o.m_reg_rsp_tag, addr: o.m_reg_rsp_addr, be: o.m_reg_rsp_be };
                 let exp = self.expected.pop_front().ok_or_else(|| format!("a response {got:x?} to no access"))?;
                 if got != exp {
                     return Err(format!("response {got:x?}, expected {exp:x?}"));
@@ -363,6 +502,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             if !o.m_reg_rsp_valid && !self.expected.is_empty() {
                 return Err(format!("an access got no response ({} outstanding)", self.expected.len()));
             }
+            self.check_cpu_write(cycle, o)?;
             // Counter reads are checked through the responses; here the documented totals.
         }
         self.route_pulse = None;
@@ -385,8 +525,17 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             let locked = self.v(0x104) & 1 != 0;
             let authorized = !locked || u32::from(i.s_reg_src) == self.v(0x108);
             let mapped = field.is_some() || counter.is_some();
-            let mut resp = Response { write: i.s_reg_write, status: status::OK, rdata: 0, src: i.s_reg_src, tag: i.s_reg_tag & 0x3FF };
+            let mut resp = Response {
+                write: i.s_reg_write,
+                status: status::OK,
+                rdata: 0,
+                src: i.s_reg_src,
+                tag: i.s_reg_tag & 0x3FF,
+                addr: i.s_reg_addr,
+                be: i.s_reg_be & 0xF,
+            };
             let old = match (field, counter) {
+                (Some(_), _) if off == 0x160 => u32::from(i.cfg_engine_id),
                 (Some(_), _) => self.v(off),
                 (None, Some(c)) => self.counters[c],
                 _ => 0,
@@ -411,6 +560,14 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 } else if let Some(f) = field {
                     let new = (old & !(be & f.mask)) | (i.s_reg_wdata & be & f.mask);
                     self.values.insert(off, new);
+                    let fwd = Self::forwarded(off, i.s_reg_be);
+                    if fwd.len() == 2 {
+                        self.bump(counter::CPU_DOUBLE_WRITES);
+                    }
+                    for a in fwd {
+                        let d = self.cpu_word(a).ok_or_else(|| format!("no CPU word at {a:#x}"))?;
+                        self.cpu_expected.push_back((a, d, cycle + 1));
+                    }
                     if be != 0 && (0x204..0x280).contains(&off) && off % 8 == 4 {
                         let key = self.v(off - 4);
                         self.route_pulse = Some((((off - 0x200) / 8) as u8, new >> 31 != 0, key as u16, (key >> 16) as u16, (new & 0xF) as u8));
@@ -451,6 +608,12 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             self.armed = armed;
             self.log = log;
             self.counts = counts;
+            self.engine_id = i.cfg_engine_id;
+            // The post-reset copy: TIMEOUT0..MODE, one per cycle from the cycle after the reset ends.
+            for (n, a) in (0x080u16..0x08A).enumerate() {
+                let d = self.cpu_word(a).unwrap_or(0);
+                self.cpu_expected.push_back((a, d, cycle + 1 + n as u64));
+            }
             self.log.push(cycle, "reset".to_string());
         }
         Ok(())

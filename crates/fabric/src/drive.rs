@@ -9,8 +9,9 @@
 //!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
 //!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
 //!   the subservient engines' PBV writes and INITIALIZATIONs, `docs/manager.md` §5);
-//! * its CPU writes (static entries, the CPU's PBV-table copy) go on the engines' `cpu_cfg_wr_*`: the
-//!   register map has no window for them yet (`docs/blocks/packet_engine.md` §Not yet);
+//! * its CPU writes (static entries, the CPU's PBV-table copy) go on the engines' `cpu_cfg_wr_*` back
+//!   door, not yet as frames into the register space's CPU window (`docs/fabric.md` §Engines and the CPU
+//!   back door: how the fabric keeps them from being lost or overwritten);
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
 //!
 //! The frames leave once every queued CPU write is in; a plan whose messages must reach an engine before

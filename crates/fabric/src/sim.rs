@@ -43,6 +43,22 @@ pub const ENGINE_CLOCK_PS: Ps = 2_000;
 pub const BEAT_BYTES: usize = 32;
 /// Reset cycles at power-on (as the cosim's directed tests).
 pub const RESET_CYCLES: u64 = 3;
+/// The first cycle the engine's back-door `cpu_cfg_wr_*` is used: after reset, the register space copies
+/// its CPU registers (TIMEOUT0..MODE) to the CPU, one write per cycle, and its writes win over the back
+/// door's (`docs/blocks/packet_engine.md` §Timing).
+pub const CPU_BACKDOOR_FROM: u64 = RESET_CYCLES + inswitch_model::regs::SYNC_WRITES as u64;
+
+/// The CPU timeouts the fabric's engines run with, written on the back door once the register space's
+/// post-reset copy is done: the CPU's own reset values (`docs/cpu.md` §5: every TIMEOUT 1024 ticks, every
+/// context on TIMEOUT[0]), which the fabric's scenarios and Table 1 figures were measured with. The register
+/// space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000 ticks by wait count, `docs/registers.md`),
+/// which its post-reset copy now gives the CPU, would time out a context waiting one tick. The register
+/// space keeps its own values (a register read returns those); `docs/fabric.md` §Engines.
+fn cpu_timeouts() -> impl Iterator<Item = (u16, u32)> {
+    use inswitch_model::cpu::config::{THRESHOLD, THRESHOLD_RESET, TIMEOUT, TIMEOUT_RESET};
+    use inswitch_model::cpu::context::{THRESHOLDS, TIMEOUTS};
+    (0..TIMEOUTS as u16).map(|k| (TIMEOUT + k, TIMEOUT_RESET)).chain((0..THRESHOLDS as u16).map(|k| (THRESHOLD + k, THRESHOLD_RESET)))
+}
 /// Cycles without any input, output or event after which an engine with an idle sequencer and no
 /// running timer is quiescent. Longer than the engine's deepest pipeline (23 cycles from the last
 /// contribution to the first completion beat, `docs/blocks/packet_engine.md` §Timing).
@@ -230,6 +246,10 @@ struct CycleEngine {
     /// Beats of the head frame already taken.
     rx_beat: usize,
     cfg: VecDeque<(u16, u32)>,
+    /// The CPU PBV-table words the manager wrote on the back door, by entry: a register write of the
+    /// same PBV entry forwarded by the register space's CPU bridge carries the register space's PBV_FLAGS
+    /// (which the plans do not write), so the fabric writes the manager's word again after it.
+    pbv_copy: Vec<Option<u32>>,
     out: Vec<u8>,
     /// Cycle of the first beat of the frame in `out`.
     out_first: u64,
@@ -374,7 +394,8 @@ impl Fabric {
                     last: None,
                     rx: VecDeque::new(),
                     rx_beat: 0,
-                    cfg: VecDeque::new(),
+                    cfg: cpu_timeouts().collect(),
+                    pbv_copy: vec![None; usize::from(inswitch_model::cpu::config::TIMEOUT - inswitch_model::cpu::config::PBV_TABLE)],
                     out: Vec::new(),
                     out_first: 0,
                     vl_taken: 0,
@@ -795,6 +816,9 @@ impl Fabric {
     /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
     pub fn cpu_write(&mut self, s: usize, addr: u16, data: u32) {
         if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            if let Some(w) = c.pbv_copy.get_mut(usize::from(addr.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
+                *w = Some(data);
+            }
             c.cfg.push_back((addr, data));
         }
         self.wake(s);
@@ -1000,7 +1024,7 @@ impl Fabric {
     /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
     pub fn cpu_writes_done_at(&self) -> Ps {
         let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
-        (self.cycle.max(RESET_CYCLES) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+        (self.cycle.max(CPU_BACKDOOR_FROM) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
     }
 
     /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
@@ -1077,10 +1101,14 @@ impl Fabric {
             let mut i = idle_in(c.id, c.vl_taken);
             i.rst = cycle < RESET_CYCLES;
             let mut presented = false;
+            let mut backdoor = None;
             if !i.rst {
-                if let Some((a, d)) = c.cfg.pop_front() {
-                    (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
-                    c.last_activity = cycle;
+                if cycle >= CPU_BACKDOOR_FROM {
+                    if let Some((a, d)) = c.cfg.pop_front() {
+                        (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+                        backdoor = Some((a, d));
+                        c.last_activity = cycle;
+                    }
                 }
                 if let Some(&(f, from)) = c.rx.front() {
                     // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
@@ -1102,6 +1130,19 @@ impl Fabric {
                 }
             }
             let o = c.e.step(&i);
+            // A register-space write to the CPU in the same cycle wins; offer the lost one again.
+            if let Some(w) = backdoor.filter(|_| c.e.cpu_backdoor_lost()) {
+                c.cfg.push_front(w);
+            }
+            // A PBV register write forwarded to the CPU with other flags than the manager's copy: the copy
+            // again, next cycle (long before the next frame's message reaches the CPU).
+            if let Some((a, d)) = c.e.cpu_bridge_write() {
+                if let Some(&Some(w)) = c.pbv_copy.get(usize::from(a.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
+                    if w != d {
+                        c.cfg.push_front((a, w));
+                    }
+                }
+            }
             c.steps += 1;
             self.stats.engine_steps += 1;
             c.last = Some(cycle);

@@ -55,6 +55,11 @@ fn frames_round_trip(m: &Manager, p: &Plan) -> plan::Encoded {
 /// Replays a plan's register writes addressed to `dev` into a register-space model.
 fn register_space_after(enc: &plan::Encoded, dev: DeviceId) -> RegisterSpace {
     let mut r = RegisterSpace::new();
+    // After a reset the register space first copies its CPU registers to the CPU, one write per cycle,
+    // and takes no access until then (docs/registers.md §CPU window).
+    for _ in 0..inswitch_model::regs::SYNC_WRITES {
+        r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
+    }
     for f in enc.frames.iter().filter(|f| f.to == dev) {
         let Header::Memory { req, address } = &f.tlp.header else { continue };
         let a = address.byte_address();

@@ -235,9 +235,16 @@ mod portals {
             o
         }
 
+        /// A CPU write on the back door, offered again while the register space's own CPU writes (its
+        /// post-reset copy) take the cycle (`docs/blocks/packet_engine.md` §Timing).
         fn cpu_cfg(&mut self, addr: u16, data: u32) {
-            let i = EngineIn { cpu_cfg_wr_en: true, cpu_cfg_wr_addr: addr, cpu_cfg_wr_data: data, ..self.idle() };
-            self.step(i);
+            loop {
+                let i = EngineIn { cpu_cfg_wr_en: true, cpu_cfg_wr_addr: addr, cpu_cfg_wr_data: data, ..self.idle() };
+                self.step(i);
+                if !self.e.cpu_backdoor_lost() {
+                    break;
+                }
+            }
         }
 
         /// Presents `frame` under port family `portals`, then idles 40 cycles (the CPU is done).

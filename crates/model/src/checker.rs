@@ -198,6 +198,80 @@ pub struct RegAccess {
     pub tag: u16,
 }
 
+/// A dropped non-posted request that needs an Unsupported Request completion (`m_ur_*`, to the
+/// completion builder; docs/blocks/input_checker.md §Unsupported Requests).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UrRequest {
+    /// Requester ID.
+    pub src: u16,
+    /// 10-bit tag.
+    pub tag: u16,
+    /// Traffic Class.
+    pub tc: u8,
+    /// Attr\[2:0\] (A2 in bit 2).
+    pub attr: u8,
+    /// MRd or MRdLk (the completion's Byte Count and Lower Address follow the request).
+    pub mem_read: bool,
+    /// MRdLk (the completion is a CplLk).
+    pub locked: bool,
+    /// Length field (0 = 1024 DW).
+    pub length: u16,
+    /// First DW BE.
+    pub first_be: u8,
+    /// Last DW BE.
+    pub last_be: u8,
+    /// Address bits 6:0 as on the wire (bits 1:0 are PH).
+    pub addr: u8,
+}
+
+/// Drop reasons of a well-formed request that the engine answers with an Unsupported Request when the
+/// request is non-posted (docs/blocks/input_checker.md §Unsupported Requests).
+pub const UR_EVENTS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
+
+/// The Unsupported Request a TLP frame dropped with `reason` needs: `Some` iff the frame is a whole TLP
+/// (its length is what Fmt, Length and TD say) whose Fmt/Type is a non-posted request (MRd, MRdLk, IORd,
+/// IOWr, CfgRd/Wr 0/1, FetchAdd, Swap, CAS, DMWr) and `reason` is one of [`UR_EVENTS`].
+pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<UrRequest> {
+    let t = TLP_OFFSET;
+    if f.portals || !UR_EVENTS.contains(&reason) || f.bytes < TLP_MIN_BYTES || f.bytes > CAPTURE_BYTES {
+        return None;
+    }
+    let (b0, b1, b2) = (c[t], c[t + 1], c[t + 2]);
+    let (fmt, typ) = (b0 >> 5, b0 & 0x1F);
+    let four = fmt & 1 != 0;
+    let data = fmt & 2 != 0;
+    let non_posted = match typ {
+        0x00 | 0x01 => fmt <= 0b001,
+        0x02 | 0x04 | 0x05 => fmt == 0b000 || fmt == 0b010,
+        0x0C..=0x0E | 0x1B => fmt == 0b010 || fmt == 0b011,
+        _ => false,
+    };
+    if !non_posted {
+        return None;
+    }
+    let td = b2 & 0x80 != 0;
+    let length = u16::from(b2 & 3) << 8 | u16::from(c[t + 3]);
+    let len_dw = if length == 0 { 1024 } else { usize::from(length) };
+    let hdr = if four { 16 } else { 12 };
+    let plen = if data { 4 * len_dw } else { 0 };
+    if f.bytes != t + hdr + plen + if td { 4 } else { 0 } + 4 {
+        return None;
+    }
+    let addr_lo = t + if four { 12 } else { 8 };
+    Some(UrRequest {
+        src: be16(c, t + 4),
+        tag: u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6]),
+        tc: (b1 >> 4) & 7,
+        attr: (b1 >> 2 & 1) << 2 | (b2 >> 4) & 3,
+        mem_read: typ <= 0x01,
+        locked: typ == 0x01,
+        length,
+        first_be: c[t + 7] & 0xF,
+        last_be: c[t + 7] >> 4,
+        addr: c[addr_lo + 3] & 0x7F,
+    })
+}
+
 /// Where a frame goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -505,6 +579,8 @@ ports! {
         pub m_reg_ready: bool,
         /// The CPU takes the message.
         pub m_msg_ready: bool,
+        /// The completion builder takes the Unsupported Request.
+        pub m_ur_ready: bool,
         /// The engine's device ID.
         pub cfg_engine_id: u16,
         /// Soft Portals EtherType.
@@ -539,6 +615,28 @@ ports! {
         pub m_reg_src: u16,
         /// Tag.
         pub m_reg_tag: u16,
+        /// A dropped non-posted request needing an Unsupported Request completion is offered.
+        pub m_ur_valid: bool,
+        /// Its Requester ID.
+        pub m_ur_src: u16,
+        /// Its tag.
+        pub m_ur_tag: u16,
+        /// Its TC.
+        pub m_ur_tc: u8,
+        /// Its Attr\[2:0\].
+        pub m_ur_attr: u8,
+        /// It is a memory read.
+        pub m_ur_mem_read: bool,
+        /// It is a locked memory read.
+        pub m_ur_locked: bool,
+        /// Its Length field.
+        pub m_ur_length: u16,
+        /// Its First DW BE.
+        pub m_ur_first_be: u8,
+        /// Its Last DW BE.
+        pub m_ur_last_be: u8,
+        /// Its address bits 6:0.
+        pub m_ur_addr: u8,
         /// A message is offered.
         pub m_msg_valid: bool,
         /// Message kind.
@@ -708,12 +806,14 @@ impl Block for InputChecker {
         let keep_all = if kw >= 64 { u64::MAX } else { (1u64 << kw) - 1 };
         let reg_free = !self.out.m_reg_valid || i.m_reg_ready;
         let msg_free = !self.out.m_msg_valid || i.m_msg_ready;
-        let tready = !i.rst && reg_free && msg_free;
+        let ur_free = !self.out.m_ur_valid || i.m_ur_ready;
+        let tready = !i.rst && reg_free && msg_free && ur_free;
         let out = InputCheckerOut { s_axis_tready: tready, ..self.out };
 
         // Rising edge.
         self.out.m_reg_valid &= !i.m_reg_ready;
         self.out.m_msg_valid &= !i.m_msg_ready;
+        self.out.m_ur_valid &= !i.m_ur_ready;
         self.out.stat_event = 0;
         if i.s_axis_tvalid && tready {
             let first = !self.in_frame;
@@ -784,7 +884,21 @@ impl Block for InputChecker {
                         self.out.m_msg_valid = true;
                         self.out.set_msg(&m);
                     }
-                    Verdict::Drop(_) => {}
+                    Verdict::Drop(reason) => {
+                        if let Some(u) = unsupported_request(&self.cap, &summary, reason) {
+                            self.out.m_ur_valid = true;
+                            self.out.m_ur_src = u.src;
+                            self.out.m_ur_tag = u.tag;
+                            self.out.m_ur_tc = u.tc;
+                            self.out.m_ur_attr = u.attr;
+                            self.out.m_ur_mem_read = u.mem_read;
+                            self.out.m_ur_locked = u.locked;
+                            self.out.m_ur_length = u.length;
+                            self.out.m_ur_first_be = u.first_be;
+                            self.out.m_ur_last_be = u.last_be;
+                            self.out.m_ur_addr = u.addr;
+                        }
+                    }
                 }
             }
         }

@@ -1,5 +1,7 @@
-//! The packet-engine top for one port (`rtl/packet_engine.v`, `docs/blocks/packet_engine.md`): the six
-//! block models and the six register slices between them, wired exactly as the RTL wires them.
+//! The packet-engine top for one port (`rtl/packet_engine.v`, `docs/blocks/packet_engine.md`): the seven
+//! block models (interposer, input checker, register space, CPU, frame builder, completion builder, output
+//! queue), the nine register slices between them and the frame arbiter in front of the output queue, wired
+//! exactly as the RTL wires them.
 //!
 //! Every stream between two blocks crosses a [`Slice`] (`rtl/axis_register.v`), whose outputs — valid and
 //! data downstream, ready upstream — are registers, and the event vector into the register space is
@@ -7,14 +9,19 @@
 //! register, the register space's configuration registers) and of the top's inputs only, and
 //! [`PacketEngine::step`] evaluates each block exactly once, in a fixed order (§Model of the doc):
 //!
-//! 1. register space: its inputs are the register-request slice, the event register and top inputs; its
-//!    `cfg_*` outputs are its own registers, which the other blocks read;
-//! 2. interposer, input checker, CPU, frame builder, output queue (any order among them): inputs from the
-//!    slices' registered outputs, the register space's outputs of step 1 and the top's inputs;
+//! 1. register space: its inputs are the register-request slice, the response slice's `ready`, the event
+//!    register and top inputs; its `cfg_*` outputs are its own registers, which the other blocks read, and
+//!    its CPU bridge `cpu_cfg_wr_*` (muxed with the top's back door) feeds the CPU of step 2;
+//! 2. interposer, input checker, CPU, frame builder, completion builder, and the output queue behind the
+//!    frame arbiter (any order among them): inputs from the slices' registered outputs, the register
+//!    space's outputs of step 1 and the top's inputs. The arbiter's select is a function of its own
+//!    registers and of the frame-builder and completion-builder slices' valids, so the output queue's
+//!    inputs are functions of registers too;
 //! 3. the top's outputs (the egress demultiplexer reads the output-queue slice's registers);
-//! 4. the rising edge of the six slices (their inputs are the blocks' outputs of step 2, including each
-//!    downstream block's `ready`, which may depend combinationally on that block's inputs) and of the
-//!    event register.
+//! 4. the rising edge of the nine slices (their inputs are the blocks' outputs of step 2, including each
+//!    downstream block's `ready`, which may depend combinationally on that block's inputs; the two builder
+//!    slices get the output queue's ready through the arbiter's select), of the arbiter and of the event
+//!    register.
 //!
 //! A block's combinational input-to-output paths (e.g. the checker's `s_axis_tready` on its `m_msg_ready`)
 //! all end at a slice's or the event register's input, so no block's output feeds another block's input in
@@ -22,6 +29,7 @@
 
 use crate::axis_register::Slice;
 use crate::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use crate::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderParams};
 use crate::cpu::{Cpu, CpuIn, CpuOut, CpuParams};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
 use crate::interposer::{Interposer, InterposerIn, InterposerParams};
@@ -68,7 +76,7 @@ ports! {
         pub m_axis_vl_tready: bool,
         /// Egress (other ports) ready.
         pub m_axis_egress_tready: bool,
-        /// Register-response ready.
+        /// Register-response ready: ignored (the response port is a status tap), kept for compatibility.
         pub m_reg_rsp_ready: bool,
         /// Credits returned by the VL queue.
         pub vl_credit_return: u8,
@@ -82,7 +90,7 @@ ports! {
         pub cfg_src_mac: u64,
         /// Strap: destination MAC of built frames.
         pub cfg_dst_mac: u64,
-        /// CPU configuration write enable.
+        /// CPU configuration back door: write enable (lost in a cycle the register space writes the CPU).
         pub cpu_cfg_wr_en: bool,
         /// CPU configuration write address.
         pub cpu_cfg_wr_addr: u16,
@@ -116,7 +124,7 @@ ports! {
         pub m_axis_egress_tlast: bool,
         /// Egress port.
         pub m_axis_egress_tdest: u8,
-        /// Register response valid.
+        /// Register response valid: a tap, one cycle per response, when the response slice takes it.
         pub m_reg_rsp_valid: bool,
         /// Response to a write.
         pub m_reg_rsp_write: bool,
@@ -147,8 +155,9 @@ ports! {
     }
 }
 
-/// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL); bits 31:28 are 0.
-const EVENT_MASK: u32 = 0x0FFF_FFFF;
+/// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL): all 32, bits 31:28 the completion
+/// builder's.
+const EVENT_MASK: u32 = 0xFFFF_FFFF;
 /// The output queue's `tdest` bits (its `PORT_WIDTH`): the low bits of `cfg_port` that mean "this port".
 const PORT_MASK: u8 = 0xF;
 
@@ -170,6 +179,71 @@ struct RegReq {
     wdata: u32,
     src: u16,
     tag: u16,
+}
+
+/// One register response (`rsp_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct RegRsp {
+    write: bool,
+    status: u8,
+    rdata: u32,
+    src: u16,
+    tag: u16,
+    addr: u16,
+    be: u8,
+}
+
+/// One Unsupported Request from the checker (`ur_slice_inst`).
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
+struct UrReq {
+    src: u16,
+    tag: u16,
+    tc: u8,
+    attr: u8,
+    mem_read: bool,
+    locked: bool,
+    length: u16,
+    first_be: u8,
+    last_be: u8,
+    addr: u8,
+}
+
+/// The frame arbiter in front of the output queue (`rtl/packet_engine.v`): the frame-builder and
+/// completion-builder slices, one whole frame at a time, round robin per frame when both offer one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Arbiter {
+    /// `arb_busy_reg`: inside a frame (its first beat taken, not its last).
+    busy: bool,
+    /// `arb_sel_reg`: input of the frame in progress (true = completion builder).
+    sel: bool,
+    /// `arb_last_reg`: input granted the last whole frame.
+    last: bool,
+}
+
+impl Arbiter {
+    /// `arb_sel`: the input selected this cycle (true = completion builder).
+    fn select(&self, fb_valid: bool, cb_valid: bool) -> bool {
+        if self.busy {
+            self.sel
+        } else if fb_valid && cb_valid {
+            !self.last
+        } else {
+            cb_valid
+        }
+    }
+
+    /// The rising edge: a beat taken by the output queue (`valid && ready`) moves the state.
+    fn edge(&mut self, rst: bool, sel: bool, valid: bool, ready: bool, last: bool) {
+        if rst {
+            *self = Arbiter::default();
+        } else if valid && ready {
+            self.busy = !last;
+            self.sel = sel;
+            if last {
+                self.last = sel;
+            }
+        }
+    }
 }
 
 /// One collective message as it crosses a port (`cpu_msg_slice_inst`, `builder_msg_slice_inst`).
@@ -201,7 +275,7 @@ struct Msg {
     pbv: Wide,
 }
 
-/// One frame-builder beat with its destination ID (`fb_slice_inst`).
+/// One frame-builder or completion-builder beat with its destination ID (`fb_slice_inst`, `cb_slice_inst`).
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 struct FbBeat {
     tdata: Wide,
@@ -228,14 +302,25 @@ pub struct PacketEngine {
     cpu: Cpu,
     fb: FrameBuilder,
     oq: OutputQueue,
+    cb: CompletionBuilder,
     ext: Slice<ExtBeat>,
     reg: Slice<RegReq>,
     cpu_msg: Slice<Msg>,
     fb_msg: Slice<Msg>,
     fb_out: Slice<FbBeat>,
     oq_out: Slice<OqBeat>,
+    rsp: Slice<RegRsp>,
+    ur: Slice<UrReq>,
+    cb_out: Slice<FbBeat>,
+    arb: Arbiter,
     /// `stat_event_reg`: last cycle's events, counted by the register space now.
     stat_event_reg: u32,
+    /// The last cycle offered a back-door `cpu_cfg_wr_*` write while the register space wrote the CPU:
+    /// the back-door write was lost (a model observation, not an RTL port).
+    backdoor_lost: bool,
+    /// The register space's own CPU write of the last cycle (`cpu_cfg_wr_addr/data` of its bridge), if
+    /// any (a model observation, not an RTL port).
+    bridge_write: Option<(u16, u32)>,
 }
 
 /// A parameter the top's blocks reject.
@@ -250,17 +335,24 @@ impl PacketEngine {
         Ok(PacketEngine {
             ip: Interposer::power_on(InterposerParams { inj_credits: p.inj_credits, ..InterposerParams::default() }).map_err(|x| e(x.to_string()))?,
             ck: InputChecker::new(CheckerParams::default()).map_err(|x| e(x.to_string()))?,
-            rs: RegisterSpace::power_on(),
+            rs: RegisterSpace::power_on_with(p.static_entries).map_err(|x| e(x.to_string()))?,
             cpu: Cpu::new(CpuParams { static_entries: p.static_entries, descriptors: p.descriptors, tick_cycles: p.tick_cycles }).map_err(|x| e(x.to_string()))?,
             fb: FrameBuilder::new(FrameBuilderParams::default()).ok_or_else(|| e("frame builder width".into()))?,
             oq: OutputQueue::new(OutputQueueParams { fifo_depth: p.fifo_depth, ..OutputQueueParams::default() }).map_err(|x| e(x.to_string()))?,
+            cb: CompletionBuilder::new(CompletionBuilderParams::default()).map_err(|x| e(x.to_string()))?,
             ext: Slice::default(),
             reg: Slice::default(),
             cpu_msg: Slice::default(),
             fb_msg: Slice::default(),
             fb_out: Slice::default(),
             oq_out: Slice::default(),
+            rsp: Slice::default(),
+            ur: Slice::default(),
+            cb_out: Slice::default(),
+            arb: Arbiter::default(),
             stat_event_reg: 0,
+            backdoor_lost: false,
+            bridge_write: None,
         })
     }
 
@@ -272,6 +364,20 @@ impl PacketEngine {
     /// The CPU.
     pub fn cpu(&self) -> &Cpu {
         &self.cpu
+    }
+
+    /// Whether the last [`Block::step`] lost its back-door `cpu_cfg_wr_*` write to the register space's
+    /// own CPU write in the same cycle (the post-reset copy, or a write into the CPU window): a driver
+    /// offers it again.
+    pub fn cpu_backdoor_lost(&self) -> bool {
+        self.backdoor_lost
+    }
+
+    /// The register space's write to the CPU in the last [`Block::step`] (`(word address, value)`), if it
+    /// wrote one: the post-reset copy or a register write into the CPU window (`docs/registers.md` §CPU
+    /// window).
+    pub fn cpu_bridge_write(&self) -> Option<(u16, u32)> {
+        self.bridge_write
     }
 }
 
@@ -351,7 +457,8 @@ impl Block for PacketEngine {
             s_reg_wdata: rq.wdata,
             s_reg_src: rq.src,
             s_reg_tag: rq.tag,
-            m_reg_rsp_ready: t.m_reg_rsp_ready,
+            cfg_engine_id: t.cfg_engine_id,
+            m_reg_rsp_ready: self.rsp.s_ready(),
             pbv_rd_index: t.pbv_rd_index,
             stat_event: self.stat_event_reg,
         });
@@ -391,6 +498,7 @@ impl Block for PacketEngine {
             s_axis_tlast: ext.tlast,
             s_axis_tuser: ext.tuser,
             m_reg_ready: self.reg.s_ready(),
+            m_ur_ready: self.ur.s_ready(),
             m_msg_ready: self.cpu_msg.s_ready(),
             cfg_engine_id: t.cfg_engine_id,
             cfg_ethertype: rs.cfg_ethertype,
@@ -399,6 +507,8 @@ impl Block for PacketEngine {
             cfg_vni_valid: rs.cfg_vni_valid,
             cfg_vni: rs.cfg_vni,
         });
+        self.backdoor_lost = t.cpu_cfg_wr_en && rs.cpu_cfg_wr_en;
+        self.bridge_write = rs.cpu_cfg_wr_en.then_some((rs.cpu_cfg_wr_addr, rs.cpu_cfg_wr_data));
         let m = self.cpu_msg.m_data();
         let cpu = self.cpu.step(&CpuIn {
             rst: t.rst,
@@ -428,9 +538,10 @@ impl Block for PacketEngine {
             s_msg_data: m.data,
             s_msg_pbv: m.pbv,
             m_msg_ready: self.fb_msg.s_ready(),
-            cfg_wr_en: t.cpu_cfg_wr_en,
-            cfg_wr_addr: t.cpu_cfg_wr_addr,
-            cfg_wr_data: t.cpu_cfg_wr_data,
+            // The register space's bridge; the top port is a back door for the cycles it does not write.
+            cfg_wr_en: rs.cpu_cfg_wr_en || t.cpu_cfg_wr_en,
+            cfg_wr_addr: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_addr } else { t.cpu_cfg_wr_addr },
+            cfg_wr_data: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_data } else { t.cpu_cfg_wr_data },
         });
         let m = self.fb_msg.m_data();
         let fb = self.fb.step(&FrameBuilderIn {
@@ -467,14 +578,42 @@ impl Block for PacketEngine {
             cfg_src_mac: t.cfg_src_mac,
             cfg_dst_mac: t.cfg_dst_mac,
         });
-        let fbb = self.fb_out.m_data();
+        let r = self.rsp.m_data();
+        let u = self.ur.m_data();
+        let cb = self.cb.step(&CompletionBuilderIn {
+            rst: t.rst,
+            s_rsp_valid: self.rsp.m_valid(),
+            s_rsp_write: r.write,
+            s_rsp_status: r.status,
+            s_rsp_rdata: r.rdata,
+            s_rsp_src: r.src,
+            s_rsp_tag: r.tag,
+            s_rsp_addr: r.addr,
+            s_rsp_be: r.be,
+            s_ur_valid: self.ur.m_valid(),
+            s_ur_src: u.src,
+            s_ur_tag: u.tag,
+            s_ur_tc: u.tc,
+            s_ur_attr: u.attr,
+            s_ur_mem_read: u.mem_read,
+            s_ur_locked: u.locked,
+            s_ur_length: u.length,
+            s_ur_first_be: u.first_be,
+            s_ur_last_be: u.last_be,
+            s_ur_addr: u.addr,
+            m_axis_tready: self.cb_out.s_ready(),
+            cfg_engine_id: t.cfg_engine_id,
+        });
+        // The arbiter: its select reads registers only (its state, the two builder slices' valids).
+        let sel = self.arb.select(self.fb_out.m_valid(), self.cb_out.m_valid());
+        let (q, q_valid) = if sel { (self.cb_out.m_data(), self.cb_out.m_valid()) } else { (self.fb_out.m_data(), self.fb_out.m_valid()) };
         let oq = self.oq.step(&OutputQueueIn {
             rst: t.rst,
-            s_axis_tdata: fbb.tdata,
-            s_axis_tkeep: fbb.tkeep,
-            s_axis_tvalid: self.fb_out.m_valid(),
-            s_axis_tlast: fbb.tlast,
-            s_axis_tuser: fbb.tuser,
+            s_axis_tdata: q.tdata,
+            s_axis_tkeep: q.tkeep,
+            s_axis_tvalid: q_valid,
+            s_axis_tlast: q.tlast,
+            s_axis_tuser: q.tuser,
             m_axis_tready: self.oq_out.s_ready(),
             cfg_route_wr_en: rs.cfg_route_wr_en,
             cfg_route_wr_index: rs.cfg_route_wr_index,
@@ -484,12 +623,13 @@ impl Block for PacketEngine {
             cfg_route_wr_port: rs.cfg_route_wr_port,
         });
 
-        // 3. The top's outputs: {4'd0, cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}.
+        // 3. The top's outputs: {cb_event[3:0], cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}.
         let stat_event = (ck.stat_event & 0x1F_FFFF)
             | u32::from(ip.stat_event & 7) << 21
             | u32::from(oq.stat_route_miss) << 24
             | u32::from(fb.stat_event & 3) << 25
-            | u32::from(cpu.stat_valid) << 27;
+            | u32::from(cpu.stat_valid) << 27
+            | u32::from(cb.stat_event & 0xF) << 28;
         let out = EngineOut {
             s_axis_rx_tready: ip.s_axis_rx_tready,
             m_axis_vl_tdata: ip.m_axis_vl_tdata,
@@ -501,7 +641,7 @@ impl Block for PacketEngine {
             m_axis_egress_tvalid: self.oq_out.m_valid() && !local,
             m_axis_egress_tlast: inj.tlast,
             m_axis_egress_tdest: inj.tdest,
-            m_reg_rsp_valid: rs.m_reg_rsp_valid,
+            m_reg_rsp_valid: rs.m_reg_rsp_valid && self.rsp.s_ready(),
             m_reg_rsp_write: rs.m_reg_rsp_write,
             m_reg_rsp_status: rs.m_reg_rsp_status,
             m_reg_rsp_rdata: rs.m_reg_rsp_rdata,
@@ -542,7 +682,38 @@ impl Block for PacketEngine {
         });
         self.cpu_msg.edge_with(t.rst, ck.m_msg_valid, cpu.s_msg_ready, || msg_from_checker(&ck));
         self.fb_msg.edge_with(t.rst, cpu.m_msg_valid, fb.s_msg_ready, || msg_from_cpu(&cpu));
-        self.fb_out.edge_with(t.rst, fb.m_axis_tvalid, oq.s_axis_tready, || fb_beat(&fb));
+        self.rsp.edge_with(t.rst, rs.m_reg_rsp_valid, cb.s_rsp_ready, || RegRsp {
+            write: rs.m_reg_rsp_write,
+            status: rs.m_reg_rsp_status,
+            rdata: rs.m_reg_rsp_rdata,
+            src: rs.m_reg_rsp_src,
+            tag: rs.m_reg_rsp_tag,
+            addr: rs.m_reg_rsp_addr,
+            be: rs.m_reg_rsp_be,
+        });
+        self.ur.edge_with(t.rst, ck.m_ur_valid, cb.s_ur_ready, || UrReq {
+            src: ck.m_ur_src,
+            tag: ck.m_ur_tag,
+            tc: ck.m_ur_tc,
+            attr: ck.m_ur_attr,
+            mem_read: ck.m_ur_mem_read,
+            locked: ck.m_ur_locked,
+            length: ck.m_ur_length,
+            first_be: ck.m_ur_first_be,
+            last_be: ck.m_ur_last_be,
+            addr: ck.m_ur_addr,
+        });
+        // The output queue's ready reaches the slice the arbiter selects (the sampled `sel` and `q_last`
+        // are functions of this cycle's registers, read before any slice edge).
+        let q_last = q.tlast;
+        self.arb.edge(t.rst, sel, q_valid, oq.s_axis_tready, q_last);
+        self.fb_out.edge_with(t.rst, fb.m_axis_tvalid, !sel && oq.s_axis_tready, || fb_beat(&fb));
+        self.cb_out.edge_with(t.rst, cb.m_axis_tvalid, sel && oq.s_axis_tready, || FbBeat {
+            tdata: cb.m_axis_tdata,
+            tkeep: cb.m_axis_tkeep,
+            tlast: cb.m_axis_tlast,
+            tuser: cb.m_axis_tuser,
+        });
         self.stat_event_reg = if t.rst { 0 } else { stat_event & EVENT_MASK };
         out
     }

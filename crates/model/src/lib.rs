@@ -14,6 +14,7 @@
 
 pub mod axis_register;
 pub mod checker;
+pub mod completion_builder;
 pub mod cpu;
 pub mod engine;
 pub mod frame_builder;

@@ -11,6 +11,11 @@
 //! Everything else this block holds drives other blocks: configuration values on `cfg_*` ports, the
 //! output queue's route-table write port, the interposer's multicast-table write port, and a PBV read
 //! port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
+//!
+//! CPU configuration bridge (docs/registers.md §CPU window): the registers the CPU keeps a copy of (PBV
+//! table and flags, reduction timeouts and thresholds, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT, the static
+//! context entries) are forwarded, on every authorized write, as CPU register writes on `cpu_cfg_wr_*`
+//! (`docs/cpu.md` §5); after a reset the block first copies its reset values and the ENGINE_ID strap.
 
 use modular_bitfield::prelude::*;
 
@@ -39,6 +44,31 @@ pub const STAT_EVENTS: usize = 32;
 pub const INTERNAL_COUNTERS: usize = 2;
 /// Value of the read-only ID register: "C0E" engine magic, map version 1.
 pub const ID_VALUE: u32 = 0x1C0E_0001;
+/// Static context entries of the CPU window (the RTL parameter `CPU_STATIC_ENTRIES`; the CPU's default
+/// `STATIC_ENTRIES`).
+pub const CPU_STATIC_ENTRIES: usize = 16;
+/// Largest `CPU_STATIC_ENTRIES` (the CPU's largest `STATIC_ENTRIES`).
+pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
+/// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
+pub const SYNC_WRITES: u16 = 10;
+
+/// CPU register word addresses the bridge writes (docs/cpu.md §5).
+pub mod cpu_addr {
+    /// PBV-table entry i at `PBV + i`.
+    pub const PBV: u16 = 0x000;
+    /// TIMEOUT[k] at `TIMEOUT + k`.
+    pub const TIMEOUT: u16 = 0x080;
+    /// THRESHOLD[k] at `THRESHOLD + k`.
+    pub const THRESHOLD: u16 = 0x084;
+    /// ENGINE_ID.
+    pub const ENGINE_ID: u16 = 0x087;
+    /// ENGINE_SFA.
+    pub const ENGINE_SFA: u16 = 0x088;
+    /// MODE: [0] R_TF_RED_CFG_MODE, [11:8] retry limit.
+    pub const MODE: u16 = 0x089;
+    /// Static entry s word w at `STATIC + 2s + w`.
+    pub const STATIC: u16 = 0x100;
+}
 
 /// Byte offsets of the registers (docs/registers.md).
 pub mod offset {
@@ -76,6 +106,16 @@ pub mod offset {
     pub const MCAST: u32 = 0x300;
     /// Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.
     pub const COUNTERS: u32 = 0x400;
+    /// The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.
+    pub const ENGINE_ID: u32 = 0x160;
+    /// The engine's own fabric address (Portals SFA of its frames).
+    pub const ENGINE_SFA: u32 = 0x164;
+    /// Retransmissions of a RESPONSE before a FAILURE (000 [0117]), bits 3:0.
+    pub const RETRY_LIMIT: u32 = 0x168;
+    /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
+    pub const PBV_FLAGS: u32 = 0x500;
+    /// CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.
+    pub const CPU_STATIC: u32 = 0x600;
 }
 
 /// Response status (`m_reg_rsp_status`).
@@ -187,6 +227,47 @@ pub struct McastPorts {
     __: B16,
 }
 
+/// A PBV_FLAGS DW: the CPU's flags of two PBV entries, laid out like the PBV table's DW (000 [0096]:
+/// participant switches and participant end devices are told apart).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PbvFlags {
+    /// Entry 2k takes part (the CPU skips invalid entries).
+    pub even_valid: bool,
+    /// Entry 2k is a participant switch (an engine below this one), else an end device.
+    pub even_switch: bool,
+    #[skip]
+    __: B14,
+    /// Entry 2k+1 takes part.
+    pub odd_valid: bool,
+    /// Entry 2k+1 is a participant switch.
+    pub odd_switch: bool,
+    #[skip]
+    __: B14,
+}
+
+/// CPU static entry DW0 (the CPU's static word 0, docs/cpu.md §1 and §5).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuStaticKey {
+    /// TLP: CC_ID; Portals: multicast tree (DFA bits 15-3).
+    pub key: B13,
+    #[skip]
+    __: B3,
+    /// 0 TLP (000), 1 Portals (002).
+    pub family: bool,
+    #[skip]
+    __: B3,
+    /// 0 SUBSERVIENT, 1 MASTER.
+    pub role: B2,
+    #[skip]
+    __: B9,
+    /// Entry in use.
+    pub valid: bool,
+}
+
 /// VNI_ALLOWED entry.
 #[bitfield(bits = 32)]
 #[repr(u32)]
@@ -198,6 +279,15 @@ pub struct VniAllowed {
     __: B15,
     /// Entry in use.
     pub valid: bool,
+}
+
+/// A parameter the register space does not support.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegsParamError {
+    /// `CPU_STATIC_ENTRIES` must be 1-64.
+    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-64")]
+    CpuStaticEntries(usize),
 }
 
 /// Reset values (docs/registers.md).
@@ -216,6 +306,8 @@ pub mod reset {
     pub const RED_TIMEOUT: [u32; super::RED_TIMEOUTS] = [0x1, 0x10, 0x100, 0x1000];
     /// Wait-count thresholds 0-2.
     pub const RED_THRESHOLD: [u32; super::RED_THRESHOLDS] = [4, 64, 1024];
+    /// Retry limit (the CPU's reset value).
+    pub const RETRY_LIMIT: u32 = 3;
 }
 
 /// Width masks of the value registers.
@@ -243,6 +335,8 @@ ports! {
         pub s_reg_src: u16,
         /// Tag, returned with the response (for a completion).
         pub s_reg_tag: u16,
+        /// The engine's device ID (strap): the ENGINE_ID register, copied to the CPU after reset.
+        pub cfg_engine_id: u16,
         /// The consumer takes the response.
         pub m_reg_rsp_ready: bool,
         /// PBV entry to read on `pbv_rd_dev_id`.
@@ -269,6 +363,10 @@ ports! {
         pub m_reg_rsp_src: u16,
         /// Tag of the access.
         pub m_reg_rsp_tag: u16,
+        /// Byte offset of the access (for the completion's Lower Address).
+        pub m_reg_rsp_addr: u16,
+        /// Byte enables of the access (for the completion's Byte Count and Lower Address).
+        pub m_reg_rsp_be: u8,
         /// CTRL.lock.
         pub cfg_lock: bool,
         /// MASTER_ID.
@@ -331,6 +429,12 @@ ports! {
         pub cfg_mcast_wr_ports: u16,
         /// Device ID of PBV entry `pbv_rd_index` (combinational read).
         pub pbv_rd_dev_id: u16,
+        /// CPU configuration write (to the CPU's `cfg_wr_en`).
+        pub cpu_cfg_wr_en: bool,
+        /// CPU register word address.
+        pub cpu_cfg_wr_addr: u16,
+        /// CPU register value.
+        pub cpu_cfg_wr_data: u32,
     }
 }
 
@@ -371,10 +475,25 @@ pub enum Reg {
     Mcast(usize, usize),
     /// Counter i.
     Counter(usize),
+    /// ENGINE_ID (read-only strap).
+    EngineId,
+    /// ENGINE_SFA.
+    EngineSfa,
+    /// RETRY_LIMIT.
+    RetryLimit,
+    /// PBV_FLAGS DW k.
+    PbvFlags(usize),
+    /// CPU static entry, DW (0 key, 1 wait count).
+    CpuStatic(usize, usize),
 }
 
 /// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped.
 pub fn decode(addr: u16) -> Option<Reg> {
+    decode_with(addr, CPU_STATIC_ENTRIES)
+}
+
+/// [`decode`] for a register space with `cpu_static` CPU static entries (`CPU_STATIC_ENTRIES`).
+pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
     let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
     let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
         (a >= base && a < base + n as u32 * stride).then(|| ((a - base) / stride) as usize)
@@ -392,6 +511,9 @@ pub fn decode(addr: u16) -> Option<Reg> {
         o::RED_CFG_MODE => Reg::RedCfgMode,
         o::SUB_TIMEOUT => Reg::SubTimeout,
         o::MASTER_TIMEOUT => Reg::MasterTimeout,
+        o::ENGINE_ID => Reg::EngineId,
+        o::ENGINE_SFA => Reg::EngineSfa,
+        o::RETRY_LIMIT => Reg::RetryLimit,
         _ => {
             if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
                 Reg::RedTimeout(i)
@@ -409,6 +531,10 @@ pub fn decode(addr: u16) -> Option<Reg> {
                 Reg::Mcast(i, w)
             } else if let Some(i) = idx(o::COUNTERS, INTERNAL_COUNTERS + STAT_EVENTS, 4) {
                 Reg::Counter(i)
+            } else if let Some(i) = idx(o::PBV_FLAGS, PBV_ENTRIES / 2, 4) {
+                Reg::PbvFlags(i)
+            } else if let Some(i) = idx(o::CPU_STATIC, cpu_static.min(MAX_CPU_STATIC_ENTRIES), 8) {
+                Reg::CpuStatic(i, ((a >> 2) & 1) as usize)
             } else {
                 return None;
             }
@@ -443,7 +569,18 @@ pub struct RegisterSpace {
     mcast_wait: [McastWait; MCAST_ENTRIES],
     mcast_ports: [McastPorts; MCAST_ENTRIES],
     counters: [u32; INTERNAL_COUNTERS + STAT_EVENTS],
-    /// Registered outputs: the response and the table-write pulses.
+    engine_sfa: u32,
+    retry_limit: u32,
+    pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
+    static_key: [CpuStaticKey; MAX_CPU_STATIC_ENTRIES],
+    static_wait: [u32; MAX_CPU_STATIC_ENTRIES],
+    /// `CPU_STATIC_ENTRIES`: entries of the static window in use.
+    cpu_static: usize,
+    /// Second CPU write of a two-entry PBV / PBV_FLAGS access: (address, data).
+    cpu_pending: Option<(u16, u32)>,
+    /// Next step of the post-reset copy to the CPU.
+    sync: Option<u16>,
+    /// Registered outputs: the response, the table-write pulses and the CPU write.
     out: RegisterSpaceOut,
 }
 
@@ -454,8 +591,21 @@ impl Default for RegisterSpace {
 }
 
 impl RegisterSpace {
-    /// A register space in its reset state.
+    /// A register space in its reset state, with the default `CPU_STATIC_ENTRIES`.
     pub fn new() -> Self {
+        Self::reset_state(CPU_STATIC_ENTRIES)
+    }
+
+    /// A register space whose CPU window has `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-64), at power-on (before the first reset, as the Verilated RTL starts).
+    pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
+        if !(1..=MAX_CPU_STATIC_ENTRIES).contains(&n) {
+            return Err(RegsParamError::CpuStaticEntries(n));
+        }
+        Ok(RegisterSpace { cpu_static: n, ..Self::power_on() })
+    }
+
+    fn reset_state(cpu_static: usize) -> Self {
         RegisterSpace {
             pbv: [0; PBV_ENTRIES / 2],
             ctrl: Ctrl::new(),
@@ -476,6 +626,14 @@ impl RegisterSpace {
             mcast_wait: [McastWait::new(); MCAST_ENTRIES],
             mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
             counters: [0; INTERNAL_COUNTERS + STAT_EVENTS],
+            engine_sfa: 0,
+            retry_limit: reset::RETRY_LIMIT,
+            pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
+            static_key: [CpuStaticKey::new(); MAX_CPU_STATIC_ENTRIES],
+            static_wait: [0; MAX_CPU_STATIC_ENTRIES],
+            cpu_static,
+            cpu_pending: None,
+            sync: Some(0),
             out: RegisterSpaceOut::default(),
         }
     }
@@ -491,6 +649,8 @@ impl RegisterSpace {
             master_timeout: 0,
             red_timeout: [0; RED_TIMEOUTS],
             red_threshold: [0; RED_THRESHOLDS],
+            retry_limit: 0,
+            sync: None,
             ..Self::new()
         }
     }
@@ -506,7 +666,61 @@ impl RegisterSpace {
         self.counters[i]
     }
 
-    /// What a read of `reg` returns.
+    /// The CPU's PBV-table word of entry `i` (docs/cpu.md §5: [31] valid, [16] switch, [15:0] device ID).
+    pub fn cpu_pbv_word(&self, i: usize) -> u32 {
+        let f = self.pbv_flags[i / 2];
+        let (valid, switch) = if i % 2 == 0 { (f.even_valid(), f.even_switch()) } else { (f.odd_valid(), f.odd_switch()) };
+        u32::from(valid) << 31 | u32::from(switch) << 16 | u32::from(self.pbv(i))
+    }
+
+    /// The CPU's MODE word: [0] R_TF_RED_CFG_MODE, [11:8] retry limit.
+    fn cpu_mode_word(&self) -> u32 {
+        (self.red_cfg_mode & 1) | (self.retry_limit & 0xF) << 8
+    }
+
+    /// Value of step `k` of the post-reset copy (CPU register `0x080 + k`).
+    fn sync_word(&self, k: u16, engine_id: u16) -> u32 {
+        match k {
+            0..=3 => self.red_timeout[usize::from(k)],
+            4..=6 => self.red_threshold[usize::from(k - 4)],
+            7 => u32::from(engine_id),
+            8 => self.engine_sfa,
+            _ => self.cpu_mode_word(),
+        }
+    }
+
+    /// The CPU writes an authorized write to `reg` with byte enables `be` forwards (after the write is
+    /// applied): none, one, or two (a PBV / PBV_FLAGS DW with bytes of both entries enabled).
+    fn cpu_forward(&self, reg: Reg, be: u8) -> [Option<(u16, u32)>; 2] {
+        if be & 0xF == 0 {
+            return [None, None];
+        }
+        let one = |a: u16, d: u32| [Some((a, d)), None];
+        match reg {
+            Reg::Pbv(k) | Reg::PbvFlags(k) => {
+                let even = (be & 0x3 != 0).then(|| (cpu_addr::PBV + 2 * k as u16, self.cpu_pbv_word(2 * k)));
+                let odd = (be & 0xC != 0).then(|| (cpu_addr::PBV + 2 * k as u16 + 1, self.cpu_pbv_word(2 * k + 1)));
+                if even.is_some() { [even, odd] } else { [odd, None] }
+            }
+            Reg::RedTimeout(i) => one(cpu_addr::TIMEOUT + i as u16, self.red_timeout[i]),
+            Reg::RedThreshold(i) => one(cpu_addr::THRESHOLD + i as u16, self.red_threshold[i]),
+            Reg::EngineSfa => one(cpu_addr::ENGINE_SFA, self.engine_sfa),
+            Reg::RedCfgMode | Reg::RetryLimit => one(cpu_addr::MODE, self.cpu_mode_word()),
+            Reg::CpuStatic(s, 0) => one(cpu_addr::STATIC + 2 * s as u16, self.static_key[s].into()),
+            Reg::CpuStatic(s, _) => one(cpu_addr::STATIC + 2 * s as u16 + 1, self.static_wait[s]),
+            _ => [None, None],
+        }
+    }
+
+    /// What a read of `reg` returns (`engine_id`: the strap, for ENGINE_ID).
+    pub fn read_with(&self, reg: Reg, engine_id: u16) -> u32 {
+        match reg {
+            Reg::EngineId => u32::from(engine_id),
+            _ => self.read(reg),
+        }
+    }
+
+    /// What a read of `reg` returns (ENGINE_ID reads 0 here: it is the strap, see [`Self::read_with`]).
     pub fn read(&self, reg: Reg) -> u32 {
         match reg {
             Reg::Pbv(k) => self.pbv[k],
@@ -529,6 +743,12 @@ impl RegisterSpace {
             Reg::Mcast(i, 1) => self.mcast_wait[i].into(),
             Reg::Mcast(i, _) => self.mcast_ports[i].into(),
             Reg::Counter(i) => self.counters[i],
+            Reg::EngineId => 0,
+            Reg::EngineSfa => self.engine_sfa,
+            Reg::RetryLimit => self.retry_limit,
+            Reg::PbvFlags(k) => self.pbv_flags[k].into(),
+            Reg::CpuStatic(s, 0) => self.static_key[s].into(),
+            Reg::CpuStatic(s, _) => self.static_wait[s],
         }
     }
 
@@ -559,7 +779,12 @@ impl RegisterSpace {
         let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
         match reg {
             Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
-            Reg::Id => return false,
+            Reg::Id | Reg::EngineId => return false,
+            Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
+            Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
+            Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
+            Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), 0x8031_1FFF)),
+            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], MASK20),
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
             Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),
@@ -619,7 +844,7 @@ impl Block for RegisterSpace {
     type Out = RegisterSpaceOut;
 
     fn step(&mut self, i: &RegisterSpaceIn) -> RegisterSpaceOut {
-        let s_reg_ready = !self.out.m_reg_rsp_valid || i.m_reg_rsp_ready;
+        let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready) && self.sync.is_none() && self.cpu_pending.is_none();
         let mut out = self.cfg_outputs();
         out.s_reg_ready = s_reg_ready;
         out.pbv_rd_dev_id = self.pbv(usize::from(i.pbv_rd_index) % PBV_ENTRIES);
@@ -632,15 +857,23 @@ impl Block for RegisterSpace {
         self.out.m_reg_rsp_valid &= !i.m_reg_rsp_ready;
         self.out.cfg_route_wr_en = false;
         self.out.cfg_mcast_wr_en = false;
+        self.out.cpu_cfg_wr_en = false;
+        let mut cpu_write = None;
+        if let Some(k) = self.sync {
+            cpu_write = Some((cpu_addr::TIMEOUT + k, self.sync_word(k, i.cfg_engine_id)));
+            self.sync = (k + 1 < SYNC_WRITES).then_some(k + 1);
+        } else if let Some(w) = self.cpu_pending.take() {
+            cpu_write = Some(w);
+        }
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
-            let reg = decode(i.s_reg_addr);
+            let reg = decode_with(i.s_reg_addr, self.cpu_static);
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
-                (Some(r), false) => (status::OK, self.read(r)),
+                (Some(r), false) => (status::OK, self.read_with(r, i.cfg_engine_id)),
                 (Some(_), true) if !authorized => (status::REJECTED, 0),
-                (Some(Reg::Id), true) => (status::UNMAPPED, 0),
+                (Some(Reg::Id | Reg::EngineId), true) => (status::UNMAPPED, 0),
                 (Some(r), true) => {
                     if let Reg::Counter(c) = r {
                         if i.s_reg_be & 0xF != 0 {
@@ -658,6 +891,9 @@ impl Block for RegisterSpace {
             if st == status::OK && i.s_reg_write {
                 let r = reg.expect("OK writes are mapped");
                 self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), &inc);
+                let [first, second] = self.cpu_forward(r, i.s_reg_be);
+                cpu_write = first;
+                self.cpu_pending = second;
             }
             self.out.m_reg_rsp_valid = true;
             self.out.m_reg_rsp_write = i.s_reg_write;
@@ -665,6 +901,13 @@ impl Block for RegisterSpace {
             self.out.m_reg_rsp_rdata = rdata;
             self.out.m_reg_rsp_src = i.s_reg_src;
             self.out.m_reg_rsp_tag = i.s_reg_tag & 0x3FF;
+            self.out.m_reg_rsp_addr = i.s_reg_addr;
+            self.out.m_reg_rsp_be = i.s_reg_be & 0xF;
+        }
+        if let Some((a, d)) = cpu_write {
+            self.out.cpu_cfg_wr_en = true;
+            self.out.cpu_cfg_wr_addr = a;
+            self.out.cpu_cfg_wr_data = d;
         }
         for (k, c) in self.counters.iter_mut().enumerate() {
             if cleared != Some(k) {
@@ -672,7 +915,7 @@ impl Block for RegisterSpace {
             }
         }
         if i.rst {
-            *self = RegisterSpace::new();
+            *self = Self::reset_state(self.cpu_static);
         }
         out
     }
@@ -697,6 +940,14 @@ mod tests {
     fn idle() -> RegisterSpaceIn {
         RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }
     }
+    /// Out of reset, with the post-reset copy to the CPU done.
+    fn synced() -> RegisterSpace {
+        let mut r = RegisterSpace::new();
+        for _ in 0..SYNC_WRITES {
+            r.step(&idle());
+        }
+        r
+    }
 
     #[test]
     fn bitfield_layouts_are_the_documented_ones() {
@@ -709,7 +960,7 @@ mod tests {
 
     #[test]
     fn read_after_write_and_one_cycle_response() {
-        let mut r = RegisterSpace::new();
+        let mut r = synced();
         let o = r.step(&access(true, offset::MASTER_ID, 0xF, 0xABCD_0042, 7));
         assert!(o.s_reg_ready && !o.m_reg_rsp_valid);
         let o = r.step(&access(false, offset::MASTER_ID, 0xF, 0, 7));
@@ -721,7 +972,7 @@ mod tests {
 
     #[test]
     fn locked_writes_from_others_are_rejected_and_counted() {
-        let mut r = RegisterSpace::new();
+        let mut r = synced();
         r.step(&access(true, offset::MASTER_ID, 0xF, 0x0001, 1));
         r.step(&access(true, offset::CTRL, 0xF, 1, 1));
         r.step(&access(true, offset::ETHERTYPE, 0xF, 0x1234, 2));
@@ -735,7 +986,7 @@ mod tests {
 
     #[test]
     fn route_commit_pulses_the_output_queue_port() {
-        let mut r = RegisterSpace::new();
+        let mut r = synced();
         r.step(&access(true, offset::ROUTE + 8 * 3, 0xF, 0xFFF0_0010, 0));
         let o = r.step(&access(true, offset::ROUTE + 8 * 3 + 4, 0xF, 0x8000_0005, 0));
         assert!(!o.cfg_route_wr_en);
@@ -747,7 +998,7 @@ mod tests {
 
     #[test]
     fn unmapped_and_read_only_are_counted() {
-        let mut r = RegisterSpace::new();
+        let mut r = synced();
         r.step(&access(false, 0xFFC, 0xF, 0, 0));
         r.step(&access(true, offset::ID, 0xF, 0, 0));
         let o = r.step(&access(false, offset::COUNTERS + 4, 0xF, 0, 0));
@@ -764,5 +1015,63 @@ mod tests {
         assert_eq!(decode(0x400 + 4 * 33), Some(Reg::Counter(33)));
         assert_eq!(decode(0x400 + 4 * 34), None);
         assert_eq!(decode(0x12C), None);
+    }
+}
+
+#[cfg(test)]
+mod bridge_tests {
+    use super::*;
+
+    fn idle(engine_id: u16) -> RegisterSpaceIn {
+        RegisterSpaceIn { m_reg_rsp_ready: true, cfg_engine_id: engine_id, ..Default::default() }
+    }
+
+    #[test]
+    fn after_reset_the_cpu_gets_the_reset_values_then_accesses_are_taken() {
+        let mut r = RegisterSpace::new();
+        let mut writes = Vec::new();
+        for _ in 0..SYNC_WRITES + 2 {
+            let o = r.step(&idle(0x0720));
+            if o.cpu_cfg_wr_en {
+                writes.push((o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data));
+            }
+            assert_eq!(o.s_reg_ready, writes.len() == usize::from(SYNC_WRITES));
+        }
+        assert_eq!(writes, vec![
+            (0x080, 1), (0x081, 0x10), (0x082, 0x100), (0x083, 0x1000),
+            (0x084, 4), (0x085, 64), (0x086, 1024),
+            (0x087, 0x0720), (0x088, 0), (0x089, 0x300),
+        ]);
+    }
+
+    #[test]
+    fn a_pbv_dw_write_configures_both_cpu_entries_on_consecutive_cycles() {
+        let mut r = RegisterSpace::new();
+        for _ in 0..SYNC_WRITES {
+            r.step(&idle(1));
+        }
+        let w = |off: u32, be: u8, data: u32| RegisterSpaceIn {
+            s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: be, s_reg_wdata: data,
+            m_reg_rsp_ready: true, ..Default::default()
+        };
+        // Flags: entry 4 valid switch, entry 5 valid end device.
+        let o = r.step(&w(offset::PBV_FLAGS + 8, 0xF, 0x0001_0003));
+        assert!(o.s_reg_ready);
+        let o = r.step(&idle(1));
+        assert!(o.cpu_cfg_wr_en && o.cpu_cfg_wr_addr == 4 && o.cpu_cfg_wr_data == 0x8001_0000);
+        assert!(!o.s_reg_ready, "the second entry's write holds the next access");
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0000));
+        assert!(o.s_reg_ready);
+        r.step(&w(offset::PBV + 8, 0xF, 0x0022_0011));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (4, 0x8001_0011));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0022));
+        // A 2-byte write (seed 000 [0175]) configures one entry.
+        r.step(&w(offset::PBV + 8, 0xC, 0x0033_0000));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0033));
+        assert!(!r.step(&idle(1)).cpu_cfg_wr_en);
     }
 }

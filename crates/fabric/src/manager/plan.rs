@@ -99,8 +99,9 @@ pub struct PlannedFrame {
     pub tlp: Tlp,
 }
 
-/// A write to an engine CPU's configuration port (`cpu_cfg_wr_*`, `docs/cpu.md` §5). The register map
-/// has no window for it yet (`docs/blocks/packet_engine.md` §Not yet), so these are not frames.
+/// A write to an engine CPU's configuration port (`cpu_cfg_wr_*`, `docs/cpu.md` §5), sent on the engine's
+/// back door; not yet encoded as register writes into the CPU window (`docs/fabric.md` §Engines and the
+/// CPU back door).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuWrite {
     /// Index of the step that produced it.

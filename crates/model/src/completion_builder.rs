@@ -1,0 +1,438 @@
+//! Completion builder: PCIe completions for the engine's non-posted requests (seed 000 [0097], claim
+//! 14: a non-posted message expects a response or completion; [0113]: the engine is an addressable
+//! endpoint, so it completes the memory reads of its register window).
+//!
+//! Cycle model of `rtl/completion_builder.v`; ports, frame layout and timing are
+//! `docs/blocks/completion_builder.md`. Two request streams become one stream of one-beat completion
+//! frames, in the data-link form the rest of the engine uses (`{0000, seq[11:0]}`, TLP, LCRC
+//! little-endian, `docs/frames.md` §7):
+//!
+//! * `s_rsp_*`, the register space's responses: a read answered OK becomes a CplD with the read data
+//!   (Successful Completion); a read to an unmapped offset a Cpl with status Unsupported Request; a read
+//!   the register space rejected a Cpl with status Completer Abort; a write (a posted MWr) nothing;
+//! * `s_ur_*`, non-posted requests the input checker dropped (`docs/blocks/input_checker.md` §Outcomes):
+//!   a Cpl (CplLk for a locked read) with status Unsupported Request.
+//!
+//! Completer ID = `cfg_engine_id`; Requester ID, Tag (10 bits), TC and Attr from the request; Byte Count
+//! and Lower Address by PCIe Base Specification §2.2.9 / §2.3.1.1 (Tables 2-40, 2-41) for memory reads, 4
+//! and 0 for every other request. The Portals family has no completions (its reductions are posted).
+
+use crate::checker::crc32_byte;
+use crate::ports;
+use crate::signal::{Block, Wide, WIDE_MAX_BITS};
+
+/// Bytes of the sequence-number field in front of a TLP (data-link form).
+pub const SEQ_BYTES: usize = 2;
+/// Bytes of a completion header (3 DW).
+pub const HEADER_BYTES: usize = 12;
+/// Bytes of the read data of a CplD (the register space's DW).
+pub const DATA_BYTES: usize = 4;
+/// Bytes of the LCRC.
+pub const LCRC_BYTES: usize = 4;
+/// A Cpl / CplLk frame: sequence field, header, LCRC.
+pub const CPL_FRAME_BYTES: usize = SEQ_BYTES + HEADER_BYTES + LCRC_BYTES;
+/// A CplD frame: sequence field, header, one data DW, LCRC.
+pub const CPLD_FRAME_BYTES: usize = CPL_FRAME_BYTES + DATA_BYTES;
+/// Sequence numbers are 12 bits.
+pub const SEQ_MASK: u16 = 0xFFF;
+
+/// Register-space response status (`docs/registers.md`): OK.
+const RSP_OK: u8 = 0;
+/// Register-space response status: unmapped offset / read-only register.
+const RSP_UNMAPPED: u8 = 2;
+
+/// Completion Status (PCIe §2.2.9, Table 2-34).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CplStatus {
+    /// 000 Successful Completion.
+    Sc,
+    /// 001 Unsupported Request.
+    Ur,
+    /// 100 Completer Abort.
+    Ca,
+}
+
+impl CplStatus {
+    /// The 3-bit field value.
+    pub fn code(self) -> u8 {
+        match self {
+            CplStatus::Sc => 0b000,
+            CplStatus::Ur => 0b001,
+            CplStatus::Ca => 0b100,
+        }
+    }
+}
+
+/// `stat_event` bits (one pulse per request taken, the cycle after).
+pub mod event {
+    /// A CplD with Successful Completion was built (a register read).
+    pub const CPLD: u32 = 0;
+    /// A Cpl / CplLk with Unsupported Request was built.
+    pub const UR: u32 = 1;
+    /// A Cpl with Completer Abort was built.
+    pub const CA: u32 = 2;
+    /// A response to a posted write was taken; it needs no completion.
+    pub const POSTED: u32 = 3;
+}
+
+/// One completion to build, whichever stream it came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompletionRequest {
+    /// Completion Status.
+    pub status: Option<CplStatus>,
+    /// Read data of a Successful Completion (little-endian: bits 7:0 are the lowest-addressed byte).
+    pub data: u32,
+    /// Requester ID of the request.
+    pub requester_id: u16,
+    /// Tag (10 bits: T9, T8, Tag[7:0]).
+    pub tag: u16,
+    /// Traffic Class of the request.
+    pub tc: u8,
+    /// Attr[2:0] of the request.
+    pub attr: u8,
+    /// The request was a memory read (MRd / MRdLk): Byte Count and Lower Address follow its length,
+    /// byte enables and address; otherwise they are 4 and 0.
+    pub mem_read: bool,
+    /// The request was a locked memory read (MRdLk): the completion is a CplLk / CplDLk.
+    pub locked: bool,
+    /// Length of the request in DW (0 = 1024).
+    pub length: u16,
+    /// First DW byte enables.
+    pub first_be: u8,
+    /// Last DW byte enables (0 for a 1-DW request).
+    pub last_be: u8,
+    /// Address bits 6:0 of the request (bits 1:0, PH, are ignored).
+    pub addr: u8,
+}
+
+/// Offset of the first enabled byte of the first DW (Table 2-41: 0000 and xxx1 give 0).
+pub fn first_be_offset(first_be: u8) -> u16 {
+    match first_be & 0xF {
+        0 => 0,
+        be => be.trailing_zeros() as u16,
+    }
+}
+
+/// Byte Count of a completion to `r` (§2.3.1.1 and Table 2-40 for memory reads; 4 otherwise). The 12-bit
+/// field: 4096 is 0.
+pub fn byte_count(r: &CompletionRequest) -> u16 {
+    if !r.mem_read {
+        return 4;
+    }
+    let bytes = if r.last_be & 0xF == 0 {
+        // 1 DW: from the first enabled byte to the last one; 0000 (a zero-length read) counts 1.
+        let be = r.first_be & 0xF;
+        if be == 0 { 1 } else { 8 - be.leading_zeros() as u16 - be.trailing_zeros() as u16 }
+    } else {
+        let dw = if r.length & 0x3FF == 0 { 1024 } else { r.length & 0x3FF };
+        let last_gap = (r.last_be & 0xF).leading_zeros() as u16 - 4;
+        4 * dw - first_be_offset(r.first_be) - last_gap
+    };
+    bytes & 0xFFF
+}
+
+/// Lower Address of a completion to `r` (Table 2-41 for memory reads; 0 otherwise).
+pub fn lower_address(r: &CompletionRequest) -> u8 {
+    if r.mem_read { (r.addr & 0x7C) | first_be_offset(r.first_be) as u8 } else { 0 }
+}
+
+/// The completion frame for `r` (`None` for a posted write: no completion), completer `engine_id`,
+/// sequence number `seq`: `{0000, seq}`, the 3-DW header, the data DW of a CplD, the LCRC.
+pub fn completion_frame(r: &CompletionRequest, engine_id: u16, seq: u16) -> Option<Vec<u8>> {
+    let status = r.status?;
+    let with_data = status == CplStatus::Sc;
+    let fmt: u8 = if with_data { 0b010 } else { 0b000 };
+    let ty: u8 = if r.locked { 0b01011 } else { 0b01010 };
+    let bc = byte_count(r);
+    let tag = r.tag & 0x3FF;
+    let mut f = Vec::with_capacity(CPLD_FRAME_BYTES);
+    f.extend_from_slice(&(seq & SEQ_MASK).to_be_bytes());
+    f.push(fmt << 5 | ty);
+    f.push(((tag >> 9) as u8 & 1) << 7 | (r.tc & 7) << 4 | ((tag >> 8) as u8 & 1) << 3 | (r.attr >> 2 & 1) << 2);
+    f.push((r.attr & 3) << 4);
+    f.push(u8::from(with_data));
+    f.extend_from_slice(&engine_id.to_be_bytes());
+    f.push(status.code() << 5 | (bc >> 8) as u8);
+    f.push(bc as u8);
+    f.extend_from_slice(&r.requester_id.to_be_bytes());
+    f.push(tag as u8);
+    f.push(lower_address(r) & 0x7F);
+    if with_data {
+        f.extend_from_slice(&r.data.to_le_bytes());
+    }
+    let crc = !f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b));
+    f.extend_from_slice(&crc.to_le_bytes());
+    Some(f)
+}
+
+ports! {
+    /// Inputs of `rtl/completion_builder.v` (clk aside).
+    pub struct CompletionBuilderIn {
+        /// Synchronous, active-high reset: the completion on the output is dropped, `seq` = 0.
+        pub rst: bool,
+        /// A register-space response is offered.
+        pub s_rsp_valid: bool,
+        /// The response is to a write (posted: no completion).
+        pub s_rsp_write: bool,
+        /// Register-space status: 0 OK, 1 rejected, 2 unmapped.
+        pub s_rsp_status: u8,
+        /// Read data.
+        pub s_rsp_rdata: u32,
+        /// Requester ID of the access.
+        pub s_rsp_src: u16,
+        /// Tag of the access (10 bits).
+        pub s_rsp_tag: u16,
+        /// Byte offset of the access (bits 6:2 give the Lower Address).
+        pub s_rsp_addr: u16,
+        /// Byte enables of the access (the request's First DW BE).
+        pub s_rsp_be: u8,
+        /// A dropped non-posted request is offered (needs an Unsupported Request completion).
+        pub s_ur_valid: bool,
+        /// Its Requester ID.
+        pub s_ur_src: u16,
+        /// Its tag (10 bits).
+        pub s_ur_tag: u16,
+        /// Its Traffic Class.
+        pub s_ur_tc: u8,
+        /// Its Attr[2:0].
+        pub s_ur_attr: u8,
+        /// It was a memory read (MRd, MRdLk).
+        pub s_ur_mem_read: bool,
+        /// It was a locked memory read (MRdLk).
+        pub s_ur_locked: bool,
+        /// Its Length field (0 = 1024 DW).
+        pub s_ur_length: u16,
+        /// Its First DW BE.
+        pub s_ur_first_be: u8,
+        /// Its Last DW BE.
+        pub s_ur_last_be: u8,
+        /// Its address bits 6:0.
+        pub s_ur_addr: u8,
+        /// The consumer takes the beat.
+        pub m_axis_tready: bool,
+        /// The engine's device ID: the Completer ID.
+        pub cfg_engine_id: u16,
+    }
+}
+
+ports! {
+    /// Outputs of `rtl/completion_builder.v`.
+    pub struct CompletionBuilderOut {
+        /// The response is taken.
+        pub s_rsp_ready: bool,
+        /// The dropped request is taken.
+        pub s_ur_ready: bool,
+        /// Frame data (one beat).
+        pub m_axis_tdata: Wide,
+        /// Byte enables.
+        pub m_axis_tkeep: u64,
+        /// A completion frame is offered.
+        pub m_axis_tvalid: bool,
+        /// Last beat (every completion is one beat).
+        pub m_axis_tlast: bool,
+        /// Requester ID: the destination device ID the output queue routes on.
+        pub m_axis_tuser: u16,
+        /// Pulses ([`event`]).
+        pub stat_event: u8,
+    }
+}
+
+impl CompletionBuilderIn {
+    /// The completion the register-space response on `s_rsp_*` asks for (status `None`: a posted write).
+    pub fn rsp_request(&self) -> CompletionRequest {
+        let status = match (self.s_rsp_write, self.s_rsp_status & 3) {
+            (true, _) => None,
+            (false, RSP_OK) => Some(CplStatus::Sc),
+            (false, RSP_UNMAPPED) => Some(CplStatus::Ur),
+            // Rejected (and the undefined status 3): the register space refused a request it decoded.
+            (false, _) => Some(CplStatus::Ca),
+        };
+        CompletionRequest {
+            status,
+            data: self.s_rsp_rdata,
+            requester_id: self.s_rsp_src,
+            tag: self.s_rsp_tag & 0x3FF,
+            tc: 0,
+            attr: 0,
+            mem_read: true,
+            locked: false,
+            length: 1,
+            first_be: self.s_rsp_be & 0xF,
+            last_be: 0,
+            addr: (self.s_rsp_addr & 0x7F) as u8,
+        }
+    }
+
+    /// The completion the dropped request on `s_ur_*` asks for.
+    pub fn ur_request(&self) -> CompletionRequest {
+        CompletionRequest {
+            status: Some(CplStatus::Ur),
+            data: 0,
+            requester_id: self.s_ur_src,
+            tag: self.s_ur_tag & 0x3FF,
+            tc: self.s_ur_tc & 7,
+            attr: self.s_ur_attr & 7,
+            mem_read: self.s_ur_mem_read,
+            locked: self.s_ur_locked,
+            length: self.s_ur_length & 0x3FF,
+            first_be: self.s_ur_first_be & 0xF,
+            last_be: self.s_ur_last_be & 0xF,
+            addr: self.s_ur_addr & 0x7F,
+        }
+    }
+}
+
+/// Parameters (the RTL parameters of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompletionBuilderParams {
+    /// Data width in bits: 256 or 512 (a completion, at most 22 bytes, is one beat).
+    pub data_width: usize,
+}
+
+impl Default for CompletionBuilderParams {
+    fn default() -> Self {
+        CompletionBuilderParams { data_width: 256 }
+    }
+}
+
+/// A parameter set the block does not support.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParamError {
+    /// `DATA_WIDTH` must be 256 or 512.
+    #[error("completion builder: DATA_WIDTH {0} is not 256 or 512")]
+    DataWidth(usize),
+}
+
+/// The completion builder's registers.
+#[derive(Clone, Debug)]
+pub struct CompletionBuilder {
+    p: CompletionBuilderParams,
+    valid: bool,
+    tdata: Wide,
+    tkeep: u64,
+    tuser: u16,
+    seq: u16,
+    stat_event: u8,
+}
+
+impl CompletionBuilder {
+    /// A builder in its reset state.
+    pub fn new(p: CompletionBuilderParams) -> Result<Self, ParamError> {
+        if !(p.data_width == 256 || p.data_width == 512) || p.data_width > WIDE_MAX_BITS {
+            return Err(ParamError::DataWidth(p.data_width));
+        }
+        Ok(Self::reset_state(p))
+    }
+
+    fn reset_state(p: CompletionBuilderParams) -> Self {
+        CompletionBuilder { p, valid: false, tdata: Wide::ZERO, tkeep: 0, tuser: 0, seq: 0, stat_event: 0 }
+    }
+
+    /// The next TLP sequence number.
+    pub fn seq(&self) -> u16 {
+        self.seq
+    }
+}
+
+impl Block for CompletionBuilder {
+    type In = CompletionBuilderIn;
+    type Out = CompletionBuilderOut;
+
+    fn step(&mut self, i: &CompletionBuilderIn) -> CompletionBuilderOut {
+        let free = !i.rst && (!self.valid || i.m_axis_tready);
+        let out = CompletionBuilderOut {
+            s_rsp_ready: free,
+            // Register responses first: they keep the register space (and the checker behind it) moving.
+            s_ur_ready: free && !i.s_rsp_valid,
+            m_axis_tdata: self.tdata,
+            m_axis_tkeep: self.tkeep,
+            m_axis_tvalid: self.valid,
+            m_axis_tlast: self.valid,
+            m_axis_tuser: self.tuser,
+            stat_event: self.stat_event,
+        };
+
+        // Rising edge.
+        self.stat_event = 0;
+        if self.valid && i.m_axis_tready {
+            self.valid = false;
+        }
+        let req = if i.s_rsp_valid && out.s_rsp_ready {
+            Some(i.rsp_request())
+        } else if i.s_ur_valid && out.s_ur_ready {
+            Some(i.ur_request())
+        } else {
+            None
+        };
+        if let Some(r) = req {
+            self.stat_event = 1 << match r.status {
+                None => event::POSTED,
+                Some(CplStatus::Sc) => event::CPLD,
+                Some(CplStatus::Ur) => event::UR,
+                Some(CplStatus::Ca) => event::CA,
+            };
+            if let Some(f) = completion_frame(&r, i.cfg_engine_id, self.seq) {
+                self.tdata = Wide::ZERO;
+                for (k, &b) in f.iter().enumerate() {
+                    self.tdata.set_byte(k, b);
+                }
+                self.tkeep = (1u64 << f.len()) - 1;
+                self.tuser = r.requester_id;
+                self.valid = true;
+                self.seq = (self.seq + 1) & SEQ_MASK;
+            }
+        }
+        if i.rst {
+            *self = Self::reset_state(self.p);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mrd(first_be: u8, last_be: u8, length: u16, addr: u8) -> CompletionRequest {
+        CompletionRequest { status: Some(CplStatus::Ur), mem_read: true, first_be, last_be, length, addr, ..Default::default() }
+    }
+
+    #[test]
+    fn byte_count_follows_table_2_40() {
+        for (be, bc) in [(0b1001, 4), (0b1111, 4), (0b0101, 3), (0b0111, 3), (0b1010, 3), (0b1110, 3), (0b0011, 2), (0b0110, 2), (0b1100, 2), (0b0001, 1), (0b0010, 1), (0b0100, 1), (0b1000, 1), (0b0000, 1)] {
+            assert_eq!(byte_count(&mrd(be, 0, 1, 0)), bc, "first BE {be:04b}");
+        }
+        // Multi-DW: 4 * length minus the disabled bytes at both ends.
+        assert_eq!(byte_count(&mrd(0b1110, 0b0011, 3, 0)), 12 - 1 - 2);
+        assert_eq!(byte_count(&mrd(0b1111, 0b1111, 0, 0)), 0, "1024 DW = 4096 bytes is encoded 0");
+        assert_eq!(byte_count(&CompletionRequest { mem_read: false, ..mrd(0b0001, 0, 1, 0) }), 4);
+    }
+
+    #[test]
+    fn lower_address_follows_table_2_41() {
+        for (be, la) in [(0b0000, 0), (0b0001, 0), (0b1111, 0), (0b0010, 1), (0b1110, 1), (0b0100, 2), (0b1100, 2), (0b1000, 3)] {
+            assert_eq!(lower_address(&mrd(be, 0, 1, 0x40)), 0x40 | la, "first BE {be:04b}");
+        }
+        assert_eq!(lower_address(&mrd(0b0100, 0, 1, 0x7F)), 0x7E, "address bits 1:0 (PH) ignored");
+    }
+
+    #[test]
+    fn cpld_and_cpl_frames_have_the_documented_bytes() {
+        let r = CompletionRequest { status: Some(CplStatus::Sc), data: 0x1C0E_0001, requester_id: 0x0001, tag: 0x3A5, mem_read: true, length: 1, first_be: 0xF, addr: 0x00, ..Default::default() };
+        let f = completion_frame(&r, 0x0010, 5).unwrap();
+        assert_eq!(f.len(), CPLD_FRAME_BYTES);
+        assert_eq!(&f[..18], &[0x00, 0x05, 0x4A, 0x88, 0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x01, 0xA5, 0x00, 0x01, 0x00, 0x0E, 0x1C]);
+        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::checker::CRC32_RESIDUE);
+        let ur = completion_frame(&CompletionRequest { status: Some(CplStatus::Ur), locked: true, ..r }, 0x0010, 6).unwrap();
+        assert_eq!(ur.len(), CPL_FRAME_BYTES);
+        assert_eq!(&ur[2..6], &[0x0B, 0x88, 0x00, 0x00]);
+        assert_eq!(ur[8] >> 5, 1);
+        assert!(completion_frame(&CompletionRequest { status: None, ..r }, 0, 0).is_none());
+    }
+
+    #[test]
+    fn bad_width_is_a_typed_error() {
+        assert_eq!(CompletionBuilder::new(CompletionBuilderParams { data_width: 64 }).err(), Some(ParamError::DataWidth(64)));
+    }
+}

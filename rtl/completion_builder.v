@@ -1,0 +1,329 @@
+// inswitch packet engine: completion builder (seed 000 [0097], claim 14, [0113]; PCIe Base Specification
+// §2.2.9, §2.3.1.1).
+//
+// PCIe completions for the engine's non-posted requests: the register space's responses to memory reads
+// of its window, and the non-posted requests the input checker dropped (Unsupported Request). Ports,
+// layout and timing: docs/blocks/completion_builder.md. Rust model: crates/model/src/completion_builder.rs.
+//
+//  s_rsp (register-space responses)     s_ur (dropped non-posted requests)
+//     |  priority: s_rsp, then s_ur; a response to a write (posted MWr) is taken and gives nothing
+//  [ build the frame and its LCRC in the cycle a request is taken ]
+//     |
+//  m_axis: one beat per completion, tuser = Requester ID
+//
+// Frame (data-link form, docs/frames.md §1, §7):
+//  byte 0-1   {4'b0, seq[11:0]}
+//  byte 2-5   DW0: Fmt (010 CplD / 000 Cpl) Type (01010, 01011 locked) | T9 TC T8 Attr2 0 0 | 0 0 Attr[1:0] 00 00 | Length (1 / 0)
+//  byte 6-9   DW1: Completer ID = cfg_engine_id | Status[2:0] BCM=0 Byte Count[11:0]
+//  byte 10-13 DW2: Requester ID | Tag[7:0] | 0 Lower Address[6:0]
+//  byte 14-17 read data, little-endian (CplD only)
+//  then       LCRC, little-endian
+//
+// Latency: a request taken at edge k is on m_axis from cycle k+1. Throughput: one completion per cycle
+// while m_axis_tready is high.
+
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module completion_builder #
+(
+    // Width of the frame data bus in bits (256 or 512: a completion, at most 22 bytes, is one beat)
+    parameter DATA_WIDTH = 256,
+    // Width of tkeep: one bit per data byte
+    parameter KEEP_WIDTH = DATA_WIDTH / 8
+)
+(
+    input  wire                   clk,
+    input  wire                   rst,
+
+    /*
+     * Register-space responses (status 0 ok, 1 rejected, 2 unmapped)
+     */
+    input  wire                   s_rsp_valid,
+    output wire                   s_rsp_ready,
+    input  wire                   s_rsp_write,
+    input  wire [1:0]             s_rsp_status,
+    input  wire [31:0]            s_rsp_rdata,
+    input  wire [15:0]            s_rsp_src,
+    input  wire [9:0]             s_rsp_tag,
+    input  wire [15:0]            s_rsp_addr,
+    input  wire [3:0]             s_rsp_be,
+
+    /*
+     * Non-posted requests the input checker dropped (Unsupported Request)
+     */
+    input  wire                   s_ur_valid,
+    output wire                   s_ur_ready,
+    input  wire [15:0]            s_ur_src,
+    input  wire [9:0]             s_ur_tag,
+    input  wire [2:0]             s_ur_tc,
+    input  wire [2:0]             s_ur_attr,
+    input  wire                   s_ur_mem_read,
+    input  wire                   s_ur_locked,
+    input  wire [9:0]             s_ur_length,
+    input  wire [3:0]             s_ur_first_be,
+    input  wire [3:0]             s_ur_last_be,
+    input  wire [6:0]             s_ur_addr,
+
+    /*
+     * Completion frames (to the output queue); tuser = Requester ID
+     */
+    output wire [DATA_WIDTH-1:0]  m_axis_tdata,
+    output wire [KEEP_WIDTH-1:0]  m_axis_tkeep,
+    output wire                   m_axis_tvalid,
+    input  wire                   m_axis_tready,
+    output wire                   m_axis_tlast,
+    output wire [15:0]            m_axis_tuser,
+
+    /*
+     * Configuration: the engine's device ID, the Completer ID
+     */
+    input  wire [15:0]            cfg_engine_id,
+
+    /*
+     * Events: bit 0 CplD built, 1 Unsupported Request, 2 Completer Abort, 3 posted write (no completion)
+     */
+    output wire [3:0]             stat_event
+);
+
+localparam [1:0] RSP_OK = 2'd0;
+localparam [1:0] RSP_UNMAPPED = 2'd2;
+localparam [2:0] CPL_SC = 3'b000;
+localparam [2:0] CPL_UR = 3'b001;
+localparam [2:0] CPL_CA = 3'b100;
+localparam [4:0] TYPE_CPL = 5'b01010;
+localparam [4:0] TYPE_CPL_LK = 5'b01011;
+// Sequence field + 3-DW header; the CplD's data DW; the LCRC.
+localparam HEADER_END = 14;
+localparam CPL_BYTES = 18;
+localparam CPLD_BYTES = 22;
+localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
+
+generate
+    if (KEEP_WIDTH * 8 != DATA_WIDTH || !(DATA_WIDTH == 256 || DATA_WIDTH == 512)) begin : g_bad_width
+        completion_builder_bad_parameter_DATA_WIDTH_must_be_256_or_512 u_err();
+    end
+endgenerate
+
+function [31:0] crc32_byte;
+    input [31:0] crc;
+    input [7:0] data;
+    integer b;
+    begin
+        crc32_byte = crc ^ {24'd0, data};
+        for (b = 0; b < 8; b = b + 1) begin
+            crc32_byte = (crc32_byte >> 1) ^ (CRC32_POLY & {32{crc32_byte[0]}});
+        end
+    end
+endfunction
+
+// Offset of the first enabled byte (Table 2-41: 0000 and xxx1 give 0).
+function [1:0] first_be_offset;
+    input [3:0] be;
+    begin
+        casez (be)
+            4'b???1: first_be_offset = 2'd0;
+            4'b??10: first_be_offset = 2'd1;
+            4'b?100: first_be_offset = 2'd2;
+            4'b1000: first_be_offset = 2'd3;
+            default: first_be_offset = 2'd0;
+        endcase
+    end
+endfunction
+
+// Disabled bytes after the last enabled one of the last DW.
+function [1:0] last_be_gap;
+    input [3:0] be;
+    begin
+        casez (be)
+            4'b1???: last_be_gap = 2'd0;
+            4'b01??: last_be_gap = 2'd1;
+            4'b001?: last_be_gap = 2'd2;
+            default: last_be_gap = 2'd3;
+        endcase
+    end
+endfunction
+
+// Bytes from the first to the last enabled byte of a 1-DW request (Table 2-40; 0000 counts 1).
+function [2:0] single_dw_count;
+    input [3:0] be;
+    begin
+        casez (be)
+            4'b1??1: single_dw_count = 3'd4;
+            4'b01?1: single_dw_count = 3'd3;
+            4'b1?10: single_dw_count = 3'd3;
+            4'b0011: single_dw_count = 3'd2;
+            4'b0110: single_dw_count = 3'd2;
+            4'b1100: single_dw_count = 3'd2;
+            default: single_dw_count = 3'd1;
+        endcase
+    end
+endfunction
+
+/*
+ * Registers
+ */
+reg                   valid_reg, valid_next;
+reg [DATA_WIDTH-1:0]  tdata_reg, tdata_next;
+reg [KEEP_WIDTH-1:0]  tkeep_reg, tkeep_next;
+reg [15:0]            tuser_reg, tuser_next;
+reg [11:0]            seq_reg, seq_next;
+reg [3:0]             stat_event_reg, stat_event_next;
+
+wire free = !rst && (!valid_reg || m_axis_tready);
+assign s_rsp_ready = free;
+// Register responses first: they keep the register space (and the checker behind it) moving.
+assign s_ur_ready = free && !s_rsp_valid;
+
+assign m_axis_tdata = tdata_reg;
+assign m_axis_tkeep = tkeep_reg;
+assign m_axis_tvalid = valid_reg;
+assign m_axis_tlast = valid_reg;
+assign m_axis_tuser = tuser_reg;
+assign stat_event = stat_event_reg;
+
+wire take_rsp = s_rsp_valid && s_rsp_ready;
+wire take_ur = s_ur_valid && s_ur_ready;
+
+// Only the low 7 address bits reach a completion (Lower Address); bits 1:0 are PH / the byte lane.
+/* verilator lint_off UNUSEDSIGNAL */
+wire unused_addr = &{1'b0, s_rsp_addr[15:7], s_rsp_addr[1:0], s_ur_addr[1:0]};
+/* verilator lint_on UNUSEDSIGNAL */
+
+/*
+ * The request taken this cycle, normalized (a register response is a 1-DW memory read)
+ */
+reg        posted;
+reg [2:0]  status;
+reg [31:0] data;
+reg [15:0] requester_id;
+reg [9:0]  tag;
+reg [2:0]  tc;
+reg [2:0]  attr;
+reg        mem_read;
+reg        locked;
+reg [9:0]  length;
+reg [3:0]  first_be;
+reg [3:0]  last_be;
+reg [4:0]  addr_dw;
+
+always @* begin
+    if (s_rsp_valid) begin
+        posted = s_rsp_write;
+        status = s_rsp_status == RSP_OK ? CPL_SC : s_rsp_status == RSP_UNMAPPED ? CPL_UR : CPL_CA;
+        data = s_rsp_rdata;
+        requester_id = s_rsp_src;
+        tag = s_rsp_tag;
+        tc = 3'd0;
+        attr = 3'd0;
+        mem_read = 1'b1;
+        locked = 1'b0;
+        length = 10'd1;
+        first_be = s_rsp_be;
+        last_be = 4'd0;
+        addr_dw = s_rsp_addr[6:2];
+    end else begin
+        posted = 1'b0;
+        status = CPL_UR;
+        data = 32'd0;
+        requester_id = s_ur_src;
+        tag = s_ur_tag;
+        tc = s_ur_tc;
+        attr = s_ur_attr;
+        mem_read = s_ur_mem_read;
+        locked = s_ur_locked;
+        length = s_ur_length;
+        first_be = s_ur_first_be;
+        last_be = s_ur_last_be;
+        addr_dw = s_ur_addr[6:2];
+    end
+end
+
+wire with_data = status == CPL_SC;
+
+// Byte Count (§2.3.1.1; 4 for every request but a memory read). 4 x 1024 DW wraps to 0 = 4096.
+wire [11:0] multi_dw_count = {length, 2'b00} - {10'd0, first_be_offset(first_be)} - {10'd0, last_be_gap(last_be)};
+wire [11:0] byte_count = !mem_read ? 12'd4 :
+                         last_be == 4'd0 ? {9'd0, single_dw_count(first_be)} : multi_dw_count;
+wire [6:0]  lower_address = mem_read ? {addr_dw, first_be_offset(first_be)} : 7'd0;
+
+/*
+ * Frame bytes and LCRC
+ */
+reg [8*CPLD_BYTES-1:0] frame;
+reg [31:0]             crc;
+integer                k;
+
+always @* begin
+    frame = {8*CPLD_BYTES{1'b0}};
+    frame[8*0 +: 8] = {4'd0, seq_reg[11:8]};
+    frame[8*1 +: 8] = seq_reg[7:0];
+    frame[8*2 +: 8] = {with_data ? 3'b010 : 3'b000, locked ? TYPE_CPL_LK : TYPE_CPL};
+    frame[8*3 +: 8] = {tag[9], tc, tag[8], attr[2], 2'b00};
+    frame[8*4 +: 8] = {2'b00, attr[1:0], 4'd0};
+    frame[8*5 +: 8] = {7'd0, with_data};
+    frame[8*6 +: 8] = cfg_engine_id[15:8];
+    frame[8*7 +: 8] = cfg_engine_id[7:0];
+    frame[8*8 +: 8] = {status, 1'b0, byte_count[11:8]};
+    frame[8*9 +: 8] = byte_count[7:0];
+    frame[8*10 +: 8] = requester_id[15:8];
+    frame[8*11 +: 8] = requester_id[7:0];
+    frame[8*12 +: 8] = tag[7:0];
+    frame[8*13 +: 8] = {1'b0, lower_address};
+    frame[8*14 +: 32] = data;
+    crc = 32'hFFFF_FFFF;
+    for (k = 0; k < HEADER_END + 4; k = k + 1) begin
+        if (k < HEADER_END || with_data) begin
+            crc = crc32_byte(crc, frame[8*k +: 8]);
+        end
+    end
+    if (with_data) begin
+        frame[8*(HEADER_END + 4) +: 32] = ~crc;
+    end else begin
+        frame[8*HEADER_END +: 32] = ~crc;
+    end
+end
+
+always @* begin
+    valid_next = valid_reg && !m_axis_tready;
+    tdata_next = tdata_reg;
+    tkeep_next = tkeep_reg;
+    tuser_next = tuser_reg;
+    seq_next = seq_reg;
+    stat_event_next = 4'd0;
+
+    if (take_rsp || take_ur) begin
+        stat_event_next = posted ? 4'b1000 : status == CPL_SC ? 4'b0001 : status == CPL_UR ? 4'b0010 : 4'b0100;
+        if (!posted) begin
+            valid_next = 1'b1;
+            tdata_next = {{(DATA_WIDTH - 8*CPLD_BYTES){1'b0}}, frame};
+            tkeep_next = with_data ? {{(KEEP_WIDTH - CPLD_BYTES){1'b0}}, {CPLD_BYTES{1'b1}}}
+                                   : {{(KEEP_WIDTH - CPL_BYTES){1'b0}}, {CPL_BYTES{1'b1}}};
+            tuser_next = requester_id;
+            seq_next = seq_reg + 12'd1;
+        end
+    end
+end
+
+always @(posedge clk) begin
+    valid_reg <= valid_next;
+    tdata_reg <= tdata_next;
+    tkeep_reg <= tkeep_next;
+    tuser_reg <= tuser_next;
+    seq_reg <= seq_next;
+    stat_event_reg <= stat_event_next;
+
+    if (rst) begin
+        valid_reg <= 1'b0;
+        tdata_reg <= {DATA_WIDTH{1'b0}};
+        tkeep_reg <= {KEEP_WIDTH{1'b0}};
+        tuser_reg <= 16'd0;
+        seq_reg <= 12'd0;
+        stat_event_reg <= 4'd0;
+    end
+end
+
+endmodule
+
+`resetall
