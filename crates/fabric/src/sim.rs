@@ -60,7 +60,7 @@ fn cpu_timeouts() -> impl Iterator<Item = (u16, u32)> {
     (0..TIMEOUTS as u16).map(|k| (TIMEOUT + k, TIMEOUT_RESET)).chain((0..THRESHOLDS as u16).map(|k| (THRESHOLD + k, THRESHOLD_RESET)))
 }
 /// Cycles without any input, output or event after which an engine with an idle sequencer and no
-/// running timer is quiescent. Longer than the engine's deepest pipeline (23 cycles from the last
+/// running timer is quiescent. Longer than the engine's deepest pipeline (35 cycles from the last
 /// contribution to the first completion beat, `docs/blocks/packet_engine.md` §Timing).
 pub const QUIET_CYCLES: u64 = 64;
 /// The output-queue port number of the engine's own port (strap `cfg_port`): the default route sends

@@ -145,6 +145,7 @@ impl JobSpec {
 }
 
 /// What a placed tree is within its job.
+#[allow(missing_docs)] // each variant's doc names its one field
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TreeKind {
     /// Tree of root `part` (0 .. roots).

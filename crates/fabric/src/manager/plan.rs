@@ -17,6 +17,8 @@ pub const MCAST_VALID: u32 = 1 << 31;
 pub const MCAST_PORTS: u8 = 16;
 
 /// One thing to do on one engine (or end node).
+// Each variant's doc names its fields; a doc line per field would repeat it.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// PBV-table entry `index` of `engine` := `device_id` (000 [0155], [0157], [0175]-[0178]); `switch`:
@@ -128,6 +130,7 @@ pub struct Encoded {
 /// Why an action cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // the fields are named in each variant's message
 pub enum EncodeError {
     /// A multicast port does not fit the 16-bit PORTS register.
     #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/registers.md)")]
