@@ -38,6 +38,40 @@ use crate::regs::{RegisterSpace, RegisterSpaceIn};
 use crate::signal::Block;
 use crate::{ports, Wide};
 
+/// A block input struct whose `s_msg_*` ports carry message `$m` (the CPU's and the frame builder's
+/// message inputs have the same 24 fields; written once here).
+macro_rules! with_msg_fields {
+    ($m:expr, $ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
+        $ty {
+            s_msg_kind: $m.kind,
+            s_msg_family: $m.family,
+            s_msg_port: $m.port,
+            s_msg_ctx: $m.ctx,
+            s_msg_src: $m.src,
+            s_msg_dst: $m.dst,
+            s_msg_pid: $m.pid,
+            s_msg_dmu_id: $m.dmu_id,
+            s_msg_count: $m.count,
+            s_msg_code: $m.code,
+            s_msg_posted: $m.posted,
+            s_msg_error: $m.error,
+            s_msg_tid: $m.tid,
+            s_msg_vni: $m.vni,
+            s_msg_cookie: $m.cookie,
+            s_msg_seqno: $m.seqno,
+            s_msg_resno: $m.resno,
+            s_msg_retry: $m.retry,
+            s_msg_op: $m.op,
+            s_msg_rc: $m.rc,
+            s_msg_repsum_m: $m.repsum_m,
+            s_msg_repsum_oflow_id: $m.repsum_oflow_id,
+            s_msg_data: $m.data,
+            s_msg_pbv: $m.pbv,
+            $($field: $value),*
+        }
+    };
+}
+
 /// Parameters of the top (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineParams {
@@ -510,74 +544,26 @@ impl Block for PacketEngine {
         self.backdoor_lost = t.cpu_cfg_wr_en && rs.cpu_cfg_wr_en;
         self.bridge_write = rs.cpu_cfg_wr_en.then_some((rs.cpu_cfg_wr_addr, rs.cpu_cfg_wr_data));
         let m = self.cpu_msg.m_data();
-        let cpu = self.cpu.step(&CpuIn {
+        let cpu = self.cpu.step(&with_msg_fields!(m, CpuIn {
             rst: t.rst,
             s_msg_valid: self.cpu_msg.m_valid(),
-            s_msg_kind: m.kind,
-            s_msg_family: m.family,
-            s_msg_port: m.port,
-            s_msg_ctx: m.ctx,
-            s_msg_src: m.src,
-            s_msg_dst: m.dst,
-            s_msg_pid: m.pid,
-            s_msg_dmu_id: m.dmu_id,
-            s_msg_count: m.count,
-            s_msg_code: m.code,
-            s_msg_posted: m.posted,
-            s_msg_error: m.error,
-            s_msg_tid: m.tid,
-            s_msg_vni: m.vni,
-            s_msg_cookie: m.cookie,
-            s_msg_seqno: m.seqno,
-            s_msg_resno: m.resno,
-            s_msg_retry: m.retry,
-            s_msg_op: m.op,
-            s_msg_rc: m.rc,
-            s_msg_repsum_m: m.repsum_m,
-            s_msg_repsum_oflow_id: m.repsum_oflow_id,
-            s_msg_data: m.data,
-            s_msg_pbv: m.pbv,
             m_msg_ready: self.fb_msg.s_ready(),
             // The register space's bridge; the top port is a back door for the cycles it does not write.
             cfg_wr_en: rs.cpu_cfg_wr_en || t.cpu_cfg_wr_en,
             cfg_wr_addr: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_addr } else { t.cpu_cfg_wr_addr },
             cfg_wr_data: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_data } else { t.cpu_cfg_wr_data },
-        });
+        }));
         let m = self.fb_msg.m_data();
-        let fb = self.fb.step(&FrameBuilderIn {
+        let fb = self.fb.step(&with_msg_fields!(m, FrameBuilderIn {
             rst: t.rst,
             s_msg_valid: self.fb_msg.m_valid(),
-            s_msg_kind: m.kind,
-            s_msg_family: m.family,
-            s_msg_port: m.port,
-            s_msg_ctx: m.ctx,
-            s_msg_src: m.src,
-            s_msg_dst: m.dst,
-            s_msg_pid: m.pid,
-            s_msg_dmu_id: m.dmu_id,
-            s_msg_count: m.count,
-            s_msg_code: m.code,
-            s_msg_posted: m.posted,
-            s_msg_error: m.error,
-            s_msg_tid: m.tid,
-            s_msg_vni: m.vni,
-            s_msg_cookie: m.cookie,
-            s_msg_seqno: m.seqno,
-            s_msg_resno: m.resno,
-            s_msg_retry: m.retry,
-            s_msg_op: m.op,
-            s_msg_rc: m.rc,
-            s_msg_repsum_m: m.repsum_m,
-            s_msg_repsum_oflow_id: m.repsum_oflow_id,
-            s_msg_data: m.data,
-            s_msg_pbv: m.pbv,
             m_axis_tready: self.fb_out.s_ready(),
             cfg_engine_id: t.cfg_engine_id,
             cfg_vendor_id: rs.cfg_vendor_id,
             cfg_ethertype: rs.cfg_ethertype,
             cfg_src_mac: t.cfg_src_mac,
             cfg_dst_mac: t.cfg_dst_mac,
-        });
+        }));
         let r = self.rsp.m_data();
         let u = self.ur.m_data();
         let cb = self.cb.step(&CompletionBuilderIn {
