@@ -36,6 +36,8 @@ use crate::setup::{ContextPlan, Plan, Role};
 use crate::topology::{Device, LinkSpec, Ps, Routes, Topology, TopologyError};
 use crate::wire;
 
+pub mod portals;
+
 /// The engine clock: one 256-bit beat per cycle at 500 MHz is 16 GB/s, the rate of the PCIe Gen 6 x2
 /// port the engine sits on (Table 1), so the engine keeps up with its port.
 pub const ENGINE_CLOCK_PS: Ps = 2_000;
@@ -157,6 +159,8 @@ pub struct Frame {
     pub dst: u16,
     /// Device that sent it.
     pub origin: u16,
+    /// The channel it entered last (a switch's ingress port for the Portals multicast, [`portals`]).
+    pub via: Option<usize>,
 }
 
 /// A captured frame on a channel (pcap).
@@ -210,6 +214,8 @@ enum Ev {
     Send { f: u32, e: u32 },
     /// End node `e`'s retry timer for context `cc` (a contribution not answered yet).
     Retry { e: u32, cc: u16 },
+    /// The Portals root end node `e`'s timer for round `seqno` of tree `dfa` ([`portals`]).
+    PortalsRoot { e: u32, dfa: u32, seqno: u16 },
 }
 
 /// An end node's behaviour in a context.
@@ -262,6 +268,8 @@ struct CycleEngine {
     stopped: bool,
     /// CPU events seen on `cpu_stat_*`, by event code (`inswitch_model::cpu::event`).
     events: Vec<u64>,
+    /// The port family (`cfg_family`) of the frame at the receive port ([`portals`]).
+    family: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -349,6 +357,8 @@ pub struct Fabric {
     inits: HashMap<u16, Vec<(usize, u16, u16, CollectiveMessage)>>,
     /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
+    /// Soft Portals reduction trees: switch multicast forwarding, end nodes ([`portals`]).
+    pub portals: portals::Portals,
 }
 
 /// An error building the simulator.
@@ -404,11 +414,13 @@ impl Fabric {
                     steps: 0,
                     stopped: false,
                     events: vec![0; inswitch_model::cpu::event::COUNT],
+                    family: false,
                 })),
                 EngineKind::TableArithmetic => EngineSlot::StandIn(StandIn { id: s.engine_id, ctx: HashMap::new() }),
             });
         }
         let ends = vec![EndNode::default(); topo.endpoints.len()];
+        let portals = portals::Portals::new(&topo);
         Ok(Fabric {
             topo,
             routes,
@@ -433,6 +445,7 @@ impl Fabric {
             faults: None,
             inits: HashMap::new(),
             cpu_log: None,
+            portals,
         })
     }
 
@@ -475,7 +488,7 @@ impl Fabric {
     fn new_frame(&mut self, bytes: Vec<u8>, origin: u16) -> u32 {
         let dst = wire::destination(&bytes).unwrap_or(0xFFFF);
         let wire_len = self.wire_len(&bytes);
-        self.frames.push(Frame { bytes, wire_len, dst, origin });
+        self.frames.push(Frame { bytes, wire_len, dst, origin, via: None });
         (self.frames.len() - 1) as u32
     }
 
@@ -488,6 +501,7 @@ impl Fabric {
     /// The frame on channel `c` from `head`/`tail`: returns the head and tail at the far end.
     fn traverse(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> (Ps, Ps) {
         let len = self.frames[f as usize].wire_len;
+        self.frames[f as usize].via = Some(c);
         let ch = &mut self.channels[c];
         let ser = ch.link.serialize_ps(len);
         let start = head.max(ch.free_at);
@@ -527,10 +541,14 @@ impl Fabric {
                 }
             }
             Ev::Retry { e, cc } => self.retry_contribution(e as usize, cc, t),
+            Ev::PortalsRoot { e, dfa, seqno } => self.portals_root_timer(e as usize, dfa, seqno, t),
             Ev::AtSwitch { f, sw, head, tail } => {
                 let lat = self.cfg.hop_latency_ps;
                 let (head, tail) = (head + lat, tail + lat);
                 let sw = sw as usize;
+                if portals::is_soft_portals(&self.frames[f as usize].bytes) {
+                    return self.portals_at_switch(f, sw, head, tail);
+                }
                 let dst = self.frames[f as usize].dst;
                 match self.routes.device[usize::from(dst)] {
                     Some(Device::Engine(s)) if s == sw => {
@@ -574,7 +592,7 @@ impl Fabric {
                         self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
                         return;
                     }
-                    if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
+                    if self.faults.is_some() && !portals::frame_ok(&self.frames[f as usize].bytes) {
                         self.stats.corrupt_to_engines += 1;
                     }
                     c.rx.push_back((f, cycle));
@@ -591,10 +609,13 @@ impl Fabric {
                 }
             }
             Ev::ToEndpoint { f, e } => {
-                if self.faults.is_some() && !faults::lcrc_ok(&self.frames[f as usize].bytes) {
-                    // The end node's data-link layer drops a frame whose LCRC does not match.
+                if self.faults.is_some() && !portals::frame_ok(&self.frames[f as usize].bytes) {
+                    // The end node's data-link layer drops a frame whose LCRC (FCS) does not match.
                     self.stats.end_node_lcrc_drops += 1;
                     return;
+                }
+                if portals::is_soft_portals(&self.frames[f as usize].bytes) {
+                    return self.portals_end_node(e as usize, t, f);
                 }
                 let id = self.topo.endpoints[e as usize].id;
                 if let Some(m) = self.record(f, t, id) {
@@ -1114,6 +1135,9 @@ impl Fabric {
                     // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
                     if cycle >= from + c.rx_beat as u64 {
                         let bytes = &self.frames[f as usize].bytes;
+                        if c.rx_beat == 0 {
+                            c.family = portals::is_soft_portals(bytes);
+                        }
                         let nb = beats_of(bytes);
                         let lo = c.rx_beat * BEAT_BYTES;
                         let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
@@ -1129,6 +1153,8 @@ impl Fabric {
                     }
                 }
             }
+            // The port family of the frame being received (set on its first beat, kept to the next).
+            i.cfg_family = c.family;
             let o = c.e.step(&i);
             // A register-space write to the CPU in the same cycle wins; offer the lost one again.
             if let Some(w) = backdoor.filter(|_| c.e.cpu_backdoor_lost()) {
@@ -1198,11 +1224,11 @@ impl Fabric {
             // validate), e.g. a frame whose header a corruption changed. On a real port it would go on
             // to the link partner; the engine's port here has none, and a frame addressed to the engine
             // would come straight back: such frames are counted and dropped.
-            if self.faults.is_some() && !faults::lcrc_ok(&bytes) {
+            if self.faults.is_some() && !portals::frame_ok(&bytes) {
                 self.stats.corrupt_passed_by_engines += 1;
                 continue;
             }
-            if wire::destination(&bytes) == Some(id) {
+            if !portals::is_soft_portals(&bytes) && wire::destination(&bytes) == Some(id) {
                 self.stats.self_addressed_drops += 1;
                 continue;
             }
@@ -1297,6 +1323,8 @@ fn idle_in(id: u16, vl_taken: u8) -> EngineIn {
         vl_credit_return: vl_taken,
         cfg_port: ENGINE_PORT,
         cfg_engine_id: id,
+        cfg_src_mac: portals::engine_mac(id),
+        cfg_dst_mac: portals::TREE_MAC,
         ..EngineIn::default()
     }
 }

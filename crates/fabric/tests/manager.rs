@@ -291,19 +291,24 @@ fn portals_plan_programs_multicast_entries() {
             _ => None,
         })
         .collect();
-    // 002 (49): the wait count is the number of children: 720 has two switches and three nodes.
-    assert_eq!(mc[0], (s720, 5, vec![0, 1, 2, 3, 4]));
+    // 002 (58): the wait count is the number of contributions beneath: 720 has its two nodes besides the
+    // source (the root endpoint, which completes the reduction itself and is not a downward port) and
+    // the three of each of 725 and 730.
+    assert_eq!(mc[0], (s720, 8, vec![1, 2, 3, 4]));
     assert_eq!(mc[1], (s725, 3, vec![0, 1, 2]));
     assert!(p.steps.iter().all(|s| !matches!(s.action, Action::PbvEntry { .. } | Action::Initialize { .. })));
     let enc = frames_round_trip(&m, &p);
     let r = register_space_after(&enc, 0x0000);
     let rd = |off: u16| r.read(decode(off).unwrap());
     assert_eq!(rd(0x300), 1 << 31, "tree 0, valid");
-    assert_eq!(rd(0x304), 5);
-    assert_eq!(rd(0x308), 0b1_1111);
+    assert_eq!(rd(0x304), 8);
+    assert_eq!(rd(0x308), 0b1_1110);
     let cpu = cpu_after(&m, &enc, s725);
     let e = cpu.static_entry(0);
     assert!(e.valid && e.portals && e.wait == 3 && e.role == role::SUBSERVIENT, "{e:?}");
+    // Every engine of a Portals tree is SUBSERVIENT: the root endpoint completes (002 (32), (37)).
+    let e = cpu_after(&m, &enc, s720).static_entry(0);
+    assert!(e.valid && e.portals && e.wait == 8 && e.role == role::SUBSERVIENT, "{e:?}");
     // The butterfly's ports do not fit the 16-bit PORTS register: refused, not truncated.
     let mut m = Manager::new(TopologyMap::flattened_butterfly(4, 20).unwrap());
     let parts: Vec<NodeId> = m.topology().node_ids().collect();

@@ -543,10 +543,16 @@ impl Manager {
                     plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Tlp, role: role(s), wait: 0 });
                 }
                 Family::Portals => {
-                    let wait = (m.children.len() + m.local.len()) as u32;
-                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: role(s), wait });
+                    // 002 (58): the wait count is the number of contributions (endpoints) beneath the
+                    // engine, since a child engine's partial result counts every contribution it holds
+                    // (the CPU adds rt_count, `docs/cpu.md` §2). The source is the tree's root endpoint
+                    // (002 (32)-(33), (37)): it arms the tree and completes the reduction itself, so it
+                    // is neither a contribution nor a downward port, and every engine is SUBSERVIENT:
+                    // it sends its partial result up, towards the root endpoint.
+                    let wait = portals_wait(t, s, job.spec.source);
+                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: Role::Subservient, wait });
                     let mut ports: Vec<u8> = m.children.iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
-                    ports.extend(m.local.iter().filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
+                    ports.extend(m.local.iter().filter(|&&n| n != job.spec.source).filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
                     ports.sort_unstable();
                     plan.push(job.id, i, req, Action::Multicast { engine: s, slot: slots.mcast_slot.unwrap_or(0), tree: p.key, wait, ports });
                 }
@@ -759,4 +765,13 @@ fn tree_load_links(topo: &TopologyMap, t: &CollectionTree) -> Vec<LinkId> {
     let mut v = t.links();
     v.extend(t.participants().iter().map(|&n| topo.node(n).link));
     v
+}
+
+/// Portals wait count of switch `s` in tree `t`: the contributions beneath it (002 (49), (58)), i.e. its
+/// local participants other than the root endpoint `root`, their pre-reduced groups, and its child
+/// switches' wait counts.
+fn portals_wait(t: &CollectionTree, s: SwitchId, root: NodeId) -> u32 {
+    let Some(m) = t.members.get(&s) else { return 0 };
+    let local: usize = m.local.iter().filter(|&&n| n != root).map(|n| 1 + t.groups.get(n).map_or(0, Vec::len)).sum();
+    local as u32 + m.children.iter().map(|&(c, _)| portals_wait(t, c, root)).sum::<u32>()
 }

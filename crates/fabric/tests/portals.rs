@@ -1,0 +1,244 @@
+//! Soft Portals reduction trees in the fabric (seed 002 (24)-(80), `docs/fabric.md` §Portals): the
+//! manager places a Portals job on FIG. 7 (root end node 735 = the source, leaves 720's two other nodes
+//! and the three nodes of each of 725 and 730; wait counts 8 / 3 / 3), its plan programs the engines'
+//! static entries and the switches' multicast tables, and the root end node arms the tree, completes every
+//! round and multicasts the result, which re-arms the tree. Every frame is a 102-byte Soft Portals frame.
+//! The oracles are plain folds over the values the tests give the leaves.
+
+use std::collections::VecDeque;
+
+use inswitch_fabric::drive;
+use inswitch_fabric::faults::campaign;
+use inswitch_fabric::manager::{Family, JobSpec, NodeId};
+use inswitch_fabric::sim::portals::{self, Leaf, PortalsJob, Root, RoundResult};
+use inswitch_fabric::sim::{Fabric, SimConfig};
+use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
+use inswitch_frames::ethernet::SOFT_PORTALS_LEN;
+use inswitch_model::cpu::event;
+use inswitch_model::engine::EngineParams;
+
+const QUIET: Ps = Ps::MAX / 4;
+const US: Ps = 1_000_000;
+/// 735, the root end node (the job's source).
+const ROOT: usize = 0;
+const S720: usize = 0;
+const S725: usize = 1;
+const S730: usize = 2;
+const VNI: u16 = 0x42;
+const COOKIE: u32 = 0x5eed_0007;
+const INT_SUM: u8 = 0x14;
+const INT_MIN: u8 = 0x10;
+const INT_MAX: u8 = 0x11;
+const BARRIER: u8 = 0x00;
+/// Engine timeouts in ticks of 16 cycles (about 2 us): longer than a round's arm-to-contribution time.
+const ENGINE_TIMEOUT_TICKS: u32 = 64;
+/// The root's timer per round: longer than every engine's, so a partial result reaches it (002 (63)).
+const ROOT_TIMEOUT: Ps = 10 * US;
+/// A leaf's compute time from an arm to its contribution.
+const COMPUTE: Ps = US;
+
+type Values = dyn Fn(u32, usize) -> Option<[u64; 4]>;
+
+/// FIG. 7 with a Portals job over every end node, placed by the manager and applied through the engines'
+/// ports; the root runs `rounds` rounds from `first_seqno`, leaf `e` contributes `value(round, e)`.
+fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, PortalsJob) {
+    let t = Topology::fig7(LinkSpec::default());
+    let cfg = SimConfig { hop_latency_ps: 100_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(ROOT, 0);
+    let mut m = drive::manager_for(&t).unwrap();
+    let spec = JobSpec { family: Family::Portals, op, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
+    let job = f.place_portals(&mut m, spec, VNI, 0).unwrap();
+    campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    assert_eq!(job.leaves, vec![1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(job.switches, vec![S720, S725, S730]);
+    for &e in &job.leaves {
+        let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values });
+    }
+    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new() };
+    f.portals_root(ROOT, job.dfa, root);
+    (f, job)
+}
+
+fn run(f: &mut Fabric, job: &PortalsJob) -> Vec<RoundResult> {
+    let at = f.now() + US;
+    f.portals_start(ROOT, job.dfa, at);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    f.portals.results(ROOT, job.dfa).to_vec()
+}
+
+/// Leaf values: four lanes, negative ones too, different every round and every node.
+fn values(r: u32, e: usize) -> Option<[u64; 4]> {
+    let (r, e) = (i64::from(r), e as i64);
+    Some([(1000 * r + 7 * e - 20) as u64, (-(e << 40) + r) as u64, (r * r - 3 * e) as u64, (e * 0x0123_4567_89ab + r) as u64])
+}
+
+fn fold(op: u8, r: u32, leaves: &[usize], value: &Values) -> [u64; 4] {
+    let mut acc: Option<[i64; 4]> = None;
+    for &e in leaves {
+        let Some(v) = value(r, e) else { continue };
+        let v = v.map(|x| x as i64);
+        acc = Some(match acc {
+            None => v,
+            Some(a) => std::array::from_fn(|k| match op {
+                INT_SUM => a[k].wrapping_add(v[k]),
+                INT_MIN => a[k].min(v[k]),
+                INT_MAX => a[k].max(v[k]),
+                _ => 0,
+            }),
+        });
+    }
+    acc.unwrap_or_default().map(|x| x as u64)
+}
+
+/// Frames and bytes on the directed ISL from switch `a` to switch `b`.
+fn isl(f: &Fabric, a: usize, b: usize) -> (u64, u64) {
+    let i = f.routes.directed.iter().position(|d| d.0 == a && d.1 == b).unwrap();
+    let c = &f.channels[f.isl_channel(i)];
+    (c.frames, c.bytes)
+}
+
+fn events(f: &Fabric, s: usize, ev: u8) -> u64 {
+    f.cpu_events(s).unwrap()[usize::from(ev)]
+}
+
+/// Back-to-back rounds on one tree, each re-armed by the previous result: every result is the fold of the
+/// leaves' values, counted 8, complete; the sequence numbers advance by the reserved-seqno rule (1021,
+/// 1022, 0, 1); every leaf gets every result as the next round's arm (resno = the round, seqno = the
+/// next); each engine combines (one frame per round up each ISL, 102 bytes) and re-arms every round.
+#[test]
+fn back_to_back_rounds_re_arm_the_tree_and_every_result_is_the_reduction() {
+    let rounds = 4;
+    let (mut f, job) = fig7(INT_SUM, rounds, 1021, &values);
+    let before = [isl(&f, S725, S720), isl(&f, S730, S720), isl(&f, S720, S725)];
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), rounds as usize, "{res:?}");
+    let seqnos: Vec<u16> = res.iter().map(|r| r.seqno).collect();
+    assert_eq!(seqnos, vec![1021, 1022, 0, 1]);
+    for (r, x) in res.iter().enumerate() {
+        assert_eq!(x.data, fold(INT_SUM, r as u32, &job.leaves, &values), "round {r}");
+        assert_eq!((x.count, x.frames, x.complete, x.rc), (8, 1, true, 0), "round {r}: one fully reduced frame (002 (32))");
+    }
+    for &e in &job.leaves {
+        let arms = f.portals.arms_at(e, job.dfa);
+        assert_eq!(arms.len(), rounds as usize + 1, "leaf {e}");
+        assert_eq!(arms[0], (1021, 1021, 0, [0; 4]), "the first arm carries no result");
+        for (r, x) in res.iter().enumerate() {
+            assert_eq!(arms[r + 1], (portals::next_seqno(x.seqno), x.seqno, 8, x.data), "leaf {e}, result of round {r}");
+        }
+    }
+    // One partial result up per round and ISL, and the arm down: all Soft Portals frames.
+    let after = [isl(&f, S725, S720), isl(&f, S730, S720), isl(&f, S720, S725)];
+    let rounds64 = u64::from(rounds);
+    for ((b, a), n) in before.iter().zip(after).zip([rounds64, rounds64, rounds64 + 1]) {
+        assert_eq!((a.0 - b.0, a.1 - b.1), (n, n * SOFT_PORTALS_LEN as u64));
+    }
+    for s in [S720, S725, S730] {
+        assert_eq!(events(&f, s, event::ARM), u64::from(rounds) + 1, "switch {s}: armed by every arm (the last arm re-arms for a round nobody runs)");
+        assert_eq!(events(&f, s, event::COMPLETE), u64::from(rounds), "switch {s}");
+        assert_eq!(events(&f, s, event::PASS_UP), 0);
+        assert_eq!(events(&f, s, event::TIMEOUT_EMPTY), 1, "switch {s}: the last arm's descriptor times out empty");
+    }
+    assert_eq!(events(&f, S720, event::ACCEPT), 4 * u64::from(rounds), "720: its 2 leaves and 2 partial results");
+    assert_eq!(events(&f, S725, event::ACCEPT), 3 * u64::from(rounds));
+    assert_eq!(f.portals.stats, Default::default());
+}
+
+/// MIN and MAX over signed lanes, three rounds each.
+#[test]
+fn min_and_max_rounds_are_the_fold_of_the_values() {
+    for op in [INT_MIN, INT_MAX] {
+        let (mut f, job) = fig7(op, 3, 5, &values);
+        let res = run(&mut f, &job);
+        assert_eq!(res.len(), 3);
+        for (r, x) in res.iter().enumerate() {
+            assert_eq!((x.data, x.count, x.complete), (fold(op, r as u32, &job.leaves, &values), 8, true), "op {op:#x} round {r}");
+        }
+    }
+}
+
+/// Barrier: the null reduction, data always 0 (002 (34), (82)), each round complete with count 8.
+#[test]
+fn barrier_rounds_return_zero() {
+    let ones = |_: u32, _: usize| Some([u64::MAX, 1, 2, 3]);
+    let (mut f, job) = fig7(BARRIER, 3, 0, &ones);
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), 3);
+    for x in &res {
+        assert_eq!((x.data, x.count, x.complete, x.frames), ([0; 4], 8, true, 1), "{x:?}");
+    }
+    for &e in &job.leaves {
+        assert!(f.portals.arms_at(e, job.dfa).iter().all(|a| a.3 == [0; 4]));
+    }
+}
+
+/// FIG. 6, (59), (75)-(76): 725's engine has no free descriptor (eight TLP filler contexts hold them),
+/// so the arm finds none and its three leaves' contributions pass up unchanged; 720's engine reduces
+/// them with the rest, and the result is the same.
+#[test]
+fn an_engine_without_a_free_descriptor_lets_frames_pass_up_and_the_result_is_the_same() {
+    let rounds = 2;
+    let (mut f, job) = fig7(INT_SUM, rounds, 100, &values);
+    let n = EngineParams::default().descriptors;
+    let at = f.now() + US;
+    f.fill_descriptors(S725, n, ROOT, at);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let before = isl(&f, S725, S720);
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), rounds as usize);
+    for (r, x) in res.iter().enumerate() {
+        assert_eq!((x.data, x.count, x.complete, x.frames), (fold(INT_SUM, r as u32, &job.leaves, &values), 8, true, 1), "round {r}");
+    }
+    assert_eq!(events(&f, S725, event::ARM_NO_DESC), u64::from(rounds) + 1);
+    assert_eq!(events(&f, S725, event::PASS_UP), 3 * u64::from(rounds));
+    assert_eq!(events(&f, S720, event::ACCEPT), 6 * u64::from(rounds), "720 folds 725's three leaves itself");
+    assert_eq!(isl(&f, S725, S720).0 - before.0, 3 * u64::from(rounds), "three frames up per round instead of one");
+}
+
+/// (62)-(68), FIG. 5A: a leaf under 730 fails to contribute in round 1. 730's engine times out and sends
+/// its partial result (count 2) up; the root's timer ends the round with a partial result whose count,
+/// 7, shows the missing contribution, and whose data is the fold of the 7. The next round, re-armed by
+/// that partial result, is complete again.
+#[test]
+fn a_lost_contribution_times_out_with_its_count_visible_at_the_root() {
+    let missing = 7;
+    let value = move |r: u32, e: usize| if r == 1 && e == missing { None } else { values(r, e) };
+    let (mut f, job) = fig7(INT_SUM, 3, 0, &value);
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), 3);
+    assert_eq!((res[0].count, res[0].complete), (8, true));
+    assert_eq!((res[1].count, res[1].complete), (7, false), "{:?}", res[1]);
+    assert_eq!(res[1].data, fold(INT_SUM, 1, &job.leaves, &value));
+    assert_eq!(res[1].at - res[1].armed_at, ROOT_TIMEOUT, "ended by the root's timer");
+    assert_eq!((res[2].count, res[2].complete, res[2].data), (8, true, fold(INT_SUM, 2, &job.leaves, &value)));
+    assert!(events(&f, S730, event::TIMEOUT_PARTIAL) >= 1);
+    for &e in &job.leaves {
+        assert_eq!(f.portals.arms_at(e, job.dfa)[2].2, 7, "leaf {e} sees round 1's count");
+    }
+}
+
+/// (53), (71): a contribution with an old sequence number (round 0's, sent by 725's node 0 while round 1
+/// is armed) is dropped and counted by 725's engine (DROP_SEQNO); the rounds' results are unchanged.
+#[test]
+fn a_stale_seqno_frame_is_dropped() {
+    // The same run without the stale frame gives the instant round 1's arm leaves the root.
+    let (mut probe, job) = fig7(INT_SUM, 2, 9, &values);
+    let clean = run(&mut probe, &job);
+    let (mut f, job) = fig7(INT_SUM, 2, 9, &values);
+    let at = f.now() + US;
+    f.portals_start(ROOT, job.dfa, at);
+    // Half a compute time after round 1's arm: 725 is armed, its leaves have not answered yet.
+    let when = clean[0].at + COMPUTE / 2;
+    let node = 3;
+    let src = f.topo.endpoints[node].id;
+    let stale = portals::reduction_frame(job.dfa, src, VNI, COOKIE, false, clean[0].seqno, 0, 1, INT_SUM, 0, [1 << 50, 0, 0, 0]);
+    f.send_from(node, when, portals::soft_portals(src, stale));
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let res = f.portals.results(ROOT, job.dfa).to_vec();
+    assert_eq!(res, clean, "both rounds as without the stale frame");
+    assert_eq!((res[1].seqno, res[1].count, res[1].complete, res[1].data), (10, 8, true, fold(INT_SUM, 1, &job.leaves, &values)));
+    assert_eq!(events(&f, S725, event::DROP_SEQNO), 1);
+}
+
