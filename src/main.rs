@@ -91,7 +91,7 @@ enum Command {
     /// mode (the table's assumptions, compared with the seed's figures) and in realistic mode (the engines
     /// stepped, switch latency), then the two-master case of [0150]-[0153]. docs/fabric.md.
     Sim {
-        /// A built-in scenario (table1, two-masters, fig7, jobs, scaling) or a JSON scenario file
+        /// A built-in scenario (table1, two-masters, fig7, jobs, portals, scaling) or a JSON scenario file
         /// (docs/fabric.md §Scenario files).
         #[arg(long, default_value = "table1")]
         scenario: String,
@@ -438,6 +438,17 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
             out.insert("two_masters".into(), serde_json::to_value(&two).expect("json"));
         }
         "scaling" => {}
+        "portals" => {
+            let r = sc::run_portals(hop, &mut progress("portals"));
+            text += &r.text();
+            out.insert("portals".into(), serde_json::to_value(&r).expect("json"));
+            if !r.ok() {
+                bar.finish_and_clear();
+                print!("{text}");
+                eprintln!("inswitch sim: a Portals round is wrong");
+                return ExitCode::FAILURE;
+            }
+        }
         "jobs" => {
             let mut all = Vec::new();
             let mut failed = false;
@@ -460,7 +471,7 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
                 ScenarioFile { topology: "fig7".into(), arrangement: Arrangement::Managed, mode: Mode::Realistic, hop_latency_ns: Some(hop_latency_ns), real_frames: true, source: 0, master: None }.spec()
             } else {
                 std::fs::read_to_string(other)
-                    .map_err(|e| format!("scenario {other:?} is neither a built-in name (table1, two-masters, fig7, jobs, scaling) nor a readable file: {e}"))
+                    .map_err(|e| format!("scenario {other:?} is neither a built-in name (table1, two-masters, fig7, jobs, portals, scaling) nor a readable file: {e}"))
                     .and_then(|t| serde_json::from_str::<ScenarioFile>(&t).map_err(|e| format!("{other}: {e}")))
                     .and_then(|f| f.spec())
             };
