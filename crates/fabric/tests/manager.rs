@@ -307,7 +307,8 @@ fn portals_plan_programs_multicast_entries() {
     let e = cpu.static_entry(0);
     assert!(e.valid && e.portals && e.wait == 3 && e.role == role::SUBSERVIENT, "{e:?}");
     // Every engine of a Portals tree is SUBSERVIENT: the root endpoint completes (002 (32), (37)).
-    let e = cpu_after(&m, &enc, s720).static_entry(0);
+    let cpu720 = cpu_after(&m, &enc, s720);
+    let e = cpu720.static_entry(0);
     assert!(e.valid && e.portals && e.wait == 8 && e.role == role::SUBSERVIENT, "{e:?}");
     // The butterfly's ports do not fit the 16-bit PORTS register: refused, not truncated.
     let mut m = Manager::new(TopologyMap::flattened_butterfly(4, 20).unwrap());
