@@ -43,21 +43,19 @@ pub const ENGINE_CLOCK_PS: Ps = 2_000;
 pub const BEAT_BYTES: usize = 32;
 /// Reset cycles at power-on (as the cosim's directed tests).
 pub const RESET_CYCLES: u64 = 3;
-/// The first cycle the engine's back-door `cpu_cfg_wr_*` is used: after reset, the register space copies
-/// its CPU registers (TIMEOUT0..MODE) to the CPU, one write per cycle, and its writes win over the back
-/// door's (`docs/blocks/packet_engine.md` §Timing).
-pub const CPU_BACKDOOR_FROM: u64 = RESET_CYCLES + inswitch_model::regs::SYNC_WRITES as u64;
-
-/// The CPU timeouts the fabric's engines run with, written on the back door once the register space's
-/// post-reset copy is done: the CPU's own reset values (`docs/cpu.md` §5: every TIMEOUT 1024 ticks, every
-/// context on TIMEOUT[0]), which the fabric's scenarios and Table 1 figures were measured with. The register
-/// space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000 ticks by wait count, `docs/registers.md`),
-/// which its post-reset copy now gives the CPU, would time out a context waiting one tick. The register
-/// space keeps its own values (a register read returns those); `docs/fabric.md` §Engines.
-fn cpu_timeouts() -> impl Iterator<Item = (u16, u32)> {
-    use inswitch_model::cpu::config::{THRESHOLD, THRESHOLD_RESET, TIMEOUT, TIMEOUT_RESET};
+/// The CPU timeouts the fabric's engines run with, written at bring-up as register writes into
+/// RED_TIMEOUT[k] / RED_THRESHOLD[k], which the register space forwards to the CPU's TIMEOUT[k] /
+/// THRESHOLD[k] (`docs/registers.md` §CPU window): the CPU's own reset values (`docs/cpu.md` §5: every
+/// TIMEOUT 1024 ticks, every context on TIMEOUT[0]), which the fabric's scenarios and Table 1 figures
+/// were measured with. The register space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000
+/// ticks by wait count), which its post-reset copy gives the CPU, would time out a context waiting one
+/// tick. Register offset and value per write.
+pub fn bring_up_timeouts() -> impl Iterator<Item = (u16, u32)> {
+    use inswitch_model::cpu::config::{THRESHOLD_RESET, TIMEOUT_RESET};
     use inswitch_model::cpu::context::{THRESHOLDS, TIMEOUTS};
-    (0..TIMEOUTS as u16).map(|k| (TIMEOUT + k, TIMEOUT_RESET)).chain((0..THRESHOLDS as u16).map(|k| (THRESHOLD + k, THRESHOLD_RESET)))
+    use inswitch_model::regs::offset::{RED_THRESHOLD, RED_TIMEOUT};
+    let at = |base: u32, k: usize| (base + 4 * k as u32) as u16;
+    (0..TIMEOUTS).map(move |k| (at(RED_TIMEOUT, k), TIMEOUT_RESET)).chain((0..THRESHOLDS).map(move |k| (at(RED_THRESHOLD, k), THRESHOLD_RESET)))
 }
 /// Cycles without any input, output or event after which an engine with an idle sequencer and no
 /// running timer is quiescent. Longer than the engine's deepest pipeline (35 cycles from the last
@@ -245,11 +243,6 @@ struct CycleEngine {
     rx: VecDeque<(u32, u64)>,
     /// Beats of the head frame already taken.
     rx_beat: usize,
-    cfg: VecDeque<(u16, u32)>,
-    /// The CPU PBV-table words the manager wrote on the back door, by entry: a register write of the
-    /// same PBV entry forwarded by the register space's CPU bridge carries the register space's PBV_FLAGS
-    /// (which the plans do not write), so the fabric writes the manager's word again after it.
-    pbv_copy: Vec<Option<u32>>,
     out: Vec<u8>,
     /// Cycle of the first beat of the frame in `out`.
     out_first: u64,
@@ -394,8 +387,6 @@ impl Fabric {
                     last: None,
                     rx: VecDeque::new(),
                     rx_beat: 0,
-                    cfg: cpu_timeouts().collect(),
-                    pbv_copy: vec![None; usize::from(inswitch_model::cpu::config::TIMEOUT - inswitch_model::cpu::config::PBV_TABLE)],
                     out: Vec::new(),
                     out_first: 0,
                     vl_taken: 0,
@@ -745,20 +736,20 @@ impl Fabric {
     pub const FILLER_CC: u16 = 0xF00;
 
     /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
-    /// entries from the top of the table, written on `cpu_cfg_wr_*`, then an INITIALIZATION each from end
-    /// node `via`, which activates it: a TLP context holds its descriptor while Idle, `docs/cpu.md` §1).
-    /// [`Fabric::release_descriptors`] frees them (CONTROL RESET).
+    /// entries from the top of the table, written as register writes into STATIC[i].KEY, then an
+    /// INITIALIZATION each, all from end node `via` at `at`, so on one path in that order; the
+    /// INITIALIZATION activates the context: a TLP context holds its descriptor while Idle,
+    /// `docs/cpu.md` §1). [`Fabric::release_descriptors`] frees them (CONTROL RESET).
     pub fn fill_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
         let top = self.cfg.engine_params.static_entries;
         assert!(n <= top, "{n} fillers, {top} static entries");
         for k in 0..n {
-            let idx = (top - 1 - k) as u16;
-            self.cpu_write(s, 0x100 + 2 * idx, 1 << 31 | u32::from(Self::FILLER_CC + k as u16));
+            let slot = (top - 1 - k) as u8;
+            let key = inswitch_model::cpu::config::static_word0(true, false, 0, Self::FILLER_CC + k as u16);
+            self.write_register(via, at, s, crate::manager::plan::static_key_offset(slot) as u16, key);
         }
         let id = self.topo.switches[s].engine_id;
         let src = self.topo.endpoints[via].id;
-        // After the CPU writes are in (one per cycle).
-        let at = at.max(self.now + (n as u64 + 2) * ENGINE_CLOCK_PS);
         for k in 0..n {
             let body = Body::Initialization(inswitch_frames::collective::InitBody::default());
             let init = CollectiveMessage { header: wire::header(2, Self::FILLER_CC + k as u16, NO_PARTICIPANT), body };
@@ -811,18 +802,6 @@ impl Fabric {
     }
 
 
-
-    /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
-    /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
-    pub fn cpu_write(&mut self, s: usize, addr: u16, data: u32) {
-        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
-            if let Some(w) = c.pbv_copy.get_mut(usize::from(addr.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
-                *w = Some(data);
-            }
-            c.cfg.push_back((addr, data));
-        }
-        self.wake(s);
-    }
 
     /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
     pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
@@ -916,10 +895,9 @@ impl Fabric {
 
     /// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
     /// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
-    /// a manager plan, `crate::drive::builtin_plans`: CPU configuration writes on `cpu_cfg_wr_*`, PBV
-    /// register writes and an INITIALIZATION per engine sent as frames from the context's source node
-    /// at `at` or once the CPU writes are in); the stand-in from the plan directly. End nodes learn
-    /// their operands (`value(endpoint index)`).
+    /// a manager plan, `crate::drive::builtin_plans`: PBV entries and flags, the static entry and an
+    /// INITIALIZATION per engine, sent as frames from the context's source node at `at`); the stand-in
+    /// from the plan directly. End nodes learn their operands (`value(endpoint index)`).
     pub fn configure(&mut self, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
         // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
         // docs/cpu.md §7) and its static entries.
@@ -966,8 +944,7 @@ impl Fabric {
         }
         if self.cfg.engine == EngineKind::Cycle {
             // The same path as the manager's placements (crate::drive): bring-up, then each context's
-            // plan encoded by the manager's encoder, CPU writes on cpu_cfg_wr_*, frames from its source
-            // once they are in.
+            // plan encoded by the manager's encoder, frames from its source.
             if let Some(first) = plan.contexts.first() {
                 self.bring_up(first.source, at);
             }
@@ -1003,28 +980,28 @@ impl Fabric {
     }
 
     /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
-    /// §9): the CPU's `ENGINE_ID` on `cpu_cfg_wr_*`, and from end node `from` at `at` two register writes
-    /// per engine that set route entry 0 (destination 0 under mask 0) to the engine's own port, so its
-    /// frames go back into the crossbar, which routes them. The stand-in needs none.
+    /// §9), as register writes from end node `from` at `at`: the CPU timeouts and thresholds the fabric
+    /// runs with ([`bring_up_timeouts`], forwarded to the CPU by the register space), and route entry 0
+    /// (destination 0 under mask 0) to the engine's own port, so its frames go back into the crossbar,
+    /// which routes them. The CPU's ENGINE_ID needs no write: the register space copies the strap after
+    /// reset. The stand-in needs none.
     pub fn bring_up(&mut self, from: usize, at: Ps) {
-        let src = self.topo.endpoints[from].id;
         for s in 0..self.engines.len() {
-            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
-            let id = c.id;
-            self.cpu_write(s, inswitch_model::cpu::config::ENGINE_ID, u32::from(id));
-            for (off, v) in DEFAULT_ROUTE {
-                let seq = self.next_seq();
-                self.send_from(from, at, wire::register_write(seq, src, id, off, v));
+            if !matches!(self.engines[s], EngineSlot::Cycle(_)) {
+                continue;
+            }
+            for (off, v) in bring_up_timeouts().chain(DEFAULT_ROUTE) {
+                self.write_register(from, at, s, off, v);
             }
         }
     }
 
-    /// The earliest time a frame sent now finds every queued CPU configuration write applied (one per
-    /// engine cycle after reset, plus [`QUIET_CYCLES`]): an INITIALIZATION that arrives before its static
-    /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
-    pub fn cpu_writes_done_at(&self) -> Ps {
-        let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
-        (self.cycle.max(CPU_BACKDOOR_FROM) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+    /// End node `from` sends, at `at`, a 1-DW register write of `value` to byte offset `off` of switch
+    /// `s`'s engine window (`docs/registers.md`), with its own requester ID.
+    pub fn write_register(&mut self, from: usize, at: Ps, s: usize, off: u16, value: u32) {
+        let (src, id) = (self.topo.endpoints[from].id, self.topo.switches[s].engine_id);
+        let seq = self.next_seq();
+        self.send_from(from, at, wire::register_write(seq, src, id, off, value));
     }
 
     /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
@@ -1101,15 +1078,7 @@ impl Fabric {
             let mut i = idle_in(c.id, c.vl_taken);
             i.rst = cycle < RESET_CYCLES;
             let mut presented = false;
-            let mut backdoor = None;
             if !i.rst {
-                if cycle >= CPU_BACKDOOR_FROM {
-                    if let Some((a, d)) = c.cfg.pop_front() {
-                        (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
-                        backdoor = Some((a, d));
-                        c.last_activity = cycle;
-                    }
-                }
                 if let Some(&(f, from)) = c.rx.front() {
                     // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
                     if cycle >= from + c.rx_beat as u64 {
@@ -1130,19 +1099,6 @@ impl Fabric {
                 }
             }
             let o = c.e.step(&i);
-            // A register-space write to the CPU in the same cycle wins; offer the lost one again.
-            if let Some(w) = backdoor.filter(|_| c.e.cpu_backdoor_lost()) {
-                c.cfg.push_front(w);
-            }
-            // A PBV register write forwarded to the CPU with other flags than the manager's copy: the copy
-            // again, next cycle (long before the next frame's message reaches the CPU).
-            if let Some((a, d)) = c.e.cpu_bridge_write() {
-                if let Some(&Some(w)) = c.pbv_copy.get(usize::from(a.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
-                    if w != d {
-                        c.cfg.push_front((a, w));
-                    }
-                }
-            }
             c.steps += 1;
             self.stats.engine_steps += 1;
             c.last = Some(cycle);
@@ -1309,7 +1265,7 @@ fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
     if c.stopped {
         return true;
     }
-    if !c.rx.is_empty() || !c.cfg.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
+    if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
         return false;
     }
     if cycle.saturating_sub(c.last_activity) < QUIET_CYCLES {
