@@ -290,6 +290,9 @@ pub struct Stats {
     pub catch_up_steps: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
+    /// Frames dropped because the live fabric cannot take them further: no route to the destination's
+    /// switch around failed links and switches, or the frame reached a failed switch.
+    pub unreachable: u64,
     /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
     pub egress_frames: u64,
     /// Frames end nodes dropped because their LCRC did not match (corrupted on a link).
@@ -523,6 +526,11 @@ impl Fabric {
                 let (head, tail) = (head + lat, tail + lat);
                 let sw = sw as usize;
                 let dst = self.frames[f as usize].dst;
+                if !self.routes.switch_up(sw) {
+                    // A frame already on its way when the switch failed.
+                    self.stats.unreachable += 1;
+                    return;
+                }
                 match self.routes.device[usize::from(dst)] {
                     Some(Device::Engine(s)) if s == sw => {
                         let (h, tl) = self.traverse(self.to_engine[sw], f, head, tail);
@@ -547,7 +555,10 @@ impl Fabric {
                             Device::Engine(s) => s,
                             Device::Endpoint(e) => self.topo.endpoints[e].switch,
                         };
-                        let i = self.routes.next_hop(sw, target);
+                        let Some(i) = self.routes.next_hop(sw, target) else {
+                            self.stats.unreachable += 1;
+                            return;
+                        };
                         let next = self.routes.directed[i].1 as u32;
                         for (f, h, tl) in self.hop(self.isl[i], f, head, tail) {
                             self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
@@ -711,14 +722,54 @@ impl Fabric {
         inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, what: String::new() });
     }
 
-    /// Both directions of the ISL between switches `a` and `b` go down.
-    pub fn fail_isl(&mut self, a: usize, b: usize) {
-        let chans: Vec<usize> =
-            self.routes.directed.iter().enumerate().filter(|(_, d)| (d.0, d.1) == (a, b) || (d.0, d.1) == (b, a)).map(|(i, _)| self.isl[i]).collect();
-        assert!(!chans.is_empty(), "no ISL between switches {a} and {b}");
-        for c in chans {
-            self.fail_channel(c);
+    /// Both directions of every ISL between switches `a` and `b` lose every frame from now on, and the
+    /// switches do not notice: routes still use them (a silent failure). Returns the topology ISLs cut
+    /// (none if the switches are not neighbours).
+    pub fn cut_isl(&mut self, a: usize, b: usize) -> Vec<usize> {
+        let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)).map(|(i, _)| i).collect();
+        for &i in &isls {
+            for k in [2 * i, 2 * i + 1] {
+                self.fail_channel(self.isl[k]);
+            }
         }
+        isls
+    }
+
+    /// The ISLs between switches `a` and `b` go down (as [`Fabric::cut_isl`]) and the fabric routes
+    /// around them from now on ([`Routes::recompute`]: fewest hops over the live links; a frame for a
+    /// device it can no longer reach is dropped and counted in `Stats::unreachable`). Frames already on
+    /// the link are lost. Returns the topology ISLs failed.
+    pub fn fail_isl(&mut self, a: usize, b: usize) -> Vec<usize> {
+        let isls = self.cut_isl(a, b);
+        for &i in &isls {
+            self.routes.set_isl_up(i, false);
+        }
+        self.routes.recompute();
+        isls
+    }
+
+    /// Switch `s` fails as a whole at the current time: its engine stops ([`Fabric::fail_engine`]), its
+    /// ISLs and its end nodes' links lose every frame, and the fabric routes around it (no transit
+    /// through it); its engine and end nodes are unreachable (frames for them are counted in
+    /// `Stats::unreachable` or lost on the down links). `docs/fabric.md` §Rerouting.
+    pub fn switch_down(&mut self, s: usize) {
+        self.fail_engine(s);
+        let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| l.a == s || l.b == s).map(|(i, _)| i).collect();
+        for i in isls {
+            for k in [2 * i, 2 * i + 1] {
+                if !self.faults.as_ref().is_some_and(|x| x.is_down(self.isl[k])) {
+                    self.fail_channel(self.isl[k]);
+                }
+            }
+        }
+        let ends: Vec<usize> = self.topo.endpoints_of(s).collect();
+        for e in ends {
+            for c in [self.up[e], self.down[e]] {
+                self.fail_channel(c);
+            }
+        }
+        self.routes.set_switch_up(s, false);
+        self.routes.recompute();
     }
 
     /// The engine of switch `s` stops at the current time: it is no longer stepped and frames that reach

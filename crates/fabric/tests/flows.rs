@@ -512,10 +512,11 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
 /// A link of a tree goes down and the manager re-places the tree (003 [0063]): on a 3-switch flattened
 /// butterfly with the participants on s1 and s2 and the source on s0, the tree s0 → {s1, s2} moves to
 /// s0 → s2 → s1 when s0-s1 fails. The change plan (removal, then the new configuration) is applied
-/// through the fabric and an all-reduce runs on the new tree: s1's partial result goes to s2, and no
-/// collective message of the job crosses s0-s1. The fabric itself has no failed links yet (branch
-/// `faults`), so the plan's configuration frames are still routed over s0-s1 by the switches; only the
-/// collective's own messages are checked.
+/// through the fabric and an all-reduce runs on the new tree: s1's partial result goes to s2. The link
+/// fails in the simulator too (`Fabric::fail_isl`): the switches route around it (fewest hops over the
+/// live links, `docs/fabric.md` §Rerouting), so the change plan's frames for s1's engine (its RESET and
+/// new configuration, from the source at s0) go through s2, nothing is lost on the failed link and
+/// nothing is unreachable.
 #[test]
 fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let t = Topology::flattened_butterfly(3, 2, LinkSpec::default()).unwrap();
@@ -535,9 +536,24 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let link = m.topology().link_between(SwitchId(0), SwitchId(1)).unwrap();
     let change = m.link_down(link);
     assert_eq!(change.replaced, vec![(job, 0)]);
+    assert_eq!(f.fail_isl(0, 1).len(), 1);
+    let mark_cfg = f.captured.len();
     let at = f.now();
     drive::apply(&mut f, &m, &change.plan, 0, at, &value_of).unwrap();
     run(&mut f);
+    // The change plan's frames for s1's engine crossed s0 → s2 → s1.
+    let s1_id = f.topo.switches[1].engine_id;
+    let to_s1 = |s: &Seen| match *s {
+        Seen::Write { addr, .. } => addr >> 16 == u64::from(s1_id),
+        Seen::Msg { to, .. } | Seen::Init { to, .. } => to == s1_id,
+    };
+    let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, &to_s1);
+    assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
+    assert!(via_s2.iter().any(|s| matches!(s, Seen::Init { .. })), "s1's new INITIALIZATION went via s2");
+    // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172]).
+    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. })).cloned().collect();
+    assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, &to_s1), "every frame for s1 went via s2");
+    assert_eq!(via_s2.len(), from_source.len() + 1);
     let ctx = drive::context_of(&m, job, 0).unwrap();
     let mark = f.captured.len();
     let log0 = f.log.len();
@@ -555,7 +571,9 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     }
     let (s1, s2) = (f.topo.switches[1].engine_id, f.topo.switches[2].engine_id);
     assert_eq!(on(&f, &[isl(&f, 1, 2)], mark, of_cc(ctx.cc_id)), [msg(RESPONSE, s1, s2, ctx.cc_id, NO_PARTICIPANT, 0)], "s1 reports to s2");
-    assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark, of_cc(ctx.cc_id)).is_empty(), "nothing of the job on the failed link");
+    assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark_cfg, all).is_empty(), "nothing on the failed link");
+    let lost = f.faults.as_ref().unwrap().log.iter().filter(|x| x.kind == inswitch_fabric::faults::FaultKind::LostOnDownLink).count();
+    assert_eq!((lost, f.stats.unreachable), (0, 0), "nothing lost, nothing unreachable");
 }
 
 /// [0209]: switch 725 as the master a source names (000 [0113]); 720 reports to 725 and 730 reports to
