@@ -32,6 +32,25 @@ pub fn manager_for(t: &Topology) -> Result<Manager, ManagerError> {
     Ok(Manager::new(TopologyMap::from_topology(t)?))
 }
 
+/// Reads a topology file in either format (`docs/fabric.md` §Topology files): the JSON of
+/// `docs/manager.md` §4 (the text starts with `{`) or the simulator's line format. Returns the simulator's
+/// topology and the manager's map of the same fabric (switch `i` = `SwitchId(i)`, end node `i` =
+/// `NodeId(i)`): from JSON the map is the file's (ports, hosts, capacities, up/down as written) and the
+/// topology its [`TopologyMap::to_topology`]; from the line format the topology is the file's and the map
+/// its [`TopologyMap::from_topology`]. Both are checked (duplicate IDs, a disconnected fabric).
+pub fn load_topology(text: &str) -> Result<(Topology, TopologyMap), String> {
+    let (t, m) = if text.trim_start().starts_with('{') {
+        let m = TopologyMap::from_json(text).map_err(|e| e.to_string())?;
+        (m.to_topology("file"), m)
+    } else {
+        let t = Topology::parse(text).map_err(|e| e.to_string())?;
+        let m = TopologyMap::from_topology(&t).map_err(|e| e.to_string())?;
+        (t, m)
+    };
+    crate::topology::Routes::new(&t).map_err(|e| e.to_string())?;
+    Ok((t, m))
+}
+
 /// The simulator's view of tree `tree` of a placed job: every member engine with its role and its PBV
 /// members in bit order (the order the CPU emits in), the participants and the source as end-node
 /// indices. `None` if the job or tree does not exist.

@@ -704,6 +704,53 @@ fn topology_file_round_trips() {
     assert!(e.to_string().contains("bogus"), "{e}");
 }
 
+/// One fabric file for the simulator and the manager (`docs/fabric.md` §Topology files): the manager's
+/// JSON and the simulator's line format both load into the same pair (simulator topology, manager map)
+/// through `drive::load_topology`, which `inswitch sim --topology file:<path>` reads too.
+#[test]
+fn one_topology_file_for_the_simulator_and_the_manager() {
+    use inswitch_fabric::topology::{LinkSpec, Topology};
+    let fig7 = Topology::fig7(LinkSpec::default());
+    // The manager's JSON of FIG. 7 gives the simulator's FIG. 7 (same switches, IDs, end nodes, ISLs,
+    // link rates) and the map itself.
+    let json = TopologyMap::fig7().to_json();
+    let (t, map) = inswitch_fabric::drive::load_topology(&json).unwrap();
+    assert_eq!(map, TopologyMap::fig7());
+    assert_eq!(Topology { name: fig7.name.clone(), ..t.clone() }, fig7);
+    // The same fabric in the line format gives the same pair.
+    let mut text = String::from("name fig7\n");
+    for s in &fig7.switches {
+        text += &format!("switch {} id={:#06x}\n", s.name, s.engine_id);
+    }
+    for e in &fig7.endpoints {
+        text += &format!("endpoint {} {} id={:#06x}\n", e.name, fig7.switches[e.switch].name, e.id);
+    }
+    for l in &fig7.isls {
+        text += &format!("link {} {}\n", fig7.switches[l.a].name, fig7.switches[l.b].name);
+    }
+    let (t2, map2) = inswitch_fabric::drive::load_topology(&text).unwrap();
+    assert_eq!((t2, map2), (fig7.clone(), TopologyMap::fig7()));
+    // What only the manager uses survives in the map from JSON (a down link, a capacity), and the
+    // simulator gets the link's latency.
+    let mut m = TopologyMap::fig7();
+    let l = m.link_between(SwitchId(0), SwitchId(2)).unwrap();
+    m.set_link_up(l, false);
+    m.set_capacity(SwitchId(1), EngineCapacity { contexts: 2, ..Default::default() });
+    let json = m.to_json().replace("\"latency_ns\": 0", "\"latency_ns\": 250");
+    let (t3, map3) = inswitch_fabric::drive::load_topology(&json).unwrap();
+    assert!(!map3.link(l).up && map3.switch(SwitchId(1)).capacity.contexts == 2);
+    assert!(t3.isls.iter().all(|i| i.link.delay_ps == 250_000) && t3.endpoints.iter().all(|e| e.link.delay_ps == 250_000));
+    // The simulator's command line reads the JSON file too.
+    let path = std::env::temp_dir().join(format!("inswitch-fig7-{}.json", std::process::id()));
+    std::fs::write(&path, TopologyMap::fig7().to_json()).unwrap();
+    let from_cli = inswitch_fabric::scenario::topology_from(&format!("file:{}", path.display())).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(Topology { name: fig7.name.clone(), ..from_cli }, fig7);
+    // Errors of either format are reported, not panics.
+    assert!(inswitch_fabric::drive::load_topology("{\"switches\": [], \"bogus\": 1}").unwrap_err().contains("bogus"));
+    assert!(inswitch_fabric::drive::load_topology("switch a id=0\nswitch b id=16\n").unwrap_err().contains("not connected"));
+}
+
 #[test]
 fn transaction_ids_are_two_bits_modulo_four() {
     assert_eq!(Tid(3).next(), Tid(0));
