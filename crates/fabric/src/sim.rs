@@ -44,9 +44,9 @@ pub const BEAT_BYTES: usize = 32;
 /// Reset cycles at power-on (as the cosim's directed tests).
 pub const RESET_CYCLES: u64 = 3;
 /// The CPU timeouts the fabric's engines run with, written at bring-up as register writes into
-/// RED_TIMEOUT[k] / RED_THRESHOLD[k], which the register space forwards to the CPU's TIMEOUT[k] /
-/// THRESHOLD[k] (`docs/registers.md` §CPU window): the CPU's own reset values (`docs/cpu.md` §5: every
-/// TIMEOUT 1024 ticks, every context on TIMEOUT[0]), which the fabric's scenarios and Table 1 figures
+/// `RED_TIMEOUT[k]` / `RED_THRESHOLD[k]`, which the register space forwards to the CPU's `TIMEOUT[k]` /
+/// `THRESHOLD[k]` (`docs/registers.md` §CPU window): the CPU's own reset values (`docs/cpu.md` §5: every
+/// TIMEOUT 1024 ticks, every context on `TIMEOUT[0]`), which the fabric's scenarios and Table 1 figures
 /// were measured with. The register space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000
 /// ticks by wait count), which its post-reset copy gives the CPU, would time out a context waiting one
 /// tick. Register offset and value per write.
@@ -787,7 +787,7 @@ impl Fabric {
     pub const FILLER_CC: u16 = 0xF00;
 
     /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
-    /// entries from the top of the table, written as register writes into STATIC[i].KEY, then an
+    /// entries from the top of the table, written as register writes into `STATIC[i].KEY`, then an
     /// INITIALIZATION each, all from end node `via` at `at`, so on one path in that order; the
     /// INITIALIZATION activates the context: a TLP context holds its descriptor while Idle,
     /// `docs/cpu.md` §1). [`Fabric::release_descriptors`] frees them (CONTROL RESET).

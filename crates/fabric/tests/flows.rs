@@ -547,12 +547,12 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
         Seen::Write { addr, .. } => addr >> 16 == u64::from(s1_id),
         Seen::Msg { to, .. } | Seen::Init { to, .. } => to == s1_id,
     };
-    let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, &to_s1);
+    let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, to_s1);
     assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
     assert!(via_s2.iter().any(|s| matches!(s, Seen::Init { .. })), "s1's new INITIALIZATION went via s2");
     // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172]).
     let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. })).cloned().collect();
-    assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, &to_s1), "every frame for s1 went via s2");
+    assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, to_s1), "every frame for s1 went via s2");
     assert_eq!(via_s2.len(), from_source.len() + 1);
     let ctx = drive::context_of(&m, job, 0).unwrap();
     let mark = f.captured.len();

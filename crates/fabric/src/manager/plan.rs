@@ -41,10 +41,10 @@ pub enum Action {
     /// half written 0.
     PbvClear { engine: SwitchId, index: u8 },
     /// CPU static entry `slot` := the tree's context (`docs/cpu.md` §1, §5): key (CC_ID or multicast
-    /// tree), family, role (000 [0104]-[0111]), Portals wait count. Encodes as STATIC[slot].WAIT, then
-    /// STATIC[slot].KEY (writing the key makes the context at the CPU).
+    /// tree), family, role (000 [0104]-[0111]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
+    /// `STATIC[slot].KEY` (writing the key makes the context at the CPU).
     StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
-    /// CPU static entry `slot` is freed (STATIC[slot].KEY written 0).
+    /// CPU static entry `slot` is freed (`STATIC[slot].KEY` written 0).
     StaticClear { engine: SwitchId, slot: u8 },
     /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
     /// the wait count (children). Encodes as WAIT, PORTS, then KEY (the commit) memory writes.
