@@ -5,18 +5,20 @@
 //!
 //! [`apply`] turns a manager [`MPlan`] into what travels:
 //!
-//! * its frames (PBV-table register writes, multicast entries, INITIALIZATION and RESET messages, in plan
+//! * its frames (`Plan::encode`: PBV-table and PBV_FLAGS writes, CPU static entries, multicast entries,
+//!   all as register writes into the engines' windows, and INITIALIZATION and RESET messages, in plan
 //!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
 //!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
-//!   the subservient engines' PBV writes and INITIALIZATIONs, `docs/manager.md` §5);
-//! * its CPU writes (static entries, the CPU's PBV-table copy) go on the engines' `cpu_cfg_wr_*` back
-//!   door, not yet as frames into the register space's CPU window (`docs/fabric.md` §Engines and the CPU
-//!   back door: how the fabric keeps them from being lost or overwritten);
+//!   the subservient engines' configuration and INITIALIZATIONs, `docs/manager.md` §5). The CPU is
+//!   configured only through the register space's CPU window (`docs/registers.md` §CPU window): the
+//!   fabric does not use the engines' `cpu_cfg_wr_*` back door;
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
 //!
-//! The frames leave once every queued CPU write is in; a plan whose messages must reach an engine before
-//! a CPU write to it (a removal) is applied in phases ([`apply_encoded`]). [`Fabric::configure`] sends the
-//! built-in plans the same way ([`builtin_plans`]).
+//! Order: frames from one node to one engine take one path and arrive in order, so a context's PBV
+//! entries, flags and static entry are in before its INITIALIZATION. A plan that clears an engine's
+//! configuration after a message to it (a removal: the RESET must find the context before its static
+//! entry is cleared) is applied in phases ([`apply_encoded`]). [`Fabric::configure`] sends the built-in
+//! plans the same way ([`builtin_plans`]).
 
 use inswitch_frames::collective::NO_PARTICIPANT;
 
@@ -28,6 +30,25 @@ use crate::topology::{Ps, Topology};
 /// A manager over the map of `t` (switch `i` is `SwitchId(i)`, end node `i` is `NodeId(i)`).
 pub fn manager_for(t: &Topology) -> Result<Manager, ManagerError> {
     Ok(Manager::new(TopologyMap::from_topology(t)?))
+}
+
+/// Reads a topology file in either format (`docs/fabric.md` §Topology files): the JSON of
+/// `docs/manager.md` §4 (the text starts with `{`) or the simulator's line format. Returns the simulator's
+/// topology and the manager's map of the same fabric (switch `i` = `SwitchId(i)`, end node `i` =
+/// `NodeId(i)`): from JSON the map is the file's (ports, hosts, capacities, up/down as written) and the
+/// topology its [`TopologyMap::to_topology`]; from the line format the topology is the file's and the map
+/// its [`TopologyMap::from_topology`]. Both are checked (duplicate IDs, a disconnected fabric).
+pub fn load_topology(text: &str) -> Result<(Topology, TopologyMap), String> {
+    let (t, m) = if text.trim_start().starts_with('{') {
+        let m = TopologyMap::from_json(text).map_err(|e| e.to_string())?;
+        (m.to_topology("file"), m)
+    } else {
+        let t = Topology::parse(text).map_err(|e| e.to_string())?;
+        let m = TopologyMap::from_topology(&t).map_err(|e| e.to_string())?;
+        (t, m)
+    };
+    crate::topology::Routes::new(&t).map_err(|e| e.to_string())?;
+    Ok((t, m))
 }
 
 /// The simulator's view of tree `tree` of a placed job: every member engine with its role and its PBV
@@ -60,9 +81,9 @@ pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
     })
 }
 
-/// Applies a manager plan to the cycle engines of `f` (module doc): CPU writes on `cpu_cfg_wr_*` now,
-/// the plan's frames from end node `from` at `at` (or once the CPU writes are in, if later), end nodes
-/// joined to their contexts with the operand `value(end node)` in lane 0. Returns the encoded plan.
+/// Applies a manager plan to the cycle engines of `f` (module doc): the plan's frames from end node
+/// `from` at `at` (or now, if later), end nodes joined to their contexts with the operand
+/// `value(end node)` in lane 0. Returns the encoded plan.
 ///
 /// Not modelled: pre-reduction inside a host (an end node whose `EndNode` step sends to another end
 /// node is not joined) and the target of several roots (`Action::Target`).
@@ -72,19 +93,26 @@ pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, val
     Ok(enc)
 }
 
+/// Whether `a` clears configuration an earlier message to its engine may still need.
+fn clears(a: &Action) -> bool {
+    matches!(a, Action::StaticClear { .. } | Action::PbvClear { .. } | Action::MulticastClear { .. })
+}
+
 /// [`apply`] of a plan already encoded; `op_of` gives a job's opcode (for the end nodes it joins).
 ///
-/// CPU writes go in before the frames, which is what a configuration needs (an INITIALIZATION finds
-/// its static entry). A plan in which a collective message to an engine comes before a CPU write to the
-/// same engine (a removal: the RESET must find the context before its static entry is cleared,
-/// `docs/manager.md` §5) is applied in phases cut before such a write, with the fabric run until quiet
-/// between them; a configuration plan is one phase and nothing is run.
+/// The frames of a configuration need no waiting: an engine's register writes and its INITIALIZATION
+/// travel one path in plan order. A clear of an engine's static entry, PBV entry or multicast entry
+/// after a collective message to the same engine (a removal: the RESET must reach the CPU before its
+/// static entry is cleared, `docs/manager.md` §5) is another matter: the register space forwards a
+/// write to the CPU within a few cycles while the CPU may not have taken the message yet. Such a plan
+/// is applied in phases cut before such a clear, the fabric run until quiet between them; a
+/// configuration plan is one phase and nothing is run.
 pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, at: Ps, op_of: &dyn Fn(JobId) -> u8, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
     let mut cuts = vec![0usize];
     let mut messaged = std::collections::HashSet::new();
     for (i, step) in plan.steps.iter().enumerate() {
         let engine = step.action.engine();
-        if enc.cpu_writes.iter().any(|w| w.step == i && messaged.contains(&w.engine)) {
+        if clears(&step.action) && engine.is_some_and(|e| messaged.contains(&e)) {
             cuts.push(i);
             messaged.clear();
         }
@@ -98,9 +126,6 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
         if k > 0 {
             f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         }
-        for cw in enc.cpu_writes.iter().filter(|cw| steps.contains(&cw.step)) {
-            f.cpu_write(cw.engine.0 as usize, cw.addr, cw.data);
-        }
         for &i in enc.host_steps.iter().filter(|i| steps.contains(i)) {
             let step = &plan.steps[i];
             match step.action {
@@ -113,7 +138,7 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
                 _ => {}
             }
         }
-        let t = at.max(f.now()).max(f.cpu_writes_done_at());
+        let t = at.max(f.now());
         for fr in enc.frames.iter().filter(|fr| steps.contains(&fr.step)) {
             let bytes = fr.tlp.to_bytes().map_err(|e| SimError::Plan(format!("step {}: {e}", fr.step)))?;
             f.send_tlp_from(from, t, &bytes);

@@ -618,11 +618,17 @@ pub mod campaign {
         ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
     }
 
-    /// Writes the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5).
+    /// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5) to `ticks`: register
+    /// writes into RED_TIMEOUT[0..3] from end node 0, which the register space forwards to the CPU
+    /// (`docs/registers.md` §CPU window). The fabric is first run until quiet, so that the bring-up's
+    /// timeouts (sent from another node, on another path) are in before these. Run the fabric before
+    /// relying on them.
     pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        let now = f.now();
         for s in 0..f.topo.switches.len() {
-            for k in 0..4u16 {
-                f.cpu_write(s, inswitch_model::cpu::config::TIMEOUT + k, ticks);
+            for k in 0..inswitch_model::cpu::context::TIMEOUTS as u16 {
+                f.write_register(0, now, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, ticks);
             }
         }
     }

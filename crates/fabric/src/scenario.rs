@@ -410,7 +410,8 @@ pub fn channel_summary(f: &Fabric) -> Vec<(&'static str, u64)> {
 }
 
 /// A topology named on the command line or in a scenario file: `fig7`, `fbfly:<switches>x<end nodes>`,
-/// `fattree:<radix>`, or `file:<path>` (the text format of `docs/fabric.md`). Links are PCIe Gen 6 x2.
+/// `fattree:<radix>`, or `file:<path>` (either topology file format, `docs/fabric.md` §Topology files:
+/// the line format or the manager's JSON, [`drive::load_topology`]). Built-in links are PCIe Gen 6 x2.
 pub fn topology_from(spec: &str) -> Result<Topology, String> {
     let link = LinkSpec::default();
     let bad = || format!("topology {spec:?}: expected fig7, fbfly:<switches>x<end nodes>, fattree:<radix> or file:<path>");
@@ -427,7 +428,7 @@ pub fn topology_from(spec: &str) -> Result<Topology, String> {
         "fattree" => Topology::fat_tree(arg.parse().map_err(|_| bad())?, link).map_err(|e| e.to_string()),
         "file" => {
             let text = std::fs::read_to_string(arg).map_err(|e| format!("{arg}: {e}"))?;
-            Topology::parse(&text).map_err(|e| format!("{arg}: {e}"))
+            drive::load_topology(&text).map(|(t, _)| t).map_err(|e| format!("{arg}: {e}"))
         }
         _ => Err(bad()),
     }

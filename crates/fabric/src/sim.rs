@@ -45,21 +45,19 @@ pub const ENGINE_CLOCK_PS: Ps = 2_000;
 pub const BEAT_BYTES: usize = 32;
 /// Reset cycles at power-on (as the cosim's directed tests).
 pub const RESET_CYCLES: u64 = 3;
-/// The first cycle the engine's back-door `cpu_cfg_wr_*` is used: after reset, the register space copies
-/// its CPU registers (TIMEOUT0..MODE) to the CPU, one write per cycle, and its writes win over the back
-/// door's (`docs/blocks/packet_engine.md` §Timing).
-pub const CPU_BACKDOOR_FROM: u64 = RESET_CYCLES + inswitch_model::regs::SYNC_WRITES as u64;
-
-/// The CPU timeouts the fabric's engines run with, written on the back door once the register space's
-/// post-reset copy is done: the CPU's own reset values (`docs/cpu.md` §5: every TIMEOUT 1024 ticks, every
-/// context on TIMEOUT[0]), which the fabric's scenarios and Table 1 figures were measured with. The register
-/// space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000 ticks by wait count, `docs/registers.md`),
-/// which its post-reset copy now gives the CPU, would time out a context waiting one tick. The register
-/// space keeps its own values (a register read returns those); `docs/fabric.md` §Engines.
-fn cpu_timeouts() -> impl Iterator<Item = (u16, u32)> {
-    use inswitch_model::cpu::config::{THRESHOLD, THRESHOLD_RESET, TIMEOUT, TIMEOUT_RESET};
+/// The CPU timeouts the fabric's engines run with, written at bring-up as register writes into
+/// `RED_TIMEOUT[k]` / `RED_THRESHOLD[k]`, which the register space forwards to the CPU's `TIMEOUT[k]` /
+/// `THRESHOLD[k]` (`docs/registers.md` §CPU window): the CPU's own reset values (`docs/cpu.md` §5: every
+/// TIMEOUT 1024 ticks, every context on `TIMEOUT[0]`), which the fabric's scenarios and Table 1 figures
+/// were measured with. The register space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000
+/// ticks by wait count), which its post-reset copy gives the CPU, would time out a context waiting one
+/// tick. Register offset and value per write.
+pub fn bring_up_timeouts() -> impl Iterator<Item = (u16, u32)> {
+    use inswitch_model::cpu::config::{THRESHOLD_RESET, TIMEOUT_RESET};
     use inswitch_model::cpu::context::{THRESHOLDS, TIMEOUTS};
-    (0..TIMEOUTS as u16).map(|k| (TIMEOUT + k, TIMEOUT_RESET)).chain((0..THRESHOLDS as u16).map(|k| (THRESHOLD + k, THRESHOLD_RESET)))
+    use inswitch_model::regs::offset::{RED_THRESHOLD, RED_TIMEOUT};
+    let at = |base: u32, k: usize| (base + 4 * k as u32) as u16;
+    (0..TIMEOUTS).map(move |k| (at(RED_TIMEOUT, k), TIMEOUT_RESET)).chain((0..THRESHOLDS).map(move |k| (at(RED_THRESHOLD, k), THRESHOLD_RESET)))
 }
 /// Cycles without any input, output or event after which an engine with an idle sequencer and no
 /// running timer is quiescent. Longer than the engine's deepest pipeline (35 cycles from the last
@@ -251,11 +249,6 @@ struct CycleEngine {
     rx: VecDeque<(u32, u64)>,
     /// Beats of the head frame already taken.
     rx_beat: usize,
-    cfg: VecDeque<(u16, u32)>,
-    /// The CPU PBV-table words the manager wrote on the back door, by entry: a register write of the
-    /// same PBV entry forwarded by the register space's CPU bridge carries the register space's PBV_FLAGS
-    /// (which the plans do not write), so the fabric writes the manager's word again after it.
-    pbv_copy: Vec<Option<u32>>,
     out: Vec<u8>,
     /// Cycle of the first beat of the frame in `out`.
     out_first: u64,
@@ -305,6 +298,9 @@ pub struct Stats {
     pub catch_up_steps: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
+    /// Frames dropped because the live fabric cannot take them further: no route to the destination's
+    /// switch around failed links and switches, or the frame reached a failed switch.
+    pub unreachable: u64,
     /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
     pub egress_frames: u64,
     /// Frames end nodes dropped because their LCRC did not match (corrupted on a link).
@@ -404,8 +400,6 @@ impl Fabric {
                     last: None,
                     rx: VecDeque::new(),
                     rx_beat: 0,
-                    cfg: cpu_timeouts().collect(),
-                    pbv_copy: vec![None; usize::from(inswitch_model::cpu::config::TIMEOUT - inswitch_model::cpu::config::PBV_TABLE)],
                     out: Vec::new(),
                     out_first: 0,
                     vl_taken: 0,
@@ -550,6 +544,11 @@ impl Fabric {
                     return self.portals_at_switch(f, sw, head, tail);
                 }
                 let dst = self.frames[f as usize].dst;
+                if !self.routes.switch_up(sw) {
+                    // A frame already on its way when the switch failed.
+                    self.stats.unreachable += 1;
+                    return;
+                }
                 match self.routes.device[usize::from(dst)] {
                     Some(Device::Engine(s)) if s == sw => {
                         let (h, tl) = self.traverse(self.to_engine[sw], f, head, tail);
@@ -574,7 +573,10 @@ impl Fabric {
                             Device::Engine(s) => s,
                             Device::Endpoint(e) => self.topo.endpoints[e].switch,
                         };
-                        let i = self.routes.next_hop(sw, target);
+                        let Some(i) = self.routes.next_hop(sw, target) else {
+                            self.stats.unreachable += 1;
+                            return;
+                        };
                         let next = self.routes.directed[i].1 as u32;
                         for (f, h, tl) in self.hop(self.isl[i], f, head, tail) {
                             self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
@@ -741,14 +743,54 @@ impl Fabric {
         inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, what: String::new() });
     }
 
-    /// Both directions of the ISL between switches `a` and `b` go down.
-    pub fn fail_isl(&mut self, a: usize, b: usize) {
-        let chans: Vec<usize> =
-            self.routes.directed.iter().enumerate().filter(|(_, d)| (d.0, d.1) == (a, b) || (d.0, d.1) == (b, a)).map(|(i, _)| self.isl[i]).collect();
-        assert!(!chans.is_empty(), "no ISL between switches {a} and {b}");
-        for c in chans {
-            self.fail_channel(c);
+    /// Both directions of every ISL between switches `a` and `b` lose every frame from now on, and the
+    /// switches do not notice: routes still use them (a silent failure). Returns the topology ISLs cut
+    /// (none if the switches are not neighbours).
+    pub fn cut_isl(&mut self, a: usize, b: usize) -> Vec<usize> {
+        let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)).map(|(i, _)| i).collect();
+        for &i in &isls {
+            for k in [2 * i, 2 * i + 1] {
+                self.fail_channel(self.isl[k]);
+            }
         }
+        isls
+    }
+
+    /// The ISLs between switches `a` and `b` go down (as [`Fabric::cut_isl`]) and the fabric routes
+    /// around them from now on ([`Routes::recompute`]: fewest hops over the live links; a frame for a
+    /// device it can no longer reach is dropped and counted in `Stats::unreachable`). Frames already on
+    /// the link are lost. Returns the topology ISLs failed.
+    pub fn fail_isl(&mut self, a: usize, b: usize) -> Vec<usize> {
+        let isls = self.cut_isl(a, b);
+        for &i in &isls {
+            self.routes.set_isl_up(i, false);
+        }
+        self.routes.recompute();
+        isls
+    }
+
+    /// Switch `s` fails as a whole at the current time: its engine stops ([`Fabric::fail_engine`]), its
+    /// ISLs and its end nodes' links lose every frame, and the fabric routes around it (no transit
+    /// through it); its engine and end nodes are unreachable (frames for them are counted in
+    /// `Stats::unreachable` or lost on the down links). `docs/fabric.md` §Rerouting.
+    pub fn switch_down(&mut self, s: usize) {
+        self.fail_engine(s);
+        let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| l.a == s || l.b == s).map(|(i, _)| i).collect();
+        for i in isls {
+            for k in [2 * i, 2 * i + 1] {
+                if !self.faults.as_ref().is_some_and(|x| x.is_down(self.isl[k])) {
+                    self.fail_channel(self.isl[k]);
+                }
+            }
+        }
+        let ends: Vec<usize> = self.topo.endpoints_of(s).collect();
+        for e in ends {
+            for c in [self.up[e], self.down[e]] {
+                self.fail_channel(c);
+            }
+        }
+        self.routes.set_switch_up(s, false);
+        self.routes.recompute();
     }
 
     /// The engine of switch `s` stops at the current time: it is no longer stepped and frames that reach
@@ -766,20 +808,20 @@ impl Fabric {
     pub const FILLER_CC: u16 = 0xF00;
 
     /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
-    /// entries from the top of the table, written on `cpu_cfg_wr_*`, then an INITIALIZATION each from end
-    /// node `via`, which activates it: a TLP context holds its descriptor while Idle, `docs/cpu.md` §1).
-    /// [`Fabric::release_descriptors`] frees them (CONTROL RESET).
+    /// entries from the top of the table, written as register writes into `STATIC[i].KEY`, then an
+    /// INITIALIZATION each, all from end node `via` at `at`, so on one path in that order; the
+    /// INITIALIZATION activates the context: a TLP context holds its descriptor while Idle,
+    /// `docs/cpu.md` §1). [`Fabric::release_descriptors`] frees them (CONTROL RESET).
     pub fn fill_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
         let top = self.cfg.engine_params.static_entries;
         assert!(n <= top, "{n} fillers, {top} static entries");
         for k in 0..n {
-            let idx = (top - 1 - k) as u16;
-            self.cpu_write(s, 0x100 + 2 * idx, 1 << 31 | u32::from(Self::FILLER_CC + k as u16));
+            let slot = (top - 1 - k) as u8;
+            let key = inswitch_model::cpu::config::static_word0(true, false, 0, Self::FILLER_CC + k as u16);
+            self.write_register(via, at, s, crate::manager::plan::static_key_offset(slot) as u16, key);
         }
         let id = self.topo.switches[s].engine_id;
         let src = self.topo.endpoints[via].id;
-        // After the CPU writes are in (one per cycle).
-        let at = at.max(self.now + (n as u64 + 2) * ENGINE_CLOCK_PS);
         for k in 0..n {
             let body = Body::Initialization(inswitch_frames::collective::InitBody::default());
             let init = CollectiveMessage { header: wire::header(2, Self::FILLER_CC + k as u16, NO_PARTICIPANT), body };
@@ -832,18 +874,6 @@ impl Fabric {
     }
 
 
-
-    /// Queues a CPU configuration write (`cpu_cfg_wr_*`, `docs/cpu.md` §5) into the cycle engine of
-    /// switch `s`, e.g. timeouts; it is written on the engine's next cycles.
-    pub fn cpu_write(&mut self, s: usize, addr: u16, data: u32) {
-        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
-            if let Some(w) = c.pbv_copy.get_mut(usize::from(addr.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
-                *w = Some(data);
-            }
-            c.cfg.push_back((addr, data));
-        }
-        self.wake(s);
-    }
 
     /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
     pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
@@ -937,10 +967,9 @@ impl Fabric {
 
     /// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
     /// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
-    /// a manager plan, `crate::drive::builtin_plans`: CPU configuration writes on `cpu_cfg_wr_*`, PBV
-    /// register writes and an INITIALIZATION per engine sent as frames from the context's source node
-    /// at `at` or once the CPU writes are in); the stand-in from the plan directly. End nodes learn
-    /// their operands (`value(endpoint index)`).
+    /// a manager plan, `crate::drive::builtin_plans`: PBV entries and flags, the static entry and an
+    /// INITIALIZATION per engine, sent as frames from the context's source node at `at`); the stand-in
+    /// from the plan directly. End nodes learn their operands (`value(endpoint index)`).
     pub fn configure(&mut self, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
         // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
         // docs/cpu.md §7) and its static entries.
@@ -987,8 +1016,7 @@ impl Fabric {
         }
         if self.cfg.engine == EngineKind::Cycle {
             // The same path as the manager's placements (crate::drive): bring-up, then each context's
-            // plan encoded by the manager's encoder, CPU writes on cpu_cfg_wr_*, frames from its source
-            // once they are in.
+            // plan encoded by the manager's encoder, frames from its source.
             if let Some(first) = plan.contexts.first() {
                 self.bring_up(first.source, at);
             }
@@ -1024,28 +1052,28 @@ impl Fabric {
     }
 
     /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
-    /// §9): the CPU's `ENGINE_ID` on `cpu_cfg_wr_*`, and from end node `from` at `at` two register writes
-    /// per engine that set route entry 0 (destination 0 under mask 0) to the engine's own port, so its
-    /// frames go back into the crossbar, which routes them. The stand-in needs none.
+    /// §9), as register writes from end node `from` at `at`: the CPU timeouts and thresholds the fabric
+    /// runs with ([`bring_up_timeouts`], forwarded to the CPU by the register space), and route entry 0
+    /// (destination 0 under mask 0) to the engine's own port, so its frames go back into the crossbar,
+    /// which routes them. The CPU's ENGINE_ID needs no write: the register space copies the strap after
+    /// reset. The stand-in needs none.
     pub fn bring_up(&mut self, from: usize, at: Ps) {
-        let src = self.topo.endpoints[from].id;
         for s in 0..self.engines.len() {
-            let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
-            let id = c.id;
-            self.cpu_write(s, inswitch_model::cpu::config::ENGINE_ID, u32::from(id));
-            for (off, v) in DEFAULT_ROUTE {
-                let seq = self.next_seq();
-                self.send_from(from, at, wire::register_write(seq, src, id, off, v));
+            if !matches!(self.engines[s], EngineSlot::Cycle(_)) {
+                continue;
+            }
+            for (off, v) in bring_up_timeouts().chain(DEFAULT_ROUTE) {
+                self.write_register(from, at, s, off, v);
             }
         }
     }
 
-    /// The earliest time a frame sent now finds every queued CPU configuration write applied (one per
-    /// engine cycle after reset, plus [`QUIET_CYCLES`]): an INITIALIZATION that arrives before its static
-    /// entry is dropped (DROP_UNKNOWN, `docs/cpu.md` §2).
-    pub fn cpu_writes_done_at(&self) -> Ps {
-        let pending = self.engines.iter().map(|e| if let EngineSlot::Cycle(c) = e { c.cfg.len() as u64 } else { 0 }).max().unwrap_or(0);
-        (self.cycle.max(CPU_BACKDOOR_FROM) + pending + QUIET_CYCLES) * ENGINE_CLOCK_PS
+    /// End node `from` sends, at `at`, a 1-DW register write of `value` to byte offset `off` of switch
+    /// `s`'s engine window (`docs/registers.md`), with its own requester ID.
+    pub fn write_register(&mut self, from: usize, at: Ps, s: usize, off: u16, value: u32) {
+        let (src, id) = (self.topo.endpoints[from].id, self.topo.switches[s].engine_id);
+        let seq = self.next_seq();
+        self.send_from(from, at, wire::register_write(seq, src, id, off, value));
     }
 
     /// End node `e` sends the TLP `tlp` (bytes, without link framing) at `at`; the fabric adds the link
@@ -1122,15 +1150,7 @@ impl Fabric {
             let mut i = idle_in(c.id, c.vl_taken);
             i.rst = cycle < RESET_CYCLES;
             let mut presented = false;
-            let mut backdoor = None;
             if !i.rst {
-                if cycle >= CPU_BACKDOOR_FROM {
-                    if let Some((a, d)) = c.cfg.pop_front() {
-                        (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
-                        backdoor = Some((a, d));
-                        c.last_activity = cycle;
-                    }
-                }
                 if let Some(&(f, from)) = c.rx.front() {
                     // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
                     if cycle >= from + c.rx_beat as u64 {
@@ -1156,19 +1176,6 @@ impl Fabric {
             // The port family of the frame being received (set on its first beat, kept to the next).
             i.cfg_family = c.family;
             let o = c.e.step(&i);
-            // A register-space write to the CPU in the same cycle wins; offer the lost one again.
-            if let Some(w) = backdoor.filter(|_| c.e.cpu_backdoor_lost()) {
-                c.cfg.push_front(w);
-            }
-            // A PBV register write forwarded to the CPU with other flags than the manager's copy: the copy
-            // again, next cycle (long before the next frame's message reaches the CPU).
-            if let Some((a, d)) = c.e.cpu_bridge_write() {
-                if let Some(&Some(w)) = c.pbv_copy.get(usize::from(a.wrapping_sub(inswitch_model::cpu::config::PBV_TABLE))) {
-                    if w != d {
-                        c.cfg.push_front((a, w));
-                    }
-                }
-            }
             c.steps += 1;
             self.stats.engine_steps += 1;
             c.last = Some(cycle);
@@ -1337,7 +1344,7 @@ fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
     if c.stopped {
         return true;
     }
-    if !c.rx.is_empty() || !c.cfg.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
+    if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
         return false;
     }
     if cycle.saturating_sub(c.last_activity) < QUIET_CYCLES {

@@ -5,7 +5,8 @@
 //!
 //! Routing is by 16-bit device ID, as PCIe ID routing and the engine's output queue do (000 [0144]):
 //! a switch delivers a frame for its own engine or one of its end nodes locally and sends anything else
-//! on the ISL of a shortest path to the destination's switch (breadth-first, lowest link index on ties).
+//! on the ISL of a shortest path to the destination's switch (breadth-first, lowest link index on ties),
+//! over the links and switches that work ([`Routes::recompute`] after a failure).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -318,20 +319,32 @@ impl fmt::Display for Topology {
     }
 }
 
-/// Routing tables of a topology: device-ID lookup and, per switch, the ISL towards every other switch.
+/// Routing tables of a topology: device-ID lookup and, per switch, the ISL towards every other switch,
+/// over the **live** fabric: ISLs and switches can be marked failed ([`Routes::set_isl_up`],
+/// [`Routes::set_switch_up`]), and [`Routes::recompute`] finds fewest-hop routes around them (the same
+/// shortest paths as a fault-free fabric where those still exist). A destination the live fabric cannot
+/// reach has no next hop ([`Routes::next_hop`] is `None`): the simulator drops and counts the frame.
 #[derive(Clone, Debug)]
 pub struct Routes {
     /// Device ID → device (dense, 65536 entries).
     pub device: Vec<Option<Device>>,
-    /// `next_isl[s * n + t]`: index into the directed ISL list of the first hop from switch `s` to `t`.
+    /// `next_isl[s * n + t]`: index into the directed ISL list of the first hop from switch `s` to `t`
+    /// (`NO_ROUTE`: unreachable).
     next_isl: Vec<u32>,
     n: usize,
     /// Directed ISLs: `(from switch, to switch, link)`; ISL `i` of the topology is `2i` (a→b) and `2i+1`.
     pub directed: Vec<(usize, usize, LinkSpec)>,
+    /// Per topology ISL: it works.
+    isl_up: Vec<bool>,
+    /// Per switch: it works (a failed switch forwards nothing and is no one's transit).
+    switch_up: Vec<bool>,
 }
 
+/// `next_isl` entry of an unreachable destination.
+const NO_ROUTE: u32 = u32::MAX;
+
 impl Routes {
-    /// Builds the tables; fails on duplicate IDs or a disconnected fabric.
+    /// Builds the tables with every ISL and switch up; fails on duplicate IDs or a disconnected fabric.
     pub fn new(t: &Topology) -> Result<Routes, TopologyError> {
         let mut device: Vec<Option<Device>> = vec![None; 0x1_0000];
         let mut names: HashMap<u16, String> = HashMap::new();
@@ -349,25 +362,43 @@ impl Routes {
             put(e.id, Device::Endpoint(i), &e.name)?;
         }
         let n = t.switches.len();
-        let mut directed = Vec::with_capacity(2 * t.isls.len());
-        let mut adj: Vec<Vec<(usize, u32)>> = vec![vec![]; n];
-        for l in &t.isls {
-            adj[l.a].push((l.b, directed.len() as u32));
-            directed.push((l.a, l.b, l.link));
-            adj[l.b].push((l.a, directed.len() as u32));
-            directed.push((l.b, l.a, l.link));
+        let directed = t.isls.iter().flat_map(|l| [(l.a, l.b, l.link), (l.b, l.a, l.link)]).collect();
+        let mut r = Routes { device, next_isl: Vec::new(), n, directed, isl_up: vec![true; t.isls.len()], switch_up: vec![true; n] };
+        r.recompute();
+        for dst in 0..n {
+            if let Some(u) = (0..n).find(|&u| u != dst && r.next_isl[u * n + dst] == NO_ROUTE) {
+                return Err(TopologyError::Disconnected { from: t.switches[u].name.clone(), to: t.switches[dst].name.clone() });
+            }
         }
-        // Neighbours first: the direct ISL (the lowest-index one) is a shortest path. Destinations that
-        // every switch neighbours (a 1-D flattened butterfly) need no search.
-        let mut next_isl = vec![u32::MAX; n * n];
-        for (k, d) in directed.iter().enumerate() {
-            if next_isl[d.0 * n + d.1] == u32::MAX {
+        Ok(r)
+    }
+
+    /// Recomputes every route over the live ISLs and switches: fewest hops, the lowest-index direct ISL
+    /// to a neighbour, otherwise the first hop of a breadth-first search from the destination (lowest
+    /// link index on ties). Pairs the live fabric does not join get no route.
+    pub fn recompute(&mut self) {
+        let n = self.n;
+        let live = |k: usize, r: &Routes| {
+            let (a, b, _) = r.directed[k];
+            r.isl_up[k / 2] && r.switch_up[a] && r.switch_up[b]
+        };
+        let mut adj: Vec<Vec<(usize, u32)>> = vec![vec![]; n];
+        for (k, d) in self.directed.iter().enumerate() {
+            if live(k, self) {
+                adj[d.0].push((d.1, k as u32));
+            }
+        }
+        // Neighbours first: the direct ISL (the lowest-index live one) is a shortest path. Destinations
+        // that every switch neighbours (a 1-D flattened butterfly) need no search.
+        let mut next_isl = vec![NO_ROUTE; n * n];
+        for (k, d) in self.directed.iter().enumerate() {
+            if live(k, self) && next_isl[d.0 * n + d.1] == NO_ROUTE {
                 next_isl[d.0 * n + d.1] = k as u32;
             }
         }
-        // For every other destination t: BFS backwards gives each switch's first hop towards t.
-        for dst in 0..n {
-            if (0..n).all(|u| u == dst || next_isl[u * n + dst] != u32::MAX) {
+        // For every other destination: BFS backwards gives each switch's first hop towards it.
+        for dst in (0..n).filter(|&d| self.switch_up[d]) {
+            if (0..n).all(|u| u == dst || !self.switch_up[u] || next_isl[u * n + dst] != NO_ROUTE) {
                 continue;
             }
             let mut seen = vec![false; n];
@@ -386,16 +417,39 @@ impl Routes {
                     }
                 }
             }
-            if let Some(u) = seen.iter().position(|s| !s) {
-                return Err(TopologyError::Disconnected { from: t.switches[u].name.clone(), to: t.switches[dst].name.clone() });
-            }
         }
-        Ok(Routes { device, next_isl, n, directed })
+        self.next_isl = next_isl;
     }
 
-    /// The directed ISL of the first hop from switch `s` to switch `t` (`s != t`).
-    pub fn next_hop(&self, s: usize, t: usize) -> usize {
-        self.next_isl[s * self.n + t] as usize
+    /// The directed ISL of the first hop from switch `s` to switch `t` (`s != t`) over the live fabric;
+    /// `None` if `t` cannot be reached from `s`.
+    pub fn next_hop(&self, s: usize, t: usize) -> Option<usize> {
+        let k = *self.next_isl.get(s * self.n + t)?;
+        (k != NO_ROUTE).then_some(k as usize)
+    }
+
+    /// Marks topology ISL `i` (both directions) up or down; call [`Self::recompute`] to route around it.
+    pub fn set_isl_up(&mut self, i: usize, up: bool) {
+        if let Some(x) = self.isl_up.get_mut(i) {
+            *x = up;
+        }
+    }
+
+    /// Marks switch `s` up or down; call [`Self::recompute`] to route around it.
+    pub fn set_switch_up(&mut self, s: usize, up: bool) {
+        if let Some(x) = self.switch_up.get_mut(s) {
+            *x = up;
+        }
+    }
+
+    /// Whether switch `s` works.
+    pub fn switch_up(&self, s: usize) -> bool {
+        self.switch_up.get(s).copied().unwrap_or(false)
+    }
+
+    /// Whether topology ISL `i` works (it and both its switches).
+    pub fn isl_up(&self, i: usize) -> bool {
+        self.isl_up.get(i).copied().unwrap_or(false) && self.directed.get(2 * i).is_some_and(|&(a, b, _)| self.switch_up(a) && self.switch_up(b))
     }
 }
 
@@ -413,7 +467,7 @@ mod tests {
         let r = Routes::new(&t).unwrap();
         assert_eq!(r.device[0x22], Some(Device::Endpoint(7)));
         // 725 → 730 goes through 720.
-        assert_eq!(r.directed[r.next_hop(1, 2)].1, 0);
+        assert_eq!(r.directed[r.next_hop(1, 2).unwrap()].1, 0);
     }
 
     #[test]
@@ -445,7 +499,35 @@ mod tests {
         assert_eq!(t.switches.len(), 6);
         assert_eq!(t.endpoints.len(), 8);
         let r = Routes::new(&t).unwrap();
-        let first = r.directed[r.next_hop(0, 1)].1;
+        let first = r.directed[r.next_hop(0, 1).unwrap()].1;
         assert!(first >= 4, "leaf 0 to leaf 1 goes up to a spine");
+    }
+
+    #[test]
+    fn routes_go_around_a_failed_link_or_switch_and_report_the_unreachable() {
+        let mut r = Routes::new(&Topology::fat_tree(4, LinkSpec::default()).unwrap()).unwrap();
+        // Leaves 0-3, spines 4 and 5; ISL 2l + k joins leaf l and spine 4 + k. Leaf 0 to leaf 1 goes
+        // through spine 4 (the lowest link index on ties).
+        let via = |r: &Routes, a: usize, b: usize| r.next_hop(a, b).map(|k| r.directed[k].1);
+        assert_eq!(via(&r, 0, 1), Some(4));
+        // Leaf 0's uplink to spine 4 fails: through spine 5; back up: through spine 4 again.
+        r.set_isl_up(0, false);
+        r.recompute();
+        assert_eq!(via(&r, 0, 1), Some(5));
+        assert_eq!(via(&r, 1, 0), Some(5), "both directions avoid it");
+        assert_eq!(via(&r, 2, 1), Some(4), "other pairs keep their routes");
+        r.set_isl_up(0, true);
+        r.recompute();
+        assert_eq!(via(&r, 0, 1), Some(4));
+        // Spine 4 fails: everyone through spine 5; nothing reaches spine 4.
+        r.set_switch_up(4, false);
+        r.recompute();
+        assert!((0..4).all(|a| (0..4).all(|b| a == b || via(&r, a, b) == Some(5))));
+        assert_eq!(r.next_hop(0, 4), None);
+        assert!(!r.isl_up(0) && r.isl_up(1));
+        // Spine 5 too: the leaves are cut apart, no route and no panic.
+        r.set_switch_up(5, false);
+        r.recompute();
+        assert_eq!(r.next_hop(0, 1), None);
     }
 }

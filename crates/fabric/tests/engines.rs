@@ -52,9 +52,10 @@ fn skip_is_exact_when_timers_expire() {
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
         let ctx = setup::plan(&t, Arrangement::Distributed, 5, 0x14, 0, 0);
         f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
+        // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/registers.md §CPU window).
         for s in 0..3 {
             for k in 0..4u16 {
-                f.cpu_write(s, 0x080 + k, 20);
+                f.write_register(0, 0, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, 20);
             }
         }
         f.run_until_quiet(u64::MAX / 4, &mut |_| {});

@@ -135,6 +135,33 @@ fn pbv_write(from: u16, engine: u16, index: u32, dev: u16) -> Seen {
     }
 }
 
+/// The write of PBV entry `index`'s flags into the engine's PBV_FLAGS (`docs/registers.md`: 0x500, the
+/// byte lanes of the PBV table's DW, bit 0 valid and bit 1 switch in each entry's half), which the
+/// register space forwards to the CPU's own table with the entry's device ID.
+fn pbv_flags(from: u16, engine: u16, index: u32, switch: bool) -> Seen {
+    let addr = u64::from(engine) << 16 | 0xC500 | u64::from((index * 2) & !3);
+    let flags = 1 | u32::from(switch) << 1;
+    if index % 2 == 0 {
+        Seen::Write { from, addr, be: 0x3, data: flags }
+    } else {
+        Seen::Write { from, addr, be: 0xC, data: flags << 16 }
+    }
+}
+
+/// A PBV entry as the manager programs it: the ID ([0175]), then the CPU's flags.
+fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [Seen; 2] {
+    [pbv_write(from, engine, index, dev), pbv_flags(from, engine, index, switch)]
+}
+
+/// The CPU static entry `slot` of a TLP context `cc` (`docs/registers.md` CPU window: STATIC[s].WAIT at
+/// 0x604 + 8s, 0 for TLP, then STATIC[s].KEY at 0x600 + 8s = valid (31) | role (21:20, 1 master) |
+/// family 0 | key; writing the key makes the context at the CPU).
+fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 2] {
+    let key = u64::from(engine) << 16 | 0xC600 | u64::from(8 * slot);
+    let word = 1 << 31 | u32::from(master) << 20 | u32::from(cc);
+    [Seen::Write { from, addr: key + 4, be: 0xF, data: 0 }, Seen::Write { from, addr: key, be: 0xF, data: word }]
+}
+
 /// Places a job on FIG. 7 and applies its plan from the source at the current time.
 fn place(f: &mut Fabric, m: &mut Manager, nodes: &[usize], op: u8) -> ContextPlan {
     let spec = JobSpec { op, ..JobSpec::new(drive::node_ids(nodes), NodeId(SOURCE as u32)) };
@@ -190,17 +217,18 @@ fn fig8_ladder_on_fig7() {
     let got = on(&f, &senders, 0, all);
     // PBVs (Table 5's order: engines first, then end nodes): 720 = [725, 735, node 1], 725 = [node 0, node 1].
     let (src, node1, r0, r1) = (0x0001, 0x0002, 0x0011, 0x0012);
-    let want = vec![
-        // 805: configuration of the master, from the source.
-        pbv_write(src, SW720, 0, SW725),
-        pbv_write(src, SW720, 1, src),
-        pbv_write(src, SW720, 2, node1),
-        // 810: configuration of packet engine 334 (the master writes the subservient's table, [0175]).
-        pbv_write(SW720, SW725, 0, r0),
-        pbv_write(SW720, SW725, 1, r1),
-        // 815: INITIALIZATION to the master; 820: to packet engine 334, its requester the master.
-        Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3 },
-        Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2 },
+    // 805: configuration of the master, from the source: its PBV entries (ID, then flags; 725 is a
+    // switch, [0096]) and its static entry (slot 0, master).
+    let cfg720 = [pbv_entry(src, SW720, 0, SW725, true), pbv_entry(src, SW720, 1, src, false), pbv_entry(src, SW720, 2, node1, false), static_entry(src, SW720, 0, 0, true)].concat();
+    // 810: configuration of packet engine 334 (the master writes the subservient's registers, [0175]).
+    let cfg725 = [pbv_entry(SW720, SW725, 0, r0, false), pbv_entry(SW720, SW725, 1, r1, false), static_entry(SW720, SW725, 0, 0, false)].concat();
+    // 815: INITIALIZATION to the master; 820: to packet engine 334, its requester the master.
+    let init720 = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3 };
+    let init725 = Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2 };
+    let mut want = [cfg720, cfg725.clone()].concat();
+    want.extend([
+        init720,
+        init725.clone(),
         // The set-up command ([0184]) and its copies (825-835 in the ladder).
         msg(CONTROL, src, SW720, 0, NO_PARTICIPANT, CMD_START),
         msg(CONTROL, SW720, SW725, 0, 0, CMD_START),
@@ -224,12 +252,15 @@ fn fig8_ladder_on_fig7() {
         // 880, 885: packet engine 334's copies to the remote nodes.
         msg(COMPLETION, SW725, r0, 0, 0, BARRIER_SATISFIED),
         msg(COMPLETION, SW725, r1, 0, 1, BARRIER_SATISFIED),
-    ];
+    ]);
     assert_eq!(got, want);
-    // The one hop between the master and packet engine 334 ([0214]) carries exactly its share, both ways.
+    // The one hop between the master and packet engine 334 ([0214]) carries exactly its share, both ways:
+    // 810, 820, the command and 865 down; 855 up.
     let down = on(&f, &[isl(&f, 0, 1)], 0, all);
-    assert_eq!(down, [&want[3..5], &want[6..7], &want[8..9], &want[18..19]].concat());
-    assert_eq!(on(&f, &[isl(&f, 1, 0)], 0, all), [want[16].clone()]);
+    let mut want_down = cfg725;
+    want_down.extend([init725, msg(CONTROL, SW720, SW725, 0, 0, CMD_START), msg(COMPLETION, SW720, SW725, 0, 0, BARRIER_SATISFIED)]);
+    assert_eq!(down, want_down);
+    assert_eq!(on(&f, &[isl(&f, 1, 0)], 0, all), [msg(RESPONSE, SW725, SW720, 0, NO_PARTICIPANT, BARRIER_MET)]);
     // Switch 730 takes no part: nothing on its ISLs.
     assert!(on(&f, &[isl(&f, 0, 2), isl(&f, 2, 0)], 0, all).is_empty());
 }
@@ -249,23 +280,31 @@ fn fig7_barrier_of_collective_2() {
     assert_eq!(ctxs.iter().map(|c| c.cc_id).collect::<Vec<_>>(), [0, 1, 2], "[0180]-[0182]");
 
     // Configuration on the source's link: Table 5 into 720 from the source, then Tables 6-7 (as the text of
-    // [0177]-[0178] gives them) into 725 and 730 from the master; the INITIALIZATIONs carry the PBVs of
-    // [0180]-[0182]. Collectives #1 and #2 reuse the tables: no more writes.
+    // [0177]-[0178] gives them) into 725 and 730 from the master, each PBV entry followed by its CPU flags
+    // (725 and 730 are switches in 720's table, [0096]) and each engine's static entry (the engine's
+    // lowest free slot, master at 720); the INITIALIZATIONs carry the PBVs of [0180]-[0182]. Collectives #1 and
+    // #2 reuse the tables: only their static entries and INITIALIZATIONs.
     let cfg = on(&f, &[ChannelKind::Up(SOURCE)], 0, all);
-    let mut want: Vec<Seen> = [SW725, SW730, 0x0001, 0x0002, 0x0003].iter().enumerate().map(|(i, &d)| pbv_write(0x0001, SW720, i as u32, d)).collect();
-    want.extend([0x0011, 0x0012, 0x0013].iter().enumerate().map(|(i, &d)| pbv_write(SW720, SW725, i as u32, d)));
-    want.extend([0x0021, 0x0022, 0x0023].iter().enumerate().map(|(i, &d)| pbv_write(SW720, SW730, i as u32, d)));
+    let table = |from: u16, engine: u16, devs: &[(u16, bool)]| devs.iter().enumerate().flat_map(|(i, &(d, sw))| pbv_entry(from, engine, i as u32, d, sw)).collect::<Vec<_>>();
     let init = |from, to, cc, pbv: u128| Seen::Init { from, to, cc, pbv, p_count: pbv.count_ones() as u16 };
-    want.extend([
-        init(0x0001, SW720, 0, 0x001f),
-        init(SW720, SW725, 0, 0x0007),
-        init(SW720, SW730, 0, 0x0007),
-        init(0x0001, SW720, 1, 0x001d),
-        init(SW720, SW725, 1, 0x0007),
-        init(0x0001, SW720, 2, 0x001f),
-        init(SW720, SW725, 2, 0x0003),
-        init(SW720, SW730, 2, 0x0007),
-    ]);
+    let want: Vec<Seen> = [
+        table(0x0001, SW720, &[(SW725, true), (SW730, true), (0x0001, false), (0x0002, false), (0x0003, false)]),
+        static_entry(0x0001, SW720, 0, 0, true).to_vec(),
+        table(SW720, SW725, &[(0x0011, false), (0x0012, false), (0x0013, false)]),
+        static_entry(SW720, SW725, 0, 0, false).to_vec(),
+        table(SW720, SW730, &[(0x0021, false), (0x0022, false), (0x0023, false)]),
+        static_entry(SW720, SW730, 0, 0, false).to_vec(),
+        vec![init(0x0001, SW720, 0, 0x001f), init(SW720, SW725, 0, 0x0007), init(SW720, SW730, 0, 0x0007)],
+        static_entry(0x0001, SW720, 1, 1, true).to_vec(),
+        static_entry(SW720, SW725, 1, 1, false).to_vec(),
+        vec![init(0x0001, SW720, 1, 0x001d), init(SW720, SW725, 1, 0x0007)],
+        static_entry(0x0001, SW720, 2, 2, true).to_vec(),
+        static_entry(SW720, SW725, 2, 2, false).to_vec(),
+        // 730 is not in collective #1: its second context takes its next slot, 1 (docs/manager.md §6).
+        static_entry(SW720, SW730, 1, 2, false).to_vec(),
+        vec![init(0x0001, SW720, 2, 0x001f), init(SW720, SW725, 2, 0x0003), init(SW720, SW730, 2, 0x0007)],
+    ]
+    .concat();
     assert_eq!(cfg, want);
     // The writes landed in the engines' register spaces (Table 5; Tables 6-7 per the text).
     let table = |s: usize, n: usize| (0..n).map(|i| f.engine(s).unwrap().regs().pbv(i)).collect::<Vec<u16>>();
@@ -435,9 +474,14 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
     drive::apply(&mut f, &m, &removal, SOURCE, at, &value_of).unwrap();
     run(&mut f);
     let reset = |from, to, pid| msg(CONTROL, from, to, 0, pid, 5);
-    // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream.
+    // Static entry 0 freed: STATIC[0].KEY written 0 (docs/registers.md CPU window).
+    let clear = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC600, be: 0xF, data: 0 };
+    // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream,
+    // each followed by the clear of the engine's static entry (from the master for the subservient
+    // engines, the source for the master), sent once the RESET has been taken (drive::apply_encoded's
+    // phases). No PBV entry is cleared: the other seven jobs use them.
     let sent: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], mark, all);
-    assert_eq!(sent, [reset(SW720, SW730, NO_PARTICIPANT), reset(SW720, SW725, NO_PARTICIPANT), reset(0x0001, SW720, NO_PARTICIPANT)]);
+    assert_eq!(sent, [reset(SW720, SW730, NO_PARTICIPANT), clear(SW720, SW730), reset(SW720, SW725, NO_PARTICIPANT), clear(SW720, SW725), reset(0x0001, SW720, NO_PARTICIPANT), clear(0x0001, SW720)]);
     // Every end node got the RESET once from its own engine; 720's copies to 725 and 730 find them cleared.
     // Bottom-up ([0172]: each engine copies the RESET to its PBV participants): 730, 725, then 720.
     let copies = |from: u16, to: &[u16]| to.iter().enumerate().map(move |(pid, &d)| reset(from, d, pid as u16)).collect::<Vec<_>>();
@@ -468,10 +512,11 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
 /// A link of a tree goes down and the manager re-places the tree (003 [0063]): on a 3-switch flattened
 /// butterfly with the participants on s1 and s2 and the source on s0, the tree s0 → {s1, s2} moves to
 /// s0 → s2 → s1 when s0-s1 fails. The change plan (removal, then the new configuration) is applied
-/// through the fabric and an all-reduce runs on the new tree: s1's partial result goes to s2, and no
-/// collective message of the job crosses s0-s1. The fabric itself has no failed links yet (branch
-/// `faults`), so the plan's configuration frames are still routed over s0-s1 by the switches; only the
-/// collective's own messages are checked.
+/// through the fabric and an all-reduce runs on the new tree: s1's partial result goes to s2. The link
+/// fails in the simulator too (`Fabric::fail_isl`): the switches route around it (fewest hops over the
+/// live links, `docs/fabric.md` §Rerouting), so the change plan's frames for s1's engine (its RESET and
+/// new configuration, from the source at s0) go through s2, nothing is lost on the failed link and
+/// nothing is unreachable.
 #[test]
 fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let t = Topology::flattened_butterfly(3, 2, LinkSpec::default()).unwrap();
@@ -491,9 +536,24 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let link = m.topology().link_between(SwitchId(0), SwitchId(1)).unwrap();
     let change = m.link_down(link);
     assert_eq!(change.replaced, vec![(job, 0)]);
+    assert_eq!(f.fail_isl(0, 1).len(), 1);
+    let mark_cfg = f.captured.len();
     let at = f.now();
     drive::apply(&mut f, &m, &change.plan, 0, at, &value_of).unwrap();
     run(&mut f);
+    // The change plan's frames for s1's engine crossed s0 → s2 → s1.
+    let s1_id = f.topo.switches[1].engine_id;
+    let to_s1 = |s: &Seen| match *s {
+        Seen::Write { addr, .. } => addr >> 16 == u64::from(s1_id),
+        Seen::Msg { to, .. } | Seen::Init { to, .. } => to == s1_id,
+    };
+    let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, to_s1);
+    assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
+    assert!(via_s2.iter().any(|s| matches!(s, Seen::Init { .. })), "s1's new INITIALIZATION went via s2");
+    // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172]).
+    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. })).cloned().collect();
+    assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, to_s1), "every frame for s1 went via s2");
+    assert_eq!(via_s2.len(), from_source.len() + 1);
     let ctx = drive::context_of(&m, job, 0).unwrap();
     let mark = f.captured.len();
     let log0 = f.log.len();
@@ -511,7 +571,9 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     }
     let (s1, s2) = (f.topo.switches[1].engine_id, f.topo.switches[2].engine_id);
     assert_eq!(on(&f, &[isl(&f, 1, 2)], mark, of_cc(ctx.cc_id)), [msg(RESPONSE, s1, s2, ctx.cc_id, NO_PARTICIPANT, 0)], "s1 reports to s2");
-    assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark, of_cc(ctx.cc_id)).is_empty(), "nothing of the job on the failed link");
+    assert!(on(&f, &[isl(&f, 0, 1), isl(&f, 1, 0)], mark_cfg, all).is_empty(), "nothing on the failed link");
+    let lost = f.faults.as_ref().unwrap().log.iter().filter(|x| x.kind == inswitch_fabric::faults::FaultKind::LostOnDownLink).count();
+    assert_eq!((lost, f.stats.unreachable), (0, 0), "nothing lost, nothing unreachable");
 }
 
 /// [0209]: switch 725 as the master a source names (000 [0113]); 720 reports to 725 and 730 reports to
@@ -536,9 +598,10 @@ fn fig7_barrier_with_725_as_the_master() {
         .iter()
         .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16) } else { unreachable!() })
         .collect();
-    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 4, "725's table written by the source");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 4, "720's by the master 725");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 3, "730's by the master 725");
+    // Per engine: two writes per PBV entry (ID, flags) and two for the static entry (WAIT, KEY).
+    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 2 * 4 + 2, "725's table written by the source");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 2 * 4 + 2, "720's by the master 725");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 2 * 3 + 2, "730's by the master 725");
     let mark = f.captured.len();
     barrier(&mut f, &ctx);
     let data = |s: &Seen| matches!(s, Seen::Msg { kind: CONTROL | RESPONSE | COMPLETION, cc: 0, .. });

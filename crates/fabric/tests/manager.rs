@@ -54,11 +54,27 @@ fn frames_round_trip(m: &Manager, p: &Plan) -> plan::Encoded {
 
 /// Replays a plan's register writes addressed to `dev` into a register-space model.
 fn register_space_after(enc: &plan::Encoded, dev: DeviceId) -> RegisterSpace {
+    register_space_and_cpu_writes(enc, dev).0
+}
+
+/// Replays a plan's register writes addressed to `dev` into a register-space model (the engine's strap
+/// `cfg_engine_id` = `dev`); returns it with every CPU write it forwarded on `cpu_cfg_wr_*`, the
+/// post-reset copy first (`docs/registers.md` §CPU window).
+fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (RegisterSpace, Vec<(u16, u32)>) {
     let mut r = RegisterSpace::new();
+    let mut cpu = Vec::new();
+    let idle = RegisterSpaceIn { m_reg_rsp_ready: true, cfg_engine_id: dev, ..Default::default() };
+    let mut step = |r: &mut RegisterSpace, i: &RegisterSpaceIn| {
+        let o = r.step(i);
+        if o.cpu_cfg_wr_en {
+            cpu.push((o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data));
+        }
+        o
+    };
     // After a reset the register space first copies its CPU registers to the CPU, one write per cycle,
     // and takes no access until then (docs/registers.md §CPU window).
     for _ in 0..inswitch_model::regs::SYNC_WRITES {
-        r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
+        step(&mut r, &idle);
     }
     for f in enc.frames.iter().filter(|f| f.to == dev) {
         let Header::Memory { req, address } = &f.tlp.header else { continue };
@@ -66,31 +82,27 @@ fn register_space_after(enc: &plan::Encoded, dev: DeviceId) -> RegisterSpace {
         assert_eq!(a >> 16, u64::from(dev), "[0175]: the write is in the engine's own 64 KiB");
         assert_eq!(a & 0xF000, 0xC000, "[0175]: engine at 0xC000");
         let data = u32::from_le_bytes(f.tlp.payload[..4].try_into().unwrap());
-        let o = r.step(&RegisterSpaceIn {
-            s_reg_valid: true,
-            s_reg_write: true,
-            s_reg_addr: (a & 0xFFF) as u16,
-            s_reg_be: req.first_be,
-            s_reg_wdata: data,
-            s_reg_src: req.requester_id,
-            m_reg_rsp_ready: true,
-            ..Default::default()
-        });
-        let _ = o;
-        let o = r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
+        step(
+            &mut r,
+            &RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: (a & 0xFFF) as u16, s_reg_be: req.first_be, s_reg_wdata: data, s_reg_src: req.requester_id, ..idle },
+        );
+        let o = step(&mut r, &idle);
         assert_eq!(o.m_reg_rsp_status, 0, "write to {a:#x} accepted");
+        // A PBV / PBV_FLAGS DW with both entries' bytes enabled forwards a second CPU write.
+        step(&mut r, &idle);
     }
-    r
+    (r, cpu)
 }
 
-/// Replays a plan's CPU writes and INITIALIZATION messages for `engine` into a CPU model.
+/// Replays a plan's frames for `engine` into a CPU model: its register writes through the register-space
+/// model (the CPU writes it forwards, `docs/registers.md` §CPU window), then its INITIALIZATION messages.
 fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
     let mut cpu = Cpu::new(CpuParams::default()).unwrap();
-    cpu.step(&CpuIn::cfg(inswitch_model::cpu::config::ENGINE_ID, u32::from(m.topology().switch(engine).device_id)));
-    for w in enc.cpu_writes.iter().filter(|w| w.engine == engine) {
-        cpu.step(&CpuIn::cfg(w.addr, w.data));
-    }
     let dev = m.topology().switch(engine).device_id;
+    for (a, d) in register_space_and_cpu_writes(enc, dev).1 {
+        cpu.step(&CpuIn::cfg(a, d));
+    }
+    assert_eq!(cpu.config().engine_id, dev, "the post-reset copy gives the CPU the strap");
     for f in enc.frames.iter().filter(|f| f.to == dev && matches!(f.tlp.header, Header::Message(_))) {
         let msg = collective::from_vdm(&f.tlp).expect("a collective VDM");
         let Body::Initialization(b) = msg.body else { continue };
@@ -186,20 +198,35 @@ fn fig7_plan_programs_tables_5_to_7() {
     }
 
     // [0175]: 5 writes to 0x0000_C0yy, 3 to 0x0010_C0yy, 3 to 0x0020_C0yy; 2-byte writes at 0xC000 + 2i.
+    // Each is followed by the entry's CPU flags (PBV_FLAGS, 0xC500 + 2i, the same byte lanes); each engine
+    // then gets its static entry, WAIT then KEY (0xC604, 0xC600: slot 0), docs/registers.md §CPU window.
     let enc = frames_round_trip(&f.m, &f.plans[0]);
-    let mut per_window: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut per_window: BTreeMap<u64, Vec<(u64, u8)>> = BTreeMap::new();
     for fr in &enc.frames {
         if let Header::Memory { req, address } = &fr.tlp.header {
             let a = address.byte_address();
-            per_window.entry(a >> 16).or_default().push(a);
-            assert!(req.first_be == 0x3 || req.first_be == 0xC, "2-byte writes");
-            // The source writes the master's table, the master (720) the others' ([0175]).
+            per_window.entry(a >> 16).or_default().push((a & 0xFFFF, req.first_be));
+            // The source writes the master's registers, the master (720) the others' ([0175]).
             let expect_req = if a >> 16 == 0 { 0x0001 } else { 0x0000 };
             assert_eq!(req.requester_id, expect_req);
         }
     }
-    assert_eq!(per_window.iter().map(|(w, v)| (*w, v.len())).collect::<Vec<_>>(), vec![(0x0000, 5), (0x0010, 3), (0x0020, 3)]);
-    assert_eq!(per_window[&0x0000], vec![0xC000, 0xC000, 0xC004, 0xC004, 0xC008]);
+    let table = |w: u64, lo: u64, hi: u64| per_window[&w].iter().filter(|&&(a, _)| (lo..hi).contains(&a)).copied().collect::<Vec<_>>();
+    let pbv_at = [(0xC000, 0x3), (0xC000, 0xC), (0xC004, 0x3), (0xC004, 0xC), (0xC008, 0x3)];
+    let flags_at = pbv_at.map(|(a, be)| (a + 0x500, be));
+    assert_eq!(table(0x0000, 0xC000, 0xC100), pbv_at);
+    assert_eq!(table(0x0010, 0xC000, 0xC100), pbv_at[..3]);
+    assert_eq!(table(0x0020, 0xC000, 0xC100), pbv_at[..3]);
+    assert_eq!(table(0x0000, 0xC500, 0xC600), flags_at);
+    assert_eq!(table(0x0010, 0xC500, 0xC600), flags_at[..3]);
+    for w in [0x0000, 0x0010, 0x0020] {
+        assert_eq!(table(w, 0xC600, 0xC700), [(0xC604, 0xF), (0xC600, 0xF)], "window {w:#x}: static entry 0");
+        // Every PBV ID write is directly followed by its flags.
+        let v = &per_window[&w];
+        for (k, &(a, be)) in v.iter().enumerate().filter(|(_, x)| x.0 < 0xC100) {
+            assert_eq!(v[k + 1], (a + 0x500, be), "window {w:#x}: flags after the ID");
+        }
+    }
 
     // The register-space model holds the tables after the writes.
     let tables: [(DeviceId, &[DeviceId]); 3] = [(0x0000, &[0x0010, 0x0020, 0x0001, 0x0002, 0x0003]), (0x0010, &[0x0011, 0x0012, 0x0013]), (0x0020, &[0x0021, 0x0022, 0x0023])];
@@ -209,6 +236,11 @@ fn fig7_plan_programs_tables_5_to_7() {
             assert_eq!(r.pbv(i), d, "switch {dev:#06x} PBV {i}");
         }
         assert_eq!(r.pbv(table.len()), 0);
+        // The CPU's words (valid, switch, ID) the register space holds for the CPU (docs/cpu.md §5).
+        for (i, &d) in table.iter().enumerate() {
+            let switch = dev == 0x0000 && i < 2;
+            assert_eq!(r.cpu_pbv_word(i), inswitch_model::cpu::config::pbv_word(true, switch, d), "switch {dev:#06x} CPU PBV {i}");
+        }
     }
 }
 
@@ -676,6 +708,53 @@ fn topology_file_round_trips() {
     assert!(e.to_string().contains("nope"), "{e}");
     let e = TopologyMap::from_json(r#"{"switches": [], "bogus": 1}"#).unwrap_err();
     assert!(e.to_string().contains("bogus"), "{e}");
+}
+
+/// One fabric file for the simulator and the manager (`docs/fabric.md` §Topology files): the manager's
+/// JSON and the simulator's line format both load into the same pair (simulator topology, manager map)
+/// through `drive::load_topology`, which `inswitch sim --topology file:<path>` reads too.
+#[test]
+fn one_topology_file_for_the_simulator_and_the_manager() {
+    use inswitch_fabric::topology::{LinkSpec, Topology};
+    let fig7 = Topology::fig7(LinkSpec::default());
+    // The manager's JSON of FIG. 7 gives the simulator's FIG. 7 (same switches, IDs, end nodes, ISLs,
+    // link rates) and the map itself.
+    let json = TopologyMap::fig7().to_json();
+    let (t, map) = inswitch_fabric::drive::load_topology(&json).unwrap();
+    assert_eq!(map, TopologyMap::fig7());
+    assert_eq!(Topology { name: fig7.name.clone(), ..t.clone() }, fig7);
+    // The same fabric in the line format gives the same pair.
+    let mut text = String::from("name fig7\n");
+    for s in &fig7.switches {
+        text += &format!("switch {} id={:#06x}\n", s.name, s.engine_id);
+    }
+    for e in &fig7.endpoints {
+        text += &format!("endpoint {} {} id={:#06x}\n", e.name, fig7.switches[e.switch].name, e.id);
+    }
+    for l in &fig7.isls {
+        text += &format!("link {} {}\n", fig7.switches[l.a].name, fig7.switches[l.b].name);
+    }
+    let (t2, map2) = inswitch_fabric::drive::load_topology(&text).unwrap();
+    assert_eq!((t2, map2), (fig7.clone(), TopologyMap::fig7()));
+    // What only the manager uses survives in the map from JSON (a down link, a capacity), and the
+    // simulator gets the link's latency.
+    let mut m = TopologyMap::fig7();
+    let l = m.link_between(SwitchId(0), SwitchId(2)).unwrap();
+    m.set_link_up(l, false);
+    m.set_capacity(SwitchId(1), EngineCapacity { contexts: 2, ..Default::default() });
+    let json = m.to_json().replace("\"latency_ns\": 0", "\"latency_ns\": 250");
+    let (t3, map3) = inswitch_fabric::drive::load_topology(&json).unwrap();
+    assert!(!map3.link(l).up && map3.switch(SwitchId(1)).capacity.contexts == 2);
+    assert!(t3.isls.iter().all(|i| i.link.delay_ps == 250_000) && t3.endpoints.iter().all(|e| e.link.delay_ps == 250_000));
+    // The simulator's command line reads the JSON file too.
+    let path = std::env::temp_dir().join(format!("inswitch-fig7-{}.json", std::process::id()));
+    std::fs::write(&path, TopologyMap::fig7().to_json()).unwrap();
+    let from_cli = inswitch_fabric::scenario::topology_from(&format!("file:{}", path.display())).unwrap();
+    std::fs::remove_file(&path).ok();
+    assert_eq!(Topology { name: fig7.name.clone(), ..from_cli }, fig7);
+    // Errors of either format are reported, not panics.
+    assert!(inswitch_fabric::drive::load_topology("{\"switches\": [], \"bogus\": 1}").unwrap_err().contains("bogus"));
+    assert!(inswitch_fabric::drive::load_topology("switch a id=0\nswitch b id=16\n").unwrap_err().contains("not connected"));
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //!
 //! The simulator's entry points: [`Manager::new`], [`Manager::place`] (a [`JobSpec`] → job id and plan),
 //! [`Manager::remove`], [`Manager::link_down`] / [`Manager::switch_down`] (topology change → [`Change`]),
-//! [`Plan::encode`] (frames and CPU configuration writes).
+//! [`Plan::encode`] (frames: register writes, including the CPU's configuration through the register
+//! space's CPU window, and collective messages).
 //!
 //! ```
 //! use inswitch_fabric::manager::{JobSpec, Manager, TopologyMap};
@@ -16,7 +17,8 @@
 //! let tree = &mgr.job(job).unwrap().trees[0].tree;
 //! assert_eq!((tree.members.len(), tree.depth()), (32, 2)); // 1 master + 31 subservient engines
 //! let enc = plan.encode(mgr.topology()).unwrap();
-//! assert_eq!(enc.frames.len(), (31 + 32) + 31 * 32 + 32); // PBV writes + INITIALIZATIONs
+//! // PBV entries (ID and flags: two writes each), static entries (WAIT and KEY), INITIALIZATIONs.
+//! assert_eq!(enc.frames.len(), 2 * ((31 + 32) + 31 * 32) + 2 * 32 + 32);
 //! let link = tree.links()[0];
 //! let change = mgr.link_down(link);
 //! assert_eq!(change.replaced.len(), 1);
@@ -32,7 +34,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use inswitch_model::cpu::context::role;
 
 pub use alloc::{EngineBook, Tid};
-pub use plan::{Action, CpuWrite, EncodeError, Encoded, Plan, PlannedFrame, Step};
+pub use plan::{Action, EncodeError, Encoded, Plan, PlannedFrame, Step};
 pub use topology::{DeviceId, EndNode, EngineCapacity, EngineUsage, Link, LinkId, LinkLoad, NodeId, Switch, SwitchId, TopologyMap, Vertex};
 pub use tree::{CollectionTree, Constraints, Member, Score};
 

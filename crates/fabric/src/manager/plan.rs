@@ -1,10 +1,12 @@
 //! Configuration plans: the ordered per-engine actions that set up or tear down a tree, and their
-//! encoding into frames (`crates/frames`) and CPU configuration writes. `docs/manager.md` §5.
+//! encoding into frames (`crates/frames`): memory writes into the engines' register windows (the CPU's
+//! configuration through the register space's CPU window, `docs/registers.md` §CPU window) and collective
+//! messages. `docs/manager.md` §5.
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::config as cpu_cfg;
-use inswitch_model::regs::{offset, ENGINE_BASE};
+use inswitch_model::regs::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::{Family, JobId, Role};
@@ -15,6 +17,15 @@ pub const MCAST_STRIDE: u32 = 16;
 pub const MCAST_VALID: u32 = 1 << 31;
 /// Ports a multicast PORTS register can name (bits 15:0).
 pub const MCAST_PORTS: u8 = 16;
+/// Bytes between consecutive CPU static entries of the register space's CPU window (KEY, WAIT).
+pub const STATIC_STRIDE: u32 = 8;
+/// Offset of a CPU static entry's WAIT DW from its KEY DW.
+pub const STATIC_WAIT: u32 = 4;
+/// Bits of a PBV_FLAGS half-DW (one PBV entry): bit 0 valid, bit 1 switch (`docs/registers.md`).
+const PBV_FLAG_VALID: u32 = 1;
+const PBV_FLAG_SWITCH: u32 = 1 << 1;
+/// Wait count field of STATIC[s].WAIT and MCAST[i].WAIT (bits 19:0).
+const WAIT_MASK: u32 = 0xF_FFFF;
 
 /// One thing to do on one engine (or end node).
 // Each variant's doc names its fields; a doc line per field would repeat it.
@@ -22,15 +33,18 @@ pub const MCAST_PORTS: u8 = 16;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// PBV-table entry `index` of `engine` := `device_id` (000 [0155], [0157], [0175]-[0178]); `switch`:
-    /// the participant is an engine below this one (000 [0096]). Encodes as a 2-byte memory write into
-    /// the register space and a CPU PBV-table write (the CPU keeps its own table, `docs/cpu.md` §5).
+    /// the participant is an engine below this one (000 [0096]). Encodes as the 2-byte memory write of
+    /// [0175] into the PBV table, then a 2-byte write of the entry's PBV_FLAGS (valid, switch); the
+    /// register space forwards both to the CPU's own table (`docs/registers.md` §CPU window).
     PbvEntry { engine: SwitchId, index: u8, device_id: DeviceId, switch: bool },
-    /// The CPU's PBV entry `index` is invalidated (no context refers to it any more).
+    /// The CPU's PBV entry `index` is invalidated (no context refers to it any more): its PBV_FLAGS
+    /// half written 0.
     PbvClear { engine: SwitchId, index: u8 },
     /// CPU static entry `slot` := the tree's context (`docs/cpu.md` §1, §5): key (CC_ID or multicast
-    /// tree), family, role (000 [0104]-[0111]), Portals wait count.
+    /// tree), family, role (000 [0104]-[0111]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
+    /// `STATIC[slot].KEY` (writing the key makes the context at the CPU).
     StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
-    /// CPU static entry `slot` is freed.
+    /// CPU static entry `slot` is freed (`STATIC[slot].KEY` written 0).
     StaticClear { engine: SwitchId, slot: u8 },
     /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
     /// the wait count (children). Encodes as WAIT, PORTS, then KEY (the commit) memory writes.
@@ -101,29 +115,12 @@ pub struct PlannedFrame {
     pub tlp: Tlp,
 }
 
-/// A write to an engine CPU's configuration port (`cpu_cfg_wr_*`, `docs/cpu.md` §5), sent on the engine's
-/// back door; not yet encoded as register writes into the CPU window (`docs/fabric.md` §Engines and the
-/// CPU back door).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CpuWrite {
-    /// Index of the step that produced it.
-    pub step: usize,
-    /// The engine's switch.
-    pub engine: SwitchId,
-    /// Word address.
-    pub addr: u16,
-    /// Data.
-    pub data: u32,
-}
-
 /// A plan turned into what travels.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoded {
     /// Frames, in plan order.
     pub frames: Vec<PlannedFrame>,
-    /// CPU configuration writes, in plan order.
-    pub cpu_writes: Vec<CpuWrite>,
-    /// Steps with no frame and no CPU write (end-node and target configuration: host software).
+    /// Steps with no frame (end-node and target configuration: host software).
     pub host_steps: Vec<usize>,
 }
 
@@ -135,6 +132,10 @@ pub enum EncodeError {
     /// A multicast port does not fit the 16-bit PORTS register.
     #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/registers.md)")]
     PortOutOfRange { step: usize, port: u8 },
+    /// A static slot beyond the largest CPU window of the register space (`CPU_STATIC_ENTRIES` is at
+    /// most 64; an engine with fewer answers a write beyond its own UNMAPPED).
+    #[error("step {step}: static slot {slot} is beyond the register space's largest CPU window ({MAX_CPU_STATIC_ENTRIES} entries, docs/registers.md)")]
+    SlotOutOfRange { step: usize, slot: u8 },
     /// The frames crate refused the frame.
     #[error("step {step}: frame encoder: {detail}")]
     Frame { step: usize, detail: String },
@@ -160,6 +161,21 @@ pub fn pbv_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, device
     let off = offset::PBV + 2 * u32::from(index);
     let (be, v) = if off % 4 == 0 { (0x3, u32::from(device_id)) } else { (0xC, u32::from(device_id) << 16) };
     register_write(requester, tag, dev, off, v, be)
+}
+
+/// The 2-byte write of PBV entry `index`'s flags into PBV_FLAGS (the byte lanes of the PBV table's DW,
+/// `docs/registers.md`): `valid`, `switch` (000 [0096]); the register space forwards the entry's CPU
+/// word (device ID from the PBV table, these flags).
+pub fn pbv_flags_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, valid: bool, switch: bool) -> Result<Tlp, inswitch_frames::Error> {
+    let off = offset::PBV_FLAGS + 2 * u32::from(index);
+    let flags = if valid { PBV_FLAG_VALID } else { 0 } | if switch { PBV_FLAG_SWITCH } else { 0 };
+    let (be, v) = if off % 4 == 0 { (0x3, flags) } else { (0xC, flags << 16) };
+    register_write(requester, tag, dev, off, v, be)
+}
+
+/// Byte offset of CPU static entry `slot`'s KEY DW in the register window.
+pub fn static_key_offset(slot: u8) -> u32 {
+    offset::CPU_STATIC + STATIC_STRIDE * u32::from(slot)
 }
 
 fn message(kind: collective::Kind, cc_id: u16, body: Body) -> CollectiveMessage {
@@ -196,9 +212,9 @@ impl Plan {
         self.steps.iter().filter(move |s| s.action.engine() == Some(engine))
     }
 
-    /// Encodes every step: frames through the frames crate (register writes as memory writes into the
-    /// engine window, messages as vendor-defined messages routed by ID), CPU writes as `cpu_cfg_wr`
-    /// words. Tags count the frames modulo 256.
+    /// Encodes every step as frames through the frames crate: register writes as memory writes into the
+    /// engine window (the CPU's configuration through the CPU window), messages as vendor-defined
+    /// messages routed by ID. Tags count the frames modulo 256.
     pub fn encode(&self, topo: &TopologyMap) -> Result<Encoded, EncodeError> {
         self.encode_with(&|s| topo.switch(s).device_id)
     }
@@ -211,23 +227,39 @@ impl Plan {
             let err = |e: inswitch_frames::Error| EncodeError::Frame { step: i, detail: e.to_string() };
             let req = step.requester;
             let frame = |out: &mut Encoded, to: DeviceId, tlp: Tlp| out.frames.push(PlannedFrame { step: i, to, tlp });
-            let cpu = |out: &mut Encoded, engine: SwitchId, addr: u16, data: u32| out.cpu_writes.push(CpuWrite { step: i, engine, addr, data });
+            // A full-DW register write of `v` at `off` of `engine`'s window.
+            let write = |out: &mut Encoded, engine: SwitchId, off: u32, v: u32| -> Result<(), EncodeError> {
+                let dev = device_of(engine);
+                let t = register_write(req, next_tag(out), dev, off, v, 0xF).map_err(err)?;
+                frame(out, dev, t);
+                Ok(())
+            };
+            let slot_ok = |slot: u8| if usize::from(slot) < MAX_CPU_STATIC_ENTRIES { Ok(()) } else { Err(EncodeError::SlotOutOfRange { step: i, slot }) };
             match &step.action {
                 &Action::PbvEntry { engine, index, device_id, switch } => {
                     let dev = device_of(engine);
+                    // [0175]'s write of the ID, then the CPU's flags: the second forwarded word is final.
                     let t = pbv_write(req, next_tag(&out), dev, index, device_id).map_err(err)?;
                     frame(&mut out, dev, t);
-                    cpu(&mut out, engine, cpu_cfg::PBV_TABLE + u16::from(index), cpu_cfg::pbv_word(true, switch, device_id));
+                    let t = pbv_flags_write(req, next_tag(&out), dev, index, true, switch).map_err(err)?;
+                    frame(&mut out, dev, t);
                 }
-                &Action::PbvClear { engine, index } => cpu(&mut out, engine, cpu_cfg::PBV_TABLE + u16::from(index), 0),
+                &Action::PbvClear { engine, index } => {
+                    let dev = device_of(engine);
+                    let t = pbv_flags_write(req, next_tag(&out), dev, index, false, false).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
                 &Action::StaticEntry { engine, slot, key, family, role, wait } => {
-                    let base = cpu_cfg::STATIC + 2 * u16::from(slot);
-                    cpu(&mut out, engine, base, cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key));
-                    cpu(&mut out, engine, base + 1, wait & 0xF_FFFF);
+                    slot_ok(slot)?;
+                    // docs/registers.md: WAIT, then KEY (writing the key makes the context).
+                    write(&mut out, engine, static_key_offset(slot) + STATIC_WAIT, wait & WAIT_MASK)?;
+                    write(&mut out, engine, static_key_offset(slot), cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key))?;
                 }
-                &Action::StaticClear { engine, slot } => cpu(&mut out, engine, cpu_cfg::STATIC + 2 * u16::from(slot), 0),
+                &Action::StaticClear { engine, slot } => {
+                    slot_ok(slot)?;
+                    write(&mut out, engine, static_key_offset(slot), 0)?;
+                }
                 Action::Multicast { engine, slot, tree, wait, ports } => {
-                    let dev = device_of(*engine);
                     let mut bits = 0u32;
                     for &p in ports {
                         if p >= MCAST_PORTS {
@@ -237,16 +269,11 @@ impl Plan {
                     }
                     let base = offset::MCAST + MCAST_STRIDE * u32::from(*slot);
                     // docs/registers.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
-                    for (off, v) in [(base + 4, wait & 0xF_FFFF), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
-                        let t = register_write(req, next_tag(&out), dev, off, v, 0xF).map_err(err)?;
-                        frame(&mut out, dev, t);
+                    for (off, v) in [(base + 4, wait & WAIT_MASK), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
+                        write(&mut out, *engine, off, v)?;
                     }
                 }
-                &Action::MulticastClear { engine, slot } => {
-                    let dev = device_of(engine);
-                    let t = register_write(req, next_tag(&out), dev, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0, 0xF).map_err(err)?;
-                    frame(&mut out, dev, t);
-                }
+                &Action::MulticastClear { engine, slot } => write(&mut out, engine, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0)?,
                 &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, .. } => {
                     let dev = device_of(engine);
                     let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op), upstream, dev, next_tag(&out) as u8).map_err(err)?;

@@ -428,6 +428,38 @@ impl TopologyMap {
         Ok(m)
     }
 
+    /// The simulator topology of this map (the inverse of [`Self::from_topology`] for what the simulator
+    /// models): the same switches, end nodes and inter-switch links in the same order (`SwitchId(i)` is
+    /// switch `i`, `NodeId(i)` end node `i`, the `k`-th inter-switch link ISL `k`), each link's
+    /// bandwidth (Gb/s → bytes/s) and latency (ns → ps). What only the manager uses is dropped: ports,
+    /// hosts, engine capacities, usage and loads, and up/down state (the simulator fails links and
+    /// switches with `Fabric::fail_isl` / `switch_down`). `docs/fabric.md` §Topology files.
+    pub fn to_topology(&self, name: &str) -> Topology {
+        let spec = |bw: u32, ns: u32| LinkSpec { bytes_per_s: u64::from(bw) * 1_000_000_000 / 8, delay_ps: u64::from(ns) * 1000 };
+        let switch_of = |v: Vertex| match v {
+            Vertex::Switch(s) => Some(s.0 as usize),
+            Vertex::Node(_) => None,
+        };
+        crate::topology::Topology {
+            name: name.to_string(),
+            switches: self.switches.iter().map(|s| crate::topology::Switch { name: s.name.clone(), engine_id: s.device_id }).collect(),
+            endpoints: self
+                .nodes
+                .iter()
+                .map(|n| {
+                    let l = self.link(n.link);
+                    crate::topology::Endpoint { name: n.name.clone(), id: n.device_id, switch: n.switch.0 as usize, link: spec(l.bandwidth_gbps, l.latency_ns) }
+                })
+                .collect(),
+            isls: self
+                .links
+                .iter()
+                .filter_map(|l| Some(crate::topology::Isl { a: switch_of(l.a.0)?, b: switch_of(l.b.0)?, link: spec(l.bandwidth_gbps, l.latency_ns) }))
+                .collect(),
+            engine_port: LinkSpec::default(),
+        }
+    }
+
     /// Seed 000 FIG. 7 ([0173]-[0178], Tables 2-4), derived from [`Topology::fig7`]: switch 720 (board
     /// 705, device 0x0000) with source node 735 (0x0001) and nodes 1, 2 (0x0002, 0x0003); switch 725
     /// (board 710, 0x0010) and switch 730 (board 715, 0x0020) with nodes 0-2 (0x0011-0x0013,
