@@ -40,7 +40,6 @@ use inswitch_model::Wide;
 use super::{beats_of, ChannelKind, EngineSlot, Ev, Fabric, SimError, BEAT_BYTES, ENGINE_CLOCK_PS};
 use crate::manager::{Family, JobId, JobSpec, Manager};
 use crate::topology::{Ps, Topology};
-use crate::wire;
 
 /// The Soft Portals EtherType of every port (the register space's reset `ETHERTYPE`, 002 (98)).
 pub const ETHERTYPE: u16 = DEFAULT_SOFT_PORTALS_ETHERTYPE;
@@ -318,8 +317,8 @@ impl Fabric {
         let leaves: Vec<usize> = t.tree.participants().iter().map(|n| n.0 as usize).filter(|&n| n != root).collect();
         let tree = t.key;
         crate::drive::apply(self, m, &plan, root, at, &|_| 0)?;
-        let src = self.topo.endpoints[root].id;
-        let when = at.max(self.now).max(self.cpu_writes_done_at());
+        // The writes follow the plan's frames from the same node on the same path, so they arrive after them.
+        let when = at.max(self.now);
         for &s in &switches {
             let slot = match self.portals.vnis[s].iter().position(|&v| v == vni) {
                 Some(k) => k,
@@ -331,8 +330,7 @@ impl Fabric {
             };
             let id = self.topo.switches[s].engine_id;
             for (off, v) in [(offset::VNI_ALLOWED + 4 * slot as u32, ENTRY_VALID | u32::from(vni)), (offset::ENGINE_SFA, u32::from(id))] {
-                let seq = self.next_seq();
-                self.send_from(root, when, wire::register_write(seq, src, id, off as u16, v));
+                self.write_register(root, when, s, off as u16, v);
             }
         }
         let dfa = ReductionFrame::multicast_dfa(tree, 0).map_err(|e| SimError::Plan(e.to_string()))?;
