@@ -148,6 +148,7 @@ pub fn canonical(m: &CollectiveMsg, engine_id: u16) -> CollectiveMsg {
                 dmu_id: m.dmu_id,
                 posted: m.posted,
                 error: m.error,
+                tid: m.tid,
                 ..CollectiveMsg::default()
             };
             match m.kind.0 {
