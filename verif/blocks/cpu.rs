@@ -7,7 +7,8 @@
 //! initialized, contributed to by their participants (in random order, sometimes missing, duplicated,
 //! from strangers, from the wrong sender for a valid P_ID, with old or impossible TIDs, the wrong
 //! kind), controlled (start, pause, restart, stop, reset, undefined commands; posted and non-posted,
-//! the latter acknowledged), asked to resend by RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
+//! the latter acknowledged; sometimes with a TID other than the context's: the copies carry the
+//! context's), asked to resend by RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
 //! a random delay, or never: retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
 //! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
 //! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is

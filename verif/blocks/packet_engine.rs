@@ -8,7 +8,8 @@
 //! a random mix of frames built with the frames crate: register writes (authorized and not, mapped and
 //! not), register reads (answered by completions; 2-DW and mailbox reads get Unsupported Requests),
 //! collective messages of
-//! every kind to configured and unknown contexts, Soft Portals arm and data frames on armed and unarmed
+//! every kind to configured and unknown contexts (with the context's TID as the CPU's events show it,
+//! or one behind, or random: 001's `OLD_TID` / `BAD_TID` end to end), Soft Portals arm and data frames on armed and unarmed
 //! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
 //! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
 //! egress, register responses) stalls in phases and the VL queue returns credits at random rates. Each
