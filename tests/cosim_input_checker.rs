@@ -45,7 +45,10 @@ use inswitch_frames::tlp::Tlp;
 use inswitch_model::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 use inswitch_model::{Block, Wide};
 
-fn beats_of(bytes: &[u8], kw: usize) -> Vec<(Wide, u64, bool)> {
+/// The beats of a frame: (tdata, tkeep, tlast).
+type Beats = Vec<(Wide, u64, bool)>;
+
+fn beats_of(bytes: &[u8], kw: usize) -> Beats {
     let n = bytes.len().div_ceil(kw);
     (0..n)
         .map(|b| {
@@ -64,7 +67,7 @@ fn beats_of(bytes: &[u8], kw: usize) -> Vec<(Wide, u64, bool)> {
 #[test]
 fn line_rate_back_to_back_frames_without_bubbles() {
     let mut m = InputChecker::new(CheckerParams::default()).unwrap();
-    let mut frames: Vec<(Vec<(Wide, u64, bool)>, u16)> = Vec::new();
+    let mut frames: Vec<(Beats, u16)> = Vec::new();
     for n in 0..200u32 {
         let w = Tlp::memory_write(0x0001, 0, 0x0010_C000 + u64::from(4 * (n % 64)), n.to_le_bytes().to_vec()).unwrap();
         frames.push((beats_of(&tlp_frame(n as u16, &w.to_bytes().unwrap()), 32), 0));

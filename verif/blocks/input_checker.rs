@@ -988,7 +988,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let mut v: Vec<(&'static str, u64)> = COUNTER_NAMES.iter().copied().zip(self.counts).collect();
-        v.extend(event::NAMES.iter().map(|n| *n).zip(self.events));
+        v.extend(event::NAMES.iter().copied().zip(self.events));
         v
     }
 }

@@ -479,9 +479,9 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
 
 /// The collective header's flag byte (byte 1) `{NP, EM, RT, TID[1:0], rsvd[2:0]}` (docs/frames.md §4).
 pub mod coll_flag {
-    /// Non-posted ([0097]).
+    /// Non-posted (000 \[0097\]).
     pub const NP: u8 = 0x80;
-    /// Error mark ([0242]).
+    /// Error mark (000 \[0242\]).
     pub const EM: u8 = 0x40;
     /// Lowest bit of the 2-bit transaction ID (seed 001).
     pub const TID_SHIFT: u8 = 3;

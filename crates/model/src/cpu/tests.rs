@@ -740,8 +740,7 @@ fn next_out(tb: &mut Tb) -> u64 {
 fn next_ready(tb: &mut Tb) -> u64 {
     loop {
         let at = tb.cycles;
-        let mut i = CpuIn::default();
-        i.s_msg_valid = false;
+        let i = CpuIn { s_msg_valid: false, ..CpuIn::default() };
         if tb.step(i).s_msg_ready {
             return at;
         }
