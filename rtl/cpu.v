@@ -441,6 +441,9 @@ wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0
                                          16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
                                          256'd0, 128'd0);
 wire [MSG_W-1:0] tlp_up = {m_rewritten[MSG_W-1:M_DST+32], 16'd0, s_upstream, m_rewritten[M_DST-1:0]};
+// A CONTROL copy replicated down carries the context's TID, not the sender's: an end node learns the
+// round's TID from its START and sends it back in its CONTRIBUTION (001).
+wire [MSG_W-1:0] control_copy = {m_rewritten[MSG_W-1:M_TID+2], s_tid, m_rewritten[M_TID-1:0]};
 
 // Messages about the current descriptor: Portals partial result up (002 (56), (57)) or master result
 // down (002 (37)); TLP RESPONSE up (000 [0109]) or COMPLETION (000 [0111]); retries exhausted.
@@ -798,10 +801,11 @@ always @* begin
                                     ev = EV_CTRL_RESET;
                                 end
                             endcase
-                            // Replicated to every participant of the stored PBV ([0172]); then, if
-                            // non-posted, acknowledged to the sender (000 [0097], claim 14).
+                            // Replicated to every participant of the stored PBV ([0172]), with the
+                            // context's TID; then, if non-posted, acknowledged to the sender (000 [0097],
+                            // claim 14; the acknowledgement keeps m_tid).
                             if (s_stored || !m_posted) begin
-                                tmpl_next = m_rewritten;
+                                tmpl_next = control_copy;
                                 em_mask_next = s_stored ? s_pbv : 128'd0;
                                 em_one_next = !m_posted;
                                 em_ack_next = !m_posted;

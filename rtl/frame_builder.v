@@ -113,11 +113,11 @@ endfunction
 /*
  * Frame bytes of the offered message (CRC field left zero)
  */
-// The port hint, the TID and CC_ID bits 15:12 are not carried (a Portals context comes from its DFA);
+// The port hint and CC_ID bits 15:12 are not carried (a Portals context comes from its DFA), nor a
+// Portals message's TID (the reduction frame has none: its seqno plays that part, 002 (53));
 // a TLP's Requester ID is the engine's own ID (000 [0097]), not s_msg_src.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0]  unused_port = s_msg_port;
-wire [1:0]  unused_tid = s_msg_tid;
 wire [3:0]  unused_ctx = s_msg_ctx[15:12];
 /* verilator lint_on UNUSEDSIGNAL */
 
@@ -168,7 +168,9 @@ always @* begin
         {`FB(12), `FB(13)} = cfg_vendor_id;
         {`FB(14), `FB(15), `FB(16), `FB(17)} = {8'hCE, 4'd0, s_msg_kind, 4'd0, s_msg_ctx[11:0]};
         `FB(18) = {4'd1, s_msg_kind};
-        `FB(19) = {!s_msg_posted, s_msg_error, 6'd0};
+        // Header byte 1 {NP, EM, RT, TID[1:0], rsvd[2:0]} (docs/frames.md §4): RT is not sent (the
+        // normalized message's retry is Portals'), the TID is seed 001's transaction ID.
+        `FB(19) = {!s_msg_posted, s_msg_error, 1'b0, s_msg_tid, 3'd0};
         {`FB(20), `FB(21)} = {4'd0, s_msg_ctx[11:0]};
         {`FB(22), `FB(23)} = s_msg_dmu_id;
         {`FB(24), `FB(25)} = s_msg_pid;

@@ -325,6 +325,12 @@ endgenerate
 wire [31:0] reg_wdata = {pl[3], pl[2], pl[1], pl[0]};
 wire [3:0]  coll_version = pl[0][7:4];
 wire [3:0]  coll_kind = pl[0][3:0];
+// Collective header byte 1 (docs/frames.md §4). RT is not carried (the normalized message's retry is
+// Portals'); TID is seed 001's 2-bit transaction ID; a set reserved bit drops the message (RESERVED).
+//    7    6    5    4    3    2    1    0
+//  +----+----+----+---------+--------------+
+//  | NP | EM | RT |TID[1:0] |   reserved   |
+//  +----+----+----+---------+--------------+
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0]  coll_flags = pl[1];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -379,6 +385,7 @@ reg [19:0]  mcount;
 reg [3:0]   mcode;
 reg         mposted;
 reg         merror;
+reg [1:0]   mtid;
 reg [15:0]  mvni;
 reg [31:0]  mcookie;
 reg [9:0]   mseqno;
@@ -407,6 +414,7 @@ always @* begin
     mcode = 4'd0;
     mposted = 1'b0;
     merror = 1'b0;
+    mtid = 2'd0;
     mvni = 16'd0;
     mcookie = 32'd0;
     mseqno = 10'd0;
@@ -533,7 +541,7 @@ always @* begin
         if (!done && (coll_version != 4'd1 || coll_kind == 4'd0 || coll_kind > 4'd8)) begin
             ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
         end
-        if (!done && (coll_flags[4:0] != 5'd0 || pl[2][7:4] != 4'd0)) begin
+        if (!done && (coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0)) begin
             ev = EV_RESERVED[4:0]; done = 1'b1;
         end
         if (!done && coll_kind == 4'd1) begin
@@ -561,6 +569,7 @@ always @* begin
             mdmu = {pl[4], pl[5]};
             mposted = !coll_flags[7];
             merror = coll_flags[6];
+            mtid = coll_flags[4:3];
             case (coll_kind)
                 4'd2: begin
                     mcount = {4'd0, pl[8], pl[9]};
@@ -630,6 +639,7 @@ reg [19:0]  msg_count_reg, msg_count_next;
 reg [3:0]   msg_code_reg, msg_code_next;
 reg         msg_posted_reg, msg_posted_next;
 reg         msg_error_reg, msg_error_next;
+reg [1:0]   msg_tid_reg, msg_tid_next;
 reg [15:0]  msg_vni_reg, msg_vni_next;
 reg [31:0]  msg_cookie_reg, msg_cookie_next;
 reg [9:0]   msg_seqno_reg, msg_seqno_next;
@@ -682,7 +692,7 @@ assign m_msg_count = msg_count_reg;
 assign m_msg_code = msg_code_reg;
 assign m_msg_posted = msg_posted_reg;
 assign m_msg_error = msg_error_reg;
-assign m_msg_tid = 2'd0;
+assign m_msg_tid = msg_tid_reg;
 assign m_msg_vni = msg_vni_reg;
 assign m_msg_cookie = msg_cookie_reg;
 assign m_msg_seqno = msg_seqno_reg;
@@ -731,6 +741,7 @@ always @* begin
     msg_code_next = msg_code_reg;
     msg_posted_next = msg_posted_reg;
     msg_error_next = msg_error_reg;
+    msg_tid_next = msg_tid_reg;
     msg_vni_next = msg_vni_reg;
     msg_cookie_next = msg_cookie_reg;
     msg_seqno_next = msg_seqno_reg;
@@ -783,6 +794,7 @@ always @* begin
             msg_code_next = mcode;
             msg_posted_next = mposted;
             msg_error_next = merror;
+            msg_tid_next = mtid;
             msg_vni_next = mvni;
             msg_cookie_next = mcookie;
             msg_seqno_next = mseqno;
@@ -841,6 +853,7 @@ always @(posedge clk) begin
     msg_code_reg <= msg_code_next;
     msg_posted_reg <= msg_posted_next;
     msg_error_reg <= msg_error_next;
+    msg_tid_reg <= msg_tid_next;
     msg_vni_reg <= msg_vni_next;
     msg_cookie_reg <= msg_cookie_next;
     msg_seqno_reg <= msg_seqno_next;
@@ -895,6 +908,7 @@ always @(posedge clk) begin
         msg_code_reg <= 4'd0;
         msg_posted_reg <= 1'b0;
         msg_error_reg <= 1'b0;
+        msg_tid_reg <= 2'd0;
         msg_vni_reg <= 16'd0;
         msg_cookie_reg <= 32'd0;
         msg_seqno_reg <= 10'd0;

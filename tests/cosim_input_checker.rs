@@ -14,7 +14,7 @@ fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Every outcome, each drop reason included, happened.
@@ -45,7 +45,10 @@ use inswitch_frames::tlp::Tlp;
 use inswitch_model::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 use inswitch_model::{Block, Wide};
 
-fn beats_of(bytes: &[u8], kw: usize) -> Vec<(Wide, u64, bool)> {
+/// The beats of a frame: (tdata, tkeep, tlast).
+type Beats = Vec<(Wide, u64, bool)>;
+
+fn beats_of(bytes: &[u8], kw: usize) -> Beats {
     let n = bytes.len().div_ceil(kw);
     (0..n)
         .map(|b| {
@@ -64,7 +67,7 @@ fn beats_of(bytes: &[u8], kw: usize) -> Vec<(Wide, u64, bool)> {
 #[test]
 fn line_rate_back_to_back_frames_without_bubbles() {
     let mut m = InputChecker::new(CheckerParams::default()).unwrap();
-    let mut frames: Vec<(Vec<(Wide, u64, bool)>, u16)> = Vec::new();
+    let mut frames: Vec<(Beats, u16)> = Vec::new();
     for n in 0..200u32 {
         let w = Tlp::memory_write(0x0001, 0, 0x0010_C000 + u64::from(4 * (n % 64)), n.to_le_bytes().to_vec()).unwrap();
         frames.push((beats_of(&tlp_frame(n as u16, &w.to_bytes().unwrap()), 32), 0));

@@ -42,6 +42,10 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("frames_built", 2_000),
         ("route_misses", 100),
         ("cpu_events", 10_000),
+        // 001 end to end: TIDs on the wire reach the CPU's compares through the checker.
+        ("cpu_accept", 500),
+        ("cpu_old_tid", 100),
+        ("cpu_bad_tid", 50),
         ("balance_checks", 20),
         ("resets", 20),
         ("rx_stall_cycles", 10_000),

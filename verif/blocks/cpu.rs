@@ -7,7 +7,8 @@
 //! initialized, contributed to by their participants (in random order, sometimes missing, duplicated,
 //! from strangers, from the wrong sender for a valid P_ID, with old or impossible TIDs, the wrong
 //! kind), controlled (start, pause, restart, stop, reset, undefined commands; posted and non-posted,
-//! the latter acknowledged), asked to resend by RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
+//! the latter acknowledged; sometimes with a TID other than the context's: the copies carry the
+//! context's), asked to resend by RETRY requests (from the parent or a participant), answered by a simulated parent (COMPLETION after
 //! a random delay, or never: retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
 //! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
 //! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is
@@ -401,6 +402,7 @@ impl CpuStimulus {
             m.kind = Kind::CONTROL;
             m.code = self.r.random_range(0..7);
             m.posted = self.r.random_bool(0.5);
+            m.tid = self.r.random_range(0..4);
             return m;
         }
         if !w.init || self.r.random_bool(0.003) {
@@ -442,6 +444,11 @@ impl CpuStimulus {
                 _ => self.r.random_range(0..16),
             };
             m.posted = self.r.random_bool(0.7);
+            // The sender's TID is not the context's: the copies take the context's, the
+            // acknowledgement the sender's (docs/cpu.md §2).
+            if self.r.random_bool(0.3) {
+                m.tid = self.r.random_range(0..4);
+            }
             return m;
         }
         if roll < 55 {
@@ -933,7 +940,11 @@ impl Reference {
                     }
                 };
                 if s.stored {
-                    let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                    // The copies carry the context's TID (docs/cpu.md §2), the acknowledgement m's.
+                    let t = CollectiveMsg { src: u32::from(self.engine_id), tid: s.tid, ..*m };
+                    if s.tid != m.tid && (0..128).any(|b| bit(s.pbv, b) && self.pbv_valid[b]) {
+                        self.cov.bump("control_copies_retagged");
+                    }
                     self.copies(t, s.pbv);
                 }
                 self.acknowledge(m, if s.stored { "ack_control_after_copies" } else { "ack_control" });
@@ -1495,6 +1506,7 @@ pub const REQUIRED: &[&str] = &[
     "retry_resend_error_marked",
     "retry_none_live",
     "retry_none_stored",
+    "control_copies_retagged",
 ];
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.

@@ -98,7 +98,7 @@ impl FrameBuilderStimulus {
 impl Stimulus<FrameBuilderIn, FrameBuilderOut> for FrameBuilderStimulus {
     fn next(&mut self, previous: &FrameBuilderOut) -> FrameBuilderIn {
         let taken = self.last.s_msg_valid && previous.s_msg_ready;
-        if self.phases.tick(&mut self.r) && !(self.last.s_msg_valid && !taken) {
+        if self.phases.tick(&mut self.r) && (!self.last.s_msg_valid || taken) {
             self.ethertype = if self.r.random_bool(0.5) { 0x88B5 } else { self.r.random_range(0x0600..=0xFFFF) };
         }
         let prof = self.phases.profile;
@@ -148,6 +148,7 @@ pub fn canonical(m: &CollectiveMsg, engine_id: u16) -> CollectiveMsg {
                 dmu_id: m.dmu_id,
                 posted: m.posted,
                 error: m.error,
+                tid: m.tid,
                 ..CollectiveMsg::default()
             };
             match m.kind.0 {
@@ -326,7 +327,7 @@ impl Monitor<FrameBuilderIn, FrameBuilderOut> for FrameBuilderMonitor {
                 Family::Tlp => (2..=8).contains(&m.kind.0),
                 Family::Portals => m.kind == Kind::CONTRIBUTION || m.kind == Kind::ARM,
             };
-            self.due = Some(built.then(|| Pending { msg: m, ethertype: i.cfg_ethertype, src_mac: i.cfg_src_mac & 0xFFFF_FFFF_FFFF, dst_mac: i.cfg_dst_mac & 0xFFFF_FFFF_FFFF, seq: self.seq }));
+            self.due = Some(built.then_some(Pending { msg: m, ethertype: i.cfg_ethertype, src_mac: i.cfg_src_mac & 0xFFFF_FFFF_FFFF, dst_mac: i.cfg_dst_mac & 0xFFFF_FFFF_FFFF, seq: self.seq }));
             if built && m.family == Family::Tlp {
                 self.seq = (self.seq + 1) & 0xFFF;
             }

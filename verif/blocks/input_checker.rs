@@ -2,9 +2,9 @@
 //!
 //! Stimulus (seeded, in phases): frames of both families built with the frames crate codecs
 //! (`inswitch_frames`: TLP memory reads/writes to the register window, collective messages of every kind
-//! as vendor-defined messages and as mailbox memory writes, with and without ECRC; Soft Portals reduction
-//! frames), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
-//! length, EP, reserved bit, address, Vendor ID, VDM DW3, collective version/kind/length/operand count,
+//! as vendor-defined messages and as mailbox memory writes, with and without ECRC, with random TIDs;
+//! Soft Portals reduction frames), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
+//! length, EP, reserved bit (the collective header's flag bits 2:0 and nibble), address, Vendor ID, VDM DW3, collective version/kind/length/operand count,
 //! EtherType, reduction header, VNI ...), plus random garbage and over-long frames; idle gaps inside and
 //! between frames, backpressure on both outputs, configuration (validation enables, EtherType, allowed
 //! VNIs) changed between frames, and resets in the middle of traffic.
@@ -139,6 +139,11 @@ struct Cfg {
     vni: [u16; 4],
 }
 
+/// Offset of the collective message in a VDM's TLP bytes (a 4-DW header).
+const VDM_PAYLOAD: usize = 16;
+/// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
+const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
+
 /// Data-link wrapping of a TLP: `{0000, seq[11:0]}`, TLP, LCRC little-endian (docs §Frames).
 pub fn tlp_frame(seq: u16, tlp_bytes: &[u8]) -> Vec<u8> {
     let seq = seq & crc::SEQUENCE_MASK;
@@ -163,6 +168,7 @@ pub fn expected_tlp_msg(m: &CollectiveMessage, src: u16, dst: u16, port: u8) -> 
         dmu_id: h.dmu_id,
         posted: !h.non_posted,
         error: h.error_mark,
+        tid: h.tid,
         ..CollectiveMsg::default()
     };
     match &m.body {
@@ -292,6 +298,7 @@ impl InputCheckerStimulus {
             non_posted: r.random(),
             error_mark: r.random(),
             retry: r.random(),
+            tid: r.random_range(0..1 << collective::TID_BITS),
             reserved_flags: 0,
             reserved: 0,
             cc_id: r.random_range(0..0x1000),
@@ -333,7 +340,7 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..32) {
+        match self.r.random_range(0..33) {
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
@@ -417,7 +424,18 @@ impl InputCheckerStimulus {
                     }
                     19 => (self.wrap(&t, |b| b[1] |= 0x01), TLP_UNSUPPORTED, "TH set"),
                     20 => (self.wrap(&t, |b| b[10] ^= 0x01), VENDOR, "wrong Vendor ID"),
-                    21 => (self.wrap(&t, |b| b[16 + 0] = (b[16] & 0x0F) | 0x20), COLL_MALFORMED, "collective version 2"),
+                    21 => (self.wrap(&t, |b| b[VDM_PAYLOAD] = (b[VDM_PAYLOAD] & 0x0F) | 0x20), COLL_MALFORMED, "collective version 2"),
+                    // Header byte 1 is {NP, EM, RT, TID[1:0], rsvd[2:0]}: only bits 2:0 (and byte 2's
+                    // nibble above CC_ID) are reserved; the message's own TID stays random.
+                    32 => {
+                        if self.r.random_bool(0.75) {
+                            let bits = self.r.random_range(1..1u8 << collective::RESERVED_FLAG_BITS);
+                            (self.wrap(&t, |b| b[VDM_PAYLOAD + 1] |= bits), RESERVED, RESERVED_FLAG_LABEL)
+                        } else {
+                            let bits = self.r.random_range(1..16u8) << 4;
+                            (self.wrap(&t, |b| b[VDM_PAYLOAD + 2] |= bits), RESERVED, "collective reserved nibble")
+                        }
+                    }
                     22 => {
                         let cfgm = self.collective_message(1);
                         let c = collective::to_vdm(&cfgm, src, ENGINE_ID, 0).expect("vdm");
@@ -807,9 +825,13 @@ pub mod counter {
     pub const BEATS: &str = "beats_in";
     /// Unsupported Requests taken by the completion builder.
     pub const UR_OUT: &str = "unsupported_requests_out";
+    /// Accepted TLP collective messages with a nonzero TID (seed 001, header byte 1 bits 4:3).
+    pub const TID_NONZERO: &str = "messages_with_tid";
+    /// Collective messages dropped for a reserved flag bit (header byte 1 bits 2:0).
+    pub const RESERVED_FLAG_DROPS: &str = "reserved_flag_drops";
 }
 
-const COUNTER_NAMES: [&str; 8] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT];
+const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
 
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
@@ -822,13 +844,13 @@ pub struct InputCheckerMonitor {
     ur_pending: bool,
     events: [u64; event::COUNT as usize],
     log: TransactionLog,
-    counts: [u64; 8],
+    counts: [u64; COUNTER_NAMES.len()],
 }
 
 impl InputCheckerMonitor {
     /// A scoreboard reading the expected outcomes from `labels`.
     pub fn new(labels: Labels) -> Self {
-        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; 8] }
+        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -877,8 +899,16 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                             return Err("a message replaced one not yet taken".into());
                         }
                         self.msg_pending = true;
+                        if m.family == Family::Tlp && m.tid != 0 {
+                            self.bump(counter::TID_NONZERO);
+                        }
                     }
-                    _ => self.bump(counter::DROPS),
+                    _ => {
+                        self.bump(counter::DROPS);
+                        if what.starts_with(RESERVED_FLAG_LABEL) {
+                            self.bump(counter::RESERVED_FLAG_DROPS);
+                        }
+                    }
                 }
                 let got = UrRequest {
                     src: o.m_ur_src,
@@ -958,7 +988,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let mut v: Vec<(&'static str, u64)> = COUNTER_NAMES.iter().copied().zip(self.counts).collect();
-        v.extend(event::NAMES.iter().map(|n| *n).zip(self.events));
+        v.extend(event::NAMES.iter().copied().zip(self.events));
         v
     }
 }

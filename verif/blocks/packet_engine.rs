@@ -8,7 +8,8 @@
 //! a random mix of frames built with the frames crate: register writes (authorized and not, mapped and
 //! not), register reads (answered by completions; 2-DW and mailbox reads get Unsupported Requests),
 //! collective messages of
-//! every kind to configured and unknown contexts, Soft Portals arm and data frames on armed and unarmed
+//! every kind to configured and unknown contexts (with the context's TID as the CPU's events show it,
+//! or one behind, or random: 001's `OLD_TID` / `BAD_TID` end to end), Soft Portals arm and data frames on armed and unarmed
 //! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
 //! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
 //! egress, register responses) stalls in phases and the VL queue returns credits at random rates. Each
@@ -33,6 +34,8 @@ use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, C
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::event as cpu_event;
 use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
 use inswitch_model::Wide;
 use rand::RngExt;
@@ -69,6 +72,8 @@ const TLP_CTX: [u16; 3] = [1, 2, 3];
 /// Multicast trees armed in the interposer (wait count > 0) and their static entries.
 const TREES: [u16; 2] = [3, 5];
 const RESET_CYCLES: u64 = 3;
+/// The 2-bit transaction ID's mask (001; `collective::TID_BITS`).
+const TID_MASK: u8 = (1 << collective::TID_BITS) - 1;
 const DRAIN_CYCLES: u64 = 3000;
 
 /// Parameters of a Verilated top, from its build.rs entry over the RTL defaults.
@@ -150,6 +155,14 @@ pub struct PacketEngineStimulus {
     traffic_left: u64,
     drain_left: u64,
     shared: Shared,
+    /// The stimulus's view of each TLP context's transaction ID (001), followed from the CPU's events
+    /// (`tid_follow`), so most collective messages carry the current TID and the rest are one behind
+    /// (`OLD_TID`) or random (`BAD_TID`).
+    tids: [u8; TLP_CTX.len()],
+    /// The TID of the last INITIALIZATION sent for each TLP context (the CPU takes it on `INIT`).
+    init_tids: [u8; TLP_CTX.len()],
+    /// Whether each TLP context's static entry is a MASTER (its `COMPLETE` starts the next round).
+    masters: [bool; TLP_CTX.len()],
 }
 
 impl PacketEngineStimulus {
@@ -179,6 +192,9 @@ impl PacketEngineStimulus {
             traffic_left: 0,
             drain_left: 0,
             shared,
+            tids: [0; TLP_CTX.len()],
+            init_tids: [0; TLP_CTX.len()],
+            masters: [false; TLP_CTX.len()],
         };
         s.episode();
         s
@@ -210,12 +226,18 @@ impl PacketEngineStimulus {
         for k in 0..4u16 {
             w.push((0x130 + 4 * k, r.random_range(8..200)));
         }
-        let role = |r: &mut StimRng| u32::from(r.random_bool(0.5));
         let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
+        // A reset clears every context's TID (docs/cpu.md §1).
+        self.tids = [0; TLP_CTX.len()];
+        self.masters = [false; TLP_CTX.len()];
         for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
+            let master = r.random_bool(0.5);
+            if let Some(c) = TLP_CTX.iter().position(|&k| fam == 0 && u32::from(k) == key) {
+                self.masters[c] = master;
+            }
             let s = s as u16;
             w.push((0x604 + 8 * s, r.random_range(1..4)));
-            w.push((0x600 + 8 * s, 1 << 31 | role(r) << 20 | fam << 16 | key));
+            w.push((0x600 + 8 * s, 1 << 31 | u32::from(if master { role::MASTER } else { role::SUBSERVIENT }) << 20 | fam << 16 | key));
         }
         // The back door stays exercised: a MODE write after the register space's post-reset copy (which
         // wins over the back door while it runs).
@@ -240,15 +262,47 @@ impl PacketEngineStimulus {
         }
     }
 
+    /// Follows the CPU's TID of each TLP context from its events (docs/cpu.md §2-§4): an INITIALIZATION
+    /// sets it, a RESET clears it, the end of a round (master completion or timeout, the parent's
+    /// COMPLETION, retries exhausted) increments it. A view, not a prediction: a frame already on its way
+    /// may still carry the TID before the change.
+    fn tid_follow(&mut self, o: &EngineOut) {
+        if !o.cpu_stat_valid || o.cpu_stat_family {
+            return;
+        }
+        let Some(c) = TLP_CTX.iter().position(|&k| k == o.cpu_stat_ctx & 0xFFF) else { return };
+        match o.cpu_stat_event {
+            cpu_event::INIT | cpu_event::ACTIVATE_NO_DESC => self.tids[c] = self.init_tids[c],
+            cpu_event::CTRL_RESET => self.tids[c] = 0,
+            cpu_event::COMPLETE if self.masters[c] => self.tids[c] = (self.tids[c] + 1) & TID_MASK,
+            cpu_event::COMPLETION_DOWN | cpu_event::TIMEOUT_MASTER | cpu_event::RETRY_EXHAUSTED => self.tids[c] = (self.tids[c] + 1) & TID_MASK,
+            _ => {}
+        }
+    }
+
     fn collective(&mut self, kind: u8) -> CollectiveMessage {
         let r = &mut self.r;
-        let cc_id = if r.random_bool(0.85) { TLP_CTX[r.random_range(0..3)] } else { r.random_range(0..0x1000) };
+        let ci = r.random_range(0..TLP_CTX.len());
+        let cc_id = if r.random_bool(0.85) { TLP_CTX[ci] } else { r.random_range(0..0x1000) };
+        // Mostly the context's TID; 12% one behind (a member that missed the Exit: "already
+        // completed"), 10% random (half of them two behind or ahead: BAD_TID); an INITIALIZATION
+        // sometimes starts the context at another TID.
+        let cur = self.tids[ci];
+        let tid = match r.random_range(0..100) {
+            0..=11 if kind != 2 => cur.wrapping_sub(1) & TID_MASK,
+            12..=21 => r.random_range(0..=TID_MASK),
+            _ => cur,
+        };
+        if kind == 2 && cc_id == TLP_CTX[ci] {
+            self.init_tids[ci] = tid;
+        }
         let header = CommonHeader {
             version: collective::VERSION,
             kind,
             non_posted: r.random(),
             error_mark: r.random_bool(0.1),
             retry: false,
+            tid,
             reserved_flags: 0,
             reserved: 0,
             cc_id,
@@ -394,6 +448,7 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         let kw = 32;
         let l = self.last;
         self.shared.check.set(false);
+        self.tid_follow(previous);
         if !l.rst {
             if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
                 self.rx_beats.pop_front();
@@ -509,10 +564,13 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "cpl_ca",
     "cpl_posted",
     "completions_injected",
+    "cpu_accept",
+    "cpu_old_tid",
+    "cpu_bad_tid",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 30;
+pub const N_COUNTERS: usize = 33;
 
 fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
@@ -770,6 +828,13 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
         if o.cpu_stat_valid {
             self.bump("cpu_events");
             self.last_activity = cycle;
+            // The TID paths end to end (001): contributions counted, "already completed", dropped.
+            match o.cpu_stat_event {
+                cpu_event::ACCEPT => self.bump("cpu_accept"),
+                cpu_event::OLD_TID => self.bump("cpu_old_tid"),
+                cpu_event::BAD_TID => self.bump("cpu_bad_tid"),
+                _ => {}
+            }
         }
         if ev & 0x1F_FFFF != 0 {
             self.last_activity = cycle;

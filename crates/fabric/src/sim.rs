@@ -195,6 +195,8 @@ pub struct Delivery {
     pub contributions: u16,
     /// Error mark (a partial result after a timeout, or a result after the master's timeout, [0242]).
     pub error: bool,
+    /// Transaction ID (001, header byte 1 bits 4:3).
+    pub tid: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -221,11 +223,12 @@ enum Ev {
 struct EndCtx {
     operation: u8,
     operands: Vec<u64>,
-    /// Whom to answer (the requester of the command) and with which P_ID.
-    answer: Option<(u16, u16)>,
-    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to, P_ID and
-    /// the operands it carried.
-    pending: Option<(u16, u16, Vec<u64>)>,
+    /// Whom to answer (the requester of the command), with which P_ID and TID (the START's: 001, the
+    /// engine compares it with the context's).
+    answer: Option<(u16, u16, u8)>,
+    /// The contribution sent and not answered yet (a COMPLETION or FAILURE ends it): where to, P_ID, TID
+    /// and the operands it carried (a retry resends the same).
+    pending: Option<(u16, u16, u8, Vec<u64>)>,
     /// Retransmissions of the pending contribution.
     attempts: u8,
 }
@@ -351,6 +354,9 @@ pub struct Fabric {
     /// The last INITIALIZATION sent to each engine, per CC_ID: (sending end node, engine ID, requester
     /// ID, message), for [`Fabric::reinitialize`].
     inits: HashMap<u16, Vec<(usize, u16, u16, CollectiveMessage)>>,
+    /// The source's transaction ID per CC_ID (001): the TID of its last INITIALIZATION, carried by its
+    /// START and CONTROL messages; [`Fabric::reinitialize`] advances it.
+    source_tids: HashMap<u16, u8>,
     /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
     /// Soft Portals reduction trees: switch multicast forwarding, end nodes ([`portals`]).
@@ -438,6 +444,7 @@ impl Fabric {
             seq: 0,
             faults: None,
             inits: HashMap::new(),
+            source_tids: HashMap::new(),
             cpu_log: None,
             portals,
         })
@@ -521,7 +528,7 @@ impl Fabric {
             _ => (0, vec![], 0),
         };
         let error = m.header.error_mark;
-        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, p_id: m.header.p_id, code, operands, contributions, error });
+        self.log.push(Delivery { at, to, from, kind: m.header.kind, cc_id: m.header.cc_id, p_id: m.header.p_id, code, operands, contributions, error, tid: m.header.tid });
         Some(m)
     }
 
@@ -641,7 +648,7 @@ impl Fabric {
                 }
                 let auto = self.ends[e].auto;
                 let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-                c.answer = Some((from, m.header.p_id));
+                c.answer = Some((from, m.header.p_id, m.header.tid));
                 // A new command: a contribution of an earlier round is no longer pending.
                 c.pending = None;
                 if let Some(compute) = auto {
@@ -667,13 +674,13 @@ impl Fabric {
     fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
         let Some((after, limit)) = self.ends[e].retry else { return };
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-        let Some((to, pid, operands)) = c.pending.clone() else { return };
+        let Some((to, pid, tid, operands)) = c.pending.clone() else { return };
         if c.attempts >= limit {
             c.pending = None;
             return;
         }
         c.attempts += 1;
-        let m = wire::contribution(cc, pid, c.operation, operands);
+        let m = wire::contribution(cc, pid, tid, c.operation, operands);
         self.stats.end_node_retries += 1;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
@@ -884,9 +891,9 @@ impl Fabric {
     fn respond_late(&mut self, e: usize, cc: u16, at: Ps, late: Option<Ps>) {
         let retry = self.ends[e].retry;
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-        let Some((to, pid)) = c.answer.take() else { return };
-        let m = wire::contribution(cc, pid, c.operation, c.operands.clone());
-        c.pending = Some((to, pid, c.operands.clone()));
+        let Some((to, pid, tid)) = c.answer.take() else { return };
+        let m = wire::contribution(cc, pid, tid, c.operation, c.operands.clone());
+        c.pending = Some((to, pid, tid, c.operands.clone()));
         c.attempts = 0;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
@@ -1030,16 +1037,28 @@ impl Fabric {
 
     /// A new reduction on a configured context: its source sends the INITIALIZATIONs of
     /// [`Fabric::configure`] again at `at` (non-posted if `non_posted`: the engines acknowledge them and
-    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4). An INITIALIZATION sets
-    /// the context's TID to the message's, 0 (the wire carries no TID), and clears its tracking state,
-    /// so each reduction of a context starts from one (`docs/fabric.md` §Faults).
+    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4), with the source's
+    /// next TID (TID + 1 mod 4, 001). An INITIALIZATION sets the context's TID to the message's and
+    /// clears its tracking state, so each reduction of a context starts from one, one TID after the previous: a
+    /// frame of the previous reduction that arrives late is one TID behind and answered "already
+    /// completed", not counted (`docs/fabric.md` §Faults).
     pub fn reinitialize(&mut self, cc: u16, at: Ps, non_posted: bool) {
-        let Some(v) = self.inits.get(&cc).cloned() else { return };
-        for (source, id, src, mut init) in v {
+        let Some(v) = self.inits.get_mut(&cc) else { return };
+        let tid = wire::next_tid(self.source_tids.get(&cc).copied().unwrap_or(0));
+        self.source_tids.insert(cc, tid);
+        for x in v.iter_mut() {
+            x.3.header.tid = tid;
+        }
+        for (source, id, src, mut init) in v.clone() {
             init.header.non_posted = non_posted;
             let seq = self.next_seq();
             self.send_from(source, at, wire::message_frame(&init, src, id, seq));
         }
+    }
+
+    /// The source's current transaction ID for context `cc` (001; 0 before any INITIALIZATION).
+    pub fn source_tid(&self, cc: u16) -> u8 {
+        self.source_tids.get(&cc).copied().unwrap_or(0)
     }
 
     /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;
@@ -1048,7 +1067,9 @@ impl Fabric {
         let master = self.topo.switches[c.master()].engine_id;
         let src = self.topo.endpoints[c.source].id;
         let seq = self.next_seq();
-        self.send_from(c.source, at, wire::message_frame(&wire::control(c.cc_id, command, 0), src, master, seq));
+        let mut m = wire::control(c.cc_id, command, 0);
+        m.header.tid = self.source_tid(c.cc_id);
+        self.send_from(c.source, at, wire::message_frame(&m, src, master, seq));
     }
 
     /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`
@@ -1086,6 +1107,7 @@ impl Fabric {
             let (src, dst) = (wire::requester(&frame).unwrap_or(0), wire::destination(&frame).unwrap_or(0));
             let v = self.inits.entry(m.header.cc_id).or_default();
             v.retain(|x| x.1 != dst);
+            self.source_tids.insert(m.header.cc_id, m.header.tid);
             v.push((e, dst, src, m));
         }
         self.send_from(e, at, frame);
@@ -1108,7 +1130,9 @@ impl Fabric {
         let src = self.topo.endpoints[c.source].id;
         let p_count = c.engines.iter().find(|e| e.role == Role::Master).map_or(0, |e| e.members.len()) as u16;
         let seq = self.next_seq();
-        self.send_from(c.source, at, wire::message_frame(&wire::start(c.cc_id, p_count), src, master, seq));
+        let mut m = wire::start(c.cc_id, p_count);
+        m.header.tid = self.source_tid(c.cc_id);
+        self.send_from(c.source, at, wire::message_frame(&m, src, master, seq));
     }
 
     fn wake(&mut self, s: usize) {

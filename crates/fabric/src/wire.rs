@@ -68,10 +68,22 @@ pub fn control(cc_id: u16, command: u8, p_count: u16) -> CollectiveMessage {
     CollectiveMessage { header: header(3, cc_id, collective::NO_PARTICIPANT), body }
 }
 
-/// A participant's CONTRIBUTION with up to four 64-bit operands.
-pub fn contribution(cc_id: u16, p_id: u16, operation: u8, operands: Vec<u64>) -> CollectiveMessage {
+/// A participant's CONTRIBUTION with up to four 64-bit operands, carrying transaction ID `tid` (001: the
+/// TID of the START it answers; an engine answers one TID behind with "already completed" and drops
+/// any other, `docs/cpu.md` §2).
+pub fn contribution(cc_id: u16, p_id: u16, tid: u8, operation: u8, operands: Vec<u64>) -> CollectiveMessage {
     let fixed = DataFixed { operation, contributions: 1, n_operands: operands.len() as u16, ..Default::default() };
-    CollectiveMessage { header: header(4, cc_id, p_id), body: Body::Data { fixed, operands } }
+    let mut m = CollectiveMessage { header: header(4, cc_id, p_id), body: Body::Data { fixed, operands } };
+    m.header.tid = tid & TID_MASK;
+    m
+}
+
+/// The 2-bit transaction ID's mask (001: TIDs count modulo 4).
+pub const TID_MASK: u8 = (1 << collective::TID_BITS) - 1;
+
+/// The transaction ID after `tid` (001: "a 4 TID state ratchet").
+pub fn next_tid(tid: u8) -> u8 {
+    tid.wrapping_add(1) & TID_MASK
 }
 
 /// A data message (RESPONSE up, COMPLETION down) as the table-arithmetic stand-in sends it.
@@ -100,5 +112,12 @@ mod tests {
         let w = register_write(2, 0x0001, 0x0020, 0x204, 5);
         assert_eq!(destination(&w), Some(0x0020));
         assert!(collective_of(&w).is_none());
+    }
+
+    #[test]
+    fn a_contribution_carries_its_tid_on_the_wire() {
+        let f = message_frame(&contribution(7, 2, 3, 0x14, vec![5]), 0x0011, 0x0010, 1);
+        assert_eq!(collective_of(&f).unwrap().header.tid, 3);
+        assert_eq!((next_tid(0), next_tid(3)), (1, 0));
     }
 }

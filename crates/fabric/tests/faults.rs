@@ -245,14 +245,12 @@ fn a_failed_subservient_engine_shows_as_missing_contributions_at_the_root() {
     assert!(f.faults.as_ref().unwrap().log.iter().any(|x| x.kind == FaultKind::LostAtStoppedEngine));
 }
 
-/// The TLP wire carries no TID (`docs/manager.md` §5), so each reduction of a context starts from an
-/// INITIALIZATION that sets TID 0 again, and a CONTRIBUTION of the previous reduction that arrives after
-/// it is counted in the new one: the new result claims every participant, carries no error mark, and
-/// holds the stale value. (The campaign avoids this with a period longer than any frame can be late.)
-/// Fails today; with a TID on the wire the stale frame would be one TID behind and answered "already
-/// completed".
+/// Each reduction of a context starts from an INITIALIZATION with the source's TID + 1 (001, carried in
+/// the collective header, docs/frames.md §4), and an end node answers a START with the TID the START
+/// carried. A CONTRIBUTION of the previous reduction that arrives after the new INITIALIZATION is then
+/// one TID behind: answered "already completed" (`OLD_TID`), not counted. Without the TID on the wire it
+/// was counted in the new reduction (a stale value in a result that claimed every participant).
 #[test]
-#[ignore = "known limit: the TLP wire carries no TID, a stale contribution counts in the next reduction (docs/fabric.md §Faults)"]
 fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
     let mut f = fabric(&t);
@@ -264,7 +262,9 @@ fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     f.reinitialize(4, f.now() + 1_000_000, true);
     f.start(&c, f.now() + 1_300_000);
     f.run_until_quiet(QUIET, &mut |_| {});
-    let pid4 = f.log.iter().rev().find(|d| d.to == t.endpoints[4].id && d.kind == 3).expect("node 4 got the command").p_id;
+    let start4 = f.log.iter().rev().find(|d| d.to == t.endpoints[4].id && d.kind == 3).expect("node 4 got the command");
+    let (pid4, tid1) = (start4.p_id, start4.tid);
+    assert_eq!(tid1, f.source_tid(4), "the START copy carries the reduction's TID");
     for e in [1, 2] {
         f.respond(e, 4, f.now() + 100_000);
     }
@@ -279,11 +279,16 @@ fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     f.reinitialize(4, t2, true);
     f.start(&c, t2 + 300_000);
     let engine = t.switches[t.endpoints[4].switch].engine_id;
-    let stale = inswitch_fabric::wire::message_frame(&inswitch_fabric::wire::contribution(4, pid4, campaign::INT_SUM, vec![1_000_000, 0, 0, 0]), t.endpoints[4].id, engine, 7);
+    let stale = inswitch_fabric::wire::message_frame(&inswitch_fabric::wire::contribution(4, pid4, tid1, campaign::INT_SUM, vec![1_000_000, 0, 0, 0]), t.endpoints[4].id, engine, 7);
+    let old_tid = f.cpu_event_total(event::OLD_TID);
     f.send_from(4, t2 + 600_000, stale);
     f.auto_respond(Some(300_000));
     f.run_until_quiet(QUIET, &mut |_| {});
+    assert_eq!(f.source_tid(4), (tid1 + 1) & 3, "reduction 2 is one TID after reduction 1");
     let r = root_results(&f, &c);
     let last = r.last().expect("a result");
     assert_eq!((last.contributions, last.error, last.operands[0]), (3, false, 70), "the stale value must not be counted");
+    assert_eq!(f.cpu_event_total(event::OLD_TID) - old_tid, 1, "the stale frame is one TID behind");
+    // Node 4 is told "already completed" (COMPLETION code 4) with the stale frame's TID.
+    assert!(f.log.iter().any(|d| d.to == t.endpoints[4].id && d.kind == 6 && d.code == 4 && d.tid == tid1));
 }

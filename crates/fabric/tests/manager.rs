@@ -282,8 +282,8 @@ fn fig7_frames_configure_the_cpu_models() {
     for fr in &enc.frames {
         if let Header::Message(_) = fr.tlp.header {
             let msg = collective::from_vdm(&fr.tlp).unwrap();
-            let Action::Initialize { cc_id, pbv, p_count, op, upstream, .. } = all.steps[fr.step].action else { panic!("not an init step") };
-            assert_eq!(msg, plan::init_message(cc_id, pbv, p_count, op));
+            let Action::Initialize { cc_id, pbv, p_count, op, upstream, tid, .. } = all.steps[fr.step].action else { panic!("not an init step") };
+            assert_eq!(msg, plan::init_message(cc_id, pbv, p_count, op, tid));
             assert_eq!(fr.tlp.requester_id(), Some(upstream));
         }
     }

@@ -51,7 +51,8 @@ fn run_a_with(f: &mut Fabric, a: &ContextPlan, rogue: &[(u16, Vec<u8>)]) -> (u16
 }
 
 fn contribution_frame(f: &Fabric, from: usize, to: u16, cc: u16, pid: u16, value: u64) -> Vec<u8> {
-    let m = wire::contribution(cc, pid, INT_SUM, vec![value, 0, 0, 0]);
+    // TID 0: the contexts are configured once, never re-initialized (001).
+    let m = wire::contribution(cc, pid, 0, INT_SUM, vec![value, 0, 0, 0]);
     wire::message_frame(&m, f.topo.endpoints[from].id, to, 0x0ABC)
 }
 
@@ -70,7 +71,7 @@ fn a_foreign_node_cannot_change_another_jobs_result() {
         (master, contribution_frame(&f, 7, master, 0x777, NO_PARTICIPANT, 1 << 42)),
         // A RESPONSE (a partial result) for A at its master from a node: not a participant.
         (master, {
-            let mut m = wire::contribution(a.cc_id, NO_PARTICIPANT, INT_SUM, vec![1 << 43, 0, 0, 0]);
+            let mut m = wire::contribution(a.cc_id, NO_PARTICIPANT, 0, INT_SUM, vec![1 << 43, 0, 0, 0]);
             m.header.kind = 5;
             wire::message_frame(&m, f.topo.endpoints[7].id, master, 0x0ABD)
         }),

@@ -13,15 +13,17 @@
 //! ```text
 //!  0                   1                   2                   3
 //!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
-//! +-------+-------+-+-+-+---------+-------+-----------------------+
-//! |version| kind  |N|E|R|  rsvd   | rsvd  |        CC_ID          |
-//! |  =1   |       |P|M|T|         |       |       (12 bits)       |
-//! +-------+-------+-+-+-+---------+-------+-----------------------+
+//! +-------+-------+-+-+-+---+-----+-------+-----------------------+
+//! |version| kind  |N|E|R|TID|rsvd | rsvd  |        CC_ID          |
+//! |  =1   |       |P|M|T|   |     |       |       (12 bits)       |
+//! +-------+-------+-+-+-+---+-----+-------+-----------------------+
 //! |            DMU_ID             |     P_ID (0xFFFF = none)      |
 //! +-------------------------------+-------------------------------+
 //! ```
 //! NP = non-posted (a response or completion is expected, [0097]); EM = error mark (partial result sent
-//! after a timeout, [0242]); RT = retransmission ([0117]). The body depends on the kind (see each
+//! after a timeout, [0242]); RT = retransmission ([0117]); TID = the 2-bit transaction ID of seed 001
+//! (compared modulo 4: a message one TID behind its context comes from a member that missed the Exit and is
+//! answered "already completed", docs/cpu.md §3). The body depends on the kind (see each
 //! `*Body` type); the message is zero-padded to a multiple of 4 bytes.
 
 use deku::prelude::*;
@@ -45,6 +47,10 @@ pub const VERSION: u8 = 1;
 pub const HEADER_LEN: usize = 8;
 /// Width of CC_ID ([0169]).
 pub const CC_ID_BITS: u32 = 12;
+/// Width of the transaction ID (seed 001: "a short 2 bit transaction ID", compared modulo 4).
+pub const TID_BITS: u32 = 2;
+/// Reserved flags below the TID in header byte 1 (`{NP, EM, RT, TID[1:0], rsvd[2:0]}`).
+pub const RESERVED_FLAG_BITS: u32 = 3;
 /// PBV width: one bit per participant, up to 128 ([0157], [0166]).
 pub const PBV_BITS: usize = 128;
 /// Offset of the PBV in an initialization message ([0166]: "payload bytes 24 to 36").
@@ -156,8 +162,11 @@ pub struct CommonHeader {
     /// Retransmission.
     #[deku(bits = 1)]
     pub retry: bool,
+    /// Transaction ID (seed 001, [`TID_BITS`] bits, compared modulo 4).
+    #[deku(bits = 2)]
+    pub tid: u8,
     /// Reserved flags.
-    #[deku(bits = 5)]
+    #[deku(bits = 3)]
     pub reserved_flags: u8,
     /// Reserved.
     #[deku(bits = 4)]
@@ -436,7 +445,8 @@ impl CollectiveMessage {
             return Err(Error::InvalidField { layer: L, field: "version", offset: 0, value: h.version.into(), reason: "unsupported version" });
         }
         fits(L, "kind", h.kind.into(), 4)?;
-        fits(L, "reserved flags", h.reserved_flags.into(), 5)?;
+        fits(L, "TID", h.tid.into(), TID_BITS)?;
+        fits(L, "reserved flags", h.reserved_flags.into(), RESERVED_FLAG_BITS)?;
         fits(L, "reserved", h.reserved.into(), 4)?;
         fits(L, "CC_ID", h.cc_id.into(), CC_ID_BITS)?;
         let class = body_class(self.kind());

@@ -345,6 +345,7 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
         Node::leaf("Non-posted", flag(h.non_posted)),
         Node::leaf("Error mark", flag(h.error_mark)),
         Node::leaf("Retry", flag(h.retry)),
+        Node::leaf("TID", h.tid.to_string()),
         Node::leaf("CC_ID", format!("{:#05x}", h.cc_id)),
         Node::leaf("DMU_ID", format!("{:#06x}", h.dmu_id)),
         Node::leaf("P_ID", if h.p_id == collective::NO_PARTICIPANT { "none".into() } else { h.p_id.to_string() }),

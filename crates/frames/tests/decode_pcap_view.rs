@@ -34,6 +34,12 @@ fn text_shows_every_field() {
     assert!(vdm.contains("Vendor ID: 0xc011"), "{vdm}");
     assert!(vdm.contains("    Collective message: 16 bytes"), "{vdm}");
     assert!(vdm.contains("Command: 1 (Start)"), "{vdm}");
+    assert!(vdm.contains("TID: 0"), "{vdm}");
+    // The collective header's flag byte (VDM byte 17) with TID 2 in its bits 4:3 (seed 001).
+    let mut b = decode::parse_hex(VDM).unwrap();
+    b[17] = 2 << 3;
+    let vdm = decode::render_text(FrameKind::Tlp, &b).unwrap();
+    assert!(vdm.contains("TID: 2"), "{vdm}");
     let sp = decode::render_text(FrameKind::SoftPortals, &decode::parse_hex(SOFT_PORTALS).unwrap()).unwrap();
     for needle in ["EtherType: 0x88b5", "rt_op: 0x14 (IntSum)", "multicast tree (bits 15-3): 5", "FCS: 0x3ab5a91d [correct]", "rt_data[3]: 0xffffffffffffffff (i64 -1"] {
         assert!(sp.contains(needle), "missing {needle:?} in\n{sp}");

@@ -161,7 +161,7 @@ prop_compose! {
     fn collective_message()(kind in 0u8..10, r in any::<[u64; 3]>(), n in 0usize..40, m in 0usize..6) -> CollectiveMessage {
         let header = CommonHeader {
             version: 1, kind, non_posted: r[0] & 1 != 0, error_mark: r[0] & 2 != 0, retry: r[0] & 4 != 0,
-            reserved_flags: bits(r[0] >> 3, 5) as u8, reserved: bits(r[0] >> 8, 4) as u8, cc_id: bits(r[0] >> 12, 12) as u16,
+            tid: bits(r[0] >> 3, 2) as u8, reserved_flags: bits(r[0] >> 5, 3) as u8, reserved: bits(r[0] >> 8, 4) as u8, cc_id: bits(r[0] >> 12, 12) as u16,
             dmu_id: (r[0] >> 24) as u16, p_id: (r[0] >> 40) as u16,
         };
         let f = filler(r[1], 64);

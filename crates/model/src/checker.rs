@@ -477,6 +477,20 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     collective(c, p, plen, src, u32::from(target), Some(be32(c, t + 12)), f.port)
 }
 
+/// The collective header's flag byte (byte 1) `{NP, EM, RT, TID[1:0], rsvd[2:0]}` (docs/frames.md §4).
+pub mod coll_flag {
+    /// Non-posted (000 \[0097\]).
+    pub const NP: u8 = 0x80;
+    /// Error mark (000 \[0242\]).
+    pub const EM: u8 = 0x40;
+    /// Lowest bit of the 2-bit transaction ID (seed 001).
+    pub const TID_SHIFT: u8 = 3;
+    /// The TID's width as a mask (seed 001: "a short 2 bit transaction ID").
+    pub const TID_MASK: u8 = 0x3;
+    /// Reserved bits 2:0: a message with any set is dropped (`RESERVED`).
+    pub const RESERVED: u8 = 0x07;
+}
+
 /// A collective message at `p` of `plen` bytes (docs/frames.md §4) to a normalized message.
 fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32, dw3: Option<u32>, port: u8) -> Verdict {
     use event::*;
@@ -489,7 +503,7 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
     if version != 1 || kind == 0 || kind > 8 {
         return Verdict::Drop(COLL_MALFORMED);
     }
-    if flags & 0x1F != 0 || c[p + 2] >> 4 != 0 {
+    if flags & coll_flag::RESERVED != 0 || c[p + 2] >> 4 != 0 {
         return Verdict::Drop(RESERVED);
     }
     if kind == 1 {
@@ -527,8 +541,9 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         dst,
         pid: be16(c, p + 6),
         dmu_id: be16(c, p + 4),
-        posted: flags & 0x80 == 0,
-        error: flags & 0x40 != 0,
+        posted: flags & coll_flag::NP == 0,
+        error: flags & coll_flag::EM != 0,
+        tid: flags >> coll_flag::TID_SHIFT & coll_flag::TID_MASK,
         ..CollectiveMsg::default()
     };
     match kind {

@@ -15,7 +15,7 @@
 //! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
 //! and dropped with a `stat_event` pulse (bit 1).
 
-use crate::checker::crc32_byte;
+use crate::checker::{coll_flag, crc32_byte};
 use crate::message::{CollectiveMsg, Family, Kind};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
@@ -77,7 +77,9 @@ pub fn build(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Vec<u8>
             f.extend_from_slice(&(0xCE00_0000 | u32::from(kind) << 16 | u32::from(cc)).to_be_bytes());
             // Collective message (docs/frames.md §4).
             f.push(0x10 | kind);
-            f.push(u8::from(!m.posted) << 7 | u8::from(m.error) << 6);
+            // Byte 1 {NP, EM, RT, TID[1:0], rsvd[2:0]}: RT is not sent (the message's `retry` is
+            // Portals'); the TID is seed 001's transaction ID.
+            f.push(if m.posted { 0 } else { coll_flag::NP } | if m.error { coll_flag::EM } else { 0 } | (m.tid & coll_flag::TID_MASK) << coll_flag::TID_SHIFT);
             f.extend_from_slice(&cc.to_be_bytes());
             f.extend_from_slice(&m.dmu_id.to_be_bytes());
             f.extend_from_slice(&m.pid.to_be_bytes());

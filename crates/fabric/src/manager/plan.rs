@@ -186,9 +186,12 @@ fn message(kind: collective::Kind, cc_id: u16, body: Body) -> CollectiveMessage 
 }
 
 /// The INITIALIZATION message of an [`Action::Initialize`] (posted: the manager does not wait for the
-/// acknowledgement of `docs/cpu.md` §2).
-pub fn init_message(cc_id: u16, pbv: u128, p_count: u16, op: u8) -> CollectiveMessage {
-    message(collective::Kind::Initialization, cc_id, Body::Initialization(InitBody { p_count, operation: op, pbv, ..Default::default() }))
+/// acknowledgement of `docs/cpu.md` §2), carrying the tree's transaction ID `tid` (001: the engine takes
+/// it as the context's).
+pub fn init_message(cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8) -> CollectiveMessage {
+    let mut m = message(collective::Kind::Initialization, cc_id, Body::Initialization(InitBody { p_count, operation: op, pbv, ..Default::default() }));
+    m.header.tid = tid;
+    m
 }
 
 /// The CONTROL RESET message of an [`Action::Reset`].
@@ -274,9 +277,9 @@ impl Plan {
                     }
                 }
                 &Action::MulticastClear { engine, slot } => write(&mut out, engine, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0)?,
-                &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, .. } => {
+                &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, tid } => {
                     let dev = device_of(engine);
-                    let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op), upstream, dev, next_tag(&out) as u8).map_err(err)?;
+                    let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op, tid), upstream, dev, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, dev, t);
                 }
                 &Action::Reset { engine, upstream, cc_id } => {

@@ -987,10 +987,12 @@ impl Cpu {
                         event::CTRL_RESET
                     }
                 };
-                // Replicated down to every participant of the (previously) stored PBV ([0172]).
-                // Then, if non-posted, acknowledged to the sender (000 [0097], claim 14).
+                // Replicated down to every participant of the (previously) stored PBV ([0172]), with
+                // the context's TID: an end node learns the round's TID from its START and sends it back
+                // in its CONTRIBUTION (001). Then, if non-posted, acknowledged to the sender (000 [0097],
+                // claim 14; the acknowledgement keeps `m.tid`).
                 if s.stored || !m.posted {
-                    self.tmpl = self.rewritten(m);
+                    self.tmpl = CollectiveMsg { tid: s.tid, ..self.rewritten(m) };
                     self.em_mask = if s.stored { s.pbv } else { 0 };
                     self.em_one = !m.posted;
                     self.em_ack = !m.posted;

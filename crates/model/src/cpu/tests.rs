@@ -583,6 +583,25 @@ fn control_pause_start_stop_reset_and_replication() {
 }
 
 #[test]
+fn control_copies_carry_the_context_tid_and_the_acknowledgement_the_senders() {
+    // An end node learns the round's TID from the START it is sent (001; docs/cpu.md §2): the copies
+    // carry the context's TID whatever the command's, the acknowledgement the command's own.
+    let mut tb = Tb::small();
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send(CollectiveMsg { tid: 2, ..init(0x345, 0b1101, 3, Opcode::IntSum, 0, true) });
+    tb.send(CollectiveMsg { tid: 1, posted: false, ..control(0x345, command::START) });
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::CTRL_NOOP]);
+    let got: Vec<(Kind, u32, u8)> = outs.iter().map(|o| (o.kind, o.dst, o.tid)).collect();
+    assert_eq!(got, [(Kind::CONTROL, 0x10, 2), (Kind::CONTROL, 0x12, 2), (Kind::CONTROL, 0x13, 2), (Kind::COMPLETION, u32::from(SOURCE), 1)]);
+    // RESET: the copies still carry the TID the context had; the context's TID is then 0.
+    tb.send(CollectiveMsg { tid: 3, ..control(0x345, command::RESET) });
+    let (outs, _) = tb.take();
+    assert!(outs.len() == 3 && outs.iter().all(|o| o.kind == Kind::CONTROL && o.tid == 2), "{outs:?}");
+    assert_eq!(tb.cpu.static_entry(0).tid, 0);
+}
+
+#[test]
 fn restart_reloads_the_tracking_store_and_clears_failure() {
     let mut tb = Tb::small();
     tlp_master(&mut tb, Opcode::IntSum, 0);
@@ -721,8 +740,7 @@ fn next_out(tb: &mut Tb) -> u64 {
 fn next_ready(tb: &mut Tb) -> u64 {
     loop {
         let at = tb.cycles;
-        let mut i = CpuIn::default();
-        i.s_msg_valid = false;
+        let i = CpuIn { s_msg_valid: false, ..CpuIn::default() };
         if tb.step(i).s_msg_ready {
             return at;
         }
