@@ -183,7 +183,7 @@ fn jobs_whose_participants_died_are_reported_not_hung() {
     // A frame for a dead end node is dropped and counted, not routed.
     let before = f.stats.unreachable;
     let to = t.endpoints[nodes_on(&t, &[dead])[0]].id;
-    let bytes = wire::message_frame(&wire::contribution(0, 0, INT_SUM, vec![1, 0, 0, 0]), t.endpoints[0].id, to, 1);
+    let bytes = wire::message_frame(&wire::contribution(0, 0, 0, INT_SUM, vec![1, 0, 0, 0]), t.endpoints[0].id, to, 1);
     f.send_from(0, f.now() + 1_000, bytes);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(f.stats.unreachable, before + 1);
