@@ -450,10 +450,15 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
             }
         }
         "fig3" => {
+            // [0148]: N and M with their own masters; [0153]: M mastered by N's engine as well.
             let (r, _) = sc::run_fig3(hop, &mut progress("fig3"));
+            let (one, _) = sc::run_fig3_contexts(&sc::FIG3_CONTEXTS_ONE_MASTER, hop, &mut progress("fig3, one master"));
             text += &r.text();
+            text += "\n[0153]: context M mastered by collective engine 312 (switch 306) as well\n";
+            text += &one.text();
             out.insert("fig3".into(), serde_json::to_value(&r).expect("json"));
-            if !r.ok() {
+            out.insert("fig3_one_master".into(), serde_json::to_value(&one).expect("json"));
+            if !r.ok() || !one.ok() {
                 bar.finish_and_clear();
                 print!("{text}");
                 eprintln!("inswitch sim: a FIG. 3 context's result is wrong");

@@ -801,6 +801,11 @@ pub const FIG3_CONTEXTS: [Fig3ContextSpec; 2] = [
     Fig3ContextSpec { name: "M", source: "318", master: "330", participants: &["340", "342", "350", "352"] },
 ];
 
+/// \[0153\]'s alternative: context M's master is not collective engine 336 but the engine local to its
+/// source, 312 (switch 306), which then serves both contexts.
+pub const FIG3_CONTEXTS_ONE_MASTER: [Fig3ContextSpec; 2] =
+    [FIG3_CONTEXTS[0], Fig3ContextSpec { name: "M", source: "318", master: "306", participants: &["340", "342", "350", "352"] }];
+
 /// What one context of the FIG. 3 scenario got.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Fig3Context {
@@ -841,17 +846,21 @@ pub struct Fig3Run {
     pub started_at: Ps,
     /// Index of the fabric's first capture of the collective phase (after the configuration).
     pub first_collective_capture: usize,
+    /// Per switch: name, frames into its engine and out of it during the collective (both contexts).
+    pub engine_frames: Vec<(String, u64, u64)>,
 }
 
 impl Fig3Run {
     /// Both contexts right.
     pub fn ok(&self) -> bool {
-        self.error.is_none() && self.contexts.len() == FIG3_CONTEXTS.len() && self.contexts.iter().all(|c| c.ok) && self.unattributed == 0
+        self.error.is_none() && !self.contexts.is_empty() && self.contexts.iter().all(|c| c.ok) && self.unattributed == 0
     }
 
     /// The summary `inswitch sim --scenario fig3` prints.
     pub fn text(&self) -> String {
-        let mut s = String::from("fig3: two INT_SUM all-reduces at once with different masters ([0148]-[0152]), placed by the collective manager, cycle engines\n");
+        let names: Vec<&str> = self.contexts.iter().map(|c| c.spec.name).collect();
+        let masters: Vec<&str> = self.contexts.iter().map(|c| c.spec.master).collect();
+        let mut s = format!("fig3: INT_SUM all-reduces {} at once, master engines in {}, placed by the collective manager, cycle engines\n", names.join(" and "), masters.join(" and "));
         if let Some(e) = &self.error {
             return s + &format!("  not run: {e}\n");
         }
@@ -875,6 +884,8 @@ impl Fig3Run {
             let links: Vec<String> = c.link_frames.iter().map(|(n, k)| format!("{n} {k}")).collect();
             s += &format!("    {}: {}\n", c.spec.name, links.join(", "));
         }
+        let engines: Vec<String> = self.engine_frames.iter().map(|(n, i, o)| format!("{n} {i} in / {o} out")).collect();
+        s += &format!("  frames through each engine's port: {}\n", engines.join(", "));
         s + &format!(
             "  frames of neither context: {}; configuration frames between the boards (the sources' plans): {}\n",
             self.unattributed, self.config_frames_between_boards
@@ -922,13 +933,18 @@ pub fn link_frames_by_context(f: &Fabric, from_capture: usize, ctxs: &[ContextPl
     (per, rest)
 }
 
-/// FIG. 3 with the two contexts of 000 \[0148\] ([`FIG3_CONTEXTS`]), run at the same time: the collective
+/// FIG. 3 with the two contexts of 000 \[0148\] ([`FIG3_CONTEXTS`]): [`run_fig3_contexts`].
+pub fn run_fig3(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> (Fig3Run, Option<Fabric>) {
+    run_fig3_contexts(&FIG3_CONTEXTS, hop_latency_ps, progress)
+}
+
+/// FIG. 3 with the contexts `contexts` (\[0148\]: [`FIG3_CONTEXTS`]; \[0153\]: [`FIG3_CONTEXTS_ONE_MASTER`]), run at the same time: the collective
 /// manager places each (the master named by its source, [`JobSpec::master`]) and its plan configures the
 /// cycle engines from that source; both sources then send their initiating frame (CONTROL START) at the
 /// same instant, every participant answers as soon as the command arrives, and the engines reduce
 /// (INT_SUM of `value_of`) and return the results. Real frame lengths, `hop_latency_ps` per hop, every
 /// frame captured. Returns the fabric too (for tests and pcap).
-pub fn run_fig3(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> (Fig3Run, Option<Fabric>) {
+pub fn run_fig3_contexts(contexts: &[Fig3ContextSpec], hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> (Fig3Run, Option<Fabric>) {
     let topology = Topology::fig3(LinkSpec::default());
     let mut out = Fig3Run { topology: topology.name.clone(), ..Fig3Run::default() };
     let limit = Ps::MAX / 4;
@@ -936,12 +952,13 @@ pub fn run_fig3(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> (Fig3Run, O
         let index = |name: &str, found: Option<usize>| found.ok_or_else(|| format!("FIG. 3 has no {name}"));
         let mut f = Fabric::new(topology.clone(), SimConfig { hop_latency_ps, capture: true, ..SimConfig::default() }).map_err(|e| e.to_string())?;
         let mut m = drive::manager_for(&topology).map_err(|e| e.to_string())?;
-        let first_source = index(FIG3_CONTEXTS[0].source, topology.endpoint_named(FIG3_CONTEXTS[0].source))?;
+        let first = contexts.first().ok_or("no context")?;
+        let first_source = index(first.source, topology.endpoint_named(first.source))?;
         f.bring_up(first_source, 0);
         f.run_until_quiet(limit, progress);
         let configured = f.captured.len();
         let mut ctxs = Vec::new();
-        for c in &FIG3_CONTEXTS {
+        for c in contexts {
             let source = index(c.source, topology.endpoint_named(c.source))?;
             let master = index(c.master, topology.switch_named(c.master))?;
             let parts = c.participants.iter().map(|&p| index(p, topology.endpoint_named(p))).collect::<Result<Vec<_>, _>>()?;
@@ -977,7 +994,9 @@ pub fn run_fig3(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> (Fig3Run, O
     (out.started_at, out.first_collective_capture) = (t, cap0);
     let (per, rest) = link_frames_by_context(&f, cap0, &ctxs);
     out.unattributed = rest;
-    for ((spec, c), links) in FIG3_CONTEXTS.iter().zip(&ctxs).zip(per) {
+    let port_frames = |k: ChannelKind| f.captured[cap0..].iter().filter(|c| f.channels[c.channel].kind == k).count() as u64;
+    out.engine_frames = (0..f.topo.switches.len()).map(|s| (f.topo.switches[s].name.clone(), port_frames(ChannelKind::ToEngine(s)), port_frames(ChannelKind::FromEngine(s)))).collect();
+    for ((spec, c), links) in contexts.iter().zip(&ctxs).zip(per) {
         let master_id = f.topo.switches[c.master()].engine_id;
         let source_id = f.topo.endpoints[c.source].id;
         let results = |d: &&crate::sim::Delivery| d.kind == 6 && d.cc_id == c.cc_id;

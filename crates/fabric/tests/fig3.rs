@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use inswitch_fabric::drive;
 use inswitch_fabric::manager::{JobSpec, NodeId, SwitchId, TopologyMap, Vertex};
-use inswitch_fabric::scenario::{self, run_fig3, value_of, FIG3_CONTEXTS};
+use inswitch_fabric::scenario::{self, run_fig3, run_fig3_contexts, value_of, FIG3_CONTEXTS, FIG3_CONTEXTS_ONE_MASTER};
 use inswitch_fabric::sim::{ChannelKind, Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
 use inswitch_fabric::wire;
@@ -130,16 +130,16 @@ fn chan(f: &Fabric, kind: ChannelKind) -> usize {
 /// A collective frame on a channel: kind, requester, destination, P_ID.
 type Msg = (u8, u16, u16, u16);
 
-/// The collective frames captured from `from` on, per channel index, of the context whose engines are
+/// The collective frames captured from `from` on, per channel index, of context `cc` whose engines are
 /// `engines` (one of them sent the frame or is its destination).
-fn captured_frames(f: &Fabric, from: usize, engines: &[usize]) -> BTreeMap<usize, Vec<Msg>> {
+fn captured_frames(f: &Fabric, from: usize, cc: u16, engines: &[usize]) -> BTreeMap<usize, Vec<Msg>> {
     let ids: Vec<u16> = engines.iter().map(|&s| f.topo.switches[s].engine_id).collect();
     let mut m: BTreeMap<usize, Vec<Msg>> = BTreeMap::new();
     for c in &f.captured[from..] {
         let bytes = &f.frames[c.frame as usize].bytes;
         let Some(msg) = wire::collective_of(bytes) else { continue };
         let (req, dst) = (wire::requester(bytes).unwrap(), wire::destination(bytes).unwrap());
-        if ids.contains(&req) || ids.contains(&dst) {
+        if msg.header.cc_id == cc && (ids.contains(&req) || ids.contains(&dst)) {
             m.entry(c.channel).or_default().push((msg.header.kind, req, dst, msg.header.p_id));
         }
     }
@@ -162,30 +162,28 @@ fn fig3_is_a_topology_and_a_manager_map_by_name() {
     assert_eq!(node_ports, [0, 1], "end nodes on ports 0-1");
 }
 
-/// [0148]-[0152]: context N (source 316, master engine 312 in 306, participants the local nodes of board
-/// 302 but 328) and context M (source 318, master engine 336 in 330, participants the nodes of board 304)
-/// placed by the manager with their named masters, started at the same instant, reduced by the cycle
-/// engines.
-#[test]
-fn fig3_contexts_n_and_m_with_different_masters_at_once() {
-    let (r, f) = run_fig3(HOP_PS, &mut |_| {});
-    let f = f.expect("the run was built");
+/// Checks a run of `specs` ([0148]-[0152]): both initiating frames at the same instant; per context the
+/// manager's engines (the named master and the participants' switches), the result (the INT_SUM of the
+/// contributions) at every participant from its own switch's engine and at the source from the master,
+/// the latency reported, and the collective frames on every link direction and engine port against
+/// [`expected_frames`]. Returns each context's engines.
+fn check_contexts(r: &scenario::Fig3Run, f: &Fabric, specs: &[scenario::Fig3ContextSpec]) -> Vec<Vec<usize>> {
     assert_eq!(r.error, None);
     let t = &f.topo;
-    assert_eq!(r.contexts.len(), 2);
-    assert_eq!(r.unattributed, 0, "every collective frame belongs to N or M");
-    // Both initiating frames leave their sources at the same instant.
-    let starts: Vec<Ps> = FIG3_CONTEXTS
+    assert_eq!(r.contexts.len(), specs.len());
+    assert!(r.ok(), "{}", r.text());
+    assert_eq!(r.unattributed, 0, "every collective frame belongs to a context");
+    // Every initiating frame leaves its source at the same instant.
+    let starts: Vec<Ps> = specs
         .iter()
         .map(|c| {
-            let up = chan(&f, ChannelKind::Up(node(t, c.source)));
+            let up = chan(f, ChannelKind::Up(node(t, c.source)));
             f.captured[r.first_collective_capture..].iter().find(|x| x.channel == up).expect("the source sent its initiating frame").start
         })
         .collect();
-    assert_eq!(starts, [r.started_at, r.started_at]);
-
+    assert!(starts.iter().all(|&s| s == r.started_at), "{starts:?}");
     let mut engines_by_context = Vec::new();
-    for (c, got) in FIG3_CONTEXTS.iter().zip(&r.contexts) {
+    for (c, got) in specs.iter().zip(&r.contexts) {
         let (source, master) = (node(t, c.source), sw(t, c.master));
         let parts: Vec<usize> = c.participants.iter().map(|p| node(t, p)).collect();
         let engines = engines_of(t, master, &parts);
@@ -209,20 +207,20 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
         assert_eq!(got.latency_ps, at_source[0].0 - r.started_at);
 
         // Per link and engine port, exactly the frames of [0150]-[0151], counted from the topology.
-        let want = expected_frames(&f, source, master, &parts);
-        let seen = captured_frames(&f, r.first_collective_capture, &engines);
+        let want = expected_frames(f, source, master, &parts);
+        let seen = captured_frames(f, r.first_collective_capture, got.cc_id, &engines);
         let counts: BTreeMap<usize, u64> = seen.iter().map(|(k, v)| (*k, v.len() as u64)).collect();
         assert_eq!(counts, want, "context {}", c.name);
         // [0151]: a link between the master and a subservient engine carries 3 frames, 2 away from the
         // master (initiating frame and final result), 1 towards it (partial result).
         for &e in engines.iter().skip(1) {
-            assert_eq!((counts[&chan(&f, isl(t, master, e))], counts[&chan(&f, isl(t, e, master))]), (2, 1), "context {}: {}-{}", c.name, c.master, t.switches[e].name);
+            assert_eq!((counts[&chan(f, isl(t, master, e))], counts[&chan(f, isl(t, e, master))]), (2, 1), "context {}: {}-{}", c.name, c.master, t.switches[e].name);
         }
         // The scenario's summary reports the same counts for the links (not the engine ports).
         let links: Vec<(String, u64)> = want
             .iter()
             .filter(|(&k, _)| !matches!(f.channels[k].kind, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)))
-            .map(|(&k, n)| (scenario::channel_name(&f, k), *n))
+            .map(|(&k, n)| (scenario::channel_name(f, k), *n))
             .collect();
         let mut reported = got.link_frames.clone();
         reported.sort();
@@ -231,6 +229,21 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
         assert_eq!(reported, links, "context {}", c.name);
         engines_by_context.push(engines);
     }
+    engines_by_context
+}
+
+/// [0148]-[0152]: context N (source 316, master engine 312 in 306, participants the local nodes of board
+/// 302 but 328) and context M (source 318, master engine 336 in 330, participants the nodes of board 304)
+/// placed by the manager with their named masters, started at the same instant, reduced by the cycle
+/// engines.
+#[test]
+fn fig3_contexts_n_and_m_with_different_masters_at_once() {
+    let (r, f) = run_fig3(HOP_PS, &mut |_| {});
+    let f = f.expect("the run was built");
+    let t = &f.topo;
+    let engines_by_context = check_contexts(&r, &f, &FIG3_CONTEXTS);
+    // The two trees share no engine ([0148]).
+    assert!(engines_by_context[0].iter().all(|s| !engines_by_context[1].contains(s)));
 
     // [0148]: 328 takes part in nothing: no frame reaches it, in configuration or collective.
     let n328 = node(t, "328");
@@ -249,7 +262,7 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
         }
         ChannelKind::ToEngine(s) | ChannelKind::FromEngine(s) => board(&t.switches[s].name) == "302",
     };
-    let m_frames = captured_frames(&f, r.first_collective_capture, &engines_by_context[1]);
+    let m_frames = captured_frames(&f, r.first_collective_capture, r.contexts[1].cc_id, &engines_by_context[1]);
     let m_on_302: BTreeMap<usize, Vec<Msg>> = m_frames.into_iter().filter(|(k, _)| on_302(f.channels[*k].kind)).collect();
     let initiating = (CONTROL, id318, id334, NO_PARTICIPANT);
     let result = (COMPLETION, id334, id318, NO_PARTICIPANT);
@@ -264,11 +277,46 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
     .collect();
     assert_eq!(m_on_302, want);
     // And N's stays on board 302.
-    let n_frames = captured_frames(&f, r.first_collective_capture, &engines_by_context[0]);
+    let n_frames = captured_frames(&f, r.first_collective_capture, r.contexts[0].cc_id, &engines_by_context[0]);
     assert!(n_frames.keys().all(|&k| on_302(f.channels[k].kind)), "{n_frames:?}");
     // The summary names both contexts and says ok.
     let text = r.text();
     assert!(r.ok() && text.contains("context N") && text.contains("context M") && !text.contains("WRONG"), "{text}");
+}
+
+/// [0153]: context M mastered by collective engine 312 (switch 306) too. Both results still right, the
+/// frames per link as [0150]-[0151] count them for the new trees (M's master feeds 330 and 332 over the
+/// ISLs between the boards), and engine 310's port carries the frames of both contexts: as N's and M's
+/// masters have the same fan-out (2 children), exactly twice what it carries as N's master alone
+/// ("a single master engine is configured to process twice the frames"). The other engines carry only
+/// their own context's frames in both runs.
+#[test]
+fn fig3_one_master_for_both_contexts_processes_twice_the_frames() {
+    let (own, f_own) = run_fig3(HOP_PS, &mut |_| {});
+    let (one, f_one) = run_fig3_contexts(&FIG3_CONTEXTS_ONE_MASTER, HOP_PS, &mut |_| {});
+    let (f_own, f_one) = (f_own.unwrap(), f_one.unwrap());
+    check_contexts(&own, &f_own, &FIG3_CONTEXTS);
+    check_contexts(&one, &f_one, &FIG3_CONTEXTS_ONE_MASTER);
+    assert_ne!(one.contexts[0].cc_id, one.contexts[1].cc_id, "the trees share engine 310, so their CC_IDs differ");
+    let t = &f_one.topo;
+    // Engine port counts from [0150]-[0151], summed over the contexts.
+    let port = |f: &Fabric, specs: &[scenario::Fig3ContextSpec], s: usize| -> (u64, u64) {
+        let mut io = (0, 0);
+        for c in specs {
+            let want = expected_frames(f, node(t, c.source), sw(t, c.master), &c.participants.iter().map(|p| node(t, p)).collect::<Vec<_>>());
+            io.0 += want.get(&chan(f, ChannelKind::ToEngine(s))).copied().unwrap_or(0);
+            io.1 += want.get(&chan(f, ChannelKind::FromEngine(s))).copied().unwrap_or(0);
+        }
+        io
+    };
+    for (r, f, specs) in [(&own, &f_own, &FIG3_CONTEXTS), (&one, &f_one, &FIG3_CONTEXTS_ONE_MASTER)] {
+        let got: Vec<(u64, u64)> = r.engine_frames.iter().map(|x| (x.1, x.2)).collect();
+        let want: Vec<(u64, u64)> = (0..t.switches.len()).map(|s| port(f, specs, s)).collect();
+        assert_eq!(got, want, "{}", r.text());
+    }
+    let s306 = sw(t, "306");
+    let (a, b) = (own.engine_frames[s306].clone(), one.engine_frames[s306].clone());
+    assert_eq!((b.1, b.2), (2 * a.1, 2 * a.2), "engine 310 alone vs for both contexts");
 }
 
 /// What a frame on a link is, in the seed's terms (the ladder).
