@@ -1,5 +1,5 @@
 //! Scenarios: the runs `inswitch sim` knows by name (Table 1 of seed 000 in both modes, the two-master
-//! case of [0150]-[0153], FIG. 7, FIG. 3's two contexts with different masters of \[0148\]) and the JSON
+//! case of \[0150\]-\[0153\], FIG. 7, FIG. 3's two contexts with different masters of \[0148\]) and the JSON
 //! scenario file (`docs/fabric.md` §Scenario files).
 //!
 //! Every collective run goes through the same phases on one [`Fabric`]: configuration (engines through
