@@ -91,7 +91,7 @@ enum Command {
     /// mode (the table's assumptions, compared with the seed's figures) and in realistic mode (the engines
     /// stepped, switch latency), then the two-master case of [0150]-[0153]. docs/fabric.md.
     Sim {
-        /// A built-in scenario (table1, two-masters, fig7, jobs, portals, scaling) or a JSON scenario file
+        /// A built-in scenario (table1, two-masters, fig7, fig3, jobs, portals, scaling) or a JSON scenario file
         /// (docs/fabric.md §Scenario files).
         #[arg(long, default_value = "table1")]
         scenario: String,
@@ -449,6 +449,22 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
                 return ExitCode::FAILURE;
             }
         }
+        "fig3" => {
+            // [0148]: N and M with their own masters; [0153]: M mastered by N's engine as well.
+            let (r, _) = sc::run_fig3(hop, &mut progress("fig3"));
+            let (one, _) = sc::run_fig3_contexts(&sc::FIG3_CONTEXTS_ONE_MASTER, hop, &mut progress("fig3, one master"));
+            text += &r.text();
+            text += "\n[0153]: context M mastered by collective engine 312 (switch 306) as well\n";
+            text += &one.text();
+            out.insert("fig3".into(), serde_json::to_value(&r).expect("json"));
+            out.insert("fig3_one_master".into(), serde_json::to_value(&one).expect("json"));
+            if !r.ok() || !one.ok() {
+                bar.finish_and_clear();
+                print!("{text}");
+                eprintln!("inswitch sim: a FIG. 3 context's result is wrong");
+                return ExitCode::FAILURE;
+            }
+        }
         "jobs" => {
             let mut all = Vec::new();
             let mut failed = false;
@@ -471,7 +487,7 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
                 ScenarioFile { topology: "fig7".into(), arrangement: Arrangement::Managed, mode: Mode::Realistic, hop_latency_ns: Some(hop_latency_ns), real_frames: true, source: 0, master: None }.spec()
             } else {
                 std::fs::read_to_string(other)
-                    .map_err(|e| format!("scenario {other:?} is neither a built-in name (table1, two-masters, fig7, jobs, portals, scaling) nor a readable file: {e}"))
+                    .map_err(|e| format!("scenario {other:?} is neither a built-in name (table1, two-masters, fig7, fig3, jobs, portals, scaling) nor a readable file: {e}"))
                     .and_then(|t| serde_json::from_str::<ScenarioFile>(&t).map_err(|e| format!("{other}: {e}")))
                     .and_then(|f| f.spec())
             };

@@ -72,3 +72,19 @@ fn sim_fig7_and_jobs_are_placed_by_the_manager() {
     assert_eq!(v["jobs"][1]["jobs"].as_array().unwrap().len(), 4);
     assert!(v["jobs"][1]["jobs"].as_array().unwrap().iter().all(|j| j["ok"] == true), "{out}");
 }
+
+#[test]
+fn sim_fig3_runs_contexts_n_and_m_with_their_own_masters() {
+    let (code, out, err) = inswitch(&["sim", "--json", "--scenario", "fig3"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
+    let ctxs = v["fig3"]["contexts"].as_array().expect("contexts");
+    // [0148]: N mastered in 306, M in 330; values are end-node index + 1 (318, 326 = 2, 3; 340-352 = 5-8).
+    for (c, (name, master, sum)) in ctxs.iter().zip([("N", "306", 5), ("M", "330", 26)]) {
+        assert_eq!((c["spec"]["name"].as_str(), c["spec"]["master"].as_str()), (Some(name), Some(master)));
+        assert_eq!((c["source_result"].as_u64(), c["ok"].as_bool()), (Some(sum), Some(true)), "{c}");
+    }
+    let (code, out, err) = inswitch(&["sim", "--quiet", "--scenario", "fig3"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("context N (CC_ID 0): source 316, master engine in 306") && out.contains("306->330 1, 330->306 1"), "{out}");
+}

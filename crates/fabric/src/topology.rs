@@ -141,6 +141,14 @@ pub fn id_stride(endpoints_per_switch: usize) -> usize {
     (endpoints_per_switch + 1).next_power_of_two().max(0x10)
 }
 
+/// FIG. 3's boards (seed 000 \[0132\]-\[0133\]): per board, its switches with their end nodes, by the
+/// figure's reference numerals.
+const FIG3_BOARDS: [[(&str, [&str; 2]); 2]; 2] = [[("306", ["316", "318"]), ("308", ["326", "328"])], [("330", ["340", "342"]), ("332", ["350", "352"])]];
+/// FIG. 3 device IDs `0xb0s0`: the board in the top hex digit ...
+pub const FIG3_BOARD_SHIFT: u16 = 12;
+/// ... and the switch within the board in the third, as Tables 2-4 number FIG. 7's switches (0x0010).
+const FIG3_SWITCH_SHIFT: u16 = 4;
+
 impl Topology {
     fn with_switches(name: &str, n: usize, per_switch: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
         let stride = id_stride(per_switch);
@@ -175,6 +183,43 @@ impl Topology {
         t.endpoints[0].name = "735".into();
         t.isls = vec![Isl { a: 0, b: 1, link }, Isl { a: 0, b: 2, link }];
         t
+    }
+
+    /// Seed 000 FIG. 3 (\[0131\]-\[0133\], \[0149\]): local board 302 with master switch 306 (source node 316,
+    /// local node 318) and local switch 308 (local nodes 326, 328); remote board 304 with remote switch 330
+    /// (remote node 340, local node 342) and remote switch 332 (remote nodes 350, 352). Names are the
+    /// figure's numerals (switches `306`, `308`, `330`, `332`; end nodes `316` .. `352`), in that order
+    /// (switch `i` and end node `i` in the order listed). The seed gives FIG. 3 no device IDs; this
+    /// project numbers it as Tables 2-4 number FIG. 7, one hex digit for the board: switch `s` of board `b`
+    /// is `0xb0s0`, its end node `k` is `0xb0s0 + 1 + k` (306 0x0000, 316 0x0001, 318 0x0002; 308 0x0010;
+    /// 330 0x1000; 332 0x1010, 352 0x1012; `docs/fabric.md` §FIG. 3). ISLs as \[0149\]: every switch of one
+    /// board linked to every switch of the other, and the two switches of a board to each other (a 1-D
+    /// flattened butterfly of the four): 306-308, 330-332, 306-330, 306-332, 308-330, 308-332.
+    pub fn fig3(link: LinkSpec) -> Topology {
+        let mut t = Topology { name: "fig3".into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        for (board, switches) in FIG3_BOARDS.iter().enumerate() {
+            for (s, (name, nodes)) in switches.iter().enumerate() {
+                let engine_id = (board as u16) << FIG3_BOARD_SHIFT | (s as u16) << FIG3_SWITCH_SHIFT;
+                let switch = t.switches.len();
+                t.switches.push(Switch { name: name.to_string(), engine_id });
+                for (k, node) in nodes.iter().enumerate() {
+                    t.endpoints.push(Endpoint { name: node.to_string(), id: engine_id + 1 + k as u16, switch, link });
+                }
+            }
+        }
+        // Switch indices: 306 = 0, 308 = 1 (board 302), 330 = 2, 332 = 3 (board 304).
+        t.isls = [(0, 1), (2, 3), (0, 2), (0, 3), (1, 2), (1, 3)].into_iter().map(|(a, b)| Isl { a, b, link }).collect();
+        t
+    }
+
+    /// Index of the switch named `name`.
+    pub fn switch_named(&self, name: &str) -> Option<usize> {
+        self.switches.iter().position(|s| s.name == name)
+    }
+
+    /// Index of the end node named `name`.
+    pub fn endpoint_named(&self, name: &str) -> Option<usize> {
+        self.endpoints.iter().position(|e| e.name == name)
     }
 
     /// 1-D flattened butterfly: `switches` switches, every pair joined by one ISL, `per_switch` end nodes
@@ -468,6 +513,30 @@ mod tests {
         assert_eq!(r.device[0x22], Some(Device::Endpoint(7)));
         // 725 → 730 goes through 720.
         assert_eq!(r.directed[r.next_hop(1, 2).unwrap()].1, 0);
+    }
+
+    #[test]
+    fn fig3_has_two_boards_with_the_figures_numerals_and_every_switch_one_hop_from_every_other() {
+        let t = Topology::fig3(LinkSpec::default());
+        let names: Vec<&str> = t.switches.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["306", "308", "330", "332"]);
+        let ids: Vec<u16> = t.switches.iter().map(|s| s.engine_id).collect();
+        assert_eq!(ids, [0x0000, 0x0010, 0x1000, 0x1010]);
+        let nodes: Vec<(&str, u16, usize)> = t.endpoints.iter().map(|e| (e.name.as_str(), e.id, e.switch)).collect();
+        assert_eq!(
+            nodes,
+            [("316", 0x0001, 0), ("318", 0x0002, 0), ("326", 0x0011, 1), ("328", 0x0012, 1), ("340", 0x1001, 2), ("342", 0x1002, 2), ("350", 0x1011, 3), ("352", 0x1012, 3)]
+        );
+        let r = Routes::new(&t).unwrap();
+        assert_eq!(r.device[0x1012], Some(Device::Endpoint(7)));
+        assert_eq!(r.device[0x1000], Some(Device::Engine(2)));
+        // [0149]: a flattened butterfly, so every switch reaches every other on their own ISL.
+        for a in 0..4 {
+            for b in (0..4).filter(|&b| b != a) {
+                assert_eq!(r.directed[r.next_hop(a, b).unwrap()], (a, b, LinkSpec::default()), "{a} -> {b}");
+            }
+        }
+        assert_eq!((t.switch_named("330"), t.endpoint_named("328"), t.switch_named("310")), (Some(2), Some(3), None));
     }
 
     #[test]

@@ -470,6 +470,14 @@ impl TopologyMap {
         Self::from_topology(&Topology::fig7(LinkSpec::default())).unwrap_or_else(|e| unreachable!("FIG. 7 map: {e}"))
     }
 
+    /// Seed 000 FIG. 3 (\[0131\]-\[0133\], \[0149\]), derived from [`Topology::fig3`]: boards 302 (switches
+    /// 306, 308) and 304 (switches 330, 332), two end nodes per switch, every pair of switches linked,
+    /// device IDs `0xb0s0` (`docs/fabric.md` §FIG. 3). Ports ([`Self::from_topology`]): end nodes on
+    /// ports 0-1, then the ISLs in the order 306-308, 330-332, 306-330, 306-332, 308-330, 308-332.
+    pub fn fig3() -> TopologyMap {
+        Self::from_topology(&Topology::fig3(LinkSpec::default())).unwrap_or_else(|e| unreachable!("FIG. 3 map: {e}"))
+    }
+
     /// A one-dimensional flattened butterfly (000 [0099]-[0103], [0149], Table 1), derived from
     /// [`Topology::flattened_butterfly`]: `switches` switches `s<i>`, every pair linked once, `endpoints`
     /// end nodes `s<i>.e<k>` per switch, device IDs as [`crate::topology::id_stride`] gives them
