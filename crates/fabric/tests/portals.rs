@@ -47,8 +47,8 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
     let mut f = Fabric::new(t.clone(), cfg).unwrap();
     f.bring_up(ROOT, 0);
     let mut m = drive::manager_for(&t).unwrap();
-    let spec = JobSpec { family: Family::Portals, op, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
-    let job = f.place_portals(&mut m, spec, VNI, 0).unwrap();
+    let spec = JobSpec { family: Family::Portals, op, vni: VNI, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
+    let job = f.place_portals(&mut m, spec, 0).unwrap();
     campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(job.leaves, vec![1, 2, 3, 4, 5, 6, 7, 8]);
@@ -57,7 +57,7 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
         let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
         f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values });
     }
-    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new() };
+    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }

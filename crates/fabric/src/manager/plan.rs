@@ -15,6 +15,12 @@ pub const MCAST_STRIDE: u32 = 16;
 pub const MCAST_VALID: u32 = 1 << 31;
 /// Ports a multicast PORTS register can name (bits 15:0).
 pub const MCAST_PORTS: u8 = 16;
+/// Bytes between consecutive `VNI_ALLOWED` entries (`docs/registers.md`).
+pub const VNI_STRIDE: u32 = 4;
+/// Bit 31 of a `VNI_ALLOWED` entry: the entry is valid.
+pub const VNI_VALID: u32 = 1 << 31;
+/// First Byte Enable of a whole-DW register write.
+const ALL_BYTES: u8 = 0xF;
 
 /// One thing to do on one engine (or end node).
 // Each variant's doc names its fields; a doc line per field would repeat it.
@@ -37,6 +43,14 @@ pub enum Action {
     Multicast { engine: SwitchId, slot: u8, tree: u16, wait: u32, ports: Vec<u8> },
     /// Multicast entry `slot` is invalidated (KEY written with valid = 0).
     MulticastClear { engine: SwitchId, slot: u8 },
+    /// `VNI_ALLOWED[slot]` := valid | `vni` (002 (52), (99)): the engine's input checker admits the
+    /// Portals frames of this protection key. One memory write into the register space.
+    Vni { engine: SwitchId, slot: u8, vni: u16 },
+    /// `VNI_ALLOWED[slot]` is invalidated (no tree of the engine uses the VNI any more).
+    VniClear { engine: SwitchId, slot: u8 },
+    /// `ENGINE_SFA` := `sfa` (002 (94)): the source fabric address of the engine's own Portals frames
+    /// (its partial results); the register space forwards it to the CPU. One memory write.
+    EngineSfa { engine: SwitchId, sfa: u32 },
     /// INITIALIZATION (000 [0141], [0165]-[0167]) of the context on `engine`, sent by `upstream`
     /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
     /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 [0051]).
@@ -62,6 +76,9 @@ impl Action {
             | Action::StaticClear { engine, .. }
             | Action::Multicast { engine, .. }
             | Action::MulticastClear { engine, .. }
+            | Action::Vni { engine, .. }
+            | Action::VniClear { engine, .. }
+            | Action::EngineSfa { engine, .. }
             | Action::Initialize { engine, .. }
             | Action::Reset { engine, .. } => Some(engine),
             Action::EndNode { .. } | Action::Target { .. } | Action::EndNodeClear { .. } => None,
@@ -238,13 +255,28 @@ impl Plan {
                     let base = offset::MCAST + MCAST_STRIDE * u32::from(*slot);
                     // docs/registers.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
                     for (off, v) in [(base + 4, wait & 0xF_FFFF), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
-                        let t = register_write(req, next_tag(&out), dev, off, v, 0xF).map_err(err)?;
+                        let t = register_write(req, next_tag(&out), dev, off, v, ALL_BYTES).map_err(err)?;
                         frame(&mut out, dev, t);
                     }
                 }
                 &Action::MulticastClear { engine, slot } => {
                     let dev = device_of(engine);
-                    let t = register_write(req, next_tag(&out), dev, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0, 0xF).map_err(err)?;
+                    let t = register_write(req, next_tag(&out), dev, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0, ALL_BYTES).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                &Action::Vni { engine, slot, vni } => {
+                    let dev = device_of(engine);
+                    let t = register_write(req, next_tag(&out), dev, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), VNI_VALID | u32::from(vni), ALL_BYTES).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                &Action::VniClear { engine, slot } => {
+                    let dev = device_of(engine);
+                    let t = register_write(req, next_tag(&out), dev, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), 0, ALL_BYTES).map_err(err)?;
+                    frame(&mut out, dev, t);
+                }
+                &Action::EngineSfa { engine, sfa } => {
+                    let dev = device_of(engine);
+                    let t = register_write(req, next_tag(&out), dev, offset::ENGINE_SFA, sfa, ALL_BYTES).map_err(err)?;
                     frame(&mut out, dev, t);
                 }
                 &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, .. } => {
