@@ -290,6 +290,12 @@ impl Portals {
         Portals { ports, ..Portals::default() }
     }
 
+    /// The number of port `p` of switch `s` in the manager's numbering (module doc), as a multicast
+    /// entry's PORTS bit names it.
+    pub fn port_number(&self, s: usize, p: Port) -> Option<u8> {
+        self.ports.get(s)?.iter().position(|&x| x == p).and_then(|i| u8::try_from(i).ok())
+    }
+
     /// The rounds root end node `e` completed on tree `dfa`.
     pub fn results(&self, e: usize, dfa: u32) -> &[RoundResult] {
         match self.ends.get(&(e, dfa)) {
