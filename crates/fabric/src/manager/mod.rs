@@ -823,6 +823,9 @@ fn portals_wait(t: &CollectionTree, below: &dyn Fn(SwitchId) -> Vec<(SwitchId, L
     local as u32 + below(s).iter().map(|&(c, _)| portals_wait(t, below, c, root)).sum::<u32>()
 }
 
+/// Each member switch's child switches with the links to them.
+pub type ChildSwitches = BTreeMap<SwitchId, Vec<(SwitchId, LinkId)>>;
+
 /// Portals tree `t` as the multicast tree of its root end node, whose switch is `top` (002 (36)): the
 /// same switches and links, re-rooted at `top`. The manager's tree may have its root elsewhere (a
 /// redundant twin avoids its primary's root switch, 002 (70)); the root end node's arm enters the fabric
@@ -830,7 +833,7 @@ fn portals_wait(t: &CollectionTree, below: &dyn Fn(SwitchId) -> Vec<(SwitchId, L
 /// tree's own links. Returns the members top-down (breadth first from `top`) and each member's child
 /// switches with the links to them; `None` if `top` is not a member (the root end node is not a
 /// participant and its switch serves no other one).
-pub fn portals_shape(t: &CollectionTree, top: SwitchId) -> Option<(Vec<SwitchId>, BTreeMap<SwitchId, Vec<(SwitchId, LinkId)>>)> {
+pub fn portals_shape(t: &CollectionTree, top: SwitchId) -> Option<(Vec<SwitchId>, ChildSwitches)> {
     if !t.members.contains_key(&top) {
         return None;
     }
