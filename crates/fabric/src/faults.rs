@@ -39,6 +39,11 @@ pub mod kinds {
     pub const ALL: u16 = 0x1FC;
     /// The data path of a reduction: command, contributions, partial results, results.
     pub const DATA_PATH: u16 = CONTROL | CONTRIBUTION | RESPONSE | COMPLETION;
+    /// Soft Portals reduction frames (seed 002; not a collective kind): dropped at the `drop` rate; only
+    /// arms (`rt_arm`) are duplicated, at the `duplicate` rate; none is corrupted. A Portals
+    /// contribution carries no identity an engine could recognise a copy by (002 relies on a reliable
+    /// link layer, (70)): a duplicated one would be counted twice, so the campaign does not inject it.
+    pub const PORTALS: u16 = 1 << 9;
 }
 
 /// Random faults, per frame that enters a link channel (probabilities in [0, 1]).
@@ -121,6 +126,11 @@ pub struct Fault {
 }
 
 impl Fault {
+    /// The multicast tree of the Soft Portals frame it hit, if it was one ([`summary`]).
+    pub fn portals_tree(&self) -> Option<u16> {
+        self.what.strip_prefix("portals tree ")?.split_whitespace().next()?.parse().ok()
+    }
+
     /// The CC_ID of the frame it hit, if it was a collective message.
     pub fn cc_id(&self) -> Option<u16> {
         let rest = self.what.strip_prefix("kind ")?;
@@ -265,6 +275,22 @@ impl FaultInjector {
             self.log.push(Fault { at, kind: action, channel: Some(c), frame: Some(f), what });
             return if action == FaultKind::Duplicate { Verdict::Duplicate } else { Verdict::Drop };
         }
+        if msg.is_none() && self.enabled && self.cfg.kinds & kinds::PORTALS != 0 && self.cfg.channels.as_ref().is_none_or(|v| v.contains(&c)) {
+            if let Some(fr) = crate::sim::portals::parse(frame) {
+                let x: f64 = self.rng.random();
+                let (d, u) = (self.cfg.drop, self.cfg.duplicate);
+                let what = summary(frame);
+                return if x < d {
+                    self.log.push(Fault { at, kind: FaultKind::Drop, channel: Some(c), frame: Some(f), what });
+                    Verdict::Drop
+                } else if x < d + u && fr.header.arm {
+                    self.log.push(Fault { at, kind: FaultKind::Duplicate, channel: Some(c), frame: Some(f), what });
+                    Verdict::Duplicate
+                } else {
+                    Verdict::Pass
+                };
+            }
+        }
         let Some(kind) = kind else { return Verdict::Pass };
         if !self.enabled || self.cfg.kinds >> kind & 1 == 0 || self.cfg.channels.as_ref().is_some_and(|v| !v.contains(&c)) {
             return Verdict::Pass;
@@ -352,6 +378,10 @@ fn control_code(m: &inswitch_frames::collective::CollectiveMessage) -> Option<u8
 
 /// A frame in one line: collective kind and CC_ID (or "mwr"), requester → destination.
 pub fn summary(frame: &[u8]) -> String {
+    if let Some(fr) = crate::sim::portals::parse(frame) {
+        let h = fr.header;
+        return format!("portals tree {} seqno {} arm {} count {} sfa {:#06x}", fr.tree(), h.seqno, u8::from(h.arm), h.count, fr.sfa);
+    }
     let (from, to) = (wire::requester(frame).unwrap_or(0), wire::destination(frame).unwrap_or(0));
     match wire::collective_of(frame) {
         Some(m) => format!("kind {} cc {} {from:#06x} -> {to:#06x}", m.header.kind, m.header.cc_id),
@@ -435,15 +465,19 @@ mod tests {
 /// classified by what its root (the source node) received, and the engines' state is checked after
 /// every period and after the teardown. `docs/fabric.md` §Faults, `tests/faults.rs`.
 pub mod campaign {
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, VecDeque};
     use std::time::Instant;
 
     use rand::RngExt;
 
     use super::{FaultConfig, FaultCounts, FaultInjector};
+    use crate::manager::plan::{Action, Plan as MPlan};
+    use crate::manager::{Family, JobId, Role as MRole, SwitchId};
     use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
+    use crate::sim::portals::{self, Leaf, Port, Root};
     use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
     use crate::topology::{Ps, Topology};
+    use inswitch_frames::portals::ReductionFrame;
     use inswitch_model::cpu::context::CtxState;
     use inswitch_model::cpu::event;
     use inswitch_model::engine::EngineParams;
@@ -487,6 +521,9 @@ pub mod campaign {
         pub compute_ps: Ps,
         /// End nodes resend an unanswered contribution after this long, this many times.
         pub end_retry: Option<(Ps, u8)>,
+        /// Soft Portals trees (seed 002) in the pool besides the `contexts` TLP contexts
+        /// ([`portals_plan`]); each reduction of one is one round its root end node arms.
+        pub portals_jobs: usize,
     }
 
     /// How a reduction ended, as its root saw it.
@@ -532,6 +569,9 @@ pub mod campaign {
         /// the P_ID of the subservient's PBV table, which the master reads in its own table: the known
         /// hazard behind a wrong result (`docs/fabric.md` §Faults, findings).
         pub passed_up_to_master: bool,
+        /// A Soft Portals round (then `cc_id` is the tree, `participants` the leaves, and the result
+        /// the root end node's: its count, no error mark, lane 0).
+        pub portals: bool,
     }
 
     /// What the campaign measured.
@@ -559,6 +599,9 @@ pub mod campaign {
         pub end_node_lcrc_drops: u64,
         /// Contributions resent by end nodes.
         pub end_node_retries: u64,
+        /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
+        /// contributions).
+        pub portals: crate::sim::portals::PortalsStats,
         /// Engine cycles stepped.
         pub engine_steps: u64,
         /// Simulated time, ps.
@@ -583,7 +626,7 @@ pub mod campaign {
         /// A summary (seed, numbers), one item a line.
         pub fn summary(&self, seed: u64) -> String {
             format!(
-                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nengine steps {} sim {:.3} ms wall {:.1} s",
+                "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nportals {:?}\nengine steps {} sim {:.3} ms wall {:.1} s",
                 self.reductions.len(),
                 self.outcomes,
                 self.faults,
@@ -595,6 +638,7 @@ pub mod campaign {
                 self.corrupt_passed,
                 self.end_node_lcrc_drops,
                 self.end_node_retries,
+                self.portals,
                 self.engine_steps,
                 self.sim_ps as f64 / 1e9,
                 self.wall_s
@@ -616,6 +660,68 @@ pub mod campaign {
         let mut engines = vec![EngineContext { switch: master, role: Role::Master, members }];
         engines.extend(subs.iter().map(|&s| EngineContext { switch: s, role: Role::Subservient, members: local(s).collect() }));
         ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
+    }
+
+    /// First multicast tree of the campaign's Portals trees (apart from the TLP CC_IDs in the logs).
+    pub const PORTALS_TREE_BASE: u16 = 0x100;
+    /// VNI of the campaign's Portals trees.
+    pub const PORTALS_VNI: u16 = 0x42;
+    /// Cookie of the campaign's Portals trees.
+    pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
+
+    /// A Portals tree of the campaign.
+    #[derive(Clone, Debug)]
+    pub struct PortalsCtx {
+        /// The multicast tree (context key).
+        pub tree: u16,
+        /// Its multicast address.
+        pub dfa: u32,
+        /// The root end node.
+        pub source: usize,
+        /// The leaves.
+        pub leaves: Vec<usize>,
+        /// The sequence number of its next round.
+        pub seqno: u16,
+    }
+
+    /// The manager plan of one Portals tree over `source` and `leaves` (the Portals counterpart of
+    /// [`job_plan`], for a one-level fabric): the source's switch on top, every other switch with leaves
+    /// one ISL below it; per member engine `VNI_ALLOWED[0]` := [`PORTALS_VNI`], `ENGINE_SFA`, a static
+    /// entry (slot `static_slot(switch)`, SUBSERVIENT, wait = the contributions beneath, 002 (58)) and
+    /// multicast entry `mcast_slot(switch)` (002 (49)-(50)). Ports are numbered as the fabric's
+    /// multicast forwarding numbers them ([`portals::Portals::port_number`]).
+    pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+        let t = &f.topo;
+        let top = t.endpoints[source].switch;
+        let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
+        let mut below: Vec<usize> = leaves.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != top).collect();
+        below.sort_unstable();
+        below.dedup();
+        let src = t.endpoints[source].id;
+        let mut plan = MPlan::default();
+        for s in std::iter::once(top).chain(below.iter().copied()) {
+            let engine = SwitchId(s as u32);
+            let mut ports: Vec<u8> = on(s).filter_map(|e| f.portals.port_number(s, Port::Node(e))).collect();
+            let mut wait = on(s).count() as u32;
+            if s == top {
+                for &c in &below {
+                    let l = t.isls.iter().position(|l| (l.a, l.b) == (s, c) || (l.a, l.b) == (c, s)).expect("a one-level fabric: an ISL to every switch");
+                    ports.extend(f.portals.port_number(s, Port::Isl(l)));
+                    wait += on(c).count() as u32;
+                }
+            }
+            ports.sort_unstable();
+            let id = t.switches[s].engine_id;
+            for action in [
+                Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
+                Action::EngineSfa { engine, sfa: u32::from(id) },
+                Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait },
+                Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports },
+            ] {
+                plan.push(JobId(u32::from(tree)), 0, src, action);
+            }
+        }
+        plan
     }
 
     /// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5) to `ticks`: register
@@ -719,6 +825,40 @@ pub mod campaign {
             f.control(c, 4, t0);
         }
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        // The Portals trees (seed 002), drawn as the TLP contexts are; static entries above the TLP
+        // contexts' (`drive::builtin_plans` takes slots from 0), multicast entries from 0.
+        let mut pportals: Vec<PortalsCtx> = Vec::new();
+        let mut per_engine = vec![0usize; t.switches.len()];
+        for k in 0..spec.portals_jobs {
+            let source = rng.random_range(0..n_end);
+            let size = rng.random_range(spec.job_size.0..=spec.job_size.1).min(n_end - 1);
+            let mut leaves: Vec<usize> = (0..n_end).filter(|&e| e != source).collect();
+            for i in 0..size {
+                let j = rng.random_range(i..leaves.len());
+                leaves.swap(i, j);
+            }
+            leaves.truncate(size);
+            leaves.sort_unstable();
+            let tree = PORTALS_TREE_BASE + k as u16;
+            let plan = portals_plan(&f, tree, source, &leaves, &|s| (spec.contexts + per_engine[s]) as u8, &|s| per_engine[s] as u8);
+            let mut members: Vec<usize> = leaves.iter().chain([&source]).map(|&e| t.endpoints[e].switch).collect();
+            members.sort_unstable();
+            members.dedup();
+            for s in members {
+                per_engine[s] += 1;
+            }
+            let enc = plan.encode_with(&|s| t.switches[s.0 as usize].engine_id).expect("the Portals plan encodes");
+            let now = f.now();
+            crate::drive::apply_encoded(&mut f, &plan, &enc, source, now, &|_| INT_SUM, &|_| 0).expect("the Portals plan applies");
+            pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, seqno: 0 });
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        let n_tlp = contexts.len();
+        let pool = n_tlp + pportals.len();
+        // Jobs are taken in this order: the Portals trees spread evenly among the TLP contexts (index k
+        // >= n_tlp is Portals tree k - n_tlp), so that short runs have both.
+        let mut order: Vec<usize> = (0..pool).collect();
+        order.sort_by_key(|&k| if k < n_tlp { (k * pportals.len(), 1) } else { ((k - n_tlp) * n_tlp, 0) });
         let mut inj = FaultInjector::new(spec.seed, spec.faults.clone());
         inj.enabled = true;
         f.inject(inj);
@@ -729,6 +869,7 @@ pub mod campaign {
         let mut next_ctx = 0usize;
         let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
         let mut pending: Vec<(usize, Ps, usize, u64)> = Vec::new(); // (context, at, log start, expected)
+        let mut ppending: Vec<(usize, Ps, u16, u64)> = Vec::new(); // (Portals context, at, seqno, expected)
         let mut start = f.now() + 1_000_000;
         let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
         let mut done = 0usize;
@@ -752,12 +893,12 @@ pub mod campaign {
             }
             for i in 0..slots.len() {
                 if slots[i].left == 0 {
-                    if let Some(k) = slots[i].ctx.take() {
+                    if let Some(k) = slots[i].ctx.take().filter(|&k| k < n_tlp) {
                         f.control(&contexts[k], 4, start);
                     }
                     // The next context no other slot runs (a new job).
-                    for _ in 0..contexts.len() {
-                        let k = next_ctx % contexts.len();
+                    for _ in 0..pool {
+                        let k = order[next_ctx % pool];
                         next_ctx += 1;
                         if !in_use(&slots, k) {
                             slots[i].ctx = Some(k);
@@ -772,6 +913,29 @@ pub mod campaign {
                 let Some(k) = slot.ctx else { continue };
                 if done >= spec.reductions {
                     break;
+                }
+                if k >= n_tlp {
+                    // A Portals round: fresh values at the leaves, the root end node arms the tree.
+                    let p = &mut pportals[k - n_tlp];
+                    let mut expected = 0u64;
+                    for &e in &p.leaves {
+                        let v = u64::from(rng.random::<u32>());
+                        expected = expected.wrapping_add(v);
+                        let values = VecDeque::from([Some([v, 0, 0, 0])]);
+                        f.portals_leaf(e, p.dfa, Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values });
+                    }
+                    // The root's timer: longer than the engines' and the latest late contribution, within
+                    // the period.
+                    let timeout = spec.period_ps * 2 / 3;
+                    let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: Vec::new(), await_all: false };
+                    f.portals_root(p.source, p.dfa, root);
+                    f.portals_start(p.source, p.dfa, start + 300_000);
+                    ppending.push((k, start, p.seqno, expected));
+                    // The round's result re-arms the tree with the next seqno; the next round uses it.
+                    p.seqno = portals::next_seqno(p.seqno);
+                    slot.left -= 1;
+                    done += 1;
+                    continue;
                 }
                 let c = &contexts[k];
                 let mut expected = 0u64;
@@ -812,7 +976,31 @@ pub mod campaign {
                 let master_id = t.switches[c.master()].engine_id;
                 let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
                 let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
-                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master });
+                report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master, portals: false });
+            }
+            for (k, at, seqno, expected) in ppending.drain(..) {
+                let p = &pportals[k - n_tlp];
+                let n = p.leaves.len();
+                let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno).cloned();
+                let (outcome, result) = match r {
+                    None => (Outcome::RootTimeout, None),
+                    Some(x) => {
+                        let c = x.count as usize;
+                        let o = match c.cmp(&n) {
+                            std::cmp::Ordering::Greater => Outcome::Overcount,
+                            std::cmp::Ordering::Equal if x.data[0] == expected => Outcome::Success,
+                            std::cmp::Ordering::Equal => Outcome::WrongSuccess,
+                            std::cmp::Ordering::Less if c > 0 => Outcome::Incomplete,
+                            std::cmp::Ordering::Less => Outcome::RootTimeout,
+                        };
+                        (o, Some((u16::try_from(x.count).unwrap_or(u16::MAX), false, x.data[0])))
+                    }
+                };
+                let faults = &f.faults.as_ref().expect("injector").log;
+                let explained = outcome == Outcome::Success
+                    || faults.iter().any(|x| x.at >= at && x.at < end && (x.portals_tree() == Some(p.tree) || matches!(x.kind, super::FaultKind::Exhaust { .. })))
+                    || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == p.tree && e == event::ARM_NO_DESC);
+                report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true });
             }
             check_rounds_closed(&f, end, &mut report.stuck);
             // Only this period's CPU events are needed.
@@ -826,7 +1014,7 @@ pub mod campaign {
         }
         // Teardown: every job's context stopped, fillers released; then nothing may hold a descriptor.
         for slot in &mut slots {
-            if let Some(k) = slot.ctx.take() {
+            if let Some(k) = slot.ctx.take().filter(|&k| k < n_tlp) {
                 f.control(&contexts[k], 4, start);
             }
         }
@@ -874,6 +1062,11 @@ pub mod campaign {
             event::FAILURE_UP,
             event::COMPLETION_DOWN,
             event::DROP_UNKNOWN,
+            event::ARM,
+            event::REARM,
+            event::ARM_NO_DESC,
+            event::DROP_SEQNO,
+            event::TIMEOUT_EMPTY,
         ] {
             report.events.insert(event::name(e), f.cpu_event_total(e));
         }
@@ -885,6 +1078,7 @@ pub mod campaign {
         report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
         report.end_node_retries = f.stats.end_node_retries;
         report.engine_steps = f.stats.engine_steps;
+        report.portals = f.portals.stats.clone();
         report.sim_ps = f.now();
         report.wall_s = wall.elapsed().as_secs_f64();
         report

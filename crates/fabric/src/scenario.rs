@@ -727,15 +727,15 @@ pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsR
         let mut m = drive::manager_for(&topology).map_err(|e| e.to_string())?;
         f.bring_up(0, 0);
         let all = (0..topology.endpoints.len()).map(|n| crate::manager::NodeId(n as u32)).collect();
-        let spec = crate::manager::JobSpec { family: crate::manager::Family::Portals, op: INT_SUM, ..crate::manager::JobSpec::new(all, crate::manager::NodeId(0)) };
-        let job = f.place_portals(&mut m, spec, VNI, 0).map_err(|e| e.to_string())?;
+        let spec = crate::manager::JobSpec { family: crate::manager::Family::Portals, op: INT_SUM, vni: VNI, ..crate::manager::JobSpec::new(all, crate::manager::NodeId(0)) };
+        let job = f.place_portals(&mut m, spec, 0).map_err(|e| e.to_string())?;
         crate::faults::campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         for &e in &job.leaves {
             let values: VecDeque<_> = (0..ROUNDS).map(|r| Some(value(r, e))).collect();
             f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values });
         }
-        let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new() };
+        let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false };
         f.portals_root(job.root, job.dfa, root);
         out.wait_counts = job.switches.iter().map(|&s| (f.topo.switches[s].name.clone(), f.engine(s).map_or(0, |e| e.regs().read(inswitch_model::regs::Reg::Mcast(0, 1))))).collect();
         let isl_before: u64 = f.channel_frames(|k| matches!(k, crate::sim::ChannelKind::Isl(_))).iter().map(|x| x.1).sum();

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use inswitch_fabric::manager::plan::{self, EncodeError};
 use inswitch_fabric::manager::tree::check_tree;
 use inswitch_fabric::manager::{
-    Action, DeviceId, EngineCapacity, Family, JobId, JobSpec, LinkId, Manager, ManagerError, NodeId, Plan, Role, SwitchId, Tid, TopologyMap, TreeKind,
+    Action, DeviceId, EngineCapacity, Family, JobId, JobSpec, LinkId, Manager, ManagerError, NodeId, Plan, Role, SwitchId, Tid, TopologyMap, TreeKind, Vertex,
 };
 use inswitch_frames::collective::{self, Body};
 use inswitch_frames::tlp::{Header, Tlp};
@@ -347,6 +347,99 @@ fn portals_plan_programs_multicast_entries() {
     let parts: Vec<NodeId> = m.topology().node_ids().collect();
     let (_, p) = m.place(JobSpec { family: Family::Portals, ..JobSpec::new(parts, NodeId(0)) }).unwrap();
     assert!(matches!(p.encode(m.topology()), Err(EncodeError::PortOutOfRange { .. })));
+}
+
+/// The Portals protection key and the engine's own SFA are plan actions (002 (52), (94), (99)), encoded
+/// as register-write frames into each member engine's window: `VNI_ALLOWED[k]` := valid | VNI (0x150 +
+/// 4k) and `ENGINE_SFA` := the engine's device ID (0x164). An engine's trees of one VNI share its entry
+/// (written by the first, cleared by the last); a fifth VNI on an engine with four entries is refused.
+#[test]
+fn portals_vni_and_engine_sfa_are_register_writes_of_the_plan() {
+    let t = TopologyMap::fig7();
+    let source = node(&t, "735");
+    let parts: Vec<NodeId> = t.node_ids().collect();
+    let s720 = sw(&t, "720");
+    let dev720 = t.switch(s720).device_id;
+    let mut m = Manager::new(t);
+    let job = |vni: u16| JobSpec { family: Family::Portals, op: 0x14, vni, ..JobSpec::new(parts.clone(), source) };
+    let vnis = |p: &Plan| -> Vec<(SwitchId, u8, u16)> {
+        p.steps.iter().filter_map(|s| if let Action::Vni { engine, slot, vni } = s.action { Some((engine, slot, vni)) } else { None }).collect()
+    };
+    let (a, pa) = m.place(job(0x42)).unwrap();
+    let members: Vec<SwitchId> = m.job(a).unwrap().trees[0].tree.top_down();
+    assert_eq!(vnis(&pa), members.iter().map(|&s| (s, 0, 0x42)).collect::<Vec<_>>(), "entry 0 of every member");
+    let sfas: Vec<(SwitchId, u32)> = pa.steps.iter().filter_map(|s| if let Action::EngineSfa { engine, sfa } = s.action { Some((engine, sfa)) } else { None }).collect();
+    assert_eq!(sfas, members.iter().map(|&s| (s, u32::from(m.topology().switch(s).device_id))).collect::<Vec<_>>());
+    // The frames: whole-DW memory writes from the source into 720's window, in plan order.
+    let enc = frames_round_trip(&m, &pa);
+    let writes: Vec<(u64, u8, u32)> = enc
+        .frames
+        .iter()
+        .filter(|f| f.to == dev720)
+        .filter_map(|f| match &f.tlp.header {
+            Header::Memory { req, address } => Some((address.byte_address() & 0xFFF, req.first_be, u32::from_le_bytes(f.tlp.payload[..4].try_into().unwrap()))),
+            _ => None,
+        })
+        .collect();
+    assert!(writes.contains(&(0x150, 0xF, 1 << 31 | 0x42)), "{writes:x?}");
+    assert!(writes.contains(&(0x164, 0xF, u32::from(dev720))), "{writes:x?}");
+    let r = register_space_after(&enc, dev720);
+    assert_eq!(r.read(decode(0x150).unwrap()), 1 << 31 | 0x42);
+    assert_eq!(r.read(decode(0x164).unwrap()), u32::from(dev720));
+    // A second job of the same VNI shares the entry; another VNI takes entry 1.
+    let (b, pb) = m.place(job(0x42)).unwrap();
+    assert!(vnis(&pb).is_empty(), "shared");
+    let (c, pc) = m.place(job(0x43)).unwrap();
+    assert!(vnis(&pc).iter().all(|&(_, slot, vni)| (slot, vni) == (1, 0x43)));
+    let (_, _) = m.place(job(0x44)).unwrap();
+    let (_, _) = m.place(job(0x45)).unwrap();
+    assert_eq!(m.place(job(0x46)).map(|x| x.0), Err(ManagerError::Exhausted("720".into())), "four VNI_ALLOWED entries");
+    // Removal: the entry is cleared by the last tree that uses it.
+    let clears = |p: &Plan| p.steps.iter().filter(|s| matches!(s.action, Action::VniClear { .. })).count();
+    assert_eq!(clears(&m.remove(a).unwrap()), 0);
+    assert_eq!(clears(&m.remove(b).unwrap()), members.len());
+    let rc = m.remove(c).unwrap();
+    assert_eq!(clears(&rc), members.len());
+    let r = register_space_after(&frames_round_trip(&m, &rc), dev720);
+    assert_eq!(r.read(decode(0x154).unwrap()), 0, "VNI_ALLOWED[1] written invalid");
+}
+
+/// A Portals twin (002 (70)) whose root switch is not the source's is configured as a multicast tree
+/// from the source's switch over the twin's own links (`portals_shape`): the source's switch sends the
+/// arm down its link to the twin's root and waits for every contribution; the twin's root waits for
+/// those beneath it. On the butterfly (full mesh), with the sixteen nodes of switches 0-3 and the
+/// source node 0: the primary is 0 → {1, 2, 3}; the twin's root is another switch X, and its entry at
+/// switch 0 names node ports 1-3 and the ISL to X, wait 15; X waits for 12.
+#[test]
+fn a_portals_twin_is_re_rooted_at_the_source_switch() {
+    let t = TopologyMap::flattened_butterfly(8, 4).unwrap();
+    let parts: Vec<NodeId> = (0..16).map(NodeId).collect();
+    let mut m = Manager::new(t);
+    let (id, p) = m.place(JobSpec { family: Family::Portals, redundant: true, master: Some(SwitchId(0)), ..JobSpec::new(parts, NodeId(0)) }).unwrap();
+    let job = m.job(id).unwrap();
+    let (a, b) = (&job.trees[0], &job.trees[1]);
+    let x = b.tree.root;
+    assert_eq!(a.tree.root, SwitchId(0));
+    assert_ne!(x, SwitchId(0));
+    assert!(a.tree.links().iter().all(|l| !b.tree.has_link(*l)), "link-disjoint");
+    let (order, children) = inswitch_fabric::manager::portals_shape(&b.tree, SwitchId(0)).unwrap();
+    assert_eq!(order[0], SwitchId(0));
+    assert_eq!(order.len(), b.tree.members.len());
+    let mc = |tree: u16, s: SwitchId| {
+        p.steps.iter().find_map(|st| match &st.action {
+            Action::Multicast { engine, tree: k, wait, ports, .. } if *engine == s && *k == tree => Some((*wait, ports.clone())),
+            _ => None,
+        })
+    };
+    let isl_port = |s: SwitchId, to: SwitchId| {
+        let l = children[&s].iter().find(|c| c.0 == to).expect("a child").1;
+        m.topology().port(l, Vertex::Switch(s)).unwrap()
+    };
+    let (w0, ports0) = mc(b.key, SwitchId(0)).unwrap();
+    assert_eq!(w0, 15, "every contribution but the root end node's");
+    assert_eq!(ports0, vec![1, 2, 3, isl_port(SwitchId(0), x)]);
+    assert_eq!(mc(b.key, x).unwrap().0, 12);
+    assert_eq!(mc(a.key, SwitchId(0)).unwrap().0, 15);
 }
 
 // -------------------------------------------------------------------------------------------------

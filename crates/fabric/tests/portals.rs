@@ -47,8 +47,8 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
     let mut f = Fabric::new(t.clone(), cfg).unwrap();
     f.bring_up(ROOT, 0);
     let mut m = drive::manager_for(&t).unwrap();
-    let spec = JobSpec { family: Family::Portals, op, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
-    let job = f.place_portals(&mut m, spec, VNI, 0).unwrap();
+    let spec = JobSpec { family: Family::Portals, op, vni: VNI, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
+    let job = f.place_portals(&mut m, spec, 0).unwrap();
     campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(job.leaves, vec![1, 2, 3, 4, 5, 6, 7, 8]);
@@ -57,7 +57,7 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
         let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
         f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values });
     }
-    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new() };
+    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }
@@ -242,3 +242,107 @@ fn a_stale_seqno_frame_is_dropped() {
     assert_eq!(events(&f, S725, event::DROP_SEQNO), 1);
 }
 
+
+// -------------------------------------------------------------------------------------------------
+// Redundant trees (002 (70)-(72)).
+
+/// Butterfly of 8 switches (4 nodes each, a full mesh); a Portals INT_SUM job over the 16 nodes of
+/// switches 0-3 from node 0 with the manager's redundant twin. The primary is rooted at switch 0; the
+/// twin's root switch is another one, link-disjoint from the primary, and both are configured as
+/// multicast trees from switch 0 (`manager::portals_shape`). The root end node arms both trees every
+/// round; every leaf is a leaf of both.
+fn butterfly_twins(rounds: u32, await_all: bool, value: &Values) -> (Fabric, PortalsJob) {
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let cfg = SimConfig { hop_latency_ps: 100_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(ROOT, 0);
+    let mut m = drive::manager_for(&t).unwrap();
+    let spec = JobSpec { family: Family::Portals, op: INT_SUM, vni: VNI, redundant: true, ..JobSpec::new((0..16).map(NodeId).collect(), NodeId(ROOT as u32)) };
+    let job = f.place_portals(&mut m, spec, 0).unwrap();
+    campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    assert_eq!(job.leaves, (1..16).collect::<Vec<_>>());
+    assert_eq!(job.twins.len(), 1);
+    for tr in std::iter::once(job.dfa).chain(job.twins.iter().map(|t| t.dfa)) {
+        for &e in &job.leaves {
+            let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
+            f.portals_leaf(e, tr, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values });
+        }
+    }
+    let twins = job.twins.iter().map(|t| t.dfa).collect();
+    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins, await_all };
+    f.portals_root(ROOT, job.dfa, root);
+    (f, job)
+}
+
+/// Both trees healthy: every round, each tree gives the root the complete reduction (count 15), and
+/// the two are equal and equal to the fold of the leaves' values. The twin's root switch is not the
+/// primary's, and the arms reached it over its own link from switch 0 (it recorded that ISL as the
+/// tree's parent port).
+#[test]
+fn two_redundant_trees_give_the_same_result() {
+    let rounds = 3;
+    let (mut f, job) = butterfly_twins(rounds, true, &values);
+    let twin = &job.twins[0];
+    assert_ne!(twin.manager_root, S720, "the twin's root is another switch");
+    assert_eq!(twin.switches[0], S720, "configured from the root end node's switch");
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), rounds as usize);
+    for (r, x) in res.iter().enumerate() {
+        let want = fold(INT_SUM, r as u32, &job.leaves, &values);
+        assert_eq!((x.data, x.count, x.complete), (want, 15, true), "round {r}");
+        assert_eq!(x.trees.len(), 2);
+        for (k, tr) in x.trees.iter().enumerate() {
+            assert_eq!((tr.count, tr.data), (15, want), "round {r} tree {k}");
+        }
+    }
+    let isl = f.topo.isls.iter().position(|l| (l.a, l.b) == (S720, twin.manager_root) || (l.b, l.a) == (S720, twin.manager_root)).unwrap();
+    assert_eq!(f.portals.parent(twin.manager_root, twin.tree), Some(portals::Port::Isl(isl)));
+    assert_eq!(f.portals.stats, Default::default());
+    for s in job.switches.iter().chain(&twin.switches) {
+        assert_eq!(events(&f, *s, event::PASS_UP), 0, "switch {s}");
+    }
+}
+
+/// A link of the primary tree fails after the first round: every later round still completes with the
+/// right result, through the twin (002 (70)); the primary's rounds from then on count fewer than 15.
+/// The result of every round re-arms both trees with the next seqno (002 (71)); the primary's stale
+/// partial results (its top engine times out and sends what it has) are dropped: by the root (old
+/// seqno) or by an engine the next arm re-armed (`DROP_SEQNO`).
+#[test]
+fn a_link_of_the_first_tree_fails_and_the_twin_still_completes_every_round() {
+    let rounds = 5;
+    let (mut f, job) = butterfly_twins(rounds, false, &values);
+    let twin = job.twins[0].clone();
+    // A link of the primary that the twin does not use: switch 0 to a member that is not the twin's root.
+    let sub = *job.switches.iter().find(|&&s| s != S720 && s != twin.manager_root).unwrap();
+    let at = f.now() + US;
+    f.portals_start(ROOT, job.dfa, at);
+    // Until round 0 is complete, then the link goes down (round 1 is armed, its leaves computing).
+    let mut until = at;
+    while f.portals.results(ROOT, job.dfa).is_empty() {
+        until += US / 10;
+        assert!(until < at + ROOT_TIMEOUT, "round 0 did not end");
+        f.run_until_quiet(until, &mut |_| {});
+    }
+    f.fail_isl(S720, sub);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let res = f.portals.results(ROOT, job.dfa).to_vec();
+    println!("{res:#?}\n{:?}", f.portals.stats);
+    assert_eq!(res.len(), rounds as usize);
+    for (r, x) in res.iter().enumerate() {
+        assert_eq!((x.data, x.count, x.complete), (fold(INT_SUM, r as u32, &job.leaves, &values), 15, true), "round {r}");
+    }
+    assert_eq!(res[0].tree, 0, "healthy, the primary (one hop shorter) is first");
+    for x in &res[1..] {
+        assert_eq!(x.tree, 1, "the twin's result: {x:?}");
+        assert!(x.trees[0].count < 15, "the primary lost the leaves beyond the link: {x:?}");
+    }
+    // The primary's top engine times out with a partial result for a round that the twin already
+    // completed: dropped as stale.
+    assert!(events(&f, S720, event::TIMEOUT_PARTIAL) > 0);
+    let stale = f.portals.stats.root_drops + f.cpu_event_total(event::DROP_SEQNO);
+    assert!(stale > 0, "{:?}", f.portals.stats);
+    let lost = f.faults.as_ref().unwrap().counts().lost_to_failures;
+    assert!(lost > 0);
+}

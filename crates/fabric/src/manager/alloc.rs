@@ -23,6 +23,8 @@ pub struct EngineBook {
     pub pbv: Vec<Option<(DeviceId, u32)>>,
     /// Context keys in use on this engine.
     pub keys: BTreeSet<u16>,
+    /// `VNI_ALLOWED` table (Portals, 002 (52)): entry → (VNI, trees using it).
+    pub vnis: Vec<Option<(u16, u32)>>,
 }
 
 impl EngineBook {
@@ -64,6 +66,43 @@ impl EngineBook {
     /// Drops a reference on PBV entry `i`; true if the entry became free.
     pub fn pbv_release(&mut self, i: u8) -> bool {
         let Some(e) = self.pbv.get_mut(usize::from(i)) else { return false };
+        match e {
+            Some((_, r)) if *r > 1 => {
+                *r -= 1;
+                false
+            }
+            Some(_) => {
+                *e = None;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The `VNI_ALLOWED` entry for `vni` among the first `n`: the one that holds it already (shared),
+    /// else the lowest free one; (index, newly written), or `None` if the table is full. Nothing is
+    /// changed.
+    pub fn vni_plan(&self, vni: u16, n: usize) -> Option<(u8, bool)> {
+        if let Some(i) = self.vnis.iter().position(|e| e.is_some_and(|(v, _)| v == vni)) {
+            return Some((i as u8, false));
+        }
+        let i = (0..n.min(256)).find(|&i| self.vnis.get(i).is_none_or(|e| e.is_none()))?;
+        Some((i as u8, true))
+    }
+
+    /// Takes a reference on `VNI_ALLOWED` entry `i` for `vni`.
+    pub fn vni_take(&mut self, i: u8, vni: u16) {
+        let i = usize::from(i);
+        if self.vnis.len() <= i {
+            self.vnis.resize(i + 1, None);
+        }
+        let e = &mut self.vnis[i];
+        *e = Some((vni, e.map_or(0, |(_, r)| r) + 1));
+    }
+
+    /// Drops a reference on `VNI_ALLOWED` entry `i`; true if the entry became free.
+    pub fn vni_release(&mut self, i: u8) -> bool {
+        let Some(e) = self.vnis.get_mut(usize::from(i)) else { return false };
         match e {
             Some((_, r)) if *r > 1 => {
                 *r -= 1;

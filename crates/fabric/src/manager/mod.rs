@@ -32,6 +32,7 @@ pub mod tree;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use inswitch_model::cpu::context::role;
+use inswitch_model::regs::VNI_ENTRIES;
 
 pub use alloc::{EngineBook, Tid};
 pub use plan::{Action, EncodeError, Encoded, Plan, PlannedFrame, Step};
@@ -134,15 +135,20 @@ pub struct JobSpec {
     pub pre_reduce: bool,
     /// Bytes per round the job puts on each link it uses (load estimate for later jobs).
     pub bytes: u64,
+    /// Portals protection key (VNI, 002 (52), (99)): every member engine admits it (`VNI_ALLOWED`).
+    /// TLP jobs do not use it.
+    pub vni: u16,
 }
 
 /// Default per-round bytes: one 1056-byte response frame (000 [0115]: 1 KiB payload + header).
 pub const DEFAULT_JOB_BYTES: u64 = 1056;
+/// Default Portals VNI of a job (libfabric's default service VNI is 1).
+pub const DEFAULT_VNI: u16 = 1;
 
 impl JobSpec {
     /// A TLP barrier over `participants` from `source`, one root, no twin, no pre-reduction.
     pub fn new(participants: Vec<NodeId>, source: NodeId) -> Self {
-        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES }
+        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES, vni: DEFAULT_VNI }
     }
 }
 
@@ -165,6 +171,8 @@ pub struct EngineSlots {
     pub mcast_slot: Option<u8>,
     /// PBV entries in bit order: (index, device ID, is a switch, newly written for this tree).
     pub pbv: Vec<(u8, DeviceId, bool, bool)>,
+    /// `VNI_ALLOWED` entry of the job's VNI (Portals): (index, newly written for this tree).
+    pub vni: Option<(u8, bool)>,
 }
 
 impl EngineSlots {
@@ -452,6 +460,11 @@ impl Manager {
             } else {
                 None
             };
+            let vni = if portals {
+                Some(book.vni_plan(spec.vni, VNI_ENTRIES).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?)
+            } else {
+                None
+            };
             let pbv = if portals {
                 Vec::new()
             } else {
@@ -459,7 +472,7 @@ impl Manager {
                 let idx = book.pbv_plan(&sw.capacity, &devices.iter().map(|d| d.0).collect::<Vec<_>>()).ok_or_else(|| ManagerError::PbvFull(sw.name.clone()))?;
                 devices.iter().zip(idx).map(|(&(d, is_sw), (i, new))| (i, d, is_sw, new)).collect()
             };
-            plans.insert(s, EngineSlots { static_slot, mcast_slot, pbv });
+            plans.insert(s, EngineSlots { static_slot, mcast_slot, pbv, vni });
         }
         for (&s, slots) in &plans {
             let book = &mut self.books[s.0 as usize];
@@ -470,6 +483,9 @@ impl Manager {
             }
             for &(i, d, ..) in &slots.pbv {
                 book.pbv_take(i, d);
+            }
+            if let Some((i, _)) = slots.vni {
+                book.vni_take(i, spec.vni);
             }
             let used = book.pbv_used();
             let u = &mut self.topo.switch_mut(s).used;
@@ -504,6 +520,9 @@ impl Manager {
                 }
             }
             freed.insert(s, f);
+            if let Some((i, _)) = slots.vni {
+                book.vni_release(i);
+            }
             let used = book.pbv_used();
             let u = &mut self.topo.switch_mut(s).used;
             u.contexts -= 1;
@@ -531,12 +550,23 @@ impl Manager {
         let order = t.top_down();
         let requester = |s: SwitchId| if s == t.root { source } else { root };
         let role = |s: SwitchId| if s == t.root { Role::Master } else { Role::Subservient };
-        for &s in &order {
-            let m = &t.members[&s];
-            let slots = &p.engines[&s];
-            let req = requester(s);
-            match job.spec.family {
-                Family::Tlp => {
+        // A Portals tree is a multicast tree from the root end node (the source): its switches and links
+        // re-rooted at the source's switch (`portals_shape`), so that a redundant twin whose root switch
+        // is elsewhere is reached through its own links (002 (70)).
+        let source_sw = self.topo.node(job.spec.source).switch;
+        let shape = if job.spec.family == Family::Portals { portals_shape(t, source_sw) } else { None };
+        let portals_order = shape.as_ref().map_or_else(|| order.clone(), |(o, _)| o.clone());
+        let below = |s: SwitchId| -> Vec<(SwitchId, LinkId)> {
+            match &shape {
+                Some((_, ch)) => ch.get(&s).cloned().unwrap_or_default(),
+                None => t.members[&s].children.clone(),
+            }
+        };
+        match job.spec.family {
+            Family::Tlp => {
+                for &s in &order {
+                    let slots = &p.engines[&s];
+                    let req = requester(s);
                     for &(index, device_id, switch, new) in &slots.pbv {
                         if new {
                             plan.push(job.id, i, req, Action::PbvEntry { engine: s, index, device_id, switch });
@@ -544,16 +574,27 @@ impl Manager {
                     }
                     plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Tlp, role: role(s), wait: 0 });
                 }
-                Family::Portals => {
+            }
+            Family::Portals => {
+                for &s in &portals_order {
+                    let m = &t.members[&s];
+                    let slots = &p.engines[&s];
+                    let req = requester(s);
+                    // 002 (52), (94): the protection key the input checker admits (written once per VNI
+                    // and engine, shared by the engine's trees of that VNI) and the engine's own SFA.
+                    if let Some((slot, true)) = slots.vni {
+                        plan.push(job.id, i, req, Action::Vni { engine: s, slot, vni: job.spec.vni });
+                    }
+                    plan.push(job.id, i, req, Action::EngineSfa { engine: s, sfa: u32::from(dev(s)) });
                     // 002 (58): the wait count is the number of contributions (endpoints) beneath the
                     // engine, since a child engine's partial result counts every contribution it holds
                     // (the CPU adds rt_count, `docs/cpu.md` §2). The source is the tree's root endpoint
                     // (002 (32)-(33), (37)): it arms the tree and completes the reduction itself, so it
                     // is neither a contribution nor a downward port, and every engine is SUBSERVIENT:
                     // it sends its partial result up, towards the root endpoint.
-                    let wait = portals_wait(t, s, job.spec.source);
+                    let wait = portals_wait(t, &below, s, job.spec.source);
                     plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: Role::Subservient, wait });
-                    let mut ports: Vec<u8> = m.children.iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
+                    let mut ports: Vec<u8> = below(s).iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
                     ports.extend(m.local.iter().filter(|&&n| n != job.spec.source).filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
                     ports.sort_unstable();
                     plan.push(job.id, i, req, Action::Multicast { engine: s, slot: slots.mcast_slot.unwrap_or(0), tree: p.key, wait, ports });
@@ -633,6 +674,12 @@ impl Manager {
                         plan.push(job.id, i, req, Action::MulticastClear { engine: s, slot });
                     }
                     plan.push(job.id, i, req, Action::StaticClear { engine: s, slot: slots.static_slot });
+                    // The last tree using the VNI on this engine: the entry is invalidated.
+                    if let Some((slot, _)) = slots.vni {
+                        if self.books[s.0 as usize].vnis.get(usize::from(slot)).copied().flatten().is_some_and(|(_, r)| r == 1) {
+                            plan.push(job.id, i, req, Action::VniClear { engine: s, slot });
+                        }
+                    }
                 }
             }
         }
@@ -769,11 +816,51 @@ fn tree_load_links(topo: &TopologyMap, t: &CollectionTree) -> Vec<LinkId> {
     v
 }
 
-/// Portals wait count of switch `s` in tree `t`: the contributions beneath it (002 (49), (58)), i.e. its
-/// local participants other than the root endpoint `root`, their pre-reduced groups, and its child
-/// switches' wait counts.
-fn portals_wait(t: &CollectionTree, s: SwitchId, root: NodeId) -> u32 {
+/// Portals wait count of switch `s` in tree `t` whose child switches are `below(s)`: the contributions
+/// beneath it (002 (49), (58)), i.e. its local participants other than the root endpoint `root`, their
+/// pre-reduced groups, and its child switches' wait counts.
+fn portals_wait(t: &CollectionTree, below: &dyn Fn(SwitchId) -> Vec<(SwitchId, LinkId)>, s: SwitchId, root: NodeId) -> u32 {
     let Some(m) = t.members.get(&s) else { return 0 };
     let local: usize = m.local.iter().filter(|&&n| n != root).map(|n| 1 + t.groups.get(n).map_or(0, Vec::len)).sum();
-    local as u32 + m.children.iter().map(|&(c, _)| portals_wait(t, c, root)).sum::<u32>()
+    local as u32 + below(s).iter().map(|&(c, _)| portals_wait(t, below, c, root)).sum::<u32>()
+}
+
+/// Each member switch's child switches with the links to them.
+pub type ChildSwitches = BTreeMap<SwitchId, Vec<(SwitchId, LinkId)>>;
+
+/// Portals tree `t` as the multicast tree of its root end node, whose switch is `top` (002 (36)): the
+/// same switches and links, re-rooted at `top`. The manager's tree may have its root elsewhere (a
+/// redundant twin avoids its primary's root switch, 002 (70)); the root end node's arm enters the fabric
+/// at `top` and must reach every member, and every partial result must come back to `top`, through the
+/// tree's own links. Returns the members top-down (breadth first from `top`) and each member's child
+/// switches with the links to them; `None` if `top` is not a member (the root end node is not a
+/// participant and its switch serves no other one).
+pub fn portals_shape(t: &CollectionTree, top: SwitchId) -> Option<(Vec<SwitchId>, ChildSwitches)> {
+    if !t.members.contains_key(&top) {
+        return None;
+    }
+    let mut adj: BTreeMap<SwitchId, Vec<(SwitchId, LinkId)>> = BTreeMap::new();
+    for m in t.members.values() {
+        for &(c, l) in &m.children {
+            adj.entry(m.switch).or_default().push((c, l));
+            adj.entry(c).or_default().push((m.switch, l));
+        }
+    }
+    let mut order = vec![top];
+    let mut seen: BTreeSet<SwitchId> = BTreeSet::from([top]);
+    let mut children = BTreeMap::new();
+    let mut k = 0;
+    while k < order.len() {
+        let s = order[k];
+        k += 1;
+        let mut ch = Vec::new();
+        for &(n, l) in adj.get(&s).into_iter().flatten() {
+            if seen.insert(n) {
+                ch.push((n, l));
+                order.push(n);
+            }
+        }
+        children.insert(s, ch);
+    }
+    Some((order, children))
 }

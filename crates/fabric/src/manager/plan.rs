@@ -26,6 +26,12 @@ const PBV_FLAG_VALID: u32 = 1;
 const PBV_FLAG_SWITCH: u32 = 1 << 1;
 /// Wait count field of STATIC[s].WAIT and MCAST[i].WAIT (bits 19:0).
 const WAIT_MASK: u32 = 0xF_FFFF;
+/// Bytes between consecutive `VNI_ALLOWED` entries (`docs/registers.md`).
+pub const VNI_STRIDE: u32 = 4;
+/// Bit 31 of a `VNI_ALLOWED` entry: the entry is valid.
+pub const VNI_VALID: u32 = 1 << 31;
+/// First Byte Enable of a whole-DW register write.
+const ALL_BYTES: u8 = 0xF;
 
 /// One thing to do on one engine (or end node).
 // Each variant's doc names its fields; a doc line per field would repeat it.
@@ -51,6 +57,14 @@ pub enum Action {
     Multicast { engine: SwitchId, slot: u8, tree: u16, wait: u32, ports: Vec<u8> },
     /// Multicast entry `slot` is invalidated (KEY written with valid = 0).
     MulticastClear { engine: SwitchId, slot: u8 },
+    /// `VNI_ALLOWED[slot]` := valid | `vni` (002 (52), (99)): the engine's input checker admits the
+    /// Portals frames of this protection key. One memory write into the register space.
+    Vni { engine: SwitchId, slot: u8, vni: u16 },
+    /// `VNI_ALLOWED[slot]` is invalidated (no tree of the engine uses the VNI any more).
+    VniClear { engine: SwitchId, slot: u8 },
+    /// `ENGINE_SFA` := `sfa` (002 (94)): the source fabric address of the engine's own Portals frames
+    /// (its partial results); the register space forwards it to the CPU. One memory write.
+    EngineSfa { engine: SwitchId, sfa: u32 },
     /// INITIALIZATION (000 [0141], [0165]-[0167]) of the context on `engine`, sent by `upstream`
     /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
     /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 [0051]).
@@ -76,6 +90,9 @@ impl Action {
             | Action::StaticClear { engine, .. }
             | Action::Multicast { engine, .. }
             | Action::MulticastClear { engine, .. }
+            | Action::Vni { engine, .. }
+            | Action::VniClear { engine, .. }
+            | Action::EngineSfa { engine, .. }
             | Action::Initialize { engine, .. }
             | Action::Reset { engine, .. } => Some(engine),
             Action::EndNode { .. } | Action::Target { .. } | Action::EndNodeClear { .. } => None,
@@ -233,7 +250,7 @@ impl Plan {
             // A full-DW register write of `v` at `off` of `engine`'s window.
             let write = |out: &mut Encoded, engine: SwitchId, off: u32, v: u32| -> Result<(), EncodeError> {
                 let dev = device_of(engine);
-                let t = register_write(req, next_tag(out), dev, off, v, 0xF).map_err(err)?;
+                let t = register_write(req, next_tag(out), dev, off, v, ALL_BYTES).map_err(err)?;
                 frame(out, dev, t);
                 Ok(())
             };
@@ -277,6 +294,9 @@ impl Plan {
                     }
                 }
                 &Action::MulticastClear { engine, slot } => write(&mut out, engine, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0)?,
+                &Action::Vni { engine, slot, vni } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), VNI_VALID | u32::from(vni))?,
+                &Action::VniClear { engine, slot } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), 0)?,
+                &Action::EngineSfa { engine, sfa } => write(&mut out, engine, offset::ENGINE_SFA, sfa)?,
                 &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, tid } => {
                     let dev = device_of(engine);
                     let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op, tid), upstream, dev, next_tag(&out) as u8).map_err(err)?;

@@ -34,7 +34,7 @@ use inswitch_frames::ethernet::{EthernetHeader, SoftPortals, DEFAULT_SOFT_PORTAL
 use inswitch_frames::portals::{width, ReductionFrame, ReductionHeader, FLAG_MULTICAST, OPERANDS};
 use inswitch_model::interposer::addressed_to_engine;
 use inswitch_model::reduce::{self, Contribution, Mode, Rc};
-use inswitch_model::regs::{offset, Reg, MCAST_ENTRIES, VNI_ENTRIES};
+use inswitch_model::regs::{Reg, MCAST_ENTRIES};
 use inswitch_model::Wide;
 
 use super::{beats_of, ChannelKind, EngineSlot, Ev, Fabric, SimError, BEAT_BYTES, ENGINE_CLOCK_PS};
@@ -156,6 +156,24 @@ pub struct Root {
     pub timeout: Ps,
     /// The root's own contribution per round (`None`: none), folded in software (002 (32), (37)).
     pub own: VecDeque<Option<[u64; OPERANDS]>>,
+    /// Multicast addresses of redundant trees (002 (70)-(72)) armed with every round as well: each
+    /// round is run on the tree of [`Fabric::portals_root`]'s `dfa` and on these, and the first tree
+    /// whose counts reach [`Root::expected`] gives the result, which is multicast on every tree.
+    pub twins: Vec<u32>,
+    /// A round ends when every tree is complete (or on the timer), not at the first complete one: both
+    /// trees' results can then be compared ([`RoundResult::trees`]).
+    pub await_all: bool,
+}
+
+/// What one tree had given a root when its round ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TreeRound {
+    /// Contributions counted (the frames' `rt_count`s).
+    pub count: u32,
+    /// Frames folded.
+    pub frames: u32,
+    /// The tree's reduction (the root's own contribution included), `rt_data`.
+    pub data: [u64; OPERANDS],
 }
 
 /// One completed round at a root.
@@ -177,6 +195,19 @@ pub struct RoundResult {
     pub armed_at: Ps,
     /// When the round completed.
     pub at: Ps,
+    /// The tree whose result this is: 0 the root's own tree, `k` its twin `k - 1` ([`Root::twins`]).
+    pub tree: usize,
+    /// Every tree's state when the round ended, in the same order.
+    pub trees: Vec<TreeRound>,
+}
+
+/// One tree's accumulation of the open round at a root.
+#[derive(Clone, Debug)]
+struct TreeAcc {
+    dfa: u32,
+    count: u32,
+    frames: u32,
+    acc: Option<Contribution>,
 }
 
 #[derive(Clone, Debug)]
@@ -184,17 +215,21 @@ struct RootState {
     cfg: Root,
     seqno: u16,
     open: bool,
-    count: u32,
-    frames: u32,
-    acc: Option<Contribution>,
+    trees: Vec<TreeAcc>,
+    /// The first tree whose counts reached the expected number this round.
+    first: Option<usize>,
     armed_at: Ps,
     results: Vec<RoundResult>,
 }
 
 #[derive(Clone, Debug)]
 enum EndTree {
-    Leaf(Leaf),
+    /// A leaf and the last `rt_seqno` it answered (it contributes once per round: a repeated arm is
+    /// not answered again).
+    Leaf(Leaf, Option<u16>),
     Root(Box<RootState>),
+    /// A redundant tree of the root whose own tree is `primary` (002 (70)).
+    Twin { primary: u32 },
 }
 
 /// A Portals frame delivered to an end node.
@@ -225,6 +260,8 @@ pub struct PortalsStats {
     pub root_drops: u64,
     /// Frames that reached a root after its last round.
     pub after_last_round: u64,
+    /// Leaves' contributions sent late by the fault injector.
+    pub late_contributions: u64,
 }
 
 /// The Portals side of a fabric (module doc).
@@ -233,7 +270,6 @@ pub struct Portals {
     ports: Vec<Vec<Port>>,
     parent: HashMap<(usize, u16), Port>,
     ends: HashMap<(usize, u32), EndTree>,
-    vnis: Vec<Vec<u16>>,
     /// Every Portals frame delivered to an end node.
     pub log: Vec<PortalsDelivery>,
     /// Counters.
@@ -251,7 +287,13 @@ impl Portals {
             ports[isl.a].push(Port::Isl(l));
             ports[isl.b].push(Port::Isl(l));
         }
-        Portals { ports, vnis: vec![Vec::new(); t.switches.len()], ..Portals::default() }
+        Portals { ports, ..Portals::default() }
+    }
+
+    /// The number of port `p` of switch `s` in the manager's numbering (module doc), as a multicast
+    /// entry's PORTS bit names it.
+    pub fn port_number(&self, s: usize, p: Port) -> Option<u8> {
+        self.ports.get(s)?.iter().position(|&x| x == p).and_then(|i| u8::try_from(i).ok())
     }
 
     /// The rounds root end node `e` completed on tree `dfa`.
@@ -274,6 +316,19 @@ impl Portals {
     }
 }
 
+/// One tree of a Portals job as the fabric runs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortalsTree {
+    /// The tree (the context key).
+    pub tree: u16,
+    /// Its multicast address (reduction id 0).
+    pub dfa: u32,
+    /// The member switches, top-down from the root end node's switch (`manager::portals_shape`).
+    pub switches: Vec<usize>,
+    /// The switch the manager chose as the tree's root (for a twin, not the root end node's switch).
+    pub manager_root: usize,
+}
+
 /// A Portals job placed by the manager and configured in the fabric ([`Fabric::place_portals`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortalsJob {
@@ -289,18 +344,19 @@ pub struct PortalsJob {
     pub leaves: Vec<usize>,
     /// The member switches, top-down.
     pub switches: Vec<usize>,
+    /// The redundant twins of the tree (`JobSpec::redundant`, 002 (70)).
+    pub twins: Vec<PortalsTree>,
 }
 
 impl Fabric {
     /// Places `spec` (family Portals; the master defaults to the source's switch, where the root end
     /// node's arm enters the tree) with the manager and configures the cycle engines from its plan
-    /// ([`crate::drive::apply`]: static entries with the wait counts on the CPU back door, multicast
-    /// entries as register-write frames from the source at `at`), then, from the source as register
-    /// writes into each member engine's window, `VNI_ALLOWED` := `vni` (the protection key the input
-    /// checker admits, 002 (52), (99)) and `ENGINE_SFA` := the engine's device ID (the source address of
-    /// its frames). [`Fabric::bring_up`] must have been called. End nodes are joined separately
+    /// ([`crate::drive::apply`]: static entries with the wait counts, multicast entries,
+    /// `VNI_ALLOWED` := `spec.vni` and `ENGINE_SFA`, all as register-write frames from the source at `at`). With `spec.redundant` the manager also places a twin (002 (70)); every tree is configured
+    /// as a multicast tree from the source's switch (`manager::portals_shape`), so the source must be a
+    /// participant. [`Fabric::bring_up`] must have been called. End nodes are joined separately
     /// ([`Fabric::portals_root`], [`Fabric::portals_leaf`]).
-    pub fn place_portals(&mut self, m: &mut Manager, mut spec: JobSpec, vni: u16, at: Ps) -> Result<PortalsJob, SimError> {
+    pub fn place_portals(&mut self, m: &mut Manager, mut spec: JobSpec, at: Ps) -> Result<PortalsJob, SimError> {
         let root = spec.source.0 as usize;
         let root_switch = self.topo.endpoints.get(root).ok_or_else(|| SimError::Plan(format!("no end node {root}")))?.switch;
         if spec.family != Family::Portals {
@@ -309,56 +365,48 @@ impl Fabric {
         spec.master.get_or_insert(crate::manager::SwitchId(root_switch as u32));
         let (job, plan) = m.place(spec).map_err(|e| SimError::Plan(format!("manager: {e}")))?;
         let j = m.job(job).ok_or_else(|| SimError::Plan("placed job missing".into()))?;
-        let t = &j.trees[0];
-        if t.tree.root.0 as usize != root_switch {
-            return Err(SimError::Plan(format!("the tree's root switch {} is not the root end node's switch {root_switch}", t.tree.root.0)));
+        let top = crate::manager::SwitchId(root_switch as u32);
+        let mut trees = Vec::new();
+        for t in &j.trees {
+            let (order, _) = crate::manager::portals_shape(&t.tree, top).ok_or_else(|| SimError::Plan(format!("tree {} does not reach the root end node's switch {root_switch}", t.key)))?;
+            let dfa = ReductionFrame::multicast_dfa(t.key, 0).map_err(|e| SimError::Plan(e.to_string()))?;
+            trees.push(PortalsTree { tree: t.key, dfa, switches: order.iter().map(|s| s.0 as usize).collect(), manager_root: t.tree.root.0 as usize });
         }
-        let switches: Vec<usize> = t.tree.top_down().iter().map(|s| s.0 as usize).collect();
-        let leaves: Vec<usize> = t.tree.participants().iter().map(|n| n.0 as usize).filter(|&n| n != root).collect();
-        let tree = t.key;
+        let leaves: Vec<usize> = j.trees[0].tree.participants().iter().map(|n| n.0 as usize).filter(|&n| n != root).collect();
         crate::drive::apply(self, m, &plan, root, at, &|_| 0)?;
-        // The writes follow the plan's frames from the same node on the same path, so they arrive after them.
-        let when = at.max(self.now);
-        for &s in &switches {
-            let slot = match self.portals.vnis[s].iter().position(|&v| v == vni) {
-                Some(k) => k,
-                None if self.portals.vnis[s].len() < VNI_ENTRIES => {
-                    self.portals.vnis[s].push(vni);
-                    self.portals.vnis[s].len() - 1
-                }
-                None => return Err(SimError::Plan(format!("engine of {} has no free VNI_ALLOWED entry", self.topo.switches[s].name))),
-            };
-            let id = self.topo.switches[s].engine_id;
-            for (off, v) in [(offset::VNI_ALLOWED + 4 * slot as u32, ENTRY_VALID | u32::from(vni)), (offset::ENGINE_SFA, u32::from(id))] {
-                self.write_register(root, when, s, off as u16, v);
-            }
-        }
-        let dfa = ReductionFrame::multicast_dfa(tree, 0).map_err(|e| SimError::Plan(e.to_string()))?;
-        Ok(PortalsJob { job, tree, dfa, root, leaves, switches })
+        let first = trees.remove(0);
+        Ok(PortalsJob { job, tree: first.tree, dfa: first.dfa, root, leaves, switches: first.switches, twins: trees })
     }
 
     /// End node `e` is the root of tree `dfa` ([`Root`]); [`Fabric::portals_start`] arms it.
+    /// With [`Root::twins`] the root runs every round on those trees too (002 (70)).
     pub fn portals_root(&mut self, e: usize, dfa: u32, cfg: Root) {
-        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, count: 0, frames: 0, acc: None, armed_at: 0, results: Vec::new() };
+        let trees = std::iter::once(dfa).chain(cfg.twins.iter().copied()).map(|dfa| TreeAcc { dfa, count: 0, frames: 0, acc: None }).collect();
+        for &t in &cfg.twins {
+            self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
+        }
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new() };
         self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
     }
 
     /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
     pub fn portals_leaf(&mut self, e: usize, dfa: u32, cfg: Leaf) {
-        self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg));
+        self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None));
     }
 
-    /// The root end node `e` arms tree `dfa` at `at` (002 (36)): the first round's `reduction_arm`, count
-    /// 0, no data.
+    /// The root end node `e` arms tree `dfa` (and its twins) at `at` (002 (36)): the first round's
+    /// `reduction_arm`, count 0, no data, one per tree.
     pub fn portals_start(&mut self, e: usize, dfa: u32, at: Ps) {
         let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
         if r.cfg.rounds == 0 {
             return;
         }
         let seqno = r.cfg.first_seqno;
-        let arm = reduction_frame(dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS]);
+        let arms: Vec<ReductionFrame> = r.trees.iter().map(|t| reduction_frame(t.dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
         self.open_round(e, dfa, seqno, at);
-        self.send_portals(e, at, arm);
+        for arm in arms {
+            self.send_portals(e, at, arm);
+        }
     }
 
     /// Opens round `seqno` at root `e`: its own contribution taken, its timer started.
@@ -367,10 +415,12 @@ impl Fabric {
         let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
         r.seqno = seqno;
         r.open = true;
-        r.count = 0;
-        r.frames = 0;
+        r.first = None;
         r.armed_at = at;
-        r.acc = r.cfg.own.pop_front().flatten().map(|d| Contribution { rt_op: r.cfg.op, rt_data: d, sfa: u32::from(id), ..Contribution::default() });
+        let own = r.cfg.own.pop_front().flatten().map(|d| Contribution { rt_op: r.cfg.op, rt_data: d, sfa: u32::from(id), ..Contribution::default() });
+        for t in &mut r.trees {
+            (t.count, t.frames, t.acc) = (0, 0, own);
+        }
         let timeout = r.cfg.timeout;
         self.push(at + timeout, Ev::PortalsRoot { e: e as u32, dfa, seqno });
     }
@@ -389,21 +439,32 @@ impl Fabric {
         }
     }
 
-    /// Ends the open round of root `e`: records the result and multicasts it with `rt_arm` set, which
-    /// re-arms the tree for the next round (002 (37), (57)).
+    /// Ends the open round of root `e`: records the result and multicasts it with `rt_arm` set on every
+    /// tree, which re-arms them for the next round (002 (37), (57)); with twins, "the host software can
+    /// multicast the result on both trees. The sequence number from the successful operation can be
+    /// used as the result number" (002 (70)). The result is the first complete tree's, else (the root's
+    /// timer) the tree that counted the most contributions (the first such).
     fn complete_round(&mut self, e: usize, dfa: u32, t: Ps) {
         let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
-        let acc = r.acc.unwrap_or(Contribution { rt_op: r.cfg.op, ..Contribution::default() });
-        let complete = r.count >= r.cfg.expected;
-        r.results.push(RoundResult { seqno: r.seqno, data: acc.rt_data, rc: acc.rt_rc.0, count: r.count, frames: r.frames, complete, armed_at: r.armed_at, at: t });
+        let best = r.trees.iter().enumerate().fold(0, |b, (k, x)| if x.count > r.trees[b].count { k } else { b });
+        let chosen = r.first.unwrap_or(best);
+        let op = r.cfg.op;
+        let data_of = |x: &TreeAcc| x.acc.unwrap_or(Contribution { rt_op: op, ..Contribution::default() });
+        let acc = data_of(&r.trees[chosen]);
+        let count = r.trees[chosen].count;
+        let trees: Vec<TreeRound> = r.trees.iter().map(|x| TreeRound { count: x.count, frames: x.frames, data: data_of(x).rt_data }).collect();
+        let complete = count >= r.cfg.expected;
+        r.results.push(RoundResult { seqno: r.seqno, data: acc.rt_data, rc: acc.rt_rc.0, count, frames: r.trees[chosen].frames, complete, armed_at: r.armed_at, at: t, tree: chosen, trees });
         r.open = false;
         let (resno, next) = (r.seqno, next_seqno(r.seqno));
         let more = (r.results.len() as u32) < r.cfg.rounds;
-        let arm = reduction_frame(dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, r.count, r.cfg.op, acc.rt_rc.0, acc.rt_data);
+        let arms: Vec<ReductionFrame> = r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect();
         if more {
             self.open_round(e, dfa, next, t);
         }
-        self.send_portals(e, t, arm);
+        for arm in arms {
+            self.send_portals(e, t, arm);
+        }
     }
 
     /// A Portals frame at end node `e` (module doc).
@@ -414,12 +475,29 @@ impl Fabric {
         };
         self.portals.log.push(PortalsDelivery { at: t, to: e, frame: fr });
         let h = fr.header;
-        match self.portals.ends.get_mut(&(e, fr.dfa)) {
-            Some(EndTree::Leaf(l)) if h.arm => {
+        let primary = match self.portals.ends.get(&(e, fr.dfa)) {
+            Some(EndTree::Twin { primary }) => *primary,
+            _ => fr.dfa,
+        };
+        match self.portals.ends.get_mut(&(e, primary)) {
+            Some(EndTree::Leaf(l, last)) if h.arm => {
+                if *last == Some(h.seqno) {
+                    return;
+                }
+                *last = Some(h.seqno);
                 if let Some(Some(data)) = l.values.pop_front() {
                     let c = reduction_frame(fr.dfa, 0, l.vni, l.cookie, false, h.seqno, 0, 1, l.op, 0, data);
                     let at = t + l.compute;
-                    self.send_portals(e, at, c);
+                    // The fault campaign's late contributions (`faults::FaultConfig::late`).
+                    let late = self.faults.as_mut().and_then(|x| x.late_delay());
+                    self.send_portals(e, at + late.unwrap_or(0), c);
+                    if let Some(delay) = late {
+                        self.portals.stats.late_contributions += 1;
+                        let f = (self.frames.len() - 1) as u32;
+                        let what = crate::faults::summary(&self.frames[f as usize].bytes);
+                        let now = self.now;
+                        self.injector().log.push(crate::faults::Fault { at: now, kind: crate::faults::FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+                    }
                 }
             }
             Some(EndTree::Root(r)) if !h.arm => {
@@ -427,19 +505,26 @@ impl Fabric {
                     self.portals.stats.after_last_round += 1;
                     return;
                 }
+                let Some(k) = r.trees.iter().position(|x| x.dfa == fr.dfa) else { return };
                 if fr.vni != r.cfg.vni || h.cookie != r.cfg.cookie || h.seqno != r.seqno {
                     self.portals.stats.root_drops += 1;
                     return;
                 }
                 let c = Contribution { rt_op: h.op, rt_data: fr.data, rt_rc: Rc::from_raw(h.rc), rt_repsum_m: h.repsum_m as i8, rt_repsum_oflow_id: h.repsum_ovflid, sfa: fr.sfa };
-                r.acc = Some(match r.acc {
+                let x = &mut r.trees[k];
+                x.acc = Some(match x.acc {
                     Some(a) => reduce::combine(Mode::from_bit(MODE_IEEE), &a, &c),
                     None => c,
                 });
-                r.count = r.count.saturating_add(h.count);
-                r.frames += 1;
-                if r.count >= r.cfg.expected {
-                    self.complete_round(e, fr.dfa, t);
+                x.count = x.count.saturating_add(h.count);
+                x.frames += 1;
+                let expected = r.cfg.expected;
+                if x.count >= expected && r.first.is_none() {
+                    r.first = Some(k);
+                }
+                let all = r.trees.iter().all(|x| x.count >= expected);
+                if r.first.is_some() && (!r.cfg.await_all || all) {
+                    self.complete_round(e, primary, t);
                 }
             }
             _ => self.portals.stats.unexpected_at_end_nodes += 1,
