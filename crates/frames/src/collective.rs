@@ -172,13 +172,10 @@ pub struct CommonHeader {
 }
 
 impl CommonHeader {
-    /// The header in `b[..HEADER_LEN]` (every bit pattern is one), read by byte arithmetic: the same
-    /// value as the deku declaration reads (property test `common_header_matches_deku`), without deku's
-    /// bit reader, which was the fabric simulator's largest cost (docs/performance.md §Fabric).
-    ///
-    /// # Panics
-    /// If `b` is shorter than [`HEADER_LEN`].
-    pub fn from_be_bytes(b: &[u8]) -> CommonHeader {
+    /// The header in `b` (every bit pattern is one), read by byte arithmetic: the same value as the
+    /// deku declaration reads (property test `common_header_matches_deku`), without deku's bit reader,
+    /// which was the fabric simulator's largest cost (docs/performance.md §Fabric).
+    pub fn from_be_bytes(b: &[u8; HEADER_LEN]) -> CommonHeader {
         CommonHeader {
             version: b[0] >> 4,
             kind: b[0] & 0xF,
@@ -406,7 +403,9 @@ impl CollectiveMessage {
 
     /// Parses a message occupying all of `buf` (padding included).
     pub fn parse(buf: &[u8]) -> Result<CollectiveMessage> {
-        let header = CommonHeader::from_be_bytes(util::take(L, "common header", buf, 0, HEADER_LEN)?);
+        let mut hb = [0u8; HEADER_LEN];
+        hb.copy_from_slice(util::take(L, "common header", buf, 0, HEADER_LEN)?);
+        let header = CommonHeader::from_be_bytes(&hb);
         if header.version != VERSION {
             return Err(Error::InvalidField { layer: L, field: "version", offset: 0, value: header.version.into(), reason: "unsupported version" });
         }
