@@ -1,72 +1,27 @@
 //! Speed of the collective processing unit: Rust model alone, Verilated RTL alone, and the lockstep pair
 //! (both stepped and every output compared), on one recorded constrained-random input trace (seed 1:
 //! configuration, both families' traffic under load, idle gaps, backpressure, timer expiries).
-//! Figures go to docs/performance.md.
+//! Figures go to docs/performance.md. The harness is `inswitch::replay`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use inswitch::blocks::cpu::{self, CpuRtl, CpuStimulus};
-use inswitch::checker::Stimulus;
-use inswitch_model::cpu::{Cpu, CpuIn};
-use inswitch_model::Block;
-use std::hint::black_box;
+use inswitch::replay::{self, Target};
+use inswitch_model::cpu::Cpu;
 
 /// Cycles per measured iteration.
 const CYCLES: usize = 100_000;
 
-/// Records the inputs a seeded stimulus produces against the model: replaying them reproduces the run.
-fn trace() -> Vec<CpuIn> {
-    let p = cpu::params_of("cpu").unwrap();
-    let mut m = Cpu::new(p).unwrap();
-    let mut s = CpuStimulus::new(p, 1);
-    let mut prev = Default::default();
-    (0..CYCLES)
-        .map(|_| {
-            let i = s.next(&prev);
-            prev = m.step(&i);
-            i
-        })
-        .collect()
-}
-
 fn bench(c: &mut Criterion) {
-    let inputs = trace();
     let p = cpu::params_of("cpu").unwrap();
+    let inputs = replay::record(Cpu::new(p).unwrap(), CpuStimulus::new(p, 1), CYCLES);
     let mut g = c.benchmark_group("cpu");
     g.throughput(Throughput::Elements(CYCLES as u64));
     g.sample_size(10);
-    g.bench_function("rust_model", |b| {
-        b.iter_batched(
-            || Cpu::new(p).unwrap(),
-            |mut m| {
-                for i in &inputs {
-                    black_box(m.step(i));
-                }
-            },
-            BatchSize::LargeInput,
-        )
-    });
-    g.bench_function("verilator", |b| {
-        b.iter_batched(
-            || CpuRtl::new("cpu").unwrap(),
-            |mut r| {
-                for i in &inputs {
-                    black_box(r.step(i));
-                }
-            },
-            BatchSize::LargeInput,
-        )
-    });
-    g.bench_function("lockstep", |b| {
-        b.iter_batched(
-            || (Cpu::new(p).unwrap(), CpuRtl::new("cpu").unwrap()),
-            |(mut m, mut r)| {
-                for i in &inputs {
-                    assert_eq!(m.step(i), r.step(i));
-                }
-            },
-            BatchSize::LargeInput,
-        )
-    });
+    for t in Target::ALL {
+        g.bench_function(t.name(), |b| {
+            b.iter_batched(|| (Cpu::new(p).unwrap(), CpuRtl::new("cpu").unwrap()), |(mut m, mut r)| replay::replay(t, &mut m, &mut r, &inputs), BatchSize::LargeInput)
+        });
+    }
     g.finish();
 }
 

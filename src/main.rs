@@ -107,8 +107,8 @@ enum Command {
         /// Links for --pcap: master (the ISLs of the master's switch), isls, engines, all.
         #[arg(long, default_value = "master", value_parser = ["master", "isls", "engines", "all"])]
         pcap_links: String,
-        /// Write an SVG plot of latency vs end nodes (monolithic vs distributed) here (runs the scaling
-        /// scenario).
+        /// Write a plot of latency vs end nodes (monolithic vs distributed) here, SVG or PNG by the
+        /// extension (.svg, .png); runs the scaling scenario. Needs the font of fonts-dejavu-core.
         #[arg(long)]
         plot: Option<PathBuf>,
         /// Step every engine on every cycle (no idle-cycle skipping; same results, slower).
@@ -389,6 +389,11 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
     use inswitch_fabric::scenario::{self as sc, Mode, RunSpec, ScenarioFile};
     use inswitch_fabric::setup::Arrangement;
 
+    // Refuse an unknown plot format before the runs, not after them.
+    if let Some(Err(e)) = plot.as_deref().map(inswitch_fabric::plot::PlotFormat::of) {
+        eprintln!("inswitch sim: plot {e}");
+        return ExitCode::from(2);
+    }
     let hop = (hop_latency_ns * 1000.0).round() as u64;
     let bar = if quiet || json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"));

@@ -221,6 +221,94 @@ fn the_scoreboard_rejects_wrong_behaviour() {
     assert!(e.as_deref().is_some_and(|e| e.contains("egress frame with tdest")), "{e:?}");
 }
 
+/// Participants of [`fan_out_frames`]: more completions than the output queue (32 beats) holds.
+const FAN_OUT: u16 = 16;
+
+/// A barrier whose master fans out `FAN_OUT` + 1 three-beat COMPLETIONs while more collective messages
+/// for the CPU arrive back to back: the output queue fills, the CPU waits on it, the checker and the
+/// extraction slice wait on the CPU, and the next receive frame start cannot be taken. The engine must
+/// still inject its completions (the interposer lets a start compete only when it can be taken).
+fn fan_out_frames() -> Vec<Vec<u8>> {
+    let dev = |k: u16| 0x0100 + k;
+    let mut frames = vec![reg_write_frame(1, SOURCE, ENGINE_ID, 0x200, 0, 0xF), reg_write_frame(2, SOURCE, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF)];
+    for j in 0..FAN_OUT / 2 {
+        let seq = 3 + 2 * j;
+        frames.push(reg_write_frame(seq, SOURCE, ENGINE_ID, 4 * j, u32::from(dev(2 * j)) | u32::from(dev(2 * j + 1)) << 16, 0xF));
+        frames.push(reg_write_frame(seq + 1, SOURCE, ENGINE_ID, 0x500 + 4 * j, 0x0001_0001, 0xF));
+    }
+    frames.push(reg_write_frame(40, SOURCE, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF));
+    // The static entry reaches the CPU through the register space's bridge, a few cycles behind its
+    // frame: route rewrites keep the INITIALIZATION from overtaking it.
+    for k in 0..6 {
+        frames.push(reg_write_frame(60 + k, SOURCE, ENGINE_ID, 0x200, 0, 0xF));
+    }
+    let pbv = (1u128 << FAN_OUT) - 1;
+    frames.push(vdm(2, Body::Initialization(InitBody { p_count: FAN_OUT, operation: 0, pbv, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 41));
+    for k in 0..FAN_OUT {
+        let body = Body::Data { fixed: DataFixed { operation: 0, contributions: 1, ..Default::default() }, operands: vec![] };
+        frames.push(vdm(4, body, k, dev(k), 42 + k));
+    }
+    // Back-to-back messages for the CPU while it fans out (CONTROL to an unknown context: looked up,
+    // counted, dropped).
+    for k in 0..24 {
+        let body = Body::Control(collective::ControlBody { command: 2, p_count: 1, ..Default::default() });
+        let m = CollectiveMessage { header: CommonHeader { version: collective::VERSION, kind: 3, cc_id: 9, p_id: collective::NO_PARTICIPANT, ..Default::default() }, body };
+        frames.push(tlp_frame(100 + k, &collective::to_vdm(&m, SOURCE, ENGINE_ID, 0).unwrap().to_bytes().unwrap()));
+    }
+    frames
+}
+
+#[test]
+fn a_fan_out_larger_than_the_output_queue_is_injected_while_receive_frames_wait() {
+    let p = params_of("packet_engine").unwrap();
+    let mut model = PacketEngine::power_on(p).unwrap();
+    let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut stim = DirectedStimulus::new(p, vec![], fan_out_frames());
+    let mut rec = Recorder::default();
+    lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    let completions: Vec<u16> = rec.vl.iter().filter_map(|f| Tlp::parse(&f[2..f.len() - 4]).ok()).filter_map(|t| collective::from_vdm(&t).ok()).filter(|m| m.header.kind == 6).map(|m| m.header.p_id).collect();
+    assert_eq!(completions.len(), usize::from(FAN_OUT) + 1, "every participant and the source get a COMPLETION: {:?}", rec.cpu_events);
+    assert_eq!(rec.rx_done.len(), fan_out_frames().len(), "every receive frame was taken");
+}
+
+/// The scoreboard's first complaint when, from cycle `from` on, the engine takes no receive beat: the model
+/// sees no beat offered and the stimulus and scoreboard see `s_axis_rx_tready` low (a deadlock such as
+/// the interposer's, which granted a receive frame the port while the VL or extraction slice was full).
+fn complaint_when_receive_stops(seed: u64, from: u64) -> Option<(u64, String)> {
+    use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
+    use inswitch::checker::{Monitor, Stimulus};
+    use inswitch_model::Block;
+    let p = params_of("packet_engine").unwrap();
+    let shared = Shared::default();
+    let mut m = PacketEngine::power_on(p).unwrap();
+    let mut s = PacketEngineStimulus::new(p, seed, shared.clone());
+    let mut mon = PacketEngineMonitor::new(shared, p);
+    let mut prev = Default::default();
+    for cycle in 0..from + 200_000 {
+        let i = s.next(&prev);
+        let stuck = cycle >= from && !i.rst;
+        let mut o = m.step(&inswitch_model::engine::EngineIn { s_axis_rx_tvalid: i.s_axis_rx_tvalid && !stuck, ..i });
+        o.s_axis_rx_tready &= !stuck;
+        prev = o;
+        if let Err(e) = mon.observe(cycle, &i, &o) {
+            return Some((cycle, e));
+        }
+    }
+    None
+}
+
+#[test]
+fn the_scoreboard_reports_an_engine_that_stops_taking_receive_beats() {
+    use inswitch::blocks::packet_engine::LIVENESS_CYCLES;
+    for (seed, from) in [(3, 20_000), (4, 61_000), (5, 150_000)] {
+        let (at, e) = complaint_when_receive_stops(seed, from).unwrap_or_else(|| panic!("seed {seed}: a dead receive port went unnoticed"));
+        assert!(e.contains("liveness") && e.contains(&format!("seed {seed}")) && e.contains(&format!("cycle {at}")), "{e}");
+        // Reported within the bound once what was in flight has left (a few thousand cycles: CPU timer
+        // expiries still make events), not by chance much later.
+        assert!(at >= from + LIVENESS_CYCLES && at - from <= 2 * LIVENESS_CYCLES, "seed {seed}: at {at}: {e}");
+    }
+}
+
 #[test]
 fn lockstep_catches_a_wrong_top_model() {
     use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};

@@ -45,6 +45,23 @@ fn sim_runs_a_scenario_file_with_a_topology_file_and_writes_pcap_and_plot() {
     assert_eq!(code, 0, "{err}");
     let s = std::fs::read_to_string(&svg).unwrap();
     assert!(s.contains("<svg") && s.contains("Distributed (Realistic)") && s.contains("Monolithic (Serialization)"));
+    // The same plot as PNG: a PNG of the plot's size, not all one colour (curves and text were drawn).
+    let png = dir.join("l.png");
+    let (code, out, err) = inswitch(&["sim", "--quiet", "--scenario", "two-masters", "--plot", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("plot: ") && out.contains("l.png"), "{out}");
+    let mut reader = png::Decoder::new(std::fs::File::open(&png).unwrap()).read_info().expect("a PNG");
+    let (w, h) = (reader.info().width, reader.info().height);
+    assert_eq!((w, h), inswitch_fabric::plot::PLOT_SIZE);
+    let mut px = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut px).expect("PNG data");
+    let px = &px[..frame.buffer_size()];
+    let colours: std::collections::HashSet<&[u8]> = px.chunks(frame.color_type.samples()).collect();
+    assert!(colours.len() > 16, "{} colours: antialiased curves and text", colours.len());
+    // Any other extension is refused, naming the formats.
+    let (code, _, err) = inswitch(&["sim", "--quiet", "--scenario", "two-masters", "--plot", dir.join("l.jpg").to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains(".svg or .png"), "{err}");
     let (code, _, err) = inswitch(&["sim", "--scenario", "no-such-scenario"]);
     assert_eq!(code, 2);
     assert!(err.contains("neither a built-in name"), "{err}");

@@ -14,6 +14,7 @@
 pub mod blocks;
 pub mod checker;
 pub mod hdl;
+pub mod replay;
 pub mod stimulus;
 pub mod targets;
 pub mod verilated;

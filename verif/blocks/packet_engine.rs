@@ -126,11 +126,21 @@ fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)
         .collect()
 }
 
-/// What the stimulus tells the scoreboard: the cycle to check the balances on (end of a drain).
+/// What the stimulus tells the scoreboard: the cycle to check the balances on (end of a drain), the
+/// receive beats and frames it still had to send then, and its seed (for liveness messages).
 #[derive(Clone, Default)]
 pub struct Shared {
     check: Rc<Cell<bool>>,
+    unsent: Rc<Cell<(usize, usize)>>,
+    seed: Rc<Cell<u64>>,
 }
+
+/// Cycles the scoreboard allows without progress (a beat taken on any port, a register response, an
+/// event, a credit returned) while work is pending (a receive beat offered, an output valid) before it
+/// reports a deadlock. The stimulus's sinks stall in gaps that continue with probability at most 0.95
+/// per cycle (`stimulus::Profile`), so a legitimate 5,000-cycle standstill has a probability below
+/// 10^-100; the engine's deepest pipeline is 35 cycles.
+pub const LIVENESS_CYCLES: u64 = 5_000;
 
 /// The seeded stimulus of the top.
 pub struct PacketEngineStimulus {
@@ -170,6 +180,7 @@ impl PacketEngineStimulus {
     pub fn new(p: EngineParams, seed: u64, shared: Shared) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
+        shared.seed.set(seed);
         let mut s = PacketEngineStimulus {
             p,
             r,
@@ -495,6 +506,7 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
             self.drain_left -= 1;
             if self.drain_left == 0 {
                 self.shared.check.set(true);
+                self.shared.unsent.set((self.rx_beats.len(), self.frames.len()));
             }
         } else {
             self.traffic_left -= 1;
@@ -624,6 +636,8 @@ pub struct PacketEngineMonitor {
     partner: i64,
     occupancy: i64,
     last_activity: u64,
+    /// Last cycle with progress or nothing pending (liveness).
+    last_progress: u64,
     /// Drop reason events seen, per checker bit (coverage of every outcome).
     pub checker_bits: [u64; 21],
     inj_credits: i64,
@@ -652,6 +666,7 @@ impl PacketEngineMonitor {
             partner: VL_DEPTH - i64::from(p.inj_credits),
             occupancy: 0,
             last_activity: 0,
+            last_progress: 0,
             checker_bits: [0; 21],
             inj_credits: i64::from(p.inj_credits),
         }
@@ -665,6 +680,46 @@ impl PacketEngineMonitor {
 
     fn e(&self, name: &str) -> i64 {
         self.ep[ix(name)]
+    }
+
+    /// Liveness at the end of a drain (every sink ready for `DRAIN_CYCLES`): the stimulus sent every
+    /// receive frame it had, whatever else happened (an engine that stops taking receive beats is a
+    /// deadlock, e.g. the interposer's, even if every frame it did take is accounted for).
+    fn drained(&mut self, cycle: u64) -> Result<(), String> {
+        let (beats, frames) = self.shared.unsent.get();
+        if beats + frames > 0 {
+            return Err(format!(
+                "liveness after the drain (seed {}, cycle {cycle}): {beats} beats of a receive frame and {frames} more frames never sent: the engine stopped taking receive beats",
+                self.shared.seed.get()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Liveness every cycle: some progress within [`LIVENESS_CYCLES`] while work is pending.
+    fn progress(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        let moved = (i.s_axis_rx_tvalid && o.s_axis_rx_tready)
+            || (o.m_axis_vl_tvalid && i.m_axis_vl_tready)
+            || (o.m_axis_egress_tvalid && i.m_axis_egress_tready)
+            || o.m_reg_rsp_valid
+            || o.cpu_stat_valid
+            || o.stat_event != 0
+            || o.link_credit_return != 0;
+        let pending = i.s_axis_rx_tvalid || o.m_axis_vl_tvalid || o.m_axis_egress_tvalid;
+        if moved || !pending {
+            self.last_progress = cycle;
+        } else if cycle - self.last_progress >= LIVENESS_CYCLES {
+            return Err(format!(
+                "liveness (seed {}, cycle {cycle}): no progress for {LIVENESS_CYCLES} cycles while work is pending: receive beat offered {}, m_axis_vl valid {} (ready {}), m_axis_egress valid {} (ready {})",
+                self.shared.seed.get(),
+                i.s_axis_rx_tvalid,
+                o.m_axis_vl_tvalid,
+                i.m_axis_vl_tready,
+                o.m_axis_egress_tvalid,
+                i.m_axis_egress_tready
+            ));
+        }
+        Ok(())
     }
 
     fn balance(&mut self, cycle: u64, o: &EngineOut) -> Result<(), String> {
@@ -698,6 +753,18 @@ impl PacketEngineMonitor {
                 return Err(format!("balance after the drain: {what}: {a} != {b}"));
             }
         }
+        // Quiet for 400 cycles with every sink ready: the outputs stopped because nothing is left, not
+        // in the middle of a frame.
+        if o.m_axis_vl_tvalid || o.m_axis_egress_tvalid || !self.vl_cur.is_empty() || self.eg_open || !self.rx_cur.is_empty() {
+            return Err(format!(
+                "liveness after the drain (seed {}, cycle {cycle}): a frame is still open (VL valid {}, egress valid {}, {} VL bytes, {} receive bytes)",
+                self.shared.seed.get(),
+                o.m_axis_vl_tvalid,
+                o.m_axis_egress_tvalid,
+                self.vl_cur.len(),
+                self.rx_cur.len()
+            ));
+        }
         self.counts[ix("balance_checks")] += 1;
         self.log.push(cycle, "balance checked".into());
         Ok(())
@@ -717,8 +784,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             self.eg_open = false;
             self.partner = VL_DEPTH - self.inj_credits;
             self.occupancy = 0;
+            self.last_progress = cycle;
             return Ok(());
         }
+        self.progress(cycle, i, o)?;
         // Receive frames.
         if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
             append(&mut self.rx_cur, &i.s_axis_rx_tdata, i.s_axis_rx_tkeep);
@@ -840,6 +909,7 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             self.last_activity = cycle;
         }
         if self.shared.check.get() {
+            self.drained(cycle)?;
             self.balance(cycle, o)?;
         }
         Ok(())

@@ -1,21 +1,100 @@
-//! Plots (SVG, `plotters`): latency versus end nodes for monolithic and distributed engines. PNG would
-//! need plotters' bitmap backend and its image crates, which this workspace does not carry.
+//! Plots (`plotters`): latency versus end nodes for monolithic and distributed engines, as SVG or PNG by
+//! the file's extension. Text is laid out (both formats) and rasterised (PNG) with `ab_glyph` from a
+//! font loaded at run time: [`FONT_PATH`] from the Debian package [`FONT_PACKAGE`], which
+//! `scripts/setup` installs.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::scenario::{Mode, RunResult};
 use crate::setup::Arrangement;
 
+/// The font the plots use (registered as plotters' `sans-serif`).
+pub const FONT_PATH: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+/// The Debian package that ships [`FONT_PATH`].
+pub const FONT_PACKAGE: &str = "fonts-dejavu-core";
+/// Plot size in pixels (SVG user units): two panels side by side.
+pub const PLOT_SIZE: (u32, u32) = (1200, 500);
+
+/// Why a plot was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The extension is neither `.svg` nor `.png`.
+    #[error("{0}: the plot format is chosen by the extension, .svg or .png")]
+    Format(PathBuf),
+    /// The font file could not be read.
+    #[error("font {path}: {source}; install the Debian package {package} (scripts/setup does)", path = .path.display(), package = FONT_PACKAGE)]
+    FontMissing {
+        /// The font file.
+        path: PathBuf,
+        /// The read error.
+        source: std::io::Error,
+    },
+    /// The font file is not a font `ab_glyph` reads.
+    #[error("font {}: not an OpenType/TrueType font (package {FONT_PACKAGE})", .0.display())]
+    FontInvalid(PathBuf),
+    /// Drawing or writing the file failed.
+    #[error("drawing: {0}")]
+    Draw(String),
+}
+
+/// A plot file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlotFormat {
+    /// Scalable vector graphics.
+    Svg,
+    /// Portable network graphics (a bitmap of [`PLOT_SIZE`]).
+    Png,
+}
+
+impl PlotFormat {
+    /// The format of `path`, by its extension (case-insensitive).
+    pub fn of(path: &Path) -> Result<PlotFormat, PlotError> {
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+            Some("svg") => Ok(PlotFormat::Svg),
+            Some("png") => Ok(PlotFormat::Png),
+            _ => Err(PlotError::Format(path.to_path_buf())),
+        }
+    }
+}
+
+/// The font file registered as `sans-serif` so far (plotters keeps fonts for the process).
+static REGISTERED: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// Registers the font at `path` as plotters' `sans-serif`, once per process and path. Plotters wants
+/// the font's bytes for the whole process (`&'static`), so they are leaked, once per registered path.
+pub fn use_font(path: &Path) -> Result<(), PlotError> {
+    let mut done = REGISTERED.lock().unwrap_or_else(|p| p.into_inner());
+    if done.as_deref() == Some(path) {
+        return Ok(());
+    }
+    let bytes = std::fs::read(path).map_err(|source| PlotError::FontMissing { path: path.to_path_buf(), source })?;
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).map_err(|_| PlotError::FontInvalid(path.to_path_buf()))?;
+    *done = Some(path.to_path_buf());
+    Ok(())
+}
+
 /// A quantity of a run, ps.
 type Metric = fn(&RunResult) -> u64;
 
 /// Writes two panels (command to all end nodes; all-reduce = responses in and result to all) against
-/// the number of end nodes, one series per arrangement and mode present in `runs`.
-pub fn latency_vs_endpoints(path: &Path, runs: &[RunResult]) -> Result<(), String> {
-    let e = |x: &dyn std::fmt::Display| x.to_string();
-    let root = SVGBackend::new(path, (1200, 500)).into_drawing_area();
+/// the number of end nodes, one series per arrangement and mode present in `runs`, as SVG or PNG by the
+/// extension of `path`.
+pub fn latency_vs_endpoints(path: &Path, runs: &[RunResult]) -> Result<(), PlotError> {
+    let format = PlotFormat::of(path)?;
+    use_font(Path::new(FONT_PATH))?;
+    match format {
+        PlotFormat::Svg => draw(SVGBackend::new(path, PLOT_SIZE).into_drawing_area(), runs),
+        PlotFormat::Png => draw(BitMapBackend::new(path, PLOT_SIZE).into_drawing_area(), runs),
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, runs: &[RunResult]) -> Result<(), PlotError> {
+    let e = |x: &dyn std::fmt::Display| PlotError::Draw(x.to_string());
     root.fill(&WHITE).map_err(|x| e(&x))?;
     let panels = root.split_evenly((1, 2));
     let series: Vec<(Arrangement, Mode, RGBColor)> = vec![
@@ -58,4 +137,30 @@ pub fn latency_vs_endpoints(path: &Path, runs: &[RunResult]) -> Result<(), Strin
     }
     root.present().map_err(|x| e(&x))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_is_chosen_by_the_extension() {
+        assert_eq!(PlotFormat::of(Path::new("a/b.svg")).unwrap(), PlotFormat::Svg);
+        assert_eq!(PlotFormat::of(Path::new("b.PNG")).unwrap(), PlotFormat::Png);
+        for bad in ["b.jpg", "b", "b.svg.txt"] {
+            assert!(matches!(PlotFormat::of(Path::new(bad)), Err(PlotError::Format(_))), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_missing_font_names_the_package() {
+        let e = use_font(Path::new("/nonexistent/DejaVuSans.ttf")).unwrap_err();
+        assert!(matches!(e, PlotError::FontMissing { .. }), "{e:?}");
+        assert!(e.to_string().contains(FONT_PACKAGE), "{e}");
+        let not_a_font = std::env::temp_dir().join(format!("inswitch-not-a-font-{}.ttf", std::process::id()));
+        std::fs::write(&not_a_font, b"not a font").unwrap();
+        let e = use_font(&not_a_font).unwrap_err();
+        std::fs::remove_file(&not_a_font).ok();
+        assert!(matches!(e, PlotError::FontInvalid(_)), "{e:?}");
+    }
 }

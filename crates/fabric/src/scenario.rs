@@ -111,8 +111,8 @@ pub struct RunResult {
     pub engine_steps: u64,
     /// Engine cycles skipped.
     pub engine_cycles_skipped: u64,
-    /// Of `engine_steps`, idle cycles stepped on waking (timer prescaler catch-up).
-    pub catch_up_steps: u64,
+    /// Wakings that advanced a sleeping engine over its skipped cycles in closed form.
+    pub idle_advances: u64,
     /// Frames sent.
     pub frames: usize,
     /// Wall-clock seconds.
@@ -251,7 +251,7 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
     );
     r.engine_steps = f.stats.engine_steps;
     r.engine_cycles_skipped = f.stats.engine_cycles_skipped;
-    r.catch_up_steps = f.stats.catch_up_steps;
+    r.idle_advances = f.stats.idle_advances;
     r.frames = f.frames.len();
     r.wall_s = wall.elapsed().as_secs_f64();
     (r, Some(f))

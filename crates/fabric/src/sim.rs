@@ -14,10 +14,10 @@
 //! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work. It
 //!   is set aside when it is *quiescent*: nothing to receive, no output or event for [`QUIET_CYCLES`],
 //!   the CPU's sequencer idle and no CPU timer running or expired (`Descriptor::timer_runs`). A
-//!   quiescent engine's only changing state is the CPU's timer prescaler, which counts modulo
-//!   `TICK_CYCLES`; on waking, the engine is stepped `skipped mod TICK_CYCLES` idle cycles, which leaves
-//!   it in exactly the state the skipped cycles would have. The test `skip_is_exact` compares every
-//!   frame and its timing with and without skipping.
+//!   quiescent engine's only changing state is the CPU's timer prescaler; on waking, the model puts it
+//!   in exactly the state the skipped cycles would have (`PacketEngine::advance_idle`, which checks
+//!   that the engine is quiescent and advances the prescaler in closed form). The test `skip_is_exact`
+//!   compares every frame and its timing with and without skipping.
 //!
 //! The **table-arithmetic stand-in** ([`EngineKind::TableArithmetic`]) replaces the engines only for
 //! the serialization-only reproduction of Table 1 (zero processing time, the fan-out of the roles, the
@@ -293,12 +293,13 @@ enum EngineSlot {
 pub struct Stats {
     /// Events processed.
     pub events: u64,
-    /// Engine cycles stepped (including catch-up cycles after a skip).
+    /// Engine cycles stepped.
     pub engine_steps: u64,
     /// Engine cycles skipped.
     pub engine_cycles_skipped: u64,
-    /// Of `engine_steps`, the idle cycles stepped on waking to keep the timer prescaler exact.
-    pub catch_up_steps: u64,
+    /// Wakings that advanced a sleeping engine over its skipped cycles in closed form
+    /// (`PacketEngine::advance_idle`).
+    pub idle_advances: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
     /// Frames dropped because the live fabric cannot take them further: no route to the destination's
@@ -1137,7 +1138,6 @@ impl Fabric {
 
     fn wake(&mut self, s: usize) {
         let skip = self.cfg.skip_idle;
-        let tick = u64::from(self.cfg.engine_params.tick_cycles);
         let now = self.cycle;
         let EngineSlot::Cycle(c) = &mut self.engines[s] else { return };
         if c.active || c.stopped {
@@ -1149,12 +1149,12 @@ impl Fabric {
         let first = c.last.map_or(0, |l| l + 1);
         let skipped = now.saturating_sub(first);
         self.stats.engine_cycles_skipped += skipped;
-        for _ in 0..skipped % tick {
-            let o = c.e.step(&idle_in(c.id, 0));
-            assert!(!busy(&o), "a quiescent engine produced an output while catching up");
-            c.steps += 1;
-            self.stats.engine_steps += 1;
-            self.stats.catch_up_steps += 1;
+        if skipped > 0 {
+            // Exact: the model checks that one idle cycle changes nothing but its timer prescaler, and
+            // advances that in closed form (`PacketEngine::advance_idle`).
+            let o = c.e.advance_idle(skipped, &idle_in(c.id, 0)).unwrap_or_else(|x| panic!("engine {s} set aside while not quiescent: {x}"));
+            assert!(!busy(&o), "a quiescent engine shows an output while idle");
+            self.stats.idle_advances += 1;
         }
         c.last = Some(now.saturating_sub(1).max(first.saturating_sub(1)));
         c.last_activity = now;

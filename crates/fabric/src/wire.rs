@@ -36,12 +36,14 @@ pub fn requester(frame: &[u8]) -> Option<u16> {
     Some(u16::from_be_bytes([*frame.get(REQUESTER_AT)?, *frame.get(REQUESTER_AT + 1)?]))
 }
 
-/// The collective message inside a framed vendor-defined message, if it is one.
+/// The collective message inside a framed vendor-defined message, if it is one. The TLP is decoded by
+/// `Tlp::parse_fast` (the same result as deku's `Tlp::parse`, property test `to_repr_matches_deku` in
+/// crates/frames): deku's bit reader was half of the fabric's time (docs/performance.md §Fabric).
 pub fn collective_of(frame: &[u8]) -> Option<CollectiveMessage> {
     if frame.len() < SEQ_LEN + LCRC_LEN {
         return None;
     }
-    let t = Tlp::parse(&frame[SEQ_LEN..frame.len() - LCRC_LEN]).ok()?;
+    let t = Tlp::parse_fast(&frame[SEQ_LEN..frame.len() - LCRC_LEN]).ok()?;
     collective::from_vdm(&t).ok()
 }
 

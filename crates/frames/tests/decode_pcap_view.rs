@@ -190,4 +190,13 @@ proptest! {
         prop_assert_eq!((v.resno(), v.rc(), v.repsum_m(), v.repsum_ovflid(), v.retry()), (h.resno, h.rc, h.repsum_m, h.repsum_ovflid, h.retry));
         for i in 0..4 { prop_assert_eq!(v.operand(i), f.data[i]); }
     }
+
+    /// The collective common header read by byte arithmetic is the one the deku declaration reads.
+    #[test]
+    fn common_header_matches_deku(b in any::<[u8; 8]>()) {
+        use deku::DekuContainerRead;
+        use inswitch_frames::collective::CommonHeader;
+        let (_, deku) = CommonHeader::from_bytes((&b[..], 0)).unwrap();
+        prop_assert_eq!(CommonHeader::from_be_bytes(&b), deku);
+    }
 }

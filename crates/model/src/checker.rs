@@ -295,7 +295,7 @@ impl Verdict {
 }
 
 /// What the stream side knows when a frame's last beat arrives.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrameSummary {
     /// Frame length in bytes (saturating at 0xFFFF).
     pub bytes: usize,
@@ -772,7 +772,7 @@ impl InputCheckerOut {
 }
 
 /// The input checker's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct InputChecker {
     p: CheckerParams,
     cap: [u8; CAPTURE_BYTES],

@@ -305,7 +305,7 @@ pub enum ParamError {
 }
 
 /// The completion builder's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompletionBuilder {
     p: CompletionBuilderParams,
     valid: bool,

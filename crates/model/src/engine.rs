@@ -328,7 +328,7 @@ struct OqBeat {
 }
 
 /// The packet-engine top.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PacketEngine {
     ip: Interposer,
     ck: InputChecker,
@@ -413,6 +413,54 @@ impl PacketEngine {
     pub fn cpu_bridge_write(&self) -> Option<(u16, u32)> {
         self.bridge_write
     }
+
+    /// Puts the engine in exactly the state `n` cycles of the input `held` would leave it in, without
+    /// stepping them, and returns the outputs each of those cycles shows (they are all the same). For
+    /// simulators that let an idle engine sleep (`crates/fabric`, `docs/fabric.md` §Engines).
+    ///
+    /// Contract, checked: the engine is *quiescent* under `held`, i.e. one cycle of `held` changes
+    /// nothing but the CPU's timer prescaler and running timers (checked by stepping a copy one cycle
+    /// and comparing the whole state), `held` is not a reset, and `n` does not pass the cycle in which
+    /// the first running CPU timer expires ([`Cpu::cycles_to_expiry`]; an expired timer starts the
+    /// sequencer). Then every further cycle does the same, because no block reads the prescaler or a
+    /// timer value except the tick logic itself, which [`Cpu`] advances in closed form. Otherwise the
+    /// engine is left as it was and the error says which condition failed.
+    pub fn advance_idle(&mut self, n: u64, held: &EngineIn) -> Result<EngineOut, AdvanceError> {
+        if held.rst {
+            return Err(AdvanceError::Reset);
+        }
+        if let Some(limit) = self.cpu.cycles_to_expiry().filter(|&l| n > l) {
+            return Err(AdvanceError::PastExpiry { n, limit });
+        }
+        let mut stepped = self.clone();
+        let out = stepped.step(held);
+        let mut advanced = self.clone();
+        advanced.cpu.advance_timers(1);
+        if stepped != advanced {
+            return Err(AdvanceError::NotQuiescent);
+        }
+        self.cpu.advance_timers(n);
+        Ok(out)
+    }
+}
+
+/// Why [`PacketEngine::advance_idle`] refused to advance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AdvanceError {
+    /// A reset is not an idle cycle.
+    #[error("a reset is not an idle cycle")]
+    Reset,
+    /// One cycle of the held input changes more than the CPU's prescaler and timers.
+    #[error("the engine is not quiescent: one cycle of the held input changes more than the CPU timers")]
+    NotQuiescent,
+    /// A running CPU timer expires `limit` cycles from now, before the `n` asked for.
+    #[error("a CPU timer expires in {limit} cycles, before the {n} asked for")]
+    PastExpiry {
+        /// Cycles asked for.
+        n: u64,
+        /// Cycles to the first expiry (that cycle included).
+        limit: u64,
+    },
 }
 
 /// The checker's message outputs as a slice payload.

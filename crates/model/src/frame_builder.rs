@@ -316,7 +316,7 @@ impl Default for FrameBuilderParams {
 }
 
 /// The frame builder's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FrameBuilder {
     p: FrameBuilderParams,
     frame: [u8; BUFFER_BYTES],

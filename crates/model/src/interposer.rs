@@ -152,7 +152,7 @@ enum Owner {
     Inj,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct McastEntry {
     valid: bool,
     tree: u16,
@@ -160,7 +160,7 @@ struct McastEntry {
 }
 
 /// The interposer's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Interposer {
     p: InterposerParams,
     mcast: Vec<McastEntry>,

@@ -133,7 +133,7 @@ ports! {
     }
 }
 
-#[derive(Clone, Copy, Default, Debug)]
+#[derive(Clone, Copy, Default, Debug, PartialEq)]
 struct Beat {
     tdata: Wide,
     tkeep: u64,
@@ -156,7 +156,7 @@ impl RouteEntry {
 }
 
 /// The output queue's registers and memories.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OutputQueue {
     p: OutputQueueParams,
     keep_mask: u64,

@@ -548,7 +548,7 @@ pub fn be_mask(be: u8) -> u32 {
 }
 
 /// The register space's registers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RegisterSpace {
     pbv: [u32; PBV_ENTRIES / 2],
     ctrl: Ctrl,

@@ -528,7 +528,7 @@ struct Stored {
 }
 
 /// The collective processing unit.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Cpu {
     p: CpuParams,
     cfg: Config,
@@ -613,6 +613,44 @@ impl Cpu {
     /// The sequencer state ([`seq`]).
     pub fn seq_state(&self) -> u8 {
         self.seq
+    }
+
+    /// The timer prescaler (`tick_cnt`): cycles since the last tick, 0 to `TICK_CYCLES - 1`.
+    pub fn tick_phase(&self) -> u64 {
+        u64::from(self.tick_cnt)
+    }
+
+    /// Cycles from now to the one whose timer tick expires the first running timer (`docs/cpu.md` §4),
+    /// counting that cycle; `None` when no timer runs. A timer of T ticks (T ≥ 1; 0 counts as 1) expires
+    /// on its T-th tick, and the first tick comes in the cycle the prescaler reaches `TICK_CYCLES - 1`.
+    pub fn cycles_to_expiry(&self) -> Option<u64> {
+        let tick = u64::from(self.p.tick_cycles);
+        let first = tick - u64::from(self.tick_cnt);
+        self.d.iter().filter(|d| d.timer_runs()).map(|d| first + (u64::from(d.timer.max(1)) - 1) * tick).min()
+    }
+
+    /// What `n` cycles do to the timer prescaler and the running timers when nothing else happens (no
+    /// message, no configuration write, the sequencer idle): `(tick_cnt + n) / TICK_CYCLES` ticks, each
+    /// decrementing every running timer and expiring it at 1 (the tick logic of [`Block::step`]).
+    /// Exact only while `n` ≤ [`Cpu::cycles_to_expiry`]: an expired timer starts the sequencer.
+    pub(crate) fn advance_timers(&mut self, n: u64) {
+        let tick = u64::from(self.p.tick_cycles);
+        let total = u64::from(self.tick_cnt) + n;
+        // The remainder is below TICK_CYCLES, a u32.
+        self.tick_cnt = (total % tick) as u32;
+        let ticks = total / tick;
+        if ticks == 0 {
+            return;
+        }
+        for d in self.d.iter_mut().filter(|d| d.timer_runs()) {
+            if u64::from(d.timer) <= ticks {
+                d.timer = 0;
+                d.expired = true;
+            } else {
+                // Fewer ticks than the timer holds: the difference is below the timer, a u32.
+                d.timer -= ticks as u32;
+            }
+        }
     }
 
     fn reset(&mut self) {

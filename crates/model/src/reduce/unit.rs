@@ -139,7 +139,7 @@ impl ReduceUnitOut {
 
 /// The pipelined reduction unit. Registers: one output value per pipeline stage (stage `LATENCY - 1`
 /// is the `out_*` register); an empty stage holds the all-zero output.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReduceUnit {
     stages: [ReduceUnitOut; LATENCY],
 }

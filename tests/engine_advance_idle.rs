@@ -1,0 +1,146 @@
+//! `PacketEngine::advance_idle` against stepping: after seeded random traffic (the top cosim's stimulus)
+//! and an idle input held until the engine is quiescent, an engine advanced by `n` cycles in closed form
+//! equals (`PartialEq` on the whole state) one stepped `n` idle cycles, showed the same outputs on each
+//! of those cycles, and gives the same outputs on every cycle of further random traffic. `n` is drawn up
+//! to several CPU timer ticks and clipped to the first timer expiry, so running timers, ticks and
+//! expiries are crossed in closed form; the refusals (reset, not quiescent, past an expiry) leave the
+//! engine untouched.
+
+use inswitch::blocks::packet_engine::{params_of, PacketEngineStimulus, Shared};
+use inswitch::checker::Stimulus;
+use inswitch::stimulus::rng;
+use inswitch_model::engine::{AdvanceError, EngineIn, EngineOut, PacketEngine};
+use inswitch_model::Block;
+use rand::RngExt;
+
+/// Seeds (runs) of the test.
+const SEEDS: u64 = 48;
+/// Bound on the idle cycles it may take a busy engine to become quiescent.
+const QUIESCE_BOUND: u64 = 200_000;
+/// Most idle cycles one comparison steps.
+const MAX_STEPPED: u64 = 100_000;
+/// Random traffic after the advance, compared cycle by cycle.
+const AFTER: u64 = 20_000;
+
+/// The stimulus's last input held with nothing offered: no receive beat, no configuration write, no
+/// credit returned, every sink ready.
+fn idle_from(last: &EngineIn) -> EngineIn {
+    EngineIn {
+        rst: false,
+        s_axis_rx_tvalid: false,
+        cpu_cfg_wr_en: false,
+        vl_credit_return: 0,
+        m_axis_vl_tready: true,
+        m_axis_egress_tready: true,
+        m_reg_rsp_ready: true,
+        ..*last
+    }
+}
+
+/// Coverage of the runs, asserted at the end.
+#[derive(Default, Debug)]
+struct Seen {
+    not_quiescent: u64,
+    timers_running: u64,
+    ticks_crossed: u64,
+    expiries_reached: u64,
+}
+
+fn one_run(seed: u64, seen: &mut Seen) {
+    let p = params_of("packet_engine").unwrap();
+    let mut r = rng(seed, 7);
+    let mut stim = PacketEngineStimulus::new(p, seed, Shared::default());
+    let mut e = PacketEngine::power_on(p).unwrap();
+    let mut prev = EngineOut::default();
+    let mut last = EngineIn::default();
+    // Random traffic, ending on a cycle with no receive beat (so the stimulus's view of the port stays
+    // true across the idle stretch).
+    let warm = r.random_range(2_000..40_000u64);
+    let mut cycle = 0u64;
+    while cycle < warm || last.s_axis_rx_tvalid || last.rst {
+        last = stim.next(&prev);
+        prev = e.step(&last);
+        cycle += 1;
+    }
+    let idle = idle_from(&last);
+    // Refusals leave the engine as it was.
+    let before = e.clone();
+    assert_eq!(e.advance_idle(5, &EngineIn { rst: true, ..idle }), Err(AdvanceError::Reset));
+    assert_eq!(e, before, "seed {seed}: a refused advance changed the engine");
+    let mut held = 0u64;
+    while let Err(x) = e.clone().advance_idle(0, &idle) {
+        assert_eq!(x, AdvanceError::NotQuiescent, "seed {seed}, cycle {cycle}");
+        if held == 0 {
+            seen.not_quiescent += 1;
+            let before = e.clone();
+            assert_eq!(e.advance_idle(0, &idle), Err(AdvanceError::NotQuiescent));
+            assert_eq!(e, before, "seed {seed}: a refused advance changed the engine");
+        }
+        prev = e.step(&idle);
+        held += 1;
+        cycle += 1;
+        assert!(held < QUIESCE_BOUND, "seed {seed}: not quiescent after {held} idle cycles (cycle {cycle})");
+    }
+    let tick = u64::from(p.tick_cycles);
+    let limit = e.cpu().cycles_to_expiry();
+    if let Some(l) = limit {
+        seen.timers_running += 1;
+        let before = e.clone();
+        assert_eq!(e.advance_idle(l + 1, &idle), Err(AdvanceError::PastExpiry { n: l + 1, limit: l }));
+        assert_eq!(e, before, "seed {seed}: a refused advance changed the engine");
+    }
+    // A drawn n, and the edges of the closed form: the cycles just before and at the next tick and the
+    // first expiry.
+    let to_tick = tick - e.cpu().tick_phase();
+    let drawn = r.random_range(0..8 * tick * 200);
+    let mut ns = vec![limit.map_or(drawn, |l| drawn.min(l)), to_tick - 1, to_tick, to_tick + tick];
+    if let Some(l) = limit.filter(|&l| l <= MAX_STEPPED) {
+        ns.extend([l - 1, l]);
+        seen.expiries_reached += 1;
+    }
+    // Stepping is the slow side: a random register write can set a timeout of millions of cycles.
+    ns.retain(|&n| limit.is_none_or(|l| n <= l) && n <= MAX_STEPPED);
+    if ns.iter().any(|&n| n >= to_tick) {
+        seen.ticks_crossed += 1;
+    }
+    let mut advanced = Vec::new();
+    for &n in &ns {
+        let mut a = e.clone();
+        let shown = a.advance_idle(n, &idle).unwrap_or_else(|x| panic!("seed {seed}: advance_idle({n}): {x}"));
+        let mut b = e.clone();
+        for k in 0..n {
+            let o = b.step(&idle);
+            assert_eq!(o, shown, "seed {seed}: idle cycle {k} of {n} shows other outputs than advance_idle returned");
+        }
+        assert!(a == b, "seed {seed}: advanced by {n} != stepped {n} cycles\nadvanced: {a:?}\nstepped: {b:?}");
+        advanced.push((a, b, shown));
+    }
+    // Further traffic after the drawn advance.
+    // ns[0] is never dropped: drawn is clipped to the limit and below MAX_STEPPED.
+    let (mut a, mut b, shown) = advanced.swap_remove(0);
+    let n = ns[0];
+    if n > 0 {
+        prev = shown;
+    }
+    for k in 0..AFTER {
+        let i = stim.next(&prev);
+        let oa = a.step(&i);
+        let ob = b.step(&i);
+        assert_eq!(oa, ob, "seed {seed}: cycle {k} after advancing {n} idle cycles");
+        prev = oa;
+    }
+    assert!(a == b, "seed {seed}: states differ after {AFTER} cycles of traffic");
+}
+
+#[test]
+fn advance_idle_equals_stepping_idle_cycles() {
+    let mut seen = Seen::default();
+    for seed in 0..SEEDS {
+        one_run(seed, &mut seen);
+    }
+    // The runs crossed what the closed form has to get right.
+    assert!(seen.not_quiescent >= SEEDS / 2, "{seen:?}");
+    assert!(seen.timers_running >= 4, "{seen:?}");
+    assert!(seen.ticks_crossed >= SEEDS / 2, "{seen:?}");
+    assert!(seen.expiries_reached >= 2, "{seen:?}");
+}
