@@ -27,8 +27,7 @@
 //! the serialization-only reproduction of Table 1 (zero processing time, the fan-out of the roles, the
 //! table's frame sizes); its traffic is checked against the cycle engines' in `tests/`.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage, NO_PARTICIPANT};
 use inswitch_model::cpu::seq;
@@ -349,7 +348,10 @@ pub struct Fabric {
     from_engine: Vec<usize>,
     /// Every frame ever sent.
     pub frames: Vec<Frame>,
-    heap: BinaryHeap<Reverse<(Ps, u64, Ev)>>,
+    /// The event queue by (time, order of scheduling): a B-tree rather than a binary heap, whose pops
+    /// walk a path through the whole queue (cache misses once it holds an event per end node); the
+    /// B-tree's next event is in its leftmost leaf, and new events land near it.
+    heap: BTreeMap<(Ps, u64), Ev>,
     order: u64,
     now: Ps,
     cycle: u64,
@@ -454,7 +456,7 @@ impl Fabric {
             to_engine,
             from_engine,
             frames: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap: BTreeMap::new(),
             order: 0,
             now: 0,
             cycle: 0,
@@ -492,7 +494,7 @@ impl Fabric {
 
     fn push(&mut self, t: Ps, ev: Ev) {
         self.order += 1;
-        self.heap.push(Reverse((t, self.order, ev)));
+        self.heap.insert((t, self.order), ev);
     }
 
     fn next_seq(&mut self) -> u16 {
@@ -1386,12 +1388,12 @@ impl Fabric {
     /// The time of the next event, after dropping the wake-ups no longer due at the head of the queue
     /// unseen: they must not hold the run open or move the clock.
     fn next_event_time(&mut self) -> Option<Ps> {
-        while let Some(Reverse((t, _, ev))) = self.heap.peek() {
-            match *ev {
+        while let Some((&(t, _), &ev)) = self.heap.first_key_value() {
+            match ev {
                 Ev::Wake { sw, cycle } if !self.wake_due(sw as usize, cycle) => {
-                    self.heap.pop();
+                    self.heap.pop_first();
                 }
-                _ => return Some(*t),
+                _ => return Some(t),
             }
         }
         None
@@ -1448,9 +1450,9 @@ impl Fabric {
                 }
                 self.step_engines();
                 self.cycle += 1;
-            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            } else if let Some(((t, order), ev)) = self.heap.pop_first() {
                 if t > limit {
-                    self.heap.push(Reverse((t, 0, ev)));
+                    self.heap.insert((t, order), ev);
                     self.catch_up_timer_sleepers();
                     break;
                 }
