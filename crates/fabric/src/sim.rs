@@ -11,20 +11,23 @@
 //!   cross the port (serialized at its bandwidth) into the engine's `s_axis_rx` as 256-bit beats, one per
 //!   engine clock cycle from the cycle after the first beat has arrived; the engine's `m_axis_vl`
 //!   beats are reassembled into frames and routed by the crossbar when their last beat is out.
-//! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work. It
-//!   is set aside when it is *quiescent*: nothing to receive, no output or event for [`QUIET_CYCLES`],
-//!   the CPU's sequencer idle and no CPU timer running or expired (`Descriptor::timer_runs`). A
-//!   quiescent engine's only changing state is the CPU's timer prescaler; on waking, the model puts it
-//!   in exactly the state the skipped cycles would have (`PacketEngine::advance_idle`, which checks
-//!   that the engine is quiescent and advances the prescaler in closed form). The test `skip_is_exact`
-//!   compares every frame and its timing with and without skipping.
+//! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work,
+//!   and a cycle visits only the awake engines (a sorted list), so a cycle costs the engines that work
+//!   in it, not the fabric's size. An engine is set aside when it is *idle*: nothing to receive, no
+//!   output or event for [`QUIET_CYCLES`], the CPU's sequencer idle and no CPU timer expired. Its only
+//!   changing state is then the CPU's timer prescaler and running timers (`Descriptor::timer_runs`).
+//!   With no timer running it sleeps until a frame arrives; with timers running (a context waiting for
+//!   contributions) it also gets a wake-up event at the cycle whose tick expires the first one
+//!   (`Cpu::cycles_to_expiry`), which is stepped. On waking, the model puts it in exactly the state the
+//!   skipped cycles would have (`PacketEngine::advance_idle`, which checks that the engine is idle and
+//!   that no timer expires in the skipped cycles, and advances prescaler and timers in closed form).
+//!   The tests `skip_is_exact_*` compare every frame and its timing with and without skipping.
 //!
 //! The **table-arithmetic stand-in** ([`EngineKind::TableArithmetic`]) replaces the engines only for
 //! the serialization-only reproduction of Table 1 (zero processing time, the fan-out of the roles, the
 //! table's frame sizes); its traffic is checked against the cycle engines' in `tests/`.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage, NO_PARTICIPANT};
 use inswitch_model::cpu::seq;
@@ -216,6 +219,9 @@ enum Ev {
     Retry { e: u32, cc: u16 },
     /// The Portals root end node `e`'s timer for round `seqno` of tree `dfa` ([`portals`]).
     PortalsRoot { e: u32, dfa: u32, seqno: u16 },
+    /// The engine of switch `sw`, asleep with a running CPU timer, wakes in `cycle`, the cycle whose
+    /// tick expires the timer (ignored if it woke earlier).
+    Wake { sw: u32, cycle: u64 },
 }
 
 /// An end node's behaviour in a context.
@@ -257,7 +263,10 @@ struct CycleEngine {
     out_first: u64,
     vl_taken: u8,
     last_activity: u64,
+    /// Stepped every cycle (in [`Fabric::awake`]); otherwise asleep.
     active: bool,
+    /// Asleep with a running CPU timer: the cycle of its wake-up ([`Ev::Wake`]).
+    wake_at: Option<u64>,
     /// Cycles stepped (for the performance report).
     steps: u64,
     /// Failed (fault injection): no more cycles, frames to it are lost.
@@ -300,6 +309,8 @@ pub struct Stats {
     /// Wakings that advanced a sleeping engine over its skipped cycles in closed form
     /// (`PacketEngine::advance_idle`).
     pub idle_advances: u64,
+    /// Wake-ups of engines asleep on a running CPU timer, in the cycle of its expiry.
+    pub timer_wakes: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
     /// Frames dropped because the live fabric cannot take them further: no route to the destination's
@@ -337,11 +348,21 @@ pub struct Fabric {
     from_engine: Vec<usize>,
     /// Every frame ever sent.
     pub frames: Vec<Frame>,
-    heap: BinaryHeap<Reverse<(Ps, u64, Ev)>>,
+    /// The event queue by (time, order of scheduling): a B-tree rather than a binary heap, whose pops
+    /// walk a path through the whole queue (cache misses once it holds an event per end node); the
+    /// B-tree's next event is in its leftmost leaf, and new events land near it.
+    heap: BTreeMap<(Ps, u64), Ev>,
     order: u64,
     now: Ps,
     cycle: u64,
     engines: Vec<EngineSlot>,
+    /// The active cycle engines, the only ones a cycle visits (sorted before a cycle when `awake_sorted`
+    /// is false: engines step in switch order, as without skipping).
+    awake: Vec<u32>,
+    awake_sorted: bool,
+    /// Engines asleep with a running CPU timer (a wake-up event each in the heap): while there are any,
+    /// the engine clock runs as if they were stepped (`run_until_quiet`).
+    timer_sleepers: usize,
     ends: Vec<EndNode>,
     /// Collective messages delivered to end nodes and engines.
     pub log: Vec<Delivery>,
@@ -412,6 +433,7 @@ impl Fabric {
                     vl_taken: 0,
                     last_activity: 0,
                     active: true,
+                    wake_at: None,
                     steps: 0,
                     stopped: false,
                     events: vec![0; inswitch_model::cpu::event::COUNT],
@@ -420,6 +442,7 @@ impl Fabric {
                 EngineKind::TableArithmetic => EngineSlot::StandIn(StandIn { id: s.engine_id, ctx: HashMap::new() }),
             });
         }
+        let awake = (0..engines.len() as u32).filter(|_| cfg.engine == EngineKind::Cycle).collect();
         let ends = vec![EndNode::default(); topo.endpoints.len()];
         let portals = portals::Portals::new(&topo);
         Ok(Fabric {
@@ -433,11 +456,14 @@ impl Fabric {
             to_engine,
             from_engine,
             frames: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap: BTreeMap::new(),
             order: 0,
             now: 0,
             cycle: 0,
             engines,
+            awake,
+            awake_sorted: true,
+            timer_sleepers: 0,
             ends,
             log: Vec::new(),
             captured: Vec::new(),
@@ -468,7 +494,7 @@ impl Fabric {
 
     fn push(&mut self, t: Ps, ev: Ev) {
         self.order += 1;
-        self.heap.push(Reverse((t, self.order, ev)));
+        self.heap.insert((t, self.order), ev);
     }
 
     fn next_seq(&mut self) -> u16 {
@@ -534,8 +560,12 @@ impl Fabric {
     }
 
     fn process(&mut self, t: Ps, ev: Ev) {
-        self.stats.events += 1;
+        // Wake-ups are engine scheduling, not fabric events (counted in `timer_wakes`).
+        if !matches!(ev, Ev::Wake { .. }) {
+            self.stats.events += 1;
+        }
         match ev {
+            Ev::Wake { sw, cycle } => self.wake_on_timer(sw as usize, cycle),
             Ev::Send { f, e } => {
                 let sw = self.topo.endpoints[e as usize].switch as u32;
                 for (f, h, tl) in self.hop(self.up[e as usize], f, t, t) {
@@ -808,6 +838,10 @@ impl Fabric {
         if let EngineSlot::Cycle(c) = &mut self.engines[s] {
             c.stopped = true;
             c.active = false;
+            if c.wake_at.take().is_some() {
+                self.timer_sleepers -= 1;
+            }
+            self.awake.retain(|&x| x as usize != s);
         }
         self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, what: String::new() });
     }
@@ -1144,29 +1178,92 @@ impl Fabric {
             return;
         }
         c.active = true;
+        if c.wake_at.take().is_some() {
+            self.timer_sleepers -= 1;
+        }
         debug_assert!(skip, "engines only sleep when skipping");
-        // Cycles the engine did not see: its prescaler must end where it would have.
+        // Cycles the engine did not see: its prescaler and running timers must end where they would have.
         let first = c.last.map_or(0, |l| l + 1);
         let skipped = now.saturating_sub(first);
         self.stats.engine_cycles_skipped += skipped;
         if skipped > 0 {
-            // Exact: the model checks that one idle cycle changes nothing but its timer prescaler, and
-            // advances that in closed form (`PacketEngine::advance_idle`).
+            // Exact: the model checks that one idle cycle changes nothing but its timer prescaler and
+            // running timers, and that no timer expires in the skipped cycles, and advances them in
+            // closed form (`PacketEngine::advance_idle`).
             let o = c.e.advance_idle(skipped, &idle_in(c.id, 0)).unwrap_or_else(|x| panic!("engine {s} set aside while not quiescent: {x}"));
             assert!(!busy(&o), "a quiescent engine shows an output while idle");
             self.stats.idle_advances += 1;
         }
         c.last = Some(now.saturating_sub(1).max(first.saturating_sub(1)));
         c.last_activity = now;
+        if self.awake.last().is_some_and(|&x| x as usize > s) {
+            self.awake_sorted = false;
+        }
+        self.awake.push(s as u32);
     }
 
-    /// Steps every active engine for the current cycle.
+    /// Whether a wake-up ([`Ev::Wake`]) is still due: not if the engine woke since (a frame), whether
+    /// or not it went to sleep again.
+    fn wake_due(&self, s: usize, cycle: u64) -> bool {
+        matches!(&self.engines[s], EngineSlot::Cycle(c) if !c.active && c.wake_at == Some(cycle))
+    }
+
+    /// The wake-up of an engine asleep on a running timer ([`Ev::Wake`]), if still due.
+    fn wake_on_timer(&mut self, s: usize, cycle: u64) {
+        if self.wake_due(s, cycle) {
+            let EngineSlot::Cycle(c) = &self.engines[s] else { return };
+            let last_activity = c.last_activity;
+            debug_assert_eq!(self.cycle, cycle, "a wake-up is processed in its cycle");
+            self.stats.timer_wakes += 1;
+            self.wake(s);
+            // Unlike a frame, the expiry is no activity of its own: the engine goes back to sleep by
+            // the same rule, in the same cycle, as if it had been stepped throughout, so `now` at the
+            // end of a run is the same with and without skipping.
+            if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+                c.last_activity = last_activity;
+            }
+        }
+    }
+
+    /// Brings every engine asleep on a running timer to the current cycle in closed form (its timers as
+    /// if it had been stepped through the last cycle), without waking it: for inspection when
+    /// [`Fabric::run_until_quiet`] stops at its limit. Its wake-up stays where it is.
+    fn catch_up_timer_sleepers(&mut self) {
+        if self.timer_sleepers == 0 {
+            return;
+        }
+        let now = self.cycle;
+        for (s, slot) in self.engines.iter_mut().enumerate() {
+            let EngineSlot::Cycle(c) = slot else { continue };
+            let Some(first) = c.last.map(|l| l + 1).filter(|_| c.wake_at.is_some() && !c.active) else { continue };
+            let n = now.saturating_sub(first);
+            if n == 0 {
+                continue;
+            }
+            let o = c.e.advance_idle(n, &idle_in(c.id, 0)).unwrap_or_else(|x| panic!("engine {s} asleep while not quiescent: {x}"));
+            assert!(!busy(&o), "a quiescent engine shows an output while idle");
+            self.stats.engine_cycles_skipped += n;
+            self.stats.idle_advances += 1;
+            c.last = Some(now - 1);
+        }
+    }
+
+    /// Steps every active engine for the current cycle; sets aside those that have no work left.
     fn step_engines(&mut self) {
         let cycle = self.cycle;
         let t_done = (cycle + 1) * ENGINE_CLOCK_PS;
         let skip = self.cfg.skip_idle;
         let mut emitted: Vec<(usize, Vec<u8>, bool, u64)> = Vec::new();
-        for s in 0..self.engines.len() {
+        let mut wakes: Vec<(usize, u64)> = Vec::new();
+        if !self.awake_sorted {
+            self.awake.sort_unstable();
+            self.awake_sorted = true;
+        }
+        // Only the awake engines are visited; those still awake after the cycle are kept, in order.
+        let mut awake = std::mem::take(&mut self.awake);
+        let mut kept = 0;
+        for k in 0..awake.len() {
+            let s = awake[k] as usize;
             let EngineSlot::Cycle(c) = &mut self.engines[s] else { continue };
             if !c.active || c.stopped {
                 continue;
@@ -1242,9 +1339,24 @@ impl Fabric {
             if busy(&o) {
                 c.last_activity = cycle;
             }
-            if skip && quiescent(c, cycle) {
-                c.active = false;
+            match if skip { rest(c, cycle) } else { Rest::Awake } {
+                Rest::Awake => {
+                    awake[kept] = s as u32;
+                    kept += 1;
+                }
+                Rest::Asleep => c.active = false,
+                Rest::UntilExpiry(n) => {
+                    c.active = false;
+                    c.wake_at = Some(cycle + n);
+                    wakes.push((s, cycle + n));
+                }
             }
+        }
+        awake.truncate(kept);
+        self.awake = awake;
+        for (s, w) in wakes {
+            self.timer_sleepers += 1;
+            self.push(w * ENGINE_CLOCK_PS, Ev::Wake { sw: s as u32, cycle: w });
         }
         for (s, bytes, egress, first) in emitted {
             if egress {
@@ -1273,12 +1385,23 @@ impl Fabric {
         }
     }
 
-    fn any_active(&self) -> bool {
-        self.engines.iter().any(|e| matches!(e, EngineSlot::Cycle(c) if c.active))
+    /// The time of the next event, after dropping the wake-ups no longer due at the head of the queue
+    /// unseen: they must not hold the run open or move the clock.
+    fn next_event_time(&mut self) -> Option<Ps> {
+        while let Some((&(t, _), &ev)) = self.heap.first_key_value() {
+            match ev {
+                Ev::Wake { sw, cycle } if !self.wake_due(sw as usize, cycle) => {
+                    self.heap.pop_first();
+                }
+                _ => return Some(t),
+            }
+        }
+        None
     }
 
+    /// Every awake engine is quiescent (asleep ones are, or have a wake-up event pending).
     fn all_quiescent(&self) -> bool {
-        self.engines.iter().all(|e| match e {
+        self.awake.iter().all(|&s| match &self.engines[s as usize] {
             EngineSlot::Cycle(c) => quiescent(c, self.cycle),
             EngineSlot::StandIn(_) => true,
         })
@@ -1286,33 +1409,61 @@ impl Fabric {
 
     /// Runs until nothing is in flight and every engine is quiescent (or `limit` is passed); returns
     /// the time of the last event.
+    ///
+    /// Cost: each cycle visits only the awake engines. While engines sleep on running timers (and none
+    /// is awake), the engine clock jumps from event to event, stopping where stepping every cycle
+    /// would have stopped (the first cycle past `limit`), so `now` is the same with and without
+    /// skipping.
     pub fn run_until_quiet(&mut self, limit: Ps, progress: &mut dyn FnMut(Ps)) -> Ps {
         let mut last_event = self.now;
         let mut n = 0u64;
         loop {
-            let ev_t = self.heap.peek().map(|Reverse((t, _, _))| *t);
-            let engines_on = self.cfg.engine == EngineKind::Cycle && self.any_active();
+            let ev_t = self.next_event_time();
+            let awake = self.cfg.engine == EngineKind::Cycle && !self.awake.is_empty();
+            // The engine clock runs while an engine is awake or asleep on a running timer.
+            let clocked = awake || self.timer_sleepers > 0;
             let cyc_t = self.cycle * ENGINE_CLOCK_PS;
-            if engines_on && ev_t.is_none_or(|t| cyc_t < t) {
+            if clocked && ev_t.is_none_or(|t| cyc_t < t) {
+                if !awake {
+                    // Only timer sleepers: every cycle up to the next event (there is one, their
+                    // wake-ups) would be idle. Jump to its cycle, or stop at the first past `limit`.
+                    let t = ev_t.expect("a wake-up event for every engine asleep on a timer");
+                    let next = t.div_ceil(ENGINE_CLOCK_PS);
+                    let past_limit = limit / ENGINE_CLOCK_PS + 1;
+                    if past_limit < next {
+                        self.cycle = self.cycle.max(past_limit);
+                        self.now = self.now.max(self.cycle * ENGINE_CLOCK_PS);
+                        self.catch_up_timer_sleepers();
+                        break;
+                    }
+                    self.now = self.now.max((next - 1) * ENGINE_CLOCK_PS);
+                    self.cycle = next;
+                    continue;
+                }
                 if ev_t.is_none() && self.all_quiescent() {
                     break;
                 }
                 self.now = self.now.max(cyc_t);
                 if self.now > limit {
+                    self.catch_up_timer_sleepers();
                     break;
                 }
                 self.step_engines();
                 self.cycle += 1;
-            } else if let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            } else if let Some(((t, order), ev)) = self.heap.pop_first() {
                 if t > limit {
-                    self.heap.push(Reverse((t, 0, ev)));
+                    self.heap.insert((t, order), ev);
+                    self.catch_up_timer_sleepers();
                     break;
                 }
                 self.now = t;
-                last_event = t;
-                if !engines_on && self.cfg.engine == EngineKind::Cycle {
+                if !clocked && self.cfg.engine == EngineKind::Cycle {
                     // Every engine slept: the engine clock catches up with the event.
                     self.cycle = self.cycle.max(t / ENGINE_CLOCK_PS);
+                }
+                // The time of the last fabric event: a wake-up is engine scheduling.
+                if !matches!(ev, Ev::Wake { .. }) {
+                    last_event = t;
                 }
                 self.process(t, ev);
             } else {
@@ -1364,10 +1515,21 @@ fn busy(o: &EngineOut) -> bool {
     o.m_axis_vl_tvalid || o.m_axis_egress_tvalid || o.m_reg_rsp_valid || o.cpu_stat_valid || o.stat_event != 0 || o.link_credit_return != 0
 }
 
-fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
-    if c.stopped {
-        return true;
-    }
+/// Whether an engine that has just been stepped in `cycle` may sleep.
+enum Rest {
+    /// It has work: step it next cycle.
+    Awake,
+    /// Quiescent ([`quiescent`]): until a frame arrives.
+    Asleep,
+    /// Quiescent but for running CPU timers: until a frame arrives or, at the latest, this many cycles
+    /// from now, the cycle whose tick expires the first timer (stepped, not skipped).
+    UntilExpiry(u64),
+}
+
+/// Nothing to receive or send, no input, output or event for [`QUIET_CYCLES`], the CPU's sequencer
+/// idle and no timer expired: one more cycle would change nothing but the CPU's prescaler and running
+/// timers (which `PacketEngine::advance_idle` checks on waking).
+fn idle(c: &CycleEngine, cycle: u64) -> bool {
     if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
         return false;
     }
@@ -1375,11 +1537,25 @@ fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
         return false;
     }
     let cpu = c.e.cpu();
-    if cpu.seq_state() != seq::IDLE {
-        return false;
+    cpu.seq_state() == seq::IDLE && (0..cpu.params().descriptors).all(|i| !cpu.descriptor(i).expired)
+}
+
+fn rest(c: &CycleEngine, cycle: u64) -> Rest {
+    if c.stopped {
+        return Rest::Asleep;
     }
-    (0..cpu.params().descriptors).all(|i| {
-        let d = cpu.descriptor(i);
-        !d.timer_runs() && !d.expired
-    })
+    if !idle(c, cycle) {
+        return Rest::Awake;
+    }
+    match c.e.cpu().cycles_to_expiry() {
+        None => Rest::Asleep,
+        // Sleep only if at least one cycle can be skipped before the expiry cycle.
+        Some(n) if n > 1 => Rest::UntilExpiry(n),
+        Some(_) => Rest::Awake,
+    }
+}
+
+/// Idle with no CPU timer running: the engine has nothing left to do until a frame arrives.
+fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
+    c.stopped || (idle(c, cycle) && c.e.cpu().cycles_to_expiry().is_none())
 }

@@ -83,6 +83,83 @@ fn skip_is_exact_when_timers_expire() {
     assert_eq!(a.2, b.2);
 }
 
+/// Timers running while engines sleep: 16-cycle ticks and 400-tick timeouts (6400 cycles), and one
+/// contribution dropped on its link, so the subservient engine waiting for it sleeps on its running
+/// timer, wakes in the cycle of the expiry, sends its partial result marked as an error, and the
+/// master does the same later. Skipping must not move any expiry: the same frames at the same times
+/// on the same links, the same deliveries, the same `now` after every run, and the same CPU timers
+/// when a run stops at a limit in the middle of a sleep.
+#[test]
+fn skip_is_exact_when_engines_sleep_on_running_timers() {
+    use inswitch_fabric::faults::{FaultConfig, FaultInjector, FaultKind, Rule};
+    const TICK_CYCLES: u32 = 16;
+    const TIMEOUT_TICKS: u32 = 400;
+    const CC: u16 = 5;
+    const SILENT: usize = 5;
+    let run = |skip: bool| {
+        let t = Topology::flattened_butterfly(3, 4, LinkSpec::default()).unwrap();
+        let params = EngineParams { tick_cycles: TICK_CYCLES, ..EngineParams::default() };
+        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
+        let mut f = Fabric::new(t.clone(), cfg).unwrap();
+        let ctx = setup::plan(&t, Arrangement::Distributed, CC, 0x14, 0, 0);
+        f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
+        for s in 0..t.switches.len() {
+            for k in 0..4u16 {
+                f.write_register(0, 0, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, TIMEOUT_TICKS);
+            }
+        }
+        let mut nows = Vec::new();
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        nows.push(f.now());
+        f.start(&ctx, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        nows.push(f.now());
+        // End node SILENT's contribution is lost on its way up.
+        let mut inj = FaultInjector::new(0, FaultConfig::default());
+        let from = Some(t.endpoints[SILENT].id);
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(4), cc_id: Some(CC), to: None, from, count: 1 });
+        f.inject(inj);
+        let at = f.now() + 1_000_000;
+        for e in 0..t.endpoints.len() {
+            f.respond(e, CC, at);
+        }
+        // Stop halfway through the timeout: every engine's CPU timers as if stepped to here.
+        let timeout_ps = u64::from(TICK_CYCLES * TIMEOUT_TICKS) * inswitch_fabric::sim::ENGINE_CLOCK_PS;
+        f.run_until_quiet(at + timeout_ps / 2, &mut |_| {});
+        nows.push(f.now());
+        let timers: Vec<(u32, bool)> = (0..t.switches.len())
+            .flat_map(|s| {
+                let cpu = f.engine(s).unwrap().cpu();
+                (0..cpu.params().descriptors).map(|i| (cpu.descriptor(i).timer, cpu.descriptor(i).expired)).collect::<Vec<_>>()
+            })
+            .collect();
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        nows.push(f.now());
+        let dropped = f.faults.as_ref().unwrap().counts().dropped;
+        // The subservient's partial result (a RESPONSE with the error mark) after its timeout.
+        let partial = f.log.iter().filter(|d| d.kind == 5 && d.error).map(|d| d.at).min().expect("a partial result");
+        assert!(partial > at + timeout_ps, "{partial} vs {at}");
+        let completions: Vec<u16> = f.log.iter().filter(|d| d.kind == 6).map(|d| d.contributions).collect();
+        (f.stats.clone(), dropped, completions, timers, nows, observe(&f))
+    };
+    let (st1, dropped, completions, timers1, nows1, a) = run(true);
+    let (st2, _, _, timers2, nows2, b) = run(false);
+    println!("steps with skipping {} (skipped {}, timer wake-ups {}), without {}", st1.engine_steps, st1.engine_cycles_skipped, st1.timer_wakes, st2.engine_steps);
+    assert_eq!(dropped, 1, "the contribution was dropped");
+    assert!(st1.timer_wakes > 0, "no engine slept on a running timer");
+    assert_eq!(st2.timer_wakes, 0);
+    assert!(st1.engine_steps + u64::from(TICK_CYCLES * TIMEOUT_TICKS) < st2.engine_steps, "{} vs {}", st1.engine_steps, st2.engine_steps);
+    let participants = (3 * 4 - 1) as u16;
+    assert!(!completions.is_empty() && completions.iter().all(|&n| n == participants - 1), "results without the lost one: {completions:?}");
+    assert!(timers1.iter().any(|&(t, _)| t > 0), "a timer runs at the limit");
+    assert_eq!(timers1, timers2, "the same CPU timers at the limit");
+    assert_eq!(nows1, nows2, "the same time after every run");
+    assert_eq!(st1.events, st2.events);
+    assert_eq!(a.0, b.0, "the same frames");
+    assert_eq!(a.1, b.1, "at the same times on the same links");
+    assert_eq!(a.2, b.2, "the same deliveries");
+}
+
 /// The stand-in (zero-time fan-out, serialization only) must send what the engines send: the same
 /// collective frames between the same devices, the same number on every ISL.
 #[test]
