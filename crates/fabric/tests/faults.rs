@@ -312,3 +312,52 @@ fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     // Node 4 is told "already completed" (COMPLETION code 4) with the stale frame's TID.
     assert!(f.log.iter().any(|d| d.to == t.endpoints[4].id && d.kind == 6 && d.code == 4 && d.tid == tid1));
 }
+
+/// The campaign's first open round (seed `0x5eed_fa17` on main after the TID went on the wire): the
+/// subservient misses a reduction's INITIALIZATION, so the START activates it from what it stored: the
+/// configuration's INITIALIZATION, posted, a TID behind its master. Then its RESPONSE is lost. Posted,
+/// it has no retry timer, and the master's COMPLETION (after its timeout) carries the new TID, one ahead:
+/// `BAD_TID`, the round stays open until the next INITIALIZATION. With the contexts stored non-posted
+/// first (`campaign::store_non_posted`) the retry resends the RESPONSE, the master answers "already
+/// completed" (`OLD_TID`) and the subservient exits: the round closes, the root's result is short.
+#[test]
+fn a_subservient_that_missed_its_initialization_still_closes_its_round() {
+    let run = |non_posted: bool| {
+        let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
+        let mut f = fabric(&t);
+        let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 3, 4]); // 3 and 4 under the subservient
+        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+        f.auto_respond(Some(100_000));
+        f.run_until_quiet(QUIET, &mut |_| {});
+        if non_posted {
+            campaign::store_non_posted(&mut f, std::slice::from_ref(&c));
+        }
+        f.control(&c, 4, f.now() + 1_000_000); // STOP, as the campaign between jobs
+        f.run_until_quiet(QUIET, &mut |_| {});
+        let sub = t.switches[1].engine_id;
+        let mut inj = inswitch_fabric::faults::FaultInjector::new(1, FaultConfig::default());
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(2), cc_id: Some(4), to: Some(sub), from: None, count: 1 });
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(5), cc_id: Some(4), to: None, from: Some(sub), count: 1 });
+        f.inject(inj);
+        let (bad_tid, old_tid, retry) = (f.cpu_event_total(event::BAD_TID), f.cpu_event_total(event::OLD_TID), f.cpu_event_total(event::RETRY));
+        let at = f.now() + 1_000_000;
+        f.reinitialize(c.cc_id, at, true);
+        f.start(&c, at + 300_000);
+        f.run_until_quiet(QUIET, &mut |_| {});
+        assert_eq!(f.faults.as_ref().unwrap().counts().dropped, 2, "{}", f.faults.as_ref().unwrap().report());
+        let mut stuck = Vec::new();
+        campaign::check_rounds_closed(&f, f.now(), &mut stuck);
+        let r = root_results(&f, &c).last().map(|d| (d.contributions, d.error, d.operands[0]));
+        let events = (f.cpu_event_total(event::BAD_TID) - bad_tid, f.cpu_event_total(event::OLD_TID) - old_tid, f.cpu_event_total(event::RETRY) - retry);
+        (stuck, r, events)
+    };
+    // Node 1's value (1) alone, marked as an error: the master timed out without the subservient's.
+    let (stuck, r, (bad_tid, _, retry)) = run(false);
+    assert_eq!(r, Some((1, true, 1)));
+    assert_eq!((stuck.len(), bad_tid, retry), (1, 1, 0), "posted: the master's COMPLETION is one TID ahead, nothing retries; {stuck:?}");
+    let (stuck, r, (bad_tid, old_tid, retry)) = run(true);
+    assert!(stuck.is_empty(), "{stuck:?}");
+    assert_eq!(r, Some((1, true, 1)));
+    assert_eq!((retry, old_tid, bad_tid), (1, 1, 0), "one retry of the RESPONSE, answered 'already completed'");
+}
