@@ -1059,6 +1059,12 @@ pub mod campaign {
             for fr in &f.frames[f.frames.len().saturating_sub(40)..] {
                 eprintln!("  {} origin {:#x} len {} {:02x?}", super::summary(&fr.bytes), fr.origin, fr.bytes.len(), &fr.bytes[..fr.bytes.len().min(40)]);
             }
+            for s in 0..t.switches.len() {
+                let cpu = f.engine(s).expect("cycle engine").cpu();
+                for d in (0..cpu.params().descriptors).map(|i| cpu.descriptor(i)).filter(|d| d.valid) {
+                    eprintln!("  engine {s} still holds {d:?}");
+                }
+            }
         }
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         for s in 0..t.switches.len() {

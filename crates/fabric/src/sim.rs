@@ -13,8 +13,8 @@
 //!   beats are reassembled into frames and routed by the crossbar when their last beat is out.
 //! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work. It
 //!   is set aside when it is *quiescent*: nothing to receive, no output or event for [`QUIET_CYCLES`],
-//!   the CPU's sequencer idle and no CPU timer running or expired (`Descriptor::timer_runs`). A
-//!   quiescent engine's only changing state is the CPU's timer prescaler, which counts modulo
+//!   the CPU's sequencer idle and no CPU timer running or expired on a valid descriptor
+//!   (`Descriptor::timer_runs`). A quiescent engine's only changing state is the CPU's timer prescaler, which counts modulo
 //!   `TICK_CYCLES`; on waking, the engine is stepped `skipped mod TICK_CYCLES` idle cycles, which leaves
 //!   it in exactly the state the skipped cycles would have. The test `skip_is_exact` compares every
 //!   frame and its timing with and without skipping.
@@ -1378,8 +1378,11 @@ fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
     if cpu.seq_state() != seq::IDLE {
         return false;
     }
+    // An expired timer is work only on a valid descriptor, as the CPU's sequencer sees it
+    // (`docs/cpu.md` §4): a descriptor freed (STOP, RESET) in the tick its timer ran out keeps its
+    // `expired` flag, which nothing handles or clears until the descriptor is allocated again.
     (0..cpu.params().descriptors).all(|i| {
         let d = cpu.descriptor(i);
-        !d.timer_runs() && !d.expired
+        !d.timer_runs() && !(d.valid && d.expired)
     })
 }

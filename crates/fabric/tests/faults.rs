@@ -361,3 +361,47 @@ fn a_subservient_that_missed_its_initialization_still_closes_its_round() {
     assert_eq!(r, Some((1, true, 1)));
     assert_eq!((retry, old_tid, bad_tid), (1, 1, 0), "one retry of the RESPONSE, answered 'already completed'");
 }
+
+/// A STOP the master's CPU takes while its context's timer runs out (the teardown of a job whose
+/// round is still open) frees the descriptor with its `expired` flag set. The CPU ignores it (it handles
+/// only valid expired descriptors, `docs/cpu.md` §4); the fabric's quiescence test did not, so the
+/// engine was never set aside and `run_until_quiet` never returned (the campaign's teardown at seed 1
+/// hung that way). The STOP is swept over the cycles around the timer's expiry.
+#[test]
+fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
+    const CYCLE: Ps = inswitch_fabric::sim::ENGINE_CLOCK_PS;
+    let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
+    let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 3, 4]);
+    // Node 1 (under the master) answers the START; the master's timer runs from its contribution.
+    let filling = || {
+        let mut f = fabric(&t);
+        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+        f.start(&c, f.now() + 1_000_000);
+        f.run_until_quiet(QUIET, &mut |_| {});
+        f.cpu_log = Some(Vec::new());
+        let at = f.now() + 1_000_000;
+        f.respond(1, c.cc_id, at);
+        (f, at)
+    };
+    let event_at = |f: &Fabric, e: u8| f.cpu_log.as_ref().unwrap().iter().find(|x| x.0 > 0 && x.1 == 0 && x.2 == e).map(|x| x.0).expect("the event");
+    let (mut f, _) = filling();
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let expiry = event_at(&f, event::TIMEOUT_MASTER);
+    let (mut f, at) = filling();
+    f.control(&c, 4, at);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let stop_latency = event_at(&f, event::CTRL_STOP) - at;
+    let mut freed_expired = 0;
+    for k in 0..160 {
+        let (mut f, _) = filling();
+        let send = expiry + 80 * CYCLE - stop_latency - k * CYCLE;
+        f.control(&c, 4, send);
+        let limit = send + 200_000_000;
+        f.run_until_quiet(limit, &mut |_| {});
+        assert!(f.now() < send + 10_000_000, "STOP sent {k} cycles before the expiry + 80: the fabric never went quiet (now {} ps)", f.now());
+        let cpu = f.engine(0).unwrap().cpu();
+        freed_expired += (0..cpu.params().descriptors).filter(|&i| !cpu.descriptor(i).valid && cpu.descriptor(i).expired).count();
+    }
+    assert!(freed_expired > 0, "the sweep freed no descriptor with its timer expired");
+}
