@@ -14,9 +14,9 @@
 //! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work. It
 //!   is set aside when it is *quiescent*: nothing to receive, no output or event for [`QUIET_CYCLES`],
 //!   the CPU's sequencer idle and no CPU timer running or expired on a valid descriptor
-//!   (`Descriptor::timer_runs`). A quiescent engine's only changing state is the CPU's timer prescaler, which counts modulo
-//!   `TICK_CYCLES`; on waking, the engine is stepped `skipped mod TICK_CYCLES` idle cycles, which leaves
-//!   it in exactly the state the skipped cycles would have. The test `skip_is_exact` compares every
+//!   (`Descriptor::timer_runs`). A quiescent engine's only changing state is the CPU's timer
+//!   prescaler, which counts modulo `TICK_CYCLES`; on waking, the engine is stepped `skipped mod
+//!   TICK_CYCLES` idle cycles, which leaves it in exactly the state the skipped cycles would have. The test `skip_is_exact` compares every
 //!   frame and its timing with and without skipping.
 //!
 //! The **table-arithmetic stand-in** ([`EngineKind::TableArithmetic`]) replaces the engines only for
@@ -1383,6 +1383,6 @@ fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
     // `expired` flag, which nothing handles or clears until the descriptor is allocated again.
     (0..cpu.params().descriptors).all(|i| {
         let d = cpu.descriptor(i);
-        !d.timer_runs() && !(d.valid && d.expired)
+        !(d.timer_runs() || (d.valid && d.expired))
     })
 }
