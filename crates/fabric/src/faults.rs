@@ -1031,7 +1031,7 @@ pub mod campaign {
             let stuck_before = report.stuck.len();
             check_rounds_closed(&f, end, &mut report.stuck);
             if report.stuck.len() > stuck_before && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
-                trace_stuck(&f, start, end, &report.stuck[stuck_before..]);
+                trace_stuck(&f, start.saturating_sub(spec.period_ps), end, &report.stuck[stuck_before..]);
             }
             // Only this period's CPU events are needed.
             if let Some(l) = f.cpu_log.as_mut() {
@@ -1120,10 +1120,10 @@ pub mod campaign {
         report
     }
 
-    /// `INSWITCH_CAMPAIGN_TRACE`: what led to rounds left open in the period `start..end`: every
-    /// engine's CPU timeouts, and per stuck descriptor's context the period's CPU events, faults and
-    /// deliveries.
-    fn trace_stuck(f: &Fabric, start: Ps, end: Ps, stuck: &[String]) {
+    /// `INSWITCH_CAMPAIGN_TRACE`: what led to rounds left open at `end`: every engine's CPU timeouts,
+    /// and per stuck descriptor's context the period's CPU events (the log holds only this period's), and
+    /// the faults and deliveries from `from` on.
+    fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
         for s in 0..f.topo.switches.len() {
             if let Some(e) = f.engine(s) {
                 eprintln!("engine {s}: TIMEOUT {:?} THRESHOLD {:?}", e.cpu().config().timeout, e.cpu().config().threshold);
@@ -1135,10 +1135,10 @@ pub mod campaign {
             for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == cc) {
                 eprintln!("  {t} ps engine {s} {}", event::name(e));
             }
-            for x in f.faults.iter().flat_map(|i| i.log.iter()).filter(|x| x.at + 12_000_000 >= start && x.cc_id() == Some(cc)) {
+            for x in f.faults.iter().flat_map(|i| i.log.iter()).filter(|x| x.at >= from && x.cc_id() == Some(cc)) {
                 eprintln!("  fault {x}");
             }
-            for d in f.log.iter().filter(|d| d.cc_id == cc && d.at + 12_000_000 >= start && d.at <= end) {
+            for d in f.log.iter().filter(|d| d.cc_id == cc && d.at >= from && d.at <= end) {
                 eprintln!("  {d:?}");
             }
         }
