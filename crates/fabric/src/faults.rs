@@ -739,6 +739,31 @@ pub mod campaign {
         }
     }
 
+    /// Every engine of `contexts` stores them non-posted, before any fault is injected: each context's
+    /// INITIALIZATIONs again, non-posted ([`Fabric::reinitialize`], with the source's TID + 1), the
+    /// fabric run until quiet.
+    ///
+    /// Why: the configuration's INITIALIZATIONs are posted (the manager does not wait for them,
+    /// [`crate::manager::plan`]), and an engine runs a reduction from the last INITIALIZATION it
+    /// received. One that misses a reduction's INITIALIZATION (a fault) would run it posted and a TID
+    /// behind its master (the START activates it from what it stored). Posted, a subservient's
+    /// RESPONSE has no retry timer (`docs/cpu.md` §4): if that RESPONSE is lost, nothing closes the
+    /// round, since the master's COMPLETION carries the new TID, one ahead of the engine's, and is
+    /// dropped (`BAD_TID`, `docs/cpu.md` §2). Non-posted, the retry timer resends the RESPONSE, the
+    /// master answers it "already completed" (`OLD_TID`) and the engine exits (001's lost-Exit
+    /// recovery), or its retries run out (`RETRY_EXHAUSTED`): the round ends either way.
+    pub fn store_non_posted(f: &mut Fabric, contexts: &[ContextPlan]) {
+        let at = f.now() + STORE_LEAD_PS;
+        for c in contexts {
+            f.reinitialize(c.cc_id, at, true);
+        }
+        f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    }
+
+    /// How long after the fabric's present time [`store_non_posted`] sends its INITIALIZATIONs, ps
+    /// (as the campaign's first STOP: any time after the present will do).
+    const STORE_LEAD_PS: Ps = 1_000_000;
+
     /// How the root's deliveries for one reduction classify it.
     pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, n: usize, expected: u64) -> (Outcome, Option<(u16, bool, u64)>) {
         let mut result: Option<(u16, bool, u64)> = None;
@@ -819,6 +844,7 @@ pub mod campaign {
         f.auto_respond(Some(spec.compute_ps));
         f.end_node_retry(spec.end_retry);
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+        store_non_posted(&mut f, &contexts);
         // Configuration activated the contexts: stop them all, so jobs take descriptors when they run.
         let t0 = f.now() + 1_000_000;
         for c in &contexts {
@@ -1002,7 +1028,11 @@ pub mod campaign {
                     || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == p.tree && e == event::ARM_NO_DESC);
                 report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true });
             }
+            let stuck_before = report.stuck.len();
             check_rounds_closed(&f, end, &mut report.stuck);
+            if report.stuck.len() > stuck_before && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                trace_stuck(&f, start.saturating_sub(spec.period_ps), end, &report.stuck[stuck_before..]);
+            }
             // Only this period's CPU events are needed.
             if let Some(l) = f.cpu_log.as_mut() {
                 l.clear();
@@ -1028,6 +1058,12 @@ pub mod campaign {
             eprintln!("teardown: {} frames in 100 us; now {}", f.frames.len() - n0, f.now());
             for fr in &f.frames[f.frames.len().saturating_sub(40)..] {
                 eprintln!("  {} origin {:#x} len {} {:02x?}", super::summary(&fr.bytes), fr.origin, fr.bytes.len(), &fr.bytes[..fr.bytes.len().min(40)]);
+            }
+            for s in 0..t.switches.len() {
+                let cpu = f.engine(s).expect("cycle engine").cpu();
+                for d in (0..cpu.params().descriptors).map(|i| cpu.descriptor(i)).filter(|d| d.valid) {
+                    eprintln!("  engine {s} still holds {d:?}");
+                }
             }
         }
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
@@ -1082,6 +1118,30 @@ pub mod campaign {
         report.sim_ps = f.now();
         report.wall_s = wall.elapsed().as_secs_f64();
         report
+    }
+
+    /// `INSWITCH_CAMPAIGN_TRACE`: what led to rounds left open at `end`: every engine's CPU timeouts,
+    /// and per stuck descriptor's context the period's CPU events (the log holds only this period's), and
+    /// the faults and deliveries from `from` on.
+    fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
+        for s in 0..f.topo.switches.len() {
+            if let Some(e) = f.engine(s) {
+                eprintln!("engine {s}: TIMEOUT {:?} THRESHOLD {:?}", e.cpu().config().timeout, e.cpu().config().threshold);
+            }
+        }
+        for line in stuck {
+            eprintln!("STUCK {line}");
+            let Some(cc) = line.split(" cc ").nth(1).and_then(|x| x.split(' ').next()).and_then(|x| x.parse::<u16>().ok()) else { continue };
+            for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == cc) {
+                eprintln!("  {t} ps engine {s} {}", event::name(e));
+            }
+            for x in f.faults.iter().flat_map(|i| i.log.iter()).filter(|x| x.at >= from && x.cc_id() == Some(cc)) {
+                eprintln!("  fault {x}");
+            }
+            for d in f.log.iter().filter(|d| d.cc_id == cc && d.at >= from && d.at <= end) {
+                eprintln!("  {d:?}");
+            }
+        }
     }
 
     /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that

@@ -14,7 +14,7 @@
 //! * **Idle-cycle skipping** (`SimConfig::skip_idle`): an engine is only stepped while it has work,
 //!   and a cycle visits only the awake engines (a sorted list), so a cycle costs the engines that work
 //!   in it, not the fabric's size. An engine is set aside when it is *idle*: nothing to receive, no
-//!   output or event for [`QUIET_CYCLES`], the CPU's sequencer idle and no CPU timer expired. Its only
+//!   output or event for [`QUIET_CYCLES`], the CPU's sequencer idle and no CPU timer expired on a valid descriptor. Its only
 //!   changing state is then the CPU's timer prescaler and running timers (`Descriptor::timer_runs`).
 //!   With no timer running it sleeps until a frame arrives; with timers running (a context waiting for
 //!   contributions) it also gets a wake-up event at the cycle whose tick expires the first one
@@ -1537,7 +1537,13 @@ fn idle(c: &CycleEngine, cycle: u64) -> bool {
         return false;
     }
     let cpu = c.e.cpu();
-    cpu.seq_state() == seq::IDLE && (0..cpu.params().descriptors).all(|i| !cpu.descriptor(i).expired)
+    // An expired timer is work only on a valid descriptor, as the CPU's sequencer sees it
+    // (`docs/cpu.md` §4): a descriptor freed (STOP, RESET) in the tick its timer ran out keeps its
+    // `expired` flag, which nothing handles or clears until the descriptor is allocated again.
+    cpu.seq_state() == seq::IDLE && (0..cpu.params().descriptors).all(|i| {
+        let d = cpu.descriptor(i);
+        !(d.valid && d.expired)
+    })
 }
 
 fn rest(c: &CycleEngine, cycle: u64) -> Rest {

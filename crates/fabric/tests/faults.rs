@@ -312,3 +312,96 @@ fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     // Node 4 is told "already completed" (COMPLETION code 4) with the stale frame's TID.
     assert!(f.log.iter().any(|d| d.to == t.endpoints[4].id && d.kind == 6 && d.code == 4 && d.tid == tid1));
 }
+
+/// The campaign's first open round (seed `0x5eed_fa17` on main after the TID went on the wire): the
+/// subservient misses a reduction's INITIALIZATION, so the START activates it from what it stored: the
+/// configuration's INITIALIZATION, posted, a TID behind its master. Then its RESPONSE is lost. Posted,
+/// it has no retry timer, and the master's COMPLETION (after its timeout) carries the new TID, one ahead:
+/// `BAD_TID`, the round stays open until the next INITIALIZATION. With the contexts stored non-posted
+/// first (`campaign::store_non_posted`) the retry resends the RESPONSE, the master answers "already
+/// completed" (`OLD_TID`) and the subservient exits: the round closes, the root's result is short.
+#[test]
+fn a_subservient_that_missed_its_initialization_still_closes_its_round() {
+    let run = |non_posted: bool| {
+        let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
+        let mut f = fabric(&t);
+        let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 3, 4]); // 3 and 4 under the subservient
+        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+        f.auto_respond(Some(100_000));
+        f.run_until_quiet(QUIET, &mut |_| {});
+        if non_posted {
+            campaign::store_non_posted(&mut f, std::slice::from_ref(&c));
+        }
+        f.control(&c, 4, f.now() + 1_000_000); // STOP, as the campaign between jobs
+        f.run_until_quiet(QUIET, &mut |_| {});
+        let sub = t.switches[1].engine_id;
+        let mut inj = inswitch_fabric::faults::FaultInjector::new(1, FaultConfig::default());
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(2), cc_id: Some(4), to: Some(sub), from: None, count: 1 });
+        inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(5), cc_id: Some(4), to: None, from: Some(sub), count: 1 });
+        f.inject(inj);
+        let (bad_tid, old_tid, retry) = (f.cpu_event_total(event::BAD_TID), f.cpu_event_total(event::OLD_TID), f.cpu_event_total(event::RETRY));
+        let at = f.now() + 1_000_000;
+        f.reinitialize(c.cc_id, at, true);
+        f.start(&c, at + 300_000);
+        f.run_until_quiet(QUIET, &mut |_| {});
+        assert_eq!(f.faults.as_ref().unwrap().counts().dropped, 2, "{}", f.faults.as_ref().unwrap().report());
+        let mut stuck = Vec::new();
+        campaign::check_rounds_closed(&f, f.now(), &mut stuck);
+        let r = root_results(&f, &c).last().map(|d| (d.contributions, d.error, d.operands[0]));
+        let events = (f.cpu_event_total(event::BAD_TID) - bad_tid, f.cpu_event_total(event::OLD_TID) - old_tid, f.cpu_event_total(event::RETRY) - retry);
+        (stuck, r, events)
+    };
+    // Node 1's value (1) alone, marked as an error: the master timed out without the subservient's.
+    let (stuck, r, (bad_tid, _, retry)) = run(false);
+    assert_eq!(r, Some((1, true, 1)));
+    assert_eq!((stuck.len(), bad_tid, retry), (1, 1, 0), "posted: the master's COMPLETION is one TID ahead, nothing retries; {stuck:?}");
+    let (stuck, r, (bad_tid, old_tid, retry)) = run(true);
+    assert!(stuck.is_empty(), "{stuck:?}");
+    assert_eq!(r, Some((1, true, 1)));
+    assert_eq!((retry, old_tid, bad_tid), (1, 1, 0), "one retry of the RESPONSE, answered 'already completed'");
+}
+
+/// A STOP the master's CPU takes while its context's timer runs out (the teardown of a job whose
+/// round is still open) frees the descriptor with its `expired` flag set. The CPU ignores it (it handles
+/// only valid expired descriptors, `docs/cpu.md` §4); the fabric's quiescence test did not, so the
+/// engine was never set aside and `run_until_quiet` never returned (the campaign's teardown at seed 1
+/// hung that way). The STOP is swept over the cycles around the timer's expiry.
+#[test]
+fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
+    const CYCLE: Ps = inswitch_fabric::sim::ENGINE_CLOCK_PS;
+    let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
+    let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 3, 4]);
+    // Node 1 (under the master) answers the START; the master's timer runs from its contribution.
+    let filling = || {
+        let mut f = fabric(&t);
+        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
+        f.start(&c, f.now() + 1_000_000);
+        f.run_until_quiet(QUIET, &mut |_| {});
+        f.cpu_log = Some(Vec::new());
+        let at = f.now() + 1_000_000;
+        f.respond(1, c.cc_id, at);
+        (f, at)
+    };
+    let event_at = |f: &Fabric, e: u8| f.cpu_log.as_ref().unwrap().iter().find(|x| x.0 > 0 && x.1 == 0 && x.2 == e).map(|x| x.0).expect("the event");
+    let (mut f, _) = filling();
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let expiry = event_at(&f, event::TIMEOUT_MASTER);
+    let (mut f, at) = filling();
+    f.control(&c, 4, at);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let stop_latency = event_at(&f, event::CTRL_STOP) - at;
+    let mut freed_expired = 0;
+    for k in 0..160 {
+        let (mut f, _) = filling();
+        let send = expiry + 80 * CYCLE - stop_latency - k * CYCLE;
+        f.control(&c, 4, send);
+        let limit = send + 200_000_000;
+        f.run_until_quiet(limit, &mut |_| {});
+        assert!(f.now() < send + 10_000_000, "STOP sent {k} cycles before the expiry + 80: the fabric never went quiet (now {} ps)", f.now());
+        let cpu = f.engine(0).unwrap().cpu();
+        freed_expired += (0..cpu.params().descriptors).filter(|&i| !cpu.descriptor(i).valid && cpu.descriptor(i).expired).count();
+    }
+    assert!(freed_expired > 0, "the sweep freed no descriptor with its timer expired");
+}
