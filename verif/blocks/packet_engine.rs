@@ -12,8 +12,11 @@
 //! or one behind, or random: 001's `OLD_TID` / `BAD_TID` end to end), Soft Portals arm and data frames on armed and unarmed
 //! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
 //! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
-//! egress, register responses) stalls in phases and the VL queue returns credits at random rates. Each
-//! episode ends with a drain (no new frame, every sink ready) and the scoreboard's balance check.
+//! egress, register responses) stalls in phases and the VL queue returns credits at random rates. A
+//! quarter of the phases are emit phases ([`TrafficMode::Emit`]): frames that make the engine emit into
+//! this port while the VL queue returns its slots slowly, which reaches the interposer's start contention
+//! (counted: `start_contention_cycles`). Each episode ends with a drain (no new frame, every sink ready)
+//! and the scoreboard's balance check.
 //!
 //! Scoreboard (transaction level, from the top's ports only): every receive frame either leaves on
 //! `m_axis_vl` whole and in order among the passed frames, or is extracted; extracted frames = checker
