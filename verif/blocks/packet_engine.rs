@@ -12,8 +12,11 @@
 //! or one behind, or random: 001's `OLD_TID` / `BAD_TID` end to end), Soft Portals arm and data frames on armed and unarmed
 //! trees with allowed and foreign VNIs, frames for other devices (pass-through), malformed frames (bad
 //! LCRC/FCS, random bytes, wrong EtherType); the port family changes between frames. Every sink (VL queue,
-//! egress, register responses) stalls in phases and the VL queue returns credits at random rates. Each
-//! episode ends with a drain (no new frame, every sink ready) and the scoreboard's balance check.
+//! egress, register responses) stalls in phases and the VL queue returns credits at random rates. A
+//! quarter of the phases are emit phases ([`TrafficMode::Emit`]): frames that make the engine emit into
+//! this port while the VL queue returns its slots slowly, which reaches the interposer's start contention
+//! (counted: `start_contention_cycles`). Each episode ends with a drain (no new frame, every sink ready)
+//! and the scoreboard's balance check.
 //!
 //! Scoreboard (transaction level, from the top's ports only): every receive frame either leaves on
 //! `m_axis_vl` whole and in order among the passed frames, or is extracted; extracted frames = checker
@@ -37,7 +40,7 @@ use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::event as cpu_event;
 use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
-use inswitch_model::Wide;
+use inswitch_model::{Block, Wide};
 use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
@@ -76,6 +79,29 @@ const RESET_CYCLES: u64 = 3;
 const TID_MASK: u8 = (1 << collective::TID_BITS) - 1;
 const DRAIN_CYCLES: u64 = 3000;
 
+/// Traffic mode of a stimulus phase, drawn with every new phase (docs/verification.md §Packet-engine top).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrafficMode {
+    /// The random mix of every frame kind, sinks and credit returns as the phase's profile says.
+    Mixed,
+    /// Emission pressure: back-to-back frames that make the engine emit frames for this port (CONTROL
+    /// commands the CPU replicates to every PBV participant and acknowledges, acknowledged
+    /// INITIALIZATIONs, register reads answered by completions), while the VL queue returns its slots
+    /// slowly. The injection reserve runs dry, the output queue and everything behind it back up to the
+    /// interposer's extraction path, and receive frame starts wait behind it while the engine has frames
+    /// to inject: the interposer's start contention (docs/blocks/interposer.md §Arbitration).
+    Emit,
+}
+
+/// Probability that a phase is an [`TrafficMode::Emit`] phase.
+pub const EMIT_PHASE_WEIGHT: f64 = 0.25;
+/// The VL queue's chance per cycle of returning slots during an emit phase: one or two slots about every
+/// tenth cycle, well below the rate at which the CPU emits, so that the injection reserve is the
+/// bottleneck.
+const EMIT_DRAIN: f64 = 0.1;
+/// PBV of the INITIALIZATIONs of an emit phase: the three participants routed to this port.
+const EMIT_PBV: u128 = 0b0111;
+
 /// Parameters of a Verilated top, from its build.rs entry over the RTL defaults.
 pub fn params_of(model: &str) -> Result<EngineParams, HarnessError> {
     let info = crate::verilated::model_info(model)?;
@@ -102,6 +128,18 @@ pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u3
     if let Header::Memory { req, .. } = &mut t.header {
         req.first_be = be;
     }
+    tlp_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+/// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
+/// 10-bit tag (T9, T8 and the tag byte).
+pub fn reg_read_frame(seq: u16, requester: u16, offset: u32, first_be: u8, tag: u16) -> Vec<u8> {
+    use inswitch_frames::tlp::{types, Address, Dw0, RequestDw1};
+    let mut dw0 = Dw0 { tlp_type: types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Dw0::default() };
+    dw0.set_length_dw(1);
+    let req = RequestDw1 { requester_id: requester, tag: tag as u8, last_be: 0, first_be };
+    let address = Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | (offset & 0xFFC), 0);
+    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address }, payload: vec![], digest: None };
     tlp_frame(seq, &t.to_bytes().expect("emit"))
 }
 
@@ -133,6 +171,39 @@ pub struct Shared {
     check: Rc<Cell<bool>>,
     unsent: Rc<Cell<(usize, usize)>>,
     seed: Rc<Cell<u64>>,
+    /// The model's interposer start contention of this cycle ([`ObservedEngine`]).
+    contention: Rc<Cell<bool>>,
+}
+
+/// The top's model as the lockstep steps it, passing the interposer's start contention
+/// ([`PacketEngine::start_contention`], a model observation the RTL has no port for) to the scoreboard
+/// for functional coverage. Its outputs are the model's, unchanged.
+pub struct ObservedEngine {
+    engine: PacketEngine,
+    shared: Shared,
+}
+
+impl ObservedEngine {
+    /// Wraps `engine`, reporting into `shared`.
+    pub fn new(engine: PacketEngine, shared: Shared) -> Self {
+        ObservedEngine { engine, shared }
+    }
+
+    /// The wrapped model.
+    pub fn engine(&self) -> &PacketEngine {
+        &self.engine
+    }
+}
+
+impl Block for ObservedEngine {
+    type In = EngineIn;
+    type Out = EngineOut;
+
+    fn step(&mut self, i: &EngineIn) -> EngineOut {
+        let o = self.engine.step(i);
+        self.shared.contention.set(self.engine.start_contention());
+        o
+    }
 }
 
 /// Cycles the scoreboard allows without progress (a beat taken on any port, a register response, an
@@ -162,6 +233,7 @@ pub struct PacketEngineStimulus {
     family: bool,
     seq: u16,
     drain: f64,
+    mode: TrafficMode,
     traffic_left: u64,
     drain_left: u64,
     shared: Shared,
@@ -200,6 +272,7 @@ impl PacketEngineStimulus {
             family: false,
             seq: 0,
             drain: 0.5,
+            mode: TrafficMode::Mixed,
             traffic_left: 0,
             drain_left: 0,
             shared,
@@ -340,6 +413,30 @@ impl PacketEngineStimulus {
         CollectiveMessage { header, body }
     }
 
+    /// A frame of an [`TrafficMode::Emit`] phase (TLP family, from the master, to this engine): a CONTROL
+    /// command START, PAUSE, RESTART or STOP (replicated to every participant of the stored PBV, then
+    /// acknowledged: up to five frames out for one in), an INITIALIZATION storing [`EMIT_PBV`]
+    /// (acknowledged), or a one-DW register read (one completion).
+    fn emit_frame(&mut self) -> Vec<u8> {
+        let seq = self.next_seq();
+        let r = &mut self.r;
+        let c = r.random_range(0..TLP_CTX.len());
+        let (kind, body) = match r.random_range(0..10) {
+            0..=5 => (3, Body::Control(ControlBody { command: r.random_range(1..=4), p_count: r.random_range(1..4), ..Default::default() })),
+            6..=7 => {
+                self.init_tids[c] = self.tids[c];
+                (2, Body::Initialization(InitBody { p_count: EMIT_PBV.count_ones() as u16, operation: 0, pbv: EMIT_PBV, ..Default::default() }))
+            }
+            _ => {
+                let off = [0x100u32, 0x104, 0x108, 0x160][r.random_range(0..4)];
+                return reg_read_frame(seq, MASTER, off, 0xF, r.random_range(0..0x400));
+            }
+        };
+        let header = CommonHeader { version: collective::VERSION, kind, non_posted: true, tid: self.tids[c], cc_id: TLP_CTX[c], p_id: collective::NO_PARTICIPANT, ..Default::default() };
+        let m = CollectiveMessage { header, body };
+        tlp_frame(seq, &collective::to_vdm(&m, MASTER, ENGINE_ID, 0).and_then(|t| t.to_bytes()).expect("a well-formed message"))
+    }
+
     /// A random frame for a port of family `portals`.
     fn frame(&mut self, portals: bool) -> Vec<u8> {
         let seq = self.next_seq();
@@ -476,7 +573,9 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         }
         if self.phases.tick(&mut self.r) {
             self.drain = [0.1, 0.4, 0.7, 1.0][self.r.random_range(0..4)];
+            self.mode = if self.r.random_bool(EMIT_PHASE_WEIGHT) { TrafficMode::Emit } else { TrafficMode::Mixed };
         }
+        let emit = self.mode == TrafficMode::Emit;
         let prof = self.phases.profile;
         let draining = self.traffic_left == 0;
         let mut i = EngineIn {
@@ -511,7 +610,13 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         } else {
             self.traffic_left -= 1;
         }
-        let drain = if draining { 1.0 } else { self.drain };
+        let drain = if draining {
+            1.0
+        } else if emit {
+            EMIT_DRAIN
+        } else {
+            self.drain
+        };
         if self.vl_occupancy > 0 && self.r.random_bool(drain) {
             i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
         }
@@ -520,10 +625,11 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
             i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
             i.s_axis_rx_tlast = l.s_axis_rx_tlast;
             i.s_axis_rx_tvalid = true;
-        } else if self.partner_credits > 0 && (!self.rx_beats.is_empty() || (!draining && self.cpu_cfg.is_empty())) && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
+        } else if self.partner_credits > 0 && (!self.rx_beats.is_empty() || (!draining && self.cpu_cfg.is_empty())) && (emit || !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist)) {
             if self.rx_beats.is_empty() {
                 let (fam, f) = match self.frames.pop_front() {
                     Some(x) => x,
+                    None if emit => (false, self.emit_frame()),
                     None => {
                         if self.r.random_bool(0.05) {
                             self.family = !self.family;
@@ -579,10 +685,11 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "cpu_accept",
     "cpu_old_tid",
     "cpu_bad_tid",
+    "start_contention_cycles",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 33;
+pub const N_COUNTERS: usize = 34;
 
 fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
@@ -788,6 +895,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             return Ok(());
         }
         self.progress(cycle, i, o)?;
+        if self.shared.contention.get() {
+            self.counts[ix("start_contention_cycles")] += 1;
+        }
         // Receive frames.
         if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
             append(&mut self.rx_cur, &i.s_axis_rx_tdata, i.s_axis_rx_tkeep);
@@ -929,10 +1039,11 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
 }
 
 /// Builds a fresh lockstep bench for the Verilated top `model` and `seed`.
-pub fn bench(model: &str, seed: u64) -> Result<Bench<PacketEngine, PacketEngineRtl, PacketEngineStimulus, PacketEngineMonitor>, HarnessError> {
+pub fn bench(model: &str, seed: u64) -> Result<Bench<ObservedEngine, PacketEngineRtl, PacketEngineStimulus, PacketEngineMonitor>, HarnessError> {
     let p = params_of(model)?;
     let m = PacketEngine::power_on(p).map_err(|e| HarnessError::Params { model: "packet_engine", detail: e.to_string() })?;
     let shared = Shared::default();
+    let m = ObservedEngine::new(m, shared.clone());
     Ok((m, PacketEngineRtl::new(model)?, PacketEngineStimulus::new(p, seed, shared.clone()), PacketEngineMonitor::new(shared, p)))
 }
 

@@ -400,6 +400,13 @@ impl PacketEngine {
         &self.cpu
     }
 
+    /// The interposer's [`Interposer::start_contention`] in the last [`Block::step`]: a receive frame
+    /// start waited behind a full extraction path while a frame for this port could have been injected
+    /// (a model observation for the cosim's functional coverage, not an RTL port).
+    pub fn start_contention(&self) -> bool {
+        self.ip.start_contention()
+    }
+
     /// Whether the last [`Block::step`] lost its back-door `cpu_cfg_wr_*` write to the register space's
     /// own CPU write in the same cycle (the post-reset copy, or a write into the CPU window): a driver
     /// offers it again.

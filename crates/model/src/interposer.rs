@@ -171,6 +171,8 @@ pub struct Interposer {
     last_inj: bool,
     inj_credits: u32,
     out: InterposerOut,
+    /// Model observation, not an RTL register: the last step's [`Interposer::start_contention`].
+    start_contention: bool,
 }
 
 /// Whether a receive frame whose first beat is `d` is for the engine (docs/blocks/interposer.md §Decision).
@@ -214,6 +216,7 @@ impl Interposer {
             last_inj: false,
             inj_credits: p.inj_credits,
             out: InterposerOut { stat_inj_credits: p.inj_credits as u8, ..Default::default() },
+            start_contention: false,
         })
     }
 
@@ -228,6 +231,15 @@ impl Interposer {
     /// The instance parameters.
     pub fn params(&self) -> &InterposerParams {
         &self.p
+    }
+
+    /// Whether the last [`Block::step`] had a receive frame start waiting behind a full extraction path
+    /// while an injected frame start could have been taken (credit held, VL output free, no frame in
+    /// progress): the arbitration that deadlocked an emitting engine when the waiting start kept the
+    /// turn (docs/blocks/interposer.md §Arbitration). A model observation for functional coverage, not
+    /// an RTL port.
+    pub fn start_contention(&self) -> bool {
+        self.start_contention
     }
 }
 
@@ -246,6 +258,15 @@ impl Block for Interposer {
         // blocked by a full extraction path holds the turn and the engine's own output is never injected).
         let rx_req = i.s_axis_rx_tvalid && rx_first && self.owner == Owner::None && vl_free && ext_free;
         let inj_req = i.s_axis_inj_tvalid && inj_first && self.owner == Owner::None && credit;
+        self.start_contention = !i.rst
+            && i.s_axis_rx_tvalid
+            && rx_first
+            && !ext_free
+            && i.s_axis_inj_tvalid
+            && inj_first
+            && self.owner == Owner::None
+            && credit
+            && vl_free;
         // Round robin between frame starts on the VL path.
         let inj_wins = inj_req && (!rx_req || !self.last_inj);
         let rx_ready = !i.rst
