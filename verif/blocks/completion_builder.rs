@@ -50,7 +50,7 @@ pub struct Expected {
     pub tag: u16,
     /// Traffic Class.
     pub tc: u8,
-    /// Attr[2:0].
+    /// Attr\[2:0\].
     pub attr: u8,
     /// Memory read (Byte Count / Lower Address from the request).
     pub mem_read: bool,

@@ -73,7 +73,7 @@ const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RE
 
 /// The Unsupported Request a generated TLP frame must give, from the frames crate's parse of it: a
 /// non-posted request (MRd, MRdLk, IO, configuration, AtomicOp, DMWr) that parses as a whole TLP and is
-/// dropped for one of [`UR_REASONS`].
+/// dropped for one of `UR_REASONS`.
 pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
     let reason = match expect {
         Expect::AnyDrop => return UrExpect::Any,

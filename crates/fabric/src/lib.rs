@@ -14,6 +14,6 @@ pub mod setup;
 pub mod sim;
 pub mod topology;
 pub mod wire;
-/// The collective manager (seeds 003, 001, 000): trees from the topology map, configuration plans.
-/// It drives the simulator through [`drive`] (`docs/fabric.md` §The manager drives the fabric).
+// The collective manager: its documentation is the module's own (inner) doc, so that its links resolve
+// in the module (an outer doc here would make rustdoc resolve them at the crate root).
 pub mod manager;

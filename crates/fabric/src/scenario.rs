@@ -18,7 +18,7 @@ use crate::setup::{self, Arrangement, ContextPlan, Plan};
 use crate::sim::{ChannelKind, EngineKind, Fabric, NominalSizes, SimConfig, SimError, ENGINE_CLOCK_PS};
 use crate::topology::{LinkSpec, Ps, Topology, FIG3_BOARD_SHIFT, GEN6_X2_BYTES_PER_S};
 
-/// Table 1's frame sizes ([0099], Table 1): a 32-byte command, 1056-byte responses (1 KiB payload plus
+/// Table 1's frame sizes (\[0099\], Table 1): a 32-byte command, 1056-byte responses (1 KiB payload plus
 /// header), and the result distributed with the same 1 KiB payload.
 pub const TABLE1_SIZES: NominalSizes = NominalSizes { command: 32, response: 1056, result: 1056 };
 /// INT_SUM (`docs/reduction.md`): the realistic runs sum the participants' values and check the result.
@@ -35,7 +35,7 @@ pub const SEED_TABLE1: [(&str, f64, f64); 3] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// Table 1's assumptions ([0103]): only the time to transmit frames, at the table's frame sizes;
+    /// Table 1's assumptions (\[0103\]): only the time to transmit frames, at the table's frame sizes;
     /// no switch latency, no engine processing time (the table-arithmetic stand-in).
     Serialization,
     /// The cycle-level engines in every switch, the real frames they make and take, a crossbar latency.
@@ -285,7 +285,7 @@ pub fn table1(mode: Mode, hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> [
     [Arrangement::Monolithic, Arrangement::Distributed].map(|a| run_collective(&table1_spec(32, 32, a, mode, hop_latency_ps), progress).0)
 }
 
-/// The two-master case of [0150]-[0153].
+/// The two-master case of \[0150\]-\[0153\].
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct TwoMasterResult {
     /// Timing mode.
@@ -308,18 +308,18 @@ pub struct TwoMasterResult {
     pub results_ok: Option<bool>,
 }
 
-/// [0153] in serialization-only mode (the seed's arithmetic).
+/// \[0153\] in serialization-only mode (the seed's arithmetic).
 pub fn two_masters(contexts: usize, masters: usize) -> TwoMasterResult {
     two_masters_in(contexts, masters, Mode::Serialization, 0)
 }
 
-/// [0153]: Gen 7 links (32 GB/s: a 1056-byte frame in 33 ns); `contexts` all-reduces started at once,
+/// \[0153\]: Gen 7 links (32 GB/s: a 1056-byte frame in 33 ns); `contexts` all-reduces started at once,
 /// their masters spread over `masters` switches (0 and 16) of a 32 x 32 flattened butterfly, each
 /// context's source the first end node of its master's switch. The seed counts the frames each link
 /// carries, so the engine's crossbar port is not the bottleneck here (Table 1's arithmetic serializes on
 /// it instead): it is given 1000x a link's bandwidth. Realistic mode runs the cycle engines (16
 /// descriptors, one per live context) at `hop_latency_ps` per hop: there the engines' emission rate,
-/// not the links, sets the pace, which is [0153]'s point about processing parallelism.
+/// not the links, sets the pace, which is \[0153\]'s point about processing parallelism.
 pub fn two_masters_in(contexts: usize, masters: usize, mode: Mode, hop_latency_ps: Ps) -> TwoMasterResult {
     let link = LinkSpec { bytes_per_s: 2 * GEN6_X2_BYTES_PER_S, delay_ps: 0 };
     let mut t = Topology::flattened_butterfly(32, 32, link).expect("fits");
@@ -616,7 +616,7 @@ pub fn run_jobs(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, progre
     out
 }
 
-/// The runs of `inswitch sim --scenario jobs`: FIG. 7 with the three collectives of 000 [0180]-[0182]
+/// The runs of `inswitch sim --scenario jobs`: FIG. 7 with the three collectives of 000 \[0180\]-\[0182\]
 /// (all end nodes; all but switch 730's; all but switch 725's third node; source 735), and a flattened
 /// butterfly of 8 x 8 with four jobs over four consecutive switches each (switches 2k .. 2k+3 mod 8, so
 /// every switch serves two jobs), each started by the first end node of its first switch.

@@ -6,27 +6,27 @@
 //! their ports by the manager's encoder (`crate::drive`, [`crate::sim::Fabric::configure`]). The
 //! built-in plans are the seed's:
 //!
-//! * **distributed** ([0100], [0104]-[0111], Table 1 right column): one master engine in the source's
+//! * **distributed** (\[0100\], \[0104\]-\[0111\], Table 1 right column): one master engine in the source's
 //!   switch, one subservient engine in every other switch; the master serves the subservient engines
-//!   (PBV entries marked "switch", [0096]) and its own local participants; each subservient serves its
+//!   (PBV entries marked "switch", \[0096\]) and its own local participants; each subservient serves its
 //!   switch's participants;
 //! * **monolithic** (Table 1 left column): the master engine serves every participant itself.
 //!
 //! PBV order is the emission order (the CPU emits in ascending PBV bit, `docs/cpu.md` §2): subservient
-//! engines come first, as in Table 5 ([0176]: PBV 0 = 0x0010, PBV 1 = 0x0020, then the nodes), so the
+//! engines come first, as in Table 5 (\[0176\]: PBV 0 = 0x0010, PBV 1 = 0x0020, then the nodes), so the
 //! far switches get the command before the local nodes.
 
 use crate::topology::Topology;
 
-/// Largest PBV: the CPU's PBV table has 128 entries ([0155], [0157]).
+/// Largest PBV: the CPU's PBV table has 128 entries (\[0155\], \[0157\]).
 pub const PBV_ENTRIES: usize = 128;
 
 /// Role of an engine in a context (the CPU's static-entry role field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
-    /// Sends one partial result up (000 [0109]).
+    /// Sends one partial result up (000 \[0109\]).
     Subservient,
-    /// Completes the collective and distributes the result ([0111]).
+    /// Completes the collective and distributes the result (\[0111\]).
     Master,
 }
 
@@ -54,13 +54,13 @@ pub struct EngineContext {
 /// One collective context across the fabric.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextPlan {
-    /// CC_ID (12 bits, [0168]).
+    /// CC_ID (12 bits, \[0168\]).
     pub cc_id: u16,
     /// Reduction opcode (0 barrier, 0x14 INT_SUM, `docs/reduction.md`).
     pub operation: u8,
     /// Initial accumulator (the operation's identity).
     pub accumulator: u64,
-    /// The source node (endpoint index) that configures and starts it ([0113]).
+    /// The source node (endpoint index) that configures and starts it (\[0113\]).
     pub source: usize,
     /// Participant end nodes (endpoint indices).
     pub participants: Vec<usize>,
@@ -97,7 +97,7 @@ pub enum Arrangement {
     Distributed,
     /// Distributed over more levels when one master cannot hold every switch in its PBV: switches form
     /// a tree of fan-out [`HIERARCHY_FANOUT`] (master first, then in switch order), each engine serving
-    /// the engines below it and its own end nodes (multi-hop hierarchy, [0106]-[0107]).
+    /// the engines below it and its own end nodes (multi-hop hierarchy, \[0106\]-\[0107\]).
     Hierarchical,
     /// The collective manager places the job (`crate::drive`, `docs/manager.md`) and its plan configures
     /// the engines through the fabric. Its built-in plan (for [`plan`]) is the distributed one, which is

@@ -7,7 +7,7 @@
 //!   next link as soon as its head has crossed the switch (plus the per-hop latency) and that link is
 //!   free, and cannot end before its tail has arrived. Buffers are unbounded (no credit stalls between
 //!   switches; `docs/fabric.md` §Limits).
-//! * **Engines** sit on an internal crossbar port ([0089], [0113]): frames routed to an engine's device ID
+//! * **Engines** sit on an internal crossbar port (\[0089\], \[0113\]): frames routed to an engine's device ID
 //!   cross the port (serialized at its bandwidth) into the engine's `s_axis_rx` as 256-bit beats, one per
 //!   engine clock cycle from the cycle after the first beat has arrived; the engine's `m_axis_vl`
 //!   beats are reassembled into frames and routed by the crossbar when their last beat is out.
@@ -87,11 +87,11 @@ pub enum EngineKind {
 /// Frame sizes used for serialization instead of the real frame lengths (Table 1's assumptions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct NominalSizes {
-    /// INITIALIZATION / CONTROL ("a 32-byte collective command", [0099]).
+    /// INITIALIZATION / CONTROL ("a 32-byte collective command", \[0099\]).
     pub command: u32,
     /// CONTRIBUTION / RESPONSE ("1 KiB payload (1056 bytes) collective responses").
     pub response: u32,
-    /// COMPLETION (the result distributed down; [0099]: the same 1 KiB).
+    /// COMPLETION (the result distributed down; \[0099\]: the same 1 KiB).
     pub result: u32,
 }
 
@@ -196,7 +196,7 @@ pub struct Delivery {
     pub operands: Vec<u64>,
     /// Contributions included (data messages).
     pub contributions: u16,
-    /// Error mark (a partial result after a timeout, or a result after the master's timeout, [0242]).
+    /// Error mark (a partial result after a timeout, or a result after the master's timeout, \[0242\]).
     pub error: bool,
     /// Transaction ID (001, header byte 1 bits 4:3).
     pub tid: u8,
@@ -1097,7 +1097,7 @@ impl Fabric {
     }
 
     /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;
-    /// the master replicates it to its participants ([0172]).
+    /// the master replicates it to its participants (\[0172\]).
     pub fn control(&mut self, c: &ContextPlan, command: u8, at: Ps) {
         let master = self.topo.switches[c.master()].engine_id;
         let src = self.topo.endpoints[c.source].id;

@@ -3,7 +3,7 @@
 //! 1-D flattened butterfly of Table 1, a two-level fat tree) and a small text format (`docs/fabric.md`
 //! §Topology files).
 //!
-//! Routing is by 16-bit device ID, as PCIe ID routing and the engine's output queue do (000 [0144]):
+//! Routing is by 16-bit device ID, as PCIe ID routing and the engine's output queue do (000 \[0144\]):
 //! a switch delivers a frame for its own engine or one of its end nodes locally and sends anything else
 //! on the ISL of a shortest path to the destination's switch (breadth-first, lowest link index on ties),
 //! over the links and switches that work ([`Routes::recompute`] after a failure).
@@ -46,7 +46,7 @@ impl LinkSpec {
 pub struct Switch {
     /// Name (for reports and topology files).
     pub name: String,
-    /// Device ID of the switch's packet engine (the engine is addressable, [0089], [0113]; Tables 2-4 give
+    /// Device ID of the switch's packet engine (the engine is addressable, \[0089\], \[0113\]; Tables 2-4 give
     /// the switch's own ID, which this project gives to its engine).
     pub engine_id: u16,
 }
@@ -87,7 +87,7 @@ pub struct Topology {
     /// Inter-switch links.
     pub isls: Vec<Isl>,
     /// The internal port between the crossbar and the engine (the engine sits on a data-plane port,
-    /// [0091], so it runs at port speed by default).
+    /// \[0091\], so it runs at port speed by default).
     pub engine_port: LinkSpec,
 }
 
@@ -166,7 +166,7 @@ impl Topology {
         Ok(t)
     }
 
-    /// Seed 000 FIG. 7 ([0174]-[0178], Tables 2-4): switches 720, 725, 730 (0x0000, 0x0010, 0x0020), three
+    /// Seed 000 FIG. 7 (\[0174\]-\[0178\], Tables 2-4): switches 720, 725, 730 (0x0000, 0x0010, 0x0020), three
     /// end nodes each (0x0001-0x0003: source node 735, node 1, node 2; 0x0011-0x0013; 0x0021-0x0023);
     /// switch 720 linked to both others (the two-level hierarchy with 720 the master switch). Names are
     /// the figure's: switches `720`, `725`, `730` (boards 705, 710, 715), end nodes `735` (the source),

@@ -58,13 +58,13 @@ pub fn header(kind: u8, cc_id: u16, p_id: u16) -> CommonHeader {
     CommonHeader { version: collective::VERSION, kind, cc_id, p_id, ..Default::default() }
 }
 
-/// CONTROL START ([0168]): the collective command the master replicates to every participant.
+/// CONTROL START (\[0168\]): the collective command the master replicates to every participant.
 pub fn start(cc_id: u16, p_count: u16) -> CollectiveMessage {
     let body = Body::Control(ControlBody { command: 1, p_count, ..Default::default() });
     CollectiveMessage { header: header(3, cc_id, collective::NO_PARTICIPANT), body }
 }
 
-/// CONTROL with `command` (1 start, 2 pause, 3 restart, 4 stop, 5 reset; [0168]).
+/// CONTROL with `command` (1 start, 2 pause, 3 restart, 4 stop, 5 reset; \[0168\]).
 pub fn control(cc_id: u16, command: u8, p_count: u16) -> CollectiveMessage {
     let body = Body::Control(ControlBody { command, p_count, ..Default::default() });
     CollectiveMessage { header: header(3, cc_id, collective::NO_PARTICIPANT), body }
@@ -94,7 +94,7 @@ pub fn data(kind: u8, cc_id: u16, p_id: u16, completion: u8, contributions: u16)
     CollectiveMessage { header: header(kind, cc_id, p_id), body: Body::Data { fixed, operands: vec![] } }
 }
 
-/// A 1-DW memory write (all four bytes enabled) into engine `id`'s register window at `offset` ([0175]:
+/// A 1-DW memory write (all four bytes enabled) into engine `id`'s register window at `offset` (\[0175\]:
 /// 0x00ii_C0yy), framed for the link; the TLP is the manager's ([`crate::manager::plan::register_write`]).
 pub fn register_write(seq: u16, requester: u16, id: u16, offset: u16, value: u32) -> Vec<u8> {
     let t = crate::manager::plan::register_write(requester, 0, id, u32::from(offset), value, 0xF).expect("a 1-DW memory write");

@@ -1,12 +1,12 @@
-//! Collective messages exchanged by the packet engines (seed 000 FIG. 4-6, [0094]-[0098],
-//! [0154]-[0172], [0175]; docs/frames.md §4). The seeds name the fields but their figures are missing:
+//! Collective messages exchanged by the packet engines (seed 000 FIG. 4-6, \[0094\]-\[0098\],
+//! \[0154\]-\[0172\], \[0175\]; docs/frames.md §4). The seeds name the fields but their figures are missing:
 //! every byte position below is this project's definition.
 //!
 //! A collective message is a byte string (big-endian fields) that travels as the payload of
 //!
 //! * a vendor-defined Type 1 message with data, routed by ID ([`to_vdm`] / [`from_vdm`]): Fmt 011,
 //!   Type 10010, code 0x7F, Vendor ID [`VENDOR_ID`], DW3 = `0xCE` | kind | 0 | CC_ID; or
-//! * a memory write to the engine's register window ([`ENGINE_BASE`] = 0xC000, [0175]).
+//! * a memory write to the engine's register window ([`ENGINE_BASE`] = 0xC000, \[0175\]).
 //!
 //! Common header (8 bytes):
 //!
@@ -20,8 +20,8 @@
 //! |            DMU_ID             |     P_ID (0xFFFF = none)      |
 //! +-------------------------------+-------------------------------+
 //! ```
-//! NP = non-posted (a response or completion is expected, [0097]); EM = error mark (partial result sent
-//! after a timeout, [0242]); RT = retransmission ([0117]); TID = the 2-bit transaction ID of seed 001
+//! NP = non-posted (a response or completion is expected, \[0097\]); EM = error mark (partial result sent
+//! after a timeout, \[0242\]); RT = retransmission (\[0117\]); TID = the 2-bit transaction ID of seed 001
 //! (compared modulo 4: a message one TID behind its context comes from a member that missed the Exit and is
 //! answered "already completed", docs/cpu.md §3). The body depends on the kind (see each
 //! `*Body` type); the message is zero-padded to a multiple of 4 bytes.
@@ -39,21 +39,21 @@ const L: Layer = Layer::Collective;
 pub const VENDOR_ID: u16 = 0xC011;
 /// Protocol id in bits 31:24 of the VDM DW3.
 pub const VDM_PROTOCOL_ID: u8 = 0xCE;
-/// Engine register window in each switch's address space ([0175]).
+/// Engine register window in each switch's address space (\[0175\]).
 pub const ENGINE_BASE: u32 = 0xC000;
 /// Version carried in the header.
 pub const VERSION: u8 = 1;
 /// Length of the common header.
 pub const HEADER_LEN: usize = 8;
-/// Width of CC_ID ([0169]).
+/// Width of CC_ID (\[0169\]).
 pub const CC_ID_BITS: u32 = 12;
 /// Width of the transaction ID (seed 001: "a short 2 bit transaction ID", compared modulo 4).
 pub const TID_BITS: u32 = 2;
 /// Reserved flags below the TID in header byte 1 (`{NP, EM, RT, TID[1:0], rsvd[2:0]}`).
 pub const RESERVED_FLAG_BITS: u32 = 3;
-/// PBV width: one bit per participant, up to 128 ([0157], [0166]).
+/// PBV width: one bit per participant, up to 128 (\[0157\], \[0166\]).
 pub const PBV_BITS: usize = 128;
-/// Offset of the PBV in an initialization message ([0166]: "payload bytes 24 to 36").
+/// Offset of the PBV in an initialization message (\[0166\]: "payload bytes 24 to 36").
 pub const INIT_PBV_OFFSET: usize = 24;
 /// Length of an initialization message.
 pub const INIT_LEN: usize = INIT_PBV_OFFSET + PBV_BITS / 8;
@@ -90,7 +90,7 @@ enum_with_unknown! {
 }
 
 enum_with_unknown! {
-    /// Control commands ([0168]).
+    /// Control commands (\[0168\]).
     pub enum Command(u8) {
         /// Start.
         Start = 1,
@@ -118,13 +118,13 @@ enum_with_unknown! {
         Result = 3,
         /// Answer to a child one transaction behind: the collective already completed (001; `docs/cpu.md` §2).
         AlreadyCompleted = 4,
-        /// Acknowledgement of a non-posted initialization or control message (000 [0097]; `docs/cpu.md` §2).
+        /// Acknowledgement of a non-posted initialization or control message (000 \[0097\]; `docs/cpu.md` §2).
         Acknowledged = 5,
     }
 }
 
 enum_with_unknown! {
-    /// Reasons in retry and failure messages ([0098], [0143]).
+    /// Reasons in retry and failure messages (\[0098\], \[0143\]).
     pub enum Reason(u8) {
         /// Watchdog timeout.
         Timeout = 1,
@@ -202,7 +202,7 @@ impl CommonHeader {
 }
 
 /// Configuration body (fixed part, bytes 8-23), followed by `n_devices` device IDs (PBV entry i → 16-bit
-/// device ID, [0157]) and `n_subservient` subservient engine IDs.
+/// device ID, \[0157\]) and `n_subservient` subservient engine IDs.
 ///
 /// ```text
 /// +-------------------------------+---------------+---------------+
@@ -233,7 +233,7 @@ pub struct ConfigFixed {
     pub n_devices: u16,
     /// Subservient watchdog timeout.
     pub subservient_timeout: u32,
-    /// Master watchdog timeout (about 2-3x the subservient one, [0154]).
+    /// Master watchdog timeout (about 2-3x the subservient one, \[0154\]).
     pub master_timeout: u32,
 }
 
@@ -330,7 +330,7 @@ pub struct DataFixed {
 pub struct ErrorBody {
     /// Reason (see [`Reason`]).
     pub reason: u8,
-    /// Attempt number (retries are per packet, [0117]).
+    /// Attempt number (retries are per packet, \[0117\]).
     pub attempt: u8,
     /// Engine where the failure was seen.
     pub engine_id: u16,
@@ -582,7 +582,7 @@ pub fn from_vdm(t: &Tlp) -> Result<CollectiveMessage> {
     Ok(msg)
 }
 
-/// Wraps a message into a memory write to `switch_base + ENGINE_BASE + offset` ([0175]).
+/// Wraps a message into a memory write to `switch_base + ENGINE_BASE + offset` (\[0175\]).
 pub fn to_memory_write(msg: &CollectiveMessage, requester_id: u16, tag: u16, switch_base: u64, offset: u32) -> Result<Tlp> {
     let address = switch_base.wrapping_add(u64::from(ENGINE_BASE)).wrapping_add(u64::from(offset));
     Tlp::memory_write(requester_id, tag, address, msg.to_bytes()?)

@@ -1,4 +1,4 @@
-//! Input checker and steering (seed 000 [0092], [0140]; 002 (94)-(99)).
+//! Input checker and steering (seed 000 \[0092\], \[0140\]; 002 (94)-(99)).
 //!
 //! Cycle model of `rtl/input_checker.v`; the checks, their priority and the steering rules are
 //! `docs/blocks/input_checker.md`. Frames extracted by the interposer arrive on `s_axis` (family and
@@ -34,7 +34,7 @@ pub const PORTALS_OFFSET: usize = 14;
 /// Register-window offsets at or above this are the collective-message mailbox (memory-write carrier);
 /// below it, 1-DW reads and writes are register accesses.
 pub const MAILBOX_OFFSET: u32 = 0x800;
-/// Engine register window base in the switch's address space (000 [0175]).
+/// Engine register window base in the switch's address space (000 \[0175\]).
 pub const ENGINE_WINDOW: u32 = 0xC;
 /// Message code of a vendor-defined Type 1 message.
 pub const VDM_TYPE1_CODE: u8 = 0x7F;

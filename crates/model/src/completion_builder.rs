@@ -1,5 +1,5 @@
-//! Completion builder: PCIe completions for the engine's non-posted requests (seed 000 [0097], claim
-//! 14: a non-posted message expects a response or completion; [0113]: the engine is an addressable
+//! Completion builder: PCIe completions for the engine's non-posted requests (seed 000 \[0097\], claim
+//! 14: a non-posted message expects a response or completion; \[0113\]: the engine is an addressable
 //! endpoint, so it completes the memory reads of its register window).
 //!
 //! Cycle model of `rtl/completion_builder.v`; ports, frame layout and timing are
@@ -84,11 +84,11 @@ pub struct CompletionRequest {
     pub data: u32,
     /// Requester ID of the request.
     pub requester_id: u16,
-    /// Tag (10 bits: T9, T8, Tag[7:0]).
+    /// Tag (10 bits: T9, T8, Tag\[7:0\]).
     pub tag: u16,
     /// Traffic Class of the request.
     pub tc: u8,
-    /// Attr[2:0] of the request.
+    /// Attr\[2:0\] of the request.
     pub attr: u8,
     /// The request was a memory read (MRd / MRdLk): Byte Count and Lower Address follow its length,
     /// byte enables and address; otherwise they are 4 and 0.
@@ -194,7 +194,7 @@ ports! {
         pub s_ur_tag: u16,
         /// Its Traffic Class.
         pub s_ur_tc: u8,
-        /// Its Attr[2:0].
+        /// Its Attr\[2:0\].
         pub s_ur_attr: u8,
         /// It was a memory read (MRd, MRdLk).
         pub s_ur_mem_read: bool,

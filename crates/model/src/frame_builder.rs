@@ -1,4 +1,4 @@
-//! Frame builder: the inverse of the input checker for the outgoing direction (seed 000 [0097], [0144];
+//! Frame builder: the inverse of the input checker for the outgoing direction (seed 000 \[0097\], \[0144\];
 //! 002 (94)-(99)).
 //!
 //! Cycle model of `rtl/frame_builder.v`; layouts, the field mapping and timing are
@@ -6,7 +6,7 @@
 //! frame on `m_axis` with the destination device ID in `tuser`, ready for the output queue:
 //!
 //! * family TLP: a vendor-defined Type 1 MsgD routed by ID (Requester ID = the engine's own device ID,
-//!   000 [0097]; Target ID = `dst[15:0]`) carrying the collective message of `kind` 2-8, in the
+//!   000 \[0097\]; Target ID = `dst[15:0]`) carrying the collective message of `kind` 2-8, in the
 //!   data-link form the checker reads (`{0000, seq[11:0]}`, TLP, LCRC little-endian), with the sequence
 //!   number counting frames;
 //! * family Portals: a Soft Portals frame (Ethernet header from the configuration, 84-byte reduction

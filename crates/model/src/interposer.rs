@@ -1,4 +1,4 @@
-//! Data-path interposer (seed 000 [0092]; 002 (39)).
+//! Data-path interposer (seed 000 \[0092\]; 002 (39)).
 //!
 //! Cycle model of `rtl/interposer.v`; interface, the header bytes examined, the credit scheme and the
 //! timing are `docs/blocks/interposer.md`. The interposer sits between a port's receive path and its

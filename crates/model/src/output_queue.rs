@@ -1,4 +1,4 @@
-//! Output queue (seed 000 [0092], [0144]): queues frames from the processing blocks until they are
+//! Output queue (seed 000 \[0092\], \[0144\]): queues frames from the processing blocks until they are
 //! injected into the data path, with a route-table lookup (destination device ID -> egress port).
 //!
 //! Cycle model of `rtl/output_queue.v`; interface and timing in `docs/blocks/output_queue.md`. The

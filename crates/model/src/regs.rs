@@ -1,8 +1,8 @@
-//! Register space of the packet engine (seed 000 [0154]-[0158], [0174]-[0178]; 002 (60)-(61), (86)).
+//! Register space of the packet engine (seed 000 \[0154\]-\[0158\], \[0174\]-\[0178\]; 002 (60)-(61), (86)).
 //!
 //! Cycle model of `rtl/register_space.v`; the register table is `docs/registers.md`, the interface and
 //! timing `docs/blocks/register_space.md`. The engine's registers sit in a 4 KiB window at 0xC000 of its
-//! switch's 32-bit address space ([0175]: writes to `0x0010_C0yy` program switch 0x0010's PBV table), so
+//! switch's 32-bit address space (\[0175\]: writes to `0x0010_C0yy` program switch 0x0010's PBV table), so
 //! a register is addressed here by its 12-bit byte offset in that window.
 //!
 //! One register access per cycle arrives on `s_reg_*` (from the input checker, which turns 1-DW memory
@@ -24,9 +24,9 @@ use crate::signal::Block;
 
 /// Bytes in the engine's register window (offsets 0x000-0xFFF).
 pub const WINDOW_BYTES: u32 = 0x1000;
-/// Base of the register window in a switch's address space ([0175]).
+/// Base of the register window in a switch's address space (\[0175\]).
 pub const ENGINE_BASE: u32 = 0xC000;
-/// PBV entries (000 [0157]: up to 128).
+/// PBV entries (000 \[0157\]: up to 128).
 pub const PBV_ENTRIES: usize = 128;
 /// Route-table entries, as the output queue's default `ROUTE_ENTRIES`.
 pub const ROUTE_ENTRIES: usize = 16;
@@ -56,15 +56,15 @@ pub const SYNC_WRITES: u16 = 10;
 pub mod cpu_addr {
     /// PBV-table entry i at `PBV + i`.
     pub const PBV: u16 = 0x000;
-    /// TIMEOUT[k] at `TIMEOUT + k`.
+    /// TIMEOUT\[k\] at `TIMEOUT + k`.
     pub const TIMEOUT: u16 = 0x080;
-    /// THRESHOLD[k] at `THRESHOLD + k`.
+    /// THRESHOLD\[k\] at `THRESHOLD + k`.
     pub const THRESHOLD: u16 = 0x084;
     /// ENGINE_ID.
     pub const ENGINE_ID: u16 = 0x087;
     /// ENGINE_SFA.
     pub const ENGINE_SFA: u16 = 0x088;
-    /// MODE: [0] R_TF_RED_CFG_MODE, [11:8] retry limit.
+    /// MODE: \[0\] R_TF_RED_CFG_MODE, \[11:8\] retry limit.
     pub const MODE: u16 = 0x089;
     /// Static entry s word w at `STATIC + 2s + w`.
     pub const STATIC: u16 = 0x100;
@@ -90,9 +90,9 @@ pub mod offset {
     pub const ERROR_REPORTING: u32 = 0x118;
     /// R_TF_RED_CFG_MODE: bit 0 = 1 associative, 0 IEEE (002 (86)).
     pub const RED_CFG_MODE: u32 = 0x11C;
-    /// Subservient watchdog timeout, units of 1024 clocks (000 [0154]).
+    /// Subservient watchdog timeout, units of 1024 clocks (000 \[0154\]).
     pub const SUB_TIMEOUT: u32 = 0x120;
-    /// Master watchdog timeout, units of 1024 clocks (000 [0154]).
+    /// Master watchdog timeout, units of 1024 clocks (000 \[0154\]).
     pub const MASTER_TIMEOUT: u32 = 0x124;
     /// Four reduction timeouts, units of 1024 clocks (002 (61)).
     pub const RED_TIMEOUT: u32 = 0x130;
@@ -110,7 +110,7 @@ pub mod offset {
     pub const ENGINE_ID: u32 = 0x160;
     /// The engine's own fabric address (Portals SFA of its frames).
     pub const ENGINE_SFA: u32 = 0x164;
-    /// Retransmissions of a RESPONSE before a FAILURE (000 [0117]), bits 3:0.
+    /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
     pub const RETRY_LIMIT: u32 = 0x168;
     /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
     pub const PBV_FLAGS: u32 = 0x500;
@@ -133,7 +133,7 @@ pub mod status {
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Ctrl {
-    /// Only `MASTER_ID` may write configuration (000 [0113]: the source node configures the engines).
+    /// Only `MASTER_ID` may write configuration (000 \[0113\]: the source node configures the engines).
     pub lock: bool,
     #[skip]
     __: B31,
@@ -156,7 +156,7 @@ pub struct Validation {
     __: B28,
 }
 
-/// A PBV-table DW: two 16-bit device IDs (000 [0155], [0157]).
+/// A PBV-table DW: two 16-bit device IDs (000 \[0155\], \[0157\]).
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -227,7 +227,7 @@ pub struct McastPorts {
     __: B16,
 }
 
-/// A PBV_FLAGS DW: the CPU's flags of two PBV entries, laid out like the PBV table's DW (000 [0096]:
+/// A PBV_FLAGS DW: the CPU's flags of two PBV entries, laid out like the PBV table's DW (000 \[0096\]:
 /// participant switches and participant end devices are told apart).
 #[bitfield(bits = 32)]
 #[repr(u32)]
@@ -300,7 +300,7 @@ pub mod reset {
     pub const VALIDATION: u32 = 0xF;
     /// Subservient timeout: 1024 x 1024 clocks (about 1.2 ms at 850 MHz).
     pub const SUB_TIMEOUT: u32 = 0x400;
-    /// Master timeout: three times the subservient one (000 [0154]).
+    /// Master timeout: three times the subservient one (000 \[0154\]).
     pub const MASTER_TIMEOUT: u32 = 0xC00;
     /// Reduction timeouts 0-3.
     pub const RED_TIMEOUT: [u32; super::RED_TIMEOUTS] = [0x1, 0x10, 0x100, 0x1000];
@@ -375,29 +375,29 @@ ports! {
         pub cfg_ethertype: u16,
         /// VENDOR_ID.
         pub cfg_vendor_id: u16,
-        /// VALIDATION[3:0].
+        /// VALIDATION\[3:0\].
         pub cfg_validation: u8,
-        /// ERROR_REPORTING[7:0].
+        /// ERROR_REPORTING\[7:0\].
         pub cfg_error_reporting: u8,
         /// R_TF_RED_CFG_MODE bit 0.
         pub cfg_red_mode: bool,
-        /// SUB_TIMEOUT[23:0].
+        /// SUB_TIMEOUT\[23:0\].
         pub cfg_sub_timeout: u32,
-        /// MASTER_TIMEOUT[23:0].
+        /// MASTER_TIMEOUT\[23:0\].
         pub cfg_master_timeout: u32,
-        /// RED_TIMEOUT0[23:0].
+        /// RED_TIMEOUT0\[23:0\].
         pub cfg_red_timeout0: u32,
-        /// RED_TIMEOUT1[23:0].
+        /// RED_TIMEOUT1\[23:0\].
         pub cfg_red_timeout1: u32,
-        /// RED_TIMEOUT2[23:0].
+        /// RED_TIMEOUT2\[23:0\].
         pub cfg_red_timeout2: u32,
-        /// RED_TIMEOUT3[23:0].
+        /// RED_TIMEOUT3\[23:0\].
         pub cfg_red_timeout3: u32,
-        /// RED_THRESHOLD0[19:0].
+        /// RED_THRESHOLD0\[19:0\].
         pub cfg_red_threshold0: u32,
-        /// RED_THRESHOLD1[19:0].
+        /// RED_THRESHOLD1\[19:0\].
         pub cfg_red_threshold1: u32,
-        /// RED_THRESHOLD2[19:0].
+        /// RED_THRESHOLD2\[19:0\].
         pub cfg_red_threshold2: u32,
         /// VNI_ALLOWED valid bits, bit i = entry i.
         pub cfg_vni_valid: u8,
@@ -666,7 +666,7 @@ impl RegisterSpace {
         self.counters[i]
     }
 
-    /// The CPU's PBV-table word of entry `i` (docs/cpu.md §5: [31] valid, [16] switch, [15:0] device ID).
+    /// The CPU's PBV-table word of entry `i` (docs/cpu.md §5: \[31\] valid, \[16\] switch, \[15:0\] device ID).
     pub fn cpu_pbv_word(&self, i: usize) -> u32 {
         let f = self.pbv_flags[i / 2];
         let (valid, switch) = if i % 2 == 0 { (f.even_valid(), f.even_switch()) } else { (f.odd_valid(), f.odd_switch()) };

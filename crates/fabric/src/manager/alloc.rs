@@ -1,13 +1,13 @@
 //! Per-engine bookkeeping (`docs/manager.md` §6): static-entry slots, multicast slots, the shared PBV
 //! table with reference counts, and the context keys (CC_ID / multicast tree) in use, so that jobs can
 //! overlap nodes and switches without two contexts colliding (seed 001: a group ID in every message;
-//! 000 [0128]: many simultaneous contexts per engine).
+//! 000 \[0128\]: many simultaneous contexts per engine).
 
 use std::collections::BTreeSet;
 
 use super::topology::{DeviceId, EngineCapacity};
 
-/// Number of TLP context keys: CC_ID is 12 bits (000 [0168]).
+/// Number of TLP context keys: CC_ID is 12 bits (000 \[0168\]).
 pub const CC_ID_KEYS: u32 = 1 << inswitch_frames::collective::CC_ID_BITS;
 /// Number of Portals context keys: the multicast tree is DFA bits 15-3, 13 bits (002 (61)).
 pub const TREE_KEYS: u32 = 1 << 13;

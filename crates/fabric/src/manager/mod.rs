@@ -1,6 +1,7 @@
 //! The collective manager of issue 7 (seed 003's offload manager, seed 001's subnet manager, seed 000's
 //! configuring source): it holds the [`TopologyMap`], selects a collection tree per job, allocates the
-//! engines' contexts, and emits the [`Plan`] that configures them. Specification: `docs/manager.md`.
+//! engines' contexts, and emits the [`Plan`] that configures them. Specification: `docs/manager.md`. It drives the simulator
+//! through [`crate::drive`] (`docs/fabric.md` §The manager drives the fabric).
 //!
 //! The simulator's entry points: [`Manager::new`], [`Manager::place`] (a [`JobSpec`] → job id and plan),
 //! [`Manager::remove`], [`Manager::link_down`] / [`Manager::switch_down`] (topology change → [`Change`]),
@@ -95,7 +96,7 @@ pub enum Family {
     Portals,
 }
 
-/// An engine's role in a context (000 [0104]-[0111]).
+/// An engine's role in a context (000 \[0104\]-\[0111\]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
     /// The root: completes the collective, answers the source, distributes the result.
@@ -119,19 +120,19 @@ impl Role {
 pub struct JobSpec {
     /// Participating end nodes.
     pub participants: Vec<NodeId>,
-    /// The source node: configures the master and receives the end result (000 [0113], [0148]).
+    /// The source node: configures the master and receives the end result (000 \[0113\], \[0148\]).
     pub source: NodeId,
     /// Wire family.
     pub family: Family,
     /// Reduction opcode of the INITIALIZATION (0 = barrier; `docs/reduction.md`).
     pub op: u8,
-    /// Master engine named by the source (000 [0113]); `None`: the manager chooses.
+    /// Master engine named by the source (000 \[0113\]); `None`: the manager chooses.
     pub master: Option<SwitchId>,
-    /// Number of roots (003 [0062]); 1 = one tree.
+    /// Number of roots (003 \[0062\]); 1 = one tree.
     pub roots: usize,
     /// Also build a redundant twin of every tree (002 (70)).
     pub redundant: bool,
-    /// Endpoints of one host pre-reduce into one node-level result (003 [0055]).
+    /// Endpoints of one host pre-reduce into one node-level result (003 \[0055\]).
     pub pre_reduce: bool,
     /// Bytes per round the job puts on each link it uses (load estimate for later jobs).
     pub bytes: u64,
@@ -140,7 +141,7 @@ pub struct JobSpec {
     pub vni: u16,
 }
 
-/// Default per-round bytes: one 1056-byte response frame (000 [0115]: 1 KiB payload + header).
+/// Default per-round bytes: one 1056-byte response frame (000 \[0115\]: 1 KiB payload + header).
 pub const DEFAULT_JOB_BYTES: u64 = 1056;
 /// Default Portals VNI of a job (libfabric's default service VNI is 1).
 pub const DEFAULT_VNI: u16 = 1;
@@ -176,7 +177,7 @@ pub struct EngineSlots {
 }
 
 impl EngineSlots {
-    /// The context's PBV: bit i = PBV entry i (000 [0094], [0180]-[0182]).
+    /// The context's PBV: bit i = PBV entry i (000 \[0094\], \[0180\]-\[0182\]).
     pub fn pbv_bits(&self) -> u128 {
         self.pbv.iter().fold(0, |a, &(i, ..)| a | 1u128 << i)
     }
@@ -312,7 +313,7 @@ impl Manager {
     }
 
     /// A link went down: the trees that use it (or a participant attached by it) are removed and
-    /// placed again; all other trees are untouched (003 [0063]).
+    /// placed again; all other trees are untouched (003 \[0063\]).
     pub fn link_down(&mut self, l: LinkId) -> Change {
         self.topo.set_link_up(l, false);
         let topo = &self.topo;

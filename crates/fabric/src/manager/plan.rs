@@ -38,16 +38,16 @@ const ALL_BYTES: u8 = 0xF;
 #[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// PBV-table entry `index` of `engine` := `device_id` (000 [0155], [0157], [0175]-[0178]); `switch`:
-    /// the participant is an engine below this one (000 [0096]). Encodes as the 2-byte memory write of
-    /// [0175] into the PBV table, then a 2-byte write of the entry's PBV_FLAGS (valid, switch); the
+    /// PBV-table entry `index` of `engine` := `device_id` (000 \[0155\], \[0157\], \[0175\]-\[0178\]); `switch`:
+    /// the participant is an engine below this one (000 \[0096\]). Encodes as the 2-byte memory write of
+    /// \[0175\] into the PBV table, then a 2-byte write of the entry's PBV_FLAGS (valid, switch); the
     /// register space forwards both to the CPU's own table (`docs/registers.md` §CPU window).
     PbvEntry { engine: SwitchId, index: u8, device_id: DeviceId, switch: bool },
     /// The CPU's PBV entry `index` is invalidated (no context refers to it any more): its PBV_FLAGS
     /// half written 0.
     PbvClear { engine: SwitchId, index: u8 },
     /// CPU static entry `slot` := the tree's context (`docs/cpu.md` §1, §5): key (CC_ID or multicast
-    /// tree), family, role (000 [0104]-[0111]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
+    /// tree), family, role (000 \[0104\]-\[0111\]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
     /// `STATIC[slot].KEY` (writing the key makes the context at the CPU).
     StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
     /// CPU static entry `slot` is freed (`STATIC[slot].KEY` written 0).
@@ -65,16 +65,16 @@ pub enum Action {
     /// `ENGINE_SFA` := `sfa` (002 (94)): the source fabric address of the engine's own Portals frames
     /// (its partial results); the register space forwards it to the CPU. One memory write.
     EngineSfa { engine: SwitchId, sfa: u32 },
-    /// INITIALIZATION (000 [0141], [0165]-[0167]) of the context on `engine`, sent by `upstream`
+    /// INITIALIZATION (000 \[0141\], \[0165\]-\[0167\]) of the context on `engine`, sent by `upstream`
     /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
-    /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 [0051]).
+    /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 \[0051\]).
     Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8 },
-    /// CONTROL RESET of the context on `engine` ([0142], [0168]): the descriptor and stored state freed.
+    /// CONTROL RESET of the context on `engine` (\[0142\], \[0168\]): the descriptor and stored state freed.
     Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16 },
-    /// End node configuration (003 [0050]): where `node` sends its (node-level) result; host software,
+    /// End node configuration (003 \[0050\]): where `node` sends its (node-level) result; host software,
     /// no frame. `p_id` is its PBV index at `send_to` (0xFFFF when it sends to its representative).
     EndNode { node: NodeId, send_to: DeviceId, cc_id: u16, p_id: u16, pre_reduce_from: Vec<DeviceId> },
-    /// A target that reduces several roots' end results into one (003 [0062]); host software, no frame.
+    /// A target that reduces several roots' end results into one (003 \[0062\]); host software, no frame.
     Target { node: NodeId, roots: Vec<DeviceId>, cc_ids: Vec<u16> },
     /// The end node is no longer part of the context (host software, no frame).
     EndNodeClear { node: NodeId, cc_id: u16 },
@@ -108,7 +108,7 @@ pub struct Step {
     /// Index of the tree in the job's tree list.
     pub tree: usize,
     /// Device that sends the step's frames (requester ID): the source for the master engine, the master
-    /// engine for the others (000 [0175]: the master writes the subservient switches' PBV tables).
+    /// engine for the others (000 \[0175\]: the master writes the subservient switches' PBV tables).
     pub requester: DeviceId,
     /// What to do.
     pub action: Action,
@@ -158,7 +158,7 @@ pub enum EncodeError {
     Frame { step: usize, detail: String },
 }
 
-/// The register-space address of `offset` in switch `dev`'s engine window ([0175], `docs/registers.md`).
+/// The register-space address of `offset` in switch `dev`'s engine window (\[0175\], `docs/registers.md`).
 pub fn register_address(dev: DeviceId, off: u32) -> u64 {
     u64::from(dev) << 16 | u64::from(ENGINE_BASE) | u64::from(off & 0xFFF)
 }
@@ -172,7 +172,7 @@ pub fn register_write(requester: DeviceId, tag: u16, dev: DeviceId, off: u32, va
     Ok(t)
 }
 
-/// The 2-byte write of PBV entry `index` := `device_id` ([0175]: entry i at byte offset 2i): First BE
+/// The 2-byte write of PBV entry `index` := `device_id` (\[0175\]: entry i at byte offset 2i): First BE
 /// 0011 for an even entry, 1100 for an odd one, data in the enabled lanes (little-endian).
 pub fn pbv_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, device_id: DeviceId) -> Result<Tlp, inswitch_frames::Error> {
     let off = offset::PBV + 2 * u32::from(index);
@@ -181,7 +181,7 @@ pub fn pbv_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, device
 }
 
 /// The 2-byte write of PBV entry `index`'s flags into PBV_FLAGS (the byte lanes of the PBV table's DW,
-/// `docs/registers.md`): `valid`, `switch` (000 [0096]); the register space forwards the entry's CPU
+/// `docs/registers.md`): `valid`, `switch` (000 \[0096\]); the register space forwards the entry's CPU
 /// word (device ID from the PBV table, these flags).
 pub fn pbv_flags_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, valid: bool, switch: bool) -> Result<Tlp, inswitch_frames::Error> {
     let off = offset::PBV_FLAGS + 2 * u32::from(index);

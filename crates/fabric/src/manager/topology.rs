@@ -1,4 +1,4 @@
-//! The manager's topology map (seed 003 [0063]: "a topology map, which defines the interconnection
+//! The manager's topology map (seed 003 \[0063\]: "a topology map, which defines the interconnection
 //! topology"): switches with their packet engine's capacity and usage, end nodes, links with their state
 //! and the load the already-placed jobs put on them. `docs/manager.md` §2.
 
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::ManagerError;
 use crate::topology::{LinkSpec, Topology};
 
-/// 16-bit device ID (requester / completer ID; 000 [0174]-[0178]).
+/// 16-bit device ID (requester / completer ID; 000 \[0174\]-\[0178\]).
 pub type DeviceId = u16;
 
 /// Index of a switch in the map.
@@ -27,7 +27,7 @@ pub struct LinkId(pub u32);
 /// One end of a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Vertex {
-    /// A switch (its packet engine is the collective engine, 000 [0091]).
+    /// A switch (its packet engine is the collective engine, 000 \[0091\]).
     Switch(SwitchId),
     /// An end node.
     Node(NodeId),
@@ -43,7 +43,7 @@ pub struct EngineCapacity {
     pub descriptors: usize,
     /// Multicast-table entries of the register space (`MCAST_ENTRIES`, 16; Portals trees only).
     pub mcast_entries: usize,
-    /// PBV-table entries (128, 000 [0155]); shared by all the engine's contexts.
+    /// PBV-table entries (128, 000 \[0155\]); shared by all the engine's contexts.
     pub pbv_entries: usize,
 }
 
@@ -74,7 +74,7 @@ pub struct EngineUsage {
     pub mcast_entries: usize,
     /// PBV-table entries in use.
     pub pbv_entries: usize,
-    /// Trees whose master engine this is (000 [0150]-[0153]: a master processes every frame of its
+    /// Trees whose master engine this is (000 \[0150\]-\[0153\]: a master processes every frame of its
     /// context, so masters are spread).
     pub masters: usize,
 }
@@ -84,7 +84,7 @@ pub struct EngineUsage {
 pub struct Switch {
     /// Name (from the seed or the file).
     pub name: String,
-    /// Device ID; the engine's registers are at `device_id << 16 | 0xC000` ([0175]).
+    /// Device ID; the engine's registers are at `device_id << 16 | 0xC000` (\[0175\]).
     pub device_id: DeviceId,
     /// The switch works.
     pub up: bool,
@@ -95,7 +95,7 @@ pub struct Switch {
 }
 
 impl Switch {
-    /// A new tree can get a context here: a free static entry and a free descriptor (003 [0048]:
+    /// A new tree can get a context here: a free static entry and a free descriptor (003 \[0048\]:
     /// switches whose reduction capacity is exhausted are not used).
     pub fn has_free_context(&self) -> bool {
         self.up && self.used.contexts < self.capacity.contexts && self.used.descriptors < self.capacity.descriptors
@@ -124,11 +124,11 @@ pub struct EndNode {
     /// Its attachment link.
     pub link: LinkId,
     /// Compute node (host) it belongs to: endpoints of one host on one switch pre-reduce into one
-    /// node-level result (003 [0055]). `None`: a host of its own.
+    /// node-level result (003 \[0055\]). `None`: a host of its own.
     pub host: Option<u32>,
 }
 
-/// Load placed jobs put on a link (003 [0048]: "current utilization of specific network links by
+/// Load placed jobs put on a link (003 \[0048\]: "current utilization of specific network links by
 /// different communicators").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LinkLoad {
@@ -173,7 +173,7 @@ impl Link {
     }
 }
 
-/// Default link: 2 lanes of PCIe Gen 6 (Table 1, [0099]): 64 GT/s x 2 = 128 Gb/s raw.
+/// Default link: 2 lanes of PCIe Gen 6 (Table 1, \[0099\]): 64 GT/s x 2 = 128 Gb/s raw.
 pub const DEFAULT_BANDWIDTH_GBPS: u32 = 128;
 /// Default one-way link latency, ns (a placeholder: the seeds give none).
 pub const DEFAULT_LATENCY_NS: u32 = 100;
@@ -460,10 +460,10 @@ impl TopologyMap {
         }
     }
 
-    /// Seed 000 FIG. 7 ([0173]-[0178], Tables 2-4), derived from [`Topology::fig7`]: switch 720 (board
+    /// Seed 000 FIG. 7 (\[0173\]-\[0178\], Tables 2-4), derived from [`Topology::fig7`]: switch 720 (board
     /// 705, device 0x0000) with source node 735 (0x0001) and nodes 1, 2 (0x0002, 0x0003); switch 725
     /// (board 710, 0x0010) and switch 730 (board 715, 0x0020) with nodes 0-2 (0x0011-0x0013,
-    /// 0x0021-0x0023). 720 is linked to 725 and to 730; 730 reaches 725 through 720 ([0209]). Ports
+    /// 0x0021-0x0023). 720 is linked to 725 and to 730; 730 reaches 725 through 720 (\[0209\]). Ports
     /// (figure missing, this project's choice, [`Self::from_topology`]): nodes on ports 0-2 in table
     /// order, 720's port 3 to 725 and port 4 to 730, the other switches' port 3 to 720.
     pub fn fig7() -> TopologyMap {
@@ -478,7 +478,7 @@ impl TopologyMap {
         Self::from_topology(&Topology::fig3(LinkSpec::default())).unwrap_or_else(|e| unreachable!("FIG. 3 map: {e}"))
     }
 
-    /// A one-dimensional flattened butterfly (000 [0099]-[0103], [0149], Table 1), derived from
+    /// A one-dimensional flattened butterfly (000 \[0099\]-\[0103\], \[0149\], Table 1), derived from
     /// [`Topology::flattened_butterfly`]: `switches` switches `s<i>`, every pair linked once, `endpoints`
     /// end nodes `s<i>.e<k>` per switch, device IDs as [`crate::topology::id_stride`] gives them
     /// (switch `i` at `i * stride`, its end node `k` at `i * stride + 1 + k`). End nodes on ports

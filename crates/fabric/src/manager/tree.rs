@@ -1,4 +1,4 @@
-//! Collection-tree selection (seed 003 [0046]-[0049], [0062]; seed 001's spanning tree; seed 002 (70)).
+//! Collection-tree selection (seed 003 \[0046\]-\[0049\], \[0062\]; seed 001's spanning tree; seed 002 (70)).
 //! `docs/manager.md` §3 describes the algorithm.
 
 use std::cmp::Reverse;
@@ -27,15 +27,15 @@ pub struct Member {
     pub level: u32,
 }
 
-/// A collection tree (003 [0046]) / spanning tree (001): the switches whose engines reduce, each with
-/// one parent, rooted at the master engine's switch (000 [0113]).
+/// A collection tree (003 \[0046\]) / spanning tree (001): the switches whose engines reduce, each with
+/// one parent, rooted at the master engine's switch (000 \[0113\]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CollectionTree {
     /// Root switch: its engine is the master of the tree's context.
     pub root: SwitchId,
     /// Members by switch.
     pub members: BTreeMap<SwitchId, Member>,
-    /// Node-level pre-reduction (003 [0055]): representative → the other endpoints of its host that
+    /// Node-level pre-reduction (003 \[0055\]): representative → the other endpoints of its host that
     /// send their results to it first.
     pub groups: BTreeMap<NodeId, Vec<NodeId>>,
 }
@@ -77,7 +77,7 @@ impl CollectionTree {
     }
 
     /// Members in breadth-first order from the root, children by device ID (the order the plan
-    /// configures them: 000 [0183]-[0190], the master first).
+    /// configures them: 000 \[0183\]-\[0190\], the master first).
     pub fn top_down(&self) -> Vec<SwitchId> {
         let mut out = Vec::with_capacity(self.members.len());
         let mut q = VecDeque::from([self.root]);
@@ -94,7 +94,7 @@ impl CollectionTree {
 /// What a tree must avoid or prefer beyond the topology.
 #[derive(Clone, Debug, Default)]
 pub struct Constraints {
-    /// Only this root (000 [0113]: the source may name the master engine).
+    /// Only this root (000 \[0113\]: the source may name the master engine).
     pub root: Option<SwitchId>,
     /// Roots not to use while another root is possible (distinct masters for the roots of one job
     /// and for a redundant twin).
@@ -112,21 +112,21 @@ pub struct Constraints {
 pub struct Score {
     /// Links and switches shared with a twin (redundant trees only).
     pub shared: u64,
-    /// Switch levels to the farthest leaf switch (fewest hops, 003 [0048]).
+    /// Switch levels to the farthest leaf switch (fewest hops, 003 \[0048\]).
     pub height: u32,
     /// Inter-switch links of the tree (fewest hops in total).
     pub links: usize,
-    /// Sum over the tree's links of the trees already on them (link load, 003 [0048]).
+    /// Sum over the tree's links of the trees already on them (link load, 003 \[0048\]).
     pub link_jobs: u64,
     /// Hops from the source's switch to the root: the source's INITIALIZATION and end-result path (000
-    /// [0148]: a source uses its own switch's engine as the master).
+    /// \[0148\]: a source uses its own switch's engine as the master).
     pub source_hops: u32,
-    /// Trees already mastered by the root engine (000 [0150]-[0153]: a second master halves the frames
+    /// Trees already mastered by the root engine (000 \[0150\]-\[0153\]: a second master halves the frames
     /// one master processes).
     pub root_masters: usize,
     /// Sum over the tree's links of the bytes already on them per Gb/s of the link (bandwidth).
     pub link_time: u64,
-    /// Sum of the tree links' latencies, ns (003 [0048]: latency).
+    /// Sum of the tree links' latencies, ns (003 \[0048\]: latency).
     pub latency: u64,
     /// The root's device ID: a deterministic last tie-break.
     pub root_device: u16,
@@ -154,7 +154,7 @@ pub fn hops_from(topo: &TopologyMap, from: SwitchId) -> HashMap<SwitchId, u32> {
     d
 }
 
-/// Node-level pre-reduction groups (003 [0055]): participants of one host on one switch → the lowest
+/// Node-level pre-reduction groups (003 \[0055\]): participants of one host on one switch → the lowest
 /// device ID is the representative. Without pre-reduction every participant is its own representative.
 pub fn pre_reduction_groups(topo: &TopologyMap, participants: &[NodeId], pre_reduce: bool) -> BTreeMap<NodeId, Vec<NodeId>> {
     let mut by_host: BTreeMap<(SwitchId, u32), Vec<NodeId>> = BTreeMap::new();
@@ -338,7 +338,7 @@ fn score(topo: &TopologyMap, t: &CollectionTree, c: &Constraints, source_hops: u
     }
 }
 
-/// Splits the leaf switches among `k` roots (003 [0062]): the first seed is the best single root, each
+/// Splits the leaf switches among `k` roots (003 \[0062\]): the first seed is the best single root, each
 /// next seed the leaf switch farthest from the seeds so far; every leaf switch joins its nearest seed.
 /// Returns the non-empty groups (at most `k`, at most one per leaf switch).
 pub fn partition(topo: &TopologyMap, leaves: &BTreeMap<SwitchId, Vec<NodeId>>, k: usize, first_root: SwitchId) -> Vec<BTreeMap<SwitchId, Vec<NodeId>>> {

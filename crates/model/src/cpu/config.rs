@@ -6,27 +6,27 @@ use super::context::{PbvEntry, PBV_ENTRIES, THRESHOLDS, TIMEOUTS, TIMEOUT_BITS};
 
 /// Width of `cfg_wr_addr`.
 pub const ADDR_BITS: u32 = 12;
-/// PBV-table entry i is at `PBV_TABLE + i`: [15:0] device ID, [16] switch, [31] valid.
+/// PBV-table entry i is at `PBV_TABLE + i`: \[15:0\] device ID, \[16\] switch, \[31\] valid.
 pub const PBV_TABLE: u16 = 0x000;
-/// TIMEOUT[k] is at `TIMEOUT + k`: [23:0] ticks.
+/// TIMEOUT\[k\] is at `TIMEOUT + k`: \[23:0\] ticks.
 pub const TIMEOUT: u16 = 0x080;
-/// THRESHOLD[k] is at `THRESHOLD + k`: [19:0].
+/// THRESHOLD\[k\] is at `THRESHOLD + k`: \[19:0\].
 pub const THRESHOLD: u16 = 0x084;
-/// ENGINE_ID: [15:0] the engine's own device ID (requester ID, 000 [0097]).
+/// ENGINE_ID: \[15:0\] the engine's own device ID (requester ID, 000 \[0097\]).
 pub const ENGINE_ID: u16 = 0x087;
 /// ENGINE_SFA: the engine's own fabric address (Portals source).
 pub const ENGINE_SFA: u16 = 0x088;
-/// MODE: [0] R_TF_RED_CFG_MODE (002 (86)), [11:8] retry limit.
+/// MODE: \[0\] R_TF_RED_CFG_MODE (002 (86)), \[11:8\] retry limit.
 pub const MODE: u16 = 0x089;
-/// Static entry s, word 0 at `STATIC + 2s`: [12:0] key, [16] family, [21:20] role, [31] valid.
-/// Word 1 at `STATIC + 2s + 1`: [19:0] wait count.
+/// Static entry s, word 0 at `STATIC + 2s`: \[12:0\] key, \[16\] family, \[21:20\] role, \[31\] valid.
+/// Word 1 at `STATIC + 2s + 1`: \[19:0\] wait count.
 pub const STATIC: u16 = 0x100;
 /// Largest number of static entries the map has room for.
 pub const MAX_STATIC_ENTRIES: usize = 64;
 
 /// Reset value of every TIMEOUT register (1024 ticks).
 pub const TIMEOUT_RESET: u32 = 1024;
-/// Reset value of every THRESHOLD register (all contexts use TIMEOUT[0]).
+/// Reset value of every THRESHOLD register (all contexts use TIMEOUT\[0\]).
 pub const THRESHOLD_RESET: u32 = 0xF_FFFF;
 /// Reset value of the retry limit.
 pub const RETRY_LIMIT_RESET: u8 = 3;
@@ -46,7 +46,7 @@ pub struct Config {
     pub engine_sfa: u32,
     /// R_TF_RED_CFG_MODE: IEEE (true) or associative.
     pub ieee: bool,
-    /// Retransmissions of a RESPONSE before a FAILURE (000 [0117]).
+    /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]).
     pub retry_limit: u8,
 }
 

@@ -4,7 +4,7 @@
 
 use crate::reduce::Contribution;
 
-/// PBV-table entries: one per PBV bit (000 [0155], [0157]: up to 128).
+/// PBV-table entries: one per PBV bit (000 \[0155\], \[0157\]: up to 128).
 pub const PBV_ENTRIES: usize = 128;
 /// Width of a timeout register, in ticks (002 (80)).
 pub const TIMEOUT_BITS: u32 = 24;
@@ -12,14 +12,14 @@ pub const TIMEOUT_BITS: u32 = 24;
 pub const TIMEOUTS: usize = 4;
 /// Number of wait-count thresholds that select among the [`TIMEOUTS`] (002 (54)).
 pub const THRESHOLDS: usize = TIMEOUTS - 1;
-/// Width of a timer: a timeout doubled for a master (000 [0154]).
+/// Width of a timer: a timeout doubled for a master (000 \[0154\]).
 pub const TIMER_BITS: u32 = TIMEOUT_BITS + 1;
-/// Width of the retry-attempt counter (000 [0117]).
+/// Width of the retry-attempt counter (000 \[0117\]).
 pub const ATTEMPT_BITS: u32 = 4;
 /// Width of a static-table key: a 12-bit CC_ID or a 13-bit multicast tree (002 (61)).
 pub const STATIC_KEY_BITS: u32 = 13;
 
-/// Static-entry roles (000 [0104]-[0111]).
+/// Static-entry roles (000 \[0104\]-\[0111\]).
 pub mod role {
     /// Sends one partial result up to its parent.
     pub const SUBSERVIENT: u8 = 0;
@@ -53,8 +53,8 @@ impl CtxState {
     }
 }
 
-/// One PBV-table entry: PBV bit i ↔ device ID (000 [0155]), and whether the participant is a switch
-/// (an engine below this one) or an end device (000 [0096]).
+/// One PBV-table entry: PBV bit i ↔ device ID (000 \[0155\]), and whether the participant is a switch
+/// (an engine below this one) or an end device (000 \[0096\]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PbvEntry {
     /// The entry maps to a device.
@@ -66,7 +66,7 @@ pub struct PbvEntry {
 }
 
 /// One static-table entry (`docs/cpu.md` §1): configuration, and for TLP contexts the information stored
-/// by INITIALIZATION (000 [0141] (a)).
+/// by INITIALIZATION (000 \[0141\] (a)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StaticEntry {
     /// In use.
@@ -91,7 +91,7 @@ pub struct StaticEntry {
     pub data: [u64; 4],
     /// Stored DMU_ID.
     pub dmu_id: u16,
-    /// Requester ID of the upstream requester (000 [0097]).
+    /// Requester ID of the upstream requester (000 \[0097\]).
     pub upstream: u16,
     /// Responses of this context are posted.
     pub posted: bool,
@@ -118,7 +118,7 @@ pub struct Descriptor {
     pub failure: bool,
     /// Paused by CONTROL PAUSE.
     pub paused: bool,
-    /// Tracking PBV (000 [0141] (b)).
+    /// Tracking PBV (000 \[0141\] (b)).
     pub pbv: u128,
     /// Tracking p_count.
     pub pcount: u32,

@@ -1,4 +1,4 @@
-//! The collective processing unit (CPU, the "collective engine" of seed 000 [0093]): many concurrent
+//! The collective processing unit (CPU, the "collective engine" of seed 000 \[0093\]): many concurrent
 //! collective contexts over both wire families' normalized messages, one coherent context model for
 //! seed 000 (PBV / p_count, master / subservient), seed 002 (armed reductions, wait counts, timeouts,
 //! cookies) and seed 001 (ratcheted state machine, transaction IDs).
@@ -34,7 +34,7 @@ pub fn next_seqno(s: u16) -> u16 {
     (s + 1) % SEQNO_RESERVED
 }
 
-/// Control commands (`code` of a CONTROL message; 000 [0168]; frames crate `collective::Command`).
+/// Control commands (`code` of a CONTROL message; 000 \[0168\]; frames crate `collective::Command`).
 pub mod command {
     /// Start (activate, or resume a paused context).
     pub const START: u8 = 1;
@@ -60,7 +60,7 @@ pub mod completion {
     pub const RESULT: u8 = 3;
     /// The child's transaction already completed (001: answer to a child that missed the Exit).
     pub const ALREADY_COMPLETED: u8 = 4;
-    /// A non-posted INITIALIZATION / CONTROL was received and acted on (000 [0097], claim 14:
+    /// A non-posted INITIALIZATION / CONTROL was received and acted on (000 \[0097\], claim 14:
     /// non-posted messages expect a completion). **Decision**, `docs/cpu.md` §2.
     pub const ACKNOWLEDGED: u8 = 5;
 }
@@ -69,13 +69,13 @@ pub mod completion {
 pub mod reason {
     /// Watchdog timeout / retries exhausted.
     pub const TIMEOUT: u8 = 1;
-    /// The participant's PBV bit was already clear (000 [0143] (a)).
+    /// The participant's PBV bit was already clear (000 \[0143\] (a)).
     pub const DUPLICATE: u8 = 2;
-    /// p_count was already zero (000 [0143] (b)).
+    /// p_count was already zero (000 \[0143\] (b)).
     pub const COUNT_UNDERFLOW: u8 = 3;
     /// The requester is not a participant.
     pub const UNKNOWN_PARTICIPANT: u8 = 4;
-    /// Wrong message kind for the participant (000 [0096]).
+    /// Wrong message kind for the participant (000 \[0096\]).
     pub const MALFORMED: u8 = 6;
     /// A RETRY request named a context for which this engine remembers no message to resend to the
     /// requester (**Decision**, `docs/cpu.md` §2).
