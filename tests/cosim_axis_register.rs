@@ -46,9 +46,8 @@ impl Block for LateReady {
     type Out = AxisRegisterOut;
     fn step(&mut self, i: &AxisRegisterIn) -> AxisRegisterOut {
         let mut o = self.0.step(i);
-        let now = o.s_axis_tready;
-        o.s_axis_tready = self.1;
-        self.1 = now;
+        // Report the previous cycle's ready and keep this cycle's for the next.
+        std::mem::swap(&mut o.s_axis_tready, &mut self.1);
         o
     }
 }

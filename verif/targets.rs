@@ -12,8 +12,12 @@ pub struct Target {
     /// Data width in bits, where the block has one (`--width`).
     pub width: Option<u32>,
     /// Runs the target.
-    pub run: fn(&RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>,
+    pub run: RunFn,
 }
+
+/// How a target runs: the run's configuration and a progress callback (cycles done) in, its outcome or
+/// the first failure out.
+pub type RunFn = fn(&RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>;
 
 /// Every target, in the order `inswitch cosim --block all` runs them.
 pub static TARGETS: &[Target] = &[
