@@ -24,6 +24,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "collective_msg.vh"
+
 module input_checker #
 (
     // Width of the frame data bus in bits (64, 128, 256, 512 or 1024: a divisor of the capture)
@@ -76,32 +78,7 @@ module input_checker #
     /*
      * Normalized collective messages (to the CPU; docs/blocks/collective_message.md)
      */
-    output wire                   m_msg_valid,
-    input  wire                   m_msg_ready,
-    output wire [3:0]             m_msg_kind,
-    output wire                   m_msg_family,
-    output wire [7:0]             m_msg_port,
-    output wire [15:0]            m_msg_ctx,
-    output wire [31:0]            m_msg_src,
-    output wire [31:0]            m_msg_dst,
-    output wire [15:0]            m_msg_pid,
-    output wire [15:0]            m_msg_dmu_id,
-    output wire [19:0]            m_msg_count,
-    output wire [3:0]             m_msg_code,
-    output wire                   m_msg_posted,
-    output wire                   m_msg_error,
-    output wire [1:0]             m_msg_tid,
-    output wire [15:0]            m_msg_vni,
-    output wire [31:0]            m_msg_cookie,
-    output wire [9:0]             m_msg_seqno,
-    output wire [9:0]             m_msg_resno,
-    output wire                   m_msg_retry,
-    output wire [5:0]             m_msg_op,
-    output wire [3:0]             m_msg_rc,
-    output wire [7:0]             m_msg_repsum_m,
-    output wire [1:0]             m_msg_repsum_oflow_id,
-    output wire [255:0]           m_msg_data,
-    output wire [127:0]           m_msg_pbv,
+    `COLLECTIVE_MSG_SOURCE_PORTS(m_msg),
 
     /*
      * Configuration (engine device ID strap; the rest from the register space)
