@@ -16,9 +16,9 @@ use crate::Wide;
 
 /// Width of `kind`.
 pub const KIND_WIDTH: u32 = 4;
-/// Width of a context key: a 12-bit CC_ID (000 [0168]) or {reduction id 3, multicast tree 13} (002 (61)).
+/// Width of a context key: a 12-bit CC_ID (000 \[0168\]) or {reduction id 3, multicast tree 13} (002 (61)).
 pub const CTX_WIDTH: u32 = 16;
-/// Width of a participant index P_ID (000 [0168]); [`NO_PARTICIPANT`] is "none".
+/// Width of a participant index P_ID (000 \[0168\]); [`NO_PARTICIPANT`] is "none".
 pub const PID_WIDTH: u32 = 16;
 /// Width of a count: p_count or rt_count (002 (60): 20-bit wait count).
 pub const COUNT_WIDTH: u32 = 20;
@@ -26,7 +26,7 @@ pub const COUNT_WIDTH: u32 = 20;
 pub const SEQNO_WIDTH: u32 = 10;
 /// Width of a transaction ID (001).
 pub const TID_WIDTH: u32 = 2;
-/// Width of a participant bit vector (000 [0094], [0155]).
+/// Width of a participant bit vector (000 \[0094\], \[0155\]).
 pub const PBV_WIDTH: u32 = 128;
 /// Operands per message (002 (46)).
 pub const LANES: usize = 4;
@@ -54,19 +54,19 @@ impl Kind {
     pub const NONE: Kind = Kind(0);
     /// Configuration (000 FIG. 4); steered to the register space, not to the CPU.
     pub const CONFIGURATION: Kind = Kind(1);
-    /// Initialization: CC_ID + PBV (000 FIG. 5, [0141]).
+    /// Initialization: CC_ID + PBV (000 FIG. 5, \[0141\]).
     pub const INITIALIZATION: Kind = Kind(2);
-    /// Control: start, pause, restart, stop, reset (000 FIG. 6, [0168]).
+    /// Control: start, pause, restart, stop, reset (000 FIG. 6, \[0168\]).
     pub const CONTROL: Kind = Kind(3);
     /// A contribution or a partial result upward (TLP contribution, Portals data frame), with `count`.
     pub const CONTRIBUTION: Kind = Kind(4);
-    /// Aggregated (partial) response upward (000 [0109]).
+    /// Aggregated (partial) response upward (000 \[0109\]).
     pub const RESPONSE: Kind = Kind(5);
-    /// Completion / result downward: barrier met, barrier satisfied, final result (000 [0111]).
+    /// Completion / result downward: barrier met, barrier satisfied, final result (000 \[0111\]).
     pub const COMPLETION: Kind = Kind(6);
-    /// Retry request (000 [0098], [0117]).
+    /// Retry request (000 \[0098\], \[0117\]).
     pub const RETRY: Kind = Kind(7);
-    /// Failure report (000 [0098]).
+    /// Failure report (000 \[0098\]).
     pub const FAILURE: Kind = Kind(8);
     /// Portals arm / result frame going down the tree (002 (37)-(40)).
     pub const ARM: Kind = Kind(9);
@@ -325,7 +325,6 @@ pub fn verilog_header() -> String {
     let range = |f: &str, w: u32| if w == 1 { String::new() } else { format!("[`{PREFIX}_{}_WIDTH-1:0]", upper(f)) };
     let col = fields.iter().map(|&(f, w)| range(f, w).len()).max().unwrap_or(0);
     let mut s = String::new();
-    // Writing to a String cannot fail.
     let mut line = |t: String| {
         s.push_str(&t);
         s.push('\n');
@@ -345,9 +344,9 @@ pub fn verilog_header() -> String {
         lsb += w;
     }
     line(format!("`define {PREFIX}_WIDTH {lsb}"));
+    // Writing to a String cannot fail: the `fmt::Result`s below are ignored.
     let ports = |dir_valid: &str, dir_ready: &str, dir_fields: &str| {
-        let mut t = String::new();
-        let _ = write!(t, "    {dir_valid} wire {:col$} p``_valid, \\\n", "");
+        let mut t = format!("    {dir_valid} wire {:col$} p``_valid, \\\n", "");
         let _ = write!(t, "    {dir_ready} wire {:col$} p``_ready", "");
         for &(f, w) in fields {
             let _ = write!(t, ", \\\n    {dir_fields} wire {:col$} p``_{f}", range(f, w));

@@ -128,7 +128,7 @@ pub trait PortFiller {
     fn fill<S: Signal>(&mut self, index: usize) -> S;
 }
 
-/// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`].
+/// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`](crate::ports).
 pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
     /// The RTL port names, in field order.
     const NAMES: &'static [&'static str];
