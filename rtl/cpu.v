@@ -21,6 +21,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "collective_msg.vh"
+
 module cpu #
 (
     // Static context-table entries (docs/cpu.md §1), 1 to 64
@@ -38,62 +40,12 @@ module cpu #
     /*
      * Normalized collective messages in (docs/blocks/collective_message.md)
      */
-    input  wire         s_msg_valid,
-    output wire         s_msg_ready,
-    input  wire [3:0]   s_msg_kind,
-    input  wire         s_msg_family,
-    input  wire [7:0]   s_msg_port,
-    input  wire [15:0]  s_msg_ctx,
-    input  wire [31:0]  s_msg_src,
-    input  wire [31:0]  s_msg_dst,
-    input  wire [15:0]  s_msg_pid,
-    input  wire [15:0]  s_msg_dmu_id,
-    input  wire [19:0]  s_msg_count,
-    input  wire [3:0]   s_msg_code,
-    input  wire         s_msg_posted,
-    input  wire         s_msg_error,
-    input  wire [1:0]   s_msg_tid,
-    input  wire [15:0]  s_msg_vni,
-    input  wire [31:0]  s_msg_cookie,
-    input  wire [9:0]   s_msg_seqno,
-    input  wire [9:0]   s_msg_resno,
-    input  wire         s_msg_retry,
-    input  wire [5:0]   s_msg_op,
-    input  wire [3:0]   s_msg_rc,
-    input  wire [7:0]   s_msg_repsum_m,
-    input  wire [1:0]   s_msg_repsum_oflow_id,
-    input  wire [255:0] s_msg_data,
-    input  wire [127:0] s_msg_pbv,
+    `COLLECTIVE_MSG_SINK_PORTS(s_msg),
 
     /*
      * Normalized collective messages out (to the frame builder)
      */
-    output wire         m_msg_valid,
-    input  wire         m_msg_ready,
-    output wire [3:0]   m_msg_kind,
-    output wire         m_msg_family,
-    output wire [7:0]   m_msg_port,
-    output wire [15:0]  m_msg_ctx,
-    output wire [31:0]  m_msg_src,
-    output wire [31:0]  m_msg_dst,
-    output wire [15:0]  m_msg_pid,
-    output wire [15:0]  m_msg_dmu_id,
-    output wire [19:0]  m_msg_count,
-    output wire [3:0]   m_msg_code,
-    output wire         m_msg_posted,
-    output wire         m_msg_error,
-    output wire [1:0]   m_msg_tid,
-    output wire [15:0]  m_msg_vni,
-    output wire [31:0]  m_msg_cookie,
-    output wire [9:0]   m_msg_seqno,
-    output wire [9:0]   m_msg_resno,
-    output wire         m_msg_retry,
-    output wire [5:0]   m_msg_op,
-    output wire [3:0]   m_msg_rc,
-    output wire [7:0]   m_msg_repsum_m,
-    output wire [1:0]   m_msg_repsum_oflow_id,
-    output wire [255:0] m_msg_data,
-    output wire [127:0] m_msg_pbv,
+    `COLLECTIVE_MSG_SOURCE_PORTS(m_msg),
 
     /*
      * Register writes (docs/cpu.md §5)
@@ -131,12 +83,18 @@ generate
 endgenerate
 
 /*
- * Message record (LSB first), the fields of docs/blocks/collective_message.md.
+ * Message record (LSB first): `COLLECTIVE_MSG_BUS of rtl/collective_msg.vh, the fields of
+ * docs/blocks/collective_message.md.
  */
-localparam M_KIND = 0, M_FAMILY = 4, M_PORT = 5, M_CTX = 13, M_SRC = 29, M_DST = 61, M_PID = 93,
-           M_DMU = 109, M_COUNT = 125, M_CODE = 145, M_POSTED = 149, M_ERROR = 150, M_TID = 151,
-           M_VNI = 153, M_COOKIE = 169, M_SEQNO = 201, M_RESNO = 211, M_RETRY = 221, M_OP = 222,
-           M_RC = 228, M_RSM = 232, M_OFLOW = 240, M_DATA = 242, M_PBV = 498, MSG_W = 626;
+localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_LSB,
+           M_PORT = `COLLECTIVE_MSG_PORT_LSB, M_CTX = `COLLECTIVE_MSG_CTX_LSB, M_SRC = `COLLECTIVE_MSG_SRC_LSB,
+           M_DST = `COLLECTIVE_MSG_DST_LSB, M_PID = `COLLECTIVE_MSG_PID_LSB, M_DMU = `COLLECTIVE_MSG_DMU_ID_LSB,
+           M_COUNT = `COLLECTIVE_MSG_COUNT_LSB, M_CODE = `COLLECTIVE_MSG_CODE_LSB,
+           M_POSTED = `COLLECTIVE_MSG_POSTED_LSB, M_TID = `COLLECTIVE_MSG_TID_LSB, M_VNI = `COLLECTIVE_MSG_VNI_LSB,
+           M_COOKIE = `COLLECTIVE_MSG_COOKIE_LSB, M_SEQNO = `COLLECTIVE_MSG_SEQNO_LSB, M_OP = `COLLECTIVE_MSG_OP_LSB,
+           M_RC = `COLLECTIVE_MSG_RC_LSB, M_RSM = `COLLECTIVE_MSG_REPSUM_M_LSB,
+           M_OFLOW = `COLLECTIVE_MSG_REPSUM_OFLOW_ID_LSB, M_DATA = `COLLECTIVE_MSG_DATA_LSB,
+           M_PBV = `COLLECTIVE_MSG_PBV_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
 
 /*
  * Descriptor record (docs/cpu.md §1): the dynamic state of a live context.
@@ -328,30 +286,7 @@ wire [DIDX_W-1:0] first_expired;
 
 assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst;
 assign m_msg_valid = out_valid_reg;
-assign m_msg_kind = out_reg[M_KIND +: 4];
-assign m_msg_family = out_reg[M_FAMILY];
-assign m_msg_port = out_reg[M_PORT +: 8];
-assign m_msg_ctx = out_reg[M_CTX +: 16];
-assign m_msg_src = out_reg[M_SRC +: 32];
-assign m_msg_dst = out_reg[M_DST +: 32];
-assign m_msg_pid = out_reg[M_PID +: 16];
-assign m_msg_dmu_id = out_reg[M_DMU +: 16];
-assign m_msg_count = out_reg[M_COUNT +: 20];
-assign m_msg_code = out_reg[M_CODE +: 4];
-assign m_msg_posted = out_reg[M_POSTED];
-assign m_msg_error = out_reg[M_ERROR];
-assign m_msg_tid = out_reg[M_TID +: 2];
-assign m_msg_vni = out_reg[M_VNI +: 16];
-assign m_msg_cookie = out_reg[M_COOKIE +: 32];
-assign m_msg_seqno = out_reg[M_SEQNO +: 10];
-assign m_msg_resno = out_reg[M_RESNO +: 10];
-assign m_msg_retry = out_reg[M_RETRY];
-assign m_msg_op = out_reg[M_OP +: 6];
-assign m_msg_rc = out_reg[M_RC +: 4];
-assign m_msg_repsum_m = out_reg[M_RSM +: 8];
-assign m_msg_repsum_oflow_id = out_reg[M_OFLOW +: 2];
-assign m_msg_data = out_reg[M_DATA +: 256];
-assign m_msg_pbv = out_reg[M_PBV +: 128];
+assign `COLLECTIVE_MSG_BUS(m_msg) = out_reg;
 assign stat_valid = stat_valid_reg;
 assign stat_event = stat_event_reg;
 assign stat_family = stat_family_reg;
@@ -537,11 +472,7 @@ wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
 
 // Every message and value the sequencer may load, as wires: the sequencer only selects among them
 // (no function calls inside the always block, which keeps synthesis fast).
-wire [MSG_W-1:0] s_msg_packed = msg_pack(s_msg_kind, s_msg_family, s_msg_port, s_msg_ctx, s_msg_src, s_msg_dst,
-                                         s_msg_pid, s_msg_dmu_id, s_msg_count, s_msg_code, s_msg_posted,
-                                         s_msg_error, s_msg_tid, s_msg_vni, s_msg_cookie, s_msg_seqno,
-                                         s_msg_resno, s_msg_retry, s_msg_op, s_msg_rc, s_msg_repsum_m,
-                                         s_msg_repsum_oflow_id, s_msg_data, s_msg_pbv);
+wire [MSG_W-1:0] s_msg_packed = `COLLECTIVE_MSG_BUS(s_msg);
 wire [MSG_W-1:0] t_unknown_participant = failure_reply(msg_reg, engine_id_reg, WHY_UNKNOWN_PARTICIPANT);
 wire [MSG_W-1:0] t_malformed = failure_reply(msg_reg, engine_id_reg, WHY_MALFORMED);
 wire [MSG_W-1:0] t_duplicate = failure_reply(msg_reg, engine_id_reg, WHY_DUPLICATE);

@@ -21,6 +21,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "collective_msg.vh"
+
 module frame_builder #
 (
     // Width of the frame data bus in bits (64, 128, 256 or 512)
@@ -35,32 +37,7 @@ module frame_builder #
     /*
      * Normalized collective messages from the CPU (docs/blocks/collective_message.md)
      */
-    input  wire                   s_msg_valid,
-    output wire                   s_msg_ready,
-    input  wire [3:0]             s_msg_kind,
-    input  wire                   s_msg_family,
-    input  wire [7:0]             s_msg_port,
-    input  wire [15:0]            s_msg_ctx,
-    input  wire [31:0]            s_msg_src,
-    input  wire [31:0]            s_msg_dst,
-    input  wire [15:0]            s_msg_pid,
-    input  wire [15:0]            s_msg_dmu_id,
-    input  wire [19:0]            s_msg_count,
-    input  wire [3:0]             s_msg_code,
-    input  wire                   s_msg_posted,
-    input  wire                   s_msg_error,
-    input  wire [1:0]             s_msg_tid,
-    input  wire [15:0]            s_msg_vni,
-    input  wire [31:0]            s_msg_cookie,
-    input  wire [9:0]             s_msg_seqno,
-    input  wire [9:0]             s_msg_resno,
-    input  wire                   s_msg_retry,
-    input  wire [5:0]             s_msg_op,
-    input  wire [3:0]             s_msg_rc,
-    input  wire [7:0]             s_msg_repsum_m,
-    input  wire [1:0]             s_msg_repsum_oflow_id,
-    input  wire [255:0]           s_msg_data,
-    input  wire [127:0]           s_msg_pbv,
+    `COLLECTIVE_MSG_SINK_PORTS(s_msg),
 
     /*
      * Frames to the output queue; tuser = destination device ID

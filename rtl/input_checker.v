@@ -24,6 +24,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "collective_msg.vh"
+
 module input_checker #
 (
     // Width of the frame data bus in bits (64, 128, 256, 512 or 1024: a divisor of the capture)
@@ -76,32 +78,7 @@ module input_checker #
     /*
      * Normalized collective messages (to the CPU; docs/blocks/collective_message.md)
      */
-    output wire                   m_msg_valid,
-    input  wire                   m_msg_ready,
-    output wire [3:0]             m_msg_kind,
-    output wire                   m_msg_family,
-    output wire [7:0]             m_msg_port,
-    output wire [15:0]            m_msg_ctx,
-    output wire [31:0]            m_msg_src,
-    output wire [31:0]            m_msg_dst,
-    output wire [15:0]            m_msg_pid,
-    output wire [15:0]            m_msg_dmu_id,
-    output wire [19:0]            m_msg_count,
-    output wire [3:0]             m_msg_code,
-    output wire                   m_msg_posted,
-    output wire                   m_msg_error,
-    output wire [1:0]             m_msg_tid,
-    output wire [15:0]            m_msg_vni,
-    output wire [31:0]            m_msg_cookie,
-    output wire [9:0]             m_msg_seqno,
-    output wire [9:0]             m_msg_resno,
-    output wire                   m_msg_retry,
-    output wire [5:0]             m_msg_op,
-    output wire [3:0]             m_msg_rc,
-    output wire [7:0]             m_msg_repsum_m,
-    output wire [1:0]             m_msg_repsum_oflow_id,
-    output wire [255:0]           m_msg_data,
-    output wire [127:0]           m_msg_pbv,
+    `COLLECTIVE_MSG_SOURCE_PORTS(m_msg),
 
     /*
      * Configuration (engine device ID strap; the rest from the register space)
@@ -627,30 +604,8 @@ reg [3:0]   ur_last_be_reg, ur_last_be_next;
 reg [6:0]   ur_addr_reg, ur_addr_next;
 
 reg         msg_valid_reg, msg_valid_next;
-reg [3:0]   msg_kind_reg, msg_kind_next;
-reg         msg_family_reg, msg_family_next;
-reg [7:0]   msg_port_reg, msg_port_next;
-reg [15:0]  msg_ctx_reg, msg_ctx_next;
-reg [31:0]  msg_src_reg, msg_src_next;
-reg [31:0]  msg_dst_reg, msg_dst_next;
-reg [15:0]  msg_pid_reg, msg_pid_next;
-reg [15:0]  msg_dmu_id_reg, msg_dmu_id_next;
-reg [19:0]  msg_count_reg, msg_count_next;
-reg [3:0]   msg_code_reg, msg_code_next;
-reg         msg_posted_reg, msg_posted_next;
-reg         msg_error_reg, msg_error_next;
-reg [1:0]   msg_tid_reg, msg_tid_next;
-reg [15:0]  msg_vni_reg, msg_vni_next;
-reg [31:0]  msg_cookie_reg, msg_cookie_next;
-reg [9:0]   msg_seqno_reg, msg_seqno_next;
-reg [9:0]   msg_resno_reg, msg_resno_next;
-reg         msg_retry_reg, msg_retry_next;
-reg [5:0]   msg_op_reg, msg_op_next;
-reg [3:0]   msg_rc_reg, msg_rc_next;
-reg [7:0]   msg_repsum_m_reg, msg_repsum_m_next;
-reg [1:0]   msg_oflow_reg, msg_oflow_next;
-reg [255:0] msg_data_reg, msg_data_next;
-reg [127:0] msg_pbv_reg, msg_pbv_next;
+// The message held for m_msg, packed as `COLLECTIVE_MSG_BUS (rtl/collective_msg.vh).
+reg [`COLLECTIVE_MSG_WIDTH-1:0] msg_reg, msg_next;
 
 reg [20:0]  stat_event_reg, stat_event_next;
 
@@ -680,30 +635,7 @@ wire ur_reason = ev == EV_TLP_UNSUPPORTED[4:0] || ev == EV_POISONED[4:0] || ev =
 wire needs_ur = !portals_next && ur_reason && is_non_posted && frame_bytes == tlp_expected;
 
 assign m_msg_valid = msg_valid_reg;
-assign m_msg_kind = msg_kind_reg;
-assign m_msg_family = msg_family_reg;
-assign m_msg_port = msg_port_reg;
-assign m_msg_ctx = msg_ctx_reg;
-assign m_msg_src = msg_src_reg;
-assign m_msg_dst = msg_dst_reg;
-assign m_msg_pid = msg_pid_reg;
-assign m_msg_dmu_id = msg_dmu_id_reg;
-assign m_msg_count = msg_count_reg;
-assign m_msg_code = msg_code_reg;
-assign m_msg_posted = msg_posted_reg;
-assign m_msg_error = msg_error_reg;
-assign m_msg_tid = msg_tid_reg;
-assign m_msg_vni = msg_vni_reg;
-assign m_msg_cookie = msg_cookie_reg;
-assign m_msg_seqno = msg_seqno_reg;
-assign m_msg_resno = msg_resno_reg;
-assign m_msg_retry = msg_retry_reg;
-assign m_msg_op = msg_op_reg;
-assign m_msg_rc = msg_rc_reg;
-assign m_msg_repsum_m = msg_repsum_m_reg;
-assign m_msg_repsum_oflow_id = msg_oflow_reg;
-assign m_msg_data = msg_data_reg;
-assign m_msg_pbv = msg_pbv_reg;
+assign `COLLECTIVE_MSG_BUS(m_msg) = msg_reg;
 
 assign stat_event = stat_event_reg;
 
@@ -729,30 +661,7 @@ always @* begin
     ur_addr_next = ur_addr_reg;
 
     msg_valid_next = msg_valid_reg && !m_msg_ready;
-    msg_kind_next = msg_kind_reg;
-    msg_family_next = msg_family_reg;
-    msg_port_next = msg_port_reg;
-    msg_ctx_next = msg_ctx_reg;
-    msg_src_next = msg_src_reg;
-    msg_dst_next = msg_dst_reg;
-    msg_pid_next = msg_pid_reg;
-    msg_dmu_id_next = msg_dmu_id_reg;
-    msg_count_next = msg_count_reg;
-    msg_code_next = msg_code_reg;
-    msg_posted_next = msg_posted_reg;
-    msg_error_next = msg_error_reg;
-    msg_tid_next = msg_tid_reg;
-    msg_vni_next = msg_vni_reg;
-    msg_cookie_next = msg_cookie_reg;
-    msg_seqno_next = msg_seqno_reg;
-    msg_resno_next = msg_resno_reg;
-    msg_retry_next = msg_retry_reg;
-    msg_op_next = msg_op_reg;
-    msg_rc_next = msg_rc_reg;
-    msg_repsum_m_next = msg_repsum_m_reg;
-    msg_oflow_next = msg_oflow_reg;
-    msg_data_next = msg_data_reg;
-    msg_pbv_next = msg_pbv_reg;
+    msg_next = msg_reg;
 
     stat_event_next = 21'd0;
 
@@ -782,30 +691,9 @@ always @* begin
         end
         if (to_msg) begin
             msg_valid_next = 1'b1;
-            msg_kind_next = mk;
-            msg_family_next = mfam;
-            msg_port_next = port_next;
-            msg_ctx_next = mctx;
-            msg_src_next = msrc;
-            msg_dst_next = mdst;
-            msg_pid_next = mpid;
-            msg_dmu_id_next = mdmu;
-            msg_count_next = mcount;
-            msg_code_next = mcode;
-            msg_posted_next = mposted;
-            msg_error_next = merror;
-            msg_tid_next = mtid;
-            msg_vni_next = mvni;
-            msg_cookie_next = mcookie;
-            msg_seqno_next = mseqno;
-            msg_resno_next = mresno;
-            msg_retry_next = mretry;
-            msg_op_next = mop;
-            msg_rc_next = mrc;
-            msg_repsum_m_next = mrepsum_m;
-            msg_oflow_next = moflow;
-            msg_data_next = mdata;
-            msg_pbv_next = mpbv;
+            // `COLLECTIVE_MSG_BUS order: the last field (pbv) in the high bits, kind in the low bits
+            msg_next = {mpbv, mdata, moflow, mrepsum_m, mrc, mop, mretry, mresno, mseqno, mcookie, mvni, mtid,
+                        merror, mposted, mcode, mcount, mdmu, mpid, mdst, msrc, mctx, port_next, mfam, mk};
         end
     end
 end
@@ -841,30 +729,7 @@ always @(posedge clk) begin
     ur_addr_reg <= ur_addr_next;
 
     msg_valid_reg <= msg_valid_next;
-    msg_kind_reg <= msg_kind_next;
-    msg_family_reg <= msg_family_next;
-    msg_port_reg <= msg_port_next;
-    msg_ctx_reg <= msg_ctx_next;
-    msg_src_reg <= msg_src_next;
-    msg_dst_reg <= msg_dst_next;
-    msg_pid_reg <= msg_pid_next;
-    msg_dmu_id_reg <= msg_dmu_id_next;
-    msg_count_reg <= msg_count_next;
-    msg_code_reg <= msg_code_next;
-    msg_posted_reg <= msg_posted_next;
-    msg_error_reg <= msg_error_next;
-    msg_tid_reg <= msg_tid_next;
-    msg_vni_reg <= msg_vni_next;
-    msg_cookie_reg <= msg_cookie_next;
-    msg_seqno_reg <= msg_seqno_next;
-    msg_resno_reg <= msg_resno_next;
-    msg_retry_reg <= msg_retry_next;
-    msg_op_reg <= msg_op_next;
-    msg_rc_reg <= msg_rc_next;
-    msg_repsum_m_reg <= msg_repsum_m_next;
-    msg_oflow_reg <= msg_oflow_next;
-    msg_data_reg <= msg_data_next;
-    msg_pbv_reg <= msg_pbv_next;
+    msg_reg <= msg_next;
 
     stat_event_reg <= stat_event_next;
 
@@ -896,30 +761,7 @@ always @(posedge clk) begin
         ur_last_be_reg <= 4'd0;
         ur_addr_reg <= 7'd0;
         msg_valid_reg <= 1'b0;
-        msg_kind_reg <= 4'd0;
-        msg_family_reg <= 1'b0;
-        msg_port_reg <= 8'd0;
-        msg_ctx_reg <= 16'd0;
-        msg_src_reg <= 32'd0;
-        msg_dst_reg <= 32'd0;
-        msg_pid_reg <= 16'd0;
-        msg_dmu_id_reg <= 16'd0;
-        msg_count_reg <= 20'd0;
-        msg_code_reg <= 4'd0;
-        msg_posted_reg <= 1'b0;
-        msg_error_reg <= 1'b0;
-        msg_tid_reg <= 2'd0;
-        msg_vni_reg <= 16'd0;
-        msg_cookie_reg <= 32'd0;
-        msg_seqno_reg <= 10'd0;
-        msg_resno_reg <= 10'd0;
-        msg_retry_reg <= 1'b0;
-        msg_op_reg <= 6'd0;
-        msg_rc_reg <= 4'd0;
-        msg_repsum_m_reg <= 8'd0;
-        msg_oflow_reg <= 2'd0;
-        msg_data_reg <= 256'd0;
-        msg_pbv_reg <= 128'd0;
+        msg_reg <= {`COLLECTIVE_MSG_WIDTH{1'b0}};
         stat_event_reg <= 21'd0;
     end
 end

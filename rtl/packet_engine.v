@@ -13,6 +13,8 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
+`include "collective_msg.vh"
+
 module packet_engine #
 (
     // Width of the frame data bus in bits
@@ -134,8 +136,8 @@ localparam UR_WIDTH = 16 + 10 + 3 + 3 + 1 + 1 + 10 + 4 + 4 + 7;
 // completion builder m_axis_tuser (destination ID, as the frame builder's)
 localparam CB_TUSER_WIDTH = FB_TUSER_WIDTH;
 localparam CB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + CB_TUSER_WIDTH;
-// collective message (docs/blocks/collective_message.md; cpu.v MSG_W)
-localparam MSG_WIDTH = 626;
+// collective message (docs/blocks/collective_message.md, rtl/collective_msg.vh)
+localparam MSG_WIDTH = `COLLECTIVE_MSG_WIDTH;
 // stat_event bits driven by the blocks (all 32: bits 31:28 are the completion builder's)
 localparam EVENT_WIDTH = 32;
 
@@ -203,22 +205,12 @@ wire [3:0] mcast_wr_index;
 wire [12:0] mcast_wr_tree;
 wire [19:0] mcast_wr_wait_count;
 
-// checker -> slice -> CPU (c_*: checker side, cs_*: CPU side) and CPU -> slice -> builder (b_*: CPU side,
-// bs_*: builder side) messages
-wire c_valid, c_ready, b_valid, b_ready, cs_valid, cs_ready, bs_valid, bs_ready;
-wire [3:0] c_kind, b_kind, c_code, b_code, c_rc, b_rc, cs_kind, bs_kind, cs_code, bs_code, cs_rc, bs_rc;
-wire c_family, b_family, c_posted, b_posted, c_error, b_error, c_retry, b_retry;
-wire cs_family, bs_family, cs_posted, bs_posted, cs_error, bs_error, cs_retry, bs_retry;
-wire [7:0] c_port, b_port, c_repsum_m, b_repsum_m, cs_port, bs_port, cs_repsum_m, bs_repsum_m;
-wire [15:0] c_ctx, b_ctx, c_pid, b_pid, c_dmu_id, b_dmu_id, c_vni, b_vni;
-wire [15:0] cs_ctx, bs_ctx, cs_pid, bs_pid, cs_dmu_id, bs_dmu_id, cs_vni, bs_vni;
-wire [31:0] c_src, b_src, c_dst, b_dst, c_cookie, b_cookie, cs_src, bs_src, cs_dst, bs_dst, cs_cookie, bs_cookie;
-wire [19:0] c_count, b_count, cs_count, bs_count;
-wire [1:0] c_tid, b_tid, c_repsum_oflow_id, b_repsum_oflow_id, cs_tid, bs_tid, cs_repsum_oflow_id, bs_repsum_oflow_id;
-wire [9:0] c_seqno, b_seqno, c_resno, b_resno, cs_seqno, bs_seqno, cs_resno, bs_resno;
-wire [5:0] c_op, b_op, cs_op, bs_op;
-wire [255:0] c_data, b_data, cs_data, bs_data;
-wire [127:0] c_pbv, b_pbv, cs_pbv, bs_pbv;
+// checker -> slice -> CPU (c_msg_*: checker side, cs_msg_*: CPU side) and CPU -> slice -> builder
+// (b_msg_*: CPU side, bs_msg_*: builder side) messages
+`COLLECTIVE_MSG_WIRES(c_msg)
+`COLLECTIVE_MSG_WIRES(cs_msg)
+`COLLECTIVE_MSG_WIRES(b_msg)
+`COLLECTIVE_MSG_WIRES(bs_msg)
 
 // builder -> slice -> output queue
 wire [DATA_WIDTH-1:0] fb_tdata, fb_s_tdata;
@@ -337,32 +329,24 @@ axis_register #(.WIDTH(MSG_WIDTH))
 cpu_msg_slice_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata({c_kind, c_family, c_port, c_ctx, c_src, c_dst, c_pid, c_dmu_id, c_count, c_code, c_posted,
-                   c_error, c_tid, c_vni, c_cookie, c_seqno, c_resno, c_retry, c_op, c_rc, c_repsum_m,
-                   c_repsum_oflow_id, c_data, c_pbv}),
-    .s_axis_tvalid(c_valid),
-    .s_axis_tready(c_ready),
-    .m_axis_tdata({cs_kind, cs_family, cs_port, cs_ctx, cs_src, cs_dst, cs_pid, cs_dmu_id, cs_count, cs_code, cs_posted,
-                   cs_error, cs_tid, cs_vni, cs_cookie, cs_seqno, cs_resno, cs_retry, cs_op, cs_rc, cs_repsum_m,
-                   cs_repsum_oflow_id, cs_data, cs_pbv}),
-    .m_axis_tvalid(cs_valid),
-    .m_axis_tready(cs_ready)
+    .s_axis_tdata(`COLLECTIVE_MSG_BUS(c_msg)),
+    .s_axis_tvalid(c_msg_valid),
+    .s_axis_tready(c_msg_ready),
+    .m_axis_tdata(`COLLECTIVE_MSG_BUS(cs_msg)),
+    .m_axis_tvalid(cs_msg_valid),
+    .m_axis_tready(cs_msg_ready)
 );
 
 axis_register #(.WIDTH(MSG_WIDTH))
 builder_msg_slice_inst (
     .clk(clk),
     .rst(rst),
-    .s_axis_tdata({b_kind, b_family, b_port, b_ctx, b_src, b_dst, b_pid, b_dmu_id, b_count, b_code, b_posted,
-                   b_error, b_tid, b_vni, b_cookie, b_seqno, b_resno, b_retry, b_op, b_rc, b_repsum_m,
-                   b_repsum_oflow_id, b_data, b_pbv}),
-    .s_axis_tvalid(b_valid),
-    .s_axis_tready(b_ready),
-    .m_axis_tdata({bs_kind, bs_family, bs_port, bs_ctx, bs_src, bs_dst, bs_pid, bs_dmu_id, bs_count, bs_code, bs_posted,
-                   bs_error, bs_tid, bs_vni, bs_cookie, bs_seqno, bs_resno, bs_retry, bs_op, bs_rc, bs_repsum_m,
-                   bs_repsum_oflow_id, bs_data, bs_pbv}),
-    .m_axis_tvalid(bs_valid),
-    .m_axis_tready(bs_ready)
+    .s_axis_tdata(`COLLECTIVE_MSG_BUS(b_msg)),
+    .s_axis_tvalid(b_msg_valid),
+    .s_axis_tready(b_msg_ready),
+    .m_axis_tdata(`COLLECTIVE_MSG_BUS(bs_msg)),
+    .m_axis_tvalid(bs_msg_valid),
+    .m_axis_tready(bs_msg_ready)
 );
 
 axis_register #(.WIDTH(FB_WIDTH))
@@ -504,32 +488,7 @@ input_checker_inst (
     .m_ur_first_be(ck_ur_first_be),
     .m_ur_last_be(ck_ur_last_be),
     .m_ur_addr(ck_ur_addr),
-    .m_msg_valid(c_valid),
-    .m_msg_ready(c_ready),
-    .m_msg_kind(c_kind),
-    .m_msg_family(c_family),
-    .m_msg_port(c_port),
-    .m_msg_ctx(c_ctx),
-    .m_msg_src(c_src),
-    .m_msg_dst(c_dst),
-    .m_msg_pid(c_pid),
-    .m_msg_dmu_id(c_dmu_id),
-    .m_msg_count(c_count),
-    .m_msg_code(c_code),
-    .m_msg_posted(c_posted),
-    .m_msg_error(c_error),
-    .m_msg_tid(c_tid),
-    .m_msg_vni(c_vni),
-    .m_msg_cookie(c_cookie),
-    .m_msg_seqno(c_seqno),
-    .m_msg_resno(c_resno),
-    .m_msg_retry(c_retry),
-    .m_msg_op(c_op),
-    .m_msg_rc(c_rc),
-    .m_msg_repsum_m(c_repsum_m),
-    .m_msg_repsum_oflow_id(c_repsum_oflow_id),
-    .m_msg_data(c_data),
-    .m_msg_pbv(c_pbv),
+    `COLLECTIVE_MSG_CONNECT(m_msg, c_msg),
     .cfg_engine_id(cfg_engine_id),
     .cfg_ethertype(cfg_ethertype),
     .cfg_vendor_id(cfg_vendor_id),
@@ -609,58 +568,8 @@ cpu #(
 cpu_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(cs_valid),
-    .s_msg_ready(cs_ready),
-    .s_msg_kind(cs_kind),
-    .s_msg_family(cs_family),
-    .s_msg_port(cs_port),
-    .s_msg_ctx(cs_ctx),
-    .s_msg_src(cs_src),
-    .s_msg_dst(cs_dst),
-    .s_msg_pid(cs_pid),
-    .s_msg_dmu_id(cs_dmu_id),
-    .s_msg_count(cs_count),
-    .s_msg_code(cs_code),
-    .s_msg_posted(cs_posted),
-    .s_msg_error(cs_error),
-    .s_msg_tid(cs_tid),
-    .s_msg_vni(cs_vni),
-    .s_msg_cookie(cs_cookie),
-    .s_msg_seqno(cs_seqno),
-    .s_msg_resno(cs_resno),
-    .s_msg_retry(cs_retry),
-    .s_msg_op(cs_op),
-    .s_msg_rc(cs_rc),
-    .s_msg_repsum_m(cs_repsum_m),
-    .s_msg_repsum_oflow_id(cs_repsum_oflow_id),
-    .s_msg_data(cs_data),
-    .s_msg_pbv(cs_pbv),
-    .m_msg_valid(b_valid),
-    .m_msg_ready(b_ready),
-    .m_msg_kind(b_kind),
-    .m_msg_family(b_family),
-    .m_msg_port(b_port),
-    .m_msg_ctx(b_ctx),
-    .m_msg_src(b_src),
-    .m_msg_dst(b_dst),
-    .m_msg_pid(b_pid),
-    .m_msg_dmu_id(b_dmu_id),
-    .m_msg_count(b_count),
-    .m_msg_code(b_code),
-    .m_msg_posted(b_posted),
-    .m_msg_error(b_error),
-    .m_msg_tid(b_tid),
-    .m_msg_vni(b_vni),
-    .m_msg_cookie(b_cookie),
-    .m_msg_seqno(b_seqno),
-    .m_msg_resno(b_resno),
-    .m_msg_retry(b_retry),
-    .m_msg_op(b_op),
-    .m_msg_rc(b_rc),
-    .m_msg_repsum_m(b_repsum_m),
-    .m_msg_repsum_oflow_id(b_repsum_oflow_id),
-    .m_msg_data(b_data),
-    .m_msg_pbv(b_pbv),
+    `COLLECTIVE_MSG_CONNECT(s_msg, cs_msg),
+    `COLLECTIVE_MSG_CONNECT(m_msg, b_msg),
     .cfg_wr_en(cpu_wr_en),
     .cfg_wr_addr(cpu_wr_addr),
     .cfg_wr_data(cpu_wr_data),
@@ -677,32 +586,7 @@ frame_builder #(
 frame_builder_inst (
     .clk(clk),
     .rst(rst),
-    .s_msg_valid(bs_valid),
-    .s_msg_ready(bs_ready),
-    .s_msg_kind(bs_kind),
-    .s_msg_family(bs_family),
-    .s_msg_port(bs_port),
-    .s_msg_ctx(bs_ctx),
-    .s_msg_src(bs_src),
-    .s_msg_dst(bs_dst),
-    .s_msg_pid(bs_pid),
-    .s_msg_dmu_id(bs_dmu_id),
-    .s_msg_count(bs_count),
-    .s_msg_code(bs_code),
-    .s_msg_posted(bs_posted),
-    .s_msg_error(bs_error),
-    .s_msg_tid(bs_tid),
-    .s_msg_vni(bs_vni),
-    .s_msg_cookie(bs_cookie),
-    .s_msg_seqno(bs_seqno),
-    .s_msg_resno(bs_resno),
-    .s_msg_retry(bs_retry),
-    .s_msg_op(bs_op),
-    .s_msg_rc(bs_rc),
-    .s_msg_repsum_m(bs_repsum_m),
-    .s_msg_repsum_oflow_id(bs_repsum_oflow_id),
-    .s_msg_data(bs_data),
-    .s_msg_pbv(bs_pbv),
+    `COLLECTIVE_MSG_CONNECT(s_msg, bs_msg),
     .m_axis_tdata(fb_tdata),
     .m_axis_tkeep(fb_tkeep),
     .m_axis_tvalid(fb_tvalid),

@@ -131,6 +131,9 @@ enum Command {
         #[arg(long, default_value = "rtl")]
         rtl: PathBuf,
     },
+    /// Print `rtl/collective_msg.vh`, the RTL's macros for the collective message's signals, generated from
+    /// the field list in crates/model/src/message.rs (`msg-header > rtl/collective_msg.vh` after changing it).
+    MsgHeader,
 }
 
 fn block_names() -> clap::builder::PossibleValuesParser {
@@ -151,6 +154,10 @@ fn main() -> ExitCode {
         }
         Command::Lint { rtl } => lint(&rtl),
         Command::Synth { rtl } => synth(&rtl),
+        Command::MsgHeader => {
+            print!("{}", inswitch_model::message::verilog_header());
+            ExitCode::SUCCESS
+        }
     }
 }
 

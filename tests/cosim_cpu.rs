@@ -64,8 +64,8 @@ impl Block for ResnoBug {
     type Out = CpuOut;
     fn step(&mut self, i: &CpuIn) -> CpuOut {
         let mut o = self.0.step(i);
-        if o.m_msg_valid && o.m_msg_family && o.m_msg_kind == 4 {
-            o.m_msg_resno = (o.m_msg_resno + 1) & 0x3ff;
+        if o.m_msg_valid && o.m_msg.family && o.m_msg.kind == 4 {
+            o.m_msg.resno = (o.m_msg.resno + 1) & 0x3ff;
         }
         o
     }
@@ -133,8 +133,8 @@ impl Block for DataBug {
     type Out = CpuOut;
     fn step(&mut self, i: &CpuIn) -> CpuOut {
         let mut o = self.0.step(i);
-        if o.m_msg_valid && o.m_msg_family && o.m_msg_kind == 4 && o.m_msg_count > 1 {
-            o.m_msg_data.0[1] ^= 1 << 7;
+        if o.m_msg_valid && o.m_msg.family && o.m_msg.kind == 4 && o.m_msg.count > 1 {
+            o.m_msg.data.0[1] ^= 1 << 7;
         }
         o
     }
@@ -148,8 +148,8 @@ impl Block for VniBug {
     type Out = CpuOut;
     fn step(&mut self, i: &CpuIn) -> CpuOut {
         let mut j = *i;
-        if j.s_msg_family && j.s_msg_kind == 4 {
-            j.s_msg_vni ^= 0x8000;
+        if j.s_msg.family && j.s_msg.kind == 4 {
+            j.s_msg.vni ^= 0x8000;
         }
         self.0.step(&j)
     }

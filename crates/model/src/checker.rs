@@ -16,7 +16,7 @@
 //! field is then decided on the last beat from the capture, so the block takes one beat per cycle and the
 //! verdict costs no extra cycle.
 
-use crate::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -654,54 +654,8 @@ ports! {
         pub m_ur_addr: u8,
         /// A message is offered.
         pub m_msg_valid: bool,
-        /// Message kind.
-        pub m_msg_kind: u8,
-        /// Family.
-        pub m_msg_family: bool,
-        /// Ingress port.
-        pub m_msg_port: u8,
-        /// Context key.
-        pub m_msg_ctx: u16,
-        /// Source.
-        pub m_msg_src: u32,
-        /// Destination.
-        pub m_msg_dst: u32,
-        /// P_ID.
-        pub m_msg_pid: u16,
-        /// DMU_ID.
-        pub m_msg_dmu_id: u16,
-        /// Count.
-        pub m_msg_count: u32,
-        /// Code.
-        pub m_msg_code: u8,
-        /// Posted.
-        pub m_msg_posted: bool,
-        /// Error mark.
-        pub m_msg_error: bool,
-        /// TID.
-        pub m_msg_tid: u8,
-        /// VNI.
-        pub m_msg_vni: u16,
-        /// Cookie.
-        pub m_msg_cookie: u32,
-        /// rt_seqno.
-        pub m_msg_seqno: u16,
-        /// rt_resno.
-        pub m_msg_resno: u16,
-        /// Retry.
-        pub m_msg_retry: bool,
-        /// rt_op.
-        pub m_msg_op: u8,
-        /// rt_rc.
-        pub m_msg_rc: u8,
-        /// REPSUM M.
-        pub m_msg_repsum_m: u8,
-        /// REPSUM overflow id.
-        pub m_msg_repsum_oflow_id: u8,
-        /// Operands, lane 0 in bits 63:0.
-        pub m_msg_data: Wide,
-        /// PBV.
-        pub m_msg_pbv: Wide,
+        /// The message (`m_msg_<field>`), meaningful while `m_msg_valid`.
+        pub m_msg: MsgPort,
         /// One-cycle outcome pulse per frame, bit = [`event`].
         pub stat_event: u32,
     }
@@ -710,64 +664,11 @@ ports! {
 impl InputCheckerOut {
     /// The message on the `m_msg_*` ports.
     pub fn msg(&self) -> CollectiveMsg {
-        let mut data = [0u64; 4];
-        data.copy_from_slice(&self.m_msg_data.0[..4]);
-        CollectiveMsg {
-            kind: Kind(self.m_msg_kind),
-            family: if self.m_msg_family { Family::Portals } else { Family::Tlp },
-            port: self.m_msg_port,
-            ctx: self.m_msg_ctx,
-            src: self.m_msg_src,
-            dst: self.m_msg_dst,
-            pid: self.m_msg_pid,
-            dmu_id: self.m_msg_dmu_id,
-            count: self.m_msg_count,
-            code: self.m_msg_code,
-            posted: self.m_msg_posted,
-            error: self.m_msg_error,
-            tid: self.m_msg_tid,
-            vni: self.m_msg_vni,
-            cookie: self.m_msg_cookie,
-            seqno: self.m_msg_seqno,
-            resno: self.m_msg_resno,
-            retry: self.m_msg_retry,
-            op: self.m_msg_op,
-            rc: self.m_msg_rc,
-            repsum_m: self.m_msg_repsum_m as i8,
-            repsum_oflow_id: self.m_msg_repsum_oflow_id,
-            data,
-            pbv: u128::from(self.m_msg_pbv.0[0]) | u128::from(self.m_msg_pbv.0[1]) << 64,
-        }
+        self.m_msg.msg()
     }
 
     fn set_msg(&mut self, m: &CollectiveMsg) {
-        self.m_msg_kind = m.kind.0;
-        self.m_msg_family = m.family == Family::Portals;
-        self.m_msg_port = m.port;
-        self.m_msg_ctx = m.ctx;
-        self.m_msg_src = m.src;
-        self.m_msg_dst = m.dst;
-        self.m_msg_pid = m.pid;
-        self.m_msg_dmu_id = m.dmu_id;
-        self.m_msg_count = m.count;
-        self.m_msg_code = m.code;
-        self.m_msg_posted = m.posted;
-        self.m_msg_error = m.error;
-        self.m_msg_tid = m.tid;
-        self.m_msg_vni = m.vni;
-        self.m_msg_cookie = m.cookie;
-        self.m_msg_seqno = m.seqno;
-        self.m_msg_resno = m.resno;
-        self.m_msg_retry = m.retry;
-        self.m_msg_op = m.op;
-        self.m_msg_rc = m.rc;
-        self.m_msg_repsum_m = m.repsum_m as u8;
-        self.m_msg_repsum_oflow_id = m.repsum_oflow_id;
-        self.m_msg_data = Wide::ZERO;
-        self.m_msg_data.0[..4].copy_from_slice(&m.data);
-        self.m_msg_pbv = Wide::ZERO;
-        self.m_msg_pbv.0[0] = m.pbv as u64;
-        self.m_msg_pbv.0[1] = (m.pbv >> 64) as u64;
+        self.m_msg = MsgPort::from(m);
     }
 }
 

@@ -28,49 +28,16 @@
 //! the same cycle, and one evaluation is exact.
 
 use crate::axis_register::Slice;
-use crate::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use crate::checker::{CheckerParams, InputChecker, InputCheckerIn};
 use crate::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderParams};
-use crate::cpu::{Cpu, CpuIn, CpuOut, CpuParams};
+use crate::cpu::{Cpu, CpuIn, CpuParams};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
 use crate::interposer::{Interposer, InterposerIn, InterposerParams};
 use crate::output_queue::{OutputQueue, OutputQueueIn, OutputQueueParams};
 use crate::regs::{RegisterSpace, RegisterSpaceIn};
+use crate::message::MsgPort;
 use crate::signal::Block;
 use crate::{ports, Wide};
-
-/// A block input struct whose `s_msg_*` ports carry message `$m` (the CPU's and the frame builder's
-/// message inputs have the same 24 fields; written once here).
-macro_rules! with_msg_fields {
-    ($m:expr, $ty:ident { $($field:ident: $value:expr),* $(,)? }) => {
-        $ty {
-            s_msg_kind: $m.kind,
-            s_msg_family: $m.family,
-            s_msg_port: $m.port,
-            s_msg_ctx: $m.ctx,
-            s_msg_src: $m.src,
-            s_msg_dst: $m.dst,
-            s_msg_pid: $m.pid,
-            s_msg_dmu_id: $m.dmu_id,
-            s_msg_count: $m.count,
-            s_msg_code: $m.code,
-            s_msg_posted: $m.posted,
-            s_msg_error: $m.error,
-            s_msg_tid: $m.tid,
-            s_msg_vni: $m.vni,
-            s_msg_cookie: $m.cookie,
-            s_msg_seqno: $m.seqno,
-            s_msg_resno: $m.resno,
-            s_msg_retry: $m.retry,
-            s_msg_op: $m.op,
-            s_msg_rc: $m.rc,
-            s_msg_repsum_m: $m.repsum_m,
-            s_msg_repsum_oflow_id: $m.repsum_oflow_id,
-            s_msg_data: $m.data,
-            s_msg_pbv: $m.pbv,
-            $($field: $value),*
-        }
-    };
-}
 
 /// Parameters of the top (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,35 +247,6 @@ impl Arbiter {
     }
 }
 
-/// One collective message as it crosses a port (`cpu_msg_slice_inst`, `builder_msg_slice_inst`).
-#[derive(Clone, Copy, Default, Debug, PartialEq)]
-struct Msg {
-    kind: u8,
-    family: bool,
-    port: u8,
-    ctx: u16,
-    src: u32,
-    dst: u32,
-    pid: u16,
-    dmu_id: u16,
-    count: u32,
-    code: u8,
-    posted: bool,
-    error: bool,
-    tid: u8,
-    vni: u16,
-    cookie: u32,
-    seqno: u16,
-    resno: u16,
-    retry: bool,
-    op: u8,
-    rc: u8,
-    repsum_m: u8,
-    repsum_oflow_id: u8,
-    data: Wide,
-    pbv: Wide,
-}
-
 /// One frame-builder or completion-builder beat with its destination ID (`fb_slice_inst`, `cb_slice_inst`).
 #[derive(Clone, Copy, Default, Debug, PartialEq)]
 struct FbBeat {
@@ -339,8 +277,8 @@ pub struct PacketEngine {
     cb: CompletionBuilder,
     ext: Slice<ExtBeat>,
     reg: Slice<RegReq>,
-    cpu_msg: Slice<Msg>,
-    fb_msg: Slice<Msg>,
+    cpu_msg: Slice<MsgPort>,
+    fb_msg: Slice<MsgPort>,
     fb_out: Slice<FbBeat>,
     oq_out: Slice<OqBeat>,
     rsp: Slice<RegRsp>,
@@ -470,66 +408,6 @@ pub enum AdvanceError {
     },
 }
 
-/// The checker's message outputs as a slice payload.
-fn msg_from_checker(o: &InputCheckerOut) -> Msg {
-    Msg {
-            kind: o.m_msg_kind,
-            family: o.m_msg_family,
-            port: o.m_msg_port,
-            ctx: o.m_msg_ctx,
-            src: o.m_msg_src,
-            dst: o.m_msg_dst,
-            pid: o.m_msg_pid,
-            dmu_id: o.m_msg_dmu_id,
-            count: o.m_msg_count,
-            code: o.m_msg_code,
-            posted: o.m_msg_posted,
-            error: o.m_msg_error,
-            tid: o.m_msg_tid,
-            vni: o.m_msg_vni,
-            cookie: o.m_msg_cookie,
-            seqno: o.m_msg_seqno,
-            resno: o.m_msg_resno,
-            retry: o.m_msg_retry,
-            op: o.m_msg_op,
-            rc: o.m_msg_rc,
-            repsum_m: o.m_msg_repsum_m,
-            repsum_oflow_id: o.m_msg_repsum_oflow_id,
-            data: o.m_msg_data,
-            pbv: o.m_msg_pbv,
-    }
-}
-
-/// The CPU's message outputs as a slice payload.
-fn msg_from_cpu(o: &CpuOut) -> Msg {
-    Msg {
-            kind: o.m_msg_kind,
-            family: o.m_msg_family,
-            port: o.m_msg_port,
-            ctx: o.m_msg_ctx,
-            src: o.m_msg_src,
-            dst: o.m_msg_dst,
-            pid: o.m_msg_pid,
-            dmu_id: o.m_msg_dmu_id,
-            count: o.m_msg_count,
-            code: o.m_msg_code,
-            posted: o.m_msg_posted,
-            error: o.m_msg_error,
-            tid: o.m_msg_tid,
-            vni: o.m_msg_vni,
-            cookie: o.m_msg_cookie,
-            seqno: o.m_msg_seqno,
-            resno: o.m_msg_resno,
-            retry: o.m_msg_retry,
-            op: o.m_msg_op,
-            rc: o.m_msg_rc,
-            repsum_m: o.m_msg_repsum_m,
-            repsum_oflow_id: o.m_msg_repsum_oflow_id,
-            data: o.m_msg_data,
-            pbv: o.m_msg_pbv,
-    }
-}
-
 impl Block for PacketEngine {
     type In = EngineIn;
     type Out = EngineOut;
@@ -598,27 +476,27 @@ impl Block for PacketEngine {
         });
         self.backdoor_lost = t.cpu_cfg_wr_en && rs.cpu_cfg_wr_en;
         self.bridge_write = rs.cpu_cfg_wr_en.then_some((rs.cpu_cfg_wr_addr, rs.cpu_cfg_wr_data));
-        let m = self.cpu_msg.m_data();
-        let cpu = self.cpu.step(&with_msg_fields!(m, CpuIn {
+        let cpu = self.cpu.step(&CpuIn {
             rst: t.rst,
             s_msg_valid: self.cpu_msg.m_valid(),
+            s_msg: *self.cpu_msg.m_data(),
             m_msg_ready: self.fb_msg.s_ready(),
             // The register space's bridge; the top port is a back door for the cycles it does not write.
             cfg_wr_en: rs.cpu_cfg_wr_en || t.cpu_cfg_wr_en,
             cfg_wr_addr: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_addr } else { t.cpu_cfg_wr_addr },
             cfg_wr_data: if rs.cpu_cfg_wr_en { rs.cpu_cfg_wr_data } else { t.cpu_cfg_wr_data },
-        }));
-        let m = self.fb_msg.m_data();
-        let fb = self.fb.step(&with_msg_fields!(m, FrameBuilderIn {
+        });
+        let fb = self.fb.step(&FrameBuilderIn {
             rst: t.rst,
             s_msg_valid: self.fb_msg.m_valid(),
+            s_msg: *self.fb_msg.m_data(),
             m_axis_tready: self.fb_out.s_ready(),
             cfg_engine_id: t.cfg_engine_id,
             cfg_vendor_id: rs.cfg_vendor_id,
             cfg_ethertype: rs.cfg_ethertype,
             cfg_src_mac: t.cfg_src_mac,
             cfg_dst_mac: t.cfg_dst_mac,
-        }));
+        });
         let r = self.rsp.m_data();
         let u = self.ur.m_data();
         let cb = self.cb.step(&CompletionBuilderIn {
@@ -721,8 +599,8 @@ impl Block for PacketEngine {
             src: ck.m_reg_src,
             tag: ck.m_reg_tag,
         });
-        self.cpu_msg.edge_with(t.rst, ck.m_msg_valid, cpu.s_msg_ready, || msg_from_checker(&ck));
-        self.fb_msg.edge_with(t.rst, cpu.m_msg_valid, fb.s_msg_ready, || msg_from_cpu(&cpu));
+        self.cpu_msg.edge_with(t.rst, ck.m_msg_valid, cpu.s_msg_ready, || ck.m_msg);
+        self.fb_msg.edge_with(t.rst, cpu.m_msg_valid, fb.s_msg_ready, || cpu.m_msg);
         self.rsp.edge_with(t.rst, rs.m_reg_rsp_valid, cb.s_rsp_ready, || RegRsp {
             write: rs.m_reg_rsp_write,
             status: rs.m_reg_rsp_status,

@@ -16,7 +16,7 @@
 //! and dropped with a `stat_event` pulse (bit 1).
 
 use crate::checker::{coll_flag, crc32_byte};
-use crate::message::{CollectiveMsg, Family, Kind};
+use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -153,54 +153,8 @@ ports! {
         pub rst: bool,
         /// A message is offered.
         pub s_msg_valid: bool,
-        /// Kind.
-        pub s_msg_kind: u8,
-        /// Family.
-        pub s_msg_family: bool,
-        /// Egress port hint (not used: the output queue routes).
-        pub s_msg_port: u8,
-        /// Context key.
-        pub s_msg_ctx: u16,
-        /// Source.
-        pub s_msg_src: u32,
-        /// Destination.
-        pub s_msg_dst: u32,
-        /// P_ID.
-        pub s_msg_pid: u16,
-        /// DMU_ID.
-        pub s_msg_dmu_id: u16,
-        /// Count.
-        pub s_msg_count: u32,
-        /// Code.
-        pub s_msg_code: u8,
-        /// Posted.
-        pub s_msg_posted: bool,
-        /// Error mark.
-        pub s_msg_error: bool,
-        /// TID.
-        pub s_msg_tid: u8,
-        /// VNI.
-        pub s_msg_vni: u16,
-        /// Cookie.
-        pub s_msg_cookie: u32,
-        /// rt_seqno.
-        pub s_msg_seqno: u16,
-        /// rt_resno.
-        pub s_msg_resno: u16,
-        /// Retry.
-        pub s_msg_retry: bool,
-        /// rt_op.
-        pub s_msg_op: u8,
-        /// rt_rc.
-        pub s_msg_rc: u8,
-        /// REPSUM M.
-        pub s_msg_repsum_m: u8,
-        /// REPSUM overflow id.
-        pub s_msg_repsum_oflow_id: u8,
-        /// Operands.
-        pub s_msg_data: Wide,
-        /// PBV.
-        pub s_msg_pbv: Wide,
+        /// The offered message (`s_msg_<field>`).
+        pub s_msg: MsgPort,
         /// The output queue takes the beat.
         pub m_axis_tready: bool,
         /// The engine's device ID.
@@ -239,66 +193,12 @@ ports! {
 impl FrameBuilderIn {
     /// The message on the `s_msg_*` ports.
     pub fn msg(&self) -> CollectiveMsg {
-        let mut data = [0u64; 4];
-        data.copy_from_slice(&self.s_msg_data.0[..4]);
-        CollectiveMsg {
-            kind: Kind(self.s_msg_kind),
-            family: if self.s_msg_family { Family::Portals } else { Family::Tlp },
-            port: self.s_msg_port,
-            ctx: self.s_msg_ctx,
-            src: self.s_msg_src,
-            dst: self.s_msg_dst,
-            pid: self.s_msg_pid,
-            dmu_id: self.s_msg_dmu_id,
-            count: self.s_msg_count,
-            code: self.s_msg_code,
-            posted: self.s_msg_posted,
-            error: self.s_msg_error,
-            tid: self.s_msg_tid,
-            vni: self.s_msg_vni,
-            cookie: self.s_msg_cookie,
-            seqno: self.s_msg_seqno,
-            resno: self.s_msg_resno,
-            retry: self.s_msg_retry,
-            op: self.s_msg_op,
-            rc: self.s_msg_rc,
-            repsum_m: self.s_msg_repsum_m as i8,
-            repsum_oflow_id: self.s_msg_repsum_oflow_id,
-            data,
-            pbv: u128::from(self.s_msg_pbv.0[0]) | u128::from(self.s_msg_pbv.0[1]) << 64,
-        }
-        .masked()
+        self.s_msg.msg().masked()
     }
 
     /// Puts `m` on the `s_msg_*` ports (valid not set).
     pub fn set_msg(&mut self, m: &CollectiveMsg) {
-        self.s_msg_kind = m.kind.0;
-        self.s_msg_family = m.family == Family::Portals;
-        self.s_msg_port = m.port;
-        self.s_msg_ctx = m.ctx;
-        self.s_msg_src = m.src;
-        self.s_msg_dst = m.dst;
-        self.s_msg_pid = m.pid;
-        self.s_msg_dmu_id = m.dmu_id;
-        self.s_msg_count = m.count;
-        self.s_msg_code = m.code;
-        self.s_msg_posted = m.posted;
-        self.s_msg_error = m.error;
-        self.s_msg_tid = m.tid;
-        self.s_msg_vni = m.vni;
-        self.s_msg_cookie = m.cookie;
-        self.s_msg_seqno = m.seqno;
-        self.s_msg_resno = m.resno;
-        self.s_msg_retry = m.retry;
-        self.s_msg_op = m.op;
-        self.s_msg_rc = m.rc;
-        self.s_msg_repsum_m = m.repsum_m as u8;
-        self.s_msg_repsum_oflow_id = m.repsum_oflow_id;
-        self.s_msg_data = Wide::ZERO;
-        self.s_msg_data.0[..4].copy_from_slice(&m.data);
-        self.s_msg_pbv = Wide::ZERO;
-        self.s_msg_pbv.0[0] = m.pbv as u64;
-        self.s_msg_pbv.0[1] = (m.pbv >> 64) as u64;
+        self.s_msg = MsgPort::from(m);
     }
 }
 

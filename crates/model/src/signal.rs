@@ -128,7 +128,7 @@ pub trait PortFiller {
     fn fill<S: Signal>(&mut self, index: usize) -> S;
 }
 
-/// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`].
+/// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`](crate::ports).
 pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
     /// The RTL port names, in field order.
     const NAMES: &'static [&'static str];
@@ -148,6 +148,11 @@ pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
 
 /// Declares a block's `In` or `Out` struct: one public field per RTL port, named exactly as the port.
 ///
+/// A field of type `MsgPort` (written so, [`crate::message::MsgPort`]) named `<prefix>` stands for one
+/// port `<prefix>_<field>` per field of the collective message ([`msg_fields!`](crate::msg_fields)):
+/// `pub s_msg: MsgPort` is `s_msg_kind`, `s_msg_family`, ... in [`Ports::NAMES`], in the message's field
+/// order, so the harness binds, compares and reports them by their RTL names.
+///
 /// ```
 /// inswitch_model::ports! {
 ///     /// Example inputs.
@@ -156,50 +161,78 @@ pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
 ///         pub rst: bool,
 ///         /// Data in.
 ///         pub s_axis_tdata: inswitch_model::Wide,
+///         /// A message in.
+///         pub s_msg: MsgPort,
 ///     }
 /// }
 /// use inswitch_model::Ports;
-/// assert_eq!(ExampleIn::NAMES, &["rst", "s_axis_tdata"]);
+/// assert_eq!(&ExampleIn::NAMES[..4], &["rst", "s_axis_tdata", "s_msg_kind", "s_msg_family"]);
+/// assert_eq!(ExampleIn::NAMES.last(), Some(&"s_msg_pbv"));
 /// ```
 #[macro_export]
 macro_rules! ports {
-    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident : $ty:ty),* $(,)? }) => {
+    ($(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $crate::ports! { @munch [$(#[$meta])* $name] [] [] $($body)* }
+    };
+    // A message group: its rows come from `msg_fields!`, which calls back `@group`.
+    (@munch $head:tt [$($fields:tt)*] [$($leaves:tt)*]
+        $(#[$fmeta:meta])* pub $field:ident : MsgPort $(, $($rest:tt)*)?) => {
+        $crate::msg_fields! { $crate::ports {
+            @group $head [$($fields)* $(#[$fmeta])* pub $field: $crate::message::MsgPort,] [$($leaves)*]
+            $field [$($($rest)*)?]
+        } }
+    };
+    (@group $head:tt [$($fields:tt)*] [$($leaves:tt)*] $field:ident [$($rest:tt)*]
+        [ $( $(#[$doc:meta])* $sub:ident : $mt:ty => $pt:ty = $w:expr ),* $(,)? ]) => {
+        $crate::ports! { @munch $head [$($fields)*]
+            [$($leaves)* $( (concat!(stringify!($field), "_", stringify!($sub)), $pt, $field . $sub) )*]
+            $($rest)* }
+    };
+    // One port.
+    (@munch $head:tt [$($fields:tt)*] [$($leaves:tt)*]
+        $(#[$fmeta:meta])* pub $field:ident : $ty:ty $(, $($rest:tt)*)?) => {
+        $crate::ports! { @munch $head [$($fields)* $(#[$fmeta])* pub $field: $ty,]
+            [$($leaves)* (stringify!($field), $ty, $field)] $($($rest)*)? }
+    };
+    // Every field read: `leaves` holds each RTL port's (name, type, path from `self`).
+    (@munch [$(#[$meta:meta])* $name:ident] [$($fields:tt)*] [$( ($pname:expr, $pty:ty, $($path:tt)+) )*]) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, Default, PartialEq)]
-        pub struct $name { $($(#[$fmeta])* pub $field: $ty),* }
+        pub struct $name { $($fields)* }
 
         impl $crate::signal::Ports for $name {
-            const NAMES: &'static [&'static str] = &[$(stringify!($field)),*];
-            const WIDTHS: &'static [usize] = &[$(<$ty as $crate::signal::Signal>::BITS),*];
+            const NAMES: &'static [&'static str] = &[$($pname),*];
+            const WIDTHS: &'static [usize] = &[$(<$pty as $crate::signal::Signal>::BITS),*];
             #[allow(unused_assignments)]
             #[inline]
             fn visit_ports<V: $crate::signal::PortVisitor>(&self, v: &mut V) {
                 let mut i = 0usize;
-                $( v.visit(i, &self.$field); i += 1; )*
+                $( v.visit(i, &self.$($path)+); i += 1; )*
             }
             #[allow(unused_assignments)]
             #[inline]
             fn fill_ports<F: $crate::signal::PortFiller>(f: &mut F) -> Self {
+                let mut s = $name::default();
                 let mut i = 0usize;
-                $( let $field = f.fill(i); i += 1; )*
-                $name { $($field),* }
+                $( s.$($path)+ = f.fill(i); i += 1; )*
+                s
             }
             #[allow(unused_assignments)]
             fn port_to_words(&self, index: usize, words: &mut [u32]) {
                 let mut i = 0usize;
-                $( if i == index { return $crate::signal::Signal::to_words(&self.$field, words); } i += 1; )*
+                $( if i == index { return $crate::signal::Signal::to_words(&self.$($path)+, words); } i += 1; )*
                 panic!("{}: no port with index {index}", stringify!($name));
             }
             #[allow(unused_assignments)]
             fn port_from_words(&mut self, index: usize, words: &[u32]) {
                 let mut i = 0usize;
-                $( if i == index { self.$field = $crate::signal::Signal::from_words(words); return; } i += 1; )*
+                $( if i == index { self.$($path)+ = $crate::signal::Signal::from_words(words); return; } i += 1; )*
                 panic!("{}: no port with index {index}", stringify!($name));
             }
             #[allow(unused_assignments)]
             fn first_difference(&self, other: &Self) -> Option<usize> {
                 let mut i = 0usize;
-                $( if self.$field != other.$field { return Some(i); } i += 1; )*
+                $( if self.$($path)+ != other.$($path)+ { return Some(i); } i += 1; )*
                 None
             }
         }

@@ -14,10 +14,10 @@
 pub mod config;
 pub mod context;
 
-use crate::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
-use crate::reduce::unit::{lanes_to_wide, wide_to_lanes, ReduceUnit, ReduceUnitIn};
+use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
+use crate::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
 use crate::reduce::{Contribution, Mode, Rc};
-use crate::signal::{Block, Wide};
+use crate::signal::Block;
 
 use config::Config;
 use context::{role, CtxState, Descriptor, StaticEntry, PBV_ENTRIES};
@@ -227,54 +227,8 @@ crate::ports! {
         pub rst: bool,
         /// A message is offered.
         pub s_msg_valid: bool,
-        /// Kind, 4 bits.
-        pub s_msg_kind: u8,
-        /// Family: 1 = Portals.
-        pub s_msg_family: bool,
-        /// Ingress port.
-        pub s_msg_port: u8,
-        /// Context key.
-        pub s_msg_ctx: u16,
-        /// Source (Requester ID / SFA).
-        pub s_msg_src: u32,
-        /// Destination (device ID / DFA).
-        pub s_msg_dst: u32,
-        /// P_ID.
-        pub s_msg_pid: u16,
-        /// DMU_ID.
-        pub s_msg_dmu_id: u16,
-        /// p_count / rt_count, 20 bits.
-        pub s_msg_count: u32,
-        /// Kind-dependent code, 4 bits.
-        pub s_msg_code: u8,
-        /// Posted.
-        pub s_msg_posted: bool,
-        /// Error mark.
-        pub s_msg_error: bool,
-        /// TID, 2 bits.
-        pub s_msg_tid: u8,
-        /// VNI.
-        pub s_msg_vni: u16,
-        /// Cookie.
-        pub s_msg_cookie: u32,
-        /// rt_seqno, 10 bits.
-        pub s_msg_seqno: u16,
-        /// rt_resno, 10 bits.
-        pub s_msg_resno: u16,
-        /// Retry / retransmission bit.
-        pub s_msg_retry: bool,
-        /// rt_op, 6 bits.
-        pub s_msg_op: u8,
-        /// rt_rc, 4 bits.
-        pub s_msg_rc: u8,
-        /// rt_repsum_m, 8 bits.
-        pub s_msg_repsum_m: u8,
-        /// rt_repsum_oflow_id, 2 bits.
-        pub s_msg_repsum_oflow_id: u8,
-        /// rt_data, 256 bits.
-        pub s_msg_data: Wide,
-        /// PBV, 128 bits.
-        pub s_msg_pbv: Wide,
+        /// The offered message (`s_msg_<field>`).
+        pub s_msg: MsgPort,
         /// The frame builder takes the outgoing message.
         pub m_msg_ready: bool,
         /// Register write.
@@ -293,54 +247,8 @@ crate::ports! {
         pub s_msg_ready: bool,
         /// An outgoing message is offered.
         pub m_msg_valid: bool,
-        /// Kind.
-        pub m_msg_kind: u8,
-        /// Family.
-        pub m_msg_family: bool,
-        /// Port (egress hint).
-        pub m_msg_port: u8,
-        /// Context key.
-        pub m_msg_ctx: u16,
-        /// Source.
-        pub m_msg_src: u32,
-        /// Destination.
-        pub m_msg_dst: u32,
-        /// P_ID.
-        pub m_msg_pid: u16,
-        /// DMU_ID.
-        pub m_msg_dmu_id: u16,
-        /// Count.
-        pub m_msg_count: u32,
-        /// Code.
-        pub m_msg_code: u8,
-        /// Posted.
-        pub m_msg_posted: bool,
-        /// Error mark.
-        pub m_msg_error: bool,
-        /// TID.
-        pub m_msg_tid: u8,
-        /// VNI.
-        pub m_msg_vni: u16,
-        /// Cookie.
-        pub m_msg_cookie: u32,
-        /// rt_seqno.
-        pub m_msg_seqno: u16,
-        /// rt_resno.
-        pub m_msg_resno: u16,
-        /// Retry bit.
-        pub m_msg_retry: bool,
-        /// rt_op.
-        pub m_msg_op: u8,
-        /// rt_rc.
-        pub m_msg_rc: u8,
-        /// rt_repsum_m.
-        pub m_msg_repsum_m: u8,
-        /// rt_repsum_oflow_id.
-        pub m_msg_repsum_oflow_id: u8,
-        /// rt_data.
-        pub m_msg_data: Wide,
-        /// PBV.
-        pub m_msg_pbv: Wide,
+        /// The outgoing message (`m_msg_<field>`), meaningful while `m_msg_valid`.
+        pub m_msg: MsgPort,
         /// One-cycle event pulse.
         pub stat_valid: bool,
         /// Event code ([`event`]), 6 bits.
@@ -352,76 +260,16 @@ crate::ports! {
     }
 }
 
-fn u128_to_wide(v: u128) -> Wide {
-    let mut w = Wide::ZERO;
-    w.0[0] = v as u64;
-    w.0[1] = (v >> 64) as u64;
-    w
-}
-
-fn wide_to_u128(w: &Wide) -> u128 {
-    u128::from(w.0[0]) | u128::from(w.0[1]) << 64
-}
-
 impl CpuIn {
     /// The offered message, cut to the port widths.
     pub fn msg(&self) -> CollectiveMsg {
-        CollectiveMsg {
-            kind: Kind(self.s_msg_kind),
-            family: if self.s_msg_family { Family::Portals } else { Family::Tlp },
-            port: self.s_msg_port,
-            ctx: self.s_msg_ctx,
-            src: self.s_msg_src,
-            dst: self.s_msg_dst,
-            pid: self.s_msg_pid,
-            dmu_id: self.s_msg_dmu_id,
-            count: self.s_msg_count,
-            code: self.s_msg_code,
-            posted: self.s_msg_posted,
-            error: self.s_msg_error,
-            tid: self.s_msg_tid,
-            vni: self.s_msg_vni,
-            cookie: self.s_msg_cookie,
-            seqno: self.s_msg_seqno,
-            resno: self.s_msg_resno,
-            retry: self.s_msg_retry,
-            op: self.s_msg_op,
-            rc: self.s_msg_rc,
-            repsum_m: self.s_msg_repsum_m as i8,
-            repsum_oflow_id: self.s_msg_repsum_oflow_id,
-            data: wide_to_lanes(&self.s_msg_data),
-            pbv: wide_to_u128(&self.s_msg_pbv),
-        }
-        .masked()
+        self.s_msg.msg().masked()
     }
 
     /// Sets the `s_msg_*` fields from `m` (and `s_msg_valid`).
     pub fn set_msg(&mut self, m: &CollectiveMsg) {
         self.s_msg_valid = true;
-        self.s_msg_kind = m.kind.0;
-        self.s_msg_family = m.family == Family::Portals;
-        self.s_msg_port = m.port;
-        self.s_msg_ctx = m.ctx;
-        self.s_msg_src = m.src;
-        self.s_msg_dst = m.dst;
-        self.s_msg_pid = m.pid;
-        self.s_msg_dmu_id = m.dmu_id;
-        self.s_msg_count = m.count;
-        self.s_msg_code = m.code;
-        self.s_msg_posted = m.posted;
-        self.s_msg_error = m.error;
-        self.s_msg_tid = m.tid;
-        self.s_msg_vni = m.vni;
-        self.s_msg_cookie = m.cookie;
-        self.s_msg_seqno = m.seqno;
-        self.s_msg_resno = m.resno;
-        self.s_msg_retry = m.retry;
-        self.s_msg_op = m.op;
-        self.s_msg_rc = m.rc;
-        self.s_msg_repsum_m = m.repsum_m as u8;
-        self.s_msg_repsum_oflow_id = m.repsum_oflow_id;
-        self.s_msg_data = lanes_to_wide(&m.data);
-        self.s_msg_pbv = u128_to_wide(m.pbv);
+        self.s_msg = MsgPort::from(m);
     }
 
     /// A register write.
@@ -433,59 +281,11 @@ impl CpuIn {
 impl CpuOut {
     /// The outgoing message on `m_msg_*` (whether or not `m_msg_valid`).
     pub fn msg(&self) -> CollectiveMsg {
-        CollectiveMsg {
-            kind: Kind(self.m_msg_kind),
-            family: if self.m_msg_family { Family::Portals } else { Family::Tlp },
-            port: self.m_msg_port,
-            ctx: self.m_msg_ctx,
-            src: self.m_msg_src,
-            dst: self.m_msg_dst,
-            pid: self.m_msg_pid,
-            dmu_id: self.m_msg_dmu_id,
-            count: self.m_msg_count,
-            code: self.m_msg_code,
-            posted: self.m_msg_posted,
-            error: self.m_msg_error,
-            tid: self.m_msg_tid,
-            vni: self.m_msg_vni,
-            cookie: self.m_msg_cookie,
-            seqno: self.m_msg_seqno,
-            resno: self.m_msg_resno,
-            retry: self.m_msg_retry,
-            op: self.m_msg_op,
-            rc: self.m_msg_rc,
-            repsum_m: self.m_msg_repsum_m as i8,
-            repsum_oflow_id: self.m_msg_repsum_oflow_id,
-            data: wide_to_lanes(&self.m_msg_data),
-            pbv: wide_to_u128(&self.m_msg_pbv),
-        }
+        self.m_msg.msg()
     }
 
     fn set_msg(&mut self, m: &CollectiveMsg) {
-        self.m_msg_kind = m.kind.0;
-        self.m_msg_family = m.family == Family::Portals;
-        self.m_msg_port = m.port;
-        self.m_msg_ctx = m.ctx;
-        self.m_msg_src = m.src;
-        self.m_msg_dst = m.dst;
-        self.m_msg_pid = m.pid;
-        self.m_msg_dmu_id = m.dmu_id;
-        self.m_msg_count = m.count;
-        self.m_msg_code = m.code;
-        self.m_msg_posted = m.posted;
-        self.m_msg_error = m.error;
-        self.m_msg_tid = m.tid;
-        self.m_msg_vni = m.vni;
-        self.m_msg_cookie = m.cookie;
-        self.m_msg_seqno = m.seqno;
-        self.m_msg_resno = m.resno;
-        self.m_msg_retry = m.retry;
-        self.m_msg_op = m.op;
-        self.m_msg_rc = m.rc;
-        self.m_msg_repsum_m = m.repsum_m as u8;
-        self.m_msg_repsum_oflow_id = m.repsum_oflow_id;
-        self.m_msg_data = lanes_to_wide(&m.data);
-        self.m_msg_pbv = u128_to_wide(m.pbv);
+        self.m_msg = MsgPort::from(m);
     }
 }
 
