@@ -85,8 +85,12 @@ pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
 /// `from` at `at` (or now, if later), end nodes joined to their contexts with the operand
 /// `value(end node)` in lane 0. Returns the encoded plan.
 ///
-/// Not modelled: pre-reduction inside a host (an end node whose `EndNode` step sends to another end
-/// node is not joined) and the target of several roots (`Action::Target`).
+/// Host steps: an end node whose `EndNode` step names its PBV entry joins the context; with
+/// `pre_reduce_from` it is its host's representative and contributes the reduction of its group
+/// ([`Fabric::pre_reduce`], 003 \[0055\], an in-host step of [`crate::sim::HOST_LOCAL_PS`]); an end
+/// node that sends to its representative (P_ID 0xFFFF) joins to hold its operands but gets no command
+/// from an engine. An `Action::Target` makes its node collect and reduce the roots' end results
+/// ([`Fabric::target`], 003 \[0062\]).
 pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<Encoded, SimError> {
     let enc = plan.encode(m.topology()).map_err(|e| SimError::Plan(e.to_string()))?;
     apply_encoded(f, plan, &enc, from, at, &|j| m.job(j).map_or(0, |j| j.spec.op), value)?;
@@ -129,11 +133,16 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
         for &i in enc.host_steps.iter().filter(|i| steps.contains(i)) {
             let step = &plan.steps[i];
             match step.action {
-                Action::EndNode { node, cc_id, p_id, .. } if p_id != NO_PARTICIPANT => {
+                Action::EndNode { node, cc_id, p_id, ref pre_reduce_from, .. } => {
                     let op = op_of(step.job);
                     let e = node.0 as usize;
                     f.join(e, cc_id, op, vec![value(e), 0, 0, 0]);
+                    if p_id != NO_PARTICIPANT && !pre_reduce_from.is_empty() {
+                        let group = pre_reduce_from.iter().filter_map(|&d| f.topo.endpoints.iter().position(|n| n.id == d)).collect();
+                        f.pre_reduce(e, cc_id, group);
+                    }
                 }
+                Action::Target { node, ref roots, ref cc_ids } => f.target(node.0 as usize, op_of(step.job), roots, cc_ids),
                 Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
                 _ => {}
             }

@@ -237,6 +237,20 @@ struct EndCtx {
     pending: Option<(u16, u16, u8, Vec<u64>)>,
     /// Retransmissions of the pending contribution.
     attempts: u8,
+    /// Node-level pre-reduction (003 \[0055\]): the other end nodes of this representative's host whose
+    /// operands (their own contexts' `operands`) it reduces with its own before it contributes.
+    group: Vec<usize>,
+}
+
+/// A target of several roots (003 \[0062\]): it collects each root's end result (the COMPLETION with
+/// the result its root's master sends to its upstream) and reduces them into the job's result.
+#[derive(Clone, Debug, Default)]
+struct TargetCtx {
+    operation: u8,
+    /// Each root tree: (root engine's device ID, CC_ID, its end result once it arrived).
+    roots: Vec<(u16, u16, Option<Vec<u64>>)>,
+    /// The reduction of every root's end result, and when the last one arrived.
+    result: Option<(Ps, Vec<u64>)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -247,6 +261,30 @@ struct EndNode {
     /// Resend an unanswered contribution after this long, at most this many times (001: a participant
     /// that missed the Exit contributes again and is answered "already completed").
     retry: Option<(Ps, u8)>,
+    /// Targets of several roots this end node is (`Action::Target`).
+    targets: Vec<TargetCtx>,
+}
+
+/// Latency of the host-local transfer of pre-reduction (003 \[0055\]): a non-representative's operands
+/// reach its representative over the host's memory, not the fabric. Modelled as one in-host step of
+/// 1 µs (a PCIe peer-to-peer or shared-memory copy of a 32-byte operand block plus its notification),
+/// added to the representative's contribution time; the fabric carries no frame for it.
+pub const HOST_LOCAL_PS: Ps = 1_000_000;
+
+/// Reduces `items` (operand lanes) with opcode `operation` as the engines' reduction unit does
+/// (`inswitch_model::reduce::combine`, associative mode), left to right; empty lanes count as 0.
+pub fn fold_operands(operation: u8, items: &[Vec<u64>]) -> Vec<u64> {
+    use inswitch_model::reduce::{combine, Contribution, Mode, Opcode, LANES};
+    let op = Opcode::from_raw(operation);
+    let lanes = |v: &Vec<u64>| {
+        let mut d = [0u64; LANES];
+        d.iter_mut().zip(v).for_each(|(a, b)| *a = *b);
+        Contribution::new(op, d)
+    };
+    let Some((first, rest)) = items.split_first() else { return Vec::new() };
+    let acc = rest.iter().fold(lanes(first), |acc, v| combine(Mode::Associative, &acc, &lanes(v)));
+    let width = items.iter().map(Vec::len).max().unwrap_or(0);
+    acc.rt_data[..width.min(LANES)].to_vec()
 }
 
 struct CycleEngine {
@@ -671,6 +709,13 @@ impl Fabric {
     /// FAILURE DuplicateContribution, which says it was counted and the round is still open.
     fn end_node(&mut self, e: usize, t: Ps, m: &CollectiveMessage, from: u16) {
         let cc = m.header.cc_id;
+        if m.header.kind == inswitch_model::message::Kind::COMPLETION.0 {
+            if let Body::Data { fixed, operands } = &m.body {
+                if fixed.completion == inswitch_model::cpu::completion::RESULT {
+                    self.target_collect(e, t, cc, from, operands);
+                }
+            }
+        }
         match m.header.kind {
             3 => {
                 // Only a START asks for a contribution; PAUSE, RESTART, STOP and RESET copies do not.
@@ -698,6 +743,23 @@ impl Fabric {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A root's end result at end node `e`: stored if `e` is the target of that root's tree; the
+    /// target's result is their reduction once every root's has arrived (003 \[0062\]). A second
+    /// result of one root (a later round) replaces the first only before the target completes.
+    fn target_collect(&mut self, e: usize, t: Ps, cc: u16, from: u16, operands: &[u64]) {
+        for tc in &mut self.ends[e].targets {
+            if tc.result.is_some() {
+                continue;
+            }
+            let Some(r) = tc.roots.iter_mut().find(|r| r.0 == from && r.1 == cc) else { continue };
+            r.2 = Some(operands.to_vec());
+            if tc.roots.iter().all(|r| r.2.is_some()) {
+                let all: Vec<Vec<u64>> = tc.roots.iter().filter_map(|r| r.2.clone()).collect();
+                tc.result = Some((t, fold_operands(tc.operation, &all)));
+            }
         }
     }
 
@@ -925,14 +987,22 @@ impl Fabric {
     /// As [`Fabric::respond`], `late` ps later (a late contribution, logged as a fault).
     fn respond_late(&mut self, e: usize, cc: u16, at: Ps, late: Option<Ps>) {
         let retry = self.ends[e].retry;
+        let Some(c) = self.ends[e].ctx.get(&cc) else { return };
+        if c.answer.is_none() {
+            return;
+        }
+        // Pre-reduction: the group's operands come over the host (HOST_LOCAL_PS), then one contribution.
+        let mut all = vec![c.operands.clone()];
+        all.extend(c.group.iter().filter_map(|&g| self.ends[g].ctx.get(&cc)).map(|g| g.operands.clone()));
+        let (operands, local) = if c.group.is_empty() { (c.operands.clone(), 0) } else { (fold_operands(c.operation, &all), HOST_LOCAL_PS) };
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
         let Some((to, pid, tid)) = c.answer.take() else { return };
-        let m = wire::contribution(cc, pid, tid, c.operation, c.operands.clone());
-        c.pending = Some((to, pid, tid, c.operands.clone()));
+        let m = wire::contribution(cc, pid, tid, c.operation, operands.clone());
+        c.pending = Some((to, pid, tid, operands));
         c.attempts = 0;
         let seq = self.next_seq();
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
-        let at = at + late.unwrap_or(0);
+        let at = at + local + late.unwrap_or(0);
         self.send_from(e, at, bytes);
         if let Some(delay) = late {
             let f = (self.frames.len() - 1) as u32;
@@ -1154,9 +1224,35 @@ impl Fabric {
         self.ends[e].ctx.insert(cc, EndCtx { operation, operands, ..EndCtx::default() });
     }
 
-    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step).
+    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step); a target of several roots
+    /// whose trees include `cc` is dropped with it.
     pub fn leave(&mut self, e: usize, cc: u16) {
         self.ends[e].ctx.remove(&cc);
+        self.ends[e].targets.retain(|tc| tc.roots.iter().all(|r| r.1 != cc));
+    }
+
+    /// End node `e` is the representative of its host's other end nodes `group` in context `cc`
+    /// (a manager's `EndNode` step with `pre_reduce_from`, 003 \[0055\]): it contributes the reduction
+    /// of its own and their operands, [`HOST_LOCAL_PS`] after it would have contributed alone. Ignored
+    /// if `e` has not joined `cc`.
+    pub fn pre_reduce(&mut self, e: usize, cc: u16, group: Vec<usize>) {
+        if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+            c.group = group;
+        }
+    }
+
+    /// End node `e` is the target of several roots (a manager's `Target` step, 003 \[0062\]): root
+    /// engine `roots[i]` sends the end result of context `cc_ids[i]` to it, and it reduces them with
+    /// `operation` ([`Fabric::target_result`]).
+    pub fn target(&mut self, e: usize, operation: u8, roots: &[u16], cc_ids: &[u16]) {
+        let roots = roots.iter().zip(cc_ids).map(|(&r, &cc)| (r, cc, None)).collect();
+        self.ends[e].targets.push(TargetCtx { operation, roots, result: None });
+    }
+
+    /// The result of the target end node `e` whose trees include context `cc`: when the last root's end
+    /// result arrived, and the reduction of all of them; `None` until then.
+    pub fn target_result(&self, e: usize, cc: u16) -> Option<(Ps, Vec<u64>)> {
+        self.ends.get(e)?.targets.iter().find(|tc| tc.roots.iter().any(|r| r.1 == cc))?.result.clone()
     }
 
     /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.
