@@ -55,28 +55,12 @@ impl EngineBook {
 
     /// Takes a reference on PBV entry `i` for `device`.
     pub fn pbv_take(&mut self, i: u8, device: DeviceId) {
-        let i = usize::from(i);
-        if self.pbv.len() <= i {
-            self.pbv.resize(i + 1, None);
-        }
-        let e = &mut self.pbv[i];
-        *e = Some((device, e.map_or(0, |(_, r)| r) + 1));
+        take(&mut self.pbv, i, device);
     }
 
     /// Drops a reference on PBV entry `i`; true if the entry became free.
     pub fn pbv_release(&mut self, i: u8) -> bool {
-        let Some(e) = self.pbv.get_mut(usize::from(i)) else { return false };
-        match e {
-            Some((_, r)) if *r > 1 => {
-                *r -= 1;
-                false
-            }
-            Some(_) => {
-                *e = None;
-                true
-            }
-            None => false,
-        }
+        release(&mut self.pbv, i)
     }
 
     /// The `VNI_ALLOWED` entry for `vni` among the first `n`: the one that holds it already (shared),
@@ -92,33 +76,44 @@ impl EngineBook {
 
     /// Takes a reference on `VNI_ALLOWED` entry `i` for `vni`.
     pub fn vni_take(&mut self, i: u8, vni: u16) {
-        let i = usize::from(i);
-        if self.vnis.len() <= i {
-            self.vnis.resize(i + 1, None);
-        }
-        let e = &mut self.vnis[i];
-        *e = Some((vni, e.map_or(0, |(_, r)| r) + 1));
+        take(&mut self.vnis, i, vni);
     }
 
     /// Drops a reference on `VNI_ALLOWED` entry `i`; true if the entry became free.
     pub fn vni_release(&mut self, i: u8) -> bool {
-        let Some(e) = self.vnis.get_mut(usize::from(i)) else { return false };
-        match e {
-            Some((_, r)) if *r > 1 => {
-                *r -= 1;
-                false
-            }
-            Some(_) => {
-                *e = None;
-                true
-            }
-            None => false,
-        }
+        release(&mut self.vnis, i)
     }
 
     /// PBV entries in use.
     pub fn pbv_used(&self) -> usize {
         self.pbv.iter().filter(|e| e.is_some()).count()
+    }
+}
+
+/// Takes a reference on entry `i` of a reference-counted table (the PBV and `VNI_ALLOWED` tables), which
+/// then holds `value`.
+fn take<T: Copy>(table: &mut Vec<Option<(T, u32)>>, i: u8, value: T) {
+    let i = usize::from(i);
+    if table.len() <= i {
+        table.resize(i + 1, None);
+    }
+    let e = &mut table[i];
+    *e = Some((value, e.map_or(0, |(_, r)| r) + 1));
+}
+
+/// Drops a reference on entry `i` of a reference-counted table; true if the entry became free.
+fn release<T>(table: &mut [Option<(T, u32)>], i: u8) -> bool {
+    let Some(e) = table.get_mut(usize::from(i)) else { return false };
+    match e {
+        Some((_, r)) if *r > 1 => {
+            *r -= 1;
+            false
+        }
+        Some(_) => {
+            *e = None;
+            true
+        }
+        None => false,
     }
 }
 
