@@ -12,8 +12,10 @@
 #![warn(missing_docs)]
 
 pub mod blocks;
+pub mod build_info;
 pub mod checker;
 pub mod hdl;
+pub mod regress;
 pub mod replay;
 pub mod stimulus;
 pub mod targets;
