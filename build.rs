@@ -71,6 +71,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
 
     let verilator = Verilator::find();
+    // Reports and JUnit files name the Verilator the models were built with (verif/build_info.rs).
+    println!("cargo:rustc-env=INSWITCH_VERILATOR_VERSION={}", verilator.version);
     let lib_dir = out.join("lib");
     fs::create_dir_all(&lib_dir).expect("create OUT_DIR/lib");
 

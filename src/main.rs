@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use inswitch::checker::RunConfig;
-use inswitch::{hdl, targets};
+use inswitch::hdl;
+
+mod cosim_cmd;
 
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
@@ -25,29 +26,11 @@ enum Command {
     /// compared on every cycle, plus an independent scoreboard. Exit status 0 when everything matched; on
     /// the first mismatch: a report (seed, cycle, port, both values in hex, last transactions), a waveform
     /// of the failing window, the command that reproduces it, and exit status 1.
-    Cosim {
-        /// Block to run, or `all`.
-        #[arg(long, default_value = "all", value_parser = block_names())]
-        block: String,
-        /// Only the targets of this data width (bits), for blocks built at several widths.
-        #[arg(long)]
-        width: Option<u32>,
-        /// First stimulus seed.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Number of seeds, from --seed upwards.
-        #[arg(long, default_value_t = 4)]
-        seeds: u64,
-        /// Cycles per target and seed.
-        #[arg(long, default_value_t = 1_000_000)]
-        cycles: u64,
-        /// Where failure waveforms (FST) are written.
-        #[arg(long, default_value = "cosim-out")]
-        wave_dir: PathBuf,
-        /// No progress bar.
-        #[arg(long)]
-        quiet: bool,
-    },
+    ///
+    /// CI options: --jobs N (parallel), --keep-going, --shard K/N, --junit FILE, --json, --seeds-file,
+    /// --time-budget (soak). Exit status 0 all matched, 1 a mismatch or scoreboard failure, 2 a usage or
+    /// build error (docs/verification.md §Regression at scale).
+    Cosim(cosim_cmd::CosimArgs),
     /// Decode frames and print every field (like `tshark -V`), from hex on the command line or a pcap
     /// file; optionally write the frames to a pcap file.
     Decode {
@@ -136,17 +119,9 @@ enum Command {
     MsgHeader,
 }
 
-fn block_names() -> clap::builder::PossibleValuesParser {
-    let mut names = vec!["all"];
-    names.extend(targets::blocks());
-    clap::builder::PossibleValuesParser::new(names)
-}
-
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Cosim { block, width, seed, seeds, cycles, wave_dir, quiet } => {
-            cosim(&block, width, seed, seeds, cycles, wave_dir, quiet)
-        }
+        Command::Cosim(args) => cosim_cmd::run(args),
         Command::Decode { kind, pcap, json, write_pcap, hex } => decode(kind.as_deref(), pcap, json, write_pcap, &hex),
         Command::Reduce { op, mode, batch, operands } => reduce(op.as_deref(), &mode, batch, &operands),
         Command::Sim { scenario, hop_latency_ns, json, pcap, pcap_links, plot, no_skip, quiet } => {
@@ -159,59 +134,6 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
-}
-
-fn cosim(block: &str, width: Option<u32>, seed: u64, seeds: u64, cycles: u64, wave_dir: PathBuf, quiet: bool) -> ExitCode {
-    let selected = targets::select(block, width);
-    if selected.is_empty() {
-        eprintln!("no cosim target for block {block} at width {width:?}");
-        return ExitCode::FAILURE;
-    }
-    let total = selected.len() as u64 * seeds * cycles;
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} cycles ({per_sec}) {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut rows = Vec::new();
-    let start = Instant::now();
-    for t in &selected {
-        for s in seed..seed + seeds {
-            bar.set_message(format!("{} seed {s}", t.name));
-            let cfg = RunConfig { seed: s, cycles, wave_dir: wave_dir.clone() };
-            let t0 = Instant::now();
-            match t.run(&cfg, &mut |n| bar.inc(n)) {
-                Ok(outcome) => rows.push((t.name, s, outcome, t0.elapsed())),
-                Err(report) => {
-                    bar.abandon();
-                    eprintln!("{report}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-    }
-    bar.finish_and_clear();
-    println!("{:<20} {:>6} {:>10} {:>12}  events", "target", "seed", "cycles", "cycles/s");
-    let mut all_cycles = 0;
-    for (name, s, o, dt) in &rows {
-        all_cycles += o.cycles;
-        let events: Vec<String> = o.counters.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        println!("{:<20} {:>6} {:>10} {:>12.0}  {}", name, s, o.cycles, o.cycles as f64 / dt.as_secs_f64(), events.join(" "));
-    }
-    // Functional coverage: every counter of every run, four to a line.
-    for (name, s, o, _) in &rows {
-        println!("coverage {name} seed {s}:");
-        for chunk in o.counters.chunks(4) {
-            let cells: Vec<String> = chunk.iter().map(|(k, v)| format!("{k:<28} {v:>9}")).collect();
-            println!("  {}", cells.join("  "));
-        }
-    }
-    println!(
-        "cosim: matched {all_cycles} cycles, {} targets x {seeds} seeds, 0 mismatches ({:.1} s)",
-        selected.len(),
-        start.elapsed().as_secs_f64()
-    );
-    ExitCode::SUCCESS
 }
 
 fn decode(kind: Option<&str>, pcap: Option<PathBuf>, json: bool, write_pcap: Option<PathBuf>, hex: &[String]) -> ExitCode {

@@ -112,6 +112,12 @@ pub enum Failure {
         /// What is wrong.
         message: String,
     },
+    /// The bench could not be built (no such model, parameters the model refuses, ports that do not
+    /// bind): nothing was compared. `inswitch cosim` exits 2 for it, not 1.
+    Setup {
+        /// Why.
+        message: String,
+    },
 }
 
 impl Failure {
@@ -120,6 +126,19 @@ impl Failure {
         match self {
             Failure::Mismatch(m) => m.cycle,
             Failure::Scoreboard { cycle, .. } => *cycle,
+            Failure::Setup { .. } => 0,
+        }
+    }
+
+    /// One line saying what failed where (JUnit's `message` attribute).
+    pub fn summary(&self) -> String {
+        match self {
+            Failure::Mismatch(m) => format!("first mismatch at cycle {} on port {}: model {} rtl {}", m.cycle, m.port, m.model, m.rtl),
+            Failure::Scoreboard { cycle, message } => {
+                let first = message.lines().next().unwrap_or_default();
+                format!("scoreboard failure at cycle {cycle}: {first}")
+            }
+            Failure::Setup { message } => format!("could not build the bench: {message}"),
         }
     }
 }
@@ -174,6 +193,7 @@ impl fmt::Display for FailureReport {
             Failure::Scoreboard { cycle, message } => {
                 writeln!(f, "  scoreboard failure at cycle {cycle} (model and RTL agree): {message}")?;
             }
+            Failure::Setup { message } => writeln!(f, "  could not build the bench: {message}")?,
         }
         writeln!(f, "  last transactions:")?;
         for t in &self.recent {
@@ -184,6 +204,7 @@ impl fmt::Display for FailureReport {
             (None, Some(e)) => writeln!(f, "  no waveform: {e}")?,
             (None, None) => {}
         }
+        writeln!(f, "  built from: git {}, {}", crate::build_info::git_revision(), crate::build_info::verilator_version())?;
         write!(f, "  reproduce: {}", self.reproduce)
     }
 }
@@ -309,7 +330,7 @@ where
         Box::new(FailureReport {
             target: target.to_string(),
             seed: cfg.seed,
-            failure: Failure::Scoreboard { cycle: 0, message: format!("could not build the bench: {e}") },
+            failure: Failure::Setup { message: e.to_string() },
             recent: Vec::new(),
             waveform: None,
             waveform_error: None,

@@ -12,10 +12,12 @@
 #![warn(missing_docs)]
 
 pub mod blocks;
+pub mod build_info;
 pub mod checker;
 pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;
+pub mod regress;
 pub mod replay;
 pub mod stimulus;
 pub mod targets;
