@@ -14,7 +14,9 @@
 pub mod blocks;
 pub mod checker;
 pub mod hdl;
+pub mod mutation;
 pub mod replay;
+pub mod sources;
 pub mod stimulus;
 pub mod targets;
 pub mod verilated;
