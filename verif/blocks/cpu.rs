@@ -1258,10 +1258,11 @@ impl Reference {
         if d.portals {
             let mut acc = self.result(&d).expect("a completed Portals round accepted something");
             if d.count > d.wait {
-                acc.rt_rc = acc.rt_rc.merge(Rc::CONTR_OVERFLOW);
+                // By the literal priority of 002 (97) (crate::sources), not the model's merge.
+                acc.rt_rc = Rc(crate::sources::higher(acc.rt_rc.0, crate::sources::rc::CONTR_OVERFLOW));
                 self.cov.bump("contr_overflow");
             }
-            if acc.rt_rc == Rc::OP_MISMATCH {
+            if acc.rt_rc.0 == crate::sources::rc::OP_MISMATCH {
                 self.cov.bump("results_op_mismatch");
             }
             self.ratchet(k, 3);
