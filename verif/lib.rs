@@ -18,7 +18,9 @@ pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;
 pub mod regress;
+pub mod mutation;
 pub mod replay;
+pub mod sources;
 pub mod stimulus;
 pub mod targets;
 pub mod verilated;

@@ -627,6 +627,10 @@ pub struct Reference {
     events: VecDeque<(u8, bool, u16)>,
     outs: VecDeque<Expected>,
     cov: Coverage,
+    /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
+    last_reset: u64,
+    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle.
+    pulse_due: Option<u64>,
 }
 
 fn bit(v: u128, i: usize) -> bool {
@@ -651,7 +655,21 @@ impl Reference {
             events: VecDeque::new(),
             outs: VecDeque::new(),
             cov: Coverage::default(),
+            last_reset: 0,
+            pulse_due: None,
         }
+    }
+
+    /// docs/cpu.md §4 "Exact expiry", computed from the tick length and the cycles since the reset,
+    /// not from the model: ticks come at cycles `R + n * TICK_CYCLES` (n >= 1, R the last reset); a
+    /// timer of `load` ticks running from cycle `from` expires on the `max(load, 1)`-th tick at or after
+    /// `from` (002 (80): timeouts are counts of ticks); the returned cycle, one after that tick, is the
+    /// first on which the expiry is pending (`s_msg_ready` low). The idle sequencer takes it on that
+    /// cycle and reports it on `stat_*` two cycles later.
+    fn expiry_pending(&self, from: u64, load: u32) -> u64 {
+        let tick = u64::from(self.p.tick_cycles);
+        let first = from.saturating_sub(self.last_reset).div_ceil(tick).max(1);
+        self.last_reset + (first + u64::from(load.max(1)) - 1) * tick + 1
     }
 
     fn reset(&mut self) {
@@ -1228,10 +1246,11 @@ impl Reference {
         if d.portals {
             let mut acc = self.result(&d).expect("a completed Portals round accepted something");
             if d.count > d.wait {
-                acc.rt_rc = acc.rt_rc.merge(Rc::CONTR_OVERFLOW);
+                // By the literal priority of 002 (97) (crate::sources), not the model's merge.
+                acc.rt_rc = Rc(crate::sources::higher(acc.rt_rc.0, crate::sources::rc::CONTR_OVERFLOW));
                 self.cov.bump("contr_overflow");
             }
-            if acc.rt_rc == Rc::OP_MISMATCH {
+            if acc.rt_rc.0 == crate::sources::rc::OP_MISMATCH {
                 self.cov.bump("results_op_mismatch");
             }
             self.ratchet(k, 3);
@@ -1295,17 +1314,17 @@ impl Reference {
 
     /// The CPU reported a timer expiry (`observed`) of a context at `cycle`: check it, predict it.
     fn expiry(&mut self, cycle: u64, portals: bool, key: u16, observed: u8) -> Result<(), String> {
-        let tick = u64::from(self.p.tick_cycles);
+        let tick = self.p.tick_cycles;
         let k = self
             .find_live(portals, key)
             .ok_or_else(|| format!("{} reported for context {key:#06x} (portals {portals}), which is not live", event::name(observed)))?;
         let d = self.live[k].clone();
         match d.run_from {
             Some(from) => {
-                let earliest = from + u64::from(d.load.max(1) - 1) * tick + 3;
+                let earliest = self.expiry_pending(from, d.load) + 2;
                 if cycle < earliest {
                     return Err(format!(
-                        "context {key:#06x} expired at cycle {cycle}, before its timeout allows ({} ticks from cycle {from}: not before {earliest})",
+                        "context {key:#06x} expired at cycle {cycle}, before its timeout allows ({} ticks of {tick} cycles from cycle {from}: not before {earliest})",
                         d.load
                     ));
                 }
@@ -1395,6 +1414,24 @@ impl Reference {
             ));
         }
         Ok(())
+    }
+
+    /// The exact timer checks of one cycle (see [`CpuMonitor`]'s observe, step 2b).
+    fn exact_timers(&mut self, cycle: u64, ready: bool, offered: bool) -> Option<String> {
+        for d in &self.live {
+            let Some(from) = d.run_from else { continue };
+            let pending = self.expiry_pending(from, d.load);
+            if ready && cycle >= pending {
+                return Some(format!(
+                    "context {:#06x} (portals {}): its timer of {} ticks from cycle {from} expired on the tick before cycle {pending} (docs/cpu.md §4), but the CPU is still ready for messages at cycle {cycle}: the expiry is late",
+                    d.key, d.portals, d.load
+                ));
+            }
+            if ready && !offered && cycle + 1 == pending && self.pulse_due.is_none() {
+                self.pulse_due = Some(pending + 2);
+            }
+        }
+        None
     }
 
     /// Every running timer must have expired by its deadline plus the time the sequencer may need to
@@ -1527,6 +1564,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
     fn observe(&mut self, cycle: u64, i: &CpuIn, o: &CpuOut) -> Result<(), String> {
         if i.rst {
             self.rf.reset();
+            self.rf.last_reset = cycle;
             self.rf.cov.bump("resets");
             self.held = None;
             return Ok(());
@@ -1555,6 +1593,21 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                 }
                 None if expiry => self.rf.expiry(cycle, o.stat_family, o.stat_ctx, o.stat_event)?,
                 None => return Err(format!("event {name} ctx {:#06x} with no message to explain it", o.stat_ctx)),
+            }
+        }
+        // 1b. An expiry due on this cycle (the sequencer was idle when the timer expired) was reported.
+        if let Some(due) = self.rf.pulse_due {
+            let reported = o.stat_valid
+                && matches!(
+                    o.stat_event,
+                    event::TIMEOUT_PARTIAL | event::TIMEOUT_EMPTY | event::TIMEOUT_MASTER | event::RETRY | event::RETRY_EXHAUSTED
+                );
+            if cycle >= due {
+                self.rf.pulse_due = None;
+                if !reported {
+                    return Err(format!("a timer expired while the sequencer was idle, but no expiry was reported at cycle {due}: the expiry is late"));
+                }
+                self.rf.cov.bump("timeouts_exact");
             }
         }
         // 2. Outgoing messages: compared when they appear, held until taken.
@@ -1593,6 +1646,12 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             }
         } else if self.held.is_some() {
             return Err("m_msg_valid fell before the message was taken".to_string());
+        }
+        // 2b. Exact timers (docs/cpu.md §4 "Exact expiry"): from the cycle a running timer's expiry is
+        // pending, the CPU may not be ready (an expiry blocks new messages); if the sequencer is seen
+        // idle the cycle before, it takes the expiry at once and reports it two cycles later.
+        if let Some(e) = self.rf.exact_timers(cycle, o.s_msg_ready, i.s_msg_valid) {
+            return Err(e);
         }
         // 3. An accepted message.
         if i.s_msg_valid && o.s_msg_ready {

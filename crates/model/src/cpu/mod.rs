@@ -353,6 +353,31 @@ pub struct Cpu {
     stat_ctx: u16,
     tick_cnt: u32,
     ru: ReduceUnit,
+    timer_rule: TimerRule,
+}
+
+/// The timer's count rule as data (docs/cpu.md §4, 002 (80)): on a tick, a running timer holding
+/// `expire_at` ticks or fewer expires, a larger one counts down by one. With [`TIMER_RULE`]
+/// (`expire_at` = 1) a timer loaded with T ticks expires on its `max(T, 1)`-th tick. A test builds
+/// [`Cpu::with_timer_rule`] on a perturbed copy (`expire_at` = 0: one tick late) to see its checks object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TimerRule {
+    /// The timer value at or below which a tick expires the timer.
+    pub expire_at: u32,
+}
+
+/// The seed's rule: a T-tick timeout expires on the T-th tick (0 counts as 1).
+pub const TIMER_RULE: TimerRule = TimerRule { expire_at: 1 };
+
+impl TimerRule {
+    /// Ticks a running timer holding `t` takes to expire.
+    pub fn ticks_to_expire(self, t: u32) -> u64 {
+        if t <= self.expire_at {
+            1
+        } else {
+            u64::from(t - self.expire_at) + 1
+        }
+    }
 }
 
 impl Cpu {
@@ -382,7 +407,14 @@ impl Cpu {
             stat_ctx: 0,
             tick_cnt: 0,
             ru: ReduceUnit::new(),
+            timer_rule: TIMER_RULE,
         })
+    }
+
+    /// A CPU whose timers follow `rule` instead of [`TIMER_RULE`]: for tests that plant a wrong
+    /// reading of the seed and check that the independent checks object.
+    pub fn with_timer_rule(p: CpuParams, rule: TimerRule) -> Result<Cpu, ParamError> {
+        Ok(Cpu { timer_rule: rule, ..Cpu::new(p)? })
     }
 
     /// The instance parameters.
@@ -426,7 +458,8 @@ impl Cpu {
     pub fn cycles_to_expiry(&self) -> Option<u64> {
         let tick = u64::from(self.p.tick_cycles);
         let first = tick - u64::from(self.tick_cnt);
-        self.d.iter().filter(|d| d.timer_runs()).map(|d| first + (u64::from(d.timer.max(1)) - 1) * tick).min()
+        let rule = self.timer_rule;
+        self.d.iter().filter(|d| d.timer_runs()).map(|d| first + (rule.ticks_to_expire(d.timer) - 1) * tick).min()
     }
 
     /// What `n` cycles do to the timer prescaler and the running timers when nothing else happens (no
@@ -443,7 +476,7 @@ impl Cpu {
             return;
         }
         for d in self.d.iter_mut().filter(|d| d.timer_runs()) {
-            if u64::from(d.timer) <= ticks {
+            if self.timer_rule.ticks_to_expire(d.timer) <= ticks {
                 d.timer = 0;
                 d.expired = true;
             } else {
@@ -454,7 +487,9 @@ impl Cpu {
     }
 
     fn reset(&mut self) {
+        let rule = self.timer_rule;
         *self = Cpu::new(self.p).expect("parameters were valid");
+        self.timer_rule = rule;
     }
 
     fn outputs(&self, s_msg_ready: bool) -> CpuOut {
@@ -1209,7 +1244,7 @@ impl Block for Cpu {
         if tick {
             for d in &mut self.d {
                 if d.timer_runs() {
-                    if d.timer <= 1 {
+                    if d.timer <= self.timer_rule.expire_at {
                         d.timer = 0;
                         d.expired = true;
                     } else {

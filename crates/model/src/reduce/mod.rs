@@ -104,6 +104,34 @@ pub fn mismatch_report(a_sfa: u32, b_sfa: u32) -> u64 {
 /// - An unknown opcode (the same in both) returns `a`'s data with the merged code.
 /// - Otherwise the operator of `docs/reduction.md` §Operator table.
 pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
+    combine_with(&Tables::SEED, mode, a, b)
+}
+
+/// The truth tables [`combine`] reads, as data: the seed's (`Tables::SEED`) in the product; a test can
+/// build [`combine_with`] or [`unit::ReduceUnit::with_tables`] on a perturbed copy and check that its
+/// independent checks object (docs/verification.md §Independent checks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tables {
+    /// FLT_SUM opcode bits 1:0 -> rounding mode ([`opcode::FLT_SUM_ROUNDING`]).
+    pub flt_sum_rounding: [Rounding; 4],
+    /// Result-code priority, indexed by code ([`rc::PRIORITY`]).
+    pub rc_priority: [u8; 16],
+}
+
+impl Tables {
+    /// The tables of the seeds and libfabric.
+    pub const SEED: Tables = Tables { flt_sum_rounding: opcode::FLT_SUM_ROUNDING, rc_priority: rc::PRIORITY };
+}
+
+impl Default for Tables {
+    fn default() -> Tables {
+        Tables::SEED
+    }
+}
+
+/// [`combine`] reading the truth tables `t`.
+pub fn combine_with(t: &Tables, mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
+    let prio = &t.rc_priority;
     if a.rt_rc == Rc::OP_MISMATCH {
         return *a;
     }
@@ -114,7 +142,7 @@ pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
     let mut out = Contribution {
         rt_op: a.rt_op & op_bits,
         rt_data: a.rt_data,
-        rt_rc: a.rt_rc.merge(b.rt_rc),
+        rt_rc: a.rt_rc.merge_by(prio, b.rt_rc),
         rt_repsum_m: a.rt_repsum_m,
         rt_repsum_oflow_id: a.rt_repsum_oflow_id & 3,
         sfa: a.sfa,
@@ -193,7 +221,8 @@ pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
                 }
             }
         }
-        Opcode::FltSum { rounding, ftz } => {
+        Opcode::FltSum { ftz, .. } => {
+            let rounding = t.flt_sum_rounding[usize::from(a.rt_op & 3)];
             for i in 0..LANES {
                 let (r, f) = float::f64_add(x[i], y[i], rounding, ftz);
                 out.rt_data[i] = r;
@@ -206,11 +235,11 @@ pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
                 } else {
                     Rc::SUCCESS
                 };
-                raised = raised.merge(rc);
+                raised = raised.merge_by(prio, rc);
             }
         }
         Opcode::FltRepsum => {
-            let (r, rc) = repsum::combine(&a.repsum(), a.rt_rc, &b.repsum(), b.rt_rc);
+            let (r, rc) = repsum::combine_with(prio, &a.repsum(), a.rt_rc, &b.repsum(), b.rt_rc);
             out.rt_data = r.t.map(|v| v as u64);
             out.rt_repsum_m = r.m;
             out.rt_repsum_oflow_id = r.oflow_id;
@@ -218,7 +247,7 @@ pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
         }
         Opcode::Unknown(_) => {}
     }
-    out.rt_rc = out.rt_rc.merge(raised);
+    out.rt_rc = out.rt_rc.merge_by(prio, raised);
     out
 }
 

@@ -27,9 +27,20 @@ impl Rounding {
 
     /// The mode from its two-bit field.
     pub fn from_bits(bits: u8) -> Rounding {
-        Rounding::ALL[usize::from(bits & 3)]
+        FLT_SUM_ROUNDING[usize::from(bits & 3)]
+    }
+
+    /// The two-bit field of the mode in `table` (a copy of [`FLT_SUM_ROUNDING`]).
+    pub fn bits_in(self, table: &[Rounding; 4]) -> u8 {
+        table.iter().position(|&r| r == self).unwrap_or(0) as u8
     }
 }
+
+/// FLT_SUM opcode bits 1:0 -> rounding mode (002 (88), FIG. 9; libfabric `flt_op_to_opcode`:
+/// FE_TONEAREST -> RND0, FE_UPWARD -> RND1, FE_DOWNWARD -> RND2, FE_TOWARDZERO -> RND3). Data, so a test
+/// can perturb a copy (`Tables`, `combine_with`) and see its checks fail.
+pub const FLT_SUM_ROUNDING: [Rounding; 4] =
+    [Rounding::NearestEven, Rounding::TowardPositive, Rounding::TowardNegative, Rounding::TowardZero];
 
 /// A reduction opcode. Undefined 6-bit values are kept as [`Opcode::Unknown`] so they round trip.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -163,7 +174,7 @@ impl Opcode {
             Opcode::FltMinNum => 0x24,
             Opcode::FltMaxNum => 0x25,
             Opcode::FltMinMaxNumLoc => 0x26,
-            Opcode::FltSum { rounding, ftz } => FLT_SUM_BASE | (u8::from(ftz) << 2) | rounding as u8,
+            Opcode::FltSum { rounding, ftz } => FLT_SUM_BASE | (u8::from(ftz) << 2) | rounding.bits_in(&FLT_SUM_ROUNDING),
             Opcode::FltRepsum => 0x30,
             Opcode::Unknown(raw) => raw,
         }

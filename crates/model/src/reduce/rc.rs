@@ -7,6 +7,12 @@ use core::fmt;
 /// Width of the `rt_rc` field.
 pub const RC_BITS: u32 = 4;
 
+/// The priority of each 4-bit code, indexed by the code: a merge keeps the code with the larger entry.
+/// 002 (97): "Result codes are defined in priority order ... the largest is retained"; libfabric keeps
+/// the numerically larger code (`SET_RED_RC`, `prov/cxi/src/cxip_coll.c`), so the priority of a code
+/// is its value. Data, so a test can perturb a copy (`Tables`, `combine_with`) and see its checks fail.
+pub const PRIORITY: [u8; 1 << RC_BITS] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
 /// A result code. Kept as its raw 4-bit value so undefined codes (2, 12-15) round trip and still order
 /// by priority.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,7 +45,18 @@ impl Rc {
     /// Keeps the higher-priority of two codes (002 (97)).
     #[must_use]
     pub fn merge(self, other: Rc) -> Rc {
-        self.max(other)
+        self.merge_by(&PRIORITY, other)
+    }
+
+    /// Keeps the code of higher priority in `priority` (a copy of [`PRIORITY`]); `self` on a tie.
+    #[must_use]
+    pub fn merge_by(self, priority: &[u8; 1 << RC_BITS], other: Rc) -> Rc {
+        let p = |c: Rc| priority[usize::from(c.0 & 0xf)];
+        if p(other) > p(self) {
+            other
+        } else {
+            self
+        }
     }
 
     /// libfabric's name, without the `CXIP_COLL_RC_` prefix.

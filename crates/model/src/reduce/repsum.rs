@@ -178,13 +178,18 @@ pub fn is_special(m: i8) -> bool {
 /// NaN > +Inf > -Inf > numbers by `m`; +Inf with -Inf gives NaN and `FLT_INVALID`; special results have
 /// zero bins and `oflow_id` 0.
 pub fn combine(a: &Repsum, a_rc: Rc, b: &Repsum, b_rc: Rc) -> (Repsum, Rc) {
+    combine_with(&super::rc::PRIORITY, a, a_rc, b, b_rc)
+}
+
+/// [`combine`] with the result-code priority table `prio` (a copy of [`super::rc::PRIORITY`]).
+pub fn combine_with(prio: &[u8; 16], a: &Repsum, a_rc: Rc, b: &Repsum, b_rc: Rc) -> (Repsum, Rc) {
     let (x, x_rc, y, y_rc) = if b.m > a.m { (b, b_rc, a, a_rc) } else { (a, a_rc, b, b_rc) };
     if is_special(x.m) {
         let mut m = x.m;
-        let mut rc = a_rc.merge(b_rc);
+        let mut rc = a_rc.merge_by(prio, b_rc);
         if x.m == M_POS_INF && y.m == M_NEG_INF {
             m = M_NAN;
-            rc = rc.merge(Rc::FLT_INVALID);
+            rc = rc.merge_by(prio, Rc::FLT_INVALID);
         }
         return (Repsum { t: [0; BINS], m, oflow_id: 0 }, rc);
     }
@@ -193,17 +198,17 @@ pub fn combine(a: &Repsum, a_rc: Rc, b: &Repsum, b_rc: Rc) -> (Repsum, Rc) {
     let mut oflow: Option<u8> = (x_rc == Rc::INT_OVERFLOW).then_some(x.oflow_id);
     if y_rc == Rc::INT_OVERFLOW {
         if usize::from(y.oflow_id) >= d {
-            rc = rc.merge(Rc::INT_OVERFLOW);
+            rc = rc.merge_by(prio, Rc::INT_OVERFLOW);
             let id = y.oflow_id - d as u8;
             oflow = Some(oflow.map_or(id, |o| o.max(id)));
         } else {
-            rc = rc.merge(Rc::REP_INEXACT);
+            rc = rc.merge_by(prio, Rc::REP_INEXACT);
         }
     } else {
-        rc = rc.merge(y_rc);
+        rc = rc.merge_by(prio, y_rc);
     }
     if y.t.iter().take(d.min(BINS)).any(|&v| v != 0) {
-        rc = rc.merge(Rc::REP_INEXACT);
+        rc = rc.merge_by(prio, Rc::REP_INEXACT);
     }
     let mut t = x.t;
     for (i, slot) in t.iter_mut().enumerate() {
@@ -211,7 +216,7 @@ pub fn combine(a: &Repsum, a_rc: Rc, b: &Repsum, b_rc: Rc) -> (Repsum, Rc) {
             let (s, ovf) = slot.overflowing_add(yv);
             *slot = s;
             if ovf {
-                rc = rc.merge(Rc::INT_OVERFLOW);
+                rc = rc.merge_by(prio, Rc::INT_OVERFLOW);
                 oflow = Some(oflow.map_or(i as u8, |o| o.max(i as u8)));
             }
         }

@@ -9,7 +9,7 @@
 //! ```
 //! When `out_valid` is 0 every `out_*` port is 0; `rst` clears the whole pipeline.
 
-use super::{combine, Contribution, Mode, Rc, LANES};
+use super::{combine_with, Contribution, Mode, Rc, Tables, LANES};
 use crate::signal::{Block, Wide};
 
 /// Rising edges from sampling an operand pair to the result on the `out_*` registers: `step` number
@@ -142,12 +142,20 @@ impl ReduceUnitOut {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReduceUnit {
     stages: [ReduceUnitOut; LATENCY],
+    /// The truth tables of the arithmetic ([`Tables::SEED`] but in mutation tests).
+    tables: Tables,
 }
 
 impl ReduceUnit {
     /// A unit just out of reset.
     pub fn new() -> ReduceUnit {
         ReduceUnit::default()
+    }
+
+    /// A unit reading the truth tables `tables` instead of the seed's: for tests that plant a wrong
+    /// reading of the seed and check that the independent checks object.
+    pub fn with_tables(tables: Tables) -> ReduceUnit {
+        ReduceUnit { tables, ..ReduceUnit::default() }
     }
 }
 
@@ -163,7 +171,7 @@ impl Block for ReduceUnit {
         }
         let first = if inputs.in_valid {
             let (a, b) = inputs.contributions();
-            ReduceUnitOut::from_result(&combine(Mode::from_bit(inputs.cfg_mode), &a, &b))
+            ReduceUnitOut::from_result(&combine_with(&self.tables, Mode::from_bit(inputs.cfg_mode), &a, &b))
         } else {
             ReduceUnitOut::default()
         };

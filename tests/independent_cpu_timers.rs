@@ -1,0 +1,186 @@
+//! Issue 22 §2: exact timers. A Portals reduction armed with a timeout of T ticks, for T in {0, 1, 2, 3,
+//! max}, the arm accepted at every phase of the tick counter, must report its expiry on exactly the cycle
+//! of the rule of docs/cpu.md §4 ("Exact expiry"), computed here from that rule alone:
+//!
+//! - ticks come at cycles `R + n * TICK_CYCLES`, n >= 1, R the last reset cycle;
+//! - the timer of an arm accepted at cycle A counts the ticks from cycle A + 3 on;
+//! - it expires on its max(T, 1)-th tick (002 (80): timeouts are counts of ticks);
+//! - the idle sequencer reports it on `stat_*` (TIMEOUT_EMPTY, nothing accumulated) 3 cycles after that
+//!   tick.
+//!
+//! Run on the Verilated RTL (`TICK_CYCLES` = 16) and on the model; T = max (2^24 - 1 ticks) on the model
+//! built with `TICK_CYCLES` = 2 (the smallest: 33.5 M cycles per phase). Then the CPU scoreboard's exact
+//! timer checks: it accepts the seed's rule and objects to a timer one tick late or one tick early (the
+//! timer rule perturbed in a copy, `Cpu::with_timer_rule`), and the directed test objects too.
+
+use inswitch::blocks::cpu::{self, CpuMonitor, CpuRtl, CpuStimulus};
+use inswitch::mutation::{scoreboard_complaint, AsRtl};
+use inswitch_model::cpu::{event, Cpu, CpuIn, CpuOut, CpuParams, TimerRule, TIMER_RULE};
+use inswitch_model::message::{CollectiveMsg, Family, Kind};
+use inswitch_model::Block;
+
+/// Register words of docs/cpu.md §5 (written out, not taken from the model's register map).
+const TIMEOUT0: u16 = 0x080;
+const STATIC0_WORD0: u16 = 0x100;
+const STATIC0_WORD1: u16 = 0x101;
+const VALID: u32 = 1 << 31;
+const FAMILY_PORTALS: u32 = 1 << 16;
+/// The tree key of the one context.
+const KEY: u16 = 0x0123;
+/// The largest timeout: 24-bit (002 (80)).
+const T_MAX: u32 = (1 << 24) - 1;
+
+/// The documented cycle of the expiry report of an arm accepted at `accepted` with `t` ticks, after a
+/// reset at cycle `reset`, with `tick` cycles per tick (docs/cpu.md §4 "Exact expiry").
+fn documented_report(reset: u64, accepted: u64, t: u32, tick: u64) -> u64 {
+    let from = accepted + 3;
+    let first = (from - reset).div_ceil(tick).max(1);
+    let expiring_tick = reset + (first + u64::from(t.max(1)) - 1) * tick;
+    expiring_tick + 3
+}
+
+/// Resets `dut` at cycle 0, configures one Portals subservient context with TIMEOUT[0] = `t`, offers an
+/// arm so that it is accepted at the first cycle of phase `phase` (cycles since the reset, modulo
+/// `tick`) after the configuration, and returns (acceptance cycle, cycle of the expiry report).
+fn arm_and_wait<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, phase: u64) -> Result<(u64, u64), String> {
+    let mut cycle = 0u64;
+    dut.step(&CpuIn { rst: true, ..CpuIn::default() });
+    let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+    for (a, d) in [(TIMEOUT0, t), (STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
+        cycle += 1;
+        dut.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..idle });
+    }
+    let arm = CollectiveMsg {
+        kind: Kind::ARM,
+        family: Family::Portals,
+        ctx: KEY,
+        dst: 0x00C0_0000 | u32::from(KEY) << 3,
+        src: 0xAB00_0123,
+        vni: 0x77,
+        cookie: 0x1234_5678,
+        seqno: 5,
+        resno: 4,
+        op: 0x14,
+        ..CollectiveMsg::default()
+    };
+    // Idle up to the wanted phase (at least a few cycles after the configuration).
+    loop {
+        cycle += 1;
+        if cycle >= 8 && cycle % tick == phase {
+            break;
+        }
+        dut.step(&idle);
+    }
+    let mut offer = idle;
+    offer.set_msg(&arm);
+    let o = dut.step(&offer);
+    if !o.s_msg_ready {
+        return Err(format!("the idle CPU did not take the arm at cycle {cycle}"));
+    }
+    let accepted = cycle;
+    let limit = accepted + (u64::from(t.max(1)) + 2) * tick + 64;
+    while cycle < limit {
+        cycle += 1;
+        let o = dut.step(&idle);
+        if o.stat_valid && matches!(o.stat_event, event::TIMEOUT_EMPTY | event::TIMEOUT_PARTIAL) {
+            return Ok((accepted, cycle));
+        }
+    }
+    Err(format!("no expiry reported by cycle {limit} (arm accepted at {accepted}, T = {t})"))
+}
+
+/// Every phase of the tick counter, every T of `ts`: the report on the documented cycle.
+fn check_exact<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u64, ts: &[u32]) -> Result<usize, String> {
+    let mut n = 0;
+    for &t in ts {
+        for phase in 0..tick {
+            let mut dut = make();
+            let (accepted, got) = arm_and_wait(&mut dut, tick, t, phase)?;
+            let want = documented_report(0, accepted, t, tick);
+            if got != want {
+                return Err(format!(
+                    "T = {t} ticks of {tick} cycles, arm accepted at cycle {accepted} (phase {phase}): expiry reported at cycle {got}, docs/cpu.md §4 says {want} ({})",
+                    if got > want { "late" } else { "early" }
+                ));
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+#[test]
+fn rtl_timers_expire_on_the_documented_cycle_at_every_phase() {
+    let p = cpu::params_of("cpu").unwrap();
+    let tick = u64::from(p.tick_cycles);
+    let n = check_exact(&|| CpuRtl::new("cpu").expect("the cpu model is built"), tick, &[0, 1, 2, 3]).unwrap();
+    assert_eq!(n, 4 * p.tick_cycles as usize);
+}
+
+#[test]
+fn model_timers_expire_on_the_documented_cycle_at_every_phase() {
+    let p = cpu::params_of("cpu").unwrap();
+    let n = check_exact(&|| Cpu::new(p).unwrap(), u64::from(p.tick_cycles), &[0, 1, 2, 3]).unwrap();
+    assert_eq!(n, 4 * p.tick_cycles as usize);
+}
+
+#[test]
+fn the_longest_timeout_expires_on_the_documented_cycle() {
+    let p = CpuParams { tick_cycles: 2, ..CpuParams::default() };
+    let n = check_exact(&|| Cpu::new(p).unwrap(), 2, &[T_MAX]).unwrap();
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn a_timer_one_tick_late_or_early_fails_the_directed_test() {
+    let p = cpu::params_of("cpu").unwrap();
+    let tick = u64::from(p.tick_cycles);
+    let late = TimerRule { expire_at: TIMER_RULE.expire_at - 1 };
+    let e = check_exact(&|| Cpu::with_timer_rule(p, late).unwrap(), tick, &[1, 2, 3]).expect_err("one tick late");
+    assert!(e.contains("late"), "{e}");
+    let early = TimerRule { expire_at: TIMER_RULE.expire_at + 1 };
+    let e = check_exact(&|| Cpu::with_timer_rule(p, early).unwrap(), tick, &[2, 3]).expect_err("one tick early");
+    assert!(e.contains("early"), "{e}");
+}
+
+/// The scoreboard's complaint about a CPU with timer rule `rule` standing in for model and RTL.
+fn scoreboard_on(rule: TimerRule, name: &str) -> Result<String, String> {
+    let p = cpu::params_of("cpu").unwrap();
+    let make = |seed: u64| {
+        Ok((Cpu::with_timer_rule(p, rule).unwrap(), AsRtl(Cpu::with_timer_rule(p, rule).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+    };
+    scoreboard_complaint(name, &make, 11, 300_000)
+}
+
+#[test]
+fn the_cpu_scoreboard_accepts_the_seeds_timer_rule() {
+    let e = scoreboard_on(TIMER_RULE, "cpu_seed_timer").expect_err("the seed's rule must pass");
+    assert!(e.contains("accepted 300000 cycles"), "{e}");
+}
+
+#[test]
+fn the_cpu_scoreboard_rejects_a_timer_one_tick_late() {
+    let msg = scoreboard_on(TimerRule { expire_at: TIMER_RULE.expire_at - 1 }, "cpu_late_timer").unwrap();
+    eprintln!("{msg}");
+    assert!(msg.contains("late"), "{msg}");
+}
+
+#[test]
+fn the_cpu_scoreboard_rejects_a_timer_one_tick_early() {
+    let msg = scoreboard_on(TimerRule { expire_at: TIMER_RULE.expire_at + 1 }, "cpu_early_timer").unwrap();
+    eprintln!("{msg}");
+    assert!(msg.contains("before its timeout allows"), "{msg}");
+}
+
+#[test]
+fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
+    let cfg = inswitch::checker::RunConfig {
+        seed: 0x22,
+        cycles: 300_000,
+        wave_dir: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("independent-cpu"),
+    };
+    let outcome = cpu::run("cpu", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
+    let exact = outcome.counter("timeouts_exact");
+    eprintln!("expiries checked to the cycle: {exact}, checked not early: {}", outcome.counter("timeouts_checked"));
+    assert!(exact >= 20, "only {exact} expiries met an idle sequencer");
+}
