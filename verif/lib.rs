@@ -17,8 +17,8 @@ pub mod checker;
 pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;
-pub mod regress;
 pub mod mutation;
+pub mod regress;
 pub mod replay;
 pub mod sources;
 pub mod stimulus;
