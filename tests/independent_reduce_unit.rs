@@ -211,7 +211,8 @@ fn the_scoreboard_rejects_each_kind_of_wrong_output() {
     fn op_is(o: &ReduceUnitOut, ops: &[u8]) -> bool {
         o.out_valid && ops.contains(&o.out_rt_op) && o.out_rt_rc != 8
     }
-    let cases: [(&str, fn(&ReduceUnitIn, &mut ReduceUnitOut), &str); 11] = [
+    type F = fn(&ReduceUnitIn, &mut ReduceUnitOut);
+    let cases: [(&str, F, &str); 11] = [
         ("rt_op", |_, o| if o.out_valid { o.out_rt_op ^= 1 }, "out_rt_op"),
         ("mismatch_report", |_, o| if o.out_valid && o.out_rt_rc == 8 { o.out_rt_data.0[0] ^= 1 << 40 }, "ismatch"),
         ("barrier", |_, o| if op_is(o, &[0x00]) { o.out_rt_data.0[2] = 1 }, "rt_data"),

@@ -3,7 +3,7 @@
 //! independent scoreboard can object. [`scoreboard_complaint`] runs such a bench and returns what the
 //! scoreboard said.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use inswitch_model::Block;
 
@@ -49,12 +49,15 @@ impl<B: Block, F: FnMut(&B::In, &mut B::Out)> Block for Mutant<B, F> {
     }
 }
 
+/// Builds a bench for a seed whose "RTL" is the model type itself.
+pub type MakeBench<'a, M, S, Mon> = &'a dyn Fn(u64) -> Result<Bench<M, AsRtl<M>, S, Mon>, HarnessError>;
+
 /// Runs `cycles` cycles of seed `seed` on the bench `make` builds, expecting the scoreboard to object;
 /// returns its message. `Err` if the run passed or failed some other way (a lockstep mismatch means the
 /// two sides were not the same mutant).
 pub fn scoreboard_complaint<M, S, Mon>(
     name: &str,
-    make: &dyn Fn(u64) -> Result<Bench<M, AsRtl<M>, S, Mon>, HarnessError>,
+    make: MakeBench<'_, M, S, Mon>,
     seed: u64,
     cycles: u64,
 ) -> Result<String, String>
@@ -64,7 +67,7 @@ where
     Mon: Monitor<M::In, M::Out>,
 {
     let dir = std::env::temp_dir().join(format!("inswitch-mutation-{name}"));
-    let cfg = RunConfig { seed, cycles, wave_dir: PathBuf::from(dir) };
+    let cfg = RunConfig { seed, cycles, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("mutation test {name}: seed {seed}, {cycles} cycles");
     match checker::run_target(name, &reproduce, make, &cfg, &mut |_| {}) {
         Ok(o) => Err(format!("{name}: the scoreboard accepted {} cycles of the planted deviation", o.cycles)),

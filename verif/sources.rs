@@ -259,3 +259,23 @@ pub fn flt_sum(a: u64, b: u64, fe: Fe, ftz: bool) -> (u64, u8) {
     }
     (r, if inexact { rc::FLT_INEXACT } else { rc::SUCCESS })
 }
+
+/// The literal tables above in the form the model's arithmetic takes them
+/// (`inswitch_model::reduce::combine_with`): a scoreboard that folds contributions with the model's
+/// arithmetic (checked on its own against SoftFloat and libfabric's rules) still decodes the FLT_SUM
+/// rounding modes and merges result codes by the sources, not by the model's tables.
+pub fn tables_for_the_arithmetic() -> inswitch_model::reduce::Tables {
+    use inswitch_model::reduce::Rounding;
+    let mut rounding = [Rounding::NearestEven; 4];
+    for (raw, o) in OPCODES {
+        if let Op::FltSum(fe, _) = o {
+            rounding[usize::from(raw & 3)] = match fe {
+                Fe::ToNearest => Rounding::NearestEven,
+                Fe::Upward => Rounding::TowardPositive,
+                Fe::Downward => Rounding::TowardNegative,
+                Fe::TowardZero => Rounding::TowardZero,
+            };
+        }
+    }
+    inswitch_model::reduce::Tables { flt_sum_rounding: rounding, rc_priority: RC_PRIORITY }
+}

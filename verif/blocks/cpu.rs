@@ -16,12 +16,15 @@
 //!
 //! Scoreboard: [`Reference`], a transaction-level statement of docs/cpu.md written independently of the
 //! cycle model. For every accepted message it predicts the event(s) on `stat_*` and every outgoing
-//! message, field by field, in order; results are `reduce_all` of exactly the contributions it accepted
-//! (never an incremental accumulator). Timer expiries are the one thing it cannot place in time: when
-//! `stat_*` reports one, it checks the context is one whose timer runs, that it fired no earlier than
-//! its timeout allows (exactly: `(T-1)` ticks after the timer started), and predicts the outcome; and
-//! every cycle it checks that no running timer is overdue ("every armed context is freed after its
-//! timeout").
+//! message, field by field, in order; results are the fold (the model's arithmetic on the literal tables
+//! of `crate::sources`) of exactly the contributions it accepted
+//! (never an incremental accumulator). Timers (docs/cpu.md §4 "Exact expiry"): the reference computes
+//! each running timer's expiry cycle from its load, the cycle it started and the tick counter (ticks
+//! every `TICK_CYCLES` from the last reset), not from the model; an expiry reported one cycle before the
+//! sequencer could take it fails, a CPU still ready for messages on or after the expiry cycle fails (the
+//! expiry is late), an expiry that met an idle sequencer must be reported exactly two cycles later; when
+//! `stat_*` reports one it predicts the outcome; and every cycle it checks that no running timer is
+//! overdue beyond the time a busy sequencer may take ("every armed context is freed after its timeout").
 
 use std::collections::VecDeque;
 
@@ -32,7 +35,7 @@ use inswitch_model::cpu::{
 };
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use inswitch_model::reduce::stimulus::random_pair;
-use inswitch_model::reduce::{reduce_all, Contribution, Mode, Opcode, Rc};
+use inswitch_model::reduce::{combine_with, Contribution, Mode, Opcode, Rc};
 use rand::RngExt;
 
 use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
@@ -751,10 +754,13 @@ impl Reference {
         self.outs.push_back(Expected { msg, starts_timer: None });
     }
 
-    /// The accumulated result of a descriptor: `reduce_all` of its initial value and what it accepted.
+    /// The accumulated result of a descriptor: the fold of its initial value and what it accepted.
     fn result(&self, d: &RDesc) -> Option<Contribution> {
         let items: Vec<Contribution> = d.init.iter().copied().chain(d.accepted.iter().copied()).collect();
-        reduce_all(self.mode(), &items)
+        // The model's arithmetic, on the sources' rounding and priority tables (crate::sources).
+        let t = crate::sources::tables_for_the_arithmetic();
+        let (first, rest) = items.split_first()?;
+        Some(rest.iter().fold(*first, |acc, c| combine_with(&t, self.mode(), &acc, c)))
     }
 
     fn tlp_init(&self, s: &RStatic) -> Contribution {

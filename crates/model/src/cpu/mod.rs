@@ -16,7 +16,7 @@ pub mod context;
 
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
-use crate::reduce::{Contribution, Mode, Rc};
+use crate::reduce::{Contribution, Mode, Rc, Tables};
 use crate::signal::Block;
 
 use config::Config;
@@ -417,6 +417,11 @@ impl Cpu {
         Ok(Cpu { timer_rule: rule, ..Cpu::new(p)? })
     }
 
+    /// A CPU whose reduction unit reads the truth tables `t` instead of [`Tables::SEED`] (same purpose).
+    pub fn with_reduce_tables(p: CpuParams, t: Tables) -> Result<Cpu, ParamError> {
+        Ok(Cpu { ru: ReduceUnit::with_tables(t), ..Cpu::new(p)? })
+    }
+
     /// The instance parameters.
     pub fn params(&self) -> &CpuParams {
         &self.p
@@ -488,8 +493,10 @@ impl Cpu {
 
     fn reset(&mut self) {
         let rule = self.timer_rule;
+        let tables = self.ru.tables();
         *self = Cpu::new(self.p).expect("parameters were valid");
         self.timer_rule = rule;
+        self.ru = ReduceUnit::with_tables(tables);
     }
 
     fn outputs(&self, s_msg_ready: bool) -> CpuOut {
@@ -1035,7 +1042,7 @@ impl Cpu {
         let dd = &mut self.d[di];
         dd.state = dd.state.next();
         if dd.portals && dd.count > dd.wait {
-            dd.acc.rt_rc = dd.acc.rt_rc.merge(Rc::CONTR_OVERFLOW);
+            dd.acc.rt_rc = dd.acc.rt_rc.merge_by(&self.ru.tables().rc_priority, Rc::CONTR_OVERFLOW);
         }
         let d = *dd;
         self.em_mask = 0;

@@ -157,6 +157,11 @@ impl ReduceUnit {
     pub fn with_tables(tables: Tables) -> ReduceUnit {
         ReduceUnit { tables, ..ReduceUnit::default() }
     }
+
+    /// The truth tables this unit reads.
+    pub fn tables(&self) -> Tables {
+        self.tables
+    }
 }
 
 impl Block for ReduceUnit {

@@ -207,7 +207,10 @@ pub const PATHS: [Path; 4] = [Path::Integer, Path::FltSum, Path::FltMinMax, Path
 
 /// Operands (a, b, opcode) on `path` whose combine raises exactly `code` itself (from arithmetic, not
 /// from the inputs' codes); `None` if the path cannot raise it.
-fn raising(path: Path, code: u8) -> Option<(u8, [u64; 4], [u64; 4], i8, i8)> {
+/// Operands that raise a code: (opcode, a data, b data, a repsum M, b repsum M).
+type Raising = (u8, [u64; 4], [u64; 4], i8, i8);
+
+fn raising(path: Path, code: u8) -> Option<Raising> {
     let (op, a, b) = benign(path);
     Some(match (path, code) {
         (_, SUCCESS) => (op, a, b, 0, 0),
