@@ -14,9 +14,11 @@
 pub mod blocks;
 pub mod build_info;
 pub mod checker;
+pub mod coverage;
 pub mod hdl;
 pub mod regress;
 pub mod replay;
+pub mod shrink;
 pub mod stimulus;
 pub mod targets;
 pub mod verilated;
@@ -57,6 +59,14 @@ pub enum HarnessError {
         /// The model.
         model: &'static str,
         /// What differs.
+        detail: String,
+    },
+    /// Coverage counts could not be written.
+    #[error("coverage {path}: {detail}")]
+    Coverage {
+        /// The file.
+        path: PathBuf,
+        /// Why.
         detail: String,
     },
     /// A file could not be written.
