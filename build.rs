@@ -61,6 +61,23 @@ const CXX_QUIET: &[&str] = &[
 /// Runtime sources (Verilator 5 always needs verilated_threads.cpp; FST needs zlib).
 const RUNTIME_SOURCES: &[&str] = &["verilated.cpp", "verilated_threads.cpp", "verilated_fst_c.cpp"];
 
+/// The `coverage` feature (issue 13, `inswitch coverage`): models built with `--coverage-line` at
+/// Verilator `-O0` (at -O3 the counts inside large `always @*` blocks read 0 while the frames visibly took
+/// those branches: /work/shared/toolchain.md), `VM_COVERAGE=1` and verilated_cov.cpp in the runtime. Cargo
+/// gives a different feature set its own OUT_DIR, so the fast build is untouched and pays nothing.
+fn coverage_build() -> bool {
+    env::var_os("CARGO_FEATURE_COVERAGE").is_some()
+}
+
+/// Verilator options of this build: [`VERILATOR_FLAGS`], with coverage when [`coverage_build`].
+fn verilator_flags() -> Vec<&'static str> {
+    if coverage_build() {
+        VERILATOR_FLAGS.iter().map(|&f| if f == "-O3" { "-O0" } else { f }).chain(["--coverage-line"]).collect()
+    } else {
+        VERILATOR_FLAGS.to_vec()
+    }
+}
+
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -100,7 +117,7 @@ fn main() {
         println!("cargo:rustc-link-lib=dylib={lib}");
     }
 
-    fs::write(out.join("verilated_models.rs"), rust_table(&generated)).expect("write verilated_models.rs");
+    fs::write(out.join("verilated_models.rs"), rust_table(&generated) + &coverage_table(&generated)).expect("write verilated_models.rs");
 }
 
 /// The Verilator installation.
@@ -145,7 +162,7 @@ impl Verilator {
             b.flag(f);
         }
         for (k, v) in CXX_DEFINES {
-            b.define(k, *v);
+            b.define(k, if *k == "VM_COVERAGE" && coverage_build() { "1" } else { *v });
         }
         b
     }
@@ -170,7 +187,7 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &'static ModelSpec) ->
     fs::create_dir_all(&dir).expect("create model dir");
     let rtl = root.join("rtl");
     let mut cmd = Command::new(&v.bin);
-    cmd.args(VERILATOR_FLAGS)
+    cmd.args(verilator_flags())
         .arg("--top-module")
         .arg(spec.top)
         .arg("--prefix")
@@ -248,7 +265,7 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
     // built from.
     let mut h = DefaultHasher::new();
     v.version.hash(&mut h);
-    (VERILATOR_FLAGS, CXX_FLAGS, CXX_DEFINES).hash(&mut h);
+    (verilator_flags(), CXX_FLAGS, CXX_DEFINES, coverage_build()).hash(&mut h);
     unit.hash(&mut h);
     for s in &sources {
         fs::read(g.dir.join(s)).expect("read generated source").hash(&mut h);
@@ -277,7 +294,7 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
 
 fn build_runtime(v: &Verilator, lib_dir: &Path) {
     let mut h = DefaultHasher::new();
-    (&v.version, CXX_FLAGS, CXX_DEFINES, RUNTIME_SOURCES).hash(&mut h);
+    (&v.version, CXX_FLAGS, CXX_DEFINES, RUNTIME_SOURCES, coverage_build()).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = lib_dir.join("libverilated_rt.a");
     let stamp_path = lib_dir.join("verilated_rt.stamp");
@@ -287,6 +304,9 @@ fn build_runtime(v: &Verilator, lib_dir: &Path) {
     let mut b = v.cc();
     for s in RUNTIME_SOURCES {
         b.file(v.include.join(s));
+    }
+    if coverage_build() {
+        b.file(v.include.join("verilated_cov.cpp"));
     }
     b.out_dir(lib_dir.join("obj_rt")).compile("verilated_rt");
     fs::rename(lib_dir.join("obj_rt/libverilated_rt.a"), &lib).expect("move runtime lib");
@@ -322,6 +342,21 @@ fn rust_table(models: &[Generated]) -> String {
             params.join(", ")
         )
         .unwrap();
+    }
+    s.push_str("];\n");
+    s
+}
+
+/// Emits `COVERAGE_WRITERS`: each model's `<prefix>_coverage_write` (verif/verilated.rs), which writes
+/// the model's coverage counts in a coverage build and returns -1 otherwise.
+fn coverage_table(models: &[Generated]) -> String {
+    let mut s = format!("\n/// This build counts RTL line coverage (the `coverage` feature).\npub const COVERAGE_BUILD: bool = {};\n", coverage_build());
+    for g in models {
+        writeln!(s, "extern \"C\" {{\n    fn V{}_coverage_write(h: *mut c_void, path: *const c_char) -> c_int;\n}}", g.spec.name).unwrap();
+    }
+    s.push_str("/// Each model's coverage writer, by model name.\npub static COVERAGE_WRITERS: &[(&str, CoverageWriteFn)] = &[\n");
+    for g in models {
+        writeln!(s, "    ({:?}, V{}_coverage_write),", g.spec.name, g.spec.name).unwrap();
     }
     s.push_str("];\n");
     s

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::regress::{self, JobResult, PoolConfig, RunInfo, Shard, Source};
-use inswitch::targets;
 
 /// Exit statuses (docs/verification.md §Regression at scale).
 const EXIT_USAGE: u8 = 2;
@@ -17,7 +16,7 @@ const EXIT_USAGE: u8 = 2;
 /// Options of `inswitch cosim`.
 #[derive(Args, Debug)]
 pub struct CosimArgs {
-    /// Block to run, or `all`.
+    /// Block to run, a single target (e.g. `output_queue_w64`), or `all`.
     #[arg(long, default_value = "all", value_parser = block_names())]
     pub block: String,
     /// Only the targets of this data width (bits), for blocks built at several widths.
@@ -60,15 +59,21 @@ pub struct CosimArgs {
     /// let the running jobs finish. Replaces --seeds.
     #[arg(long, value_name = "SECONDS", conflicts_with_all = ["seeds_file"])]
     pub time_budget: Option<f64>,
+    /// Do not shrink a mismatch's input trace (shrinking replays the failing run many times, up to
+    /// ~4·10^7 cycles, and writes `<target>-seed<seed>-cycle<cycle>.trace.json` beside the waveform).
+    #[arg(long)]
+    pub no_shrink: bool,
+    /// Replay a (shrunk) input trace written by a failing run instead of running seeds: model and RTL
+    /// compared on every cycle of the trace (no scoreboard), a waveform on mismatch.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
 }
 
 fn block_names() -> clap::builder::PossibleValuesParser {
-    let mut names = vec!["all"];
-    names.extend(targets::blocks());
-    clap::builder::PossibleValuesParser::new(names)
+    clap::builder::PossibleValuesParser::new(regress::block_choices())
 }
 
 /// A seed nobody chose: the soak's starting point when `--seed` is not given (printed, so a soak is
@@ -85,9 +90,35 @@ fn usage(what: String) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
+/// `inswitch cosim --replay FILE`.
+fn replay(path: &std::path::Path, wave_dir: PathBuf) -> ExitCode {
+    let (name, seed) = match inswitch::shrink::trace_target(path) {
+        Ok(t) => t,
+        Err(e) => return usage(format!("--replay: {e}")),
+    };
+    let Some(target) = inswitch::targets::TARGETS.iter().find(|t| t.name == name) else {
+        return usage(format!("--replay {}: no target named {name}", path.display()));
+    };
+    let options = inswitch::checker::RunOptions { shrink: false, replay: Some(path.to_path_buf()) };
+    let cfg = inswitch::checker::RunConfig { seed, cycles: 0, wave_dir };
+    match inswitch::checker::with_options(options, || target.run(&cfg, &mut |_| {})) {
+        Ok(o) => {
+            println!("cosim --replay: {name}: matched {} replayed cycles, 0 mismatches", o.cycles);
+            ExitCode::SUCCESS
+        }
+        Err(report) => {
+            eprintln!("{report}");
+            ExitCode::from(if matches!(report.failure, inswitch::checker::Failure::Setup { .. }) { EXIT_USAGE } else { 1 })
+        }
+    }
+}
+
 /// Runs `inswitch cosim`.
 pub fn run(a: CosimArgs) -> ExitCode {
-    let selected = targets::select(&a.block, a.width);
+    if let Some(path) = &a.replay {
+        return replay(path, a.wave_dir.clone());
+    }
+    let selected = regress::select(&a.block, a.width);
     if selected.is_empty() {
         return usage(format!("no cosim target for block {} at width {:?}", a.block, a.width));
     }
@@ -138,7 +169,7 @@ pub fn run(a: CosimArgs) -> ExitCode {
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} cycles ({per_sec}) {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let cfg = PoolConfig { threads, keep_going: a.keep_going, cycles: a.cycles, wave_dir: a.wave_dir.clone() };
+    let cfg = PoolConfig { threads, keep_going: a.keep_going, cycles: a.cycles, wave_dir: a.wave_dir.clone(), coverage_dir: None, shrink: !a.no_shrink };
     let started = Instant::now();
     let done = |r: &JobResult| {
         if let Err(report) = &r.result {

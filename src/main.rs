@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::hdl;
 
 mod cosim_cmd;
+mod coverage_cmd;
 
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
@@ -31,6 +32,11 @@ enum Command {
     /// --time-budget (soak). Exit status 0 all matched, 1 a mismatch or scoreboard failure, 2 a usage or
     /// build error (docs/verification.md §Regression at scale).
     Cosim(cosim_cmd::CosimArgs),
+    /// RTL line coverage of the cosim stimulus: runs targets x seeds with coverage-counting models (a
+    /// binary built with `--features coverage`), merges the counts (verilator_coverage), writes
+    /// OUT/coverage.info (lcov) and OUT/html (genhtml), prints line coverage per module; --floors FILE
+    /// fails below per-module minimums.
+    Coverage(coverage_cmd::CoverageArgs),
     /// Decode frames and print every field (like `tshark -V`), from hex on the command line or a pcap
     /// file; optionally write the frames to a pcap file.
     Decode {
@@ -122,6 +128,7 @@ enum Command {
 fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Cosim(args) => cosim_cmd::run(args),
+        Command::Coverage(args) => coverage_cmd::run(args),
         Command::Decode { kind, pcap, json, write_pcap, hex } => decode(kind.as_deref(), pcap, json, write_pcap, &hex),
         Command::Reduce { op, mode, batch, operands } => reduce(op.as_deref(), &mode, batch, &operands),
         Command::Sim { scenario, hop_latency_ns, json, pcap, pcap_links, plot, no_skip, quiet } => {

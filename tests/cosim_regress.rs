@@ -141,3 +141,20 @@ fn usage_errors_exit_2() {
         assert!(!err.is_empty(), "{args:?} says why");
     }
 }
+
+/// `inswitch coverage` needs the coverage build; the default build says so and exits 2 (a coverage
+/// build writes lcov with the module's line coverage instead).
+#[test]
+fn coverage_needs_the_coverage_build() {
+    let out = tmp("coverage");
+    let (code, stdout, err) = inswitch(&["coverage", "--block", "output_queue_w64", "--seeds", "1", "--cycles", "50000", "--out", out.to_str().unwrap()]);
+    if inswitch::verilated::COVERAGE_BUILD {
+        assert_eq!(code, 0, "{stdout}{err}");
+        let info = std::fs::read_to_string(out.join("coverage.info")).expect("lcov written");
+        assert!(info.contains("SF:") && info.contains("output_queue.v"), "{info}");
+        assert!(stdout.lines().any(|l| l.starts_with("output_queue ") && l.contains('%')), "{stdout}");
+    } else {
+        assert_eq!(code, 2, "{stdout}{err}");
+        assert!(err.contains("--features coverage"), "{err}");
+    }
+}

@@ -176,6 +176,9 @@ pub struct FailureReport {
     pub waveform_error: Option<String>,
     /// The command that reruns exactly this failure.
     pub reproduce: String,
+    /// The shrunk input trace of a mismatch and its failing cycle, when shrinking was on
+    /// ([`RunOptions::shrink`]); or why shrinking failed.
+    pub shrunk: Option<Result<(PathBuf, u64), String>>,
 }
 
 impl fmt::Display for FailureReport {
@@ -203,6 +206,17 @@ impl fmt::Display for FailureReport {
             (Some(p), _) => writeln!(f, "  waveform of the failing window: {}", p.display())?,
             (None, Some(e)) => writeln!(f, "  no waveform: {e}")?,
             (None, None) => {}
+        }
+        match &self.shrunk {
+            Some(Ok((path, cycle))) => writeln!(
+                f,
+                "  shrunk input trace: fails at cycle {cycle} (was {}): {}\n  replay it: cargo run --release -- cosim --replay {}",
+                self.failure.cycle(),
+                path.display(),
+                path.display()
+            )?,
+            Some(Err(e)) => writeln!(f, "  not shrunk: {e}")?,
+            None => {}
         }
         writeln!(f, "  built from: git {}, {}", crate::build_info::git_revision(), crate::build_info::verilator_version())?;
         write!(f, "  reproduce: {}", self.reproduce)
@@ -311,9 +325,115 @@ pub struct RunConfig {
 /// A fresh (model, RTL, stimulus, monitor) for one seed.
 pub type Bench<M, R, S, Mon> = (M, R, S, Mon);
 
+/// Switches of the runs on this thread that the target's run function does not carry (it is shared by
+/// every target and test): set by `inswitch cosim` on each worker thread ([`with_options`]).
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// On a mismatch, delta-debug the input trace and write the minimal one ([`crate::shrink`]).
+    pub shrink: bool,
+    /// Replay this trace file instead of running the seeded stimulus (`inswitch cosim --replay`).
+    pub replay: Option<PathBuf>,
+}
+
+thread_local! {
+    static OPTIONS: std::cell::RefCell<RunOptions> = std::cell::RefCell::new(RunOptions::default());
+}
+
+/// Runs `f` with `options` in force for the runs on this thread.
+pub fn with_options<T>(options: RunOptions, f: impl FnOnce() -> T) -> T {
+    let before = OPTIONS.with(|o| o.replace(options));
+    let out = f();
+    OPTIONS.with(|o| *o.borrow_mut() = before);
+    out
+}
+
+fn options() -> RunOptions {
+    OPTIONS.with(|o| o.borrow().clone())
+}
+
+/// A monitor that checks nothing: a replayed trace is compared port by port only (its cut inputs need
+/// not make transactions a scoreboard would accept).
+struct CompareOnly;
+
+impl<I, O> Monitor<I, O> for CompareOnly {
+    fn observe(&mut self, _: u64, _: &I, _: &O) -> Result<(), String> {
+        Ok(())
+    }
+    fn recent(&self) -> Vec<Transaction> {
+        Vec::new()
+    }
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}
+
+/// Records the failing run's inputs up to the failing cycle, shrinks them and writes the trace next to
+/// the waveforms.
+fn shrink_failure<M, R, S, Mon>(
+    target: &str,
+    make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
+    cfg: &RunConfig,
+    cycle: u64,
+    port: &'static str,
+) -> Result<(PathBuf, u64), String>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+{
+    let (m, _, s, _) = make(cfg.seed).map_err(|e| e.to_string())?;
+    let inputs = crate::replay::record(m, s, cycle as usize + 1);
+    let fresh = || make(cfg.seed).map(|(m, r, _, _)| (m, r));
+    let shrunk = crate::shrink::shrink(&fresh, inputs, port).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&cfg.wave_dir).map_err(|e| format!("{}: {e}", cfg.wave_dir.display()))?;
+    let path = cfg.wave_dir.join(format!("{target}-seed{}-cycle{cycle}.trace.json", cfg.seed));
+    crate::shrink::write_trace(&path, target, cfg.seed, port, cycle, &shrunk.inputs).map_err(|e| e.to_string())?;
+    Ok((path, shrunk.cycle))
+}
+
 /// Runs one target: lockstep for `cfg.cycles`; on failure, builds a fresh bench for the same seed and
-/// reruns it with a waveform of the [`WAVEFORM_WINDOW`] cycles before the failure.
+/// reruns it with a waveform of the [`WAVEFORM_WINDOW`] cycles before the failure (and, with
+/// [`RunOptions::shrink`], shrinks a mismatch's input trace). With [`RunOptions::replay`] the trace file
+/// replaces the seeded stimulus and the scoreboard.
 pub fn run_target<M, R, S, Mon>(
+    target: &str,
+    reproduce: &dyn Fn(u64, u64) -> String,
+    make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
+    cfg: &RunConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Outcome, Box<FailureReport>>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
+    let Some(path) = options().replay else {
+        return run_bench(target, reproduce, make, cfg, progress);
+    };
+    let inputs = match crate::shrink::read_trace::<M::In>(&path) {
+        Ok(i) => i,
+        Err(message) => {
+            return Err(Box::new(FailureReport {
+                target: target.to_string(),
+                seed: cfg.seed,
+                failure: Failure::Setup { message },
+                recent: Vec::new(),
+                waveform: None,
+                waveform_error: None,
+                reproduce: format!("cargo run --release -- cosim --replay {}", path.display()),
+                shrunk: None,
+            }))
+        }
+    };
+    let replay_cfg = RunConfig { cycles: inputs.len() as u64, ..cfg.clone() };
+    let again = format!("cargo run --release -- cosim --replay {}", path.display());
+    let replay_make = |seed: u64| make(seed).map(|(m, r, _, _)| (m, r, crate::shrink::Replay::new(inputs.clone()), CompareOnly));
+    // A replay is not shrunk again and does not replay itself.
+    with_options(RunOptions::default(), || run_bench(target, &|_, _| again.clone(), &replay_make, &replay_cfg, progress))
+}
+
+fn run_bench<M, R, S, Mon>(
     target: &str,
     reproduce: &dyn Fn(u64, u64) -> String,
     make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
@@ -335,6 +455,7 @@ where
             waveform: None,
             waveform_error: None,
             reproduce: reproduce(cfg.seed, cfg.cycles),
+            shrunk: None,
         })
     };
     let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(setup_failure)?;
@@ -357,6 +478,11 @@ where
                 other => Err(format!("the rerun did not reproduce the failure ({other:?}): is the stimulus deterministic?")),
             }
         });
+    let options = options();
+    let shrunk = match &failure {
+        Failure::Mismatch(mm) if options.shrink => Some(shrink_failure(target, make, cfg, cycle, mm.port)),
+        _ => None,
+    };
     let (waveform, waveform_error) = match waveform {
         Ok(p) if p.exists() => (Some(p), None),
         Ok(p) => (None, Some(format!("{} was not written", p.display()))),
@@ -370,6 +496,7 @@ where
         waveform,
         waveform_error,
         reproduce: reproduce(cfg.seed, cycle + 1),
+        shrunk,
     }))
 }
 

@@ -14,12 +14,14 @@
 pub mod blocks;
 pub mod build_info;
 pub mod checker;
+pub mod coverage;
 pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;
 pub mod mutation;
 pub mod regress;
 pub mod replay;
+pub mod shrink;
 pub mod sources;
 pub mod stimulus;
 pub mod targets;
@@ -61,6 +63,14 @@ pub enum HarnessError {
         /// The model.
         model: &'static str,
         /// What differs.
+        detail: String,
+    },
+    /// Coverage counts could not be written.
+    #[error("coverage {path}: {detail}")]
+    Coverage {
+        /// The file.
+        path: PathBuf,
+        /// Why.
         detail: String,
     },
     /// A file could not be written.

@@ -58,6 +58,28 @@ pub struct Job {
     pub seed: u64,
 }
 
+/// The targets of `--block`: a block name or `all` ([`crate::targets::select`]), or one target by its
+/// name (`output_queue_w64`).
+pub fn select(block_or_target: &str, width: Option<u32>) -> Vec<&'static Target> {
+    let by_block = crate::targets::select(block_or_target, width);
+    if !by_block.is_empty() {
+        return by_block;
+    }
+    crate::targets::TARGETS.iter().filter(|t| t.name == block_or_target && width.is_none_or(|w| t.width == Some(w))).collect()
+}
+
+/// `all`, the block names and the target names: what `--block` accepts.
+pub fn block_choices() -> Vec<&'static str> {
+    let mut names = vec!["all"];
+    names.extend(crate::targets::blocks());
+    for t in crate::targets::TARGETS {
+        if !names.contains(&t.name) {
+            names.push(t.name);
+        }
+    }
+    names
+}
+
 /// The canonical job list: target-major (every seed of the first target, then the next target), the
 /// order in which `--shard` counts positions.
 pub fn jobs(targets: &[&'static Target], seeds: &[u64]) -> Vec<Job> {
@@ -146,6 +168,11 @@ pub struct PoolConfig {
     pub cycles: u64,
     /// Failure waveforms go here.
     pub wave_dir: PathBuf,
+    /// Each Verilated model writes its coverage counts here when dropped (`inswitch coverage`, a
+    /// coverage build).
+    pub coverage_dir: Option<PathBuf>,
+    /// Shrink every mismatch's input trace ([`crate::checker::RunOptions::shrink`]).
+    pub shrink: bool,
 }
 
 /// Runs the jobs on `cfg.threads` worker threads. `progress` gets cycles done (from any thread), `done`
@@ -175,12 +202,14 @@ pub fn run(source: &Source, cfg: &PoolConfig, progress: &(dyn Fn(u64) + Sync), d
     std::thread::scope(|scope| {
         for _ in 0..cfg.threads.max(1) {
             scope.spawn(|| {
+                crate::verilated::collect_coverage_into(cfg.coverage_dir.clone());
                 while !stop.load(Ordering::Relaxed) {
                     let position = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = job_at(position) else { break };
                     let run_cfg = RunConfig { seed: job.seed, cycles: cfg.cycles, wave_dir: cfg.wave_dir.clone() };
                     let t0 = Instant::now();
-                    let result = job.target.run(&run_cfg, &mut |n| progress(n));
+                    let options = crate::checker::RunOptions { shrink: cfg.shrink, replay: None };
+                    let result = crate::checker::with_options(options, || job.target.run(&run_cfg, &mut |n| progress(n)));
                     let r = JobResult { position, target: job.target.name, seed: job.seed, result, elapsed: t0.elapsed() };
                     if r.result.is_err() && !cfg.keep_going {
                         stop.store(true, Ordering::Relaxed);

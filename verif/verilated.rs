@@ -47,7 +47,28 @@ pub struct ModelInfo {
     abi: ModelAbi,
 }
 
+/// A model's coverage writer (`<prefix>_coverage_write` in the shim): 0 when written, -1 in a build
+/// without coverage.
+pub type CoverageWriteFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
+
 include!(concat!(env!("OUT_DIR"), "/verilated_models.rs"));
+
+thread_local! {
+    /// Where the Verilated models of this thread write their coverage when dropped (`inswitch coverage`).
+    /// Per thread, so that the worker threads of a regression each choose, and set without changing the
+    /// signature every target's run function shares.
+    static COVERAGE_DIR: std::cell::RefCell<Option<std::path::PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Makes every Verilated model dropped later on this thread write its coverage counts into `dir`, one
+/// file per model instance, named `<model>-<process>-<n>.dat` with `n` unique in the process (`None`
+/// stops it). Only a coverage build (the `coverage` feature, [`COVERAGE_BUILD`]) has counts to write.
+pub fn collect_coverage_into(dir: Option<std::path::PathBuf>) {
+    COVERAGE_DIR.with(|d| *d.borrow_mut() = dir);
+}
+
+/// Coverage files written so far in this process, for unique names.
+static COVERAGE_FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Finds a linked model by name.
 pub fn model_info(name: &str) -> Result<&'static ModelInfo, HarnessError> {
@@ -282,8 +303,30 @@ impl<I: Ports, O: Ports> Block for VerilatedDut<I, O> {
     }
 }
 
+impl<I: Ports, O: Ports> VerilatedDut<I, O> {
+    /// Writes this model's coverage counts to `path` (a coverage build only).
+    pub fn write_coverage(&self, path: &Path) -> Result<(), HarnessError> {
+        let fail = |detail: &str| HarnessError::Coverage { path: path.to_path_buf(), detail: detail.to_string() };
+        let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| fail("path contains a NUL byte"))?;
+        let writer = COVERAGE_WRITERS.iter().find(|(n, _)| *n == self.info.name).map(|(_, w)| *w).ok_or_else(|| fail("no coverage writer linked for this model"))?;
+        // SAFETY: handle is live; the shim copies the path.
+        match unsafe { writer(self.handle, c.as_ptr()) } {
+            0 => Ok(()),
+            _ => Err(fail("this binary's models count no coverage: build with `--features coverage`")),
+        }
+    }
+}
+
 impl<I: Ports, O: Ports> Drop for VerilatedDut<I, O> {
     fn drop(&mut self) {
+        if let Some(dir) = COVERAGE_DIR.with(|d| d.borrow().clone()) {
+            let n = COVERAGE_FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = dir.join(format!("{}-{}-{n}.dat", self.info.name, std::process::id()));
+            // A drop cannot return the error: say it, the merge then misses this run.
+            if let Err(e) = self.write_coverage(&path) {
+                eprintln!("coverage: {e}");
+            }
+        }
         // SAFETY: handle came from `new` and is deleted once; the shim closes an open waveform.
         unsafe { (self.info.abi.delete)(self.handle) };
     }

@@ -19,6 +19,9 @@
 
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 extern "C" {
 /// One port of the Verilated model, as handed to Rust.
@@ -71,6 +74,17 @@ struct inswitch_shim_model {
         fst->open(path);
         return fst->isOpen() ? 0 : -1;
     }
+    // Writes this model's coverage counts (its own context's; one file per model instance). A build
+    // without VM_COVERAGE has none: -1.
+    int coverage_write(const char* path) {
+#if VM_COVERAGE
+        context->coveragep()->write(path);
+        return 0;
+#else
+        (void)path;
+        return -1;
+#endif
+    }
     void trace_close() {
         if (fst) {
             fst->close();
@@ -99,4 +113,7 @@ struct inswitch_shim_model {
     extern "C" int PREFIX##_trace_open(void* h, const char* path) {                                    \
         return static_cast<PREFIX##_model*>(h)->trace_open(path);                                      \
     }                                                                                                  \
-    extern "C" void PREFIX##_trace_close(void* h) { static_cast<PREFIX##_model*>(h)->trace_close(); }
+    extern "C" void PREFIX##_trace_close(void* h) { static_cast<PREFIX##_model*>(h)->trace_close(); } \
+    extern "C" int PREFIX##_coverage_write(void* h, const char* path) {                                \
+        return static_cast<PREFIX##_model*>(h)->coverage_write(path);                                  \
+    }
