@@ -1,8 +1,8 @@
 //! `inswitch decode`: every field of a frame, as text (like `tshark -V`) or JSON.
 //!
 //! The CLI wires a clap subcommand to these functions:
-//! [`parse_hex`] for hex input, [`crate::pcap::read_pcap`] for pcap input, then [`render_text`] or
-//! [`render_json`] per frame. A TLP that is a collective vendor-defined message also shows the decoded
+//! [`parse_hex`] for hex input, [`crate::pcap::read_capture`] for pcap / pcapng input, then [`render_text`] or
+//! [`to_json`] (JSON data, [`crate::json`]) per frame. A TLP that is a collective vendor-defined message also shows the decoded
 //! collective message.
 
 use core::fmt::Write as _;

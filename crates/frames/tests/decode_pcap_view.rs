@@ -230,3 +230,31 @@ proptest! {
         prop_assert_eq!(CommonHeader::from_be_bytes(&b), deku);
     }
 }
+
+#[test]
+fn pcapng_round_trip_keeps_interfaces_nanoseconds_and_comments() {
+    use inswitch_frames::pcap::{read_capture, write_pcapng, Interface, NgRecord, LINKTYPE_ETHERNET, LINKTYPE_TLP};
+    let interfaces = vec![
+        Interface { name: "s0.p1 out".into(), description: "switch s0 port 1".into(), linktype: LINKTYPE_TLP },
+        Interface { name: "s0.p1 out (soft portals)".into(), description: "switch s0 port 1".into(), linktype: LINKTYPE_ETHERNET },
+    ];
+    let tlp = decode::parse_hex(TLP_MWR32).unwrap();
+    let sp = decode::parse_hex(SOFT_PORTALS).unwrap();
+    let records = vec![
+        NgRecord { interface: 0, timestamp: Duration::from_nanos(1_234_567), data: tlp.clone(), comment: Some("sent by end node a".into()) },
+        NgRecord { interface: 1, timestamp: Duration::from_nanos(1_234_568), data: sp.clone(), comment: None },
+    ];
+    let bytes = write_pcapng(Vec::new(), &interfaces, &records).unwrap();
+    let frames = read_capture(bytes.as_slice()).unwrap();
+    assert_eq!(frames.len(), 2);
+    assert_eq!((frames[0].interface_name.as_deref(), frames[0].linktype, frames[0].timestamp), (Some("s0.p1 out"), LINKTYPE_TLP, Duration::from_nanos(1_234_567)));
+    assert_eq!(frames[0].comment.as_deref(), Some("sent by end node a"));
+    assert_eq!(frames[0].data, tlp);
+    assert_eq!((frames[1].interface, frames[1].linktype, frames[1].timestamp), (1, LINKTYPE_ETHERNET, Duration::from_nanos(1_234_568)));
+    assert_eq!(frames[1].data, sp);
+    // A record on an undeclared interface is refused, and garbage is an error, not a panic.
+    let bad = vec![NgRecord { interface: 2, timestamp: Duration::ZERO, data: vec![], comment: None }];
+    assert!(write_pcapng(Vec::new(), &interfaces, &bad).is_err());
+    assert!(read_capture(&b"\x0a\x0d\x0d\x0a garbage"[..]).is_err());
+    assert!(read_capture(&b"nonsense"[..]).is_err());
+}
