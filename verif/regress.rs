@@ -72,7 +72,7 @@ pub fn select(block_or_target: &str, width: Option<u32>) -> Vec<&'static Target>
 pub fn block_choices() -> Vec<&'static str> {
     let mut names = vec!["all"];
     names.extend(crate::targets::blocks());
-    for t in crate::targets::TARGETS {
+    for t in crate::targets::TARGETS.iter() {
         if !names.contains(&t.name) {
             names.push(t.name);
         }
