@@ -18,45 +18,8 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// One Verilated model: an RTL top at one parameter set.
-struct ModelSpec {
-    /// Unique name; the C++ prefix is `V<name>` and the cosim targets refer to it.
-    name: &'static str,
-    /// RTL top module (`rtl/<top>.v`).
-    top: &'static str,
-    /// Parameter overrides (`-G<name>=<value>`); parameters not named keep their RTL defaults.
-    params: &'static [(&'static str, &'static str)],
-}
-
-/// Every model the harness can drive. The output queue is built at its default 256-bit data width and
-/// at 64 bits, so that the width parameter is exercised in both the RTL and the model.
-const MODELS: &[ModelSpec] = &[
-    ModelSpec { name: "output_queue_w256", top: "output_queue", params: &[("DATA_WIDTH", "256")] },
-    ModelSpec { name: "output_queue_w64", top: "output_queue", params: &[("DATA_WIDTH", "64")] },
-    // The register slice of the packet-engine top (docs/blocks/axis_register.md) at a payload width that is
-    // not a multiple of 32 (verif/blocks/axis_register.rs COSIM_WIDTH).
-    ModelSpec { name: "axis_register", top: "axis_register", params: &[("WIDTH", "300")] },
-    // The reduction unit has no parameters (docs/reduction.md §RTL).
-    ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
-    // Issue 6: the data-path blocks at their defaults (docs/blocks/*.md).
-    ModelSpec { name: "register_space", top: "register_space", params: &[] },
-    ModelSpec { name: "input_checker_w256", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
-    ModelSpec { name: "input_checker_w64", top: "input_checker", params: &[("DATA_WIDTH", "64")] },
-    ModelSpec { name: "interposer", top: "interposer", params: &[] },
-    ModelSpec { name: "frame_builder_w256", top: "frame_builder", params: &[("DATA_WIDTH", "256")] },
-    ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
-    // Issue 6 point 4: completions for register reads and dropped non-posted requests.
-    ModelSpec { name: "completion_builder", top: "completion_builder", params: &[("DATA_WIDTH", "256")] },
-    // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
-    ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
-    // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,
-    // 16-cycle tick) so that the whole engine simulates at a usable speed.
-    ModelSpec {
-        name: "packet_engine",
-        top: "packet_engine",
-        params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16")],
-    },
-];
+// `ModelSpec` and `MODELS`: the table of Verilated models, shared with the harness (verif/targets.rs).
+include!("verif/model_table.rs");
 
 /// Verilator options for every model (see docs/verification.md §Build).
 const VERILATOR_FLAGS: &[&str] = &[
@@ -104,6 +67,7 @@ fn main() {
     println!("cargo:rerun-if-changed=rtl");
     println!("cargo:rerun-if-changed=verif/shim");
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=verif/model_table.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
 
     let verilator = Verilator::find();

@@ -180,7 +180,7 @@ fn cosim(block: &str, width: Option<u32>, seed: u64, seeds: u64, cycles: u64, wa
             bar.set_message(format!("{} seed {s}", t.name));
             let cfg = RunConfig { seed: s, cycles, wave_dir: wave_dir.clone() };
             let t0 = Instant::now();
-            match (t.run)(&cfg, &mut |n| bar.inc(n)) {
+            match t.run(&cfg, &mut |n| bar.inc(n)) {
                 Ok(outcome) => rows.push((t.name, s, outcome, t0.elapsed())),
                 Err(report) => {
                     bar.abandon();

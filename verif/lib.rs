@@ -14,6 +14,8 @@
 pub mod blocks;
 pub mod checker;
 pub mod hdl;
+/// The table of Verilated models (shared with build.rs).
+pub mod model_table;
 pub mod replay;
 pub mod stimulus;
 pub mod targets;

@@ -1,7 +1,16 @@
 //! Every co-simulation target: a block at one parameter set, with the Verilated model it runs against.
+//!
+//! The targets are the Verilated models of [`crate::model_table::MODELS`] (the table build.rs builds
+//! from); each runs its block's lockstep bench from [`COSIM`]. Parameter names and defaults come from the
+//! block registry ([`inswitch_model::registry`]).
 
-use crate::checker::{FailureReport, Outcome, RunConfig};
+use std::sync::LazyLock;
+
+use inswitch_model::registry;
+
 use crate::blocks;
+use crate::checker::{FailureReport, Outcome, RunConfig};
+use crate::model_table::MODELS;
 
 /// One runnable (block, parameter set).
 pub struct Target {
@@ -11,95 +20,61 @@ pub struct Target {
     pub block: &'static str,
     /// Data width in bits, where the block has one (`--width`).
     pub width: Option<u32>,
-    /// Runs the target.
-    pub run: RunFn,
+    /// The block's cosim bench.
+    pub cosim: BlockRun,
 }
 
-/// How a target runs: the run's configuration and a progress callback (cycles done) in, its outcome or
-/// the first failure out.
-pub type RunFn = fn(&RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>;
+impl Target {
+    /// Runs the target.
+    pub fn run(&self, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+        (self.cosim)(self.name, cfg, progress)
+    }
+}
+
+/// How a target runs: the Verilated model's name, the run's configuration and a progress callback
+/// (cycles done) in, its outcome or the first failure out.
+pub type BlockRun = fn(&str, &RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>;
+
+/// The cosim side of the registry: each block's lockstep bench (stimulus, scoreboard, run).
+pub static COSIM: &[(&str, BlockRun)] = &[
+    ("output_queue", blocks::output_queue::run),
+    ("axis_register", blocks::axis_register::run),
+    ("reduce_unit", blocks::reduce_unit::run),
+    ("register_space", blocks::register_space::run),
+    ("input_checker", blocks::input_checker::run),
+    ("interposer", blocks::interposer::run),
+    ("frame_builder", blocks::frame_builder::run),
+    ("completion_builder", blocks::completion_builder::run),
+    ("cpu", blocks::cpu::run),
+    ("packet_engine", blocks::packet_engine::run),
+];
+
+/// The registry's parameters of Verilated model `model` (its overrides over the RTL defaults).
+pub fn model_params(model: &str) -> Result<registry::ParamSet, crate::HarnessError> {
+    let info = crate::verilated::model_info(model)?;
+    let bad = |detail: String| crate::HarnessError::Params { model: info.name, detail };
+    let spec = registry::block(info.top).map_err(|e| bad(e.to_string()))?;
+    let text: Vec<String> = info.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    spec.params_from_str(&text.join(",")).map_err(|e| bad(e.to_string()))
+}
 
 /// Every target, in the order `inswitch cosim --block all` runs them.
-pub static TARGETS: &[Target] = &[
-    Target {
-        name: "output_queue_w256",
-        block: "output_queue",
-        width: Some(256),
-        run: |cfg, progress| blocks::output_queue::run("output_queue_w256", cfg, progress),
-    },
-    Target {
-        name: "output_queue_w64",
-        block: "output_queue",
-        width: Some(64),
-        run: |cfg, progress| blocks::output_queue::run("output_queue_w64", cfg, progress),
-    },
-    Target {
-        name: "axis_register",
-        block: "axis_register",
-        width: None,
-        run: |cfg, progress| blocks::axis_register::run("axis_register", cfg, progress),
-    },
-    Target {
-        name: "reduce_unit",
-        block: "reduce_unit",
-        width: None,
-        run: |cfg, progress| blocks::reduce_unit::run("reduce_unit", cfg, progress),
-    },
-    Target {
-        name: "register_space",
-        block: "register_space",
-        width: None,
-        run: |cfg, progress| blocks::register_space::run("register_space", cfg, progress),
-    },
-    Target {
-        name: "input_checker_w256",
-        block: "input_checker",
-        width: Some(256),
-        run: |cfg, progress| blocks::input_checker::run("input_checker_w256", cfg, progress),
-    },
-    Target {
-        name: "input_checker_w64",
-        block: "input_checker",
-        width: Some(64),
-        run: |cfg, progress| blocks::input_checker::run("input_checker_w64", cfg, progress),
-    },
-    Target {
-        name: "interposer",
-        block: "interposer",
-        width: Some(256),
-        run: |cfg, progress| blocks::interposer::run("interposer", cfg, progress),
-    },
-    Target {
-        name: "frame_builder_w256",
-        block: "frame_builder",
-        width: Some(256),
-        run: |cfg, progress| blocks::frame_builder::run("frame_builder_w256", cfg, progress),
-    },
-    Target {
-        name: "frame_builder_w64",
-        block: "frame_builder",
-        width: Some(64),
-        run: |cfg, progress| blocks::frame_builder::run("frame_builder_w64", cfg, progress),
-    },
-    Target {
-        name: "completion_builder",
-        block: "completion_builder",
-        width: Some(256),
-        run: |cfg, progress| blocks::completion_builder::run("completion_builder", cfg, progress),
-    },
-    Target { name: "cpu", block: "cpu", width: None, run: |cfg, progress| blocks::cpu::run("cpu", cfg, progress) },
-    Target {
-        name: "packet_engine",
-        block: "packet_engine",
-        width: Some(256),
-        run: |cfg, progress| blocks::packet_engine::run("packet_engine", cfg, progress),
-    },
-];
+pub static TARGETS: LazyLock<Vec<Target>> = LazyLock::new(|| {
+    MODELS
+        .iter()
+        .map(|m| {
+            let cosim = COSIM.iter().find(|(b, _)| *b == m.top).map(|(_, r)| *r);
+            let cosim = cosim.unwrap_or_else(|| panic!("model {}: block {} has no cosim bench in COSIM", m.name, m.top));
+            let width = model_params(m.name).ok().and_then(|p| p.get("DATA_WIDTH")).map(|w| w as u32);
+            Target { name: m.name, block: m.top, width, cosim }
+        })
+        .collect()
+});
 
 /// Block names, without repeats, in target order.
 pub fn blocks() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = Vec::new();
-    for t in TARGETS {
+    for t in TARGETS.iter() {
         if !v.contains(&t.block) {
             v.push(t.block);
         }

@@ -57,6 +57,24 @@ pub fn model_info(name: &str) -> Result<&'static ModelInfo, HarnessError> {
     })
 }
 
+/// Every port of the linked model `name` as Verilator sees it: (name, width, output), in header order.
+pub fn rtl_port_list(name: &str) -> Result<Vec<(String, u32, bool)>, HarnessError> {
+    let info = model_info(name)?;
+    const MAX_PORTS: usize = 1024;
+    let empty = RawPort { name: std::ptr::null(), width: 0, output: 0, data: std::ptr::null_mut() };
+    let mut raw = vec![empty; MAX_PORTS];
+    // SAFETY: the ABI functions come from the shim generated for this model; the shim writes at most
+    // `cap` entries; the handle is deleted once, after its names (string literals) were copied.
+    let list = unsafe {
+        let handle = (info.abi.new)();
+        let n = (info.abi.ports)(handle, raw.as_mut_ptr(), MAX_PORTS).min(MAX_PORTS);
+        let list = raw[..n].iter().map(|p| (CStr::from_ptr(p.name).to_string_lossy().into_owned(), p.width, p.output != 0)).collect();
+        (info.abi.delete)(handle);
+        list
+    };
+    Ok(list)
+}
+
 /// How Verilator stores a port of a given width.
 #[derive(Clone, Copy)]
 enum Storage {

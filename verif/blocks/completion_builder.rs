@@ -501,15 +501,7 @@ impl Monitor<CompletionBuilderIn, CompletionBuilderOut> for CompletionBuilderMon
 
 /// Parameters of a Verilated completion builder from its build.rs entry.
 pub fn params_of(model: &str) -> Result<CompletionBuilderParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = CompletionBuilderParams::default();
-    for (k, v) in info.params {
-        match *k {
-            "DATA_WIDTH" => p.data_width = v.parse().map_err(|_| HarnessError::Params { model: info.name, detail: format!("{k}={v}") })?,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::completion_builder(&crate::targets::model_params(model)?))
 }
 
 /// Builds a fresh lockstep bench.

@@ -45,19 +45,7 @@ pub type CpuRtl = VerilatedDut<CpuIn, CpuOut>;
 
 /// Parameters of a Verilated model, from its build.rs entry, over the RTL defaults.
 pub fn params_of(model: &str) -> Result<CpuParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = CpuParams::default();
-    for (k, v) in info.params {
-        let bad = || HarnessError::Params { model: info.name, detail: format!("parameter {k}={v} is not a number") };
-        let n: usize = v.parse().map_err(|_| bad())?;
-        match *k {
-            "STATIC_ENTRIES" => p.static_entries = n,
-            "DESCRIPTORS" => p.descriptors = n,
-            "TICK_CYCLES" => p.tick_cycles = n as u32,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::cpu(&crate::targets::model_params(model)?))
 }
 
 /// Cycles of reset at the start of every episode.

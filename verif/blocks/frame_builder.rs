@@ -354,15 +354,7 @@ impl Monitor<FrameBuilderIn, FrameBuilderOut> for FrameBuilderMonitor {
 
 /// Parameters of a Verilated frame builder from its build.rs entry.
 pub fn params_of(model: &str) -> Result<FrameBuilderParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = FrameBuilderParams::default();
-    for (k, v) in info.params {
-        match *k {
-            "DATA_WIDTH" => p.data_width = v.parse().map_err(|_| HarnessError::Params { model: info.name, detail: format!("{k}={v}") })?,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::frame_builder(&crate::targets::model_params(model)?))
 }
 
 /// Builds a fresh lockstep bench.

@@ -995,15 +995,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
 
 /// Parameters of a Verilated checker from its build.rs entry.
 pub fn params_of(model: &str) -> Result<CheckerParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = CheckerParams::default();
-    for (k, v) in info.params {
-        match *k {
-            "DATA_WIDTH" => p.data_width = v.parse().map_err(|_| HarnessError::Params { model: info.name, detail: format!("{k}={v}") })?,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::input_checker(&crate::targets::model_params(model)?))
 }
 
 /// Builds a fresh lockstep bench for the Verilated checker `model` and `seed`.

@@ -37,20 +37,7 @@ const ENDLESS_FRAME_PROBABILITY: f64 = 0.002;
 
 /// Parameters of a Verilated model, from its build.rs entry, over the RTL defaults.
 pub fn params_of(model: &str) -> Result<OutputQueueParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = OutputQueueParams::default();
-    for (k, v) in info.params {
-        let bad = || HarnessError::Params { model: info.name, detail: format!("parameter {k}={v} is not a number") };
-        let n: usize = v.parse().map_err(|_| bad())?;
-        match *k {
-            "DATA_WIDTH" => p.data_width = n,
-            "PORT_WIDTH" => p.port_width = n as u32,
-            "FIFO_DEPTH" => p.fifo_depth = n,
-            "ROUTE_ENTRIES" => p.route_entries = n,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::output_queue(&crate::targets::model_params(model)?))
 }
 
 /// The seeded stimulus of the output queue.

@@ -104,21 +104,7 @@ const EMIT_PBV: u128 = 0b0111;
 
 /// Parameters of a Verilated top, from its build.rs entry over the RTL defaults.
 pub fn params_of(model: &str) -> Result<EngineParams, HarnessError> {
-    let info = crate::verilated::model_info(model)?;
-    let mut p = EngineParams::default();
-    for (k, v) in info.params {
-        let bad = || HarnessError::Params { model: info.name, detail: format!("parameter {k}={v} is not a number") };
-        let n: usize = v.parse().map_err(|_| bad())?;
-        match *k {
-            "STATIC_ENTRIES" => p.static_entries = n,
-            "DESCRIPTORS" => p.descriptors = n,
-            "TICK_CYCLES" => p.tick_cycles = n as u32,
-            "FIFO_DEPTH" => p.fifo_depth = n,
-            "INJ_CREDITS" => p.inj_credits = n as u32,
-            _ => return Err(HarnessError::Params { model: info.name, detail: format!("unknown parameter {k}") }),
-        }
-    }
-    Ok(p)
+    Ok(inswitch_model::registry::typed::packet_engine(&crate::targets::model_params(model)?))
 }
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.

@@ -23,6 +23,7 @@ pub mod message;
 pub mod output_queue;
 pub mod reduce;
 pub mod regs;
+pub mod registry;
 pub mod signal;
 
 pub use signal::{Block, Ports, Signal, Wide};

@@ -1,0 +1,152 @@
+//! The C ABI from Rust: a model driven through it matches the registry's, and every error path returns
+//! the error status with a message naming what is wrong.
+
+use std::ffi::{c_char, CStr, CString};
+use std::ptr::{null, null_mut};
+
+use inswitch_dpi::*;
+
+fn last() -> String {
+    unsafe { CStr::from_ptr(inswitch_last_error()) }.to_string_lossy().into_owned()
+}
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+fn new(block: &str, params: &str) -> *mut InswitchModel {
+    unsafe { inswitch_model_new(c(block).as_ptr(), c(params).as_ptr()) }
+}
+
+#[test]
+fn drives_an_output_queue_through_the_abi() {
+    let m = new("output_queue", "DATA_WIDTH=64");
+    assert!(!m.is_null(), "{}", last());
+    unsafe {
+        let n = inswitch_model_port_count(m);
+        let inputs = inswitch_model_input_count(m);
+        assert!(inputs > 0 && n > inputs);
+        let mut name: *const c_char = null();
+        let (mut width, mut out) = (0u32, 0u32);
+        let data = inswitch_model_port_index(m, c("s_axis_tdata").as_ptr());
+        assert_eq!(inswitch_model_port(m, data as u32, &mut name, &mut width, &mut out), INSWITCH_OK);
+        assert_eq!((CStr::from_ptr(name).to_str().unwrap(), width, out), ("s_axis_tdata", 64, 0));
+        let idx = |s: &str| inswitch_model_port_index(m, c(s).as_ptr()) as u32;
+        // Program route 0 = default route to port 5, send a one-beat frame, see it leave.
+        let set = |p: &str, v: &[u32]| assert_eq!(inswitch_model_set_input(m, idx(p), v.as_ptr(), v.len() as u32), INSWITCH_OK, "{}", last());
+        set("rst", &[1]);
+        assert_eq!(inswitch_model_step(m), INSWITCH_OK);
+        set("rst", &[0]);
+        set("cfg_route_wr_en", &[1]);
+        set("cfg_route_wr_valid", &[1]);
+        set("cfg_route_wr_port", &[5]);
+        inswitch_model_step(m);
+        set("cfg_route_wr_en", &[0]);
+        set("s_axis_tdata", &[0xdead_beef, 0x0123_4567]);
+        set("s_axis_tkeep", &[0xff]);
+        set("s_axis_tvalid", &[1]);
+        set("s_axis_tlast", &[1]);
+        set("m_axis_tready", &[1]);
+        inswitch_model_step(m);
+        set("s_axis_tvalid", &[0]);
+        let mut seen = None;
+        for _ in 0..8 {
+            inswitch_model_step(m);
+            let mut v = [0u32; 4];
+            inswitch_model_output(m, idx("m_axis_tvalid"), v.as_mut_ptr(), 4);
+            if v[0] == 1 {
+                let mut d = [0u32; 2];
+                let mut t = [0u32; 1];
+                inswitch_model_output(m, idx("m_axis_tdata"), d.as_mut_ptr(), 2);
+                inswitch_model_output(m, idx("m_axis_tdest"), t.as_mut_ptr(), 1);
+                seen = Some((d, t[0]));
+                break;
+            }
+        }
+        assert_eq!(seen, Some(([0xdead_beef, 0x0123_4567], 5)));
+        assert_eq!(inswitch_model_reset(m), INSWITCH_OK);
+        let mut v = [7u32; 2];
+        inswitch_model_output(m, idx("m_axis_tvalid"), v.as_mut_ptr(), 2);
+        assert_eq!(v, [0, 0], "reset clears outputs; extra words are zeroed");
+        assert_eq!(inswitch_model_settle(m), INSWITCH_OK);
+        inswitch_model_free(m);
+    }
+}
+
+#[test]
+fn every_error_path_returns_an_error_and_says_why() {
+    unsafe {
+        assert!(inswitch_model_new(null(), null()).is_null());
+        assert_eq!(last(), "inswitch_model_new: the block name is a null pointer");
+        assert!(new("no_such_block", "").is_null());
+        assert!(last().starts_with("inswitch_model_new: no block named `no_such_block` (known: output_queue, "), "{}", last());
+        assert!(new("output_queue", "BOGUS=1").is_null());
+        assert!(last().starts_with("inswitch_model_new: block `output_queue` has no parameter `BOGUS`"), "{}", last());
+        assert!(new("output_queue", "DATA_WIDTH").is_null());
+        assert_eq!(last(), "inswitch_model_new: block `output_queue`: cannot read parameter assignment `DATA_WIDTH`: expected NAME=VALUE");
+        assert!(new("output_queue", "DEST_ID_WIDTH=8").is_null());
+        assert_eq!(last(), "inswitch_model_new: block `output_queue`: the model implements DEST_ID_WIDTH = 16 only (asked for 8)");
+        assert!(new("output_queue", "DATA_WIDTH=12").is_null());
+        assert!(last().starts_with("inswitch_model_new: block `output_queue`: the model rejects these parameters: "), "{}", last());
+        let bad = [0xffu8, 0];
+        assert!(inswitch_model_new(bad.as_ptr().cast(), null()).is_null());
+        assert_eq!(last(), "inswitch_model_new: the block name is not UTF-8");
+
+        // Null handles.
+        assert_eq!(inswitch_model_port_count(null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_port_count: the model handle is a null pointer");
+        assert_eq!(inswitch_model_input_count(null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_input_count: the model handle is a null pointer");
+        assert_eq!(inswitch_model_step(null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_step: the model handle is a null pointer");
+        assert_eq!(inswitch_model_settle(null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_settle: the model handle is a null pointer");
+        assert_eq!(inswitch_model_reset(null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_reset: the model handle is a null pointer");
+        inswitch_model_free(null_mut());
+
+        let m = new("output_queue", "");
+        assert!(!m.is_null());
+        let n = inswitch_model_port_count(m);
+        let mut w = [0u32; 16];
+        assert_eq!(inswitch_model_port(m, n as u32, null_mut(), null_mut(), null_mut()), INSWITCH_ERROR);
+        assert_eq!(last(), format!("inswitch_model_port: block `output_queue` has {n} ports (0..{n}); there is no port {n}"));
+        assert_eq!(inswitch_model_port_index(m, c("nope").as_ptr()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_port_index: block `output_queue` has no port named `nope`");
+        assert_eq!(inswitch_model_port_index(m, null()), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_port_index: the port name is a null pointer");
+        assert_eq!(inswitch_model_set_input(m, n as u32, w.as_ptr(), 16), INSWITCH_ERROR);
+        assert_eq!(last(), format!("inswitch_model_set_input: block `output_queue` has {n} ports (0..{n}); there is no port {n}"));
+        let ready = inswitch_model_port_index(m, c("s_axis_tready").as_ptr()) as u32;
+        assert_eq!(inswitch_model_set_input(m, ready, w.as_ptr(), 16), INSWITCH_ERROR);
+        assert_eq!(last(), format!("inswitch_model_set_input: port {ready} (`s_axis_tready`) of block `output_queue` is an output, not an input"));
+        assert_eq!(inswitch_model_output(m, 0, w.as_mut_ptr(), 16), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_output: port 0 (`rst`) of block `output_queue` is an input, not an output");
+        assert_eq!(inswitch_model_output(m, n as u32, w.as_mut_ptr(), 16), INSWITCH_ERROR);
+        assert_eq!(last(), format!("inswitch_model_output: block `output_queue` has {n} ports (0..{n}); there is no port {n}"));
+        let data = inswitch_model_port_index(m, c("s_axis_tdata").as_ptr()) as u32;
+        assert_eq!(inswitch_model_set_input(m, data, w.as_ptr(), 2), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_set_input: port `s_axis_tdata` of block `output_queue` is 256 bits: it needs 8 32-bit words, the buffer has 2");
+        let mdata = inswitch_model_port_index(m, c("m_axis_tdata").as_ptr()) as u32;
+        assert_eq!(inswitch_model_output(m, mdata, w.as_mut_ptr(), 1), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_output: port `m_axis_tdata` of block `output_queue` is 256 bits: it needs 8 32-bit words, the buffer has 1");
+        assert_eq!(inswitch_model_set_input(m, 0, null(), 1), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_set_input: the word buffer is a null pointer");
+        assert_eq!(inswitch_model_output(m, mdata, null_mut(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_output: the word buffer is a null pointer");
+        // The model is unharmed by the refused calls.
+        assert_eq!(inswitch_model_step(m), INSWITCH_OK);
+        inswitch_model_free(m);
+    }
+}
+
+#[test]
+fn lists_blocks_and_version() {
+    let names: Vec<String> = (0..inswitch_block_count())
+        .map(|i| unsafe { CStr::from_ptr(inswitch_block_name(i)) }.to_string_lossy().into_owned())
+        .collect();
+    assert!(names.contains(&"packet_engine".to_string()) && names.len() == 10, "{names:?}");
+    assert!(inswitch_block_name(inswitch_block_count()).is_null());
+    let v = unsafe { CStr::from_ptr(inswitch_version()) }.to_str().unwrap();
+    assert_eq!(v, env!("CARGO_PKG_VERSION"));
+}
