@@ -1,5 +1,6 @@
 //! `inswitch` for Python: the bit-exact reduction arithmetic, the frame codecs and the block models of
-//! the inswitch packet engine, for cocotb and pyuvm benches (docs/python.md).
+//! the inswitch packet engine, for cocotb and pyuvm benches (docs/python.md). `Block` serves every block
+//! of the registry (`inswitch_model::registry`) by name.
 //!
 //! Every entry point goes through the same library function as the CLI (`reduce --batch`,
 //! `decode --json`), so Python and the CLI agree by construction; `verif/python/` checks it.
@@ -11,6 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde_json::{Map, Value};
 
+mod block;
 mod convert;
 mod encoder;
 
@@ -65,6 +67,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add_function(wrap_pyfunction!(frame_kinds, m)?)?;
+    m.add_function(wrap_pyfunction!(block::blocks, m)?)?;
+    m.add_class::<block::Block>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

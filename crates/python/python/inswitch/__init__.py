@@ -4,4 +4,4 @@ See docs/python.md. Everything here is the compiled module ``inswitch._native``.
 """
 
 from inswitch._native import *  # noqa: F401,F403
-from inswitch._native import __version__, decode, encode, frame_kinds, reduce  # noqa: F401
+from inswitch._native import Block, __version__, blocks, decode, encode, frame_kinds, reduce  # noqa: F401
