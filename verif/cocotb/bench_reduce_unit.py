@@ -46,4 +46,5 @@ def stimulus(rng, cycle, prev):
 
 @cocotb.test()
 async def reduce_unit_lockstep(dut):
-    await lockstep.run(dut, stimulus)
+    # Every output field is exercised: results, result codes (overflow, invalid, mismatch), REPSUM m.
+    await lockstep.run(dut, stimulus, ["out_valid", "out_rt_op", "out_rt_data", "out_rt_rc", "out_rt_repsum_m", "out_rt_repsum_oflow_id"])

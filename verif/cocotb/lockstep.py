@@ -28,8 +28,12 @@ class Mismatch(AssertionError):
     pass
 
 
-async def run(dut, stimulus):
-    """Drives `stimulus(rng, cycle, outputs_of_previous_cycle) -> inputs` for INSWITCH_CYCLES cycles."""
+async def run(dut, stimulus, required=()):
+    """Drives `stimulus(rng, cycle, outputs_of_previous_cycle) -> inputs` for INSWITCH_CYCLES cycles.
+
+    Coverage: the cycles in which each output is non-zero are counted and logged; every output in
+    `required` must have been non-zero in at least one cycle, and zero in another (else the stimulus did
+    not exercise what the bench claims)."""
     block = os.environ["INSWITCH_BLOCK"]
     seed = int(os.environ.get("INSWITCH_SEED", "1"))
     cycles = int(os.environ.get("INSWITCH_CYCLES", "5000"))
@@ -43,6 +47,7 @@ async def run(dut, stimulus):
     cocotb.start_soon(Clock(dut.clk, CLOCK_PERIOD_NS, units="ns").start())
     prev = {n: 0 for n, _ in outputs}
     compared = 0
+    nonzero = {n: 0 for n, _ in outputs}
     for cycle in range(cycles):
         await FallingEdge(dut.clk)
         drive = stimulus(rng, cycle, prev)
@@ -55,7 +60,7 @@ async def run(dut, stimulus):
             port = next(n for n, _ in outputs if got[n] != expected[n])
             width = dict(outputs)[port]
             digits = (width + 3) // 4
-            raise Mismatch(
+            report = (
                 f"{block} seed {seed}: first mismatch at cycle {cycle} (t = {cycle * CLOCK_PERIOD_NS + CLOCK_PERIOD_NS // 2} ns), "
                 f"port {port}: model 0x{expected[port]:0{digits}x}, RTL 0x{got[port]:0{digits}x}\n"
                 f"inputs this cycle: { {k: hex(v) for k, v in drive.items()} }\n"
@@ -63,6 +68,14 @@ async def run(dut, stimulus):
                 f"reproduce: .venv/bin/python verif/cocotb/run.py --block {block} --seed {seed} --cycles {cycle + 1}"
                 + (f" --dut-params {os.environ['INSWITCH_DUT_PARAMS']}" if os.environ.get("INSWITCH_DUT_PARAMS") else "")
             )
+            with open("mismatch.txt", "w") as f:
+                f.write(report + "\n")
+            raise Mismatch(report)
         compared += len(outputs)
+        for n, v in got.items():
+            nonzero[n] += v != 0
         prev = got
     dut._log.info(f"{block} seed {seed}: {cycles} cycles, {compared} output values compared, 0 mismatches")
+    dut._log.info("cycles with the output non-zero: " + ", ".join(f"{n}={c}" for n, c in nonzero.items()))
+    dull = [n for n in required if not 0 < nonzero[n] < cycles]
+    assert not dull, f"coverage: outputs {dull} never changed in {cycles} cycles: the stimulus is too weak"

@@ -23,7 +23,8 @@ BLOCKS = ["output_queue", "reduce_unit"]
 
 
 def run(block, seed=1, cycles=5000, dut_params="", model_params="", mutant=None, build_root=None):
-    """Returns (passed, build_dir). `mutant` = (original line text, replacement): the bench runs on a
+    """Returns (passed, build_dir); a failing bench leaves its first mismatch in build_dir/mismatch.txt.
+    `mutant` = (original line text, replacement): the bench runs on a
     copy of rtl/<block>.v with that one line changed."""
     if shutil.which("verilator") is None:
         raise SystemExit("verilator not found: run `bash scripts/setup`")
@@ -56,11 +57,18 @@ def run(block, seed=1, cycles=5000, dut_params="", model_params="", mutant=None,
         "INSWITCH_DUT_PARAMS": dut_params, "INSWITCH_MODEL_PARAMS": model_params,
         "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]),
     }
+    report = build_dir / "mismatch.txt"
+    for stale in (results, report):
+        stale.unlink(missing_ok=True)
+    # The runner changes its results handling under pytest (PYTEST_CURRENT_TEST); run it as from a shell
+    # and read the results file here.
+    under_pytest = os.environ.pop("PYTEST_CURRENT_TEST", None)
     try:
         runner.test(test_module=f"bench_{block}", hdl_toplevel=block, build_dir=build_dir, test_dir=build_dir,
                     extra_env=env, results_xml=str(results), waves=True)
-    except SystemExit:
-        pass  # under pytest the runner raises on a failed test; the results file says which
+    finally:
+        if under_pytest is not None:
+            os.environ["PYTEST_CURRENT_TEST"] = under_pytest
     tests, failed = get_results(results)
     return tests > 0 and failed == 0, build_dir
 
