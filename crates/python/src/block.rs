@@ -28,6 +28,8 @@ pub struct Block {
     by_name: HashMap<&'static str, usize>,
     /// Set when the model panicked: its state is unknown until `reset()`.
     poisoned: bool,
+    /// Each port's name as a Python string, made once (output dicts reuse them as keys).
+    keys: Vec<Py<PyString>>,
     /// Scratch for [`Block::set_inputs`] (kept to avoid an allocation per step).
     staged: Vec<(usize, [u32; MAX_PORT_WORDS])>,
 }
@@ -114,7 +116,7 @@ impl Block {
         let mut w = [0u32; MAX_PORT_WORDS];
         for (i, p) in self.ports.iter().enumerate().filter(|(_, p)| p.output) {
             self.inner.output(i, &mut w).map_err(reg_err)?;
-            d.set_item(p.name, words_to_int(py, p, &w)?)?;
+            d.set_item(self.keys[i].bind(py), words_to_int(py, p, &w)?)?;
         }
         Ok(d)
     }
@@ -134,7 +136,7 @@ impl Block {
     /// `Block("output_queue", DATA_WIDTH=64)`: the registry's block at RTL parameters (others default).
     #[new]
     #[pyo3(signature = (name, **params))]
-    fn new(name: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+    fn new(py: Python<'_>, name: &str, params: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let spec = registry::block(name).map_err(reg_err)?;
         let mut overrides: Vec<(String, i64)> = Vec::new();
         if let Some(d) = params {
@@ -149,7 +151,8 @@ impl Block {
         let inner = spec.instantiate(&set).map_err(reg_err)?;
         let ports = inner.ports().to_vec();
         let by_name = ports.iter().enumerate().map(|(i, p)| (p.name, i)).collect();
-        Ok(Block { inner, ports, by_name, poisoned: false, staged: Vec::new() })
+        let keys = ports.iter().map(|p| PyString::intern(py, p.name).unbind()).collect();
+        Ok(Block { inner, ports, by_name, poisoned: false, keys, staged: Vec::new() })
     }
 
     /// The block's name (= the RTL module).
