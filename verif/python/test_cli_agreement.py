@@ -7,6 +7,7 @@ the CLI's error text is the Python exception's message.
 """
 
 import json
+import os
 import subprocess
 
 import inswitch
@@ -24,7 +25,8 @@ RC_NAMES = ["SUCCESS", "FLT_INEXACT", "FLT_INVALID", "FLT_OVERFLOW", "INT_OVERFL
 
 # No shrinking: every example spawns the CLI, and a failure already names the one request or frame
 # that differs.
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+# INSWITCH_EXAMPLES scales the campaign (default 20 examples per test, each a batch of requests or frames).
+SETTINGS = settings(max_examples=int(os.environ.get("INSWITCH_EXAMPLES", "20")), deadline=None, suppress_health_check=[HealthCheck.too_slow],
                     phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 u64 = st.integers(min_value=0, max_value=2**64 - 1)
@@ -107,7 +109,7 @@ def reduction_frame(draw):
 @st.composite
 def collective(draw):
     kind = draw(st.integers(0, 15))
-    f = {"kind": kind, "tid": draw(st.integers(0, 7)), "cc_id": draw(st.integers(0, 0xFFF)), "dmu_id": draw(st.integers(0, 2**16 - 1)),
+    f = {"kind": kind, "tid": draw(st.integers(0, 3)), "cc_id": draw(st.integers(0, 0xFFF)), "dmu_id": draw(st.integers(0, 2**16 - 1)),
          "p_id": draw(st.integers(0, 2**16 - 1)), "non_posted": draw(st.booleans()), "retry": draw(st.booleans())}
     if kind == 1:
         f.update(master_id=draw(st.integers(0, 2**16 - 1)), device_ids=draw(st.lists(st.integers(0, 2**16 - 1), max_size=6)),
@@ -122,7 +124,8 @@ def collective(draw):
     elif kind in (7, 8):
         f.update(reason=draw(byte), attempt=draw(byte), engine_id=draw(st.integers(0, 2**16 - 1)))
     else:
-        f.update(body=draw(st.lists(byte, max_size=12)))
+        # An unknown kind's body is kept verbatim: whole 32-bit words.
+        f.update(body=draw(st.integers(0, 3).flatmap(lambda n: st.lists(byte, min_size=4 * n, max_size=4 * n))))
     return f
 
 
