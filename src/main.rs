@@ -9,6 +9,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::checker::RunConfig;
 use inswitch::{hdl, targets};
 
+mod capture_cmd;
+mod decode_cmd;
+
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
 #[derive(Parser)]
@@ -101,10 +104,12 @@ enum Command {
         /// Print one JSON document instead of tables.
         #[arg(long)]
         json: bool,
-        /// Write every frame on the chosen links to this pcap file (non-flit TLPs, LINKTYPE_USER0).
+        /// Write every frame on the chosen links to this file: pcapng (one interface per link and direction,
+        /// nanosecond simulated time, emitter comments), or classic pcap of the TLPs when it ends in .pcap.
         #[arg(long)]
         pcap: Option<PathBuf>,
-        /// Links for --pcap: master (the ISLs of the master's switch), isls, engines, all.
+        /// Links for --pcap: master (the ISLs of the master's switch; every ISL for the portals, fig3 and jobs
+        /// scenarios), isls, engines, all.
         #[arg(long, default_value = "master", value_parser = ["master", "isls", "engines", "all"])]
         pcap_links: String,
         /// Write a plot of latency vs end nodes (monolithic vs distributed) here, SVG or PNG by the
@@ -147,7 +152,7 @@ fn main() -> ExitCode {
         Command::Cosim { block, width, seed, seeds, cycles, wave_dir, quiet } => {
             cosim(&block, width, seed, seeds, cycles, wave_dir, quiet)
         }
-        Command::Decode { kind, pcap, json, write_pcap, hex } => decode(kind.as_deref(), pcap, json, write_pcap, &hex),
+        Command::Decode { kind, pcap, json, write_pcap, hex } => decode_cmd::decode(kind.as_deref(), pcap, json, write_pcap, &hex),
         Command::Reduce { op, mode, batch, operands } => reduce(op.as_deref(), &mode, batch, &operands),
         Command::Sim { scenario, hop_latency_ns, json, pcap, pcap_links, plot, no_skip, quiet } => {
             sim(&scenario, hop_latency_ns, json, pcap, &pcap_links, plot, no_skip, quiet)
@@ -212,73 +217,6 @@ fn cosim(block: &str, width: Option<u32>, seed: u64, seeds: u64, cycles: u64, wa
         start.elapsed().as_secs_f64()
     );
     ExitCode::SUCCESS
-}
-
-fn decode(kind: Option<&str>, pcap: Option<PathBuf>, json: bool, write_pcap: Option<PathBuf>, hex: &[String]) -> ExitCode {
-    use inswitch_frames::decode::{self as d, FrameKind};
-    use inswitch_frames::pcap as p;
-    let fail = |what: String| {
-        eprintln!("decode: {what}");
-        ExitCode::FAILURE
-    };
-    let given_kind = match kind.map(str::parse::<FrameKind>).transpose() {
-        Ok(k) => k,
-        Err(e) => return fail(e.to_string()),
-    };
-    let (kind, frames): (FrameKind, Vec<Vec<u8>>) = match &pcap {
-        Some(path) => {
-            let file = match std::fs::File::open(path) {
-                Ok(f) => f,
-                Err(e) => return fail(format!("{}: {e}", path.display())),
-            };
-            let cap = match p::read_pcap(std::io::BufReader::new(file)) {
-                Ok(c) => c,
-                Err(e) => return fail(format!("{}: {e}", path.display())),
-            };
-            let Some(kind) = given_kind.or(cap.kind()) else {
-                return fail(format!("{}: link type {} is not one of ours: give --kind", path.display(), cap.linktype));
-            };
-            (kind, cap.records.into_iter().map(|r| r.data).collect())
-        }
-        None => {
-            let Some(kind) = given_kind else { return fail("give --kind with hex frames".into()) };
-            let mut frames = Vec::new();
-            for h in hex {
-                match d::parse_hex(h) {
-                    Ok(b) => frames.push(b),
-                    Err(e) => return fail(format!("{h:?}: {e}")),
-                }
-            }
-            (kind, frames)
-        }
-    };
-    if frames.is_empty() {
-        return fail("no frames: give hex arguments or --pcap".into());
-    }
-    let mut status = ExitCode::SUCCESS;
-    for (n, bytes) in frames.iter().enumerate() {
-        let shown = if json { d::render_json(kind, bytes).map(|v| v.to_string()) } else { d::render_text(kind, bytes) };
-        match shown {
-            Ok(text) => println!("{}{text}", if json || frames.len() == 1 { String::new() } else { format!("Frame {n}:\n") }),
-            Err(e) => {
-                // A malformed frame is reported and the others are still decoded.
-                eprintln!("frame {n}: {e}");
-                status = ExitCode::FAILURE;
-            }
-        }
-    }
-    if let Some(out) = write_pcap {
-        let records: Vec<p::Record> = frames
-            .into_iter()
-            .enumerate()
-            .map(|(n, data)| p::Record { timestamp: std::time::Duration::from_micros(n as u64), data })
-            .collect();
-        let written = std::fs::File::create(&out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
-        if let Err(e) = written {
-            return fail(format!("{}: {e}", out.display()));
-        }
-    }
-    status
 }
 
 fn reduce(op: Option<&str>, mode: &str, batch: bool, operands: &[String]) -> ExitCode {
@@ -417,6 +355,8 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
     let mut out = serde_json::Map::new();
     let mut text = String::new();
     let mut capture_spec: Option<RunSpec> = None;
+    // Scenarios that build their own fabric hand it over for --pcap.
+    let mut captured: Option<inswitch_fabric::sim::Fabric> = None;
     match scenario {
         "table1" => {
             let ser = sc::table1(Mode::Serialization, 0, &mut progress("Table 1, serialization only"));
@@ -449,9 +389,13 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
             text += &report::two_masters_text(&two);
             out.insert("two_masters".into(), serde_json::to_value(&two).expect("json"));
         }
-        "scaling" => {}
+        "scaling" => {
+            // --pcap captures the smallest realistic distributed run.
+            capture_spec = Some(sc::table1_spec(2, 32, Arrangement::Distributed, Mode::Realistic, hop));
+        }
         "portals" => {
-            let r = sc::run_portals(hop, &mut progress("portals"));
+            let (r, fabric) = sc::run_portals_captured(hop, pcap.is_some(), &mut progress("portals"));
+            captured = fabric;
             text += &r.text();
             out.insert("portals".into(), serde_json::to_value(&r).expect("json"));
             if !r.ok() {
@@ -463,7 +407,8 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
         }
         "fig3" => {
             // [0148]: N and M with their own masters; [0153]: M mastered by N's engine as well.
-            let (r, _) = sc::run_fig3(hop, &mut progress("fig3"));
+            let (r, fabric) = sc::run_fig3(hop, &mut progress("fig3"));
+            captured = fabric;
             let (one, _) = sc::run_fig3_contexts(&sc::FIG3_CONTEXTS_ONE_MASTER, hop, &mut progress("fig3, one master"));
             text += &r.text();
             text += "\n[0153]: context M mastered by collective engine 312 (switch 306) as well\n";
@@ -481,7 +426,11 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
             let mut all = Vec::new();
             let mut failed = false;
             for (topology, jobs) in sc::builtin_jobs() {
-                let r = sc::run_jobs(&topology, &jobs, hop, &mut progress("jobs"));
+                // --pcap captures the first topology's jobs (FIG. 7).
+                let (r, fabric) = sc::run_jobs_captured(&topology, &jobs, hop, pcap.is_some() && captured.is_none(), &mut progress("jobs"));
+                if captured.is_none() {
+                    captured = fabric;
+                }
                 failed |= r.error.is_some() || r.jobs.iter().any(|j| !j.ok);
                 text += &report::jobs_text(&r);
                 all.push(r);
@@ -535,25 +484,32 @@ fn sim(scenario: &str, hop_latency_ns: f64, json: bool, pcap: Option<PathBuf>, p
         out.insert("scaling".into(), serde_json::to_value(&runs).expect("json"));
     }
     if let Some(path) = &pcap {
-        let Some(mut spec) = capture_spec else {
-            eprintln!("inswitch sim: --pcap needs a scenario with one collective run (table1 captures its realistic distributed run)");
-            return ExitCode::from(2);
+        let (fabric, master) = match (captured, capture_spec) {
+            (Some(f), _) => (f, None),
+            (None, Some(mut spec)) => {
+                spec.capture = true;
+                spec.skip_idle = !no_skip;
+                match sc::run_collective(&spec, &mut progress("capture")).1 {
+                    Some(f) => (f, Some(spec.master)),
+                    None => {
+                        eprintln!("inswitch sim: the captured run could not be built");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+            (None, None) => {
+                eprintln!("inswitch sim: --pcap captures one run, and two-masters compares eight with the seed's nominal frame sizes: capture table1, fig7, fig3, jobs, portals, scaling or a scenario file");
+                return ExitCode::from(2);
+            }
         };
-        spec.capture = true;
-        let (_, fabric) = sc::run_collective(&spec, &mut progress("capture"));
-        let Some(fabric) = fabric else {
-            eprintln!("inswitch sim: the captured run could not be built");
-            return ExitCode::from(1);
+        let filter = match (pcap_links, master) {
+            ("master", Some(m)) => LinkFilter::SwitchIsls(m),
+            ("engines", _) => LinkFilter::Engines,
+            ("all", _) => LinkFilter::All,
+            _ => LinkFilter::Isls,
         };
-        let filter = match pcap_links {
-            "isls" => LinkFilter::Isls,
-            "engines" => LinkFilter::Engines,
-            "all" => LinkFilter::All,
-            _ => LinkFilter::SwitchIsls(spec.master),
-        };
-        let written = std::fs::File::create(path).map_err(|e| e.to_string()).and_then(|f| report::write_links_pcap(std::io::BufWriter::new(f), &fabric, filter).map_err(|e| e.to_string()));
-        match written {
-            Ok(n) => text += &format!("pcap: {} ({n} frames on {pcap_links} links)\n", path.display()),
+        match capture_cmd::write(path, &fabric, filter, pcap_links) {
+            Ok(line) => text += &line,
             Err(e) => {
                 eprintln!("inswitch sim: pcap {}: {e}", path.display());
                 return ExitCode::from(1);

@@ -26,7 +26,10 @@ fn cosim_rejects_an_unknown_block() {
 fn reduce_prints_bit_exact_results() {
     let (code, out, err) = inswitch(&["reduce", "--op", "int_sum", "5", "-7"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("0xfffffffffffffffe") && out.contains("SUCCESS"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["data"][0], 0xffff_ffff_ffff_fffeu64, "{out}");
+    assert_eq!(v["values"][0], -2, "{out}");
+    assert_eq!(v["rc"], "success", "{out}");
     let (code, _, err) = inswitch(&["reduce", "--op", "no_such_op", "1", "2"]);
     assert_ne!(code, 0);
     assert!(err.contains("no_such_op"), "{err}");

@@ -188,7 +188,8 @@ pub fn write_links_pcap<W: Write>(w: W, f: &Fabric, filter: LinkFilter) -> Resul
             continue;
         }
         let b = &f.frames[c.frame as usize].bytes;
-        if b.len() < SEQ_LEN + LCRC_LEN {
+        // Soft Portals frames are Ethernet, not TLPs: only pcapng (`crate::capture`) holds both.
+        if b.len() < SEQ_LEN + LCRC_LEN || crate::sim::portals::is_soft_portals(b) {
             continue;
         }
         records.push(Record { timestamp: Duration::from_nanos(c.start / 1000), data: b[SEQ_LEN..b.len() - LCRC_LEN].to_vec() });

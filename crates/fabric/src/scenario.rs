@@ -552,14 +552,20 @@ pub struct JobsResult {
 /// starts every job at the same instant, lets every participant of every job answer at the same
 /// instant, and checks each participant's result.
 pub fn run_jobs(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> JobsResult {
+    run_jobs_captured(topology, jobs, hop_latency_ps, false, progress).0
+}
+
+/// [`run_jobs`], returning the fabric as well, with every frame captured when `capture` (for `inswitch
+/// sim --scenario jobs --pcap`).
+pub fn run_jobs_captured(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, capture: bool, progress: &mut dyn FnMut(Ps)) -> (JobsResult, Option<Fabric>) {
     let mut out = JobsResult { topology: topology.name.clone(), ..JobsResult::default() };
-    let cfg = SimConfig { hop_latency_ps, ..SimConfig::default() };
+    let cfg = SimConfig { hop_latency_ps, capture, ..SimConfig::default() };
     let placed = Fabric::new(topology.clone(), cfg).map_err(|e| e.to_string()).and_then(|f| drive::manager_for(topology).map(|m| (f, m)).map_err(|e| e.to_string()));
     let (mut f, mut m) = match placed {
         Ok(x) => x,
         Err(e) => {
             out.error = Some(e);
-            return out;
+            return (out, None);
         }
     };
     let limit = Ps::MAX / 4;
@@ -573,7 +579,7 @@ pub fn run_jobs(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, progre
             Ok((_, _, ctx)) => ctxs.push(ctx),
             Err(e) => {
                 out.error = Some(e.to_string());
-                return out;
+                return (out, Some(f));
             }
         }
     }
@@ -613,7 +619,7 @@ pub fn run_jobs(topology: &Topology, jobs: &[JobRun], hop_latency_ps: Ps, progre
         });
     }
     out.frames = f.frames.len();
-    out
+    (out, Some(f))
 }
 
 /// The runs of `inswitch sim --scenario jobs`: FIG. 7 with the three collectives of 000 \[0180\]-\[0182\]
@@ -709,6 +715,12 @@ impl PortalsRun {
 /// re-armed by the previous result; leaf `e` contributes `(e + 1) * (round + 1)` in lane 0 and checks
 /// against a plain sum. `docs/fabric.md` §Portals.
 pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsRun {
+    run_portals_captured(hop_latency_ps, false, progress).0
+}
+
+/// [`run_portals`], returning the fabric as well, with every frame captured when `capture` (for
+/// `inswitch sim --scenario portals --pcap`).
+pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dyn FnMut(Ps)) -> (PortalsRun, Option<Fabric>) {
     use crate::sim::portals::{Leaf, Root};
     use std::collections::VecDeque;
     const ROUNDS: u32 = 6;
@@ -723,7 +735,7 @@ pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsR
     let mut out = PortalsRun { topology: "fig7".into(), ..PortalsRun::default() };
     let value = |r: u32, e: usize| [(e as u64 + 1) * u64::from(r + 1), e as u64, u64::from(r), 1];
     let mut run = || -> Result<(Fabric, crate::sim::portals::PortalsJob), String> {
-        let mut f = Fabric::new(topology.clone(), SimConfig { hop_latency_ps, ..SimConfig::default() }).map_err(|e| e.to_string())?;
+        let mut f = Fabric::new(topology.clone(), SimConfig { hop_latency_ps, capture, ..SimConfig::default() }).map_err(|e| e.to_string())?;
         let mut m = drive::manager_for(&topology).map_err(|e| e.to_string())?;
         f.bring_up(0, 0);
         let all = (0..topology.endpoints.len()).map(|n| crate::manager::NodeId(n as u32)).collect();
@@ -749,7 +761,7 @@ pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsR
         Ok(x) => x,
         Err(e) => {
             out.error = Some(e);
-            return out;
+            return (out, None);
         }
     };
     out.dfa = job.dfa;
@@ -769,7 +781,7 @@ pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsR
     if out.rounds.len() != ROUNDS as usize {
         out.error = Some(format!("{} of {ROUNDS} rounds completed", out.rounds.len()));
     }
-    out
+    (out, Some(f))
 }
 
 /// One context of FIG. 3 as 000 \[0148\] sets it up, by the figure's reference numerals: the end node that

@@ -8,15 +8,16 @@
 use core::fmt::Write as _;
 use core::str::FromStr;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::collective::{self, Body, CollectiveMessage};
 use crate::dllp::Dllp;
 use crate::ethernet::SoftPortals;
 use crate::error::{Error, Layer, Result};
 use crate::flit::{self, FlitTlp};
+use crate::json;
 use crate::portals::ReductionFrame;
-use crate::tlp::{Address, Header, Tlp, TlpKind};
+use crate::tlp::{Address, Header, MessageRouting, Tlp, TlpKind};
 
 /// Which codec to decode with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,6 +139,19 @@ fn id(v: u16) -> String {
     format!("{v:#06x} ({:02x}:{:02x}.{})", v >> 8, (v >> 3) & 0x1f, v & 7)
 }
 
+/// A TLP kind in words (`"completion with data, locked"`).
+fn kind_text(k: TlpKind) -> String {
+    let name = json::tlp_kind_name(k).replace('_', " ");
+    match k {
+        TlpKind::CfgRead { type1 } | TlpKind::CfgWrite { type1 } => format!("{name}, type {}", u8::from(type1)),
+        TlpKind::Message { routing, data } => format!("{name}{}, routing {}", if data { " with data" } else { "" }, routing.name().replace('_', " ")),
+        TlpKind::Completion { locked, data } => format!("{name}{}{}", if data { " with data" } else { "" }, if locked { ", locked" } else { "" }),
+        TlpKind::Prefix { end_to_end } => format!("{name}, {}", if end_to_end { "end-end" } else { "local" }),
+        TlpKind::Unknown { .. } => "reserved".into(),
+        _ => name,
+    }
+}
+
 fn tlp_node(t: &Tlp, len: usize) -> Node {
     let d = &t.dw0;
     let mut c = Vec::new();
@@ -156,7 +170,7 @@ fn tlp_node(t: &Tlp, len: usize) -> Node {
         _ => "reserved",
     };
     c.push(Node::leaf("Fmt", format!("{:#05b} ({fmt_desc})", d.fmt)));
-    c.push(Node::leaf("Type", format!("{:#07b} ({:?})", d.tlp_type, t.kind())));
+    c.push(Node::leaf("Type", format!("{:#07b} ({})", d.tlp_type, kind_text(t.kind()))));
     c.push(Node::leaf("T9", flag(d.t9)));
     c.push(Node::leaf("TC", d.tc.to_string()));
     c.push(Node::leaf("T8", flag(d.t8)));
@@ -193,7 +207,7 @@ fn tlp_node(t: &Tlp, len: usize) -> Node {
         }
         Header::Completion(h) => {
             c.push(Node::leaf("Completer ID", id(h.completer_id)));
-            c.push(Node::leaf("Status", format!("{} ({})", h.status, h.status())));
+            c.push(Node::leaf("Status", format!("{} ({})", h.status, h.status().name())));
             c.push(Node::leaf("BCM", flag(h.bcm)));
             c.push(Node::leaf("Byte Count", format!("{} ({} bytes)", h.byte_count, h.byte_count_bytes())));
             c.push(Node::leaf("Requester ID", id(h.requester_id)));
@@ -203,9 +217,9 @@ fn tlp_node(t: &Tlp, len: usize) -> Node {
         Header::Message(m) => {
             c.push(Node::leaf("Requester ID", id(m.requester_id)));
             c.push(Node::leaf("Tag", format!("{:#05x}", t.tag().unwrap_or(0))));
-            c.push(Node::leaf("Message Code", format!("{:#04x} ({})", m.message_code, m.code())));
+            c.push(Node::leaf("Message Code", format!("{:#04x} ({})", m.message_code, m.code().name())));
             match t.kind() {
-                TlpKind::Message { routing: crate::tlp::MessageRouting::ByAddress, .. } => {
+                TlpKind::Message { routing: MessageRouting::ByAddress, .. } => {
                     c.push(Node::leaf("Address", format!("{:#018x}", m.address())));
                 }
                 _ => {
@@ -281,6 +295,9 @@ fn flit_node(t: &FlitTlp, len: usize) -> Node {
     if d.ts == flit::TS_ECRC {
         c.push(Node::leaf("ECRC check", if t.check_ecrc().is_ok() { "correct" } else { "INCORRECT" }));
     }
+    if let Some(m) = json::flit_collective(t) {
+        c.push(collective_node(&m, m.buffer_len()));
+    }
     Node::section("PCIe TLP (flit mode)", format!("{len} bytes"), c)
 }
 
@@ -288,24 +305,23 @@ fn portals_node(f: &ReductionFrame) -> Node {
     let h = &f.header;
     let cookie = h.cookie();
     let hdr = vec![
-        Node::leaf("rt_seqno", h.seqno.to_string()),
-        Node::leaf("rt_arm", flag(h.arm)),
-        Node::leaf("rt_op", format!("{:#04x} ({})", h.op, h.op())),
-        Node::leaf("rt_count", h.count.to_string()),
-        Node::leaf("rt_resno", h.resno.to_string()),
-        Node::leaf("rt_rc", format!("{} ({})", h.rc, h.rc())),
-        Node::leaf("rt_repsum_m", h.repsum_m().to_string()),
-        Node::leaf("rt_repsum_ovflid", h.repsum_ovflid.to_string()),
-        Node::leaf("retry", flag(h.retry)),
-        Node::leaf("reserved", h.reserved.to_string()),
+        Node::leaf("rt_seqno (seqno)", h.seqno.to_string()),
+        Node::leaf("rt_arm (arm)", flag(h.arm)),
+        Node::leaf("rt_op (op)", format!("{:#04x} ({})", h.op, json::op_display(h.op))),
+        Node::leaf("rt_count (redcnt)", h.count.to_string()),
+        Node::leaf("rt_resno (resno)", h.resno.to_string()),
+        Node::leaf("rt_rc (red_rc)", format!("{} ({})", h.rc, h.rc().name())),
+        Node::leaf("rt_repsum_m (repsum_m)", h.repsum_m().to_string()),
+        Node::leaf("rt_repsum_ovflid (repsum_ovflid)", h.repsum_ovflid.to_string()),
+        Node::leaf("retry (bit 61)", flag(h.retry)),
+        Node::leaf("pad (bits 63-62)", h.reserved.to_string()),
         Node::section(
             "rt_cookie",
             format!("{:#010x}", h.cookie),
             vec![
-                Node::leaf("mcast_id (libfabric)", cookie.mcast_id().to_string()),
-                Node::leaf("red_id (libfabric)", cookie.red_id().to_string()),
-                Node::leaf("magic (libfabric)", format!("{:#06x}", cookie.magic())),
-                Node::leaf("retry (libfabric)", flag(cookie.retry())),
+                Node::leaf("mcast_id (bits 12-0)", cookie.mcast_id().to_string()),
+                Node::leaf("red_id (bits 15-13)", cookie.red_id().to_string()),
+                Node::leaf("magic (bits 31-16)", format!("{:#06x}", cookie.magic())),
             ],
         ),
     ];
@@ -341,7 +357,7 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
     let h = &m.header;
     let mut c = vec![
         Node::leaf("Version", h.version.to_string()),
-        Node::leaf("Kind", format!("{} ({})", h.kind, m.kind())),
+        Node::leaf("Kind", format!("{} ({})", h.kind, m.kind().name())),
         Node::leaf("Non-posted", flag(h.non_posted)),
         Node::leaf("Error mark", flag(h.error_mark)),
         Node::leaf("Retry", flag(h.retry)),
@@ -371,19 +387,19 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
         }
         Body::Initialization(b) => {
             c.push(Node::leaf("P_count", b.p_count.to_string()));
-            c.push(Node::leaf("Operation", format!("{:#04x} ({})", b.operation, crate::portals::ReductionOp::from(b.operation))));
+            c.push(Node::leaf("Operation", format!("{:#04x} ({})", b.operation, json::op_display(b.operation))));
             c.push(Node::leaf("Initial accumulator", format!("{:#018x}", b.accumulator)));
             c.push(Node::leaf("PBV", format!("{:#034x}", b.pbv)));
         }
         Body::Control(b) => {
-            c.push(Node::leaf("Command", format!("{} ({})", b.command, collective::Command::from(b.command))));
+            c.push(Node::leaf("Command", format!("{} ({})", b.command, collective::Command::from(b.command).name())));
             c.push(Node::leaf("P_count", b.p_count.to_string()));
         }
         Body::Data { fixed, operands } => {
-            c.push(Node::leaf("Operation", format!("{:#04x} ({})", fixed.operation, crate::portals::ReductionOp::from(fixed.operation))));
-            c.push(Node::leaf("Status", format!("{} ({})", fixed.status, crate::portals::ReductionRc::from(fixed.status))));
+            c.push(Node::leaf("Operation", format!("{:#04x} ({})", fixed.operation, json::op_display(fixed.operation))));
+            c.push(Node::leaf("Status", format!("{} ({})", fixed.status, crate::portals::ReductionRc::from(fixed.status).name())));
             c.push(Node::leaf("Contributions", fixed.contributions.to_string()));
-            c.push(Node::leaf("Completion", format!("{} ({})", fixed.completion, collective::CompletionKind::from(fixed.completion))));
+            c.push(Node::leaf("Completion", format!("{} ({})", fixed.completion, collective::CompletionKind::from(fixed.completion).name())));
             c.push(Node::section(
                 "Operands",
                 operands.len().to_string(),
@@ -391,7 +407,7 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
             ));
         }
         Body::Error(b) => {
-            c.push(Node::leaf("Reason", format!("{} ({})", b.reason, collective::Reason::from(b.reason))));
+            c.push(Node::leaf("Reason", format!("{} ({})", b.reason, collective::Reason::from(b.reason).name())));
             c.push(Node::leaf("Attempt", b.attempt.to_string()));
             c.push(Node::leaf("Engine ID", id(b.engine_id)));
             c.push(Node::leaf("Device ID", id(b.device_id)));
@@ -407,7 +423,7 @@ pub fn describe(d: &Decoded, len: usize) -> Node {
         Decoded::Tlp(t) => tlp_node(t, len),
         Decoded::FlitTlp(t) => flit_node(t, len),
         Decoded::Dllp(x) => Node::section("PCIe DLLP", format!("{len} bytes"), vec![
-            Node::leaf("Type", format!("{:#04x} ({})", x.dllp_type, x.kind())),
+            Node::leaf("Type", format!("{:#04x} ({})", x.dllp_type, x.kind().name())),
             Node::leaf("Body", hexs(&x.body)),
             Node::leaf("Sequence (Ack/Nak)", x.seq().to_string()),
             Node::leaf("CRC", format!("{:#06x} [{}]", x.crc, if x.check_crc().is_ok() { "correct" } else { "INCORRECT" })),
@@ -437,20 +453,6 @@ fn text(n: &Node, depth: usize, out: &mut String) {
     }
 }
 
-fn json(n: &Node) -> Value {
-    if n.children.is_empty() {
-        return Value::String(n.value.clone());
-    }
-    let mut m = Map::new();
-    if !n.value.is_empty() {
-        m.insert("_value".into(), Value::String(n.value.clone()));
-    }
-    for c in &n.children {
-        m.insert(c.name.clone(), json(c));
-    }
-    Value::Object(m)
-}
-
 /// Human-readable dump of every field (indented like `tshark -V`).
 pub fn render_text(kind: FrameKind, bytes: &[u8]) -> Result<String> {
     let d = decode(kind, bytes)?;
@@ -459,12 +461,14 @@ pub fn render_text(kind: FrameKind, bytes: &[u8]) -> Result<String> {
     Ok(s)
 }
 
-/// JSON dump: `{"<section>": {"_value": "...", "<field>": "<value>", ...}, "raw": "<hex>"}`.
+/// The frame as JSON data (snake_case keys, numbers, names, booleans; schema
+/// `schemas/decode.schema.json`): the same function as [`crate::json::to_json`], which the CLI and the
+/// Python binding call.
+pub fn to_json(kind: FrameKind, bytes: &[u8]) -> Result<Value> {
+    json::to_json(kind, bytes)
+}
+
+/// Former name of [`to_json`].
 pub fn render_json(kind: FrameKind, bytes: &[u8]) -> Result<Value> {
-    let d = decode(kind, bytes)?;
-    let n = describe(&d, bytes.len());
-    let mut m = Map::new();
-    m.insert(n.name.clone(), json(&n));
-    m.insert("raw".into(), Value::String(hexs(bytes)));
-    Ok(Value::Object(m))
+    json::to_json(kind, bytes)
 }

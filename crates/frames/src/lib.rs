@@ -47,6 +47,16 @@ macro_rules! enum_with_unknown {
                 }
             }
         }
+        impl $name {
+            /// The code's name in snake case (`"int_sum"`), `"unknown"` for a code this crate does not
+            /// name: the name `decode --json` and the text view print.
+            pub fn name(&self) -> String {
+                match self {
+                    $( $name::$var => $crate::util::snake_case(stringify!($var)), )+
+                    $name::Unknown(_) => "unknown".into(),
+                }
+            }
+        }
         impl core::fmt::Display for $name {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 match self {
@@ -69,6 +79,7 @@ pub mod portals;
 pub mod ethernet;
 pub mod collective;
 pub mod decode;
+pub mod json;
 pub mod pcap;
 pub mod view;
 

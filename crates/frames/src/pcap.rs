@@ -1,4 +1,6 @@
-//! pcap reading and writing (`pcap-file` crate) for `inswitch decode` and for tests that dump frames.
+//! pcap and pcapng reading and writing (`pcap-file` crate) for `inswitch decode`, `inswitch sim --pcap`
+//! and tests that dump frames. pcapng ([`write_pcapng`]) carries one interface per simulated link, named,
+//! with nanosecond timestamps (`if_tsresol` 9) and per-frame comments.
 //!
 //! | frames | LINKTYPE | value |
 //! |---|---|---|
@@ -113,4 +115,129 @@ pub fn read_pcap<R: Read>(r: R) -> Result<Capture> {
         records.push(Record { timestamp: p.timestamp(), data: p.data().to_vec() });
     }
     Ok(Capture { linktype, records })
+}
+
+/// One interface of a pcapng capture (one simulated link, for `inswitch sim --pcap F.pcapng`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interface {
+    /// `if_name` (Wireshark shows it as "on interface <name>").
+    pub name: String,
+    /// `if_description`.
+    pub description: String,
+    /// Link type of every frame on it.
+    pub linktype: u32,
+}
+
+/// One frame of a pcapng capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NgRecord {
+    /// Index into the interfaces.
+    pub interface: u32,
+    /// Timestamp (written with nanosecond resolution, `if_tsresol` 9).
+    pub timestamp: Duration,
+    /// Frame bytes.
+    pub data: Vec<u8>,
+    /// `opt_comment` of the packet block (e.g. which engine emitted it).
+    pub comment: Option<String>,
+}
+
+/// `if_tsresol` exponent of every interface written here: 10^-9 s.
+pub const TS_RESOLUTION_EXP: u8 = 9;
+
+/// Writes a pcapng file: one interface description block per `interfaces` entry (name, description,
+/// nanosecond `if_tsresol`), then one enhanced packet block per record (with its comment).
+pub fn write_pcapng<W: Write>(w: W, interfaces: &[Interface], records: &[NgRecord]) -> Result<W> {
+    use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
+    use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption, InterfaceTsResolution};
+    use pcap_file::pcapng::blocks::opt_common::CommonOption;
+    use pcap_file::pcapng::PcapNgWriter;
+    use std::borrow::Cow;
+    let mut writer = PcapNgWriter::new(w).map_err(pcap_err)?;
+    for i in interfaces {
+        let idb = InterfaceDescriptionBlock {
+            linktype: DataLink::from(i.linktype),
+            snaplen: SNAPLEN,
+            options: vec![
+                InterfaceDescriptionOption::IfName(Cow::Borrowed(i.name.as_str())),
+                InterfaceDescriptionOption::IfDescription(Cow::Borrowed(i.description.as_str())),
+                InterfaceDescriptionOption::IfTsResol(InterfaceTsResolution::new(false, TS_RESOLUTION_EXP).map_err(pcap_err)?),
+            ],
+        };
+        writer.write_pcapng_block(idb).map_err(pcap_err)?;
+    }
+    for r in records {
+        if r.interface as usize >= interfaces.len() {
+            return Err(Error::Pcap { message: format!("record on interface {} of {}", r.interface, interfaces.len()) });
+        }
+        let options = r.comment.as_deref().map(|c| vec![EnhancedPacketOption::Common(CommonOption::Comment(Cow::Borrowed(c)))]).unwrap_or_default();
+        let epb = EnhancedPacketBlock {
+            interface_id: r.interface,
+            timestamp: r.timestamp,
+            original_len: u32::try_from(r.data.len()).map_err(pcap_err)?,
+            data: Cow::Borrowed(r.data.as_slice()),
+            options,
+        };
+        writer.write_pcapng_block(epb).map_err(pcap_err)?;
+    }
+    Ok(writer.into_inner())
+}
+
+/// A frame read from a pcap or pcapng file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptureFrame {
+    /// Interface index (0 for classic pcap).
+    pub interface: u32,
+    /// Interface name (`if_name`; `None` for classic pcap or an unnamed interface).
+    pub interface_name: Option<String>,
+    /// Link type of its interface (or of the pcap file).
+    pub linktype: u32,
+    /// Timestamp.
+    pub timestamp: Duration,
+    /// Frame bytes.
+    pub data: Vec<u8>,
+    /// Packet comment (pcapng).
+    pub comment: Option<String>,
+}
+
+/// The first four bytes of a pcapng file (section header block type).
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+
+/// Reads a pcap or pcapng file (told apart by the first bytes) into its frames, each with its
+/// interface, link type and timestamp.
+pub fn read_capture<R: Read>(mut r: R) -> Result<Vec<CaptureFrame>> {
+    use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketOption;
+    use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
+    use pcap_file::pcapng::blocks::opt_common::CommonOption;
+    use pcap_file::pcapng::{Block, PcapNgReader};
+    let mut bytes = Vec::new();
+    r.read_to_end(&mut bytes).map_err(pcap_err)?;
+    if !bytes.starts_with(&PCAPNG_MAGIC) {
+        let cap = read_pcap(bytes.as_slice())?;
+        return Ok(cap
+            .records
+            .into_iter()
+            .map(|x| CaptureFrame { interface: 0, interface_name: None, linktype: cap.linktype, timestamp: x.timestamp, data: x.data, comment: None })
+            .collect());
+    }
+    let mut reader = PcapNgReader::new(bytes.as_slice()).map_err(pcap_err)?;
+    let mut out = Vec::new();
+    while let Some(block) = reader.next_block() {
+        let (block, state) = block.map_err(pcap_err)?;
+        let (interface, timestamp, data, options) = match block {
+            Block::EnhancedPacket(p) => (p.interface_id, p.timestamp, p.data.into_owned(), p.options),
+            Block::SimplePacket(p) => (0, Duration::ZERO, p.data.into_owned(), Vec::new()),
+            _ => continue,
+        };
+        let idb = state.interfaces().get(interface as usize).ok_or_else(|| Error::Pcap { message: format!("packet on undeclared interface {interface}") })?;
+        let interface_name = idb.options.iter().find_map(|o| match o {
+            InterfaceDescriptionOption::IfName(n) => Some(n.to_string()),
+            _ => None,
+        });
+        let comment = options.iter().find_map(|o| match o {
+            EnhancedPacketOption::Common(CommonOption::Comment(c)) => Some(c.to_string()),
+            _ => None,
+        });
+        out.push(CaptureFrame { interface, interface_name, linktype: u32::from(idb.linktype), timestamp, data, comment });
+    }
+    Ok(out)
 }

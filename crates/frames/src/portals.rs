@@ -12,8 +12,9 @@
 //!     +----------------------------------+-----+--+-----+---------+-----+---------+----------------+------+--+---------+
 //! byte 0                              3   4                                                                       11
 //! ```
-//! (`rt` at bit 61 = retry; libfabric's own build keeps bits 61-63 as `pad` and its retry flag in cookie
-//! bit 31: both read back identically here, see [`Cookie`].)
+//! (`rt` at bit 61 = retry, `rsv` = libfabric's 2-bit `pad`. This is current libfabric's layout: commit
+//! 52b3927e9 (2024-02-27) moved the retry flag from cookie bit 31 to header bit 61 and widened the
+//! cookie's magic to bits 31-16; see [`Cookie`].)
 //!
 //! The 84-byte frame (this project's layout except bytes 35..84, which are exactly libfabric's
 //! 49-byte `struct red_pkt` after its `_swappkt`):
@@ -180,10 +181,11 @@ enum_with_unknown! {
 pub struct ReductionHeader {
     /// rt_cookie (bits 95-64); opaque to the engine, compared with the arming frame's cookie.
     pub cookie: u32,
-    /// Bits 63-62, reserved (zero).
+    /// Bits 63-62, reserved (zero; libfabric's `pad`).
     #[deku(bits = 2)]
     pub reserved: u8,
-    /// Bit 61: retry requested by the root.
+    /// Bit 61: retry requested by the root (libfabric's `retry`, moved here from cookie bit 31 by
+    /// libfabric commit 52b3927e9).
     #[deku(bits = 1)]
     pub retry: bool,
     /// Bits 60-59: rt_repsum_ovflid.
@@ -253,27 +255,36 @@ impl ReductionHeader {
     }
 }
 
-/// libfabric's use of the cookie (`struct cxip_coll_cookie`, little-endian bitfield order on x86):
-/// mcast_id bits 12-0, red_id bits 15-13, magic bits 30-16, retry bit 31. The engine ignores it.
+/// libfabric's use of the cookie (`struct cxip_coll_cookie` in `prov/cxi/src/cxip_coll.c`, little-endian
+/// bitfield order on x86): mcast_id bits 12-0, red_id bits 15-13, magic bits 31-16. The retry flag is
+/// not in the cookie any more (it is header bit 61, [`ReductionHeader::retry`]). The engine ignores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cookie(pub u32);
+
+/// Field positions of [`Cookie`].
+pub mod cookie {
+    /// Width of mcast_id (bits 12-0).
+    pub const MCAST_ID_BITS: u32 = 13;
+    /// Shift of red_id.
+    pub const RED_ID_SHIFT: u32 = 13;
+    /// Width of red_id (bits 15-13).
+    pub const RED_ID_BITS: u32 = 3;
+    /// Shift of magic.
+    pub const MAGIC_SHIFT: u32 = 16;
+}
 
 impl Cookie {
     /// 13-bit multicast id.
     pub fn mcast_id(&self) -> u16 {
-        (self.0 & 0x1fff) as u16
+        (self.0 & ((1 << cookie::MCAST_ID_BITS) - 1)) as u16
     }
     /// 3-bit reduction id.
     pub fn red_id(&self) -> u8 {
-        ((self.0 >> 13) & 0x7) as u8
+        ((self.0 >> cookie::RED_ID_SHIFT) & ((1 << cookie::RED_ID_BITS) - 1)) as u8
     }
-    /// 15-bit magic.
+    /// 16-bit magic (bits 31-16).
     pub fn magic(&self) -> u16 {
-        ((self.0 >> 16) & 0x7fff) as u16
-    }
-    /// Retry bit.
-    pub fn retry(&self) -> bool {
-        self.0 >> 31 != 0
+        (self.0 >> cookie::MAGIC_SHIFT) as u16
     }
 }
 
@@ -449,5 +460,26 @@ mod tests {
         h.emit(&mut out).unwrap();
         assert_eq!(&out[..], expect);
         assert_eq!(ReductionHeader::parse(&out).unwrap(), h);
+    }
+
+    #[test]
+    fn cookie_magic_is_sixteen_bits_and_retry_is_header_bit_61() {
+        // Current libfabric (`struct cxip_coll_cookie`: mcast_id:13, red_id:3, magic:16; retry:1 at header
+        // bit 61 after repsum_ovflid:2), written out here rather than taken from this crate's types.
+        let mcast_id: u32 = 0x1234;
+        let red_id: u32 = 5;
+        let magic: u32 = 0xBEEF;
+        let raw = mcast_id | red_id << 13 | magic << 16;
+        let c = Cookie(raw);
+        assert_eq!((c.mcast_id(), c.red_id(), c.magic()), (0x1234, 5, 0xBEEF));
+        // The header's retry flag is bit 61 of the 96-bit header, i.e. bit 5 of byte 4; the cookie stays
+        // untouched by it.
+        let mut bytes = [0u8; REDUCTION_HEADER_LEN];
+        bytes[..4].copy_from_slice(&raw.to_be_bytes());
+        bytes[4] = 1 << (61 - 56);
+        let h = ReductionHeader::parse(&bytes).unwrap();
+        assert!(h.retry);
+        assert_eq!(h.cookie().magic(), 0xBEEF);
+        assert_eq!(h.reserved, 0);
     }
 }

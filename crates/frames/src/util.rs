@@ -74,3 +74,19 @@ pub(crate) fn exact(layer: Layer, end: usize, buf: &[u8]) -> Result<()> {
         Ok(())
     }
 }
+
+/// `CamelCase` to `snake_case` (`FltMinMaxLoc` → `flt_min_max_loc`; digits stay with their word).
+pub(crate) fn snake_case(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 4);
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -27,13 +27,13 @@ fn parse_hex_accepts_common_spellings() {
 fn text_shows_every_field() {
     let b = decode::parse_hex(TLP_MWR32).unwrap();
     let s = decode::render_text(FrameKind::Tlp, &b).unwrap();
-    for needle in ["PCIe TLP (non-flit): 16 bytes", "    Fmt: 0b010 (3DW header, with data)", "MemWrite", "Requester ID: 0x0100 (01:00.0)", "Address: 0x0010c004", "Payload: deadbeef", "Length: 1 (1 DW)"] {
+    for needle in ["PCIe TLP (non-flit): 16 bytes", "    Fmt: 0b010 (3DW header, with data)", "Type: 0b00000 (mem write)", "Requester ID: 0x0100 (01:00.0)", "Address: 0x0010c004", "Payload: deadbeef", "Length: 1 (1 DW)"] {
         assert!(s.contains(needle), "missing {needle:?} in\n{s}");
     }
     let vdm = decode::render_text(FrameKind::Tlp, &decode::parse_hex(VDM).unwrap()).unwrap();
     assert!(vdm.contains("Vendor ID: 0xc011"), "{vdm}");
     assert!(vdm.contains("    Collective message: 16 bytes"), "{vdm}");
-    assert!(vdm.contains("Command: 1 (Start)"), "{vdm}");
+    assert!(vdm.contains("Command: 1 (start)"), "{vdm}");
     assert!(vdm.contains("TID: 0"), "{vdm}");
     // The collective header's flag byte (VDM byte 17) with TID 2 in its bits 4:3 (seed 001).
     let mut b = decode::parse_hex(VDM).unwrap();
@@ -41,20 +41,50 @@ fn text_shows_every_field() {
     let vdm = decode::render_text(FrameKind::Tlp, &b).unwrap();
     assert!(vdm.contains("TID: 2"), "{vdm}");
     let sp = decode::render_text(FrameKind::SoftPortals, &decode::parse_hex(SOFT_PORTALS).unwrap()).unwrap();
-    for needle in ["EtherType: 0x88b5", "rt_op: 0x14 (IntSum)", "multicast tree (bits 15-3): 5", "FCS: 0x3ab5a91d [correct]", "rt_data[3]: 0xffffffffffffffff (i64 -1"] {
+    for needle in ["EtherType: 0x88b5", "rt_op (op): 0x14 (int_sum)", "multicast tree (bits 15-3): 5", "FCS: 0x3ab5a91d [correct]", "rt_data[3]: 0xffffffffffffffff (i64 -1"] {
         assert!(sp.contains(needle), "missing {needle:?} in\n{sp}");
     }
 }
 
 #[test]
-fn json_is_nested_by_section() {
+fn json_is_data() {
     let b = decode::parse_hex(SOFT_PORTALS).unwrap();
-    let j = decode::render_json(FrameKind::SoftPortals, &b).unwrap();
-    assert_eq!(j["Soft Portals"]["Portals reduction frame"]["Reduction header"]["rt_seqno"], "5");
-    assert_eq!(j["Soft Portals"]["Ethernet II"]["EtherType"], "0x88b5");
+    let j = decode::to_json(FrameKind::SoftPortals, &b).unwrap();
+    assert_eq!(j["kind"], "soft_portals");
+    assert_eq!(j["soft_portals"]["portals"]["header"]["seqno"], 5);
+    assert_eq!(j["soft_portals"]["portals"]["header"]["op"], "int_sum");
+    assert_eq!(j["soft_portals"]["portals"]["header"]["arm"], true);
+    assert_eq!(j["soft_portals"]["portals"]["multicast"], true);
+    assert_eq!(j["soft_portals"]["ethernet"]["ethertype"], 0x88b5);
+    assert_eq!(j["soft_portals"]["fcs"]["correct"], true);
     assert_eq!(j["raw"].as_str().unwrap().len(), 2 * b.len());
-    let e = decode::render_json(FrameKind::Tlp, &b[..10]);
+    // The raw bytes appear once: no other value repeats the whole frame.
+    assert_eq!(j.to_string().matches(j["raw"].as_str().unwrap()).count(), 1);
+    let e = decode::to_json(FrameKind::Tlp, &b[..10]);
     assert!(e.is_err());
+    // The example: an MWr64 to 0x1_0000_0010, tag 5, 2 DW.
+    let mwr64 = decode::parse_hex("60000002 01000500 00000001 00000010 11111111 22222222").unwrap();
+    let j = decode::to_json(FrameKind::Tlp, &mwr64).unwrap();
+    assert_eq!(j["tlp"]["address"], 4294967312u64);
+    assert_eq!(j["tlp"]["tag"], 5);
+    assert_eq!(j["tlp"]["length"], 2);
+    assert_eq!(j["tlp"]["type"], "mem_write");
+    assert_eq!(j["tlp"]["td"], false);
+    let cpl = decode::parse_hex("4a000001 0100000c 02000500 cafef00d").unwrap();
+    assert_eq!(decode::to_json(FrameKind::Tlp, &cpl).unwrap()["tlp"]["type"], "completion");
+}
+
+#[test]
+fn text_has_no_rust_debug_output() {
+    let dllp = inswitch_frames::dllp::Dllp::ack_nak(true, 7);
+    let mut d = [0u8; 6];
+    dllp.emit(&mut d).unwrap();
+    for (k, h) in [(FrameKind::Tlp, TLP_MWR32), (FrameKind::Tlp, VDM), (FrameKind::Tlp, "4a000001 0100000c 02000500 cafef00d"), (FrameKind::SoftPortals, SOFT_PORTALS)] {
+        let t = decode::render_text(k, &decode::parse_hex(h).unwrap()).unwrap();
+        for bad in ["{", "}", "::", "Some(", "None", "Completion {", "IntSum"] {
+            assert!(!t.contains(bad), "{bad:?} in\n{t}");
+        }
+    }
 }
 
 #[test]

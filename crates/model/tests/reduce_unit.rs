@@ -46,10 +46,13 @@ fn reset_clears_the_pipeline() {
 #[test]
 fn cli_words_and_batch_lines() {
     let v = run_args("FLT_SUM_NOFTZ_RND0", "", &["1.5", "2.25"]).unwrap();
-    assert_eq!(v["values"][0], "3.75");
-    assert_eq!(v["rc"], "SUCCESS");
+    assert_eq!(v["values"][0], 3.75);
+    assert_eq!(v["rc"], "success");
+    assert_eq!(v["op"], "flt_sum_noftz_rnd0");
+    assert_eq!(v["op_code"], 0x28);
+    assert_eq!(v["data"][0], 3.75f64.to_bits());
     let v = run_args("flt_repsum", "associative", &["0.1", "0.2"]).unwrap();
-    assert_eq!(v["repsum_value"], "0.30000000000000004");
+    assert_eq!(v["repsum_value"], 0.30000000000000004);
     let input = concat!(
         r#"{"op":"INT_MINMAXLOC","a":[3,7,3,7],"b":[3,2,9,1]}"#, "\n",
         r#"{"op":"FLT_MINNUM","a":["snan"],"b":[2.0],"mode":"ieee"}"#, "\n",
@@ -63,9 +66,10 @@ fn cli_words_and_batch_lines() {
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(ok, 3);
     assert_eq!(lines[0]["values"], serde_json::json!([3, 2, 9, 1]));
-    assert_eq!(lines[1]["values"][0], "NaN");
-    assert_eq!(lines[1]["rc"], "FLT_INVALID");
-    assert_eq!(lines[2]["rc"], "OP_MISMATCH");
+    assert_eq!(lines[1]["values"][0], "nan");
+    assert_eq!(lines[1]["rc"], "flt_invalid");
+    assert_eq!(lines[1]["rc_code"], 4);
+    assert_eq!(lines[2]["rc"], "op_mismatch");
     assert_eq!(lines[2]["sfa_a"], 0x12);
     assert_eq!(lines[2]["sfa_b"], 34);
     assert_eq!(lines[3]["line"], 5);

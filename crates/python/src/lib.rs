@@ -42,7 +42,7 @@ fn kind_of(kind: &str) -> PyResult<FrameKind> {
 /// Every field of a frame: the same object as one `inswitch decode --json` line.
 #[pyfunction]
 fn decode<'py>(py: Python<'py>, kind: &str, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let v = d::render_json(kind_of(kind)?, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let v = d::to_json(kind_of(kind)?, data).map_err(|e| PyValueError::new_err(e.to_string()))?;
     convert::to_py(py, &v)
 }
 

@@ -176,30 +176,39 @@ fn side(req: &Value, p: &str, op: Opcode) -> Result<Contribution, BatchError> {
     Ok(c)
 }
 
+/// A double as JSON data: a number when finite, else `"nan"`, `"inf"` or `"-inf"` (JSON has no
+/// non-finite numbers).
+fn float_value(bits: u64) -> Value {
+    let f = f64::from_bits(bits);
+    if f.is_nan() {
+        json!("nan")
+    } else if f.is_infinite() {
+        json!(if f > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(f)
+    }
+}
+
+/// The response as data (the conventions of `inswitch decode --json`, docs/reduction.md §CLI): names in
+/// lower case beside their codes, operands as numbers.
 fn describe(op: Opcode, r: &Contribution) -> Value {
-    let hex: Vec<String> = r.rt_data.iter().map(|v| format!("0x{v:016x}")).collect();
     let mut out = json!({
-        "op": op.to_string(),
-        "rt_op": format!("0x{:02x}", r.rt_op),
-        "data": hex,
-        "rc": r.rt_rc.to_string(),
-        "rc_raw": r.rt_rc.0,
+        "op": op.name().map_or("unknown".to_string(), str::to_ascii_lowercase),
+        "op_code": r.rt_op,
+        "data": r.rt_data,
+        "rc": r.rt_rc.name().map_or("unknown".to_string(), str::to_ascii_lowercase),
+        "rc_code": r.rt_rc.0,
         "repsum_m": r.rt_repsum_m,
         "repsum_oflow_id": r.rt_repsum_oflow_id,
     });
     let values: Vec<Value> = match op {
         _ if r.rt_rc == Rc::OP_MISMATCH => Vec::new(),
         Opcode::FltRepsum => {
-            out["repsum_value"] = json!(format!("{:?}", f64::from_bits(repsum::to_f64_bits(&r.repsum()))));
+            out["repsum_value"] = float_value(repsum::to_f64_bits(&r.repsum()));
             Vec::new()
         }
-        Opcode::FltMinMaxNumLoc => vec![
-            json!(format!("{:?}", f64::from_bits(r.rt_data[0]))),
-            json!(r.rt_data[1]),
-            json!(format!("{:?}", f64::from_bits(r.rt_data[2]))),
-            json!(r.rt_data[3]),
-        ],
-        op if is_float_op(op) => r.rt_data.iter().map(|v| json!(format!("{:?}", f64::from_bits(*v)))).collect(),
+        Opcode::FltMinMaxNumLoc => vec![float_value(r.rt_data[0]), json!(r.rt_data[1]), float_value(r.rt_data[2]), json!(r.rt_data[3])],
+        op if is_float_op(op) => r.rt_data.iter().map(|v| float_value(*v)).collect(),
         Opcode::IntMinMaxLoc => vec![
             json!(r.rt_data[0] as i64),
             json!(r.rt_data[1]),
