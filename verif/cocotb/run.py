@@ -22,9 +22,9 @@ HERE = pathlib.Path(__file__).resolve().parent
 BLOCKS = ["output_queue", "reduce_unit"]
 
 
-def run(block, seed=1, cycles=5000, dut_params="", model_params="", mutant=None, build_root=None):
+def run(block, seed=1, cycles=5000, dut_params="", model_params="", mutant=None, build_root=None, bench=None):
     """Returns (passed, build_dir); a failing bench leaves its first mismatch in build_dir/mismatch.txt.
-    `mutant` = (original line text, replacement): the bench runs on a
+    `bench`: the cocotb test module (default bench_<block>). `mutant` = (original line text, replacement): the bench runs on a
     copy of rtl/<block>.v with that one line changed."""
     if shutil.which("verilator") is None:
         raise SystemExit("verilator not found: run `bash scripts/setup`")
@@ -64,7 +64,7 @@ def run(block, seed=1, cycles=5000, dut_params="", model_params="", mutant=None,
     # and read the results file here.
     under_pytest = os.environ.pop("PYTEST_CURRENT_TEST", None)
     try:
-        runner.test(test_module=f"bench_{block}", hdl_toplevel=block, build_dir=build_dir, test_dir=build_dir,
+        runner.test(test_module=bench or f"bench_{block}", hdl_toplevel=block, build_dir=build_dir, test_dir=build_dir,
                     extra_env=env, results_xml=str(results), waves=True)
     finally:
         if under_pytest is not None:

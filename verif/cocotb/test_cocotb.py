@@ -27,3 +27,10 @@ def test_different_dut_is_caught():
     assert not ok, "a DUT with FIFO_DEPTH=16 passed against the FIFO_DEPTH=32 model"
     report = (build_dir / "mismatch.txt").read_text()
     assert "first mismatch at cycle" in report and "port s_axis_tready" in report, report[-2000:]
+
+
+def test_pyuvm_scoreboard():
+    # docs/python.md's scoreboard, run: pyuvm monitor -> analysis port -> uvm_subscriber predicting with
+    # inswitch.Block (same reduce_unit build as above).
+    ok, build_dir = run.run("reduce_unit", seed=2, cycles=2000, bench="bench_pyuvm_reduce_unit")
+    assert ok, f"pyuvm bench failed; see {build_dir}/results.xml"
