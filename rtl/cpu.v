@@ -136,7 +136,7 @@ localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd
                  EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
                  EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
                  EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37,
-                 EV_WRONG_SENDER = 6'd38;
+                 EV_WRONG_SENDER = 6'd38, EV_STALE_ARM = 6'd39;
 // Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
 localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
                  CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
@@ -209,6 +209,16 @@ function [9:0] next_seqno(input [9:0] s);
     begin
         // (s + 1) mod 1023: libfabric never uses 1023 (docs/cpu.md §2)
         next_seqno = s >= 10'd1022 ? s - 10'd1022 : s + 10'd1;
+    end
+endfunction
+
+// Serial-number comparison of sequence numbers modulo 1023 (1023 reserved): new is newer than old when
+// its forward distance is 1 to 511 (docs/cpu.md §2; model cpu::seqno_newer). Both are below 1023 here.
+function seqno_newer(input [9:0] new_s, input [9:0] old_s);
+    reg [10:0] fwd;
+    begin
+        fwd = (new_s >= old_s) ? {1'b0, new_s} - {1'b0, old_s} : {1'b0, new_s} + 11'd1023 - {1'b0, old_s};
+        seqno_newer = (fwd != 11'd0) && (fwd <= 11'd511);
     end
 endfunction
 
@@ -861,8 +871,14 @@ always @* begin
                         end else if (m_seqno == SEQNO_RESERVED) begin
                             ev = EV_BAD_SEQNO_ARM;
                         end else if (lk_d_hit_reg) begin
-                            du = arm_vec;
-                            ev = EV_REARM;
+                            // 002 (71): only a newer seqno clears the state; a duplicated or old arm
+                            // is dropped and counted.
+                            if (seqno_newer(m_seqno, dx[D_SEQNO +: 10])) begin
+                                du = arm_vec;
+                                ev = EV_REARM;
+                            end else begin
+                                ev = EV_STALE_ARM;
+                            end
                         end else if (lk_f_hit_reg) begin
                             begin du_idx = lk_f_idx_reg; du = arm_vec; end
                             ev = EV_ARM;

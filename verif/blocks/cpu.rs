@@ -369,7 +369,21 @@ impl CpuStimulus {
             m.vni = w.vni;
             m.cookie = w.cookie;
             m.seqno = if self.r.random_bool(0.01) { SEQNO_RESERVED } else { rd.seqno };
-            m.resno = (rd.seqno + 1022) % 1023;
+            if rd.armed && m.seqno != SEQNO_RESERVED {
+                // A re-arm of a (probably) live reduction: duplicated, older, or newer (002 (70)-(71));
+                // a newer one moves the world's round on, so the contributions follow it.
+                let k = self.r.random_range(1..=3u16);
+                m.seqno = match self.r.random_range(0..3) {
+                    0 => rd.seqno,
+                    1 => (rd.seqno + 1023 - k) % 1023,
+                    _ => {
+                        let newer = (rd.seqno + k) % 1023;
+                        self.world[wi].reds[red].seqno = newer;
+                        newer
+                    }
+                };
+            }
+            m.resno = (m.seqno + 1022) % 1023;
             let c = self.operands(w.op);
             m.op = w.op;
             m.data = c.rt_data;
@@ -1116,6 +1130,12 @@ impl Reference {
                     stalls_after: 0,
                 };
                 if let Some(k) = live {
+                    // 002 (71), docs/cpu.md §2: only a newer seqno (forward distance 1..=511 modulo
+                    // 1023) re-arms; a duplicated or older arm leaves the reduction running.
+                    let ahead = (m.seqno + 1023 - self.live[k].seqno) % 1023;
+                    if !(1..=511).contains(&ahead) {
+                        return event::STALE_ARM;
+                    }
                     self.live[k] = d;
                     event::REARM
                 } else if self.live.len() < self.p.descriptors {

@@ -34,6 +34,18 @@ pub fn next_seqno(s: u16) -> u16 {
     (s + 1) % SEQNO_RESERVED
 }
 
+/// Largest forward distance, modulo 1023, at which a sequence number still counts as newer: half the
+/// sequence space (serial-number arithmetic, as the TID comparison of seed 001 modulo 4).
+pub const SEQNO_NEWER_SPAN: u16 = SEQNO_RESERVED / 2;
+
+/// Whether `new` is newer than `old` in the sequence space 0..1022 (modulo 1023, 1023 reserved): its
+/// forward distance from `old` is 1 to [`SEQNO_NEWER_SPAN`]. Equal or older (up to 511 behind) is not.
+/// An ARM re-arms a live descriptor only with a newer sequence number (002 (70)-(71)).
+pub fn seqno_newer(new: u16, old: u16) -> bool {
+    let d = (new % SEQNO_RESERVED + SEQNO_RESERVED - old % SEQNO_RESERVED) % SEQNO_RESERVED;
+    d != 0 && d <= SEQNO_NEWER_SPAN
+}
+
 /// Control commands (`code` of a CONTROL message; 000 \[0168\]; frames crate `collective::Command`).
 pub mod command {
     /// Start (activate, or resume a paused context).
@@ -106,7 +118,7 @@ pub mod event {
         CTRL_NOOP = 8, "CONTROL command with nothing to do locally.";
         CTRL_BAD = 9, "CONTROL with an undefined command.";
         ARM = 10, "ARM allocated a descriptor.";
-        REARM = 11, "ARM re-armed a live descriptor (stale state cleared).";
+        REARM = 11, "ARM with a newer sequence number re-armed a live descriptor (stale state cleared).";
         ARM_NO_DESC = 12, "ARM found no free descriptor.";
         BAD_SEQNO_ARM = 13, "ARM with the reserved sequence number.";
         ACCEPT = 14, "Contribution accepted.";
@@ -134,6 +146,7 @@ pub mod event {
         RETRY_RESEND = 36, "RETRY request from the parent: the pending RESPONSE resent.";
         RETRY_NONE = 37, "RETRY request with nothing to resend: FAILURE reply.";
         WRONG_SENDER = 38, "Contribution whose P_ID names a PBV-table entry of another device: dropped.";
+        STALE_ARM = 39, "ARM whose sequence number is not newer than the live descriptor's: dropped.";
     }
 }
 
@@ -945,8 +958,15 @@ impl Cpu {
                 } else if m.seqno == SEQNO_RESERVED {
                     event::BAD_SEQNO_ARM
                 } else if lk.d_hit {
-                    self.arm(lk.d_idx, lk.s_idx, m);
-                    event::REARM
+                    // 002 (71): "rt_arm can advance the sequence number and clear the state. Frames with
+                    // an old sequence number can be dropped": a duplicated or stale arm must not wipe
+                    // the running reduction.
+                    if seqno_newer(m.seqno, self.d[lk.d_idx].seqno) {
+                        self.arm(lk.d_idx, lk.s_idx, m);
+                        event::REARM
+                    } else {
+                        event::STALE_ARM
+                    }
                 } else if lk.f_hit {
                     self.arm(lk.f_idx, lk.s_idx, m);
                     event::ARM

@@ -331,6 +331,27 @@ fn an_arm_with_the_reserved_seqno_is_dropped_and_a_rearm_clears_stale_state() {
 }
 
 #[test]
+fn only_a_newer_arm_re_arms_a_duplicated_or_older_one_is_dropped() {
+    // 002 (70)-(71): an arm with a newer seqno clears the state; frames with an old seqno are dropped.
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 3);
+    tb.send(arm(0x12, 0, 1021));
+    tb.send(pdata(0x12, 0, 1021, Opcode::IntSum, 1, 0x1));
+    tb.send(arm(0x12, 0, 1021)); // duplicated arm
+    tb.send(arm(0x12, 0, 1000)); // older
+    tb.send(arm(0x12, 0, 510)); // 512 ahead modulo 1023 = 511 behind: older
+    let d = *tb.cpu.live(true, 0x12).unwrap();
+    assert_eq!((d.count, d.acc_valid, d.seqno), (1, true, 1021), "the running reduction survives");
+    assert_eq!(tb.take().1, [event::ARM, event::ACCEPT, event::STALE_ARM, event::STALE_ARM, event::STALE_ARM]);
+    tb.send(arm(0x12, 0, 2)); // newer across the wrap (1021, 1022, 0, 1, 2)
+    let d = *tb.cpu.live(true, 0x12).unwrap();
+    assert_eq!((d.count, d.acc_valid, d.seqno), (0, false, 2));
+    assert_eq!(tb.take().1, [event::REARM]);
+    assert!(seqno_newer(0, 1022) && seqno_newer(511, 0) && !seqno_newer(512, 0) && !seqno_newer(7, 7));
+    assert!(!seqno_newer(1022, 0) && seqno_newer(1021, 510) && !seqno_newer(510, 1021));
+}
+
+#[test]
 fn more_contributions_than_the_wait_count_raise_contr_overflow() {
     let mut tb = Tb::small();
     tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
