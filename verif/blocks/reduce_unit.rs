@@ -10,7 +10,7 @@
 //! [`LATENCY`] edges later unless a reset intervened, and every `out_*` is 0 when `out_valid` is 0; for
 //! each result, the fields that have a one-line statement are checked from the inputs it came from:
 //! `rt_op`, the opcode-mismatch report, BARRIER, the bitwise and logical operators, INT_SUM/MIN/MAX,
-//! INT_MINMAXLOC, and FLT_MIN/FLT_MAX (host IEEE total order). FLT_SUM, MINNUM/MAXNUM and REPSUM are
+//! INT_MINMAXLOC, FLT_MIN/FLT_MAX and FLT_MINMAXLOC (host IEEE total order). FLT_SUM, MINNUM/MAXNUM and REPSUM are
 //! checked independently against SoftFloat and libfabric's rules in `crates/model/tests/reduce_*.rs`.
 
 use std::collections::VecDeque;
@@ -67,7 +67,7 @@ pub mod counter {
     pub const FLT_SUM: &str = "flt_sum";
     /// FLT_REPSUM results.
     pub const REPSUM: &str = "flt_repsum";
-    /// INT_MINMAXLOC / FLT_MINMAXNUMLOC results.
+    /// INT_MINMAXLOC / FLT_MINMAXLOC / FLT_MINMAXNUMLOC results.
     pub const MINMAXLOC: &str = "minmaxloc";
     /// FLT_MIN/MAX/MINNUM/MAXNUM results.
     pub const FLT_MINMAX: &str = "flt_minmax";
@@ -191,13 +191,30 @@ impl ReduceUnitMonitor {
                     }
                 }))
             }
+            // FLT_MINMAXLOC (002 (42), (84), (44)): lanes 0,1 a FLT_MIN with its index, 2,3 a FLT_MAX. Any
+            // NaN wins and gives the default NaN; two NaNs, or two equal bit patterns, keep the lower index.
+            Opcode::FltMinMaxLoc => {
+                let half = |x: u64, xi: u64, y: u64, yi: u64, max: bool| -> [u64; 2] {
+                    let (fx, fy) = (f64::from_bits(x), f64::from_bits(y));
+                    match (fx.is_nan(), fy.is_nan()) {
+                        (true, true) => [DEFAULT_NAN, xi.min(yi)],
+                        (true, false) => [DEFAULT_NAN, xi],
+                        (false, true) => [DEFAULT_NAN, yi],
+                        _ if x == y => [x, xi.min(yi)],
+                        _ if (fy.total_cmp(&fx) == std::cmp::Ordering::Greater) == max => [y, yi],
+                        _ => [x, xi],
+                    }
+                };
+                let (lo, hi) = (half(a[0], a[1], b[0], b[1], false), half(a[2], a[3], b[2], b[3], true));
+                Some([lo[0], lo[1], hi[0], hi[1]])
+            }
             _ => None,
         };
         let op = Opcode::from_raw(a_op);
         match op {
             Opcode::FltSum { .. } => self.bump(counter::FLT_SUM),
             Opcode::FltRepsum => self.bump(counter::REPSUM),
-            Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc => self.bump(counter::MINMAXLOC),
+            Opcode::IntMinMaxLoc | Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => self.bump(counter::MINMAXLOC),
             Opcode::FltMin | Opcode::FltMax | Opcode::FltMinNum | Opcode::FltMaxNum => self.bump(counter::FLT_MINMAX),
             Opcode::Unknown(_) => self.bump(counter::UNKNOWN_OP),
             _ => self.bump(counter::INTEGER),

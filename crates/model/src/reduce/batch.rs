@@ -45,6 +45,7 @@ fn is_float_op(op: Opcode) -> bool {
             | Opcode::FltMax
             | Opcode::FltMinNum
             | Opcode::FltMaxNum
+            | Opcode::FltMinMaxLoc
             | Opcode::FltMinMaxNumLoc
             | Opcode::FltSum { .. }
             | Opcode::FltRepsum
@@ -193,7 +194,7 @@ fn describe(op: Opcode, r: &Contribution) -> Value {
             out["repsum_value"] = json!(format!("{:?}", f64::from_bits(repsum::to_f64_bits(&r.repsum()))));
             Vec::new()
         }
-        Opcode::FltMinMaxNumLoc => vec![
+        Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => vec![
             json!(format!("{:?}", f64::from_bits(r.rt_data[0]))),
             json!(r.rt_data[1]),
             json!(format!("{:?}", f64::from_bits(r.rt_data[2]))),
