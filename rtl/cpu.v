@@ -60,7 +60,16 @@ module cpu #
     output wire         stat_valid,
     output wire [5:0]   stat_event,
     output wire         stat_family,
-    output wire [15:0]  stat_ctx
+    output wire [15:0]  stat_ctx,
+
+    /*
+     * FAILURE status register (docs/cpu.md §5): set with the event that sets a descriptor's Failure
+     * flag (001): the event's family and context, and the count of such events since reset (saturating)
+     */
+    output wire         fail_valid,
+    output wire         fail_family,
+    output wire [15:0]  fail_ctx,
+    output wire [7:0]   fail_count
 );
 
 localparam SIDX_W = STATIC_ENTRIES > 1 ? $clog2(STATIC_ENTRIES) : 1;
@@ -94,7 +103,7 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
            M_COOKIE = `COLLECTIVE_MSG_COOKIE_LSB, M_SEQNO = `COLLECTIVE_MSG_SEQNO_LSB, M_OP = `COLLECTIVE_MSG_OP_LSB,
            M_RC = `COLLECTIVE_MSG_RC_LSB, M_RSM = `COLLECTIVE_MSG_REPSUM_M_LSB,
            M_OFLOW = `COLLECTIVE_MSG_REPSUM_OFLOW_ID_LSB, M_DATA = `COLLECTIVE_MSG_DATA_LSB,
-           M_PBV = `COLLECTIVE_MSG_PBV_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
+           M_PBV = `COLLECTIVE_MSG_PBV_LSB, M_ERROR = `COLLECTIVE_MSG_ERROR_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
 
 /*
  * Descriptor record (docs/cpu.md §1): the dynamic state of a live context.
@@ -266,6 +275,11 @@ reg                stat_valid_reg, stat_valid_next;
 reg [5:0]          stat_event_reg, stat_event_next;
 reg                stat_family_reg, stat_family_next;
 reg [15:0]         stat_ctx_reg, stat_ctx_next;
+reg                fail_mark;                   // this decision sets a Failure flag
+reg                fail_valid_reg;
+reg                fail_family_reg;
+reg [15:0]         fail_ctx_reg;
+reg [7:0]          fail_count_reg;
 reg [TICK_W-1:0]   tick_cnt_reg, tick_cnt_next;
 
 // Engine registers and PBV table
@@ -301,6 +315,10 @@ assign stat_valid = stat_valid_reg;
 assign stat_event = stat_event_reg;
 assign stat_family = stat_family_reg;
 assign stat_ctx = stat_ctx_reg;
+assign fail_valid = fail_valid_reg;
+assign fail_family = fail_family_reg;
+assign fail_ctx = fail_ctx_reg;
+assign fail_count = fail_count_reg;
 
 /*
  * Fields of the latched message and of the entries it matched.
@@ -421,7 +439,7 @@ endfunction
 
 wire [MSG_W-1:0] retry_failure = msg_pack(K_FAILURE, 1'b0, 8'd0, dcur[D_KEY +: 16], {16'd0, engine_id_reg},
                                           {16'd0, scur[S_UPSTREAM +: 16]}, NO_PARTICIPANT, scur[S_DMU +: 16],
-                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b0,
+                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b1,
                                           scur[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0, 1'b0, 6'd0, 4'd0, 8'd0,
                                           2'd0, {192'd0, 64'hffff}, 128'd0);
 
@@ -612,6 +630,7 @@ always @* begin
     stat_event_next = 6'd0;
     stat_family_next = 1'b0;
     stat_ctx_next = 16'd0;
+    fail_mark = 1'b0;
 
     case (seq_reg)
         SEQ_IDLE: begin
@@ -830,8 +849,13 @@ always @* begin
                         if (!lk_s_hit_reg || !s_stored) begin
                             ev = EV_DROP_UNKNOWN;
                         end else begin
-                            if (lk_d_hit_reg) du[D_FAILURE] = 1'b1;
                             tmpl_next = tlp_up;
+                            if (lk_d_hit_reg) begin
+                                // The Failure flag (001), carried by the FAILURE forwarded up (EM bit).
+                                du[D_FAILURE] = 1'b1;
+                                fail_mark = 1'b1;
+                                tmpl_next[M_ERROR] = 1'b1;
+                            end
                             em_mask_next = 128'd0;
                             em_one_next = 1'b1;
                             fin_next = FIN_NONE;
@@ -1084,6 +1108,7 @@ always @* begin
                 ev = EV_TIMEOUT_PARTIAL;
             end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
                 du[D_FAILURE] = 1'b1;
+                fail_mark = 1'b1;
                 tmpl_next = t_tlp_completion_error;
                 em_mask_next = scur[S_PBV +: 128];
                 rat_target_next = CS_EXITING;
@@ -1099,6 +1124,7 @@ always @* begin
                 ev = EV_RETRY;
             end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
                 du[D_FAILURE] = 1'b1;
+                fail_mark = 1'b1;
                 tmpl_next = retry_failure;
                 rat_target_next = CS_EXITING;
                 fin_next = FIN_NEXT_ROUND;
@@ -1199,6 +1225,13 @@ always @(posedge clk) begin
     pbv_dev_reg <= pbv_dev_next;
     for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= st_next[k];
     for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
+    if (fail_mark) begin
+        // FAILURE status register: the event that set a Failure flag (its family and context).
+        fail_valid_reg <= 1'b1;
+        fail_family_reg <= stat_family_next;
+        fail_ctx_reg <= stat_ctx_next;
+        fail_count_reg <= (fail_count_reg == 8'hff) ? 8'hff : fail_count_reg + 8'd1;
+    end
 
     if (rst) begin
         // Everything is reset, data included, so model and RTL agree on every bit afterwards.
@@ -1226,6 +1259,10 @@ always @(posedge clk) begin
         stat_event_reg <= 6'd0;
         stat_family_reg <= 1'b0;
         stat_ctx_reg <= 16'd0;
+        fail_valid_reg <= 1'b0;
+        fail_family_reg <= 1'b0;
+        fail_ctx_reg <= 16'd0;
+        fail_count_reg <= 8'd0;
         tick_cnt_reg <= {TICK_W{1'b0}};
         engine_id_reg <= 16'd0;
         engine_sfa_reg <= 32'd0;

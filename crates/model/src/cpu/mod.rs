@@ -270,6 +270,14 @@ crate::ports! {
         pub stat_family: bool,
         /// Context key of the event.
         pub stat_ctx: u16,
+        /// FAILURE status register (docs/cpu.md §5): a Failure flag (001) was set since reset.
+        pub fail_valid: bool,
+        /// Family of the context whose Failure flag was set last.
+        pub fail_family: bool,
+        /// Context key whose Failure flag was set last.
+        pub fail_ctx: u16,
+        /// Failure flags set since reset, saturating at 255.
+        pub fail_count: u8,
     }
 }
 
@@ -365,6 +373,8 @@ pub struct Cpu {
     stat_family: bool,
     stat_ctx: u16,
     tick_cnt: u32,
+    /// FAILURE status register: `{valid, family, ctx, count}` (docs/cpu.md §5).
+    fail: (bool, bool, u16, u8),
     ru: ReduceUnit,
 }
 
@@ -394,6 +404,7 @@ impl Cpu {
             stat_family: false,
             stat_ctx: 0,
             tick_cnt: 0,
+            fail: (false, false, 0, 0),
             ru: ReduceUnit::new(),
         })
     }
@@ -478,6 +489,10 @@ impl Cpu {
             stat_event: self.stat_event,
             stat_family: self.stat_family,
             stat_ctx: self.stat_ctx,
+            fail_valid: self.fail.0,
+            fail_family: self.fail.1,
+            fail_ctx: self.fail.2,
+            fail_count: self.fail.3,
             ..CpuOut::default()
         };
         o.set_msg(&self.out);
@@ -491,6 +506,13 @@ impl Cpu {
     /// Timer load for wait count `w`: the selected timeout, doubled for a master (000 [0154]).
     fn load_for(&self, w: u32, r: u8) -> u32 {
         self.cfg.timeout_for(w) << u32::from(r == role::MASTER)
+    }
+
+    /// Sets the Failure flag (001) of descriptor `di` and records it in the FAILURE status register,
+    /// with the context key of the event that set it.
+    fn set_failure(&mut self, di: usize, portals: bool, ctx: u16) {
+        self.d[di].failure = true;
+        self.fail = (true, portals, ctx, self.fail.3.saturating_add(1));
     }
 
     fn event(&mut self, e: u8, portals: bool, ctx: u16) {
@@ -689,6 +711,8 @@ impl Cpu {
             count: u32::from(d.attempts),
             code: reason::TIMEOUT,
             posted: true,
+            // The Failure flag (001) this FAILURE reports.
+            error: true,
             tid: s.tid,
             data: [0xffff, 0, 0, 0],
             ..CollectiveMsg::default()
@@ -924,10 +948,12 @@ impl Cpu {
                 if !lk.s_hit || !s.stored {
                     return event::DROP_UNKNOWN;
                 }
+                // 001's Failure flag, carried by the FAILURE it forwards (`error`, the EM bit).
+                let mut up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
                 if lk.d_hit {
-                    self.d[lk.d_idx].failure = true;
+                    self.set_failure(lk.d_idx, false, m.ctx);
+                    up.error = true;
                 }
-                let up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
                 self.emit_one(up, fin::NONE);
                 event::FAILURE_UP
             }
@@ -1079,7 +1105,7 @@ impl Cpu {
                     event::TIMEOUT_PARTIAL
                 }
                 CtxState::Filling => {
-                    self.d[di].failure = true;
+                    self.set_failure(di, false, d.key);
                     self.tmpl = self.tlp_completion(&d, true);
                     self.em_mask = self.st[usize::from(d.sidx)].pbv;
                     self.rat_target = CtxState::Exiting;
@@ -1094,7 +1120,7 @@ impl Cpu {
                     event::RETRY
                 }
                 CtxState::Full if !master => {
-                    self.d[di].failure = true;
+                    self.set_failure(di, false, d.key);
                     self.tmpl = self.retry_failure(&d);
                     self.rat_target = CtxState::Exiting;
                     self.fin = fin::NEXT_ROUND;
