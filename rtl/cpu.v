@@ -60,7 +60,16 @@ module cpu #
     output wire         stat_valid,
     output wire [5:0]   stat_event,
     output wire         stat_family,
-    output wire [15:0]  stat_ctx
+    output wire [15:0]  stat_ctx,
+
+    /*
+     * FAILURE status register (docs/cpu.md §5): set with the event that sets a descriptor's Failure
+     * flag (001): the event's family and context, and the count of such events since reset (saturating)
+     */
+    output wire         fail_valid,
+    output wire         fail_family,
+    output wire [15:0]  fail_ctx,
+    output wire [7:0]   fail_count
 );
 
 localparam SIDX_W = STATIC_ENTRIES > 1 ? $clog2(STATIC_ENTRIES) : 1;
@@ -94,7 +103,7 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
            M_COOKIE = `COLLECTIVE_MSG_COOKIE_LSB, M_SEQNO = `COLLECTIVE_MSG_SEQNO_LSB, M_OP = `COLLECTIVE_MSG_OP_LSB,
            M_RC = `COLLECTIVE_MSG_RC_LSB, M_RSM = `COLLECTIVE_MSG_REPSUM_M_LSB,
            M_OFLOW = `COLLECTIVE_MSG_REPSUM_OFLOW_ID_LSB, M_DATA = `COLLECTIVE_MSG_DATA_LSB,
-           M_PBV = `COLLECTIVE_MSG_PBV_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
+           M_PBV = `COLLECTIVE_MSG_PBV_LSB, M_ERROR = `COLLECTIVE_MSG_ERROR_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
 
 /*
  * Descriptor record (docs/cpu.md §1): the dynamic state of a live context.
@@ -136,7 +145,7 @@ localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd
                  EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
                  EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
                  EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37,
-                 EV_WRONG_SENDER = 6'd38;
+                 EV_WRONG_SENDER = 6'd38, EV_STALE_ARM = 6'd39;
 // Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
 localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
                  CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
@@ -212,6 +221,16 @@ function [9:0] next_seqno(input [9:0] s);
     end
 endfunction
 
+// Serial-number comparison of sequence numbers modulo 1023 (1023 reserved): new is newer than old when
+// its forward distance is 1 to 511 (docs/cpu.md §2; model cpu::seqno_newer). Both are below 1023 here.
+function seqno_newer(input [9:0] new_s, input [9:0] old_s);
+    reg [10:0] fwd;
+    begin
+        fwd = (new_s >= old_s) ? {1'b0, new_s} - {1'b0, old_s} : {1'b0, new_s} + 11'd1023 - {1'b0, old_s};
+        seqno_newer = (fwd != 11'd0) && (fwd <= 11'd511);
+    end
+endfunction
+
 function [19:0] sat_add(input [19:0] a, input [19:0] b);
     reg [20:0] s;
     begin
@@ -256,6 +275,11 @@ reg                stat_valid_reg, stat_valid_next;
 reg [5:0]          stat_event_reg, stat_event_next;
 reg                stat_family_reg, stat_family_next;
 reg [15:0]         stat_ctx_reg, stat_ctx_next;
+reg                fail_mark;                   // this decision sets a Failure flag
+reg                fail_valid_reg;
+reg                fail_family_reg;
+reg [15:0]         fail_ctx_reg;
+reg [7:0]          fail_count_reg;
 reg [TICK_W-1:0]   tick_cnt_reg, tick_cnt_next;
 
 // Engine registers and PBV table
@@ -291,6 +315,10 @@ assign stat_valid = stat_valid_reg;
 assign stat_event = stat_event_reg;
 assign stat_family = stat_family_reg;
 assign stat_ctx = stat_ctx_reg;
+assign fail_valid = fail_valid_reg;
+assign fail_family = fail_family_reg;
+assign fail_ctx = fail_ctx_reg;
+assign fail_count = fail_count_reg;
 
 /*
  * Fields of the latched message and of the entries it matched.
@@ -411,7 +439,7 @@ endfunction
 
 wire [MSG_W-1:0] retry_failure = msg_pack(K_FAILURE, 1'b0, 8'd0, dcur[D_KEY +: 16], {16'd0, engine_id_reg},
                                           {16'd0, scur[S_UPSTREAM +: 16]}, NO_PARTICIPANT, scur[S_DMU +: 16],
-                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b0,
+                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b1,
                                           scur[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0, 1'b0, 6'd0, 4'd0, 8'd0,
                                           2'd0, {192'd0, 64'hffff}, 128'd0);
 
@@ -602,6 +630,7 @@ always @* begin
     stat_event_next = 6'd0;
     stat_family_next = 1'b0;
     stat_ctx_next = 16'd0;
+    fail_mark = 1'b0;
 
     case (seq_reg)
         SEQ_IDLE: begin
@@ -820,8 +849,13 @@ always @* begin
                         if (!lk_s_hit_reg || !s_stored) begin
                             ev = EV_DROP_UNKNOWN;
                         end else begin
-                            if (lk_d_hit_reg) du[D_FAILURE] = 1'b1;
                             tmpl_next = tlp_up;
+                            if (lk_d_hit_reg) begin
+                                // The Failure flag (001), carried by the FAILURE forwarded up (EM bit).
+                                du[D_FAILURE] = 1'b1;
+                                fail_mark = 1'b1;
+                                tmpl_next[M_ERROR] = 1'b1;
+                            end
                             em_mask_next = 128'd0;
                             em_one_next = 1'b1;
                             fin_next = FIN_NONE;
@@ -861,8 +895,14 @@ always @* begin
                         end else if (m_seqno == SEQNO_RESERVED) begin
                             ev = EV_BAD_SEQNO_ARM;
                         end else if (lk_d_hit_reg) begin
-                            du = arm_vec;
-                            ev = EV_REARM;
+                            // 002 (71): only a newer seqno clears the state; a duplicated or old arm
+                            // is dropped and counted.
+                            if (seqno_newer(m_seqno, dx[D_SEQNO +: 10])) begin
+                                du = arm_vec;
+                                ev = EV_REARM;
+                            end else begin
+                                ev = EV_STALE_ARM;
+                            end
                         end else if (lk_f_hit_reg) begin
                             begin du_idx = lk_f_idx_reg; du = arm_vec; end
                             ev = EV_ARM;
@@ -1068,6 +1108,7 @@ always @* begin
                 ev = EV_TIMEOUT_PARTIAL;
             end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
                 du[D_FAILURE] = 1'b1;
+                fail_mark = 1'b1;
                 tmpl_next = t_tlp_completion_error;
                 em_mask_next = scur[S_PBV +: 128];
                 rat_target_next = CS_EXITING;
@@ -1083,6 +1124,7 @@ always @* begin
                 ev = EV_RETRY;
             end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
                 du[D_FAILURE] = 1'b1;
+                fail_mark = 1'b1;
                 tmpl_next = retry_failure;
                 rat_target_next = CS_EXITING;
                 fin_next = FIN_NEXT_ROUND;
@@ -1183,6 +1225,13 @@ always @(posedge clk) begin
     pbv_dev_reg <= pbv_dev_next;
     for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= st_next[k];
     for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
+    if (fail_mark) begin
+        // FAILURE status register: the event that set a Failure flag (its family and context).
+        fail_valid_reg <= 1'b1;
+        fail_family_reg <= stat_family_next;
+        fail_ctx_reg <= stat_ctx_next;
+        fail_count_reg <= (fail_count_reg == 8'hff) ? 8'hff : fail_count_reg + 8'd1;
+    end
 
     if (rst) begin
         // Everything is reset, data included, so model and RTL agree on every bit afterwards.
@@ -1210,6 +1259,10 @@ always @(posedge clk) begin
         stat_event_reg <= 6'd0;
         stat_family_reg <= 1'b0;
         stat_ctx_reg <= 16'd0;
+        fail_valid_reg <= 1'b0;
+        fail_family_reg <= 1'b0;
+        fail_ctx_reg <= 16'd0;
+        fail_count_reg <= 8'd0;
         tick_cnt_reg <= {TICK_W{1'b0}};
         engine_id_reg <= 16'd0;
         engine_sfa_reg <= 32'd0;

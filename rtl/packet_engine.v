@@ -113,6 +113,11 @@ module packet_engine #
     output wire [5:0]             cpu_stat_event,
     output wire                   cpu_stat_family,
     output wire [15:0]            cpu_stat_ctx,
+    // CPU FAILURE status register (docs/cpu.md §5): the 001 Failure flag made visible
+    output wire                   cpu_fail_valid,
+    output wire                   cpu_fail_family,
+    output wire [15:0]            cpu_fail_ctx,
+    output wire [7:0]             cpu_fail_count,
     output wire [31:0]            stat_event
 );
 
@@ -576,7 +581,11 @@ cpu_inst (
     .stat_valid(cpu_stat_valid),
     .stat_event(cpu_stat_event),
     .stat_family(cpu_stat_family),
-    .stat_ctx(cpu_stat_ctx)
+    .stat_ctx(cpu_stat_ctx),
+    .fail_valid(cpu_fail_valid),
+    .fail_family(cpu_fail_family),
+    .fail_ctx(cpu_fail_ctx),
+    .fail_count(cpu_fail_count)
 );
 
 frame_builder #(

@@ -19,7 +19,9 @@ SPDX-License-Identifier: Apache-2.0
  * num = 1, FLT_MINNUM/FLT_MAXNUM (002 (85)-(86)): numbers win over quiet NaNs; two NaNs give the
  * default NaN; a signalling NaN against a number gives the number (ieee = 0, associative mode) or the
  * default NaN (ieee = 1). -0 orders below +0. invalid: an operand is a signalling NaN.
- * pick_a / pick_b: which operand the result came from (both 0: equal, the lower index wins).
+ * pick_a / pick_b: which operand the result came from (both 0: equal, the lower index wins). With
+ * num = 0 they serve FLT_MINMAXLOC (f64_min_max_loc): a NaN wins over a number, two NaNs are equal,
+ * two bitwise-equal numbers are equal.
  */
 module reduce_fminmax
 (
@@ -56,8 +58,15 @@ always @* begin
     if (!num) begin
         if (a_nan || b_nan) begin
             result = DEFAULT_NAN;
+            pick_a = a_nan && !b_nan;
+            pick_b = b_nan && !a_nan;
+        end else if (a == b) begin
+            result = a;
         end else if (b_wins) begin
             result = b;
+            pick_b = 1'b1;
+        end else begin
+            pick_a = 1'b1;
         end
     end else if (!a_nan && !b_nan) begin
         if (a == b) begin

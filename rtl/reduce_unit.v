@@ -75,6 +75,7 @@ localparam [5:0] OP_INT_MINMAXLOC    = 6'h12;
 localparam [5:0] OP_INT_SUM          = 6'h14;
 localparam [5:0] OP_FLT_MIN          = 6'h20;
 localparam [5:0] OP_FLT_MAX          = 6'h21;
+localparam [5:0] OP_FLT_MINMAXLOC    = 6'h22;
 localparam [5:0] OP_FLT_MINNUM       = 6'h24;
 localparam [5:0] OP_FLT_MAXNUM       = 6'h25;
 localparam [5:0] OP_FLT_MINMAXNUMLOC = 6'h26;
@@ -99,12 +100,12 @@ endfunction
 // ---------------------------------------------------------------------------------------------
 // Stage 1: every operator except FLT_SUM (combinational from the inputs)
 // ---------------------------------------------------------------------------------------------
-// Floating-point selections, one per lane; lanes 0 and 2 also serve MINMAXNUMLOC.
+// Floating-point selections, one per lane; lanes 0 and 2 also serve MINMAXLOC and MINMAXNUMLOC.
 wire        fsel_max = (a_rt_op == OP_FLT_MAX) || (a_rt_op == OP_FLT_MAXNUM);
 wire        fsel_num = (a_rt_op == OP_FLT_MINNUM) || (a_rt_op == OP_FLT_MAXNUM)
                     || (a_rt_op == OP_FLT_MINMAXNUMLOC);
 wire [255:0] fsel_result;
-// Only lanes 0 and 2 (MINMAXNUMLOC values) use which operand was picked.
+// Only lanes 0 and 2 (FLT_MINMAXLOC / MINMAXNUMLOC values) use which operand was picked.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [3:0]   fsel_pick_a;
 wire [3:0]   fsel_pick_b;
@@ -114,8 +115,8 @@ wire [3:0]   fsel_invalid;
 genvar g;
 generate
     for (g = 0; g < LANES; g = g + 1) begin : fsel_lane
-        // MINMAXNUMLOC: lane 0 is a minimum, lane 2 a maximum.
-        wire lane_max = (a_rt_op == OP_FLT_MINMAXNUMLOC) ? (g == 2) : fsel_max;
+        // FLT_MINMAXLOC / MINMAXNUMLOC: lane 0 is a minimum, lane 2 a maximum.
+        wire lane_max = (a_rt_op == OP_FLT_MINMAXNUMLOC || a_rt_op == OP_FLT_MINMAXLOC) ? (g == 2) : fsel_max;
         reduce_fminmax fminmax_inst (
             .a(a_rt_data[64*g +: 64]),
             .b(b_rt_data[64*g +: 64]),
@@ -226,7 +227,8 @@ always @* begin
                     p1_data_next[255:128] = b_rt_data[255:128];
                 end
             end
-            OP_FLT_MINMAXNUMLOC: begin
+            OP_FLT_MINMAXLOC, OP_FLT_MINMAXNUMLOC: begin
+                // Index of the picked operand; equal values (or two NaNs for FLT_MINMAXLOC): the lower.
                 p1_data_next[63:0] = fsel_result[63:0];
                 p1_data_next[127:64] = fsel_pick_a[0] ? a_rt_data[127:64] :
                                        fsel_pick_b[0] ? b_rt_data[127:64] :

@@ -36,6 +36,18 @@ fn reduce_prints_bit_exact_results() {
 }
 
 #[test]
+fn reduce_knows_flt_minmaxloc_at_0x22() {
+    // 002 (42): MINMAXLOC on floating point; libfabric's first CXI table put it at 0x22. Equal minima
+    // keep the lower index (2), a NaN wins the maximum with its index (9).
+    for op in ["FLT_MINMAXLOC", "0x22"] {
+        let (code, out, err) = inswitch(&["reduce", "--op", op, "1.0", "0x7", "2.0", "0x3", "1.0", "0x2", "nan", "0x9"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("FLT_MINMAXLOC") && !out.contains("UNKNOWN"), "{out}");
+        assert!(out.contains("0x3ff0000000000000") && out.contains("0x7ff8000000000000"), "{out}");
+    }
+}
+
+#[test]
 fn decode_reports_a_truncated_frame_and_fails() {
     let (code, _, err) = inswitch(&["decode", "--kind", "portals", "00"]);
     assert_ne!(code, 0);

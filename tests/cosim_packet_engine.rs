@@ -191,9 +191,14 @@ fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::engine:
 #[test]
 fn the_scoreboard_rejects_wrong_behaviour() {
     assert_eq!(scoreboard_complaint(&mut |_, _| {}), None, "the unmodified model passes");
-    // A frame corrupted on its way to the VL queue is neither a receive frame nor a built one.
+    // A frame corrupted on its way to the VL queue is neither a receive frame nor a built one. (The
+    // corruption starts at the first VL beat from cycle 20,000 on, wherever the stimulus's phases put it.)
+    let mut from = None;
     let e = scoreboard_complaint(&mut |c, o| {
-        if (20_000..22_000).contains(&c) && o.m_axis_vl_tvalid {
+        if c >= 20_000 && o.m_axis_vl_tvalid && from.is_none() {
+            from = Some(c);
+        }
+        if from.is_some_and(|f| c < f + 2_000) && o.m_axis_vl_tvalid {
             o.m_axis_vl_tdata.set_byte(5, o.m_axis_vl_tdata.byte(5) ^ 0x80);
         }
     });

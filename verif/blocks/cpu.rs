@@ -58,7 +58,7 @@ const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
 /// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
 const SOURCE_ID: u16 = 0x0F0F;
 /// Opcodes the contexts use (docs/reduction.md), an undefined one included.
-const OPS: [u8; 13] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
+const OPS: [u8; 14] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x22, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
 
 /// One reduction of a Portals tree, as the stimulus sees it.
 #[derive(Clone, Debug, Default)]
@@ -360,7 +360,21 @@ impl CpuStimulus {
             m.vni = w.vni;
             m.cookie = w.cookie;
             m.seqno = if self.r.random_bool(0.01) { SEQNO_RESERVED } else { rd.seqno };
-            m.resno = (rd.seqno + 1022) % 1023;
+            if rd.armed && m.seqno != SEQNO_RESERVED {
+                // A re-arm of a (probably) live reduction: duplicated, older, or newer (002 (70)-(71));
+                // a newer one moves the world's round on, so the contributions follow it.
+                let k = self.r.random_range(1..=3u16);
+                m.seqno = match self.r.random_range(0..3) {
+                    0 => rd.seqno,
+                    1 => (rd.seqno + 1023 - k) % 1023,
+                    _ => {
+                        let newer = (rd.seqno + k) % 1023;
+                        self.world[wi].reds[red].seqno = newer;
+                        newer
+                    }
+                };
+            }
+            m.resno = (m.seqno + 1022) % 1023;
             let c = self.operands(w.op);
             m.op = w.op;
             m.data = c.rt_data;
@@ -634,6 +648,11 @@ pub struct Reference {
     last_reset: u64,
     /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle.
     pulse_due: Option<u64>,
+    /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
+    /// event shows on `stat_*`.
+    fail_marks: VecDeque<(bool, u16)>,
+    /// The FAILURE status register as docs/cpu.md §5 states it: (valid, family, ctx, count).
+    fail: (bool, bool, u16, u8),
 }
 
 fn bit(v: u128, i: usize) -> bool {
@@ -660,6 +679,8 @@ impl Reference {
             cov: Coverage::default(),
             last_reset: 0,
             pulse_due: None,
+            fail_marks: VecDeque::new(),
+            fail: (false, false, 0, 0),
         }
     }
 
@@ -1055,10 +1076,13 @@ impl Reference {
                 if !s.stored {
                     return event::DROP_UNKNOWN;
                 }
+                let mut u = self.up(m, &s);
                 if let Some(k) = live {
+                    // 001's Failure flag: set, shown in the status register and carried up (EM).
                     self.live[k].failure = true;
+                    self.fail_marks.push_back((false, m.ctx));
+                    u.error = true;
                 }
-                let u = self.up(m, &s);
                 self.out(u);
                 event::FAILURE_UP
             }
@@ -1128,6 +1152,12 @@ impl Reference {
                     stalls_after: 0,
                 };
                 if let Some(k) = live {
+                    // 002 (71), docs/cpu.md §2: only a newer seqno (forward distance 1..=511 modulo
+                    // 1023) re-arms; a duplicated or older arm leaves the reduction running.
+                    let ahead = (m.seqno + 1023 - self.live[k].seqno) % 1023;
+                    if !(1..=511).contains(&ahead) {
+                        return event::STALE_ARM;
+                    }
                     self.live[k] = d;
                     event::REARM
                 } else if self.live.len() < self.p.descriptors {
@@ -1370,6 +1400,7 @@ impl Reference {
                 }
                 1 => {
                     self.live[k].failure = true;
+                    self.fail_marks.push_back((false, key));
                     let msg = self.tlp_out(&d, true, true, false);
                     self.ratchet(k, 3);
                     let pbv = self.st[d.sidx].pbv;
@@ -1388,6 +1419,7 @@ impl Reference {
                 }
                 2 if !master => {
                     self.live[k].failure = true;
+                    self.fail_marks.push_back((false, key));
                     let s = self.st[d.sidx];
                     let msg = CollectiveMsg {
                         kind: Kind::FAILURE,
@@ -1400,6 +1432,7 @@ impl Reference {
                         count: u32::from(d.attempts),
                         code: reason::TIMEOUT,
                         posted: true,
+                        error: true,
                         tid: s.tid,
                         data: [0xffff, 0, 0, 0],
                         ..CollectiveMsg::default()
@@ -1490,7 +1523,7 @@ impl Coverage {
             Opcode::Barrier => "op_barrier",
             Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor | Opcode::LogAnd | Opcode::LogOr | Opcode::LogXor => "op_bitwise",
             Opcode::IntMin | Opcode::IntMax | Opcode::IntSum => "op_integer",
-            Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc => "op_minmaxloc",
+            Opcode::IntMinMaxLoc | Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => "op_minmaxloc",
             Opcode::FltMin | Opcode::FltMax | Opcode::FltMinNum | Opcode::FltMaxNum => "op_flt_minmax",
             Opcode::FltSum { .. } => "op_flt_sum",
             Opcode::FltRepsum => "op_repsum",
@@ -1538,6 +1571,7 @@ pub const REQUIRED: &[&str] = &[
     "retry_none_live",
     "retry_none_stored",
     "control_copies_retagged",
+    "failure_status_set",
 ];
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
@@ -1600,6 +1634,16 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                 None if expiry => self.rf.expiry(cycle, o.stat_family, o.stat_ctx, o.stat_event)?,
                 None => return Err(format!("event {name} ctx {:#06x} with no message to explain it", o.stat_ctx)),
             }
+            // The FAILURE status register changes with the event that set a Failure flag.
+            while let Some((fam, ctx)) = self.rf.fail_marks.pop_front() {
+                let f = &mut self.rf.fail;
+                *f = (true, fam, ctx, f.3.saturating_add(1));
+                self.rf.cov.bump("failure_status_set");
+            }
+        }
+        let got = (o.fail_valid, o.fail_family, o.fail_ctx, o.fail_count);
+        if got != self.rf.fail {
+            return Err(format!("FAILURE status {got:?}, the reference expects {:?} (valid, family, ctx, count)", self.rf.fail));
         }
         // 1b. An expiry due on this cycle (the sequencer was idle when the timer expired) was reported.
         if let Some(due) = self.rf.pulse_due {

@@ -231,6 +231,8 @@ pub struct PacketEngineStimulus {
     init_tids: [u8; TLP_CTX.len()],
     /// Whether each TLP context's static entry is a MASTER (its `COMPLETE` starts the next round).
     masters: [bool; TLP_CTX.len()],
+    /// The current round (`rt_seqno`) of each Portals reduction (by DFA) the stimulus arms.
+    red_seqnos: std::collections::HashMap<u32, u16>,
 }
 
 impl PacketEngineStimulus {
@@ -265,6 +267,7 @@ impl PacketEngineStimulus {
             tids: [0; TLP_CTX.len()],
             init_tids: [0; TLP_CTX.len()],
             masters: [false; TLP_CTX.len()],
+            red_seqnos: std::collections::HashMap::new(),
         };
         s.episode();
         s
@@ -433,7 +436,7 @@ impl PacketEngineStimulus {
         } else if portals {
             let r = &mut self.r;
             let tree = if r.random_bool(0.85) { TREES[r.random_range(0..2)] } else { r.random_range(0..0x2000) };
-            let f = ReductionFrame {
+            let mut f = ReductionFrame {
                 dfa: r.random_range(0..8u32) << 18 | u32::from(tree) << 3,
                 sfa: u32::from(PARTICIPANTS[r.random_range(0..4)]),
                 vni: if r.random_bool(0.9) { VNI } else { r.random() },
@@ -450,6 +453,14 @@ impl PacketEngineStimulus {
                 ..Default::default()
             };
             let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: if r.random_bool(0.95) { ETHERTYPE } else { 0x0800 } };
+            // Each reduction's rounds, as a root numbers them: an arm sometimes starts the next round
+            // (newer: re-arms a live descriptor), otherwise repeats the current one (a duplicate: dropped
+            // as STALE_ARM, 002 (71)); contributions carry the current round's seqno.
+            let round = self.red_seqnos.entry(f.dfa).or_insert(0);
+            if f.header.arm && self.r.random_bool(0.3) {
+                *round = (*round + 1) % 1023;
+            }
+            f.header.seqno = *round;
             match SoftPortals::new(eth, f).and_then(|s| s.to_bytes()) {
                 Ok(b) => b.to_vec(),
                 Err(_) => vec![0; 64],

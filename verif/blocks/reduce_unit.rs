@@ -10,7 +10,7 @@
 //! [`LATENCY`] edges later unless a reset intervened, and every `out_*` is 0 when `out_valid` is 0; for
 //! each result, the fields that have a one-line statement are checked from the inputs it came from:
 //! `rt_op`, the opcode-mismatch report, BARRIER, the bitwise and logical operators, INT_SUM/MIN/MAX,
-//! INT_MINMAXLOC, FLT_MIN/FLT_MAX (host IEEE total order), FLT_SUM (every rounding mode and FTZ, from
+//! INT_MINMAXLOC, FLT_MIN/FLT_MAX and FLT_MINMAXLOC (host IEEE total order), FLT_SUM (every rounding mode and FTZ, from
 //! host IEEE arithmetic with an exact error term, `crate::sources::flt_sum`), REPSUM when no part is
 //! aligned away or overflows, and `rt_rc` of every result (the inputs' codes and the raised one, merged
 //! by the priority of 002 (97)). Opcodes, rounding modes and priorities come from the literal tables of
@@ -71,7 +71,7 @@ pub mod counter {
     pub const FLT_SUM: &str = "flt_sum";
     /// FLT_REPSUM results.
     pub const REPSUM: &str = "flt_repsum";
-    /// INT_MINMAXLOC / FLT_MINMAXNUMLOC results.
+    /// INT_MINMAXLOC / FLT_MINMAXLOC / FLT_MINMAXNUMLOC results.
     pub const MINMAXLOC: &str = "minmaxloc";
     /// FLT_MIN/MAX/MINNUM/MAXNUM results.
     pub const FLT_MINMAX: &str = "flt_minmax";
@@ -256,10 +256,26 @@ impl ReduceUnitMonitor {
                 }
                 Some(lanes(&|x, y| x.wrapping_add(y)))
             }
-            // Not yet checked here (being added on another branch).
+            // FLT_MINMAXLOC (002 (42), (84), (44)): lanes 0,1 a FLT_MIN with its index, 2,3 a FLT_MAX. Any
+            // NaN wins and gives the default NaN; two NaNs, or two equal bit patterns, keep the lower index;
+            // an sNaN value raises flt_invalid (002 (86)).
             Some(Op::FltMinMaxLoc) => {
-                self.bump(counter::FLT_MINMAX);
-                return Ok(());
+                if snan_in(&[0, 2]) {
+                    raised = rc::FLT_INVALID;
+                }
+                let half = |x: u64, xi: u64, y: u64, yi: u64, max: bool| -> [u64; 2] {
+                    let (fx, fy) = (f64::from_bits(x), f64::from_bits(y));
+                    match (fx.is_nan(), fy.is_nan()) {
+                        (true, true) => [sources::DEFAULT_NAN, xi.min(yi)],
+                        (true, false) => [sources::DEFAULT_NAN, xi],
+                        (false, true) => [sources::DEFAULT_NAN, yi],
+                        _ if x == y => [x, xi.min(yi)],
+                        _ if (fy.total_cmp(&fx) == std::cmp::Ordering::Greater) == max => [y, yi],
+                        _ => [x, xi],
+                    }
+                };
+                let (lo, hi) = (half(a[0], a[1], b[0], b[1], false), half(a[2], a[3], b[2], b[3], true));
+                Some([lo[0], lo[1], hi[0], hi[1]])
             }
             // An undefined opcode (the same on both sides) returns a's data (docs/reduction.md).
             None => Some(a),
@@ -267,7 +283,7 @@ impl ReduceUnitMonitor {
         match op {
             Some(Op::FltSum(..)) => self.bump(counter::FLT_SUM),
             Some(Op::FltRepsum) => self.bump(counter::REPSUM),
-            Some(Op::IntMinMaxLoc | Op::FltMinMaxNumLoc) => self.bump(counter::MINMAXLOC),
+            Some(Op::IntMinMaxLoc | Op::FltMinMaxLoc | Op::FltMinMaxNumLoc) => self.bump(counter::MINMAXLOC),
             Some(Op::FltMin | Op::FltMax | Op::FltMinNum | Op::FltMaxNum) => self.bump(counter::FLT_MINMAX),
             None => self.bump(counter::UNKNOWN_OP),
             _ => self.bump(counter::INTEGER),

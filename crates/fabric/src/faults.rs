@@ -1100,6 +1100,7 @@ pub mod campaign {
             event::DROP_UNKNOWN,
             event::ARM,
             event::REARM,
+            event::STALE_ARM,
             event::ARM_NO_DESC,
             event::DROP_SEQNO,
             event::TIMEOUT_EMPTY,

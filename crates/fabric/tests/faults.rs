@@ -42,6 +42,28 @@ fn without_faults_every_reduction_succeeds() {
 }
 
 
+/// 002 (70)-(71): only an arm with a newer sequence number clears an engine's reduction state. With
+/// every Soft Portals arm duplicated at 5% (and no other fault), a copy reaching an engine whose
+/// descriptor is live is dropped (`STALE_ARM`), never re-arms it (`REARM`), and every round completes.
+/// (Before the rule the same 49 copies were `REARM`s; here they arrive right behind the original arm,
+/// before any contribution, so they wiped nothing: the wipe itself is the CPU unit test
+/// `only_a_newer_arm_re_arms_a_duplicated_or_older_one_is_dropped`.)
+#[test]
+fn duplicated_arms_are_dropped_and_every_round_completes() {
+    let faults = FaultConfig { duplicate: 0.05, kinds: kinds::PORTALS, ..FaultConfig::default() };
+    let mut s = spec(5, 400, faults, 0.0);
+    (s.descriptors, s.slots) = (8, 6);
+    let r = campaign::run(&s);
+    println!("{}", r.summary(s.seed));
+    let portals: Vec<_> = r.reductions.iter().filter(|x| x.portals).collect();
+    let failed: Vec<_> = portals.iter().filter(|x| x.outcome != Outcome::Success).collect();
+    assert!(r.faults.duplicated > 0 && portals.len() > 50, "{}", r.summary(s.seed));
+    assert!(r.events["STALE_ARM"] > 0, "no duplicated arm reached a live descriptor\n{}", r.summary(s.seed));
+    assert_eq!(r.events["REARM"], 0, "{}", r.summary(s.seed));
+    assert!(failed.is_empty(), "Portals rounds not complete: {:?}\n{}", &failed[..failed.len().min(5)], r.summary(s.seed));
+    assert_eq!(r.count(Outcome::Success), 400, "{}", r.summary(s.seed));
+}
+
 /// The seed of the campaign: `INSWITCH_FAULT_SEED` or a fixed one.
 fn seed() -> u64 {
     match std::env::var("INSWITCH_FAULT_SEED") {

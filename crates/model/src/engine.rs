@@ -151,6 +151,14 @@ ports! {
         pub cpu_stat_family: bool,
         /// CPU event context.
         pub cpu_stat_ctx: u16,
+        /// CPU FAILURE status register: a Failure flag (001) was set since reset (`docs/cpu.md` §5).
+        pub cpu_fail_valid: bool,
+        /// CPU FAILURE status: family of the last failed context.
+        pub cpu_fail_family: bool,
+        /// CPU FAILURE status: key of the last failed context.
+        pub cpu_fail_ctx: u16,
+        /// CPU FAILURE status: Failure flags set since reset, saturating.
+        pub cpu_fail_count: u8,
         /// Event pulses into the register-space counters (bit k -> counter 2 + k).
         pub stat_event: u32,
     }
@@ -573,6 +581,10 @@ impl Block for PacketEngine {
             cpu_stat_event: cpu.stat_event,
             cpu_stat_family: cpu.stat_family,
             cpu_stat_ctx: cpu.stat_ctx,
+            cpu_fail_valid: cpu.fail_valid,
+            cpu_fail_family: cpu.fail_family,
+            cpu_fail_ctx: cpu.fail_ctx,
+            cpu_fail_count: cpu.fail_count,
             stat_event,
         };
 

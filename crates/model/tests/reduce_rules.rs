@@ -85,6 +85,56 @@ fn minmaxloc_lower_index_wins_ties() {
     assert_eq!((x.rt_data, x.rt_rc), ([DEFAULT_NAN, 1, TWO, 5], Rc::FLT_INVALID));
 }
 
+/// FLT_MINMAXLOC (0x22, libfabric's first CXI collectives' `COLL_OPCODE_FLT_MINMAXLOC`): MINMAXLOC "on
+/// integer or floating point values" (002 (42)) with the NaN rules of FLT_MIN/FLT_MAX (84) and the
+/// lower index on ties (44), (83). The truth table is written here, with the raw opcode, not the
+/// model's decoder: (a value, a index, b value, b index) -> (MINLOC value, index, MAXLOC value, index,
+/// flt_invalid).
+#[test]
+fn flt_minmaxloc_truth_table() {
+    const FLT_MINMAXLOC: u8 = 0x22;
+    const NAN: u64 = 0x7ff8_0000_0000_0000; // the default NaN of 002 (45), written out
+    const NEG_QNAN: u64 = 0xfff8_0000_0000_0005;
+    const POS_SNAN: u64 = 0x7ff0_0000_0000_0002;
+    #[rustfmt::skip]
+    let table: [(u64, u64, u64, u64, [u64; 4], bool); 14] = [
+        // numbers: smaller / larger wins, whichever side
+        (ONE, 7, TWO, 3,            [ONE, 7, TWO, 3], false),
+        (TWO, 3, ONE, 7,            [ONE, 7, TWO, 3], false),
+        (NEG_ONE, 9, ONE, 1,        [NEG_ONE, 9, ONE, 1], false),
+        // equal values: the lower index, on both sides (MPI MINLOC/MAXLOC)
+        (ONE, 8, ONE, 2,            [ONE, 2, ONE, 2], false),
+        (ONE, 2, ONE, 8,            [ONE, 2, ONE, 2], false),
+        // -0 orders below +0 (not a tie)
+        (0, 1, NEG_ZERO, 5,         [NEG_ZERO, 5, 0, 1], false),
+        // infinities are numbers
+        (INF, 4, INF | NEG_ZERO, 6, [INF | NEG_ZERO, 6, INF, 4], false),
+        // any NaN wins and gives the default NaN with the NaN's index
+        (QNAN, 6, ONE, 1,           [NAN, 6, NAN, 6], false),
+        (ONE, 1, NEG_QNAN, 6,       [NAN, 6, NAN, 6], false),
+        (SNAN, 6, TWO, 1,           [NAN, 6, NAN, 6], true),
+        (INF, 1, POS_SNAN, 3,       [NAN, 3, NAN, 3], true),
+        // two NaNs are equal (both give the default NaN): the lower index, sNaN or not
+        (QNAN, 9, SNAN, 4,          [NAN, 4, NAN, 4], true),
+        (SNAN, 2, QNAN, 4,          [NAN, 2, NAN, 2], true),
+        (NEG_QNAN, 3, QNAN, 3,      [NAN, 3, NAN, 3], false),
+    ];
+    for mode in [Mode::Associative, Mode::Ieee] {
+        for (row, &(a, ai, b, bi, want, invalid)) in table.iter().enumerate() {
+            let x = Contribution { rt_op: FLT_MINMAXLOC, rt_data: [a, ai, a, ai], ..Contribution::default() };
+            let y = Contribution { rt_op: FLT_MINMAXLOC, rt_data: [b, bi, b, bi], ..Contribution::default() };
+            let r = combine(mode, &x, &y);
+            assert_eq!(r.rt_data, want, "row {row} {mode:?}");
+            assert_eq!(r.rt_rc.0, if invalid { 4 } else { 0 }, "row {row} {mode:?}: flt_invalid is rc 4");
+            assert_eq!(r.rt_op, FLT_MINMAXLOC);
+        }
+    }
+    // The two halves are independent: MINLOC from lanes 0,1, MAXLOC from lanes 2,3.
+    let x = Contribution { rt_op: FLT_MINMAXLOC, rt_data: [ONE, 1, NEG_ONE, 1], ..Contribution::default() };
+    let y = Contribution { rt_op: FLT_MINMAXLOC, rt_data: [TWO, 2, QNAN, 2], ..Contribution::default() };
+    assert_eq!(combine(Mode::Associative, &x, &y).rt_data, [ONE, 1, NAN, 2]);
+}
+
 #[test]
 fn flt_min_max_any_nan_wins_and_is_default_nan() {
     for mode in [Mode::Associative, Mode::Ieee] {
@@ -297,13 +347,13 @@ proptest! {
             Opcode::BitAnd, Opcode::BitOr, Opcode::BitXor, Opcode::LogAnd, Opcode::LogOr, Opcode::LogXor,
             Opcode::IntMin, Opcode::IntMax, Opcode::IntSum, Opcode::IntMinMaxLoc,
             Opcode::FltMin, Opcode::FltMax, Opcode::FltMinNum, Opcode::FltMaxNum, Opcode::FltMinMaxNumLoc,
-            Opcode::Barrier,
+            Opcode::Barrier, Opcode::FltMinMaxLoc,
         ];
         for op in ops {
             let items: Vec<Contribution> = lanes.iter().map(|&(i, idx, f, g)| {
                 let d = match op {
                     Opcode::IntMinMaxLoc => [i & 0xff, idx, i & 0xff, idx],
-                    Opcode::FltMinMaxNumLoc => [f, idx, g, idx],
+                    Opcode::FltMinMaxNumLoc | Opcode::FltMinMaxLoc => [f, idx, g, idx],
                     o if o.name().unwrap().starts_with("FLT") => [f, g, f ^ 1, g],
                     _ => [i, i.rotate_left(7), idx, !i],
                 };

@@ -34,6 +34,18 @@ pub fn next_seqno(s: u16) -> u16 {
     (s + 1) % SEQNO_RESERVED
 }
 
+/// Largest forward distance, modulo 1023, at which a sequence number still counts as newer: half the
+/// sequence space (serial-number arithmetic, as the TID comparison of seed 001 modulo 4).
+pub const SEQNO_NEWER_SPAN: u16 = SEQNO_RESERVED / 2;
+
+/// Whether `new` is newer than `old` in the sequence space 0..1022 (modulo 1023, 1023 reserved): its
+/// forward distance from `old` is 1 to [`SEQNO_NEWER_SPAN`]. Equal or older (up to 511 behind) is not.
+/// An ARM re-arms a live descriptor only with a newer sequence number (002 (70)-(71)).
+pub fn seqno_newer(new: u16, old: u16) -> bool {
+    let d = (new % SEQNO_RESERVED + SEQNO_RESERVED - old % SEQNO_RESERVED) % SEQNO_RESERVED;
+    d != 0 && d <= SEQNO_NEWER_SPAN
+}
+
 /// Control commands (`code` of a CONTROL message; 000 \[0168\]; frames crate `collective::Command`).
 pub mod command {
     /// Start (activate, or resume a paused context).
@@ -106,7 +118,7 @@ pub mod event {
         CTRL_NOOP = 8, "CONTROL command with nothing to do locally.";
         CTRL_BAD = 9, "CONTROL with an undefined command.";
         ARM = 10, "ARM allocated a descriptor.";
-        REARM = 11, "ARM re-armed a live descriptor (stale state cleared).";
+        REARM = 11, "ARM with a newer sequence number re-armed a live descriptor (stale state cleared).";
         ARM_NO_DESC = 12, "ARM found no free descriptor.";
         BAD_SEQNO_ARM = 13, "ARM with the reserved sequence number.";
         ACCEPT = 14, "Contribution accepted.";
@@ -134,6 +146,7 @@ pub mod event {
         RETRY_RESEND = 36, "RETRY request from the parent: the pending RESPONSE resent.";
         RETRY_NONE = 37, "RETRY request with nothing to resend: FAILURE reply.";
         WRONG_SENDER = 38, "Contribution whose P_ID names a PBV-table entry of another device: dropped.";
+        STALE_ARM = 39, "ARM whose sequence number is not newer than the live descriptor's: dropped.";
     }
 }
 
@@ -257,6 +270,14 @@ crate::ports! {
         pub stat_family: bool,
         /// Context key of the event.
         pub stat_ctx: u16,
+        /// FAILURE status register (docs/cpu.md §5): a Failure flag (001) was set since reset.
+        pub fail_valid: bool,
+        /// Family of the context whose Failure flag was set last.
+        pub fail_family: bool,
+        /// Context key whose Failure flag was set last.
+        pub fail_ctx: u16,
+        /// Failure flags set since reset, saturating at 255.
+        pub fail_count: u8,
     }
 }
 
@@ -352,6 +373,8 @@ pub struct Cpu {
     stat_family: bool,
     stat_ctx: u16,
     tick_cnt: u32,
+    /// FAILURE status register: `{valid, family, ctx, count}` (docs/cpu.md §5).
+    fail: (bool, bool, u16, u8),
     ru: ReduceUnit,
     timer_rule: TimerRule,
 }
@@ -406,6 +429,7 @@ impl Cpu {
             stat_family: false,
             stat_ctx: 0,
             tick_cnt: 0,
+            fail: (false, false, 0, 0),
             ru: ReduceUnit::new(),
             timer_rule: TIMER_RULE,
         })
@@ -507,6 +531,10 @@ impl Cpu {
             stat_event: self.stat_event,
             stat_family: self.stat_family,
             stat_ctx: self.stat_ctx,
+            fail_valid: self.fail.0,
+            fail_family: self.fail.1,
+            fail_ctx: self.fail.2,
+            fail_count: self.fail.3,
             ..CpuOut::default()
         };
         o.set_msg(&self.out);
@@ -520,6 +548,13 @@ impl Cpu {
     /// Timer load for wait count `w`: the selected timeout, doubled for a master (000 [0154]).
     fn load_for(&self, w: u32, r: u8) -> u32 {
         self.cfg.timeout_for(w) << u32::from(r == role::MASTER)
+    }
+
+    /// Sets the Failure flag (001) of descriptor `di` and records it in the FAILURE status register,
+    /// with the context key of the event that set it.
+    fn set_failure(&mut self, di: usize, portals: bool, ctx: u16) {
+        self.d[di].failure = true;
+        self.fail = (true, portals, ctx, self.fail.3.saturating_add(1));
     }
 
     fn event(&mut self, e: u8, portals: bool, ctx: u16) {
@@ -718,6 +753,8 @@ impl Cpu {
             count: u32::from(d.attempts),
             code: reason::TIMEOUT,
             posted: true,
+            // The Failure flag (001) this FAILURE reports.
+            error: true,
             tid: s.tid,
             data: [0xffff, 0, 0, 0],
             ..CollectiveMsg::default()
@@ -953,10 +990,12 @@ impl Cpu {
                 if !lk.s_hit || !s.stored {
                     return event::DROP_UNKNOWN;
                 }
+                // 001's Failure flag, carried by the FAILURE it forwards (`error`, the EM bit).
+                let mut up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
                 if lk.d_hit {
-                    self.d[lk.d_idx].failure = true;
+                    self.set_failure(lk.d_idx, false, m.ctx);
+                    up.error = true;
                 }
-                let up = CollectiveMsg { dst: u32::from(s.upstream), ..self.rewritten(m) };
                 self.emit_one(up, fin::NONE);
                 event::FAILURE_UP
             }
@@ -987,8 +1026,15 @@ impl Cpu {
                 } else if m.seqno == SEQNO_RESERVED {
                     event::BAD_SEQNO_ARM
                 } else if lk.d_hit {
-                    self.arm(lk.d_idx, lk.s_idx, m);
-                    event::REARM
+                    // 002 (71): "rt_arm can advance the sequence number and clear the state. Frames with
+                    // an old sequence number can be dropped": a duplicated or stale arm must not wipe
+                    // the running reduction.
+                    if seqno_newer(m.seqno, self.d[lk.d_idx].seqno) {
+                        self.arm(lk.d_idx, lk.s_idx, m);
+                        event::REARM
+                    } else {
+                        event::STALE_ARM
+                    }
                 } else if lk.f_hit {
                     self.arm(lk.f_idx, lk.s_idx, m);
                     event::ARM
@@ -1101,7 +1147,7 @@ impl Cpu {
                     event::TIMEOUT_PARTIAL
                 }
                 CtxState::Filling => {
-                    self.d[di].failure = true;
+                    self.set_failure(di, false, d.key);
                     self.tmpl = self.tlp_completion(&d, true);
                     self.em_mask = self.st[usize::from(d.sidx)].pbv;
                     self.rat_target = CtxState::Exiting;
@@ -1116,7 +1162,7 @@ impl Cpu {
                     event::RETRY
                 }
                 CtxState::Full if !master => {
-                    self.d[di].failure = true;
+                    self.set_failure(di, false, d.key);
                     self.tmpl = self.retry_failure(&d);
                     self.rat_target = CtxState::Exiting;
                     self.fin = fin::NEXT_ROUND;

@@ -331,6 +331,27 @@ fn an_arm_with_the_reserved_seqno_is_dropped_and_a_rearm_clears_stale_state() {
 }
 
 #[test]
+fn only_a_newer_arm_re_arms_a_duplicated_or_older_one_is_dropped() {
+    // 002 (70)-(71): an arm with a newer seqno clears the state; frames with an old seqno are dropped.
+    let mut tb = Tb::small();
+    tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 3);
+    tb.send(arm(0x12, 0, 1021));
+    tb.send(pdata(0x12, 0, 1021, Opcode::IntSum, 1, 0x1));
+    tb.send(arm(0x12, 0, 1021)); // duplicated arm
+    tb.send(arm(0x12, 0, 1000)); // older
+    tb.send(arm(0x12, 0, 510)); // 512 ahead modulo 1023 = 511 behind: older
+    let d = *tb.cpu.live(true, 0x12).unwrap();
+    assert_eq!((d.count, d.acc_valid, d.seqno), (1, true, 1021), "the running reduction survives");
+    assert_eq!(tb.take().1, [event::ARM, event::ACCEPT, event::STALE_ARM, event::STALE_ARM, event::STALE_ARM]);
+    tb.send(arm(0x12, 0, 2)); // newer across the wrap (1021, 1022, 0, 1, 2)
+    let d = *tb.cpu.live(true, 0x12).unwrap();
+    assert_eq!((d.count, d.acc_valid, d.seqno), (0, false, 2));
+    assert_eq!(tb.take().1, [event::REARM]);
+    assert!(seqno_newer(0, 1022) && seqno_newer(511, 0) && !seqno_newer(512, 0) && !seqno_newer(7, 7));
+    assert!(!seqno_newer(1022, 0) && seqno_newer(1021, 510) && !seqno_newer(510, 1021));
+}
+
+#[test]
 fn more_contributions_than_the_wait_count_raise_contr_overflow() {
     let mut tb = Tb::small();
     tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
@@ -512,6 +533,46 @@ fn a_subservient_timeout_sends_an_error_marked_partial_then_retries_then_fails()
     let d = tb.cpu.live(false, 0x0AB).unwrap();
     assert!(d.failure);
     assert_eq!((d.state, tb.cpu.static_entry(1).tid), (CtxState::Idle, 1));
+}
+
+#[test]
+fn the_failure_flag_shows_in_the_status_register_and_in_the_failure_messages() {
+    // 001: the CSM's Failure flag; observable in the FAILURE status register (fail_*) and carried, as
+    // the error mark, by the FAILURE messages the engine sends and forwards on failure.
+    let mut tb = Tb::small();
+    let o = tb.step(CpuIn::default());
+    assert_eq!((o.fail_valid, o.fail_ctx, o.fail_count), (false, 0, 0));
+    tb.cfg(config::TIMEOUT, 3);
+    tb.cfg(config::MODE, mode_word(false, 0));
+    tlp_sub(&mut tb, false);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.run(u64::from(8 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::ACCEPT, event::TIMEOUT_PARTIAL, event::RETRY_EXHAUSTED]);
+    let f = outs.last().unwrap();
+    assert_eq!((f.kind, f.code, f.error), (Kind::FAILURE, reason::TIMEOUT, true), "the FAILURE carries the flag");
+    let o = tb.step(CpuIn::default());
+    assert_eq!((o.fail_valid, o.fail_family, o.fail_ctx, o.fail_count), (true, false, 0x0AB, 1));
+    // A FAILURE from below on a live context sets the flag and is forwarded up with it.
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.send(CollectiveMsg { kind: Kind::FAILURE, ctx: 0x345, src: 0x10, code: 1, ..CollectiveMsg::default() });
+    let (outs, _) = tb.take();
+    assert_eq!((outs[0].kind, outs[0].error, outs[0].dst), (Kind::FAILURE, true, u32::from(SOURCE)));
+    let o = tb.step(CpuIn::default());
+    assert_eq!((o.fail_valid, o.fail_ctx, o.fail_count), (true, 0x345, 1));
+    // A master timeout too; the count goes on; a reset clears the register.
+    tb.cfg(config::TIMEOUT, 2);
+    tb.send(control(0x345, command::RESTART));
+    tb.run(u64::from(5 * TICK));
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 5));
+    tb.run(u64::from(5 * TICK));
+    assert!(tb.take().1.contains(&event::TIMEOUT_MASTER));
+    let o = tb.step(CpuIn::default());
+    assert_eq!((o.fail_valid, o.fail_ctx, o.fail_count), (true, 0x345, 2));
+    tb.step(CpuIn { rst: true, ..CpuIn::default() });
+    let o = tb.step(CpuIn::default());
+    assert_eq!((o.fail_valid, o.fail_ctx, o.fail_count), (false, 0, 0));
 }
 
 #[test]
@@ -702,7 +763,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 39);
+    assert_eq!(event::COUNT, 40);
 }
 
 #[test]

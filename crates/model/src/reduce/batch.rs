@@ -45,6 +45,7 @@ fn is_float_op(op: Opcode) -> bool {
             | Opcode::FltMax
             | Opcode::FltMinNum
             | Opcode::FltMaxNum
+            | Opcode::FltMinMaxLoc
             | Opcode::FltMinMaxNumLoc
             | Opcode::FltSum { .. }
             | Opcode::FltRepsum
@@ -207,7 +208,9 @@ fn describe(op: Opcode, r: &Contribution) -> Value {
             out["repsum_value"] = float_value(repsum::to_f64_bits(&r.repsum()));
             Vec::new()
         }
-        Opcode::FltMinMaxNumLoc => vec![float_value(r.rt_data[0]), json!(r.rt_data[1]), float_value(r.rt_data[2]), json!(r.rt_data[3])],
+        Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => {
+            vec![float_value(r.rt_data[0]), json!(r.rt_data[1]), float_value(r.rt_data[2]), json!(r.rt_data[3])]
+        }
         op if is_float_op(op) => r.rt_data.iter().map(|v| float_value(*v)).collect(),
         Opcode::IntMinMaxLoc => vec![
             json!(r.rt_data[0] as i64),

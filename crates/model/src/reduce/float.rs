@@ -192,6 +192,26 @@ pub enum Pick {
     Tie,
 }
 
+/// The value half of a FLT_MINMAXLOC step (002 (42), (84)): FLT_MIN (`max == false`) / FLT_MAX of `a`
+/// and `b`, and which operand the index comes from. Any NaN gives [`DEFAULT_NAN`] and wins over a
+/// number; two NaNs are equal (both become the default NaN, whatever their class or sign) and so are
+/// two bitwise-equal numbers ([`Pick::Tie`]: the lower index wins). -0 orders below +0. Returns
+/// `(result, pick, invalid)`, `invalid` when an operand is a signalling NaN; the same in both
+/// R_TF_RED_CFG_MODE modes, as FLT_MIN/FLT_MAX.
+pub fn f64_min_max_loc(a: u64, b: u64, max: bool) -> (u64, Pick, bool) {
+    let invalid = is_snan(a) || is_snan(b);
+    let pick = match (is_nan(a), is_nan(b)) {
+        (true, true) => Pick::Tie,
+        (true, false) => Pick::A,
+        (false, true) => Pick::B,
+        (false, false) if a == b => Pick::Tie,
+        (false, false) if select(a, b, max) == b => Pick::B,
+        (false, false) => Pick::A,
+    };
+    let (r, _) = f64_min_max(a, b, max);
+    (r, pick, invalid)
+}
+
 /// FLT_MINNUM / FLT_MAXNUM, 002 (85)-(86). Numbers win over quiet NaNs; two NaNs give
 /// [`DEFAULT_NAN`]. A signalling NaN against a number gives the number in associative mode and
 /// [`DEFAULT_NAN`] in IEEE mode (`ieee == true`). Returns `(result, pick, invalid)`.

@@ -221,6 +221,20 @@ pub fn combine_with(t: &Tables, mode: Mode, a: &Contribution, b: &Contribution) 
                 }
             }
         }
+        Opcode::FltMinMaxLoc => {
+            for (k, max) in [(0usize, false), (2usize, true)] {
+                let (r, pick, invalid) = float::f64_min_max_loc(x[k], y[k], max);
+                out.rt_data[k] = r;
+                out.rt_data[k + 1] = match pick {
+                    float::Pick::A => x[k + 1],
+                    float::Pick::B => y[k + 1],
+                    float::Pick::Tie => x[k + 1].min(y[k + 1]),
+                };
+                if invalid {
+                    raised = Rc::FLT_INVALID;
+                }
+            }
+        }
         Opcode::FltSum { ftz, .. } => {
             let rounding = t.flt_sum_rounding[usize::from(a.rt_op & 3)];
             for i in 0..LANES {

@@ -67,10 +67,15 @@ pub enum Opcode {
     IntMinMaxLoc,
     /// 0x14: signed 64-bit sum, wrapping, `int_overflow` on signed overflow.
     IntSum,
-    /// 0x20: IEEE double minimum, any NaN wins (002 (84)). Extension: libfabric has no opcode for it.
+    /// 0x20: IEEE double minimum, any NaN wins (002 (84)). libfabric's first CXI collectives (2020)
+    /// defined it; today's table no longer lists it (`docs/reduction.md`).
     FltMin,
-    /// 0x21: IEEE double maximum, any NaN wins (002 (84)). Extension: libfabric has no opcode for it.
+    /// 0x21: IEEE double maximum, any NaN wins (002 (84)); as [`Opcode::FltMin`] in libfabric.
     FltMax,
+    /// 0x22: FLT_MIN with index (lanes 0,1) and FLT_MAX with index (lanes 2,3): MINMAXLOC "on integer or
+    /// floating point values" (002 (42)), the NaN rules of FLT_MIN/FLT_MAX (84), the lower index on ties
+    /// (44), (83). One per endpoint (46). libfabric's first CXI collectives defined it, as FltMin.
+    FltMinMaxLoc,
     /// 0x24: IEEE double minimum, numbers win over quiet NaNs (002 (85)).
     FltMinNum,
     /// 0x25: IEEE double maximum, numbers win over quiet NaNs (002 (85)).
@@ -95,7 +100,7 @@ pub const FLT_SUM_BASE: u8 = 0x28;
 
 impl Opcode {
     /// Every defined opcode, in numeric order.
-    pub const DEFINED: [Opcode; 25] = {
+    pub const DEFINED: [Opcode; 26] = {
         use Rounding::*;
         [
             Opcode::Barrier,
@@ -111,6 +116,7 @@ impl Opcode {
             Opcode::IntSum,
             Opcode::FltMin,
             Opcode::FltMax,
+            Opcode::FltMinMaxLoc,
             Opcode::FltMinNum,
             Opcode::FltMaxNum,
             Opcode::FltMinMaxNumLoc,
@@ -143,6 +149,7 @@ impl Opcode {
             0x14 => Opcode::IntSum,
             0x20 => Opcode::FltMin,
             0x21 => Opcode::FltMax,
+            0x22 => Opcode::FltMinMaxLoc,
             0x24 => Opcode::FltMinNum,
             0x25 => Opcode::FltMaxNum,
             0x26 => Opcode::FltMinMaxNumLoc,
@@ -171,6 +178,7 @@ impl Opcode {
             Opcode::IntSum => 0x14,
             Opcode::FltMin => 0x20,
             Opcode::FltMax => 0x21,
+            Opcode::FltMinMaxLoc => 0x22,
             Opcode::FltMinNum => 0x24,
             Opcode::FltMaxNum => 0x25,
             Opcode::FltMinMaxNumLoc => 0x26,
@@ -206,6 +214,7 @@ impl Opcode {
             Opcode::IntSum => "INT_SUM",
             Opcode::FltMin => "FLT_MIN",
             Opcode::FltMax => "FLT_MAX",
+            Opcode::FltMinMaxLoc => "FLT_MINMAXLOC",
             Opcode::FltMinNum => "FLT_MINNUM",
             Opcode::FltMaxNum => "FLT_MAXNUM",
             Opcode::FltMinMaxNumLoc => "FLT_MINMAXNUMLOC",
@@ -244,7 +253,7 @@ impl Opcode {
 
     /// True for the operators that carry one operand per endpoint instead of four lanes (002 (46), (81)).
     pub fn is_one_per_endpoint(self) -> bool {
-        matches!(self, Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc | Opcode::FltRepsum)
+        matches!(self, Opcode::IntMinMaxLoc | Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc | Opcode::FltRepsum)
     }
 }
 

@@ -108,7 +108,7 @@ pub fn random_pair(next: &mut impl FnMut() -> u64) -> ReduceUnitIn {
                 b.rt_repsum_m = a.rt_repsum_m.wrapping_add(pick(next, 6) as i8 - 2);
             }
         }
-        Opcode::IntMinMaxLoc | Opcode::FltMinMaxNumLoc => {
+        Opcode::IntMinMaxLoc | Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => {
             for i in [0, 2] {
                 if op == Opcode::IntMinMaxLoc {
                     a.rt_data[i] = int_value(next);
