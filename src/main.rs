@@ -9,6 +9,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::checker::RunConfig;
 use inswitch::{hdl, targets};
 
+mod sv_models;
+
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
 #[derive(Parser)]
@@ -134,6 +136,8 @@ enum Command {
     /// Print `rtl/collective_msg.vh`, the RTL's macros for the collective message's signals, generated from
     /// the field list in crates/model/src/message.rs (`msg-header > rtl/collective_msg.vh` after changing it).
     MsgHeader,
+    /// Write the generated SystemVerilog golden models and checkers (DPI-C) of every block.
+    SvModels(sv_models::Args),
 }
 
 fn block_names() -> clap::builder::PossibleValuesParser {
@@ -154,6 +158,7 @@ fn main() -> ExitCode {
         }
         Command::Lint { rtl } => lint(&rtl),
         Command::Synth { rtl } => synth(&rtl),
+        Command::SvModels(a) => sv_models::run(&a),
         Command::MsgHeader => {
             print!("{}", inswitch_model::message::verilog_header());
             ExitCode::SUCCESS
