@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::checker::RunConfig;
 use inswitch::{hdl, targets};
 
+mod check_wave;
 mod sv_models;
 
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
@@ -138,6 +139,9 @@ enum Command {
     MsgHeader,
     /// Write the generated SystemVerilog golden models and checkers (DPI-C) of every block.
     SvModels(sv_models::Args),
+    /// Check a block instance in a VCD/FST dump of any simulator against the golden model: exit 0 with
+    /// the cycles compared, 1 with the first mismatch (time, cycle, port, expected and dumped values).
+    CheckWave(check_wave::Args),
 }
 
 fn block_names() -> clap::builder::PossibleValuesParser {
@@ -159,6 +163,7 @@ fn main() -> ExitCode {
         Command::Lint { rtl } => lint(&rtl),
         Command::Synth { rtl } => synth(&rtl),
         Command::SvModels(a) => sv_models::run(&a),
+        Command::CheckWave(a) => check_wave::run(&a),
         Command::MsgHeader => {
             print!("{}", inswitch_model::message::verilog_header());
             ExitCode::SUCCESS
