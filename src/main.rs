@@ -11,6 +11,7 @@ use inswitch::{hdl, targets};
 
 mod check_wave;
 mod sv_models;
+mod vectors;
 
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
@@ -142,6 +143,9 @@ enum Command {
     /// Check a block instance in a VCD/FST dump of any simulator against the golden model: exit 0 with
     /// the cycles compared, 1 with the first mismatch (time, cycle, port, expected and dumped values).
     CheckWave(check_wave::Args),
+    /// Write golden vectors: per cycle every input and the model's expected outputs, as JSON lines or as
+    /// a `$readmemh` file with a generated SystemVerilog bench that replays it (docs/golden-model.md).
+    Vectors(vectors::Args),
 }
 
 fn block_names() -> clap::builder::PossibleValuesParser {
@@ -164,6 +168,7 @@ fn main() -> ExitCode {
         Command::Synth { rtl } => synth(&rtl),
         Command::SvModels(a) => sv_models::run(&a),
         Command::CheckWave(a) => check_wave::run(&a),
+        Command::Vectors(a) => vectors::run(&a),
         Command::MsgHeader => {
             print!("{}", inswitch_model::message::verilog_header());
             ExitCode::SUCCESS
