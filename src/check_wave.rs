@@ -44,10 +44,12 @@ pub struct Args {
     cycles: Option<u64>,
 }
 
-/// One port's value changes: (time-table index, value words); `None` = X/Z bits.
+/// One port's value changes: time-table index and whether the value is known (no X/Z bits), with the
+/// known values' words packed at the port's width (`words()` per change) to keep large dumps small.
 struct Track {
     port: PortInfo,
-    changes: Vec<(TimeTableIdx, Option<[u32; MAX_PORT_WORDS]>)>,
+    changes: Vec<(TimeTableIdx, bool)>,
+    data: Vec<u32>,
     next: usize,
     value: Option<[u32; MAX_PORT_WORDS]>,
 }
@@ -160,8 +162,14 @@ fn check(a: &Args) -> Result<ExitCode, String> {
         .zip(&refs)
         .map(|(p, r)| {
             let s = wave.get_signal(*r).expect("loaded above");
-            let changes = s.iter_changes().map(|(t, v)| (t, words(&v))).collect();
-            Track { port: p.clone(), changes, next: 0, value: Some([0; MAX_PORT_WORDS]) }
+            let n = p.words();
+            let (mut changes, mut data) = (Vec::new(), Vec::new());
+            for (t, v) in s.iter_changes() {
+                let w = words(&v);
+                changes.push((t, w.is_some()));
+                data.extend_from_slice(&w.unwrap_or_default()[..n]);
+            }
+            Track { port: p.clone(), changes, data, next: 0, value: Some([0; MAX_PORT_WORDS]) }
         })
         .collect();
     let inputs = spec.input_count();
@@ -177,8 +185,13 @@ fn check(a: &Args) -> Result<ExitCode, String> {
         }
         // Every port as it was just before the edge.
         for t in tracks.iter_mut() {
+            let n = t.port.words();
             while t.next < t.changes.len() && t.changes[t.next].0 < edge {
-                t.value = t.changes[t.next].1;
+                t.value = t.changes[t.next].1.then(|| {
+                    let mut v = [0u32; MAX_PORT_WORDS];
+                    v[..n].copy_from_slice(&t.data[t.next * n..(t.next + 1) * n]);
+                    v
+                });
                 t.next += 1;
             }
         }
