@@ -186,8 +186,7 @@ pub fn checker(b: &'static BlockSpec) -> String {
         s.push_str("        armed = 1;\n");
     }
     s.push_str("        cycle++;\n    end\n\n");
-    write!(
-        s,
+    s.push_str(
         "    function automatic void mismatch(input string port, input string model, input string dut);\n        \
          mismatches++;\n        \
          if (mismatches <= MAX_REPORTS)\n            \
@@ -196,10 +195,8 @@ pub fn checker(b: &'static BlockSpec) -> String {
          $fatal(1, \"%m: first mismatch at cycle %0d on port %s (model 0x%s, dut 0x%s)\", cycle, port, model, dut);\n    \
          endfunction\n\n    \
          final begin\n        \
-         $display(\"%m: {} cycles, %0d output values compared, %0d mismatches\", cycle, compared, mismatches);\n        \
+         $display(\"%m: %0d cycles, %0d output values compared, %0d mismatches\", cycle, compared, mismatches);\n        \
          inswitch_model_free(h);\n    end\n\nendmodule\n\n`resetall\n",
-        "%0d"
-    )
-    .unwrap();
+    );
     s
 }
