@@ -13,6 +13,10 @@ mod cosim_cmd;
 mod coverage_cmd;
 mod decode_cmd;
 
+mod check_wave;
+mod sv_models;
+mod vectors;
+
 /// inswitch: a cycle-level Rust model and the Verilog RTL of an in-switch collective packet engine,
 /// cross-checked cycle for cycle under Verilator.
 #[derive(Parser)]
@@ -127,6 +131,14 @@ enum Command {
     /// Print `rtl/collective_msg.vh`, the RTL's macros for the collective message's signals, generated from
     /// the field list in crates/model/src/message.rs (`msg-header > rtl/collective_msg.vh` after changing it).
     MsgHeader,
+    /// Write the generated SystemVerilog golden models and checkers (DPI-C) of every block.
+    SvModels(sv_models::Args),
+    /// Check a block instance in a VCD/FST dump of any simulator against the golden model: exit 0 with
+    /// the cycles compared, 1 with the first mismatch (time, cycle, port, expected and dumped values).
+    CheckWave(check_wave::Args),
+    /// Write golden vectors: per cycle every input and the model's expected outputs, as JSON lines or as
+    /// a `$readmemh` file with a generated SystemVerilog bench that replays it (docs/golden-model.md).
+    Vectors(vectors::Args),
 }
 
 fn main() -> ExitCode {
@@ -140,6 +152,9 @@ fn main() -> ExitCode {
         }
         Command::Lint { rtl } => lint(&rtl),
         Command::Synth { rtl } => synth(&rtl),
+        Command::SvModels(a) => sv_models::run(&a),
+        Command::CheckWave(a) => check_wave::run(&a),
+        Command::Vectors(a) => vectors::run(&a),
         Command::MsgHeader => {
             print!("{}", inswitch_model::message::verilog_header());
             ExitCode::SUCCESS

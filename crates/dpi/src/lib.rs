@@ -18,6 +18,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inswitch_model::registry::{self, DynBlock};
 
+pub mod sv;
+
 /// Success.
 pub const INSWITCH_OK: i32 = 0;
 /// The call was refused: bad name, parameter, port index, direction, buffer or pointer.

@@ -1,0 +1,281 @@
+//! `inswitch check-wave`: checks a block instance in any simulator's waveform dump (VCD or FST, read with
+//! `wellen`) against the golden model.
+//!
+//! At each rising edge of the clock, every port of the instance is sampled as it was just before the
+//! edge (the last change at an earlier time: a value that changes at the edge's own time stamp belongs to
+//! the next cycle), the model steps with the sampled inputs, and its outputs are compared with the sampled
+//! outputs (docs/architecture.md: `step` returns the outputs just before the edge). As the DPI checker,
+//! comparison starts after the first edge with `rst` = 1 (`--from-start`: at once).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use inswitch::checker::hex;
+use inswitch_model::registry::{self, PortInfo};
+use inswitch_model::signal::MAX_PORT_WORDS;
+use wellen::{simple, SignalValue, TimeTableIdx};
+
+/// Arguments of `inswitch check-wave`.
+#[derive(clap::Args, Clone)]
+pub struct Args {
+    /// Block (its RTL module name), e.g. output_queue.
+    #[arg(long)]
+    block: String,
+    /// Waveform file: .vcd or .fst.
+    #[arg(long)]
+    wave: PathBuf,
+    /// Hierarchical path of the block instance in the dump, dot-separated (e.g. TOP.tb.dut).
+    #[arg(long)]
+    scope: String,
+    /// Clock port name in the instance's scope.
+    #[arg(long, default_value = "clk")]
+    clock: String,
+    /// An RTL parameter of the instance, NAME=VALUE (repeatable); others at their RTL defaults.
+    #[arg(long = "param")]
+    params: Vec<String>,
+    /// Compare from the first edge (not only after the first reset).
+    #[arg(long)]
+    from_start: bool,
+    /// Read X and Z bits as 0 instead of reporting them.
+    #[arg(long)]
+    x_as_zero: bool,
+    /// Stop after this many rising edges.
+    #[arg(long)]
+    cycles: Option<u64>,
+}
+
+/// One port's value changes: time-table index and whether the value is known (no X/Z bits), with the
+/// known values' words packed at the port's width (`words()` per change) to keep large dumps small.
+struct Track {
+    port: PortInfo,
+    changes: Vec<(TimeTableIdx, bool)>,
+    data: Vec<u32>,
+    next: usize,
+    value: Option<[u32; MAX_PORT_WORDS]>,
+}
+
+/// Decodes a value into little-endian words; `None` if it has X/Z (or other non-0/1) bits.
+fn words(v: &SignalValue) -> Option<[u32; MAX_PORT_WORDS]> {
+    let mut w = [0u32; MAX_PORT_WORDS];
+    match v {
+        SignalValue::Binary(data, bits) => {
+            // MSB-first bytes; the last byte holds bits 7:0.
+            let n = (*bits as usize).div_ceil(8);
+            for (k, byte) in data[..n].iter().rev().enumerate() {
+                if k / 4 < MAX_PORT_WORDS {
+                    w[k / 4] |= u32::from(*byte) << (8 * (k % 4));
+                }
+            }
+            Some(w)
+        }
+        SignalValue::FourValue(..) | SignalValue::NineValue(..) => {
+            let s = v.to_bit_string()?;
+            for (k, c) in s.bytes().rev().enumerate() {
+                match c {
+                    b'0' => {}
+                    b'1' if k / 32 < MAX_PORT_WORDS => w[k / 32] |= 1 << (k % 32),
+                    b'1' => {}
+                    _ => return None,
+                }
+            }
+            Some(w)
+        }
+        _ => None,
+    }
+}
+
+/// A user error (exit status 2).
+fn fail(msg: String) -> ExitCode {
+    eprintln!("check-wave: error: {msg}");
+    ExitCode::from(2)
+}
+
+/// Runs the command.
+pub fn run(a: &Args) -> ExitCode {
+    match check(a) {
+        Ok(code) => code,
+        Err(msg) => fail(msg),
+    }
+}
+
+fn check(a: &Args) -> Result<ExitCode, String> {
+    let spec = registry::block(&a.block).map_err(|e| e.to_string())?;
+    let params = spec.params_from_str(&a.params.join(",")).map_err(|e| e.to_string())?;
+    let mut model = spec.instantiate(&params).map_err(|e| e.to_string())?;
+    if !a.wave.is_file() {
+        return Err(format!("waveform {} does not exist or is not a file", a.wave.display()));
+    }
+    // wellen panics on some malformed files: a bad dump is an error message, not a crash.
+    let read = std::panic::catch_unwind(|| simple::read(&a.wave));
+    let mut wave = match read {
+        Ok(Ok(w)) => w,
+        Ok(Err(e)) => return Err(format!("cannot read waveform {}: {e}", a.wave.display())),
+        Err(_) => return Err(format!("cannot read waveform {}: not a readable VCD or FST file", a.wave.display())),
+    };
+    let h = wave.hierarchy();
+    let path: Vec<&str> = a.scope.split('.').filter(|s| !s.is_empty()).collect();
+    if h.lookup_scope(&path).is_none() {
+        let tops: Vec<String> = h.scopes().map(|s| h[s].full_name(h)).collect();
+        return Err(format!("scope `{}` is not in {} (top-level scopes: {})", a.scope, a.wave.display(), tops.join(", ")));
+    }
+    let lookup = |name: &str| -> Result<(wellen::SignalRef, u32), String> {
+        let var = h.lookup_var(&path, name).ok_or_else(|| format!("port `{name}` of block {} is not in scope `{}`", spec.name, a.scope))?;
+        let v = &h[var];
+        Ok((v.signal_ref(), v.length().unwrap_or(0)))
+    };
+    let (clk_ref, clk_width) = lookup(&a.clock)?;
+    if clk_width != 1 {
+        return Err(format!("clock `{}` is {clk_width} bits wide in the dump, not 1", a.clock));
+    }
+    // The model's ports (inputs, then outputs), each bound to its dumped signal.
+    let mut refs = Vec::new();
+    for p in model.ports() {
+        let (r, w) = lookup(p.name)?;
+        if w != p.width {
+            return Err(format!(
+                "port `{}` is {w} bits wide in the dump but {} bits in block {} with {params} (set --param?)",
+                p.name, p.width, spec.name
+            ));
+        }
+        refs.push(r);
+    }
+    let mut all = refs.clone();
+    all.push(clk_ref);
+    wave.load_signals_multi_threaded(&all);
+    let times = wave.time_table().to_vec();
+    let clk = wave.get_signal(clk_ref).ok_or("the clock could not be loaded")?;
+    let mut edges: Vec<TimeTableIdx> = Vec::new();
+    let mut last = None;
+    for (t, v) in clk.iter_changes() {
+        let now = words(&v).map(|w| w[0] & 1);
+        if now == Some(1) && last == Some(0) {
+            edges.push(t);
+        }
+        last = now;
+    }
+    if edges.is_empty() {
+        return Err(format!("clock `{}` never rises in {} (no 0 -> 1 change)", a.clock, a.wave.display()));
+    }
+    let mut tracks: Vec<Track> = model
+        .ports()
+        .iter()
+        .zip(&refs)
+        .map(|(p, r)| {
+            let s = wave.get_signal(*r).expect("loaded above");
+            let n = p.words();
+            let (mut changes, mut data) = (Vec::new(), Vec::new());
+            for (t, v) in s.iter_changes() {
+                let w = words(&v);
+                changes.push((t, w.is_some()));
+                data.extend_from_slice(&w.unwrap_or_default()[..n]);
+            }
+            Track { port: p.clone(), changes, data, next: 0, value: Some([0; MAX_PORT_WORDS]) }
+        })
+        .collect();
+    let inputs = spec.input_count();
+    let rst = model.ports().iter().position(|p| p.name == "rst" && !p.output);
+    let mut armed = a.from_start || rst.is_none();
+    let limit = a.cycles.unwrap_or(u64::MAX);
+    let mut compared = 0u64;
+    let mut out = [0u32; MAX_PORT_WORDS];
+    for (cycle, &edge) in edges.iter().enumerate() {
+        let cycle = cycle as u64;
+        if cycle >= limit {
+            break;
+        }
+        // Every port as it was just before the edge.
+        for t in tracks.iter_mut() {
+            let n = t.port.words();
+            while t.next < t.changes.len() && t.changes[t.next].0 < edge {
+                t.value = t.changes[t.next].1.then(|| {
+                    let mut v = [0u32; MAX_PORT_WORDS];
+                    v[..n].copy_from_slice(&t.data[t.next * n..(t.next + 1) * n]);
+                    v
+                });
+                t.next += 1;
+            }
+        }
+        let time = times[edge as usize];
+        for (k, t) in tracks.iter().enumerate().take(inputs) {
+            let v = match t.value {
+                Some(v) => v,
+                None if a.x_as_zero || !armed => [0; MAX_PORT_WORDS],
+                None => return Err(x_error(a, &t.port, time, cycle)),
+            };
+            model.set_input(k, &v).map_err(|e| e.to_string())?;
+        }
+        model.step();
+        if armed {
+            for (k, t) in tracks.iter().enumerate().skip(inputs) {
+                model.output(k, &mut out).map_err(|e| e.to_string())?;
+                let dumped = match t.value {
+                    Some(v) => v,
+                    None if a.x_as_zero => [0; MAX_PORT_WORDS],
+                    None => return Err(x_error(a, &t.port, time, cycle)),
+                };
+                let n = t.port.words();
+                if out[..n] != dumped[..n] {
+                    report(a, spec.name, &t.port, time, cycle, &out, &dumped, &wave_unit(&wave));
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            compared += 1;
+        }
+        if let Some(r) = rst {
+            if tracks[r].value.is_some_and(|v| v[0] & 1 == 1) {
+                armed = true;
+            }
+        }
+    }
+    println!(
+        "check-wave: block {} at scope {} ({}): {compared} cycles compared, 0 mismatches ({} rising edges of {})",
+        spec.name,
+        a.scope,
+        params,
+        edges.len().min(limit as usize),
+        a.clock
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn wave_unit(w: &simple::Waveform) -> String {
+    w.hierarchy().timescale().map_or_else(|| "time units".to_string(), |t| format!("x {t:?}"))
+}
+
+fn x_error(a: &Args, p: &PortInfo, time: u64, cycle: u64) -> String {
+    format!(
+        "port `{}` has X or Z bits just before the rising edge at time {time} (cycle {cycle}) in {}; \
+         drive it, or pass --x-as-zero to read X/Z as 0",
+        p.name,
+        a.wave.display()
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn report(a: &Args, block: &str, p: &PortInfo, time: u64, cycle: u64, expected: &[u32], dumped: &[u32], unit: &str) {
+    println!("check-wave: MISMATCH in block {block} at scope {}", a.scope);
+    println!("  first mismatch at time {time} ({unit}), cycle {cycle} (rising edge {} of {}), port {}", cycle + 1, a.clock, p.name);
+    println!("    expected (model): {}", hex(expected, p.width));
+    println!("    dumped:           {}", hex(dumped, p.width));
+    let mut cmd = format!(
+        "inswitch check-wave --block {block} --wave {} --scope {} --clock {} --cycles {}",
+        shown(&a.wave),
+        a.scope,
+        a.clock,
+        cycle + 1
+    );
+    for p in &a.params {
+        cmd.push_str(&format!(" --param {p}"));
+    }
+    if a.from_start {
+        cmd.push_str(" --from-start");
+    }
+    if a.x_as_zero {
+        cmd.push_str(" --x-as-zero");
+    }
+    println!("  narrow it down (stops at that cycle; look at the dump just before time {time}):\n    {cmd}");
+}
+
+fn shown(p: &Path) -> String {
+    p.display().to_string()
+}

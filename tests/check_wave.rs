@@ -1,0 +1,196 @@
+//! `inswitch check-wave` on dumps it did not write: a `$urandom` SystemVerilog bench of rtl/output_queue.v
+//! under Verilator dumps VCD and FST; both check clean; the VCD with one value of one output altered is
+//! rejected naming that port; and every error (scope, port, width, X/Z, idle clock) says what is wrong.
+
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::sv::*;
+use inswitch_model::registry;
+
+const BLOCK: &str = "output_queue";
+const PARAMS: &str = "DATA_WIDTH=64";
+const CYCLES: u64 = 3000;
+
+fn check_wave(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_inswitch")).arg("check-wave").args(args).output().expect("run inswitch");
+    (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The VCD and FST dumps of one bench run each (built once for all tests).
+fn dumps() -> &'static (PathBuf, PathBuf) {
+    static D: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    D.get_or_init(|| {
+        let mut made = Vec::new();
+        for (ext, flag) in [("vcd", "--trace"), ("fst", "--trace-fst")] {
+            let dir = work(&format!("check_wave_{ext}"));
+            let file = dir.join(format!("dump.{ext}"));
+            let tb = bench_with(BLOCK, PARAMS, CYCLES, false, Some(&file.display().to_string()));
+            let exe = build(&dir, &root().join("rtl"), BLOCK, &tb, &[flag]);
+            let (ok, log) = run(&exe, &["+seed=3"]);
+            assert!(ok && file.exists(), "bench failed: {log}");
+            made.push(file);
+        }
+        (made[0].clone(), made[1].clone())
+    })
+}
+
+fn ok_args(wave: &Path) -> Vec<String> {
+    ["--block", BLOCK, "--wave", &wave.display().to_string(), "--scope", "TOP.tb.dut", "--param", PARAMS].iter().map(|s| s.to_string()).collect()
+}
+
+fn args_ref(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn verilator_vcd_and_fst_dumps_check_clean() {
+    let (vcd, fst) = dumps();
+    for wave in [vcd, fst] {
+        let (code, log) = check_wave(&args_ref(&ok_args(wave)));
+        assert_eq!(code, 0, "{log}");
+        // The bench drives reset from its first falling edge: the edges after the first two are compared.
+        assert!(log.contains(&format!("{} cycles compared, 0 mismatches ({} rising edges", CYCLES - 1, CYCLES + 1)), "{log}");
+    }
+}
+
+#[test]
+fn one_altered_value_is_reported_with_its_port() {
+    let (vcd, _) = dumps();
+    let text = std::fs::read_to_string(vcd).unwrap();
+    // The identifier code of the DUT's m_axis_tvalid.
+    let id = text
+        .lines()
+        .find(|l| l.contains("$var") && l.split_whitespace().nth(4) == Some("m_axis_tvalid"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .expect("m_axis_tvalid in the VCD header")
+        .to_string();
+    // Flip the 20th rise of m_axis_tvalid to a fall.
+    let rise = format!("1{id}");
+    let mut seen = 0;
+    let altered: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l == rise {
+                seen += 1;
+                if seen == 20 {
+                    return format!("0{id}");
+                }
+            }
+            l.to_string()
+        })
+        .collect();
+    assert!(seen >= 20, "m_axis_tvalid rose only {seen} times");
+    let bad = vcd.with_file_name("altered.vcd");
+    std::fs::write(&bad, altered.join("\n") + "\n").unwrap();
+    let (code, log) = check_wave(&args_ref(&ok_args(&bad)));
+    assert_eq!(code, 1, "{log}");
+    assert!(log.contains("port m_axis_tvalid"), "{log}");
+    assert!(log.contains("expected (model): 0x1") && log.contains("dumped:           0x0"), "{log}");
+    assert!(log.contains("narrow it down") && log.contains("inswitch check-wave --block output_queue"), "{log}");
+}
+
+#[test]
+fn scope_port_and_width_errors_say_what_is_wrong() {
+    let (vcd, _) = dumps();
+    let mut a = ok_args(vcd);
+    a[5] = "TOP.tb.nope".into();
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2);
+    assert!(log.contains("scope `TOP.tb.nope` is not in") && log.contains("top-level scopes: TOP"), "{log}");
+
+    let mut a = ok_args(vcd);
+    a[1] = "reduce_unit".into();
+    a.truncate(6);
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2);
+    assert!(log.contains("port `in_valid` of block reduce_unit is not in scope `TOP.tb.dut`"), "{log}");
+
+    let mut a = ok_args(vcd);
+    a.truncate(6);
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2);
+    assert!(log.contains("port `s_axis_tdata` is 64 bits wide in the dump but 256 bits in block output_queue"), "{log}");
+
+    let mut a = ok_args(vcd);
+    a[3] = "/nonexistent/dump.vcd".into();
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2);
+    assert!(log.contains("waveform /nonexistent/dump.vcd does not exist or is not a file"), "{log}");
+    let junk = vcd.with_file_name("junk.vcd");
+    std::fs::write(&junk, "this is not a waveform\n").unwrap();
+    a[3] = junk.display().to_string();
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2, "{log}");
+    assert!(log.contains("cannot read waveform"), "{log}");
+
+    let mut a = ok_args(vcd);
+    a.extend(["--clock".to_string(), "s_axis_tdata".to_string()]);
+    let (code, log) = check_wave(&args_ref(&a));
+    assert_eq!(code, 2);
+    assert!(log.contains("clock `s_axis_tdata` is 64 bits wide in the dump, not 1"), "{log}");
+}
+
+/// A hand-written VCD of an output queue: every port, clk toggling if `clock`, one input X after reset
+/// if `x_input`.
+fn tiny_vcd(path: &Path, clock: bool, x_input: bool) {
+    let spec = registry::block(BLOCK).unwrap();
+    let p = spec.params_from_str(PARAMS).unwrap();
+    let ports = spec.rtl_ports(&p);
+    let mut s = String::from("$timescale 1ns $end\n$scope module TOP $end\n$scope module dut $end\n");
+    for (i, port) in ports.iter().enumerate() {
+        writeln!(s, "$var wire {} p{i} {} $end", port.width, port.name).unwrap();
+    }
+    s.push_str("$upscope $end\n$upscope $end\n$enddefinitions $end\n#0\n");
+    for (i, port) in ports.iter().enumerate() {
+        let v = if port.name == "rst" { "1" } else { "0" };
+        writeln!(s, "b{v} p{i}").unwrap();
+    }
+    let clk = ports.iter().position(|p| p.name == "clk").unwrap();
+    let rst = ports.iter().position(|p| p.name == "rst").unwrap();
+    let tuser = ports.iter().position(|p| p.name == "s_axis_tuser").unwrap();
+    for t in 1..20 {
+        writeln!(s, "#{}", t * 5).unwrap();
+        if clock {
+            writeln!(s, "b{} p{clk}", t % 2).unwrap();
+        }
+        if t == 6 {
+            writeln!(s, "b0 p{rst}").unwrap();
+            if x_input {
+                writeln!(s, "bx p{tuser}").unwrap();
+            }
+        }
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn idle_clock_and_x_values_are_errors() {
+    let dir = work("check_wave_tiny");
+    std::fs::create_dir_all(&dir).unwrap();
+    let idle = dir.join("idle.vcd");
+    tiny_vcd(&idle, false, false);
+    let args = |w: &Path| -> Vec<String> {
+        ["--block", BLOCK, "--wave", &w.display().to_string(), "--scope", "TOP.dut", "--param", PARAMS].iter().map(|s| s.to_string()).collect()
+    };
+    let (code, log) = check_wave(&args_ref(&args(&idle)));
+    assert_eq!(code, 2);
+    assert!(log.contains("clock `clk` never rises in") && log.contains("(no 0 -> 1 change)"), "{log}");
+
+    let x = dir.join("x.vcd");
+    tiny_vcd(&x, true, true);
+    let (code, log) = check_wave(&args_ref(&args(&x)));
+    assert_eq!(code, 2);
+    assert!(log.contains("port `s_axis_tuser` has X or Z bits just before the rising edge at time 35 (cycle 3)"), "{log}");
+    assert!(log.contains("--x-as-zero"), "{log}");
+    let mut a = args(&x);
+    a.push("--x-as-zero".into());
+    let (code, log) = check_wave(&args_ref(&a));
+    // X read as 0: no error; the hand-written outputs (all 0) then differ from the model (tready 1).
+    assert_eq!(code, 1, "{log}");
+    assert!(!log.contains("X or Z") && log.contains("port s_axis_tready"), "{log}");
+}
