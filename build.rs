@@ -56,7 +56,19 @@ const MODELS: &[ModelSpec] = &[
         top: "packet_engine",
         params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16")],
     },
+    // Issue 14: the input checker with a planted bug (see PLANTED), for the fuzzer's proof.
+    ModelSpec { name: "input_checker_planted", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
 ];
+
+/// Planted bugs (docs/verification.md §Differential fuzzing): a model named here is verilated from a copy
+/// of rtl/<top>.v with one text replaced (the build fails if the text is gone), so the differential
+/// fuzzer can show it finds a bug the seeded regression misses. The one here: the Soft Portals
+/// "rt_count 0 going up" check written as a 20-bit `count + 1 <= 1`, which wraps at the top count.
+const PLANTED: &[(&str, &str, &str)] = &[(
+    "input_checker_planted",
+    "(p_count == 20'd0 && !p_arm)",
+    "(p_count + 20'd1 <= 20'd1 && !p_arm)",
+)];
 
 /// Verilator options for every model (see docs/verification.md §Build).
 const VERILATOR_FLAGS: &[&str] = &[
@@ -216,7 +228,17 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &'static ModelSpec) ->
     for (k, val) in spec.params {
         cmd.arg(format!("-G{k}={val}"));
     }
-    cmd.arg(rtl.join(format!("{}.v", spec.top)));
+    let mut top_file = rtl.join(format!("{}.v", spec.top));
+    if let Some((_, find, replace)) = PLANTED.iter().find(|(n, _, _)| *n == spec.name) {
+        let src = fs::read_to_string(&top_file).expect("read the RTL to plant a bug in");
+        assert_eq!(src.matches(find).count(), 1, "{}: the planted text `{find}` is not in {} exactly once", spec.name, top_file.display());
+        // Same file name as the module, in a directory of its own (Verilator's DECLFILENAME).
+        let dir = out.join("planted").join(spec.name);
+        fs::create_dir_all(&dir).expect("create the planted copy's directory");
+        top_file = dir.join(format!("{}.v", spec.top));
+        fs::write(&top_file, src.replace(find, replace)).expect("write the planted copy");
+    }
+    cmd.arg(top_file);
     let o = cmd.output().expect("run verilator");
     if !o.status.success() {
         panic!(
