@@ -119,7 +119,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
 
     let verilator = Verilator::find();
-    let lib_dir = out.join("lib");
+    // Issue 14: a directory of already-compiled models to reuse instead of OUT_DIR/lib: scripts/fuzz points
+    // the fuzz crate's build at the main build's, so the RTL is compiled once (the stamps keep it exact).
+    println!("cargo:rerun-if-env-changed=INSWITCH_VERILATED_LIB_DIR");
+    let lib_dir = env::var_os("INSWITCH_VERILATED_LIB_DIR").map_or_else(|| out.join("lib"), PathBuf::from);
     fs::create_dir_all(&lib_dir).expect("create OUT_DIR/lib");
 
     // Verilate every model first (fast, serial), then compile them on all cores.
