@@ -1,6 +1,6 @@
 //! The planted bug of the differential fuzzer's proof (build.rs PLANTED, docs/verification.md
-//! §Differential fuzzing): the input checker's Soft Portals check "rt_count 0 going up" written as a
-//! 20-bit `count + 1 <= 1`, which also drops a contribution whose count is the top value 0xFFFFF.
+//! §Differential fuzzing): an off-by-one in the input checker's Soft Portals check "rt_count 0 going
+//! up", `count <= 1` for `count == 0`, which also drops a contribution of count 1.
 //!
 //! These tests pin the premise of the proof: the planted model really differs from the model (a
 //! directed frame shows it), and the seeded constrained-random regression, at the budget CI gives the
@@ -16,8 +16,8 @@ use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn
 use inswitch_model::{Block, Wide};
 
 const PLANTED: &str = "input_checker_planted";
-/// The top of the 20-bit rt_count field.
-const TOP_COUNT: u32 = (1 << 20) - 1;
+/// The count the planted check gets wrong.
+const PLANTED_COUNT: u32 = 1;
 
 /// Outcome (`stat_event`) of one Soft Portals contribution with `count`, from the model and the RTL.
 fn verdicts(count: u32) -> (u32, u32) {
@@ -59,10 +59,11 @@ fn verdicts(count: u32) -> (u32, u32) {
 }
 
 #[test]
-fn the_planted_copy_drops_a_contribution_at_the_top_count() {
-    assert_eq!(verdicts(1), (1 << event::ACCEPT_MSG, 1 << event::ACCEPT_MSG), "an ordinary count");
-    let (model, rtl) = verdicts(TOP_COUNT);
-    assert_eq!(model, 1 << event::ACCEPT_MSG, "the model accepts the top count");
+fn the_planted_copy_drops_a_contribution_of_count_1() {
+    assert_eq!(verdicts(2), (1 << event::ACCEPT_MSG, 1 << event::ACCEPT_MSG), "an ordinary count");
+    assert_eq!(verdicts(0), (1 << event::PORTALS_HEADER, 1 << event::PORTALS_HEADER), "count 0 going up");
+    let (model, rtl) = verdicts(PLANTED_COUNT);
+    assert_eq!(model, 1 << event::ACCEPT_MSG, "the model accepts count 1");
     assert_eq!(rtl, 1 << event::PORTALS_HEADER, "the planted RTL drops it");
 }
 
