@@ -21,6 +21,7 @@ use std::process::Command;
 // `ModelSpec` and `MODELS`: the table of Verilated models, shared with the harness (verif/targets.rs).
 include!("verif/model_table.rs");
 
+
 /// Verilator options for every model (see docs/verification.md §Build).
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
@@ -90,11 +91,22 @@ fn main() {
     let verilator = Verilator::find();
     // Reports and JUnit files name the Verilator the models were built with (verif/build_info.rs).
     println!("cargo:rustc-env=INSWITCH_VERILATOR_VERSION={}", verilator.version);
-    let lib_dir = out.join("lib");
+    // Issue 14: a directory of already-compiled models to reuse instead of OUT_DIR/lib: scripts/fuzz points
+    // the fuzz crate's build at the main build's, so the RTL is compiled once (the stamps keep it exact).
+    println!("cargo:rerun-if-env-changed=INSWITCH_VERILATED_LIB_DIR");
+    let lib_dir = env::var_os("INSWITCH_VERILATED_LIB_DIR").map_or_else(|| out.join("lib"), PathBuf::from);
     fs::create_dir_all(&lib_dir).expect("create OUT_DIR/lib");
+    // scripts/fuzz looks for the models of a normal build: a coverage build's directory says what it is.
+    let marker = lib_dir.join("COVERAGE_BUILD");
+    if coverage_build() {
+        fs::write(&marker, "models built with --coverage-line (the `coverage` feature)\n").expect("write the coverage marker");
+    } else if marker.exists() {
+        fs::remove_file(&marker).expect("remove the coverage marker");
+    }
 
     // Verilate every model first (fast, serial), then compile them on all cores.
-    let generated: Vec<Generated> = MODELS.iter().map(|m| verilate(&verilator, &root, &out, m)).collect();
+    let generated: Vec<Generated> =
+        MODELS.iter().chain(PLANTED_MODELS.iter().map(|p| &p.model)).map(|m| verilate(&verilator, &root, &out, m)).collect();
     std::thread::scope(|scope| {
         let runtime = scope.spawn(|| build_runtime(&verilator, &lib_dir));
         let models: Vec<_> = generated
@@ -199,7 +211,17 @@ fn verilate(v: &Verilator, root: &Path, out: &Path, spec: &'static ModelSpec) ->
     for (k, val) in spec.params {
         cmd.arg(format!("-G{k}={val}"));
     }
-    cmd.arg(rtl.join(format!("{}.v", spec.top)));
+    let mut top_file = rtl.join(format!("{}.v", spec.top));
+    if let Some(PlantedModel { find, replace, .. }) = PLANTED_MODELS.iter().find(|p| p.model.name == spec.name) {
+        let src = fs::read_to_string(&top_file).expect("read the RTL to plant a bug in");
+        assert_eq!(src.matches(find).count(), 1, "{}: the planted text `{find}` is not in {} exactly once", spec.name, top_file.display());
+        // Same file name as the module, in a directory of its own (Verilator's DECLFILENAME).
+        let dir = out.join("planted").join(spec.name);
+        fs::create_dir_all(&dir).expect("create the planted copy's directory");
+        top_file = dir.join(format!("{}.v", spec.top));
+        fs::write(&top_file, src.replace(find, replace)).expect("write the planted copy");
+    }
+    cmd.arg(top_file);
     let o = cmd.output().expect("run verilator");
     if !o.status.success() {
         panic!(

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus (fuzz/seeds/<target>/*) from the fixed vectors of crates/frames/tests/vectors.rs
 and decode_pcap_view.rs. Run from the repository root: python3 fuzz/make_seeds.py
-`fuzz/run.sh` copies the seeds into fuzz/corpus/<target>/ (gitignored) before fuzzing."""
+`scripts/fuzz` reads them (and the corpus it minimised into them with --cmin) on every run.
+The differential (cosim_*) targets start from a few fixed pseudo-random choice sequences (their input
+is one byte per stimulus draw, docs/verification.md §Differential fuzzing)."""
 import os
 import re
 
@@ -25,3 +27,13 @@ d = os.path.join(ROOT, "fuzz/seeds/dllp")
 os.makedirs(d, exist_ok=True)
 for i, v in enumerate(extra["dllp"]):
     open(os.path.join(d, f"seed{i:02}"), "wb").write(bytes.fromhex(v))
+
+COSIM = ["cosim_input_checker", "cosim_input_checker_w64", "cosim_input_checker_planted", "cosim_interposer",
+         "cosim_cpu", "cosim_packet_engine", "cosim_reduce_unit"]
+import random
+for target in COSIM:
+    d = os.path.join(ROOT, "fuzz/seeds", target)
+    os.makedirs(d, exist_ok=True)
+    rnd = random.Random(target)
+    for i, n in enumerate([64, 512, 2048]):
+        open(os.path.join(d, f"choices{i:02}"), "wb").write(bytes(rnd.randrange(256) for _ in range(n)))

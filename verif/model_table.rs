@@ -43,3 +43,24 @@ pub const MODELS: &[ModelSpec] = &[
         params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16")],
     },
 ];
+
+/// A model verilated from a copy of `rtl/<top>.v` with one text replaced: a planted bug that the
+/// differential fuzzer must find and the seeded regression misses (docs/verification.md §Differential
+/// fuzzing). Linked like the others, never a cosim target. The build fails if `find` is gone from the RTL,
+/// so the copy cannot drift from the real module.
+pub struct PlantedModel {
+    /// The model (its name is the Verilated model's).
+    pub model: ModelSpec,
+    /// Text of the real RTL to replace (exactly once).
+    pub find: &'static str,
+    /// The planted text.
+    pub replace: &'static str,
+}
+
+/// The planted models. The one here: an off-by-one in the input checker's Soft Portals check "rt_count 0
+/// going up", `count <= 1` for `count == 0`, which also drops a contribution of count 1.
+pub const PLANTED_MODELS: &[PlantedModel] = &[PlantedModel {
+    model: ModelSpec { name: "input_checker_planted", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
+    find: "(p_count == 20'd0 && !p_arm)",
+    replace: "(p_count <= 20'd1 && !p_arm)",
+}];

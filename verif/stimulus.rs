@@ -4,18 +4,117 @@
 //! exactly. Traffic is shaped in *phases*: every few thousand cycles the generator draws a new profile
 //! (how often sources idle, how often sinks stall, how long frames are), so one long run visits bursts,
 //! trickles, long stalls and full-rate streaming, like verilog-pcie's idle and backpressure inserters.
+//!
+//! For the differential fuzzers (fuzz/, docs/verification.md §Differential fuzzing) the same generators
+//! can draw their decisions from a fuzzer's input instead: [`with_choices`] makes every generator built
+//! inside it read one byte of the input per draw (a *choice sequence*, as Hypothesis shrinks), so that
+//! the fuzzer steers exactly the transactions the seeded stimulus would draw (frames, defects, gaps,
+//! stalls, resets, configuration writes) while coverage guides it.
 
-use rand::{RngExt, SeedableRng};
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::rc::Rc;
+
+use rand::{RngExt, SeedableRng, TryRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The generator every stimulus draws from.
-pub type StimRng = ChaCha8Rng;
+/// The generator every stimulus draws from: a seeded ChaCha8, or a fuzzer's choice sequence in front of
+/// it ([`with_choices`]).
+#[derive(Clone, Debug)]
+pub struct StimRng {
+    seeded: ChaCha8Rng,
+    choices: Option<Rc<RefCell<Choices>>>,
+}
 
-/// A generator for `seed`, decorrelated per stream so two streams of one run differ.
+/// A generator for `seed`, decorrelated per stream so two streams of one run differ. Inside
+/// [`with_choices`], the generator draws from the installed choice sequence first.
 pub fn rng(seed: u64, stream: u64) -> StimRng {
-    let mut r = ChaCha8Rng::seed_from_u64(seed);
-    r.set_stream(stream);
-    r
+    let mut seeded = ChaCha8Rng::seed_from_u64(seed);
+    seeded.set_stream(stream);
+    StimRng { seeded, choices: CHOICES.with(|c| c.borrow().clone()) }
+}
+
+/// A fuzzer's input read as a choice sequence: one byte per draw of any generator built inside
+/// [`with_choices`], in draw order. Byte 0x00 makes the draw 0 (the smallest value of a range, a
+/// `random_bool` that comes out true: the rare branch), 0xFF makes it all ones, any other byte sets the
+/// draw's top 8 bits (which pick the branch of a range or a probability) and the seeded generator fills
+/// the low bits. Once the input is used up, draws come from the seeded generator alone.
+#[derive(Debug, Default)]
+pub struct Choices {
+    bytes: Vec<u8>,
+    next: usize,
+}
+
+impl Choices {
+    /// Bytes of the input read so far.
+    pub fn consumed(&self) -> usize {
+        self.next
+    }
+    /// Whether every byte was read.
+    pub fn exhausted(&self) -> bool {
+        self.next >= self.bytes.len()
+    }
+    fn take(&mut self) -> Option<u8> {
+        let b = self.bytes.get(self.next).copied();
+        self.next += usize::from(b.is_some());
+        b
+    }
+}
+
+thread_local! {
+    static CHOICES: RefCell<Option<Rc<RefCell<Choices>>>> = const { RefCell::new(None) };
+}
+
+/// Runs `build` (which builds a bench) with `bytes` installed as the choice sequence of every
+/// generator it makes; those generators keep drawing from it after `build` returns. Returns what
+/// `build` returned and a handle on the sequence (to see how much of it was used).
+pub fn with_choices<T>(bytes: &[u8], build: impl FnOnce() -> T) -> (T, Rc<RefCell<Choices>>) {
+    let c = Rc::new(RefCell::new(Choices { bytes: bytes.to_vec(), next: 0 }));
+    let before = CHOICES.with(|slot| slot.replace(Some(c.clone())));
+    let t = build();
+    CHOICES.with(|slot| *slot.borrow_mut() = before);
+    (t, c)
+}
+
+impl StimRng {
+    fn choice(&mut self) -> Option<u8> {
+        self.choices.as_ref().and_then(|c| c.borrow_mut().take())
+    }
+}
+
+impl TryRng for StimRng {
+    type Error = Infallible;
+
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(match self.choice() {
+            None => rand::Rng::next_u32(&mut self.seeded),
+            Some(0) => 0,
+            Some(u8::MAX) => u32::MAX,
+            Some(b) => u32::from(b) << 24 | rand::Rng::next_u32(&mut self.seeded) >> 8,
+        })
+    }
+
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(match self.choice() {
+            None => rand::Rng::next_u64(&mut self.seeded),
+            Some(0) => 0,
+            Some(u8::MAX) => u64::MAX,
+            Some(b) => u64::from(b) << 56 | rand::Rng::next_u64(&mut self.seeded) >> 8,
+        })
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        // Seeded runs draw exactly what the plain ChaCha8 draws (recorded seeds keep reproducing).
+        if self.choices.is_none() {
+            rand::Rng::fill_bytes(&mut self.seeded, dst);
+            return Ok(());
+        }
+        for chunk in dst.chunks_mut(8) {
+            let w = self.try_next_u64()?.to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+        Ok(())
+    }
 }
 
 /// Shortest and longest phase, in cycles.
@@ -133,5 +232,33 @@ mod tests {
         let runs: Vec<bool> = (0..10_000).map(|_| g.gap(&mut r, 0.01, 0.99)).collect();
         let gaps = runs.iter().filter(|&&x| x).count();
         assert!(gaps > 1000, "persistent gaps should dominate: {gaps}");
+    }
+
+    #[test]
+    fn seeded_draws_are_plain_chacha8() {
+        let mut a = rng(9, 3);
+        let mut b = ChaCha8Rng::seed_from_u64(9);
+        b.set_stream(3);
+        let (mut x, mut y) = ([0u8; 13], [0u8; 13]);
+        rand::Rng::fill_bytes(&mut a, &mut x);
+        rand::Rng::fill_bytes(&mut b, &mut y);
+        assert_eq!(x, y);
+        assert_eq!((a.random::<u64>(), a.random::<u32>(), a.random_range(0..33)), (b.random::<u64>(), b.random::<u32>(), b.random_range(0..33)));
+    }
+
+    #[test]
+    fn choices_steer_draws_then_the_seed_takes_over() {
+        let ((mut a, mut b), c) = with_choices(&[0, 0xFF, 0x80, 0], || (rng(5, 0), rng(5, 1)));
+        assert_eq!(a.random::<u64>(), 0);
+        assert_eq!(b.random::<u32>(), u32::MAX);
+        assert_eq!(a.random::<u64>() >> 56, 0x80);
+        assert!(a.random_bool(1e-9), "a 0 byte takes the rare branch");
+        assert!(c.borrow().exhausted());
+        let mut plain = rng(5, 0);
+        for _ in 0..4 {
+            plain.random::<u64>();
+        }
+        let _ = (a.random::<u64>(), plain.random::<u64>());
+        assert!(rng(5, 0).choices.is_none(), "choices are only installed inside with_choices");
     }
 }

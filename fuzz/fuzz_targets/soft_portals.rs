@@ -6,6 +6,14 @@ use inswitch_frames::ethernet::SoftPortals;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    check(data);
+    // The same input read as a structure-aware frame (an arbitrary SoftPortals, emitted, then corrupted).
+    if let Some(b) = inswitch_fuzz::structured(data, |r: &SoftPortals| r.to_bytes().ok().map(|b| b.to_vec())) {
+        check(&b);
+    }
+});
+
+fn check(data: &[u8]) {
     if let Ok(f) = SoftPortals::parse(data) {
         let mut b = vec![0u8; data.len()];
         let n = f.emit(&mut b).expect("a parsed frame must emit");
@@ -14,4 +22,4 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(SoftPortals::parse(&b).expect("re-parse"), f);
         render_text(FrameKind::SoftPortals, data).expect("decode of a valid frame");
     }
-});
+}

@@ -7,6 +7,14 @@ use inswitch_frames::view::TlpView;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    check(data);
+    // The same input read as a structure-aware frame (an arbitrary Tlp, emitted, then corrupted).
+    if let Some(b) = inswitch_fuzz::structured(data, |r: &Tlp| r.to_bytes().ok()) {
+        check(&b);
+    }
+});
+
+fn check(data: &[u8]) {
     let parsed = Tlp::parse(data);
     if let Ok(t) = &parsed {
         let b = t.to_bytes().expect("a parsed TLP must emit");
@@ -24,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
         (a, b) => panic!("parse {a:?} vs parse_fast {b:?}"),
     }
     let _ = Tlp::parse_prefix(data);
-});
+}
 
 fn t_has_no_prefix(data: &[u8]) -> bool {
     data.first().map(|b| b >> 5 != 0b100).unwrap_or(true)

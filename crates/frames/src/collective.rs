@@ -145,6 +145,7 @@ enum_with_unknown! {
 
 /// Common header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct CommonHeader {
     /// Version (1).
@@ -217,6 +218,7 @@ impl CommonHeader {
 /// |  device ID of PBV entry 0     |  device ID of PBV entry 1 ... | 24
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct ConfigFixed {
     /// Device ID of the master engine of this context.
@@ -251,6 +253,7 @@ pub struct ConfigFixed {
 /// +---------------------------------------------------------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct InitBody {
     /// Number of participant messages expected.
@@ -277,6 +280,7 @@ pub struct InitBody {
 /// +---------------------------------------------------------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct ControlBody {
     /// Command (see [`Command`]).
@@ -300,6 +304,7 @@ pub struct ControlBody {
 /// |                  operand 0 (64 bits) ...                      | 16
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct DataFixed {
     /// Operation code.
@@ -326,6 +331,7 @@ pub struct DataFixed {
 /// +-------------------------------+-------------------------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct ErrorBody {
     /// Reason (see [`Reason`]).
@@ -342,6 +348,7 @@ pub struct ErrorBody {
 
 /// The body of a collective message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Body {
     /// Configuration.
     Configuration { fixed: ConfigFixed, device_ids: Vec<u16>, subservient_ids: Vec<u16> },
@@ -359,6 +366,7 @@ pub enum Body {
 
 /// A collective message.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct CollectiveMessage {
     /// Common header.
     pub header: CommonHeader,

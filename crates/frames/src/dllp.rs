@@ -41,6 +41,7 @@ enum_with_unknown! {
 
 /// A DLLP with its CRC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Dllp {
     /// Byte 0: type.
     pub dllp_type: u8,

@@ -44,6 +44,7 @@ pub const DEFAULT_SOFT_PORTALS_ETHERTYPE: u16 = 0x88b5;
 
 /// Ethernet II header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct EthernetHeader {
     /// Destination MAC.
@@ -83,6 +84,7 @@ impl EthernetHeader {
 
 /// A Soft Portals frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct SoftPortals {
     /// Ethernet header.
     pub eth: EthernetHeader,

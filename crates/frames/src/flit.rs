@@ -243,6 +243,7 @@ pub fn is_addr64(t: u8) -> bool {
 
 /// DW0 of a flit-mode header base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct FlitDw0 {
     /// Type\[7:0\].
@@ -301,6 +302,7 @@ impl FlitDw0 {
 
 /// DW1 of request and completion header bases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct FlitDw1 {
     /// Requester ID.
@@ -318,6 +320,7 @@ pub struct FlitDw1 {
 
 /// An owned flit-mode TLP.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct FlitTlp {
     /// Local TLP prefixes (Type 0x80..=0x8f), raw DWs.
     pub prefixes: Vec<u32>,

@@ -177,6 +177,7 @@ enum_with_unknown! {
 
 /// The 12-byte reduction header (bit positions in the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "endian", ctx = "endian: deku::ctx::Endian", ctx_default = "deku::ctx::Endian::Big")]
 pub struct ReductionHeader {
     /// rt_cookie (bits 95-64); opaque to the engine, compared with the arming frame's cookie.
@@ -290,6 +291,7 @@ impl Cookie {
 
 /// The 84-byte Portals reduction frame (layout in the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct ReductionFrame {
     /// Destination fabric address (multicast address of the tree for reductions).

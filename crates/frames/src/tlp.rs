@@ -85,6 +85,7 @@ pub mod types {
 
 /// DW0 of every non-flit TLP header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct Dw0 {
     /// Fmt\[2:0\].
@@ -387,6 +388,7 @@ impl TlpKind {
 /// +-----+-+-------+-----------------------------------------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct TlpPrefix {
     /// Always [`FMT_PREFIX`].
@@ -412,6 +414,7 @@ pub struct TlpPrefix {
 /// +-------------------------------+---------------+-------+-------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct RequestDw1 {
     /// Requester ID (bus 8, device 5, function 3).
@@ -434,6 +437,7 @@ pub struct RequestDw1 {
 /// +-----------------------------------------------------------+---+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct Address32 {
     /// Address\[31:2\] (the DW address).
@@ -446,6 +450,7 @@ pub struct Address32 {
 
 /// 64-bit address (4DW memory, atomics): DW2 = Address\[63:32\], DW3 = Address\[31:2\] | PH.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct Address64 {
     /// Address\[63:2\].
@@ -458,6 +463,7 @@ pub struct Address64 {
 
 /// The address of a memory or AtomicOp request; its width is chosen by Fmt\[0\].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Address {
     /// 3DW header.
     A32(Address32),
@@ -498,6 +504,7 @@ impl Address {
 /// +---------------+---------+-----+-------+-------+-----------+---+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct ConfigDw2 {
     /// Target bus.
@@ -543,6 +550,7 @@ impl ConfigDw2 {
 /// +-------------------------------+---------------+-+-------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct CompletionHeader {
     /// Completer ID.
@@ -598,6 +606,7 @@ impl CompletionHeader {
 /// +---------------------------------------------------------------+
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 #[deku(endian = "big")]
 pub struct MessageHeader {
     /// Requester ID.
@@ -663,6 +672,7 @@ impl MessageHeader {
 
 /// The header body after DW0.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub enum Header {
     /// Memory requests (MRd, MRdLk, MWr, DMWr).
     Memory { req: RequestDw1, address: Address },
@@ -708,6 +718,7 @@ fn shift_offsets(e: Error, base: usize) -> Error {
 
 /// An owned non-flit TLP (the `Repr`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
 pub struct Tlp {
     /// Prefixes in wire order.
     pub prefixes: Vec<TlpPrefix>,

@@ -1,0 +1,114 @@
+//! Differential fuzzing harness (docs/verification.md §Differential fuzzing).
+//!
+//! A differential target builds a block's ordinary cosim bench (Rust model, Verilated RTL, seeded
+//! stimulus, independent scoreboard) inside [`inswitch::stimulus::with_choices`], so that every random
+//! draw of the block's own stimulus (which frame, which defect, field values, idle gaps, sink stalls,
+//! resets, configuration, register and route writes) reads one byte of the fuzzer's input first. The
+//! bench then runs in lockstep through [`inswitch::checker::lockstep`]; a mismatch between model and RTL,
+//! or a scoreboard failure, panics with the usual failure report, which libFuzzer records as a crash.
+
+use std::path::PathBuf;
+
+use inswitch::checker::{self, Bench, Failure, FailureReport, Monitor, Rtl, Stimulus, WAVEFORM_TAIL, WAVEFORM_WINDOW};
+use inswitch::stimulus;
+use inswitch::HarnessError;
+use inswitch_model::Block;
+
+/// Environment variable naming a directory: when set, a failing input is rerun to write a waveform of
+/// the failing window there (`bash scripts/fuzz <target> --replay <file>` sets it).
+pub const WAVE_DIR_ENV: &str = "INSWITCH_FUZZ_WAVE_DIR";
+
+/// Runs one fuzz input through a lockstep bench for `cycles` cycles; panics on the first failure.
+///
+/// `make` builds the bench (a block's `bench(model, seed)`); its stimulus draws from `data`, then from
+/// the seeded generator once `data` is used up, so every input is a deterministic run.
+pub fn differential<M, R, S, Mon>(target: &str, data: &[u8], cycles: u64, make: &dyn Fn() -> Result<Bench<M, R, S, Mon>, HarnessError>)
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
+    let (bench, _) = stimulus::with_choices(data, make);
+    let (mut m, mut r, mut s, mut mon) = bench.unwrap_or_else(|e| panic!("{target}: cannot build the bench: {e}"));
+    let failure = match checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, None, &mut |_| {}) {
+        Ok(_) => return,
+        Err(f) => f,
+    };
+    let recent = mon.recent();
+    let (waveform, waveform_error) = match std::env::var_os(WAVE_DIR_ENV) {
+        None => (None, Some(format!("set {WAVE_DIR_ENV} (done by `bash scripts/fuzz {target} --replay FILE`) for one"))),
+        Some(dir) => match waveform(target, data, cycles, make, &failure, PathBuf::from(dir)) {
+            Ok(p) => (Some(p), None),
+            Err(e) => (None, Some(e)),
+        },
+    };
+    let report = FailureReport {
+        target: target.to_string(),
+        seed: 0,
+        failure,
+        recent,
+        waveform,
+        waveform_error,
+        reproduce: format!("bash scripts/fuzz {target} --replay <the crash file libFuzzer names below>"),
+    };
+    panic!("{report}");
+}
+
+fn waveform<M, R, S, Mon>(target: &str, data: &[u8], cycles: u64, make: &dyn Fn() -> Result<Bench<M, R, S, Mon>, HarnessError>, failure: &Failure, dir: PathBuf) -> Result<PathBuf, String>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let cycle = failure.cycle();
+    let path = dir.join(format!("fuzz-{target}-cycle{cycle}.fst"));
+    let (bench, _) = stimulus::with_choices(data, make);
+    let (mut m, mut r, mut s, mut mon) = bench.map_err(|e| e.to_string())?;
+    let start = cycle.saturating_sub(WAVEFORM_WINDOW);
+    let again = checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, Some((start, &path, cycle - start + WAVEFORM_TAIL)), &mut |_| {});
+    match again {
+        Err(f) if f == *failure => Ok(path),
+        other => Err(format!("the rerun did not reproduce the failure ({other:?})")),
+    }
+}
+
+/// Cycles each differential target runs per input: long enough for a few frames through the block and
+/// its queues to drain, short enough for hundreds of inputs per second (docs/performance.md).
+pub mod cycles {
+    /// Input checker (both widths, and the planted copy).
+    pub const INPUT_CHECKER: u64 = 2_000;
+    /// Interposer.
+    pub const INTERPOSER: u64 = 2_000;
+    /// Collective processing unit.
+    pub const CPU: u64 = 3_000;
+    /// Packet-engine top.
+    pub const PACKET_ENGINE: u64 = 3_000;
+    /// Reduction unit.
+    pub const REDUCE_UNIT: u64 = 2_000;
+}
+
+/// Structure-aware frames for the codec targets: reads a `Repr` from `data` with `arbitrary`, emits it
+/// with the codec, then applies the field corruptions the rest of `data` encodes (byte XORs at chosen
+/// offsets, a truncation or an extension), so the codec sees frames that start valid and are broken
+/// field by field. `None` when the repr does not emit (a field out of its range).
+pub fn structured<T: for<'a> arbitrary::Arbitrary<'a>>(data: &[u8], emit: impl Fn(&T) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+    let mut u = arbitrary::Unstructured::new(data);
+    let repr: T = u.arbitrary().ok()?;
+    let mut bytes = emit(&repr)?;
+    let edits: Vec<(u16, u8)> = u.arbitrary().unwrap_or_default();
+    for (at, xor) in edits {
+        if !bytes.is_empty() {
+            let n = bytes.len();
+            bytes[usize::from(at) % n] ^= xor;
+        }
+    }
+    let resize: i8 = u.arbitrary().unwrap_or(0);
+    match resize {
+        r if r < 0 => bytes.truncate(bytes.len().saturating_sub(usize::from(r.unsigned_abs()))),
+        r => bytes.extend(std::iter::repeat_n(0u8, usize::from(r.unsigned_abs() % 8))),
+    }
+    Some(bytes)
+}
