@@ -42,8 +42,12 @@ fn reduce_knows_flt_minmaxloc_at_0x22() {
     for op in ["FLT_MINMAXLOC", "0x22"] {
         let (code, out, err) = inswitch(&["reduce", "--op", op, "1.0", "0x7", "2.0", "0x3", "1.0", "0x2", "nan", "0x9"]);
         assert_eq!(code, 0, "{err}");
-        assert!(out.contains("FLT_MINMAXLOC") && !out.contains("UNKNOWN"), "{out}");
-        assert!(out.contains("0x3ff0000000000000") && out.contains("0x7ff8000000000000"), "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("reduce prints JSON");
+        assert_eq!(v["op"], "flt_minmaxloc", "{out}");
+        assert_eq!(v["op_code"], 0x22, "{out}");
+        assert_eq!(v["rc"], "success", "{out}");
+        // Minimum 1.0 (0x3ff0...) at index 2, maximum the default NaN (0x7ff8...) at index 9.
+        assert_eq!(v["data"], serde_json::json!([0x3ff0_0000_0000_0000u64, 2, 0x7ff8_0000_0000_0000u64, 9]), "{out}");
     }
 }
 

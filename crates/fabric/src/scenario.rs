@@ -321,17 +321,24 @@ pub fn two_masters(contexts: usize, masters: usize) -> TwoMasterResult {
 /// descriptors, one per live context) at `hop_latency_ps` per hop: there the engines' emission rate,
 /// not the links, sets the pace, which is \[0153\]'s point about processing parallelism.
 pub fn two_masters_in(contexts: usize, masters: usize, mode: Mode, hop_latency_ps: Ps) -> TwoMasterResult {
+    two_masters_captured(contexts, masters, mode, hop_latency_ps, false).0
+}
+
+/// [`two_masters_in`], returning the fabric as well, with every frame captured when `capture` (for
+/// `inswitch sim --scenario two-masters --pcap`).
+pub fn two_masters_captured(contexts: usize, masters: usize, mode: Mode, hop_latency_ps: Ps, capture: bool) -> (TwoMasterResult, Option<Fabric>) {
     let link = LinkSpec { bytes_per_s: 2 * GEN6_X2_BYTES_PER_S, delay_ps: 0 };
     let mut t = Topology::flattened_butterfly(32, 32, link).expect("fits");
     t.engine_port = LinkSpec { bytes_per_s: 1000 * link.bytes_per_s, delay_ps: 0 };
     let sizes = NominalSizes { command: 1056, response: 1056, result: 1056 };
     let cfg = match mode {
-        Mode::Serialization => SimConfig { engine: EngineKind::TableArithmetic, nominal: Some(sizes), ..SimConfig::default() },
+        Mode::Serialization => SimConfig { engine: EngineKind::TableArithmetic, nominal: Some(sizes), capture, ..SimConfig::default() },
         Mode::Realistic => SimConfig {
             engine: EngineKind::Cycle,
             nominal: Some(sizes),
             hop_latency_ps,
             engine_params: inswitch_model::engine::EngineParams { descriptors: 16, ..Default::default() },
+            capture,
             ..SimConfig::default()
         },
     };
@@ -384,7 +391,7 @@ pub fn two_masters_in(contexts: usize, masters: usize, mode: Mode, hop_latency_p
         ok &= seen.len() == ids.len() && seen.values().all(|&n| n == 1);
     }
     let per_link = contexts.div_ceil(masters.max(1)) as Ps;
-    TwoMasterResult {
+    let result = TwoMasterResult {
         mode: Some(mode),
         contexts,
         masters,
@@ -393,7 +400,8 @@ pub fn two_masters_in(contexts: usize, masters: usize, mode: Mode, hop_latency_p
         seed_ps: per_link * 33_000,
         all_reduce_ps: all_reduce,
         results_ok: (mode == Mode::Realistic).then_some(ok),
-    }
+    };
+    (result, capture.then_some(f))
 }
 
 /// Frames each kind of channel carried (for the summary).
