@@ -83,7 +83,11 @@ module inswitch_cpu_check #
     input  wire stat_valid,
     input  wire [5:0] stat_event,
     input  wire stat_family,
-    input  wire [15:0] stat_ctx
+    input  wire [15:0] stat_ctx,
+    input  wire fail_valid,
+    input  wire fail_family,
+    input  wire [15:0] fail_ctx,
+    input  wire [7:0] fail_count
 );
 
 import inswitch_dpi_pkg::*;
@@ -223,6 +227,18 @@ import inswitch_dpi_pkg::*;
             void'(inswitch_model_output(h, 59, w, PORT_WORDS));
             compared++;
             if (w[15:0] !== stat_ctx) mismatch("stat_ctx", $sformatf("%h", w[15:0]), $sformatf("%h", stat_ctx));
+            void'(inswitch_model_output(h, 60, w, PORT_WORDS));
+            compared++;
+            if (w[0:0] !== fail_valid) mismatch("fail_valid", $sformatf("%h", w[0:0]), $sformatf("%h", fail_valid));
+            void'(inswitch_model_output(h, 61, w, PORT_WORDS));
+            compared++;
+            if (w[0:0] !== fail_family) mismatch("fail_family", $sformatf("%h", w[0:0]), $sformatf("%h", fail_family));
+            void'(inswitch_model_output(h, 62, w, PORT_WORDS));
+            compared++;
+            if (w[15:0] !== fail_ctx) mismatch("fail_ctx", $sformatf("%h", w[15:0]), $sformatf("%h", fail_ctx));
+            void'(inswitch_model_output(h, 63, w, PORT_WORDS));
+            compared++;
+            if (w[7:0] !== fail_count) mismatch("fail_count", $sformatf("%h", w[7:0]), $sformatf("%h", fail_count));
         end
         if (rst) armed = 1;
         cycle++;

@@ -75,7 +75,11 @@ module inswitch_cpu_model #
     output reg  stat_valid,
     output reg  [5:0] stat_event,
     output reg  stat_family,
-    output reg  [15:0] stat_ctx
+    output reg  [15:0] stat_ctx,
+    output reg  fail_valid,
+    output reg  fail_family,
+    output reg  [15:0] fail_ctx,
+    output reg  [7:0] fail_count
 );
 
 import inswitch_dpi_pkg::*;
@@ -217,6 +221,14 @@ import inswitch_dpi_pkg::*;
             stat_family = w[0:0];
             void'(inswitch_model_output(h, 59, w, PORT_WORDS));
             stat_ctx = w[15:0];
+            void'(inswitch_model_output(h, 60, w, PORT_WORDS));
+            fail_valid = w[0:0];
+            void'(inswitch_model_output(h, 61, w, PORT_WORDS));
+            fail_family = w[0:0];
+            void'(inswitch_model_output(h, 62, w, PORT_WORDS));
+            fail_ctx = w[15:0];
+            void'(inswitch_model_output(h, 63, w, PORT_WORDS));
+            fail_count = w[7:0];
         end
     end
 

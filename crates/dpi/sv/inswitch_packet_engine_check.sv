@@ -69,6 +69,10 @@ module inswitch_packet_engine_check #
     input  wire [5:0] cpu_stat_event,
     input  wire cpu_stat_family,
     input  wire [15:0] cpu_stat_ctx,
+    input  wire cpu_fail_valid,
+    input  wire cpu_fail_family,
+    input  wire [15:0] cpu_fail_ctx,
+    input  wire [7:0] cpu_fail_count,
     input  wire [31:0] stat_event
 );
 
@@ -177,6 +181,18 @@ import inswitch_dpi_pkg::*;
             compared++;
             if (w[15:0] !== cpu_stat_ctx) mismatch("cpu_stat_ctx", $sformatf("%h", w[15:0]), $sformatf("%h", cpu_stat_ctx));
             void'(inswitch_model_output(h, 41, w, PORT_WORDS));
+            compared++;
+            if (w[0:0] !== cpu_fail_valid) mismatch("cpu_fail_valid", $sformatf("%h", w[0:0]), $sformatf("%h", cpu_fail_valid));
+            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
+            compared++;
+            if (w[0:0] !== cpu_fail_family) mismatch("cpu_fail_family", $sformatf("%h", w[0:0]), $sformatf("%h", cpu_fail_family));
+            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
+            compared++;
+            if (w[15:0] !== cpu_fail_ctx) mismatch("cpu_fail_ctx", $sformatf("%h", w[15:0]), $sformatf("%h", cpu_fail_ctx));
+            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
+            compared++;
+            if (w[7:0] !== cpu_fail_count) mismatch("cpu_fail_count", $sformatf("%h", w[7:0]), $sformatf("%h", cpu_fail_count));
+            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
             compared++;
             if (w[31:0] !== stat_event) mismatch("stat_event", $sformatf("%h", w[31:0]), $sformatf("%h", stat_event));
         end

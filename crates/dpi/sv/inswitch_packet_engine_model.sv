@@ -61,6 +61,10 @@ module inswitch_packet_engine_model #
     output reg  [5:0] cpu_stat_event,
     output reg  cpu_stat_family,
     output reg  [15:0] cpu_stat_ctx,
+    output reg  cpu_fail_valid,
+    output reg  cpu_fail_family,
+    output reg  [15:0] cpu_fail_ctx,
+    output reg  [7:0] cpu_fail_count,
     output reg  [31:0] stat_event
 );
 
@@ -166,6 +170,14 @@ import inswitch_dpi_pkg::*;
             void'(inswitch_model_output(h, 40, w, PORT_WORDS));
             cpu_stat_ctx = w[15:0];
             void'(inswitch_model_output(h, 41, w, PORT_WORDS));
+            cpu_fail_valid = w[0:0];
+            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
+            cpu_fail_family = w[0:0];
+            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
+            cpu_fail_ctx = w[15:0];
+            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
+            cpu_fail_count = w[7:0];
+            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
             stat_event = w[31:0];
         end
     end
