@@ -51,6 +51,8 @@ where
         waveform,
         waveform_error,
         reproduce: format!("bash scripts/fuzz {target} --replay <the crash file libFuzzer names below>"),
+        // libFuzzer minimises a crash input itself (`-minimize_crash=1`); the trace shrinker is the cosim's.
+        shrunk: None,
     };
     panic!("{report}");
 }
