@@ -119,6 +119,53 @@ pub fn synth(rtl_dir: &Path, module: &str) -> std::io::Result<SynthResult> {
     Ok(parse_synth(module, o.status.success(), log))
 }
 
+/// Synthesises every module under `rtl_dir` on `jobs` threads (one Yosys process each) and returns the
+/// results in module order. Yosys is single-threaded and the top re-synthesises every block it
+/// instantiates, so the modules are started largest first (by [`synth_cost`]): the top runs on one core
+/// while the blocks share the others.
+pub fn synth_all(rtl_dir: &Path, jobs: usize) -> std::io::Result<Vec<SynthResult>> {
+    let names = modules(rtl_dir)?;
+    let cost = synth_cost(rtl_dir, &names)?;
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: std::sync::Mutex<Vec<Option<std::io::Result<SynthResult>>>> =
+        std::sync::Mutex::new((0..names.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, names.len().max(1)) {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                let r = synth(rtl_dir, &names[i]);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+}
+
+/// A module's synthesis cost estimate for scheduling: its source lines plus the costs of the modules it
+/// instantiates (any identifier in its source that names another module), recursively.
+pub fn synth_cost(rtl_dir: &Path, names: &[String]) -> std::io::Result<Vec<usize>> {
+    let mut lines = Vec::with_capacity(names.len());
+    let mut children: Vec<Vec<usize>> = Vec::with_capacity(names.len());
+    for (i, m) in names.iter().enumerate() {
+        let text = std::fs::read_to_string(rtl_dir.join(format!("{m}.v")))?;
+        lines.push(text.lines().count());
+        let idents: std::collections::HashSet<&str> =
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+        children.push((0..names.len()).filter(|&j| j != i && idents.contains(names[j].as_str())).collect());
+    }
+    fn total(i: usize, lines: &[usize], children: &[Vec<usize>], depth: usize) -> usize {
+        // The depth bound keeps a (malformed) instantiation cycle from recursing forever.
+        if depth > children.len() {
+            return lines[i];
+        }
+        lines[i] + children[i].iter().map(|&j| total(j, lines, children, depth + 1)).sum::<usize>()
+    }
+    Ok((0..names.len()).map(|i| total(i, &lines, &children, 0)).collect())
+}
+
 /// Reads cells, flip-flops, latches and the longest path out of a Yosys log.
 pub fn parse_synth(module: &str, ok: bool, log: String) -> SynthResult {
     let number_after = |line: &str, key: &str| -> Option<u64> {
@@ -167,5 +214,17 @@ mod tests {
         assert_eq!(r.latches, 3, "a D latch, an SR latch and one 'Latch inferred' line");
         assert_eq!(r.longest_path, Some(2));
         assert!(!r.passed());
+    }
+
+    #[test]
+    fn synthesis_starts_with_the_top_whose_cost_covers_its_blocks() {
+        let rtl = Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl");
+        let names = modules(&rtl).unwrap();
+        let cost = synth_cost(&rtl, &names).unwrap();
+        let of = |m: &str| cost[names.iter().position(|n| n == m).unwrap()];
+        let lines = |m: &str| std::fs::read_to_string(rtl.join(format!("{m}.v"))).unwrap().lines().count();
+        assert_eq!(of("axis_register"), lines("axis_register"), "a leaf costs its own lines");
+        assert!(of("packet_engine") >= lines("packet_engine") + of("cpu") + of("input_checker"));
+        assert_eq!(cost.iter().max(), Some(&of("packet_engine")), "the top is scheduled first");
     }
 }
