@@ -68,16 +68,34 @@ pub fn lint(rtl_dir: &Path, module: &str, params: &[&str]) -> std::io::Result<Li
     })
 }
 
-/// Lints every module at its defaults and at [`LINT_PARAMS`].
+/// Lints every module at its defaults and at [`LINT_PARAMS`], on as many threads as there are cores.
 pub fn lint_all(rtl_dir: &Path) -> std::io::Result<Vec<LintResult>> {
-    let mut out = Vec::new();
+    let mut runs: Vec<(String, &[&str])> = Vec::new();
     for m in modules(rtl_dir)? {
-        out.push(lint(rtl_dir, &m, &[])?);
-        for (module, params) in LINT_PARAMS.iter().filter(|(module, _)| *module == m) {
-            out.push(lint(rtl_dir, module, params)?);
-        }
+        runs.push((m.clone(), &[]));
+        runs.extend(LINT_PARAMS.iter().filter(|(module, _)| *module == m).map(|(module, p)| (module.to_string(), *p)));
     }
-    Ok(out)
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let order: Vec<usize> = (0..runs.len()).collect();
+    par_map(&order, jobs, |i| lint(rtl_dir, &runs[i].0, runs[i].1)).into_iter().collect()
+}
+
+/// `f` over `order` (indices into some list) on `jobs` threads, taken in that order; the results come
+/// back indexed as the list (`result[i]` is `f(i)`), so a caller can schedule long items first.
+fn par_map<T: Send>(order: &[usize], jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: std::sync::Mutex<Vec<Option<T>>> = std::sync::Mutex::new((0..order.len()).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, order.len().max(1)) {
+            s.spawn(|| loop {
+                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                let r = f(i);
+                slots.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    slots.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
 }
 
 /// The result of synthesising one module.
@@ -128,20 +146,7 @@ pub fn synth_all(rtl_dir: &Path, jobs: usize) -> std::io::Result<Vec<SynthResult
     let cost = synth_cost(rtl_dir, &names)?;
     let mut order: Vec<usize> = (0..names.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results: std::sync::Mutex<Vec<Option<std::io::Result<SynthResult>>>> =
-        std::sync::Mutex::new((0..names.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..jobs.clamp(1, names.len().max(1)) {
-            s.spawn(|| loop {
-                let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&i) = order.get(k) else { break };
-                let r = synth(rtl_dir, &names[i]);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-            });
-        }
-    });
-    results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect()
+    par_map(&order, jobs, |i| synth(rtl_dir, &names[i])).into_iter().collect()
 }
 
 /// A module's synthesis cost estimate for scheduling: its source lines plus the costs of the modules it
@@ -214,6 +219,15 @@ mod tests {
         assert_eq!(r.latches, 3, "a D latch, an SR latch and one 'Latch inferred' line");
         assert_eq!(r.longest_path, Some(2));
         assert!(!r.passed());
+    }
+
+    #[test]
+    fn par_map_returns_every_result_at_its_index_whatever_the_order() {
+        let order = [3, 0, 4, 1, 2];
+        for jobs in [1, 2, 8] {
+            assert_eq!(par_map(&order, jobs, |i| i * 10), vec![0, 10, 20, 30, 40], "{jobs} jobs");
+        }
+        assert!(par_map(&[], 2, |i| i).is_empty());
     }
 
     #[test]
