@@ -208,31 +208,14 @@ pub fn combine_with(t: &Tables, mode: Mode, a: &Contribution, b: &Contribution) 
             }
         }
         Opcode::FltMinMaxNumLoc => {
-            for (k, max) in [(0usize, false), (2usize, true)] {
-                let (r, pick, invalid) = float::f64_min_max_num(x[k], y[k], max, mode == Mode::Ieee);
-                out.rt_data[k] = r;
-                out.rt_data[k + 1] = match pick {
-                    float::Pick::A => x[k + 1],
-                    float::Pick::B => y[k + 1],
-                    float::Pick::Tie => x[k + 1].min(y[k + 1]),
-                };
-                if invalid {
-                    raised = Rc::FLT_INVALID;
-                }
+            let ieee = mode == Mode::Ieee;
+            if float_min_max_loc(x, y, &mut out.rt_data, |p, q, max| float::f64_min_max_num(p, q, max, ieee)) {
+                raised = Rc::FLT_INVALID;
             }
         }
         Opcode::FltMinMaxLoc => {
-            for (k, max) in [(0usize, false), (2usize, true)] {
-                let (r, pick, invalid) = float::f64_min_max_loc(x[k], y[k], max);
-                out.rt_data[k] = r;
-                out.rt_data[k + 1] = match pick {
-                    float::Pick::A => x[k + 1],
-                    float::Pick::B => y[k + 1],
-                    float::Pick::Tie => x[k + 1].min(y[k + 1]),
-                };
-                if invalid {
-                    raised = Rc::FLT_INVALID;
-                }
+            if float_min_max_loc(x, y, &mut out.rt_data, float::f64_min_max_loc) {
+                raised = Rc::FLT_INVALID;
             }
         }
         Opcode::FltSum { ftz, .. } => {
@@ -269,4 +252,27 @@ pub fn combine_with(t: &Tables, mode: Mode, a: &Contribution, b: &Contribution) 
 pub fn reduce_all(mode: Mode, items: &[Contribution]) -> Option<Contribution> {
     let (first, rest) = items.split_first()?;
     Some(rest.iter().fold(*first, |acc, c| combine(mode, &acc, c)))
+}
+
+/// The float MINMAXLOC pair layout (002 (42), (44)): (minimum, its index) in lanes 0-1 and (maximum, its
+/// index) in lanes 2-3. `pick` chooses between two values and says which operand it took (a tie takes
+/// the lower index); returns whether any comparison raised invalid.
+fn float_min_max_loc(
+    x: &[u64; LANES],
+    y: &[u64; LANES],
+    out: &mut [u64; LANES],
+    pick: impl Fn(u64, u64, bool) -> (u64, float::Pick, bool),
+) -> bool {
+    let mut invalid = false;
+    for (k, max) in [(0usize, false), (2usize, true)] {
+        let (r, which, inv) = pick(x[k], y[k], max);
+        out[k] = r;
+        out[k + 1] = match which {
+            float::Pick::A => x[k + 1],
+            float::Pick::B => y[k + 1],
+            float::Pick::Tie => x[k + 1].min(y[k + 1]),
+        };
+        invalid |= inv;
+    }
+    invalid
 }
