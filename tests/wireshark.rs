@@ -142,3 +142,37 @@ fn flit_dllp_collective_and_malformed_frames_decode() {
     let v = tshark_verbose(&short);
     assert!(v.contains("Group: Malformed"), "{v}");
 }
+
+/// The dissector's flit Type table is generated from the codec's `flit::type_info` (the one definition):
+/// this renders it as runs of equal (base DW, with data) and checks the Lua file between its markers;
+/// `INSWITCH_BLESS=1` rewrites that part of the file instead.
+#[test]
+fn the_dissector_flit_type_table_is_generated_from_the_codec() {
+    const BEGIN: &str = "-- BEGIN generated from flit::type_info";
+    const END: &str = "-- END generated\n";
+    let mut runs: Vec<(u8, u8, usize, bool)> = Vec::new();
+    for t in 0..=u8::MAX {
+        let (base_dw, with_data) = inswitch_frames::flit::type_info(t);
+        match runs.last_mut() {
+            Some(r) if (r.2, r.3) == (base_dw, with_data) => r.1 = t,
+            _ => runs.push((t, t, base_dw, with_data)),
+        }
+    }
+    let cells: Vec<String> = runs.iter().map(|(a, b, dw, d)| format!("{{0x{a:02x}, 0x{b:02x}, {dw}, {d}}},")).collect();
+    let rows: Vec<String> = cells.chunks(4).map(|c| format!("    {}", c.join(" "))).collect();
+    let table = format!("local flit_types = {{\n{}\n}}\n", rows.join("\n"));
+    let lua = std::fs::read_to_string(DISSECTOR).unwrap();
+    let start = lua.find(BEGIN).expect("generated-table start marker in the dissector");
+    let body_start = start + lua[start..].find('\n').unwrap() + 1;
+    let end = body_start + lua[body_start..].find(END).expect("generated-table end marker in the dissector");
+    if std::env::var_os("INSWITCH_BLESS").is_some() {
+        std::fs::write(DISSECTOR, format!("{}{table}{}", &lua[..body_start], &lua[end..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        &lua[body_start..end],
+        table,
+        "tools/wireshark/inswitch.lua's flit_types differs from flit::type_info: run \
+         `INSWITCH_BLESS=1 cargo test --release --test wireshark generated` and commit the result"
+    );
+}

@@ -85,6 +85,7 @@ end
 
 -- Flit mode: header base size (DW) and payload presence by Type[7:0] (PCIe 6 Table 2-5, as
 -- crates/frames/src/flit.rs `type_info`): {first, last, base_dw, with_data}.
+-- BEGIN generated from flit::type_info by tests/wireshark.rs (INSWITCH_BLESS=1 rewrites it)
 local flit_types = {
     {0x00, 0x00, 1, false}, {0x01, 0x05, 3, false}, {0x06, 0x07, 4, true}, {0x08, 0x0f, 3, false},
     {0x10, 0x15, 5, true}, {0x16, 0x17, 7, true}, {0x18, 0x19, 7, false}, {0x1a, 0x1b, 7, true},
@@ -99,8 +100,9 @@ local flit_types = {
     {0xc8, 0xc9, 7, false}, {0xca, 0xcb, 5, true}, {0xcc, 0xcd, 6, true}, {0xce, 0xcf, 7, true},
     {0xd0, 0xdf, 6, true}, {0xe0, 0xe1, 4, false}, {0xe2, 0xe3, 6, false}, {0xe4, 0xe5, 4, true},
     {0xe6, 0xe7, 6, true}, {0xe8, 0xef, 7, false}, {0xf0, 0xf1, 4, true}, {0xf2, 0xf3, 5, true},
-    {0xf4, 0xf5, 6, true}, {0xf6, 0xf7, 7, true}, {0xf8, 0xff, 7, true},
+    {0xf4, 0xf5, 6, true}, {0xf6, 0xff, 7, true},
 }
+-- END generated
 local function flit_type_info(t)
     for _, r in ipairs(flit_types) do
         if t >= r[1] and t <= r[2] then return r[3], r[4] end
