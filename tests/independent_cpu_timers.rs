@@ -14,7 +14,7 @@
 //! timer rule perturbed in a copy, `Cpu::with_timer_rule`), and the directed test objects too.
 
 use inswitch::blocks::cpu::{self, CpuMonitor, CpuRtl, CpuStimulus};
-use inswitch::mutation::{scoreboard_complaint, AsRtl};
+use inswitch::mutation::{scoreboard_complaint, AsRtl, Mutant};
 use inswitch_model::cpu::{event, Cpu, CpuIn, CpuOut, CpuParams, TimerRule, TIMER_RULE};
 use inswitch_model::message::{CollectiveMsg, Family, Kind};
 use inswitch_model::Block;
@@ -287,4 +287,50 @@ fn an_expiry_while_the_sequencer_is_busy_is_reported_on_the_documented_cycle() {
     let late = TimerRule { expire_at: TIMER_RULE.expire_at - 1 };
     let e = check_busy(&|| Cpu::with_timer_rule(p, late).unwrap(), tick).expect_err("one tick late");
     assert!(e.contains("late"), "{e}");
+}
+
+/// The scoreboard's busy-sequencer check (verif/blocks/cpu.rs `busy_with_a_drop`): a CPU standing in for
+/// model and RTL that reports an expiry one cycle late when it came exactly 5 cycles after a message was
+/// accepted (a drop accepted at A holds the sequencer to A + 3; an expiry pending meanwhile is reported at
+/// A + 5), planted by content (the acceptance and the event), not by cycle. Only expiries that set no
+/// FAILURE flag are delayed, so the complaint is the timer check's.
+#[test]
+fn the_cpu_scoreboard_rejects_an_expiry_one_cycle_late_after_a_busy_sequencer() {
+    #[derive(Clone, Default)]
+    struct Late {
+        cycle: u64,
+        accepted: Option<u64>,
+        held: Option<(u8, bool, u16)>,
+    }
+    let mut st = Late::default();
+    let f = move |i: &CpuIn, o: &mut CpuOut| {
+        st.cycle += 1;
+        let c = st.cycle;
+        if let Some((e, fam, ctx)) = st.held.take() {
+            if !o.stat_valid {
+                (o.stat_valid, o.stat_event, o.stat_family, o.stat_ctx) = (true, e, fam, ctx);
+            }
+        } else if o.stat_valid
+            && matches!(o.stat_event, event::TIMEOUT_EMPTY | event::TIMEOUT_PARTIAL | event::RETRY)
+            && st.accepted == Some(c - 5)
+        {
+            st.held = Some((o.stat_event, o.stat_family, o.stat_ctx));
+            o.stat_valid = false;
+        }
+        if i.s_msg_valid && o.s_msg_ready && !i.rst {
+            st.accepted = Some(c);
+        }
+    };
+    let p = cpu::params_of("cpu").unwrap();
+    let make = |seed: u64| {
+        Ok((
+            Mutant { inner: Cpu::new(p).unwrap(), f: f.clone() },
+            AsRtl(Mutant { inner: Cpu::new(p).unwrap(), f: f.clone() }),
+            CpuStimulus::new(p, seed),
+            CpuMonitor::new(p),
+        ))
+    };
+    let msg = scoreboard_complaint("cpu_late_after_busy", &make, 11, 300_000).unwrap();
+    eprintln!("{msg}");
+    assert!(msg.contains("busy with a plain drop") && msg.contains("late"), "{msg}");
 }

@@ -646,8 +646,11 @@ pub struct Reference {
     cov: Coverage,
     /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
     last_reset: u64,
-    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle.
+    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle, or busy
+    /// with a plain drop.
     pulse_due: Option<u64>,
+    /// What the sequencer was doing when that expiry became pending (for the report).
+    pulse_why: &'static str,
     /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
     /// event shows on `stat_*`.
     fail_marks: VecDeque<(bool, u16)>,
@@ -679,6 +682,7 @@ impl Reference {
             cov: Coverage::default(),
             last_reset: 0,
             pulse_due: None,
+            pulse_why: "idle",
             fail_marks: VecDeque::new(),
             fail: (false, false, 0, 0),
         }
@@ -1468,6 +1472,7 @@ impl Reference {
             }
             if ready && !offered && cycle + 1 == pending && self.pulse_due.is_none() {
                 self.pulse_due = Some(pending + 2);
+                self.pulse_why = "idle";
             }
         }
         None
@@ -1481,6 +1486,7 @@ impl Reference {
         let due = self.live.iter().filter_map(|d| d.run_from.map(|from| self.expiry_pending(from, d.load))).any(|p| p > cycle && p <= idle);
         if due && self.pulse_due.is_none() {
             self.pulse_due = Some(idle + 2);
+            self.pulse_why = "busy with a plain drop";
             self.cov.bump("timeouts_exact_busy");
         }
     }
@@ -1684,7 +1690,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             if cycle >= due {
                 self.rf.pulse_due = None;
                 if !reported {
-                    return Err(format!("a timer expired while the sequencer was idle, but no expiry was reported at cycle {due}: the expiry is late"));
+                    return Err(format!("a timer expired while the sequencer was {}, but no expiry was reported at cycle {due}: the expiry is late", self.rf.pulse_why));
                 }
                 self.rf.cov.bump("timeouts_exact");
             }
