@@ -230,6 +230,40 @@ fn the_scoreboard_rejects_wrong_behaviour() {
     assert!(e.as_deref().is_some_and(|e| e.contains("egress frame with tdest")), "{e:?}");
 }
 
+/// Issue 22 §4: the kinds of deviation the top's scoreboard claims to catch and
+/// `the_scoreboard_rejects_wrong_behaviour` does not plant, each planted at the first matching event
+/// (by content, not by cycle): a register response lost, an undefined response status, a completion
+/// not reported, a built frame or a route miss not reported, injection credits not refilled. (A
+/// completion's fields, the Completer ID among them, are planted at the completion builder's own
+/// scoreboard, `tests/independent_scoreboards.rs`: at the top the completion spans several beats and its
+/// LCRC cannot be made right again beat by beat.)
+#[test]
+fn the_scoreboard_rejects_each_kind_of_deviation() {
+    let first = |pred: fn(&inswitch_model::engine::EngineOut) -> bool, plant: fn(&mut inswitch_model::engine::EngineOut)| {
+        let mut done = false;
+        scoreboard_complaint(&mut move |_, o| {
+            if !done && pred(o) {
+                plant(o);
+                done = true;
+            }
+        })
+    };
+    let cases: [(&str, Option<String>, &[&str]); 5] = [
+        ("a register response lost", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_valid = false), &["register accesses = responses"]),
+        ("an undefined response status", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_status = 3), &["register response status 3"]),
+        ("a CplD not reported", first(|o| o.stat_event >> 28 & 1 != 0, |o| o.stat_event &= !(1 << 28)), &["= CplD", "frames built + completions"]),
+        ("a built frame not reported", first(|o| o.stat_event >> 25 & 1 != 0, |o| o.stat_event &= !(1 << 25)), &["frames built + completions"]),
+        ("a route miss not reported", first(|o| o.stat_event >> 24 & 1 != 0, |o| o.stat_event &= !(1 << 24)), &["frames built + completions"]),
+    ];
+    for (what, e, want) in cases {
+        eprintln!("{what}: {e:?}");
+        assert!(e.as_deref().is_some_and(|e| want.iter().any(|w| e.contains(w))), "{what}: {e:?}");
+    }
+    // Injection credits not refilled: one credit hidden on every cycle.
+    let e = scoreboard_complaint(&mut |_, o| o.stat_inj_credits = o.stat_inj_credits.saturating_sub(1));
+    assert!(e.as_deref().is_some_and(|e| e.contains("credits")), "{e:?}");
+}
+
 /// Participants of [`fan_out_frames`]: more completions than the output queue (32 beats) holds.
 const FAN_OUT: u16 = 16;
 

@@ -35,7 +35,7 @@ use inswitch_model::cpu::{
 };
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use inswitch_model::reduce::stimulus::random_pair;
-use inswitch_model::reduce::{combine_with, Contribution, Mode, Opcode, Rc};
+use inswitch_model::reduce::{combine_with, Contribution, Mode, Rc};
 use rand::RngExt;
 
 use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
@@ -646,8 +646,11 @@ pub struct Reference {
     cov: Coverage,
     /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
     last_reset: u64,
-    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle.
+    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle, or busy
+    /// with a plain drop.
     pulse_due: Option<u64>,
+    /// What the sequencer was doing when that expiry became pending (for the report).
+    pulse_why: &'static str,
     /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
     /// event shows on `stat_*`.
     fail_marks: VecDeque<(bool, u16)>,
@@ -679,6 +682,7 @@ impl Reference {
             cov: Coverage::default(),
             last_reset: 0,
             pulse_due: None,
+            pulse_why: "idle",
             fail_marks: VecDeque::new(),
             fail: (false, false, 0, 0),
         }
@@ -1468,9 +1472,23 @@ impl Reference {
             }
             if ready && !offered && cycle + 1 == pending && self.pulse_due.is_none() {
                 self.pulse_due = Some(pending + 2);
+                self.pulse_why = "idle";
             }
         }
         None
+    }
+
+    /// A plain drop accepted at `cycle` keeps the sequencer busy up to `cycle + DROP_CYCLES`
+    /// (docs/cpu.md §6: accept, LOOKUP, EXEC); a timer whose expiry becomes pending meanwhile is taken
+    /// then and reported two cycles later (§4: "a busy one when it is next idle"), exactly.
+    fn busy_with_a_drop(&mut self, cycle: u64) {
+        let idle = cycle + DROP_CYCLES;
+        let due = self.live.iter().filter_map(|d| d.run_from.map(|from| self.expiry_pending(from, d.load))).any(|p| p > cycle && p <= idle);
+        if due && self.pulse_due.is_none() {
+            self.pulse_due = Some(idle + 2);
+            self.pulse_why = "busy with a plain drop";
+            self.cov.bump("timeouts_exact_busy");
+        }
     }
 
     /// Every running timer must have expired by its deadline plus the time the sequencer may need to
@@ -1519,15 +1537,17 @@ impl Coverage {
     }
 
     fn op(&mut self, op: u8) {
-        self.bump(match Opcode::from_raw(op) {
-            Opcode::Barrier => "op_barrier",
-            Opcode::BitAnd | Opcode::BitOr | Opcode::BitXor | Opcode::LogAnd | Opcode::LogOr | Opcode::LogXor => "op_bitwise",
-            Opcode::IntMin | Opcode::IntMax | Opcode::IntSum => "op_integer",
-            Opcode::IntMinMaxLoc | Opcode::FltMinMaxLoc | Opcode::FltMinMaxNumLoc => "op_minmaxloc",
-            Opcode::FltMin | Opcode::FltMax | Opcode::FltMinNum | Opcode::FltMaxNum => "op_flt_minmax",
-            Opcode::FltSum { .. } => "op_flt_sum",
-            Opcode::FltRepsum => "op_repsum",
-            Opcode::Unknown(_) => "op_unknown",
+        // Classes by the literal opcode table of the sources (`crate::sources`), not the model's decoder.
+        use crate::sources::Op;
+        self.bump(match crate::sources::op(op) {
+            Some(Op::Barrier) => "op_barrier",
+            Some(Op::BitAnd | Op::BitOr | Op::BitXor | Op::LogAnd | Op::LogOr | Op::LogXor) => "op_bitwise",
+            Some(Op::IntMin | Op::IntMax | Op::IntSum) => "op_integer",
+            Some(Op::IntMinMaxLoc | Op::FltMinMaxLoc | Op::FltMinMaxNumLoc) => "op_minmaxloc",
+            Some(Op::FltMin | Op::FltMax | Op::FltMinNum | Op::FltMaxNum) => "op_flt_minmax",
+            Some(Op::FltSum(..)) => "op_flt_sum",
+            Some(Op::FltRepsum) => "op_repsum",
+            None => "op_unknown",
         });
     }
 
@@ -1585,6 +1605,21 @@ pub struct CpuMonitor {
 /// Longest a sequencer event can hold the sequencer without output stalls, in cycles: ratchet steps,
 /// one cycle per PBV bit (128) and the single message, a few cycles of decision.
 const OVERDUE_PER_EVENT: u64 = 150;
+
+/// Cycles a plain drop holds the sequencer (docs/cpu.md §6: "one dropped message per 3 cycles").
+const DROP_CYCLES: u64 = 3;
+
+/// Events of a message dropped in EXEC with nothing emitted or combined (docs/cpu.md §2, §3).
+const PLAIN_DROPS: [u8; 8] = [
+    event::DROP_UNKNOWN,
+    event::DROP_VNI,
+    event::DROP_COOKIE,
+    event::DROP_SEQNO,
+    event::BAD_TID,
+    event::PAUSED_DROP,
+    event::WRONG_SENDER,
+    event::STALE_ARM,
+];
 
 impl CpuMonitor {
     /// A scoreboard for an instance with parameters `p`.
@@ -1655,7 +1690,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             if cycle >= due {
                 self.rf.pulse_due = None;
                 if !reported {
-                    return Err(format!("a timer expired while the sequencer was idle, but no expiry was reported at cycle {due}: the expiry is late"));
+                    return Err(format!("a timer expired while the sequencer was {}, but no expiry was reported at cycle {due}: the expiry is late", self.rf.pulse_why));
                 }
                 self.rf.cov.bump("timeouts_exact");
             }
@@ -1709,7 +1744,16 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             self.rf.cov.bump("messages_in");
             self.rf.cov.bump(if m.family == Family::Portals { "portals_in" } else { "tlp_in" });
             self.log.push(cycle, format!("in  {}", Self::describe(&m)));
+            let (events, outs) = (self.rf.events.len(), self.rf.outs.len());
             self.rf.message(cycle, &m);
+            // A plain drop (one event, no message out, nothing combined) holds the sequencer for exactly
+            // DROP_CYCLES: an expiry pending meanwhile is taken when it is idle again.
+            let dropped = self.rf.events.len() == events + 1
+                && self.rf.outs.len() == outs
+                && self.rf.events.back().is_some_and(|e| PLAIN_DROPS.contains(&e.0));
+            if dropped {
+                self.rf.busy_with_a_drop(cycle);
+            }
         }
         // 4. Configuration.
         if i.cfg_wr_en {

@@ -1,4 +1,5 @@
-//! Issue 22: the model's truth tables against the literal tables of the sources (`support/sources.rs`:
+//! Issue 22: the model's truth tables against the literal tables of the sources (`verif/literal_tables.rs`,
+//! the one copy, through `support/sources.rs`:
 //! seed 002 (80), (81), (88), (96)-(97) and libfabric's `cxip_coll.c` / `cxip.h`, lines cited there),
 //! the directed checks built on those literal tables (every FLT_SUM rounding mode; every ordered pair
 //! of result codes on the integer, FLT_SUM, FLT_MINMAX and REPSUM paths), and the mutation tests: a

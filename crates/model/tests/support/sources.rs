@@ -1,144 +1,19 @@
-//! Truth tables of the reduction engine written out literally from the sources, and the directed checks
-//! built on them. Nothing here reads the model's decoders, priority function or enums (`Opcode`,
-//! `Rounding`, `Rc::merge`, `PRIORITY`, `FLT_SUM_ROUNDING`): the checks take the device under test as a
-//! function from two contributions to the result, so a test can hand them the model or a copy of the
-//! model built on perturbed tables (`combine_with`) and see them fail.
-//!
-//! Sources (libfabric read at commit af8ddbe92f03, 2026-08-21, unless said otherwise):
-//! - opcodes: `prov/cxi/src/cxip_coll.c` lines 395-420 (`COLL_OPCODE_*`; LOG_AND/OR/XOR 0x04-0x06 kept
-//!   there under `#if 0`, lines 400-404); FLT_MIN 0x20, FLT_MAX 0x21, FLT_MINMAXLOC 0x22 from the same
-//!   file before commit 4874800c4 (2022-11-29, at 4cd22d05c lines 319-321);
-//! - FLT_SUM rounding: `cxip_coll.c` lines 541-562 (`flt_op_to_opcode`: FE_TONEAREST -> RND0,
-//!   FE_UPWARD -> RND1, FE_DOWNWARD -> RND2, FE_TOWARDZERO -> RND3; `_MM_GET_FLUSH_ZERO_MODE()` -> FTZ
-//!   variants 0x2c-0x2f); seed 002 (81), (88): four ARM rounding modes and FTZ in three bits;
-//! - result codes: `prov/cxi/include/cxip.h` lines 2987-3001 (`enum cxip_coll_rc`); priority: seed 002
-//!   (97) "Result codes are defined in priority order. If a reduction encounters more than one exception
-//!   condition, the largest is retained. For example, flt_invalid is the highest priority FLT_SUM result
-//!   code", and `cxip_coll.c` line 1379 (`SET_RED_RC`: keep the numerically larger code);
-//! - FTZ: 002 (81), (88): a denormal result becomes 0 with its sign, `flt_inexact` raised;
-//! - NaN: 002 (45), (84): the default quiet NaN with sign 0.
+//! The directed checks built on the literal truth tables of the sources. The tables themselves are
+//! `verif/literal_tables.rs` (the one copy, shared with the scoreboards' `verif/sources.rs`, included
+//! here by path; its module comment cites the seed paragraphs and libfabric lines). Nothing here reads
+//! the model's decoders, priority function or enums (`Opcode`, `Rounding`, `Rc::merge`, `PRIORITY`,
+//! `FLT_SUM_ROUNDING`): the checks take the device under test as a function from two contributions to
+//! the result, so a test can hand them the model or a copy of the model built on perturbed tables
+//! (`combine_with`) and see them fail.
 
 #![allow(dead_code)]
 
 use inswitch_model::reduce::Contribution;
 
-/// A FLT_SUM rounding mode, as named by libfabric's `fegetround()` cases.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fe {
-    ToNearest,
-    Upward,
-    Downward,
-    TowardZero,
-}
-
-/// What an opcode means (libfabric's names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Barrier,
-    BitAnd,
-    BitOr,
-    BitXor,
-    LogAnd,
-    LogOr,
-    LogXor,
-    IntMin,
-    IntMax,
-    IntMinMaxLoc,
-    IntSum,
-    FltMin,
-    FltMax,
-    FltMinMaxLoc,
-    FltMinNum,
-    FltMaxNum,
-    FltMinMaxNumLoc,
-    /// Rounding mode and flush-to-zero.
-    FltSum(Fe, bool),
-    FltRepsum,
-}
-
-/// Opcode number -> libfabric name -> operation (see the module comment for the lines).
-pub const OPCODES: [(u8, &str, Op); 26] = [
-    (0x00, "BARRIER", Op::Barrier),
-    (0x01, "BIT_AND", Op::BitAnd),
-    (0x02, "BIT_OR", Op::BitOr),
-    (0x03, "BIT_XOR", Op::BitXor),
-    (0x04, "LOG_AND", Op::LogAnd),
-    (0x05, "LOG_OR", Op::LogOr),
-    (0x06, "LOG_XOR", Op::LogXor),
-    (0x10, "INT_MIN", Op::IntMin),
-    (0x11, "INT_MAX", Op::IntMax),
-    (0x12, "INT_MINMAXLOC", Op::IntMinMaxLoc),
-    (0x14, "INT_SUM", Op::IntSum),
-    (0x20, "FLT_MIN", Op::FltMin),
-    (0x21, "FLT_MAX", Op::FltMax),
-    (0x22, "FLT_MINMAXLOC", Op::FltMinMaxLoc),
-    (0x24, "FLT_MINNUM", Op::FltMinNum),
-    (0x25, "FLT_MAXNUM", Op::FltMaxNum),
-    (0x26, "FLT_MINMAXNUMLOC", Op::FltMinMaxNumLoc),
-    (0x28, "FLT_SUM_NOFTZ_RND0", Op::FltSum(Fe::ToNearest, false)),
-    (0x29, "FLT_SUM_NOFTZ_RND1", Op::FltSum(Fe::Upward, false)),
-    (0x2a, "FLT_SUM_NOFTZ_RND2", Op::FltSum(Fe::Downward, false)),
-    (0x2b, "FLT_SUM_NOFTZ_RND3", Op::FltSum(Fe::TowardZero, false)),
-    (0x2c, "FLT_SUM_FTZ_RND0", Op::FltSum(Fe::ToNearest, true)),
-    (0x2d, "FLT_SUM_FTZ_RND1", Op::FltSum(Fe::Upward, true)),
-    (0x2e, "FLT_SUM_FTZ_RND2", Op::FltSum(Fe::Downward, true)),
-    (0x2f, "FLT_SUM_FTZ_RND3", Op::FltSum(Fe::TowardZero, true)),
-    (0x30, "FLT_REPSUM", Op::FltRepsum),
-];
-
-/// The eight FLT_SUM opcodes with their rounding mode and FTZ (the `Op::FltSum` rows of [`OPCODES`]).
-pub const FLT_SUM: [(u8, Fe, bool); 8] = [
-    (0x28, Fe::ToNearest, false),
-    (0x29, Fe::Upward, false),
-    (0x2a, Fe::Downward, false),
-    (0x2b, Fe::TowardZero, false),
-    (0x2c, Fe::ToNearest, true),
-    (0x2d, Fe::Upward, true),
-    (0x2e, Fe::Downward, true),
-    (0x2f, Fe::TowardZero, true),
-];
-
-/// Result code number -> libfabric name (`cxip.h` lines 2988-2998). 2 is not defined.
-pub const RESULT_CODES: [(u8, &str); 11] = [
-    (0, "SUCCESS"),
-    (1, "FLT_INEXACT"),
-    (3, "FLT_OVERFLOW"),
-    (4, "FLT_INVALID"),
-    (5, "REP_INEXACT"),
-    (6, "INT_OVERFLOW"),
-    (7, "CONTR_OVERFLOW"),
-    (8, "OP_MISMATCH"),
-    (9, "TX_FAILURE"),
-    (10, "RDMA_FAILURE"),
-    (11, "RDMA_DATA_FAILURE"),
-];
-
-/// The codes the engine itself raises or carries in a frame (FIG. 13's codes, libfabric's hardware
-/// codes 0-8), lowest priority first: 002 (97) "defined in priority order ... the largest is retained".
-/// 9-11 are libfabric's software-side codes, never in a reduction frame.
-pub const ENGINE_CODES_BY_PRIORITY: [u8; 8] = [0, 1, 3, 4, 5, 6, 7, 8];
-
-pub const SUCCESS: u8 = 0;
-pub const FLT_INEXACT: u8 = 1;
-pub const FLT_OVERFLOW: u8 = 3;
-pub const FLT_INVALID: u8 = 4;
-pub const REP_INEXACT: u8 = 5;
-pub const INT_OVERFLOW: u8 = 6;
-pub const CONTR_OVERFLOW: u8 = 7;
-pub const OP_MISMATCH: u8 = 8;
-
-/// The higher-priority of two engine codes, by position in [`ENGINE_CODES_BY_PRIORITY`].
-pub fn higher(x: u8, y: u8) -> u8 {
-    let rank = |c: u8| ENGINE_CODES_BY_PRIORITY.iter().position(|&k| k == c).expect("an engine code");
-    if rank(y) > rank(x) {
-        y
-    } else {
-        x
-    }
-}
-
-/// The default quiet NaN (002 (45)).
-pub const DEFAULT_NAN: u64 = 0x7ff8_0000_0000_0000;
+#[path = "../../../../verif/literal_tables.rs"]
+mod literal_tables;
+pub use literal_tables::rc::*;
+pub use literal_tables::*;
 
 /// The device under test: one pairwise combine, accumulated `a` with new `b`.
 pub type Dut<'a> = &'a dyn Fn(&Contribution, &Contribution) -> Contribution;
