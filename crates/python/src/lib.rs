@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 mod block;
 mod convert;
 mod encoder;
+mod tlp_encode;
 
 use inswitch_frames::decode::{self as d, FrameKind};
 
