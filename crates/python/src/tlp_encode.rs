@@ -45,13 +45,13 @@ fn byte_string(f: &mut Fields<'_>, key: &'static str) -> R<Option<Vec<u8>>> {
 fn member<'a>(kind: FrameKind, v: &'a Value) -> R<&'a Value> {
     let name = kind_name(kind);
     match v {
-        Value::Object(m) if m.get(name).is_some_and(Value::is_object) => {
-            if let Some(k) = m.get("kind") {
-                if k != name {
-                    return Err(format!("{name}: the decode object is of kind {k}"));
-                }
+        // The envelope: `kind` is a frame kind's name and `raw` is there.
+        Value::Object(m) if m.contains_key("raw") && m.get("kind").is_some_and(Value::is_string) => {
+            let k = &m["kind"];
+            if k != name {
+                return Err(format!("{name}: this is the decode object of a frame of kind {k}"));
             }
-            Ok(&m[name])
+            m.get(name).ok_or_else(|| format!("{name}: the decode object has no {name} member"))
         }
         _ => Ok(v),
     }

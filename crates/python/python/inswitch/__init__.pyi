@@ -17,9 +17,14 @@ def decode(kind: str, data: bytes) -> Dict[str, Any]:
     kind: one of frame_kinds(). Raises ValueError with the codec's message on a malformed frame."""
 
 def encode(kind: str, fields: Mapping[str, Any]) -> bytes:
-    """A frame from its fields (the Rust struct's field names, nested as the structs nest; missing = 0;
-    checksums computed unless given), emitted by the codec. Kinds: portals, soft-portals, dllp,
-    collective (TLPs: not yet). Raises ValueError on an unknown field or a value that does not fit."""
+    """A frame from its fields, emitted by the codec (docs/python.md §encode). Raises ValueError with the
+    codec's message, or naming the field, on an unknown field or a value that does not fit.
+
+    tlp, flit: the object decode() returns (whole, or its "tlp" / "flit" member), so
+    encode(kind, decode(kind, b)) == b; a missing field is 0, Length follows the payload, the ECRC (TD /
+    TS=001) is computed unless given; every key given must read back the same from the encoded frame.
+    portals, soft-portals, dllp, collective: the Rust struct's field names, nested as the structs nest;
+    missing = 0; checksums computed unless given."""
 
 def frame_kinds() -> List[str]:
     """Kinds decode() accepts: tlp, flit, dllp, portals, soft-portals, collective."""
