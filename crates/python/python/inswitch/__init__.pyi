@@ -44,11 +44,13 @@ class Block:
         """Every RTL parameter's value, derived ones included."""
     def ports(self) -> List[Tuple[str, str, int]]:
         """(name, "input" | "output", width in bits): inputs first, then outputs; no clk."""
-    def step(self, inputs: Optional[Mapping[str, int]] = None) -> Dict[str, int]:
+    def step(self, inputs: Union[None, Mapping[str, int], Sequence[Optional[int]]] = None) -> Dict[str, int]:
         """Sets the given inputs (the others keep their value; all or none are applied), takes one rising
-        edge and returns every output as it was just before it. Raises KeyError for an unknown port,
-        ValueError for an output or a value that does not fit the port, TypeError for a non-int."""
-    def settle(self, inputs: Optional[Mapping[str, int]] = None) -> Dict[str, int]:
+        edge and returns every output as it was just before it. `inputs`: a dict {name: int}, or a list /
+        tuple of every input in ports() order (None keeps that input; the faster form). Raises KeyError
+        for an unknown port, ValueError for an output, a value that does not fit the port or a list of
+        the wrong length, TypeError for a non-int."""
+    def settle(self, inputs: Union[None, Mapping[str, int], Sequence[Optional[int]]] = None) -> Dict[str, int]:
         """The outputs for these inputs now, without a clock edge."""
     def reset(self) -> None:
         """Back to power-on: every register, input and output 0."""
