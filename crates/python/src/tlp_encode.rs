@@ -42,7 +42,7 @@ fn byte_string(f: &mut Fields<'_>, key: &'static str) -> R<Option<Vec<u8>>> {
 
 /// The object to encode: the whole decode object (`{"kind", "length", "raw", "<kind>": {...}}`, whose
 /// `length` and `raw` describe the old bytes and are not read) or its member alone.
-fn member<'a>(kind: FrameKind, v: &'a Value) -> R<&'a Value> {
+fn member(kind: FrameKind, v: &Value) -> R<&Value> {
     let name = kind_name(kind);
     match v {
         // The envelope: `kind` is a frame kind's name and `raw` is there.
