@@ -254,3 +254,37 @@ def test_tlp_encode_errors_carry_the_message():
         inswitch.encode("flit", {"type_code": 0x40, "payload": "00000000", "ohc_e": [1]})
     with pytest.raises(ValueError, match="of kind \"flit\""):
         inswitch.encode("tlp", inswitch.decode("flit", inswitch.encode("flit", {"type_code": 0})))
+
+
+TLP_KEYS = ["prefixes", "fmt", "type_code", "type", "with_data", "tc", "t9", "t8", "attr2", "ln", "th", "td", "ep", "attr", "at",
+            "length", "length_dw", "requester_id", "tag", "last_be", "first_be", "address", "address_64", "ph", "completer_id",
+            "ext_register", "register", "status_code", "bcm", "byte_count", "lower_address", "message_code", "target_id",
+            "vendor_id", "vendor_data", "dw2", "dw3", "header_rest", "payload", "ecrc", "collective", "routing"]
+FLIT_KEYS = ["prefixes", "type_code", "tc", "ohc", "ts", "attr", "length", "requester_id", "ep", "tag", "address", "header_dws",
+             "ohc_a", "ohc_b", "ohc_c", "ohc_e", "payload", "trailer", "ecrc", "type", "with_data"]
+junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-2, 2**70), st.sampled_from(["", "zz", "0102", "00" * 5000, "mem_write"]),
+              st.binary(max_size=12)),
+    lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(st.sampled_from(["value", "end_to_end", "subtype", "content", "x"]), inner, max_size=3)),
+    max_leaves=8)
+
+
+@pytest.mark.parametrize("kind", ["tlp", "flit"])
+def test_bad_fields_raise_never_panic(kind):
+    """Bad input is normal input: any dict of known and unknown keys with any values either encodes (and
+    then decodes) or raises ValueError / TypeError with a message; a Rust panic would surface as
+    pyo3's PanicException, a BaseException this test lets through."""
+    keys = st.sampled_from((TLP_KEYS if kind == "tlp" else FLIT_KEYS) + ["bogus"])
+
+    @SETTINGS
+    @given(st.lists(st.dictionaries(keys, junk, max_size=8), min_size=1, max_size=40))
+    def check(dicts):
+        for f in dicts:
+            try:
+                b = inswitch.encode(kind, f)
+            except (ValueError, TypeError) as e:
+                assert str(e), f
+                continue
+            inswitch.decode(kind, b)
+
+    check()
