@@ -2,7 +2,7 @@
 //! (so the codec's checks and messages apply). Keys are the Rust struct's field names, nested as the
 //! structs nest; a missing field is 0; an unknown key or a value that does not fit its field is an error.
 //! Checksums (`crc`, `fcs`) are computed when absent and taken as given otherwise (to build bad frames).
-//! TLPs (non-flit and flit) take the `decode --json` object instead (`tlp_encode`).
+//! Every kind also takes the whole `decode --json` object (`decoded_shape`; TLPs only that: `tlp_encode`).
 
 use std::collections::BTreeSet;
 
@@ -253,8 +253,20 @@ fn collective(v: &Value) -> R<Vec<u8>> {
     CollectiveMessage { header, body }.to_bytes().map_err(|e| e.to_string())
 }
 
-/// Encodes `fields` as a frame of `kind`.
+/// Encodes `fields` as a frame of `kind`: the struct-shaped dict, or (all kinds) the whole object
+/// `decode` returns, so `encode(kind, decode(kind, b)) == b`.
 pub fn encode(kind: FrameKind, fields: &Value) -> R<Vec<u8>> {
+    if !matches!(kind, FrameKind::Tlp | FrameKind::FlitTlp) {
+        if let Some(member) = crate::decoded_shape::envelope(kind, fields)? {
+            let bytes = encode_struct(kind, &crate::decoded_shape::to_struct_shape(kind, member)?)?;
+            crate::tlp_encode::read_back(kind, member, &bytes)?;
+            return Ok(bytes);
+        }
+    }
+    encode_struct(kind, fields)
+}
+
+fn encode_struct(kind: FrameKind, fields: &Value) -> R<Vec<u8>> {
     match kind {
         FrameKind::Portals => reduction_frame("portals", fields)?.to_bytes().map(|b| b.to_vec()).map_err(|e| e.to_string()),
         FrameKind::SoftPortals => soft_portals(fields),

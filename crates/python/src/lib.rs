@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 mod block;
 mod convert;
+mod decoded_shape;
 mod encoder;
 mod tlp_encode;
 

@@ -42,7 +42,7 @@ fn byte_string(f: &mut Fields<'_>, key: &'static str) -> R<Option<Vec<u8>>> {
 
 /// The object to encode: the whole decode object (`{"kind", "length", "raw", "<kind>": {...}}`, whose
 /// `length` and `raw` describe the old bytes and are not read) or its member alone.
-fn member(kind: FrameKind, v: &Value) -> R<&Value> {
+pub(crate) fn member(kind: FrameKind, v: &Value) -> R<&Value> {
     let name = kind_name(kind);
     match v {
         // The envelope: `kind` is a frame kind's name and `raw` is there.
@@ -76,7 +76,7 @@ fn same(given: &Value, got: &Value) -> bool {
 }
 
 /// Decodes `bytes` again and checks every given key against it (module doc).
-fn read_back(kind: FrameKind, given: &Map<String, Value>, bytes: &[u8]) -> R<()> {
+pub(crate) fn read_back(kind: FrameKind, given: &Map<String, Value>, bytes: &[u8]) -> R<()> {
     let name = kind_name(kind);
     let decoded = inswitch_frames::json::to_json(kind, bytes).map_err(|e| format!("{name}: the encoded frame does not decode: {e}"))?;
     let got = decoded.get(name).and_then(Value::as_object).ok_or_else(|| format!("{name}: decode gave no {name} object"))?;

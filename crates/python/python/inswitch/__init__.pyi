@@ -23,8 +23,9 @@ def encode(kind: str, fields: Mapping[str, Any]) -> bytes:
     tlp, flit: the object decode() returns (whole, or its "tlp" / "flit" member), so
     encode(kind, decode(kind, b)) == b; a missing field is 0, Length follows the payload, the ECRC (TD /
     TS=001) is computed unless given; every key given must read back the same from the encoded frame.
-    portals, soft-portals, dllp, collective: the Rust struct's field names, nested as the structs nest;
-    missing = 0; checksums computed unless given."""
+    portals, soft-portals, dllp, collective: the whole decode() object (every key must read back the
+    same), or the Rust struct's field names, nested as the structs nest; missing = 0; checksums computed
+    unless given."""
 
 def frame_kinds() -> List[str]:
     """Kinds decode() accepts: tlp, flit, dllp, portals, soft-portals, collective."""
