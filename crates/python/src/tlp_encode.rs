@@ -113,7 +113,7 @@ pub fn encode(kind: FrameKind, fields: &Value) -> R<Vec<u8>> {
 
 /// The payload and the Length field: a missing Length is the payload's size in DW, a missing payload is
 /// zeros of Length DW (when the type carries data).
-fn payload_and_length(f: &mut Fields<'_>, with_data: bool, max_dw: usize) -> R<(Vec<u8>, u16, bool)> {
+fn payload_and_length(f: &mut Fields<'_>, with_data: bool, max_dw: usize) -> R<(Vec<u8>, u16)> {
     let payload = byte_string(f, "payload")?;
     if let Some(p) = &payload {
         if p.len() % DW != 0 || p.len() > max_dw * DW {
@@ -128,9 +128,8 @@ fn payload_and_length(f: &mut Fields<'_>, with_data: bool, max_dw: usize) -> R<(
         (None, _) => 0,
     };
     let dw = if length == 0 { max_dw } else { usize::from(length) };
-    let given = payload.is_some();
     let payload = payload.unwrap_or_else(|| if with_data { vec![0; dw * DW] } else { Vec::new() });
-    Ok((payload, length, given))
+    Ok((payload, length))
 }
 
 fn request_dw1(f: &mut Fields<'_>) -> R<(RequestDw1, u16)> {
@@ -177,7 +176,7 @@ fn tlp(v: &Value) -> R<Vec<u8>> {
     };
     let kind = dw0.kind();
     let four = dw0.fmt & FMT_4DW != 0;
-    let (payload, length, _) = payload_and_length(&mut f, dw0.has_data(), inswitch_frames::tlp::MAX_PAYLOAD_DW)?;
+    let (payload, length) = payload_and_length(&mut f, dw0.has_data(), inswitch_frames::tlp::MAX_PAYLOAD_DW)?;
     dw0.length = length;
     let mut tag10 = None;
     let address = |f: &mut Fields<'_>| -> R<Address> {
@@ -303,7 +302,7 @@ fn flit_tlp(v: &Value) -> R<Vec<u8>> {
     };
     let t = dw0.tlp_type;
     let (base_dw, with_data) = flit::type_info(t);
-    let (payload, length, _) = payload_and_length(&mut f, with_data, flit::MAX_PAYLOAD_DW)?;
+    let (payload, length) = payload_and_length(&mut f, with_data, flit::MAX_PAYLOAD_DW)?;
     dw0.length = length;
     let (mut header, _) = words(&mut f, "header_dws", base_dw.saturating_sub(1))?;
     // Named fields override the raw words they are read from (DW1: Requester ID | EP | R | Tag).
