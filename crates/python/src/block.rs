@@ -2,14 +2,14 @@
 //! Python class, so every registered block is there without per-block code. Ports are Python ints of
 //! any width, moved through the registry's little-endian 32-bit words.
 
-use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inswitch_model::registry::{self, DynBlock, PortInfo};
 use inswitch_model::signal::MAX_PORT_WORDS;
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyString};
+use pyo3::intern;
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 
 /// Bits that fit in the fast path (one `u64`, no Python method calls).
 const FAST_BITS: u32 = 64;
@@ -25,13 +25,20 @@ fn reg_err(e: registry::RegistryError) -> PyErr {
 pub struct Block {
     inner: Box<dyn DynBlock>,
     ports: Vec<PortInfo>,
-    by_name: HashMap<&'static str, usize>,
+    /// Port name (interned str) -> port index: a Python dict, so a lookup uses the key's cached hash and
+    /// pointer identity (dict literals' keys are the same interned objects) instead of copying the name.
+    index: Py<PyDict>,
+    /// Number of inputs (the first ports).
+    inputs: usize,
     /// Set when the model panicked: its state is unknown until `reset()`.
     poisoned: bool,
     /// Each port's name as a Python string, made once (output dicts reuse them as keys).
     keys: Vec<Py<PyString>>,
     /// Scratch for [`Block::set_inputs`] (kept to avoid an allocation per step).
     staged: Vec<(usize, [u32; MAX_PORT_WORDS])>,
+    /// Per output: its last value as words and the Python int made from them, reused while the words
+    /// do not change (a wide int costs a `from_bytes` call to make).
+    last_out: Vec<Option<([u32; MAX_PORT_WORDS], Py<PyAny>)>>,
 }
 
 /// `words` (little-endian 32-bit) from a Python int that must fit in `width` bits.
@@ -50,8 +57,9 @@ fn int_to_words(v: &Bound<'_, PyAny>, p: &PortInfo, words: &mut [u32; MAX_PORT_W
         return Ok(());
     }
     let nbytes = (p.width as usize).div_ceil(8);
+    let py = v.py();
     let b = v
-        .call_method1("to_bytes", (nbytes, "little"))
+        .call_method1(intern!(py, "to_bytes"), (nbytes, intern!(py, "little")))
         .map_err(|_| PyValueError::new_err(format!("{}: the value is negative or does not fit", what())))?;
     let b = b.downcast::<PyBytes>()?.as_bytes();
     if p.width % 8 != 0 && b[nbytes - 1] >> (p.width % 8) != 0 {
@@ -70,7 +78,7 @@ fn words_to_int<'py>(py: Python<'py>, p: &PortInfo, words: &[u32; MAX_PORT_WORDS
     }
     let n = p.words();
     let bytes: Vec<u8> = words[..n].iter().flat_map(|w| w.to_le_bytes()).collect();
-    py.get_type::<PyInt>().call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
+    py.get_type::<PyInt>().call_method1(intern!(py, "from_bytes"), (PyBytes::new(py, &bytes), intern!(py, "little")))
 }
 
 impl Block {
@@ -81,24 +89,57 @@ impl Block {
         Ok(())
     }
 
-    /// Sets the inputs named in `inputs`, all or none: every value is checked before any is applied.
-    fn set_inputs(&mut self, inputs: &Bound<'_, PyDict>) -> PyResult<()> {
+    /// The index of the input port named `k`.
+    fn input_index(&self, k: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let Some(i) = self.index.bind(k.py()).get_item(k).ok().flatten() else {
+            let name = k.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("input name {k} is not a str")))?;
+            return Err(PyKeyError::new_err(format!("block {} has no port {:?} (inputs: {})", self.inner.spec().name, name.to_cow()?, self.input_names().join(", "))));
+        };
+        let i: usize = i.extract()?;
+        if i >= self.inputs {
+            return Err(PyValueError::new_err(format!("port {} of block {} is an output", self.ports[i].name, self.inner.spec().name)));
+        }
+        Ok(i)
+    }
+
+    /// Sets the given inputs, all or none: every value is checked before any is applied. `inputs` is a
+    /// dict {name: int}, or a list / tuple of every input in `ports()` order (`None` = keep the value).
+    fn set_inputs(&mut self, inputs: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut staged = std::mem::take(&mut self.staged);
         staged.clear();
         let checked = (|| {
-            for (k, v) in inputs.iter() {
-                let name = k.downcast::<PyString>().map_err(|_| PyTypeError::new_err(format!("input name {k} is not a str")))?;
-                let name = name.to_cow()?;
-                let &i = self.by_name.get(name.as_ref()).ok_or_else(|| {
-                    PyKeyError::new_err(format!("block {} has no port {name:?} (inputs: {})", self.inner.spec().name, self.input_names().join(", ")))
-                })?;
-                let p = &self.ports[i];
-                if p.output {
-                    return Err(PyValueError::new_err(format!("port {} of block {} is an output", p.name, self.inner.spec().name)));
-                }
+            let mut stage = |i: usize, v: &Bound<'_, PyAny>| -> PyResult<()> {
                 let mut w = [0u32; MAX_PORT_WORDS];
-                int_to_words(&v, p, &mut w)?;
+                int_to_words(v, &self.ports[i], &mut w)?;
                 staged.push((i, w));
+                Ok(())
+            };
+            if let Ok(d) = inputs.downcast::<PyDict>() {
+                for (k, v) in d.iter() {
+                    stage(self.input_index(&k)?, &v)?;
+                }
+                return Ok(());
+            }
+            let values: Vec<Bound<'_, PyAny>> = if let Ok(l) = inputs.downcast::<PyList>() {
+                l.iter().collect()
+            } else if let Ok(t) = inputs.downcast::<PyTuple>() {
+                t.iter().collect()
+            } else {
+                return Err(PyTypeError::new_err(format!("inputs: expected a dict or a list of every input in ports() order, got {}", inputs.get_type().name()?)));
+            };
+            if values.len() != self.inputs {
+                return Err(PyValueError::new_err(format!(
+                    "inputs: {} values for the {} inputs of block {} ({})",
+                    values.len(),
+                    self.inputs,
+                    self.inner.spec().name,
+                    self.input_names().join(", ")
+                )));
+            }
+            for (i, v) in values.iter().enumerate() {
+                if !v.is_none() {
+                    stage(i, v)?;
+                }
             }
             Ok(())
         })();
@@ -111,12 +152,20 @@ impl Block {
         self.ports.iter().filter(|p| !p.output).map(|p| p.name).collect()
     }
 
-    fn outputs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn outputs<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let mut w = [0u32; MAX_PORT_WORDS];
-        for (i, p) in self.ports.iter().enumerate().filter(|(_, p)| p.output) {
+        for i in self.inputs..self.ports.len() {
             self.inner.output(i, &mut w).map_err(reg_err)?;
-            d.set_item(self.keys[i].bind(py), words_to_int(py, p, &w)?)?;
+            let value = match &self.last_out[i] {
+                Some((last, v)) if *last == w => v.clone_ref(py),
+                _ => {
+                    let v = words_to_int(py, &self.ports[i], &w)?.unbind();
+                    self.last_out[i] = Some((w, v.clone_ref(py)));
+                    v
+                }
+            };
+            d.set_item(self.keys[i].bind(py), value)?;
         }
         Ok(d)
     }
@@ -150,9 +199,17 @@ impl Block {
         let set = spec.resolve(&borrowed).map_err(reg_err)?;
         let inner = spec.instantiate(&set).map_err(reg_err)?;
         let ports = inner.ports().to_vec();
-        let by_name = ports.iter().enumerate().map(|(i, p)| (p.name, i)).collect();
-        let keys = ports.iter().map(|p| PyString::intern(py, p.name).unbind()).collect();
-        Ok(Block { inner, ports, by_name, poisoned: false, keys, staged: Vec::new() })
+        let inputs = ports.iter().take_while(|p| !p.output).count();
+        if ports[inputs..].iter().any(|p| !p.output) {
+            return Err(PyRuntimeError::new_err(format!("block {name}: the registry lists an input after an output")));
+        }
+        let keys: Vec<Py<PyString>> = ports.iter().map(|p| PyString::intern(py, p.name).unbind()).collect();
+        let index = PyDict::new(py);
+        for (i, k) in keys.iter().enumerate() {
+            index.set_item(k.bind(py), i)?;
+        }
+        let last_out = ports.iter().map(|_| None).collect();
+        Ok(Block { inner, ports, index: index.unbind(), inputs, poisoned: false, keys, staged: Vec::new(), last_out })
     }
 
     /// The block's name (= the RTL module).
@@ -176,9 +233,10 @@ impl Block {
     }
 
     /// One rising clock edge. `inputs` sets some inputs (the others keep their last value, as signals
-    /// do); returns every output as it was just before the edge.
+    /// do): a dict {name: int}, or a list / tuple of every input in `ports()` order (`None` keeps one);
+    /// returns every output as it was just before the edge.
     #[pyo3(signature = (inputs = None))]
-    fn step<'py>(&mut self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    fn step<'py>(&mut self, py: Python<'py>, inputs: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
         self.check()?;
         if let Some(d) = inputs {
             self.set_inputs(d)?;
@@ -189,7 +247,7 @@ impl Block {
 
     /// The outputs for `inputs` now, without a clock edge (the combinational paths settled).
     #[pyo3(signature = (inputs = None))]
-    fn settle<'py>(&mut self, py: Python<'py>, inputs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+    fn settle<'py>(&mut self, py: Python<'py>, inputs: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
         self.check()?;
         if let Some(d) = inputs {
             self.set_inputs(d)?;

@@ -2,7 +2,7 @@
 //! (so the codec's checks and messages apply). Keys are the Rust struct's field names, nested as the
 //! structs nest; a missing field is 0; an unknown key or a value that does not fit its field is an error.
 //! Checksums (`crc`, `fcs`) are computed when absent and taken as given otherwise (to build bad frames).
-//! TLPs (non-flit and flit) are not encoded yet: their header is a union of many layouts.
+//! Every kind also takes the whole `decode --json` object (`decoded_shape`; TLPs only that: `tlp_encode`).
 
 use std::collections::BTreeSet;
 
@@ -17,20 +17,20 @@ use serde_json::{Map, Value};
 type R<T> = Result<T, String>;
 
 /// A dict being read field by field; [`Fields::done`] rejects keys nobody read.
-struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     what: &'a str,
     map: &'a Map<String, Value>,
     read: BTreeSet<&'static str>,
 }
 
-fn object<'a>(what: &'a str, v: &'a Value) -> R<Fields<'a>> {
+pub(crate) fn object<'a>(what: &'a str, v: &'a Value) -> R<Fields<'a>> {
     match v {
         Value::Object(map) => Ok(Fields { what, map, read: BTreeSet::new() }),
         _ => Err(format!("{what}: expected a dict of fields")),
     }
 }
 
-fn uint(what: &str, v: &Value, bits: u32) -> R<u64> {
+pub(crate) fn uint(what: &str, v: &Value, bits: u32) -> R<u64> {
     let n = match v {
         Value::Number(n) => n.as_u64().ok_or_else(|| format!("{what}: {n} is not an unsigned integer"))?,
         Value::Bool(b) => u64::from(*b),
@@ -43,25 +43,25 @@ fn uint(what: &str, v: &Value, bits: u32) -> R<u64> {
 }
 
 impl<'a> Fields<'a> {
-    fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+    pub(crate) fn get(&mut self, key: &'static str) -> Option<&'a Value> {
         self.read.insert(key);
         self.map.get(key).filter(|v| !v.is_null())
     }
-    fn name(&self, key: &str) -> String {
+    pub(crate) fn name(&self, key: &str) -> String {
         format!("{}.{key}", self.what)
     }
-    fn u(&mut self, key: &'static str, bits: u32) -> R<u64> {
+    pub(crate) fn u(&mut self, key: &'static str, bits: u32) -> R<u64> {
         let name = self.name(key);
         self.get(key).map_or(Ok(0), |v| uint(&name, v, bits))
     }
-    fn opt(&mut self, key: &'static str, bits: u32) -> R<Option<u64>> {
+    pub(crate) fn opt(&mut self, key: &'static str, bits: u32) -> R<Option<u64>> {
         let name = self.name(key);
         self.get(key).map(|v| uint(&name, v, bits)).transpose()
     }
-    fn flag(&mut self, key: &'static str) -> R<bool> {
+    pub(crate) fn flag(&mut self, key: &'static str) -> R<bool> {
         Ok(self.u(key, 1)? != 0)
     }
-    fn list(&mut self, key: &'static str, bits: u32) -> R<Vec<u64>> {
+    pub(crate) fn list(&mut self, key: &'static str, bits: u32) -> R<Vec<u64>> {
         let name = self.name(key);
         match self.get(key) {
             None => Ok(Vec::new()),
@@ -253,13 +253,25 @@ fn collective(v: &Value) -> R<Vec<u8>> {
     CollectiveMessage { header, body }.to_bytes().map_err(|e| e.to_string())
 }
 
-/// Encodes `fields` as a frame of `kind`.
+/// Encodes `fields` as a frame of `kind`: the struct-shaped dict, or (all kinds) the whole object
+/// `decode` returns, so `encode(kind, decode(kind, b)) == b`.
 pub fn encode(kind: FrameKind, fields: &Value) -> R<Vec<u8>> {
+    if !matches!(kind, FrameKind::Tlp | FrameKind::FlitTlp) {
+        if let Some(member) = crate::decoded_shape::envelope(kind, fields)? {
+            let bytes = encode_struct(kind, &crate::decoded_shape::to_struct_shape(kind, member)?)?;
+            crate::tlp_encode::read_back(kind, member, &bytes)?;
+            return Ok(bytes);
+        }
+    }
+    encode_struct(kind, fields)
+}
+
+fn encode_struct(kind: FrameKind, fields: &Value) -> R<Vec<u8>> {
     match kind {
         FrameKind::Portals => reduction_frame("portals", fields)?.to_bytes().map(|b| b.to_vec()).map_err(|e| e.to_string()),
         FrameKind::SoftPortals => soft_portals(fields),
         FrameKind::Dllp => dllp(fields),
         FrameKind::Collective => collective(fields),
-        FrameKind::Tlp | FrameKind::FlitTlp => Err("encode: TLPs are not encoded yet (portals, soft-portals, dllp, collective are); decode takes them".into()),
+        FrameKind::Tlp | FrameKind::FlitTlp => crate::tlp_encode::encode(kind, fields),
     }
 }

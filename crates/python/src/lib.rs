@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 
 mod block;
 mod convert;
+mod decoded_shape;
 mod encoder;
+mod tlp_encode;
 
 use inswitch_frames::decode::{self as d, FrameKind};
 

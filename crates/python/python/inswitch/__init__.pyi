@@ -17,9 +17,15 @@ def decode(kind: str, data: bytes) -> Dict[str, Any]:
     kind: one of frame_kinds(). Raises ValueError with the codec's message on a malformed frame."""
 
 def encode(kind: str, fields: Mapping[str, Any]) -> bytes:
-    """A frame from its fields (the Rust struct's field names, nested as the structs nest; missing = 0;
-    checksums computed unless given), emitted by the codec. Kinds: portals, soft-portals, dllp,
-    collective (TLPs: not yet). Raises ValueError on an unknown field or a value that does not fit."""
+    """A frame from its fields, emitted by the codec (docs/python.md §encode). Raises ValueError with the
+    codec's message, or naming the field, on an unknown field or a value that does not fit.
+
+    tlp, flit: the object decode() returns (whole, or its "tlp" / "flit" member), so
+    encode(kind, decode(kind, b)) == b; a missing field is 0, Length follows the payload, the ECRC (TD /
+    TS=001) is computed unless given; every key given must read back the same from the encoded frame.
+    portals, soft-portals, dllp, collective: the whole decode() object (every key must read back the
+    same), or the Rust struct's field names, nested as the structs nest; missing = 0; checksums computed
+    unless given."""
 
 def frame_kinds() -> List[str]:
     """Kinds decode() accepts: tlp, flit, dllp, portals, soft-portals, collective."""
@@ -39,11 +45,13 @@ class Block:
         """Every RTL parameter's value, derived ones included."""
     def ports(self) -> List[Tuple[str, str, int]]:
         """(name, "input" | "output", width in bits): inputs first, then outputs; no clk."""
-    def step(self, inputs: Optional[Mapping[str, int]] = None) -> Dict[str, int]:
+    def step(self, inputs: Union[None, Mapping[str, int], Sequence[Optional[int]]] = None) -> Dict[str, int]:
         """Sets the given inputs (the others keep their value; all or none are applied), takes one rising
-        edge and returns every output as it was just before it. Raises KeyError for an unknown port,
-        ValueError for an output or a value that does not fit the port, TypeError for a non-int."""
-    def settle(self, inputs: Optional[Mapping[str, int]] = None) -> Dict[str, int]:
+        edge and returns every output as it was just before it. `inputs`: a dict {name: int}, or a list /
+        tuple of every input in ports() order (None keeps that input; the faster form). Raises KeyError
+        for an unknown port, ValueError for an output, a value that does not fit the port or a list of
+        the wrong length, TypeError for a non-int."""
+    def settle(self, inputs: Union[None, Mapping[str, int], Sequence[Optional[int]]] = None) -> Dict[str, int]:
         """The outputs for these inputs now, without a clock edge."""
     def reset(self) -> None:
         """Back to power-on: every register, input and output 0."""
