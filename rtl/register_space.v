@@ -19,6 +19,7 @@
 //   0x300 + 16i multicast entry i {DW0 key: writing DW0 commits, DW1 wait count, DW2 ports}
 //   0x400 + 4i counter i (0 rejected writes, 1 unmapped accesses, 2 + k stat_event[k]); writing clears
 //   CPU window: 0x160 ENGINE_ID (RO, the strap)   0x164 ENGINE_SFA   0x168 RETRY_LIMIT
+//   0x16C FAILURE (RO: the CPU's FAILURE status inputs cpu_fail_*, {valid, 6'd0, family, count, ctx})
 //   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
 //   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count}, s < CPU_STATIC_ENTRIES
 //
@@ -74,6 +75,14 @@ module register_space #
      * Engine device ID (strap): read-only ENGINE_ID register, copied to the CPU after reset
      */
     input  wire [15:0]                  cfg_engine_id,
+
+    /*
+     * The CPU's FAILURE status register (001's Failure flag): read-only FAILURE register
+     */
+    input  wire                         cpu_fail_valid,
+    input  wire                         cpu_fail_family,
+    input  wire [15:0]                  cpu_fail_ctx,
+    input  wire [7:0]                   cpu_fail_count,
 
     /*
      * Responses (status 0 ok, 1 rejected, 2 unmapped)
@@ -179,6 +188,7 @@ localparam [9:0] DW_COUNTERS = 10'h100;
 localparam [9:0] DW_ENGINE_ID = 10'h058;
 localparam [9:0] DW_ENGINE_SFA = 10'h059;
 localparam [9:0] DW_RETRY_LIMIT = 10'h05A;
+localparam [9:0] DW_FAILURE = 10'h05B;
 localparam [9:0] DW_PBV_FLAGS = 10'h140;
 localparam [9:0] DW_CPU_STATIC = 10'h180;
 localparam integer CPU_STATIC_WORDS = 2 * CPU_STATIC_ENTRIES;
@@ -366,10 +376,10 @@ wire [9:0] rel_static = dw - DW_CPU_STATIC;
 wire is_flags = dw >= DW_PBV_FLAGS && rel_flags < 10'd64;
 wire is_static = dw >= DW_CPU_STATIC && rel_static < CPU_STATIC_DWS;
 wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
-                 (dw >= DW_ENGINE_ID && dw <= DW_RETRY_LIMIT);
+                 (dw >= DW_ENGINE_ID && dw <= DW_FAILURE);
 wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter ||
               is_flags || is_static;
-wire read_only = dw == DW_ID || dw == DW_ENGINE_ID;
+wire read_only = dw == DW_ID || dw == DW_ENGINE_ID || dw == DW_FAILURE;
 wire [STATIC_INDEX_WIDTH-1:0] static_i = rel_static[STATIC_INDEX_WIDTH:1];
 
 wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
@@ -423,6 +433,7 @@ always @* begin
             DW_ENGINE_ID: read_data = {16'd0, cfg_engine_id};
             DW_ENGINE_SFA: read_data = engine_sfa_reg;
             DW_RETRY_LIMIT: read_data = {28'd0, retry_limit_reg};
+            DW_FAILURE: read_data = {cpu_fail_valid, 6'd0, cpu_fail_family, cpu_fail_count, cpu_fail_ctx};
             default: read_data = 32'd0;
         endcase
     end

@@ -491,3 +491,53 @@ fn register_reads_through_the_engine_are_answered_with_completions() {
     let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
     assert_eq!(statuses, vec![0, 0, 0, 2], "{:?}", rec.responses);
 }
+
+/// 001's Failure flag read through the register map (docs/registers.md FAILURE, 0x16C; docs/cpu.md §3):
+/// a master context takes an INITIALIZATION, then a FAILURE from a participant on the live context sets
+/// the CPU's Failure flag; a register read of FAILURE before it returns 0 and after it returns
+/// `{valid 1, family 0 (TLP), count 1, context 1}` in a CplD, with model and RTL in lockstep.
+#[test]
+fn the_failure_flag_reads_through_the_register_map() {
+    use inswitch_frames::collective::ErrorBody;
+    use inswitch_frames::tlp::Header;
+    let p = params_of("packet_engine").unwrap();
+    let mut frames = vec![
+        reg_write_frame(1, SOURCE, ENGINE_ID, 0x200, 0, 0xF),
+        reg_write_frame(2, SOURCE, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
+        reg_write_frame(3, SOURCE, ENGINE_ID, 0x000, 0x0012_0011, 0xF),
+        reg_write_frame(4, SOURCE, ENGINE_ID, 0x004, 0x0013, 0x3),
+        reg_write_frame(5, SOURCE, ENGINE_ID, 0x500, 0x0001_0001, 0xF),
+        reg_write_frame(6, SOURCE, ENGINE_ID, 0x504, 0x0000_0001, 0x3),
+        reg_write_frame(7, SOURCE, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF),
+        vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 8),
+        mrd_frame(9, SOURCE, 0x16C, 0xF, 0x055, 1),
+        vdm(8, Body::Error(ErrorBody { reason: 1, device_id: 0xFFFF, ..Default::default() }), 0, 0x0011, 10),
+    ];
+    // Writes to another switch pass through while the FAILURE reaches the CPU.
+    for k in 0..24 {
+        frames.push(reg_write_frame(11 + k, SOURCE, 0x0020, 0x108, 0, 0xF));
+    }
+    frames.push(mrd_frame(40, SOURCE, 0x16C, 0xF, 0x0AA, 1));
+    let mut model = PacketEngine::power_on(p).unwrap();
+    let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+    let mut stim = DirectedStimulus::new(p, vec![], frames);
+    let mut rec = Recorder::default();
+    lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 1_500, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    let mut reads = Vec::new();
+    let mut failures_up = 0;
+    for f in &rec.vl {
+        let n = f.len();
+        let Ok(t) = Tlp::parse(&f[2..n - 4]) else { continue };
+        match t.header {
+            Header::Completion(h) => reads.push((h.tag, h.status, t.payload.clone())),
+            _ => {
+                if collective::from_vdm(&t).is_ok_and(|m| m.header.kind == 8) {
+                    failures_up += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(failures_up, 1, "the FAILURE is forwarded up: {:?}", rec.cpu_events);
+    // FAILURE = {valid[31], family[24], count[23:16], context[15:0]}, little-endian in the CplD payload.
+    assert_eq!(reads, vec![(0x55, 0, vec![0, 0, 0, 0]), (0xAA, 0, 0x8001_0001u32.to_le_bytes().to_vec())], "events {:?}", rec.cpu_events);
+}

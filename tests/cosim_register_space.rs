@@ -32,6 +32,7 @@ fn register_space_matches_rtl_for_a_million_cycles() {
         (counter::CPU_DOUBLE_WRITES, 1_000),
         (counter::CPU_STATIC_WRITES, 1_000),
         (counter::CPU_IMAGE_CHECKS, 50),
+        (counter::FAILURE_READS, 100),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }

@@ -77,7 +77,9 @@ fn the_frame_builder_scoreboard_rejects_each_kind_of_deviation() {
 #[test]
 fn the_register_space_scoreboard_rejects_each_kind_of_deviation() {
     type F = fn(&RegisterSpaceIn, &mut RegisterSpaceOut);
-    let cases: [(&str, F); 4] = [
+    let cases: [(&str, F); 5] = [
+        // FAILURE (0x16C) read with the family bit wrong: the CPU's status packed another way.
+        ("reg_failure", |_, o| if o.m_reg_rsp_valid && !o.m_reg_rsp_write && o.m_reg_rsp_addr & 0xFFC == 0x16C { o.m_reg_rsp_rdata ^= 1 << 24 }),
         // Read data not the last authorized write.
         ("reg_rdata", |_, o| if o.m_reg_rsp_valid && !o.m_reg_rsp_write && o.m_reg_rsp_rdata != 0 { o.m_reg_rsp_rdata ^= 1 }),
         // The wrong status.

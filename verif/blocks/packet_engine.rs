@@ -417,7 +417,7 @@ impl PacketEngineStimulus {
                 (2, Body::Initialization(InitBody { p_count: EMIT_PBV.count_ones() as u16, operation: 0, pbv: EMIT_PBV, ..Default::default() }))
             }
             _ => {
-                let off = [0x100u32, 0x104, 0x108, 0x160][r.random_range(0..4)];
+                let off = [0x100u32, 0x104, 0x108, 0x160, 0x16C][r.random_range(0..5)];
                 return reg_read_frame(seq, MASTER, off, 0xF, r.random_range(0..0x400));
             }
         };
@@ -471,7 +471,7 @@ impl PacketEngineStimulus {
                     // A register read (answered with a CplD, or a UR / CA completion), sometimes one the
                     // checker drops with an Unsupported Request (2-DW read, mailbox read).
                     let r = &mut self.r;
-                    let off = if r.random_bool(0.6) { [0x100u64, 0x104, 0x108, 0x160, 0x000, 0x500, 0x600, 0x400][r.random_range(0..8)] } else { u64::from(r.random::<u16>() & 0xFFC) };
+                    let off = if r.random_bool(0.6) { [0x100u64, 0x104, 0x108, 0x160, 0x16C, 0x000, 0x500, 0x600, 0x400][r.random_range(0..9)] } else { u64::from(r.random::<u16>() & 0xFFC) };
                     let (len, first_be, last_be) = if r.random_bool(0.1) { (2, 0xF, r.random_range(1..16)) } else { (1, r.random_range(0..16), 0) };
                     let req = if r.random_bool(0.5) { MASTER } else { PARTICIPANTS[r.random_range(0..4)] };
                     let tag = r.random_range(0..0x400u16);

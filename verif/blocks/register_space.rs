@@ -9,7 +9,8 @@
 //! Scoreboard (independent of the cycle model: a table of documented register fields, not the model's
 //! decoder): every accepted access gets exactly one response, in order, with the documented status;
 //! reads return the last authorized write merged under its byte enables and cut to the register's
-//! field; every `cfg_*` port equals its register; every committing write gives exactly one table-write
+//! field (ENGINE_ID the strap, FAILURE the CPU's status inputs packed as docs/registers.md says); every
+//! `cfg_*` port equals its register; every committing write gives exactly one table-write
 //! pulse with the entry's values; each counter equals the events since its last clear; the PBV read port
 //! returns the table entry. CPU bridge: after every reset the ten documented copies (TIMEOUT0..MODE with
 //! the ENGINE_ID strap), then one CPU write per authorized write to a forwarded register (two for a PBV
@@ -73,6 +74,8 @@ fn register_table() -> BTreeMap<u32, Field> {
     t.insert(0x160, f(0, 0));
     t.insert(0x164, f(u32::MAX, 0));
     t.insert(0x168, f(0xF, 3));
+    // FAILURE reads the CPU's status inputs (handled by the monitor), read-only.
+    t.insert(0x16C, f(0, 0));
     for k in 0..64 {
         t.insert(0x500 + 4 * k, f(0x0003_0003, 0));
     }
@@ -113,6 +116,8 @@ pub struct RegisterSpaceStimulus {
     event_density: f64,
     /// ENGINE_ID strap, changed only while in reset.
     engine_id: u16,
+    /// The CPU's FAILURE status inputs: (valid, family, context, count).
+    fail: (bool, bool, u16, u8),
 }
 
 impl RegisterSpaceStimulus {
@@ -133,6 +138,7 @@ impl RegisterSpaceStimulus {
             sources: [0x0001, 0x0000, 0x0010, 0x0020],
             event_density: 0.01,
             engine_id: 0x0720,
+            fail: (false, false, 0, 0),
         }
     }
 
@@ -146,6 +152,7 @@ impl RegisterSpaceStimulus {
             6 | 7 => 0x500 + 4 * r.random_range(0..64) - if r.random_bool(0.5) { 0x500 } else { 0 }, // PBV / flags
             8 => 0x600 + 4 * r.random_range(0..2 * CPU_STATIC as u32 + 2), // static entries (and one past)
             9 => 0x11C + 0x4C * r.random_range(0..2),               // RED_CFG_MODE / RETRY_LIMIT
+            10 => 0x16C,                                            // FAILURE (read-only)
             4 => 0x204 + 8 * r.random_range(0..16),                 // route commits
             5 => 0x300 + 16 * r.random_range(0..16),                // multicast commits
             _ => self.offsets[r.random_range(0..self.offsets.len())],
@@ -217,6 +224,11 @@ impl Stimulus<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceStimulus {
             }
         }
         i.cfg_engine_id = self.engine_id;
+        // The CPU's FAILURE status: held for a while, then a new failure (as the CPU's register moves).
+        if self.r.random_bool(0.01) {
+            self.fail = (self.r.random_bool(0.9), self.r.random(), self.r.random(), self.r.random());
+        }
+        (i.cpu_fail_valid, i.cpu_fail_family, i.cpu_fail_ctx, i.cpu_fail_count) = self.fail;
         self.last = i;
         i
     }
@@ -256,9 +268,11 @@ pub mod counter {
     pub const CPU_STATIC_WRITES: &str = "cpu_static_writes";
     /// Full comparisons of the CPU image with the register table.
     pub const CPU_IMAGE_CHECKS: &str = "cpu_image_checks";
+    /// Reads of FAILURE while the CPU's status shows a failure (valid set).
+    pub const FAILURE_READS: &str = "failure_reads";
 }
 
-const COUNTER_NAMES: [&str; 16] = [
+const COUNTER_NAMES: [&str; 17] = [
     counter::CPU_WRITES,
     counter::CPU_PBV_WRITES,
     counter::CPU_DOUBLE_WRITES,
@@ -275,6 +289,7 @@ const COUNTER_NAMES: [&str; 16] = [
     counter::STALLED,
     counter::RESETS,
     counter::LOCKED_CYCLES,
+    counter::FAILURE_READS,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,7 +315,7 @@ pub struct RegisterSpaceMonitor {
     mcast_pulse: Option<(u8, bool, u16, u32, u16)>,
     armed: bool,
     log: TransactionLog,
-    counts: [u64; 16],
+    counts: [u64; 17],
     /// CPU writes due: (address, data, cycle it was due from).
     cpu_expected: VecDeque<(u16, u32, u64)>,
     /// The CPU registers as the observed writes left them (word address -> value).
@@ -329,7 +344,7 @@ impl RegisterSpaceMonitor {
             mcast_pulse: None,
             armed: false,
             log: TransactionLog::default(),
-            counts: [0; 16],
+            counts: [0; 17],
             cpu_expected: VecDeque::new(),
             cpu_image: BTreeMap::new(),
             engine_id: 0,
@@ -536,6 +551,10 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             };
             let old = match (field, counter) {
                 (Some(_), _) if off == 0x160 => u32::from(i.cfg_engine_id),
+                // docs/registers.md: FAILURE = {valid[31], family[24], count[23:16], context[15:0]}.
+                (Some(_), _) if off == 0x16C => {
+                    u32::from(i.cpu_fail_valid) << 31 | u32::from(i.cpu_fail_family) << 24 | u32::from(i.cpu_fail_count) << 16 | u32::from(i.cpu_fail_ctx)
+                }
                 (Some(_), _) => self.v(off),
                 (None, Some(c)) => self.counters[c],
                 _ => 0,
@@ -545,6 +564,9 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             } else if !i.s_reg_write {
                 resp.rdata = old;
                 self.bump(counter::READS);
+                if off == 0x16C && i.cpu_fail_valid {
+                    self.bump(counter::FAILURE_READS);
+                }
             } else if !authorized {
                 resp.status = status::REJECTED;
             } else if field.is_some_and(|f| f.mask == 0) {

@@ -421,8 +421,10 @@ impl Block for PacketEngine {
     type Out = EngineOut;
 
     fn step(&mut self, t: &EngineIn) -> EngineOut {
-        // 1. Register space: every input is a register or a top input.
+        // 1. Register space: every input is a register or a top input (the CPU's FAILURE status is
+        //    its registers, read before the CPU steps).
         let rq = self.reg.m_data();
+        let (fail_valid, fail_family, fail_ctx, fail_count) = self.cpu.fail_status();
         let rs = self.rs.step(&RegisterSpaceIn {
             rst: t.rst,
             s_reg_valid: self.reg.m_valid(),
@@ -436,6 +438,10 @@ impl Block for PacketEngine {
             m_reg_rsp_ready: self.rsp.s_ready(),
             pbv_rd_index: t.pbv_rd_index,
             stat_event: self.stat_event_reg,
+            cpu_fail_valid: fail_valid,
+            cpu_fail_family: fail_family,
+            cpu_fail_ctx: fail_ctx,
+            cpu_fail_count: fail_count,
         });
 
         // 2. The other blocks, each once, from registers, the register space's outputs and top inputs.

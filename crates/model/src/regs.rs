@@ -112,6 +112,9 @@ pub mod offset {
     pub const ENGINE_SFA: u32 = 0x164;
     /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
     pub const RETRY_LIMIT: u32 = 0x168;
+    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/cpu.md`
+    /// §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.
+    pub const FAILURE: u32 = 0x16C;
     /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
     pub const PBV_FLAGS: u32 = 0x500;
     /// CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.
@@ -343,6 +346,14 @@ ports! {
         pub pbv_rd_index: u8,
         /// One-cycle event pulses; bit i increments counter 2 + i.
         pub stat_event: u32,
+        /// The CPU's FAILURE status register (its `fail_valid`): a Failure flag was set since reset.
+        pub cpu_fail_valid: bool,
+        /// Family of the last failure (0 TLP, 1 Portals).
+        pub cpu_fail_family: bool,
+        /// Context of the last failure.
+        pub cpu_fail_ctx: u16,
+        /// Failures since reset, saturating at 255.
+        pub cpu_fail_count: u8,
     }
 }
 
@@ -483,6 +494,8 @@ pub enum Reg {
     RetryLimit,
     /// PBV_FLAGS DW k.
     PbvFlags(usize),
+    /// FAILURE (read-only: the CPU's FAILURE status register).
+    Failure,
     /// CPU static entry, DW (0 key, 1 wait count).
     CpuStatic(usize, usize),
 }
@@ -514,6 +527,7 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
         o::ENGINE_ID => Reg::EngineId,
         o::ENGINE_SFA => Reg::EngineSfa,
         o::RETRY_LIMIT => Reg::RetryLimit,
+        o::FAILURE => Reg::Failure,
         _ => {
             if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
                 Reg::RedTimeout(i)
@@ -540,6 +554,12 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
             }
         }
     })
+}
+
+/// The FAILURE register's word (docs/registers.md): \[31\] valid, \[24\] family, \[23:16\] count,
+/// \[15:0\] context.
+pub fn failure_word(valid: bool, family: bool, ctx: u16, count: u8) -> u32 {
+    u32::from(valid) << 31 | u32::from(family) << 24 | u32::from(count) << 16 | u32::from(ctx)
 }
 
 /// The byte-enable mask of a DW access.
@@ -712,7 +732,8 @@ impl RegisterSpace {
         }
     }
 
-    /// What a read of `reg` returns (`engine_id`: the strap, for ENGINE_ID).
+    /// What a read of `reg` returns (`engine_id`: the strap, for ENGINE_ID; FAILURE reads 0 here, see
+    /// [`Self::read_at`]).
     pub fn read_with(&self, reg: Reg, engine_id: u16) -> u32 {
         match reg {
             Reg::EngineId => u32::from(engine_id),
@@ -720,7 +741,16 @@ impl RegisterSpace {
         }
     }
 
-    /// What a read of `reg` returns (ENGINE_ID reads 0 here: it is the strap, see [`Self::read_with`]).
+    /// What a read of `reg` returns with the inputs `i` of the cycle it is taken (ENGINE_ID reads the
+    /// strap, FAILURE the CPU's status inputs).
+    pub fn read_at(&self, reg: Reg, i: &RegisterSpaceIn) -> u32 {
+        match reg {
+            Reg::Failure => failure_word(i.cpu_fail_valid, i.cpu_fail_family, i.cpu_fail_ctx, i.cpu_fail_count),
+            _ => self.read_with(reg, i.cfg_engine_id),
+        }
+    }
+
+    /// What a read of `reg` returns (ENGINE_ID and FAILURE read 0 here: they are inputs, see [`Self::read_at`]).
     pub fn read(&self, reg: Reg) -> u32 {
         match reg {
             Reg::Pbv(k) => self.pbv[k],
@@ -743,7 +773,7 @@ impl RegisterSpace {
             Reg::Mcast(i, 1) => self.mcast_wait[i].into(),
             Reg::Mcast(i, _) => self.mcast_ports[i].into(),
             Reg::Counter(i) => self.counters[i],
-            Reg::EngineId => 0,
+            Reg::EngineId | Reg::Failure => 0,
             Reg::EngineSfa => self.engine_sfa,
             Reg::RetryLimit => self.retry_limit,
             Reg::PbvFlags(k) => self.pbv_flags[k].into(),
@@ -779,7 +809,7 @@ impl RegisterSpace {
         let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
         match reg {
             Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
-            Reg::Id | Reg::EngineId => return false,
+            Reg::Id | Reg::EngineId | Reg::Failure => return false,
             Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
@@ -871,9 +901,9 @@ impl Block for RegisterSpace {
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
-                (Some(r), false) => (status::OK, self.read_with(r, i.cfg_engine_id)),
+                (Some(r), false) => (status::OK, self.read_at(r, i)),
                 (Some(_), true) if !authorized => (status::REJECTED, 0),
-                (Some(Reg::Id | Reg::EngineId), true) => (status::UNMAPPED, 0),
+                (Some(Reg::Id | Reg::EngineId | Reg::Failure), true) => (status::UNMAPPED, 0),
                 (Some(r), true) => {
                     if let Reg::Counter(c) = r {
                         if i.s_reg_be & 0xF != 0 {
@@ -1007,6 +1037,23 @@ mod tests {
     }
 
     #[test]
+    fn failure_reads_the_cpu_status_and_is_read_only() {
+        // docs/registers.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
+        // CPU's FAILURE status register (001's Failure flag) as its fail_* outputs show it.
+        let mut r = synced();
+        let failing = |i: RegisterSpaceIn| RegisterSpaceIn { cpu_fail_valid: true, cpu_fail_family: true, cpu_fail_ctx: 0x0345, cpu_fail_count: 2, ..i };
+        r.step(&failing(access(false, offset::FAILURE, 0xF, 0, 1)));
+        let o = r.step(&failing(idle()));
+        assert_eq!((o.m_reg_rsp_status, o.m_reg_rsp_rdata), (status::OK, 0x8102_0345));
+        r.step(&failing(access(true, offset::FAILURE, 0xF, 0, 1)));
+        let o = r.step(&idle());
+        assert_eq!(o.m_reg_rsp_status, status::UNMAPPED, "read-only");
+        assert_eq!(r.counter(1), 1);
+        r.step(&access(false, offset::FAILURE, 0xF, 0, 1));
+        assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 0, "no failure: reads 0");
+    }
+
+    #[test]
     fn decode_covers_the_map() {
         assert_eq!(decode(0x0C2), Some(Reg::Pbv(0x30)));
         assert_eq!(decode(0x204), Some(Reg::Route(0, 1)));
@@ -1015,6 +1062,8 @@ mod tests {
         assert_eq!(decode(0x400 + 4 * 33), Some(Reg::Counter(33)));
         assert_eq!(decode(0x400 + 4 * 34), None);
         assert_eq!(decode(0x12C), None);
+        assert_eq!(decode(0x16C), Some(Reg::Failure));
+        assert_eq!(decode(0x170), None);
     }
 }
 

@@ -523,6 +523,12 @@ impl Cpu {
         self.ru = ReduceUnit::with_tables(tables);
     }
 
+    /// The FAILURE status register as the `fail_*` outputs show it this cycle: (valid, family, context,
+    /// count). Registers only, so a block stepped before the CPU can read it.
+    pub fn fail_status(&self) -> (bool, bool, u16, u8) {
+        self.fail
+    }
+
     fn outputs(&self, s_msg_ready: bool) -> CpuOut {
         let mut o = CpuOut {
             s_msg_ready,
