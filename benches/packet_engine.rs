@@ -3,13 +3,20 @@
 //! configuration, both families' traffic, register writes, backpressure, drains and resets).
 //! Figures go to docs/performance.md. The harness is `inswitch::replay`.
 
+use std::hint::black_box;
+
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use inswitch::blocks::packet_engine::{self, PacketEngineRtl, PacketEngineStimulus, Shared};
 use inswitch::replay::{self, Target};
-use inswitch_model::engine::PacketEngine;
+use inswitch_model::engine::{EngineParams, PacketEngine};
+use inswitch_model::Block;
 
 /// Cycles per measured iteration.
 const CYCLES: usize = 100_000;
+/// The CPU's largest static table (`cpu::config::MAX_STATIC_ENTRIES`, the register space's window).
+const LARGEST_STATIC_ENTRIES: usize = 64;
+/// The CPU's largest descriptor table.
+const LARGEST_DESCRIPTORS: usize = 16;
 
 fn bench(c: &mut Criterion) {
     let p = packet_engine::params_of("packet_engine").unwrap();
@@ -26,6 +33,22 @@ fn bench(c: &mut Criterion) {
             )
         });
     }
+    // The largest parameters the model supports today (64 static entries, 16 descriptors: the CPU's and
+    // the register space's limits), model alone: no Verilated top is linked at these parameters (each
+    // variant costs minutes of C++ to every build), and the seeds' sizes (4096 contexts, 8192 multicast
+    // addresses) wait for the hardware-scale issue (19). Its ratio to `rust_model` says whether the
+    // model's cost grows with its tables.
+    let largest = EngineParams { static_entries: LARGEST_STATIC_ENTRIES, descriptors: LARGEST_DESCRIPTORS, ..p };
+    let inputs = replay::record(PacketEngine::power_on(largest).unwrap(), PacketEngineStimulus::new(largest, 1, Shared::default()), CYCLES);
+    g.bench_function("rust_model_largest", |b| {
+        b.iter_batched(
+            || PacketEngine::power_on(largest).unwrap(),
+            |mut m| inputs.iter().for_each(|i| {
+                black_box(m.step(i));
+            }),
+            BatchSize::LargeInput,
+        )
+    });
     g.finish();
 }
 

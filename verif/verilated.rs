@@ -131,7 +131,12 @@ impl Bound {
     /// Safety: `storage` points into the live model that owns this port table.
     unsafe fn store<S: Signal>(&self, v: &S) {
         let mut w = [0u32; MAX_PORT_WORDS];
-        v.to_words(&mut w);
+        // Only the words the port has: a narrow port's value converts to 2 words, not 16 (issue 23).
+        let words = match self.storage {
+            Storage::Wide(_, n) => n,
+            _ => 2,
+        };
+        v.to_words(&mut w[..words]);
         let lo = u64::from(w[0]) | (u64::from(w[1]) << 32);
         let mask = if self.width >= 64 { u64::MAX } else { (1u64 << self.width) - 1 };
         match self.storage {

@@ -516,6 +516,23 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_flattened_butterfly_uses_every_16_bit_device_id() {
+        // Issue 23: 1,024 switches x 63 end nodes = 64,512 end nodes, the largest fabric 16-bit device IDs
+        // allow with one engine per switch (64 IDs per switch, 0x0000-0xFFFF all used, none twice).
+        let t = Topology::flattened_butterfly(1024, 63, LinkSpec::default()).unwrap();
+        assert_eq!(t.endpoints.len(), 64_512);
+        let mut seen = vec![false; 0x1_0000];
+        for id in t.switches.iter().map(|s| s.engine_id).chain(t.endpoints.iter().map(|e| e.id)) {
+            assert!(!std::mem::replace(&mut seen[usize::from(id)], true), "{id:#06x} twice");
+        }
+        assert!(seen.iter().all(|&s| s));
+        assert_eq!((t.switches[1023].engine_id, t.endpoints[64_511].id), (0xFFC0, 0xFFFF));
+        // One more end node per switch, or one more switch, does not fit.
+        assert!(Topology::flattened_butterfly(1024, 64, LinkSpec::default()).is_err());
+        assert!(Topology::flattened_butterfly(1025, 63, LinkSpec::default()).is_err());
+    }
+
+    #[test]
     fn fig3_has_two_boards_with_the_figures_numerals_and_every_switch_one_hop_from_every_other() {
         let t = Topology::fig3(LinkSpec::default());
         let names: Vec<&str> = t.switches.iter().map(|s| s.name.as_str()).collect();

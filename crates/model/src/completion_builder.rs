@@ -18,6 +18,7 @@
 //! and 0 for every other request. The Portals family has no completions (its reductions are posted).
 
 use crate::checker::crc32_byte;
+use crate::frame_buf::FrameBuf;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -139,13 +140,18 @@ pub fn lower_address(r: &CompletionRequest) -> u8 {
 /// The completion frame for `r` (`None` for a posted write: no completion), completer `engine_id`,
 /// sequence number `seq`: `{0000, seq}`, the 3-DW header, the data DW of a CplD, the LCRC.
 pub fn completion_frame(r: &CompletionRequest, engine_id: u16, seq: u16) -> Option<Vec<u8>> {
+    completion_frame_buf(r, engine_id, seq).map(|f| f.to_vec())
+}
+
+/// [`completion_frame`] into a fixed buffer: no heap allocation (the model's step path, issue 23).
+pub fn completion_frame_buf(r: &CompletionRequest, engine_id: u16, seq: u16) -> Option<FrameBuf<CPLD_FRAME_BYTES>> {
     let status = r.status?;
     let with_data = status == CplStatus::Sc;
     let fmt: u8 = if with_data { 0b010 } else { 0b000 };
     let ty: u8 = if r.locked { 0b01011 } else { 0b01010 };
     let bc = byte_count(r);
     let tag = r.tag & 0x3FF;
-    let mut f = Vec::with_capacity(CPLD_FRAME_BYTES);
+    let mut f = FrameBuf::new();
     f.extend_from_slice(&(seq & SEQ_MASK).to_be_bytes());
     f.push(fmt << 5 | ty);
     f.push(((tag >> 9) as u8 & 1) << 7 | (r.tc & 7) << 4 | ((tag >> 8) as u8 & 1) << 3 | (r.attr >> 2 & 1) << 2);
@@ -372,7 +378,7 @@ impl Block for CompletionBuilder {
                 Some(CplStatus::Ur) => event::UR,
                 Some(CplStatus::Ca) => event::CA,
             };
-            if let Some(f) = completion_frame(&r, i.cfg_engine_id, self.seq) {
+            if let Some(f) = completion_frame_buf(&r, i.cfg_engine_id, self.seq) {
                 self.tdata = Wide::ZERO;
                 for (k, &b) in f.iter().enumerate() {
                     self.tdata.set_byte(k, b);

@@ -17,6 +17,7 @@
 
 use crate::checker::{coll_flag, crc32_byte};
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
+use crate::frame_buf::FrameBuf;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -62,7 +63,12 @@ pub fn tlp_payload_len(kind: Kind) -> Option<usize> {
 
 /// The frame for `m` (CRC included), or `None` when dropped. `seq` is the TLP sequence number.
 pub fn build(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Vec<u8>> {
-    let mut f = Vec::with_capacity(MAX_FRAME_BYTES);
+    build_buf(m, cfg, seq).map(|f| f.to_vec())
+}
+
+/// [`build`] into a fixed buffer: no heap allocation (the model's step path, issue 23).
+pub fn build_buf(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<FrameBuf<MAX_FRAME_BYTES>> {
+    let mut f = FrameBuf::new();
     match m.family {
         Family::Tlp => {
             let plen = tlp_payload_len(m.kind)?;
@@ -275,7 +281,7 @@ impl Block for FrameBuilder {
                 dst_mac: i.cfg_dst_mac & 0xFFFF_FFFF_FFFF,
             };
             let m = i.msg();
-            match build(&m, &cfg, self.seq) {
+            match build_buf(&m, &cfg, self.seq) {
                 Some(f) => {
                     self.frame = [0; BUFFER_BYTES];
                     self.frame[..f.len()].copy_from_slice(&f);

@@ -206,9 +206,15 @@ impl Interposer {
         if !(1..=16).contains(&p.mcast_entries) || !(1..=255).contains(&p.inj_credits) {
             return Err(InterposerParamError::Sizes(p.mcast_entries, p.inj_credits));
         }
-        Ok(Interposer {
+        Ok(Self::reset_state(p, vec![McastEntry::default(); p.mcast_entries]))
+    }
+
+    /// The reset state with the multicast table `mcast` (cleared): a reset reuses the table's storage.
+    fn reset_state(p: InterposerParams, mut mcast: Vec<McastEntry>) -> Self {
+        mcast.fill(McastEntry::default());
+        Interposer {
             p,
-            mcast: vec![McastEntry::default(); p.mcast_entries],
+            mcast,
             rx_in_frame: false,
             rx_ext: false,
             inj_in_frame: false,
@@ -217,7 +223,7 @@ impl Interposer {
             inj_credits: p.inj_credits,
             out: InterposerOut { stat_inj_credits: p.inj_credits as u8, ..Default::default() },
             start_contention: false,
-        })
+        }
     }
 
     /// The state before the first reset (RTL registers at 0 under `--x-initial fast`).
@@ -344,7 +350,8 @@ impl Block for Interposer {
             self.mcast[index] = McastEntry { valid: i.cfg_mcast_wr_valid, tree: i.cfg_mcast_wr_tree & 0x1FFF, armed: i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0 };
         }
         if i.rst {
-            *self = Interposer::new(self.p).expect("parameters were checked");
+            // In place: a reset makes no heap allocation (issue 23, tests/zero_alloc.rs).
+            *self = Self::reset_state(self.p, std::mem::take(&mut self.mcast));
         }
         out
     }

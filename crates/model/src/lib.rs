@@ -17,6 +17,7 @@ pub mod checker;
 pub mod completion_builder;
 pub mod cpu;
 pub mod engine;
+pub mod frame_buf;
 pub mod frame_builder;
 pub mod interposer;
 pub mod message;

@@ -407,11 +407,19 @@ impl Cpu {
     /// A CPU in its reset state.
     pub fn new(p: CpuParams) -> Result<Cpu, ParamError> {
         p.validate()?;
-        Ok(Cpu {
+        Ok(Self::reset_state(p, vec![StaticEntry::default(); p.static_entries], vec![Descriptor::default(); p.descriptors]))
+    }
+
+    /// The reset state with the tables `st` and `d` (cleared): a reset reuses their storage, so it makes
+    /// no heap allocation (issue 23, tests/zero_alloc.rs).
+    fn reset_state(p: CpuParams, mut st: Vec<StaticEntry>, mut d: Vec<Descriptor>) -> Cpu {
+        st.fill(StaticEntry::default());
+        d.fill(Descriptor::default());
+        Cpu {
             p,
             cfg: Config::default(),
-            st: vec![StaticEntry::default(); p.static_entries],
-            d: vec![Descriptor::default(); p.descriptors],
+            st,
+            d,
             seq: seq::IDLE,
             msg: CollectiveMsg::default(),
             lk: Lookup::default(),
@@ -432,7 +440,7 @@ impl Cpu {
             fail: (false, false, 0, 0),
             ru: ReduceUnit::new(),
             timer_rule: TIMER_RULE,
-        })
+        }
     }
 
     /// A CPU whose timers follow `rule` instead of [`TIMER_RULE`]: for tests that plant a wrong
@@ -518,7 +526,7 @@ impl Cpu {
     fn reset(&mut self) {
         let rule = self.timer_rule;
         let tables = self.ru.tables();
-        *self = Cpu::new(self.p).expect("parameters were valid");
+        *self = Cpu::reset_state(self.p, std::mem::take(&mut self.st), std::mem::take(&mut self.d));
         self.timer_rule = rule;
         self.ru = ReduceUnit::with_tables(tables);
     }

@@ -180,7 +180,11 @@ impl Block for ReduceUnit {
         } else {
             ReduceUnitOut::default()
         };
-        self.stages.rotate_right(1);
+        // A shift by fixed-size moves: `rotate_right` went through a generic memmove loop, 6% of the
+        // top's model time (issue 23, docs/performance.md §Profile).
+        for k in (1..LATENCY).rev() {
+            self.stages[k] = self.stages[k - 1];
+        }
         self.stages[0] = first;
         out
     }
