@@ -163,9 +163,9 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
 /// table per engine, shared by its contexts, `docs/cpu.md` §7; in first-use order, which is the
 /// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
-/// INITIALIZATION per engine from the source: the master's to the master, the others' to the master
-/// naming their engine, which the engines replicate down the tree (`Action::Initialize::relay`,
-/// `docs/cpu.md` §2). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
+/// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
+/// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
+/// START sets each subservient's upstream, `docs/cpu.md` §2). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
 /// barrier). End nodes are not in the plans ([`Fabric::configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
@@ -194,17 +194,10 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
             plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
             slots[ec.switch] += 1;
-            // The master's from the source; the others' relayed by the master down the tree (000
-            // [0106]-[0107], [0157], docs/cpu.md §2): their upstream is the engine that has them as a
-            // switch member.
-            let id = t.switches[ec.switch].engine_id;
-            let parent = c.engines.iter().find(|p| p.members.iter().any(|m| m.switch && m.id == id));
-            let master = c.engines.iter().find(|p| p.role == Role::Master).map(|p| SwitchId(p.switch as u32));
-            let (upstream, relay) = match (ec.role, parent) {
-                (Role::Subservient, Some(p)) => (t.switches[p.switch].engine_id, master),
-                _ => (source, None),
-            };
-            inits.push(Action::Initialize { engine, upstream, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay });
+            // Not relayed by the master (unlike the manager's plans, docs/cpu.md §2): with two masters
+            // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of
+            // the second master's context were lost (not yet understood; docs/fabric.md §Limits).
+            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay: None });
         }
         for a in inits {
             plan.push(job, 0, source, a);
