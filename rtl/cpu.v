@@ -145,7 +145,8 @@ localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd
                  EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
                  EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
                  EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37,
-                 EV_WRONG_SENDER = 6'd38, EV_STALE_ARM = 6'd39;
+                 EV_WRONG_SENDER = 6'd38, EV_STALE_ARM = 6'd39,
+                 EV_INIT_RELAY = 6'd40;
 // Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
 localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
                  CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
@@ -267,6 +268,7 @@ reg [MSG_W-1:0]    tmpl_reg, tmpl_next;
 reg [127:0]        em_mask_reg, em_mask_next;
 reg                em_one_reg, em_one_next;
 reg                em_ack_reg, em_ack_next;     // the single message is `acknowledged`, not tmpl_reg
+reg                em_keep_pid_reg, em_keep_pid_next; // copies keep tmpl's P_ID (a relayed INITIALIZATION)
 reg [2:0]          fin_reg, fin_next;
 reg [1:0]          rat_target_reg, rat_target_next;
 reg [MSG_W-1:0]    out_reg, out_next;
@@ -331,6 +333,10 @@ wire [15:0]  m_ctx = msg_reg[M_CTX +: 16];
 wire [31:0]  m_src = msg_reg[M_SRC +: 32];
 wire [31:0]  m_dst = msg_reg[M_DST +: 32];
 wire [15:0]  m_pid = msg_reg[M_PID +: 16];
+// A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (docs/cpu.md §2): the PBV-table
+// reverse lookup matches it instead of the requester.
+wire         m_init_tlp = !msg_reg[M_FAMILY] && m_kind == K_INIT;
+wire [15:0]  p_who = m_init_tlp ? m_pid : m_src[15:0];
 wire [15:0]  m_dmu = msg_reg[M_DMU +: 16];
 wire [19:0]  m_count = msg_reg[M_COUNT +: 20];
 wire [3:0]   m_code = msg_reg[M_CODE +: 4];
@@ -568,7 +574,7 @@ always @* begin
         d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
     end
     for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
-        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == m_src[15:0];
+        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == p_who;
     end
 end
 
@@ -600,6 +606,7 @@ always @* begin
     em_mask_next = em_mask_reg;
     em_one_next = em_one_reg;
     em_ack_next = em_ack_reg;
+    em_keep_pid_next = em_keep_pid_reg;
     fin_next = fin_reg;
     rat_target_next = rat_target_reg;
     out_next = out_reg;
@@ -651,7 +658,7 @@ always @* begin
             lk_f_hit_next = |d_free;
             lk_f_idx_next = free_first[DIDX_W-1:0];
             // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
-            if (m_pid != NO_PARTICIPANT) begin
+            if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
                 lk_p_hit_next = m_pid < 16'd128;
                 lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
                 // A P_ID is trusted only for the device its entry holds (docs/cpu.md §2, WRONG_SENDER).
@@ -671,6 +678,23 @@ always @* begin
                     K_INIT: begin
                         if (!lk_s_hit_reg) begin
                             ev = EV_DROP_UNKNOWN;
+                        end else if (m_pid != NO_PARTICIPANT && m_pid != engine_id_reg) begin
+                            // For an engine below (000 [0106]-[0107], [0157]; docs/cpu.md §2): relayed
+                            // to the target if it is a switch participant of the stored context, else to
+                            // every switch participant; acknowledged if non-posted. Nothing stored here.
+                            if (!s_stored) begin
+                                ev = EV_DROP_UNKNOWN;
+                            end else begin
+                                tmpl_next = m_rewritten;
+                                em_mask_next = (lk_p_hit_reg && pbv_switch_reg[lk_p_idx_reg] && s_pbv[lk_p_idx_reg])
+                                    ? (128'd1 << lk_p_idx_reg) : (s_pbv & pbv_switch_reg);
+                                em_keep_pid_next = 1'b1;
+                                em_one_next = !m_posted;
+                                em_ack_next = !m_posted;
+                                fin_next = FIN_NONE;
+                                seq_next = SEQ_EMIT;
+                                ev = EV_INIT_RELAY;
+                            end
                         end else begin
                             su[S_STORED] = 1'b1;
                             su[S_PBV +: 128] = m_pbv;
@@ -830,7 +854,9 @@ always @* begin
                     K_COMPLETION: begin
                         if (!lk_s_hit_reg || !lk_d_hit_reg) begin
                             ev = EV_DROP_UNKNOWN;
-                        end else if (dx[D_ROLE +: 2] == ROLE_MASTER) begin
+                        end else if (dx[D_ROLE +: 2] == ROLE_MASTER || m_code == CODE_ACKNOWLEDGED) begin
+                            // An acknowledgement (a child's answer to a relayed non-posted command)
+                            // is not the parent's result (docs/cpu.md §2).
                             ev = EV_BAD_KIND;
                         end else if (m_tid != s_tid) begin
                             ev = EV_BAD_TID;
@@ -1021,7 +1047,7 @@ always @* begin
                 end else if (out_free) begin
                     out_next = tmpl_reg;
                     out_next[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
-                    out_next[M_PID +: 16] = {9'd0, em_b};
+                    out_next[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
                     out_valid_next = 1'b1;
                     em_mask_next[em_b] = 1'b0;
                 end
@@ -1033,6 +1059,7 @@ always @* begin
                     em_ack_next = 1'b0;
                 end
             end else begin
+                em_keep_pid_next = 1'b0;
                 seq_next = SEQ_FINISH;
             end
         end
@@ -1205,6 +1232,7 @@ always @(posedge clk) begin
     em_mask_reg <= em_mask_next;
     em_one_reg <= em_one_next;
     em_ack_reg <= em_ack_next;
+    em_keep_pid_reg <= em_keep_pid_next;
     fin_reg <= fin_next;
     rat_target_reg <= rat_target_next;
     out_reg <= out_next;
@@ -1251,6 +1279,7 @@ always @(posedge clk) begin
         em_mask_reg <= 128'd0;
         em_one_reg <= 1'b0;
         em_ack_reg <= 1'b0;
+        em_keep_pid_reg <= 1'b0;
         fin_reg <= FIN_NONE;
         rat_target_reg <= CS_IDLE;
         out_reg <= {MSG_W{1'b0}};

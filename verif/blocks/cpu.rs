@@ -112,6 +112,8 @@ pub struct CpuStimulus {
     /// Messages due at a cycle (a parent's COMPLETION).
     scheduled: Vec<(u64, CollectiveMsg)>,
     offered: Option<CollectiveMsg>,
+    /// The engine's own device ID this episode (an INITIALIZATION with this P_ID is its own).
+    engine_id: u16,
 }
 
 impl CpuStimulus {
@@ -133,14 +135,16 @@ impl CpuStimulus {
             timeout_ticks: 8,
             scheduled: Vec::new(),
             offered: None,
+            engine_id: 0,
         }
     }
 
     /// A new episode's configuration: engine registers, PBV table, static contexts.
     fn configure(&mut self) -> VecDeque<(u16, u32)> {
+        self.engine_id = self.r.random::<u16>();
         let r = &mut self.r;
         let mut w = VecDeque::new();
-        w.push_back((reg::ENGINE_ID, u32::from(r.random::<u16>())));
+        w.push_back((reg::ENGINE_ID, u32::from(self.engine_id)));
         w.push_back((reg::ENGINE_SFA, r.random()));
         w.push_back((reg::MODE, mode_word(r.random_bool(0.3), r.random_range(0..4))));
         let mut t = [0u32; 4];
@@ -399,9 +403,43 @@ impl CpuStimulus {
         m
     }
 
+    /// An INITIALIZATION for another engine (P_ID = a device ID, docs/cpu.md §2): mostly a switch
+    /// participant of the context, else another table device or any ID; the world is unchanged.
+    fn relayed_init(&mut self, mut m: CollectiveMsg, w: &World) -> CollectiveMsg {
+        let switches: Vec<usize> = w.participants.iter().copied().filter(|&p| self.switch_of(p)).collect();
+        let mut pid = match self.r.random_range(0..10) {
+            0..=4 if !switches.is_empty() => {
+                let k = self.r.random_range(0..switches.len());
+                self.dev_of(switches[k])
+            }
+            0..=6 if !self.table.is_empty() => {
+                let k = self.r.random_range(0..self.table.len());
+                self.table[k].3
+            }
+            _ => self.r.random(),
+        };
+        while pid == self.engine_id || pid == NO_PARTICIPANT {
+            pid = pid.wrapping_add(1);
+        }
+        let c = self.operands(w.op);
+        m.kind = Kind::INITIALIZATION;
+        m.pid = pid;
+        m.count = self.r.random_range(0..9);
+        m.pbv = self.r.random();
+        m.op = w.op;
+        m.data = c.rt_data;
+        m.dmu_id = self.r.random();
+        m.posted = self.r.random_bool(0.6);
+        m.tid = self.r.random_range(0..4);
+        m
+    }
+
     fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
         let w = self.world[wi].clone();
         let mut m = CollectiveMsg { ctx: w.key, src: u32::from(SOURCE_ID), dst: 0, tid: w.tid, ..self.base(&w) };
+        if self.r.random_bool(if w.init { 0.01 } else { 0.02 }) {
+            return self.relayed_init(m, &w);
+        }
         if !w.init && self.r.random_bool(0.3) {
             // A command for a context not (or no longer) initialized: nothing to replicate.
             m.kind = Kind::CONTROL;
@@ -428,6 +466,10 @@ impl CpuStimulus {
             m.op = w.op;
             m.data = c.rt_data;
             m.dmu_id = self.r.random();
+            // Its own device ID as P_ID is the engine's own INITIALIZATION too (docs/cpu.md §2).
+            if self.r.random_bool(0.2) {
+                m.pid = self.engine_id;
+            }
             m.posted = w.posted;
             m.tid = if self.r.random_bool(0.9) { w.tid } else { self.r.random_range(0..4) };
             let ww = &mut self.world[wi];
@@ -465,6 +507,13 @@ impl CpuStimulus {
         if roll < 65 {
             m.kind = if self.r.random_bool(0.5) { Kind::COMPLETION } else { Kind::RETRY };
             m.tid = self.r.random_range(0..4);
+            if m.kind == Kind::COMPLETION && self.r.random_bool(0.3) {
+                // A child's acknowledgement of a relayed command, mostly with the context's TID.
+                m.code = completion::ACKNOWLEDGED;
+                if self.r.random_bool(0.7) {
+                    m.tid = w.tid;
+                }
+            }
             return m;
         }
         if roll < 75 {
@@ -906,6 +955,31 @@ impl Reference {
         let s = self.st[si];
         let live = self.find_live(false, key);
         match m.kind {
+            Kind::INITIALIZATION if m.pid != NO_PARTICIPANT && m.pid != self.engine_id => {
+                // docs/cpu.md §2: an INITIALIZATION for another engine (P_ID = its device ID) is
+                // relayed down (000 [0106]-[0107], [0157]): to the target if it is a switch
+                // participant of the stored context, else to every switch participant of it; the
+                // copies keep the P_ID; nothing is stored; acknowledged if non-posted.
+                if !s.stored {
+                    return event::DROP_UNKNOWN;
+                }
+                let target = (0..128).find(|&i| self.pbv_valid[i] && self.pbv_dev[i] == m.pid);
+                let switches = (0..128).filter(|&i| self.pbv_switch[i]).fold(0u128, |a, i| a | 1 << i);
+                let (mask, how) = match target {
+                    Some(i) if self.pbv_switch[i] && bit(s.pbv, i) => (1u128 << i, "init_relay_direct"),
+                    _ => (s.pbv & switches, "init_relay_flood"),
+                };
+                self.cov.bump(how);
+                let tmpl = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                for b in 0..128 {
+                    if bit(mask, b) && self.pbv_valid[b] {
+                        self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), ..tmpl });
+                        self.cov.bump("init_relay_copies");
+                    }
+                }
+                self.acknowledge(m, "ack_init");
+                event::INIT_RELAY
+            }
             Kind::INITIALIZATION => {
                 let st = &mut self.st[si];
                 st.stored = true;
@@ -1064,7 +1138,11 @@ impl Reference {
             }
             Kind::COMPLETION => {
                 let Some(k) = live else { return event::DROP_UNKNOWN };
-                if self.live[k].role == role::MASTER {
+                // docs/cpu.md §2: an acknowledgement (code 5) is not the parent's result.
+                if self.live[k].role == role::MASTER || m.code == completion::ACKNOWLEDGED {
+                    if m.code == completion::ACKNOWLEDGED && m.tid == s.tid && self.live[k].role != role::MASTER {
+                        self.cov.bump("ack_is_not_a_result");
+                    }
                     return event::BAD_KIND;
                 }
                 if m.tid != s.tid {
@@ -1592,6 +1670,10 @@ pub const REQUIRED: &[&str] = &[
     "retry_none_stored",
     "control_copies_retagged",
     "failure_status_set",
+    "init_relay_direct",
+    "init_relay_flood",
+    "init_relay_copies",
+    "ack_is_not_a_result",
 ];
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.

@@ -9,7 +9,9 @@
 //!   all as register writes into the engines' windows, and INITIALIZATION and RESET messages, in plan
 //!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
 //!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
-//!   the subservient engines' configuration and INITIALIZATIONs, `docs/manager.md` §5). The CPU is
+//!   the subservient engines' register writes, `docs/manager.md` §5). INITIALIZATIONs all go to the
+//!   tree's master, which replicates those of the engines below it down the tree (000 [0106]-[0107],
+//!   [0157]; `docs/cpu.md` §2). The CPU is
 //!   configured only through the register space's CPU window (`docs/registers.md` §CPU window): the
 //!   fabric does not use the engines' `cpu_cfg_wr_*` back door;
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
@@ -161,9 +163,9 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
 /// table per engine, shared by its contexts, `docs/cpu.md` §7; in first-use order, which is the
 /// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
-/// engine from the source (the built-in plans have no parent engines configure their children: the
-/// master's replicated CONTROL START sets each subservient's upstream, `docs/cpu.md` §2). Requester of
-/// every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
+/// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
+/// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
+/// START sets each subservient's upstream, `docs/cpu.md` §2). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
 /// barrier). End nodes are not in the plans ([`Fabric::configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
@@ -192,7 +194,10 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
             plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
             slots[ec.switch] += 1;
-            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0 });
+            // Not relayed by the master (unlike the manager's plans, docs/cpu.md §2): with two masters
+            // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of
+            // the second master's context were lost (not yet understood; docs/fabric.md §Limits).
+            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay: None });
         }
         for a in inits {
             plan.push(job, 0, source, a);

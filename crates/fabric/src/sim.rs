@@ -1211,7 +1211,8 @@ impl Fabric {
         if let Some(m) = wire::collective_of(&frame).filter(|m| m.header.kind == 2) {
             let (src, dst) = (wire::requester(&frame).unwrap_or(0), wire::destination(&frame).unwrap_or(0));
             let v = self.inits.entry(m.header.cc_id).or_default();
-            v.retain(|x| x.1 != dst);
+            // One per engine: a relayed one goes to the master and names its engine in P_ID.
+            v.retain(|x| (x.1, x.3.header.p_id) != (dst, m.header.p_id));
             self.source_tids.insert(m.header.cc_id, m.header.tid);
             v.push((e, dst, src, m));
         }

@@ -326,7 +326,9 @@ enum Seen {
     /// message completion code).
     Msg { kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8 },
     /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count.
-    Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16 },
+    /// P_ID: 0xFFFF for the destination engine, else the engine below it the INITIALIZATION is for
+    /// (relayed by the engines, `docs/cpu.md` §2).
+    Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write into an engine's window: requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
 }
@@ -340,7 +342,7 @@ fn seen(bytes: &[u8]) -> Seen {
         let (from, to) = (wire::requester(bytes).unwrap(), wire::destination(bytes).unwrap());
         let (cc, pid) = (m.header.cc_id, m.header.p_id);
         return match m.body {
-            Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count },
+            Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count, pid },
             Body::Control(c) => Seen::Msg { kind: m.header.kind, from, to, cc, pid, code: c.command },
             Body::Data { fixed, .. } => Seen::Msg { kind: m.header.kind, from, to, cc, pid, code: fixed.completion },
             _ => panic!("unexpected collective message {m:?}"),
@@ -378,7 +380,7 @@ fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 2] {
 /// master), source node 316, local node 318, packet engine 334 (remote switch 330), remote nodes 340 and
 /// 342; a barrier over the four nodes. The model's differences from the ladder are those of
 /// `tests/flows.rs::fig8_ladder_on_fig7` (configuration packets are register writes, 820 is sent by the
-/// source with the master's requester ID, 825-835 are the replicated CONTROL START, and the master also
+/// source to the master naming 334 and re-emitted by the master, 825-835 are the replicated CONTROL START, and the master also
 /// answers its upstream). Here the one hop of [0214] is the ISL between the boards, and the two switches
 /// that take no part (308, 332) see nothing.
 #[test]
@@ -420,11 +422,15 @@ fn fig8_ladder_on_fig3() {
     let cfg310 = [pbv_entry(src, e310, 0, e334, true), pbv_entry(src, e310, 1, src, false), pbv_entry(src, e310, 2, local, false), static_entry(src, e310, true)].concat();
     let cfg334 = [pbv_entry(e310, e334, 0, r340, false), pbv_entry(e310, e334, 1, r342, false), static_entry(e310, e334, false)].concat();
     // 815, 820.
-    let init310 = Seen::Init { from: src, to: e310, cc: 0, pbv: 0b111, p_count: 3 };
-    let init334 = Seen::Init { from: e310, to: e334, cc: 0, pbv: 0b11, p_count: 2 };
+    // 815, 820: 334's from the source to the master, naming 334, re-emitted by the master to 334 (000
+    // [0106], [0157], docs/cpu.md §2).
+    let init310 = Seen::Init { from: src, to: e310, cc: 0, pbv: 0b111, p_count: 3, pid: NO_PARTICIPANT };
+    let init334_to_master = Seen::Init { from: src, to: e310, cc: 0, pbv: 0b11, p_count: 2, pid: e334 };
+    let init334 = Seen::Init { from: e310, to: e334, cc: 0, pbv: 0b11, p_count: 2, pid: e334 };
     let mut want = [cfg310, cfg334.clone()].concat();
     want.extend([
         init310,
+        init334_to_master,
         init334.clone(),
         // The set-up command ([0184]) and its copies (825-835).
         msg(CONTROL, src, e310, NO_PARTICIPANT, CMD_START),

@@ -35,8 +35,10 @@ enum Seen {
     /// A collective message: kind, requester (source), destination, CC_ID, P_ID, code (CONTROL command or
     /// data message completion code).
     Msg { kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8 },
-    /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count.
-    Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16 },
+    /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count, P_ID (0xFFFF: for the destination
+    /// engine; else the engine below it the INITIALIZATION is for, which the engines relay it to,
+    /// `docs/cpu.md` §2).
+    Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write (memory write into an engine's window): requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
 }
@@ -62,7 +64,7 @@ fn seen(bytes: &[u8]) -> Seen {
         let to = wire::destination(bytes).unwrap();
         let (cc, pid) = (m.header.cc_id, m.header.p_id);
         return match m.body {
-            Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count },
+            Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count, pid },
             Body::Control(c) => msg(m.header.kind, from, to, cc, pid, c.command),
             Body::Data { fixed, .. } => msg(m.header.kind, from, to, cc, pid, fixed.completion),
             _ => panic!("unexpected collective message {m:?}"),
@@ -191,9 +193,10 @@ fn fig7_all_reduce_placed_by_the_manager() {
 /// two remote nodes.
 ///
 /// Where the model differs from the ladder (and why): the configuration packets of 805 / 810 are PBV-table
-/// register writes ([0175], FIG. 4 packets are not used, `docs/manager.md` §9); the INITIALIZATION of 820
-/// is sent by the source with the master's requester ID (the manager's plan, `docs/manager.md` §5), not
-/// re-emitted by the master's engine; and the copies of 825-835 to the end nodes are the set-up command
+/// register writes ([0175], FIG. 4 packets are not used, `docs/manager.md` §9) sent by the source with the
+/// master's requester ID (`docs/manager.md` §5); the INITIALIZATION of 820 is the source's, sent to the
+/// master naming packet engine 334 in its P_ID, which the master's engine re-emits to 334 (000 [0106],
+/// [0157], `docs/cpu.md` §2); and the copies of 825-835 to the end nodes are the set-up command
 /// (CONTROL CONTROL), which the engines replicate ([0184]-[0190], [0172]): an engine does not forward an
 /// INITIALIZATION (`docs/cpu.md` §2). The master also sends the satisfied message to its upstream (the
 /// source, P_ID 0xFFFF) after the participants' copies, so the source, a participant here, gets two.
@@ -222,12 +225,15 @@ fn fig8_ladder_on_fig7() {
     let cfg720 = [pbv_entry(src, SW720, 0, SW725, true), pbv_entry(src, SW720, 1, src, false), pbv_entry(src, SW720, 2, node1, false), static_entry(src, SW720, 0, 0, true)].concat();
     // 810: configuration of packet engine 334 (the master writes the subservient's registers, [0175]).
     let cfg725 = [pbv_entry(SW720, SW725, 0, r0, false), pbv_entry(SW720, SW725, 1, r1, false), static_entry(SW720, SW725, 0, 0, false)].concat();
-    // 815: INITIALIZATION to the master; 820: to packet engine 334, its requester the master.
-    let init720 = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3 };
-    let init725 = Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2 };
+    // 815: INITIALIZATION to the master; 820: packet engine 334's, from the source to the master, which
+    // relays it to 334 with itself as requester (000 [0106], [0157]).
+    let init720 = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3, pid: NO_PARTICIPANT };
+    let init725_to_master = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b11, p_count: 2, pid: SW725 };
+    let init725 = Seen::Init { from: SW720, to: SW725, cc: 0, pbv: 0b11, p_count: 2, pid: SW725 };
     let mut want = [cfg720, cfg725.clone()].concat();
     want.extend([
         init720,
+        init725_to_master,
         init725.clone(),
         // The set-up command ([0184]) and its copies (825-835 in the ladder).
         msg(CONTROL, src, SW720, 0, NO_PARTICIPANT, CMD_START),
@@ -286,7 +292,8 @@ fn fig7_barrier_of_collective_2() {
     // #2 reuse the tables: only their static entries and INITIALIZATIONs.
     let cfg = on(&f, &[ChannelKind::Up(SOURCE)], 0, all);
     let table = |from: u16, engine: u16, devs: &[(u16, bool)]| devs.iter().enumerate().flat_map(|(i, &(d, sw))| pbv_entry(from, engine, i as u32, d, sw)).collect::<Vec<_>>();
-    let init = |from, to, cc, pbv: u128| Seen::Init { from, to, cc, pbv, p_count: pbv.count_ones() as u16 };
+    // The INITIALIZATIONs all go to the master, those of 725 and 730 naming them (000 [0106], [0157]).
+    let init = |_from, to, cc, pbv: u128| Seen::Init { from: 0x0001, to: SW720, cc, pbv, p_count: pbv.count_ones() as u16, pid: if to == SW720 { NO_PARTICIPANT } else { to } };
     let want: Vec<Seen> = [
         table(0x0001, SW720, &[(SW725, true), (SW730, true), (0x0001, false), (0x0002, false), (0x0003, false)]),
         static_entry(0x0001, SW720, 0, 0, true).to_vec(),
@@ -549,11 +556,15 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     };
     let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, to_s1);
     assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
-    assert!(via_s2.iter().any(|s| matches!(s, Seen::Init { .. })), "s1's new INITIALIZATION went via s2");
-    // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172]).
-    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. })).cloned().collect();
+    // s1's new INITIALIZATION went from the source to the master s0, naming s1, and s0 → s2 → s1 as
+    // relayed by the engines: the last hop from s1's new parent s2 (000 [0106]-[0107], docs/cpu.md §2).
+    let s2_id = f.topo.switches[2].engine_id;
+    assert!(via_s2.iter().any(|s| matches!(*s, Seen::Init { from, pid, .. } if from == s2_id && pid == s1_id)), "s1's new INITIALIZATION relayed by s2: {via_s2:?}");
+    // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172], and
+    // s2's engine's relay of the INITIALIZATION).
+    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. } | Seen::Init { .. })).cloned().collect();
     assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, to_s1), "every frame for s1 went via s2");
-    assert_eq!(via_s2.len(), from_source.len() + 1);
+    assert_eq!(via_s2.len(), from_source.len() + 2);
     let ctx = drive::context_of(&m, job, 0).unwrap();
     let mark = f.captured.len();
     let log0 = f.log.len();
@@ -591,9 +602,17 @@ fn fig7_barrier_with_725_as_the_master() {
     run(&mut f);
     assert_eq!(ctx.master(), 1);
     // PBVs, engines first: 725 = [720, its three nodes]; 720 = [730, 735, node 1, node 2]; 730 = its three.
-    let init = |from, to, pbv: u128| Seen::Init { from, to, cc: 0, pbv, p_count: pbv.count_ones() as u16 };
-    let inits: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Init { .. }));
-    assert_eq!(inits, [init(0x0001, SW725, 0b1111), init(SW725, SW720, 0b1111), init(SW720, SW730, 0b111)]);
+    // Every INITIALIZATION from the source to the master 725 (000 [0106], [0157]); 725 relays 720's to
+    // 720 and 730's towards it (730 is not in its PBV: every switch participant, i.e. 720), and 720
+    // relays 730's to 730 (multi-hop, [0107]): each engine's is re-emitted by its parent.
+    let init = |from, to, pbv: u128, pid| Seen::Init { from, to, cc: 0, pbv, p_count: pbv.count_ones() as u16, pid };
+    let is_init = |s: &Seen| matches!(s, Seen::Init { .. });
+    let inits: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], 0, is_init);
+    assert_eq!(inits, [init(0x0001, SW725, 0b1111, NO_PARTICIPANT), init(0x0001, SW725, 0b1111, SW720), init(0x0001, SW725, 0b111, SW730)]);
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(1)], 0, is_init), [init(SW725, SW720, 0b1111, SW720), init(SW725, SW720, 0b111, SW730)]);
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(0)], 0, is_init), [init(SW720, SW730, 0b111, SW730)]);
+    let stored = |s: usize| f.engine(s).unwrap().cpu().static_entry(0).upstream;
+    assert_eq!((stored(1), stored(0), stored(2)), (0x0001, SW725, SW720), "each engine's upstream is the engine that relayed its INITIALIZATION");
     let writes: Vec<(u16, u64)> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Write { .. }))
         .iter()
         .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16) } else { unreachable!() })

@@ -97,13 +97,28 @@ fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Registe
 /// Replays a plan's frames for `engine` into a CPU model: its register writes through the register-space
 /// model (the CPU writes it forwards, `docs/registers.md` §CPU window), then its INITIALIZATION messages.
 fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
-    let mut cpu = Cpu::new(CpuParams::default()).unwrap();
-    let dev = m.topology().switch(engine).device_id;
-    for (a, d) in register_space_and_cpu_writes(enc, dev).1 {
-        cpu.step(&CpuIn::cfg(a, d));
+    cpus_after(m, enc).remove(&m.topology().switch(engine).device_id).unwrap()
+}
+
+/// Every engine's CPU after the plan's frames: its register writes, then the INITIALIZATIONs offered to
+/// the engines they are addressed to (all to a tree's master, docs/cpu.md §2) and every CPU output
+/// addressed to another engine fed to it, so that the masters' relays reach the engines below
+/// (000 [0106]-[0107]). Outputs to end nodes (acknowledgements) are dropped.
+fn cpus_after(m: &Manager, enc: &plan::Encoded) -> BTreeMap<DeviceId, Cpu> {
+    let t = m.topology();
+    let mut cpus = BTreeMap::new();
+    let mut queues: BTreeMap<DeviceId, std::collections::VecDeque<CollectiveMsg>> = BTreeMap::new();
+    for s in t.switch_ids() {
+        let dev = t.switch(s).device_id;
+        let mut cpu = Cpu::new(CpuParams::default()).unwrap();
+        for (a, d) in register_space_and_cpu_writes(enc, dev).1 {
+            cpu.step(&CpuIn::cfg(a, d));
+        }
+        assert_eq!(cpu.config().engine_id, dev, "the post-reset copy gives the CPU the strap");
+        cpus.insert(dev, cpu);
+        queues.insert(dev, Default::default());
     }
-    assert_eq!(cpu.config().engine_id, dev, "the post-reset copy gives the CPU the strap");
-    for f in enc.frames.iter().filter(|f| f.to == dev && matches!(f.tlp.header, Header::Message(_))) {
+    for f in enc.frames.iter().filter(|f| matches!(f.tlp.header, Header::Message(_))) {
         let msg = collective::from_vdm(&f.tlp).expect("a collective VDM");
         let Body::Initialization(b) = msg.body else { continue };
         // The input checker's normalization (docs/blocks/collective_message.md), written out.
@@ -111,7 +126,7 @@ fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
             kind: Kind::INITIALIZATION,
             ctx: msg.header.cc_id,
             src: u32::from(f.tlp.requester_id().unwrap()),
-            dst: u32::from(dev),
+            dst: u32::from(f.to),
             pid: msg.header.p_id,
             count: u32::from(b.p_count),
             posted: !msg.header.non_posted,
@@ -119,17 +134,32 @@ fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
             pbv: b.pbv,
             ..Default::default()
         };
-        let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
-        i.set_msg(&n);
-        let idle = CpuIn { m_msg_ready: true, ..Default::default() };
-        let mut taken = false;
-        for _ in 0..50 {
-            let o = cpu.step(if taken { &idle } else { &i });
-            taken |= o.s_msg_ready;
-        }
-        assert!(taken, "the CPU took the INITIALIZATION");
+        queues.get_mut(&f.to).expect("an INITIALIZATION to an engine").push_back(n);
     }
-    cpu
+    for _ in 0..20_000 {
+        let mut sent = Vec::new();
+        for (dev, cpu) in cpus.iter_mut() {
+            let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
+            let offered = queues[dev].front().copied();
+            if let Some(msg) = offered {
+                i.set_msg(&msg);
+            }
+            let o = cpu.step(&i);
+            if offered.is_some() && o.s_msg_ready {
+                queues.get_mut(dev).unwrap().pop_front();
+            }
+            if o.m_msg_valid {
+                sent.push(o.msg());
+            }
+        }
+        for msg in sent {
+            if let Some(q) = queues.get_mut(&(msg.dst as u16)) {
+                q.push_back(msg);
+            }
+        }
+    }
+    assert!(queues.values().all(|q| q.is_empty()), "every INITIALIZATION taken");
+    cpus
 }
 
 // -------------------------------------------------------------------------------------------------
@@ -282,9 +312,16 @@ fn fig7_frames_configure_the_cpu_models() {
     for fr in &enc.frames {
         if let Header::Message(_) = fr.tlp.header {
             let msg = collective::from_vdm(&fr.tlp).unwrap();
-            let Action::Initialize { cc_id, pbv, p_count, op, upstream, tid, .. } = all.steps[fr.step].action else { panic!("not an init step") };
-            assert_eq!(msg, plan::init_message(cc_id, pbv, p_count, op, tid));
-            assert_eq!(fr.tlp.requester_id(), Some(upstream));
+            let Action::Initialize { engine, cc_id, pbv, p_count, op, upstream, tid, relay } = all.steps[fr.step].action else { panic!("not an init step") };
+            // 720's own from the source; 725's and 730's from the source to 720, naming them (000
+            // [0106], [0157], docs/cpu.md §2).
+            let mut want = plan::init_message(cc_id, pbv, p_count, op, tid);
+            if relay.is_some() {
+                want.header.p_id = t.switch(engine).device_id;
+            }
+            assert_eq!(msg, want);
+            assert_eq!((fr.tlp.requester_id(), fr.to), (Some(0x0001), t.switch(s720).device_id));
+            assert_eq!((relay.is_none(), upstream == 0x0001), (engine == s720, engine == s720));
         }
     }
     let master = cpu_after(&f.m, &enc, s720);
@@ -904,7 +941,7 @@ fn check_tree_rejects_broken_trees() {
 fn barrier_on_cpus(m: &Manager, plans: &Plan, job: JobId) -> Vec<(u8, u16)> {
     let enc = frames_round_trip(m, plans);
     let t = m.topology();
-    let mut cpus: BTreeMap<DeviceId, Cpu> = t.switch_ids().map(|s| (t.switch(s).device_id, cpu_after(m, &enc, s))).collect();
+    let mut cpus = cpus_after(m, &enc);
     let mut queues: BTreeMap<DeviceId, std::collections::VecDeque<CollectiveMsg>> = cpus.keys().map(|&d| (d, Default::default())).collect();
     for s in plans.steps.iter().filter(|s| s.job == job) {
         if let Action::EndNode { node, send_to, cc_id, p_id, .. } = s.action {

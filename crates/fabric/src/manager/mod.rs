@@ -606,8 +606,11 @@ impl Manager {
             for &s in &order {
                 let upstream = t.members[&s].parent.map_or(source, |(u, _)| dev(u));
                 let pbv = p.engines[&s].pbv_bits();
-                let action = Action::Initialize { engine: s, upstream, cc_id: p.key, pbv, p_count: pbv.count_ones() as u16, op: job.spec.op, tid: p.tid.0 };
-                plan.push(job.id, i, upstream, action);
+                // The source initializes the master; the master replicates the others' down the tree
+                // (000 [0106]-[0107], [0157]): each sent to the master, naming its engine.
+                let relay = (s != t.root).then_some(t.root);
+                let action = Action::Initialize { engine: s, upstream, cc_id: p.key, pbv, p_count: pbv.count_ones() as u16, op: job.spec.op, tid: p.tid.0, relay };
+                plan.push(job.id, i, source, action);
             }
         }
         for &s in &order {

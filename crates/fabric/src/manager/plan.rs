@@ -68,7 +68,11 @@ pub enum Action {
     /// INITIALIZATION (000 \[0141\], \[0165\]-\[0167\]) of the context on `engine`, sent by `upstream`
     /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
     /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 \[0051\]).
-    Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8 },
+    /// `relay`: the tree's master when `engine` is below it (000 \[0106\]-\[0107\], \[0157\]): the frame
+    /// goes from the step's requester (the source) to the master with P_ID = `engine`'s device ID, and
+    /// the engines replicate it down to `engine` (`docs/cpu.md` §2), the last hop from `upstream`.
+    /// `None`: sent to `engine` from `upstream`.
+    Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8, relay: Option<SwitchId> },
     /// CONTROL RESET of the context on `engine` (\[0142\], \[0168\]): the descriptor and stored state freed.
     Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16 },
     /// End node configuration (003 \[0050\]): where `node` sends its (node-level) result; host software,
@@ -297,10 +301,19 @@ impl Plan {
                 &Action::Vni { engine, slot, vni } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), VNI_VALID | u32::from(vni))?,
                 &Action::VniClear { engine, slot } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), 0)?,
                 &Action::EngineSfa { engine, sfa } => write(&mut out, engine, offset::ENGINE_SFA, sfa)?,
-                &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, tid } => {
+                &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, tid, relay } => {
                     let dev = device_of(engine);
-                    let t = collective::to_vdm(&init_message(cc_id, pbv, p_count, op, tid), upstream, dev, next_tag(&out) as u8).map_err(err)?;
-                    frame(&mut out, dev, t);
+                    let mut m = init_message(cc_id, pbv, p_count, op, tid);
+                    // Relayed: to the master, P_ID naming the engine it is for (docs/cpu.md §2).
+                    let (from, to) = match relay {
+                        Some(master) => {
+                            m.header.p_id = dev;
+                            (req, device_of(master))
+                        }
+                        None => (upstream, dev),
+                    };
+                    let t = collective::to_vdm(&m, from, to, next_tag(&out) as u8).map_err(err)?;
+                    frame(&mut out, to, t);
                 }
                 &Action::Reset { engine, upstream, cc_id } => {
                     let dev = device_of(engine);

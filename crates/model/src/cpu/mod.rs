@@ -147,6 +147,7 @@ pub mod event {
         RETRY_NONE = 37, "RETRY request with nothing to resend: FAILURE reply.";
         WRONG_SENDER = 38, "Contribution whose P_ID names a PBV-table entry of another device: dropped.";
         STALE_ARM = 39, "ARM whose sequence number is not newer than the live descriptor's: dropped.";
+        INIT_RELAY = 40, "INITIALIZATION for an engine below relayed down the context's switch participants.";
     }
 }
 
@@ -364,6 +365,9 @@ pub struct Cpu {
     em_one: bool,
     /// The single message is the acknowledgement of the latched message (`ack_msg`), not `tmpl`.
     em_ack: bool,
+    /// The copies keep the template's P_ID (a relayed INITIALIZATION names its target engine there)
+    /// instead of taking their PBV bit; cleared when the emission ends.
+    em_keep_pid: bool,
     fin: u8,
     rat_target: CtxState,
     out: CollectiveMsg,
@@ -428,6 +432,7 @@ impl Cpu {
             em_mask: 0,
             em_one: false,
             em_ack: false,
+            em_keep_pid: false,
             fin: fin::NONE,
             rat_target: CtxState::Idle,
             out: CollectiveMsg::default(),
@@ -636,6 +641,11 @@ impl Cpu {
         };
     }
 
+    /// The PBV-table entries that are switches (engines below, 000 [0096]), as a bit vector.
+    fn switch_mask(&self) -> u128 {
+        self.cfg.pbv.iter().enumerate().filter(|(_, e)| e.switch).fold(0, |a, (i, _)| a | 1u128 << i)
+    }
+
     fn engine_src(&self) -> u32 {
         u32::from(self.cfg.engine_id)
     }
@@ -783,10 +793,14 @@ impl Cpu {
         let s = self.st.iter().position(|e| e.valid && e.portals == portals && e.key == skey);
         let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
         let f = self.d.iter().position(|e| !e.valid);
-        let p = if m.pid != NO_PARTICIPANT {
+        // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (a relay, docs/cpu.md
+        // §2): the reverse lookup finds that engine's PBV-table entry. Other messages: P_ID is an index.
+        let init = !portals && m.kind == Kind::INITIALIZATION;
+        let p = if m.pid != NO_PARTICIPANT && !init {
             (usize::from(m.pid) < PBV_ENTRIES).then_some(usize::from(m.pid) % PBV_ENTRIES)
         } else {
-            self.cfg.pbv.iter().position(|e| e.valid && e.device_id == m.src as u16)
+            let who = if init { m.pid } else { m.src as u16 };
+            self.cfg.pbv.iter().position(|e| e.valid && e.device_id == who)
         };
         let p_sender = p.is_some_and(|i| self.cfg.pbv[i].valid && self.cfg.pbv[i].device_id == m.src as u16);
         Lookup {
@@ -824,6 +838,26 @@ impl Cpu {
             Kind::INITIALIZATION => {
                 if !lk.s_hit {
                     return event::DROP_UNKNOWN;
+                }
+                if m.pid != NO_PARTICIPANT && m.pid != self.cfg.engine_id {
+                    // For an engine below (000 [0106]-[0107], [0157]): the source configures the master,
+                    // the master replicates down. Relayed, with this engine as requester (so the target
+                    // stores its parent as upstream), to the target if it is a switch participant of the
+                    // stored context, else to every switch participant (multi-hop); acknowledged if
+                    // non-posted, like CONTROL. Nothing stored here; no stored context: nowhere to go.
+                    if !s.stored {
+                        return event::DROP_UNKNOWN;
+                    }
+                    let switches = self.switch_mask();
+                    let direct = lk.p_hit && self.cfg.pbv[lk.p_idx].switch && s.pbv & (1u128 << lk.p_idx) != 0;
+                    self.tmpl = self.rewritten(m);
+                    self.em_mask = if direct { 1u128 << lk.p_idx } else { s.pbv & switches };
+                    self.em_keep_pid = true;
+                    self.em_one = !m.posted;
+                    self.em_ack = !m.posted;
+                    self.fin = fin::NONE;
+                    self.seq = seq::EMIT;
+                    return event::INIT_RELAY;
                 }
                 let st = &mut self.st[lk.s_idx];
                 st.stored = true;
@@ -985,7 +1019,9 @@ impl Cpu {
                 if !lk.s_hit || !lk.d_hit {
                     return event::DROP_UNKNOWN;
                 }
-                if self.d[lk.d_idx].role == role::MASTER {
+                // A master is below no one; an acknowledgement (a child's answer to a non-posted command
+                // this engine relayed or replicated) is not the parent's result.
+                if self.d[lk.d_idx].role == role::MASTER || m.code == completion::ACKNOWLEDGED {
                     return event::BAD_KIND;
                 }
                 if m.tid != s.tid {
@@ -1200,7 +1236,8 @@ impl Cpu {
             if !e.valid {
                 self.em_mask &= !(1u128 << b);
             } else if out_free {
-                self.out = CollectiveMsg { dst: u32::from(e.device_id), pid: b as u16, ..self.tmpl };
+                let pid = if self.em_keep_pid { self.tmpl.pid } else { b as u16 };
+                self.out = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
                 self.out_valid = true;
                 self.em_mask &= !(1u128 << b);
             }
@@ -1212,6 +1249,7 @@ impl Cpu {
                 self.em_ack = false;
             }
         } else {
+            self.em_keep_pid = false;
             self.seq = seq::FINISH;
         }
     }

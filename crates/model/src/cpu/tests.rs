@@ -763,7 +763,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 40);
+    assert_eq!(event::COUNT, 41);
 }
 
 #[test]
@@ -923,4 +923,49 @@ fn a_retry_request_from_the_parent_resends_the_pending_response_else_failure() {
     tb.send(retry_request(0x0CD, SOURCE));
     tb.send(CollectiveMsg { family: Family::Portals, ..retry_request(0x12, SOURCE) });
     assert_eq!(tb.take().1, [event::RETRY_NONE, event::DROP_UNKNOWN, event::BAD_KIND]);
+}
+
+/// 000 [0106]-[0107], [0157]: the source configures the master, the master replicates down. An
+/// INITIALIZATION whose P_ID is another engine's device ID is relayed (docs/cpu.md §2): to that engine
+/// if it is a switch participant of the stored context, else to every switch participant (the target
+/// is further down); the copies keep the P_ID and carry this engine as requester; nothing is stored.
+#[test]
+fn an_initialization_for_an_engine_below_is_relayed_down_not_stored() {
+    let mut tb = Tb::small();
+    // Master context: end device 0 and the switches at entries 8 (0x0208) and 9 (0x0209).
+    let master_pbv = 1 | 1 << 8 | 1 << 9;
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send_init(init(0x345, master_pbv, 3, Opcode::IntSum, 0, true));
+    let for_child = CollectiveMsg { pid: 0x0209, tid: 2, ..init(0x345, 0b11, 2, Opcode::IntSum, 7, true) };
+    tb.send(for_child);
+    tb.send(CollectiveMsg { pid: 0x0555, ..for_child });
+    tb.send(CollectiveMsg { posted: false, ..for_child });
+    // A context not stored here: nowhere to relay it.
+    tb.static_entry(1, false, role::SUBSERVIENT, 0x0AB, 0);
+    tb.send(CollectiveMsg { ctx: 0x0AB, ..for_child });
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::INIT_RELAY, event::INIT_RELAY, event::INIT_RELAY, event::DROP_UNKNOWN]);
+    let got: Vec<(Kind, u32, u32, u16, u8)> = outs.iter().map(|o| (o.kind, o.src, o.dst, o.pid, o.code)).collect();
+    let relay = |dst: u32| (Kind::INITIALIZATION, u32::from(ENGINE_ID), dst, 0x0209u16, 0u8);
+    assert_eq!(
+        got,
+        [
+            relay(0x0209),
+            (Kind::INITIALIZATION, u32::from(ENGINE_ID), 0x0208, 0x0555, 0),
+            (Kind::INITIALIZATION, u32::from(ENGINE_ID), 0x0209, 0x0555, 0),
+            relay(0x0209),
+            (Kind::COMPLETION, u32::from(ENGINE_ID), u32::from(SOURCE), 0x0209, completion::ACKNOWLEDGED),
+        ]
+    );
+    for o in outs.iter().filter(|o| o.kind == Kind::INITIALIZATION) {
+        assert_eq!((o.pbv, o.count, o.tid, o.data[0], o.ctx), (0b11, 2, 2, 7, 0x345), "the target's own context information, unchanged");
+    }
+    let s = tb.cpu.static_entry(0);
+    assert_eq!((s.pbv, s.pcount, s.upstream, s.tid), (master_pbv, 3, SOURCE, 0), "the relaying engine stores nothing");
+    assert!(!tb.cpu.static_entry(1).stored);
+    // The target: its own device ID as P_ID is its own INITIALIZATION; the relaying parent is its upstream.
+    tb.send_init(CollectiveMsg { ctx: 0x0AB, pid: ENGINE_ID, src: 0x0208, ..init(0x0AB, 0b11, 2, Opcode::IntSum, 0, true) });
+    assert_eq!(tb.take().1, [event::INIT]);
+    let s = tb.cpu.static_entry(1);
+    assert_eq!((s.stored, s.pbv, s.upstream), (true, 0b11, 0x0208));
 }
