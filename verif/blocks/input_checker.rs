@@ -833,8 +833,65 @@ pub mod counter {
 
 const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
 
+/// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The
+/// outcomes and their families are the table of docs/blocks/input_checker.md §Checks written out here
+/// (bit numbers of `stat_event`), the family is `tuser[8]` of the frame's first beat (§Frames on the
+/// stream), the width the target's `DATA_WIDTH`.
+pub mod verdict_cross {
+    use crate::cross::{Axis, Cross};
+
+    /// Name of the cross.
+    pub const NAME: &str = "checker_verdict";
+    /// `stat_event` bit -> outcome (docs/blocks/input_checker.md §Checks, "event (bit)").
+    pub const OUTCOMES: &[&str] = &[
+        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed", "tlp_unsupported",
+        "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor", "coll_malformed", "coll_config",
+        "coll_operands", "ethertype", "portals_header", "vni",
+    ];
+    /// `tuser[8]`: 0 TLP, 1 Soft Portals.
+    pub const FAMILIES: &[&str] = &["tlp", "portals"];
+    /// The data widths the checker is built at (verif/model_table.rs).
+    pub const WIDTHS: &[&str] = &["64", "256"];
+    /// The axes.
+    pub const AXES: [Axis; 3] = [("outcome", OUTCOMES), ("family", FAMILIES), ("width", WIDTHS)];
+    /// Outcomes only a Soft Portals frame can have: the FCS residue (check 2), P5, P7, P8.
+    const PORTALS_ONLY: &[&str] = &["fcs", "ethertype", "portals_header", "vni"];
+    /// Outcomes only a TLP frame can have: the LCRC residue (check 2), T5-T16, C1-C6 (a Soft Portals
+    /// frame is never a register access).
+    const TLP_ONLY: &[&str] = &[
+        "accept_reg", "lcrc", "tlp_malformed", "tlp_unsupported", "poisoned", "ecrc", "not_for_engine", "reg_access", "vendor",
+        "coll_malformed", "coll_config", "coll_operands",
+    ];
+
+    /// Why a combination cannot happen, or `None`.
+    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
+        let outcome = OUTCOMES[idx[0]];
+        match FAMILIES[idx[1]] {
+            "tlp" if PORTALS_ONLY.contains(&outcome) => Some("a check of Soft Portals frames only (P4-P8, FCS)"),
+            "portals" if TLP_ONLY.contains(&outcome) => Some("a check of TLP frames only (LCRC, T5-T16, C1-C6)"),
+            _ => None,
+        }
+    }
+
+    /// The width bin of a data width, `None` for a width not in [`WIDTHS`].
+    pub fn width(bits: usize) -> Option<usize> {
+        WIDTHS.iter().position(|w| *w == bits.to_string())
+    }
+
+    /// An empty cross.
+    pub fn new() -> Cross {
+        Cross::new(NAME, &AXES, unreachable)
+    }
+}
+
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
+    /// The verdict cross, and this instance's width bin.
+    verdicts: crate::cross::Cross,
+    width_bin: Option<usize>,
+    /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
+    in_frame_portals: bool,
+    due_portals: bool,
     labels: Labels,
     in_frame: Option<(Expect, String, UrExpect)>,
     /// Frames whose last beat was taken last cycle: their pulse is due now.
@@ -850,7 +907,17 @@ pub struct InputCheckerMonitor {
 impl InputCheckerMonitor {
     /// A scoreboard reading the expected outcomes from `labels`.
     pub fn new(labels: Labels) -> Self {
-        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
+        InputCheckerMonitor::with_width(labels, 0)
+    }
+
+    /// A scoreboard of a checker `data_width` bits wide (the width bin of the verdict cross).
+    pub fn with_width(labels: Labels, data_width: usize) -> Self {
+        InputCheckerMonitor {
+            verdicts: verdict_cross::new(),
+            width_bin: verdict_cross::width(data_width),
+            in_frame_portals: false,
+            due_portals: false,
+            labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -877,6 +944,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 }
                 let bit = ev.trailing_zeros();
                 self.events[bit as usize] += 1;
+                if let Some(w) = self.width_bin {
+                    self.verdicts.hit(&[bit as usize, usize::from(self.due_portals), w]);
+                }
                 let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
                 match &expect {
                     Expect::Drop(r) if *r != bit => return Err(format!("frame '{what}': outcome {name}, expected drop {}", event::NAMES[*r as usize])),
@@ -964,10 +1034,12 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
             self.bump(counter::BEATS);
             if self.in_frame.is_none() {
                 self.in_frame = Some(self.labels.borrow_mut().pop_front().ok_or("a frame started with no label")?);
+                self.in_frame_portals = i.s_axis_tuser >> 8 & 1 != 0;
             }
             if i.s_axis_tlast {
                 self.bump(counter::FRAMES);
                 self.due = self.in_frame.take();
+                self.due_portals = self.in_frame_portals;
             }
         }
         if i.rst {
@@ -991,6 +1063,10 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
         v.extend(event::NAMES.iter().copied().zip(self.events));
         v
     }
+
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        vec![self.verdicts.clone()]
+    }
 }
 
 /// Parameters of a Verilated checker from its build.rs entry.
@@ -1004,7 +1080,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerR
     let info = crate::verilated::model_info(model)?;
     let m = InputChecker::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
     let labels: Labels = Rc::new(RefCell::new(VecDeque::new()));
-    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::new(labels)))
+    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::with_width(labels, p.data_width)))
 }
 
 /// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).
