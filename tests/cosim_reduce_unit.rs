@@ -82,17 +82,18 @@ fn a_wrong_model_is_caught_with_a_report() {
     model_scope_explains(&report, m);
 }
 
-/// The failure waveform carries the model's expected outputs in scope `model` beside the RTL's `TOP`: at
-/// the failing cycle, `model.out_rt_data` is the report's model value, `TOP.out_rt_data` its RTL value,
+/// The failure waveform carries the model's expected outputs in scope `model` beside the RTL's `dut`: at
+/// the failing cycle, `model.out_rt_data` is the report's model value, `dut.out_rt_data` its RTL value,
 /// and `model.mismatch` is 1 there and 0 on the cycle before (read back with wellen).
 fn model_scope_explains(report: &checker::FailureReport, m: &checker::Mismatch) {
-    use inswitch::wave_model::{CYCLE_TIME, MISMATCH_SIGNAL, MODEL_SCOPE};
+    use inswitch::wave_model::{CYCLE_TIME, MISMATCH_SIGNAL, MODEL_SCOPE, RTL_SCOPE};
     let path = report.waveform.as_ref().unwrap_or_else(|| panic!("no waveform: {:?}", report.waveform_error));
     assert!(report.waveform_error.is_none(), "{:?}", report.waveform_error);
     let mut w = wellen::simple::read(path).expect("the failure waveform reads back");
     let h = w.hierarchy();
-    let var = |scope: &str, name: &str| h[h.lookup_var(&[scope], name).unwrap_or_else(|| panic!("{scope}.{name} not in {}", path.display()))].signal_ref();
-    let (model, rtl, flag) = (var(MODEL_SCOPE, m.port), var("TOP", m.port), var(MODEL_SCOPE, MISMATCH_SIGNAL));
+    let scopes: Vec<String> = h.iter_scopes().map(|s| s.full_name(h)).collect();
+    let var = |scope: &str, name: &str| h[h.lookup_var(&[scope], name).unwrap_or_else(|| panic!("{scope}.{name} not in {} (scopes {scopes:?})", path.display()))].signal_ref();
+    let (model, rtl, flag) = (var(MODEL_SCOPE, m.port), var(RTL_SCOPE, m.port), var(MODEL_SCOPE, MISMATCH_SIGNAL));
     w.load_signals(&[model, rtl, flag]);
     let times = w.time_table().to_vec();
     let at = |r: wellen::SignalRef, t: u64| -> String {

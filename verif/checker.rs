@@ -217,7 +217,8 @@ impl fmt::Display for FailureReport {
         match (&self.waveform, &self.waveform_error) {
             (Some(p), None) => writeln!(
                 f,
-                "  waveform of the failing window (RTL in scope TOP, the model's expected outputs and a `{}` flag in scope `{}`): {}",
+                "  waveform of the failing window (RTL in scope `{}`, the model's expected outputs and a `{}` flag in scope `{}`): {}",
+                crate::wave_model::RTL_SCOPE,
                 crate::wave_model::MISMATCH_SIGNAL,
                 crate::wave_model::MODEL_SCOPE,
                 p.display()

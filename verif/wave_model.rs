@@ -1,5 +1,5 @@
 //! Waveforms that explain (issue 13 point 6): the failure FST carries, beside Verilator's RTL scope
-//! (`TOP`), a scope [`MODEL_SCOPE`] with the Rust model's value of every output port on every cycle of the
+//! (`dut`), a scope [`MODEL_SCOPE`] with the Rust model's value of every output port on every cycle of the
 //! window and a 1-bit [`MISMATCH_SIGNAL`] that is 1 on the cycles where the RTL's outputs differ from the
 //! model's; GTKWave and Surfer show both side by side.
 //!
@@ -16,6 +16,9 @@ use inswitch_model::{Block, Ports};
 
 use crate::checker::Rtl;
 
+/// The scope of the RTL's ports in Verilator's dump: the instance name the shim gives the model
+/// (`new Top(context, "dut")`, verif/shim/inswitch_shim.h).
+pub const RTL_SCOPE: &str = "dut";
 /// The scope of the model's expected outputs.
 pub const MODEL_SCOPE: &str = "model";
 /// The flag in [`MODEL_SCOPE`] that marks the cycles where model and RTL differ.
