@@ -44,6 +44,13 @@ fn reduce_unit_matches_rtl_for_a_million_cycles() {
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
+    // Cross coverage: every reachable rounding x FTZ x operand classes x code combination of FLT_SUM,
+    // and none of those claimed unreachable.
+    let cross = outcome.cross(reduce_unit::flt_sum_cross::NAME).expect("the FLT_SUM cross");
+    eprint!("{}", cross.report(false));
+    assert!(cross.excluded_hits().is_empty(), "{}", cross.report(false));
+    assert_eq!(cross.bins() - cross.excluded_count(), 340, "reachable bins (exclusions changed?)");
+    assert!(cross.holes().is_empty(), "{}", cross.report(false));
 }
 
 /// A model with one arithmetic bug: FLT_SUM toward +inf returns the result one ulp low when inexact.
