@@ -340,7 +340,7 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..33) {
+        match self.r.random_range(0..35) {
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
@@ -435,6 +435,25 @@ impl InputCheckerStimulus {
                             let bits = self.r.random_range(1..16u8) << 4;
                             (self.wrap(&t, |b| b[VDM_PAYLOAD + 2] |= bits), RESERVED, "collective reserved nibble")
                         }
+                    }
+                    // A VDM routed by ID to another device (T16).
+                    33 => {
+                        let other = collective::to_vdm(&m, src, ENGINE_ID ^ 0x0100, self.r.random()).expect("vdm");
+                        (self.wrap(&other, |_| {}), NOT_FOR_ENGINE, "VDM to another device ID")
+                    }
+                    // A data kind whose payload is 2 or 3 DW: at least the 8-byte header, short of the
+                    // 16 bytes every data message has (C4); Length says so, so T9 holds.
+                    34 => {
+                        let kind = self.r.random_range(4..=6);
+                        let d = self.collective_message(kind);
+                        let c = collective::to_vdm(&d, src, ENGINE_ID, 0).expect("vdm");
+                        let dw = self.r.random_range(2..=3u8);
+                        let bytes = self.wrap(&c, |b| {
+                            b.truncate(VDM_PAYLOAD + 4 * usize::from(dw));
+                            b[2] &= !0x03;
+                            b[3] = dw;
+                        });
+                        (bytes, COLL_MALFORMED, "data message of 2-3 DW")
                     }
                     22 => {
                         let cfgm = self.collective_message(1);
