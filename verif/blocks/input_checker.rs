@@ -340,7 +340,7 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..35) {
+        match self.r.random_range(0..36) {
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
@@ -435,6 +435,13 @@ impl InputCheckerStimulus {
                             let bits = self.r.random_range(1..16u8) << 4;
                             (self.wrap(&t, |b| b[VDM_PAYLOAD + 2] |= bits), RESERVED, "collective reserved nibble")
                         }
+                    }
+                    // A TLP prefix (Fmt 100, T5): prefixes are not parsed, the frame is unsupported.
+                    35 => {
+                        let subtype = [0u8, 1, 14, 15][self.r.random_range(0..4)];
+                        let content = self.r.random::<u32>() & 0xFF_FFFF;
+                        t.prefixes = vec![tlp::TlpPrefix { fmt: tlp::FMT_PREFIX, end_to_end: self.r.random(), subtype, content }];
+                        (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "TLP prefix")
                     }
                     // A VDM routed by ID to another device (T16).
                     33 => {
