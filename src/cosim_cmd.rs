@@ -67,6 +67,10 @@ pub struct CosimArgs {
     /// compared on every cycle of the trace (no scoreboard), a waveform on mismatch.
     #[arg(long, value_name = "FILE")]
     pub replay: Option<PathBuf>,
+    /// Print every hit bin of the cross coverage, not only its summary, exclusions and holes (the JSON
+    /// summary always carries every bin).
+    #[arg(long)]
+    pub cross_bins: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -192,6 +196,9 @@ pub fn run(a: CosimArgs) -> ExitCode {
         println!("{}", regress::json_summary(&results, &info, wall));
     } else {
         print_tables(&results);
+        for c in regress::merged_cross(&results) {
+            print!("{}", c.report(a.cross_bins));
+        }
         let seeds: Vec<String> = regress::seeds_used(&results).iter().map(u64::to_string).collect();
         println!("seeds used: {}", seeds.join(" "));
         let failed = results.iter().filter(|r| r.result.is_err()).count();

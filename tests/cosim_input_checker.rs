@@ -17,6 +17,12 @@ fn run(model: &str, seed: u64) {
     for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
+    // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
+    let cross = outcome.cross(input_checker::verdict_cross::NAME).expect("the verdict cross");
+    let width = input_checker::verdict_cross::width(input_checker::params_of(model).expect("params").data_width).expect("a width bin");
+    assert!(cross.excluded_hits().is_empty(), "{}", cross.report(false));
+    let holes = cross.holes_where(|i| i[2] == width);
+    assert!(holes.is_empty(), "{model}: {}", cross.report(false));
     // Every outcome, each drop reason included, happened.
     for (bit, name) in event::NAMES.iter().enumerate() {
         assert!(outcome.counter(name) >= 5, "{model}: coverage hole: outcome {name} (bit {bit}) = {}", outcome.counter(name));

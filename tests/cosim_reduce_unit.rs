@@ -44,6 +44,13 @@ fn reduce_unit_matches_rtl_for_a_million_cycles() {
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
+    // Cross coverage: every reachable rounding x FTZ x operand classes x code combination of FLT_SUM,
+    // and none of those claimed unreachable.
+    let cross = outcome.cross(reduce_unit::flt_sum_cross::NAME).expect("the FLT_SUM cross");
+    eprint!("{}", cross.report(false));
+    assert!(cross.excluded_hits().is_empty(), "{}", cross.report(false));
+    assert_eq!(cross.bins() - cross.excluded_count(), 340, "reachable bins (exclusions changed?)");
+    assert!(cross.holes().is_empty(), "{}", cross.report(false));
 }
 
 /// A model with one arithmetic bug: FLT_SUM toward +inf returns the result one ulp low when inexact.
@@ -76,6 +83,39 @@ fn a_wrong_model_is_caught_with_a_report() {
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "out_rt_data");
+    // Every report names the source revision and the Verilator it was built with.
+    let text = report.to_string();
+    assert!(text.contains(&format!("built from: git {}, Verilator 5", inswitch::build_info::git_revision())), "{text}");
+    model_scope_explains(&report, m);
+}
+
+/// The failure waveform carries the model's expected outputs in scope `model` beside the RTL's `dut`: at
+/// the failing cycle, `model.out_rt_data` is the report's model value, `dut.out_rt_data` its RTL value,
+/// and `model.mismatch` is 1 there and 0 on the cycle before (read back with wellen).
+fn model_scope_explains(report: &checker::FailureReport, m: &checker::Mismatch) {
+    use inswitch::wave_model::{CYCLE_TIME, MISMATCH_SIGNAL, MODEL_SCOPE, RTL_SCOPE};
+    let path = report.waveform.as_ref().unwrap_or_else(|| panic!("no waveform: {:?}", report.waveform_error));
+    assert!(report.waveform_error.is_none(), "{:?}", report.waveform_error);
+    let mut w = wellen::simple::read(path).expect("the failure waveform reads back");
+    let h = w.hierarchy();
+    let scopes: Vec<String> = h.iter_scopes().map(|s| s.full_name(h)).collect();
+    let var = |scope: &str, name: &str| h[h.lookup_var(&[scope], name).unwrap_or_else(|| panic!("{scope}.{name} not in {} (scopes {scopes:?})", path.display()))].signal_ref();
+    let (model, rtl, flag) = (var(MODEL_SCOPE, m.port), var(RTL_SCOPE, m.port), var(MODEL_SCOPE, MISMATCH_SIGNAL));
+    w.load_signals(&[model, rtl, flag]);
+    let times = w.time_table().to_vec();
+    let at = |r: wellen::SignalRef, t: u64| -> String {
+        let s = w.get_signal(r).expect("loaded");
+        let idx = times.iter().rposition(|&x| x <= t).expect("a time at or before t");
+        let bits = s.get_value_at(&s.get_offset(idx as u32).expect("a value by then"), 0).to_bit_string().expect("bits");
+        let v: Vec<u32> = bits.as_bytes().rchunks(32).map(|c| u32::from_str_radix(std::str::from_utf8(c).unwrap(), 2).unwrap()).collect();
+        checker::hex(&v, bits.len() as u32)
+    };
+    let t = m.cycle * CYCLE_TIME;
+    assert_eq!(at(model, t), m.model, "model scope at the failing cycle");
+    assert_eq!(at(rtl, t), m.rtl, "RTL scope at the failing cycle");
+    assert_ne!(m.model, m.rtl);
+    assert_eq!(at(flag, t), "0x1");
+    assert_eq!(at(flag, t - CYCLE_TIME), "0x0", "the first mismatch is the failing cycle");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use inswitch_model::signal::MAX_PORT_WORDS;
 use inswitch_model::{Block, Ports};
 
 use crate::verilated::VerilatedDut;
+use crate::wave_model::Recorder;
 use crate::HarnessError;
 
 /// Cycles of waveform kept before the first failing cycle.
@@ -65,6 +66,10 @@ pub trait Monitor<I, O> {
     fn recent(&self) -> Vec<Transaction>;
     /// Named event counts (frames in/out, drops, resets ...), for the summary and coverage.
     fn counters(&self) -> Vec<(&'static str, u64)>;
+    /// Cross coverage ([`crate::cross`]), for the monitors that keep some.
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        Vec::new()
+    }
 }
 
 /// A bounded transaction log for monitors.
@@ -150,9 +155,16 @@ pub struct Outcome {
     pub cycles: u64,
     /// The monitor's counters at the end.
     pub counters: Vec<(&'static str, u64)>,
+    /// The monitor's cross coverage at the end.
+    pub cross: Vec<crate::cross::Cross>,
 }
 
 impl Outcome {
+    /// A cross by name.
+    pub fn cross(&self, name: &str) -> Option<&crate::cross::Cross> {
+        self.cross.iter().find(|c| c.name == name)
+    }
+
     /// A counter by name (0 if absent).
     pub fn counter(&self, name: &str) -> u64 {
         self.counters.iter().find(|(n, _)| *n == name).map_or(0, |(_, v)| *v)
@@ -203,7 +215,15 @@ impl fmt::Display for FailureReport {
             writeln!(f, "    @{:>10}  {}", t.cycle, t.text)?;
         }
         match (&self.waveform, &self.waveform_error) {
-            (Some(p), _) => writeln!(f, "  waveform of the failing window: {}", p.display())?,
+            (Some(p), None) => writeln!(
+                f,
+                "  waveform of the failing window (RTL in scope `{}`, the model's expected outputs and a `{}` flag in scope `{}`): {}",
+                crate::wave_model::RTL_SCOPE,
+                crate::wave_model::MISMATCH_SIGNAL,
+                crate::wave_model::MODEL_SCOPE,
+                p.display()
+            )?,
+            (Some(p), Some(e)) => writeln!(f, "  waveform of the failing window: {} ({e})", p.display())?,
             (None, Some(e)) => writeln!(f, "  no waveform: {e}")?,
             (None, None) => {}
         }
@@ -305,7 +325,7 @@ where
     }
     progress(cycle % PROGRESS_STRIDE);
     rtl.stop_waveform();
-    result.map(|()| Outcome { cycles: cycle, counters: monitor.counters() })
+    result.map(|()| Outcome { cycles: cycle, counters: monitor.counters(), cross: monitor.cross() })
 }
 
 /// Cycles between progress callbacks.
@@ -466,15 +486,22 @@ where
     let recent = mon.recent();
     let cycle = failure.cycle();
     let path = cfg.wave_dir.join(format!("{target}-seed{}-cycle{cycle}.fst", cfg.seed));
+    let mut model_scope: Option<String> = None;
     let waveform = std::fs::create_dir_all(&cfg.wave_dir)
         .map_err(|e| format!("cannot create {}: {e}", cfg.wave_dir.display()))
         .and_then(|()| {
-            let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(|e| e.to_string())?;
+            let (m, r, mut s, mut mon) = make(cfg.seed).map_err(|e| e.to_string())?;
             let start = cycle.saturating_sub(WAVEFORM_WINDOW);
             let len = cycle - start + WAVEFORM_TAIL;
+            // Both sides' outputs over the window, for the model scope of the waveform.
+            let (mut m, mut r) = (Recorder::new(m, start), Recorder::new(r, start));
             let again = lockstep(&mut m, &mut r, &mut s, &mut mon, cfg.cycles, Some((start, &path, len)), &mut |_| {});
             match again {
-                Err(f) if f == failure => Ok(path.clone()),
+                Err(f) if f == failure => {
+                    let widths = |n: &str| r.port_width(n);
+                    model_scope = crate::wave_model::add_model_scope(&path, &m.outputs, &r.outputs, &widths).err();
+                    Ok(path.clone())
+                }
                 other => Err(format!("the rerun did not reproduce the failure ({other:?}): is the stimulus deterministic?")),
             }
         });
@@ -484,7 +511,7 @@ where
         _ => None,
     };
     let (waveform, waveform_error) = match waveform {
-        Ok(p) if p.exists() => (Some(p), None),
+        Ok(p) if p.exists() => (Some(p), model_scope.map(|e| format!("the model scope could not be added (RTL only): {e}"))),
         Ok(p) => (None, Some(format!("{} was not written", p.display()))),
         Err(e) => (None, Some(e)),
     };

@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod build_info;
 pub mod checker;
 pub mod coverage;
+pub mod cross;
 pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;
@@ -26,6 +27,7 @@ pub mod sources;
 pub mod stimulus;
 pub mod targets;
 pub mod verilated;
+pub mod wave_model;
 
 use std::path::PathBuf;
 

@@ -368,11 +368,18 @@ pub fn json_summary(results: &[JobResult], info: &RunInfo, wall: Duration) -> se
         "shard": info.shard.map(|s| format!("{}/{}", s.index, s.count)),
         "seeds": seeds_used(results),
         "runs": runs,
+        "cross": merged_cross(results).iter().map(crate::cross::Cross::to_json).collect::<Vec<_>>(),
         "passed": results.len() - failed,
         "failed": failed,
         "exit_code": exit_code(results),
         "seconds": wall.as_secs_f64(),
     })
+}
+
+/// The cross coverage of the passed runs, merged by cross name (over seeds and over the targets of one
+/// block, e.g. the checker's two widths).
+pub fn merged_cross(results: &[JobResult]) -> Vec<crate::cross::Cross> {
+    crate::cross::Cross::merge_all(results.iter().filter_map(|r| r.result.as_ref().ok()).flat_map(|o| o.cross.iter()))
 }
 
 /// The documented exit status: 0 every run matched, 1 a mismatch or scoreboard failure, 2 a bench that

@@ -346,6 +346,16 @@ impl CpuStimulus {
         if !portals {
             m.seqno = 0;
         }
+        // Some of it for a configured context: a kind the family or role does not handle must meet a
+        // live static entry too (the cross event x role x family, BAD_KIND).
+        if !self.world.is_empty() && self.r.random_bool(0.3) {
+            let w = &self.world[self.r.random_range(0..self.world.len())];
+            m.family = if w.portals { Family::Portals } else { Family::Tlp };
+            m.ctx = w.key;
+            if !w.portals {
+                m.seqno = 0;
+            }
+        }
         m
     }
 
@@ -1676,8 +1686,103 @@ pub const REQUIRED: &[&str] = &[
     "ack_is_not_a_result",
 ];
 
+/// Cross coverage of the CPU's decisions (issue 13 point 4): event x role x family. The event names are
+/// docs/cpu.md's, numbered 1-39 as `stat_event` carries them (written out here; a unit test reads them
+/// back from `rtl/cpu.v`'s `EV_*`); the role is the one the context's static entry was configured with
+/// (docs/cpu.md §5 static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
+/// entry has the event's family and key; the family is `stat_family`.
+pub mod event_cross {
+    use crate::cross::{Axis, Cross};
+
+    /// Name of the cross.
+    pub const NAME: &str = "cpu_event";
+    /// `stat_event` code - 1 -> event.
+    pub const EVENTS: &[&str] = &[
+        "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
+        "CTRL_BAD", "ARM", "REARM", "ARM_NO_DESC", "BAD_SEQNO_ARM", "ACCEPT", "PASS_UP", "DROP_UNKNOWN", "DROP_VNI",
+        "DROP_COOKIE", "DROP_SEQNO", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID",
+        "BAD_TID", "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "BAD_KIND", "COMPLETE", "TIMEOUT_PARTIAL",
+        "TIMEOUT_EMPTY", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "RETRY_NONE", "WRONG_SENDER",
+        "STALE_ARM",
+    ];
+    /// Static word 0 role field, and no static entry.
+    pub const ROLES: &[&str] = &["subservient", "master", "no_context"];
+    /// `stat_family`: 0 TLP, 1 Portals.
+    pub const FAMILIES: &[&str] = &["tlp", "portals"];
+    /// The axes.
+    pub const AXES: [Axis; 3] = [("event", EVENTS), ("role", ROLES), ("family", FAMILIES)];
+
+    /// Events of the TLP table of docs/cpu.md §3 and the TLP rows of §4 only.
+    const TLP_ONLY: &[&str] = &[
+        "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
+        "CTRL_BAD", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID", "BAD_TID",
+        "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND",
+        "RETRY_NONE", "WRONG_SENDER",
+    ];
+    /// Events of the Portals table of docs/cpu.md §3 and the Portals rows of §4 only.
+    const PORTALS_ONLY: &[&str] =
+        &["ARM", "REARM", "ARM_NO_DESC", "BAD_SEQNO_ARM", "DROP_VNI", "DROP_COOKIE", "DROP_SEQNO", "STALE_ARM", "TIMEOUT_EMPTY"];
+    /// Events of the RESPONSE a TLP SUBSERVIENT holds in Full (§3 RETRY, §4 RETRY rows) and of the
+    /// parent's COMPLETION (a MASTER drops it as BAD_KIND).
+    const SUBSERVIENT_ONLY: &[&str] = &["RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "COMPLETION_DOWN"];
+
+    /// Why a combination cannot happen (docs/cpu.md §3-§4), or `None`.
+    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
+        let (event, role, family) = (EVENTS[idx[0]], ROLES[idx[1]], FAMILIES[idx[2]]);
+        if family == "portals" && TLP_ONLY.contains(&event) {
+            return Some("an event of the TLP family only (docs/cpu.md §3 TLP table, §4 TLP rows)");
+        }
+        if family == "tlp" && PORTALS_ONLY.contains(&event) {
+            return Some("an event of the Portals family only (docs/cpu.md §3 Portals table, §4 Portals rows)");
+        }
+        match (event, role, family) {
+            // Without a static entry only these: the drop of an unknown context, the drop of a kind
+            // nobody handles, and a Portals contribution passed up (no live descriptor, 002 (59)).
+            ("DROP_UNKNOWN" | "BAD_KIND", "no_context", _) | ("PASS_UP", "no_context", "portals") => None,
+            (_, "no_context", _) => Some("needs a static entry for the context (docs/cpu.md §3: no static entry is DROP_UNKNOWN or BAD_KIND)"),
+            ("DROP_UNKNOWN", _, "portals") => Some("a Portals DROP_UNKNOWN is an ARM with no static entry (docs/cpu.md §3 Portals table)"),
+            (e, "master", _) if SUBSERVIENT_ONLY.contains(&e) => Some("a MASTER holds no RESPONSE and has no parent (docs/cpu.md §3, §4)"),
+            ("TIMEOUT_MASTER", "subservient", _) => Some("the TLP MASTER's expiry (docs/cpu.md §4)"),
+            ("TIMEOUT_PARTIAL", "master", "tlp") => Some("a TLP MASTER's expiry is TIMEOUT_MASTER (docs/cpu.md §4)"),
+            _ => None,
+        }
+    }
+
+    /// The bin of a `stat_event` code, `None` for 0 or a code beyond the table.
+    pub fn event(code: u8) -> Option<usize> {
+        usize::from(code).checked_sub(1).filter(|&i| i < EVENTS.len())
+    }
+
+    /// An empty cross.
+    pub fn new() -> Cross {
+        Cross::new(NAME, &AXES, unreachable)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The table above is `rtl/cpu.v`'s `EV_*` localparams, name for name and code for code.
+        #[test]
+        fn events_are_the_rtl_codes() {
+            let v = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rtl/cpu.v")).expect("rtl/cpu.v");
+            let mut found = 0;
+            for part in v.split("EV_").skip(1) {
+                let Some((name, rest)) = part.split_once('=') else { continue };
+                let name = name.trim();
+                let Some(code) = rest.trim().strip_prefix("6'd") else { continue };
+                let code: u8 = code.chars().take_while(char::is_ascii_digit).collect::<String>().parse().expect("a code");
+                assert_eq!(event(code).map(|i| EVENTS[i]), Some(name), "EV_{name} = {code}");
+                found += 1;
+            }
+            assert_eq!(found, EVENTS.len());
+        }
+    }
+}
+
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
 pub struct CpuMonitor {
+    events: crate::cross::Cross,
     rf: Reference,
     log: TransactionLog,
     /// The output message on display last cycle, if not yet taken (it must be held).
@@ -1706,7 +1811,7 @@ const PLAIN_DROPS: [u8; 8] = [
 impl CpuMonitor {
     /// A scoreboard for an instance with parameters `p`.
     pub fn new(p: CpuParams) -> Self {
-        CpuMonitor { rf: Reference::new(p), log: TransactionLog::default(), held: None }
+        CpuMonitor { events: event_cross::new(), rf: Reference::new(p), log: TransactionLog::default(), held: None }
     }
 
     fn describe(m: &CollectiveMsg) -> String {
@@ -1730,6 +1835,18 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         if o.stat_valid {
             let name = event::name(o.stat_event);
             self.rf.cov.bump(name);
+            if let Some(e) = event_cross::event(o.stat_event) {
+                let key = if o.stat_family { o.stat_ctx & 0x1fff } else { o.stat_ctx & 0xfff };
+                let entry = self.rf.st.iter().find(|s| s.valid && s.portals == o.stat_family && s.key == key);
+                let role = match entry.map(|s| s.role) {
+                    None => Some(2),
+                    Some(r @ (0 | 1)) => Some(usize::from(r)),
+                    Some(_) => None,
+                };
+                if let Some(role) = role {
+                    self.events.hit(&[e, role, usize::from(o.stat_family)]);
+                }
+            }
             self.log.push(cycle, format!("event {name} ctx {:#06x} portals {}", o.stat_ctx, o.stat_family));
             let expiry = matches!(
                 o.stat_event,
@@ -1858,6 +1975,10 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         v.push(("max_live_descriptors", self.rf.cov.max_live));
         v.sort_by_key(|(k, _)| *k);
         v
+    }
+
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        vec![self.events.clone()]
     }
 }
 

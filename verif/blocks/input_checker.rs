@@ -340,7 +340,7 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..33) {
+        match self.r.random_range(0..36) {
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
@@ -435,6 +435,32 @@ impl InputCheckerStimulus {
                             let bits = self.r.random_range(1..16u8) << 4;
                             (self.wrap(&t, |b| b[VDM_PAYLOAD + 2] |= bits), RESERVED, "collective reserved nibble")
                         }
+                    }
+                    // A TLP prefix (Fmt 100, T5): prefixes are not parsed, the frame is unsupported.
+                    35 => {
+                        let subtype = [0u8, 1, 14, 15][self.r.random_range(0..4)];
+                        let content = self.r.random::<u32>() & 0xFF_FFFF;
+                        t.prefixes = vec![tlp::TlpPrefix { fmt: tlp::FMT_PREFIX, end_to_end: self.r.random(), subtype, content }];
+                        (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "TLP prefix")
+                    }
+                    // A VDM routed by ID to another device (T16).
+                    33 => {
+                        let other = collective::to_vdm(&m, src, ENGINE_ID ^ 0x0100, self.r.random()).expect("vdm");
+                        (self.wrap(&other, |_| {}), NOT_FOR_ENGINE, "VDM to another device ID")
+                    }
+                    // A data kind whose payload is 2 or 3 DW: at least the 8-byte header, short of the
+                    // 16 bytes every data message has (C4); Length says so, so T9 holds.
+                    34 => {
+                        let kind = self.r.random_range(4..=6);
+                        let d = self.collective_message(kind);
+                        let c = collective::to_vdm(&d, src, ENGINE_ID, 0).expect("vdm");
+                        let dw = self.r.random_range(2..=3u8);
+                        let bytes = self.wrap(&c, |b| {
+                            b.truncate(VDM_PAYLOAD + 4 * usize::from(dw));
+                            b[2] &= !0x03;
+                            b[3] = dw;
+                        });
+                        (bytes, COLL_MALFORMED, "data message of 2-3 DW")
                     }
                     22 => {
                         let cfgm = self.collective_message(1);
@@ -833,8 +859,65 @@ pub mod counter {
 
 const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
 
+/// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The
+/// outcomes and their families are the table of docs/blocks/input_checker.md §Checks written out here
+/// (bit numbers of `stat_event`), the family is `tuser[8]` of the frame's first beat (§Frames on the
+/// stream), the width the target's `DATA_WIDTH`.
+pub mod verdict_cross {
+    use crate::cross::{Axis, Cross};
+
+    /// Name of the cross.
+    pub const NAME: &str = "checker_verdict";
+    /// `stat_event` bit -> outcome (docs/blocks/input_checker.md §Checks, "event (bit)").
+    pub const OUTCOMES: &[&str] = &[
+        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed", "tlp_unsupported",
+        "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor", "coll_malformed", "coll_config",
+        "coll_operands", "ethertype", "portals_header", "vni",
+    ];
+    /// `tuser[8]`: 0 TLP, 1 Soft Portals.
+    pub const FAMILIES: &[&str] = &["tlp", "portals"];
+    /// The data widths the checker is built at (verif/model_table.rs).
+    pub const WIDTHS: &[&str] = &["64", "256"];
+    /// The axes.
+    pub const AXES: [Axis; 3] = [("outcome", OUTCOMES), ("family", FAMILIES), ("width", WIDTHS)];
+    /// Outcomes only a Soft Portals frame can have: the FCS residue (check 2), P5, P7, P8.
+    const PORTALS_ONLY: &[&str] = &["fcs", "ethertype", "portals_header", "vni"];
+    /// Outcomes only a TLP frame can have: the LCRC residue (check 2), T5-T16, C1-C6 (a Soft Portals
+    /// frame is never a register access).
+    const TLP_ONLY: &[&str] = &[
+        "accept_reg", "lcrc", "tlp_malformed", "tlp_unsupported", "poisoned", "ecrc", "not_for_engine", "reg_access", "vendor",
+        "coll_malformed", "coll_config", "coll_operands",
+    ];
+
+    /// Why a combination cannot happen, or `None`.
+    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
+        let outcome = OUTCOMES[idx[0]];
+        match FAMILIES[idx[1]] {
+            "tlp" if PORTALS_ONLY.contains(&outcome) => Some("a check of Soft Portals frames only (P4-P8, FCS)"),
+            "portals" if TLP_ONLY.contains(&outcome) => Some("a check of TLP frames only (LCRC, T5-T16, C1-C6)"),
+            _ => None,
+        }
+    }
+
+    /// The width bin of a data width, `None` for a width not in [`WIDTHS`].
+    pub fn width(bits: usize) -> Option<usize> {
+        WIDTHS.iter().position(|w| *w == bits.to_string())
+    }
+
+    /// An empty cross.
+    pub fn new() -> Cross {
+        Cross::new(NAME, &AXES, unreachable)
+    }
+}
+
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
+    /// The verdict cross, and this instance's width bin.
+    verdicts: crate::cross::Cross,
+    width_bin: Option<usize>,
+    /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
+    in_frame_portals: bool,
+    due_portals: bool,
     labels: Labels,
     in_frame: Option<(Expect, String, UrExpect)>,
     /// Frames whose last beat was taken last cycle: their pulse is due now.
@@ -850,7 +933,17 @@ pub struct InputCheckerMonitor {
 impl InputCheckerMonitor {
     /// A scoreboard reading the expected outcomes from `labels`.
     pub fn new(labels: Labels) -> Self {
-        InputCheckerMonitor { labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
+        InputCheckerMonitor::with_width(labels, 0)
+    }
+
+    /// A scoreboard of a checker `data_width` bits wide (the width bin of the verdict cross).
+    pub fn with_width(labels: Labels, data_width: usize) -> Self {
+        InputCheckerMonitor {
+            verdicts: verdict_cross::new(),
+            width_bin: verdict_cross::width(data_width),
+            in_frame_portals: false,
+            due_portals: false,
+            labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -877,6 +970,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 }
                 let bit = ev.trailing_zeros();
                 self.events[bit as usize] += 1;
+                if let Some(w) = self.width_bin {
+                    self.verdicts.hit(&[bit as usize, usize::from(self.due_portals), w]);
+                }
                 let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
                 match &expect {
                     Expect::Drop(r) if *r != bit => return Err(format!("frame '{what}': outcome {name}, expected drop {}", event::NAMES[*r as usize])),
@@ -964,10 +1060,12 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
             self.bump(counter::BEATS);
             if self.in_frame.is_none() {
                 self.in_frame = Some(self.labels.borrow_mut().pop_front().ok_or("a frame started with no label")?);
+                self.in_frame_portals = i.s_axis_tuser >> 8 & 1 != 0;
             }
             if i.s_axis_tlast {
                 self.bump(counter::FRAMES);
                 self.due = self.in_frame.take();
+                self.due_portals = self.in_frame_portals;
             }
         }
         if i.rst {
@@ -991,6 +1089,10 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
         v.extend(event::NAMES.iter().copied().zip(self.events));
         v
     }
+
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        vec![self.verdicts.clone()]
+    }
 }
 
 /// Parameters of a Verilated checker from its build.rs entry.
@@ -1004,7 +1106,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerR
     let info = crate::verilated::model_info(model)?;
     let m = InputChecker::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
     let labels: Labels = Rc::new(RefCell::new(VecDeque::new()));
-    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::new(labels)))
+    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::with_width(labels, p.data_width)))
 }
 
 /// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).

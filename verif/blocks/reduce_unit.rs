@@ -113,13 +113,185 @@ const COUNTERS: [&str; 15] = [
     counter::RESETS,
 ];
 
+/// Cross coverage of FLT_SUM, per lane (issue 13 point 4): rounding x FTZ (the opcode, decoded by the
+/// literal table [`sources::OPCODES`]) x the class of each operand x the code the lane raises
+/// ([`sources::flt_sum`], IEEE 754 and 002 (86), (97)).
+pub mod flt_sum_cross {
+    use crate::cross::{Axis, Cross};
+    use crate::sources::{self, rc, Fe};
+
+    /// Name of the cross.
+    pub const NAME: &str = "flt_sum";
+    /// Rounding modes, in [`Fe`] order (libfabric's `fegetround()` cases, RND0..RND3).
+    pub const ROUNDING: &[&str] = &["to_nearest", "upward", "downward", "toward_zero"];
+    /// Flush to zero.
+    pub const FTZ: &[&str] = &["off", "on"];
+    /// Operand classes of a binary64 value ([`class`]).
+    pub const CLASSES: &[&str] = &["zero", "subnormal", "normal", "inf", "qnan", "snan"];
+    /// The codes a FLT_SUM lane can raise (`cxip.h` lines 2988-2996).
+    pub const CODES: &[&str] = &["success", "flt_inexact", "flt_overflow", "flt_invalid"];
+    /// The axes.
+    pub const AXES: [Axis; 5] = [("rounding", ROUNDING), ("ftz", FTZ), ("a", CLASSES), ("b", CLASSES), ("rc", CODES)];
+
+    const ZERO: usize = 0;
+    const SUB: usize = 1;
+    const NORMAL: usize = 2;
+    const INF: usize = 3;
+    const QNAN: usize = 4;
+    const SNAN: usize = 5;
+    const SUCCESS: usize = 0;
+    const INEXACT: usize = 1;
+    const OVERFLOW: usize = 2;
+    const INVALID: usize = 3;
+
+    /// The class of a binary64 value by its encoding (IEEE 754 §3.4: exponent field all zeros or all
+    /// ones, fraction zero or not, the quiet bit 51).
+    pub fn class(v: u64) -> usize {
+        const EXP: u64 = 0x7ff << 52;
+        const FRAC: u64 = (1 << 52) - 1;
+        const QUIET: u64 = 1 << 51;
+        match (v & EXP, v & FRAC) {
+            (0, 0) => ZERO,
+            (0, _) => SUB,
+            (EXP, 0) => INF,
+            (EXP, f) if f & QUIET != 0 => QNAN,
+            (EXP, _) => SNAN,
+            _ => NORMAL,
+        }
+    }
+
+    /// The bin of a result code, `None` for a code FLT_SUM never raises.
+    pub fn code(c: u8) -> Option<usize> {
+        match c {
+            rc::SUCCESS => Some(SUCCESS),
+            rc::FLT_INEXACT => Some(INEXACT),
+            rc::FLT_OVERFLOW => Some(OVERFLOW),
+            rc::FLT_INVALID => Some(INVALID),
+            _ => None,
+        }
+    }
+
+    /// The bin of a rounding mode.
+    pub fn rounding(fe: Fe) -> usize {
+        match fe {
+            Fe::ToNearest => 0,
+            Fe::Upward => 1,
+            Fe::Downward => 2,
+            Fe::TowardZero => 3,
+        }
+    }
+
+    /// Why a combination cannot happen (IEEE 754 addition and 002 (86)), or `None`.
+    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
+        let (fe, ftz, x, y, c) = (idx[0], idx[1] == 1, idx[2].min(idx[3]), idx[2].max(idx[3]), idx[4]);
+        let upward_or_downward = fe == 1 || fe == 2;
+        if y == SNAN {
+            return (c != INVALID).then_some("an sNaN operand always raises flt_invalid (002 (86))");
+        }
+        if y == QNAN {
+            return (c != SUCCESS).then_some("a quiet NaN operand (no sNaN) gives the default NaN and raises nothing (002 (45))");
+        }
+        if y == INF {
+            if x == INF {
+                return matches!(c, INEXACT | OVERFLOW).then_some("inf + inf is exact: inf, or invalid for opposite signs");
+            }
+            return (c != SUCCESS).then_some("inf + a finite value is that inf, exactly");
+        }
+        if c == INVALID {
+            return Some("two finite operands never raise flt_invalid");
+        }
+        match (x, y) {
+            (ZERO, ZERO) | (ZERO, NORMAL) => (c != SUCCESS).then_some("a sum with a zero operand is the other operand, exactly"),
+            (ZERO, SUB) if !ftz => (c != SUCCESS).then_some("zero + subnormal is that subnormal, exactly"),
+            (ZERO, SUB) => (c != INEXACT).then_some("zero + subnormal is a subnormal result, which FTZ flushes: always inexact"),
+            (SUB, SUB) if !ftz => (c != SUCCESS).then_some("a sum of two subnormals is exact (no FTZ)"),
+            (SUB, SUB) => (c == OVERFLOW).then_some("a sum of two subnormals is at most 2^-1021: no overflow"),
+            (SUB, NORMAL) if !upward_or_downward => {
+                (c == OVERFLOW).then_some("normal + subnormal rounds to at most the largest finite value when rounding to nearest or toward zero")
+            }
+            _ => None,
+        }
+    }
+
+    /// An empty FLT_SUM cross.
+    pub fn new() -> Cross {
+        Cross::new(NAME, &AXES, unreachable)
+    }
+
+    /// Counts the four lanes of a FLT_SUM pair in mode `fe` with FTZ `ftz`.
+    pub fn observe(cross: &mut Cross, a: &[u64; 4], b: &[u64; 4], fe: Fe, ftz: bool) {
+        for k in 0..4 {
+            let (_, raised) = sources::flt_sum(a[k], b[k], fe, ftz);
+            if let Some(c) = code(raised) {
+                cross.hit(&[rounding(fe), usize::from(ftz), class(a[k]), class(b[k]), c]);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn classes_from_the_encoding() {
+            let cases = [
+                (0x0000_0000_0000_0000, ZERO),
+                (0x8000_0000_0000_0000, ZERO),
+                (0x0000_0000_0000_0001, SUB),
+                (0x800f_ffff_ffff_ffff, SUB),
+                (0x0010_0000_0000_0000, NORMAL),
+                (0x3ff0_0000_0000_0000, NORMAL),
+                (0xffef_ffff_ffff_ffff, NORMAL),
+                (0x7ff0_0000_0000_0000, INF),
+                (0xfff0_0000_0000_0000, INF),
+                (0x7ff8_0000_0000_0000, QNAN),
+                (0xffff_ffff_ffff_ffff, QNAN),
+                (0x7ff0_0000_0000_0001, SNAN),
+                (0xfff7_ffff_ffff_ffff, SNAN),
+            ];
+            for (v, want) in cases {
+                assert_eq!(class(v), want, "{v:#018x}");
+            }
+        }
+
+        #[test]
+        fn exclusions_agree_with_the_reference_sum_on_edge_values() {
+            // Every pair of edge values in every mode lands in a reachable bin.
+            let edges: [u64; 14] = [
+                0, 1 << 63, 1, (1 << 52) - 1, 0x8000_0000_0000_0001, 0x0010_0000_0000_0000, 0x3ff0_0000_0000_0000,
+                0x7fef_ffff_ffff_ffff, 0xffef_ffff_ffff_ffff, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000,
+                0x7ff8_0000_0000_0000, 0x7ff0_0000_0000_0001, 0x800f_ffff_ffff_ffff,
+            ];
+            let mut c = new();
+            for fe in [Fe::ToNearest, Fe::Upward, Fe::Downward, Fe::TowardZero] {
+                for ftz in [false, true] {
+                    for &x in &edges {
+                        for &y in &edges {
+                            observe(&mut c, &[x; 4], &[y; 4], fe, ftz);
+                        }
+                    }
+                }
+            }
+            assert!(c.excluded_hits().is_empty(), "{}", c.report(false));
+            // Upward: the largest finite value plus a subnormal of the same sign overflows.
+            assert!(c.count(&[1, 0, NORMAL, SUB, OVERFLOW]) > 0);
+        }
+    }
+}
+
 /// Independent scoreboard of the reduction unit.
-#[derive(Default)]
 pub struct ReduceUnitMonitor {
     /// The last LATENCY cycles' inputs, newest last.
     history: VecDeque<ReduceUnitIn>,
     log: TransactionLog,
     counts: [u64; COUNTERS.len()],
+    flt_sum: crate::cross::Cross,
+}
+
+impl Default for ReduceUnitMonitor {
+    fn default() -> Self {
+        ReduceUnitMonitor { history: VecDeque::new(), log: TransactionLog::default(), counts: [0; COUNTERS.len()], flt_sum: flt_sum_cross::new() }
+    }
 }
 
 impl ReduceUnitMonitor {
@@ -231,6 +403,7 @@ impl ReduceUnitMonitor {
                 None
             }
             Some(Op::FltSum(fe, ftz)) => {
+                flt_sum_cross::observe(&mut self.flt_sum, &a, &b, fe, ftz);
                 let mut r = [0u64; 4];
                 for k in 0..4 {
                     let (v, code) = sources::flt_sum(a[k], b[k], fe, ftz);
@@ -356,6 +529,10 @@ impl Monitor<ReduceUnitIn, ReduceUnitOut> for ReduceUnitMonitor {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         COUNTERS.iter().copied().zip(self.counts).collect()
+    }
+
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        vec![self.flt_sum.clone()]
     }
 }
 
