@@ -22,8 +22,14 @@
 //! each running timer's expiry cycle from its load, the cycle it started and the tick counter (ticks
 //! every `TICK_CYCLES` from the last reset), not from the model; an expiry reported one cycle before the
 //! sequencer could take it fails, a CPU still ready for messages on or after the expiry cycle fails (the
-//! expiry is late), an expiry that met an idle sequencer must be reported exactly two cycles later; when
-//! `stat_*` reports one it predicts the outcome; and every cycle it checks that no running timer is
+//! expiry is late). The sequencer is timed by docs/cpu.md §6 "Sequencer timing" from what the ports
+//! show ([`Seq`]: each decision's hold, its EMIT list worked through on the observed output stalls), so
+//! every expiry is taken on the documented idle cycle and must be reported exactly two cycles later,
+//! whatever held the sequencer (a drop, a combine, an emission, another expiry); the CPU ready while the
+//! documented sequencer is busy fails, and so does a message that appears on another cycle than the one
+//! EMIT writes it on. Only an expiry no running timer explains (a timer frozen by PAUSE, resumed by
+//! START: its remaining ticks are not counted) is left to "not early" (`timeouts_unpredicted`). When
+//! `stat_*` reports an expiry it predicts the outcome; and every cycle it checks that no running timer is
 //! overdue beyond the time a busy sequencer may take ("every armed context is freed after its timeout").
 
 use std::collections::VecDeque;
