@@ -383,8 +383,8 @@ fn late_after(after: After) -> String {
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
         Ok((
-            Mutant { inner: Cpu::new(p).unwrap(), f: f.clone() },
-            AsRtl(Mutant { inner: Cpu::new(p).unwrap(), f: f.clone() }),
+            Mutant { inner: Cpu::new(p).unwrap(), f },
+            AsRtl(Mutant { inner: Cpu::new(p).unwrap(), f }),
             CpuStimulus::new(p, seed),
             CpuMonitor::new(p),
         ))
