@@ -22,8 +22,14 @@
 //! each running timer's expiry cycle from its load, the cycle it started and the tick counter (ticks
 //! every `TICK_CYCLES` from the last reset), not from the model; an expiry reported one cycle before the
 //! sequencer could take it fails, a CPU still ready for messages on or after the expiry cycle fails (the
-//! expiry is late), an expiry that met an idle sequencer must be reported exactly two cycles later; when
-//! `stat_*` reports one it predicts the outcome; and every cycle it checks that no running timer is
+//! expiry is late). The sequencer is timed by docs/cpu.md §6 "Sequencer timing" from what the ports
+//! show ([`Seq`]: each decision's hold, its EMIT list worked through on the observed output stalls), so
+//! every expiry is taken on the documented idle cycle and must be reported exactly two cycles later,
+//! whatever held the sequencer (a drop, a combine, an emission, another expiry); the CPU ready while the
+//! documented sequencer is busy fails, and so does a message that appears on another cycle than the one
+//! EMIT writes it on. Only an expiry no running timer explains (a timer frozen by PAUSE, resumed by
+//! START: its remaining ticks are not counted) is left to "not early" (`timeouts_unpredicted`). When
+//! `stat_*` reports an expiry it predicts the outcome; and every cycle it checks that no running timer is
 //! overdue beyond the time a busy sequencer may take ("every armed context is freed after its timeout").
 
 use std::collections::VecDeque;
@@ -679,6 +685,26 @@ struct RStatic {
     tid: u8,
 }
 
+/// Where a decision leaves the sequencer, in cycles from its base (docs/cpu.md §6): idle from that
+/// cycle, or in EMIT from that cycle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Hold {
+    Idle(u64),
+    Emit(u64),
+}
+
+/// The sequencer of docs/cpu.md §6 as the scoreboard times it.
+#[derive(Clone, Debug, PartialEq)]
+enum Seq {
+    Idle,
+    /// Busy; idle from this cycle.
+    Until(u64),
+    /// In EMIT: the next item of the list has its turn at `turn`.
+    Emit { turn: u64, items: VecDeque<bool> },
+    /// An expiry taken; its report is due on this cycle.
+    Expire(u64),
+}
+
 /// An expected outgoing message, and whether its appearance starts a context's timer.
 #[derive(Clone, Debug)]
 struct Expected {
@@ -705,11 +731,20 @@ pub struct Reference {
     cov: Coverage,
     /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
     last_reset: u64,
-    /// The cycle an expiry must be reported on: a timer expired while the sequencer was idle, or busy
-    /// with a plain drop.
-    pulse_due: Option<u64>,
-    /// What the sequencer was doing when that expiry became pending (for the report).
-    pulse_why: &'static str,
+    /// The sequencer as docs/cpu.md §6 times it from the observed events (never from the model).
+    seq: Seq,
+    /// The EMIT list of the decision in progress, in order: `true` a message, `false` a PBV bit whose
+    /// table entry is invalid (skipped in one cycle).
+    items: VecDeque<bool>,
+    /// Where the decision in progress leaves the sequencer (set by the paths that are not a plain
+    /// drop or a one-step emission).
+    hold: Option<Hold>,
+    /// What holds the sequencer (for the counters and the report).
+    seq_why: &'static str,
+    /// The counter of the expiry the sequencer has taken.
+    seq_label: &'static str,
+    /// The emission in progress waited for the output register (`m_msg_ready` low).
+    seq_stalled: bool,
     /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
     /// event shows on `stat_*`.
     fail_marks: VecDeque<(bool, u16)>,
@@ -740,8 +775,12 @@ impl Reference {
             outs: VecDeque::new(),
             cov: Coverage::default(),
             last_reset: 0,
-            pulse_due: None,
-            pulse_why: "idle",
+            seq: Seq::Idle,
+            seq_why: "idle",
+            seq_label: "timeouts_exact",
+            seq_stalled: false,
+            items: VecDeque::new(),
+            hold: None,
             fail_marks: VecDeque::new(),
             fail: (false, false, 0, 0),
         }
@@ -835,7 +874,13 @@ impl Reference {
     }
 
     fn out(&mut self, msg: CollectiveMsg) {
-        self.outs.push_back(Expected { msg, starts_timer: None });
+        self.out_timed(msg, None);
+    }
+
+    /// An outgoing message, one EMIT item (docs/cpu.md §6).
+    fn out_timed(&mut self, msg: CollectiveMsg, starts_timer: Option<(bool, u16)>) {
+        self.outs.push_back(Expected { msg, starts_timer });
+        self.items.push_back(true);
     }
 
     /// The accumulated result of a descriptor: the fold of its initial value and what it accepted.
@@ -901,6 +946,9 @@ impl Reference {
         for b in 0..128 {
             if bit(pbv, b) && self.pbv_valid[b] {
                 self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), pid: b as u16, ..tmpl });
+            } else if bit(pbv, b) {
+                // docs/cpu.md §6: a PBV bit whose table entry is invalid is skipped in one cycle.
+                self.items.push_back(false);
             }
         }
     }
@@ -1060,6 +1108,11 @@ impl Reference {
                         event::CTRL_RESET
                     }
                 };
+                // docs/cpu.md §6: a command on a stored context, or a non-posted one, goes to EMIT (its
+                    // copies, then its acknowledgement) even when there is nothing to send.
+                if s.stored || !m.posted {
+                    self.hold = Some(Hold::Emit(EXEC_DONE));
+                }
                 if s.stored {
                     // The copies carry the context's TID (docs/cpu.md §2), the acknowledgement m's.
                     let t = CollectiveMsg { src: u32::from(self.engine_id), tid: s.tid, ..*m };
@@ -1140,8 +1193,11 @@ impl Reference {
                         dd.stalls_after = 0;
                     }
                 }
+                let done = dd.pbv == 0 && dd.pcount == 0;
                 self.cov.op(m.op);
-                if dd.pbv == 0 && dd.pcount == 0 {
+                // docs/cpu.md §6: ISSUE, REDUCE, CHECK, then idle unless it completes.
+                self.hold = Some(Hold::Idle(CHECK_AFTER_COMBINE + 1));
+                if done {
                     self.complete(k, cycle);
                 }
                 event::ACCEPT
@@ -1158,6 +1214,8 @@ impl Reference {
                 if m.tid != s.tid {
                     return event::BAD_TID;
                 }
+                // docs/cpu.md §6: RATCHET from EXEC, one step per cycle to Exiting, then EMIT.
+                self.hold = Some(Hold::Emit(EXEC_DONE + u64::from(3 - self.live[k].state) + 1));
                 self.ratchet(k, 3);
                 let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
                 self.copies(t, s.pbv);
@@ -1291,6 +1349,9 @@ impl Reference {
                     self.cov.transition(0);
                 }
                 self.cov.op(m.op);
+                // docs/cpu.md §6: the first contribution is stored (CHECK next), later ones combined.
+                let check = if self.live[k].accepted.len() == 1 { CHECK_AFTER_STORE } else { CHECK_AFTER_COMBINE };
+                self.hold = Some(Hold::Idle(check + 1));
                 if self.live[k].count >= self.live[k].wait {
                     self.complete(k, cycle);
                 }
@@ -1368,6 +1429,12 @@ impl Reference {
     /// The round of live descriptor `k` is complete (docs/cpu.md §2 "Completion").
     fn complete(&mut self, k: usize, _cycle: u64) {
         let d = self.live[k].clone();
+        // docs/cpu.md §6: CHECK steps Filling -> Full itself; RATCHET then steps to Exiting (one step)
+        // but for a TLP subservient, which stays Full (none), and takes one more cycle to see the target.
+        let steps = u64::from(d.portals || d.role == role::MASTER);
+        if let Some(Hold::Idle(after_check)) = self.hold {
+            self.hold = Some(Hold::Emit(after_check + steps + 1));
+        }
         self.ev(event::COMPLETE, d.portals, d.key);
         self.ratchet(k, 2);
         self.live[k].run_from = None;
@@ -1386,7 +1453,7 @@ impl Reference {
             let msg = self.portals_out(&d, master, &acc);
             if master {
                 self.cov.bump("complete_portals_master");
-                self.outs.push_back(Expected { msg, starts_timer: Some((true, d.key)) });
+                self.out_timed(msg, Some((true, d.key)));
                 self.ratchet(k, 0);
                 let dd = &mut self.live[k];
                 dd.seqno = next_seqno(dd.seqno);
@@ -1411,7 +1478,7 @@ impl Reference {
         } else {
             self.cov.bump("complete_tlp_subservient");
             let msg = self.tlp_out(&d, false, false, false);
-            self.outs.push_back(Expected { msg, starts_timer: Some((false, d.key)) });
+            self.out_timed(msg, Some((false, d.key)));
             let dd = &mut self.live[k];
             dd.attempts = 0;
             dd.sent_error = false;
@@ -1462,6 +1529,10 @@ impl Reference {
             None => return Err(format!("context {key:#06x} expired ({}) but its timer does not run in its state", event::name(observed))),
         }
         self.live[k].run_from = None;
+        // docs/cpu.md §6: the report comes with the first RATCHET cycle; one step per cycle to the
+        // action's target (Portals and a master: Exiting; a TLP subservient: Full), one more, EMIT.
+        let target = if portals || d.role == role::MASTER || (d.state == 2 && d.attempts >= self.retry_limit) { 3 } else { 2 };
+        self.hold = Some(Hold::Emit(u64::from(target.max(d.state) - d.state) + 1));
         let e = if portals {
             let acc = self.result(&d);
             self.ratchet(k, 3);
@@ -1483,7 +1554,7 @@ impl Reference {
                 1 if !master => {
                     let msg = self.tlp_out(&d, false, true, false);
                     self.ratchet(k, 2);
-                    self.outs.push_back(Expected { msg, starts_timer: Some((false, key)) });
+                    self.out_timed(msg, Some((false, key)));
                     let dd = &mut self.live[k];
                     dd.sent_error = true;
                     dd.attempts = 0;
@@ -1503,7 +1574,7 @@ impl Reference {
                 }
                 2 if !master && d.attempts < self.retry_limit => {
                     let msg = self.tlp_out(&d, false, d.sent_error, true);
-                    self.outs.push_back(Expected { msg, starts_timer: Some((false, key)) });
+                    self.out_timed(msg, Some((false, key)));
                     let dd = &mut self.live[k];
                     dd.attempts += 1;
                     dd.run_on_output = true;
@@ -1548,7 +1619,7 @@ impl Reference {
     }
 
     /// The exact timer checks of one cycle (see [`CpuMonitor`]'s observe, step 2b).
-    fn exact_timers(&mut self, cycle: u64, ready: bool, offered: bool) -> Option<String> {
+    fn exact_timers(&mut self, cycle: u64, ready: bool) -> Option<String> {
         for d in &self.live {
             let Some(from) = d.run_from else { continue };
             let pending = self.expiry_pending(from, d.load);
@@ -1558,25 +1629,95 @@ impl Reference {
                     d.key, d.portals, d.load
                 ));
             }
-            if ready && !offered && cycle + 1 == pending && self.pulse_due.is_none() {
-                self.pulse_due = Some(pending + 2);
-                self.pulse_why = "idle";
-            }
         }
         None
     }
 
-    /// A plain drop accepted at `cycle` keeps the sequencer busy up to `cycle + DROP_CYCLES`
-    /// (docs/cpu.md §6: accept, LOOKUP, EXEC); a timer whose expiry becomes pending meanwhile is taken
-    /// then and reported two cycles later (§4: "a busy one when it is next idle"), exactly.
-    fn busy_with_a_drop(&mut self, cycle: u64) {
-        let idle = cycle + DROP_CYCLES;
-        let due = self.live.iter().filter_map(|d| d.run_from.map(|from| self.expiry_pending(from, d.load))).any(|p| p > cycle && p <= idle);
-        if due && self.pulse_due.is_none() {
-            self.pulse_due = Some(idle + 2);
-            self.pulse_why = "busy with a plain drop";
-            self.cov.bump("timeouts_exact_busy");
+    /// The decision just made at `base` (a message accepted, or an expiry reported) holds the
+    /// sequencer as docs/cpu.md §6 "Sequencer timing" states: its EMIT list is `items`, `hold` says
+    /// where the paths other than a decision in EXEC (a drop, or EMIT of one reply) leave it.
+    fn plan(&mut self, base: u64, why: &'static str) {
+        let items = std::mem::take(&mut self.items);
+        let hold = self.hold.take();
+        let (hold, why) = match hold {
+            Some(h @ Hold::Idle(_)) => (h, "combine"),
+            Some(h) => (h, why),
+            None if !items.is_empty() => (Hold::Emit(EXEC_DONE), why),
+            None => (Hold::Idle(EXEC_DONE), "exec"),
+        };
+        self.seq_why = why;
+        self.seq_stalled = false;
+        self.seq = match hold {
+            Hold::Idle(n) => Seq::Until(base + n),
+            Hold::Emit(n) => Seq::Emit { turn: base + n, items },
+        };
+    }
+
+    /// One cycle of the documented sequencer (docs/cpu.md §6), with `out_free` = the output register
+    /// empty or taken on this cycle (`!m_msg_valid || m_msg_ready`). Returns whether EMIT wrote a
+    /// message into the output register on this cycle (it must appear on `m_msg` on the next one).
+    fn seq_step(&mut self, cycle: u64, out_free: bool) -> bool {
+        let mut wrote = false;
+        if let Seq::Emit { turn, items } = &mut self.seq {
+            if cycle >= *turn {
+                match items.front() {
+                    None => self.seq = Seq::Until(cycle + EMIT_TAIL),
+                    Some(false) => {
+                        items.pop_front();
+                        *turn = cycle + 1;
+                    }
+                    Some(true) => {
+                        if out_free {
+                            items.pop_front();
+                            wrote = true;
+                        } else {
+                            self.seq_stalled = true;
+                        }
+                        *turn = cycle + 1;
+                    }
+                }
+            }
         }
+        if let Seq::Until(u) = self.seq {
+            if cycle >= u {
+                self.seq = Seq::Idle;
+            }
+        }
+        wrote
+    }
+
+    /// The documented sequencer is idle at `cycle`: it takes the first pending expiry, to be reported
+    /// two cycles later (docs/cpu.md §4); `ready` is the CPU's `s_msg_ready`. Returns an error if the CPU
+    /// is ready with a busy documented sequencer.
+    fn seq_take(&mut self, cycle: u64, ready: bool, was_idle: bool) -> Result<(), String> {
+        if self.seq != Seq::Idle {
+            if ready {
+                return Err(format!(
+                    "the CPU is ready for messages at cycle {cycle}, but the sequencer is busy ({}, {:?}) by the timing of docs/cpu.md §6: the sequencer is early",
+                    self.seq_why, self.seq
+                ));
+            }
+            return Ok(());
+        }
+        let pending = self.live.iter().filter_map(|d| d.run_from.map(|from| self.expiry_pending(from, d.load))).filter(|&p| p <= cycle).min();
+        let label = match pending {
+            Some(p) if p == cycle && was_idle => "timeouts_exact",
+            Some(_) => match self.seq_why {
+                "exec" => "timeouts_exact_after_exec",
+                "combine" => "timeouts_exact_after_combine",
+                "expiry" => "timeouts_exact_after_expiry",
+                _ if self.seq_stalled => "timeouts_exact_after_stalled_emission",
+                _ => "timeouts_exact_after_emission",
+            },
+            // An expiry pending that no running timer of the reference explains (a timer stopped by
+            // the decision in flight after it expired, docs/cpu.md §6): reported exactly two cycles
+            // later too, its cycle checked "not early" by `expiry`.
+            None if !ready => "timeouts_unpredicted",
+            None => return Ok(()),
+        };
+        self.seq = Seq::Expire(cycle + 2);
+        self.seq_label = label;
+        Ok(())
     }
 
     /// Every running timer must have expired by its deadline plus the time the sequencer may need to
@@ -1669,6 +1810,12 @@ pub const REQUIRED: &[&str] = &[
     "complete_tlp_master",
     "complete_tlp_subservient",
     "timeouts_checked",
+    "timeouts_exact",
+    "timeouts_exact_after_exec",
+    "timeouts_exact_after_combine",
+    "timeouts_exact_after_emission",
+    "timeouts_exact_after_stalled_emission",
+    "timeouts_exact_after_expiry",
     "freed_by_timeout",
     "max_live_descriptors",
     "ack_init",
@@ -1687,7 +1834,7 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 /// Cross coverage of the CPU's decisions (issue 13 point 4): event x role x family. The event names are
-/// docs/cpu.md's, numbered 1-39 as `stat_event` carries them (written out here; a unit test reads them
+/// docs/cpu.md's, numbered 1-40 as `stat_event` carries them (written out here; a unit test reads them
 /// back from `rtl/cpu.v`'s `EV_*`); the role is the one the context's static entry was configured with
 /// (docs/cpu.md §5 static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
 /// entry has the event's family and key; the family is `stat_family`.
@@ -1703,7 +1850,7 @@ pub mod event_cross {
         "DROP_COOKIE", "DROP_SEQNO", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID",
         "BAD_TID", "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "BAD_KIND", "COMPLETE", "TIMEOUT_PARTIAL",
         "TIMEOUT_EMPTY", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "RETRY_NONE", "WRONG_SENDER",
-        "STALE_ARM",
+        "STALE_ARM", "INIT_RELAY",
     ];
     /// Static word 0 role field, and no static entry.
     pub const ROLES: &[&str] = &["subservient", "master", "no_context"];
@@ -1717,7 +1864,7 @@ pub mod event_cross {
         "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
         "CTRL_BAD", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID", "BAD_TID",
         "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND",
-        "RETRY_NONE", "WRONG_SENDER",
+        "RETRY_NONE", "WRONG_SENDER", "INIT_RELAY",
     ];
     /// Events of the Portals table of docs/cpu.md §3 and the Portals rows of §4 only.
     const PORTALS_ONLY: &[&str] =
@@ -1787,31 +1934,28 @@ pub struct CpuMonitor {
     log: TransactionLog,
     /// The output message on display last cycle, if not yet taken (it must be held).
     held: Option<CollectiveMsg>,
+    /// The last cycle the documented sequencer wrote a message into the output register.
+    wrote: Option<u64>,
 }
 
 /// Longest a sequencer event can hold the sequencer without output stalls, in cycles: ratchet steps,
 /// one cycle per PBV bit (128) and the single message, a few cycles of decision.
 const OVERDUE_PER_EVENT: u64 = 150;
 
-/// Cycles a plain drop holds the sequencer (docs/cpu.md §6: "one dropped message per 3 cycles").
-const DROP_CYCLES: u64 = 3;
-
-/// Events of a message dropped in EXEC with nothing emitted or combined (docs/cpu.md §2, §3).
-const PLAIN_DROPS: [u8; 8] = [
-    event::DROP_UNKNOWN,
-    event::DROP_VNI,
-    event::DROP_COOKIE,
-    event::DROP_SEQNO,
-    event::BAD_TID,
-    event::PAUSED_DROP,
-    event::WRONG_SENDER,
-    event::STALE_ARM,
-];
+/// docs/cpu.md §6 "Sequencer timing", in cycles after a message is accepted: the decision of EXEC
+/// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle).
+const EXEC_DONE: u64 = 3;
+/// The CHECK cycle of a first Portals contribution, stored without combining.
+const CHECK_AFTER_STORE: u64 = 3;
+/// The CHECK cycle of a combined contribution (ISSUE, 3 cycles of REDUCE).
+const CHECK_AFTER_COMBINE: u64 = 7;
+/// After the turn following the last EMIT item: one EMIT cycle that finds the list empty, FINISH.
+const EMIT_TAIL: u64 = 2;
 
 impl CpuMonitor {
     /// A scoreboard for an instance with parameters `p`.
     pub fn new(p: CpuParams) -> Self {
-        CpuMonitor { events: event_cross::new(), rf: Reference::new(p), log: TransactionLog::default(), held: None }
+        CpuMonitor { events: event_cross::new(), rf: Reference::new(p), log: TransactionLog::default(), held: None, wrote: None }
     }
 
     fn describe(m: &CollectiveMsg) -> String {
@@ -1829,6 +1973,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             self.rf.last_reset = cycle;
             self.rf.cov.bump("resets");
             self.held = None;
+            self.wrote = None;
             return Ok(());
         }
         // 1. The event pulse.
@@ -1865,7 +2010,21 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                         ));
                     }
                 }
-                None if expiry => self.rf.expiry(cycle, o.stat_family, o.stat_ctx, o.stat_event)?,
+                None if expiry => {
+                    // docs/cpu.md §4, §6: reported exactly two cycles after the documented sequencer took it.
+                    if self.rf.seq != Seq::Expire(cycle) {
+                        return Err(format!(
+                            "{name} of context {:#06x} reported at cycle {cycle}, but the documented sequencer (docs/cpu.md §4, §6) has taken no expiry to report on this cycle ({}, {:?}): the expiry is early",
+                            o.stat_ctx, self.rf.seq_why, self.rf.seq
+                        ));
+                    }
+                    self.rf.cov.bump(self.rf.seq_label);
+                    if self.rf.seq_label != "timeouts_exact" && self.rf.seq_label != "timeouts_unpredicted" {
+                        self.rf.cov.bump("timeouts_exact_busy");
+                    }
+                    self.rf.expiry(cycle, o.stat_family, o.stat_ctx, o.stat_event)?;
+                    self.rf.plan(cycle, "expiry");
+                }
                 None => return Err(format!("event {name} ctx {:#06x} with no message to explain it", o.stat_ctx)),
             }
             // The FAILURE status register changes with the event that set a Failure flag.
@@ -1879,19 +2038,15 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         if got != self.rf.fail {
             return Err(format!("FAILURE status {got:?}, the reference expects {:?} (valid, family, ctx, count)", self.rf.fail));
         }
-        // 1b. An expiry due on this cycle (the sequencer was idle when the timer expired) was reported.
-        if let Some(due) = self.rf.pulse_due {
-            let reported = o.stat_valid
-                && matches!(
-                    o.stat_event,
-                    event::TIMEOUT_PARTIAL | event::TIMEOUT_EMPTY | event::TIMEOUT_MASTER | event::RETRY | event::RETRY_EXHAUSTED
-                );
+        // 1b. An expiry the documented sequencer took is reported on its cycle.
+        if let Seq::Expire(due) = self.rf.seq {
             if cycle >= due {
-                self.rf.pulse_due = None;
-                if !reported {
-                    return Err(format!("a timer expired while the sequencer was {}, but no expiry was reported at cycle {due}: the expiry is late", self.rf.pulse_why));
-                }
-                self.rf.cov.bump("timeouts_exact");
+                return Err(format!(
+                    "the sequencer took an expiry at cycle {} ({}: {}), but none was reported at cycle {due}: the expiry is late",
+                    due - 2,
+                    self.rf.seq_label,
+                    if self.rf.seq_label == "timeouts_exact" { "idle".to_string() } else { format!("after {}", self.rf.seq_why) }
+                ));
             }
         }
         // 2. Outgoing messages: compared when they appear, held until taken.
@@ -1902,6 +2057,15 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                 Some(_) => {}
                 None => {
                     let want = self.rf.outs.pop_front().ok_or_else(|| format!("unexpected message out: {}", Self::describe(&m)))?;
+                    // docs/cpu.md §6: EMIT writes it into the output register the cycle before.
+                    if self.wrote != Some(cycle - 1) {
+                        return Err(format!(
+                            "message out at cycle {cycle}, but the documented sequencer (docs/cpu.md §6) wrote none on cycle {} (last at {:?}, {:?})",
+                            cycle - 1,
+                            self.wrote,
+                            self.rf.seq
+                        ));
+                    }
                     if want.msg != m {
                         return Err(format!("message out:\n      {}\n    the reference expects:\n      {}", Self::describe(&m), Self::describe(&want.msg)));
                     }
@@ -1934,7 +2098,12 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         // 2b. Exact timers (docs/cpu.md §4 "Exact expiry"): from the cycle a running timer's expiry is
         // pending, the CPU may not be ready (an expiry blocks new messages); if the sequencer is seen
         // idle the cycle before, it takes the expiry at once and reports it two cycles later.
-        if let Some(e) = self.rf.exact_timers(cycle, o.s_msg_ready, i.s_msg_valid) {
+        let was_idle = self.rf.seq == Seq::Idle;
+        if self.rf.seq_step(cycle, !o.m_msg_valid || i.m_msg_ready) {
+            self.wrote = Some(cycle);
+        }
+        self.rf.seq_take(cycle, o.s_msg_ready, was_idle)?;
+        if let Some(e) = self.rf.exact_timers(cycle, o.s_msg_ready) {
             return Err(e);
         }
         // 3. An accepted message.
@@ -1943,16 +2112,8 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
             self.rf.cov.bump("messages_in");
             self.rf.cov.bump(if m.family == Family::Portals { "portals_in" } else { "tlp_in" });
             self.log.push(cycle, format!("in  {}", Self::describe(&m)));
-            let (events, outs) = (self.rf.events.len(), self.rf.outs.len());
             self.rf.message(cycle, &m);
-            // A plain drop (one event, no message out, nothing combined) holds the sequencer for exactly
-            // DROP_CYCLES: an expiry pending meanwhile is taken when it is idle again.
-            let dropped = self.rf.events.len() == events + 1
-                && self.rf.outs.len() == outs
-                && self.rf.events.back().is_some_and(|e| PLAIN_DROPS.contains(&e.0));
-            if dropped {
-                self.rf.busy_with_a_drop(cycle);
-            }
+            self.rf.plan(cycle, "emission");
         }
         // 4. Configuration.
         if i.cfg_wr_en {
