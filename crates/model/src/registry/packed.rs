@@ -13,9 +13,9 @@ pub fn packed_bits(ports: &[PortInfo], output: bool) -> usize {
 }
 
 /// Reads `width` bits at bit `off` of `src` into `dst` (the port's words, top word masked).
-/// The caller guarantees `off + width <= 32 * src.len()` and `dst.len() >= width.div_ceil(32)`.
+/// Panics unless `off + width <= 32 * src.len()` and `dst.len() >= width.div_ceil(32)`.
 #[inline]
-fn read_bits(src: &[u32], off: usize, width: usize, dst: &mut [u32]) {
+pub fn read_bits(src: &[u32], off: usize, width: usize, dst: &mut [u32]) {
     let n = width.div_ceil(32);
     let (base, sh) = (off / 32, off % 32);
     for (k, d) in dst[..n].iter_mut().enumerate() {
@@ -25,6 +25,35 @@ fn read_bits(src: &[u32], off: usize, width: usize, dst: &mut [u32]) {
     }
     if width % 32 != 0 {
         dst[n - 1] &= (1u32 << (width % 32)) - 1;
+    }
+}
+
+/// Writes the `width` low bits of `src` into `dst` at bit `off`, the other bits of `dst` unchanged.
+#[inline]
+pub fn write_bits(dst: &mut [u32], off: usize, width: usize, src: &[u32]) {
+    let n = width.div_ceil(32);
+    // XOR the old value out (the field reads 0), then OR the new one in.
+    let mut old = [0u32; MAX_PORT_WORDS];
+    read_bits(dst, off, width, &mut old);
+    xor_bits(dst, off, width, &mut old);
+    let mut value = [0u32; MAX_PORT_WORDS];
+    value[..n].copy_from_slice(&src[..n]);
+    or_bits(dst, off, width, &mut value);
+}
+
+/// XORs the `width` low bits of `src` into `dst` at bit `off`.
+#[inline]
+fn xor_bits(dst: &mut [u32], off: usize, width: usize, src: &mut [u32]) {
+    let n = width.div_ceil(32);
+    if width % 32 != 0 {
+        src[n - 1] &= (1u32 << (width % 32)) - 1;
+    }
+    let (base, sh) = (off / 32, off % 32);
+    for (k, s) in src[..n].iter().enumerate() {
+        dst[base + k] ^= s << sh;
+        if sh != 0 && *s >> (32 - sh) != 0 {
+            dst[base + k + 1] ^= s >> (32 - sh);
+        }
     }
 }
 
@@ -110,6 +139,15 @@ mod tests {
                 // Nothing written outside the field.
                 for bit in (0..off).chain(off + width..32 * packed.len()) {
                     assert_eq!(packed[bit / 32] >> (bit % 32) & 1, 0, "off {off} width {width} bit {bit}");
+                }
+                // Overwritten in place over all ones: the field takes the value, the rest stays 1.
+                let mut ones = vec![u32::MAX; packed.len() + 1];
+                write_bits(&mut ones, off, width, &v);
+                let mut again = vec![0u32; v.len()];
+                read_bits(&ones, off, width, &mut again);
+                assert_eq!(again, src, "off {off} width {width}");
+                for bit in (0..off).chain(off + width..32 * ones.len()) {
+                    assert_eq!(ones[bit / 32] >> (bit % 32) & 1, 1, "off {off} width {width} bit {bit}");
                 }
             }
         }
