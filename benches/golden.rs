@@ -106,13 +106,19 @@ fn packed_inputs(ports: &[registry::PortInfo]) -> (Vec<u32>, [usize; 5]) {
     (vec![0u32; off.div_ceil(32)], offsets)
 }
 
-/// Cycle `n`'s inputs, as `typed_step` drives them.
+/// Cycle `n`'s inputs, as `typed_step` drives them (the other inputs 0), packed as a simulator's
+/// concatenation would pack them.
 fn drive(ins: &mut [u32], o: &[usize; 5], n: u64) {
-    registry::write_bits(ins, o[0], 1, &[u32::from(n % 3 != 0)]);
-    registry::write_bits(ins, o[1], 1, &[u32::from(n % 7 == 0)]);
-    registry::write_bits(ins, o[2], 64, &[n as u32, (n >> 32) as u32]);
-    registry::write_bits(ins, o[3], 8, &[0xff]);
-    registry::write_bits(ins, o[4], 1, &[1]);
+    ins.fill(0);
+    let fields = [(o[0], u64::from(n % 3 != 0)), (o[1], u64::from(n % 7 == 0)), (o[2], n), (o[3], 0xff), (o[4], 1)];
+    for (off, v) in fields {
+        let x = u128::from(v) << (off % 32);
+        for k in 0..3 {
+            if let Some(w) = ins.get_mut(off / 32 + k) {
+                *w |= (x >> (32 * k)) as u32;
+            }
+        }
+    }
 }
 
 criterion_group!(benches, golden);

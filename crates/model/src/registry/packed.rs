@@ -86,10 +86,42 @@ impl<'a> Unpack<'a> {
     }
 }
 
+/// Reads a field of at most 64 bits (the common case: no 16-word scratch buffer).
+#[inline(always)]
+fn read_u64(src: &[u32], off: usize, width: usize) -> u64 {
+    let (base, sh) = (off / 32, off % 32);
+    let word = |k: usize| u128::from(src.get(base + k).copied().unwrap_or(0));
+    let v = ((word(0) | word(1) << 32 | word(2) << 64) >> sh) as u64;
+    if width < 64 {
+        v & ((1u64 << width) - 1)
+    } else {
+        v
+    }
+}
+
+/// ORs a field of at most 64 bits into `dst` (zeroed beforehand).
+#[inline(always)]
+fn or_u64(dst: &mut [u32], off: usize, width: usize, v: u64) {
+    let v = if width < 64 { v & ((1u64 << width) - 1) } else { v };
+    let (base, sh) = (off / 32, off % 32);
+    let x = u128::from(v) << sh;
+    for k in 0..3 {
+        let part = (x >> (32 * k)) as u32;
+        if part != 0 {
+            dst[base + k] |= part;
+        }
+    }
+}
+
 impl PortFiller for Unpack<'_> {
     #[inline]
     fn fill<S: Signal>(&mut self, index: usize) -> S {
         let width = self.widths[index] as usize;
+        if S::BITS <= 64 {
+            let v = read_u64(self.bits, self.off, width);
+            self.off += width;
+            return S::from_words(&[v as u32, (v >> 32) as u32]);
+        }
         let mut w = [0u32; MAX_PORT_WORDS];
         read_bits(self.bits, self.off, width, &mut w);
         self.off += width;
@@ -114,6 +146,13 @@ impl PortVisitor for Pack<'_> {
     #[inline]
     fn visit<S: Signal>(&mut self, index: usize, value: &S) {
         let width = self.widths[index] as usize;
+        if S::BITS <= 64 {
+            let mut w = [0u32; 2];
+            value.to_words(&mut w);
+            or_u64(self.bits, self.off, width, u64::from(w[0]) | u64::from(w[1]) << 32);
+            self.off += width;
+            return;
+        }
         let mut w = [0u32; MAX_PORT_WORDS];
         value.to_words(&mut w[..width.div_ceil(32)]);
         or_bits(self.bits, self.off, width, &mut w);
