@@ -47,7 +47,7 @@ use std::fmt;
 use crate::signal::{Block, Ports, MAX_PORT_WORDS, WIDE_MAX_BITS};
 
 mod packed;
-pub use packed::{packed_bits, read_bits, write_bits};
+pub use packed::{packed_bits, read_bits, unpack, write_bits};
 
 pub use expr::{clog2, eval};
 

@@ -5,7 +5,7 @@
 //! Words are little-endian 32-bit (`words[0]` = bits 31:0), as everywhere in the registry.
 
 use super::PortInfo;
-use crate::signal::{PortFiller, PortVisitor, Signal, MAX_PORT_WORDS};
+use crate::signal::{PortFiller, PortVisitor, Ports, Signal, MAX_PORT_WORDS};
 
 /// Bits of the packed vector of the inputs (`output` false) or the outputs of `ports`.
 pub fn packed_bits(ports: &[PortInfo], output: bool) -> usize {
@@ -71,6 +71,12 @@ fn or_bits(dst: &mut [u32], off: usize, width: usize, src: &mut [u32]) {
             dst[base + k + 1] |= s >> (32 - sh);
         }
     }
+}
+
+/// A block's typed `In` or `Out` struct from a packed vector of its ports of widths `widths` (for a
+/// typed consumer of packed values, e.g. a scoreboard fed from a waveform).
+pub fn unpack<P: Ports>(bits: &[u32], widths: &[u32]) -> P {
+    P::fill_ports(&mut Unpack::new(bits, widths))
 }
 
 /// Fills an `In` struct from a packed vector (monomorphised per port type: no dynamic dispatch per port).
