@@ -35,7 +35,7 @@ fn golden(c: &mut Criterion) {
         let mut w = [0u32; 16];
         b.iter(|| {
             for n in 0..CYCLES {
-                for (k, p) in ports.iter().enumerate().filter(|(_, p)| !p.output) {
+                for (k, _) in ports.iter().enumerate().filter(|(_, p)| !p.output) {
                     w[0] = match k {
                         _ if k == valid => u32::from(n % 3 != 0),
                         _ if k == last => u32::from(n % 7 == 0),

@@ -50,9 +50,11 @@ pub struct Args {
 
 /// A transaction-level scoreboard fed one cycle of packed inputs and outputs.
 type Scoreboard = Box<dyn FnMut(u64, &[u32], &[u32]) -> Result<(), String>>;
+/// Its event counters as text.
+type Counters = Box<dyn Fn() -> String>;
 
 /// The block's scoreboard (the cosim's monitor, `verif/blocks/<block>.rs`), with its event counters.
-fn scoreboard(spec: &registry::BlockSpec, params: &registry::ParamSet, ports: &[PortInfo]) -> Result<(Scoreboard, Box<dyn Fn() -> String>), String> {
+fn scoreboard(spec: &registry::BlockSpec, params: &registry::ParamSet, ports: &[PortInfo]) -> Result<(Scoreboard, Counters), String> {
     use inswitch::blocks::output_queue::OutputQueueMonitor;
     use inswitch::checker::Monitor;
     use inswitch_model::output_queue::{OutputQueueIn, OutputQueueOut};
