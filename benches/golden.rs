@@ -1,6 +1,7 @@
 //! The golden-model paths (docs/golden-model.md): the output queue stepped through the registry's
-//! dynamic interface, as the DPI checker drives it (every input set, one step, every output read, per
-//! cycle), vs the typed model called directly. The Verilator-side figures (SV bench with and without the
+//! dynamic interface port by port (every input set, one step, every output read, per cycle), through the
+//! packed interface, and through the C ABI's one-call cycle (`inswitch_model_cycle`, what the generated
+//! DPI checker calls once per cycle), vs the typed model called directly. All four drive the same inputs. The Verilator-side figures (SV bench with and without the
 //! DPI checker, check-wave on a large dump) are measured by the commands in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -28,15 +29,22 @@ fn golden(c: &mut Criterion) {
     g.bench_function("registry_dyn_all_ports", |b| {
         let spec = registry::block("output_queue").unwrap();
         let mut m = spec.instantiate(&spec.params_from_str("DATA_WIDTH=64").unwrap()).unwrap();
+        let port = |n: &str| m.port_index(n).unwrap();
+        let (valid, last, data, keep, ready) = (port("s_axis_tvalid"), port("s_axis_tlast"), port("s_axis_tdata"), port("s_axis_tkeep"), port("m_axis_tready"));
         let ports = m.ports().to_vec();
         let mut w = [0u32; 16];
         b.iter(|| {
             for n in 0..CYCLES {
-                for (k, p) in ports.iter().enumerate() {
-                    if !p.output {
-                        w[0] = (n as u32).wrapping_mul(k as u32 + 1);
-                        m.set_input(k, &w).unwrap();
-                    }
+                for (k, _) in ports.iter().enumerate().filter(|(_, p)| !p.output) {
+                    w[0] = match k {
+                        _ if k == valid => u32::from(n % 3 != 0),
+                        _ if k == last => u32::from(n % 7 == 0),
+                        _ if k == data => n as u32,
+                        _ if k == keep => 0xff,
+                        _ if k == ready => 1,
+                        _ => 0,
+                    };
+                    m.set_input(k, &w).unwrap();
                 }
                 m.step();
                 for (k, p) in ports.iter().enumerate() {
@@ -48,7 +56,69 @@ fn golden(c: &mut Criterion) {
             }
         })
     });
+    g.bench_function("registry_packed_cycle", |b| {
+        let spec = registry::block("output_queue").unwrap();
+        let mut m = spec.instantiate(&spec.params_from_str("DATA_WIDTH=64").unwrap()).unwrap();
+        let (mut ins, offsets) = packed_inputs(m.ports());
+        let mut outs = vec![0u32; registry::packed_bits(m.ports(), true).div_ceil(32)];
+        b.iter(|| {
+            for n in 0..CYCLES {
+                drive(&mut ins, &offsets, n);
+                m.set_inputs_packed(&ins).unwrap();
+                m.step();
+                m.outputs_packed(&mut outs).unwrap();
+                std::hint::black_box(&outs);
+            }
+        })
+    });
+    g.bench_function("c_abi_cycle", |b| {
+        let m = unsafe { inswitch_dpi::inswitch_model_new(c"output_queue".as_ptr(), c"DATA_WIDTH=64".as_ptr()) };
+        assert!(!m.is_null());
+        let spec = registry::block("output_queue").unwrap();
+        let (mut ins, offsets) = packed_inputs(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").unwrap()));
+        // The widths the generated SV passes (inswitch_dpi_pkg::IO_WORDS).
+        let mut outs = [0u32; 64];
+        ins.resize(64, 0);
+        b.iter(|| {
+            for n in 0..CYCLES {
+                drive(&mut ins, &offsets, n);
+                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 5, outs.as_mut_ptr(), 3) };
+                assert_eq!(st, 0);
+                std::hint::black_box(&outs);
+            }
+        });
+        unsafe { inswitch_dpi::inswitch_model_free(m) };
+    });
     g.finish();
+}
+
+/// The packed input vector and the bit offsets of (valid, last, data, keep, ready) in it.
+fn packed_inputs(ports: &[registry::PortInfo]) -> (Vec<u32>, [usize; 5]) {
+    let mut offsets = [0usize; 5];
+    let mut off = 0;
+    for p in ports.iter().filter(|p| !p.output) {
+        let slot = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "s_axis_tkeep", "m_axis_tready"].iter().position(|n| *n == p.name);
+        if let Some(i) = slot {
+            offsets[i] = off;
+        }
+        off += p.width as usize;
+    }
+    (vec![0u32; off.div_ceil(32)], offsets)
+}
+
+/// Cycle `n`'s inputs, as `typed_step` drives them (the other inputs 0), packed as a simulator's
+/// concatenation would pack them.
+fn drive(ins: &mut [u32], o: &[usize; 5], n: u64) {
+    ins.fill(0);
+    let fields = [(o[0], u64::from(n % 3 != 0)), (o[1], u64::from(n % 7 == 0)), (o[2], n), (o[3], 0xff), (o[4], 1)];
+    for (off, v) in fields {
+        let x = u128::from(v) << (off % 32);
+        for k in 0..3 {
+            if let Some(w) = ins.get_mut(off / 32 + k) {
+                *w |= (x >> (32 * k)) as u32;
+            }
+        }
+    }
 }
 
 criterion_group!(benches, golden);

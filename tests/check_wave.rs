@@ -87,6 +87,18 @@ fn one_altered_value_is_reported_with_its_port() {
     assert!(seen >= 20, "m_axis_tvalid rose only {seen} times");
     let bad = vcd.with_file_name("altered.vcd");
     std::fs::write(&bad, altered.join("\n") + "\n").unwrap();
+    // The scoreboard alone (no lockstep model) accepts the clean dump and rejects the altered one: a
+    // beat the DUT sent is missing from the output stream.
+    let mut sb = ok_args(vcd);
+    sb.push("--scoreboard".into());
+    let (code, log) = check_wave(&args_ref(&sb));
+    assert!(code == 0 && log.contains("scoreboard over 3001 cycles, 0 failures (frames_in "), "{log}");
+    let mut sb = ok_args(&bad);
+    sb.push("--scoreboard".into());
+    let (code, log) = check_wave(&args_ref(&sb));
+    assert!(code == 1 && log.contains("SCOREBOARD FAILURE in block output_queue"), "{log}");
+    let (code, log) = check_wave(&["--block", "reduce_unit", "--wave", &bad.display().to_string(), "--scope", "TOP.tb.dut", "--scoreboard"]);
+    assert!(code == 2 && log.contains("--scoreboard: block reduce_unit has no scoreboard usable on a dump alone yet"), "{log}");
     let (code, log) = check_wave(&args_ref(&ok_args(&bad)));
     assert_eq!(code, 1, "{log}");
     assert!(log.contains("port m_axis_tvalid"), "{log}");

@@ -1,5 +1,6 @@
 //! `inswitch vectors`: JSON lines with a versioned header, and a `$readmemh` file whose generated replay
-//! bench passes against rtl/output_queue.v under Verilator and fails against a one-line change of it.
+//! bench passes against rtl/output_queue.v under Verilator and fails against a one-line change of it;
+//! the same bench under Icarus Verilog (no DPI) passes and fails on one altered vector.
 
 mod common;
 
@@ -67,4 +68,46 @@ fn hex_vectors_replay_against_the_rtl_and_catch_a_change() {
             assert!(ok && log.contains(&format!("REPLAY DONE: {CYCLES} cycles, 0 mismatches")), "{log}");
         }
     }
+}
+
+#[test]
+fn hex_vectors_replay_under_icarus_and_catch_one_altered_vector() {
+    const CYCLES: u64 = 3_000;
+    // Cycle whose expected stat_route_miss (the last output: bit 0 of the line) is flipped.
+    const ALTERED: usize = 1_234;
+    let dir = work("vectors_icarus");
+    vectors(&dir, "hex", CYCLES);
+    let rtl = root().join("rtl");
+    let vvp = dir.join("replay.vvp");
+    let o = Command::new("iverilog")
+        .args(["-g2012", "-o"])
+        .arg(&vvp)
+        .arg("-y")
+        .arg(&rtl)
+        .arg(rtl.join("output_queue.v"))
+        .arg(dir.join("inswitch_output_queue_replay.sv"))
+        .output()
+        .expect("iverilog (Icarus Verilog) is required: bash scripts/setup installs it");
+    assert!(o.status.success(), "iverilog failed:\n{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let replay = |hex: &Path| {
+        let o = Command::new("vvp").arg("-n").arg(&vvp).arg(format!("+vectors={}", hex.display())).output().expect("vvp");
+        (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+    };
+    let good = dir.join("output_queue.hex");
+    let (ok, log) = replay(&good);
+    assert!(ok && log.contains(&format!("REPLAY DONE: {CYCLES} cycles, 0 mismatches")), "{log}");
+
+    // One vector altered: the expected stat_route_miss of one cycle flipped.
+    let text = std::fs::read_to_string(&good).unwrap();
+    let header = text.lines().take_while(|l| l.starts_with("//")).count();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let line = &mut lines[header + ALTERED];
+    let last = line.pop().unwrap().to_digit(16).unwrap();
+    line.push(char::from_digit(last ^ 1, 16).unwrap());
+    let bad = dir.join("altered.hex");
+    std::fs::write(&bad, lines.join("\n") + "\n").unwrap();
+    let (ok, log) = replay(&bad);
+    assert!(!ok, "the altered vector passed:\n{log}");
+    assert!(log.contains(&format!("MISMATCH at cycle {ALTERED} port stat_route_miss")), "{log}");
+    assert!(log.contains("REPLAY DONE: 3000 cycles, 1 mismatches"), "{log}");
 }

@@ -99,6 +99,61 @@ pub fn bench_with(block: &str, params: &str, cycles: u64, checker: bool, dump: O
     s
 }
 
+/// The bench with the generated drop-in model `inswitch_<block>_model` (instance `gold`) beside the DUT
+/// instead of the checker: the model's outputs on `model_<port>` wires, compared with the DUT's in SV at
+/// each falling edge before the new stimulus (the state after the edge) and 1 ns after it (the
+/// combinational response), from the first reset on; ends with `BENCH DONE: <cycles> cycles, <n>
+/// mismatches` and `$fatal` if n != 0.
+pub fn bench_model(block: &str, params: &str, cycles: u64) -> String {
+    let spec = registry::block(block).unwrap();
+    let p = spec.params_from_str(params).unwrap();
+    let ports = spec.rtl_ports(&p);
+    let base = bench_with(block, params, cycles, false, None);
+    let inst = format!("    {block}");
+    let at = base.find(&inst).expect("the DUT instance");
+    let (head, tail) = base.split_at(at);
+    let dut_line = tail.lines().next().unwrap();
+    let mut s = head.to_string();
+    for port in ports.iter().filter(|p| p.output) {
+        writeln!(s, "    logic [{}:0] model_{};", port.width - 1, port.name).unwrap();
+    }
+    s.push_str("    longint unsigned mismatches = 0;
+    bit armed = 0;
+");
+    let conns: Vec<String> = ports.iter().map(|p| if p.output { format!(".{0}(model_{0})", p.name) } else { format!(".{0}({0})", p.name) }).collect();
+    let gold = dut_line.replacen(block, &format!("inswitch_{block}_model"), 1).replace("dut (.*);", &format!("gold ({});", conns.join(", ")));
+    writeln!(s, "{dut_line}
+{gold}").unwrap();
+    s.push_str("    task automatic compare(input bit arm);
+        if (armed) begin
+");
+    for port in ports.iter().filter(|p| p.output) {
+        writeln!(
+            s,
+            "            if (model_{n} !== {n}) begin
+                mismatches++;
+                             if (mismatches <= 10) $display(\"MISMATCH at cycle %0d port {n}: model 0x%h dut 0x%h\", n, model_{n}, {n});
+            end",
+            n = port.name
+        )
+        .unwrap();
+    }
+    s.push_str("        end
+        if (arm && rst) armed = 1;
+    endtask
+");
+    let rest = &tail[dut_line.len() + 1..];
+    let rest = rest.replacen("            n++;\n", "            n++;\n            compare(1);\n", 1);
+    let rest = rest.replacen("        end\n        @(posedge clk);", "            #1 compare(0);\n        end\n        @(posedge clk);", 1);
+    let rest = rest.replacen(
+        "        $finish;",
+        "        $display(\"BENCH DONE: %0d cycles, %0d mismatches\", n, mismatches);\n        if (mismatches != 0) $fatal(1, \"%0d mismatches\", mismatches);\n        $finish;",
+        1,
+    );
+    s.push_str(&rest);
+    s
+}
+
 /// A write port's data (`<x>_wr_<field>` with a `<x>_wr_en`): a fresh value each cycle.
 fn written_each_cycle(inputs: &[&str], name: &str) -> bool {
     name.split_once("_wr_").is_some_and(|(prefix, _)| inputs.contains(&format!("{prefix}_wr_en").as_str()))
@@ -113,13 +168,14 @@ pub fn build(dir: &Path, rtl_dir: &Path, block: &str, tb: &str, extra: &[&str]) 
     let lib = dpi_lib();
     let out = Command::new("verilator")
         .args(["--binary", "-j", "2", "--top-module", "tb", "-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3"])
-        .args(extra)
         .arg(format!("-I{}", rtl_dir.display()))
         .arg("-y")
         .arg(rtl_dir)
         .arg("-Mdir")
         .arg(dir.join("obj"))
         .arg(sv.join("inswitch_dpi_pkg.sv"))
+        // Options or more sources (after the package: a source may import it).
+        .args(extra)
         .arg(sv.join(format!("inswitch_{block}_check.sv")))
         .arg(rtl_dir.join(format!("{block}.v")))
         .arg(&tb_path)

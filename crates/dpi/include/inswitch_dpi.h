@@ -143,6 +143,50 @@ int32_t inswitch_model_output(struct InswitchModel *m,
                               uint32_t nwords);
 
 /*
+ Bits of the packed vector of all inputs (`is_output` 0) or all outputs (1), or a negative status.
+ Port `k` sits at bits `[off + width - 1 : off]`, `off` the sum of the widths of the ports of the same
+ direction before it (port order): the layout of the SystemVerilog concatenation `{last, ..., first}`.
+
+ # Safety
+ `m` is null or a live model.
+ */
+int32_t inswitch_model_packed_bits(struct InswitchModel *m,
+                                   uint32_t is_output);
+
+/*
+ Sets every input from one packed vector of `nwords` words at `words` (layout:
+ [`inswitch_model_packed_bits`]); one call instead of one [`inswitch_model_set_input`] per port.
+
+ # Safety
+ `m` is null or a live model; `words` is null or points to `nwords` readable words.
+ */
+int32_t inswitch_model_set_inputs(struct InswitchModel *m, const uint32_t *words, uint32_t nwords);
+
+/*
+ Reads every output into one packed vector of `nwords` words at `words` (layout:
+ [`inswitch_model_packed_bits`]; words past the last output's are zeroed).
+
+ # Safety
+ `m` is null or a live model; `words` is null or points to `nwords` writable words.
+ */
+int32_t inswitch_model_outputs(struct InswitchModel *m, uint32_t *words, uint32_t nwords);
+
+/*
+ One whole cycle in one call: sets every input from `inputs` (packed), steps one rising edge and reads
+ every output into `outputs` (packed), as [`inswitch_model_set_inputs`], [`inswitch_model_step`] and
+ [`inswitch_model_outputs`] would. The generated SV checkers make this one DPI call per cycle.
+
+ # Safety
+ `m` is null or a live model; `inputs` is null or points to `ninputs` readable words, `outputs` is null or
+ points to `noutputs` writable words.
+ */
+int32_t inswitch_model_cycle(struct InswitchModel *m,
+                             const uint32_t *inputs,
+                             uint32_t ninputs,
+                             uint32_t *outputs,
+                             uint32_t noutputs);
+
+/*
  Back to the power-on state; inputs and outputs 0.
 
  # Safety

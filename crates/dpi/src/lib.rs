@@ -5,6 +5,9 @@
 //! each input, [`inswitch_model_step`] for one rising clock edge, [`inswitch_model_output`] to read the
 //! outputs as they were just before that edge (docs/architecture.md §Clock and reset). Ports are indexed
 //! as the block registry orders them (inputs, then outputs; `clk` is not a port: a step is an edge).
+//! For speed, [`inswitch_model_cycle`] does a whole cycle in one call: every input from one packed
+//! vector, one step, every output into one packed vector ([`inswitch_model_packed_bits`] gives the layout);
+//! the generated SystemVerilog makes one DPI call per cycle through it.
 //!
 //! Values are arrays of 32-bit words, word 0 = bits 31:0 (`svBitVecVal`, Verilator's `VlWide`).
 //!
@@ -31,7 +34,11 @@ pub const INSWITCH_PANIC: i32 = -2;
 pub struct InswitchModel {
     block: Box<dyn DynBlock>,
     names: Vec<CString>,
+    /// Words of the packed vector of all outputs.
+    output_words: usize,
     poisoned: bool,
+    /// Set by [`testing_panic_on_next_call`] only.
+    panic_next: bool,
 }
 
 thread_local! {
@@ -78,6 +85,9 @@ unsafe fn model<'a>(m: *mut InswitchModel) -> Result<&'a mut InswitchModel, Stri
     if m.poisoned {
         return Err("the model panicked in an earlier call and can only be freed".into());
     }
+    if std::mem::take(&mut m.panic_next) {
+        panic!("planted panic (testing_panic_on_next_call)");
+    }
     Ok(m)
 }
 
@@ -108,7 +118,8 @@ pub unsafe extern "C" fn inswitch_model_new(block: *const c_char, params: *const
         let p = spec.params_from_str(params).map_err(|e| e.to_string())?;
         let block = spec.instantiate(&p).map_err(|e| e.to_string())?;
         let names = block.ports().iter().map(|p| CString::new(p.name).unwrap_or_default()).collect();
-        out = Box::into_raw(Box::new(InswitchModel { block, names, poisoned: false }));
+        let output_words = registry::packed_bits(block.ports(), true).div_ceil(32);
+        out = Box::into_raw(Box::new(InswitchModel { block, names, output_words, poisoned: false, panic_next: false }));
         Ok(INSWITCH_OK)
     });
     out
@@ -132,7 +143,7 @@ pub unsafe extern "C" fn inswitch_model_free(m: *mut InswitchModel) {
 /// `m` is null or a live model.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_port_count(m: *mut InswitchModel) -> i32 {
-    guard("inswitch_model_port_count", || Ok(model(m)?.block.ports().len() as i32))
+    guard_model("inswitch_model_port_count", m, || Ok(model(m)?.block.ports().len() as i32))
 }
 
 /// Number of inputs (ports `0..inputs` are inputs), or a negative status.
@@ -141,7 +152,7 @@ pub unsafe extern "C" fn inswitch_model_port_count(m: *mut InswitchModel) -> i32
 /// `m` is null or a live model.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_input_count(m: *mut InswitchModel) -> i32 {
-    guard("inswitch_model_input_count", || Ok(model(m)?.block.spec().input_count() as i32))
+    guard_model("inswitch_model_input_count", m, || Ok(model(m)?.block.spec().input_count() as i32))
 }
 
 /// Describes port `index`: its name (valid while the model lives), width in bits and direction
@@ -151,7 +162,7 @@ pub unsafe extern "C" fn inswitch_model_input_count(m: *mut InswitchModel) -> i3
 /// `m` is null or a live model; the out pointers are null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_port(m: *mut InswitchModel, index: u32, name: *mut *const c_char, width: *mut u32, is_output: *mut u32) -> i32 {
-    guard("inswitch_model_port", || {
+    guard_model("inswitch_model_port", m, || {
         let m = model(m)?;
         let count = m.block.ports().len();
         let p = m.block.ports().get(index as usize).ok_or_else(|| {
@@ -176,7 +187,7 @@ pub unsafe extern "C" fn inswitch_model_port(m: *mut InswitchModel, index: u32, 
 /// `m` is null or a live model; `name` is null or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_port_index(m: *mut InswitchModel, name: *const c_char) -> i32 {
-    guard("inswitch_model_port_index", || {
+    guard_model("inswitch_model_port_index", m, || {
         let m = model(m)?;
         let name = text(name, "the port name")?;
         m.block.port_index(name).map(|i| i as i32).map_err(|e| e.to_string())
@@ -190,13 +201,9 @@ pub unsafe extern "C" fn inswitch_model_port_index(m: *mut InswitchModel, name: 
 /// `m` is null or a live model; `words` is null or points to `nwords` readable words.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_set_input(m: *mut InswitchModel, index: u32, words: *const u32, nwords: u32) -> i32 {
-    guard("inswitch_model_set_input", || {
+    guard_model("inswitch_model_set_input", m, || {
         let m = model(m)?;
-        if words.is_null() {
-            return Err("the word buffer is a null pointer".into());
-        }
-        let w = std::slice::from_raw_parts(words, nwords as usize);
-        m.block.set_input(index as usize, w).map_err(|e| e.to_string())?;
+        m.block.set_input(index as usize, slice(words, nwords)?).map_err(|e| e.to_string())?;
         Ok(INSWITCH_OK)
     })
 }
@@ -207,11 +214,10 @@ pub unsafe extern "C" fn inswitch_model_set_input(m: *mut InswitchModel, index: 
 /// `m` is null or a live model.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_step(m: *mut InswitchModel) -> i32 {
-    let status = guard("inswitch_model_step", || {
+    guard_model("inswitch_model_step", m, || {
         model(m)?.block.step();
         Ok(INSWITCH_OK)
-    });
-    poison_on_panic(m, status)
+    })
 }
 
 /// Recomputes the outputs for the inputs set now without a clock edge (combinational paths; costs a copy
@@ -221,11 +227,10 @@ pub unsafe extern "C" fn inswitch_model_step(m: *mut InswitchModel) -> i32 {
 /// `m` is null or a live model.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_settle(m: *mut InswitchModel) -> i32 {
-    let status = guard("inswitch_model_settle", || {
+    guard_model("inswitch_model_settle", m, || {
         model(m)?.block.settle();
         Ok(INSWITCH_OK)
-    });
-    poison_on_panic(m, status)
+    })
 }
 
 /// Reads output `index` into `nwords` words at `words` (at least the port's width in words; extra words
@@ -235,15 +240,92 @@ pub unsafe extern "C" fn inswitch_model_settle(m: *mut InswitchModel) -> i32 {
 /// `m` is null or a live model; `words` is null or points to `nwords` writable words.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_output(m: *mut InswitchModel, index: u32, words: *mut u32, nwords: u32) -> i32 {
-    guard("inswitch_model_output", || {
+    guard_model("inswitch_model_output", m, || {
         let m = model(m)?;
-        if words.is_null() {
-            return Err("the word buffer is a null pointer".into());
-        }
-        let w = std::slice::from_raw_parts_mut(words, nwords as usize);
-        m.block.output(index as usize, w).map_err(|e| e.to_string())?;
+        m.block.output(index as usize, slice_mut(words, nwords)?).map_err(|e| e.to_string())?;
         Ok(INSWITCH_OK)
     })
+}
+
+/// Bits of the packed vector of all inputs (`is_output` 0) or all outputs (1), or a negative status.
+/// Port `k` sits at bits `[off + width - 1 : off]`, `off` the sum of the widths of the ports of the same
+/// direction before it (port order): the layout of the SystemVerilog concatenation `{last, ..., first}`.
+///
+/// # Safety
+/// `m` is null or a live model.
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_packed_bits(m: *mut InswitchModel, is_output: u32) -> i32 {
+    guard_model("inswitch_model_packed_bits", m, || Ok(registry::packed_bits(model(m)?.block.ports(), is_output != 0) as i32))
+}
+
+/// Sets every input from one packed vector of `nwords` words at `words` (layout:
+/// [`inswitch_model_packed_bits`]); one call instead of one [`inswitch_model_set_input`] per port.
+///
+/// # Safety
+/// `m` is null or a live model; `words` is null or points to `nwords` readable words.
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_set_inputs(m: *mut InswitchModel, words: *const u32, nwords: u32) -> i32 {
+    guard_model("inswitch_model_set_inputs", m, || {
+        let m = model(m)?;
+        m.block.set_inputs_packed(slice(words, nwords)?).map_err(|e| e.to_string())?;
+        Ok(INSWITCH_OK)
+    })
+}
+
+/// Reads every output into one packed vector of `nwords` words at `words` (layout:
+/// [`inswitch_model_packed_bits`]; words past the last output's are zeroed).
+///
+/// # Safety
+/// `m` is null or a live model; `words` is null or points to `nwords` writable words.
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_outputs(m: *mut InswitchModel, words: *mut u32, nwords: u32) -> i32 {
+    guard_model("inswitch_model_outputs", m, || {
+        let m = model(m)?;
+        m.block.outputs_packed(slice_mut(words, nwords)?).map_err(|e| e.to_string())?;
+        Ok(INSWITCH_OK)
+    })
+}
+
+/// One whole cycle in one call: sets every input from `inputs` (packed), steps one rising edge and reads
+/// every output into `outputs` (packed), as [`inswitch_model_set_inputs`], [`inswitch_model_step`] and
+/// [`inswitch_model_outputs`] would. The generated SV checkers make this one DPI call per cycle.
+///
+/// # Safety
+/// `m` is null or a live model; `inputs` is null or points to `ninputs` readable words, `outputs` is null or
+/// points to `noutputs` writable words.
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    guard_model("inswitch_model_cycle", m, || {
+        let m = model(m)?;
+        let (ins, outs) = (slice(inputs, ninputs)?, slice_mut(outputs, noutputs)?);
+        // The output buffer is checked first, so that a refused call leaves the model as it was (the
+        // error comes from the same check in `outputs_packed`).
+        if outs.len() < m.output_words {
+            return m.block.outputs_packed(outs).map(|()| INSWITCH_OK).map_err(|e| e.to_string());
+        }
+        m.block.set_inputs_packed(ins).map_err(|e| e.to_string())?;
+        m.block.step();
+        m.block.outputs_packed(outs).map_err(|e| e.to_string())?;
+        Ok(INSWITCH_OK)
+    })
+}
+
+/// # Safety
+/// `words` is null or points to `n` readable words.
+unsafe fn slice<'a>(words: *const u32, n: u32) -> Result<&'a [u32], String> {
+    if words.is_null() {
+        return Err("the word buffer is a null pointer".into());
+    }
+    Ok(std::slice::from_raw_parts(words, n as usize))
+}
+
+/// # Safety
+/// `words` is null or points to `n` writable words.
+unsafe fn slice_mut<'a>(words: *mut u32, n: u32) -> Result<&'a mut [u32], String> {
+    if words.is_null() {
+        return Err("the word buffer is a null pointer".into());
+    }
+    Ok(std::slice::from_raw_parts_mut(words, n as usize))
 }
 
 /// Back to the power-on state; inputs and outputs 0.
@@ -252,21 +334,38 @@ pub unsafe extern "C" fn inswitch_model_output(m: *mut InswitchModel, index: u32
 /// `m` is null or a live model.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_reset(m: *mut InswitchModel) -> i32 {
-    guard("inswitch_model_reset", || {
+    guard_model("inswitch_model_reset", m, || {
         model(m)?.block.reset();
         Ok(INSWITCH_OK)
     })
 }
 
+/// [`guard`] for a call on model `m`: a panic poisons the model (its state may be half updated), so that
+/// every later call but [`inswitch_model_free`] is refused.
+///
 /// # Safety
 /// `m` is null or a live model.
-unsafe fn poison_on_panic(m: *mut InswitchModel, status: i32) -> i32 {
+unsafe fn guard_model(what: &str, m: *mut InswitchModel, f: impl FnOnce() -> Result<i32, String>) -> i32 {
+    let status = guard(what, f);
     if status == INSWITCH_PANIC {
         if let Some(m) = m.as_mut() {
             m.poisoned = true;
         }
     }
     status
+}
+
+/// Test hook, not part of the C ABI (not exported, not in the header): the next call on `m` panics inside
+/// the library as a bug in a model would, so that a test can check the panic is caught, reported as
+/// [`INSWITCH_PANIC`] with a message, and poisons the model, instead of aborting the process.
+///
+/// # Safety
+/// `m` is null or a live model.
+#[doc(hidden)]
+pub unsafe fn testing_panic_on_next_call(m: *mut InswitchModel) {
+    if let Some(m) = m.as_mut() {
+        m.panic_next = true;
+    }
 }
 
 /// Number of registered blocks.

@@ -5,13 +5,20 @@
 //! - `inswitch_<block>_check.sv`: module `inswitch_<block>_check`, the RTL's parameters, every RTL port as
 //!   an input; it steps the model beside the DUT and compares every output on every rising `clk`.
 //!
-//! Ports cross DPI as `bit [511:0]` (the registry's widest port), zero-extended; the C side reads
-//! `svBitVecVal` words (word 0 = bits 31:0).
+//! A cycle crosses DPI in one call (`inswitch_model_cycle`): every input in one packed vector (the
+//! concatenation `{last input, ..., first input}`, registry order), every output back in one, each
+//! `bit [IO_BITS-1:0]` zero-extended; the C side reads `svBitVecVal` words (word 0 = bits 31:0).
+//! The per-port functions stay in the package for benches that want them.
 
 use std::fmt::Write as _;
 
 use inswitch_model::registry::{BlockSpec, RtlPort};
 use inswitch_model::signal::{MAX_PORT_WORDS, WIDE_MAX_BITS};
+
+/// Bits of the vectors that carry all inputs or all outputs of a block across DPI in one call: room for
+/// the largest block (the interposer at DATA_WIDTH 512 packs 1,247 input bits); a module whose ports
+/// need more stops at elaboration with a message.
+const IO_BITS: usize = 2048;
 
 /// File name and contents of every generated file.
 pub fn files() -> Vec<(String, String)> {
@@ -34,6 +41,9 @@ package inswitch_dpi_pkg;\n\
     // Width of the vectors that carry a port value across DPI (the widest port of any block).\n\
     localparam int unsigned PORT_BITS = {WIDE_MAX_BITS};\n\
     localparam int unsigned PORT_WORDS = {MAX_PORT_WORDS};\n\
+    // Width of the vectors that carry all inputs or all outputs of a block in one call.\n\
+    localparam int unsigned IO_BITS = {IO_BITS};\n\
+    localparam int unsigned IO_WORDS = {io_words};\n\
     import \"DPI-C\" function chandle inswitch_model_new(input string block, input string params);\n\
     import \"DPI-C\" function void inswitch_model_free(input chandle m);\n\
     import \"DPI-C\" function int inswitch_model_set_input(input chandle m, input int unsigned index, input bit [PORT_BITS-1:0] words, input int unsigned nwords);\n\
@@ -41,8 +51,12 @@ package inswitch_dpi_pkg;\n\
     import \"DPI-C\" function int inswitch_model_settle(input chandle m);\n\
     import \"DPI-C\" function int inswitch_model_output(input chandle m, input int unsigned index, output bit [PORT_BITS-1:0] words, input int unsigned nwords);\n\
     import \"DPI-C\" function int inswitch_model_reset(input chandle m);\n\
+    import \"DPI-C\" function int inswitch_model_cycle(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);\n\
+    import \"DPI-C\" function int inswitch_model_set_inputs(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs);\n\
+    import \"DPI-C\" function int inswitch_model_outputs(input chandle m, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);\n\
     import \"DPI-C\" function string inswitch_last_error();\n\
-endpackage\n`endif\n"
+endpackage\n`endif\n",
+        io_words = IO_BITS / 32
     )
 }
 
@@ -95,12 +109,36 @@ fn create(b: &'static BlockSpec, module: &str) -> String {
     )
 }
 
-fn push_inputs(b: &'static BlockSpec, indent: &str) -> String {
-    let mut s = String::new();
-    for (i, p) in indexed(b).into_iter().filter(|(_, p)| !p.output) {
-        writeln!(s, "{indent}void'(inswitch_model_set_input(h, {i}, PORT_BITS'({}), PORT_WORDS));", p.name).unwrap();
-    }
-    s
+/// The ports (inputs or outputs) in registry order: the order of the packed vectors.
+fn in_order(b: &'static BlockSpec, output: bool) -> Vec<&'static RtlPort> {
+    let mut v: Vec<(usize, &'static RtlPort)> = indexed(b).into_iter().filter(|(_, p)| p.output == output).collect();
+    v.sort_by_key(|(i, _)| *i);
+    v.into_iter().map(|(_, p)| p).collect()
+}
+
+/// `{last, ..., first}` with `prefix` before each port name: the packed vector of `ports`.
+fn concat(ports: &[&RtlPort], prefix: &str) -> String {
+    let names: Vec<String> = ports.iter().rev().map(|p| format!("{prefix}{}", p.name)).collect();
+    format!("{{{}}}", names.join(", "))
+}
+
+/// The sum of the widths of `ports`, from the RTL's range expressions.
+fn width_sum(ports: &[&RtlPort]) -> String {
+    let w: Vec<String> = ports.iter().map(|p| if range(p).is_empty() { "1".into() } else { format!("(({}) - ({}) + 1)", p.msb, p.lsb) }).collect();
+    w.join(" + ")
+}
+
+/// Widths of the packed vectors, and the elaboration-time check that they fit the package's vectors.
+fn io_params(b: &'static BlockSpec, module: &str) -> String {
+    format!(
+        "    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.\n    \
+         localparam int unsigned IN_BITS = {};\n    localparam int unsigned OUT_BITS = {};\n    \
+         localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;\n    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;\n    \
+         initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)\n        \
+         $fatal(1, \"{module}: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)\", IN_BITS, OUT_BITS, IO_BITS);\n",
+        width_sum(&in_order(b, false)),
+        width_sum(&in_order(b, true))
+    )
 }
 
 /// `inswitch_<block>_model`: a drop-in replacement of the RTL module driven by the golden model.
@@ -120,20 +158,18 @@ pub fn model(b: &'static BlockSpec) -> String {
         .collect();
     s.push_str(&ports.join(",\n"));
     s.push_str("\n);\n\nimport inswitch_dpi_pkg::*;\n\n");
+    s.push_str(&io_params(b, &name));
     s.push_str(&create(b, &name));
+    let ins = concat(&in_order(b, false), "");
     s.push_str("    // Edges stepped so far: a change wakes the combinational process below after each edge.\n");
-    s.push_str("    longint unsigned edges = 0;\n    bit [PORT_BITS-1:0] w;\n\n");
+    s.push_str("    longint unsigned edges = 0;\n    bit [IO_BITS-1:0] outs;\n\n");
     s.push_str("    always @(posedge clk) begin\n");
-    s.push_str(&push_inputs(b, "        "));
-    s.push_str("        if (inswitch_model_step(h) != 0) $fatal(1, \"");
-    s.push_str(&name);
-    s.push_str(": %s\", inswitch_last_error());\n        edges <= edges + 1;\n    end\n\n");
+    writeln!(s, "        if (inswitch_model_set_inputs(h, IO_BITS'({ins}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)").unwrap();
+    writeln!(s, "            $fatal(1, \"{name}: %s\", inswitch_last_error());\n        edges <= edges + 1;\n    end\n").unwrap();
     s.push_str("    always @* begin\n        if (edges >= 0) begin\n");
-    s.push_str(&push_inputs(b, "            "));
-    s.push_str("            void'(inswitch_model_settle(h));\n");
-    for (i, p) in indexed(b).into_iter().filter(|(_, p)| p.output) {
-        writeln!(s, "            void'(inswitch_model_output(h, {i}, w, PORT_WORDS));\n            {} = w[{}:{}];", p.name, p.msb, p.lsb).unwrap();
-    }
+    writeln!(s, "            void'(inswitch_model_set_inputs(h, IO_BITS'({ins}), IN_WORDS));").unwrap();
+    s.push_str("            void'(inswitch_model_settle(h));\n            void'(inswitch_model_outputs(h, outs, OUT_WORDS));\n");
+    writeln!(s, "            {} = outs[OUT_BITS-1:0];", concat(&in_order(b, true), "")).unwrap();
     s.push_str("        end\n    end\n\n    final inswitch_model_free(h);\n\nendmodule\n\n`resetall\n");
     s
 }
@@ -156,28 +192,24 @@ pub fn checker(b: &'static BlockSpec) -> String {
     let ports: Vec<String> = b.rtl().ports.iter().map(|p| format!("    input  wire {}{}", range(p), p.name)).collect();
     s.push_str(&ports.join(",\n"));
     s.push_str("\n);\n\nimport inswitch_dpi_pkg::*;\n\n");
+    s.push_str(&io_params(b, &name));
     s.push_str(&create(b, &name));
+    let outs = in_order(b, true);
     s.push_str(
         "    // Rising edges seen; outputs compared; mismatching (cycle, port) pairs.\n    \
          longint unsigned cycle = 0;\n    longint unsigned compared = 0;\n    longint unsigned mismatches = 0;\n    \
-         bit armed = CHECK_FROM_START != 0;\n    bit [PORT_BITS-1:0] w;\n\n",
+         bit armed = CHECK_FROM_START != 0;\n    bit [IO_BITS-1:0] outs;\n    // The model's outputs.\n",
     );
-    s.push_str("    always @(posedge clk) begin\n");
-    s.push_str(&push_inputs(b, "        "));
-    s.push_str("        if (inswitch_model_step(h) != 0) $fatal(1, \"");
-    s.push_str(&name);
-    s.push_str(": %s\", inswitch_last_error());\n        if (armed) begin\n");
-    for (i, p) in indexed(b).into_iter().filter(|(_, p)| p.output) {
-        writeln!(
-            s,
-            "            void'(inswitch_model_output(h, {i}, w, PORT_WORDS));\n            \
-             compared++;\n            \
-             if (w[{m}:{l}] !== {n}) mismatch(\"{n}\", $sformatf(\"%h\", w[{m}:{l}]), $sformatf(\"%h\", {n}));",
-            m = p.msb,
-            l = p.lsb,
-            n = p.name
-        )
-        .unwrap();
+    for p in &outs {
+        writeln!(s, "    bit {}model_{};", range(p), p.name).unwrap();
+    }
+    s.push_str("\n    always @(posedge clk) begin\n");
+    writeln!(s, "        if (inswitch_model_cycle(h, IO_BITS'({}), IN_WORDS, outs, OUT_WORDS) != 0)", concat(&in_order(b, false), "")).unwrap();
+    writeln!(s, "            $fatal(1, \"{name}: %s\", inswitch_last_error());").unwrap();
+    s.push_str("        if (armed) begin\n");
+    writeln!(s, "            {} = outs[OUT_BITS-1:0];\n            compared += {};", concat(&outs, "model_"), outs.len()).unwrap();
+    for p in &outs {
+        writeln!(s, "            if (model_{n} !== {n}) mismatch(\"{n}\", $sformatf(\"%h\", model_{n}), $sformatf(\"%h\", {n}));", n = p.name).unwrap();
     }
     s.push_str("        end\n");
     if b.rtl().ports.iter().any(|p| p.name == "rst") {

@@ -33,6 +33,13 @@ module inswitch_axis_register_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((WIDTH-1) - (0) + 1) + 1 + 1;
+    localparam int unsigned OUT_BITS = 1 + ((WIDTH-1) - (0) + 1) + 1;
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_axis_register_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("axis_register", $sformatf("WIDTH=%0d", WIDTH));
@@ -43,24 +50,21 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_s_axis_tready;
+    bit [WIDTH-1:0] model_m_axis_tdata;
+    bit model_m_axis_tvalid;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({m_axis_tready, s_axis_tvalid, s_axis_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 4, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", w[0:0]), $sformatf("%h", s_axis_tready));
-            void'(inswitch_model_output(h, 5, w, PORT_WORDS));
-            compared++;
-            if (w[WIDTH-1:0] !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", w[WIDTH-1:0]), $sformatf("%h", m_axis_tdata));
-            void'(inswitch_model_output(h, 6, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tvalid));
+            {model_m_axis_tvalid, model_m_axis_tdata, model_s_axis_tready} = outs[OUT_BITS-1:0];
+            compared += 3;
+            if (model_s_axis_tready !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", model_s_axis_tready), $sformatf("%h", s_axis_tready));
+            if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
+            if (model_m_axis_tvalid !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", model_m_axis_tvalid), $sformatf("%h", m_axis_tvalid));
         end
         if (rst) armed = 1;
         cycle++;

@@ -25,6 +25,13 @@ module inswitch_axis_register_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((WIDTH-1) - (0) + 1) + 1 + 1;
+    localparam int unsigned OUT_BITS = 1 + ((WIDTH-1) - (0) + 1) + 1;
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_axis_register_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("axis_register", $sformatf("WIDTH=%0d", WIDTH));
@@ -32,30 +39,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_axis_register_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({m_axis_tready, s_axis_tvalid, s_axis_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_axis_register_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(m_axis_tready), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({m_axis_tready, s_axis_tvalid, s_axis_tdata, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 4, w, PORT_WORDS));
-            s_axis_tready = w[0:0];
-            void'(inswitch_model_output(h, 5, w, PORT_WORDS));
-            m_axis_tdata = w[WIDTH-1:0];
-            void'(inswitch_model_output(h, 6, w, PORT_WORDS));
-            m_axis_tvalid = w[0:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {m_axis_tvalid, m_axis_tdata, s_axis_tready} = outs[OUT_BITS-1:0];
         end
     end
 

@@ -57,6 +57,13 @@ module inswitch_completion_builder_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((9) - (0) + 1) + ((2) - (0) + 1) + ((2) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((6) - (0) + 1) + 1 + ((15) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_completion_builder_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("completion_builder", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
@@ -67,57 +74,31 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_s_rsp_ready;
+    bit model_s_ur_ready;
+    bit [DATA_WIDTH-1:0] model_m_axis_tdata;
+    bit [KEEP_WIDTH-1:0] model_m_axis_tkeep;
+    bit model_m_axis_tvalid;
+    bit model_m_axis_tlast;
+    bit [15:0] model_m_axis_tuser;
+    bit [3:0] model_stat_event;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_rsp_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_rsp_write), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_rsp_status), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_rsp_rdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_rsp_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_rsp_tag), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_rsp_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_rsp_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_ur_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_ur_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_ur_tag), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_ur_tc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_ur_attr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_ur_mem_read), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_ur_locked), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_ur_length), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_ur_first_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_ur_last_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_ur_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 21, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_completion_builder_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_completion_builder_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_rsp_ready) mismatch("s_rsp_ready", $sformatf("%h", w[0:0]), $sformatf("%h", s_rsp_ready));
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_ur_ready) mismatch("s_ur_ready", $sformatf("%h", w[0:0]), $sformatf("%h", s_ur_ready));
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            compared++;
-            if (w[DATA_WIDTH-1:0] !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", w[DATA_WIDTH-1:0]), $sformatf("%h", m_axis_tdata));
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            compared++;
-            if (w[KEEP_WIDTH-1:0] !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", w[KEEP_WIDTH-1:0]), $sformatf("%h", m_axis_tkeep));
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tvalid));
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tlast));
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            compared++;
-            if (w[15:0] !== m_axis_tuser) mismatch("m_axis_tuser", $sformatf("%h", w[15:0]), $sformatf("%h", m_axis_tuser));
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            compared++;
-            if (w[3:0] !== stat_event) mismatch("stat_event", $sformatf("%h", w[3:0]), $sformatf("%h", stat_event));
+            {model_stat_event, model_m_axis_tuser, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_ur_ready, model_s_rsp_ready} = outs[OUT_BITS-1:0];
+            compared += 8;
+            if (model_s_rsp_ready !== s_rsp_ready) mismatch("s_rsp_ready", $sformatf("%h", model_s_rsp_ready), $sformatf("%h", s_rsp_ready));
+            if (model_s_ur_ready !== s_ur_ready) mismatch("s_ur_ready", $sformatf("%h", model_s_ur_ready), $sformatf("%h", s_ur_ready));
+            if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
+            if (model_m_axis_tkeep !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", model_m_axis_tkeep), $sformatf("%h", m_axis_tkeep));
+            if (model_m_axis_tvalid !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", model_m_axis_tvalid), $sformatf("%h", m_axis_tvalid));
+            if (model_m_axis_tlast !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", model_m_axis_tlast), $sformatf("%h", m_axis_tlast));
+            if (model_m_axis_tuser !== m_axis_tuser) mismatch("m_axis_tuser", $sformatf("%h", model_m_axis_tuser), $sformatf("%h", m_axis_tuser));
+            if (model_stat_event !== stat_event) mismatch("stat_event", $sformatf("%h", model_stat_event), $sformatf("%h", stat_event));
         end
         if (rst) armed = 1;
         cycle++;

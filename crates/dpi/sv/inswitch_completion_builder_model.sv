@@ -49,6 +49,13 @@ module inswitch_completion_builder_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((9) - (0) + 1) + ((2) - (0) + 1) + ((2) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((6) - (0) + 1) + 1 + ((15) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_completion_builder_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("completion_builder", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
@@ -56,76 +63,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_rsp_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_rsp_write), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_rsp_status), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_rsp_rdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_rsp_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_rsp_tag), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_rsp_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_rsp_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_ur_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_ur_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_ur_tag), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_ur_tc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_ur_attr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_ur_mem_read), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_ur_locked), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_ur_length), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_ur_first_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_ur_last_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_ur_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 21, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_rsp_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_rsp_write), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_rsp_status), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_rsp_rdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_rsp_src), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_rsp_tag), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_rsp_addr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_rsp_be), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_ur_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_ur_src), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_ur_tag), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_ur_tc), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_ur_attr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_ur_mem_read), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_ur_locked), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_ur_length), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_ur_first_be), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_ur_last_be), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_ur_addr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 20, PORT_BITS'(m_axis_tready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 21, PORT_BITS'(cfg_engine_id), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            s_rsp_ready = w[0:0];
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            s_ur_ready = w[0:0];
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            m_axis_tdata = w[DATA_WIDTH-1:0];
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            m_axis_tkeep = w[KEEP_WIDTH-1:0];
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            m_axis_tvalid = w[0:0];
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            m_axis_tlast = w[0:0];
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            m_axis_tuser = w[15:0];
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            stat_event = w[3:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
         end
     end
 

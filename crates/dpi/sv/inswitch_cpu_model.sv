@@ -84,6 +84,13 @@ module inswitch_cpu_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + 1 + ((11) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_cpu_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("cpu", $sformatf("STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d", STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES));
@@ -91,144 +98,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_msg_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_msg_kind), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_msg_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_msg_port), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_msg_ctx), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_msg_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_msg_dst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_msg_pid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_msg_dmu_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_msg_count), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_msg_code), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_msg_posted), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_msg_error), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_msg_tid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_msg_vni), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_msg_cookie), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_msg_seqno), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_msg_resno), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_msg_retry), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(s_msg_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 21, PORT_BITS'(s_msg_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 22, PORT_BITS'(s_msg_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 23, PORT_BITS'(s_msg_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 24, PORT_BITS'(s_msg_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 25, PORT_BITS'(s_msg_pbv), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 26, PORT_BITS'(m_msg_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 27, PORT_BITS'(cfg_wr_en), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 28, PORT_BITS'(cfg_wr_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 29, PORT_BITS'(cfg_wr_data), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_msg_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_msg_kind), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_msg_family), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_msg_port), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_msg_ctx), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_msg_src), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_msg_dst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_msg_pid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_msg_dmu_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_msg_count), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_msg_code), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_msg_posted), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_msg_error), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_msg_tid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_msg_vni), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_msg_cookie), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_msg_seqno), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_msg_resno), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_msg_retry), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 20, PORT_BITS'(s_msg_op), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 21, PORT_BITS'(s_msg_rc), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 22, PORT_BITS'(s_msg_repsum_m), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 23, PORT_BITS'(s_msg_repsum_oflow_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 24, PORT_BITS'(s_msg_data), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 25, PORT_BITS'(s_msg_pbv), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 26, PORT_BITS'(m_msg_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 27, PORT_BITS'(cfg_wr_en), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 28, PORT_BITS'(cfg_wr_addr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 29, PORT_BITS'(cfg_wr_data), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            s_msg_ready = w[0:0];
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            m_msg_valid = w[0:0];
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            m_msg_kind = w[4-1:0];
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            m_msg_family = w[0:0];
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            m_msg_port = w[8-1:0];
-            void'(inswitch_model_output(h, 35, w, PORT_WORDS));
-            m_msg_ctx = w[16-1:0];
-            void'(inswitch_model_output(h, 36, w, PORT_WORDS));
-            m_msg_src = w[32-1:0];
-            void'(inswitch_model_output(h, 37, w, PORT_WORDS));
-            m_msg_dst = w[32-1:0];
-            void'(inswitch_model_output(h, 38, w, PORT_WORDS));
-            m_msg_pid = w[16-1:0];
-            void'(inswitch_model_output(h, 39, w, PORT_WORDS));
-            m_msg_dmu_id = w[16-1:0];
-            void'(inswitch_model_output(h, 40, w, PORT_WORDS));
-            m_msg_count = w[20-1:0];
-            void'(inswitch_model_output(h, 41, w, PORT_WORDS));
-            m_msg_code = w[4-1:0];
-            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
-            m_msg_posted = w[0:0];
-            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
-            m_msg_error = w[0:0];
-            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
-            m_msg_tid = w[2-1:0];
-            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
-            m_msg_vni = w[16-1:0];
-            void'(inswitch_model_output(h, 46, w, PORT_WORDS));
-            m_msg_cookie = w[32-1:0];
-            void'(inswitch_model_output(h, 47, w, PORT_WORDS));
-            m_msg_seqno = w[10-1:0];
-            void'(inswitch_model_output(h, 48, w, PORT_WORDS));
-            m_msg_resno = w[10-1:0];
-            void'(inswitch_model_output(h, 49, w, PORT_WORDS));
-            m_msg_retry = w[0:0];
-            void'(inswitch_model_output(h, 50, w, PORT_WORDS));
-            m_msg_op = w[6-1:0];
-            void'(inswitch_model_output(h, 51, w, PORT_WORDS));
-            m_msg_rc = w[4-1:0];
-            void'(inswitch_model_output(h, 52, w, PORT_WORDS));
-            m_msg_repsum_m = w[8-1:0];
-            void'(inswitch_model_output(h, 53, w, PORT_WORDS));
-            m_msg_repsum_oflow_id = w[2-1:0];
-            void'(inswitch_model_output(h, 54, w, PORT_WORDS));
-            m_msg_data = w[256-1:0];
-            void'(inswitch_model_output(h, 55, w, PORT_WORDS));
-            m_msg_pbv = w[128-1:0];
-            void'(inswitch_model_output(h, 56, w, PORT_WORDS));
-            stat_valid = w[0:0];
-            void'(inswitch_model_output(h, 57, w, PORT_WORDS));
-            stat_event = w[5:0];
-            void'(inswitch_model_output(h, 58, w, PORT_WORDS));
-            stat_family = w[0:0];
-            void'(inswitch_model_output(h, 59, w, PORT_WORDS));
-            stat_ctx = w[15:0];
-            void'(inswitch_model_output(h, 60, w, PORT_WORDS));
-            fail_valid = w[0:0];
-            void'(inswitch_model_output(h, 61, w, PORT_WORDS));
-            fail_family = w[0:0];
-            void'(inswitch_model_output(h, 62, w, PORT_WORDS));
-            fail_ctx = w[15:0];
-            void'(inswitch_model_output(h, 63, w, PORT_WORDS));
-            fail_count = w[7:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
         end
     end
 

@@ -7,6 +7,9 @@ package inswitch_dpi_pkg;
 // Width of the vectors that carry a port value across DPI (the widest port of any block).
 localparam int unsigned PORT_BITS = 512;
 localparam int unsigned PORT_WORDS = 16;
+// Width of the vectors that carry all inputs or all outputs of a block in one call.
+localparam int unsigned IO_BITS = 2048;
+localparam int unsigned IO_WORDS = 64;
 import "DPI-C" function chandle inswitch_model_new(input string block, input string params);
 import "DPI-C" function void inswitch_model_free(input chandle m);
 import "DPI-C" function int inswitch_model_set_input(input chandle m, input int unsigned index, input bit [PORT_BITS-1:0] words, input int unsigned nwords);
@@ -14,6 +17,9 @@ import "DPI-C" function int inswitch_model_step(input chandle m);
 import "DPI-C" function int inswitch_model_settle(input chandle m);
 import "DPI-C" function int inswitch_model_output(input chandle m, input int unsigned index, output bit [PORT_BITS-1:0] words, input int unsigned nwords);
 import "DPI-C" function int inswitch_model_reset(input chandle m);
+import "DPI-C" function int inswitch_model_cycle(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);
+import "DPI-C" function int inswitch_model_set_inputs(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs);
+import "DPI-C" function int inswitch_model_outputs(input chandle m, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);
 import "DPI-C" function string inswitch_last_error();
 endpackage
 `endif

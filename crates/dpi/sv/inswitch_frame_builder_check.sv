@@ -66,6 +66,13 @@ module inswitch_frame_builder_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((1) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_frame_builder_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("frame_builder", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
@@ -76,64 +83,29 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_s_msg_ready;
+    bit [DATA_WIDTH-1:0] model_m_axis_tdata;
+    bit [KEEP_WIDTH-1:0] model_m_axis_tkeep;
+    bit model_m_axis_tvalid;
+    bit model_m_axis_tlast;
+    bit [15:0] model_m_axis_tuser;
+    bit [1:0] model_stat_event;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_msg_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_msg_kind), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_msg_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_msg_port), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_msg_ctx), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_msg_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_msg_dst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_msg_pid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_msg_dmu_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_msg_count), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(s_msg_code), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(s_msg_posted), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(s_msg_error), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(s_msg_tid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(s_msg_vni), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(s_msg_cookie), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(s_msg_seqno), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(s_msg_resno), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(s_msg_retry), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(s_msg_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 21, PORT_BITS'(s_msg_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 22, PORT_BITS'(s_msg_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 23, PORT_BITS'(s_msg_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 24, PORT_BITS'(s_msg_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 25, PORT_BITS'(s_msg_pbv), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 26, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 27, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 28, PORT_BITS'(cfg_vendor_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 29, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 30, PORT_BITS'(cfg_src_mac), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 31, PORT_BITS'(cfg_dst_mac), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_msg_ready) mismatch("s_msg_ready", $sformatf("%h", w[0:0]), $sformatf("%h", s_msg_ready));
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            compared++;
-            if (w[DATA_WIDTH-1:0] !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", w[DATA_WIDTH-1:0]), $sformatf("%h", m_axis_tdata));
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            compared++;
-            if (w[KEEP_WIDTH-1:0] !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", w[KEEP_WIDTH-1:0]), $sformatf("%h", m_axis_tkeep));
-            void'(inswitch_model_output(h, 35, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tvalid));
-            void'(inswitch_model_output(h, 36, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tlast));
-            void'(inswitch_model_output(h, 37, w, PORT_WORDS));
-            compared++;
-            if (w[15:0] !== m_axis_tuser) mismatch("m_axis_tuser", $sformatf("%h", w[15:0]), $sformatf("%h", m_axis_tuser));
-            void'(inswitch_model_output(h, 38, w, PORT_WORDS));
-            compared++;
-            if (w[1:0] !== stat_event) mismatch("stat_event", $sformatf("%h", w[1:0]), $sformatf("%h", stat_event));
+            {model_stat_event, model_m_axis_tuser, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_msg_ready} = outs[OUT_BITS-1:0];
+            compared += 7;
+            if (model_s_msg_ready !== s_msg_ready) mismatch("s_msg_ready", $sformatf("%h", model_s_msg_ready), $sformatf("%h", s_msg_ready));
+            if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
+            if (model_m_axis_tkeep !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", model_m_axis_tkeep), $sformatf("%h", m_axis_tkeep));
+            if (model_m_axis_tvalid !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", model_m_axis_tvalid), $sformatf("%h", m_axis_tvalid));
+            if (model_m_axis_tlast !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", model_m_axis_tlast), $sformatf("%h", m_axis_tlast));
+            if (model_m_axis_tuser !== m_axis_tuser) mismatch("m_axis_tuser", $sformatf("%h", model_m_axis_tuser), $sformatf("%h", m_axis_tuser));
+            if (model_stat_event !== stat_event) mismatch("stat_event", $sformatf("%h", model_stat_event), $sformatf("%h", stat_event));
         end
         if (rst) armed = 1;
         cycle++;

@@ -79,6 +79,13 @@ module inswitch_input_checker_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + 1 + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + 1 + ((15) - (0) + 1) + ((9) - (0) + 1) + ((2) - (0) + 1) + ((2) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((6) - (0) + 1) + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + ((20) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_input_checker_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("input_checker", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
@@ -86,136 +93,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_axis_tuser), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_reg_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(m_ur_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(m_msg_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(cfg_vendor_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_validation), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_vni_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(cfg_vni), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tkeep), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_tlast), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_axis_tuser), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_reg_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(m_ur_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(m_msg_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(cfg_vendor_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_validation), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_vni_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(cfg_vni), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 15, w, PORT_WORDS));
-            s_axis_tready = w[0:0];
-            void'(inswitch_model_output(h, 16, w, PORT_WORDS));
-            m_reg_valid = w[0:0];
-            void'(inswitch_model_output(h, 17, w, PORT_WORDS));
-            m_reg_write = w[0:0];
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            m_reg_addr = w[15:0];
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            m_reg_be = w[3:0];
-            void'(inswitch_model_output(h, 20, w, PORT_WORDS));
-            m_reg_wdata = w[31:0];
-            void'(inswitch_model_output(h, 21, w, PORT_WORDS));
-            m_reg_src = w[15:0];
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            m_reg_tag = w[9:0];
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            m_ur_valid = w[0:0];
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            m_ur_src = w[15:0];
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            m_ur_tag = w[9:0];
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            m_ur_tc = w[2:0];
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            m_ur_attr = w[2:0];
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            m_ur_mem_read = w[0:0];
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            m_ur_locked = w[0:0];
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            m_ur_length = w[9:0];
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            m_ur_first_be = w[3:0];
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            m_ur_last_be = w[3:0];
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            m_ur_addr = w[6:0];
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            m_msg_valid = w[0:0];
-            void'(inswitch_model_output(h, 35, w, PORT_WORDS));
-            m_msg_kind = w[4-1:0];
-            void'(inswitch_model_output(h, 36, w, PORT_WORDS));
-            m_msg_family = w[0:0];
-            void'(inswitch_model_output(h, 37, w, PORT_WORDS));
-            m_msg_port = w[8-1:0];
-            void'(inswitch_model_output(h, 38, w, PORT_WORDS));
-            m_msg_ctx = w[16-1:0];
-            void'(inswitch_model_output(h, 39, w, PORT_WORDS));
-            m_msg_src = w[32-1:0];
-            void'(inswitch_model_output(h, 40, w, PORT_WORDS));
-            m_msg_dst = w[32-1:0];
-            void'(inswitch_model_output(h, 41, w, PORT_WORDS));
-            m_msg_pid = w[16-1:0];
-            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
-            m_msg_dmu_id = w[16-1:0];
-            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
-            m_msg_count = w[20-1:0];
-            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
-            m_msg_code = w[4-1:0];
-            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
-            m_msg_posted = w[0:0];
-            void'(inswitch_model_output(h, 46, w, PORT_WORDS));
-            m_msg_error = w[0:0];
-            void'(inswitch_model_output(h, 47, w, PORT_WORDS));
-            m_msg_tid = w[2-1:0];
-            void'(inswitch_model_output(h, 48, w, PORT_WORDS));
-            m_msg_vni = w[16-1:0];
-            void'(inswitch_model_output(h, 49, w, PORT_WORDS));
-            m_msg_cookie = w[32-1:0];
-            void'(inswitch_model_output(h, 50, w, PORT_WORDS));
-            m_msg_seqno = w[10-1:0];
-            void'(inswitch_model_output(h, 51, w, PORT_WORDS));
-            m_msg_resno = w[10-1:0];
-            void'(inswitch_model_output(h, 52, w, PORT_WORDS));
-            m_msg_retry = w[0:0];
-            void'(inswitch_model_output(h, 53, w, PORT_WORDS));
-            m_msg_op = w[6-1:0];
-            void'(inswitch_model_output(h, 54, w, PORT_WORDS));
-            m_msg_rc = w[4-1:0];
-            void'(inswitch_model_output(h, 55, w, PORT_WORDS));
-            m_msg_repsum_m = w[8-1:0];
-            void'(inswitch_model_output(h, 56, w, PORT_WORDS));
-            m_msg_repsum_oflow_id = w[2-1:0];
-            void'(inswitch_model_output(h, 57, w, PORT_WORDS));
-            m_msg_data = w[256-1:0];
-            void'(inswitch_model_output(h, 58, w, PORT_WORDS));
-            m_msg_pbv = w[128-1:0];
-            void'(inswitch_model_output(h, 59, w, PORT_WORDS));
-            stat_event = w[20:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
         end
     end
 

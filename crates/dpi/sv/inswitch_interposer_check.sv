@@ -66,6 +66,13 @@ module inswitch_interposer_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_interposer_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("interposer", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,MCAST_ENTRIES=%0d,MCAST_INDEX_WIDTH=%0d,CREDIT_WIDTH=%0d,INJ_CREDITS=%0d", DATA_WIDTH, KEEP_WIDTH, MCAST_ENTRIES, MCAST_INDEX_WIDTH, CREDIT_WIDTH, INJ_CREDITS));
@@ -76,74 +83,43 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_s_axis_rx_tready;
+    bit [DATA_WIDTH-1:0] model_m_axis_vl_tdata;
+    bit [KEEP_WIDTH-1:0] model_m_axis_vl_tkeep;
+    bit model_m_axis_vl_tvalid;
+    bit model_m_axis_vl_tlast;
+    bit [DATA_WIDTH-1:0] model_m_axis_ext_tdata;
+    bit [KEEP_WIDTH-1:0] model_m_axis_ext_tkeep;
+    bit model_m_axis_ext_tvalid;
+    bit model_m_axis_ext_tlast;
+    bit [8:0] model_m_axis_ext_tuser;
+    bit model_s_axis_inj_tready;
+    bit [CREDIT_WIDTH-1:0] model_link_credit_return;
+    bit [CREDIT_WIDTH-1:0] model_stat_inj_credits;
+    bit [2:0] model_stat_event;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_rx_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_rx_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_rx_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_rx_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(m_axis_vl_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_ext_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_axis_inj_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_axis_inj_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_axis_inj_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_axis_inj_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(vl_credit_return), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_port), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(cfg_mcast_wr_en), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(cfg_mcast_wr_index), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(cfg_mcast_wr_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(cfg_mcast_wr_tree), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(cfg_mcast_wr_wait_count), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 21, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_axis_rx_tready) mismatch("s_axis_rx_tready", $sformatf("%h", w[0:0]), $sformatf("%h", s_axis_rx_tready));
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            compared++;
-            if (w[DATA_WIDTH-1:0] !== m_axis_vl_tdata) mismatch("m_axis_vl_tdata", $sformatf("%h", w[DATA_WIDTH-1:0]), $sformatf("%h", m_axis_vl_tdata));
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            compared++;
-            if (w[KEEP_WIDTH-1:0] !== m_axis_vl_tkeep) mismatch("m_axis_vl_tkeep", $sformatf("%h", w[KEEP_WIDTH-1:0]), $sformatf("%h", m_axis_vl_tkeep));
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_vl_tvalid) mismatch("m_axis_vl_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_vl_tvalid));
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_vl_tlast) mismatch("m_axis_vl_tlast", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_vl_tlast));
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            compared++;
-            if (w[DATA_WIDTH-1:0] !== m_axis_ext_tdata) mismatch("m_axis_ext_tdata", $sformatf("%h", w[DATA_WIDTH-1:0]), $sformatf("%h", m_axis_ext_tdata));
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            compared++;
-            if (w[KEEP_WIDTH-1:0] !== m_axis_ext_tkeep) mismatch("m_axis_ext_tkeep", $sformatf("%h", w[KEEP_WIDTH-1:0]), $sformatf("%h", m_axis_ext_tkeep));
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_ext_tvalid) mismatch("m_axis_ext_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_ext_tvalid));
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_ext_tlast) mismatch("m_axis_ext_tlast", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_ext_tlast));
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            compared++;
-            if (w[8:0] !== m_axis_ext_tuser) mismatch("m_axis_ext_tuser", $sformatf("%h", w[8:0]), $sformatf("%h", m_axis_ext_tuser));
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_axis_inj_tready) mismatch("s_axis_inj_tready", $sformatf("%h", w[0:0]), $sformatf("%h", s_axis_inj_tready));
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            compared++;
-            if (w[CREDIT_WIDTH-1:0] !== link_credit_return) mismatch("link_credit_return", $sformatf("%h", w[CREDIT_WIDTH-1:0]), $sformatf("%h", link_credit_return));
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            compared++;
-            if (w[CREDIT_WIDTH-1:0] !== stat_inj_credits) mismatch("stat_inj_credits", $sformatf("%h", w[CREDIT_WIDTH-1:0]), $sformatf("%h", stat_inj_credits));
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            compared++;
-            if (w[2:0] !== stat_event) mismatch("stat_event", $sformatf("%h", w[2:0]), $sformatf("%h", stat_event));
+            {model_stat_event, model_stat_inj_credits, model_link_credit_return, model_s_axis_inj_tready, model_m_axis_ext_tuser, model_m_axis_ext_tlast, model_m_axis_ext_tvalid, model_m_axis_ext_tkeep, model_m_axis_ext_tdata, model_m_axis_vl_tlast, model_m_axis_vl_tvalid, model_m_axis_vl_tkeep, model_m_axis_vl_tdata, model_s_axis_rx_tready} = outs[OUT_BITS-1:0];
+            compared += 14;
+            if (model_s_axis_rx_tready !== s_axis_rx_tready) mismatch("s_axis_rx_tready", $sformatf("%h", model_s_axis_rx_tready), $sformatf("%h", s_axis_rx_tready));
+            if (model_m_axis_vl_tdata !== m_axis_vl_tdata) mismatch("m_axis_vl_tdata", $sformatf("%h", model_m_axis_vl_tdata), $sformatf("%h", m_axis_vl_tdata));
+            if (model_m_axis_vl_tkeep !== m_axis_vl_tkeep) mismatch("m_axis_vl_tkeep", $sformatf("%h", model_m_axis_vl_tkeep), $sformatf("%h", m_axis_vl_tkeep));
+            if (model_m_axis_vl_tvalid !== m_axis_vl_tvalid) mismatch("m_axis_vl_tvalid", $sformatf("%h", model_m_axis_vl_tvalid), $sformatf("%h", m_axis_vl_tvalid));
+            if (model_m_axis_vl_tlast !== m_axis_vl_tlast) mismatch("m_axis_vl_tlast", $sformatf("%h", model_m_axis_vl_tlast), $sformatf("%h", m_axis_vl_tlast));
+            if (model_m_axis_ext_tdata !== m_axis_ext_tdata) mismatch("m_axis_ext_tdata", $sformatf("%h", model_m_axis_ext_tdata), $sformatf("%h", m_axis_ext_tdata));
+            if (model_m_axis_ext_tkeep !== m_axis_ext_tkeep) mismatch("m_axis_ext_tkeep", $sformatf("%h", model_m_axis_ext_tkeep), $sformatf("%h", m_axis_ext_tkeep));
+            if (model_m_axis_ext_tvalid !== m_axis_ext_tvalid) mismatch("m_axis_ext_tvalid", $sformatf("%h", model_m_axis_ext_tvalid), $sformatf("%h", m_axis_ext_tvalid));
+            if (model_m_axis_ext_tlast !== m_axis_ext_tlast) mismatch("m_axis_ext_tlast", $sformatf("%h", model_m_axis_ext_tlast), $sformatf("%h", m_axis_ext_tlast));
+            if (model_m_axis_ext_tuser !== m_axis_ext_tuser) mismatch("m_axis_ext_tuser", $sformatf("%h", model_m_axis_ext_tuser), $sformatf("%h", m_axis_ext_tuser));
+            if (model_s_axis_inj_tready !== s_axis_inj_tready) mismatch("s_axis_inj_tready", $sformatf("%h", model_s_axis_inj_tready), $sformatf("%h", s_axis_inj_tready));
+            if (model_link_credit_return !== link_credit_return) mismatch("link_credit_return", $sformatf("%h", model_link_credit_return), $sformatf("%h", link_credit_return));
+            if (model_stat_inj_credits !== stat_inj_credits) mismatch("stat_inj_credits", $sformatf("%h", model_stat_inj_credits), $sformatf("%h", stat_inj_credits));
+            if (model_stat_event !== stat_event) mismatch("stat_event", $sformatf("%h", model_stat_event), $sformatf("%h", stat_event));
         end
         if (rst) armed = 1;
         cycle++;

@@ -58,6 +58,13 @@ module inswitch_interposer_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_interposer_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("interposer", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,MCAST_ENTRIES=%0d,MCAST_INDEX_WIDTH=%0d,CREDIT_WIDTH=%0d,INJ_CREDITS=%0d", DATA_WIDTH, KEEP_WIDTH, MCAST_ENTRIES, MCAST_INDEX_WIDTH, CREDIT_WIDTH, INJ_CREDITS));
@@ -65,86 +72,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_rx_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_rx_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_rx_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_rx_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(m_axis_vl_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_ext_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_axis_inj_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_axis_inj_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_axis_inj_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_axis_inj_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(vl_credit_return), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_port), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(cfg_mcast_wr_en), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(cfg_mcast_wr_index), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 18, PORT_BITS'(cfg_mcast_wr_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 19, PORT_BITS'(cfg_mcast_wr_tree), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 20, PORT_BITS'(cfg_mcast_wr_wait_count), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_rx_tdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_rx_tkeep), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_rx_tvalid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_rx_tlast), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(m_axis_vl_tready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_ext_tready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_axis_inj_tdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(s_axis_inj_tkeep), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(s_axis_inj_tvalid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(s_axis_inj_tlast), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(vl_credit_return), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_family), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_port), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 15, PORT_BITS'(cfg_ethertype), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 16, PORT_BITS'(cfg_mcast_wr_en), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 17, PORT_BITS'(cfg_mcast_wr_index), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 18, PORT_BITS'(cfg_mcast_wr_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 19, PORT_BITS'(cfg_mcast_wr_tree), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 20, PORT_BITS'(cfg_mcast_wr_wait_count), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 21, w, PORT_WORDS));
-            s_axis_rx_tready = w[0:0];
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            m_axis_vl_tdata = w[DATA_WIDTH-1:0];
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            m_axis_vl_tkeep = w[KEEP_WIDTH-1:0];
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            m_axis_vl_tvalid = w[0:0];
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            m_axis_vl_tlast = w[0:0];
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            m_axis_ext_tdata = w[DATA_WIDTH-1:0];
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            m_axis_ext_tkeep = w[KEEP_WIDTH-1:0];
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            m_axis_ext_tvalid = w[0:0];
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            m_axis_ext_tlast = w[0:0];
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            m_axis_ext_tuser = w[8:0];
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            s_axis_inj_tready = w[0:0];
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            link_credit_return = w[CREDIT_WIDTH-1:0];
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            stat_inj_credits = w[CREDIT_WIDTH-1:0];
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            stat_event = w[2:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
         end
     end
 

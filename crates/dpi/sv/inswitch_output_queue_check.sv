@@ -52,6 +52,13 @@ module inswitch_output_queue_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DEST_ID_WIDTH-1) - (0) + 1) + 1 + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((DEST_ID_WIDTH-1) - (0) + 1) + ((DEST_ID_WIDTH-1) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((PORT_WIDTH-1) - (0) + 1) + 1;
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_output_queue_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("output_queue", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,DEST_ID_WIDTH=%0d,PORT_WIDTH=%0d,FIFO_DEPTH=%0d,ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH, DEST_ID_WIDTH, PORT_WIDTH, FIFO_DEPTH, ROUTE_ENTRIES, ROUTE_INDEX_WIDTH));
@@ -62,45 +69,29 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_s_axis_tready;
+    bit [DATA_WIDTH-1:0] model_m_axis_tdata;
+    bit [KEEP_WIDTH-1:0] model_m_axis_tkeep;
+    bit model_m_axis_tvalid;
+    bit model_m_axis_tlast;
+    bit [PORT_WIDTH-1:0] model_m_axis_tdest;
+    bit model_stat_route_miss;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_axis_tuser), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(cfg_route_wr_en), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(cfg_route_wr_index), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(cfg_route_wr_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(cfg_route_wr_dest_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(cfg_route_wr_dest_mask), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_route_wr_port), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 13, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", w[0:0]), $sformatf("%h", s_axis_tready));
-            void'(inswitch_model_output(h, 14, w, PORT_WORDS));
-            compared++;
-            if (w[DATA_WIDTH-1:0] !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", w[DATA_WIDTH-1:0]), $sformatf("%h", m_axis_tdata));
-            void'(inswitch_model_output(h, 15, w, PORT_WORDS));
-            compared++;
-            if (w[KEEP_WIDTH-1:0] !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", w[KEEP_WIDTH-1:0]), $sformatf("%h", m_axis_tkeep));
-            void'(inswitch_model_output(h, 16, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tvalid));
-            void'(inswitch_model_output(h, 17, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", w[0:0]), $sformatf("%h", m_axis_tlast));
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            compared++;
-            if (w[PORT_WIDTH-1:0] !== m_axis_tdest) mismatch("m_axis_tdest", $sformatf("%h", w[PORT_WIDTH-1:0]), $sformatf("%h", m_axis_tdest));
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== stat_route_miss) mismatch("stat_route_miss", $sformatf("%h", w[0:0]), $sformatf("%h", stat_route_miss));
+            {model_stat_route_miss, model_m_axis_tdest, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_axis_tready} = outs[OUT_BITS-1:0];
+            compared += 7;
+            if (model_s_axis_tready !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", model_s_axis_tready), $sformatf("%h", s_axis_tready));
+            if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
+            if (model_m_axis_tkeep !== m_axis_tkeep) mismatch("m_axis_tkeep", $sformatf("%h", model_m_axis_tkeep), $sformatf("%h", m_axis_tkeep));
+            if (model_m_axis_tvalid !== m_axis_tvalid) mismatch("m_axis_tvalid", $sformatf("%h", model_m_axis_tvalid), $sformatf("%h", m_axis_tvalid));
+            if (model_m_axis_tlast !== m_axis_tlast) mismatch("m_axis_tlast", $sformatf("%h", model_m_axis_tlast), $sformatf("%h", m_axis_tlast));
+            if (model_m_axis_tdest !== m_axis_tdest) mismatch("m_axis_tdest", $sformatf("%h", model_m_axis_tdest), $sformatf("%h", m_axis_tdest));
+            if (model_stat_route_miss !== stat_route_miss) mismatch("stat_route_miss", $sformatf("%h", model_stat_route_miss), $sformatf("%h", stat_route_miss));
         end
         if (rst) armed = 1;
         cycle++;

@@ -70,6 +70,13 @@ module inswitch_packet_engine_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((11) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((3) - (0) + 1) + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((7) - (0) + 1) + ((7) - (0) + 1) + ((15) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_packet_engine_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("packet_engine", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d,FIFO_DEPTH=%0d,INJ_CREDITS=%0d", DATA_WIDTH, KEEP_WIDTH, STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES, FIFO_DEPTH, INJ_CREDITS));
@@ -77,108 +84,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_rx_tdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_rx_tkeep), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_rx_tvalid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_rx_tlast), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(m_axis_vl_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_egress_tready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(m_reg_rsp_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(vl_credit_return), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(cfg_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(cfg_port), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_src_mac), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_dst_mac), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(cpu_cfg_wr_en), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(cpu_cfg_wr_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 16, PORT_BITS'(cpu_cfg_wr_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 17, PORT_BITS'(pbv_rd_index), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_axis_rx_tdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_axis_rx_tkeep), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_axis_rx_tvalid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_axis_rx_tlast), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(m_axis_vl_tready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(m_axis_egress_tready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(m_reg_rsp_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(vl_credit_return), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(cfg_family), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(cfg_port), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(cfg_src_mac), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(cfg_dst_mac), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(cpu_cfg_wr_en), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 15, PORT_BITS'(cpu_cfg_wr_addr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 16, PORT_BITS'(cpu_cfg_wr_data), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 17, PORT_BITS'(pbv_rd_index), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            s_axis_rx_tready = w[0:0];
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            m_axis_vl_tdata = w[DATA_WIDTH-1:0];
-            void'(inswitch_model_output(h, 20, w, PORT_WORDS));
-            m_axis_vl_tkeep = w[KEEP_WIDTH-1:0];
-            void'(inswitch_model_output(h, 21, w, PORT_WORDS));
-            m_axis_vl_tvalid = w[0:0];
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            m_axis_vl_tlast = w[0:0];
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            m_axis_egress_tdata = w[DATA_WIDTH-1:0];
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            m_axis_egress_tkeep = w[KEEP_WIDTH-1:0];
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            m_axis_egress_tvalid = w[0:0];
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            m_axis_egress_tlast = w[0:0];
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            m_axis_egress_tdest = w[3:0];
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            m_reg_rsp_valid = w[0:0];
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            m_reg_rsp_write = w[0:0];
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            m_reg_rsp_status = w[1:0];
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            m_reg_rsp_rdata = w[31:0];
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            m_reg_rsp_src = w[15:0];
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            m_reg_rsp_tag = w[9:0];
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            link_credit_return = w[7:0];
-            void'(inswitch_model_output(h, 35, w, PORT_WORDS));
-            stat_inj_credits = w[7:0];
-            void'(inswitch_model_output(h, 36, w, PORT_WORDS));
-            pbv_rd_dev_id = w[15:0];
-            void'(inswitch_model_output(h, 37, w, PORT_WORDS));
-            cpu_stat_valid = w[0:0];
-            void'(inswitch_model_output(h, 38, w, PORT_WORDS));
-            cpu_stat_event = w[5:0];
-            void'(inswitch_model_output(h, 39, w, PORT_WORDS));
-            cpu_stat_family = w[0:0];
-            void'(inswitch_model_output(h, 40, w, PORT_WORDS));
-            cpu_stat_ctx = w[15:0];
-            void'(inswitch_model_output(h, 41, w, PORT_WORDS));
-            cpu_fail_valid = w[0:0];
-            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
-            cpu_fail_family = w[0:0];
-            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
-            cpu_fail_ctx = w[15:0];
-            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
-            cpu_fail_count = w[7:0];
-            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
-            stat_event = w[31:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {stat_event, cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, cpu_stat_ctx, cpu_stat_family, cpu_stat_event, cpu_stat_valid, pbv_rd_dev_id, stat_inj_credits, link_credit_return, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, m_axis_egress_tdest, m_axis_egress_tlast, m_axis_egress_tvalid, m_axis_egress_tkeep, m_axis_egress_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
         end
     end
 

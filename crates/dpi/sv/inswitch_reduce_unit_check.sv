@@ -46,6 +46,13 @@ module inswitch_reduce_unit_check #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + 1 + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1) + ((31) - (0) + 1) + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_reduce_unit_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("reduce_unit", "");
@@ -56,44 +63,27 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
+    // The model's outputs.
+    bit model_out_valid;
+    bit [5:0] model_out_rt_op;
+    bit [255:0] model_out_rt_data;
+    bit [3:0] model_out_rt_rc;
+    bit [7:0] model_out_rt_repsum_m;
+    bit [1:0] model_out_rt_repsum_oflow_id;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(in_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(cfg_mode), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(a_rt_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(a_rt_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(a_rt_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(a_rt_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(a_rt_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(a_sfa), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(b_rt_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(b_rt_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(b_rt_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(b_rt_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(b_rt_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(b_sfa), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+        if (inswitch_model_cycle(h, IO_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
+            $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
         if (armed) begin
-            void'(inswitch_model_output(h, 15, w, PORT_WORDS));
-            compared++;
-            if (w[0:0] !== out_valid) mismatch("out_valid", $sformatf("%h", w[0:0]), $sformatf("%h", out_valid));
-            void'(inswitch_model_output(h, 16, w, PORT_WORDS));
-            compared++;
-            if (w[5:0] !== out_rt_op) mismatch("out_rt_op", $sformatf("%h", w[5:0]), $sformatf("%h", out_rt_op));
-            void'(inswitch_model_output(h, 17, w, PORT_WORDS));
-            compared++;
-            if (w[255:0] !== out_rt_data) mismatch("out_rt_data", $sformatf("%h", w[255:0]), $sformatf("%h", out_rt_data));
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            compared++;
-            if (w[3:0] !== out_rt_rc) mismatch("out_rt_rc", $sformatf("%h", w[3:0]), $sformatf("%h", out_rt_rc));
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            compared++;
-            if (w[7:0] !== out_rt_repsum_m) mismatch("out_rt_repsum_m", $sformatf("%h", w[7:0]), $sformatf("%h", out_rt_repsum_m));
-            void'(inswitch_model_output(h, 20, w, PORT_WORDS));
-            compared++;
-            if (w[1:0] !== out_rt_repsum_oflow_id) mismatch("out_rt_repsum_oflow_id", $sformatf("%h", w[1:0]), $sformatf("%h", out_rt_repsum_oflow_id));
+            {model_out_rt_repsum_oflow_id, model_out_rt_repsum_m, model_out_rt_rc, model_out_rt_data, model_out_rt_op, model_out_valid} = outs[OUT_BITS-1:0];
+            compared += 6;
+            if (model_out_valid !== out_valid) mismatch("out_valid", $sformatf("%h", model_out_valid), $sformatf("%h", out_valid));
+            if (model_out_rt_op !== out_rt_op) mismatch("out_rt_op", $sformatf("%h", model_out_rt_op), $sformatf("%h", out_rt_op));
+            if (model_out_rt_data !== out_rt_data) mismatch("out_rt_data", $sformatf("%h", model_out_rt_data), $sformatf("%h", out_rt_data));
+            if (model_out_rt_rc !== out_rt_rc) mismatch("out_rt_rc", $sformatf("%h", model_out_rt_rc), $sformatf("%h", out_rt_rc));
+            if (model_out_rt_repsum_m !== out_rt_repsum_m) mismatch("out_rt_repsum_m", $sformatf("%h", model_out_rt_repsum_m), $sformatf("%h", out_rt_repsum_m));
+            if (model_out_rt_repsum_oflow_id !== out_rt_repsum_oflow_id) mismatch("out_rt_repsum_oflow_id", $sformatf("%h", model_out_rt_repsum_oflow_id), $sformatf("%h", out_rt_repsum_oflow_id));
         end
         if (rst) armed = 1;
         cycle++;

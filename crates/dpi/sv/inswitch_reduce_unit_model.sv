@@ -36,6 +36,13 @@ module inswitch_reduce_unit_model
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + 1 + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1) + ((31) - (0) + 1) + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((5) - (0) + 1) + ((255) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + ((1) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_reduce_unit_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("reduce_unit", "");
@@ -43,58 +50,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(in_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(cfg_mode), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(a_rt_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(a_rt_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(a_rt_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(a_rt_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(a_rt_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(a_sfa), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(b_rt_op), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(b_rt_data), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(b_rt_rc), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(b_rt_repsum_m), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(b_rt_repsum_oflow_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(b_sfa), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(in_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(cfg_mode), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(a_rt_op), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(a_rt_data), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(a_rt_rc), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(a_rt_repsum_m), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(a_rt_repsum_oflow_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(a_sfa), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(b_rt_op), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(b_rt_data), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(b_rt_rc), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(b_rt_repsum_m), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(b_rt_repsum_oflow_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(b_sfa), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 15, w, PORT_WORDS));
-            out_valid = w[0:0];
-            void'(inswitch_model_output(h, 16, w, PORT_WORDS));
-            out_rt_op = w[5:0];
-            void'(inswitch_model_output(h, 17, w, PORT_WORDS));
-            out_rt_data = w[255:0];
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            out_rt_rc = w[3:0];
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            out_rt_repsum_m = w[7:0];
-            void'(inswitch_model_output(h, 20, w, PORT_WORDS));
-            out_rt_repsum_oflow_id = w[1:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {out_rt_repsum_oflow_id, out_rt_repsum_m, out_rt_rc, out_rt_data, out_rt_op, out_valid} = outs[OUT_BITS-1:0];
         end
     end
 

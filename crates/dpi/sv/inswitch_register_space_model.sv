@@ -83,6 +83,13 @@ module inswitch_register_space_model #
 
 import inswitch_dpi_pkg::*;
 
+    // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
+    localparam int unsigned IN_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + 1 + ((6) - (0) + 1) + ((STAT_EVENTS-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((11) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
+    localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
+    initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
+        $fatal(1, "inswitch_register_space_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
         h = inswitch_model_new("register_space", $sformatf("ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d,PORT_WIDTH=%0d,MCAST_ENTRIES=%0d,MCAST_INDEX_WIDTH=%0d,STAT_EVENTS=%0d,CPU_STATIC_ENTRIES=%0d", ROUTE_ENTRIES, ROUTE_INDEX_WIDTH, PORT_WIDTH, MCAST_ENTRIES, MCAST_INDEX_WIDTH, STAT_EVENTS, CPU_STATIC_ENTRIES));
@@ -90,134 +97,20 @@ import inswitch_dpi_pkg::*;
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [PORT_BITS-1:0] w;
+    bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_reg_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_reg_write), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_reg_addr), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_reg_be), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_reg_wdata), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_reg_src), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_reg_tag), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 8, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 12, PORT_BITS'(cpu_fail_valid), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 13, PORT_BITS'(cpu_fail_family), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 14, PORT_BITS'(cpu_fail_ctx), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 15, PORT_BITS'(cpu_fail_count), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 9, PORT_BITS'(m_reg_rsp_ready), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 10, PORT_BITS'(pbv_rd_index), PORT_WORDS));
-        void'(inswitch_model_set_input(h, 11, PORT_BITS'(stat_event), PORT_WORDS));
-        if (inswitch_model_step(h) != 0) $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
+        if (inswitch_model_set_inputs(h, IO_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+            $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_input(h, 0, PORT_BITS'(rst), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 1, PORT_BITS'(s_reg_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 2, PORT_BITS'(s_reg_write), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 3, PORT_BITS'(s_reg_addr), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 4, PORT_BITS'(s_reg_be), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 5, PORT_BITS'(s_reg_wdata), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 6, PORT_BITS'(s_reg_src), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 7, PORT_BITS'(s_reg_tag), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 8, PORT_BITS'(cfg_engine_id), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 12, PORT_BITS'(cpu_fail_valid), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 13, PORT_BITS'(cpu_fail_family), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 14, PORT_BITS'(cpu_fail_ctx), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 15, PORT_BITS'(cpu_fail_count), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 9, PORT_BITS'(m_reg_rsp_ready), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 10, PORT_BITS'(pbv_rd_index), PORT_WORDS));
-            void'(inswitch_model_set_input(h, 11, PORT_BITS'(stat_event), PORT_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
-            void'(inswitch_model_output(h, 16, w, PORT_WORDS));
-            s_reg_ready = w[0:0];
-            void'(inswitch_model_output(h, 17, w, PORT_WORDS));
-            m_reg_rsp_valid = w[0:0];
-            void'(inswitch_model_output(h, 18, w, PORT_WORDS));
-            m_reg_rsp_write = w[0:0];
-            void'(inswitch_model_output(h, 19, w, PORT_WORDS));
-            m_reg_rsp_status = w[1:0];
-            void'(inswitch_model_output(h, 20, w, PORT_WORDS));
-            m_reg_rsp_rdata = w[31:0];
-            void'(inswitch_model_output(h, 21, w, PORT_WORDS));
-            m_reg_rsp_src = w[15:0];
-            void'(inswitch_model_output(h, 22, w, PORT_WORDS));
-            m_reg_rsp_tag = w[9:0];
-            void'(inswitch_model_output(h, 23, w, PORT_WORDS));
-            m_reg_rsp_addr = w[15:0];
-            void'(inswitch_model_output(h, 24, w, PORT_WORDS));
-            m_reg_rsp_be = w[3:0];
-            void'(inswitch_model_output(h, 25, w, PORT_WORDS));
-            cfg_lock = w[0:0];
-            void'(inswitch_model_output(h, 26, w, PORT_WORDS));
-            cfg_master_id = w[15:0];
-            void'(inswitch_model_output(h, 27, w, PORT_WORDS));
-            cfg_ethertype = w[15:0];
-            void'(inswitch_model_output(h, 28, w, PORT_WORDS));
-            cfg_vendor_id = w[15:0];
-            void'(inswitch_model_output(h, 29, w, PORT_WORDS));
-            cfg_validation = w[3:0];
-            void'(inswitch_model_output(h, 30, w, PORT_WORDS));
-            cfg_error_reporting = w[7:0];
-            void'(inswitch_model_output(h, 31, w, PORT_WORDS));
-            cfg_red_mode = w[0:0];
-            void'(inswitch_model_output(h, 32, w, PORT_WORDS));
-            cfg_sub_timeout = w[23:0];
-            void'(inswitch_model_output(h, 33, w, PORT_WORDS));
-            cfg_master_timeout = w[23:0];
-            void'(inswitch_model_output(h, 34, w, PORT_WORDS));
-            cfg_red_timeout0 = w[23:0];
-            void'(inswitch_model_output(h, 35, w, PORT_WORDS));
-            cfg_red_timeout1 = w[23:0];
-            void'(inswitch_model_output(h, 36, w, PORT_WORDS));
-            cfg_red_timeout2 = w[23:0];
-            void'(inswitch_model_output(h, 37, w, PORT_WORDS));
-            cfg_red_timeout3 = w[23:0];
-            void'(inswitch_model_output(h, 38, w, PORT_WORDS));
-            cfg_red_threshold0 = w[19:0];
-            void'(inswitch_model_output(h, 39, w, PORT_WORDS));
-            cfg_red_threshold1 = w[19:0];
-            void'(inswitch_model_output(h, 40, w, PORT_WORDS));
-            cfg_red_threshold2 = w[19:0];
-            void'(inswitch_model_output(h, 41, w, PORT_WORDS));
-            cfg_vni_valid = w[3:0];
-            void'(inswitch_model_output(h, 42, w, PORT_WORDS));
-            cfg_vni = w[63:0];
-            void'(inswitch_model_output(h, 43, w, PORT_WORDS));
-            cfg_route_wr_en = w[0:0];
-            void'(inswitch_model_output(h, 44, w, PORT_WORDS));
-            cfg_route_wr_index = w[ROUTE_INDEX_WIDTH-1:0];
-            void'(inswitch_model_output(h, 45, w, PORT_WORDS));
-            cfg_route_wr_valid = w[0:0];
-            void'(inswitch_model_output(h, 46, w, PORT_WORDS));
-            cfg_route_wr_dest_id = w[15:0];
-            void'(inswitch_model_output(h, 47, w, PORT_WORDS));
-            cfg_route_wr_dest_mask = w[15:0];
-            void'(inswitch_model_output(h, 48, w, PORT_WORDS));
-            cfg_route_wr_port = w[PORT_WIDTH-1:0];
-            void'(inswitch_model_output(h, 49, w, PORT_WORDS));
-            cfg_mcast_wr_en = w[0:0];
-            void'(inswitch_model_output(h, 50, w, PORT_WORDS));
-            cfg_mcast_wr_index = w[MCAST_INDEX_WIDTH-1:0];
-            void'(inswitch_model_output(h, 51, w, PORT_WORDS));
-            cfg_mcast_wr_valid = w[0:0];
-            void'(inswitch_model_output(h, 52, w, PORT_WORDS));
-            cfg_mcast_wr_tree = w[12:0];
-            void'(inswitch_model_output(h, 53, w, PORT_WORDS));
-            cfg_mcast_wr_wait_count = w[19:0];
-            void'(inswitch_model_output(h, 54, w, PORT_WORDS));
-            cfg_mcast_wr_ports = w[15:0];
-            void'(inswitch_model_output(h, 55, w, PORT_WORDS));
-            pbv_rd_dev_id = w[15:0];
-            void'(inswitch_model_output(h, 56, w, PORT_WORDS));
-            cpu_cfg_wr_en = w[0:0];
-            void'(inswitch_model_output(h, 57, w, PORT_WORDS));
-            cpu_cfg_wr_addr = w[11:0];
-            void'(inswitch_model_output(h, 58, w, PORT_WORDS));
-            cpu_cfg_wr_data = w[31:0];
+            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
+            {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
         end
     end
 

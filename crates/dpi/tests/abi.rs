@@ -150,3 +150,97 @@ fn lists_blocks_and_version() {
     let v = unsafe { CStr::from_ptr(inswitch_version()) }.to_str().unwrap();
     assert_eq!(v, env!("CARGO_PKG_VERSION"));
 }
+
+#[test]
+fn a_packed_cycle_is_the_same_as_port_by_port() {
+    let (one, all) = (new("output_queue", "DATA_WIDTH=64"), new("output_queue", "DATA_WIDTH=64"));
+    assert!(!one.is_null() && !all.is_null());
+    unsafe {
+        let (n, ins) = (inswitch_model_port_count(one) as u32, inswitch_model_input_count(one) as u32);
+        let (ib, ob) = (inswitch_model_packed_bits(one, 0) as usize, inswitch_model_packed_bits(one, 1) as usize);
+        // rst 1 + tdata 64 + tkeep 8 + 1 + 1 + tuser 16 + 1 + 1 + index 4 + 1 + 16 + 16 + port 4.
+        assert_eq!((ib, ob), (134, 1 + 64 + 8 + 1 + 1 + 4 + 1));
+        let mut x = 7u32;
+        for cycle in 0..300u32 {
+            let mut packed = vec![0u32; ib.div_ceil(32)];
+            let mut off = 0usize;
+            for k in 0..ins {
+                let mut width = 0;
+                inswitch_model_port(one, k, null_mut(), &mut width, null_mut());
+                let mut v = [0u32; 2];
+                for w in &mut v {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    *w = x;
+                }
+                if k == 0 {
+                    v = [u32::from(cycle < 2), 0];
+                }
+                assert_eq!(inswitch_model_set_input(one, k, v.as_ptr(), 2), INSWITCH_OK, "{}", last());
+                for bit in 0..width as usize {
+                    packed[(off + bit) / 32] |= (v[bit / 32] >> (bit % 32) & 1) << ((off + bit) % 32);
+                }
+                off += width as usize;
+            }
+            inswitch_model_step(one);
+            let mut outs = vec![0xffff_ffffu32; ob.div_ceil(32) + 1];
+            assert_eq!(inswitch_model_cycle(all, packed.as_ptr(), packed.len() as u32, outs.as_mut_ptr(), outs.len() as u32), INSWITCH_OK, "{}", last());
+            assert_eq!(*outs.last().unwrap(), 0, "words past the outputs are zeroed");
+            let mut off = 0usize;
+            for k in ins..n {
+                let (mut width, mut v) = (0, [0u32; 2]);
+                inswitch_model_port(one, k, null_mut(), &mut width, null_mut());
+                inswitch_model_output(one, k, v.as_mut_ptr(), 2);
+                for bit in 0..width as usize {
+                    let have = outs[(off + bit) / 32] >> ((off + bit) % 32) & 1;
+                    assert_eq!(have, v[bit / 32] >> (bit % 32) & 1, "cycle {cycle} port {k} bit {bit}");
+                }
+                off += width as usize;
+            }
+            let mut again = vec![0u32; ob.div_ceil(32)];
+            assert_eq!(inswitch_model_outputs(all, again.as_mut_ptr(), again.len() as u32), INSWITCH_OK);
+            assert_eq!(again[..], outs[..again.len()]);
+            assert_eq!(inswitch_model_set_inputs(all, packed.as_ptr(), packed.len() as u32), INSWITCH_OK);
+        }
+        // Errors: short buffers and null pointers, the model unchanged.
+        let w = [0u32; 8];
+        let mut o = [0u32; 8];
+        assert_eq!(inswitch_model_cycle(all, w.as_ptr(), 4, o.as_mut_ptr(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_cycle: port `all inputs` of block `output_queue` is 134 bits: it needs 5 32-bit words, the buffer has 4");
+        assert_eq!(inswitch_model_cycle(all, w.as_ptr(), 8, o.as_mut_ptr(), 2), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_cycle: port `all outputs` of block `output_queue` is 80 bits: it needs 3 32-bit words, the buffer has 2");
+        assert_eq!(inswitch_model_cycle(all, null(), 8, o.as_mut_ptr(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_cycle: the word buffer is a null pointer");
+        assert_eq!(inswitch_model_set_inputs(all, w.as_ptr(), 1), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_set_inputs: port `all inputs` of block `output_queue` is 134 bits: it needs 5 32-bit words, the buffer has 1");
+        assert_eq!(inswitch_model_outputs(all, null_mut(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_outputs: the word buffer is a null pointer");
+        assert_eq!(inswitch_model_packed_bits(null_mut(), 0), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_packed_bits: the model handle is a null pointer");
+        inswitch_model_free(one);
+        inswitch_model_free(all);
+    }
+}
+
+#[test]
+fn a_panic_inside_the_library_is_an_error_status_and_poisons_the_model() {
+    let m = new("output_queue", "");
+    assert!(!m.is_null());
+    unsafe {
+        let w = [0u32; 64];
+        let mut o = [0u32; 64];
+        testing_panic_on_next_call(m);
+        // The panic is caught at the ABI boundary: a status and a message, the process goes on.
+        assert_eq!(inswitch_model_cycle(m, w.as_ptr(), 64, o.as_mut_ptr(), 64), INSWITCH_PANIC);
+        assert_eq!(last(), "inswitch_model_cycle: the model panicked: planted panic (testing_panic_on_next_call)");
+        // The model is poisoned: every later call but free is refused.
+        assert_eq!(inswitch_model_step(m), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_step: the model panicked in an earlier call and can only be freed");
+        assert_eq!(inswitch_model_set_inputs(m, w.as_ptr(), 64), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_set_inputs: the model panicked in an earlier call and can only be freed");
+        inswitch_model_free(m);
+        // Other models are unaffected.
+        let other = new("output_queue", "");
+        assert_eq!(inswitch_model_cycle(other, w.as_ptr(), 64, o.as_mut_ptr(), 64), INSWITCH_OK, "{}", last());
+        inswitch_model_free(other);
+    }
+}

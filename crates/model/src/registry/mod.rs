@@ -46,6 +46,9 @@ use std::fmt;
 
 use crate::signal::{Block, Ports, MAX_PORT_WORDS, WIDE_MAX_BITS};
 
+mod packed;
+pub use packed::{packed_bits, read_bits, unpack, write_bits};
+
 pub use expr::{clog2, eval};
 
 /// An RTL module as the generator read it (`rtl_table.rs`).
@@ -395,6 +398,13 @@ pub trait DynBlock: Send {
     fn output(&self, index: usize, words: &mut [u32]) -> Result<(), RegistryError>;
     /// Back to the power-on state, inputs and outputs 0.
     fn reset(&mut self);
+    /// Sets every input from one packed vector (one call per cycle instead of one per port): input `k`
+    /// at bits `[off + width - 1 : off]`, `off` the sum of the widths of the inputs before it
+    /// ([`packed_bits`] words at least; the layout of the generated SV's `{last, ..., first}`).
+    fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError>;
+    /// Reads every output into one packed vector, laid out as [`DynBlock::set_inputs_packed`]'s inputs
+    /// (words past the last output's are zeroed).
+    fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError>;
     /// Index of the port named `name`.
     fn port_index(&self, name: &str) -> Result<usize, RegistryError> {
         self.ports().iter().position(|p| p.name == name).ok_or_else(|| RegistryError::NoPortNamed { block: self.spec().name, name: name.to_string() })
@@ -405,6 +415,8 @@ struct Erased<B: Block> {
     spec: &'static BlockSpec,
     params: ParamSet,
     ports: Vec<PortInfo>,
+    widths: Vec<u32>,
+    packed: [usize; 2],
     fresh: B,
     model: B,
     inputs: B::In,
@@ -417,10 +429,13 @@ where
     B::Out: Send,
 {
     fn boxed(spec: &'static BlockSpec, params: &ParamSet, model: B) -> Box<dyn DynBlock> {
+        let ports = spec.ports(params);
         Box::new(Erased {
             spec,
             params: params.clone(),
-            ports: spec.ports(params),
+            widths: ports.iter().map(|p| p.width).collect(),
+            packed: [packed_bits(&ports, false), packed_bits(&ports, true)],
+            ports,
             fresh: model.clone(),
             model,
             inputs: B::In::default(),
@@ -494,6 +509,29 @@ where
         self.model = self.fresh.clone();
         self.inputs = B::In::default();
         self.outputs = B::Out::default();
+    }
+    fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError> {
+        self.packed_room(false, bits.len())?;
+        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(bits, &self.widths[..self.spec.inputs.len()]));
+        Ok(())
+    }
+    fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError> {
+        self.packed_room(true, bits.len())?;
+        bits.fill(0);
+        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.widths[self.spec.inputs.len()..]));
+        Ok(())
+    }
+}
+
+impl<B: Block> Erased<B> {
+    fn packed_room(&self, output: bool, got: usize) -> Result<(), RegistryError> {
+        let bits = self.packed[usize::from(output)];
+        let need = bits.div_ceil(32);
+        if got < need {
+            let name = if output { "all outputs" } else { "all inputs" };
+            return Err(RegistryError::Buffer { block: self.spec.name, name, width: bits as u32, need, got });
+        }
+        Ok(())
     }
 }
 
