@@ -190,7 +190,7 @@ fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
     assert!(exact >= 20, "only {exact} expiries met an idle sequencer");
     // docs/cpu.md §6: every expiry is checked to the cycle, whatever held the sequencer; the only ones
     // left to "not early" are those no running timer explains (a timer stopped after it expired).
-    for path in ["exec", "combine", "emission", "stalled_emission", "expiry"] {
+    for path in ["exec", "combine", "emission", "stalled_emission", "expiry", "relay"] {
         let n = outcome.counter(&format!("timeouts_exact_after_{path}"));
         assert!(n >= 5, "only {n} expiries checked to the cycle after a sequencer busy with {path}");
     }
@@ -320,6 +320,11 @@ enum After {
     /// Another expiry with nothing to send (TIMEOUT_EMPTY: 3 ratchet steps, a cycle to see the target,
     /// EMIT, FINISH): reported 8 cycles after it.
     Expiry,
+    /// An INITIALIZATION relayed down (INIT_RELAY, EMIT from A + 3 of its copies, then the
+    /// acknowledgement if non-posted): reported 4 cycles after the last message appeared, or 7 cycles
+    /// after the INITIALIZATION was accepted when the list is empty (EMIT sees nothing, FINISH, idle
+    /// from A + 5).
+    Relay,
 }
 
 fn is_expiry(e: u8) -> bool {
@@ -367,6 +372,10 @@ fn late_after(after: After) -> String {
                 After::Emission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && st.stalled < a,
                 After::StalledEmission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && (a + 3..c - 4).contains(&st.stalled),
                 After::Expiry => last == event::TIMEOUT_EMPTY && at + 8 == c && a < at,
+                After::Relay => {
+                    let idle = if st.appeared > a { st.appeared + 2 } else { a + 5 };
+                    last == event::INIT_RELAY && at == a + 3 && idle + 2 == c
+                }
             };
             if planted {
                 st.held = Some((o.stat_event, o.stat_family, o.stat_ctx));
@@ -402,6 +411,7 @@ fn the_cpu_scoreboard_rejects_an_expiry_one_cycle_late_after_a_busy_sequencer() 
         (After::Emission, "timeouts_exact_after_emission"),
         (After::StalledEmission, "timeouts_exact_after_stalled_emission"),
         (After::Expiry, "timeouts_exact_after_expiry"),
+        (After::Relay, "timeouts_exact_after_relay"),
     ] {
         let msg = late_after(after);
         eprintln!("{after:?}: {msg}");

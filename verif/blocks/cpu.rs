@@ -741,6 +741,8 @@ pub struct Reference {
     hold: Option<Hold>,
     /// What holds the sequencer (for the counters and the report).
     seq_why: &'static str,
+    /// The name of the path the decision in progress takes, when `plan`'s own is not specific enough.
+    hold_why: Option<&'static str>,
     /// The counter of the expiry the sequencer has taken.
     seq_label: &'static str,
     /// The emission in progress waited for the output register (`m_msg_ready` low).
@@ -777,6 +779,7 @@ impl Reference {
             last_reset: 0,
             seq: Seq::Idle,
             seq_why: "idle",
+            hold_why: None,
             seq_label: "timeouts_exact",
             seq_stalled: false,
             items: VecDeque::new(),
@@ -1028,12 +1031,23 @@ impl Reference {
                     _ => (s.pbv & switches, "init_relay_flood"),
                 };
                 self.cov.bump(how);
+                // docs/cpu.md §6 "Sequencer timing": EMIT from A + 3 like CONTROL's copies, the list
+                // (its PBV bits in ascending order, an invalid entry skipped in one cycle, then the
+                // acknowledgement if non-posted) possibly empty.
+                self.hold = Some(Hold::Emit(EXEC_DONE));
+                self.hold_why = Some("relay");
                 let tmpl = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
                 for b in 0..128 {
                     if bit(mask, b) && self.pbv_valid[b] {
                         self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), ..tmpl });
                         self.cov.bump("init_relay_copies");
+                    } else if bit(mask, b) {
+                        self.items.push_back(false);
+                        self.cov.bump("init_relay_invalid_skipped");
                     }
+                }
+                if mask == 0 {
+                    self.cov.bump("init_relay_to_nobody");
                 }
                 self.acknowledge(m, "ack_init");
                 event::INIT_RELAY
@@ -1639,6 +1653,7 @@ impl Reference {
     fn plan(&mut self, base: u64, why: &'static str) {
         let items = std::mem::take(&mut self.items);
         let hold = self.hold.take();
+        let why = self.hold_why.take().unwrap_or(why);
         let (hold, why) = match hold {
             Some(h @ Hold::Idle(_)) => (h, "combine"),
             Some(h) => (h, why),
@@ -1706,6 +1721,7 @@ impl Reference {
                 "exec" => "timeouts_exact_after_exec",
                 "combine" => "timeouts_exact_after_combine",
                 "expiry" => "timeouts_exact_after_expiry",
+                "relay" => "timeouts_exact_after_relay",
                 _ if self.seq_stalled => "timeouts_exact_after_stalled_emission",
                 _ => "timeouts_exact_after_emission",
             },
@@ -1816,6 +1832,7 @@ pub const REQUIRED: &[&str] = &[
     "timeouts_exact_after_emission",
     "timeouts_exact_after_stalled_emission",
     "timeouts_exact_after_expiry",
+    "timeouts_exact_after_relay",
     "freed_by_timeout",
     "max_live_descriptors",
     "ack_init",
@@ -1830,6 +1847,8 @@ pub const REQUIRED: &[&str] = &[
     "init_relay_direct",
     "init_relay_flood",
     "init_relay_copies",
+    "init_relay_invalid_skipped",
+    "init_relay_to_nobody",
     "ack_is_not_a_result",
 ];
 
