@@ -39,10 +39,9 @@ fn documented_report(reset: u64, accepted: u64, t: u32, tick: u64) -> u64 {
     expiring_tick + 3
 }
 
-/// Resets `dut` at cycle 0, configures one Portals subservient context with TIMEOUT[0] = `t`, offers an
-/// arm so that it is accepted at the first cycle of phase `phase` (cycles since the reset, modulo
-/// `tick`) after the configuration, and returns (acceptance cycle, cycle of the expiry report).
-fn arm_and_wait<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, phase: u64) -> Result<(u64, u64), String> {
+/// Resets `dut` at cycle 0 and configures TIMEOUT[0] = `t` and one Portals subservient tree `KEY`
+/// (wait count 4) on cycles 1-3; returns the last cycle and the idle input (output always ready).
+fn reset_and_configure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, t: u32) -> (u64, CpuIn) {
     let mut cycle = 0u64;
     dut.step(&CpuIn { rst: true, ..CpuIn::default() });
     let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
@@ -50,19 +49,15 @@ fn arm_and_wait<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u
         cycle += 1;
         dut.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..idle });
     }
-    let arm = CollectiveMsg {
-        kind: Kind::ARM,
-        family: Family::Portals,
-        ctx: KEY,
-        dst: 0x00C0_0000 | u32::from(KEY) << 3,
-        src: 0xAB00_0123,
-        vni: 0x77,
-        cookie: 0x1234_5678,
-        seqno: 5,
-        resno: 4,
-        op: 0x14,
-        ..CollectiveMsg::default()
-    };
+    (cycle, idle)
+}
+
+/// Resets `dut` at cycle 0, configures one Portals subservient context with TIMEOUT[0] = `t`, offers an
+/// arm so that it is accepted at the first cycle of phase `phase` (cycles since the reset, modulo
+/// `tick`) after the configuration, and returns (acceptance cycle, cycle of the expiry report).
+fn arm_and_wait<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, phase: u64) -> Result<(u64, u64), String> {
+    let (mut cycle, idle) = reset_and_configure(dut, t);
+    let arm = arm_of(KEY);
     // Idle up to the wanted phase (at least a few cycles after the configuration).
     loop {
         cycle += 1;
@@ -205,26 +200,8 @@ fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
 /// (`DROP_VNI`, 002 (52)); returns (the drop's acceptance cycle, the cycle the expiry is pending, the
 /// cycle of the expiry report).
 fn busy_across_the_expiry<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, k: u64) -> Result<(u64, u64, u64), String> {
-    let mut cycle = 0u64;
-    dut.step(&CpuIn { rst: true, ..CpuIn::default() });
-    let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
-    for (a, d) in [(TIMEOUT0, t), (STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
-        cycle += 1;
-        dut.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..idle });
-    }
-    let arm = CollectiveMsg {
-        kind: Kind::ARM,
-        family: Family::Portals,
-        ctx: KEY,
-        dst: 0x00C0_0000 | u32::from(KEY) << 3,
-        src: 0xAB00_0123,
-        vni: 0x77,
-        cookie: 0x1234_5678,
-        seqno: 5,
-        resno: 4,
-        op: 0x14,
-        ..CollectiveMsg::default()
-    };
+    let (mut cycle, idle) = reset_and_configure(dut, t);
+    let arm = arm_of(KEY);
     loop {
         cycle += 1;
         if cycle >= 8 && cycle % tick == 0 {
