@@ -31,28 +31,15 @@ pub fn read_bits(src: &[u32], off: usize, width: usize, dst: &mut [u32]) {
 /// Writes the `width` low bits of `src` into `dst` at bit `off`, the other bits of `dst` unchanged.
 #[inline]
 pub fn write_bits(dst: &mut [u32], off: usize, width: usize, src: &[u32]) {
-    let n = width.div_ceil(32);
-    // XOR the old value out (the field reads 0), then OR the new one in.
-    let mut old = [0u32; MAX_PORT_WORDS];
-    read_bits(dst, off, width, &mut old);
-    xor_bits(dst, off, width, &mut old);
-    let mut value = [0u32; MAX_PORT_WORDS];
-    value[..n].copy_from_slice(&src[..n]);
-    or_bits(dst, off, width, &mut value);
-}
-
-/// XORs the `width` low bits of `src` into `dst` at bit `off`.
-#[inline]
-fn xor_bits(dst: &mut [u32], off: usize, width: usize, src: &mut [u32]) {
-    let n = width.div_ceil(32);
-    if width % 32 != 0 {
-        src[n - 1] &= (1u32 << (width % 32)) - 1;
-    }
     let (base, sh) = (off / 32, off % 32);
-    for (k, s) in src[..n].iter().enumerate() {
-        dst[base + k] ^= s << sh;
-        if sh != 0 && *s >> (32 - sh) != 0 {
-            dst[base + k + 1] ^= s >> (32 - sh);
+    for k in 0..width.div_ceil(32) {
+        let bits = (width - 32 * k).min(32);
+        let mask = if bits == 32 { u32::MAX } else { (1u32 << bits) - 1 };
+        let v = src[k] & mask;
+        dst[base + k] = dst[base + k] & !(mask << sh) | v << sh;
+        // The part of the word that spills into the next one.
+        if sh != 0 && mask >> (32 - sh) != 0 {
+            dst[base + k + 1] = dst[base + k + 1] & !(mask >> (32 - sh)) | v >> (32 - sh);
         }
     }
 }
