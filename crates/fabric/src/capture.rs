@@ -16,7 +16,7 @@ use std::time::Duration;
 use inswitch_frames::pcap::{write_pcapng, Interface, NgRecord, LINKTYPE_ETHERNET, LINKTYPE_TLP};
 
 use crate::report::LinkFilter;
-use crate::sim::portals::is_soft_portals;
+use crate::wire::is_soft_portals;
 use crate::sim::{ChannelKind, Fabric};
 use crate::topology::Device;
 use crate::wire::{LCRC_LEN, SEQ_LEN};

@@ -10,8 +10,8 @@
 //!   order) are sent from the job's source node as real TLPs: they cross the source's link and the
 //!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
 //!   the subservient engines' register writes, `docs/manager.md` §5). INITIALIZATIONs all go to the
-//!   tree's master, which replicates those of the engines below it down the tree (000 [0106]-[0107],
-//!   [0157]; `docs/cpu.md` §2). The CPU is
+//!   tree's master, which replicates those of the engines below it down the tree (000 \[0106\]-\[0107\],
+//!   \[0157\]; `docs/cpu.md` §2). The CPU is
 //!   configured only through the register space's CPU window (`docs/registers.md` §CPU window): the
 //!   fabric does not use the engines' `cpu_cfg_wr_*` back door;
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
@@ -19,14 +19,17 @@
 //! Order: frames from one node to one engine take one path and arrive in order, so a context's PBV
 //! entries, flags and static entry are in before its INITIALIZATION. A plan that clears an engine's
 //! configuration after a message to it (a removal: the RESET must find the context before its static
-//! entry is cleared) is applied in phases ([`apply_encoded`]). [`Fabric::configure`] sends the built-in
-//! plans the same way ([`builtin_plans`]).
+//! entry is cleared) is applied in phases ([`apply_encoded`]). [`configure`] sends the built-in
+//! plans the same way ([`configure`], [`builtin_plans`]).
 
 use inswitch_frames::collective::NO_PARTICIPANT;
 
+use inswitch_frames::portals::ReductionFrame;
+
 use crate::manager::{Action, Encoded, Family, JobId, JobSpec, Manager, ManagerError, NodeId, Plan as MPlan, Role as MRole, SwitchId, TopologyMap};
-use crate::setup::{ContextPlan, EngineContext, Member, Role};
-use crate::sim::{Fabric, SimError};
+use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
+use crate::sim::portals::{PortalsJob, PortalsTree};
+use crate::sim::{EngineKind, Fabric, SimError};
 use crate::topology::{Ps, Topology};
 
 /// A manager over the map of `t` (switch `i` is `SwitchId(i)`, end node `i` is `NodeId(i)`).
@@ -158,6 +161,61 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
     Ok(())
 }
 
+/// Configures every engine and end node of `plan` (the built-in plans, `crate::setup`): cycle engines
+/// through their ports, as the manager's placements are ([`Fabric::bring_up`], then each context as
+/// a manager plan, [`builtin_plans`]: PBV entries and flags, the static entry and an INITIALIZATION
+/// per engine, sent as frames from the context's source node at `at`, [`apply_encoded`]); the
+/// stand-in from the plan directly ([`Fabric::configure_stand_ins`]). End nodes join their contexts
+/// with their operands (`value(endpoint index)`).
+pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
+    // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
+    // docs/cpu.md §7) and its static entries.
+    let n = f.topo.switches.len();
+    let mut table: Vec<Vec<u16>> = vec![vec![]; n];
+    let mut statics = vec![0usize; n];
+    for c in &plan.contexts {
+        for ec in &c.engines {
+            for m in &ec.members {
+                if !table[ec.switch].contains(&m.id) {
+                    table[ec.switch].push(m.id);
+                }
+            }
+            statics[ec.switch] += 1;
+        }
+        for &p in &c.participants {
+            f.join(p, c.cc_id, c.operation, vec![value(p), 0, 0, 0]);
+        }
+    }
+    let cycle = f.cfg.engine == EngineKind::Cycle;
+    let limit = f.cfg.engine_params.static_entries;
+    for s in 0..n {
+        if cycle && table[s].len() > crate::setup::PBV_ENTRIES {
+            return Err(SimError::Plan(format!(
+                "engine of {} needs {} PBV entries; the CPU's PBV table holds {} ([0155])",
+                f.topo.switches[s].name,
+                table[s].len(),
+                crate::setup::PBV_ENTRIES
+            )));
+        }
+        if statics[s] > limit {
+            return Err(SimError::Plan(format!("engine of {} needs {} static entries, it has {limit}", f.topo.switches[s].name, statics[s])));
+        }
+    }
+    f.configure_stand_ins(plan);
+    if cycle {
+        // The same path as the manager's placements: bring-up, then each context's plan encoded by the
+        // manager's encoder, frames from its source.
+        if let Some(first) = plan.contexts.first() {
+            f.bring_up(first.source, at);
+        }
+        for (c, p) in plan.contexts.iter().zip(builtin_plans(&f.topo, &plan.contexts)) {
+            let enc = p.encode_with(&|s| f.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
+            apply_encoded(f, &p, &enc, c.source, at, &|_| c.operation, value)?;
+        }
+    }
+    Ok(())
+}
+
 /// The built-in contexts ([`crate::setup::plan`], `scenario::two_masters`) as manager plans, one per
 /// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
@@ -166,7 +224,7 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
 /// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
 /// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
 /// START sets each subservient's upstream, `docs/cpu.md` §2). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
-/// barrier). End nodes are not in the plans ([`Fabric::configure`] joins them).
+/// barrier). End nodes are not in the plans ([`configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
     let mut slots = vec![0u8; t.switches.len()];
@@ -220,4 +278,33 @@ pub fn place_and_apply(f: &mut Fabric, m: &mut Manager, spec: JobSpec, at: Ps, v
 /// The end nodes `nodes` of a topology as manager node ids.
 pub fn node_ids(nodes: &[usize]) -> Vec<NodeId> {
     nodes.iter().map(|&n| NodeId(n as u32)).collect()
+}
+
+/// Places `spec` (family Portals; the master defaults to the source's switch, where the root end
+/// node's arm enters the tree) with the manager and configures the cycle engines from its plan
+/// ([`apply`]: static entries with the wait counts, multicast entries,
+/// `VNI_ALLOWED` := `spec.vni` and `ENGINE_SFA`, all as register-write frames from the source at `at`). With `spec.redundant` the manager also places a twin (002 (70)); every tree is configured
+/// as a multicast tree from the source's switch (`manager::portals_shape`), so the source must be a
+/// participant. [`Fabric::bring_up`] must have been called. End nodes are joined separately
+/// ([`Fabric::portals_root`], [`Fabric::portals_leaf`]).
+pub fn place_portals(f: &mut Fabric, m: &mut Manager, mut spec: JobSpec, at: Ps) -> Result<PortalsJob, SimError> {
+    let root = spec.source.0 as usize;
+    let root_switch = f.topo.endpoints.get(root).ok_or_else(|| SimError::Plan(format!("no end node {root}")))?.switch;
+    if spec.family != Family::Portals {
+        return Err(SimError::Plan("place_portals needs a Portals job".into()));
+    }
+    spec.master.get_or_insert(SwitchId(root_switch as u32));
+    let (job, plan) = m.place(spec).map_err(|e| SimError::Plan(format!("manager: {e}")))?;
+    let j = m.job(job).ok_or_else(|| SimError::Plan("placed job missing".into()))?;
+    let top = SwitchId(root_switch as u32);
+    let mut trees = Vec::new();
+    for t in &j.trees {
+        let (order, _) = crate::manager::portals_shape(&t.tree, top).ok_or_else(|| SimError::Plan(format!("tree {} does not reach the root end node's switch {root_switch}", t.key)))?;
+        let dfa = ReductionFrame::multicast_dfa(t.key, 0).map_err(|e| SimError::Plan(e.to_string()))?;
+        trees.push(PortalsTree { tree: t.key, dfa, switches: order.iter().map(|s| s.0 as usize).collect(), manager_root: t.tree.root.0 as usize });
+    }
+    let leaves: Vec<usize> = j.trees[0].tree.participants().iter().map(|n| n.0 as usize).filter(|&n| n != root).collect();
+    apply(f, m, &plan, root, at, &|_| 0)?;
+    let first = trees.remove(0);
+    Ok(PortalsJob { job, tree: first.tree, dfa: first.dfa, root, leaves, switches: first.switches, twins: trees })
 }

@@ -189,7 +189,7 @@ pub fn write_links_pcap<W: Write>(w: W, f: &Fabric, filter: LinkFilter) -> Resul
         }
         let b = &f.frames[c.frame as usize].bytes;
         // Soft Portals frames are Ethernet, not TLPs: only pcapng (`crate::capture`) holds both.
-        if b.len() < SEQ_LEN + LCRC_LEN || crate::sim::portals::is_soft_portals(b) {
+        if b.len() < SEQ_LEN + LCRC_LEN || crate::wire::is_soft_portals(b) {
             continue;
         }
         records.push(Record { timestamp: Duration::from_nanos(c.start / 1000), data: b[SEQ_LEN..b.len() - LCRC_LEN].to_vec() });

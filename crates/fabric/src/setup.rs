@@ -3,7 +3,7 @@
 //! placements (`crate::drive::context_of` gives this view of a placed tree) and the built-in
 //! arrangements below, which the manager does not make (the monolithic engine, the 512-switch
 //! hierarchy, the two-master case with named masters). Either way the engines are configured through
-//! their ports by the manager's encoder (`crate::drive`, [`crate::sim::Fabric::configure`]). The
+//! their ports by the manager's encoder (`crate::drive`, [`crate::drive::configure`]). The
 //! built-in plans are the seed's:
 //!
 //! * **distributed** (\[0100\], \[0104\]-\[0111\], Table 1 right column): one master engine in the source's

@@ -1,9 +1,13 @@
-//! The frames end nodes and the configuring source put on the fabric, built and read with the frames
-//! crate: data-link framed TLPs (2-byte sequence number, TLP, 4-byte LCRC), as the engine's
-//! `s_axis_rx` takes them and its `m_axis_vl` gives them (`docs/blocks/packet_engine.md`).
+//! The frames on the fabric's links, built and read with the frames crate: data-link framed TLPs
+//! (2-byte sequence number, TLP, 4-byte LCRC), as the engine's `s_axis_rx` takes them and its
+//! `m_axis_vl` gives them (`docs/blocks/packet_engine.md`), and Soft Portals frames (Ethernet, seed 002;
+//! `crate::sim::portals`). [`LinkFrame`] is a frame read once, for the fault injector's decisions and
+//! the fault log's one-line summaries.
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed};
 use inswitch_frames::crc;
+use inswitch_frames::ethernet::{SoftPortals, DEFAULT_SOFT_PORTALS_ETHERTYPE, SOFT_PORTALS_LEN};
+use inswitch_frames::portals::ReductionFrame;
 use inswitch_frames::tlp::Tlp;
 
 /// Bytes before the TLP (the data-link sequence number).
@@ -99,6 +103,112 @@ pub fn data(kind: u8, cc_id: u16, p_id: u16, completion: u8, contributions: u16)
 pub fn register_write(seq: u16, requester: u16, id: u16, offset: u16, value: u32) -> Vec<u8> {
     let t = crate::manager::plan::register_write(requester, 0, id, u32::from(offset), value, 0xF).expect("a 1-DW memory write");
     link_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+/// The Soft Portals EtherType of every port (the register space's reset `ETHERTYPE`, 002 (98)).
+pub const SOFT_PORTALS_ETHERTYPE: u16 = DEFAULT_SOFT_PORTALS_ETHERTYPE;
+/// Destination MAC of every Soft Portals frame (an IPv4-multicast-style group address): the fabric
+/// forwards by the Portals DFA, not by MAC, so one group address serves every tree. It is also the
+/// engines' `cfg_dst_mac` strap.
+pub const TREE_MAC: u64 = 0x0100_5E00_0000;
+/// Offset of the EtherType in a Soft Portals frame (after the destination and source MACs).
+const ETHERTYPE_AT: usize = 12;
+
+/// The locally administered unicast MAC of device `id` (end node or engine; `cfg_src_mac` strap).
+pub fn engine_mac(id: u16) -> u64 {
+    0x0200_0000_0000 | u64::from(id)
+}
+
+/// Whether `bytes` is a Soft Portals frame: its length and EtherType (everything else on a link is a
+/// framed TLP).
+pub fn is_soft_portals(bytes: &[u8]) -> bool {
+    bytes.len() == SOFT_PORTALS_LEN && bytes[ETHERTYPE_AT..ETHERTYPE_AT + 2] == SOFT_PORTALS_ETHERTYPE.to_be_bytes()
+}
+
+/// The Portals reduction frame inside a Soft Portals frame.
+pub fn portals_frame(bytes: &[u8]) -> Option<ReductionFrame> {
+    is_soft_portals(bytes).then(|| SoftPortals::parse(bytes).ok().map(|s| s.frame)).flatten()
+}
+
+/// Whether a framed TLP's LCRC matches (what an end node's data-link layer checks).
+pub fn lcrc_ok(frame: &[u8]) -> bool {
+    if frame.len() < SEQ_LEN + LCRC_LEN {
+        return false;
+    }
+    let seq = u16::from_be_bytes([frame[0], frame[1]]) & crc::SEQUENCE_MASK;
+    let tlp = &frame[SEQ_LEN..frame.len() - LCRC_LEN];
+    let got = u32::from_le_bytes(frame[frame.len() - LCRC_LEN..].try_into().expect("4 bytes"));
+    crc::lcrc(seq, tlp) == got
+}
+
+/// The integrity check of a receiver: the FCS of a Soft Portals frame, the LCRC of a framed TLP.
+pub fn frame_ok(bytes: &[u8]) -> bool {
+    if is_soft_portals(bytes) {
+        SoftPortals::parse(bytes).is_ok_and(|f| f.check_fcs().is_ok())
+    } else {
+        lcrc_ok(bytes)
+    }
+}
+
+/// Flips bit `bit` of byte `byte` of a frame (the LCRC is left as it was, so it no longer matches).
+pub fn corrupt(frame: &[u8], byte: usize, bit: u8) -> Vec<u8> {
+    let mut v = frame.to_vec();
+    v[byte] ^= 1 << bit;
+    v
+}
+
+/// A frame on a link, read once: a Soft Portals reduction frame, or a framed TLP with its routing
+/// fields and, if it is one, its collective message.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkFrame {
+    /// A Soft Portals frame that parses ([`portals_frame`]).
+    Portals(ReductionFrame),
+    /// Anything else, read as a framed TLP.
+    Tlp {
+        /// Requester ID ([`requester`]).
+        requester: Option<u16>,
+        /// Destination device ID ([`destination`]).
+        destination: Option<u16>,
+        /// The collective message, if the TLP is one ([`collective_of`]).
+        message: Option<CollectiveMessage>,
+    },
+}
+
+impl LinkFrame {
+    /// Reads `bytes` (a Soft Portals frame is never a collective message: its first TLP byte would be
+    /// the tree MAC's `0x5E`, no message type).
+    pub fn parse(bytes: &[u8]) -> LinkFrame {
+        match portals_frame(bytes) {
+            Some(fr) => LinkFrame::Portals(fr),
+            None => LinkFrame::Tlp { requester: requester(bytes), destination: destination(bytes), message: collective_of(bytes) },
+        }
+    }
+
+    /// The collective message, if it is a framed one.
+    pub fn message(&self) -> Option<&CollectiveMessage> {
+        match self {
+            LinkFrame::Tlp { message, .. } => message.as_ref(),
+            LinkFrame::Portals(_) => None,
+        }
+    }
+
+    /// The frame in one line: Portals tree and round, or collective kind and CC_ID (else "frame"),
+    /// requester → destination (what the fault log records, [`crate::faults::Fault::what`]).
+    pub fn summary(&self) -> String {
+        match self {
+            LinkFrame::Portals(fr) => {
+                let h = fr.header;
+                format!("portals tree {} seqno {} arm {} count {} sfa {:#06x}", fr.tree(), h.seqno, u8::from(h.arm), h.count, fr.sfa)
+            }
+            LinkFrame::Tlp { requester, destination, message } => {
+                let (from, to) = (requester.unwrap_or(0), destination.unwrap_or(0));
+                match message {
+                    Some(m) => format!("kind {} cc {} {from:#06x} -> {to:#06x}", m.header.kind, m.header.cc_id),
+                    None => format!("frame {from:#06x} -> {to:#06x}"),
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ fn skip_is_exact_when_timers_expire() {
         let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
         let ctx = setup::plan(&t, Arrangement::Distributed, 5, 0x14, 0, 0);
-        f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
+        inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
         // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/registers.md §CPU window).
         for s in 0..3 {
             for k in 0..4u16 {
@@ -102,7 +102,7 @@ fn skip_is_exact_when_engines_sleep_on_running_timers() {
         let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
         let ctx = setup::plan(&t, Arrangement::Distributed, CC, 0x14, 0, 0);
-        f.configure(&Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
+        inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
         for s in 0..t.switches.len() {
             for k in 0..4u16 {
                 f.write_register(0, 0, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, TIMEOUT_TICKS);

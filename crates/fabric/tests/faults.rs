@@ -3,7 +3,7 @@
 //! The campaign's seed is `INSWITCH_FAULT_SEED` (hex or decimal) if set, else a fixed one; a failure
 //! prints the seed, the numbers and the first faults of the log.
 
-use inswitch_fabric::faults::campaign::{self, CampaignSpec, Outcome};
+use inswitch_fabric::campaign::{self, CampaignSpec, Outcome};
 use inswitch_fabric::faults::{kinds, FaultConfig};
 use inswitch_fabric::topology::{LinkSpec, Topology};
 
@@ -186,7 +186,7 @@ fn a_lost_exit_is_recovered_through_the_tid() {
         let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
         let mut f = fabric(&t);
         let c = campaign::job_plan(&t, 9, 0, 0, &[1, 2, 3, 4, 5]); // BARRIER; node 4 is under the subservient
-        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|_| 0).unwrap();
+        inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![c.clone()] }, 0, &|_| 0).unwrap();
         campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
         f.auto_respond(Some(100_000));
         if retry {
@@ -271,7 +271,7 @@ fn a_failed_subservient_engine_shows_as_missing_contributions_at_the_root() {
     let mut f = fabric(&t);
     let parts: Vec<usize> = (1..9).collect();
     let c = campaign::job_plan(&t, 3, campaign::INT_SUM, 0, &parts);
-    f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+    inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
     campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
     f.auto_respond(Some(100_000));
     f.run_until_quiet(QUIET, &mut |_| {});
@@ -297,7 +297,7 @@ fn a_contribution_from_an_earlier_reduction_is_not_counted_in_the_next() {
     let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
     let mut f = fabric(&t);
     let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 2, 4]);
-    f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+    inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
     campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
     f.run_until_quiet(QUIET, &mut |_| {});
     // Reduction 1: node 4 does not answer in time; the master times out.
@@ -348,7 +348,7 @@ fn a_subservient_that_missed_its_initialization_still_closes_its_round() {
         let t = Topology::flattened_butterfly(2, 3, LinkSpec::default()).unwrap();
         let mut f = fabric(&t);
         let c = campaign::job_plan(&t, 4, campaign::INT_SUM, 0, &[1, 3, 4]); // 3 and 4 under the subservient
-        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
         campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
         f.auto_respond(Some(100_000));
         f.run_until_quiet(QUIET, &mut |_| {});
@@ -397,7 +397,7 @@ fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
     // Node 1 (under the master) answers the START; the master's timer runs from its contribution.
     let filling = || {
         let mut f = fabric(&t);
-        f.configure(&Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
+        inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![c.clone()] }, 0, &|e| e as u64).unwrap();
         campaign::set_timeouts(&mut f, TIMEOUT_TICKS);
         f.start(&c, f.now() + 1_000_000);
         f.run_until_quiet(QUIET, &mut |_| {});

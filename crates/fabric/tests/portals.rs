@@ -8,7 +8,7 @@
 use std::collections::VecDeque;
 
 use inswitch_fabric::drive;
-use inswitch_fabric::faults::campaign;
+use inswitch_fabric::campaign;
 use inswitch_fabric::manager::{Family, JobSpec, NodeId};
 use inswitch_fabric::sim::portals::{self, Leaf, PortalsJob, Root, RoundResult};
 use inswitch_fabric::sim::{Fabric, SimConfig};
@@ -48,7 +48,7 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
     f.bring_up(ROOT, 0);
     let mut m = drive::manager_for(&t).unwrap();
     let spec = JobSpec { family: Family::Portals, op, vni: VNI, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(ROOT as u32)) };
-    let job = f.place_portals(&mut m, spec, 0).unwrap();
+    let job = drive::place_portals(&mut f, &mut m, spec, 0).unwrap();
     campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(job.leaves, vec![1, 2, 3, 4, 5, 6, 7, 8]);
@@ -258,7 +258,7 @@ fn butterfly_twins(rounds: u32, await_all: bool, value: &Values) -> (Fabric, Por
     f.bring_up(ROOT, 0);
     let mut m = drive::manager_for(&t).unwrap();
     let spec = JobSpec { family: Family::Portals, op: INT_SUM, vni: VNI, redundant: true, ..JobSpec::new((0..16).map(NodeId).collect(), NodeId(ROOT as u32)) };
-    let job = f.place_portals(&mut m, spec, 0).unwrap();
+    let job = drive::place_portals(&mut f, &mut m, spec, 0).unwrap();
     campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(job.leaves, (1..16).collect::<Vec<_>>());

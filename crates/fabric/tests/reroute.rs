@@ -9,7 +9,7 @@
 //! leaf's height 2, `docs/manager.md` §3). End node e contributes 1000 + e; INT_SUM.
 
 use inswitch_fabric::drive;
-use inswitch_fabric::faults::campaign::{self, INT_SUM};
+use inswitch_fabric::campaign::{self, INT_SUM};
 use inswitch_fabric::manager::{JobId, JobSpec, Manager, ManagerError, NodeId, SwitchId};
 use inswitch_fabric::setup::ContextPlan;
 use inswitch_fabric::sim::{Delivery, Fabric, SimConfig};

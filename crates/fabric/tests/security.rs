@@ -2,7 +2,7 @@
 //! its tree address with the wrong context or requester, nor reconfigure an engine it does not own.
 //! TLP family, in the fabric, through the engines' real ports. `docs/fabric.md` §Faults.
 
-use inswitch_fabric::faults::campaign::{self, INT_SUM};
+use inswitch_fabric::campaign::{self, INT_SUM};
 use inswitch_fabric::setup::{ContextPlan, Plan};
 use inswitch_fabric::sim::{Delivery, Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
@@ -23,7 +23,7 @@ fn two_jobs() -> (Fabric, ContextPlan, ContextPlan) {
     let mut f = Fabric::new(t.clone(), cfg).unwrap();
     let a = campaign::job_plan(&t, 1, INT_SUM, 0, &[1, 2, 5, 6]);
     let b = campaign::job_plan(&t, 2, INT_SUM, 3, &[4, 7]);
-    f.configure(&Plan { contexts: vec![a.clone(), b.clone()] }, 0, &|e| 100 + e as u64).unwrap();
+    inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![a.clone(), b.clone()] }, 0, &|e| 100 + e as u64).unwrap();
     campaign::set_timeouts(&mut f, 64);
     f.run_until_quiet(QUIET, &mut |_| {});
     (f, a, b)

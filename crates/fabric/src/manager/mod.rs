@@ -26,94 +26,22 @@
 //! ```
 
 pub mod alloc;
+mod error;
+mod job;
 pub mod plan;
 pub mod topology;
 pub mod tree;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use inswitch_model::cpu::context::role;
 use inswitch_model::regs::VNI_ENTRIES;
 
 pub use alloc::{EngineBook, Tid};
+pub use error::ManagerError;
+pub use job::{Family, JobId, Role};
 pub use plan::{Action, EncodeError, Encoded, Plan, PlannedFrame, Step};
 pub use topology::{DeviceId, EndNode, EngineCapacity, EngineUsage, Link, LinkId, LinkLoad, NodeId, Switch, SwitchId, TopologyMap, Vertex};
 pub use tree::{CollectionTree, Constraints, Member, Score};
-
-/// Why the manager refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ManagerError {
-    /// The topology is inconsistent (duplicate device ID or name, unknown switch).
-    #[error("topology: {0}")]
-    Topology(String),
-    /// The topology file does not parse.
-    #[error("topology file: {0}")]
-    Parse(String),
-    /// A job without participants.
-    #[error("the job has no participants")]
-    EmptyJob,
-    /// A node id not in the map.
-    #[error("no end node {0}")]
-    UnknownNode(u32),
-    /// A switch id not in the map.
-    #[error("no switch {0}")]
-    UnknownSwitch(u32),
-    /// A participant's attachment link or switch is down.
-    #[error("participant {0} is cut off (its link or switch is down)")]
-    NodeUnreachable(String),
-    /// A switch the tree needs is down.
-    #[error("switch {0} is down")]
-    SwitchDown(String),
-    /// A switch the tree needs has no free context, descriptor or multicast entry.
-    #[error("switch {0} has no free context, descriptor or multicast entry")]
-    Exhausted(String),
-    /// No root reaches every participant over up links and switches with free contexts.
-    #[error("no root reaches every participant")]
-    Unreachable,
-    /// An engine's PBV table has no room for the tree's participants.
-    #[error("switch {0}: PBV table full")]
-    PbvFull(String),
-    /// No context key is free on every engine of the tree.
-    #[error("no context key free on every engine of the tree")]
-    NoKey,
-    /// A job id not placed.
-    #[error("no job {0}")]
-    UnknownJob(u32),
-}
-
-/// Identifier of a placed job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct JobId(pub u32);
-
-/// Which wire family the job's contexts use (`docs/cpu.md` §1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Family {
-    /// PCIe TLP collective messages (seed 000): PBV tables and INITIALIZATION.
-    #[default]
-    Tlp,
-    /// Portals reduction frames (seed 002): multicast entries with wait counts.
-    Portals,
-}
-
-/// An engine's role in a context (000 \[0104\]-\[0111\]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// The root: completes the collective, answers the source, distributes the result.
-    Master,
-    /// Sends one partial result up to its parent.
-    Subservient,
-}
-
-impl Role {
-    /// The static entry's role code (`docs/cpu.md` §1).
-    pub fn code(self) -> u8 {
-        match self {
-            Role::Master => role::MASTER,
-            Role::Subservient => role::SUBSERVIENT,
-        }
-    }
-}
 
 /// A collective job (003: a communicator; 001: a collective group).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use inswitch_model::cpu::config as cpu_cfg;
 use inswitch_model::regs::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
-use super::{Family, JobId, Role};
+use super::job::{Family, JobId, Role};
 
 /// Bytes between consecutive multicast entries of the register space (`docs/registers.md`).
 pub const MCAST_STRIDE: u32 = 16;

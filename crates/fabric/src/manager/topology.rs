@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::ManagerError;
+use super::error::ManagerError;
 use crate::topology::{LinkSpec, Topology};
 
 /// 16-bit device ID (requester / completer ID; 000 \[0174\]-\[0178\]).

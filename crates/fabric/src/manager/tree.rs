@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, VecDeque};
 
 use super::topology::{LinkId, NodeId, SwitchId, TopologyMap, Vertex};
-use super::ManagerError;
+use super::error::ManagerError;
 
 /// Cost of one link or switch a redundant tree shares with its twin: larger than any hop count, so the
 /// shortest paths minimise sharing first and hops second (002 (70): "two independent trees").

@@ -1,0 +1,700 @@
+//! The fault campaign (issue 7): many small jobs, back to back and overlapping on the same end nodes
+//! and engines, each running reductions on its own context under random faults; every reduction is
+//! classified by what its root (the source node) received, and the engines' state is checked after
+//! every period and after the teardown. `docs/fabric.md` §Faults, `tests/faults.rs`.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Instant;
+
+use rand::RngExt;
+
+use crate::faults::{FaultConfig, FaultCounts, FaultInjector, FaultKind};
+use crate::manager::plan::{Action, Plan as MPlan};
+use crate::manager::{Family, JobId, Role as MRole, SwitchId};
+use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
+use crate::sim::portals::{self, Leaf, Port, Root};
+use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
+use crate::topology::{Ps, Topology};
+use crate::wire::LinkFrame;
+use inswitch_frames::portals::ReductionFrame;
+use inswitch_model::cpu::context::CtxState;
+use inswitch_model::cpu::event;
+use inswitch_model::engine::EngineParams;
+
+/// INT_SUM (`docs/reduction.md`).
+pub const INT_SUM: u8 = 0x14;
+/// Register-space counter of the input checker's LCRC drops (`docs/registers.md` §Counters: 2 + k,
+/// k = `checker::event::LCRC`).
+pub const LCRC_COUNTER: usize = 2 + inswitch_model::checker::event::LCRC as usize;
+
+/// A campaign.
+#[derive(Clone, Debug)]
+pub struct CampaignSpec {
+    /// Seed of the faults and of every random choice.
+    pub seed: u64,
+    /// The fabric.
+    pub topology: Topology,
+    /// Contexts configured (the pool jobs are drawn from; each job is one context).
+    pub contexts: usize,
+    /// Jobs running at once.
+    pub slots: usize,
+    /// Reductions to run in all.
+    pub reductions: usize,
+    /// Reductions per job (inclusive range).
+    pub per_job: (usize, usize),
+    /// Participants per job (inclusive range).
+    pub job_size: (usize, usize),
+    /// Random faults.
+    pub faults: FaultConfig,
+    /// Probability, per period, that one engine's descriptors are filled for one to three periods.
+    pub exhaust: f64,
+    /// Time between the reductions of a job (each one starts with its INITIALIZATIONs), ps.
+    pub period_ps: Ps,
+    /// CPU tick, cycles (`TICK_CYCLES`).
+    pub tick_cycles: u32,
+    /// CPU timeouts, ticks (all four; the master's is twice this, `docs/cpu.md` §4).
+    pub timeout_ticks: u32,
+    /// Descriptors per engine.
+    pub descriptors: usize,
+    /// End nodes: compute time before answering a command, ps.
+    pub compute_ps: Ps,
+    /// End nodes resend an unanswered contribution after this long, this many times.
+    pub end_retry: Option<(Ps, u8)>,
+    /// Soft Portals trees (seed 002) in the pool besides the `contexts` TLP contexts
+    /// ([`portals_plan`]); each reduction of one is one round its root end node arms.
+    pub portals_jobs: usize,
+}
+
+/// How a reduction ended, as its root saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// A result with every contribution counted, no error mark, and the right value.
+    Success,
+    /// A result marked as an error or counting fewer contributions than the participants.
+    Incomplete,
+    /// No result; FAILURE messages reached the root.
+    Failure,
+    /// No result; contributions passed up by an engine without a descriptor reached the root.
+    PassedUp,
+    /// Nothing reached the root: its own timeout (the period) ends the reduction.
+    RootTimeout,
+    /// A result claiming every contribution with no error mark whose value is not the reduction
+    /// of the contributions (must never happen).
+    WrongSuccess,
+    /// A result counting more contributions than there are participants (must never happen).
+    Overcount,
+}
+
+/// One reduction.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// CC_ID.
+    pub cc_id: u16,
+    /// When its INITIALIZATIONs left, ps.
+    pub at: Ps,
+    /// Participants.
+    pub participants: usize,
+    /// The reduction of every participant's value (INT_SUM, lane 0), computed here.
+    pub expected: u64,
+    /// Best result the root got: (contributions counted, error mark, lane 0).
+    pub result: Option<(u16, bool, u64)>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// For one that did not succeed: a fault hit one of its frames, or an engine found no descriptor
+    /// for it (`ACTIVATE_NO_DESC`), during its period.
+    pub explained: bool,
+    /// The master received a CONTRIBUTION passed up by a subservient engine (a late or duplicate one
+    /// arriving after the subservient's partial result went up, `docs/cpu.md` §2 PASS_UP). It keeps
+    /// the P_ID of the subservient's PBV table, which the master reads in its own table: the known
+    /// hazard behind a wrong result (`docs/fabric.md` §Faults, findings).
+    pub passed_up_to_master: bool,
+    /// A Soft Portals round (then `cc_id` is the tree, `participants` the leaves, and the result
+    /// the root end node's: its count, no error mark, lane 0).
+    pub portals: bool,
+}
+
+/// What the campaign measured.
+#[derive(Clone, Debug, Default)]
+pub struct CampaignReport {
+    /// Every reduction.
+    pub reductions: Vec<Reduction>,
+    /// Outcomes counted.
+    pub outcomes: BTreeMap<String, usize>,
+    /// Faults injected, by kind.
+    pub faults: FaultCounts,
+    /// CPU events summed over the engines, by name (the ones that matter here).
+    pub events: BTreeMap<&'static str, u64>,
+    /// Descriptors not Idle (or expired) at the end of a period: a round left open.
+    pub stuck: Vec<String>,
+    /// Descriptors still allocated after the teardown (STOP of every context, fillers reset).
+    pub leaked: Vec<String>,
+    /// Corrupted frames that reached an engine, and the engines' LCRC drop counters summed.
+    pub corrupt_to_engines: u64,
+    /// Sum of the engines' LCRC drop counters.
+    pub lcrc_counted: u64,
+    /// Corrupted frames the engines' interposers passed (not for the engine any more).
+    pub corrupt_passed: u64,
+    /// Corrupted frames end nodes dropped.
+    pub end_node_lcrc_drops: u64,
+    /// Contributions resent by end nodes.
+    pub end_node_retries: u64,
+    /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
+    /// contributions).
+    pub portals: crate::sim::portals::PortalsStats,
+    /// Engine cycles stepped.
+    pub engine_steps: u64,
+    /// Simulated time, ps.
+    pub sim_ps: Ps,
+    /// Wall-clock seconds.
+    pub wall_s: f64,
+    /// The fault log, printed on failure.
+    pub fault_log: String,
+}
+
+impl CampaignReport {
+    /// Reductions that did not succeed with no fault or exhaustion to explain it.
+    pub fn unexplained(&self) -> Vec<&Reduction> {
+        self.reductions.iter().filter(|r| !r.explained).collect()
+    }
+
+    /// Reductions with `o`.
+    pub fn count(&self, o: Outcome) -> usize {
+        self.reductions.iter().filter(|r| r.outcome == o).count()
+    }
+
+    /// A summary (seed, numbers), one item a line.
+    pub fn summary(&self, seed: u64) -> String {
+        format!(
+            "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nportals {:?}\nengine steps {} sim {:.3} ms wall {:.1} s",
+            self.reductions.len(),
+            self.outcomes,
+            self.faults,
+            self.events,
+            self.stuck.len(),
+            self.leaked.len(),
+            self.corrupt_to_engines,
+            self.lcrc_counted,
+            self.corrupt_passed,
+            self.end_node_lcrc_drops,
+            self.end_node_retries,
+            self.portals,
+            self.engine_steps,
+            self.sim_ps as f64 / 1e9,
+            self.wall_s
+        )
+    }
+}
+
+/// A distributed plan of one job: the master in the source's switch serves the other engines with
+/// participants (PBV entries marked "switch", first) and its own switch's participants; each other
+/// engine serves its switch's participants (as `setup::plan`, on a subset of the end nodes).
+pub fn job_plan(t: &Topology, cc_id: u16, operation: u8, source: usize, participants: &[usize]) -> ContextPlan {
+    let master = t.endpoints[source].switch;
+    let mut subs: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
+    subs.sort_unstable();
+    subs.dedup();
+    let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
+    let mut members: Vec<Member> = subs.iter().map(|&s| Member { id: t.switches[s].engine_id, switch: true }).collect();
+    members.extend(local(master));
+    let mut engines = vec![EngineContext { switch: master, role: Role::Master, members }];
+    engines.extend(subs.iter().map(|&s| EngineContext { switch: s, role: Role::Subservient, members: local(s).collect() }));
+    ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
+}
+
+/// First multicast tree of the campaign's Portals trees (apart from the TLP CC_IDs in the logs).
+pub const PORTALS_TREE_BASE: u16 = 0x100;
+/// VNI of the campaign's Portals trees.
+pub const PORTALS_VNI: u16 = 0x42;
+/// Cookie of the campaign's Portals trees.
+pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
+
+/// A Portals tree of the campaign.
+#[derive(Clone, Debug)]
+pub struct PortalsCtx {
+    /// The multicast tree (context key).
+    pub tree: u16,
+    /// Its multicast address.
+    pub dfa: u32,
+    /// The root end node.
+    pub source: usize,
+    /// The leaves.
+    pub leaves: Vec<usize>,
+    /// The sequence number of its next round.
+    pub seqno: u16,
+}
+
+/// The manager plan of one Portals tree over `source` and `leaves` (the Portals counterpart of
+/// [`job_plan`], for a one-level fabric): the source's switch on top, every other switch with leaves
+/// one ISL below it; per member engine `VNI_ALLOWED[0]` := [`PORTALS_VNI`], `ENGINE_SFA`, a static
+/// entry (slot `static_slot(switch)`, SUBSERVIENT, wait = the contributions beneath, 002 (58)) and
+/// multicast entry `mcast_slot(switch)` (002 (49)-(50)). Ports are numbered as the fabric's
+/// multicast forwarding numbers them ([`portals::Portals::port_number`]).
+pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+    let t = &f.topo;
+    let top = t.endpoints[source].switch;
+    let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
+    let mut below: Vec<usize> = leaves.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != top).collect();
+    below.sort_unstable();
+    below.dedup();
+    let src = t.endpoints[source].id;
+    let mut plan = MPlan::default();
+    for s in std::iter::once(top).chain(below.iter().copied()) {
+        let engine = SwitchId(s as u32);
+        let mut ports: Vec<u8> = on(s).filter_map(|e| f.portals.port_number(s, Port::Node(e))).collect();
+        let mut wait = on(s).count() as u32;
+        if s == top {
+            for &c in &below {
+                let l = t.isls.iter().position(|l| (l.a, l.b) == (s, c) || (l.a, l.b) == (c, s)).expect("a one-level fabric: an ISL to every switch");
+                ports.extend(f.portals.port_number(s, Port::Isl(l)));
+                wait += on(c).count() as u32;
+            }
+        }
+        ports.sort_unstable();
+        let id = t.switches[s].engine_id;
+        for action in [
+            Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
+            Action::EngineSfa { engine, sfa: u32::from(id) },
+            Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait },
+            Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports },
+        ] {
+            plan.push(JobId(u32::from(tree)), 0, src, action);
+        }
+    }
+    plan
+}
+
+/// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5) to `ticks`: register
+/// writes into RED_TIMEOUT[0..3] from end node 0, which the register space forwards to the CPU
+/// (`docs/registers.md` §CPU window). The fabric is first run until quiet, so that the bring-up's
+/// timeouts (sent from another node, on another path) are in before these. Run the fabric before
+/// relying on them.
+pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    let now = f.now();
+    for s in 0..f.topo.switches.len() {
+        for k in 0..inswitch_model::cpu::context::TIMEOUTS as u16 {
+            f.write_register(0, now, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, ticks);
+        }
+    }
+}
+
+/// Every engine of `contexts` stores them non-posted, before any fault is injected: each context's
+/// INITIALIZATIONs again, non-posted ([`Fabric::reinitialize`], with the source's TID + 1), the
+/// fabric run until quiet.
+///
+/// Why: the configuration's INITIALIZATIONs are posted (the manager does not wait for them,
+/// [`crate::manager::plan`]), and an engine runs a reduction from the last INITIALIZATION it
+/// received. One that misses a reduction's INITIALIZATION (a fault) would run it posted and a TID
+/// behind its master (the START activates it from what it stored). Posted, a subservient's
+/// RESPONSE has no retry timer (`docs/cpu.md` §4): if that RESPONSE is lost, nothing closes the
+/// round, since the master's COMPLETION carries the new TID, one ahead of the engine's, and is
+/// dropped (`BAD_TID`, `docs/cpu.md` §2). Non-posted, the retry timer resends the RESPONSE, the
+/// master answers it "already completed" (`OLD_TID`) and the engine exits (001's lost-Exit
+/// recovery), or its retries run out (`RETRY_EXHAUSTED`): the round ends either way.
+pub fn store_non_posted(f: &mut Fabric, contexts: &[ContextPlan]) {
+    let at = f.now() + STORE_LEAD_PS;
+    for c in contexts {
+        f.reinitialize(c.cc_id, at, true);
+    }
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+}
+
+/// How long after the fabric's present time [`store_non_posted`] sends its INITIALIZATIONs, ps
+/// (as the campaign's first STOP: any time after the present will do).
+const STORE_LEAD_PS: Ps = 1_000_000;
+
+/// How the root's deliveries for one reduction classify it.
+pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, n: usize, expected: u64) -> (Outcome, Option<(u16, bool, u64)>) {
+    let mut result: Option<(u16, bool, u64)> = None;
+    let (mut failure, mut passed, mut wrong, mut over) = (false, false, false, false);
+    let mut success = false;
+    for d in f.log[from_log..to_log].iter().filter(|d| d.to == root && d.cc_id == cc) {
+        match (d.kind, d.code) {
+            (6, 2 | 3) => {
+                let v = d.operands.first().copied().unwrap_or(0);
+                let r = (d.contributions, d.error, v);
+                if usize::from(d.contributions) > n {
+                    over = true;
+                } else if usize::from(d.contributions) == n && !d.error {
+                    if v == expected {
+                        success = true;
+                    } else {
+                        wrong = true;
+                    }
+                }
+                if result.is_none_or(|x| x.0 < r.0) {
+                    result = Some(r);
+                }
+            }
+            (8, _) => failure = true,
+            (4 | 5, _) => passed = true,
+            _ => {}
+        }
+    }
+    let o = if wrong {
+        Outcome::WrongSuccess
+    } else if over {
+        Outcome::Overcount
+    } else if success {
+        Outcome::Success
+    } else if result.is_some() {
+        Outcome::Incomplete
+    } else if failure {
+        Outcome::Failure
+    } else if passed {
+        Outcome::PassedUp
+    } else {
+        Outcome::RootTimeout
+    };
+    (o, result)
+}
+
+struct Slot {
+    ctx: Option<usize>,
+    left: usize,
+}
+
+/// Runs the campaign.
+pub fn run(spec: &CampaignSpec) -> CampaignReport {
+    let wall = Instant::now();
+    let t = &spec.topology;
+    let mut rng = FaultInjector::side_rng(spec.seed);
+    let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: 64, ..EngineParams::default() };
+    let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).expect("fabric");
+    // The pool of contexts (jobs): random sources and participants, overlapping.
+    let n_end = t.endpoints.len();
+    let contexts: Vec<ContextPlan> = (0..spec.contexts)
+        .map(|k| {
+            let source = rng.random_range(0..n_end);
+            let size = rng.random_range(spec.job_size.0..=spec.job_size.1).min(n_end - 1);
+            let mut others: Vec<usize> = (0..n_end).filter(|&e| e != source).collect();
+            for i in 0..size {
+                let j = rng.random_range(i..others.len());
+                others.swap(i, j);
+            }
+            others.truncate(size);
+            others.sort_unstable();
+            job_plan(t, 1 + k as u16, INT_SUM, source, &others)
+        })
+        .collect();
+    crate::drive::configure(&mut f, &Plan { contexts: contexts.clone() }, 0, &|_| 0).expect("configure");
+    set_timeouts(&mut f, spec.timeout_ticks);
+    f.auto_respond(Some(spec.compute_ps));
+    f.end_node_retry(spec.end_retry);
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    store_non_posted(&mut f, &contexts);
+    // Configuration activated the contexts: stop them all, so jobs take descriptors when they run.
+    let t0 = f.now() + 1_000_000;
+    for c in &contexts {
+        f.control(c, 4, t0);
+    }
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    // The Portals trees (seed 002), drawn as the TLP contexts are; static entries above the TLP
+    // contexts' (`drive::builtin_plans` takes slots from 0), multicast entries from 0.
+    let mut pportals: Vec<PortalsCtx> = Vec::new();
+    let mut per_engine = vec![0usize; t.switches.len()];
+    for k in 0..spec.portals_jobs {
+        let source = rng.random_range(0..n_end);
+        let size = rng.random_range(spec.job_size.0..=spec.job_size.1).min(n_end - 1);
+        let mut leaves: Vec<usize> = (0..n_end).filter(|&e| e != source).collect();
+        for i in 0..size {
+            let j = rng.random_range(i..leaves.len());
+            leaves.swap(i, j);
+        }
+        leaves.truncate(size);
+        leaves.sort_unstable();
+        let tree = PORTALS_TREE_BASE + k as u16;
+        let plan = portals_plan(&f, tree, source, &leaves, &|s| (spec.contexts + per_engine[s]) as u8, &|s| per_engine[s] as u8);
+        let mut members: Vec<usize> = leaves.iter().chain([&source]).map(|&e| t.endpoints[e].switch).collect();
+        members.sort_unstable();
+        members.dedup();
+        for s in members {
+            per_engine[s] += 1;
+        }
+        let enc = plan.encode_with(&|s| t.switches[s.0 as usize].engine_id).expect("the Portals plan encodes");
+        let now = f.now();
+        crate::drive::apply_encoded(&mut f, &plan, &enc, source, now, &|_| INT_SUM, &|_| 0).expect("the Portals plan applies");
+        pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, seqno: 0 });
+    }
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    let n_tlp = contexts.len();
+    let pool = n_tlp + pportals.len();
+    // Jobs are taken in this order: the Portals trees spread evenly among the TLP contexts (index k
+    // >= n_tlp is Portals tree k - n_tlp), so that short runs have both.
+    let mut order: Vec<usize> = (0..pool).collect();
+    order.sort_by_key(|&k| if k < n_tlp { (k * pportals.len(), 1) } else { ((k - n_tlp) * n_tlp, 0) });
+    let mut inj = FaultInjector::new(spec.seed, spec.faults.clone());
+    inj.enabled = true;
+    f.inject(inj);
+    f.cpu_log = Some(Vec::new());
+
+    let mut report = CampaignReport::default();
+    let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
+    let mut next_ctx = 0usize;
+    let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
+    let mut pending: Vec<(usize, Ps, usize, u64)> = Vec::new(); // (context, at, log start, expected)
+    let mut ppending: Vec<(usize, Ps, u16, u64)> = Vec::new(); // (Portals context, at, seqno, expected)
+    let mut start = f.now() + 1_000_000;
+    let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
+    let mut done = 0usize;
+    while done < spec.reductions {
+        // Engine exhaustion: fill one engine's descriptors for a few periods.
+        match fill {
+            Some((s, n, 0)) => {
+                let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                f.release_descriptors(s, n, via, start);
+                fill = None;
+            }
+            Some((s, n, left)) => fill = Some((s, n, left - 1)),
+            None if rng.random::<f64>() < spec.exhaust => {
+                let s = rng.random_range(0..t.switches.len());
+                let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+                let n = spec.descriptors;
+                f.fill_descriptors(s, n, via, start);
+                fill = Some((s, n, rng.random_range(1..=3)));
+            }
+            None => {}
+        }
+        for i in 0..slots.len() {
+            if slots[i].left == 0 {
+                if let Some(k) = slots[i].ctx.take().filter(|&k| k < n_tlp) {
+                    f.control(&contexts[k], 4, start);
+                }
+                // The next context no other slot runs (a new job).
+                for _ in 0..pool {
+                    let k = order[next_ctx % pool];
+                    next_ctx += 1;
+                    if !in_use(&slots, k) {
+                        slots[i].ctx = Some(k);
+                        break;
+                    }
+                }
+                slots[i].left = rng.random_range(spec.per_job.0..=spec.per_job.1);
+            }
+        }
+        let log_start = f.log.len();
+        for slot in &mut slots {
+            let Some(k) = slot.ctx else { continue };
+            if done >= spec.reductions {
+                break;
+            }
+            if k >= n_tlp {
+                // A Portals round: fresh values at the leaves, the root end node arms the tree.
+                let p = &mut pportals[k - n_tlp];
+                let mut expected = 0u64;
+                for &e in &p.leaves {
+                    let v = u64::from(rng.random::<u32>());
+                    expected = expected.wrapping_add(v);
+                    let values = VecDeque::from([Some([v, 0, 0, 0])]);
+                    f.portals_leaf(e, p.dfa, Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values });
+                }
+                // The root's timer: longer than the engines' and the latest late contribution, within
+                // the period.
+                let timeout = spec.period_ps * 2 / 3;
+                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: Vec::new(), await_all: false };
+                f.portals_root(p.source, p.dfa, root);
+                f.portals_start(p.source, p.dfa, start + 300_000);
+                ppending.push((k, start, p.seqno, expected));
+                // The round's result re-arms the tree with the next seqno; the next round uses it.
+                p.seqno = portals::next_seqno(p.seqno);
+                slot.left -= 1;
+                done += 1;
+                continue;
+            }
+            let c = &contexts[k];
+            let mut expected = 0u64;
+            for &p in &c.participants {
+                let v = u64::from(rng.random::<u32>());
+                expected = expected.wrapping_add(v);
+                f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
+            }
+            f.reinitialize(c.cc_id, start, true);
+            f.start(c, start + 300_000);
+            pending.push((k, start, log_start, expected));
+            slot.left -= 1;
+            done += 1;
+        }
+        let end = start + spec.period_ps;
+        f.run_until_quiet(end - ENGINE_CLOCK_PS, &mut |_| {});
+        let log_end = f.log.len();
+        for (k, at, from, expected) in pending.drain(..) {
+            let c = &contexts[k];
+            let root = t.endpoints[c.source].id;
+            let (outcome, result) = classify(&f, from, log_end, root, c.cc_id, c.participants.len(), expected);
+            let faults = &f.faults.as_ref().expect("injector").log;
+            let explained = outcome == Outcome::Success
+                || faults.iter().any(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, FaultKind::Exhaust { .. })))
+                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC);
+            if outcome == Outcome::WrongSuccess && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                eprintln!("WRONG cc {} at {at}: participants {:?} ids {:?}", c.cc_id, c.participants, c.participants.iter().map(|&p| t.endpoints[p].id).collect::<Vec<_>>());
+                for e in &c.engines {
+                    eprintln!("  engine {:#06x} {:?} members {:?}", t.switches[e.switch].engine_id, e.role, e.members.iter().map(|m| m.id).collect::<Vec<_>>());
+                }
+                for x in faults.iter().filter(|x| x.at + 2 * spec.period_ps >= at && x.cc_id() == Some(c.cc_id)) {
+                    eprintln!("  fault {x}");
+                }
+                for d in f.log.iter().filter(|d| d.cc_id == c.cc_id && d.at + 2 * spec.period_ps >= at) {
+                    eprintln!("  {d:?}");
+                }
+            }
+            let master_id = t.switches[c.master()].engine_id;
+            let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
+            let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master, portals: false });
+        }
+        for (k, at, seqno, expected) in ppending.drain(..) {
+            let p = &pportals[k - n_tlp];
+            let n = p.leaves.len();
+            let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno).cloned();
+            let (outcome, result) = match r {
+                None => (Outcome::RootTimeout, None),
+                Some(x) => {
+                    let c = x.count as usize;
+                    let o = match c.cmp(&n) {
+                        std::cmp::Ordering::Greater => Outcome::Overcount,
+                        std::cmp::Ordering::Equal if x.data[0] == expected => Outcome::Success,
+                        std::cmp::Ordering::Equal => Outcome::WrongSuccess,
+                        std::cmp::Ordering::Less if c > 0 => Outcome::Incomplete,
+                        std::cmp::Ordering::Less => Outcome::RootTimeout,
+                    };
+                    (o, Some((u16::try_from(x.count).unwrap_or(u16::MAX), false, x.data[0])))
+                }
+            };
+            let faults = &f.faults.as_ref().expect("injector").log;
+            let explained = outcome == Outcome::Success
+                || faults.iter().any(|x| x.at >= at && x.at < end && (x.portals_tree() == Some(p.tree) || matches!(x.kind, FaultKind::Exhaust { .. })))
+                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == p.tree && e == event::ARM_NO_DESC);
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true });
+        }
+        let stuck_before = report.stuck.len();
+        check_rounds_closed(&f, end, &mut report.stuck);
+        if report.stuck.len() > stuck_before && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+            trace_stuck(&f, start.saturating_sub(spec.period_ps), end, &report.stuck[stuck_before..]);
+        }
+        // Only this period's CPU events are needed.
+        if let Some(l) = f.cpu_log.as_mut() {
+            l.clear();
+        }
+        if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+            eprintln!("period at {start} ps: done {done} frames {} log {} steps {} now {}", f.frames.len(), f.log.len(), f.stats.engine_steps, f.now());
+        }
+        start = end;
+    }
+    // Teardown: every job's context stopped, fillers released; then nothing may hold a descriptor.
+    for slot in &mut slots {
+        if let Some(k) = slot.ctx.take().filter(|&k| k < n_tlp) {
+            f.control(&contexts[k], 4, start);
+        }
+    }
+    if let Some((s, n, _)) = fill {
+        let via = t.endpoints.iter().position(|e| e.switch == s).expect("an end node");
+        f.release_descriptors(s, n, via, start);
+    }
+    if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+        let n0 = f.frames.len();
+        f.run_until_quiet(f.now() + 100_000_000, &mut |_| {});
+        eprintln!("teardown: {} frames in 100 us; now {}", f.frames.len() - n0, f.now());
+        for fr in &f.frames[f.frames.len().saturating_sub(40)..] {
+            eprintln!("  {} origin {:#x} len {} {:02x?}", LinkFrame::parse(&fr.bytes).summary(), fr.origin, fr.bytes.len(), &fr.bytes[..fr.bytes.len().min(40)]);
+        }
+        for s in 0..t.switches.len() {
+            let cpu = f.engine(s).expect("cycle engine").cpu();
+            for d in (0..cpu.params().descriptors).map(|i| cpu.descriptor(i)).filter(|d| d.valid) {
+                eprintln!("  engine {s} still holds {d:?}");
+            }
+        }
+    }
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    for s in 0..t.switches.len() {
+        let cpu = f.engine(s).expect("cycle engine").cpu();
+        for i in 0..cpu.params().descriptors {
+            let d = cpu.descriptor(i);
+            if d.valid {
+                report.leaked.push(format!("engine {s} descriptor {i}: cc {} {:?}", d.key, d.state));
+            }
+        }
+        report.lcrc_counted += u64::from(f.engine(s).expect("cycle engine").regs().counter(LCRC_COUNTER));
+    }
+    let inj = f.faults.as_ref().expect("injector");
+    report.faults = inj.counts();
+    report.fault_log = inj.report();
+    for e in [
+        event::ACCEPT,
+        event::COMPLETE,
+        event::ACTIVATE_NO_DESC,
+        event::PASS_UP,
+        event::DUPLICATE,
+        event::OLD_TID,
+        event::BAD_TID,
+        event::UNKNOWN_PARTICIPANT,
+        event::WRONG_SENDER,
+        event::MALFORMED,
+        event::TIMEOUT_PARTIAL,
+        event::TIMEOUT_MASTER,
+        event::RETRY,
+        event::RETRY_EXHAUSTED,
+        event::FAILURE_UP,
+        event::COMPLETION_DOWN,
+        event::DROP_UNKNOWN,
+        event::ARM,
+        event::REARM,
+        event::STALE_ARM,
+        event::ARM_NO_DESC,
+        event::DROP_SEQNO,
+        event::TIMEOUT_EMPTY,
+    ] {
+        report.events.insert(event::name(e), f.cpu_event_total(e));
+    }
+    for r in &report.reductions {
+        *report.outcomes.entry(format!("{:?}", r.outcome)).or_default() += 1;
+    }
+    report.corrupt_to_engines = f.stats.corrupt_to_engines;
+    report.corrupt_passed = f.stats.corrupt_passed_by_engines;
+    report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
+    report.end_node_retries = f.stats.end_node_retries;
+    report.engine_steps = f.stats.engine_steps;
+    report.portals = f.portals.stats.clone();
+    report.sim_ps = f.now();
+    report.wall_s = wall.elapsed().as_secs_f64();
+    report
+}
+
+/// `INSWITCH_CAMPAIGN_TRACE`: what led to rounds left open at `end`: every engine's CPU timeouts,
+/// and per stuck descriptor's context the period's CPU events (the log holds only this period's), and
+/// the faults and deliveries from `from` on.
+fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
+    for s in 0..f.topo.switches.len() {
+        if let Some(e) = f.engine(s) {
+            eprintln!("engine {s}: TIMEOUT {:?} THRESHOLD {:?}", e.cpu().config().timeout, e.cpu().config().threshold);
+        }
+    }
+    for line in stuck {
+        eprintln!("STUCK {line}");
+        let Some(cc) = line.split(" cc ").nth(1).and_then(|x| x.split(' ').next()).and_then(|x| x.parse::<u16>().ok()) else { continue };
+        for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == cc) {
+            eprintln!("  {t} ps engine {s} {}", event::name(e));
+        }
+        for x in f.faults.iter().flat_map(|i| i.log.iter()).filter(|x| x.at >= from && x.cc_id() == Some(cc)) {
+            eprintln!("  fault {x}");
+        }
+        for d in f.log.iter().filter(|d| d.cc_id == cc && d.at >= from && d.at <= end) {
+            eprintln!("  {d:?}");
+        }
+    }
+}
+
+/// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that
+/// did not complete was ended by a timeout (or a result from above) within the period.
+pub fn check_rounds_closed(f: &Fabric, at: Ps, stuck: &mut Vec<String>) {
+    for s in 0..f.topo.switches.len() {
+        let Some(e) = f.engine(s) else { continue };
+        let cpu = e.cpu();
+        for i in 0..cpu.params().descriptors {
+            let d = cpu.descriptor(i);
+            if d.valid && (d.state != CtxState::Idle || d.expired) {
+                stuck.push(format!("{at} ps: engine {s} descriptor {i}: cc {} {:?} expired {} timer {}", d.key, d.state, d.expired, d.timer));
+            }
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The end nodes: what they contribute and when (on command, automatically, again on a retry
+//! timer), node-level pre-reduction and targets of several roots (003), and the source's commands
+//! (START, CONTROL, a new INITIALIZATION round).
+
+use inswitch_frames::collective::{Body, CollectiveMessage};
+
+use super::fabric::{EndCtx, Ev, Fabric, TargetCtx};
+use crate::faults::{Fault, FaultKind};
+use crate::setup::{ContextPlan, Role};
+use crate::topology::Ps;
+use crate::wire::{self, LinkFrame};
+
+/// Latency of the host-local transfer of pre-reduction (003 \[0055\]): a non-representative's operands
+/// reach its representative over the host's memory, not the fabric. Modelled as one in-host step of
+/// 1 µs (a PCIe peer-to-peer or shared-memory copy of a 32-byte operand block plus its notification),
+/// added to the representative's contribution time; the fabric carries no frame for it.
+pub const HOST_LOCAL_PS: Ps = 1_000_000;
+
+/// Reduces `items` (operand lanes) with opcode `operation` as the engines' reduction unit does
+/// (`inswitch_model::reduce::combine`, associative mode), left to right; empty lanes count as 0.
+pub fn fold_operands(operation: u8, items: &[Vec<u64>]) -> Vec<u64> {
+    use inswitch_model::reduce::{combine, Contribution, Mode, Opcode, LANES};
+    let op = Opcode::from_raw(operation);
+    let lanes = |v: &Vec<u64>| {
+        let mut d = [0u64; LANES];
+        d.iter_mut().zip(v).for_each(|(a, b)| *a = *b);
+        Contribution::new(op, d)
+    };
+    let Some((first, rest)) = items.split_first() else { return Vec::new() };
+    let acc = rest.iter().fold(lanes(first), |acc, v| combine(Mode::Associative, &acc, &lanes(v)));
+    let width = items.iter().map(Vec::len).max().unwrap_or(0);
+    acc.rt_data[..width.min(LANES)].to_vec()
+}
+
+impl Fabric {
+    /// An end node's reaction to a collective message: remember whom to answer for a command; a
+    /// COMPLETION (a result, or "already completed") or a FAILURE ends its pending contribution, except
+    /// FAILURE DuplicateContribution, which says it was counted and the round is still open.
+    pub(super) fn end_node(&mut self, e: usize, t: Ps, m: &CollectiveMessage, from: u16) {
+        let cc = m.header.cc_id;
+        if m.header.kind == inswitch_model::message::Kind::COMPLETION.0 {
+            if let Body::Data { fixed, operands } = &m.body {
+                if fixed.completion == inswitch_model::cpu::completion::RESULT {
+                    self.target_collect(e, t, cc, from, operands);
+                }
+            }
+        }
+        match m.header.kind {
+            3 => {
+                // Only a START asks for a contribution; PAUSE, RESTART, STOP and RESET copies do not.
+                if !matches!(&m.body, Body::Control(c) if c.command == 1) {
+                    return;
+                }
+                let auto = self.ends[e].auto;
+                let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+                c.answer = Some((from, m.header.p_id, m.header.tid));
+                // A new command: a contribution of an earlier round is no longer pending.
+                c.pending = None;
+                if let Some(compute) = auto {
+                    let late = self.faults.as_mut().and_then(|x| x.late_delay());
+                    self.respond_late(e, cc, t + compute, late);
+                }
+            }
+            6 | 8 => {
+                // FAILURE DuplicateContribution: counted already, the round is open; an acknowledgement
+                // (COMPLETION code 5) answers a command, not a contribution.
+                let open = matches!(&m.body, Body::Error(x) if x.reason == 2) || matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
+                if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+                    if !open {
+                        c.pending = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A root's end result at end node `e`: stored if `e` is the target of that root's tree; the
+    /// target's result is their reduction once every root's has arrived (003 \[0062\]). A second
+    /// result of one root (a later round) replaces the first only before the target completes.
+    pub(super) fn target_collect(&mut self, e: usize, t: Ps, cc: u16, from: u16, operands: &[u64]) {
+        for tc in &mut self.ends[e].targets {
+            if tc.result.is_some() {
+                continue;
+            }
+            let Some(r) = tc.roots.iter_mut().find(|r| r.0 == from && r.1 == cc) else { continue };
+            r.2 = Some(operands.to_vec());
+            if tc.roots.iter().all(|r| r.2.is_some()) {
+                let all: Vec<Vec<u64>> = tc.roots.iter().filter_map(|r| r.2.clone()).collect();
+                tc.result = Some((t, fold_operands(tc.operation, &all)));
+            }
+        }
+    }
+
+    /// The retry timer of end node `e` for `cc`: the contribution is still unanswered, send it again.
+    pub(super) fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some((after, limit)) = self.ends[e].retry else { return };
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+        let Some((to, pid, tid, operands)) = c.pending.clone() else { return };
+        if c.attempts >= limit {
+            c.pending = None;
+            return;
+        }
+        c.attempts += 1;
+        let m = wire::contribution(cc, pid, tid, c.operation, operands);
+        self.stats.end_node_retries += 1;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        self.send_from(e, t, bytes);
+        self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// End node `e` resends an unanswered contribution every `after` ps, at most `limit` times
+    /// (`None`: never).
+    pub fn end_node_retry(&mut self, retry: Option<(Ps, u8)>) {
+        for n in &mut self.ends {
+            n.retry = retry;
+        }
+    }
+
+    /// End node `e`'s operands for context `cc` (what it contributes from now on).
+    pub fn set_operands(&mut self, e: usize, cc: u16, operands: Vec<u64>) {
+        if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+            c.operands = operands;
+        }
+    }
+
+    /// End node `e` sends its contribution to context `cc` at `at` (if it got the command).
+    pub fn respond(&mut self, e: usize, cc: u16, at: Ps) {
+        self.respond_late(e, cc, at, None);
+    }
+
+    /// As [`Fabric::respond`], `late` ps later (a late contribution, logged as a fault).
+    pub(super) fn respond_late(&mut self, e: usize, cc: u16, at: Ps, late: Option<Ps>) {
+        let retry = self.ends[e].retry;
+        let Some(c) = self.ends[e].ctx.get(&cc) else { return };
+        if c.answer.is_none() {
+            return;
+        }
+        // Pre-reduction: the group's operands come over the host (HOST_LOCAL_PS), then one contribution.
+        let mut all = vec![c.operands.clone()];
+        all.extend(c.group.iter().filter_map(|&g| self.ends[g].ctx.get(&cc)).map(|g| g.operands.clone()));
+        let (operands, local) = if c.group.is_empty() { (c.operands.clone(), 0) } else { (fold_operands(c.operation, &all), HOST_LOCAL_PS) };
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
+        let Some((to, pid, tid)) = c.answer.take() else { return };
+        let m = wire::contribution(cc, pid, tid, c.operation, operands.clone());
+        c.pending = Some((to, pid, tid, operands));
+        c.attempts = 0;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        let at = at + local + late.unwrap_or(0);
+        self.send_from(e, at, bytes);
+        if let Some(delay) = late {
+            let f = (self.frames.len() - 1) as u32;
+            let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
+            let now = self.now;
+            self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+        }
+        if let Some((after, _)) = retry {
+            self.push(at.max(self.now) + after, Ev::Retry { e: e as u32, cc });
+        }
+    }
+
+    /// Every end node that has a command for `cc` answers it at `at` (Table 1: all responses at once).
+    pub fn respond_all(&mut self, cc: u16, at: Ps) {
+        for e in 0..self.ends.len() {
+            self.respond(e, cc, at);
+        }
+    }
+
+    /// End nodes answer commands by themselves, `compute` after they arrive.
+    pub fn auto_respond(&mut self, compute: Option<Ps>) {
+        for n in &mut self.ends {
+            n.auto = compute;
+        }
+    }
+
+    /// End node `e` takes part in context `cc` (a manager's `EndNode` step): it answers the context's
+    /// command with a CONTRIBUTION of `operation` and `operands`.
+    pub fn join(&mut self, e: usize, cc: u16, operation: u8, operands: Vec<u64>) {
+        self.ends[e].ctx.insert(cc, EndCtx { operation, operands, ..EndCtx::default() });
+    }
+
+    /// End node `e` leaves context `cc` (a manager's `EndNodeClear` step); a target of several roots
+    /// whose trees include `cc` is dropped with it.
+    pub fn leave(&mut self, e: usize, cc: u16) {
+        self.ends[e].ctx.remove(&cc);
+        self.ends[e].targets.retain(|tc| tc.roots.iter().all(|r| r.1 != cc));
+    }
+
+    /// End node `e` is the representative of its host's other end nodes `group` in context `cc`
+    /// (a manager's `EndNode` step with `pre_reduce_from`, 003 \[0055\]): it contributes the reduction
+    /// of its own and their operands, [`HOST_LOCAL_PS`] after it would have contributed alone. Ignored
+    /// if `e` has not joined `cc`.
+    pub fn pre_reduce(&mut self, e: usize, cc: u16, group: Vec<usize>) {
+        if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+            c.group = group;
+        }
+    }
+
+    /// End node `e` is the target of several roots (a manager's `Target` step, 003 \[0062\]): root
+    /// engine `roots[i]` sends the end result of context `cc_ids[i]` to it, and it reduces them with
+    /// `operation` ([`Fabric::target_result`]).
+    pub fn target(&mut self, e: usize, operation: u8, roots: &[u16], cc_ids: &[u16]) {
+        let roots = roots.iter().zip(cc_ids).map(|(&r, &cc)| (r, cc, None)).collect();
+        self.ends[e].targets.push(TargetCtx { operation, roots, result: None });
+    }
+
+    /// The result of the target end node `e` whose trees include context `cc`: when the last root's end
+    /// result arrived, and the reduction of all of them; `None` until then.
+    pub fn target_result(&self, e: usize, cc: u16) -> Option<(Ps, Vec<u64>)> {
+        self.ends.get(e)?.targets.iter().find(|tc| tc.roots.iter().any(|r| r.1 == cc))?.result.clone()
+    }
+
+    /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.
+    pub fn start(&mut self, c: &ContextPlan, at: Ps) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let src = self.topo.endpoints[c.source].id;
+        let p_count = c.engines.iter().find(|e| e.role == Role::Master).map_or(0, |e| e.members.len()) as u16;
+        let seq = self.next_seq();
+        let mut m = wire::start(c.cc_id, p_count);
+        m.header.tid = self.source_tid(c.cc_id);
+        self.send_from(c.source, at, wire::message_frame(&m, src, master, seq));
+    }
+
+    /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;
+    /// the master replicates it to its participants (\[0172\]).
+    pub fn control(&mut self, c: &ContextPlan, command: u8, at: Ps) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let src = self.topo.endpoints[c.source].id;
+        let seq = self.next_seq();
+        let mut m = wire::control(c.cc_id, command, 0);
+        m.header.tid = self.source_tid(c.cc_id);
+        self.send_from(c.source, at, wire::message_frame(&m, src, master, seq));
+    }
+
+    /// A new reduction on a configured context: its source sends the INITIALIZATIONs of
+    /// `crate::drive::configure` again at `at` (non-posted if `non_posted`: the engines acknowledge them and
+    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4), with the source's
+    /// next TID (TID + 1 mod 4, 001). An INITIALIZATION sets the context's TID to the message's and
+    /// clears its tracking state, so each reduction of a context starts from one, one TID after the previous: a
+    /// frame of the previous reduction that arrives late is one TID behind and answered "already
+    /// completed", not counted (`docs/fabric.md` §Faults).
+    pub fn reinitialize(&mut self, cc: u16, at: Ps, non_posted: bool) {
+        let Some(v) = self.inits.get_mut(&cc) else { return };
+        let tid = wire::next_tid(self.source_tids.get(&cc).copied().unwrap_or(0));
+        self.source_tids.insert(cc, tid);
+        for x in v.iter_mut() {
+            x.3.header.tid = tid;
+        }
+        for (source, id, src, mut init) in v.clone() {
+            init.header.non_posted = non_posted;
+            let seq = self.next_seq();
+            self.send_from(source, at, wire::message_frame(&init, src, id, seq));
+        }
+    }
+
+    /// The source's current transaction ID for context `cc` (001; 0 before any INITIALIZATION).
+    pub fn source_tid(&self, cc: u16) -> u8 {
+        self.source_tids.get(&cc).copied().unwrap_or(0)
+    }
+}
+

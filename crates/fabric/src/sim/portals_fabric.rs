@@ -1,0 +1,281 @@
+//! Soft Portals reduction trees on the fabric ([`super::portals`] module doc): the root and leaf end
+//! nodes (arm, contribute, fold, complete a round, re-arm) and the switches' multicast forwarding by
+//! the engines' `MCAST` tables.
+
+use inswitch_frames::portals::{ReductionFrame, FLAG_MULTICAST, OPERANDS};
+use inswitch_model::interposer::addressed_to_engine;
+use inswitch_model::reduce::{self, Contribution, Mode, Rc};
+use inswitch_model::regs::{Reg, MCAST_ENTRIES};
+use inswitch_model::Wide;
+
+use super::fabric::{beats_of, ChannelKind, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS};
+use super::portals::*;
+use crate::faults::{Fault, FaultKind};
+use crate::topology::Ps;
+use crate::wire::{self, LinkFrame};
+
+/// Bit 31 of a `VNI_ALLOWED` or `MCAST[i].KEY` register: the entry is valid (`docs/registers.md`).
+const ENTRY_VALID: u32 = 1 << 31;
+/// `MCAST[i].KEY` bits 12:0: the tree.
+const TREE_MASK: u32 = (1 << 13) - 1;
+/// Bits of `MCAST[i].PORTS` (ports 0-15).
+const MCAST_PORT_BITS: usize = 16;
+/// The engines' reduction mode: the register space's reset `RED_CFG_MODE` (associative), which the root
+/// end nodes use too.
+const MODE_IEEE: bool = false;
+
+impl Fabric {
+    /// End node `e` is the root of tree `dfa` ([`Root`]); [`Fabric::portals_start`] arms it.
+    /// With [`Root::twins`] the root runs every round on those trees too (002 (70)).
+    pub fn portals_root(&mut self, e: usize, dfa: u32, cfg: Root) {
+        let trees = std::iter::once(dfa).chain(cfg.twins.iter().copied()).map(|dfa| TreeAcc { dfa, count: 0, frames: 0, acc: None }).collect();
+        for &t in &cfg.twins {
+            self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
+        }
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new() };
+        self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
+    }
+
+    /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
+    pub fn portals_leaf(&mut self, e: usize, dfa: u32, cfg: Leaf) {
+        self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None));
+    }
+
+    /// The root end node `e` arms tree `dfa` (and its twins) at `at` (002 (36)): the first round's
+    /// `reduction_arm`, count 0, no data, one per tree.
+    pub fn portals_start(&mut self, e: usize, dfa: u32, at: Ps) {
+        let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
+        if r.cfg.rounds == 0 {
+            return;
+        }
+        let seqno = r.cfg.first_seqno;
+        let arms: Vec<ReductionFrame> = r.trees.iter().map(|t| reduction_frame(t.dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
+        self.open_round(e, dfa, seqno, at);
+        for arm in arms {
+            self.send_portals(e, at, arm);
+        }
+    }
+
+    /// Opens round `seqno` at root `e`: its own contribution taken, its timer started.
+    pub(super) fn open_round(&mut self, e: usize, dfa: u32, seqno: u16, at: Ps) {
+        let id = self.topo.endpoints[e].id;
+        let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
+        r.seqno = seqno;
+        r.open = true;
+        r.first = None;
+        r.armed_at = at;
+        let own = r.cfg.own.pop_front().flatten().map(|d| Contribution { rt_op: r.cfg.op, rt_data: d, sfa: u32::from(id), ..Contribution::default() });
+        for t in &mut r.trees {
+            (t.count, t.frames, t.acc) = (0, 0, own);
+        }
+        let timeout = r.cfg.timeout;
+        self.push(at + timeout, Ev::PortalsRoot { e: e as u32, dfa, seqno });
+    }
+
+    /// End node `e` sends `frame` at `at` (its SFA set to the node's device ID).
+    pub(super) fn send_portals(&mut self, e: usize, at: Ps, mut frame: ReductionFrame) {
+        let id = self.topo.endpoints[e].id;
+        frame.sfa = u32::from(id);
+        self.send_from(e, at, soft_portals(id, frame));
+    }
+
+    /// The root's timer for round `seqno`: still open, it completes with what arrived (002 (68)).
+    pub(super) fn portals_root_timer(&mut self, e: usize, dfa: u32, seqno: u16, t: Ps) {
+        if matches!(self.portals.ends.get(&(e, dfa)), Some(EndTree::Root(r)) if r.open && r.seqno == seqno) {
+            self.complete_round(e, dfa, t);
+        }
+    }
+
+    /// Ends the open round of root `e`: records the result and multicasts it with `rt_arm` set on every
+    /// tree, which re-arms them for the next round (002 (37), (57)); with twins, "the host software can
+    /// multicast the result on both trees. The sequence number from the successful operation can be
+    /// used as the result number" (002 (70)). The result is the first complete tree's, else (the root's
+    /// timer) the tree that counted the most contributions (the first such).
+    pub(super) fn complete_round(&mut self, e: usize, dfa: u32, t: Ps) {
+        let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) else { return };
+        let best = r.trees.iter().enumerate().fold(0, |b, (k, x)| if x.count > r.trees[b].count { k } else { b });
+        let chosen = r.first.unwrap_or(best);
+        let op = r.cfg.op;
+        let data_of = |x: &TreeAcc| x.acc.unwrap_or(Contribution { rt_op: op, ..Contribution::default() });
+        let acc = data_of(&r.trees[chosen]);
+        let count = r.trees[chosen].count;
+        let trees: Vec<TreeRound> = r.trees.iter().map(|x| TreeRound { count: x.count, frames: x.frames, data: data_of(x).rt_data }).collect();
+        let complete = count >= r.cfg.expected;
+        r.results.push(RoundResult { seqno: r.seqno, data: acc.rt_data, rc: acc.rt_rc.0, count, frames: r.trees[chosen].frames, complete, armed_at: r.armed_at, at: t, tree: chosen, trees });
+        r.open = false;
+        let (resno, next) = (r.seqno, next_seqno(r.seqno));
+        let more = (r.results.len() as u32) < r.cfg.rounds;
+        let arms: Vec<ReductionFrame> = r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect();
+        if more {
+            self.open_round(e, dfa, next, t);
+        }
+        for arm in arms {
+            self.send_portals(e, t, arm);
+        }
+    }
+
+    /// A Portals frame at end node `e` (module doc).
+    pub(super) fn portals_end_node(&mut self, e: usize, t: Ps, f: u32) {
+        let Some(fr) = wire::portals_frame(&self.frames[f as usize].bytes) else {
+            self.portals.stats.not_forwarded += 1;
+            return;
+        };
+        self.portals.log.push(PortalsDelivery { at: t, to: e, frame: fr });
+        let h = fr.header;
+        let primary = match self.portals.ends.get(&(e, fr.dfa)) {
+            Some(EndTree::Twin { primary }) => *primary,
+            _ => fr.dfa,
+        };
+        match self.portals.ends.get_mut(&(e, primary)) {
+            Some(EndTree::Leaf(l, last)) if h.arm => {
+                if *last == Some(h.seqno) {
+                    return;
+                }
+                *last = Some(h.seqno);
+                if let Some(Some(data)) = l.values.pop_front() {
+                    let c = reduction_frame(fr.dfa, 0, l.vni, l.cookie, false, h.seqno, 0, 1, l.op, 0, data);
+                    let at = t + l.compute;
+                    // The fault campaign's late contributions (`faults::FaultConfig::late`).
+                    let late = self.faults.as_mut().and_then(|x| x.late_delay());
+                    self.send_portals(e, at + late.unwrap_or(0), c);
+                    if let Some(delay) = late {
+                        self.portals.stats.late_contributions += 1;
+                        let f = (self.frames.len() - 1) as u32;
+                        let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
+                        let now = self.now;
+                        self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+                    }
+                }
+            }
+            Some(EndTree::Root(r)) if !h.arm => {
+                if !r.open {
+                    self.portals.stats.after_last_round += 1;
+                    return;
+                }
+                let Some(k) = r.trees.iter().position(|x| x.dfa == fr.dfa) else { return };
+                if fr.vni != r.cfg.vni || h.cookie != r.cfg.cookie || h.seqno != r.seqno {
+                    self.portals.stats.root_drops += 1;
+                    return;
+                }
+                let c = Contribution { rt_op: h.op, rt_data: fr.data, rt_rc: Rc::from_raw(h.rc), rt_repsum_m: h.repsum_m as i8, rt_repsum_oflow_id: h.repsum_ovflid, sfa: fr.sfa };
+                let x = &mut r.trees[k];
+                x.acc = Some(match x.acc {
+                    Some(a) => reduce::combine(Mode::from_bit(MODE_IEEE), &a, &c),
+                    None => c,
+                });
+                x.count = x.count.saturating_add(h.count);
+                x.frames += 1;
+                let expected = r.cfg.expected;
+                if x.count >= expected && r.first.is_none() {
+                    r.first = Some(k);
+                }
+                let all = r.trees.iter().all(|x| x.count >= expected);
+                if r.first.is_some() && (!r.cfg.await_all || all) {
+                    self.complete_round(e, primary, t);
+                }
+            }
+            _ => self.portals.stats.unexpected_at_end_nodes += 1,
+        }
+    }
+
+    /// The switch port frame `f` came in on.
+    pub(super) fn ingress(&self, f: u32) -> Option<Port> {
+        match self.channels[self.frames[f as usize].via?].kind {
+            ChannelKind::Up(e) => Some(Port::Node(e)),
+            ChannelKind::Isl(i) => Some(Port::Isl(i / 2)),
+            ChannelKind::FromEngine(_) => Some(Port::Engine),
+            ChannelKind::Down(_) | ChannelKind::ToEngine(_) => None,
+        }
+    }
+
+    /// The multicast forwarding of a Soft Portals frame whose head is at switch `sw` at `head` (module
+    /// doc).
+    pub(super) fn portals_at_switch(&mut self, f: u32, sw: usize, head: Ps, tail: Ps) {
+        let bytes = &self.frames[f as usize].bytes;
+        let Some(fr) = wire::portals_frame(bytes).filter(|fr| fr.flags & FLAG_MULTICAST != 0) else {
+            self.portals.stats.not_forwarded += 1;
+            return;
+        };
+        let EngineSlot::Cycle(c) = &self.engines[sw] else {
+            self.portals.stats.no_entry += 1;
+            return;
+        };
+        // The switch's multicast table: the engine's register-space entries (tree, wait, ports).
+        let regs = c.e.regs();
+        let table: Vec<(u16, u32, u32)> = (0..MCAST_ENTRIES)
+            .filter(|&i| regs.read(Reg::Mcast(i, 0)) & ENTRY_VALID != 0)
+            .map(|i| ((regs.read(Reg::Mcast(i, 0)) & TREE_MASK) as u16, regs.read(Reg::Mcast(i, 1)), regs.read(Reg::Mcast(i, 2))))
+            .collect();
+        let tree = fr.tree();
+        let Some(&(_, _, ports)) = table.iter().find(|e| e.0 == tree) else {
+            self.portals.stats.no_entry += 1;
+            return;
+        };
+        let ingress = self.ingress(f);
+        let mut beat = Wide::ZERO;
+        for (k, &b) in bytes.iter().take(BEAT_BYTES).enumerate() {
+            beat.set_byte(k, b);
+        }
+        let armed = |t: u16| table.iter().any(|e| e.0 == t && e.1 != 0);
+        let to_engine = ingress != Some(Port::Engine) && addressed_to_engine(&beat, true, c.id, regs.read(Reg::Ethertype) as u16, &armed);
+        let mut outs: Vec<Port> = Vec::new();
+        if fr.header.arm {
+            if let Some(p) = ingress.filter(|&p| p != Port::Engine) {
+                self.portals.parent.insert((sw, tree), p);
+            }
+            for b in (0..MCAST_PORT_BITS).filter(|b| ports >> b & 1 != 0) {
+                match self.portals.ports[sw].get(b) {
+                    Some(&p) if Some(p) != ingress => outs.push(p),
+                    Some(_) => {}
+                    None => self.portals.stats.bad_ports += 1,
+                }
+            }
+            if to_engine {
+                outs.push(Port::Engine);
+            }
+        } else if to_engine {
+            outs.push(Port::Engine);
+        } else {
+            match self.portals.parent(sw, tree) {
+                Some(p) if Some(p) != ingress => outs.push(p),
+                _ => self.portals.stats.no_parent += 1,
+            }
+        }
+        let n = outs.len();
+        for (k, p) in outs.into_iter().enumerate() {
+            // Each output gets its own copy (a frame index is on one channel at a time).
+            let g = if k + 1 == n { f } else { self.copy_frame(f) };
+            self.portals_out(g, sw, p, head, tail);
+        }
+    }
+
+    pub(super) fn copy_frame(&mut self, f: u32) -> u32 {
+        let fr = self.frames[f as usize].clone();
+        self.frames.push(fr);
+        (self.frames.len() - 1) as u32
+    }
+
+    /// Frame `g` leaves switch `sw` on port `p` (the crossbar's paths of `Fabric::process`).
+    pub(super) fn portals_out(&mut self, g: u32, sw: usize, p: Port, head: Ps, tail: Ps) {
+        match p {
+            Port::Node(e) => {
+                for (g, _, tl) in self.hop(self.down[e], g, head, tail) {
+                    self.push(tl, Ev::ToEndpoint { f: g, e: e as u32 });
+                }
+            }
+            Port::Isl(l) => {
+                let i = if self.topo.isls[l].a == sw { 2 * l } else { 2 * l + 1 };
+                let next = self.routes.directed[i].1 as u32;
+                for (g, h, tl) in self.hop(self.isl[i], g, head, tail) {
+                    self.push(h, Ev::AtSwitch { f: g, sw: next, head: h, tail: tl });
+                }
+            }
+            Port::Engine => {
+                let (h, tl) = self.traverse(self.to_engine[sw], g, head, tail);
+                let nb = beats_of(&self.frames[g as usize].bytes) as Ps;
+                let first = (h + ENGINE_CLOCK_PS).max(tl.saturating_sub((nb - 1) * ENGINE_CLOCK_PS)).min(tl);
+                self.push(first, Ev::ToEngine { f: g, sw: sw as u32, tail: tl });
+            }
+        }
+    }
+}
