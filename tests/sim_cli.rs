@@ -105,3 +105,15 @@ fn sim_fig3_runs_contexts_n_and_m_with_their_own_masters() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("context N (CC_ID 0): source 316, master engine in 306") && out.contains("306->330 1, 330->306 1"), "{out}");
 }
+
+#[test]
+fn sim_help_lists_the_registered_scenarios_and_refuses_others() {
+    let (code, out, err) = inswitch(&["sim", "--help"]);
+    assert_eq!(code, 0, "{err}");
+    for b in &inswitch_fabric::builtin::BUILTINS {
+        assert!(out.contains(&format!("{}:", b.name)) && out.contains(b.about), "--help lacks {}: {out}", b.name);
+    }
+    let (code, _, err) = inswitch(&["sim", "--scenario", "table2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("neither a built-in name (table1, two-masters, fig7, fig3, jobs, portals, scaling)"), "{err}");
+}

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod builtin;
 pub mod campaign;
 pub mod capture;
 pub mod drive;

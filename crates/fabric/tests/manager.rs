@@ -1,6 +1,6 @@
 //! Directed tests of the collective manager (`docs/manager.md` §8).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 use inswitch_fabric::manager::plan::{self, EncodeError};
 use inswitch_fabric::manager::tree::check_tree;
@@ -104,10 +104,38 @@ fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
 /// the engines they are addressed to (all to a tree's master, docs/cpu.md §2) and every CPU output
 /// addressed to another engine fed to it, so that the masters' relays reach the engines below
 /// (000 [0106]-[0107]). Outputs to end nodes (acknowledgements) are dropped.
+/// Steps the CPU models `cycles` cycles, each taking the head of its queue of collective messages;
+/// a message a CPU sends goes to its destination's queue, or to `elsewhere` if no CPU has that ID.
+fn exchange(cpus: &mut BTreeMap<DeviceId, Cpu>, queues: &mut BTreeMap<DeviceId, VecDeque<CollectiveMsg>>, cycles: usize, elsewhere: &mut dyn FnMut(CollectiveMsg)) {
+    for _ in 0..cycles {
+        let mut sent = Vec::new();
+        for (dev, cpu) in cpus.iter_mut() {
+            let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
+            let offered = queues[dev].front().copied();
+            if let Some(msg) = offered {
+                i.set_msg(&msg);
+            }
+            let o = cpu.step(&i);
+            if offered.is_some() && o.s_msg_ready {
+                queues.get_mut(dev).unwrap().pop_front();
+            }
+            if o.m_msg_valid {
+                sent.push(o.msg());
+            }
+        }
+        for msg in sent {
+            match queues.get_mut(&(msg.dst as u16)) {
+                Some(q) => q.push_back(msg),
+                None => elsewhere(msg),
+            }
+        }
+    }
+}
+
 fn cpus_after(m: &Manager, enc: &plan::Encoded) -> BTreeMap<DeviceId, Cpu> {
     let t = m.topology();
     let mut cpus = BTreeMap::new();
-    let mut queues: BTreeMap<DeviceId, std::collections::VecDeque<CollectiveMsg>> = BTreeMap::new();
+    let mut queues: BTreeMap<DeviceId, VecDeque<CollectiveMsg>> = BTreeMap::new();
     for s in t.switch_ids() {
         let dev = t.switch(s).device_id;
         let mut cpu = Cpu::new(CpuParams::default()).unwrap();
@@ -136,28 +164,7 @@ fn cpus_after(m: &Manager, enc: &plan::Encoded) -> BTreeMap<DeviceId, Cpu> {
         };
         queues.get_mut(&f.to).expect("an INITIALIZATION to an engine").push_back(n);
     }
-    for _ in 0..20_000 {
-        let mut sent = Vec::new();
-        for (dev, cpu) in cpus.iter_mut() {
-            let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
-            let offered = queues[dev].front().copied();
-            if let Some(msg) = offered {
-                i.set_msg(&msg);
-            }
-            let o = cpu.step(&i);
-            if offered.is_some() && o.s_msg_ready {
-                queues.get_mut(dev).unwrap().pop_front();
-            }
-            if o.m_msg_valid {
-                sent.push(o.msg());
-            }
-        }
-        for msg in sent {
-            if let Some(q) = queues.get_mut(&(msg.dst as u16)) {
-                q.push_back(msg);
-            }
-        }
-    }
+    exchange(&mut cpus, &mut queues, 20_000, &mut |_| {});
     assert!(queues.values().all(|q| q.is_empty()), "every INITIALIZATION taken");
     cpus
 }
@@ -942,7 +949,7 @@ fn barrier_on_cpus(m: &Manager, plans: &Plan, job: JobId) -> Vec<(u8, u16)> {
     let enc = frames_round_trip(m, plans);
     let t = m.topology();
     let mut cpus = cpus_after(m, &enc);
-    let mut queues: BTreeMap<DeviceId, std::collections::VecDeque<CollectiveMsg>> = cpus.keys().map(|&d| (d, Default::default())).collect();
+    let mut queues: BTreeMap<DeviceId, VecDeque<CollectiveMsg>> = cpus.keys().map(|&d| (d, Default::default())).collect();
     for s in plans.steps.iter().filter(|s| s.job == job) {
         if let Action::EndNode { node, send_to, cc_id, p_id, .. } = s.action {
             let c = CollectiveMsg {
@@ -959,30 +966,7 @@ fn barrier_on_cpus(m: &Manager, plans: &Plan, job: JobId) -> Vec<(u8, u16)> {
         }
     }
     let mut delivered = Vec::new();
-    for _ in 0..5_000 {
-        let mut sent = Vec::new();
-        for (dev, cpu) in cpus.iter_mut() {
-            let mut i = CpuIn { m_msg_ready: true, ..Default::default() };
-            let offered = queues[dev].front().copied();
-            if let Some(msg) = offered {
-                i.set_msg(&msg);
-            }
-            let o = cpu.step(&i);
-            if offered.is_some() && o.s_msg_ready {
-                queues.get_mut(dev).unwrap().pop_front();
-            }
-            if o.m_msg_valid {
-                sent.push(o.msg());
-            }
-        }
-        for msg in sent {
-            let to = msg.dst as u16;
-            match queues.get_mut(&to) {
-                Some(q) => q.push_back(msg),
-                None => delivered.push((msg.kind.0, to)),
-            }
-        }
-    }
+    exchange(&mut cpus, &mut queues, 5_000, &mut |msg| delivered.push((msg.kind.0, msg.dst as u16)));
     delivered.sort();
     delivered
 }
