@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage, NO_PARTICIPANT};
 use inswitch_model::cpu::seq;
-use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
 use inswitch_model::{Block, Wide};
 
 use crate::faults::{self, Fault, FaultInjector, FaultKind, Verdict};
@@ -58,7 +58,7 @@ pub const RESET_CYCLES: u64 = 3;
 pub fn bring_up_timeouts() -> impl Iterator<Item = (u16, u32)> {
     use inswitch_model::cpu::config::{THRESHOLD_RESET, TIMEOUT_RESET};
     use inswitch_model::cpu::context::{THRESHOLDS, TIMEOUTS};
-    use inswitch_model::regs::offset::{RED_THRESHOLD, RED_TIMEOUT};
+    use inswitch_model::register_space::offset::{RED_THRESHOLD, RED_TIMEOUT};
     let at = |base: u32, k: usize| (base + 4 * k as u32) as u16;
     (0..TIMEOUTS).map(move |k| (at(RED_TIMEOUT, k), TIMEOUT_RESET)).chain((0..THRESHOLDS).map(move |k| (at(RED_THRESHOLD, k), THRESHOLD_RESET)))
 }
@@ -73,7 +73,7 @@ pub const ENGINE_PORT: u8 = 0;
 /// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
 /// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
 const DEFAULT_ROUTE: [(u16, u32); 2] =
-    [(inswitch_model::regs::offset::ROUTE as u16, 0), (inswitch_model::regs::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
+    [(inswitch_model::register_space::offset::ROUTE as u16, 0), (inswitch_model::register_space::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
 
 /// Which engine implementation the switches hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -432,7 +432,7 @@ pub enum SimError {
     Topology(#[from] TopologyError),
     /// The engine parameters.
     #[error(transparent)]
-    Engine(#[from] inswitch_model::engine::EngineParamError),
+    Engine(#[from] inswitch_model::packet_engine::EngineParamError),
     /// A plan the engines cannot hold.
     #[error("plan: {0}")]
     Plan(String),

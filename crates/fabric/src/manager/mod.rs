@@ -33,7 +33,7 @@ pub mod tree;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use inswitch_model::cpu::context::role;
-use inswitch_model::regs::VNI_ENTRIES;
+use inswitch_model::register_space::VNI_ENTRIES;
 
 pub use alloc::{EngineBook, Tid};
 pub use plan::{Action, EncodeError, Encoded, Plan, PlannedFrame, Step};

@@ -15,7 +15,7 @@ pub mod config;
 pub mod context;
 
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
-use crate::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
+use crate::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
 use crate::reduce::{Contribution, Mode, Rc, Tables};
 use crate::signal::Block;
 
