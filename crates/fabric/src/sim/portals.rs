@@ -64,10 +64,9 @@ pub fn engine_mac(id: u16) -> u64 {
     0x0200_0000_0000 | u64::from(id)
 }
 
-/// The sequence number after `s` (002 (57); libfabric `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`: 1022 → 0).
-pub fn next_seqno(s: u16) -> u16 {
-    (s + 1) % SEQNO_RESERVED
-}
+/// The sequence number after `s` (002 (57); libfabric `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`: 1022 → 0):
+/// the CPU model's, so an end node and an engine count alike.
+pub use inswitch_model::cpu::next_seqno;
 
 /// Whether `bytes` is a Soft Portals frame (its length and EtherType; module doc).
 pub fn is_soft_portals(bytes: &[u8]) -> bool {
