@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use inswitch::blocks::packet_engine::{self, PacketEngineRtl, PacketEngineStimulus, Shared};
 use inswitch::replay::{self, Target};
-use inswitch_model::engine::{EngineParams, PacketEngine};
+use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 use inswitch_model::Block;
 
 /// Cycles per measured iteration.

@@ -15,7 +15,11 @@
 // One message or one timer expiry at a time (sequencer seq_reg, docs/cpu.md §6). Inside a cycle the
 // writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
 //
-// Packed records (offsets below): a message is MSG_W bits, a descriptor D_W, a static entry S_W.
+// Packed records (offsets in rtl/collective_msg.vh and rtl/cpu_codes.vh): a message is MSG_W bits, a
+// descriptor D_W, a static entry S_W.
+//
+// The sequencer's states are sectioned by `// ==== NAME` banners, in the order of the model's files under
+// crates/model/src/cpu/ (lookup, execute, check, emit, finish, expire), with the same names.
 
 `resetall
 `timescale 1ns / 1ps
@@ -106,21 +110,13 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
            M_PBV = `COLLECTIVE_MSG_PBV_LSB, M_ERROR = `COLLECTIVE_MSG_ERROR_LSB, MSG_W = `COLLECTIVE_MSG_WIDTH;
 
 /*
- * Descriptor record (docs/cpu.md §1): the dynamic state of a live context.
+ * Codes and packed records: the command, completion, failure-reason, event, sequencer and
+ * end-of-emission codes (CMD_*, CODE_*, WHY_*, EV_*, SEQ_*, FIN_*) and the field offsets of the
+ * descriptor record (D_*, D_W bits: the dynamic state of a live context) and of the static-entry record
+ * (S_*, S_W bits: configuration, and what an INITIALIZATION stores), docs/cpu.md §1. Generated from the
+ * tables in crates/model/src/cpu/codes.rs.
  */
-localparam D_VALID = 0, D_PORTALS = 1, D_KEY = 2, D_SIDX = 18, D_ROLE = 24, D_STATE = 26, D_FAILURE = 28,
-           D_PAUSED = 29, D_PBV = 30, D_PCOUNT = 158, D_COUNT = 178, D_WAIT = 198, D_ACCV = 218,
-           D_ACC_OP = 219, D_ACC_DATA = 225, D_ACC_RC = 481, D_ACC_RSM = 485, D_ACC_OFLOW = 493,
-           D_ACC_SFA = 495, D_VNI = 527, D_COOKIE = 543, D_SEQNO = 575, D_DST = 585, D_PORT = 617,
-           D_POSTED = 625, D_TIMER = 626, D_LOAD = 651, D_EXPIRED = 676, D_ATTEMPTS = 677,
-           D_SENT_ERROR = 681, D_W = 682;
-
-/*
- * Static-entry record (docs/cpu.md §1): configuration, and what an INITIALIZATION stores.
- */
-localparam S_VALID = 0, S_PORTALS = 1, S_KEY = 2, S_ROLE = 15, S_WAIT = 17, S_STORED = 37, S_PBV = 38,
-           S_PCOUNT = 166, S_OP = 186, S_DATA = 192, S_DMU = 448, S_UPSTREAM = 464, S_POSTED = 480,
-           S_TID = 481, S_W = 483;
+`include "cpu_codes.vh"
 
 // Message kinds (docs/blocks/collective_message.md)
 localparam [3:0] K_INIT = 4'd2, K_CONTROL = 4'd3, K_CONTRIB = 4'd4, K_RESPONSE = 4'd5, K_COMPLETION = 4'd6,
@@ -129,29 +125,6 @@ localparam [3:0] K_INIT = 4'd2, K_CONTROL = 4'd3, K_CONTRIB = 4'd4, K_RESPONSE =
 localparam [1:0] ROLE_MASTER = 2'd1;
 // Collective state machine (001)
 localparam [1:0] CS_IDLE = 2'd0, CS_FILLING = 2'd1, CS_FULL = 2'd2, CS_EXITING = 2'd3;
-// Sequencer (docs/cpu.md §6)
-localparam [3:0] SEQ_IDLE = 4'd0, SEQ_LOOKUP = 4'd1, SEQ_EXEC = 4'd2, SEQ_ISSUE = 4'd3, SEQ_REDUCE = 4'd4,
-                 SEQ_CHECK = 4'd5, SEQ_RATCHET = 4'd6, SEQ_EMIT = 4'd7, SEQ_FINISH = 4'd8, SEQ_EXPIRE = 4'd9;
-// End-of-emission actions
-localparam [2:0] FIN_NONE = 3'd0, FIN_FREE = 3'd1, FIN_REARM = 3'd2, FIN_WAIT = 3'd3, FIN_NEXT_ROUND = 3'd4;
-// Events (crates/model/src/cpu/mod.rs `event`)
-localparam [5:0] EV_INIT = 6'd1, EV_ACTIVATE_NO_DESC = 6'd2, EV_CTRL_START = 6'd3, EV_CTRL_PAUSE = 6'd4,
-                 EV_CTRL_RESTART = 6'd5, EV_CTRL_STOP = 6'd6, EV_CTRL_RESET = 6'd7, EV_CTRL_NOOP = 6'd8,
-                 EV_CTRL_BAD = 6'd9, EV_ARM = 6'd10, EV_REARM = 6'd11, EV_ARM_NO_DESC = 6'd12,
-                 EV_BAD_SEQNO_ARM = 6'd13, EV_ACCEPT = 6'd14, EV_PASS_UP = 6'd15, EV_DROP_UNKNOWN = 6'd16,
-                 EV_DROP_VNI = 6'd17, EV_DROP_COOKIE = 6'd18, EV_DROP_SEQNO = 6'd19,
-                 EV_UNKNOWN_PARTICIPANT = 6'd20, EV_MALFORMED = 6'd21, EV_DUPLICATE = 6'd22,
-                 EV_COUNT_UNDERFLOW = 6'd23, EV_OLD_TID = 6'd24, EV_BAD_TID = 6'd25, EV_PAUSED_DROP = 6'd26,
-                 EV_COMPLETION_DOWN = 6'd27, EV_FAILURE_UP = 6'd28, EV_BAD_KIND = 6'd29, EV_COMPLETE = 6'd30,
-                 EV_TIMEOUT_PARTIAL = 6'd31, EV_TIMEOUT_EMPTY = 6'd32, EV_TIMEOUT_MASTER = 6'd33,
-                 EV_RETRY = 6'd34, EV_RETRY_EXHAUSTED = 6'd35, EV_RETRY_RESEND = 6'd36, EV_RETRY_NONE = 6'd37,
-                 EV_WRONG_SENDER = 6'd38, EV_STALE_ARM = 6'd39,
-                 EV_INIT_RELAY = 6'd40;
-// Completion codes and failure reasons (frames crate collective::CompletionKind / Reason)
-localparam [3:0] CODE_BARRIER_MET = 4'd1, CODE_BARRIER_SATISFIED = 4'd2, CODE_RESULT = 4'd3,
-                 CODE_ALREADY_COMPLETED = 4'd4, CODE_ACKNOWLEDGED = 4'd5;
-localparam [3:0] WHY_TIMEOUT = 4'd1, WHY_DUPLICATE = 4'd2, WHY_COUNT_UNDERFLOW = 4'd3,
-                 WHY_UNKNOWN_PARTICIPANT = 4'd4, WHY_MALFORMED = 4'd6, WHY_NOTHING_TO_RESEND = 4'd7;
 localparam [3:0] RC_CONTR_OVERFLOW = 4'd7;
 localparam [15:0] NO_PARTICIPANT = 16'hffff;
 localparam [9:0] SEQNO_RESERVED = 10'd1023;
@@ -162,7 +135,7 @@ localparam [19:0] THRESHOLD_RESET = 20'hfffff;
 localparam [3:0] RETRY_LIMIT_RESET = 4'd3;
 
 /*
- * Record constructors.
+ * RECORD CONSTRUCTORS (model: crates/model/src/cpu/records.rs).
  */
 function [MSG_W-1:0] msg_pack(
     input [3:0] kind, input family, input [7:0] port, input [15:0] ctx, input [31:0] src, input [31:0] dst,
@@ -393,7 +366,7 @@ wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx6, s_role, 128'd0, 20'd0, sx
 /* verilator lint_off UNUSEDSIGNAL */
 function [MSG_W-1:0] failure_reply(input [MSG_W-1:0] m, input [15:0] engine_id, input [3:0] why);
     begin
-        failure_reply = msg_pack(4'd8, 1'b0, 8'd0, m[M_CTX +: 16], {16'd0, engine_id}, m[M_SRC +: 32],
+        failure_reply = msg_pack(K_FAILURE, 1'b0, 8'd0, m[M_CTX +: 16], {16'd0, engine_id}, m[M_SRC +: 32],
                                  m[M_PID +: 16], m[M_DMU +: 16], 20'd0, why, 1'b1, 1'b0, m[M_TID +: 2], 16'd0,
                                  32'd0, 10'd0, 10'd0, 1'b0, m[M_OP +: 6], 4'd0, 8'd0, 2'd0,
                                  {192'd0, 48'd0, m[M_SRC +: 16]}, 128'd0);
@@ -432,7 +405,7 @@ function [MSG_W-1:0] tlp_msg(input [D_W-1:0] d, input [S_W-1:0] s, input [15:0] 
     reg [3:0] code;
     begin
         if (completion) code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_SATISFIED : CODE_RESULT;
-        else code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_MET : 4'd0;
+        else code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_MET : CODE_NONE;
         tlp_msg = msg_pack(completion ? K_COMPLETION : K_RESPONSE, 1'b0, 8'd0, d[D_KEY +: 16], {16'd0, engine_id},
                            {16'd0, s[S_UPSTREAM +: 16]}, NO_PARTICIPANT, s[S_DMU +: 16], d[D_COUNT +: 20], code,
                            completion ? 1'b1 : d[D_POSTED], error, s[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0,
@@ -640,6 +613,7 @@ always @* begin
     fail_mark = 1'b0;
 
     case (seq_reg)
+        // ==== IDLE (model: the sequencer's start in `Cpu::step`, crates/model/src/cpu/mod.rs) ====
         SEQ_IDLE: begin
             if (any_expired) begin
                 cur_next = first_expired;
@@ -649,6 +623,7 @@ always @* begin
                 seq_next = SEQ_LOOKUP;
             end
         end
+        // ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
         SEQ_LOOKUP: begin
             // Associative matches; the lowest index wins.
             lk_s_hit_next = |st_match;
@@ -670,6 +645,7 @@ always @* begin
             end
             seq_next = SEQ_EXEC;
         end
+        // ==== EXECUTE (model: crates/model/src/cpu/execute.rs `Cpu::exec`) ====
         SEQ_EXEC: begin
             // docs/cpu.md §2. Default: done, back to IDLE.
             seq_next = SEQ_IDLE;
@@ -727,12 +703,12 @@ always @* begin
                     K_CONTROL: begin
                         if (!lk_s_hit_reg) begin
                             ev = EV_DROP_UNKNOWN;
-                        end else if (m_code < 4'd1 || m_code > 4'd5) begin
+                        end else if (m_code < CMD_START || m_code > CMD_RESET) begin
                             ev = EV_CTRL_BAD;
                         end else begin
                             su[S_UPSTREAM +: 16] = m_src[15:0];
                             case (m_code)
-                                4'd1: begin
+                                CMD_START: begin
                                     if (lk_d_hit_reg) begin
                                         if (dx[D_PAUSED]) begin
                                             du[D_PAUSED] = 1'b0;
@@ -749,7 +725,7 @@ always @* begin
                                         ev = EV_ACTIVATE_NO_DESC;
                                     end
                                 end
-                                4'd2: begin
+                                CMD_PAUSE: begin
                                     if (lk_d_hit_reg) begin
                                         du[D_PAUSED] = 1'b1;
                                         ev = EV_CTRL_PAUSE;
@@ -757,7 +733,7 @@ always @* begin
                                         ev = EV_CTRL_NOOP;
                                     end
                                 end
-                                4'd3: begin
+                                CMD_RESTART: begin
                                     if (!s_stored) begin
                                         ev = EV_CTRL_NOOP;
                                     end else if (lk_d_hit_reg) begin
@@ -770,7 +746,7 @@ always @* begin
                                         ev = EV_ACTIVATE_NO_DESC;
                                     end
                                 end
-                                4'd4: begin
+                                CMD_STOP: begin
                                     if (lk_d_hit_reg) begin
                                         du[D_VALID] = 1'b0;
                                         ev = EV_CTRL_STOP;
@@ -778,7 +754,7 @@ always @* begin
                                         ev = EV_CTRL_NOOP;
                                     end
                                 end
-                                default: begin
+                                default: begin // CMD_RESET
                                     if (lk_d_hit_reg) du[D_VALID] = 1'b0;
                                     su[S_STORED] = 1'b0;
                                     su[S_TID +: 2] = 2'd0;
@@ -980,6 +956,7 @@ always @* begin
             stat_family_next = m_portals;
             stat_ctx_next = m_ctx;
         end
+        // ==== ISSUE, REDUCE (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
         SEQ_ISSUE: begin
             seq_next = SEQ_REDUCE;
         end
@@ -994,6 +971,7 @@ always @* begin
                 seq_next = SEQ_CHECK;
             end
         end
+        // ==== CHECK (model: crates/model/src/cpu/check.rs `Cpu::check`) ====
         SEQ_CHECK: begin
             // Completion (000 [0144]; 002 (56)).
             complete = dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
@@ -1032,6 +1010,7 @@ always @* begin
                 end
             end
         end
+        // ==== RATCHET (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
         SEQ_RATCHET: begin
             // One state step per cycle (001).
             if (dcur[D_STATE +: 2] != rat_target_reg) begin
@@ -1040,6 +1019,7 @@ always @* begin
                 seq_next = SEQ_EMIT;
             end
         end
+        // ==== EMIT (model: crates/model/src/cpu/emit.rs `Cpu::emit`) ====
         SEQ_EMIT: begin
             if (em_mask_reg != 128'd0) begin
                 if (!pbv_valid_reg[em_b]) begin
@@ -1063,6 +1043,7 @@ always @* begin
                 seq_next = SEQ_FINISH;
             end
         end
+        // ==== FINISH (model: crates/model/src/cpu/finish.rs `Cpu::finish`) ====
         SEQ_FINISH: begin
             seq_next = SEQ_IDLE;
             case (fin_reg)
@@ -1114,6 +1095,7 @@ always @* begin
                 end
             endcase
         end
+        // ==== EXPIRE (model: crates/model/src/cpu/expire.rs `Cpu::expire`) ====
         SEQ_EXPIRE: begin
             // docs/cpu.md §4.
             du[D_EXPIRED] = 1'b0;

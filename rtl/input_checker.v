@@ -3,7 +3,7 @@
 // Validates the frames the interposer extracted and steers each to exactly one place: a register access
 // (m_reg, to the register space), a normalized collective message (m_msg, to the CPU), or a drop with
 // one reason pulse on stat_event. Checks, priority and field mapping: docs/blocks/input_checker.md.
-// Rust model: crates/model/src/checker.rs.
+// Rust model: crates/model/src/input_checker.rs.
 //
 //  s_axis (tuser = {family, port} on the first beat)
 //     |  running CRC-32 over the frame (LCRC / FCS residue), ECRC over the TLP's header..digest,
@@ -103,7 +103,7 @@ localparam [15:0] POS_MAX = 16'hFFFF;
 localparam [31:0] CRC32_RESIDUE = 32'hDEBB_20E3;
 localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
 
-// Event bits (crates/model/src/checker.rs `event`).
+// Event bits (crates/model/src/input_checker.rs `event`).
 localparam EV_ACCEPT_REG = 0;
 localparam EV_ACCEPT_MSG = 1;
 localparam EV_TKEEP = 2;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use inswitch::verilated::VerilatedDut;
-use inswitch_model::checker::{InputCheckerIn, InputCheckerOut};
+use inswitch_model::input_checker::{InputCheckerIn, InputCheckerOut};
 use inswitch_model::cpu::{CpuIn, CpuOut};
 use inswitch_model::frame_builder::{FrameBuilderIn, FrameBuilderOut};
 use inswitch_model::message::{verilog_header, MsgPort, MSG_WIDTH};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use inswitch::blocks::input_checker::{self, counter};
 use inswitch::checker::RunConfig;
-use inswitch_model::checker::event;
+use inswitch_model::input_checker::event;
 
 /// The bar: at least 10^6 cycles per width with 0 mismatches.
 const CYCLES: u64 = 1_000_000;
@@ -48,7 +48,7 @@ use inswitch::checker::Monitor;
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::Tlp;
-use inswitch_model::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use inswitch_model::input_checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 use inswitch_model::{Block, Wide};
 
 /// The beats of a frame: (tdata, tkeep, tlast).

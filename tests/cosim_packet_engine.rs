@@ -11,7 +11,7 @@ use inswitch::blocks::input_checker::tlp_frame;
 use inswitch::checker::{lockstep, RunConfig};
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, DataFixed, InitBody};
 use inswitch_frames::tlp::Tlp;
-use inswitch_model::engine::PacketEngine;
+use inswitch_model::packet_engine::PacketEngine;
 
 /// The bar: at least 10^6 cycles with 0 mismatches.
 const CYCLES: u64 = 1_000_000;
@@ -166,7 +166,7 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
 
 /// Runs the model alone under the cosim stimulus and scoreboard, with `mutate` applied to the outputs the
 /// scoreboard sees (as if model and RTL agreed on a wrong behaviour); the scoreboard's first complaint.
-fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::engine::EngineOut)) -> Option<String> {
+fn scoreboard_complaint(mutate: &mut dyn FnMut(u64, &mut inswitch_model::packet_engine::EngineOut)) -> Option<String> {
     use inswitch::blocks::packet_engine::{PacketEngineMonitor, PacketEngineStimulus, Shared};
     use inswitch::checker::{Monitor, Stimulus};
     use inswitch_model::Block;
@@ -239,7 +239,7 @@ fn the_scoreboard_rejects_wrong_behaviour() {
 /// LCRC cannot be made right again beat by beat.)
 #[test]
 fn the_scoreboard_rejects_each_kind_of_deviation() {
-    let first = |pred: fn(&inswitch_model::engine::EngineOut) -> bool, plant: fn(&mut inswitch_model::engine::EngineOut)| {
+    let first = |pred: fn(&inswitch_model::packet_engine::EngineOut) -> bool, plant: fn(&mut inswitch_model::packet_engine::EngineOut)| {
         let mut done = false;
         scoreboard_complaint(&mut move |_, o| {
             if !done && pred(o) {
@@ -330,7 +330,7 @@ fn complaint_when_receive_stops(seed: u64, from: u64) -> Option<(u64, String)> {
     for cycle in 0..from + 200_000 {
         let i = s.next(&prev);
         let stuck = cycle >= from && !i.rst;
-        let mut o = m.step(&inswitch_model::engine::EngineIn { s_axis_rx_tvalid: i.s_axis_rx_tvalid && !stuck, ..i });
+        let mut o = m.step(&inswitch_model::packet_engine::EngineIn { s_axis_rx_tvalid: i.s_axis_rx_tvalid && !stuck, ..i });
         o.s_axis_rx_tready &= !stuck;
         prev = o;
         if let Err(e) = mon.observe(cycle, &i, &o) {
@@ -358,7 +358,7 @@ fn lockstep_catches_a_wrong_top_model() {
     use inswitch::checker::Failure;
     // A model whose interposer reserves 7 injection credits instead of the RTL's 8.
     let p = params_of("packet_engine").unwrap();
-    let wrong = inswitch_model::engine::EngineParams { inj_credits: p.inj_credits - 1, ..p };
+    let wrong = inswitch_model::packet_engine::EngineParams { inj_credits: p.inj_credits - 1, ..p };
     let shared = Shared::default();
     let mut m = PacketEngine::power_on(wrong).unwrap();
     let mut r = PacketEngineRtl::new("packet_engine").unwrap();

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use inswitch::blocks::reduce_unit::{self, counter, ReduceUnitMonitor, ReduceUnitRtl, ReduceUnitStimulus};
 use inswitch::checker::{self, Failure, RunConfig};
 use inswitch::HarnessError;
-use inswitch_model::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut};
+use inswitch_model::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut};
 use inswitch_model::reduce::{Opcode, Rounding};
 use inswitch_model::Block;
 

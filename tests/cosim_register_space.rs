@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use inswitch::blocks::register_space::{self, counter};
 use inswitch::checker::RunConfig;
-use inswitch_model::regs::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE, SYNC_WRITES};
+use inswitch_model::register_space::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE, SYNC_WRITES};
 use inswitch_model::Block;
 
 /// The bar: at least 10^6 cycles with 0 mismatches.
@@ -110,7 +110,7 @@ fn tables_5_to_7_pbv_programming_replayed_as_register_writes() {
 #[test]
 fn the_register_space_is_the_cpus_only_configuration_source() {
     use inswitch_model::cpu::{Cpu, CpuIn, CpuParams};
-    use inswitch_model::regs::{decode, CPU_STATIC_ENTRIES};
+    use inswitch_model::register_space::{decode, CPU_STATIC_ENTRIES};
     use rand::{RngExt, SeedableRng};
 
     const ENGINE: u16 = 0x0000; // switch 720 of Tables 2 and 5

@@ -4,7 +4,7 @@
 //! checks that they are inverses of each other.
 
 use inswitch::blocks::frame_builder::canonical;
-use inswitch_model::checker::{CheckerParams, InputChecker, InputCheckerIn};
+use inswitch_model::input_checker::{CheckerParams, InputChecker, InputCheckerIn};
 use inswitch_model::frame_builder::{build, BuilderConfig};
 use inswitch_model::message::{CollectiveMsg, Family, Kind};
 use inswitch_model::{Block, Wide};

@@ -9,7 +9,7 @@
 use inswitch::blocks::packet_engine::{params_of, PacketEngineStimulus, Shared};
 use inswitch::checker::Stimulus;
 use inswitch::stimulus::rng;
-use inswitch_model::engine::{AdvanceError, EngineIn, EngineOut, PacketEngine};
+use inswitch_model::packet_engine::{AdvanceError, EngineIn, EngineOut, PacketEngine};
 use inswitch_model::Block;
 use rand::RngExt;
 

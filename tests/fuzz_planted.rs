@@ -12,7 +12,7 @@ use inswitch::blocks::input_checker::{self, InputCheckerRtl};
 use inswitch::checker::RunConfig;
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
-use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn};
+use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn};
 use inswitch_model::{Block, Wide};
 
 const PLANTED: &str = "input_checker_planted";

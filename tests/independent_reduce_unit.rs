@@ -15,7 +15,7 @@ mod literal;
 use inswitch::blocks::reduce_unit::{ReduceUnitMonitor, ReduceUnitRtl, ReduceUnitStimulus};
 use inswitch::mutation::{scoreboard_complaint, AsRtl, Mutant};
 use inswitch::sources::{self, Fe};
-use inswitch_model::reduce::unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
+use inswitch_model::reduce_unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
 use inswitch_model::reduce::{Contribution, Mode, Rc, Tables};
 use inswitch_model::Block;
 use softfloat_wrapper::{ExceptionFlags, Float, RoundingMode, F64};

@@ -14,12 +14,12 @@ use inswitch::mutation::{scoreboard_complaint, AsRtl, Mutant};
 use inswitch::HarnessError;
 use inswitch_frames::crc;
 use inswitch_model::axis_register::{AxisRegisterIn, AxisRegisterOut};
-use inswitch_model::checker::{event, InputCheckerIn, InputCheckerOut};
+use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut};
 use inswitch_model::completion_builder::{CompletionBuilderIn, CompletionBuilderOut};
 use inswitch_model::interposer::{InterposerIn, InterposerOut};
 use inswitch_model::output_queue::{OutputQueueIn, OutputQueueOut};
 use inswitch_model::frame_builder::{FrameBuilderIn, FrameBuilderOut};
-use inswitch_model::regs::{RegisterSpaceIn, RegisterSpaceOut};
+use inswitch_model::register_space::{RegisterSpaceIn, RegisterSpaceOut};
 use inswitch_model::Block;
 
 type Bencher<M, R, S, Mon> = fn(&str, u64) -> Result<Bench<M, R, S, Mon>, HarnessError>;

@@ -15,7 +15,7 @@ use std::cell::Cell;
 
 use inswitch::blocks::packet_engine::{self, PacketEngineStimulus, Shared};
 use inswitch::replay;
-use inswitch_model::engine::PacketEngine;
+use inswitch_model::packet_engine::PacketEngine;
 use inswitch_model::Block;
 
 /// Counts the allocations (and reallocations) of the threads that armed it.

@@ -25,7 +25,7 @@ use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
 use inswitch_frames::crc;
-use inswitch_model::checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
+use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use inswitch_model::Wide;
 use rand::RngExt;

@@ -39,7 +39,7 @@ use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::event as cpu_event;
-use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
 use inswitch_model::{Block, Wide};
 use rand::RngExt;
 

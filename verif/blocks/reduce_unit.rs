@@ -1,4 +1,4 @@
-//! Co-simulation of the reduction unit (`rtl/reduce_unit.v` vs `inswitch_model::reduce::unit::ReduceUnit`):
+//! Co-simulation of the reduction unit (`rtl/reduce_unit.v` vs `inswitch_model::reduce_unit::ReduceUnit`):
 //! stimulus, independent scoreboard, target.
 //!
 //! Stimulus: `inswitch_model::reduce::stimulus::random_cycle` from the run's seeded generator: an operand
@@ -21,7 +21,7 @@
 use std::collections::VecDeque;
 
 use inswitch_model::reduce::stimulus::random_cycle;
-use inswitch_model::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
+use inswitch_model::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
 use rand::Rng;
 
 use crate::sources::{self, rc, Op};

@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use inswitch_model::regs::{self, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
+use inswitch_model::register_space::{self, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
 use rand::RngExt;
 
 use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
@@ -51,7 +51,7 @@ fn register_table() -> BTreeMap<u32, Field> {
     for k in 0..64 {
         t.insert(4 * k, f(u32::MAX, 0));
     }
-    t.insert(0x100, f(0, regs::ID_VALUE));
+    t.insert(0x100, f(0, register_space::ID_VALUE));
     t.insert(0x104, f(0x1, 0));
     t.insert(0x108, f(0xFFFF, 0));
     t.insert(0x10C, f(0xFFFF, 0x88B5));
@@ -665,15 +665,15 @@ pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use inswitch_model::regs::offset;
+    use inswitch_model::register_space::offset;
 
     #[test]
     fn the_documented_table_agrees_with_the_model_offsets() {
         let t = register_table();
         for off in [offset::CTRL, offset::MASTER_ID, offset::ETHERTYPE, offset::VNI_ALLOWED, offset::ROUTE + 4, offset::MCAST + 8] {
             assert!(t.contains_key(&off), "{off:#x}");
-            assert!(regs::decode(off as u16).is_some());
+            assert!(register_space::decode(off as u16).is_some());
         }
-        assert!(regs::decode(offset::MCAST as u16 + 12).is_none() && !t.contains_key(&(offset::MCAST + 12)));
+        assert!(register_space::decode(offset::MCAST as u16 + 12).is_none() && !t.contains_key(&(offset::MCAST + 12)));
     }
 }

@@ -19,13 +19,13 @@ use crate::wire::LinkFrame;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_model::cpu::context::CtxState;
 use inswitch_model::cpu::event;
-use inswitch_model::engine::EngineParams;
+use inswitch_model::packet_engine::EngineParams;
 
 /// INT_SUM (`docs/reduction.md`).
 pub const INT_SUM: u8 = 0x14;
 /// Register-space counter of the input checker's LCRC drops (`docs/registers.md` §Counters: 2 + k,
-/// k = `checker::event::LCRC`).
-pub const LCRC_COUNTER: usize = 2 + inswitch_model::checker::event::LCRC as usize;
+/// k = `input_checker::event::LCRC`).
+pub const LCRC_COUNTER: usize = 2 + inswitch_model::input_checker::event::LCRC as usize;
 
 /// A campaign.
 #[derive(Clone, Debug)]
@@ -273,7 +273,7 @@ pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
     let now = f.now();
     for s in 0..f.topo.switches.len() {
         for k in 0..inswitch_model::cpu::context::TIMEOUTS as u16 {
-            f.write_register(0, now, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, ticks);
+            f.write_register(0, now, s, inswitch_model::register_space::offset::RED_TIMEOUT as u16 + 4 * k, ticks);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Fabric simulator of the inswitch packet engine (issue 7): whole fabrics of switches whose engines are
-//! the cycle-level [`inswitch_model::engine::PacketEngine`] (the model the cosim checks against the RTL),
+//! the cycle-level [`inswitch_model::packet_engine::PacketEngine`] (the model the cosim checks against the RTL),
 //! end nodes, links and crossbars in a discrete-event simulation; the seed's Table 1 and the two-master
 //! case reproduced by [`scenario`]. Architecture and formats: `docs/fabric.md`.
 #![forbid(unsafe_code)]

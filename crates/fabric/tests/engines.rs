@@ -8,7 +8,7 @@ use inswitch_fabric::setup::{self, Arrangement, Plan};
 use inswitch_fabric::sim::{Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Topology};
 use inswitch_fabric::wire;
-use inswitch_model::engine::EngineParams;
+use inswitch_model::packet_engine::EngineParams;
 
 /// Everything observable of a run: every frame (sender, bytes), every channel occupancy (start time,
 /// channel, frame) and every delivery.
@@ -55,7 +55,7 @@ fn skip_is_exact_when_timers_expire() {
         // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/registers.md §CPU window).
         for s in 0..3 {
             for k in 0..4u16 {
-                f.write_register(0, 0, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, 20);
+                f.write_register(0, 0, s, inswitch_model::register_space::offset::RED_TIMEOUT as u16 + 4 * k, 20);
             }
         }
         f.run_until_quiet(u64::MAX / 4, &mut |_| {});
@@ -105,7 +105,7 @@ fn skip_is_exact_when_engines_sleep_on_running_timers() {
         inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
         for s in 0..t.switches.len() {
             for k in 0..4u16 {
-                f.write_register(0, 0, s, inswitch_model::regs::offset::RED_TIMEOUT as u16 + 4 * k, TIMEOUT_TICKS);
+                f.write_register(0, 0, s, inswitch_model::register_space::offset::RED_TIMEOUT as u16 + 4 * k, TIMEOUT_TICKS);
             }
         }
         let mut nows = Vec::new();

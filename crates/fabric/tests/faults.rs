@@ -157,7 +157,7 @@ use inswitch_fabric::setup::{ContextPlan, Plan};
 use inswitch_fabric::sim::{Delivery, Fabric, SimConfig};
 use inswitch_fabric::topology::Ps;
 use inswitch_model::cpu::event;
-use inswitch_model::engine::EngineParams;
+use inswitch_model::packet_engine::EngineParams;
 
 const QUIET: Ps = Ps::MAX / 4;
 /// CPU tick and timeouts of the directed tests: 16-cycle ticks, 16-tick timeouts (512 ns; a master's

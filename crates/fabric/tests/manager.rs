@@ -11,7 +11,7 @@ use inswitch_frames::collective;
 use inswitch_frames::tlp::Header;
 use inswitch_model::cpu::context::role;
 use inswitch_model::message::{CollectiveMsg, Kind};
-use inswitch_model::regs::decode;
+use inswitch_model::register_space::decode;
 
 mod common;
 use common::*;

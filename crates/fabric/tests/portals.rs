@@ -15,7 +15,7 @@ use inswitch_fabric::sim::{Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
 use inswitch_frames::ethernet::SOFT_PORTALS_LEN;
 use inswitch_model::cpu::event;
-use inswitch_model::engine::EngineParams;
+use inswitch_model::packet_engine::EngineParams;
 
 const QUIET: Ps = Ps::MAX / 4;
 const US: Ps = 1_000_000;

@@ -16,7 +16,7 @@ use inswitch_fabric::sim::{Delivery, Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
 use inswitch_fabric::wire;
 use inswitch_frames::collective::NO_PARTICIPANT;
-use inswitch_model::engine::EngineParams;
+use inswitch_model::packet_engine::EngineParams;
 
 const QUIET: Ps = Ps::MAX / 4;
 /// 16-cycle CPU ticks and 16-tick timeouts (512 ns; a master's 1.02 us), as the directed fault tests.

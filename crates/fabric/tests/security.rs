@@ -9,8 +9,8 @@ use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
 use inswitch_fabric::wire;
 use inswitch_frames::collective::NO_PARTICIPANT;
 use inswitch_model::cpu::event;
-use inswitch_model::engine::EngineParams;
-use inswitch_model::regs::{offset, Reg};
+use inswitch_model::packet_engine::EngineParams;
+use inswitch_model::register_space::{offset, Reg};
 
 const QUIET: Ps = Ps::MAX / 4;
 
@@ -168,8 +168,8 @@ mod portals {
     use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
     use inswitch_frames::portals::{ReductionFrame, ReductionHeader, FLAG_MULTICAST};
     use inswitch_model::cpu::event;
-    use inswitch_model::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
-    use inswitch_model::regs::{offset, Reg};
+    use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+    use inswitch_model::register_space::{offset, Reg};
     use inswitch_model::{Block, Wide};
 
     const ID: u16 = 0x0010;
@@ -181,8 +181,8 @@ mod portals {
     const VNI_B: u16 = 0x43;
     const COOKIE_A: u32 = 7;
     const SEQNO_A: u16 = 5;
-    /// Register-space counter of the checker's VNI drops (2 + `checker::event::VNI`).
-    const VNI_COUNTER: usize = 2 + inswitch_model::checker::event::VNI as usize;
+    /// Register-space counter of the checker's VNI drops (2 + `input_checker::event::VNI`).
+    const VNI_COUNTER: usize = 2 + inswitch_model::input_checker::event::VNI as usize;
 
     /// One engine, its port driven one beat per cycle; its CPU events and its output frames recorded.
     struct OneEngine {

@@ -31,6 +31,9 @@ use deku::prelude::*;
 use crate::error::{fits, Error, Layer, Result};
 use crate::tlp::{self, Dw0, Header, MessageCode, MessageHeader, Tlp};
 use crate::util;
+// The control, completion and failure codes' values are the CPU's tables (`inswitch_model::cpu::codes`),
+// written once for the model, the RTL (`rtl/cpu_codes.vh`) and these codecs.
+use inswitch_model::cpu::codes::{command, completion, reason};
 
 const L: Layer = Layer::Collective;
 
@@ -93,15 +96,15 @@ enum_with_unknown! {
     /// Control commands (\[0168\]).
     pub enum Command(u8) {
         /// Start.
-        Start = 1,
+        Start = command::START,
         /// Pause.
-        Pause = 2,
+        Pause = command::PAUSE,
         /// Restart.
-        Restart = 3,
+        Restart = command::RESTART,
         /// Stop.
-        Stop = 4,
+        Stop = command::STOP,
         /// Reset.
-        Reset = 5,
+        Reset = command::RESET,
     }
 }
 
@@ -109,17 +112,17 @@ enum_with_unknown! {
     /// What a completion reports.
     pub enum CompletionKind(u8) {
         /// Not a completion (contributions, responses).
-        None = 0,
+        None = completion::NONE,
         /// Barrier met at this engine (all local participants arrived).
-        BarrierMet = 1,
+        BarrierMet = completion::BARRIER_MET,
         /// Barrier satisfied globally.
-        BarrierSatisfied = 2,
+        BarrierSatisfied = completion::BARRIER_SATISFIED,
         /// Final result of a reduction.
-        Result = 3,
+        Result = completion::RESULT,
         /// Answer to a child one transaction behind: the collective already completed (001; `docs/cpu.md` §2).
-        AlreadyCompleted = 4,
+        AlreadyCompleted = completion::ALREADY_COMPLETED,
         /// Acknowledgement of a non-posted initialization or control message (000 \[0097\]; `docs/cpu.md` §2).
-        Acknowledged = 5,
+        Acknowledged = completion::ACKNOWLEDGED,
     }
 }
 
@@ -127,19 +130,19 @@ enum_with_unknown! {
     /// Reasons in retry and failure messages (\[0098\], \[0143\]).
     pub enum Reason(u8) {
         /// Watchdog timeout.
-        Timeout = 1,
+        Timeout = reason::TIMEOUT,
         /// Participant's PBV bit was already clear.
-        DuplicateContribution = 2,
+        DuplicateContribution = reason::DUPLICATE,
         /// p_count was already zero.
-        CountUnderflow = 3,
+        CountUnderflow = reason::COUNT_UNDERFLOW,
         /// Requester is not in the PBV table.
-        UnknownParticipant = 4,
+        UnknownParticipant = reason::UNKNOWN_PARTICIPANT,
         /// Operation differs from the initialized one.
-        OpMismatch = 5,
+        OpMismatch = reason::OP_MISMATCH,
         /// Malformed message.
-        Malformed = 6,
+        Malformed = reason::MALFORMED,
         /// A retry request named a context for which nothing is kept to resend (`docs/cpu.md` §2).
-        NothingToResend = 7,
+        NothingToResend = reason::NOTHING_TO_RESEND,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use inswitch_model::reduce::stimulus::random_pair;
-use inswitch_model::reduce::unit::{ReduceUnit, ReduceUnitIn};
+use inswitch_model::reduce_unit::{ReduceUnit, ReduceUnitIn};
 use inswitch_model::reduce::{combine, Contribution, Mode, Opcode};
 use inswitch_model::Block;
 use rand::{Rng, SeedableRng};

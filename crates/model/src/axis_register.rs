@@ -5,7 +5,7 @@
 //! crosses a block boundary: `m_axis_tvalid`, `m_axis_tdata` and `s_axis_tready` are all registers. A
 //! skid register keeps full throughput (one beat per cycle) although `s_axis_tready` is registered.
 //!
-//! [`Slice`] is the register pair over any payload type, used by [`crate::engine`] with the blocks'
+//! [`Slice`] is the register pair over any payload type, used by [`crate::packet_engine`] with the blocks'
 //! own message and beat types (its outputs can be read *before* the cycle's inputs are known, which is
 //! what lets the top evaluate every block once per cycle). [`AxisRegister`] is the same slice behind
 //! the RTL module's ports (a flat `WIDTH`-bit payload), for its own co-simulation.

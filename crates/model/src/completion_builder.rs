@@ -17,7 +17,7 @@
 //! and Lower Address by PCIe Base Specification §2.2.9 / §2.3.1.1 (Tables 2-40, 2-41) for memory reads, 4
 //! and 0 for every other request. The Portals family has no completions (its reductions are posted).
 
-use crate::checker::crc32_byte;
+use crate::input_checker::crc32_byte;
 use crate::frame_buf::FrameBuf;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
@@ -429,7 +429,7 @@ mod tests {
         let f = completion_frame(&r, 0x0010, 5).unwrap();
         assert_eq!(f.len(), CPLD_FRAME_BYTES);
         assert_eq!(&f[..18], &[0x00, 0x05, 0x4A, 0x88, 0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x01, 0xA5, 0x00, 0x01, 0x00, 0x0E, 0x1C]);
-        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::checker::CRC32_RESIDUE);
+        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::input_checker::CRC32_RESIDUE);
         let ur = completion_frame(&CompletionRequest { status: Some(CplStatus::Ur), locked: true, ..r }, 0x0010, 6).unwrap();
         assert_eq!(ur.len(), CPL_FRAME_BYTES);
         assert_eq!(&ur[2..6], &[0x0B, 0x88, 0x00, 0x00]);

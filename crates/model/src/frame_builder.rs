@@ -15,7 +15,7 @@
 //! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
 //! and dropped with a `stat_event` pulse (bit 1).
 
-use crate::checker::{coll_flag, crc32_byte};
+use crate::input_checker::{coll_flag, crc32_byte};
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
 use crate::frame_buf::FrameBuf;
 use crate::ports;
@@ -313,7 +313,7 @@ mod tests {
         let m = CollectiveMsg { kind: Kind::ARM, family: Family::Portals, count: 3, op: 0x14, ..Default::default() };
         let f = build(&m, &BuilderConfig { ethertype: 0x88B5, ..Default::default() }, 0).unwrap();
         assert_eq!(f.len(), MAX_FRAME_BYTES);
-        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::checker::CRC32_RESIDUE);
+        assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::input_checker::CRC32_RESIDUE);
     }
 
     #[test]

@@ -13,17 +13,18 @@
 #![warn(missing_docs)]
 
 pub mod axis_register;
-pub mod checker;
 pub mod completion_builder;
 pub mod cpu;
-pub mod engine;
 pub mod frame_buf;
 pub mod frame_builder;
+pub mod input_checker;
 pub mod interposer;
 pub mod message;
 pub mod output_queue;
+pub mod packet_engine;
 pub mod reduce;
-pub mod regs;
+pub mod reduce_unit;
+pub mod register_space;
 pub mod registry;
 pub mod signal;
 

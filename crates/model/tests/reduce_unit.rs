@@ -2,7 +2,7 @@
 //! library.
 
 use inswitch_model::reduce::batch::{run_args, run_batch};
-use inswitch_model::reduce::unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
+use inswitch_model::reduce_unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut, LATENCY};
 use inswitch_model::reduce::{combine, Contribution, Mode, Opcode};
 use inswitch_model::{Block, Ports};
 

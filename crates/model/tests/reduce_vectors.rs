@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::io::Write;
 
 use inswitch_model::reduce::stimulus::random_cycle;
-use inswitch_model::reduce::unit::ReduceUnit;
+use inswitch_model::reduce_unit::ReduceUnit;
 use inswitch_model::{Block, Wide};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

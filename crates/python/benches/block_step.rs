@@ -13,7 +13,7 @@ use std::time::Duration;
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn};
-use inswitch_model::reduce::unit::{ReduceUnit, ReduceUnitIn};
+use inswitch_model::reduce_unit::{ReduceUnit, ReduceUnitIn};
 use inswitch_model::registry;
 use inswitch_model::signal::{Block, Ports, MAX_PORT_WORDS};
 use rand::{RngExt, SeedableRng};

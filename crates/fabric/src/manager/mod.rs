@@ -34,7 +34,7 @@ pub mod tree;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
-use inswitch_model::regs::VNI_ENTRIES;
+use inswitch_model::register_space::VNI_ENTRIES;
 
 pub use alloc::{EngineBook, Tid};
 pub use error::ManagerError;

@@ -6,7 +6,7 @@
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::config as cpu_cfg;
-use inswitch_model::regs::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
+use inswitch_model::register_space::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::job::{Family, JobId, Role};

@@ -57,8 +57,8 @@ impl Default for EngineCapacity {
         EngineCapacity {
             contexts: DEFAULT_CONTEXTS,
             descriptors: DEFAULT_DESCRIPTORS,
-            mcast_entries: inswitch_model::regs::MCAST_ENTRIES,
-            pbv_entries: inswitch_model::regs::PBV_ENTRIES,
+            mcast_entries: inswitch_model::register_space::MCAST_ENTRIES,
+            pbv_entries: inswitch_model::register_space::PBV_ENTRIES,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! sleep, how it wakes exactly where stepping would have left it; [`super`] module doc).
 
 use inswitch_model::cpu::seq;
-use inswitch_model::engine::{EngineIn, EngineOut};
+use inswitch_model::packet_engine::{EngineIn, EngineOut};
 use inswitch_model::{Block, Wide};
 
 use super::fabric::{beats_of, CycleEngine, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS, ENGINE_PORT, RESET_CYCLES};
@@ -20,7 +20,7 @@ use crate::wire;
 pub fn bring_up_timeouts() -> impl Iterator<Item = (u16, u32)> {
     use inswitch_model::cpu::config::{THRESHOLD_RESET, TIMEOUT_RESET};
     use inswitch_model::cpu::context::{THRESHOLDS, TIMEOUTS};
-    use inswitch_model::regs::offset::{RED_THRESHOLD, RED_TIMEOUT};
+    use inswitch_model::register_space::offset::{RED_THRESHOLD, RED_TIMEOUT};
     let at = |base: u32, k: usize| (base + 4 * k as u32) as u16;
     (0..TIMEOUTS).map(move |k| (at(RED_TIMEOUT, k), TIMEOUT_RESET)).chain((0..THRESHOLDS).map(move |k| (at(RED_THRESHOLD, k), THRESHOLD_RESET)))
 }
@@ -33,7 +33,7 @@ pub const QUIET_CYCLES: u64 = 64;
 /// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
 /// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
 const DEFAULT_ROUTE: [(u16, u32); 2] =
-    [(inswitch_model::regs::offset::ROUTE as u16, 0), (inswitch_model::regs::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
+    [(inswitch_model::register_space::offset::ROUTE as u16, 0), (inswitch_model::register_space::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
 
 impl Fabric {
     /// Bring-up of every cycle engine, before any plan (what a manager does not program, `docs/manager.md`

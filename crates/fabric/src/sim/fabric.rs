@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
-use inswitch_model::engine::{EngineParams, PacketEngine};
+use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 
 use super::portals::Portals;
 use crate::faults::FaultInjector;
@@ -362,7 +362,7 @@ pub enum SimError {
     Topology(#[from] TopologyError),
     /// The engine parameters.
     #[error(transparent)]
-    Engine(#[from] inswitch_model::engine::EngineParamError),
+    Engine(#[from] inswitch_model::packet_engine::EngineParamError),
     /// A plan the engines cannot hold.
     #[error("plan: {0}")]
     Plan(String),

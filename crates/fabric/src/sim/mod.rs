@@ -1,5 +1,5 @@
 //! The fabric simulator: a discrete-event simulation in picoseconds of links, switch crossbars and end
-//! nodes, with the cycle-level packet-engine model ([`inswitch_model::engine::PacketEngine`], the same model the lockstep cosim
+//! nodes, with the cycle-level packet-engine model ([`inswitch_model::packet_engine::PacketEngine`], the same model the lockstep cosim
 //! checks against the RTL) in every switch, stepped on its own clock.
 //!
 //! * **Links** serialize frames at their bandwidth, one after another in arrival order (a FIFO per

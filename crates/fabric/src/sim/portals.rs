@@ -40,10 +40,9 @@ use crate::wire::{engine_mac, SOFT_PORTALS_ETHERTYPE, TREE_MAC};
 
 /// The reserved sequence number (libfabric's `CXIP_COLL_MAX_SEQNO` = 2^10 - 1): never armed.
 pub const SEQNO_RESERVED: u16 = (1 << width::SEQNO) - 1;
-/// The sequence number after `s` (002 (57); libfabric `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`: 1022 → 0).
-pub fn next_seqno(s: u16) -> u16 {
-    (s + 1) % SEQNO_RESERVED
-}
+/// The sequence number after `s` (002 (57); libfabric `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`: 1022 → 0):
+/// the engine's own rule, so end nodes and engines cannot drift apart.
+pub use inswitch_model::cpu::next_seqno;
 
 /// A Soft Portals frame from device `src` (its MAC and SFA) carrying `frame` (FCS computed).
 pub fn soft_portals(src: u16, frame: ReductionFrame) -> Vec<u8> {

@@ -5,7 +5,7 @@
 use inswitch_frames::portals::{ReductionFrame, FLAG_MULTICAST, OPERANDS};
 use inswitch_model::interposer::addressed_to_engine;
 use inswitch_model::reduce::{self, Contribution, Mode, Rc};
-use inswitch_model::regs::{Reg, MCAST_ENTRIES};
+use inswitch_model::register_space::{Reg, MCAST_ENTRIES};
 use inswitch_model::Wide;
 
 use super::fabric::{beats_of, ChannelKind, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS};

@@ -9,7 +9,7 @@ use inswitch_frames::collective::{self, Body};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::{Cpu, CpuIn, CpuParams};
 use inswitch_model::message::{CollectiveMsg, Kind};
-use inswitch_model::regs::{RegisterSpace, RegisterSpaceIn};
+use inswitch_model::register_space::{RegisterSpace, RegisterSpaceIn};
 use inswitch_model::Block;
 
 pub fn node(t: &TopologyMap, name: &str) -> NodeId {
@@ -70,7 +70,7 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
     };
     // After a reset the register space first copies its CPU registers to the CPU, one write per cycle,
     // and takes no access until then (docs/registers.md §CPU window).
-    for _ in 0..inswitch_model::regs::SYNC_WRITES {
+    for _ in 0..inswitch_model::register_space::SYNC_WRITES {
         step(&mut r, &idle);
     }
     for f in enc.frames.iter().filter(|f| f.to == dev) {

@@ -1,6 +1,6 @@
 //! The reduction arithmetic of the collective processing unit: every operator of seed 002 (42)-(48),
 //! (81)-(97), bit-exact, as a pure function ([`combine`]) and as the cycle-level model of the pipelined
-//! RTL unit `rtl/reduce_unit.v` ([`unit::ReduceUnit`]). Specification: `docs/reduction.md`.
+//! RTL unit `rtl/reduce_unit.v` ([`crate::reduce_unit::ReduceUnit`]). Specification: `docs/reduction.md`.
 //!
 //! [`combine`] is the golden reference: the RTL must match it bit for bit, and it is itself checked
 //! against Berkeley SoftFloat (FLT_SUM) and libfabric's documented rules (the rest) in
@@ -12,7 +12,6 @@ pub mod opcode;
 pub mod rc;
 pub mod repsum;
 pub mod stimulus;
-pub mod unit;
 
 pub use opcode::{Opcode, Rounding};
 pub use rc::Rc;
@@ -108,7 +107,7 @@ pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
 }
 
 /// The truth tables [`combine`] reads, as data: the seed's (`Tables::SEED`) in the product; a test can
-/// build [`combine_with`] or [`unit::ReduceUnit::with_tables`] on a perturbed copy and check that its
+/// build [`combine_with`] or [`crate::reduce_unit::ReduceUnit::with_tables`] on a perturbed copy and check that its
 /// independent checks object (docs/verification.md §Independent checks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Tables {

@@ -1,11 +1,11 @@
-//! Random operand pairs for co-simulating `rtl/reduce_unit.v` against [`super::unit::ReduceUnit`],
+//! Random operand pairs for co-simulating `rtl/reduce_unit.v` against [`crate::reduce_unit::ReduceUnit`],
 //! weighted towards special values (zeros, subnormals, binade edges, ±Inf, NaNs, repsum edge cases),
 //! every opcode (defined and undefined), mismatches and incoming result codes. Takes its randomness from
 //! a caller's `next_u64` so the model crate needs no RNG dependency; the same seed gives the same stream.
 
 use super::float::DEFAULT_NAN;
 use super::repsum::{M_NAN, M_NEG_INF, M_POS_INF};
-use super::unit::ReduceUnitIn;
+use crate::reduce_unit::ReduceUnitIn;
 use super::{Contribution, Mode, Opcode, Rc, LANES};
 
 /// Binary64 values worth hitting often.

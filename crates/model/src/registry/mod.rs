@@ -562,10 +562,10 @@ macro_rules! registration {
 }
 
 use crate::axis_register::{AxisRegister, AxisRegisterIn, AxisRegisterOut};
-use crate::checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
+use crate::input_checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 use crate::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderOut, CompletionBuilderParams};
 use crate::cpu::{Cpu, CpuIn, CpuOut, CpuParams};
-use crate::engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
+use crate::packet_engine::{EngineIn, EngineOut, EngineParams, PacketEngine};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
 use crate::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
 use crate::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut, OutputQueueParams};
@@ -615,8 +615,8 @@ pub mod typed {
         }
     }
 }
-use crate::reduce::unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut};
-use crate::regs::{RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
+use crate::reduce_unit::{ReduceUnit, ReduceUnitIn, ReduceUnitOut};
+use crate::register_space::{RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
 
 fn registrations() -> Vec<BlockSpec> {
     vec![

@@ -28,13 +28,13 @@
 //! the same cycle, and one evaluation is exact.
 
 use crate::axis_register::Slice;
-use crate::checker::{CheckerParams, InputChecker, InputCheckerIn};
+use crate::input_checker::{CheckerParams, InputChecker, InputCheckerIn};
 use crate::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderParams};
 use crate::cpu::{Cpu, CpuIn, CpuParams};
 use crate::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
 use crate::interposer::{Interposer, InterposerIn, InterposerParams};
 use crate::output_queue::{OutputQueue, OutputQueueIn, OutputQueueParams};
-use crate::regs::{RegisterSpace, RegisterSpaceIn};
+use crate::register_space::{RegisterSpace, RegisterSpaceIn};
 use crate::message::MsgPort;
 use crate::signal::Block;
 use crate::{ports, Wide};

@@ -9,7 +9,7 @@
 //! ```
 //! When `out_valid` is 0 every `out_*` port is 0; `rst` clears the whole pipeline.
 
-use super::{combine_with, Contribution, Mode, Rc, Tables, LANES};
+use crate::reduce::{combine_with, Contribution, Mode, Rc, Tables, LANES};
 use crate::signal::{Block, Wide};
 
 /// Rising edges from sampling an operand pair to the result on the `out_*` registers: `step` number

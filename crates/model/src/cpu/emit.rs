@@ -1,0 +1,41 @@
+//! State `EMIT`: the outgoing messages, one per cycle (`docs/cpu.md` §2, §6).
+//! Side by side with `rtl/cpu.v` §EMIT.
+
+use super::*;
+
+impl Cpu {
+    /// Emission of one message (`em_one`), no per-participant copies.
+    pub(super) fn emit_one(&mut self, tmpl: CollectiveMsg, f: u8) {
+        self.tmpl = tmpl;
+        self.em_mask = 0;
+        self.em_one = true;
+        self.fin = f;
+        self.seq = seq::EMIT;
+    }
+
+    /// State `EMIT`: one outgoing message per cycle when the output register is free.
+    pub(super) fn emit(&mut self, out_free: bool) {
+        if self.em_mask != 0 {
+            let b = self.em_mask.trailing_zeros() as usize;
+            let e = self.cfg.pbv[b];
+            if !e.valid {
+                self.em_mask &= !(1u128 << b);
+            } else if out_free {
+                let pid = if self.em_keep_pid { self.tmpl.pid } else { b as u16 };
+                self.out = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
+                self.out_valid = true;
+                self.em_mask &= !(1u128 << b);
+            }
+        } else if self.em_one {
+            if out_free {
+                self.out = if self.em_ack { self.answer(&self.msg, completion::ACKNOWLEDGED) } else { self.tmpl };
+                self.out_valid = true;
+                self.em_one = false;
+                self.em_ack = false;
+            }
+        } else {
+            self.em_keep_pid = false;
+            self.seq = seq::FINISH;
+        }
+    }
+}

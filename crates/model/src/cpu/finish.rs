@@ -1,0 +1,51 @@
+//! State `FINISH`: the end-of-round action (`docs/cpu.md` §3, §4).
+//! Side by side with `rtl/cpu.v` §FINISH.
+
+use super::*;
+
+impl Cpu {
+    /// State `FINISH`: the end-of-round action.
+    pub(super) fn finish(&mut self) {
+        let di = self.cur;
+        self.seq = seq::IDLE;
+        match self.fin {
+            fin::FREE => {
+                self.d[di].state = CtxState::Idle;
+                self.d[di].valid = false;
+            }
+            fin::REARM => {
+                let d = &mut self.d[di];
+                d.state = CtxState::Idle;
+                d.seqno = next_seqno(d.seqno);
+                d.count = 0;
+                d.acc_valid = false;
+                d.acc = Contribution::default();
+                d.timer = d.load;
+                d.expired = false;
+            }
+            fin::WAIT => {
+                let d = &mut self.d[di];
+                d.timer = d.load;
+                d.expired = false;
+            }
+            fin::NEXT_ROUND => {
+                let si = usize::from(self.d[di].sidx);
+                let s = self.st[si];
+                self.st[si].tid = (s.tid + 1) & 3;
+                let acc = self.tlp_acc(s.op, s.data);
+                let d = &mut self.d[di];
+                d.state = CtxState::Idle;
+                d.pbv = s.pbv;
+                d.pcount = s.pcount;
+                d.count = 0;
+                d.acc = acc;
+                d.acc_valid = true;
+                d.attempts = 0;
+                d.sent_error = false;
+                d.timer = d.load;
+                d.expired = false;
+            }
+            _ => {}
+        }
+    }
+}
