@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::axis_register::{self, counter, AxisRegisterMonitor, AxisRegisterRtl, AxisRegisterStimulus, COSIM_WIDTH};
-use inswitch::checker::{self, Failure, RunConfig};
+use inswitch::checker::{self, Bench, Failure, RunConfig};
 use inswitch::HarnessError;
 use inswitch_model::axis_register::{AxisRegister, AxisRegisterIn, AxisRegisterOut};
 use inswitch_model::Block;
@@ -55,7 +55,7 @@ impl Block for LateReady {
 #[test]
 fn a_wrong_model_is_caught_with_a_report() {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((
+        Ok(Bench::new(
             LateReady(AxisRegister::new(COSIM_WIDTH).unwrap(), false),
             AxisRegisterRtl::new("axis_register")?,
             AxisRegisterStimulus::new(seed),

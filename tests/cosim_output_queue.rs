@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::output_queue::{self, counter, OutputQueueMonitor, OutputQueueRtl, OutputQueueStimulus};
-use inswitch::checker::{self, Failure, Monitor, RunConfig};
+use inswitch::checker::{self, Bench, Failure, Monitor, RunConfig};
 use inswitch::verilated::VerilatedDut;
 use inswitch::HarnessError;
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut, OutputQueueParams};
@@ -57,7 +57,7 @@ fn a_wrong_model_is_caught_with_a_report_and_a_waveform() {
     let rtl_params = output_queue::params_of(model_name).unwrap();
     let wrong = OutputQueueParams { fifo_depth: rtl_params.fifo_depth / 2, ..rtl_params };
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((
+        Ok(Bench::new(
             OutputQueue::new(wrong).unwrap(),
             OutputQueueRtl::new(model_name)?,
             OutputQueueStimulus::new(rtl_params, seed),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::reduce_unit::{self, counter, ReduceUnitMonitor, ReduceUnitRtl, ReduceUnitStimulus};
-use inswitch::checker::{self, Failure, RunConfig};
+use inswitch::checker::{self, Bench, Failure, RunConfig};
 use inswitch::HarnessError;
 use inswitch_model::reduce::unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut};
 use inswitch_model::reduce::{Opcode, Rounding};
@@ -73,7 +73,7 @@ impl Block for RoundingBug {
 #[test]
 fn a_wrong_model_is_caught_with_a_report() {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((RoundingBug(ReduceUnit::new()), ReduceUnitRtl::new("reduce_unit")?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+        Ok(Bench::new(RoundingBug(ReduceUnit::new()), ReduceUnitRtl::new("reduce_unit")?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
     };
     let dir = wave_dir("reduce-mutant");
     let _ = std::fs::remove_dir_all(&dir);

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use inswitch::blocks::output_queue::{self, OutputQueueMonitor, OutputQueueRtl, OutputQueueStimulus};
-use inswitch::checker::{self, Failure, RunConfig, RunOptions};
+use inswitch::checker::{self, Bench, Failure, RunConfig, RunOptions};
 use inswitch::regress::{self, JobResult, RunInfo};
 use inswitch::HarnessError;
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut};
@@ -35,9 +35,9 @@ impl Block for PlantedBug {
     }
 }
 
-fn make(seed: u64) -> Result<(PlantedBug, OutputQueueRtl, OutputQueueStimulus, OutputQueueMonitor), HarnessError> {
+fn make(seed: u64) -> Result<Bench<PlantedBug, OutputQueueRtl, OutputQueueStimulus, OutputQueueMonitor>, HarnessError> {
     let p = output_queue::params_of(MODEL)?;
-    Ok((PlantedBug(OutputQueue::new(p).unwrap()), OutputQueueRtl::new(MODEL)?, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
+    Ok(Bench::new(PlantedBug(OutputQueue::new(p).unwrap()), OutputQueueRtl::new(MODEL)?, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
 }
 
 #[test]

@@ -142,7 +142,7 @@ fn a_timer_one_tick_late_or_early_fails_the_directed_test() {
 fn scoreboard_on(rule: TimerRule, name: &str) -> Result<String, String> {
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
-        Ok((Cpu::with_timer_rule(p, rule).unwrap(), AsRtl(Cpu::with_timer_rule(p, rule).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+        Ok(inswitch::checker::Bench::new(Cpu::with_timer_rule(p, rule).unwrap(), AsRtl(Cpu::with_timer_rule(p, rule).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
     };
     scoreboard_complaint(name, &make, 11, 300_000)
 }
@@ -368,7 +368,7 @@ fn late_after(after: After) -> String {
     };
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
-        Ok((
+        Ok(inswitch::checker::Bench::new(
             Mutant { inner: Cpu::new(p).unwrap(), f },
             AsRtl(Mutant { inner: Cpu::new(p).unwrap(), f }),
             CpuStimulus::new(p, seed),

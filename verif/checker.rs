@@ -342,8 +342,24 @@ pub struct RunConfig {
     pub wave_dir: PathBuf,
 }
 
-/// A fresh (model, RTL, stimulus, monitor) for one seed.
-pub type Bench<M, R, S, Mon> = (M, R, S, Mon);
+/// A fresh lockstep bench for one seed: what each block's `bench` function builds.
+pub struct Bench<M, R, S, Mon> {
+    /// The Rust model.
+    pub model: M,
+    /// The RTL (a Verilated model, or a model standing in for it).
+    pub rtl: R,
+    /// The seeded stimulus.
+    pub stimulus: S,
+    /// The monitor with the block's independent scoreboard.
+    pub monitor: Mon,
+}
+
+impl<M, R, S, Mon> Bench<M, R, S, Mon> {
+    /// Gathers the four parts.
+    pub fn new(model: M, rtl: R, stimulus: S, monitor: Mon) -> Self {
+        Bench { model, rtl, stimulus, monitor }
+    }
+}
 
 /// Switches of the runs on this thread that the target's run function does not carry (it is shared by
 /// every target and test): set by `inswitch cosim` on each worker thread ([`with_options`]).
@@ -401,9 +417,9 @@ where
     R: Rtl<In = M::In, Out = M::Out>,
     S: Stimulus<M::In, M::Out>,
 {
-    let (m, _, s, _) = make(cfg.seed).map_err(|e| e.to_string())?;
-    let inputs = crate::replay::record(m, s, cycle as usize + 1);
-    let fresh = || make(cfg.seed).map(|(m, r, _, _)| (m, r));
+    let bench = make(cfg.seed).map_err(|e| e.to_string())?;
+    let inputs = crate::replay::record(bench.model, bench.stimulus, cycle as usize + 1);
+    let fresh = || make(cfg.seed).map(|b| (b.model, b.rtl));
     let shrunk = crate::shrink::shrink(&fresh, inputs, port).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&cfg.wave_dir).map_err(|e| format!("{}: {e}", cfg.wave_dir.display()))?;
     let path = cfg.wave_dir.join(format!("{target}-seed{}-cycle{cycle}.trace.json", cfg.seed));
@@ -448,7 +464,7 @@ where
     };
     let replay_cfg = RunConfig { cycles: inputs.len() as u64, ..cfg.clone() };
     let again = format!("cargo run --release -- cosim --replay {}", path.display());
-    let replay_make = |seed: u64| make(seed).map(|(m, r, _, _)| (m, r, crate::shrink::Replay::new(inputs.clone()), CompareOnly));
+    let replay_make = |seed: u64| make(seed).map(|b| Bench::new(b.model, b.rtl, crate::shrink::Replay::new(inputs.clone()), CompareOnly));
     // A replay is not shrunk again and does not replay itself.
     with_options(RunOptions::default(), || run_bench(target, &|_, _| again.clone(), &replay_make, &replay_cfg, progress))
 }
@@ -478,7 +494,7 @@ where
             shrunk: None,
         })
     };
-    let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(setup_failure)?;
+    let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = make(cfg.seed).map_err(setup_failure)?;
     let failure = match lockstep(&mut m, &mut r, &mut s, &mut mon, cfg.cycles, None, progress) {
         Ok(outcome) => return Ok(outcome),
         Err(f) => f,
@@ -490,7 +506,7 @@ where
     let waveform = std::fs::create_dir_all(&cfg.wave_dir)
         .map_err(|e| format!("cannot create {}: {e}", cfg.wave_dir.display()))
         .and_then(|()| {
-            let (m, r, mut s, mut mon) = make(cfg.seed).map_err(|e| e.to_string())?;
+            let Bench { model: m, rtl: r, stimulus: mut s, monitor: mut mon } = make(cfg.seed).map_err(|e| e.to_string())?;
             let start = cycle.saturating_sub(WAVEFORM_WINDOW);
             let len = cycle - start + WAVEFORM_TAIL;
             // Both sides' outputs over the window, for the model scope of the waveform.

@@ -186,7 +186,7 @@ impl Monitor<AxisRegisterIn, AxisRegisterOut> for AxisRegisterMonitor {
 /// Builds a fresh lockstep bench for the Verilated model `model` (a slice of [`COSIM_WIDTH`]) and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<AxisRegister, AxisRegisterRtl, AxisRegisterStimulus, AxisRegisterMonitor>, HarnessError> {
     let slice = AxisRegister::new(COSIM_WIDTH).expect("COSIM_WIDTH fits the model's Wide");
-    Ok((slice, AxisRegisterRtl::new(model)?, AxisRegisterStimulus::new(seed), AxisRegisterMonitor::new()))
+    Ok(Bench::new(slice, AxisRegisterRtl::new(model)?, AxisRegisterStimulus::new(seed), AxisRegisterMonitor::new()))
 }
 
 /// Runs the slice target `model` (`axis_register`).

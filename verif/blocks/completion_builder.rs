@@ -509,7 +509,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<CompletionBuilder, Completi
     let p = params_of(model)?;
     let info = crate::verilated::model_info(model)?;
     let m = CompletionBuilder::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
-    Ok((m, CompletionBuilderRtl::new(model)?, CompletionBuilderStimulus::new(seed), CompletionBuilderMonitor::new()))
+    Ok(Bench::new(m, CompletionBuilderRtl::new(model)?, CompletionBuilderStimulus::new(seed), CompletionBuilderMonitor::new()))
 }
 
 /// Runs a completion-builder target.

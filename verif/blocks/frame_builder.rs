@@ -362,7 +362,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<FrameBuilder, FrameBuilderR
     let p = params_of(model)?;
     let info = crate::verilated::model_info(model)?;
     let m = FrameBuilder::new(p).ok_or_else(|| HarnessError::Params { model: info.name, detail: format!("{p:?}") })?;
-    Ok((m, FrameBuilderRtl::new(model)?, FrameBuilderStimulus::new(seed), FrameBuilderMonitor::new()))
+    Ok(Bench::new(m, FrameBuilderRtl::new(model)?, FrameBuilderStimulus::new(seed), FrameBuilderMonitor::new()))
 }
 
 /// Runs a frame-builder target.

@@ -495,7 +495,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<Interposer, InterposerRtl, 
     let p = inswitch_model::registry::typed::interposer(&crate::targets::model_params(model)?);
     let info = crate::verilated::model_info(model)?;
     let m = Interposer::power_on(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
-    Ok((m, InterposerRtl::new(model)?, InterposerStimulus::new(p, seed), InterposerMonitor::new(p)))
+    Ok(Bench::new(m, InterposerRtl::new(model)?, InterposerStimulus::new(p, seed), InterposerMonitor::new(p)))
 }
 
 /// Runs the interposer target.

@@ -487,7 +487,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<OutputQueue, OutputQueueRtl
     let info = crate::verilated::model_info(model)?;
     let m = OutputQueue::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
     let rtl = OutputQueueRtl::new(model)?;
-    Ok((m, rtl, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
+    Ok(Bench::new(m, rtl, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
 }
 
 /// Runs the output-queue target `model` (`output_queue_w256`, `output_queue_w64`).

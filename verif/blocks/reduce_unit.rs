@@ -538,7 +538,7 @@ impl Monitor<ReduceUnitIn, ReduceUnitOut> for ReduceUnitMonitor {
 
 /// Builds a fresh lockstep bench for the Verilated model `model` (a reduction unit) and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<ReduceUnit, ReduceUnitRtl, ReduceUnitStimulus, ReduceUnitMonitor>, HarnessError> {
-    Ok((ReduceUnit::new(), ReduceUnitRtl::new(model)?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+    Ok(Bench::new(ReduceUnit::new(), ReduceUnitRtl::new(model)?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
 }
 
 /// Runs the reduction-unit target `model` (`reduce_unit`).

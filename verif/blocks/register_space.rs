@@ -653,7 +653,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
 /// Builds a fresh lockstep bench for the Verilated register space and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<RegisterSpace, RegisterSpaceRtl, RegisterSpaceStimulus, RegisterSpaceMonitor>, HarnessError> {
     let rtl = RegisterSpaceRtl::new(model)?;
-    Ok((RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
+    Ok(Bench::new(RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
 }
 
 /// Runs the register-space target.

@@ -76,7 +76,7 @@ use timing::{CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
 pub fn bench(model: &str, seed: u64) -> Result<Bench<Cpu, CpuRtl, CpuStimulus, CpuMonitor>, HarnessError> {
     let p = params_of(model)?;
     let cpu = Cpu::new(p).map_err(|e| HarnessError::Params { model: "cpu", detail: e.to_string() })?;
-    Ok((cpu, CpuRtl::new(model)?, CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+    Ok(Bench::new(cpu, CpuRtl::new(model)?, CpuStimulus::new(p, seed), CpuMonitor::new(p)))
 }
 
 /// Runs the CPU target `model`.

@@ -62,7 +62,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerR
     let info = crate::verilated::model_info(model)?;
     let m = InputChecker::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
     let labels: Labels = Rc::new(RefCell::new(VecDeque::new()));
-    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::with_width(labels, p.data_width)))
+    Ok(Bench::new(m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::with_width(labels, p.data_width)))
 }
 
 /// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).

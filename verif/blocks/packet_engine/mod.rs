@@ -173,7 +173,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<ObservedEngine, PacketEngin
     let m = PacketEngine::power_on(p).map_err(|e| HarnessError::Params { model: "packet_engine", detail: e.to_string() })?;
     let shared = Shared::default();
     let m = ObservedEngine::new(m, shared.clone());
-    Ok((m, PacketEngineRtl::new(model)?, PacketEngineStimulus::new(p, seed, shared.clone()), PacketEngineMonitor::new(shared, p)))
+    Ok(Bench::new(m, PacketEngineRtl::new(model)?, PacketEngineStimulus::new(p, seed, shared.clone()), PacketEngineMonitor::new(shared, p)))
 }
 
 /// Runs the top target `model`.
