@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::regress::{self, JobResult, PoolConfig, RunInfo, Shard, Source};
 
@@ -14,8 +13,8 @@ use inswitch::regress::{self, JobResult, PoolConfig, RunInfo, Shard, Source};
 const EXIT_USAGE: u8 = 2;
 
 /// Options of `inswitch cosim`.
-#[derive(Args, Debug)]
-pub struct CosimArgs {
+#[derive(clap::Args, Debug)]
+pub struct Args {
     /// Block to run, a single target (e.g. `output_queue_w64`), or `all`.
     #[arg(long, default_value = "all", value_parser = block_names())]
     pub block: String,
@@ -118,7 +117,7 @@ fn replay(path: &std::path::Path, wave_dir: PathBuf) -> ExitCode {
 }
 
 /// Runs `inswitch cosim`.
-pub fn run(a: CosimArgs) -> ExitCode {
+pub fn run(a: &Args) -> ExitCode {
     if let Some(path) = &a.replay {
         return replay(path, a.wave_dir.clone());
     }
