@@ -170,7 +170,7 @@ fn the_completion_builder_scoreboard_rejects_each_kind_of_deviation() {
     complaint_by(completion_builder::bench, "completion_builder", "cpl_priority", f, &["while a register response waits"]);
 }
 
-/// Every check of the input checker's scoreboard (verif/blocks/input_checker.rs), one planted deviation
+/// Every check of the input checker's scoreboard (verif/blocks/input_checker/), one planted deviation
 /// each; the verdict pulse comes the cycle after a frame's last beat.
 #[test]
 fn the_input_checker_scoreboard_rejects_each_kind_of_deviation() {
