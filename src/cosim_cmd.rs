@@ -111,7 +111,7 @@ fn replay(path: &std::path::Path, wave_dir: PathBuf) -> ExitCode {
         }
         Err(report) => {
             eprintln!("{report}");
-            ExitCode::from(if matches!(report.failure, inswitch::checker::Failure::Setup { .. }) { EXIT_USAGE } else { 1 })
+            ExitCode::from(if matches!(report, inswitch::checker::RunError::Setup { .. }) { EXIT_USAGE } else { 1 })
         }
     }
 }
@@ -229,7 +229,10 @@ fn print_tables(results: &[JobResult]) {
                 let events: Vec<String> = o.counters.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 println!("{:<20} {:>6} {:>10} {:>12.0}  {}", r.target, r.seed, o.cycles, o.cycles as f64 / r.elapsed.as_secs_f64(), events.join(" "));
             }
-            Err(rep) => println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, rep.failure.cycle(), "FAILED", rep.failure.summary()),
+            Err(inswitch::checker::RunError::Failed(rep)) => {
+                println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, rep.failure.cycle(), "FAILED", rep.failure.summary())
+            }
+            Err(e) => println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, "-", "ERROR", e.summary()),
         }
     }
     // Functional coverage: every counter of every run, four to a line.

@@ -88,7 +88,7 @@ fn a_wrong_model_is_caught_with_a_report() {
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 3, cycles: 300_000, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("cpu_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("cpu_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "m_msg_resno");
@@ -124,7 +124,7 @@ fn scoreboard_failure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &dyn Fn() -> B) -
     let make = |seed: u64| -> Result<_, HarnessError> { Ok(Bench::new(dut(), AsRtl(dut()), CpuStimulus::new(p, seed), CpuMonitor::new(p))) };
     let cfg = RunConfig { seed: 11, cycles: 400_000, wave_dir: wave_dir("cpu-scoreboard") };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("cpu_scoreboard", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the scoreboard must object");
+    let report = checker::run_target("cpu_scoreboard", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the scoreboard must object").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     match report.failure {
         Failure::Scoreboard { message, .. } => message,

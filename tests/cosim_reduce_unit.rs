@@ -79,7 +79,7 @@ fn a_wrong_model_is_caught_with_a_report() {
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 7, cycles: 100_000, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("reduce_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("reduce_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "out_rt_data");

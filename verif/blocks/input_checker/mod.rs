@@ -30,7 +30,7 @@ use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use inswitch_model::Wide;
 use rand::RngExt;
 
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -66,7 +66,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerR
 }
 
 /// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
     let reproduce = move |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block input_checker --width {width} --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)

@@ -44,7 +44,7 @@ use inswitch_model::{Block, Wide};
 use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -177,7 +177,7 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<ObservedEngine, PacketEngin
 }
 
 /// Runs the top target `model`.
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block packet_engine --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }
