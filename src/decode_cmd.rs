@@ -154,7 +154,7 @@ pub fn run(a: &Args) -> ExitCode {
         let Some(kind) = inputs.first().map(|i| i.kind) else { return status };
         let records: Vec<p::Record> =
             inputs.into_iter().enumerate().map(|(n, i)| p::Record { timestamp: i.from.map_or(Duration::from_micros(n as u64), |f| f.1), data: i.bytes }).collect();
-        let written = std::fs::File::create(&out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
+        let written = std::fs::File::create(out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
         if let Err(e) = written {
             return fail(format!("{}: {e}", out.display()));
         }
