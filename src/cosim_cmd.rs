@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use inswitch::regress::{self, JobResult, PoolConfig, RunInfo, Shard, Source};
 
@@ -14,8 +13,8 @@ use inswitch::regress::{self, JobResult, PoolConfig, RunInfo, Shard, Source};
 const EXIT_USAGE: u8 = 2;
 
 /// Options of `inswitch cosim`.
-#[derive(Args, Debug)]
-pub struct CosimArgs {
+#[derive(clap::Args, Debug)]
+pub struct Args {
     /// Block to run, a single target (e.g. `output_queue_w64`), or `all`.
     #[arg(long, default_value = "all", value_parser = block_names())]
     pub block: String,
@@ -112,13 +111,13 @@ fn replay(path: &std::path::Path, wave_dir: PathBuf) -> ExitCode {
         }
         Err(report) => {
             eprintln!("{report}");
-            ExitCode::from(if matches!(report.failure, inswitch::checker::Failure::Setup { .. }) { EXIT_USAGE } else { 1 })
+            ExitCode::from(if matches!(report, inswitch::checker::RunError::Setup { .. }) { EXIT_USAGE } else { 1 })
         }
     }
 }
 
 /// Runs `inswitch cosim`.
-pub fn run(a: CosimArgs) -> ExitCode {
+pub fn run(a: &Args) -> ExitCode {
     if let Some(path) = &a.replay {
         return replay(path, a.wave_dir.clone());
     }
@@ -230,7 +229,10 @@ fn print_tables(results: &[JobResult]) {
                 let events: Vec<String> = o.counters.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 println!("{:<20} {:>6} {:>10} {:>12.0}  {}", r.target, r.seed, o.cycles, o.cycles as f64 / r.elapsed.as_secs_f64(), events.join(" "));
             }
-            Err(rep) => println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, rep.failure.cycle(), "FAILED", rep.failure.summary()),
+            Err(inswitch::checker::RunError::Failed(rep)) => {
+                println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, rep.failure.cycle(), "FAILED", rep.failure.summary())
+            }
+            Err(e) => println!("{:<20} {:>6} {:>10} {:>12}  {}", r.target, r.seed, "-", "ERROR", e.summary()),
         }
     }
     // Functional coverage: every counter of every run, four to a line.

@@ -7,13 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Args;
 use inswitch::coverage;
 use inswitch::regress::{self, PoolConfig, Source};
 
 /// Options of `inswitch coverage`.
-#[derive(Args, Debug)]
-pub struct CoverageArgs {
+#[derive(clap::Args, Debug)]
+pub struct Args {
     /// Block to run, a single target (e.g. `output_queue_w64`), or `all`.
     #[arg(long, default_value = "all")]
     pub block: String,
@@ -51,7 +50,7 @@ fn fail(code: u8, what: String) -> ExitCode {
 }
 
 /// Runs `inswitch coverage`.
-pub fn run(a: CoverageArgs) -> ExitCode {
+pub fn run(a: &Args) -> ExitCode {
     if !inswitch::verilated::COVERAGE_BUILD {
         return fail(
             2,

@@ -11,6 +11,56 @@ use inswitch_frames::decode::{self as d, FrameKind};
 use inswitch_frames::pcap as p;
 use serde_json::{json, Value};
 
+/// Frame kind of `--kind` (the names of `inswitch_frames::decode::FRAME_KIND_NAMES`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Non-flit TLP.
+    Tlp,
+    /// Flit-mode TLP.
+    Flit,
+    /// DLLP with CRC.
+    Dllp,
+    /// 84-byte Portals reduction frame.
+    Portals,
+    /// Soft Portals (Ethernet).
+    SoftPortals,
+    /// Collective message (the TLP payload alone).
+    Collective,
+}
+
+impl From<Kind> for FrameKind {
+    fn from(k: Kind) -> FrameKind {
+        match k {
+            Kind::Tlp => FrameKind::Tlp,
+            Kind::Flit => FrameKind::FlitTlp,
+            Kind::Dllp => FrameKind::Dllp,
+            Kind::Portals => FrameKind::Portals,
+            Kind::SoftPortals => FrameKind::SoftPortals,
+            Kind::Collective => FrameKind::Collective,
+        }
+    }
+}
+
+/// Arguments of `inswitch decode`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Frame kind. With --pcap, defaults to the kind of the file's link type.
+    #[arg(long, value_enum)]
+    kind: Option<Kind>,
+    /// Read frames from this pcap file instead of hex arguments.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Print JSON (one object per frame, one per line) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also write the frames to this pcap file (Ethernet link type for soft-portals, a documented
+    /// LINKTYPE_USERn otherwise; see docs/frames.md).
+    #[arg(long)]
+    write_pcap: Option<PathBuf>,
+    /// Frames as hex (spaces, `:` and `0x` allowed), one argument per frame.
+    hex: Vec<String>,
+}
+
 /// One frame to decode, with where it was captured.
 struct Input {
     kind: FrameKind,
@@ -30,12 +80,11 @@ fn time_text(t: Duration) -> String {
     if ns < 10_000 { format!("{ns} ns") } else { format!("{}.{:03} us", ns / 1000, ns % 1000) }
 }
 
-/// Runs the subcommand.
-pub fn decode(kind: Option<&str>, pcap: Option<PathBuf>, json: bool, write_pcap: Option<PathBuf>, hex: &[String]) -> ExitCode {
-    let given_kind = match kind.map(str::parse::<FrameKind>).transpose() {
-        Ok(k) => k,
-        Err(e) => return fail(e.to_string()),
-    };
+/// Runs the command.
+pub fn run(a: &Args) -> ExitCode {
+    let Args { pcap, json, write_pcap, hex, .. } = a;
+    let json = *json;
+    let given_kind = a.kind.map(FrameKind::from);
     let mut inputs = Vec::new();
     match &pcap {
         Some(path) => {
@@ -105,7 +154,7 @@ pub fn decode(kind: Option<&str>, pcap: Option<PathBuf>, json: bool, write_pcap:
         let Some(kind) = inputs.first().map(|i| i.kind) else { return status };
         let records: Vec<p::Record> =
             inputs.into_iter().enumerate().map(|(n, i)| p::Record { timestamp: i.from.map_or(Duration::from_micros(n as u64), |f| f.1), data: i.bytes }).collect();
-        let written = std::fs::File::create(&out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
+        let written = std::fs::File::create(out).map_err(|e| e.to_string()).and_then(|f| p::write_pcap(f, kind, &records).map(|_| ()).map_err(|e| e.to_string()));
         if let Err(e) = written {
             return fail(format!("{}: {e}", out.display()));
         }

@@ -24,6 +24,15 @@ use rand_chacha::ChaCha8Rng;
 /// Version of the vector formats; bumped on any change of layout.
 pub const FORMAT_VERSION: u32 = 1;
 
+/// The two vector formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// One JSON object per cycle.
+    Jsonl,
+    /// A `$readmemh` file and the SystemVerilog bench that replays it.
+    Hex,
+}
+
 /// Arguments of `inswitch vectors`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -40,8 +49,8 @@ pub struct Args {
     #[arg(long = "param")]
     params: Vec<String>,
     /// `jsonl` or `hex` (`$readmemh` file plus a replay bench).
-    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "hex"])]
-    format: String,
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    format: Format,
     /// Output directory.
     #[arg(long, default_value = "vectors")]
     out: PathBuf,
@@ -134,7 +143,7 @@ fn generate(a: &Args) -> Result<String, String> {
         a.cycles
     );
     let mut text = String::new();
-    if a.format == "jsonl" {
+    if a.format == Format::Jsonl {
         let port_list: Vec<serde_json::Value> =
             ports.iter().map(|p| serde_json::json!({"name": p.name, "dir": if p.output {"out"} else {"in"}, "width": p.width})).collect();
         let params_json: serde_json::Map<String, serde_json::Value> = params.values().iter().map(|(k, v)| (k.to_string(), (*v).into())).collect();
@@ -159,7 +168,7 @@ fn generate(a: &Args) -> Result<String, String> {
             m.output(n_in + k, &mut out).map_err(|e| e.to_string())?;
             outs.push(out);
         }
-        if a.format == "jsonl" {
+        if a.format == Format::Jsonl {
             let field = |ps: &[PortInfo], vs: &[[u32; MAX_PORT_WORDS]]| {
                 ps.iter().zip(vs).map(|(p, v)| (p.name.to_string(), serde_json::Value::from(format!("0x{}", hex_digits(v, p.width))))).collect::<serde_json::Map<_, _>>()
             };
@@ -169,10 +178,10 @@ fn generate(a: &Args) -> Result<String, String> {
             writeln!(text, "{}", bin_to_hex(&bits)).unwrap();
         }
     }
-    let file = a.out.join(format!("{}.{}", spec.name, if a.format == "jsonl" { "jsonl" } else { "hex" }));
+    let file = a.out.join(format!("{}.{}", spec.name, if a.format == Format::Jsonl { "jsonl" } else { "hex" }));
     std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     let mut msg = format!("wrote {} ({header})", file.display());
-    if a.format == "hex" {
+    if a.format == Format::Hex {
         let sv = a.out.join(format!("inswitch_{}_replay.sv", spec.name));
         std::fs::write(&sv, replay_sv(spec, &params, &ports, n_in, a.cycles, &header)).map_err(|e| format!("cannot write {}: {e}", sv.display()))?;
         msg.push_str(&format!(" and {}", sv.display()));

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::axis_register::{self, counter, AxisRegisterMonitor, AxisRegisterRtl, AxisRegisterStimulus, COSIM_WIDTH};
-use inswitch::checker::{self, Failure, RunConfig};
+use inswitch::checker::{self, Bench, Failure, RunConfig};
 use inswitch::HarnessError;
 use inswitch_model::axis_register::{AxisRegister, AxisRegisterIn, AxisRegisterOut};
 use inswitch_model::Block;
@@ -55,7 +55,7 @@ impl Block for LateReady {
 #[test]
 fn a_wrong_model_is_caught_with_a_report() {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((
+        Ok(Bench::new(
             LateReady(AxisRegister::new(COSIM_WIDTH).unwrap(), false),
             AxisRegisterRtl::new("axis_register")?,
             AxisRegisterStimulus::new(seed),
@@ -66,7 +66,7 @@ fn a_wrong_model_is_caught_with_a_report() {
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 7, cycles: 100_000, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("axis_register_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("axis_register_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "s_axis_tready");
 }

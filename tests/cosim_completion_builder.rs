@@ -45,8 +45,9 @@ fn repo_root() -> PathBuf {
 fn a_sample_of_completions_matches_cocotbext_pcie() {
     let py = repo_root().join(".venv/bin/python");
     assert!(py.exists(), "Python oracle venv missing at {}: run `bash scripts/setup`", py.display());
-    let (mut m, mut r, mut s, mut mon) = completion_builder::bench("completion_builder", 0x5eed_0c0c).unwrap_or_else(|e| panic!("{e}"));
-    checker::lockstep(&mut m, &mut r, &mut s, &mut mon, 100_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+    let checker::Bench { mut model, mut rtl, mut stimulus, monitor: mut mon } =
+        completion_builder::bench("completion_builder", 0x5eed_0c0c).unwrap_or_else(|e| panic!("{e}"));
+    checker::lockstep(&mut model, &mut rtl, &mut stimulus, &mut mon, 100_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
     let samples: &[Sample] = mon.samples();
     assert_eq!(samples.len(), completion_builder::ORACLE_SAMPLES);
     let mut input = String::new();

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::cpu::{self, CpuMonitor, CpuRtl, CpuStimulus, REQUIRED};
-use inswitch::checker::{self, Failure, RunConfig};
+use inswitch::checker::{self, Bench, Failure, RunConfig};
 use inswitch::HarnessError;
 use inswitch_model::cpu::{event, Cpu, CpuIn, CpuOut, CpuParams};
 use inswitch_model::Block;
@@ -82,13 +82,13 @@ impl Block for ResnoBug {
 fn a_wrong_model_is_caught_with_a_report() {
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((ResnoBug(Cpu::new(p).unwrap()), CpuRtl::new("cpu")?, CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+        Ok(Bench::new(ResnoBug(Cpu::new(p).unwrap()), CpuRtl::new("cpu")?, CpuStimulus::new(p, seed), CpuMonitor::new(p)))
     };
     let dir = wave_dir("cpu-mutant");
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 3, cycles: 300_000, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("cpu_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("cpu_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "m_msg_resno");
@@ -121,10 +121,10 @@ impl<B: Block> checker::Rtl for AsRtl<B> {
 /// complaint.
 fn scoreboard_failure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &dyn Fn() -> B) -> String {
     let p = cpu::params_of("cpu").unwrap();
-    let make = |seed: u64| -> Result<_, HarnessError> { Ok((dut(), AsRtl(dut()), CpuStimulus::new(p, seed), CpuMonitor::new(p))) };
+    let make = |seed: u64| -> Result<_, HarnessError> { Ok(Bench::new(dut(), AsRtl(dut()), CpuStimulus::new(p, seed), CpuMonitor::new(p))) };
     let cfg = RunConfig { seed: 11, cycles: 400_000, wave_dir: wave_dir("cpu-scoreboard") };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("cpu_scoreboard", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the scoreboard must object");
+    let report = checker::run_target("cpu_scoreboard", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the scoreboard must object").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     match report.failure {
         Failure::Scoreboard { message, .. } => message,

@@ -28,7 +28,7 @@ fn interposer_matches_rtl_for_a_million_cycles() {
 }
 
 use inswitch::blocks::interposer::{InterposerMonitor, InterposerRtl, InterposerStimulus};
-use inswitch::checker::{self, Failure, Monitor};
+use inswitch::checker::{self, Bench, Failure, Monitor};
 use inswitch::HarnessError;
 use inswitch_model::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
 use inswitch_model::Block;
@@ -38,10 +38,10 @@ fn a_model_with_a_smaller_injection_reserve_is_caught() {
     let rtl_params = InterposerParams::default();
     let wrong = InterposerParams { inj_credits: rtl_params.inj_credits - 1, ..rtl_params };
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((Interposer::power_on(wrong).unwrap(), InterposerRtl::new("interposer")?, InterposerStimulus::new(rtl_params, seed), InterposerMonitor::new(rtl_params)))
+        Ok(Bench::new(Interposer::power_on(wrong).unwrap(), InterposerRtl::new("interposer")?, InterposerStimulus::new(rtl_params, seed), InterposerMonitor::new(rtl_params)))
     };
     let cfg = RunConfig { seed: 3, cycles: 100_000, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mutant-interposer") };
-    let report = checker::run_target("mutant_interposer", &|s, c| format!("repro {s} {c}"), &make, &cfg, &mut |_| {}).expect_err("must be caught");
+    let report = checker::run_target("mutant_interposer", &|s, c| format!("repro {s} {c}"), &make, &cfg, &mut |_| {}).expect_err("must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     let Failure::Mismatch(m) = &report.failure else { panic!("{:?}", report.failure) };
     assert_eq!(m.port, "stat_inj_credits", "{report}");
 }

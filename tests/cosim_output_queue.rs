@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::output_queue::{self, counter, OutputQueueMonitor, OutputQueueRtl, OutputQueueStimulus};
-use inswitch::checker::{self, Failure, Monitor, RunConfig};
+use inswitch::checker::{self, Bench, Failure, Monitor, RunConfig};
 use inswitch::verilated::VerilatedDut;
 use inswitch::HarnessError;
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut, OutputQueueParams};
@@ -57,7 +57,7 @@ fn a_wrong_model_is_caught_with_a_report_and_a_waveform() {
     let rtl_params = output_queue::params_of(model_name).unwrap();
     let wrong = OutputQueueParams { fifo_depth: rtl_params.fifo_depth / 2, ..rtl_params };
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((
+        Ok(Bench::new(
             OutputQueue::new(wrong).unwrap(),
             OutputQueueRtl::new(model_name)?,
             OutputQueueStimulus::new(rtl_params, seed),
@@ -68,7 +68,7 @@ fn a_wrong_model_is_caught_with_a_report_and_a_waveform() {
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 42, cycles: 200_000, wave_dir: dir.clone() };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("mutant_w64", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("mutant_w64", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
 
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };

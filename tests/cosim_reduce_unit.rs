@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use inswitch::blocks::reduce_unit::{self, counter, ReduceUnitMonitor, ReduceUnitRtl, ReduceUnitStimulus};
-use inswitch::checker::{self, Failure, RunConfig};
+use inswitch::checker::{self, Bench, Failure, RunConfig};
 use inswitch::HarnessError;
 use inswitch_model::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, ReduceUnitOut};
 use inswitch_model::reduce::{Opcode, Rounding};
@@ -73,13 +73,13 @@ impl Block for RoundingBug {
 #[test]
 fn a_wrong_model_is_caught_with_a_report() {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        Ok((RoundingBug(ReduceUnit::new()), ReduceUnitRtl::new("reduce_unit")?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+        Ok(Bench::new(RoundingBug(ReduceUnit::new()), ReduceUnitRtl::new("reduce_unit")?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
     };
     let dir = wave_dir("reduce-mutant");
     let _ = std::fs::remove_dir_all(&dir);
     let cfg = RunConfig { seed: 7, cycles: 100_000, wave_dir: dir };
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
-    let report = checker::run_target("reduce_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught");
+    let report = checker::run_target("reduce_mutant", &reproduce, &make, &cfg, &mut |_| {}).expect_err("the wrong model must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}");
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch, got {:?}", report.failure) };
     assert_eq!(m.port, "out_rt_data");

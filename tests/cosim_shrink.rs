@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use inswitch::blocks::output_queue::{self, OutputQueueMonitor, OutputQueueRtl, OutputQueueStimulus};
-use inswitch::checker::{self, Failure, RunConfig, RunOptions};
+use inswitch::checker::{self, Bench, Failure, RunConfig, RunOptions};
 use inswitch::regress::{self, JobResult, RunInfo};
 use inswitch::HarnessError;
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut};
@@ -35,9 +35,9 @@ impl Block for PlantedBug {
     }
 }
 
-fn make(seed: u64) -> Result<(PlantedBug, OutputQueueRtl, OutputQueueStimulus, OutputQueueMonitor), HarnessError> {
+fn make(seed: u64) -> Result<Bench<PlantedBug, OutputQueueRtl, OutputQueueStimulus, OutputQueueMonitor>, HarnessError> {
     let p = output_queue::params_of(MODEL)?;
-    Ok((PlantedBug(OutputQueue::new(p).unwrap()), OutputQueueRtl::new(MODEL)?, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
+    Ok(Bench::new(PlantedBug(OutputQueue::new(p).unwrap()), OutputQueueRtl::new(MODEL)?, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn a_planted_bug_is_shrunk_to_a_few_cycles_and_replays() {
     let reproduce = |seed: u64, cycles: u64| format!("repro --seed {seed} --cycles {cycles}");
     let shrink_on = RunOptions { shrink: true, replay: None };
     let started = std::time::Instant::now();
-    let report = checker::with_options(shrink_on, || checker::run_target(MODEL, &reproduce, &make, &cfg, &mut |_| {})).expect_err("the planted bug must be caught");
+    let report = checker::with_options(shrink_on, || checker::run_target(MODEL, &reproduce, &make, &cfg, &mut |_| {})).expect_err("the planted bug must be caught").into_failure().unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{report}\n(shrunk in {:.1} s)", started.elapsed().as_secs_f64());
     let Failure::Mismatch(m) = &report.failure else { panic!("expected a mismatch: {:?}", report.failure) };
     assert_eq!(m.port, "m_axis_tdata");
@@ -60,7 +60,7 @@ fn a_planted_bug_is_shrunk_to_a_few_cycles_and_replays() {
 
     // The library replay of the trace against the same buggy model fails at the shrunk cycle, same port.
     let replay_on = RunOptions { shrink: false, replay: Some(trace.clone()) };
-    let again = checker::with_options(replay_on, || checker::run_target(MODEL, &reproduce, &make, &cfg, &mut |_| {})).expect_err("the trace still fails");
+    let again = checker::with_options(replay_on, || checker::run_target(MODEL, &reproduce, &make, &cfg, &mut |_| {})).expect_err("the trace still fails").into_failure().unwrap_or_else(|e| panic!("{e}"));
     let Failure::Mismatch(m2) = &again.failure else { panic!("expected a mismatch: {:?}", again.failure) };
     assert_eq!((m2.port, m2.cycle), ("m_axis_tdata", shrunk_cycle));
     assert!(again.waveform.is_some(), "the replay leaves a waveform: {:?}", again.waveform_error);
@@ -73,7 +73,7 @@ fn a_planted_bug_is_shrunk_to_a_few_cycles_and_replays() {
     assert!(out.contains(&format!("matched {} replayed cycles, 0 mismatches", shrunk_cycle + 1)), "{out}");
 
     // The JUnit entry of this failure: message, report, reproduce command, waveform, shrunk trace.
-    let r = JobResult { position: 0, target: MODEL, seed: 42, result: Err(report.clone()), elapsed: Duration::from_secs(1) };
+    let r = JobResult { position: 0, target: MODEL, seed: 42, result: Err(checker::RunError::Failed(report.clone())), elapsed: Duration::from_secs(1) };
     let xml = regress::junit_xml(&[r], &RunInfo { cycles: cfg.cycles, shard: None, command: "test".into() });
     let doc = roxmltree::Document::parse(&xml).expect("valid XML");
     assert_eq!(doc.root_element().attribute("failures"), Some("1"));

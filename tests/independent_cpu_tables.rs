@@ -12,7 +12,7 @@ use inswitch_model::reduce::Tables;
 fn complaint(t: Tables, name: &str) -> Result<String, String> {
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
-        Ok((Cpu::with_reduce_tables(p, t).unwrap(), AsRtl(Cpu::with_reduce_tables(p, t).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+        Ok(inswitch::checker::Bench::new(Cpu::with_reduce_tables(p, t).unwrap(), AsRtl(Cpu::with_reduce_tables(p, t).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
     };
     scoreboard_complaint(name, &make, 11, 400_000)
 }

@@ -142,7 +142,7 @@ fn a_timer_one_tick_late_or_early_fails_the_directed_test() {
 fn scoreboard_on(rule: TimerRule, name: &str) -> Result<String, String> {
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
-        Ok((Cpu::with_timer_rule(p, rule).unwrap(), AsRtl(Cpu::with_timer_rule(p, rule).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
+        Ok(inswitch::checker::Bench::new(Cpu::with_timer_rule(p, rule).unwrap(), AsRtl(Cpu::with_timer_rule(p, rule).unwrap()), CpuStimulus::new(p, seed), CpuMonitor::new(p)))
     };
     scoreboard_complaint(name, &make, 11, 300_000)
 }
@@ -368,7 +368,7 @@ fn late_after(after: After) -> String {
     };
     let p = cpu::params_of("cpu").unwrap();
     let make = |seed: u64| {
-        Ok((
+        Ok(inswitch::checker::Bench::new(
             Mutant { inner: Cpu::new(p).unwrap(), f },
             AsRtl(Mutant { inner: Cpu::new(p).unwrap(), f }),
             CpuStimulus::new(p, seed),
@@ -378,7 +378,7 @@ fn late_after(after: After) -> String {
     scoreboard_complaint(&format!("cpu_late_after_{after:?}"), &make, 11, 300_000).unwrap()
 }
 
-/// The scoreboard's exact expiry check (verif/blocks/cpu.rs `Reference::seq_take`) objects to an expiry
+/// The scoreboard's exact expiry check (verif/blocks/cpu/timing.rs `Reference::seq_take`) objects to an expiry
 /// reported one cycle late on each path that can hold the sequencer across an expiry, and names it.
 #[test]
 fn the_cpu_scoreboard_rejects_an_expiry_one_cycle_late_after_a_busy_sequencer() {

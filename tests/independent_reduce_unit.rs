@@ -162,7 +162,7 @@ type Unit = Mutant<ReduceUnit, fn(&ReduceUnitIn, &mut ReduceUnitOut)>;
 
 /// The scoreboard's complaint about a reduction unit built by `unit` on both sides.
 fn complaint(name: &str, unit: fn() -> Unit) -> String {
-    let make = |seed: u64| Ok((unit(), AsRtl(unit()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()));
+    let make = |seed: u64| Ok(inswitch::checker::Bench::new(unit(), AsRtl(unit()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()));
     let msg = scoreboard_complaint(name, &make, 7, 200_000).unwrap();
     eprintln!("{name}: {msg}");
     msg
@@ -178,7 +178,7 @@ fn identity(_: &ReduceUnitIn, _: &mut ReduceUnitOut) {}
 fn the_scoreboard_accepts_the_seed_tables() {
     let make = |seed: u64| {
         let u = || Mutant { inner: with_tables(Tables::SEED), f: identity as fn(&ReduceUnitIn, &mut ReduceUnitOut) };
-        Ok((u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+        Ok(inswitch::checker::Bench::new(u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
     };
     let e = scoreboard_complaint("seed_tables", &make, 7, 200_000).expect_err("the seed's tables must pass");
     assert!(e.contains("accepted 200000 cycles"), "{e}");
@@ -228,7 +228,7 @@ fn the_scoreboard_rejects_each_kind_of_wrong_output() {
     for (name, f, want) in cases {
         let make = |seed: u64| {
             let u = || Mutant { inner: ReduceUnit::new(), f };
-            Ok((u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+            Ok(inswitch::checker::Bench::new(u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
         };
         let msg = scoreboard_complaint(name, &make, 7, 200_000).unwrap();
         eprintln!("{name}: {msg}");
@@ -247,13 +247,13 @@ fn the_scoreboard_rejects_each_kind_of_wrong_output() {
     }
     let make = |seed: u64| {
         let u = || Late(ReduceUnit::new(), ReduceUnitOut::default());
-        Ok((u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+        Ok(inswitch::checker::Bench::new(u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
     };
     let msg = scoreboard_complaint("late", &make, 7, 200_000).unwrap();
     assert!(msg.contains("edges ago"), "{msg}");
     let make = |seed: u64| {
         let u = || Mutant { inner: ReduceUnit::new(), f: (|_, o| if !o.out_valid { o.out_rt_rc = 1 }) as fn(&ReduceUnitIn, &mut ReduceUnitOut) };
-        Ok((u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+        Ok(inswitch::checker::Bench::new(u(), AsRtl(u()), ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
     };
     let msg = scoreboard_complaint("idle_outputs", &make, 7, 200_000).unwrap();
     assert!(msg.contains("not all 0"), "{msg}");

@@ -33,9 +33,9 @@ where
     Mon: Monitor<M::In, M::Out>,
 {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        let (m1, _, s, mon) = bench(model, seed)?;
-        let (m2, _, _, _) = bench(model, seed)?;
-        Ok((Mutant { inner: m1, f }, AsRtl(Mutant { inner: m2, f }), s, mon))
+        let Bench { model: m1, stimulus: s, monitor: mon, .. } = bench(model, seed)?;
+        let m2 = bench(model, seed)?.model;
+        Ok(Bench::new(Mutant { inner: m1, f }, AsRtl(Mutant { inner: m2, f }), s, mon))
     };
     let msg = scoreboard_complaint(name, &make, 5, 200_000).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{name}: {msg}");
@@ -104,9 +104,9 @@ where
     F: FnMut(&M::In, &mut M::Out) + Clone,
 {
     let make = |seed: u64| -> Result<_, HarnessError> {
-        let (m1, _, s, mon) = bench(model, seed)?;
-        let (m2, _, _, _) = bench(model, seed)?;
-        Ok((Mutant { inner: m1, f: f.clone() }, AsRtl(Mutant { inner: m2, f: f.clone() }), s, mon))
+        let Bench { model: m1, stimulus: s, monitor: mon, .. } = bench(model, seed)?;
+        let m2 = bench(model, seed)?.model;
+        Ok(Bench::new(Mutant { inner: m1, f: f.clone() }, AsRtl(Mutant { inner: m2, f: f.clone() }), s, mon))
     };
     let msg = scoreboard_complaint(name, &make, 5, 200_000).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{name}: {msg}");
@@ -170,7 +170,7 @@ fn the_completion_builder_scoreboard_rejects_each_kind_of_deviation() {
     complaint_by(completion_builder::bench, "completion_builder", "cpl_priority", f, &["while a register response waits"]);
 }
 
-/// Every check of the input checker's scoreboard (verif/blocks/input_checker.rs), one planted deviation
+/// Every check of the input checker's scoreboard (verif/blocks/input_checker/), one planted deviation
 /// each; the verdict pulse comes the cycle after a frame's last beat.
 #[test]
 fn the_input_checker_scoreboard_rejects_each_kind_of_deviation() {

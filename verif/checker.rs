@@ -117,12 +117,6 @@ pub enum Failure {
         /// What is wrong.
         message: String,
     },
-    /// The bench could not be built (no such model, parameters the model refuses, ports that do not
-    /// bind): nothing was compared. `inswitch cosim` exits 2 for it, not 1.
-    Setup {
-        /// Why.
-        message: String,
-    },
 }
 
 impl Failure {
@@ -131,7 +125,6 @@ impl Failure {
         match self {
             Failure::Mismatch(m) => m.cycle,
             Failure::Scoreboard { cycle, .. } => *cycle,
-            Failure::Setup { .. } => 0,
         }
     }
 
@@ -143,7 +136,6 @@ impl Failure {
                 let first = message.lines().next().unwrap_or_default();
                 format!("scoreboard failure at cycle {cycle}: {first}")
             }
-            Failure::Setup { message } => format!("could not build the bench: {message}"),
         }
     }
 }
@@ -208,7 +200,6 @@ impl fmt::Display for FailureReport {
             Failure::Scoreboard { cycle, message } => {
                 writeln!(f, "  scoreboard failure at cycle {cycle} (model and RTL agree): {message}")?;
             }
-            Failure::Setup { message } => writeln!(f, "  could not build the bench: {message}")?,
         }
         writeln!(f, "  last transactions:")?;
         for t in &self.recent {
@@ -240,6 +231,45 @@ impl fmt::Display for FailureReport {
         }
         writeln!(f, "  built from: git {}, {}", crate::build_info::git_revision(), crate::build_info::verilator_version())?;
         write!(f, "  reproduce: {}", self.reproduce)
+    }
+}
+
+/// Why a target's run did not pass.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The bench could not be built (no such model, parameters the model refuses, ports that do not
+    /// bind, an unreadable trace): nothing was compared. `inswitch cosim` exits 2 for it, not 1.
+    #[error("COSIM SETUP ERROR: target {target} seed {seed}: could not build the bench: {error}\n  reproduce: {reproduce}")]
+    Setup {
+        /// Cosim target.
+        target: String,
+        /// Stimulus seed.
+        seed: u64,
+        /// Why.
+        error: HarnessError,
+        /// The command that tries again.
+        reproduce: String,
+    },
+    /// The run failed: a mismatch or a scoreboard failure.
+    #[error("{0}")]
+    Failed(Box<FailureReport>),
+}
+
+impl RunError {
+    /// The failure report of a run that failed, or the error that kept the bench from being built.
+    pub fn into_failure(self) -> Result<Box<FailureReport>, HarnessError> {
+        match self {
+            RunError::Failed(r) => Ok(r),
+            RunError::Setup { error, .. } => Err(error),
+        }
+    }
+
+    /// One line saying what failed (JUnit's `message` attribute).
+    pub fn summary(&self) -> String {
+        match self {
+            RunError::Failed(r) => r.failure.summary(),
+            RunError::Setup { error, .. } => format!("could not build the bench: {error}"),
+        }
     }
 }
 
@@ -342,8 +372,24 @@ pub struct RunConfig {
     pub wave_dir: PathBuf,
 }
 
-/// A fresh (model, RTL, stimulus, monitor) for one seed.
-pub type Bench<M, R, S, Mon> = (M, R, S, Mon);
+/// A fresh lockstep bench for one seed: what each block's `bench` function builds.
+pub struct Bench<M, R, S, Mon> {
+    /// The Rust model.
+    pub model: M,
+    /// The RTL (a Verilated model, or a model standing in for it).
+    pub rtl: R,
+    /// The seeded stimulus.
+    pub stimulus: S,
+    /// The monitor with the block's independent scoreboard.
+    pub monitor: Mon,
+}
+
+impl<M, R, S, Mon> Bench<M, R, S, Mon> {
+    /// Gathers the four parts.
+    pub fn new(model: M, rtl: R, stimulus: S, monitor: Mon) -> Self {
+        Bench { model, rtl, stimulus, monitor }
+    }
+}
 
 /// Switches of the runs on this thread that the target's run function does not carry (it is shared by
 /// every target and test): set by `inswitch cosim` on each worker thread ([`with_options`]).
@@ -401,9 +447,9 @@ where
     R: Rtl<In = M::In, Out = M::Out>,
     S: Stimulus<M::In, M::Out>,
 {
-    let (m, _, s, _) = make(cfg.seed).map_err(|e| e.to_string())?;
-    let inputs = crate::replay::record(m, s, cycle as usize + 1);
-    let fresh = || make(cfg.seed).map(|(m, r, _, _)| (m, r));
+    let bench = make(cfg.seed).map_err(|e| e.to_string())?;
+    let inputs = crate::replay::record(bench.model, bench.stimulus, cycle as usize + 1);
+    let fresh = || make(cfg.seed).map(|b| (b.model, b.rtl));
     let shrunk = crate::shrink::shrink(&fresh, inputs, port).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&cfg.wave_dir).map_err(|e| format!("{}: {e}", cfg.wave_dir.display()))?;
     let path = cfg.wave_dir.join(format!("{target}-seed{}-cycle{cycle}.trace.json", cfg.seed));
@@ -421,7 +467,7 @@ pub fn run_target<M, R, S, Mon>(
     make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
     cfg: &RunConfig,
     progress: &mut dyn FnMut(u64),
-) -> Result<Outcome, Box<FailureReport>>
+) -> Result<Outcome, RunError>
 where
     M: Block,
     R: Rtl<In = M::In, Out = M::Out>,
@@ -433,22 +479,18 @@ where
     };
     let inputs = match crate::shrink::read_trace::<M::In>(&path) {
         Ok(i) => i,
-        Err(message) => {
-            return Err(Box::new(FailureReport {
+        Err(detail) => {
+            return Err(RunError::Setup {
                 target: target.to_string(),
                 seed: cfg.seed,
-                failure: Failure::Setup { message },
-                recent: Vec::new(),
-                waveform: None,
-                waveform_error: None,
+                error: HarnessError::Trace { path: path.clone(), detail },
                 reproduce: format!("cargo run --release -- cosim --replay {}", path.display()),
-                shrunk: None,
-            }))
+            })
         }
     };
     let replay_cfg = RunConfig { cycles: inputs.len() as u64, ..cfg.clone() };
     let again = format!("cargo run --release -- cosim --replay {}", path.display());
-    let replay_make = |seed: u64| make(seed).map(|(m, r, _, _)| (m, r, crate::shrink::Replay::new(inputs.clone()), CompareOnly));
+    let replay_make = |seed: u64| make(seed).map(|b| Bench::new(b.model, b.rtl, crate::shrink::Replay::new(inputs.clone()), CompareOnly));
     // A replay is not shrunk again and does not replay itself.
     with_options(RunOptions::default(), || run_bench(target, &|_, _| again.clone(), &replay_make, &replay_cfg, progress))
 }
@@ -459,26 +501,15 @@ fn run_bench<M, R, S, Mon>(
     make: &dyn Fn(u64) -> Result<Bench<M, R, S, Mon>, HarnessError>,
     cfg: &RunConfig,
     progress: &mut dyn FnMut(u64),
-) -> Result<Outcome, Box<FailureReport>>
+) -> Result<Outcome, RunError>
 where
     M: Block,
     R: Rtl<In = M::In, Out = M::Out>,
     S: Stimulus<M::In, M::Out>,
     Mon: Monitor<M::In, M::Out>,
 {
-    let setup_failure = |e: HarnessError| {
-        Box::new(FailureReport {
-            target: target.to_string(),
-            seed: cfg.seed,
-            failure: Failure::Setup { message: e.to_string() },
-            recent: Vec::new(),
-            waveform: None,
-            waveform_error: None,
-            reproduce: reproduce(cfg.seed, cfg.cycles),
-            shrunk: None,
-        })
-    };
-    let (mut m, mut r, mut s, mut mon) = make(cfg.seed).map_err(setup_failure)?;
+    let setup_failure = |error: HarnessError| RunError::Setup { target: target.to_string(), seed: cfg.seed, error, reproduce: reproduce(cfg.seed, cfg.cycles) };
+    let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = make(cfg.seed).map_err(setup_failure)?;
     let failure = match lockstep(&mut m, &mut r, &mut s, &mut mon, cfg.cycles, None, progress) {
         Ok(outcome) => return Ok(outcome),
         Err(f) => f,
@@ -490,7 +521,7 @@ where
     let waveform = std::fs::create_dir_all(&cfg.wave_dir)
         .map_err(|e| format!("cannot create {}: {e}", cfg.wave_dir.display()))
         .and_then(|()| {
-            let (m, r, mut s, mut mon) = make(cfg.seed).map_err(|e| e.to_string())?;
+            let Bench { model: m, rtl: r, stimulus: mut s, monitor: mut mon } = make(cfg.seed).map_err(|e| e.to_string())?;
             let start = cycle.saturating_sub(WAVEFORM_WINDOW);
             let len = cycle - start + WAVEFORM_TAIL;
             // Both sides' outputs over the window, for the model scope of the waveform.
@@ -515,7 +546,7 @@ where
         Ok(p) => (None, Some(format!("{} was not written", p.display()))),
         Err(e) => (None, Some(e)),
     };
-    Err(Box::new(FailureReport {
+    Err(RunError::Failed(Box::new(FailureReport {
         target: target.to_string(),
         seed: cfg.seed,
         failure,
@@ -524,12 +555,22 @@ where
         waveform_error,
         reproduce: reproduce(cfg.seed, cycle + 1),
         shrunk,
-    }))
+    })))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::hex;
+    use super::{hex, RunConfig, RunError};
+    use crate::HarnessError;
+
+    #[test]
+    fn a_bench_that_cannot_be_built_is_a_setup_error_not_a_failure() {
+        let cfg = RunConfig { seed: 7, cycles: 100, wave_dir: std::env::temp_dir().join("inswitch-setup-error") };
+        match crate::blocks::axis_register::run("no_such_model", &cfg, &mut |_| {}) {
+            Err(RunError::Setup { error: HarnessError::UnknownModel { name, .. }, seed: 7, .. }) => assert_eq!(name, "no_such_model"),
+            other => panic!("expected a setup error naming the model, got {other:?}"),
+        }
+    }
 
     #[test]
     fn hex_prints_the_port_width_in_groups() {

@@ -67,6 +67,14 @@ pub enum HarnessError {
         /// What differs.
         detail: String,
     },
+    /// An input trace to replay could not be read.
+    #[error("trace {path}: {detail}")]
+    Trace {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        detail: String,
+    },
     /// Coverage counts could not be written.
     #[error("coverage {path}: {detail}")]
     Coverage {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use inswitch_model::Block;
 
-use crate::checker::{self, Bench, Failure, Monitor, Rtl, RunConfig, Stimulus};
+use crate::checker::{self, Bench, Failure, Monitor, Rtl, RunConfig, RunError, Stimulus};
 use crate::HarnessError;
 
 /// A Rust block standing in for the RTL (no waveform, no port widths).
@@ -71,9 +71,10 @@ where
     let reproduce = |seed: u64, cycles: u64| format!("mutation test {name}: seed {seed}, {cycles} cycles");
     match checker::run_target(name, &reproduce, make, &cfg, &mut |_| {}) {
         Ok(o) => Err(format!("{name}: the scoreboard accepted {} cycles of the planted deviation", o.cycles)),
-        Err(report) => match report.failure {
+        Err(RunError::Failed(report)) => match report.failure {
             Failure::Scoreboard { message, .. } => Ok(message),
             f => Err(format!("{name}: expected a scoreboard failure, got {f:?}")),
         },
+        Err(e) => Err(format!("{name}: {e}")),
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use quick_xml::escape::escape;
 
-use crate::checker::{Failure, FailureReport, Outcome, RunConfig};
+use crate::checker::{Failure, Outcome, RunConfig, RunError};
 use crate::targets::Target;
 
 /// Shard `index` of `count` (`--shard K/N`, 1-based like SLURM array tasks and GitHub matrices).
@@ -138,7 +138,7 @@ pub struct JobResult {
     /// Seed.
     pub seed: u64,
     /// What happened.
-    pub result: Result<Outcome, Box<FailureReport>>,
+    pub result: Result<Outcome, RunError>,
     /// Wall time of the job.
     pub elapsed: Duration,
 }
@@ -148,10 +148,10 @@ impl JobResult {
     pub fn status(&self) -> &'static str {
         match &self.result {
             Ok(_) => "passed",
-            Err(r) => match r.failure {
+            Err(RunError::Setup { .. }) => "error",
+            Err(RunError::Failed(r)) => match r.failure {
                 Failure::Mismatch(_) => "mismatch",
                 Failure::Scoreboard { .. } => "scoreboard",
-                Failure::Setup { .. } => "error",
             },
         }
     }
@@ -315,11 +315,11 @@ pub fn junit_xml(results: &[JobResult], info: &RunInfo) -> String {
                     let _ = writeln!(x, ">\n      <system-out>{} cycles matched; {}</system-out>\n    </testcase>", o.cycles, xml_text(&counters.join(" ")));
                 }
                 Err(report) => {
-                    let tag = if matches!(report.failure, Failure::Setup { .. }) { "error" } else { "failure" };
+                    let tag = if matches!(report, RunError::Setup { .. }) { "error" } else { "failure" };
                     let _ = writeln!(
                         x,
                         ">\n      <{tag} message=\"{}\" type=\"{}\">{}</{tag}>\n    </testcase>",
-                        xml_text(&report.failure.summary()),
+                        xml_text(&report.summary()),
                         r.status(),
                         xml_text(&report.to_string())
                     );
@@ -344,7 +344,7 @@ pub fn json_summary(results: &[JobResult], info: &RunInfo, wall: Duration) -> se
                     o["cycles"] = json!(out.cycles);
                     o["counters"] = serde_json::Value::Object(out.counters.iter().map(|(k, v)| (k.to_string(), json!(v))).collect());
                 }
-                Err(rep) => {
+                Err(RunError::Failed(rep)) => {
                     o["cycle"] = json!(rep.failure.cycle());
                     o["message"] = json!(rep.failure.summary());
                     if let Failure::Mismatch(m) = &rep.failure {
@@ -355,6 +355,12 @@ pub fn json_summary(results: &[JobResult], info: &RunInfo, wall: Duration) -> se
                     o["waveform"] = json!(rep.waveform.as_ref().map(|p| p.display().to_string()));
                     o["reproduce"] = json!(rep.reproduce);
                     o["report"] = json!(rep.to_string());
+                }
+                // Nothing ran: no cycle, no waveform.
+                Err(e @ RunError::Setup { reproduce, .. }) => {
+                    o["message"] = json!(e.summary());
+                    o["reproduce"] = json!(reproduce);
+                    o["report"] = json!(e.to_string());
                 }
             }
             o

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use inswitch_model::registry;
 
 use crate::blocks;
-use crate::checker::{FailureReport, Outcome, RunConfig};
+use crate::checker::{Outcome, RunConfig, RunError};
 use crate::model_table::MODELS;
 
 /// One runnable (block, parameter set).
@@ -26,14 +26,14 @@ pub struct Target {
 
 impl Target {
     /// Runs the target.
-    pub fn run(&self, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+    pub fn run(&self, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
         (self.cosim)(self.name, cfg, progress)
     }
 }
 
 /// How a target runs: the Verilated model's name, the run's configuration and a progress callback
 /// (cycles done) in, its outcome or the first failure out.
-pub type BlockRun = fn(&str, &RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>>;
+pub type BlockRun = fn(&str, &RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, RunError>;
 
 /// The cosim side of the registry: each block's lockstep bench (stimulus, scoreboard, run).
 pub static COSIM: &[(&str, BlockRun)] = &[

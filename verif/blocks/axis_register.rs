@@ -16,7 +16,7 @@ use inswitch_model::axis_register::{AxisRegister, AxisRegisterIn, AxisRegisterOu
 use inswitch_model::Wide;
 use rand::{Rng, RngExt};
 
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -186,11 +186,11 @@ impl Monitor<AxisRegisterIn, AxisRegisterOut> for AxisRegisterMonitor {
 /// Builds a fresh lockstep bench for the Verilated model `model` (a slice of [`COSIM_WIDTH`]) and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<AxisRegister, AxisRegisterRtl, AxisRegisterStimulus, AxisRegisterMonitor>, HarnessError> {
     let slice = AxisRegister::new(COSIM_WIDTH).expect("COSIM_WIDTH fits the model's Wide");
-    Ok((slice, AxisRegisterRtl::new(model)?, AxisRegisterStimulus::new(seed), AxisRegisterMonitor::new()))
+    Ok(Bench::new(slice, AxisRegisterRtl::new(model)?, AxisRegisterStimulus::new(seed), AxisRegisterMonitor::new()))
 }
 
 /// Runs the slice target `model` (`axis_register`).
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block axis_register --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }

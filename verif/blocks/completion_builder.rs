@@ -24,7 +24,7 @@ use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::completion_builder::{CompletionBuilder, CompletionBuilderIn, CompletionBuilderOut, CompletionBuilderParams};
 use rand::RngExt;
 
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -509,11 +509,11 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<CompletionBuilder, Completi
     let p = params_of(model)?;
     let info = crate::verilated::model_info(model)?;
     let m = CompletionBuilder::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
-    Ok((m, CompletionBuilderRtl::new(model)?, CompletionBuilderStimulus::new(seed), CompletionBuilderMonitor::new()))
+    Ok(Bench::new(m, CompletionBuilderRtl::new(model)?, CompletionBuilderStimulus::new(seed), CompletionBuilderMonitor::new()))
 }
 
 /// Runs a completion-builder target.
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
     let reproduce = move |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block completion_builder --width {width} --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)

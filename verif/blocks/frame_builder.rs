@@ -23,7 +23,7 @@ use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use rand::RngExt;
 
 use crate::blocks::input_checker::{expected_portals_msg, expected_tlp_msg};
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -362,11 +362,11 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<FrameBuilder, FrameBuilderR
     let p = params_of(model)?;
     let info = crate::verilated::model_info(model)?;
     let m = FrameBuilder::new(p).ok_or_else(|| HarnessError::Params { model: info.name, detail: format!("{p:?}") })?;
-    Ok((m, FrameBuilderRtl::new(model)?, FrameBuilderStimulus::new(seed), FrameBuilderMonitor::new()))
+    Ok(Bench::new(m, FrameBuilderRtl::new(model)?, FrameBuilderStimulus::new(seed), FrameBuilderMonitor::new()))
 }
 
 /// Runs a frame-builder target.
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
     let reproduce = move |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block frame_builder --width {width} --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)

@@ -24,7 +24,7 @@ use inswitch_model::Wide;
 use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -495,11 +495,11 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<Interposer, InterposerRtl, 
     let p = inswitch_model::registry::typed::interposer(&crate::targets::model_params(model)?);
     let info = crate::verilated::model_info(model)?;
     let m = Interposer::power_on(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
-    Ok((m, InterposerRtl::new(model)?, InterposerStimulus::new(p, seed), InterposerMonitor::new(p)))
+    Ok(Bench::new(m, InterposerRtl::new(model)?, InterposerStimulus::new(p, seed), InterposerMonitor::new(p)))
 }
 
 /// Runs the interposer target.
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block interposer --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }

@@ -16,7 +16,7 @@ use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueOut, O
 use inswitch_model::Wide;
 use rand::RngExt;
 
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -487,11 +487,11 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<OutputQueue, OutputQueueRtl
     let info = crate::verilated::model_info(model)?;
     let m = OutputQueue::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
     let rtl = OutputQueueRtl::new(model)?;
-    Ok((m, rtl, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
+    Ok(Bench::new(m, rtl, OutputQueueStimulus::new(p, seed), OutputQueueMonitor::new(p)))
 }
 
 /// Runs the output-queue target `model` (`output_queue_w256`, `output_queue_w64`).
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
     let reproduce = move |seed: u64, cycles: u64| {
         format!("cargo run --release -- cosim --block output_queue --width {width} --seed {seed} --cycles {cycles}")

@@ -25,7 +25,7 @@ use inswitch_model::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn, Reduc
 use rand::Rng;
 
 use crate::sources::{self, rc, Op};
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -538,11 +538,11 @@ impl Monitor<ReduceUnitIn, ReduceUnitOut> for ReduceUnitMonitor {
 
 /// Builds a fresh lockstep bench for the Verilated model `model` (a reduction unit) and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<ReduceUnit, ReduceUnitRtl, ReduceUnitStimulus, ReduceUnitMonitor>, HarnessError> {
-    Ok((ReduceUnit::new(), ReduceUnitRtl::new(model)?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
+    Ok(Bench::new(ReduceUnit::new(), ReduceUnitRtl::new(model)?, ReduceUnitStimulus::new(seed), ReduceUnitMonitor::new()))
 }
 
 /// Runs the reduction-unit target `model` (`reduce_unit`).
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block reduce_unit --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, VecDeque};
 use inswitch_model::register_space::{self, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut};
 use rand::RngExt;
 
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
+use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
@@ -653,11 +653,11 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
 /// Builds a fresh lockstep bench for the Verilated register space and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<RegisterSpace, RegisterSpaceRtl, RegisterSpaceStimulus, RegisterSpaceMonitor>, HarnessError> {
     let rtl = RegisterSpaceRtl::new(model)?;
-    Ok((RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
+    Ok(Bench::new(RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
 }
 
 /// Runs the register-space target.
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
+pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block register_space --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }

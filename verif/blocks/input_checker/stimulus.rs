@@ -1,129 +1,23 @@
-//! Co-simulation of the input checker: stimulus, independent scoreboard, targets.
-//!
-//! Stimulus (seeded, in phases): frames of both families built with the frames crate codecs
-//! (`inswitch_frames`: TLP memory reads/writes to the register window, collective messages of every kind
-//! as vendor-defined messages and as mailbox memory writes, with and without ECRC, with random TIDs;
-//! Soft Portals reduction frames), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
-//! length, EP, reserved bit (the collective header's flag bits 2:0 and nibble), address, Vendor ID, VDM DW3, collective version/kind/length/operand count,
-//! EtherType, reduction header, VNI ...), plus random garbage and over-long frames; idle gaps inside and
-//! between frames, backpressure on both outputs, configuration (validation enables, EtherType, allowed
-//! VNIs) changed between frames, and resets in the middle of traffic.
-//!
-//! Scoreboard (independent of the cycle model): each generated frame carries its expected outcome,
-//! computed from the codec's own representation of what was built (not from its bytes): every frame
-//! that enters gets exactly one `stat_event` pulse, one cycle after its last beat, naming its outcome;
-//! an accepted frame's register access or normalized message equals the one the documented mapping
-//! (docs/blocks/input_checker.md §Mapping) gives for the frame's repr; register and message outputs
-//! leave once each.
+//! The input checker's seeded stimulus: frames of both families, valid or with one known defect,
+//! garbage, idle gaps, backpressure, configuration changes and resets.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::rc::Rc;
+use super::*;
+use crate::stimulus;
 
-use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody, ConfigFixed};
-use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
-use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
-use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
-use inswitch_frames::crc;
-use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
-use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
-use inswitch_model::Wide;
-use rand::RngExt;
-
-use crate::checker::{self, Bench, FailureReport, Monitor, Outcome, RunConfig, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
-use crate::verilated::VerilatedDut;
-use crate::HarnessError;
-
-/// The Verilated input checker.
-pub type InputCheckerRtl = VerilatedDut<InputCheckerIn, InputCheckerOut>;
-
-const RESET_CYCLES: u64 = 4;
-const RESET_PROBABILITY: f64 = 2e-5;
+pub(super) const RESET_CYCLES: u64 = 4;
+pub(super) const RESET_PROBABILITY: f64 = 2e-5;
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
 pub const ENGINE_ID: u16 = 0x0010;
 
-/// What a frame must lead to.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Expect {
-    /// A register access.
-    Reg(RegAccess),
-    /// A normalized message.
-    Msg(CollectiveMsg),
-    /// A drop with this [`event`] bit.
-    Drop(u32),
-    /// Some drop (random bytes).
-    AnyDrop,
-}
-
-/// What a frame must put on the Unsupported Request output (`m_ur_*`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum UrExpect {
-    /// Nothing.
-    None,
-    /// This request.
-    Request(UrRequest),
-    /// Not predicted (random bytes): whatever the checker says.
-    Any,
-}
-
-/// Drop reasons after which a whole non-posted request gets an Unsupported Request
-/// (docs/blocks/input_checker.md §Unsupported Requests), written from the document.
-const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
-
-/// The Unsupported Request a generated TLP frame must give, from the frames crate's parse of it: a
-/// non-posted request (MRd, MRdLk, IO, configuration, AtomicOp, DMWr) that parses as a whole TLP and is
-/// dropped for one of `UR_REASONS`.
-pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
-    let reason = match expect {
-        Expect::AnyDrop => return UrExpect::Any,
-        Expect::Drop(r) if UR_REASONS.contains(r) => *r,
-        _ => return UrExpect::None,
-    };
-    let _ = reason;
-    let n = frame.len();
-    if n < 6 {
-        return UrExpect::None;
-    }
-    let Ok(t) = Tlp::parse(&frame[2..n - 4]) else { return UrExpect::None };
-    use tlp::TlpKind as K;
-    let (mem_read, locked) = match t.kind() {
-        K::MemRead => (true, false),
-        K::MemReadLocked => (true, true),
-        K::IoRead | K::IoWrite | K::CfgRead { .. } | K::CfgWrite { .. } | K::FetchAdd | K::Swap | K::Cas | K::DeferrableMemWrite => (false, false),
-        _ => return UrExpect::None,
-    };
-    let (req, addr) = match &t.header {
-        Header::Memory { req, address } | Header::Atomic { req, address } => (req, (address.byte_address() as u8 & 0x7C) | address.ph()),
-        Header::Io { req, address } => (req, ((address.address_dw << 2) as u8 & 0x7C) | address.ph),
-        // Bits 6:0 of the last header DW: the register number and reserved bits of a configuration request.
-        Header::Config { req, target } => (req, ((target.register & 0x1F) << 2) | target.reserved_lo),
-        _ => return UrExpect::None,
-    };
-    let d = &t.dw0;
-    UrExpect::Request(UrRequest {
-        src: req.requester_id,
-        tag: u16::from(d.t9) << 9 | u16::from(d.t8) << 8 | u16::from(req.tag),
-        tc: d.tc,
-        attr: u8::from(d.attr2) << 2 | d.attr,
-        mem_read,
-        locked,
-        length: d.length,
-        first_be: req.first_be,
-        last_be: req.last_be,
-        addr,
-    })
-}
-
 /// A generated frame: bytes, family, port, the per-beat tkeep defect, the expected outcome.
 #[derive(Clone, Debug)]
-struct GenFrame {
-    bytes: Vec<u8>,
-    portals: bool,
-    port: u8,
-    bad_keep: bool,
-    expect: Expect,
-    what: String,
+pub(super) struct GenFrame {
+    pub(super) bytes: Vec<u8>,
+    pub(super) portals: bool,
+    pub(super) port: u8,
+    pub(super) bad_keep: bool,
+    pub(super) expect: Expect,
+    pub(super) what: String,
 }
 
 /// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
@@ -131,125 +25,43 @@ pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 
 /// The checker's configuration inputs during one phase.
 #[derive(Clone, Copy, Debug)]
-struct Cfg {
-    ethertype: u16,
-    vendor_id: u16,
-    validation: u8,
-    vni_valid: u8,
-    vni: [u16; 4],
+pub(super) struct Cfg {
+    pub(super) ethertype: u16,
+    pub(super) vendor_id: u16,
+    pub(super) validation: u8,
+    pub(super) vni_valid: u8,
+    pub(super) vni: [u16; 4],
 }
 
 /// Offset of the collective message in a VDM's TLP bytes (a 4-DW header).
-const VDM_PAYLOAD: usize = 16;
+pub(super) const VDM_PAYLOAD: usize = 16;
 /// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
-const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
+pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
-/// Data-link wrapping of a TLP: `{0000, seq[11:0]}`, TLP, LCRC little-endian (docs §Frames).
-pub fn tlp_frame(seq: u16, tlp_bytes: &[u8]) -> Vec<u8> {
-    let seq = seq & crc::SEQUENCE_MASK;
-    let mut v = seq.to_be_bytes().to_vec();
-    v.extend_from_slice(tlp_bytes);
-    v.extend_from_slice(&crc::lcrc(seq, tlp_bytes).to_le_bytes());
-    v
-}
-
-/// The normalized message the documented mapping gives for a collective message (docs/blocks/
-/// input_checker.md §Mapping), written from the frames crate's repr.
-pub fn expected_tlp_msg(m: &CollectiveMessage, src: u16, dst: u16, port: u8) -> CollectiveMsg {
-    let h = &m.header;
-    let mut e = CollectiveMsg {
-        kind: Kind(h.kind),
-        family: Family::Tlp,
-        port,
-        ctx: h.cc_id,
-        src: u32::from(src),
-        dst: u32::from(dst),
-        pid: h.p_id,
-        dmu_id: h.dmu_id,
-        posted: !h.non_posted,
-        error: h.error_mark,
-        tid: h.tid,
-        ..CollectiveMsg::default()
-    };
-    match &m.body {
-        Body::Initialization(b) => {
-            e.count = b.p_count.into();
-            e.op = b.operation;
-            e.data[0] = b.accumulator;
-            e.pbv = b.pbv;
-        }
-        Body::Control(b) => {
-            e.code = b.command;
-            e.count = b.p_count.into();
-        }
-        Body::Data { fixed, operands } => {
-            e.op = fixed.operation;
-            e.rc = fixed.status;
-            e.count = fixed.contributions.into();
-            e.code = fixed.completion;
-            e.data[..operands.len()].copy_from_slice(operands);
-        }
-        Body::Error(b) => {
-            e.code = b.reason;
-            e.count = b.attempt.into();
-            e.data[0] = u64::from(b.engine_id) | u64::from(b.device_id) << 16;
-        }
-        _ => {}
-    }
-    e.masked()
-}
-
-/// The normalized message for a Portals reduction frame (docs §Mapping).
-pub fn expected_portals_msg(f: &ReductionFrame, port: u8) -> CollectiveMsg {
-    let h = &f.header;
-    CollectiveMsg {
-        kind: if h.arm { Kind::ARM } else { Kind::CONTRIBUTION },
-        family: Family::Portals,
-        port,
-        ctx: ((f.dfa >> 18 & 7) << 13 | (f.dfa >> 3 & 0x1FFF)) as u16,
-        src: f.sfa,
-        dst: f.dfa,
-        pid: NO_PARTICIPANT,
-        count: h.count,
-        posted: true,
-        vni: f.vni,
-        cookie: h.cookie,
-        seqno: h.seqno,
-        resno: h.resno,
-        retry: h.retry,
-        op: h.op,
-        rc: h.rc,
-        repsum_m: h.repsum_m as i8,
-        repsum_oflow_id: h.repsum_ovflid,
-        data: f.data,
-        ..CollectiveMsg::default()
-    }
-}
-
-const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
+pub(super) const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
 
 /// The seeded stimulus of the input checker.
 pub struct InputCheckerStimulus {
-    p: CheckerParams,
-    r: StimRng,
-    phases: Phases,
-    last: InputCheckerIn,
-    idle: Gaps,
-    stall_reg: Gaps,
-    stall_msg: Gaps,
-    stall_ur: Gaps,
-    reset_left: u64,
-    cfg: Cfg,
+    pub(super) p: CheckerParams,
+    pub(super) r: StimRng,
+    pub(super) phases: Phases,
+    pub(super) last: InputCheckerIn,
+    pub(super) idle: Gaps,
+    pub(super) stall_reg: Gaps,
+    pub(super) stall_msg: Gaps,
+    pub(super) stall_ur: Gaps,
+    pub(super) reset_left: u64,
+    pub(super) cfg: Cfg,
     /// Beats of the frame being sent (tdata, tkeep, tlast), and the next one to offer.
-    beats: Vec<(Wide, u64, bool)>,
-    next_beat: usize,
-    tuser: u16,
-    seq: u16,
-    labels: Labels,
+    pub(super) beats: Vec<(Wide, u64, bool)>,
+    pub(super) next_beat: usize,
+    pub(super) tuser: u16,
+    pub(super) seq: u16,
+    pub(super) labels: Labels,
 }
 
 impl InputCheckerStimulus {
-    fn new(p: CheckerParams, seed: u64, labels: Labels) -> Self {
+    pub(super) fn new(p: CheckerParams, seed: u64, labels: Labels) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
         InputCheckerStimulus {
@@ -271,7 +83,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    fn new_cfg(&mut self) {
+    pub(super) fn new_cfg(&mut self) {
         let r = &mut self.r;
         self.cfg.validation = if r.random_bool(0.7) { 0xF } else { r.random_range(0..16) };
         self.cfg.ethertype = if r.random_bool(0.8) { 0x88B5 } else { r.random_range(0x0600..=0xFFFF) };
@@ -281,7 +93,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    fn allowed_vni(&mut self) -> u16 {
+    pub(super) fn allowed_vni(&mut self) -> u16 {
         loop {
             let k = self.r.random_range(0..4);
             if self.cfg.vni_valid >> k & 1 != 0 {
@@ -290,7 +102,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    fn collective_message(&mut self, kind: u8) -> CollectiveMessage {
+    pub(super) fn collective_message(&mut self, kind: u8) -> CollectiveMessage {
         let r = &mut self.r;
         let header = CommonHeader {
             version: collective::VERSION,
@@ -326,14 +138,14 @@ impl InputCheckerStimulus {
     }
 
     /// A TLP frame (its TLP bytes can be edited by `edit` before the LCRC is computed).
-    fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    pub(super) fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
         let mut b = t.to_bytes().expect("generated TLPs emit");
         edit(&mut b);
         self.seq = (self.seq + 1) & crc::SEQUENCE_MASK;
         tlp_frame(self.seq, &b)
     }
 
-    fn tlp(&mut self) -> GenFrame {
+    pub(super) fn tlp(&mut self) -> GenFrame {
         use event::*;
         let port = self.r.random_range(0..16);
         let src: u16 = self.r.random();
@@ -491,12 +303,12 @@ impl InputCheckerStimulus {
     }
 
     /// A memory read request (3 DW, or 4 DW with a zero upper address) of `len_dw` DW.
-    fn mrd(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8) -> Tlp {
+    pub(super) fn mrd(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8) -> Tlp {
         let four = self.r.random_bool(0.2);
         self.mrd_as(src, address, len_dw, first_be, last_be, four)
     }
 
-    fn mrd_as(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8, four: bool) -> Tlp {
+    pub(super) fn mrd_as(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8, four: bool) -> Tlp {
         let tag = self.r.random_range(0..0x400u16);
         let mut dw0 = Dw0 { fmt: u8::from(four), tlp_type: tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, tc: self.r.random_range(0..8), attr: self.r.random_range(0..4), attr2: self.r.random(), ..Dw0::default() };
         dw0.set_length_dw(len_dw);
@@ -507,7 +319,7 @@ impl InputCheckerStimulus {
     /// A non-posted request the checker drops (register-window reads of the wrong length, mailbox
     /// reads, reads of another window, poisoned / TPH / PH reads, unsupported non-posted types), with
     /// its drop reason; the expected Unsupported Request comes from the frames crate ([`expected_ur`]).
-    fn non_posted(&mut self, port: u8, src: u16) -> GenFrame {
+    pub(super) fn non_posted(&mut self, port: u8, src: u16) -> GenFrame {
         use event::*;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let be = |r: &mut StimRng| r.random_range(1..16u8);
@@ -602,7 +414,7 @@ impl InputCheckerStimulus {
         GenFrame { bytes, portals: false, port, bad_keep: false, expect: Expect::Drop(reason), what: what.to_string() }
     }
 
-    fn portals(&mut self) -> GenFrame {
+    pub(super) fn portals(&mut self) -> GenFrame {
         use event::*;
         let port = self.r.random_range(0..16);
         let vni = self.allowed_vni();
@@ -708,7 +520,7 @@ impl InputCheckerStimulus {
         GenFrame { bytes, portals: true, port, bad_keep: false, expect, what: what.to_string() }
     }
 
-    fn frame(&mut self) -> GenFrame {
+    pub(super) fn frame(&mut self) -> GenFrame {
         let mut g = match self.r.random_range(0..20) {
             0 => {
                 // Random garbage of a random family.
@@ -735,7 +547,7 @@ impl InputCheckerStimulus {
         g
     }
 
-    fn load(&mut self, g: GenFrame) {
+    pub(super) fn load(&mut self, g: GenFrame) {
         let kw = self.p.keep_width();
         let n = g.bytes.len();
         let nbeats = n.div_ceil(kw);
@@ -831,287 +643,4 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
         self.last = i;
         i
     }
-}
-
-/// Counters of [`InputCheckerMonitor`].
-pub mod counter {
-    /// Frames whose last beat was taken.
-    pub const FRAMES: &str = "frames_in";
-    /// Register accesses taken by the register space.
-    pub const REG_OUT: &str = "reg_accesses_out";
-    /// Messages taken by the CPU.
-    pub const MSG_OUT: &str = "messages_out";
-    /// Frames dropped.
-    pub const DROPS: &str = "drops";
-    /// Resets.
-    pub const RESETS: &str = "resets";
-    /// Cycles the checker refused a beat.
-    pub const REFUSED: &str = "refused_cycles";
-    /// Cycles with a beat taken.
-    pub const BEATS: &str = "beats_in";
-    /// Unsupported Requests taken by the completion builder.
-    pub const UR_OUT: &str = "unsupported_requests_out";
-    /// Accepted TLP collective messages with a nonzero TID (seed 001, header byte 1 bits 4:3).
-    pub const TID_NONZERO: &str = "messages_with_tid";
-    /// Collective messages dropped for a reserved flag bit (header byte 1 bits 2:0).
-    pub const RESERVED_FLAG_DROPS: &str = "reserved_flag_drops";
-}
-
-const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
-
-/// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The
-/// outcomes and their families are the table of docs/blocks/input_checker.md §Checks written out here
-/// (bit numbers of `stat_event`), the family is `tuser[8]` of the frame's first beat (§Frames on the
-/// stream), the width the target's `DATA_WIDTH`.
-pub mod verdict_cross {
-    use crate::cross::{Axis, Cross};
-
-    /// Name of the cross.
-    pub const NAME: &str = "checker_verdict";
-    /// `stat_event` bit -> outcome (docs/blocks/input_checker.md §Checks, "event (bit)").
-    pub const OUTCOMES: &[&str] = &[
-        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed", "tlp_unsupported",
-        "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor", "coll_malformed", "coll_config",
-        "coll_operands", "ethertype", "portals_header", "vni",
-    ];
-    /// `tuser[8]`: 0 TLP, 1 Soft Portals.
-    pub const FAMILIES: &[&str] = &["tlp", "portals"];
-    /// The data widths the checker is built at (verif/model_table.rs).
-    pub const WIDTHS: &[&str] = &["64", "256"];
-    /// The axes.
-    pub const AXES: [Axis; 3] = [("outcome", OUTCOMES), ("family", FAMILIES), ("width", WIDTHS)];
-    /// Outcomes only a Soft Portals frame can have: the FCS residue (check 2), P5, P7, P8.
-    const PORTALS_ONLY: &[&str] = &["fcs", "ethertype", "portals_header", "vni"];
-    /// Outcomes only a TLP frame can have: the LCRC residue (check 2), T5-T16, C1-C6 (a Soft Portals
-    /// frame is never a register access).
-    const TLP_ONLY: &[&str] = &[
-        "accept_reg", "lcrc", "tlp_malformed", "tlp_unsupported", "poisoned", "ecrc", "not_for_engine", "reg_access", "vendor",
-        "coll_malformed", "coll_config", "coll_operands",
-    ];
-
-    /// Why a combination cannot happen, or `None`.
-    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
-        let outcome = OUTCOMES[idx[0]];
-        match FAMILIES[idx[1]] {
-            "tlp" if PORTALS_ONLY.contains(&outcome) => Some("a check of Soft Portals frames only (P4-P8, FCS)"),
-            "portals" if TLP_ONLY.contains(&outcome) => Some("a check of TLP frames only (LCRC, T5-T16, C1-C6)"),
-            _ => None,
-        }
-    }
-
-    /// The width bin of a data width, `None` for a width not in [`WIDTHS`].
-    pub fn width(bits: usize) -> Option<usize> {
-        WIDTHS.iter().position(|w| *w == bits.to_string())
-    }
-
-    /// An empty cross.
-    pub fn new() -> Cross {
-        Cross::new(NAME, &AXES, unreachable)
-    }
-}
-
-/// Independent transaction-level scoreboard of the input checker.
-pub struct InputCheckerMonitor {
-    /// The verdict cross, and this instance's width bin.
-    verdicts: crate::cross::Cross,
-    width_bin: Option<usize>,
-    /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
-    in_frame_portals: bool,
-    due_portals: bool,
-    labels: Labels,
-    in_frame: Option<(Expect, String, UrExpect)>,
-    /// Frames whose last beat was taken last cycle: their pulse is due now.
-    due: Option<(Expect, String, UrExpect)>,
-    reg_pending: bool,
-    msg_pending: bool,
-    ur_pending: bool,
-    events: [u64; event::COUNT as usize],
-    log: TransactionLog,
-    counts: [u64; COUNTER_NAMES.len()],
-}
-
-impl InputCheckerMonitor {
-    /// A scoreboard reading the expected outcomes from `labels`.
-    pub fn new(labels: Labels) -> Self {
-        InputCheckerMonitor::with_width(labels, 0)
-    }
-
-    /// A scoreboard of a checker `data_width` bits wide (the width bin of the verdict cross).
-    pub fn with_width(labels: Labels, data_width: usize) -> Self {
-        InputCheckerMonitor {
-            verdicts: verdict_cross::new(),
-            width_bin: verdict_cross::width(data_width),
-            in_frame_portals: false,
-            due_portals: false,
-            labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
-    }
-
-    fn bump(&mut self, name: &'static str) {
-        let i = COUNTER_NAMES.iter().position(|&n| n == name).unwrap_or(0);
-        self.counts[i] += 1;
-    }
-
-    /// Frames per outcome event, by [`event`] bit.
-    pub fn events(&self) -> &[u64] {
-        &self.events
-    }
-}
-
-impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
-    fn observe(&mut self, cycle: u64, i: &InputCheckerIn, o: &InputCheckerOut) -> Result<(), String> {
-        // The verdict of the frame that ended last cycle.
-        let ev = o.stat_event;
-        match self.due.take() {
-            None if ev != 0 => return Err(format!("stat_event {ev:#x} with no frame ending")),
-            None => {}
-            Some((expect, what, ur)) => {
-                if ev.count_ones() != 1 {
-                    return Err(format!("frame '{what}': stat_event {ev:#x} is not one pulse"));
-                }
-                let bit = ev.trailing_zeros();
-                self.events[bit as usize] += 1;
-                if let Some(w) = self.width_bin {
-                    self.verdicts.hit(&[bit as usize, usize::from(self.due_portals), w]);
-                }
-                let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
-                match &expect {
-                    Expect::Drop(r) if *r != bit => return Err(format!("frame '{what}': outcome {name}, expected drop {}", event::NAMES[*r as usize])),
-                    Expect::AnyDrop if bit < 2 => return Err(format!("frame '{what}': random bytes accepted ({name})")),
-                    Expect::Reg(a) => {
-                        let got = RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag };
-                        if bit != event::ACCEPT_REG || !o.m_reg_valid || got != *a {
-                            return Err(format!("frame '{what}': outcome {name}, register access {got:x?} (valid {}), expected {a:x?}", o.m_reg_valid));
-                        }
-                        if self.reg_pending {
-                            return Err("a register access replaced one not yet taken".into());
-                        }
-                        self.reg_pending = true;
-                    }
-                    Expect::Msg(m) => {
-                        if bit != event::ACCEPT_MSG || !o.m_msg_valid || o.msg() != *m {
-                            return Err(format!("frame '{what}': outcome {name}, message {:x?} (valid {}), expected {m:x?}", o.msg(), o.m_msg_valid));
-                        }
-                        if self.msg_pending {
-                            return Err("a message replaced one not yet taken".into());
-                        }
-                        self.msg_pending = true;
-                        if m.family == Family::Tlp && m.tid != 0 {
-                            self.bump(counter::TID_NONZERO);
-                        }
-                    }
-                    _ => {
-                        self.bump(counter::DROPS);
-                        if what.starts_with(RESERVED_FLAG_LABEL) {
-                            self.bump(counter::RESERVED_FLAG_DROPS);
-                        }
-                    }
-                }
-                let got = UrRequest {
-                    src: o.m_ur_src,
-                    tag: o.m_ur_tag,
-                    tc: o.m_ur_tc,
-                    attr: o.m_ur_attr,
-                    mem_read: o.m_ur_mem_read,
-                    locked: o.m_ur_locked,
-                    length: o.m_ur_length,
-                    first_be: o.m_ur_first_be,
-                    last_be: o.m_ur_last_be,
-                    addr: o.m_ur_addr,
-                };
-                match &ur {
-                    UrExpect::None => {}
-                    UrExpect::Request(u) => {
-                        if self.ur_pending || !o.m_ur_valid || got != *u {
-                            return Err(format!("frame '{what}': Unsupported Request {got:x?} (valid {}, one pending {}), expected {u:x?}", o.m_ur_valid, self.ur_pending));
-                        }
-                        self.ur_pending = true;
-                    }
-                    UrExpect::Any => {
-                        if o.m_ur_valid && !self.ur_pending {
-                            self.ur_pending = true;
-                        }
-                    }
-                }
-                self.log.push(cycle, format!("{what}: {name}{}", if matches!(ur, UrExpect::Request(_)) { " + Unsupported Request" } else { "" }));
-            }
-        }
-        if o.m_reg_valid != self.reg_pending || o.m_msg_valid != self.msg_pending {
-            return Err(format!("output valid (reg {}, msg {}) without an accepted frame (reg {}, msg {})", o.m_reg_valid, o.m_msg_valid, self.reg_pending, self.msg_pending));
-        }
-        if o.m_ur_valid != self.ur_pending {
-            return Err(format!("Unsupported Request valid {} with {} expected", o.m_ur_valid, u8::from(self.ur_pending)));
-        }
-        if o.m_ur_valid && i.m_ur_ready {
-            self.ur_pending = false;
-            self.bump(counter::UR_OUT);
-        }
-        if o.m_reg_valid && i.m_reg_ready {
-            self.reg_pending = false;
-            self.bump(counter::REG_OUT);
-        }
-        if o.m_msg_valid && i.m_msg_ready {
-            self.msg_pending = false;
-            self.bump(counter::MSG_OUT);
-        }
-        if i.s_axis_tvalid && !o.s_axis_tready && !i.rst {
-            self.bump(counter::REFUSED);
-        }
-        if i.s_axis_tvalid && o.s_axis_tready {
-            self.bump(counter::BEATS);
-            if self.in_frame.is_none() {
-                self.in_frame = Some(self.labels.borrow_mut().pop_front().ok_or("a frame started with no label")?);
-                self.in_frame_portals = i.s_axis_tuser >> 8 & 1 != 0;
-            }
-            if i.s_axis_tlast {
-                self.bump(counter::FRAMES);
-                self.due = self.in_frame.take();
-                self.due_portals = self.in_frame_portals;
-            }
-        }
-        if i.rst {
-            self.bump(counter::RESETS);
-            self.in_frame = None;
-            self.due = None;
-            self.reg_pending = false;
-            self.msg_pending = false;
-            self.ur_pending = false;
-            self.log.push(cycle, "reset".into());
-        }
-        Ok(())
-    }
-
-    fn recent(&self) -> Vec<Transaction> {
-        self.log.to_vec()
-    }
-
-    fn counters(&self) -> Vec<(&'static str, u64)> {
-        let mut v: Vec<(&'static str, u64)> = COUNTER_NAMES.iter().copied().zip(self.counts).collect();
-        v.extend(event::NAMES.iter().copied().zip(self.events));
-        v
-    }
-
-    fn cross(&self) -> Vec<crate::cross::Cross> {
-        vec![self.verdicts.clone()]
-    }
-}
-
-/// Parameters of a Verilated checker from its build.rs entry.
-pub fn params_of(model: &str) -> Result<CheckerParams, HarnessError> {
-    Ok(inswitch_model::registry::typed::input_checker(&crate::targets::model_params(model)?))
-}
-
-/// Builds a fresh lockstep bench for the Verilated checker `model` and `seed`.
-pub fn bench(model: &str, seed: u64) -> Result<Bench<InputChecker, InputCheckerRtl, InputCheckerStimulus, InputCheckerMonitor>, HarnessError> {
-    let p = params_of(model)?;
-    let info = crate::verilated::model_info(model)?;
-    let m = InputChecker::new(p).map_err(|e| HarnessError::Params { model: info.name, detail: e.to_string() })?;
-    let labels: Labels = Rc::new(RefCell::new(VecDeque::new()));
-    Ok((m, InputCheckerRtl::new(model)?, InputCheckerStimulus::new(p, seed, labels.clone()), InputCheckerMonitor::with_width(labels, p.data_width)))
-}
-
-/// Runs an input-checker target (`input_checker_w256`, `input_checker_w64`).
-pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, Box<FailureReport>> {
-    let width = params_of(model).map(|p| p.data_width).unwrap_or_default();
-    let reproduce = move |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block input_checker --width {width} --seed {seed} --cycles {cycles}");
-    checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }

@@ -1,0 +1,51 @@
+//! `inswitch synth`: every RTL module through Yosys's generic `synth` (`inswitch::hdl::synth_all`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use inswitch::hdl;
+
+/// Arguments of `inswitch synth`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// RTL directory.
+    #[arg(long, default_value = "rtl")]
+    rtl: PathBuf,
+}
+
+/// Runs the command: exit status 1 on an error or any latch.
+pub fn run(a: &Args) -> ExitCode {
+    let rtl = &a.rtl;
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let results = match hdl::synth_all(rtl, jobs) {
+        Ok(r) if !r.is_empty() => r,
+        Ok(_) => {
+            eprintln!("synth: no modules in {}", rtl.display());
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("synth: {}: {e} (yosys is installed by `bash scripts/setup`)", rtl.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("{:<24} {:>9} {:>11} {:>8} {:>14}  result", "module (yosys synth)", "cells", "flip-flops", "latches", "longest path");
+    let mut failed = false;
+    for r in results {
+        let show = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
+        println!(
+            "{:<24} {:>9} {:>11} {:>8} {:>14}  {}",
+            r.module,
+            show(r.cells),
+            r.flip_flops,
+            r.latches,
+            show(r.longest_path),
+            if r.passed() { "ok" } else { "FAIL" }
+        );
+        if !r.passed() {
+            failed = true;
+            let tail: Vec<&str> = r.log.lines().rev().take(30).collect();
+            eprintln!("{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
+        }
+    }
+    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}

@@ -1,0 +1,189 @@
+//! The CPU's functional coverage: named counters, the counters every CI run must see, the event cross.
+
+/// Functional coverage: named counters.
+#[derive(Default)]
+pub(super) struct Coverage {
+    pub(super) counts: Vec<(&'static str, u64)>,
+    pub(super) max_live: u64,
+}
+
+impl Coverage {
+    pub(super) fn bump(&mut self, name: &'static str) {
+        self.add(name, 1);
+    }
+
+    pub(super) fn add(&mut self, name: &'static str, n: u64) {
+        match self.counts.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, v)) => *v += n,
+            None => self.counts.push((name, n)),
+        }
+    }
+
+    pub(super) fn transition(&mut self, from: u8) {
+        self.bump(["idle_to_filling", "filling_to_full", "full_to_exiting", "exiting_to_idle"][usize::from(from & 3)]);
+    }
+
+    pub(super) fn op(&mut self, op: u8) {
+        // Classes by the literal opcode table of the sources (`crate::sources`), not the model's decoder.
+        use crate::sources::Op;
+        self.bump(match crate::sources::op(op) {
+            Some(Op::Barrier) => "op_barrier",
+            Some(Op::BitAnd | Op::BitOr | Op::BitXor | Op::LogAnd | Op::LogOr | Op::LogXor) => "op_bitwise",
+            Some(Op::IntMin | Op::IntMax | Op::IntSum) => "op_integer",
+            Some(Op::IntMinMaxLoc | Op::FltMinMaxLoc | Op::FltMinMaxNumLoc) => "op_minmaxloc",
+            Some(Op::FltMin | Op::FltMax | Op::FltMinNum | Op::FltMaxNum) => "op_flt_minmax",
+            Some(Op::FltSum(..)) => "op_flt_sum",
+            Some(Op::FltRepsum) => "op_repsum",
+            None => "op_unknown",
+        });
+    }
+
+    pub(super) fn live(&mut self, n: usize) {
+        self.max_live = self.max_live.max(n as u64);
+    }
+}
+
+/// Counter names every CI run must see at least once (the coverage holes test).
+pub const REQUIRED: &[&str] = &[
+    "messages_in",
+    "messages_out",
+    "resets",
+    "stall_cycles",
+    "idle_to_filling",
+    "filling_to_full",
+    "full_to_exiting",
+    "exiting_to_idle",
+    "op_barrier",
+    "op_bitwise",
+    "op_integer",
+    "op_minmaxloc",
+    "op_flt_minmax",
+    "op_flt_sum",
+    "op_repsum",
+    "op_unknown",
+    "results_op_mismatch",
+    "contr_overflow",
+    "complete_portals_master",
+    "complete_portals_subservient",
+    "complete_tlp_master",
+    "complete_tlp_subservient",
+    "timeouts_checked",
+    "timeouts_exact",
+    "timeouts_exact_after_exec",
+    "timeouts_exact_after_combine",
+    "timeouts_exact_after_emission",
+    "timeouts_exact_after_stalled_emission",
+    "timeouts_exact_after_expiry",
+    "timeouts_exact_after_relay",
+    "freed_by_timeout",
+    "max_live_descriptors",
+    "ack_init",
+    "ack_control",
+    "ack_control_after_copies",
+    "retry_resend_clean",
+    "retry_resend_error_marked",
+    "retry_none_live",
+    "retry_none_stored",
+    "control_copies_retagged",
+    "failure_status_set",
+    "init_relay_direct",
+    "init_relay_flood",
+    "init_relay_copies",
+    "init_relay_invalid_skipped",
+    "init_relay_to_nobody",
+    "ack_is_not_a_result",
+];
+
+/// Cross coverage of the CPU's decisions (issue 13 point 4): event x role x family. The event names are
+/// docs/cpu.md's, numbered 1-40 as `stat_event` carries them (written out here; a unit test reads them
+/// back from `rtl/cpu.v`'s `EV_*`); the role is the one the context's static entry was configured with
+/// (docs/cpu.md §5 static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
+/// entry has the event's family and key; the family is `stat_family`.
+pub mod event_cross {
+    use crate::cross::{Axis, Cross};
+
+    /// Name of the cross.
+    pub const NAME: &str = "cpu_event";
+    /// `stat_event` code - 1 -> event.
+    pub const EVENTS: &[&str] = &[
+        "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
+        "CTRL_BAD", "ARM", "REARM", "ARM_NO_DESC", "BAD_SEQNO_ARM", "ACCEPT", "PASS_UP", "DROP_UNKNOWN", "DROP_VNI",
+        "DROP_COOKIE", "DROP_SEQNO", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID",
+        "BAD_TID", "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "BAD_KIND", "COMPLETE", "TIMEOUT_PARTIAL",
+        "TIMEOUT_EMPTY", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "RETRY_NONE", "WRONG_SENDER",
+        "STALE_ARM", "INIT_RELAY",
+    ];
+    /// Static word 0 role field, and no static entry.
+    pub const ROLES: &[&str] = &["subservient", "master", "no_context"];
+    /// `stat_family`: 0 TLP, 1 Portals.
+    pub const FAMILIES: &[&str] = &["tlp", "portals"];
+    /// The axes.
+    pub const AXES: [Axis; 3] = [("event", EVENTS), ("role", ROLES), ("family", FAMILIES)];
+
+    /// Events of the TLP table of docs/cpu.md §3 and the TLP rows of §4 only.
+    const TLP_ONLY: &[&str] = &[
+        "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
+        "CTRL_BAD", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID", "BAD_TID",
+        "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND",
+        "RETRY_NONE", "WRONG_SENDER", "INIT_RELAY",
+    ];
+    /// Events of the Portals table of docs/cpu.md §3 and the Portals rows of §4 only.
+    const PORTALS_ONLY: &[&str] =
+        &["ARM", "REARM", "ARM_NO_DESC", "BAD_SEQNO_ARM", "DROP_VNI", "DROP_COOKIE", "DROP_SEQNO", "STALE_ARM", "TIMEOUT_EMPTY"];
+    /// Events of the RESPONSE a TLP SUBSERVIENT holds in Full (§3 RETRY, §4 RETRY rows) and of the
+    /// parent's COMPLETION (a MASTER drops it as BAD_KIND).
+    const SUBSERVIENT_ONLY: &[&str] = &["RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "COMPLETION_DOWN"];
+
+    /// Why a combination cannot happen (docs/cpu.md §3-§4), or `None`.
+    pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
+        let (event, role, family) = (EVENTS[idx[0]], ROLES[idx[1]], FAMILIES[idx[2]]);
+        if family == "portals" && TLP_ONLY.contains(&event) {
+            return Some("an event of the TLP family only (docs/cpu.md §3 TLP table, §4 TLP rows)");
+        }
+        if family == "tlp" && PORTALS_ONLY.contains(&event) {
+            return Some("an event of the Portals family only (docs/cpu.md §3 Portals table, §4 Portals rows)");
+        }
+        match (event, role, family) {
+            // Without a static entry only these: the drop of an unknown context, the drop of a kind
+            // nobody handles, and a Portals contribution passed up (no live descriptor, 002 (59)).
+            ("DROP_UNKNOWN" | "BAD_KIND", "no_context", _) | ("PASS_UP", "no_context", "portals") => None,
+            (_, "no_context", _) => Some("needs a static entry for the context (docs/cpu.md §3: no static entry is DROP_UNKNOWN or BAD_KIND)"),
+            ("DROP_UNKNOWN", _, "portals") => Some("a Portals DROP_UNKNOWN is an ARM with no static entry (docs/cpu.md §3 Portals table)"),
+            (e, "master", _) if SUBSERVIENT_ONLY.contains(&e) => Some("a MASTER holds no RESPONSE and has no parent (docs/cpu.md §3, §4)"),
+            ("TIMEOUT_MASTER", "subservient", _) => Some("the TLP MASTER's expiry (docs/cpu.md §4)"),
+            ("TIMEOUT_PARTIAL", "master", "tlp") => Some("a TLP MASTER's expiry is TIMEOUT_MASTER (docs/cpu.md §4)"),
+            _ => None,
+        }
+    }
+
+    /// The bin of a `stat_event` code, `None` for 0 or a code beyond the table.
+    pub fn event(code: u8) -> Option<usize> {
+        usize::from(code).checked_sub(1).filter(|&i| i < EVENTS.len())
+    }
+
+    /// An empty cross.
+    pub fn new() -> Cross {
+        Cross::new(NAME, &AXES, unreachable)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The table above is `rtl/cpu.v`'s `EV_*` localparams, name for name and code for code.
+        #[test]
+        fn events_are_the_rtl_codes() {
+            let v = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rtl/cpu.v")).expect("rtl/cpu.v");
+            let mut found = 0;
+            for part in v.split("EV_").skip(1) {
+                let Some((name, rest)) = part.split_once('=') else { continue };
+                let name = name.trim();
+                let Some(code) = rest.trim().strip_prefix("6'd") else { continue };
+                let code: u8 = code.chars().take_while(char::is_ascii_digit).collect::<String>().parse().expect("a code");
+                assert_eq!(event(code).map(|i| EVENTS[i]), Some(name), "EV_{name} = {code}");
+                found += 1;
+            }
+            assert_eq!(found, EVENTS.len());
+        }
+    }
+}

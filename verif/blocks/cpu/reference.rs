@@ -1,0 +1,751 @@
+//! The CPU's transaction-level reference of docs/cpu.md: its state, the configuration it reads from the
+//! writes, and what every accepted message does (independent of the cycle model).
+
+use super::*;
+
+/// A descriptor of the reference: the dynamic state of a live context.
+#[derive(Clone, Debug)]
+pub(super) struct RDesc {
+    pub(super) portals: bool,
+    pub(super) key: u16,
+    pub(super) sidx: usize,
+    pub(super) role: u8,
+    pub(super) state: u8,
+    pub(super) failure: bool,
+    pub(super) paused: bool,
+    pub(super) pbv: u128,
+    pub(super) pcount: u32,
+    pub(super) count: u32,
+    pub(super) wait: u32,
+    /// TLP: the stored initial accumulator, first operand of every round.
+    pub(super) init: Option<Contribution>,
+    /// The contributions accepted this round, in order.
+    pub(super) accepted: Vec<Contribution>,
+    pub(super) vni: u16,
+    pub(super) cookie: u32,
+    pub(super) seqno: u16,
+    pub(super) dst: u32,
+    pub(super) port: u8,
+    pub(super) posted: bool,
+    pub(super) attempts: u8,
+    pub(super) sent_error: bool,
+    /// Timer load in ticks.
+    pub(super) load: u32,
+    /// Cycle from which the timer runs (None: not running).
+    pub(super) run_from: Option<u64>,
+    /// The timer starts when the last message of the current event becomes visible.
+    pub(super) run_on_output: bool,
+    /// Paused at some time since the timer was loaded: no deadline check.
+    pub(super) paused_since_load: bool,
+    /// Output-stall cycles since the timer's deadline passed.
+    pub(super) stalls_after: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RStatic {
+    pub(super) valid: bool,
+    pub(super) portals: bool,
+    pub(super) key: u16,
+    pub(super) role: u8,
+    pub(super) wait: u32,
+    pub(super) stored: bool,
+    pub(super) pbv: u128,
+    pub(super) pcount: u32,
+    pub(super) op: u8,
+    pub(super) data: [u64; 4],
+    pub(super) dmu: u16,
+    pub(super) upstream: u16,
+    pub(super) posted: bool,
+    pub(super) tid: u8,
+}
+
+/// Where a decision leaves the sequencer, in cycles from its base (docs/cpu.md §6): idle from that
+/// cycle, or in EMIT from that cycle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Hold {
+    Idle(u64),
+    Emit(u64),
+}
+
+/// The sequencer of docs/cpu.md §6 as the scoreboard times it.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Seq {
+    Idle,
+    /// Busy; idle from this cycle.
+    Until(u64),
+    /// In EMIT: the next item of the list has its turn at `turn`.
+    Emit { turn: u64, items: VecDeque<bool> },
+    /// An expiry taken; its report is due on this cycle.
+    Expire(u64),
+}
+
+/// An expected outgoing message, and whether its appearance starts a context's timer.
+#[derive(Clone, Debug)]
+pub(super) struct Expected {
+    pub(super) msg: CollectiveMsg,
+    pub(super) starts_timer: Option<(bool, u16)>,
+}
+
+/// The transaction-level reference of docs/cpu.md (independent of the cycle model).
+pub struct Reference {
+    pub(super) p: CpuParams,
+    pub(super) pbv_valid: [bool; 128],
+    pub(super) pbv_switch: [bool; 128],
+    pub(super) pbv_dev: [u16; 128],
+    pub(super) timeout: [u32; 4],
+    pub(super) threshold: [u32; 3],
+    pub(super) engine_id: u16,
+    pub(super) engine_sfa: u32,
+    pub(super) ieee: bool,
+    pub(super) retry_limit: u8,
+    pub(super) st: Vec<RStatic>,
+    pub(super) live: Vec<RDesc>,
+    pub(super) events: VecDeque<(u8, bool, u16)>,
+    pub(super) outs: VecDeque<Expected>,
+    pub(super) cov: Coverage,
+    /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
+    pub(super) last_reset: u64,
+    /// The sequencer as docs/cpu.md §6 times it from the observed events (never from the model).
+    pub(super) seq: Seq,
+    /// The EMIT list of the decision in progress, in order: `true` a message, `false` a PBV bit whose
+    /// table entry is invalid (skipped in one cycle).
+    pub(super) items: VecDeque<bool>,
+    /// Where the decision in progress leaves the sequencer (set by the paths that are not a plain
+    /// drop or a one-step emission).
+    pub(super) hold: Option<Hold>,
+    /// What holds the sequencer (for the counters and the report).
+    pub(super) seq_why: &'static str,
+    /// The name of the path the decision in progress takes, when `plan`'s own is not specific enough.
+    pub(super) hold_why: Option<&'static str>,
+    /// The counter of the expiry the sequencer has taken.
+    pub(super) seq_label: &'static str,
+    /// The emission in progress waited for the output register (`m_msg_ready` low).
+    pub(super) seq_stalled: bool,
+    /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
+    /// event shows on `stat_*`.
+    pub(super) fail_marks: VecDeque<(bool, u16)>,
+    /// The FAILURE status register as docs/cpu.md §5 states it: (valid, family, ctx, count).
+    pub(super) fail: (bool, bool, u16, u8),
+}
+
+pub(super) fn bit(v: u128, i: usize) -> bool {
+    i < 128 && v >> i & 1 != 0
+}
+
+impl Reference {
+    pub(super) fn new(p: CpuParams) -> Reference {
+        Reference {
+            p,
+            pbv_valid: [false; 128],
+            pbv_switch: [false; 128],
+            pbv_dev: [0; 128],
+            timeout: [1024; 4],
+            threshold: [0xf_ffff; 3],
+            engine_id: 0,
+            engine_sfa: 0,
+            ieee: false,
+            retry_limit: 3,
+            st: vec![RStatic::default(); p.static_entries],
+            live: Vec::new(),
+            events: VecDeque::new(),
+            outs: VecDeque::new(),
+            cov: Coverage::default(),
+            last_reset: 0,
+            seq: Seq::Idle,
+            seq_why: "idle",
+            hold_why: None,
+            seq_label: "timeouts_exact",
+            seq_stalled: false,
+            items: VecDeque::new(),
+            hold: None,
+            fail_marks: VecDeque::new(),
+            fail: (false, false, 0, 0),
+        }
+    }
+
+    /// docs/cpu.md §4 "Exact expiry", computed from the tick length and the cycles since the reset,
+    /// not from the model: ticks come at cycles `R + n * TICK_CYCLES` (n >= 1, R the last reset); a
+    /// timer of `load` ticks running from cycle `from` expires on the `max(load, 1)`-th tick at or after
+    /// `from` (002 (80): timeouts are counts of ticks); the returned cycle, one after that tick, is the
+    /// first on which the expiry is pending (`s_msg_ready` low). The idle sequencer takes it on that
+    /// cycle and reports it on `stat_*` two cycles later.
+    pub(super) fn expiry_pending(&self, from: u64, load: u32) -> u64 {
+        let tick = u64::from(self.p.tick_cycles);
+        let first = from.saturating_sub(self.last_reset).div_ceil(tick).max(1);
+        self.last_reset + (first + u64::from(load.max(1)) - 1) * tick + 1
+    }
+
+    pub(super) fn reset(&mut self) {
+        let cov = std::mem::take(&mut self.cov);
+        *self = Reference::new(self.p);
+        self.cov = cov;
+    }
+
+    pub(super) fn write(&mut self, a: u16, d: u32) {
+        let a = a & 0xfff;
+        match a {
+            0x000..=0x07f => {
+                let i = usize::from(a);
+                self.pbv_valid[i] = d & 0x8000_0000 != 0;
+                self.pbv_switch[i] = d & 0x1_0000 != 0;
+                self.pbv_dev[i] = (d & 0xffff) as u16;
+            }
+            0x080..=0x083 => self.timeout[usize::from(a - 0x80)] = d & 0xff_ffff,
+            0x084..=0x086 => self.threshold[usize::from(a - 0x84)] = d & 0xf_ffff,
+            0x087 => self.engine_id = d as u16,
+            0x088 => self.engine_sfa = d,
+            0x089 => {
+                self.ieee = d & 1 != 0;
+                self.retry_limit = (d >> 8 & 15) as u8;
+            }
+            _ if a >= 0x100 && usize::from(a - 0x100) < 2 * self.p.static_entries => {
+                let s = &mut self.st[usize::from(a - 0x100) / 2];
+                if a & 1 == 0 {
+                    s.valid = d >> 31 != 0;
+                    s.portals = d >> 16 & 1 != 0;
+                    s.role = (d >> 20 & 3) as u8;
+                    s.key = (d & 0x1fff) as u16;
+                    s.stored = false;
+                    s.tid = 0;
+                } else {
+                    s.wait = d & 0xf_ffff;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn load(&self, w: u32, r: u8) -> u32 {
+        let t = if w > self.threshold[2] {
+            self.timeout[3]
+        } else if w > self.threshold[1] {
+            self.timeout[2]
+        } else if w > self.threshold[0] {
+            self.timeout[1]
+        } else {
+            self.timeout[0]
+        };
+        if r == role::MASTER {
+            2 * t
+        } else {
+            t
+        }
+    }
+
+    pub(super) fn mode(&self) -> Mode {
+        Mode::from_bit(self.ieee)
+    }
+
+    pub(super) fn find_static(&self, m: &CollectiveMsg) -> Option<usize> {
+        let portals = m.family == Family::Portals;
+        let key = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
+        self.st.iter().position(|s| s.valid && s.portals == portals && s.key == key)
+    }
+
+    pub(super) fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
+        self.live.iter().position(|d| d.portals == portals && d.key == key)
+    }
+
+    pub(super) fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
+        self.events.push_back((e, portals, ctx));
+    }
+
+    pub(super) fn out(&mut self, msg: CollectiveMsg) {
+        self.out_timed(msg, None);
+    }
+
+    /// An outgoing message, one EMIT item (docs/cpu.md §6).
+    pub(super) fn out_timed(&mut self, msg: CollectiveMsg, starts_timer: Option<(bool, u16)>) {
+        self.outs.push_back(Expected { msg, starts_timer });
+        self.items.push_back(true);
+    }
+
+    /// The accumulated result of a descriptor: the fold of its initial value and what it accepted.
+    pub(super) fn result(&self, d: &RDesc) -> Option<Contribution> {
+        let items: Vec<Contribution> = d.init.iter().copied().chain(d.accepted.iter().copied()).collect();
+        // The model's arithmetic, on the sources' rounding and priority tables (crate::sources).
+        let t = crate::sources::tables_for_the_arithmetic();
+        let (first, rest) = items.split_first()?;
+        Some(rest.iter().fold(*first, |acc, c| combine_with(&t, self.mode(), &acc, c)))
+    }
+
+    pub(super) fn tlp_init(&self, s: &RStatic) -> Contribution {
+        Contribution { rt_op: s.op, rt_data: s.data, sfa: u32::from(self.engine_id), ..Contribution::default() }
+    }
+
+    pub(super) fn new_tlp_desc(&self, sidx: usize, key: u16, s: &RStatic) -> RDesc {
+        RDesc {
+            portals: false,
+            key,
+            sidx,
+            role: s.role,
+            state: 0,
+            failure: false,
+            paused: false,
+            pbv: s.pbv,
+            pcount: s.pcount,
+            count: 0,
+            wait: 0,
+            init: Some(self.tlp_init(s)),
+            accepted: Vec::new(),
+            vni: 0,
+            cookie: 0,
+            seqno: 0,
+            dst: 0,
+            port: 0,
+            posted: s.posted,
+            attempts: 0,
+            sent_error: false,
+            load: self.load(s.pcount, s.role),
+            run_from: None,
+            run_on_output: false,
+            paused_since_load: false,
+            stalls_after: 0,
+        }
+    }
+
+    /// Activation (000 [0141]): reuse the live descriptor or take a free one.
+    pub(super) fn activate(&mut self, sidx: usize, key: u16) -> bool {
+        let s = self.st[sidx];
+        let d = self.new_tlp_desc(sidx, key, &s);
+        if let Some(k) = self.find_live(false, key) {
+            self.live[k] = d;
+        } else if self.live.len() < self.p.descriptors {
+            self.live.push(d);
+            self.cov.live(self.live.len());
+        } else {
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
+        for b in 0..128 {
+            if bit(pbv, b) && self.pbv_valid[b] {
+                self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), pid: b as u16, ..tmpl });
+            } else if bit(pbv, b) {
+                // docs/cpu.md §6: a PBV bit whose table entry is invalid is skipped in one cycle.
+                self.items.push_back(false);
+            }
+        }
+    }
+
+    pub(super) fn reply(&self, m: &CollectiveMsg, kind: Kind, code: u8) -> CollectiveMsg {
+        CollectiveMsg {
+            kind,
+            family: Family::Tlp,
+            ctx: m.ctx,
+            src: u32::from(self.engine_id),
+            dst: m.src,
+            pid: m.pid,
+            dmu_id: m.dmu_id,
+            code,
+            posted: true,
+            tid: m.tid,
+            op: m.op,
+            data: if kind == Kind::FAILURE { [u64::from(m.src as u16), 0, 0, 0] } else { [0; 4] },
+            ..CollectiveMsg::default()
+        }
+    }
+
+    /// A non-posted INITIALIZATION / CONTROL that was acted on is acknowledged to its sender
+    /// (docs/cpu.md §2, COMPLETION code 5), after any replicated copies.
+    pub(super) fn acknowledge(&mut self, m: &CollectiveMsg, counter: &'static str) {
+        if !m.posted {
+            let r = self.reply(m, Kind::COMPLETION, completion::ACKNOWLEDGED);
+            self.out(r);
+            self.cov.bump(counter);
+        }
+    }
+
+    pub(super) fn up(&self, m: &CollectiveMsg, s: &RStatic) -> CollectiveMsg {
+        CollectiveMsg { src: u32::from(self.engine_id), dst: u32::from(s.upstream), ..*m }
+    }
+
+    /// A message the CPU accepted at `cycle`.
+    pub(super) fn message(&mut self, cycle: u64, m: &CollectiveMsg) {
+        let portals = m.family == Family::Portals;
+        let before = self.events.len();
+        let e = if portals { self.portals_message(cycle, m) } else { self.tlp_message(cycle, m) };
+        // The decision event goes before the completion event the contribution may cause.
+        self.events.insert(before, (e, portals, m.ctx));
+    }
+
+    pub(super) fn tlp_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+        let key = m.ctx & 0xfff;
+        let Some(si) = self.find_static(m) else {
+            return match m.kind {
+                Kind::INITIALIZATION
+                | Kind::CONTROL
+                | Kind::CONTRIBUTION
+                | Kind::RESPONSE
+                | Kind::COMPLETION
+                | Kind::FAILURE
+                | Kind::RETRY => {
+                    event::DROP_UNKNOWN
+                }
+                _ => event::BAD_KIND,
+            };
+        };
+        let s = self.st[si];
+        let live = self.find_live(false, key);
+        match m.kind {
+            Kind::INITIALIZATION if m.pid != NO_PARTICIPANT && m.pid != self.engine_id => {
+                // docs/cpu.md §2: an INITIALIZATION for another engine (P_ID = its device ID) is
+                // relayed down (000 [0106]-[0107], [0157]): to the target if it is a switch
+                // participant of the stored context, else to every switch participant of it; the
+                // copies keep the P_ID; nothing is stored; acknowledged if non-posted.
+                if !s.stored {
+                    return event::DROP_UNKNOWN;
+                }
+                let target = (0..128).find(|&i| self.pbv_valid[i] && self.pbv_dev[i] == m.pid);
+                let switches = (0..128).filter(|&i| self.pbv_switch[i]).fold(0u128, |a, i| a | 1 << i);
+                let (mask, how) = match target {
+                    Some(i) if self.pbv_switch[i] && bit(s.pbv, i) => (1u128 << i, "init_relay_direct"),
+                    _ => (s.pbv & switches, "init_relay_flood"),
+                };
+                self.cov.bump(how);
+                // docs/cpu.md §6 "Sequencer timing": EMIT from A + 3 like CONTROL's copies, the list
+                // (its PBV bits in ascending order, an invalid entry skipped in one cycle, then the
+                // acknowledgement if non-posted) possibly empty.
+                self.hold = Some(Hold::Emit(EXEC_DONE));
+                self.hold_why = Some("relay");
+                let tmpl = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                for b in 0..128 {
+                    if bit(mask, b) && self.pbv_valid[b] {
+                        self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), ..tmpl });
+                        self.cov.bump("init_relay_copies");
+                    } else if bit(mask, b) {
+                        self.items.push_back(false);
+                        self.cov.bump("init_relay_invalid_skipped");
+                    }
+                }
+                if mask == 0 {
+                    self.cov.bump("init_relay_to_nobody");
+                }
+                self.acknowledge(m, "ack_init");
+                event::INIT_RELAY
+            }
+            Kind::INITIALIZATION => {
+                let st = &mut self.st[si];
+                st.stored = true;
+                st.pbv = m.pbv;
+                st.pcount = m.count;
+                st.op = m.op;
+                st.data = m.data;
+                st.dmu = m.dmu_id;
+                st.upstream = m.src as u16;
+                st.posted = m.posted;
+                st.tid = m.tid;
+                let e = if self.activate(si, key) { event::INIT } else { event::ACTIVATE_NO_DESC };
+                self.acknowledge(m, "ack_init");
+                e
+            }
+            Kind::CONTROL => {
+                if !(1..=5).contains(&m.code) {
+                    return event::CTRL_BAD;
+                }
+                self.st[si].upstream = m.src as u16;
+                let e = match m.code {
+                    command::START => match live {
+                        Some(k) if self.live[k].paused => {
+                            self.live[k].paused = false;
+                            event::CTRL_START
+                        }
+                        Some(_) => event::CTRL_NOOP,
+                        None if !s.stored => event::CTRL_NOOP,
+                        None => {
+                            if self.activate(si, key) {
+                                event::CTRL_START
+                            } else {
+                                event::ACTIVATE_NO_DESC
+                            }
+                        }
+                    },
+                    command::PAUSE => match live {
+                        Some(k) => {
+                            self.live[k].paused = true;
+                            self.live[k].paused_since_load = true;
+                            self.live[k].run_from = None;
+                            event::CTRL_PAUSE
+                        }
+                        None => event::CTRL_NOOP,
+                    },
+                    command::RESTART => {
+                        if !s.stored {
+                            event::CTRL_NOOP
+                        } else if self.activate(si, key) {
+                            event::CTRL_RESTART
+                        } else {
+                            event::ACTIVATE_NO_DESC
+                        }
+                    }
+                    command::STOP => match live {
+                        Some(k) => {
+                            self.live.remove(k);
+                            event::CTRL_STOP
+                        }
+                        None => event::CTRL_NOOP,
+                    },
+                    _ => {
+                        if let Some(k) = live {
+                            self.live.remove(k);
+                        }
+                        self.st[si].stored = false;
+                        self.st[si].tid = 0;
+                        event::CTRL_RESET
+                    }
+                };
+                // docs/cpu.md §6: a command on a stored context, or a non-posted one, goes to EMIT (its
+                    // copies, then its acknowledgement) even when there is nothing to send.
+                if s.stored || !m.posted {
+                    self.hold = Some(Hold::Emit(EXEC_DONE));
+                }
+                if s.stored {
+                    // The copies carry the context's TID (docs/cpu.md §2), the acknowledgement m's.
+                    let t = CollectiveMsg { src: u32::from(self.engine_id), tid: s.tid, ..*m };
+                    if s.tid != m.tid && (0..128).any(|b| bit(s.pbv, b) && self.pbv_valid[b]) {
+                        self.cov.bump("control_copies_retagged");
+                    }
+                    self.copies(t, s.pbv);
+                }
+                self.acknowledge(m, if s.stored { "ack_control_after_copies" } else { "ack_control" });
+                e
+            }
+            Kind::CONTRIBUTION | Kind::RESPONSE => {
+                let Some(k) = live else {
+                    if !s.stored {
+                        return event::DROP_UNKNOWN;
+                    }
+                    let u = self.up(m, &s);
+                    self.out(u);
+                    return event::PASS_UP;
+                };
+                if m.tid != s.tid {
+                    if (s.tid + 4 - m.tid) % 4 == 1 {
+                        let r = self.reply(m, Kind::COMPLETION, completion::ALREADY_COMPLETED);
+                        self.out(r);
+                        return event::OLD_TID;
+                    }
+                    return event::BAD_TID;
+                }
+                let d = self.live[k].clone();
+                if d.paused {
+                    return event::PAUSED_DROP;
+                }
+                if d.state >= 2 {
+                    let u = self.up(m, &s);
+                    self.out(u);
+                    return event::PASS_UP;
+                }
+                let p = if m.pid != NO_PARTICIPANT {
+                    (m.pid < 128).then_some(usize::from(m.pid))
+                } else {
+                    (0..128).find(|&i| self.pbv_valid[i] && self.pbv_dev[i] == m.src as u16)
+                };
+                let failure = match p {
+                    None => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
+                    Some(p) if !bit(s.pbv, p) => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
+                    // A P_ID is trusted only for the device its PBV-table entry holds: dropped unanswered.
+                    Some(p) if !(self.pbv_valid[p] && self.pbv_dev[p] == m.src as u16) => return event::WRONG_SENDER,
+                    Some(p) if (m.kind == Kind::RESPONSE) != self.pbv_switch[p] => Some((reason::MALFORMED, event::MALFORMED)),
+                    Some(p) if !bit(d.pbv, p) => Some((reason::DUPLICATE, event::DUPLICATE)),
+                    Some(_) if d.pcount == 0 => Some((reason::COUNT_UNDERFLOW, event::COUNT_UNDERFLOW)),
+                    Some(_) => None,
+                };
+                if let Some((why, e)) = failure {
+                    let r = self.reply(m, Kind::FAILURE, why);
+                    self.out(r);
+                    return e;
+                }
+                let p = p.unwrap_or(0);
+                let c = Contribution {
+                    rt_op: m.op,
+                    rt_data: m.data,
+                    rt_rc: Rc::from_raw(m.rc),
+                    rt_repsum_m: m.repsum_m,
+                    rt_repsum_oflow_id: m.repsum_oflow_id,
+                    sfa: m.src,
+                };
+                let dd = &mut self.live[k];
+                dd.pbv &= !(1u128 << p);
+                dd.pcount -= 1;
+                dd.count = (dd.count + m.count).min(COUNT_MAX);
+                dd.accepted.push(c);
+                if dd.state == 0 {
+                    // Idle -> Filling six cycles after acceptance; the watchdog runs from the next one.
+                    dd.state = 1;
+                    self.cov.transition(0);
+                    if !dd.paused_since_load {
+                        dd.run_from = Some(cycle + 7);
+                        dd.stalls_after = 0;
+                    }
+                }
+                let done = dd.pbv == 0 && dd.pcount == 0;
+                self.cov.op(m.op);
+                // docs/cpu.md §6: ISSUE, REDUCE, CHECK, then idle unless it completes.
+                self.hold = Some(Hold::Idle(CHECK_AFTER_COMBINE + 1));
+                if done {
+                    self.complete(k, cycle);
+                }
+                event::ACCEPT
+            }
+            Kind::COMPLETION => {
+                let Some(k) = live else { return event::DROP_UNKNOWN };
+                // docs/cpu.md §2: an acknowledgement (code 5) is not the parent's result.
+                if self.live[k].role == role::MASTER || m.code == completion::ACKNOWLEDGED {
+                    if m.code == completion::ACKNOWLEDGED && m.tid == s.tid && self.live[k].role != role::MASTER {
+                        self.cov.bump("ack_is_not_a_result");
+                    }
+                    return event::BAD_KIND;
+                }
+                if m.tid != s.tid {
+                    return event::BAD_TID;
+                }
+                // docs/cpu.md §6: RATCHET from EXEC, one step per cycle to Exiting, then EMIT.
+                self.hold = Some(Hold::Emit(EXEC_DONE + u64::from(3 - self.live[k].state) + 1));
+                self.ratchet(k, 3);
+                let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
+                self.copies(t, s.pbv);
+                self.next_round(k);
+                event::COMPLETION_DOWN
+            }
+            Kind::FAILURE => {
+                if !s.stored {
+                    return event::DROP_UNKNOWN;
+                }
+                let mut u = self.up(m, &s);
+                if let Some(k) = live {
+                    // 001's Failure flag: set, shown in the status register and carried up (EM).
+                    self.live[k].failure = true;
+                    self.fail_marks.push_back((false, m.ctx));
+                    u.error = true;
+                }
+                self.out(u);
+                event::FAILURE_UP
+            }
+            Kind::RETRY => {
+                // docs/cpu.md §2: the parent asks again for the RESPONSE a subservient holds in Full;
+                // anything else is answered FAILURE NothingToResend.
+                if !s.stored && live.is_none() {
+                    return event::DROP_UNKNOWN;
+                }
+                match live {
+                    Some(k)
+                        if self.live[k].role != role::MASTER && self.live[k].state == 2 && m.src as u16 == s.upstream =>
+                    {
+                        let d = self.live[k].clone();
+                        let r = self.tlp_out(&d, false, d.sent_error, true);
+                        self.cov.bump(if d.sent_error { "retry_resend_error_marked" } else { "retry_resend_clean" });
+                        self.out(r);
+                        event::RETRY_RESEND
+                    }
+                    _ => {
+                        let r = self.reply(m, Kind::FAILURE, reason::NOTHING_TO_RESEND);
+                        self.cov.bump(if live.is_some() { "retry_none_live" } else { "retry_none_stored" });
+                        self.out(r);
+                        event::RETRY_NONE
+                    }
+                }
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+
+    pub(super) fn portals_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+        let live = self.find_live(true, m.ctx);
+        match m.kind {
+            Kind::ARM => {
+                let Some(si) = self.find_static(m) else { return event::DROP_UNKNOWN };
+                if m.seqno == SEQNO_RESERVED {
+                    return event::BAD_SEQNO_ARM;
+                }
+                let s = self.st[si];
+                let d = RDesc {
+                    portals: true,
+                    key: m.ctx,
+                    sidx: si,
+                    role: s.role,
+                    state: 0,
+                    failure: false,
+                    paused: false,
+                    pbv: 0,
+                    pcount: 0,
+                    count: 0,
+                    wait: s.wait,
+                    init: None,
+                    accepted: Vec::new(),
+                    vni: m.vni,
+                    cookie: m.cookie,
+                    seqno: m.seqno,
+                    dst: m.dst,
+                    port: m.port,
+                    posted: false,
+                    attempts: 0,
+                    sent_error: false,
+                    load: self.load(s.wait, s.role),
+                    run_from: Some(cycle + 3),
+                    run_on_output: false,
+                    paused_since_load: false,
+                    stalls_after: 0,
+                };
+                if let Some(k) = live {
+                    // 002 (71), docs/cpu.md §2: only a newer seqno (forward distance 1..=511 modulo
+                    // 1023) re-arms; a duplicated or older arm leaves the reduction running.
+                    let ahead = (m.seqno + 1023 - self.live[k].seqno) % 1023;
+                    if !(1..=511).contains(&ahead) {
+                        return event::STALE_ARM;
+                    }
+                    self.live[k] = d;
+                    event::REARM
+                } else if self.live.len() < self.p.descriptors {
+                    self.live.push(d);
+                    self.cov.live(self.live.len());
+                    event::ARM
+                } else {
+                    event::ARM_NO_DESC
+                }
+            }
+            Kind::CONTRIBUTION => {
+                let Some(k) = live else {
+                    self.out(*m);
+                    return event::PASS_UP;
+                };
+                let d = &self.live[k];
+                if m.vni != d.vni {
+                    return event::DROP_VNI;
+                }
+                if m.cookie != d.cookie {
+                    return event::DROP_COOKIE;
+                }
+                if m.seqno != d.seqno {
+                    return event::DROP_SEQNO;
+                }
+                let c = Contribution {
+                    rt_op: m.op,
+                    rt_data: m.data,
+                    rt_rc: Rc::from_raw(m.rc),
+                    rt_repsum_m: m.repsum_m,
+                    rt_repsum_oflow_id: m.repsum_oflow_id,
+                    sfa: m.src,
+                };
+                let dd = &mut self.live[k];
+                dd.count = (dd.count + m.count).min(COUNT_MAX);
+                dd.accepted.push(c);
+                if dd.state == 0 {
+                    dd.state = 1;
+                    self.cov.transition(0);
+                }
+                self.cov.op(m.op);
+                // docs/cpu.md §6: the first contribution is stored (CHECK next), later ones combined.
+                let check = if self.live[k].accepted.len() == 1 { CHECK_AFTER_STORE } else { CHECK_AFTER_COMBINE };
+                self.hold = Some(Hold::Idle(check + 1));
+                if self.live[k].count >= self.live[k].wait {
+                    self.complete(k, cycle);
+                }
+                event::ACCEPT
+            }
+            _ => event::BAD_KIND,
+        }
+    }
+}

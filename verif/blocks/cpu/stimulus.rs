@@ -1,0 +1,577 @@
+//! The CPU's seeded stimulus: episodes of reset, configuration burst and traffic (see the module
+//! documentation of [`super`]).
+
+use super::*;
+use crate::stimulus;
+
+/// Cycles of reset at the start of every episode.
+pub(super) const RESET_CYCLES: u64 = 3;
+/// Shortest and longest episode (reset, configuration, traffic), in cycles.
+pub(super) const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
+/// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
+pub(super) const SOURCE_ID: u16 = 0x0F0F;
+/// Opcodes the contexts use (docs/reduction.md), an undefined one included.
+pub(super) const OPS: [u8; 14] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x22, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
+
+/// One reduction of a Portals tree, as the stimulus sees it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Red {
+    pub(super) armed: bool,
+    pub(super) seqno: u16,
+    /// Cycle after which the tree is armed again (the root's multicast after a completion or timeout).
+    pub(super) rearm_at: u64,
+}
+
+/// A context of the stimulus world.
+#[derive(Clone, Debug)]
+pub(super) struct World {
+    pub(super) portals: bool,
+    pub(super) key: u16,
+    pub(super) role: u8,
+    pub(super) op: u8,
+    // TLP
+    pub(super) participants: Vec<usize>,
+    pub(super) init: bool,
+    pub(super) pbv: u128,
+    pub(super) pending: Vec<usize>,
+    pub(super) tid: u8,
+    pub(super) posted: bool,
+    // Portals
+    pub(super) reds: Vec<Red>,
+    pub(super) vni: u16,
+    pub(super) cookie: u32,
+}
+
+pub(super) enum Phase {
+    Reset(u64),
+    Config(VecDeque<(u16, u32)>),
+    Traffic(u64),
+}
+
+/// The seeded stimulus of the CPU.
+pub struct CpuStimulus {
+    pub(super) p: CpuParams,
+    pub(super) r: StimRng,
+    pub(super) phases: Phases,
+    pub(super) phase: Phase,
+    pub(super) cycle: u64,
+    pub(super) last: CpuIn,
+    pub(super) idle: Gaps,
+    pub(super) stall: Gaps,
+    pub(super) world: Vec<World>,
+    /// PBV-table entries configured this episode: (index, valid, switch, device ID).
+    pub(super) table: Vec<(usize, bool, bool, u16)>,
+    pub(super) timeout_ticks: u32,
+    /// Messages due at a cycle (a parent's COMPLETION).
+    pub(super) scheduled: Vec<(u64, CollectiveMsg)>,
+    pub(super) offered: Option<CollectiveMsg>,
+    /// The engine's own device ID this episode (an INITIALIZATION with this P_ID is its own).
+    pub(super) engine_id: u16,
+}
+
+impl CpuStimulus {
+    /// A stimulus for an instance with parameters `p` and `seed`.
+    pub fn new(p: CpuParams, seed: u64) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        CpuStimulus {
+            p,
+            r,
+            phases,
+            phase: Phase::Reset(RESET_CYCLES),
+            cycle: 0,
+            last: CpuIn::default(),
+            idle: Gaps::default(),
+            stall: Gaps::default(),
+            world: Vec::new(),
+            table: Vec::new(),
+            timeout_ticks: 8,
+            scheduled: Vec::new(),
+            offered: None,
+            engine_id: 0,
+        }
+    }
+
+    /// A new episode's configuration: engine registers, PBV table, static contexts.
+    pub(super) fn configure(&mut self) -> VecDeque<(u16, u32)> {
+        self.engine_id = self.r.random::<u16>();
+        let r = &mut self.r;
+        let mut w = VecDeque::new();
+        w.push_back((reg::ENGINE_ID, u32::from(self.engine_id)));
+        w.push_back((reg::ENGINE_SFA, r.random()));
+        w.push_back((reg::MODE, mode_word(r.random_bool(0.3), r.random_range(0..4))));
+        let mut t = [0u32; 4];
+        for (k, v) in t.iter_mut().enumerate() {
+            *v = r.random_range(2..40);
+            w.push_back((reg::TIMEOUT + k as u16, *v));
+        }
+        self.timeout_ticks = t[0];
+        let mut h: Vec<u32> = (0..3).map(|_| r.random_range(1..8)).collect();
+        h.sort_unstable();
+        for (k, v) in h.iter().enumerate() {
+            w.push_back((reg::THRESHOLD + k as u16, *v));
+        }
+        // PBV table: end devices, a few switches, a few entries left invalid but used in PBVs.
+        self.table.clear();
+        let n = r.random_range(6..20);
+        let mut idx: Vec<usize> = Vec::new();
+        while idx.len() < n {
+            let i = if r.random_bool(0.7) { r.random_range(0..16) } else { r.random_range(0..128) };
+            if !idx.contains(&i) {
+                idx.push(i);
+            }
+        }
+        for &i in &idx {
+            let valid = r.random_bool(0.92);
+            let switch = r.random_bool(0.25);
+            let dev = 0x1000 | (i as u16) << 4 | r.random_range(0..16);
+            self.table.push((i, valid, switch, dev));
+            w.push_back((reg::PBV_TABLE + i as u16, pbv_word(valid, switch, dev)));
+        }
+        // Static contexts.
+        self.world.clear();
+        let n = self.p.static_entries.min(16);
+        let mut keys: Vec<(bool, u16)> = Vec::new();
+        for s in 0..n {
+            let portals = r.random_bool(0.5);
+            let key = loop {
+                let k = if portals { r.random_range(0..0x2000) } else { r.random_range(0..0x1000) };
+                if !keys.contains(&(portals, k)) {
+                    break k;
+                }
+            };
+            keys.push((portals, key));
+            let role = if r.random_bool(0.35) { role::MASTER } else { role::SUBSERVIENT };
+            let wait = r.random_range(1..6);
+            let valid = r.random_bool(0.95);
+            w.push_back((reg::STATIC + 2 * s as u16, static_word0(valid, portals, role, key)));
+            w.push_back((reg::STATIC + 2 * s as u16 + 1, wait));
+            let np = r.random_range(1..=self.table.len().min(8));
+            let mut participants: Vec<usize> = Vec::new();
+            while participants.len() < np {
+                let e = self.table[r.random_range(0..self.table.len())].0;
+                if !participants.contains(&e) {
+                    participants.push(e);
+                }
+            }
+            let reds = (0..r.random_range(1..=3)).map(|_| Red { seqno: r.random_range(0..1023), ..Red::default() }).collect();
+            self.world.push(World {
+                portals,
+                key,
+                role,
+                op: OPS[r.random_range(0..OPS.len())],
+                participants,
+                init: false,
+                pbv: 0,
+                pending: Vec::new(),
+                tid: 0,
+                posted: r.random_bool(0.25),
+                reds,
+                vni: r.random(),
+                cookie: r.random(),
+            });
+        }
+        self.scheduled.clear();
+        w
+    }
+
+    pub(super) fn switch_of(&self, e: usize) -> bool {
+        self.table.iter().find(|t| t.0 == e).is_some_and(|t| t.2)
+    }
+
+    pub(super) fn dev_of(&self, e: usize) -> u16 {
+        self.table.iter().find(|t| t.0 == e).map_or(0x0bad, |t| t.3)
+    }
+
+    /// Operands for `op`, from the reduction unit's special-value generator.
+    pub(super) fn operands(&mut self, op: u8) -> Contribution {
+        let r = &mut self.r;
+        let (_, mut b) = random_pair(&mut || r.random()).contributions();
+        b.rt_op = op;
+        b
+    }
+
+    pub(super) fn base(&self, w: &World) -> CollectiveMsg {
+        CollectiveMsg { family: if w.portals { Family::Portals } else { Family::Tlp }, pid: NO_PARTICIPANT, posted: true, ..CollectiveMsg::default() }
+    }
+
+    /// Reacts to what the CPU did on the previous cycle (the simulated parent and root).
+    pub(super) fn react(&mut self, o: &CpuOut) {
+        if !o.stat_valid {
+            return;
+        }
+        let portals = o.stat_family;
+        let ctx = o.stat_ctx;
+        let e = o.stat_event;
+        let now = self.cycle;
+        let tick = u64::from(self.p.tick_cycles);
+        let Some(wi) = self.world.iter().position(|w| w.portals == portals && w.key == if portals { ctx & 0x1fff } else { ctx & 0xfff }) else {
+            return;
+        };
+        if portals {
+            let red = usize::from(ctx >> 13);
+            let master = self.world[wi].role == role::MASTER;
+            let delay = self.r.random_range(0..4 * tick * u64::from(self.timeout_ticks));
+            if let Some(rd) = self.world[wi].reds.get_mut(red) {
+                match e {
+                    event::COMPLETE if master => rd.seqno = next_seqno(rd.seqno),
+                    event::COMPLETE | event::TIMEOUT_PARTIAL | event::TIMEOUT_EMPTY => {
+                        rd.armed = false;
+                        rd.seqno = next_seqno(rd.seqno);
+                        rd.rearm_at = now + delay;
+                    }
+                    event::ARM_NO_DESC => {
+                        rd.armed = false;
+                        rd.rearm_at = now + delay;
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
+        let delay = self.r.random_range(0..3 * tick * u64::from(self.timeout_ticks));
+        let answer = self.r.random_bool(0.8);
+        let w = &mut self.world[wi];
+        let all = w.participants.iter().copied().filter(|&p| w.pbv >> p & 1 != 0).collect::<Vec<_>>();
+        match e {
+            event::COMPLETE | event::TIMEOUT_PARTIAL if w.role != role::MASTER => {
+                // The parent answers the partial result with its COMPLETION, or (sometimes) never.
+                let m = CollectiveMsg {
+                    kind: Kind::COMPLETION,
+                    ctx,
+                    src: u32::from(SOURCE_ID),
+                    pid: NO_PARTICIPANT,
+                    code: completion::RESULT,
+                    tid: w.tid,
+                    posted: true,
+                    data: [now, 0, 0, 0],
+                    ..CollectiveMsg::default()
+                };
+                self.scheduled.extend(answer.then_some((now + delay, m)));
+            }
+            event::COMPLETE | event::TIMEOUT_MASTER | event::COMPLETION_DOWN | event::RETRY_EXHAUSTED => {
+                w.tid = (w.tid + 1) & 3;
+                w.pending = all;
+            }
+            event::CTRL_RESTART => w.pending = all,
+            event::CTRL_RESET => {
+                w.init = false;
+                w.tid = 0;
+            }
+            _ => {}
+        }
+    }
+
+    /// A new message for the traffic phase.
+    pub(super) fn generate(&mut self) -> CollectiveMsg {
+        let now = self.cycle;
+        if let Some(k) = self.scheduled.iter().position(|(due, _)| *due <= now) {
+            return self.scheduled.swap_remove(k).1;
+        }
+        if self.r.random_bool(0.01) || self.world.is_empty() {
+            return self.garbage();
+        }
+        let wi = self.r.random_range(0..self.world.len());
+        if self.world[wi].portals {
+            self.portals_msg(wi)
+        } else {
+            self.tlp_msg(wi)
+        }
+    }
+
+    pub(super) fn garbage(&mut self) -> CollectiveMsg {
+        let r = &mut self.r;
+        let portals = r.random_bool(0.5);
+        let kind = if r.random_bool(0.5) { [0u8, 1, 7, 10, 15][r.random_range(0..5)] } else { [2u8, 3, 4, 5, 6, 8, 9][r.random_range(0..7)] };
+        let mut m = CollectiveMsg {
+            kind: Kind(kind),
+            family: if portals { Family::Portals } else { Family::Tlp },
+            ctx: if portals { r.random() } else { r.random_range(0..0x1000) },
+            src: r.random(),
+            pid: if r.random_bool(0.5) { NO_PARTICIPANT } else { r.random_range(0..200) },
+            count: r.random_range(0..3),
+            code: r.random_range(0..16),
+            tid: r.random_range(0..4),
+            seqno: r.random_range(0..1024),
+            op: OPS[r.random_range(0..OPS.len())],
+            ..CollectiveMsg::default()
+        };
+        if !portals {
+            m.seqno = 0;
+        }
+        // Some of it for a configured context: a kind the family or role does not handle must meet a
+        // live static entry too (the cross event x role x family, BAD_KIND).
+        if !self.world.is_empty() && self.r.random_bool(0.3) {
+            let w = &self.world[self.r.random_range(0..self.world.len())];
+            m.family = if w.portals { Family::Portals } else { Family::Tlp };
+            m.ctx = w.key;
+            if !w.portals {
+                m.seqno = 0;
+            }
+        }
+        m
+    }
+
+    pub(super) fn portals_msg(&mut self, wi: usize) -> CollectiveMsg {
+        let now = self.cycle;
+        let w = self.world[wi].clone();
+        let red = self.r.random_range(0..w.reds.len());
+        let rd = w.reds[red].clone();
+        let ctx = (red as u16) << 13 | w.key;
+        let dfa = 0x00C0_0000 | (red as u32) << 18 | u32::from(w.key) << 3;
+        let mut m = CollectiveMsg { ctx, dst: dfa, port: self.r.random_range(0..16), ..self.base(&w) };
+        let arm_now = (!rd.armed && now >= rd.rearm_at && self.r.random_bool(0.6)) || self.r.random_bool(0.005);
+        if arm_now {
+            m.kind = Kind::ARM;
+            m.src = 0xAB00_0000 | u32::from(w.key);
+            m.vni = w.vni;
+            m.cookie = w.cookie;
+            m.seqno = if self.r.random_bool(0.01) { SEQNO_RESERVED } else { rd.seqno };
+            if rd.armed && m.seqno != SEQNO_RESERVED {
+                // A re-arm of a (probably) live reduction: duplicated, older, or newer (002 (70)-(71));
+                // a newer one moves the world's round on, so the contributions follow it.
+                let k = self.r.random_range(1..=3u16);
+                m.seqno = match self.r.random_range(0..3) {
+                    0 => rd.seqno,
+                    1 => (rd.seqno + 1023 - k) % 1023,
+                    _ => {
+                        let newer = (rd.seqno + k) % 1023;
+                        self.world[wi].reds[red].seqno = newer;
+                        newer
+                    }
+                };
+            }
+            m.resno = (m.seqno + 1022) % 1023;
+            let c = self.operands(w.op);
+            m.op = w.op;
+            m.data = c.rt_data;
+            if m.seqno != SEQNO_RESERVED {
+                let rd = &mut self.world[wi].reds[red];
+                rd.armed = true;
+            }
+            return m;
+        }
+        let c = self.operands(w.op);
+        m.kind = Kind::CONTRIBUTION;
+        m.src = 0x5F00_0000 | self.r.random_range(0..64);
+        m.count = if self.r.random_bool(0.8) { 1 } else { self.r.random_range(1..5) };
+        m.vni = if self.r.random_bool(0.03) { w.vni ^ 1 } else { w.vni };
+        m.cookie = if self.r.random_bool(0.03) { w.cookie.rotate_left(1) } else { w.cookie };
+        m.seqno = if self.r.random_bool(0.05) { self.r.random_range(0..1023) } else { rd.seqno };
+        m.op = if self.r.random_bool(0.02) { OPS[self.r.random_range(0..OPS.len())] } else { c.rt_op };
+        m.rc = c.rt_rc.0;
+        m.repsum_m = c.rt_repsum_m;
+        m.repsum_oflow_id = c.rt_repsum_oflow_id;
+        m.data = c.rt_data;
+        m
+    }
+
+    /// An INITIALIZATION for another engine (P_ID = a device ID, docs/cpu.md §2): mostly a switch
+    /// participant of the context, else another table device or any ID; the world is unchanged.
+    pub(super) fn relayed_init(&mut self, mut m: CollectiveMsg, w: &World) -> CollectiveMsg {
+        let switches: Vec<usize> = w.participants.iter().copied().filter(|&p| self.switch_of(p)).collect();
+        let mut pid = match self.r.random_range(0..10) {
+            0..=4 if !switches.is_empty() => {
+                let k = self.r.random_range(0..switches.len());
+                self.dev_of(switches[k])
+            }
+            0..=6 if !self.table.is_empty() => {
+                let k = self.r.random_range(0..self.table.len());
+                self.table[k].3
+            }
+            _ => self.r.random(),
+        };
+        while pid == self.engine_id || pid == NO_PARTICIPANT {
+            pid = pid.wrapping_add(1);
+        }
+        let c = self.operands(w.op);
+        m.kind = Kind::INITIALIZATION;
+        m.pid = pid;
+        m.count = self.r.random_range(0..9);
+        m.pbv = self.r.random();
+        m.op = w.op;
+        m.data = c.rt_data;
+        m.dmu_id = self.r.random();
+        m.posted = self.r.random_bool(0.6);
+        m.tid = self.r.random_range(0..4);
+        m
+    }
+
+    pub(super) fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
+        let w = self.world[wi].clone();
+        let mut m = CollectiveMsg { ctx: w.key, src: u32::from(SOURCE_ID), dst: 0, tid: w.tid, ..self.base(&w) };
+        if self.r.random_bool(if w.init { 0.01 } else { 0.02 }) {
+            return self.relayed_init(m, &w);
+        }
+        if !w.init && self.r.random_bool(0.3) {
+            // A command for a context not (or no longer) initialized: nothing to replicate.
+            m.kind = Kind::CONTROL;
+            m.code = self.r.random_range(0..7);
+            m.posted = self.r.random_bool(0.5);
+            m.tid = self.r.random_range(0..4);
+            return m;
+        }
+        if !w.init || self.r.random_bool(0.003) {
+            let mut pbv = 0u128;
+            for &p in &w.participants {
+                pbv |= 1 << p;
+            }
+            let n = pbv.count_ones();
+            let count = match self.r.random_range(0..20) {
+                0 => n + 1,
+                1 => n.saturating_sub(1),
+                _ => n,
+            };
+            let c = self.operands(w.op);
+            m.kind = Kind::INITIALIZATION;
+            m.count = count;
+            m.pbv = pbv;
+            m.op = w.op;
+            m.data = c.rt_data;
+            m.dmu_id = self.r.random();
+            // Its own device ID as P_ID is the engine's own INITIALIZATION too (docs/cpu.md §2).
+            if self.r.random_bool(0.2) {
+                m.pid = self.engine_id;
+            }
+            m.posted = w.posted;
+            m.tid = if self.r.random_bool(0.9) { w.tid } else { self.r.random_range(0..4) };
+            let ww = &mut self.world[wi];
+            ww.init = true;
+            ww.pbv = pbv;
+            ww.tid = m.tid;
+            ww.pending = ww.participants.clone();
+            return m;
+        }
+        let roll = self.r.random_range(0..1000);
+        if roll < 40 {
+            m.kind = Kind::CONTROL;
+            m.code = match self.r.random_range(0..20) {
+                0..=5 => command::START,
+                6..=8 => command::PAUSE,
+                9..=12 => command::RESTART,
+                13..=14 => command::STOP,
+                15 => command::RESET,
+                _ => self.r.random_range(0..16),
+            };
+            m.posted = self.r.random_bool(0.7);
+            // The sender's TID is not the context's: the copies take the context's, the
+            // acknowledgement the sender's (docs/cpu.md §2).
+            if self.r.random_bool(0.3) {
+                m.tid = self.r.random_range(0..4);
+            }
+            return m;
+        }
+        if roll < 55 {
+            m.kind = Kind::FAILURE;
+            m.code = reason::TIMEOUT;
+            m.src = u32::from(self.dev_of(w.participants[0]));
+            return m;
+        }
+        if roll < 65 {
+            m.kind = if self.r.random_bool(0.5) { Kind::COMPLETION } else { Kind::RETRY };
+            m.tid = self.r.random_range(0..4);
+            if m.kind == Kind::COMPLETION && self.r.random_bool(0.3) {
+                // A child's acknowledgement of a relayed command, mostly with the context's TID.
+                m.code = completion::ACKNOWLEDGED;
+                if self.r.random_bool(0.7) {
+                    m.tid = w.tid;
+                }
+            }
+            return m;
+        }
+        if roll < 75 {
+            // A retry request (000 [0117]), mostly from the parent, sometimes from a participant.
+            m.kind = Kind::RETRY;
+            m.code = reason::TIMEOUT;
+            if self.r.random_bool(0.2) {
+                let p = w.participants[self.r.random_range(0..w.participants.len())];
+                m.src = u32::from(self.dev_of(p));
+            }
+            return m;
+        }
+        // A contribution from a participant, mostly one that has not contributed yet this round.
+        let (p, fresh) = if !w.pending.is_empty() && self.r.random_bool(0.9) {
+            let k = self.r.random_range(0..w.pending.len());
+            (w.pending[k], Some(k))
+        } else if self.r.random_bool(0.7) {
+            (w.participants[self.r.random_range(0..w.participants.len())], None)
+        } else {
+            (self.table[self.r.random_range(0..self.table.len())].0, None)
+        };
+        if let Some(k) = fresh {
+            self.world[wi].pending.swap_remove(k);
+        }
+        let switch = self.switch_of(p);
+        let c = self.operands(w.op);
+        m.kind = if switch != self.r.random_bool(0.02) { Kind::RESPONSE } else { Kind::CONTRIBUTION };
+        m.src = u32::from(self.dev_of(p));
+        m.pid = if self.r.random_bool(0.7) { p as u16 } else { NO_PARTICIPANT };
+        if fresh.is_none() && self.r.random_bool(0.15) {
+            // A valid P_ID from the wrong sender: a child passing a late frame up keeps its own P_ID,
+            // a spoofer picks one (docs/cpu.md §2, WRONG_SENDER).
+            m.pid = p as u16;
+            let other = self.table[self.r.random_range(0..self.table.len())].0;
+            m.src = u32::from(self.dev_of(other));
+        }
+        m.count = if switch { self.r.random_range(1..9) } else { 1 };
+        m.tid = match self.r.random_range(0..50) {
+            0..=2 => w.tid.wrapping_sub(1) & 3,
+            3 => self.r.random_range(0..4),
+            _ => w.tid,
+        };
+        m.posted = self.r.random_bool(0.5);
+        m.op = if self.r.random_bool(0.02) { OPS[self.r.random_range(0..OPS.len())] } else { w.op };
+        m.rc = c.rt_rc.0;
+        m.repsum_m = c.rt_repsum_m;
+        m.repsum_oflow_id = c.rt_repsum_oflow_id;
+        m.data = c.rt_data;
+        m
+    }
+}
+
+impl Stimulus<CpuIn, CpuOut> for CpuStimulus {
+    fn next(&mut self, previous: &CpuOut) -> CpuIn {
+        let taken = self.last.s_msg_valid && previous.s_msg_ready;
+        if taken {
+            self.offered = None;
+        }
+        self.react(previous);
+        self.cycle += 1;
+        self.phases.tick(&mut self.r);
+        let prof = self.phases.profile;
+        let mut i = CpuIn { m_msg_ready: !self.stall.gap(&mut self.r, prof.stall, prof.persist), ..CpuIn::default() };
+        match &mut self.phase {
+            Phase::Reset(left) => {
+                i.rst = true;
+                *left -= 1;
+                if *left == 0 {
+                    let cfg = self.configure();
+                    self.phase = Phase::Config(cfg);
+                }
+                self.offered = None;
+            }
+            Phase::Config(q) => {
+                if let Some((a, d)) = q.pop_front() {
+                    i = CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..i };
+                } else {
+                    let len = self.r.random_range(EPISODE_CYCLES.0..=EPISODE_CYCLES.1);
+                    self.phase = Phase::Traffic(len);
+                }
+            }
+            Phase::Traffic(left) => {
+                *left -= 1;
+                if *left == 0 {
+                    self.phase = Phase::Reset(self.r.random_range(1..=RESET_CYCLES));
+                }
+                if self.offered.is_none() && !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
+                    self.offered = Some(self.generate());
+                }
+                if let Some(m) = self.offered {
+                    i.set_msg(&m);
+                }
+            }
+        }
+        self.last = i;
+        i
+    }
+}

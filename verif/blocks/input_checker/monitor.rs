@@ -1,0 +1,188 @@
+//! The input checker's independent transaction-level scoreboard.
+
+use super::*;
+
+/// Independent transaction-level scoreboard of the input checker.
+pub struct InputCheckerMonitor {
+    /// The verdict cross, and this instance's width bin.
+    pub(super) verdicts: crate::cross::Cross,
+    pub(super) width_bin: Option<usize>,
+    /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
+    pub(super) in_frame_portals: bool,
+    pub(super) due_portals: bool,
+    pub(super) labels: Labels,
+    pub(super) in_frame: Option<(Expect, String, UrExpect)>,
+    /// Frames whose last beat was taken last cycle: their pulse is due now.
+    pub(super) due: Option<(Expect, String, UrExpect)>,
+    pub(super) reg_pending: bool,
+    pub(super) msg_pending: bool,
+    pub(super) ur_pending: bool,
+    pub(super) events: [u64; event::COUNT as usize],
+    pub(super) log: TransactionLog,
+    pub(super) counts: [u64; COUNTER_NAMES.len()],
+}
+
+impl InputCheckerMonitor {
+    /// A scoreboard reading the expected outcomes from `labels`.
+    pub fn new(labels: Labels) -> Self {
+        InputCheckerMonitor::with_width(labels, 0)
+    }
+
+    /// A scoreboard of a checker `data_width` bits wide (the width bin of the verdict cross).
+    pub fn with_width(labels: Labels, data_width: usize) -> Self {
+        InputCheckerMonitor {
+            verdicts: verdict_cross::new(),
+            width_bin: verdict_cross::width(data_width),
+            in_frame_portals: false,
+            due_portals: false,
+            labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
+    }
+
+    pub(super) fn bump(&mut self, name: &'static str) {
+        let i = COUNTER_NAMES.iter().position(|&n| n == name).unwrap_or(0);
+        self.counts[i] += 1;
+    }
+
+    /// Frames per outcome event, by [`event`] bit.
+    pub fn events(&self) -> &[u64] {
+        &self.events
+    }
+}
+
+impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
+    fn observe(&mut self, cycle: u64, i: &InputCheckerIn, o: &InputCheckerOut) -> Result<(), String> {
+        // The verdict of the frame that ended last cycle.
+        let ev = o.stat_event;
+        match self.due.take() {
+            None if ev != 0 => return Err(format!("stat_event {ev:#x} with no frame ending")),
+            None => {}
+            Some((expect, what, ur)) => {
+                if ev.count_ones() != 1 {
+                    return Err(format!("frame '{what}': stat_event {ev:#x} is not one pulse"));
+                }
+                let bit = ev.trailing_zeros();
+                self.events[bit as usize] += 1;
+                if let Some(w) = self.width_bin {
+                    self.verdicts.hit(&[bit as usize, usize::from(self.due_portals), w]);
+                }
+                let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
+                match &expect {
+                    Expect::Drop(r) if *r != bit => return Err(format!("frame '{what}': outcome {name}, expected drop {}", event::NAMES[*r as usize])),
+                    Expect::AnyDrop if bit < 2 => return Err(format!("frame '{what}': random bytes accepted ({name})")),
+                    Expect::Reg(a) => {
+                        let got = RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag };
+                        if bit != event::ACCEPT_REG || !o.m_reg_valid || got != *a {
+                            return Err(format!("frame '{what}': outcome {name}, register access {got:x?} (valid {}), expected {a:x?}", o.m_reg_valid));
+                        }
+                        if self.reg_pending {
+                            return Err("a register access replaced one not yet taken".into());
+                        }
+                        self.reg_pending = true;
+                    }
+                    Expect::Msg(m) => {
+                        if bit != event::ACCEPT_MSG || !o.m_msg_valid || o.msg() != *m {
+                            return Err(format!("frame '{what}': outcome {name}, message {:x?} (valid {}), expected {m:x?}", o.msg(), o.m_msg_valid));
+                        }
+                        if self.msg_pending {
+                            return Err("a message replaced one not yet taken".into());
+                        }
+                        self.msg_pending = true;
+                        if m.family == Family::Tlp && m.tid != 0 {
+                            self.bump(counter::TID_NONZERO);
+                        }
+                    }
+                    _ => {
+                        self.bump(counter::DROPS);
+                        if what.starts_with(RESERVED_FLAG_LABEL) {
+                            self.bump(counter::RESERVED_FLAG_DROPS);
+                        }
+                    }
+                }
+                let got = UrRequest {
+                    src: o.m_ur_src,
+                    tag: o.m_ur_tag,
+                    tc: o.m_ur_tc,
+                    attr: o.m_ur_attr,
+                    mem_read: o.m_ur_mem_read,
+                    locked: o.m_ur_locked,
+                    length: o.m_ur_length,
+                    first_be: o.m_ur_first_be,
+                    last_be: o.m_ur_last_be,
+                    addr: o.m_ur_addr,
+                };
+                match &ur {
+                    UrExpect::None => {}
+                    UrExpect::Request(u) => {
+                        if self.ur_pending || !o.m_ur_valid || got != *u {
+                            return Err(format!("frame '{what}': Unsupported Request {got:x?} (valid {}, one pending {}), expected {u:x?}", o.m_ur_valid, self.ur_pending));
+                        }
+                        self.ur_pending = true;
+                    }
+                    UrExpect::Any => {
+                        if o.m_ur_valid && !self.ur_pending {
+                            self.ur_pending = true;
+                        }
+                    }
+                }
+                self.log.push(cycle, format!("{what}: {name}{}", if matches!(ur, UrExpect::Request(_)) { " + Unsupported Request" } else { "" }));
+            }
+        }
+        if o.m_reg_valid != self.reg_pending || o.m_msg_valid != self.msg_pending {
+            return Err(format!("output valid (reg {}, msg {}) without an accepted frame (reg {}, msg {})", o.m_reg_valid, o.m_msg_valid, self.reg_pending, self.msg_pending));
+        }
+        if o.m_ur_valid != self.ur_pending {
+            return Err(format!("Unsupported Request valid {} with {} expected", o.m_ur_valid, u8::from(self.ur_pending)));
+        }
+        if o.m_ur_valid && i.m_ur_ready {
+            self.ur_pending = false;
+            self.bump(counter::UR_OUT);
+        }
+        if o.m_reg_valid && i.m_reg_ready {
+            self.reg_pending = false;
+            self.bump(counter::REG_OUT);
+        }
+        if o.m_msg_valid && i.m_msg_ready {
+            self.msg_pending = false;
+            self.bump(counter::MSG_OUT);
+        }
+        if i.s_axis_tvalid && !o.s_axis_tready && !i.rst {
+            self.bump(counter::REFUSED);
+        }
+        if i.s_axis_tvalid && o.s_axis_tready {
+            self.bump(counter::BEATS);
+            if self.in_frame.is_none() {
+                self.in_frame = Some(self.labels.borrow_mut().pop_front().ok_or("a frame started with no label")?);
+                self.in_frame_portals = i.s_axis_tuser >> 8 & 1 != 0;
+            }
+            if i.s_axis_tlast {
+                self.bump(counter::FRAMES);
+                self.due = self.in_frame.take();
+                self.due_portals = self.in_frame_portals;
+            }
+        }
+        if i.rst {
+            self.bump(counter::RESETS);
+            self.in_frame = None;
+            self.due = None;
+            self.reg_pending = false;
+            self.msg_pending = false;
+            self.ur_pending = false;
+            self.log.push(cycle, "reset".into());
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = COUNTER_NAMES.iter().copied().zip(self.counts).collect();
+        v.extend(event::NAMES.iter().copied().zip(self.events));
+        v
+    }
+
+    fn cross(&self) -> Vec<crate::cross::Cross> {
+        vec![self.verdicts.clone()]
+    }
+}

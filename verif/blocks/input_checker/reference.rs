@@ -1,0 +1,160 @@
+//! The input checker's expected outcomes: what a frame must lead to, and the documented mapping of an
+//! accepted frame's repr to its normalized message (docs/blocks/input_checker.md §Mapping).
+
+use super::*;
+
+/// What a frame must lead to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// A register access.
+    Reg(RegAccess),
+    /// A normalized message.
+    Msg(CollectiveMsg),
+    /// A drop with this [`event`] bit.
+    Drop(u32),
+    /// Some drop (random bytes).
+    AnyDrop,
+}
+
+/// What a frame must put on the Unsupported Request output (`m_ur_*`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum UrExpect {
+    /// Nothing.
+    None,
+    /// This request.
+    Request(UrRequest),
+    /// Not predicted (random bytes): whatever the checker says.
+    Any,
+}
+
+/// Drop reasons after which a whole non-posted request gets an Unsupported Request
+/// (docs/blocks/input_checker.md §Unsupported Requests), written from the document.
+pub(super) const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
+
+/// The Unsupported Request a generated TLP frame must give, from the frames crate's parse of it: a
+/// non-posted request (MRd, MRdLk, IO, configuration, AtomicOp, DMWr) that parses as a whole TLP and is
+/// dropped for one of `UR_REASONS`.
+pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
+    let reason = match expect {
+        Expect::AnyDrop => return UrExpect::Any,
+        Expect::Drop(r) if UR_REASONS.contains(r) => *r,
+        _ => return UrExpect::None,
+    };
+    let _ = reason;
+    let n = frame.len();
+    if n < 6 {
+        return UrExpect::None;
+    }
+    let Ok(t) = Tlp::parse(&frame[2..n - 4]) else { return UrExpect::None };
+    use tlp::TlpKind as K;
+    let (mem_read, locked) = match t.kind() {
+        K::MemRead => (true, false),
+        K::MemReadLocked => (true, true),
+        K::IoRead | K::IoWrite | K::CfgRead { .. } | K::CfgWrite { .. } | K::FetchAdd | K::Swap | K::Cas | K::DeferrableMemWrite => (false, false),
+        _ => return UrExpect::None,
+    };
+    let (req, addr) = match &t.header {
+        Header::Memory { req, address } | Header::Atomic { req, address } => (req, (address.byte_address() as u8 & 0x7C) | address.ph()),
+        Header::Io { req, address } => (req, ((address.address_dw << 2) as u8 & 0x7C) | address.ph),
+        // Bits 6:0 of the last header DW: the register number and reserved bits of a configuration request.
+        Header::Config { req, target } => (req, ((target.register & 0x1F) << 2) | target.reserved_lo),
+        _ => return UrExpect::None,
+    };
+    let d = &t.dw0;
+    UrExpect::Request(UrRequest {
+        src: req.requester_id,
+        tag: u16::from(d.t9) << 9 | u16::from(d.t8) << 8 | u16::from(req.tag),
+        tc: d.tc,
+        attr: u8::from(d.attr2) << 2 | d.attr,
+        mem_read,
+        locked,
+        length: d.length,
+        first_be: req.first_be,
+        last_be: req.last_be,
+        addr,
+    })
+}
+
+
+
+/// Data-link wrapping of a TLP: `{0000, seq[11:0]}`, TLP, LCRC little-endian (docs §Frames).
+pub fn tlp_frame(seq: u16, tlp_bytes: &[u8]) -> Vec<u8> {
+    let seq = seq & crc::SEQUENCE_MASK;
+    let mut v = seq.to_be_bytes().to_vec();
+    v.extend_from_slice(tlp_bytes);
+    v.extend_from_slice(&crc::lcrc(seq, tlp_bytes).to_le_bytes());
+    v
+}
+
+/// The normalized message the documented mapping gives for a collective message (docs/blocks/
+/// input_checker.md §Mapping), written from the frames crate's repr.
+pub fn expected_tlp_msg(m: &CollectiveMessage, src: u16, dst: u16, port: u8) -> CollectiveMsg {
+    let h = &m.header;
+    let mut e = CollectiveMsg {
+        kind: Kind(h.kind),
+        family: Family::Tlp,
+        port,
+        ctx: h.cc_id,
+        src: u32::from(src),
+        dst: u32::from(dst),
+        pid: h.p_id,
+        dmu_id: h.dmu_id,
+        posted: !h.non_posted,
+        error: h.error_mark,
+        tid: h.tid,
+        ..CollectiveMsg::default()
+    };
+    match &m.body {
+        Body::Initialization(b) => {
+            e.count = b.p_count.into();
+            e.op = b.operation;
+            e.data[0] = b.accumulator;
+            e.pbv = b.pbv;
+        }
+        Body::Control(b) => {
+            e.code = b.command;
+            e.count = b.p_count.into();
+        }
+        Body::Data { fixed, operands } => {
+            e.op = fixed.operation;
+            e.rc = fixed.status;
+            e.count = fixed.contributions.into();
+            e.code = fixed.completion;
+            e.data[..operands.len()].copy_from_slice(operands);
+        }
+        Body::Error(b) => {
+            e.code = b.reason;
+            e.count = b.attempt.into();
+            e.data[0] = u64::from(b.engine_id) | u64::from(b.device_id) << 16;
+        }
+        _ => {}
+    }
+    e.masked()
+}
+
+/// The normalized message for a Portals reduction frame (docs §Mapping).
+pub fn expected_portals_msg(f: &ReductionFrame, port: u8) -> CollectiveMsg {
+    let h = &f.header;
+    CollectiveMsg {
+        kind: if h.arm { Kind::ARM } else { Kind::CONTRIBUTION },
+        family: Family::Portals,
+        port,
+        ctx: ((f.dfa >> 18 & 7) << 13 | (f.dfa >> 3 & 0x1FFF)) as u16,
+        src: f.sfa,
+        dst: f.dfa,
+        pid: NO_PARTICIPANT,
+        count: h.count,
+        posted: true,
+        vni: f.vni,
+        cookie: h.cookie,
+        seqno: h.seqno,
+        resno: h.resno,
+        retry: h.retry,
+        op: h.op,
+        rc: h.rc,
+        repsum_m: h.repsum_m as i8,
+        repsum_oflow_id: h.repsum_ovflid,
+        data: f.data,
+        ..CollectiveMsg::default()
+    }
+}

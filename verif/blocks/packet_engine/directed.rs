@@ -1,0 +1,168 @@
+//! A directed stimulus (configuration, then given frames) and a monitor that only records, for the
+//! directed tests of the top.
+
+use super::*;
+use crate::stimulus;
+
+/// A directed stimulus: a reset, CPU configuration writes, then `frames` one after the other on a TLP
+/// port (every sink ready, the VL queue returning every slot at once).
+pub struct DirectedStimulus {
+    pub(super) p: EngineParams,
+    pub(super) reset_left: u64,
+    pub(super) cpu_cfg: VecDeque<(u16, u32)>,
+    pub(super) cpu_cfg_delay: u64,
+    pub(super) frames: VecDeque<(bool, Vec<u8>)>,
+    pub(super) rx_beats: VecDeque<(Wide, u64, bool)>,
+    pub(super) partner_credits: i64,
+    pub(super) last: EngineIn,
+    pub(super) r: StimRng,
+    pub(super) cycle: u64,
+    pub(super) family: bool,
+}
+
+impl DirectedStimulus {
+    /// Sends `frames` after writing `cpu_cfg` into the CPU.
+    pub fn new(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<Vec<u8>>) -> Self {
+        Self::mixed(p, cpu_cfg, frames.into_iter().map(|f| (false, f)).collect())
+    }
+
+    /// Sends `frames`, each with the port family it is sent under (`true`: Soft Portals).
+    pub fn mixed(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<(bool, Vec<u8>)>) -> Self {
+        DirectedStimulus {
+            p,
+            reset_left: RESET_CYCLES,
+            cpu_cfg: cpu_cfg.into(),
+            cpu_cfg_delay: CPU_BACK_DOOR_DELAY,
+            frames: frames.into(),
+            rx_beats: VecDeque::new(),
+            partner_credits: VL_DEPTH - i64::from(p.inj_credits),
+            last: EngineIn::default(),
+            r: stimulus::rng(0, 1),
+            cycle: 0,
+            family: false,
+        }
+    }
+}
+
+impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
+    fn next(&mut self, previous: &EngineOut) -> EngineIn {
+        let l = self.last;
+        if !l.rst {
+            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+                self.rx_beats.pop_front();
+                self.partner_credits -= 1;
+            }
+            self.partner_credits += i64::from(previous.link_credit_return);
+        }
+        let mut i = EngineIn {
+            m_axis_vl_tready: true,
+            m_axis_egress_tready: true,
+            m_reg_rsp_ready: true,
+            cfg_port: PORT,
+            cfg_engine_id: ENGINE_ID,
+            cfg_src_mac: 0x0200_0000_0010,
+            cfg_dst_mac: 0x0200_0000_0001,
+            // Walk the PBV read port over the first 8 entries (compared in lockstep).
+            pbv_rd_index: (self.cycle % 8) as u8,
+            cfg_family: self.family,
+            ..Default::default()
+        };
+        self.cycle += 1;
+        // The VL queue frees each slot the cycle after it fills.
+        if previous.m_axis_vl_tvalid && l.m_axis_vl_tready && !l.rst {
+            i.vl_credit_return = 1;
+        }
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.last = i;
+            return i;
+        }
+        let _ = self.p;
+        if self.cpu_cfg_delay > 0 {
+            self.cpu_cfg_delay -= 1;
+        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
+            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+        } else if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);
+        } else if self.partner_credits > 0 {
+            if self.rx_beats.is_empty() {
+                if let Some((fam, f)) = self.frames.pop_front() {
+                    self.family = fam;
+                    i.cfg_family = fam;
+                    self.rx_beats = beats(&f, 32, &mut self.r);
+                }
+            }
+            if let Some(&(d, k, last)) = self.rx_beats.front() {
+                (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+            }
+        }
+        self.last = i;
+        i
+    }
+}
+
+/// A monitor that only records: frames on `m_axis_vl` and `m_axis_egress`, register responses, events.
+#[derive(Default)]
+pub struct Recorder {
+    /// Whole frames that left on `m_axis_vl`, in order.
+    pub vl: Vec<Vec<u8>>,
+    /// Whole frames that left on `m_axis_egress`, with their tdest.
+    pub egress: Vec<(u8, Vec<u8>)>,
+    /// Register responses (status, src).
+    pub responses: Vec<(u8, u16)>,
+    /// CPU events (event, family, ctx).
+    pub cpu_events: Vec<(u8, bool, u16)>,
+    /// Cycle of each receive frame's last beat (handshake).
+    pub rx_done: Vec<u64>,
+    /// Cycle of each `m_axis_vl` frame's first beat (handshake).
+    pub vl_start: Vec<u64>,
+    /// Cycle of each register response (handshake).
+    pub rsp_at: Vec<u64>,
+    pub(super) vl_cur: Vec<u8>,
+    pub(super) eg_cur: Vec<u8>,
+    pub(super) log: TransactionLog,
+}
+
+impl Monitor<EngineIn, EngineOut> for Recorder {
+    fn observe(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        if i.rst {
+            return Ok(());
+        }
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready && i.s_axis_rx_tlast {
+            self.rx_done.push(cycle);
+        }
+        if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            if self.vl_cur.is_empty() {
+                self.vl_start.push(cycle);
+            }
+            append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
+            if o.m_axis_vl_tlast {
+                self.vl.push(std::mem::take(&mut self.vl_cur));
+                self.log.push(cycle, "vl frame".into());
+            }
+        }
+        if o.m_axis_egress_tvalid && i.m_axis_egress_tready {
+            append(&mut self.eg_cur, &o.m_axis_egress_tdata, o.m_axis_egress_tkeep);
+            if o.m_axis_egress_tlast {
+                self.egress.push((o.m_axis_egress_tdest, std::mem::take(&mut self.eg_cur)));
+            }
+        }
+        if o.m_reg_rsp_valid && i.m_reg_rsp_ready {
+            self.responses.push((o.m_reg_rsp_status, o.m_reg_rsp_src));
+            self.rsp_at.push(cycle);
+        }
+        if o.cpu_stat_valid {
+            self.cpu_events.push((o.cpu_stat_event, o.cpu_stat_family, o.cpu_stat_ctx));
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
+}

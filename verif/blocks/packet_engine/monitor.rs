@@ -1,0 +1,391 @@
+//! The top's end-to-end scoreboard (transaction level, from the top's ports only) and its counters.
+
+use super::*;
+
+/// Counters of [`PacketEngineMonitor`] (coverage).
+pub const COUNTERS: [&str; N_COUNTERS] = [
+    "rx_frames",
+    "passed_frames",
+    "extracted_frames",
+    "injected_frames",
+    "egress_frames",
+    "reg_accesses",
+    "reg_rsp_ok",
+    "reg_rsp_rejected",
+    "reg_rsp_unmapped",
+    "messages_to_cpu",
+    "checker_drops",
+    "frames_built",
+    "builder_drops",
+    "route_misses",
+    "cpu_events",
+    "balance_checks",
+    "balance_checks_skipped",
+    "resets",
+    "rx_stall_cycles",
+    "vl_stall_cycles",
+    "reg_reads",
+    "reg_reads_ok",
+    "reg_reads_rejected",
+    "reg_reads_unmapped",
+    "reg_writes",
+    "cpl_sc",
+    "cpl_ur",
+    "cpl_ca",
+    "cpl_posted",
+    "completions_injected",
+    "cpu_accept",
+    "cpu_old_tid",
+    "cpu_bad_tid",
+    "start_contention_cycles",
+];
+
+/// Number of [`COUNTERS`].
+pub const N_COUNTERS: usize = 34;
+
+pub(super) fn ix(name: &str) -> usize {
+    COUNTERS.iter().position(|&n| n == name).expect("counter name")
+}
+
+/// Why `f` is not a frame the frame builder could have made (a Soft Portals frame with a good FCS, or a
+/// TLP frame with a good LCRC that parses), if it is not.
+pub fn malformed_engine_frame(f: &[u8]) -> Option<String> {
+    if f.len() == inswitch_frames::ethernet::SOFT_PORTALS_LEN {
+        return match SoftPortals::parse(f) {
+            Ok(sp) if sp.check_fcs().is_ok() => None,
+            Ok(_) => Some("bad FCS".into()),
+            Err(e) => Some(format!("{e}")),
+        };
+    }
+    if f.len() < 2 + 12 + 4 {
+        return Some("too short".into());
+    }
+    let seq = u16::from_be_bytes([f[0], f[1]]);
+    let tlp = &f[2..f.len() - 4];
+    let lcrc = u32::from_le_bytes([f[f.len() - 4], f[f.len() - 3], f[f.len() - 2], f[f.len() - 1]]);
+    if inswitch_frames::crc::lcrc(seq, tlp) != lcrc {
+        return Some("bad LCRC".into());
+    }
+    Tlp::parse(tlp).err().map(|e| format!("{e}"))
+}
+
+/// The completion header of `f` if it is a completion frame (data-link form, good LCRC, parses).
+pub fn completion_of(f: &[u8]) -> Option<inswitch_frames::tlp::CompletionHeader> {
+    if f.len() < 2 + 12 + 4 || malformed_engine_frame(f).is_some() {
+        return None;
+    }
+    match Tlp::parse(&f[2..f.len() - 4]) {
+        Ok(Tlp { header: Header::Completion(h), .. }) => Some(h),
+        _ => None,
+    }
+}
+
+/// The end-to-end scoreboard of the top.
+pub struct PacketEngineMonitor {
+    pub(super) shared: Shared,
+    pub(super) log: TransactionLog,
+    pub(super) counts: [u64; N_COUNTERS],
+    /// Per-episode counts, for the balances.
+    pub(super) ep: [i64; N_COUNTERS],
+    /// Receive frames not yet seen leaving (bytes), oldest first; `rx_cur` is the one arriving.
+    pub(super) rx: VecDeque<Vec<u8>>,
+    pub(super) rx_cur: Vec<u8>,
+    pub(super) vl_cur: Vec<u8>,
+    pub(super) eg_open: bool,
+    pub(super) partner: i64,
+    pub(super) occupancy: i64,
+    pub(super) last_activity: u64,
+    /// Last cycle with progress or nothing pending (liveness).
+    pub(super) last_progress: u64,
+    /// Drop reason events seen, per checker bit (coverage of every outcome).
+    pub checker_bits: [u64; 21],
+    pub(super) inj_credits: i64,
+}
+
+pub(super) fn append(v: &mut Vec<u8>, d: &Wide, keep: u64) {
+    for k in 0..32 {
+        if keep >> k & 1 != 0 {
+            v.push(d.byte(k));
+        }
+    }
+}
+
+impl PacketEngineMonitor {
+    /// A scoreboard sharing `shared` with the stimulus.
+    pub fn new(shared: Shared, p: EngineParams) -> Self {
+        PacketEngineMonitor {
+            shared,
+            log: TransactionLog::default(),
+            counts: [0; N_COUNTERS],
+            ep: [0; N_COUNTERS],
+            rx: VecDeque::new(),
+            rx_cur: Vec::new(),
+            vl_cur: Vec::new(),
+            eg_open: false,
+            partner: VL_DEPTH - i64::from(p.inj_credits),
+            occupancy: 0,
+            last_activity: 0,
+            last_progress: 0,
+            checker_bits: [0; 21],
+            inj_credits: i64::from(p.inj_credits),
+        }
+    }
+
+    pub(super) fn bump(&mut self, name: &str) {
+        let k = ix(name);
+        self.counts[k] += 1;
+        self.ep[k] += 1;
+    }
+
+    pub(super) fn e(&self, name: &str) -> i64 {
+        self.ep[ix(name)]
+    }
+
+    /// Liveness at the end of a drain (every sink ready for `DRAIN_CYCLES`): the stimulus sent every
+    /// receive frame it had, whatever else happened (an engine that stops taking receive beats is a
+    /// deadlock, e.g. the interposer's, even if every frame it did take is accounted for).
+    pub(super) fn drained(&mut self, cycle: u64) -> Result<(), String> {
+        let (beats, frames) = self.shared.unsent.get();
+        if beats + frames > 0 {
+            return Err(format!(
+                "liveness after the drain (seed {}, cycle {cycle}): {beats} beats of a receive frame and {frames} more frames never sent: the engine stopped taking receive beats",
+                self.shared.seed.get()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Liveness every cycle: some progress within [`LIVENESS_CYCLES`] while work is pending.
+    pub(super) fn progress(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        let moved = (i.s_axis_rx_tvalid && o.s_axis_rx_tready)
+            || (o.m_axis_vl_tvalid && i.m_axis_vl_tready)
+            || (o.m_axis_egress_tvalid && i.m_axis_egress_tready)
+            || o.m_reg_rsp_valid
+            || o.cpu_stat_valid
+            || o.stat_event != 0
+            || o.link_credit_return != 0;
+        let pending = i.s_axis_rx_tvalid || o.m_axis_vl_tvalid || o.m_axis_egress_tvalid;
+        if moved || !pending {
+            self.last_progress = cycle;
+        } else if cycle - self.last_progress >= LIVENESS_CYCLES {
+            return Err(format!(
+                "liveness (seed {}, cycle {cycle}): no progress for {LIVENESS_CYCLES} cycles while work is pending: receive beat offered {}, m_axis_vl valid {} (ready {}), m_axis_egress valid {} (ready {})",
+                self.shared.seed.get(),
+                i.s_axis_rx_tvalid,
+                o.m_axis_vl_tvalid,
+                i.m_axis_vl_tready,
+                o.m_axis_egress_tvalid,
+                i.m_axis_egress_tready
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn balance(&mut self, cycle: u64, o: &EngineOut) -> Result<(), String> {
+        if cycle - self.last_activity < 400 {
+            self.counts[ix("balance_checks_skipped")] += 1;
+            return Ok(());
+        }
+        // Receive frames after the last passed one were all extracted.
+        while self.rx.pop_front().is_some() {
+            self.bump("extracted_frames");
+        }
+        let e = |n: &str| self.e(n);
+        let checks = [
+            ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
+            ("extracted = register accesses + messages + checker drops", e("extracted_frames"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
+            ("register accesses = responses", e("reg_accesses"), e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped")),
+            ("register reads answered OK = CplD", e("reg_reads_ok"), e("cpl_sc")),
+            ("register reads rejected = Completer Aborts", e("reg_reads_rejected"), e("cpl_ca")),
+            ("register writes = posted (no completion)", e("reg_writes"), e("cpl_posted")),
+            ("Unsupported Requests >= unmapped reads", e("cpl_ur").min(e("reg_reads_unmapped")), e("reg_reads_unmapped")),
+            (
+                "frames built + completions = injected + egress + route misses",
+                e("frames_built") + e("cpl_sc") + e("cpl_ur") + e("cpl_ca"),
+                e("injected_frames") + e("egress_frames") + e("route_misses"),
+            ),
+            ("partner credits + injection credits = VL depth", self.partner + i64::from(o.stat_inj_credits) + self.occupancy, VL_DEPTH),
+            ("injection credits refilled", i64::from(o.stat_inj_credits), self.inj_credits),
+        ];
+        for (what, a, b) in checks {
+            if a != b {
+                return Err(format!("balance after the drain: {what}: {a} != {b}"));
+            }
+        }
+        // Quiet for 400 cycles with every sink ready: the outputs stopped because nothing is left, not
+        // in the middle of a frame.
+        if o.m_axis_vl_tvalid || o.m_axis_egress_tvalid || !self.vl_cur.is_empty() || self.eg_open || !self.rx_cur.is_empty() {
+            return Err(format!(
+                "liveness after the drain (seed {}, cycle {cycle}): a frame is still open (VL valid {}, egress valid {}, {} VL bytes, {} receive bytes)",
+                self.shared.seed.get(),
+                o.m_axis_vl_tvalid,
+                o.m_axis_egress_tvalid,
+                self.vl_cur.len(),
+                self.rx_cur.len()
+            ));
+        }
+        self.counts[ix("balance_checks")] += 1;
+        self.log.push(cycle, "balance checked".into());
+        Ok(())
+    }
+}
+
+impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
+    fn observe(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+        if i.rst {
+            if !self.ep.iter().all(|&x| x == 0) || cycle == 0 {
+                self.bump("resets");
+            }
+            self.ep = [0; N_COUNTERS];
+            self.rx.clear();
+            self.rx_cur.clear();
+            self.vl_cur.clear();
+            self.eg_open = false;
+            self.partner = VL_DEPTH - self.inj_credits;
+            self.occupancy = 0;
+            self.last_progress = cycle;
+            return Ok(());
+        }
+        self.progress(cycle, i, o)?;
+        if self.shared.contention.get() {
+            self.counts[ix("start_contention_cycles")] += 1;
+        }
+        // Receive frames.
+        if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
+            append(&mut self.rx_cur, &i.s_axis_rx_tdata, i.s_axis_rx_tkeep);
+            self.partner -= 1;
+            if i.s_axis_rx_tlast {
+                self.rx.push_back(std::mem::take(&mut self.rx_cur));
+                self.bump("rx_frames");
+            }
+        } else if i.s_axis_rx_tvalid {
+            self.counts[ix("rx_stall_cycles")] += 1;
+        }
+        self.partner += i64::from(o.link_credit_return);
+        self.occupancy -= i64::from(i.vl_credit_return);
+        // VL frames: a passed receive frame (the oldest ones before it were extracted) or an injection.
+        if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
+            self.occupancy += 1;
+            append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
+            if o.m_axis_vl_tlast {
+                let f = std::mem::take(&mut self.vl_cur);
+                if let Some(k) = self.rx.iter().position(|x| *x == f) {
+                    for _ in 0..k {
+                        self.rx.pop_front();
+                        self.bump("extracted_frames");
+                    }
+                    self.rx.pop_front();
+                    self.bump("passed_frames");
+                    self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
+                } else {
+                    // Not a receive frame: it must be a well-formed frame as the builder makes them.
+                    if let Some(why) = malformed_engine_frame(&f) {
+                        return Err(format!("a {}-byte frame on m_axis_vl is neither a receive frame nor a built one ({why}): {f:02x?}", f.len()));
+                    }
+                    self.bump("injected_frames");
+                    if let Some(cpl) = completion_of(&f) {
+                        if cpl.completer_id != ENGINE_ID {
+                            return Err(format!("a completion with Completer ID {:#06x}, not the engine's", cpl.completer_id));
+                        }
+                        self.bump("completions_injected");
+                    }
+                    self.log.push(cycle, format!("injected a {}-byte frame", f.len()));
+                }
+                self.last_activity = cycle;
+            }
+        } else if o.m_axis_vl_tvalid {
+            self.counts[ix("vl_stall_cycles")] += 1;
+        }
+        if o.m_axis_egress_tvalid {
+            if o.m_axis_egress_tdest == PORT & 0xF {
+                return Err(format!("egress frame with tdest {} = this port", o.m_axis_egress_tdest));
+            }
+            if i.m_axis_egress_tready {
+                self.eg_open = !o.m_axis_egress_tlast;
+                if o.m_axis_egress_tlast {
+                    self.bump("egress_frames");
+                    self.log.push(cycle, format!("egress frame to port {}", o.m_axis_egress_tdest));
+                    self.last_activity = cycle;
+                }
+            }
+        }
+        // The tap: one cycle per response (m_reg_rsp_ready does not matter).
+        if o.m_reg_rsp_valid {
+            self.bump(if o.m_reg_rsp_write { "reg_writes" } else { "reg_reads" });
+            if !o.m_reg_rsp_write {
+                self.bump(match o.m_reg_rsp_status {
+                    0 => "reg_reads_ok",
+                    1 => "reg_reads_rejected",
+                    _ => "reg_reads_unmapped",
+                });
+            }
+            let n = match o.m_reg_rsp_status {
+                0 => "reg_rsp_ok",
+                1 => "reg_rsp_rejected",
+                2 => "reg_rsp_unmapped",
+                s => return Err(format!("register response status {s}")),
+            };
+            self.bump(n);
+            self.log.push(cycle, format!("register response {n} tag {:#x} src {:#06x}", o.m_reg_rsp_tag, o.m_reg_rsp_src));
+        }
+        // Events (docs/blocks/packet_engine.md §Events).
+        let ev = o.stat_event;
+        for (b, n) in [(28, "cpl_sc"), (29, "cpl_ur"), (30, "cpl_ca"), (31, "cpl_posted")] {
+            if ev >> b & 1 != 0 {
+                self.bump(n);
+                self.last_activity = cycle;
+            }
+        }
+        for b in 0..21 {
+            if ev >> b & 1 != 0 {
+                self.checker_bits[b] += 1;
+                self.bump(match b {
+                    0 => "reg_accesses",
+                    1 => "messages_to_cpu",
+                    _ => "checker_drops",
+                });
+            }
+        }
+        if ev >> 24 & 1 != 0 {
+            self.bump("route_misses");
+        }
+        if ev >> 25 & 1 != 0 {
+            self.bump("frames_built");
+            self.last_activity = cycle;
+        }
+        if ev >> 26 & 1 != 0 {
+            self.bump("builder_drops");
+        }
+        if o.cpu_stat_valid {
+            self.bump("cpu_events");
+            self.last_activity = cycle;
+            // The TID paths end to end (001): contributions counted, "already completed", dropped.
+            match o.cpu_stat_event {
+                cpu_event::ACCEPT => self.bump("cpu_accept"),
+                cpu_event::OLD_TID => self.bump("cpu_old_tid"),
+                cpu_event::BAD_TID => self.bump("cpu_bad_tid"),
+                _ => {}
+            }
+        }
+        if ev & 0x1F_FFFF != 0 {
+            self.last_activity = cycle;
+        }
+        if self.shared.check.get() {
+            self.drained(cycle)?;
+            self.balance(cycle, o)?;
+        }
+        Ok(())
+    }
+
+    fn recent(&self) -> Vec<Transaction> {
+        self.log.to_vec()
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = COUNTERS.iter().copied().zip(self.counts).collect();
+        // Distinct checker drop reasons (bits 2-20) seen at least once.
+        v.push(("drop_reasons_seen", self.checker_bits[2..].iter().filter(|&&n| n > 0).count() as u64));
+        v.push(("drop_reasons_mask", self.checker_bits.iter().enumerate().filter(|(_, &n)| n > 0).fold(0, |a, (k, _)| a | 1 << k)));
+        v
+    }
+}

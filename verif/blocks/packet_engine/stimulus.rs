@@ -1,0 +1,496 @@
+//! The top's seeded stimulus: episodes of configuration writes from a credit-respecting link partner,
+//! then the random frame mix or an emit phase, and a drain (see the module documentation of [`super`]).
+
+use super::*;
+use crate::stimulus;
+
+/// A memory write of one DW into engine `id`'s register window at `offset`.
+pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
+    let addr = u64::from(id) << 16 | 0xC000 | u64::from(offset & 0xFFF);
+    let mut t = Tlp::memory_write(requester, 0, addr, value.to_le_bytes().to_vec()).expect("mwr");
+    if let Header::Memory { req, .. } = &mut t.header {
+        req.first_be = be;
+    }
+    tlp_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+/// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
+/// 10-bit tag (T9, T8 and the tag byte).
+pub fn reg_read_frame(seq: u16, requester: u16, offset: u32, first_be: u8, tag: u16) -> Vec<u8> {
+    use inswitch_frames::tlp::{types, Address, Dw0, RequestDw1};
+    let mut dw0 = Dw0 { tlp_type: types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Dw0::default() };
+    dw0.set_length_dw(1);
+    let req = RequestDw1 { requester_id: requester, tag: tag as u8, last_be: 0, first_be };
+    let address = Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | (offset & 0xFFC), 0);
+    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address }, payload: vec![], digest: None };
+    tlp_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+pub(super) fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
+    let n = bytes.len().max(1);
+    let nb = n.div_ceil(kw);
+    (0..nb)
+        .map(|b| {
+            let mut d = Wide::ZERO;
+            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
+            for k in 0..kw {
+                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
+            }
+            let len = chunk.len().max(1);
+            let mut keep = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+            // 0.5% of the beats before the last: a hole in tkeep (the checker's `tkeep` drop).
+            if b + 1 < nb && r.random_bool(0.005) {
+                keep &= !(1 << r.random_range(0..kw));
+            }
+            (d, keep, b + 1 == nb)
+        })
+        .collect()
+}
+
+/// The seeded stimulus of the top.
+pub struct PacketEngineStimulus {
+    pub(super) p: EngineParams,
+    pub(super) r: StimRng,
+    pub(super) phases: Phases,
+    pub(super) last: EngineIn,
+    pub(super) rx_idle: Gaps,
+    pub(super) vl_stall: Gaps,
+    pub(super) eg_stall: Gaps,
+    pub(super) rsp_stall: Gaps,
+    pub(super) reset_left: u64,
+    pub(super) cpu_cfg: VecDeque<(u16, u32)>,
+    pub(super) cpu_cfg_delay: u64,
+    pub(super) frames: VecDeque<(bool, Vec<u8>)>,
+    pub(super) rx_beats: VecDeque<(Wide, u64, bool)>,
+    pub(super) partner_credits: i64,
+    pub(super) vl_occupancy: i64,
+    pub(super) family: bool,
+    pub(super) seq: u16,
+    pub(super) drain: f64,
+    pub(super) mode: TrafficMode,
+    pub(super) traffic_left: u64,
+    pub(super) drain_left: u64,
+    pub(super) shared: Shared,
+    /// The stimulus's view of each TLP context's transaction ID (001), followed from the CPU's events
+    /// (`tid_follow`), so most collective messages carry the current TID and the rest are one behind
+    /// (`OLD_TID`) or random (`BAD_TID`).
+    pub(super) tids: [u8; TLP_CTX.len()],
+    /// The TID of the last INITIALIZATION sent for each TLP context (the CPU takes it on `INIT`).
+    pub(super) init_tids: [u8; TLP_CTX.len()],
+    /// Whether each TLP context's static entry is a MASTER (its `COMPLETE` starts the next round).
+    pub(super) masters: [bool; TLP_CTX.len()],
+    /// The current round (`rt_seqno`) of each Portals reduction (by DFA) the stimulus arms.
+    pub(super) red_seqnos: std::collections::HashMap<u32, u16>,
+}
+
+impl PacketEngineStimulus {
+    /// A stimulus for `seed`.
+    pub fn new(p: EngineParams, seed: u64, shared: Shared) -> Self {
+        let mut r = stimulus::rng(seed, 0);
+        let phases = Phases::new(&mut r);
+        shared.seed.set(seed);
+        let mut s = PacketEngineStimulus {
+            p,
+            r,
+            phases,
+            last: EngineIn::default(),
+            rx_idle: Gaps::default(),
+            vl_stall: Gaps::default(),
+            eg_stall: Gaps::default(),
+            rsp_stall: Gaps::default(),
+            reset_left: 0,
+            cpu_cfg: VecDeque::new(),
+            cpu_cfg_delay: 0,
+            frames: VecDeque::new(),
+            rx_beats: VecDeque::new(),
+            partner_credits: 0,
+            vl_occupancy: 0,
+            family: false,
+            seq: 0,
+            drain: 0.5,
+            mode: TrafficMode::Mixed,
+            traffic_left: 0,
+            drain_left: 0,
+            shared,
+            tids: [0; TLP_CTX.len()],
+            init_tids: [0; TLP_CTX.len()],
+            masters: [false; TLP_CTX.len()],
+            red_seqnos: std::collections::HashMap::new(),
+        };
+        s.episode();
+        s
+    }
+
+    pub(super) fn next_seq(&mut self) -> u16 {
+        self.seq = (self.seq + 1) & 0xFFF;
+        self.seq
+    }
+
+    /// Schedules a new episode: reset, CPU and register-space configuration, traffic, drain.
+    pub(super) fn episode(&mut self) {
+        let r = &mut self.r;
+        self.reset_left = RESET_CYCLES;
+        self.traffic_left = r.random_range(4_000..60_000);
+        self.drain_left = DRAIN_CYCLES;
+        self.rx_beats.clear();
+        self.partner_credits = VL_DEPTH - i64::from(self.p.inj_credits);
+        self.vl_occupancy = 0;
+        // CPU, through the register space's CPU window (docs/registers.md; the ENGINE_ID strap reaches
+        // the CPU by the post-reset copy): ENGINE_SFA, PBV entries and flags (entry 3 a switch), timeouts
+        // short enough to fire, static entries (wait count first, then the key).
+        let mut w: Vec<(u16, u32)> = vec![(0x164, 0x00AB_0010)];
+        for (j, pair) in PARTICIPANTS.chunks(2).enumerate() {
+            let flags = |k: usize| 1 | u32::from(k == 3) << 1;
+            w.push((4 * j as u16, u32::from(pair[0]) | u32::from(pair[1]) << 16));
+            w.push((0x500 + 4 * j as u16, flags(2 * j) | flags(2 * j + 1) << 16));
+        }
+        for k in 0..4u16 {
+            w.push((0x130 + 4 * k, r.random_range(8..200)));
+        }
+        let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
+        // A reset clears every context's TID (docs/cpu.md §1).
+        self.tids = [0; TLP_CTX.len()];
+        self.masters = [false; TLP_CTX.len()];
+        for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
+            let master = r.random_bool(0.5);
+            if let Some(c) = TLP_CTX.iter().position(|&k| fam == 0 && u32::from(k) == key) {
+                self.masters[c] = master;
+            }
+            let s = s as u16;
+            w.push((0x604 + 8 * s, r.random_range(1..4)));
+            w.push((0x600 + 8 * s, 1 << 31 | u32::from(if master { role::MASTER } else { role::SUBSERVIENT }) << 20 | fam << 16 | key));
+        }
+        // The back door stays exercised: a MODE write after the register space's post-reset copy (which
+        // wins over the back door while it runs).
+        self.cpu_cfg = [(0x089u16, 3 << 8)].into();
+        self.cpu_cfg_delay = CPU_BACK_DOOR_DELAY;
+        // Register space: VNI, routes, multicast trees, sometimes the lock.
+        w.push((0x150, 1 << 31 | u32::from(VNI)));
+        if r.random_bool(0.85) {
+            w.extend([(0x200, 0x8000 << 16), (0x204, 1 << 31 | u32::from(PORT)), (0x208, 0x8000 << 16 | 0x8000), (0x20C, 1 << 31 | u32::from(OTHER_PORT))]);
+        }
+        for (k, &t) in TREES.iter().enumerate() {
+            let base = 0x300 + 16 * k as u16;
+            w.extend([(base + 4, r.random_range(1..4)), (base + 8, 0x0F), (base, 1 << 31 | u32::from(t))]);
+        }
+        if r.random_bool(0.5) {
+            w.extend([(0x108, u32::from(MASTER)), (0x104, 1)]);
+        }
+        self.frames.clear();
+        for (off, v) in w {
+            let seq = self.next_seq();
+            self.frames.push_back((false, reg_write_frame(seq, MASTER, ENGINE_ID, off, v, 0xF)));
+        }
+    }
+
+    /// Follows the CPU's TID of each TLP context from its events (docs/cpu.md §2-§4): an INITIALIZATION
+    /// sets it, a RESET clears it, the end of a round (master completion or timeout, the parent's
+    /// COMPLETION, retries exhausted) increments it. A view, not a prediction: a frame already on its way
+    /// may still carry the TID before the change.
+    pub(super) fn tid_follow(&mut self, o: &EngineOut) {
+        if !o.cpu_stat_valid || o.cpu_stat_family {
+            return;
+        }
+        let Some(c) = TLP_CTX.iter().position(|&k| k == o.cpu_stat_ctx & 0xFFF) else { return };
+        match o.cpu_stat_event {
+            cpu_event::INIT | cpu_event::ACTIVATE_NO_DESC => self.tids[c] = self.init_tids[c],
+            cpu_event::CTRL_RESET => self.tids[c] = 0,
+            cpu_event::COMPLETE if self.masters[c] => self.tids[c] = (self.tids[c] + 1) & TID_MASK,
+            cpu_event::COMPLETION_DOWN | cpu_event::TIMEOUT_MASTER | cpu_event::RETRY_EXHAUSTED => self.tids[c] = (self.tids[c] + 1) & TID_MASK,
+            _ => {}
+        }
+    }
+
+    pub(super) fn collective(&mut self, kind: u8) -> CollectiveMessage {
+        let r = &mut self.r;
+        let ci = r.random_range(0..TLP_CTX.len());
+        let cc_id = if r.random_bool(0.85) { TLP_CTX[ci] } else { r.random_range(0..0x1000) };
+        // Mostly the context's TID; 12% one behind (a member that missed the Exit: "already
+        // completed"), 10% random (half of them two behind or ahead: BAD_TID); an INITIALIZATION
+        // sometimes starts the context at another TID.
+        let cur = self.tids[ci];
+        let tid = match r.random_range(0..100) {
+            0..=11 if kind != 2 => cur.wrapping_sub(1) & TID_MASK,
+            12..=21 => r.random_range(0..=TID_MASK),
+            _ => cur,
+        };
+        if kind == 2 && cc_id == TLP_CTX[ci] {
+            self.init_tids[ci] = tid;
+        }
+        let header = CommonHeader {
+            version: collective::VERSION,
+            kind,
+            non_posted: r.random(),
+            error_mark: r.random_bool(0.1),
+            retry: false,
+            tid,
+            reserved_flags: 0,
+            reserved: 0,
+            cc_id,
+            dmu_id: r.random(),
+            p_id: if r.random_bool(0.5) { collective::NO_PARTICIPANT } else { r.random_range(0..5) },
+        };
+        let body = match kind {
+            2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
+            3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            1 => Body::Configuration {
+                fixed: collective::ConfigFixed { master_id: r.random(), n_devices: 2, ..Default::default() },
+                device_ids: vec![0x0011, 0x0012],
+                subservient_ids: vec![],
+            },
+            4..=6 => {
+                let n = if r.random_bool(0.03) { r.random_range(5..=8) } else { r.random_range(0..=4) };
+                Body::Data {
+                    fixed: DataFixed { operation: [0, 0x14, 0x28][r.random_range(0..3)], status: r.random_range(0..4), contributions: r.random_range(1..3), n_operands: n, completion: r.random_range(0..4), reserved: 0 },
+                    operands: (0..n).map(|_| r.random()).collect(),
+                }
+            }
+            _ => Body::Error(ErrorBody { reason: r.random_range(1..7), attempt: r.random(), engine_id: r.random(), device_id: r.random(), reserved: 0 }),
+        };
+        CollectiveMessage { header, body }
+    }
+
+    /// A frame of an [`TrafficMode::Emit`] phase (TLP family, from the master, to this engine): a CONTROL
+    /// command START, PAUSE, RESTART or STOP (replicated to every participant of the stored PBV, then
+    /// acknowledged: up to five frames out for one in), an INITIALIZATION storing [`EMIT_PBV`]
+    /// (acknowledged), or a one-DW register read (one completion).
+    pub(super) fn emit_frame(&mut self) -> Vec<u8> {
+        let seq = self.next_seq();
+        let r = &mut self.r;
+        let c = r.random_range(0..TLP_CTX.len());
+        let (kind, body) = match r.random_range(0..10) {
+            0..=5 => (3, Body::Control(ControlBody { command: r.random_range(1..=4), p_count: r.random_range(1..4), ..Default::default() })),
+            6..=7 => {
+                self.init_tids[c] = self.tids[c];
+                (2, Body::Initialization(InitBody { p_count: EMIT_PBV.count_ones() as u16, operation: 0, pbv: EMIT_PBV, ..Default::default() }))
+            }
+            _ => {
+                let off = [0x100u32, 0x104, 0x108, 0x160, 0x16C][r.random_range(0..5)];
+                return reg_read_frame(seq, MASTER, off, 0xF, r.random_range(0..0x400));
+            }
+        };
+        let header = CommonHeader { version: collective::VERSION, kind, non_posted: true, tid: self.tids[c], cc_id: TLP_CTX[c], p_id: collective::NO_PARTICIPANT, ..Default::default() };
+        let m = CollectiveMessage { header, body };
+        tlp_frame(seq, &collective::to_vdm(&m, MASTER, ENGINE_ID, 0).and_then(|t| t.to_bytes()).expect("a well-formed message"))
+    }
+
+    /// A random frame for a port of family `portals`.
+    pub(super) fn frame(&mut self, portals: bool) -> Vec<u8> {
+        let seq = self.next_seq();
+        let kind = self.r.random_range(0..20);
+        let mut f = if kind == 0 {
+            let n = self.r.random_range(1..200);
+            (0..n).map(|_| self.r.random()).collect()
+        } else if portals {
+            let r = &mut self.r;
+            let tree = if r.random_bool(0.85) { TREES[r.random_range(0..2)] } else { r.random_range(0..0x2000) };
+            let mut f = ReductionFrame {
+                dfa: r.random_range(0..8u32) << 18 | u32::from(tree) << 3,
+                sfa: u32::from(PARTICIPANTS[r.random_range(0..4)]),
+                vni: if r.random_bool(0.9) { VNI } else { r.random() },
+                flags: if r.random_bool(0.9) { 1 } else { 0 },
+                header: ReductionHeader {
+                    cookie: r.random_range(0..2),
+                    resno: r.random_range(0..4),
+                    count: r.random_range(1..3),
+                    op: if r.random_bool(0.03) { 0x3F } else { [0x00, 0x14, 0x28, 0x30][r.random_range(0..4)] },
+                    arm: r.random_bool(0.3),
+                    ..Default::default()
+                },
+                data: [r.random(), r.random(), r.random(), r.random()],
+                ..Default::default()
+            };
+            let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: if r.random_bool(0.95) { ETHERTYPE } else { 0x0800 } };
+            // Each reduction's rounds, as a root numbers them: an arm sometimes starts the next round
+            // (newer: re-arms a live descriptor), otherwise repeats the current one (a duplicate: dropped
+            // as STALE_ARM, 002 (71)); contributions carry the current round's seqno.
+            let round = self.red_seqnos.entry(f.dfa).or_insert(0);
+            if f.header.arm && self.r.random_bool(0.3) {
+                *round = (*round + 1) % 1023;
+            }
+            f.header.seqno = *round;
+            match SoftPortals::new(eth, f).and_then(|s| s.to_bytes()) {
+                Ok(b) => b.to_vec(),
+                Err(_) => vec![0; 64],
+            }
+        } else {
+            match self.r.random_range(0..12) {
+                10 | 11 => {
+                    // A register read (answered with a CplD, or a UR / CA completion), sometimes one the
+                    // checker drops with an Unsupported Request (2-DW read, mailbox read).
+                    let r = &mut self.r;
+                    let off = if r.random_bool(0.6) { [0x100u64, 0x104, 0x108, 0x160, 0x16C, 0x000, 0x500, 0x600, 0x400][r.random_range(0..9)] } else { u64::from(r.random::<u16>() & 0xFFC) };
+                    let (len, first_be, last_be) = if r.random_bool(0.1) { (2, 0xF, r.random_range(1..16)) } else { (1, r.random_range(0..16), 0) };
+                    let req = if r.random_bool(0.5) { MASTER } else { PARTICIPANTS[r.random_range(0..4)] };
+                    let tag = r.random_range(0..0x400u16);
+                    let mut dw0 = inswitch_frames::tlp::Dw0 { tlp_type: inswitch_frames::tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Default::default() };
+                    dw0.set_length_dw(len);
+                    let address = inswitch_frames::tlp::Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | off as u32, 0);
+                    let req = inswitch_frames::tlp::RequestDw1 { requester_id: req, tag: tag as u8, last_be, first_be };
+                    let t = Tlp { prefixes: vec![], dw0, header: Header::Memory { req, address }, payload: vec![], digest: None };
+                    tlp_frame(seq, &t.to_bytes().expect("emit"))
+                }
+                0..=2 => {
+                    // Register write: into this engine's window (mapped or not), from the master or not.
+                    let r = &mut self.r;
+                    let off = if r.random_bool(0.7) { [0x104u16, 0x108, 0x114, 0x150, 0x200, 0x204, 0x300, 0x304, 0x400, 0x100][r.random_range(0..10)] } else { r.random::<u16>() & 0xFFC };
+                    let req = if r.random_bool(0.6) { MASTER } else { r.random() };
+                    let (v, be) = (r.random(), if r.random_bool(0.8) { 0xF } else { r.random_range(1..16) });
+                    // Keep the routes and trees in place most of the time: write what the episode wrote.
+                    let v = match off {
+                        0x104 => r.random_range(0..2),
+                        0x108 => u32::from(MASTER),
+                        0x114 => 0xF,
+                        0x150 => 1 << 31 | u32::from(VNI),
+                        _ => v,
+                    };
+                    if r.random_bool(0.1) {
+                        // A multi-DW write into the window: `reg_access` (2 DW) or `too_long` (40 DW).
+                        let n = if r.random_bool(0.5) { 8 } else { 160 };
+                        let t = Tlp::memory_write(req, 0, u64::from(ENGINE_ID) << 16 | 0xC000 | u64::from(off), vec![0; n]).expect("mwr");
+                        tlp_frame(seq, &t.to_bytes().expect("emit"))
+                    } else {
+                        reg_write_frame(seq, req, ENGINE_ID, off, v, be)
+                    }
+                }
+                3 => {
+                    // Memory write elsewhere (passes).
+                    let r = &mut self.r;
+                    let addr = u64::from(r.random::<u32>() & !3);
+                    let t = Tlp::memory_write(r.random(), 0, addr, vec![1, 2, 3, 4]).expect("mwr");
+                    tlp_frame(seq, &t.to_bytes().expect("emit"))
+                }
+                _ => {
+                    let kind = [1u8, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..11)];
+                    let m = self.collective(kind);
+                    let r = &mut self.r;
+                    let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
+                    let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
+                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes()) {
+                        Ok(mut b) => {
+                            // 15%: one header field made wrong before the LCRC is computed.
+                            if r.random_bool(0.15) {
+                                match r.random_range(0..7) {
+                                    0 => b[2] |= 0x40,                  // EP: poisoned
+                                    1 => b[1] |= 0x01,                  // TH: unsupported
+                                    2 => b[7] ^= 0x01,                  // Message Code: unsupported
+                                    3 => b[11] ^= 0x01,                 // Vendor ID: vendor
+                                    4 => b[16] ^= 0x03,                 // collective version: malformed
+                                    5 => b.truncate(b.len() - 4),       // length
+                                    _ => b[0] = 0xA0 | (b[0] & 0x1F),   // Fmt 101: malformed
+                                }
+                            }
+                            tlp_frame(seq, &b)
+                        }
+                        Err(_) => vec![0; 40],
+                    }
+                }
+            }
+        };
+        // 4%: one byte corrupted (LCRC, FCS or a header field).
+        if self.r.random_bool(0.04) && !f.is_empty() {
+            let k = self.r.random_range(0..f.len());
+            f[k] ^= 1 << self.r.random_range(0..8);
+        }
+        f
+    }
+}
+
+impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
+    fn next(&mut self, previous: &EngineOut) -> EngineIn {
+        let kw = 32;
+        let l = self.last;
+        self.shared.check.set(false);
+        self.tid_follow(previous);
+        if !l.rst {
+            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+                self.rx_beats.pop_front();
+                self.partner_credits -= 1;
+            }
+            if previous.m_axis_vl_tvalid && l.m_axis_vl_tready {
+                self.vl_occupancy += 1;
+            }
+            self.partner_credits += i64::from(previous.link_credit_return);
+            self.vl_occupancy -= i64::from(l.vl_credit_return);
+        }
+        if self.reset_left == 0 && self.traffic_left == 0 && self.drain_left == 0 {
+            self.episode();
+        }
+        if self.phases.tick(&mut self.r) {
+            self.drain = [0.1, 0.4, 0.7, 1.0][self.r.random_range(0..4)];
+            self.mode = if self.r.random_bool(EMIT_PHASE_WEIGHT) { TrafficMode::Emit } else { TrafficMode::Mixed };
+        }
+        let emit = self.mode == TrafficMode::Emit;
+        let prof = self.phases.profile;
+        let draining = self.traffic_left == 0;
+        let mut i = EngineIn {
+            m_axis_vl_tready: draining || !self.vl_stall.gap(&mut self.r, prof.stall, prof.persist),
+            m_axis_egress_tready: draining || !self.eg_stall.gap(&mut self.r, prof.stall, prof.persist),
+            m_reg_rsp_ready: draining || !self.rsp_stall.gap(&mut self.r, prof.stall, prof.persist),
+            cfg_family: self.family,
+            cfg_port: PORT,
+            cfg_engine_id: ENGINE_ID,
+            cfg_src_mac: 0x0200_0000_0010,
+            cfg_dst_mac: 0x0200_0000_0001,
+            pbv_rd_index: self.r.random_range(0..8),
+            ..Default::default()
+        };
+        if self.reset_left > 0 {
+            self.reset_left -= 1;
+            i.rst = true;
+            self.last = i;
+            return i;
+        }
+        if self.cpu_cfg_delay > 0 {
+            self.cpu_cfg_delay -= 1;
+        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
+            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+        }
+        if draining {
+            self.drain_left -= 1;
+            if self.drain_left == 0 {
+                self.shared.check.set(true);
+                self.shared.unsent.set((self.rx_beats.len(), self.frames.len()));
+            }
+        } else {
+            self.traffic_left -= 1;
+        }
+        let drain = if draining {
+            1.0
+        } else if emit {
+            EMIT_DRAIN
+        } else {
+            self.drain
+        };
+        if self.vl_occupancy > 0 && self.r.random_bool(drain) {
+            i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
+        }
+        if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
+            i.s_axis_rx_tdata = l.s_axis_rx_tdata;
+            i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
+            i.s_axis_rx_tlast = l.s_axis_rx_tlast;
+            i.s_axis_rx_tvalid = true;
+        } else if self.partner_credits > 0 && (!self.rx_beats.is_empty() || (!draining && self.cpu_cfg.is_empty())) && (emit || !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist)) {
+            if self.rx_beats.is_empty() {
+                let (fam, f) = match self.frames.pop_front() {
+                    Some(x) => x,
+                    None if emit => (false, self.emit_frame()),
+                    None => {
+                        if self.r.random_bool(0.05) {
+                            self.family = !self.family;
+                        }
+                        let fam = self.family;
+                        (fam, self.frame(fam))
+                    }
+                };
+                self.family = fam;
+                i.cfg_family = fam;
+                self.rx_beats = beats(&f, kw, &mut self.r);
+            }
+            let (d, k, last) = self.rx_beats[0];
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+        }
+        self.last = i;
+        i
+    }
+}
