@@ -78,6 +78,7 @@ pub mod dllp;
 pub mod portals;
 pub mod ethernet;
 pub mod collective;
+pub mod frame;
 pub mod decode;
 pub mod json;
 pub mod pcap;

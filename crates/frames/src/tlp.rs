@@ -704,18 +704,6 @@ impl Header {
     }
 }
 
-/// Re-bases the offsets of an error found in a sub-slice that starts at `base`.
-fn shift_offsets(e: Error, base: usize) -> Error {
-    match e {
-        Error::Truncated { layer, field, offset, needed, actual } => {
-            Error::Truncated { layer, field, offset: offset + base, needed: needed + base, actual: actual + base }
-        }
-        Error::TrailingBytes { layer, expected, actual } => Error::TrailingBytes { layer, expected: expected + base, actual: actual + base },
-        Error::InvalidField { layer, field, offset, value, reason } => Error::InvalidField { layer, field, offset: offset + base, value, reason },
-        other => other,
-    }
-}
-
 /// An owned non-flit TLP (the `Repr`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -817,36 +805,6 @@ impl Tlp {
             None
         };
         Ok((Tlp { prefixes, dw0, header, payload, digest }, offset))
-    }
-
-    /// Same result as [`parse`](Self::parse) (checked by property test), but the header after the
-    /// prefixes is decoded by [`crate::view::TlpView`] instead of deku's bit reader: about 100x faster,
-    /// for hot paths that need an owned repr.
-    pub fn parse_fast(buf: &[u8]) -> Result<Tlp> {
-        let mut offset = 0usize;
-        let mut prefixes = Vec::new();
-        while buf.get(offset).map(|b| b >> 5) == Some(FMT_PREFIX) {
-            if prefixes.len() == MAX_PREFIXES {
-                return Err(Error::InvalidField {
-                    layer: Layer::TlpPrefix,
-                    field: "Fmt",
-                    offset,
-                    value: u64::from(FMT_PREFIX),
-                    reason: "more than MAX_PREFIXES prefixes",
-                });
-            }
-            let w = util::take(Layer::TlpPrefix, "prefix", buf, offset, PREFIX_LEN)?;
-            let mut a = [0u8; PREFIX_LEN];
-            a.copy_from_slice(w);
-            let w = u32::from_be_bytes(a);
-            prefixes.push(TlpPrefix { fmt: FMT_PREFIX, end_to_end: w >> 28 & 1 != 0, subtype: (w >> 24 & 0xf) as u8, content: w & 0x00ff_ffff });
-            offset += PREFIX_LEN;
-        }
-        let rest = buf.get(offset..).unwrap_or(&[]);
-        let view = crate::view::TlpView::new_checked(rest).map_err(|e| shift_offsets(e, offset))?;
-        let mut t = view.to_repr();
-        t.prefixes = prefixes;
-        Ok(t)
     }
 
     /// Bytes [`emit`](Self::emit) writes.

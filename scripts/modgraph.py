@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Module dependency graph of a crate's src/ from `crate::` and `super::` paths in code (comments and doc
+comments ignored); prints "module -> modules it uses" and any cycle. Usage: modgraph.py CRATE_SRC_DIR"""
+import os, re, sys
+root = sys.argv[1]
+mods = {}
+for dp, _, fs in os.walk(root):
+    for f in fs:
+        if not f.endswith('.rs'): continue
+        p = os.path.relpath(os.path.join(dp, f), root)[:-3].split(os.sep)
+        if p[-1] in ('mod', 'lib', 'main'): p = p[:-1]
+        mods[tuple(p)] = os.path.join(dp, f)
+def resolve(path):
+    # the longest prefix that is a module
+    for k in range(len(path), -1, -1):
+        if tuple(path[:k]) in mods: return tuple(path[:k])
+    return ()
+graph = {}
+for m, f in mods.items():
+    deps = set()
+    for line in open(f):
+        code = line.split('//')[0]
+        for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)(::\{([^}]*)\})?', code):
+            base = [] if hit.group(1) == 'crate' else list(m[:-1])
+            parts = hit.group(2).split('::')[1:]
+            while parts and parts[0] == 'super':
+                base = base[:-1]; parts = parts[1:]
+            targets = [base + parts]
+            if hit.group(4):
+                for item in hit.group(4).split(','):
+                    first = item.strip().split('::')[0].split(' ')[0]
+                    if first and first != 'self': targets.append(base + parts + item.strip().split(' as ')[0].split('::'))
+            for t in targets:
+                pass
+            for t in targets:
+                r = resolve(t)
+                if r != m and r != () and not (len(r) < len(m) and m[:len(r)] == r and r == m[:-1] and False):
+                    deps.add(r)
+        # paths relative to the module itself: `use child::...`, `self::child`, `child::item` in code
+        for hit in re.finditer(r'(?<![:\w])(?:self::)?([a-z_][a-z0-9_]*)::', code):
+            if m + (hit.group(1),) in mods and hit.group(1) not in ('crate', 'super', 'std', 'self'):
+                deps.add(m + (hit.group(1),))
+    graph[m] = deps
+name = lambda m: '::'.join(m) or 'crate'
+# a parent's dependency on its own child through `mod`/`pub use` only is not a use of the child's code
+for m in sorted(graph):
+    print(f"{name(m)} -> {', '.join(sorted(name(d) for d in graph[m])) or '(none)'}")
+# cycles (Tarjan)
+idx = {}; low = {}; st = []; on = set(); sccs = []; c = [0]
+def sc(v):
+    idx[v] = low[v] = c[0]; c[0] += 1; st.append(v); on.add(v)
+    for w in graph.get(v, ()):
+        if w not in idx: sc(w); low[v] = min(low[v], low[w])
+        elif w in on: low[v] = min(low[v], idx[w])
+    if low[v] == idx[v]:
+        comp = []
+        while True:
+            w = st.pop(); on.discard(w); comp.append(w)
+            if w == v: break
+        if len(comp) > 1: sccs.append(comp)
+sys.setrecursionlimit(10000)
+for v in graph:
+    if v not in idx: sc(v)
+for comp in sccs: print('CYCLE:', ' '.join(sorted(name(x) for x in comp)))
+sys.exit(1 if sccs else 0)
