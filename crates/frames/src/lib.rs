@@ -71,6 +71,7 @@ macro_rules! enum_with_unknown {
 pub mod error;
 pub use error::{Error, Layer, Result};
 
+pub mod field;
 pub mod crc;
 pub mod tlp;
 pub mod flit;

@@ -3,10 +3,12 @@
 //!
 //! The deku declarations in [`crate::tlp`] and [`crate::portals`] stay the specification: the property
 //! test `view_matches_deku` checks every getter here against them. Byte/bit positions are those of the
-//! diagrams in `tlp.rs` / `portals.rs`.
+//! diagrams in `tlp/mod.rs` / `portals.rs`; the Portals accessors read the field tables [`portals::header_fields`] and
+//! [`portals::frame_fields`].
 
 use crate::error::{Error, Layer, Result};
-use crate::portals;
+use crate::field::Field;
+use crate::portals::{self, frame_fields, header_fields};
 use crate::tlp::{self, TlpKind};
 
 /// Field positions of the non-flit header (byte offsets from the start of DW0, masks within the byte).
@@ -221,64 +223,67 @@ impl<T: AsRef<[u8]>> ReductionView<T> {
         }
         Ok(ReductionView { buf })
     }
-    fn word(&self) -> u64 {
-        let b = self.buf.as_ref();
-        let o = portals::REDUCTION_HEADER_OFFSET + 4;
-        u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
+    /// A field of the frame table.
+    #[inline]
+    fn frame(&self, f: Field) -> u64 {
+        f.get(self.buf.as_ref())
+    }
+    /// A field of the reduction header table (which sits at [`portals::REDUCTION_HEADER_OFFSET`]).
+    #[inline]
+    fn header(&self, f: Field) -> u64 {
+        f.at_byte(portals::REDUCTION_HEADER_OFFSET).get(self.buf.as_ref())
     }
     /// DFA.
     pub fn dfa(&self) -> u32 {
-        be32(self.buf.as_ref(), 0)
+        self.frame(frame_fields::DFA) as u32
     }
     /// VNI.
     pub fn vni(&self) -> u16 {
-        be16(self.buf.as_ref(), 8)
+        self.frame(frame_fields::VNI) as u16
     }
     /// rt_cookie.
     pub fn cookie(&self) -> u32 {
-        be32(self.buf.as_ref(), portals::REDUCTION_HEADER_OFFSET)
+        self.header(header_fields::COOKIE) as u32
     }
     /// rt_seqno.
     pub fn seqno(&self) -> u16 {
-        (self.word() & 0x3ff) as u16
+        self.header(header_fields::SEQNO) as u16
     }
     /// rt_arm.
     pub fn arm(&self) -> bool {
-        self.word() >> 10 & 1 != 0
+        self.header(header_fields::ARM) != 0
     }
     /// rt_op.
     pub fn op(&self) -> u8 {
-        (self.word() >> 11 & 0x3f) as u8
+        self.header(header_fields::OP) as u8
     }
     /// rt_count.
     pub fn count(&self) -> u32 {
-        (self.word() >> 17 & 0xf_ffff) as u32
+        self.header(header_fields::COUNT) as u32
     }
     /// rt_resno.
     pub fn resno(&self) -> u16 {
-        (self.word() >> 37 & 0x3ff) as u16
+        self.header(header_fields::RESNO) as u16
     }
     /// rt_rc.
     pub fn rc(&self) -> u8 {
-        (self.word() >> 47 & 0xf) as u8
+        self.header(header_fields::RC) as u8
     }
     /// rt_repsum_m.
     pub fn repsum_m(&self) -> u8 {
-        (self.word() >> 51) as u8
+        self.header(header_fields::REPSUM_M) as u8
     }
     /// rt_repsum_ovflid.
     pub fn repsum_ovflid(&self) -> u8 {
-        (self.word() >> 59 & 0b11) as u8
+        self.header(header_fields::REPSUM_OVFLID) as u8
     }
     /// Retry (bit 61).
     pub fn retry(&self) -> bool {
-        self.word() >> 61 & 1 != 0
+        self.header(header_fields::RETRY) != 0
     }
-    /// Operand `i` (0..4).
+    /// Operand `i` (0..4; any other index reads 0).
     pub fn operand(&self, i: usize) -> u64 {
-        let o = portals::PAYLOAD_OFFSET + 8 * i;
-        let b = self.buf.as_ref();
-        u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
+        frame_fields::OPERANDS.get(i).map_or(0, |f| self.frame(*f))
     }
 }
 
