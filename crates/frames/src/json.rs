@@ -14,7 +14,7 @@ use core::fmt::Write as _;
 use serde_json::{json, Map, Value};
 
 use crate::collective::{self, Body, CollectiveMessage};
-use crate::decode::{decode, Decoded, FrameKind};
+use crate::frame::{decode, Decoded, FrameKind};
 use crate::dllp::{Dllp, DllpType};
 use crate::ethernet::SoftPortals;
 use crate::error::Result;

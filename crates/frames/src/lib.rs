@@ -71,6 +71,7 @@ macro_rules! enum_with_unknown {
 pub mod error;
 pub use error::{Error, Layer, Result};
 
+pub mod field;
 pub mod crc;
 pub mod tlp;
 pub mod flit;
@@ -78,6 +79,7 @@ pub mod dllp;
 pub mod portals;
 pub mod ethernet;
 pub mod collective;
+pub mod frame;
 pub mod decode;
 pub mod json;
 pub mod pcap;

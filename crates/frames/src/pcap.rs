@@ -20,7 +20,7 @@ use std::time::Duration;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapReader, PcapWriter};
 use pcap_file::DataLink;
 
-use crate::decode::FrameKind;
+use crate::frame::FrameKind;
 use crate::error::{Error, Result};
 
 /// `LINKTYPE_ETHERNET`.

@@ -44,43 +44,117 @@
 use deku::prelude::*;
 
 use crate::error::{fits, Layer, Result};
+use crate::field;
 use crate::util;
 
-/// Length of the reduction header.
-pub const REDUCTION_HEADER_LEN: usize = 12;
+/// The reduction header's field table (the bit diagram above, most significant bit first): the one
+/// place its layout is written; [`crate::view::ReductionView`] reads it, [`REDUCTION_HEADER_LEN`] and
+/// [`width`] are derived from it, and the test `deku_layout_matches_field_table` checks the deku
+/// declaration of [`ReductionHeader`] against it field by field.
+pub mod header_fields {
+    use crate::field::Field;
+    /// rt_cookie, bits 95-64.
+    pub const COOKIE: Field = Field::new("cookie", 0, 32);
+    /// Reserved bits 63-62 (libfabric's `pad`).
+    pub const RESERVED: Field = Field::new("pad", COOKIE.end(), 2);
+    /// Bit 61: retry.
+    pub const RETRY: Field = Field::new("retry", RESERVED.end(), 1);
+    /// Bits 60-59: rt_repsum_ovflid.
+    pub const REPSUM_OVFLID: Field = Field::new("repsum_ovflid", RETRY.end(), 2);
+    /// Bits 58-51: rt_repsum_m.
+    pub const REPSUM_M: Field = Field::new("repsum_m", REPSUM_OVFLID.end(), 8);
+    /// Bits 50-47: rt_rc.
+    pub const RC: Field = Field::new("red_rc", REPSUM_M.end(), 4);
+    /// Bits 46-37: rt_resno.
+    pub const RESNO: Field = Field::new("resno", RC.end(), 10);
+    /// Bits 36-17: rt_count.
+    pub const COUNT: Field = Field::new("redcnt", RESNO.end(), 20);
+    /// Bits 16-11: rt_op.
+    pub const OP: Field = Field::new("op", COUNT.end(), 6);
+    /// Bit 10: rt_arm.
+    pub const ARM: Field = Field::new("arm", OP.end(), 1);
+    /// Bits 9-0: rt_seqno.
+    pub const SEQNO: Field = Field::new("seqno", ARM.end(), 10);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 11] = [COOKIE, RESERVED, RETRY, REPSUM_OVFLID, REPSUM_M, RC, RESNO, COUNT, OP, ARM, SEQNO];
+}
+
+/// The 84-byte frame's field table (the frame diagram above). Byte arrays wider than 64 bits are
+/// table entries for their position only.
+pub mod frame_fields {
+    use crate::field::Field;
+    /// Destination fabric address.
+    pub const DFA: Field = Field::new("dfa", 0, 32);
+    /// Source fabric address.
+    pub const SFA: Field = Field::new("sfa", DFA.end(), 32);
+    /// Virtual network identifier.
+    pub const VNI: Field = Field::new("vni", SFA.end(), 16);
+    /// Portals command code.
+    pub const COMMAND: Field = Field::new("command", VNI.end(), 8);
+    /// Flags.
+    pub const FLAGS: Field = Field::new("flags", COMMAND.end(), 8);
+    /// Match bits.
+    pub const MATCH_BITS: Field = Field::new("match_bits", FLAGS.end(), 64);
+    /// Header data.
+    pub const HEADER_DATA: Field = Field::new("header_data", MATCH_BITS.end(), 64);
+    /// This project's reserved bytes.
+    pub const RESERVED: Field = Field::new("reserved", HEADER_DATA.end(), 7 * 8);
+    /// libfabric's `red_pkt.pad` in front of its header.
+    pub const IDC_PAD: Field = Field::new("idc_pad", RESERVED.end(), 5 * 8);
+    /// The reduction header ([`super::header_fields`]).
+    pub const HEADER: Field = Field::new("header", IDC_PAD.end(), (super::REDUCTION_HEADER_LEN * 8) as u32);
+    /// Operand 0 of rt_data (big-endian 64 bits).
+    pub const OPERAND0: Field = Field::new("operand0", HEADER.end(), 64);
+    /// Operand 1.
+    pub const OPERAND1: Field = Field::new("operand1", OPERAND0.end(), 64);
+    /// Operand 2.
+    pub const OPERAND2: Field = Field::new("operand2", OPERAND1.end(), 64);
+    /// Operand 3.
+    pub const OPERAND3: Field = Field::new("operand3", OPERAND2.end(), 64);
+    /// The operands by index.
+    pub const OPERANDS: [Field; super::OPERANDS] = [OPERAND0, OPERAND1, OPERAND2, OPERAND3];
+    /// Every field, in wire order.
+    pub const ALL: [Field; 14] =
+        [DFA, SFA, VNI, COMMAND, FLAGS, MATCH_BITS, HEADER_DATA, RESERVED, IDC_PAD, HEADER, OPERAND0, OPERAND1, OPERAND2, OPERAND3];
+}
+
+/// Length of the reduction header (from its field table).
+pub const REDUCTION_HEADER_LEN: usize = field::layout_len(&header_fields::ALL);
 /// Number of 64-bit operands in a frame (seed 002 (46), (81)).
 pub const OPERANDS: usize = 4;
 /// Length of the operand block.
 pub const PAYLOAD_LEN: usize = OPERANDS * 8;
 /// Bytes of this project's reserved area after the header data.
-pub const RESERVED_LEN: usize = 7;
+pub const RESERVED_LEN: usize = frame_fields::RESERVED.width as usize / 8;
 /// libfabric's `red_pkt.pad` in front of its header.
-pub const IDC_PAD_LEN: usize = 5;
+pub const IDC_PAD_LEN: usize = frame_fields::IDC_PAD.width as usize / 8;
 /// Offset of the reduction header in the frame.
-pub const REDUCTION_HEADER_OFFSET: usize = 40;
+pub const REDUCTION_HEADER_OFFSET: usize = frame_fields::HEADER.byte_offset();
 /// Offset of the operands.
-pub const PAYLOAD_OFFSET: usize = REDUCTION_HEADER_OFFSET + REDUCTION_HEADER_LEN;
-/// Length of the whole frame (seed 002 (94)).
-pub const FRAME_LEN: usize = PAYLOAD_OFFSET + PAYLOAD_LEN;
+pub const PAYLOAD_OFFSET: usize = frame_fields::OPERAND0.byte_offset();
+/// Length of the whole frame (seed 002 (94)), from its field table.
+pub const FRAME_LEN: usize = field::layout_len(&frame_fields::ALL);
 /// Offset where libfabric's 49-byte `struct red_pkt` starts.
-pub const RED_PKT_OFFSET: usize = REDUCTION_HEADER_OFFSET - IDC_PAD_LEN;
+pub const RED_PKT_OFFSET: usize = frame_fields::IDC_PAD.byte_offset();
 
-/// Field widths of the reduction header (seed 002 (61), libfabric `struct cxip_coll_hdr`).
+/// Field widths of the reduction header (seed 002 (61), libfabric `struct cxip_coll_hdr`), from
+/// [`header_fields`].
 pub mod width {
+    use super::header_fields as h;
     /// rt_seqno.
-    pub const SEQNO: u32 = 10;
+    pub const SEQNO: u32 = h::SEQNO.width;
     /// rt_op.
-    pub const OP: u32 = 6;
+    pub const OP: u32 = h::OP.width;
     /// rt_count (the 20-bit wait count).
-    pub const COUNT: u32 = 20;
+    pub const COUNT: u32 = h::COUNT.width;
     /// rt_resno.
-    pub const RESNO: u32 = 10;
+    pub const RESNO: u32 = h::RESNO.width;
     /// rt_rc.
-    pub const RC: u32 = 4;
+    pub const RC: u32 = h::RC.width;
     /// rt_repsum_ovflid.
-    pub const REPSUM_OVFLID: u32 = 2;
+    pub const REPSUM_OVFLID: u32 = h::REPSUM_OVFLID.width;
     /// Reserved bits 63-62.
-    pub const RESERVED: u32 = 2;
+    pub const RESERVED: u32 = h::RESERVED.width;
 }
 
 /// Multicast DFA: tree index bits 15-3 (8K trees) and reduction id bits 20-18 (seed 002 (60)).
@@ -429,6 +503,84 @@ mod tests {
         assert_eq!(FRAME_LEN, 84);
         assert_eq!(RED_PKT_OFFSET, 35);
         assert_eq!(FRAME_LEN - RED_PKT_OFFSET, 49);
+    }
+
+    #[test]
+    fn deku_layout_matches_field_table() {
+        // The deku declaration (the parser) and the field table (the views) must agree field by field:
+        // random headers emitted by deku read back through the table, and bytes written through the
+        // table parse back through deku.
+        use header_fields as f;
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..2000 {
+            let r = |w: u32, v: u64| v & ((1u64 << w) - 1);
+            let h = ReductionHeader {
+                cookie: next() as u32,
+                reserved: r(2, next()) as u8,
+                retry: next() & 1 != 0,
+                repsum_ovflid: r(2, next()) as u8,
+                repsum_m: next() as u8,
+                rc: r(4, next()) as u8,
+                resno: r(10, next()) as u16,
+                count: r(20, next()) as u32,
+                op: r(6, next()) as u8,
+                arm: next() & 1 != 0,
+                seqno: r(10, next()) as u16,
+            };
+            let mut out = [0u8; REDUCTION_HEADER_LEN];
+            h.emit(&mut out).unwrap();
+            let values = [
+                u64::from(h.cookie),
+                u64::from(h.reserved),
+                u64::from(h.retry),
+                u64::from(h.repsum_ovflid),
+                u64::from(h.repsum_m),
+                u64::from(h.rc),
+                u64::from(h.resno),
+                u64::from(h.count),
+                u64::from(h.op),
+                u64::from(h.arm),
+                u64::from(h.seqno),
+            ];
+            let mut built = [0u8; REDUCTION_HEADER_LEN];
+            for (field, v) in f::ALL.iter().zip(values) {
+                assert_eq!(field.get(&out), v, "{} of {h:?}", field.name);
+                field.set(&mut built, v);
+            }
+            assert_eq!(built, out);
+            assert_eq!(ReductionHeader::parse(&built).unwrap(), h);
+        }
+        // libfabric's numbering (bit 0 = least significant bit of byte 11), from the module diagram.
+        let bits = REDUCTION_HEADER_LEN * 8;
+        assert_eq!((f::SEQNO.lsb(bits), f::ARM.lsb(bits), f::OP.lsb(bits), f::COUNT.lsb(bits)), (0, 10, 11, 17));
+        assert_eq!((f::RESNO.lsb(bits), f::RC.lsb(bits), f::REPSUM_M.lsb(bits), f::REPSUM_OVFLID.lsb(bits)), (37, 47, 51, 59));
+        assert_eq!((f::RETRY.lsb(bits), f::RESERVED.lsb(bits), f::COOKIE.lsb(bits)), (61, 62, 64));
+    }
+
+    #[test]
+    fn deku_frame_layout_matches_field_table() {
+        let mut fr = ReductionFrame { dfa: 0x0102_0304, sfa: 0x0506_0708, vni: 0x090a, command: 0x0b, flags: 0x0c, ..Default::default() };
+        fr.match_bits = 0x1112_1314_1516_1718;
+        fr.header_data = 0x2122_2324_2526_2728;
+        fr.data = [0x3132_3334_3536_3738, 0x4142_4344_4546_4748, 0x5152_5354_5556_5758, 0x6162_6364_6566_6768];
+        let b = fr.to_bytes().unwrap();
+        use frame_fields as f;
+        assert_eq!(f::DFA.get(&b), u64::from(fr.dfa));
+        assert_eq!(f::SFA.get(&b), u64::from(fr.sfa));
+        assert_eq!(f::VNI.get(&b), u64::from(fr.vni));
+        assert_eq!(f::COMMAND.get(&b), u64::from(fr.command));
+        assert_eq!(f::FLAGS.get(&b), u64::from(fr.flags));
+        assert_eq!(f::MATCH_BITS.get(&b), fr.match_bits);
+        assert_eq!(f::HEADER_DATA.get(&b), fr.header_data);
+        for (i, o) in f::OPERANDS.iter().enumerate() {
+            assert_eq!(o.get(&b), fr.data[i]);
+        }
     }
 
     #[test]

@@ -25,6 +25,23 @@ use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 pub const CAPTURE_BYTES: usize = 128;
 /// Offset of the TLP in a TLP frame (after the 2-byte sequence-number field).
 pub const TLP_OFFSET: usize = 2;
+/// DW0 fields of a non-flit TLP as this block reads them (PCIe Base Specification Table 2-3; the frames
+/// crate's `tlp::Dw0` and `tlp::kind` name the same bits). The model does not depend on the frames crate
+/// on purpose: it mirrors `rtl/input_checker.v` byte for byte, and the tests (`tests/cosim_input_checker.rs`)
+/// build the frames they drive it with through the frames codec, so a decoding bug in shared code would
+/// hide itself.
+mod tlp_dw0 {
+    /// Fmt is byte 0 bits 7-5.
+    pub const FMT_SHIFT: u32 = 5;
+    /// Type is byte 0 bits 4-0.
+    pub const TYPE_MASK: u8 = 0x1F;
+    /// Fmt bit 0: 4-DW header.
+    pub const FMT_4DW: u8 = 0b001;
+    /// Fmt bit 1: data payload.
+    pub const FMT_DATA: u8 = 0b010;
+    /// Fmt of a TLP prefix.
+    pub const FMT_PREFIX: u8 = 0b100;
+}
 /// Shortest TLP frame: sequence number, 3-DW header, LCRC.
 pub const TLP_MIN_BYTES: usize = TLP_OFFSET + 12 + 4;
 /// Length of a Soft Portals frame (frames crate `SOFT_PORTALS_LEN`).
@@ -237,9 +254,9 @@ pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u3
         return None;
     }
     let (b0, b1, b2) = (c[t], c[t + 1], c[t + 2]);
-    let (fmt, typ) = (b0 >> 5, b0 & 0x1F);
-    let four = fmt & 1 != 0;
-    let data = fmt & 2 != 0;
+    let (fmt, typ) = (b0 >> tlp_dw0::FMT_SHIFT, b0 & tlp_dw0::TYPE_MASK);
+    let four = fmt & tlp_dw0::FMT_4DW != 0;
+    let data = fmt & tlp_dw0::FMT_DATA != 0;
     let non_posted = match typ {
         0x00 | 0x01 => fmt <= 0b001,
         0x02 | 0x04 | 0x05 => fmt == 0b000 || fmt == 0b010,
@@ -402,15 +419,15 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
         return Verdict::Drop(LENGTH);
     }
     let (b0, b1, b2) = (c[t], c[t + 1], c[t + 2]);
-    let (fmt, typ) = (b0 >> 5, b0 & 0x1F);
-    let four = fmt & 1 != 0;
-    let data = fmt & 2 != 0;
+    let (fmt, typ) = (b0 >> tlp_dw0::FMT_SHIFT, b0 & tlp_dw0::TYPE_MASK);
+    let four = fmt & tlp_dw0::FMT_4DW != 0;
+    let data = fmt & tlp_dw0::FMT_DATA != 0;
     let mem = typ == 0 && fmt < 4;
     let vdm = typ == 0b1_0010 && fmt == 0b011;
-    if fmt == 0b100 {
+    if fmt == tlp_dw0::FMT_PREFIX {
         return Verdict::Drop(TLP_UNSUPPORTED);
     }
-    if fmt > 0b100 {
+    if fmt > tlp_dw0::FMT_PREFIX {
         return Verdict::Drop(TLP_MALFORMED);
     }
     if !mem && !vdm {
