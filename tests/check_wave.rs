@@ -2,14 +2,13 @@
 //! under Verilator dumps VCD and FST; both check clean; the VCD with one value of one output altered is
 //! rejected naming that port; and every error (scope, port, width, X/Z, idle clock) says what is wrong.
 
-mod common;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::sv::*;
+use crate::common::sv::*;
 use inswitch_model::registry;
 
 const BLOCK: &str = "output_queue";

@@ -51,6 +51,40 @@ fn the_completion_builder_and_register_space_synthesise_without_latches() {
     }
 }
 
+/// The gate synthesises each root once and reports every module under it at the root's parameters: a
+/// leaf at two parameter sets gets two rows, a parent's figures are its subtree's, its longest path is
+/// taken flattened (through its instances), and nothing is synthesised twice.
+#[test]
+fn the_synthesis_gate_reports_every_module_under_the_top_from_one_run() {
+    let dir = tempdir("synth-tree");
+    let write = |m: &str, body: &str| std::fs::write(dir.join(format!("{m}.v")), body).unwrap();
+    write("leaf", "module leaf #(parameter W = 4) (input clk, input [W-1:0] d, output reg [W-1:0] q);\n\
+                   always @(posedge clk) q <= d + 1'b1;\nendmodule\n");
+    // Two leaves in series with no register between them: a path the unflattened `ltp` cannot see.
+    write("mid", "module mid (input clk, input [3:0] d, output [3:0] q);\n\
+                  wire [3:0] t;\n\
+                  leaf #(.W(4)) u0 (.clk(clk), .d(d), .q(t));\n\
+                  leaf #(.W(4)) u1 (.clk(clk), .d(t), .q(q));\nendmodule\n");
+    write("top", "module top (input clk, input [7:0] d, output [7:0] q, output [3:0] r);\n\
+                  leaf #(.W(8)) u (.clk(clk), .d(d), .q(q));\n\
+                  mid m (.clk(clk), .d(d[3:0]), .q(r));\nendmodule\n");
+    let rows = hdl::synth_all(&dir, 2).expect("yosys must be installed (bash scripts/setup)");
+    let names: Vec<&str> = rows.iter().map(|r| r.module.as_str()).collect();
+    assert_eq!(names, ["leaf W=4", "leaf W=8", "mid", "top"]);
+    let row = |m: &str| rows.iter().find(|r| r.module == m).unwrap();
+    for r in &rows {
+        assert!(r.passed(), "{}: {}", r.module, r.log);
+        assert!(r.longest_path.is_some(), "{}: no longest path", r.module);
+    }
+    assert_eq!(row("leaf W=4").flip_flops, 4);
+    assert_eq!(row("mid").flip_flops, 8, "two W=4 instances");
+    assert_eq!(row("top").flip_flops, 16, "8 + the mid's 8");
+    assert_eq!(row("mid").cells, Some(2 * row("leaf W=4").cells.unwrap()));
+    assert_eq!(row("top").cells, Some(row("leaf W=8").cells.unwrap() + row("mid").cells.unwrap()));
+    assert!(row("leaf W=8").longest_path > row("leaf W=4").longest_path, "a wider incrementer is deeper");
+    assert_eq!(row("top").longest_path, row("leaf W=8").longest_path, "the top's path is its deepest leaf's");
+}
+
 fn tempdir(name: &str) -> std::path::PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&d);

@@ -9,8 +9,7 @@
 //! ready-like 75 %; configuration straps (`cfg_*`) re-drawn rarely, their write enables pulsed; every
 //! other input a fresh `$urandom` value each cycle. Verilator is required: the test fails if it is missing.
 
-mod common;
-use common::sv::*;
+use crate::common::sv::*;
 
 /// Cycles every bench runs: the 10^5.
 const CYCLES: u64 = 100_000;

@@ -2,12 +2,11 @@
 //! bench passes against rtl/output_queue.v under Verilator and fails against a one-line change of it;
 //! the same bench under Icarus Verilog (no DPI) passes and fails on one altered vector.
 
-mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use common::sv::*;
+use crate::common::sv::*;
 
 fn vectors(out: &Path, format: &str, cycles: u64) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_inswitch"))

@@ -173,6 +173,6 @@ fn the_dissector_flit_type_table_is_generated_from_the_codec() {
         &lua[body_start..end],
         table,
         "tools/wireshark/inswitch.lua's flit_types differs from flit::type_info: run \
-         `INSWITCH_BLESS=1 cargo test --release --test wireshark generated` and commit the result"
+         `INSWITCH_BLESS=1 cargo test --release --test suite wireshark::the_dissector_flit_type_table_is_generated` and commit the result"
     );
 }

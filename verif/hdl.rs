@@ -137,21 +137,206 @@ pub fn synth(rtl_dir: &Path, module: &str) -> std::io::Result<SynthResult> {
     Ok(parse_synth(module, o.status.success(), log))
 }
 
-/// Synthesises every module under `rtl_dir` on `jobs` threads (one Yosys process each) and returns the
-/// results in module order. Yosys is single-threaded and the top re-synthesises every block it
-/// instantiates, so the modules are started largest first (by [`synth_cost`]): the top runs on one core
-/// while the blocks share the others.
+/// Synthesises every module under `rtl_dir` and returns one result per synthesised module, sorted by
+/// name.
+///
+/// Yosys' hierarchical `synth` of a module synthesises every module it instantiates, once per parameter
+/// set, so synthesising each block again on its own repeated most of the work (the CPU alone takes
+/// minutes, inside the top and again on its own). Instead each *root* (a module no other module
+/// instantiates: the packet-engine top) is synthesised once, in one Yosys run, and every module under it
+/// is reported from that run at the parameters the root gives it: its cells and flip-flops (its own plus
+/// its instances', from the hierarchical `stat`) and its longest path (a second Yosys run reads the
+/// synthesised netlist back and runs `ltp -noff` on each leaf as is and on each module with
+/// submodules flattened: see [`synth`] for why). A module under the root at several parameter sets (the
+/// top's register slices) gets one row per set. Roots run on `jobs` threads, largest first; a module
+/// that no root's run reached is synthesised on its own.
 pub fn synth_all(rtl_dir: &Path, jobs: usize) -> std::io::Result<Vec<SynthResult>> {
     let names = modules(rtl_dir)?;
-    let cost = synth_cost(rtl_dir, &names)?;
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
-    par_map(&order, jobs, |i| synth(rtl_dir, &names[i])).into_iter().collect()
+    let (cost, children) = instantiation_graph(rtl_dir, &names)?;
+    let is_child: Vec<bool> = (0..names.len()).map(|i| children.iter().any(|c| c.contains(&i))).collect();
+    let mut roots: Vec<usize> = (0..names.len()).filter(|&i| !is_child[i]).collect();
+    roots.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
+    let mut rows: Vec<SynthResult> = Vec::new();
+    for r in par_map(&roots, jobs, |i| synth_tree(rtl_dir, &names[i])) {
+        rows.extend(r?);
+    }
+    let reached: std::collections::HashSet<String> =
+        rows.iter().map(|r| r.module.split_whitespace().next().unwrap_or_default().to_string()).collect();
+    let missed: Vec<usize> = (0..names.len()).filter(|&i| !reached.contains(&names[i])).collect();
+    for r in par_map(&missed, jobs, |i| synth(rtl_dir, &names[i])) {
+        rows.push(r?);
+    }
+    rows.sort_by(|a, b| a.module.cmp(&b.module));
+    Ok(rows)
+}
+
+/// One module's section of a hierarchical Yosys `stat`: its own cells and the modules it instantiates.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatModule {
+    /// Yosys' name: the source name, or `$paramod...` for a parameterised derivation.
+    pub name: String,
+    /// Cells that are not instances of another module of the design.
+    pub own_cells: u64,
+    /// Flip-flops among them.
+    pub own_flip_flops: u64,
+    /// Latches among them.
+    pub own_latches: u64,
+    /// (module, instances) for each module of the design it instantiates.
+    pub children: Vec<(String, u64)>,
+}
+
+/// Reads every module's section (`=== name ===`, then its cell table) of a hierarchical `stat`; the
+/// `design hierarchy` summary is skipped. A cell type is an instance when it names a module that has a
+/// section of its own.
+pub fn parse_hier_stat(stat: &str) -> Vec<StatModule> {
+    let mut sections: Vec<(String, Vec<(String, u64)>)> = Vec::new();
+    let mut in_cells = false;
+    for line in stat.lines() {
+        let t = line.trim();
+        if let Some(name) = t.strip_prefix("=== ").and_then(|r| r.strip_suffix(" ===")) {
+            sections.push((name.to_string(), Vec::new()));
+            in_cells = false;
+        } else if t.starts_with("Number of cells:") {
+            in_cells = true;
+        } else if in_cells {
+            let mut it = t.rsplitn(2, char::is_whitespace);
+            match (it.next().and_then(|n| n.parse::<u64>().ok()), it.next()) {
+                (Some(n), Some(kind)) => sections.last_mut().expect("a cell table follows a header").1.push((kind.trim().to_string(), n)),
+                _ => in_cells = false,
+            }
+        }
+    }
+    sections.retain(|(name, _)| name != "design hierarchy");
+    let modules: std::collections::HashSet<String> = sections.iter().map(|(n, _)| n.clone()).collect();
+    sections
+        .into_iter()
+        .map(|(name, cells)| {
+            let mut m = StatModule { name, ..Default::default() };
+            for (kind, n) in cells {
+                if modules.contains(&kind) {
+                    m.children.push((kind, n));
+                } else {
+                    m.own_cells += n;
+                    let (ff, latch) = cell_kind(&kind);
+                    m.own_flip_flops += if ff { n } else { 0 };
+                    m.own_latches += if latch { n } else { 0 };
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// (flip-flop, latch) for a Yosys cell type. Latches are $dlatch/$_DLATCH_*/$adlatch and the SR latches
+/// $sr/$_SR_*; $_DFFSR_* is a flip-flop with set and reset.
+fn cell_kind(kind: &str) -> (bool, bool) {
+    let k = kind.to_ascii_uppercase();
+    let latch = k.contains("DLATCH") || k.starts_with("$_SR_") || k == "$SR";
+    (!latch && k.contains("DFF"), latch)
+}
+
+/// A readable name for a Yosys module name: `$paramod\axis_register\WIDTH=s32'0..0101010010` reads
+/// `axis_register WIDTH=338`; `$paramod$<hash>\cpu` (Yosys hashes long parameter lists) reads `cpu`.
+pub fn display_name(yosys: &str) -> String {
+    let Some(rest) = yosys.strip_prefix("$paramod") else { return yosys.trim_start_matches('\\').to_string() };
+    let mut parts = rest.split('\\').skip(1);
+    let base = parts.next().unwrap_or(rest).to_string();
+    let params: Vec<String> = parts
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) => {
+                let bits = v.split_once('\'').map_or(v, |(_, b)| b);
+                match u128::from_str_radix(bits, 2) {
+                    Ok(n) => format!("{k}={n}"),
+                    Err(_) => format!("{k}={v}"),
+                }
+            }
+            None => p.to_string(),
+        })
+        .collect();
+    if params.is_empty() { base } else { format!("{base} {}", params.join(" ")) }
+}
+
+/// Synthesises `root` once (hierarchically) and reports every module under it: see [`synth_all`].
+fn synth_tree(rtl_dir: &Path, root: &str) -> std::io::Result<Vec<SynthResult>> {
+    let work = std::env::temp_dir().join(format!("inswitch-synth-{}-{root}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let (stat_file, netlist) = (work.join("stat.txt"), work.join("netlist.il"));
+    let reads: Vec<String> =
+        modules(rtl_dir)?.iter().map(|m| format!("read_verilog -sv {};", rtl_dir.join(format!("{m}.v")).display())).collect();
+    let script = format!(
+        "{} synth -top {root}; tee -o {} stat; write_rtlil {}",
+        reads.join(" "),
+        stat_file.display(),
+        netlist.display()
+    );
+    let o = Command::new("yosys").arg("-p").arg(&script).output()?;
+    let log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let stat = std::fs::read_to_string(&stat_file).unwrap_or_default();
+    let stats = parse_hier_stat(&stat);
+    if !o.status.success() || stats.is_empty() {
+        let _ = std::fs::remove_dir_all(&work);
+        return Ok(vec![parse_synth(root, false, log)]);
+    }
+    // Longest paths: a leaf as synthesised; a module with submodules flattened from a saved copy.
+    let mut ltp = String::from("design -save synthesised;");
+    for m in &stats {
+        if m.children.is_empty() {
+            ltp.push_str(&format!(" ltp -noff {};", m.name));
+        } else {
+            ltp.push_str(&format!(" design -load synthesised; hierarchy -top {}; flatten; ltp -noff;", m.name));
+        }
+    }
+    let o2 = Command::new("yosys").arg("-p").arg(format!("read_rtlil {}; {ltp}", netlist.display())).output()?;
+    let _ = std::fs::remove_dir_all(&work);
+    let ltp_log = String::from_utf8_lossy(&o2.stdout).into_owned();
+    let path_of = |name: &str| -> Option<u64> {
+        let key = format!("Longest topological path in {name} (length=");
+        ltp_log.lines().filter_map(|l| l.trim().strip_prefix(key.as_str())).filter_map(|r| r.trim_end_matches("):").parse().ok()).max()
+    };
+    // Totals over each module's subtree (instances times the child's totals), children first.
+    let by_name: std::collections::HashMap<&str, &StatModule> = stats.iter().map(|m| (m.name.as_str(), m)).collect();
+    fn total(m: &StatModule, by_name: &std::collections::HashMap<&str, &StatModule>, depth: usize) -> (u64, u64, u64) {
+        let (mut c, mut f, mut l) = (m.own_cells, m.own_flip_flops, m.own_latches);
+        // The depth bound keeps a (malformed) instantiation cycle from recursing forever.
+        if depth <= by_name.len() {
+            for (child, n) in &m.children {
+                if let Some(cm) = by_name.get(child.as_str()) {
+                    let (cc, cf, cl) = total(cm, by_name, depth + 1);
+                    (c, f, l) = (c + n * cc, f + n * cf, l + n * cl);
+                }
+            }
+        }
+        (c, f, l)
+    }
+    let inferred = log.matches("Latch inferred").count() as u64;
+    let tail: String = log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+    Ok(stats
+        .iter()
+        .map(|m| {
+            let (cells, flip_flops, latches) = total(m, &by_name, 0);
+            let is_root = display_name(&m.name) == root;
+            SynthResult {
+                module: display_name(&m.name),
+                cells: Some(cells),
+                flip_flops,
+                // A "Latch inferred" message is counted against the root, whose subtree holds it.
+                latches: latches + if is_root { inferred } else { 0 },
+                longest_path: path_of(&m.name),
+                ok: o2.status.success(),
+                log: if is_root { log.clone() } else { format!("(synthesised inside {root}; the end of its log)\n{tail}") },
+            }
+        })
+        .collect())
 }
 
 /// A module's synthesis cost estimate for scheduling: its source lines plus the costs of the modules it
 /// instantiates (any identifier in its source that names another module), recursively.
 pub fn synth_cost(rtl_dir: &Path, names: &[String]) -> std::io::Result<Vec<usize>> {
+    Ok(instantiation_graph(rtl_dir, names)?.0)
+}
+
+/// Each module's cost (see [`synth_cost`]) and the modules it instantiates (indices into `names`).
+fn instantiation_graph(rtl_dir: &Path, names: &[String]) -> std::io::Result<(Vec<usize>, Vec<Vec<usize>>)> {
     let mut lines = Vec::with_capacity(names.len());
     let mut children: Vec<Vec<usize>> = Vec::with_capacity(names.len());
     for (i, m) in names.iter().enumerate() {
@@ -168,7 +353,7 @@ pub fn synth_cost(rtl_dir: &Path, names: &[String]) -> std::io::Result<Vec<usize
         }
         lines[i] + children[i].iter().map(|&j| total(j, lines, children, depth + 1)).sum::<usize>()
     }
-    Ok((0..names.len()).map(|i| total(i, &lines, &children, 0)).collect())
+    Ok(((0..names.len()).map(|i| total(i, &lines, &children, 0)).collect(), children))
 }
 
 /// Reads cells, flip-flops, latches and the longest path out of a Yosys log.
@@ -186,13 +371,9 @@ pub fn parse_synth(module: &str, ok: bool, log: String) -> SynthResult {
         let mut it = line.split_whitespace();
         let (Some(kind), Some(n), None) = (it.next(), it.next(), it.next()) else { continue };
         let Ok(n) = n.parse::<u64>() else { continue };
-        let k = kind.to_ascii_uppercase();
-        // Latches are $dlatch/$_DLATCH_*/$adlatch and the SR latches $sr/$_SR_*; $_DFFSR_* is a flip-flop.
-        if k.contains("DLATCH") || k.starts_with("$_SR_") || k == "$SR" {
-            latches += n;
-        } else if k.contains("DFF") {
-            flip_flops += n;
-        }
+        let (ff, latch) = cell_kind(kind);
+        flip_flops += if ff { n } else { 0 };
+        latches += if latch { n } else { 0 };
     }
     latches += log.matches("Latch inferred").count() as u64;
     let longest_path = log
@@ -219,6 +400,22 @@ mod tests {
         assert_eq!(r.latches, 3, "a D latch, an SR latch and one 'Latch inferred' line");
         assert_eq!(r.longest_path, Some(2));
         assert!(!r.passed());
+    }
+
+    #[test]
+    fn a_hierarchical_stat_gives_each_modules_own_cells_and_instances() {
+        let stat = "=== $paramod\\leaf\\W=s32'00000000000000000000000000000100 ===\n\n   Number of wires: 7\n   Number of cells:                 10\n     $_DFF_P_                        4\n     $_XOR_                          6\n\n\
+                    === mid ===\n\n   Number of cells:                  3\n     $paramod\\leaf\\W=s32'00000000000000000000000000000100      2\n     $_DLATCH_P_ 1\n\n\
+                    === design hierarchy ===\n\n   mid 1\n   Number of cells:                 21\n     $_DFF_P_  8\n";
+        let m = parse_hier_stat(stat);
+        assert_eq!(m.len(), 2, "the design-hierarchy summary is not a module: {m:?}");
+        assert_eq!((m[0].own_cells, m[0].own_flip_flops, m[0].own_latches), (10, 4, 0));
+        assert!(m[0].children.is_empty());
+        assert_eq!((m[1].own_cells, m[1].own_flip_flops, m[1].own_latches), (1, 0, 1), "an instance is not an own cell");
+        assert_eq!(m[1].children, vec![(m[0].name.clone(), 2)]);
+        assert_eq!(display_name(&m[0].name), "leaf W=4");
+        assert_eq!(display_name("$paramod$0a1b2c\\cpu"), "cpu");
+        assert_eq!(display_name("\\top"), "top");
     }
 
     #[test]
