@@ -157,13 +157,16 @@ pub fn synth_all(rtl_dir: &Path, jobs: usize) -> std::io::Result<Vec<SynthResult
     let mut roots: Vec<usize> = (0..names.len()).filter(|&i| !is_child[i]).collect();
     roots.sort_by_key(|&i| std::cmp::Reverse(cost[i]));
     let mut rows: Vec<SynthResult> = Vec::new();
-    for r in par_map(&roots, jobs, |i| synth_tree(rtl_dir, &names[i])) {
+    // `par_map` takes positions into the list it is mapped over (here `roots`, largest first).
+    let order: Vec<usize> = (0..roots.len()).collect();
+    for r in par_map(&order, jobs, |k| synth_tree(rtl_dir, &names[roots[k]])) {
         rows.extend(r?);
     }
     let reached: std::collections::HashSet<String> =
         rows.iter().map(|r| r.module.split_whitespace().next().unwrap_or_default().to_string()).collect();
     let missed: Vec<usize> = (0..names.len()).filter(|&i| !reached.contains(&names[i])).collect();
-    for r in par_map(&missed, jobs, |i| synth(rtl_dir, &names[i])) {
+    let order: Vec<usize> = (0..missed.len()).collect();
+    for r in par_map(&order, jobs, |k| synth(rtl_dir, &names[missed[k]])) {
         rows.push(r?);
     }
     rows.sort_by(|a, b| a.module.cmp(&b.module));

@@ -170,10 +170,11 @@ pub mod event_cross {
     mod tests {
         use super::*;
 
-        /// The table above is `rtl/cpu.v`'s `EV_*` localparams, name for name and code for code.
+        /// The table above is the RTL's `EV_*` localparams (`rtl/cpu_codes.vh`, which `rtl/cpu.v` includes),
+        /// name for name and code for code.
         #[test]
         fn events_are_the_rtl_codes() {
-            let v = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rtl/cpu.v")).expect("rtl/cpu.v");
+            let v = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/rtl/cpu_codes.vh")).expect("rtl/cpu_codes.vh");
             let mut found = 0;
             for part in v.split("EV_").skip(1) {
                 let Some((name, rest)) = part.split_once('=') else { continue };
