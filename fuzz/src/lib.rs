@@ -30,7 +30,7 @@ where
     Mon: Monitor<M::In, M::Out>,
 {
     let (bench, _) = stimulus::with_choices(data, make);
-    let (mut m, mut r, mut s, mut mon) = bench.unwrap_or_else(|e| panic!("{target}: cannot build the bench: {e}"));
+    let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = bench.unwrap_or_else(|e| panic!("{target}: cannot build the bench: {e}"));
     let failure = match checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, None, &mut |_| {}) {
         Ok(_) => return,
         Err(f) => f,
@@ -68,7 +68,7 @@ where
     let cycle = failure.cycle();
     let path = dir.join(format!("fuzz-{target}-cycle{cycle}.fst"));
     let (bench, _) = stimulus::with_choices(data, make);
-    let (mut m, mut r, mut s, mut mon) = bench.map_err(|e| e.to_string())?;
+    let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = bench.map_err(|e| e.to_string())?;
     let start = cycle.saturating_sub(WAVEFORM_WINDOW);
     let again = checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, Some((start, &path, cycle - start + WAVEFORM_TAIL)), &mut |_| {});
     match again {
