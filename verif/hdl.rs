@@ -281,13 +281,14 @@ fn synth_tree(rtl_dir: &Path, root: &str) -> std::io::Result<Vec<SynthResult>> {
         return Ok(vec![parse_synth(root, false, log)]);
     }
     // Longest paths: a leaf as synthesised; a module with submodules flattened from a saved copy.
+    // The leaves first: `hierarchy -top` keeps only one module's subtree, so a leaf named after it would
+    // no longer exist (and Yosys would stop the script there).
     let mut ltp = String::from("design -save synthesised;");
-    for m in &stats {
-        if m.children.is_empty() {
-            ltp.push_str(&format!(" ltp -noff {};", m.name));
-        } else {
-            ltp.push_str(&format!(" design -load synthesised; hierarchy -top {}; flatten; ltp -noff;", m.name));
-        }
+    for m in stats.iter().filter(|m| m.children.is_empty()) {
+        ltp.push_str(&format!(" ltp -noff {};", m.name));
+    }
+    for m in stats.iter().filter(|m| !m.children.is_empty()) {
+        ltp.push_str(&format!(" design -load synthesised; hierarchy -top {}; flatten; ltp -noff;", m.name));
     }
     let o2 = Command::new("yosys").arg("-p").arg(format!("read_rtlil {}; {ltp}", netlist.display())).output()?;
     let _ = std::fs::remove_dir_all(&work);
