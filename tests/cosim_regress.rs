@@ -158,3 +158,24 @@ fn coverage_needs_the_coverage_build() {
         assert!(err.contains("--features coverage"), "{err}");
     }
 }
+
+/// The pool starts the slow jobs first (a long job started last leaves one worker alone at the end) but
+/// reports in list order.
+#[test]
+fn the_pool_takes_the_slowest_targets_first_and_reports_in_list_order() {
+    use inswitch::regress::{jobs, run, PoolConfig, Source};
+    use std::sync::Mutex;
+    let pick = |name: &str| TARGETS.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no target {name}"));
+    let list = jobs(&[pick("axis_register"), pick("output_queue_w64"), pick("output_queue_w256"), pick("packet_engine")], &[1, 2]);
+    let wave_dir = tmp("pool-order");
+    let cfg = PoolConfig { threads: 1, keep_going: true, cycles: 200, wave_dir, coverage_dir: None, shrink: false };
+    let started = Mutex::new(Vec::new());
+    let results = run(&Source::Fixed(list.clone()), &cfg, &|_| {}, &|r| started.lock().unwrap().push((r.target, r.seed)));
+    let taken = started.into_inner().unwrap();
+    let expect_taken = [("packet_engine", 1), ("packet_engine", 2), ("output_queue_w256", 1), ("output_queue_w256", 2), ("output_queue_w64", 1), ("output_queue_w64", 2), ("axis_register", 1), ("axis_register", 2)];
+    assert_eq!(taken, expect_taken);
+    let reported: Vec<(&str, u64)> = results.iter().map(|r| (r.target, r.seed)).collect();
+    let listed: Vec<(&str, u64)> = list.iter().map(|j| (j.target.name, j.seed)).collect();
+    assert_eq!(reported, listed);
+    assert!(results.iter().all(|r| r.status() == "passed"));
+}

@@ -131,7 +131,7 @@ pub enum Source {
 
 /// The outcome of one job.
 pub struct JobResult {
-    /// Position in the order the jobs were taken (results are returned sorted by it).
+    /// Position in the job list (a soak's: the order the jobs were started); results are returned sorted by it.
     pub position: usize,
     /// Target name.
     pub target: &'static str,
@@ -182,20 +182,31 @@ pub fn run(source: &Source, cfg: &PoolConfig, progress: &(dyn Fn(u64) + Sync), d
     let stop = AtomicBool::new(false);
     let results = Mutex::new(Vec::new());
     let start = Instant::now();
-    let job_at = |position: usize| -> Option<Job> {
+    // A fixed list is taken longest first (stable, so seeds keep their order): with the long jobs started
+    // last, one worker would run them alone at the end while the others idle. Positions (and so the
+    // report's order) stay those of the list.
+    let taking_order: Vec<usize> = match source {
+        Source::Fixed(list) => {
+            let mut order: Vec<usize> = (0..list.len()).collect();
+            order.sort_by_key(|&i| list[i].target.cost_rank());
+            order
+        }
+        Source::Soak { .. } => Vec::new(),
+    };
+    let job_at = |taken: usize| -> Option<(usize, Job)> {
         match source {
-            Source::Fixed(list) => list.get(position).copied(),
+            Source::Fixed(list) => taking_order.get(taken).map(|&position| (position, list[position])),
             Source::Soak { targets, first_seed, shard, budget } => {
                 if targets.is_empty() || start.elapsed() >= *budget {
                     return None;
                 }
-                // This shard's position-th job of the endless seed-major list.
+                // This shard's taken-th job of the endless seed-major list.
                 let global = match shard {
-                    Some(s) => position * s.count as usize + (s.index - 1) as usize,
-                    None => position,
+                    Some(s) => taken * s.count as usize + (s.index - 1) as usize,
+                    None => taken,
                 };
                 let target = targets[global % targets.len()];
-                Some(Job { target, seed: first_seed.wrapping_add((global / targets.len()) as u64) })
+                Some((taken, Job { target, seed: first_seed.wrapping_add((global / targets.len()) as u64) }))
             }
         }
     };
@@ -204,8 +215,7 @@ pub fn run(source: &Source, cfg: &PoolConfig, progress: &(dyn Fn(u64) + Sync), d
             scope.spawn(|| {
                 crate::verilated::collect_coverage_into(cfg.coverage_dir.clone());
                 while !stop.load(Ordering::Relaxed) {
-                    let position = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = job_at(position) else { break };
+                    let Some((position, job)) = job_at(next.fetch_add(1, Ordering::Relaxed)) else { break };
                     let run_cfg = RunConfig { seed: job.seed, cycles: cfg.cycles, wave_dir: cfg.wave_dir.clone() };
                     let t0 = Instant::now();
                     let options = crate::checker::RunOptions { shrink: cfg.shrink, replay: None };

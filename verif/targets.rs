@@ -25,6 +25,13 @@ pub struct Target {
 }
 
 impl Target {
+    /// Where the regression pool takes this target's jobs: slower blocks first (their place in [`COSIM`]),
+    /// and of one block the wider build first (its data path costs more per cycle).
+    pub fn cost_rank(&self) -> (usize, std::cmp::Reverse<u32>) {
+        let block = COSIM.iter().position(|(b, _)| *b == self.block).unwrap_or(COSIM.len());
+        (block, std::cmp::Reverse(self.width.unwrap_or(0)))
+    }
+
     /// Runs the target.
     pub fn run(&self, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
         (self.cosim)(self.name, cfg, progress)
@@ -35,18 +42,20 @@ impl Target {
 /// (cycles done) in, its outcome or the first failure out.
 pub type BlockRun = fn(&str, &RunConfig, &mut dyn FnMut(u64)) -> Result<Outcome, RunError>;
 
-/// The cosim side of the registry: each block's lockstep bench (stimulus, scoreboard, run).
+/// The cosim side of the registry: each block's lockstep bench (stimulus, scoreboard, run), listed
+/// slowest first (time per cycle, docs/performance.md §Parallel regression): the regression pool starts
+/// the slow jobs first ([`Target::cost_rank`]) so that no worker is left alone with a long job at the end.
 pub static COSIM: &[(&str, BlockRun)] = &[
+    ("packet_engine", blocks::packet_engine::run),
+    ("cpu", blocks::cpu::run),
+    ("completion_builder", blocks::completion_builder::run),
+    ("input_checker", blocks::input_checker::run),
+    ("register_space", blocks::register_space::run),
+    ("reduce_unit", blocks::reduce_unit::run),
+    ("frame_builder", blocks::frame_builder::run),
+    ("interposer", blocks::interposer::run),
     ("output_queue", blocks::output_queue::run),
     ("axis_register", blocks::axis_register::run),
-    ("reduce_unit", blocks::reduce_unit::run),
-    ("register_space", blocks::register_space::run),
-    ("input_checker", blocks::input_checker::run),
-    ("interposer", blocks::interposer::run),
-    ("frame_builder", blocks::frame_builder::run),
-    ("completion_builder", blocks::completion_builder::run),
-    ("cpu", blocks::cpu::run),
-    ("packet_engine", blocks::packet_engine::run),
 ];
 
 /// The registry's parameters of Verilated model `model` (its overrides over the RTL defaults).
