@@ -46,14 +46,43 @@ pub const VDM_PROTOCOL_ID: u8 = 0xCE;
 pub const ENGINE_BASE: u32 = 0xC000;
 /// Version carried in the header.
 pub const VERSION: u8 = 1;
-/// Length of the common header.
-pub const HEADER_LEN: usize = 8;
+/// Length of the common header (from its field table).
+pub const HEADER_LEN: usize = crate::field::layout_len(&header_fields::ALL);
 /// Width of CC_ID (\[0169\]).
 pub const CC_ID_BITS: u32 = 12;
 /// Width of the transaction ID (seed 001: "a short 2 bit transaction ID", compared modulo 4).
 pub const TID_BITS: u32 = 2;
 /// Reserved flags below the TID in header byte 1 (`{NP, EM, RT, TID[1:0], rsvd[2:0]}`).
 pub const RESERVED_FLAG_BITS: u32 = 3;
+/// The common header's field table, most significant bit first: the one place its layout is written
+/// for [`CommonHeader::from_be_bytes`]; a test checks the deku declaration of [`CommonHeader`] against it.
+pub mod header_fields {
+    use crate::field::Field;
+    /// Version.
+    pub const VERSION: Field = Field::new("version", 0, 4);
+    /// Kind.
+    pub const KIND: Field = Field::new("kind", VERSION.end(), 4);
+    /// Non-posted.
+    pub const NON_POSTED: Field = Field::new("non_posted", KIND.end(), 1);
+    /// Error mark.
+    pub const ERROR_MARK: Field = Field::new("error_mark", NON_POSTED.end(), 1);
+    /// Retransmission.
+    pub const RETRY: Field = Field::new("retry", ERROR_MARK.end(), 1);
+    /// Transaction ID.
+    pub const TID: Field = Field::new("tid", RETRY.end(), super::TID_BITS);
+    /// Reserved flags.
+    pub const RESERVED_FLAGS: Field = Field::new("reserved_flags", TID.end(), super::RESERVED_FLAG_BITS);
+    /// Reserved.
+    pub const RESERVED: Field = Field::new("reserved", RESERVED_FLAGS.end(), 4);
+    /// Collective context id.
+    pub const CC_ID: Field = Field::new("cc_id", RESERVED.end(), super::CC_ID_BITS);
+    /// Endpoint (DMU) identifier.
+    pub const DMU_ID: Field = Field::new("dmu_id", CC_ID.end(), 16);
+    /// Participant index.
+    pub const P_ID: Field = Field::new("p_id", DMU_ID.end(), 16);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 11] = [VERSION, KIND, NON_POSTED, ERROR_MARK, RETRY, TID, RESERVED_FLAGS, RESERVED, CC_ID, DMU_ID, P_ID];
+}
 /// PBV width: one bit per participant, up to 128 (\[0157\], \[0166\]).
 pub const PBV_BITS: usize = 128;
 /// Offset of the PBV in an initialization message (\[0166\]: "payload bytes 24 to 36").
@@ -185,22 +214,24 @@ pub struct CommonHeader {
 }
 
 impl CommonHeader {
-    /// The header in `b` (every bit pattern is one), read by byte arithmetic: the same value as the
-    /// deku declaration reads (property test `common_header_matches_deku`), without deku's bit reader,
-    /// which was the fabric simulator's largest cost (docs/performance.md §Fabric).
+    /// The header in `b` (every bit pattern is one), read through [`header_fields`]: the same value as
+    /// the deku declaration reads (property test `common_header_matches_deku`), without deku's bit
+    /// reader, which was the fabric simulator's largest cost (docs/performance.md §Fabric).
     pub fn from_be_bytes(b: &[u8; HEADER_LEN]) -> CommonHeader {
+        use header_fields as H;
+        let g = |f: crate::field::Field| f.get(b);
         CommonHeader {
-            version: b[0] >> 4,
-            kind: b[0] & 0xF,
-            non_posted: b[1] & 0x80 != 0,
-            error_mark: b[1] & 0x40 != 0,
-            retry: b[1] & 0x20 != 0,
-            tid: (b[1] >> RESERVED_FLAG_BITS) & ((1 << TID_BITS) - 1),
-            reserved_flags: b[1] & ((1 << RESERVED_FLAG_BITS) - 1),
-            reserved: b[2] >> 4,
-            cc_id: u16::from_be_bytes([b[2], b[3]]) & 0xFFF,
-            dmu_id: u16::from_be_bytes([b[4], b[5]]),
-            p_id: u16::from_be_bytes([b[6], b[7]]),
+            version: g(H::VERSION) as u8,
+            kind: g(H::KIND) as u8,
+            non_posted: g(H::NON_POSTED) != 0,
+            error_mark: g(H::ERROR_MARK) != 0,
+            retry: g(H::RETRY) != 0,
+            tid: g(H::TID) as u8,
+            reserved_flags: g(H::RESERVED_FLAGS) as u8,
+            reserved: g(H::RESERVED) as u8,
+            cc_id: g(H::CC_ID) as u16,
+            dmu_id: g(H::DMU_ID) as u16,
+            p_id: g(H::P_ID) as u16,
         }
     }
 }
@@ -597,4 +628,15 @@ pub fn from_vdm(t: &Tlp) -> Result<CollectiveMessage> {
 pub fn to_memory_write(msg: &CollectiveMessage, requester_id: u16, tag: u16, switch_base: u64, offset: u32) -> Result<Tlp> {
     let address = switch_base.wrapping_add(u64::from(ENGINE_BASE)).wrapping_add(u64::from(offset));
     Tlp::memory_write(requester_id, tag, address, msg.to_bytes()?)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn deku_matches_the_header_table() {
+        use crate::field::deku_check::u;
+        crate::field::deku_check::check::<super::CommonHeader>(&super::header_fields::ALL, super::HEADER_LEN, |h| {
+            vec![u(h.version), u(h.kind), u(h.non_posted), u(h.error_mark), u(h.retry), u(h.tid), u(h.reserved_flags), u(h.reserved), u(h.cc_id), u(h.dmu_id), u(h.p_id)]
+        });
+    }
 }

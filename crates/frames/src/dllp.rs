@@ -14,8 +14,21 @@ use crate::crc::dllp_crc16;
 use crate::error::{Error, Layer, Result};
 use crate::util;
 
-/// Length of a DLLP without CRC.
-pub const BODY_LEN: usize = 4;
+/// The field table of an Ack or Nak DLLP body (the 4 bytes the CRC covers), most significant bit
+/// first: the one place the sequence number's position is written.
+pub mod ack_nak_fields {
+    use crate::field::Field;
+    /// DLLP Type.
+    pub const TYPE: Field = Field::new("type", 0, 8);
+    /// Reserved.
+    pub const RESERVED: Field = Field::new("reserved", TYPE.end(), 12);
+    /// AckNak_Seq_Num.
+    pub const SEQ: Field = Field::new("seq", RESERVED.end(), crate::crc::SEQUENCE_BITS);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 3] = [TYPE, RESERVED, SEQ];
+}
+/// Length of a DLLP without CRC (from the Ack/Nak table).
+pub const BODY_LEN: usize = crate::field::layout_len(&ack_nak_fields::ALL);
 /// Length with CRC.
 pub const DLLP_LEN: usize = BODY_LEN + 2;
 
@@ -73,15 +86,17 @@ impl Dllp {
         let [a, b, c] = self.body;
         [self.dllp_type, a, b, c]
     }
-    /// Ack/Nak sequence number (12 bits of bytes 2-3).
+    /// Ack/Nak sequence number.
     pub fn seq(&self) -> u16 {
-        let [_, b, c] = self.body;
-        u16::from_be_bytes([b, c]) & crate::crc::SEQUENCE_MASK
+        ack_nak_fields::SEQ.get(&self.body_bytes()) as u16
     }
     /// An Ack or Nak with a correct CRC.
     pub fn ack_nak(nak: bool, seq: u16) -> Dllp {
-        let s = (seq & crate::crc::SEQUENCE_MASK).to_be_bytes();
-        let mut d = Dllp { dllp_type: if nak { 0x10 } else { 0x00 }, body: [0, s[0], s[1]], crc: 0 };
+        let mut b = [0u8; BODY_LEN];
+        ack_nak_fields::TYPE.set(&mut b, u64::from(u8::from(if nak { DllpType::Nak } else { DllpType::Ack })));
+        ack_nak_fields::SEQ.set(&mut b, seq.into());
+        let [dllp_type, body @ ..] = b;
+        let mut d = Dllp { dllp_type, body, crc: 0 };
         d.crc = dllp_crc16(&d.body_bytes());
         d
     }
@@ -93,5 +108,28 @@ impl Dllp {
         } else {
             Err(Error::Checksum { layer: Layer::Dllp, field: "DLLP CRC", computed: computed.into(), received: self.crc.into() })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Ack/Nak table against the specification's picture written out here: AckNak_Seq_Num is the
+    /// low 4 bits of byte 2 and all of byte 3; Ack is Type 0x00, Nak 0x10.
+    #[test]
+    fn ack_nak_table_matches_the_specification() {
+        for seq in [0u16, 1, 0x0ab, 0x800, 0xfff] {
+            for nak in [false, true] {
+                let d = Dllp::ack_nak(nak, seq);
+                let b = d.body_bytes();
+                assert_eq!(b[0], if nak { 0x10 } else { 0x00 });
+                assert_eq!((b[1], b[2] >> 4), (0, 0), "reserved bits stay zero");
+                assert_eq!(u16::from(b[2] & 0x0f) << 8 | u16::from(b[3]), seq);
+                assert_eq!(d.seq(), seq);
+                d.check_crc().unwrap();
+            }
+        }
+        assert_eq!(BODY_LEN, 4);
     }
 }

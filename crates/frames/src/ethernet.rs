@@ -28,10 +28,25 @@ use crate::error::{Error, Layer, Result};
 use crate::portals::{ReductionFrame, FRAME_LEN};
 use crate::util;
 
+/// The Ethernet II header's field table (the diagram above), most significant bit first; a test checks
+/// the deku declaration of [`EthernetHeader`] against it.
+pub mod header_fields {
+    use crate::field::Field;
+    /// Bits of a MAC address.
+    const MAC_BITS: u32 = 48;
+    /// Destination MAC.
+    pub const DST: Field = Field::new("dst", 0, MAC_BITS);
+    /// Source MAC.
+    pub const SRC: Field = Field::new("src", DST.end(), MAC_BITS);
+    /// EtherType.
+    pub const ETHERTYPE: Field = Field::new("ethertype", SRC.end(), 16);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 3] = [DST, SRC, ETHERTYPE];
+}
 /// Length of a MAC address.
-pub const MAC_LEN: usize = 6;
-/// Length of the Ethernet II header.
-pub const HEADER_LEN: usize = 2 * MAC_LEN + 2;
+pub const MAC_LEN: usize = header_fields::DST.width as usize / 8;
+/// Length of the Ethernet II header (from its field table).
+pub const HEADER_LEN: usize = crate::field::layout_len(&header_fields::ALL);
 /// Length of the FCS.
 pub const FCS_LEN: usize = 4;
 /// Length of a Soft Portals frame.
@@ -67,7 +82,7 @@ impl EthernetHeader {
             return Err(Error::InvalidField {
                 layer: Layer::Ethernet,
                 field: "EtherType",
-                offset: 2 * MAC_LEN,
+                offset: header_fields::ETHERTYPE.byte_offset(),
                 value: self.ethertype.into(),
                 reason: "below 0x0600: an IEEE 802.3 length, not an Ethernet II EtherType",
             });
@@ -114,7 +129,7 @@ impl SoftPortals {
             return Err(Error::InvalidField {
                 layer: Layer::SoftPortals,
                 field: "EtherType",
-                offset: 2 * MAC_LEN,
+                offset: header_fields::ETHERTYPE.byte_offset(),
                 value: f.eth.ethertype.into(),
                 reason: "not the EtherType this port is configured for",
             });
@@ -175,5 +190,16 @@ impl SoftPortals {
         } else {
             Err(Error::Checksum { layer: Layer::SoftPortals, field: "FCS", computed, received: self.fcs })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deku_matches_the_header_table() {
+        let mac = |m: &[u8; MAC_LEN]| m.iter().fold(0u64, |a, &b| a << 8 | u64::from(b));
+        crate::field::deku_check::check::<EthernetHeader>(&header_fields::ALL, HEADER_LEN, |h| vec![mac(&h.dst), mac(&h.src), u64::from(h.ethertype)]);
     }
 }

@@ -51,12 +51,18 @@ impl Field {
     pub fn get(&self, buf: &[u8]) -> u64 {
         let first = self.offset / BYTE_BITS;
         let last = (self.end() - 1) / BYTE_BITS;
-        let mut acc: u128 = 0;
-        for i in first..=last {
-            acc = acc << BYTE_BITS | u128::from(buf.get(i).copied().unwrap_or(0));
-        }
         let tail = (last + 1) * BYTE_BITS - self.end();
-        (acc >> tail) as u64 & self.mask()
+        // With the table's constants inlined, the span and shifts fold away: a field within eight
+        // bytes is read as one u64 (the views' hot path); only an unaligned 64-bit field needs u128.
+        let acc = match buf.get(first..=last) {
+            Some(bytes) if bytes.len() <= u64::BITS as usize / BYTE_BITS => {
+                let word = bytes.iter().fold(0u64, |acc, &b| acc << BYTE_BITS | u64::from(b));
+                u128::from(word >> tail)
+            }
+            Some(bytes) => bytes.iter().fold(0u128, |acc, &b| acc << BYTE_BITS | u128::from(b)) >> tail,
+            None => (first..=last).fold(0u128, |acc, i| acc << BYTE_BITS | u128::from(buf.get(i).copied().unwrap_or(0))) >> tail,
+        };
+        acc as u64 & self.mask()
     }
     /// Writes the low `width` bits of `value` into the field; bytes past the end of `buf` are skipped.
     pub fn set(&self, buf: &mut [u8], value: u64) {
@@ -87,6 +93,55 @@ pub const fn layout_len(fields: &[Field]) -> usize {
     }
     assert!(bit % BYTE_BITS == 0, "field table does not end on a byte boundary");
     bit / BYTE_BITS
+}
+
+/// The check every table gets: deku (the parser) and the table (the views) agree on every bit.
+#[cfg(test)]
+pub(crate) mod deku_check {
+    use super::{layout_len, Field};
+    use deku::{DekuContainerRead, DekuContainerWrite};
+
+    /// A field value as the tables read it.
+    pub(crate) fn u(v: impl Into<u64>) -> u64 {
+        v.into()
+    }
+
+    /// Random buffers of `len` bytes (xorshift, fixed seed).
+    pub(crate) fn random_buffers(len: usize) -> impl Iterator<Item = Vec<u8>> {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        (0..4000).map(move |_| {
+            (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect()
+        })
+    }
+
+    /// On random bytes: the table covers exactly deku's `len` bytes, its getters read the values deku
+    /// reads (`values` lists them in table order), and setting them through the table rebuilds the
+    /// bytes, as deku's writer does.
+    pub(crate) fn check<T>(table: &[Field], len: usize, values: impl Fn(&T) -> Vec<u64>)
+    where
+        T: for<'a> DekuContainerRead<'a> + DekuContainerWrite,
+    {
+        assert_eq!(layout_len(table), len);
+        for b in random_buffers(len) {
+            let (_, parsed) = T::from_bytes((&b[..], 0)).expect("deku parses any bytes of this layout");
+            let v = values(&parsed);
+            assert_eq!(v.len(), table.len());
+            let mut built = vec![0u8; len];
+            for (f, v) in table.iter().zip(v) {
+                assert_eq!(f.get(&b), v, "{} of {b:02x?}", f.name);
+                f.set(&mut built, v);
+            }
+            assert_eq!(built, b);
+            assert_eq!(parsed.to_bytes().expect("deku writes"), b);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -241,6 +241,42 @@ pub fn is_addr64(t: u8) -> bool {
     matches!(t, MRD64 | MRDLK64 | UIOMRD | MWR64 | UIOMWR | FETCHADD64 | SWAP64 | CAS64 | DMWR64 | 0x31 | 0x71)
 }
 
+/// The field tables of the flit-mode header base's DW0 and DW1, most significant bit first; tests
+/// check the deku declarations of [`FlitDw0`] and [`FlitDw1`] against them, and [`FlitDw0`]'s range
+/// checks take the widths from them.
+pub mod dw0_fields {
+    use crate::field::Field;
+    /// Type\[7:0\].
+    pub const TYPE: Field = Field::new("type", 0, 8);
+    /// Traffic class.
+    pub const TC: Field = Field::new("tc", TYPE.end(), 3);
+    /// OHC\[4:0\].
+    pub const OHC: Field = Field::new("ohc", TC.end(), super::OHC_BITS);
+    /// Trailer size code.
+    pub const TS: Field = Field::new("ts", OHC.end(), 3);
+    /// Attr\[2:0\].
+    pub const ATTR: Field = Field::new("attr", TS.end(), 3);
+    /// Length in DW, 0 = 1024.
+    pub const LENGTH: Field = Field::new("length", ATTR.end(), 10);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 6] = [TYPE, TC, OHC, TS, ATTR, LENGTH];
+}
+
+/// DW1 of flit-mode request and completion header bases.
+pub mod dw1_fields {
+    use crate::field::Field;
+    /// Requester ID.
+    pub const REQUESTER_ID: Field = Field::new("requester_id", 0, 16);
+    /// EP.
+    pub const EP: Field = Field::new("ep", REQUESTER_ID.end(), 1);
+    /// Reserved.
+    pub const RESERVED: Field = Field::new("reserved", EP.end(), 1);
+    /// 14-bit tag.
+    pub const TAG: Field = Field::new("tag", RESERVED.end(), 14);
+    /// Every field, in wire order.
+    pub const ALL: [Field; 4] = [REQUESTER_ID, EP, RESERVED, TAG];
+}
+
 /// DW0 of a flit-mode header base.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, DekuRead, DekuWrite)]
 #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
@@ -292,11 +328,11 @@ impl FlitDw0 {
         }
     }
     fn check(&self) -> Result<()> {
-        fits(L, "TC", self.tc.into(), 3)?;
-        fits(L, "OHC", self.ohc.into(), OHC_BITS)?;
-        fits(L, "TS", self.ts.into(), 3)?;
-        fits(L, "Attr", self.attr.into(), 3)?;
-        fits(L, "Length", self.length.into(), 10)
+        fits(L, "TC", self.tc.into(), dw0_fields::TC.width)?;
+        fits(L, "OHC", self.ohc.into(), dw0_fields::OHC.width)?;
+        fits(L, "TS", self.ts.into(), dw0_fields::TS.width)?;
+        fits(L, "Attr", self.attr.into(), dw0_fields::ATTR.width)?;
+        fits(L, "Length", self.length.into(), dw0_fields::LENGTH.width)
     }
 }
 
@@ -472,15 +508,16 @@ impl FlitTlp {
     /// Byte address of address-routed requests (32-bit forms: DW2\[31:2\]; 64-bit: DW2-DW3\[63:2\]).
     pub fn address(&self) -> Option<u64> {
         let t = self.dw0.tlp_type;
-        if is_addr32(t) {
-            self.header.get(1).map(|w| u64::from(w & !0b11))
+        use crate::tlp::fields::{address32_fields, address64_fields};
+        let dw_address = if is_addr32(t) {
+            address32_fields::ADDRESS_DW.get(&self.header.get(1)?.to_be_bytes())
         } else if is_addr64(t) {
-            let hi = *self.header.get(1)?;
-            let lo = *self.header.get(2)?;
-            Some(u64::from(hi) << 32 | u64::from(lo & !0b11))
+            let (hi, lo) = (*self.header.get(1)?, *self.header.get(2)?);
+            address64_fields::ADDRESS_DW.get(&(u64::from(hi) << u32::BITS | u64::from(lo)).to_be_bytes())
         } else {
-            None
-        }
+            return None;
+        };
+        Some(dw_address << crate::tlp::DW_ADDRESS_SHIFT)
     }
 
     fn ohc_index(&self, bit: u8) -> Option<usize> {
@@ -543,5 +580,17 @@ impl FlitTlp {
         } else {
             Err(Error::Checksum { layer: L, field: "ECRC", computed, received })
         }
+    }
+}
+
+#[cfg(test)]
+mod field_table_tests {
+    use super::*;
+
+    #[test]
+    fn deku_matches_the_header_base_tables() {
+        use crate::field::deku_check::u;
+        crate::field::deku_check::check::<FlitDw0>(&dw0_fields::ALL, DW, |d| vec![u(d.tlp_type), u(d.tc), u(d.ohc), u(d.ts), u(d.attr), u(d.length)]);
+        crate::field::deku_check::check::<FlitDw1>(&dw1_fields::ALL, DW, |d| vec![u(d.requester_id), u(d.ep), u(d.reserved), u(d.tag)]);
     }
 }

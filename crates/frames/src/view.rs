@@ -2,27 +2,20 @@
 //! and the benches read fields straight from the buffer instead of building a deku `Repr`.
 //!
 //! The deku declarations in [`crate::tlp`] and [`crate::portals`] stay the specification: the property
-//! test `view_matches_deku` checks every getter here against them. Byte/bit positions are those of the
-//! diagrams in `tlp/mod.rs` / `portals.rs`; the Portals accessors read the field tables [`portals::header_fields`] and
-//! [`portals::frame_fields`].
+//! test `view_matches_deku` checks every getter here against them. Every bit position is read from a
+//! field table ([`crate::tlp::fields`], [`portals::header_fields`], [`portals::frame_fields`]), which
+//! the tables' own tests check against the deku declarations.
 
 use crate::error::{Error, Layer, Result};
 use crate::field::Field;
 use crate::portals::{self, frame_fields, header_fields};
+use crate::tlp::fields::{address32_fields, address64_fields, completion_fields as cpl, message_fields, prefix_fields, request_fields as req, AFTER_DW0, AFTER_REQUEST_DW1};
 use crate::tlp::{self, dw0_fields, TlpKind};
 
-/// Byte positions of the non-flit header after DW0 (DW0's bits are [`tlp::dw0_fields`]).
-mod field {
-    pub const REQUESTER_ID: usize = 4; // requests and messages
-    pub const TAG: usize = 6; // requests and messages
-    pub const BE: usize = 7;
-    pub const ADDR: usize = 8;
-    pub const COMPLETER_ID: usize = 4;
-    pub const CPL_STATUS_BC: usize = 6;
-    pub const CPL_REQUESTER_ID: usize = 8;
-    pub const CPL_TAG: usize = 10;
-    pub const CPL_LOWER_ADDR: usize = 11;
-    pub const MSG_CODE: usize = 7;
+/// The 10-bit tag: T9 and T8 of DW0 above Tag\[7:0\] (`low`).
+#[inline]
+fn tag10(b: &[u8], low: u64) -> u16 {
+    (dw0_fields::T9.get(b) << (dw0_fields::T8.width + u8::BITS) | dw0_fields::T8.get(b) << u8::BITS | low) as u16
 }
 
 /// A checked, zero-copy view of one non-flit TLP without prefixes (`new_checked` validates lengths
@@ -32,19 +25,6 @@ pub struct TlpView<T: AsRef<[u8]>> {
     buf: T,
     header_len: usize,
     payload_len: usize,
-}
-
-#[inline]
-fn byte(b: &[u8], i: usize) -> u8 {
-    b.get(i).copied().unwrap_or(0)
-}
-#[inline]
-fn be16(b: &[u8], i: usize) -> u16 {
-    u16::from_be_bytes([byte(b, i), byte(b, i + 1)])
-}
-#[inline]
-fn be32(b: &[u8], i: usize) -> u32 {
-    u32::from_be_bytes([byte(b, i), byte(b, i + 1), byte(b, i + 2), byte(b, i + 3)])
 }
 
 impl<T: AsRef<[u8]>> TlpView<T> {
@@ -92,6 +72,11 @@ impl<T: AsRef<[u8]>> TlpView<T> {
     fn b(&self) -> &[u8] {
         self.buf.as_ref()
     }
+    /// Field `f` of the structure that starts `at` bytes into the TLP.
+    #[inline]
+    fn at(&self, at: usize, f: Field) -> u64 {
+        f.at_byte(at).get(self.b())
+    }
     /// Fmt.
     pub fn fmt(&self) -> u8 {
         dw0_fields::FMT.get(self.b()) as u8
@@ -133,48 +118,46 @@ impl<T: AsRef<[u8]>> TlpView<T> {
     }
     /// Requester ID (requests, messages, completions).
     pub fn requester_id(&self) -> u16 {
-        if self.is_completion() { be16(self.b(), field::CPL_REQUESTER_ID) } else { be16(self.b(), field::REQUESTER_ID) }
+        let f = if self.is_completion() { cpl::REQUESTER_ID } else { req::REQUESTER_ID };
+        self.at(AFTER_DW0, f) as u16
     }
     /// 10-bit tag.
     pub fn tag(&self) -> u16 {
-        let low = if self.is_completion() { byte(self.b(), field::CPL_TAG) } else { byte(self.b(), field::TAG) };
-        (dw0_fields::T9.get(self.b()) << 9 | dw0_fields::T8.get(self.b()) << 8) as u16 | u16::from(low)
+        let low = if self.is_completion() { cpl::TAG } else { req::TAG };
+        tag10(self.b(), self.at(AFTER_DW0, low))
     }
     /// First DW byte enables (requests).
     pub fn first_be(&self) -> u8 {
-        byte(self.b(), field::BE) & 0x0f
+        self.at(AFTER_DW0, req::FIRST_BE) as u8
     }
     /// Last DW byte enables (requests).
     pub fn last_be(&self) -> u8 {
-        byte(self.b(), field::BE) >> 4
+        self.at(AFTER_DW0, req::LAST_BE) as u8
     }
     /// Byte address of memory / IO / AtomicOp requests (PH bits cleared).
     pub fn address(&self) -> u64 {
-        if self.header_len == tlp::HEADER_4DW_LEN {
-            (u64::from(be32(self.b(), field::ADDR)) << 32 | u64::from(be32(self.b(), field::ADDR + 4))) & !0b11
-        } else {
-            u64::from(be32(self.b(), field::ADDR) & !0b11)
-        }
+        let dw = if self.header_len == tlp::HEADER_4DW_LEN { address64_fields::ADDRESS_DW } else { address32_fields::ADDRESS_DW };
+        self.at(AFTER_REQUEST_DW1, dw) << tlp::DW_ADDRESS_SHIFT
     }
     /// Completer ID (completions).
     pub fn completer_id(&self) -> u16 {
-        be16(self.b(), field::COMPLETER_ID)
+        self.at(AFTER_DW0, cpl::COMPLETER_ID) as u16
     }
     /// Completion status.
     pub fn status(&self) -> u8 {
-        byte(self.b(), field::CPL_STATUS_BC) >> 5
+        self.at(AFTER_DW0, cpl::STATUS) as u8
     }
     /// Raw byte count.
     pub fn byte_count(&self) -> u16 {
-        be16(self.b(), field::CPL_STATUS_BC) & 0x0fff
+        self.at(AFTER_DW0, cpl::BYTE_COUNT) as u16
     }
     /// Lower address.
     pub fn lower_address(&self) -> u8 {
-        byte(self.b(), field::CPL_LOWER_ADDR) & 0x7f
+        self.at(AFTER_DW0, cpl::LOWER_ADDRESS) as u8
     }
     /// Message code.
     pub fn message_code(&self) -> u8 {
-        byte(self.b(), field::MSG_CODE)
+        self.at(AFTER_DW0, message_fields::MESSAGE_CODE) as u8
     }
     /// Payload.
     pub fn payload(&self) -> &[u8] {
@@ -186,7 +169,8 @@ impl<T: AsRef<[u8]>> TlpView<T> {
             return None;
         }
         let o = self.header_len + self.payload_len;
-        Some(u32::from_le_bytes([byte(self.b(), o), byte(self.b(), o + 1), byte(self.b(), o + 2), byte(self.b(), o + 3)]))
+        let d = self.b().get(o..o + tlp::DIGEST_LEN)?;
+        Some(u32::from_le_bytes([d[0], d[1], d[2], d[3]]))
     }
 }
 
@@ -277,9 +261,13 @@ impl<T: AsRef<[u8]>> TlpView<T> {
     /// reader (about 100x faster; deku reads bit fields one bit-vector at a time). Property test
     /// `to_repr_matches_deku` checks `Tlp::parse_fast == Tlp::parse` on arbitrary bytes.
     pub fn to_repr(&self) -> tlp::Tlp {
+        use tlp::fields::config_fields as cfg;
         use tlp::{dw0_fields as D, Address, Address32, Address64, BodyClass, CompletionHeader, ConfigDw2, Dw0, Header, MessageHeader, RequestDw1};
         let b = self.b();
         let g = |f: Field| f.get(b);
+        // The structures after DW0, each read from its table at its place in the header.
+        let dw1 = |f: Field| f.at_byte(AFTER_DW0).get(b);
+        let dw2 = |f: Field| f.at_byte(AFTER_REQUEST_DW1).get(b);
         let dw0 = Dw0 {
             fmt: g(D::FMT) as u8,
             tlp_type: g(D::TYPE) as u8,
@@ -295,14 +283,15 @@ impl<T: AsRef<[u8]>> TlpView<T> {
             at: g(D::AT) as u8,
             length: g(D::LENGTH) as u16,
         };
-        let bit = |w: u32, n: u32| (w >> n) & 1 != 0;
-        let w1 = be32(b, 4);
-        let w2 = be32(b, 8);
-        let w3 = be32(b, 12);
-        let req = RequestDw1 { requester_id: (w1 >> 16) as u16, tag: (w1 >> 8) as u8, last_be: (w1 >> 4 & 0xf) as u8, first_be: (w1 & 0xf) as u8 };
-        let a32 = Address32 { address_dw: w2 >> 2, ph: (w2 & 0b11) as u8 };
+        let req = RequestDw1 {
+            requester_id: dw1(req::REQUESTER_ID) as u16,
+            tag: dw1(req::TAG) as u8,
+            last_be: dw1(req::LAST_BE) as u8,
+            first_be: dw1(req::FIRST_BE) as u8,
+        };
+        let a32 = Address32 { address_dw: dw2(address32_fields::ADDRESS_DW) as u32, ph: dw2(address32_fields::PH) as u8 };
         let address = if self.header_len == tlp::HEADER_4DW_LEN {
-            Address::A64(Address64 { address_dw: (u64::from(w2) << 32 | u64::from(w3)) >> 2, ph: (w3 & 0b11) as u8 })
+            Address::A64(Address64 { address_dw: dw2(address64_fields::ADDRESS_DW), ph: dw2(address64_fields::PH) as u8 })
         } else {
             Address::A32(a32)
         };
@@ -313,31 +302,31 @@ impl<T: AsRef<[u8]>> TlpView<T> {
             BodyClass::Config => Header::Config {
                 req,
                 target: ConfigDw2 {
-                    bus: (w2 >> 24) as u8,
-                    device: (w2 >> 19 & 0x1f) as u8,
-                    function: (w2 >> 16 & 0b111) as u8,
-                    reserved_hi: (w2 >> 12 & 0xf) as u8,
-                    ext_register: (w2 >> 8 & 0xf) as u8,
-                    register: (w2 >> 2 & 0x3f) as u8,
-                    reserved_lo: (w2 & 0b11) as u8,
+                    bus: dw2(cfg::BUS) as u8,
+                    device: dw2(cfg::DEVICE) as u8,
+                    function: dw2(cfg::FUNCTION) as u8,
+                    reserved_hi: dw2(cfg::RESERVED_HI) as u8,
+                    ext_register: dw2(cfg::EXT_REGISTER) as u8,
+                    register: dw2(cfg::REGISTER) as u8,
+                    reserved_lo: dw2(cfg::RESERVED_LO) as u8,
                 },
             },
             BodyClass::Completion => Header::Completion(CompletionHeader {
-                completer_id: (w1 >> 16) as u16,
-                status: (w1 >> 13 & 0b111) as u8,
-                bcm: bit(w1, 12),
-                byte_count: (w1 & 0xfff) as u16,
-                requester_id: (w2 >> 16) as u16,
-                tag: (w2 >> 8) as u8,
-                reserved: bit(w2, 7),
-                lower_address: (w2 & 0x7f) as u8,
+                completer_id: dw1(cpl::COMPLETER_ID) as u16,
+                status: dw1(cpl::STATUS) as u8,
+                bcm: dw1(cpl::BCM) != 0,
+                byte_count: dw1(cpl::BYTE_COUNT) as u16,
+                requester_id: dw1(cpl::REQUESTER_ID) as u16,
+                tag: dw1(cpl::TAG) as u8,
+                reserved: dw1(cpl::RESERVED) != 0,
+                lower_address: dw1(cpl::LOWER_ADDRESS) as u8,
             }),
             BodyClass::Message => Header::Message(MessageHeader {
-                requester_id: (w1 >> 16) as u16,
-                tag: (w1 >> 8) as u8,
-                message_code: w1 as u8,
-                dw2: w2,
-                dw3: w3,
+                requester_id: dw1(message_fields::REQUESTER_ID) as u16,
+                tag: dw1(message_fields::TAG) as u8,
+                message_code: dw1(message_fields::MESSAGE_CODE) as u8,
+                dw2: dw1(message_fields::DW2) as u32,
+                dw3: dw1(message_fields::DW3) as u32,
             }),
             BodyClass::Raw => Header::Raw(b.get(tlp::DW0_LEN..self.header_len).unwrap_or(&[]).to_vec()),
         };
@@ -354,7 +343,7 @@ impl tlp::Tlp {
     pub fn parse_fast(buf: &[u8]) -> Result<tlp::Tlp> {
         let mut offset = 0usize;
         let mut prefixes = Vec::new();
-        while buf.get(offset).map(|b| b >> 5) == Some(tlp::FMT_PREFIX) {
+        while buf.get(offset..).map(|b| prefix_fields::FMT.get(b)) == Some(u64::from(tlp::FMT_PREFIX)) {
             if prefixes.len() == tlp::MAX_PREFIXES {
                 return Err(Error::InvalidField {
                     layer: Layer::TlpPrefix,
@@ -365,10 +354,12 @@ impl tlp::Tlp {
                 });
             }
             let w = crate::util::take(Layer::TlpPrefix, "prefix", buf, offset, tlp::PREFIX_LEN)?;
-            let mut a = [0u8; tlp::PREFIX_LEN];
-            a.copy_from_slice(w);
-            let w = u32::from_be_bytes(a);
-            prefixes.push(tlp::TlpPrefix { fmt: tlp::FMT_PREFIX, end_to_end: w >> 28 & 1 != 0, subtype: (w >> 24 & 0xf) as u8, content: w & 0x00ff_ffff });
+            prefixes.push(tlp::TlpPrefix {
+                fmt: tlp::FMT_PREFIX,
+                end_to_end: prefix_fields::END_TO_END.get(w) != 0,
+                subtype: prefix_fields::SUBTYPE.get(w) as u8,
+                content: prefix_fields::CONTENT.get(w) as u32,
+            });
             offset += tlp::PREFIX_LEN;
         }
         let rest = buf.get(offset..).unwrap_or(&[]);
