@@ -12,7 +12,7 @@ impl Coverage {
         self.add(name, 1);
     }
 
-    pub(super) fn add(&mut self, name: &'static str, n: u64) {
+    fn add(&mut self, name: &'static str, n: u64) {
         match self.counts.iter_mut().find(|(k, _)| *k == name) {
             Some((_, v)) => *v += n,
             None => self.counts.push((name, n)),
