@@ -41,6 +41,7 @@ pub(super) struct RDesc {
     pub(super) stalls_after: u64,
 }
 
+/// A static entry of the reference, as the configuration writes set it (docs/cpu.md §5).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct RStatic {
     pub(super) valid: bool,
@@ -146,6 +147,7 @@ fn bit(v: u128, i: usize) -> bool {
 }
 
 impl Reference {
+    /// The reference of a CPU with parameters `p`, just after a reset.
     pub(super) fn new(p: CpuParams) -> Reference {
         Reference {
             p,
@@ -188,12 +190,14 @@ impl Reference {
         self.last_reset + (first + u64::from(load.max(1)) - 1) * tick + 1
     }
 
+    /// A reset: every state back to its reset value; the coverage is kept.
     pub(super) fn reset(&mut self) {
         let cov = std::mem::take(&mut self.cov);
         *self = Reference::new(self.p);
         self.cov = cov;
     }
 
+    /// A configuration write of `d` at CPU address `a` (docs/cpu.md §5).
     pub(super) fn write(&mut self, a: u16, d: u32) {
         let a = a & 0xfff;
         match a {
@@ -255,14 +259,17 @@ impl Reference {
         self.st.iter().position(|s| s.valid && s.portals == portals && s.key == key)
     }
 
+    /// The live descriptor of a context, by family and key.
     pub(super) fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
         self.live.iter().position(|d| d.portals == portals && d.key == key)
     }
 
+    /// An expected `stat_*` event.
     pub(super) fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
         self.events.push_back((e, portals, ctx));
     }
 
+    /// An expected outgoing message that starts no timer.
     pub(super) fn out(&mut self, msg: CollectiveMsg) {
         self.out_timed(msg, None);
     }
@@ -282,6 +289,7 @@ impl Reference {
         Some(rest.iter().fold(*first, |acc, c| combine_with(&t, self.mode(), &acc, c)))
     }
 
+    /// The initial value of a TLP context's round: its static entry's operation and data, from this engine.
     pub(super) fn tlp_init(&self, s: &RStatic) -> Contribution {
         Contribution { rt_op: s.op, rt_data: s.data, sfa: u32::from(self.engine_id), ..Contribution::default() }
     }
@@ -332,6 +340,7 @@ impl Reference {
         true
     }
 
+    /// Copies of `tmpl`, one to each valid PBV-table entry set in `pbv`.
     pub(super) fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
         for b in 0..128 {
             if bit(pbv, b) && self.pbv_valid[b] {

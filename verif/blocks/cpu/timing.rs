@@ -39,6 +39,7 @@ impl Reference {
         }
     }
 
+    /// The message a Portals descriptor sends: its result (ARM down the tree) or its contribution up.
     fn portals_out(&self, d: &RDesc, result: bool, acc: &Contribution) -> CollectiveMsg {
         CollectiveMsg {
             kind: if result { Kind::ARM } else { Kind::CONTRIBUTION },
@@ -58,6 +59,7 @@ impl Reference {
         }
     }
 
+    /// The message a TLP descriptor sends upstream: a COMPLETION or a RESPONSE with its result.
     pub(super) fn tlp_out(&self, d: &RDesc, completion: bool, error: bool, retry: bool) -> CollectiveMsg {
         let s = &self.st[d.sidx];
         let acc = self.result(d).unwrap_or_default();

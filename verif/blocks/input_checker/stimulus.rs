@@ -59,6 +59,7 @@ pub struct InputCheckerStimulus {
 }
 
 impl InputCheckerStimulus {
+    /// A stimulus for a checker with parameters `p` and `seed`; each frame's expected outcome goes to `labels`.
     pub(super) fn new(p: CheckerParams, seed: u64, labels: Labels) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);

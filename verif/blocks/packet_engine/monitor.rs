@@ -102,6 +102,7 @@ pub struct PacketEngineMonitor {
     inj_credits: i64,
 }
 
+/// Appends the bytes of beat `d` that `keep` marks to `v` (a frame being reassembled).
 pub(super) fn append(v: &mut Vec<u8>, d: &Wide, keep: u64) {
     for k in 0..32 {
         if keep >> k & 1 != 0 {
