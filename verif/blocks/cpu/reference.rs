@@ -129,8 +129,8 @@ pub struct Reference {
     pub(super) fail: (bool, bool, u16, u8),
 }
 
-/// The contribution a DATA or reduction message carries, field by field (docs/cpu.md: the reference
-/// reads the message's fields itself, not through the model's conversion).
+/// The contribution a DATA or reduction message carries, field by field: written here rather than taken
+/// from the model's `cpu::contribution_of`, so that the reference stays independent of the cycle model.
 fn contribution(m: &CollectiveMsg) -> Contribution {
     Contribution {
         rt_op: m.op,
