@@ -1,15 +1,19 @@
 //! The lockstep checker: one seeded stimulus drives a Rust model and an RTL model; every output port is
 //! compared on every cycle; the first difference stops the run and is reported with the seed, cycle, port,
 //! both values in hex and the last transactions; the failing window is rerun to write a waveform.
+//!
+//! The bench's parts ([`Bench`], [`Rtl`], [`Stimulus`], [`Monitor`], [`TransactionLog`], [`hex`]) live in
+//! [`crate::bench`], below this module and below [`crate::replay`], [`crate::shrink`] and
+//! [`crate::wave_model`], which this module uses; they are re-exported here, where the blocks and tests
+//! name them.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use inswitch_model::signal::MAX_PORT_WORDS;
 use inswitch_model::{Block, Ports};
 
-use crate::verilated::VerilatedDut;
+pub use crate::bench::{hex, Bench, Monitor, Rtl, Stimulus, Transaction, TransactionLog, RECENT_TRANSACTIONS};
 use crate::wave_model::Recorder;
 use crate::HarnessError;
 
@@ -17,78 +21,6 @@ use crate::HarnessError;
 pub const WAVEFORM_WINDOW: u64 = 200;
 /// Cycles of waveform kept after the first failing cycle.
 pub const WAVEFORM_TAIL: u64 = 4;
-/// Transactions kept for a failure report.
-pub const RECENT_TRANSACTIONS: usize = 12;
-
-/// The RTL side of a lockstep run: a [`Block`] that can also write waveforms.
-pub trait Rtl: Block {
-    /// Starts writing a waveform of every signal from the current cycle on.
-    fn start_waveform(&mut self, path: &Path) -> Result<(), HarnessError>;
-    /// Flushes and closes the waveform.
-    fn stop_waveform(&mut self);
-    /// Width in bits of a port, by name (to print values at their real width).
-    fn port_width(&self, name: &str) -> Option<u32>;
-}
-
-impl<I: Ports, O: Ports> Rtl for VerilatedDut<I, O> {
-    fn start_waveform(&mut self, path: &Path) -> Result<(), HarnessError> {
-        VerilatedDut::start_waveform(self, path)
-    }
-    fn stop_waveform(&mut self) {
-        VerilatedDut::stop_waveform(self)
-    }
-    fn port_width(&self, name: &str) -> Option<u32> {
-        VerilatedDut::port_width(self, name)
-    }
-}
-
-/// Produces the inputs of every cycle from a seed; sees the outputs of the cycle before (for handshakes).
-pub trait Stimulus<I, O> {
-    /// The inputs of the next cycle, given the outputs of the previous one (all-default on cycle 0).
-    fn next(&mut self, previous: &O) -> I;
-}
-
-/// A line of the transaction log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Transaction {
-    /// Cycle it completed in.
-    pub cycle: u64,
-    /// What happened, in the block's terms.
-    pub text: String,
-}
-
-/// Watches inputs and outputs: keeps counters and the recent transactions, and checks the block against
-/// an independent transaction-level scoreboard.
-pub trait Monitor<I, O> {
-    /// Observes one cycle; an `Err` is a scoreboard failure.
-    fn observe(&mut self, cycle: u64, inputs: &I, outputs: &O) -> Result<(), String>;
-    /// The most recent transactions, oldest first.
-    fn recent(&self) -> Vec<Transaction>;
-    /// Named event counts (frames in/out, drops, resets ...), for the summary and coverage.
-    fn counters(&self) -> Vec<(&'static str, u64)>;
-    /// Cross coverage ([`crate::cross`]), for the monitors that keep some.
-    fn cross(&self) -> Vec<crate::cross::Cross> {
-        Vec::new()
-    }
-}
-
-/// A bounded transaction log for monitors.
-#[derive(Clone, Debug, Default)]
-pub struct TransactionLog(VecDeque<Transaction>);
-
-impl TransactionLog {
-    /// Appends a transaction, forgetting the oldest beyond [`RECENT_TRANSACTIONS`].
-    pub fn push(&mut self, cycle: u64, text: String) {
-        if self.0.len() == RECENT_TRANSACTIONS {
-            self.0.pop_front();
-        }
-        self.0.push_back(Transaction { cycle, text });
-    }
-    /// Oldest first.
-    pub fn to_vec(&self) -> Vec<Transaction> {
-        self.0.iter().cloned().collect()
-    }
-}
 
 /// The first output port that differs between the model and the RTL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -273,20 +205,6 @@ impl RunError {
     }
 }
 
-/// Formats a port value as hex at the port's width (`0x` then groups of 16 digits).
-pub fn hex(words: &[u32], width: u32) -> String {
-    let digits = (width.max(1) as usize).div_ceil(4);
-    let mut s = String::with_capacity(digits + digits / 16 + 2);
-    for d in (0..digits).rev() {
-        let nibble = (words.get(d / 8).copied().unwrap_or(0) >> (4 * (d % 8))) & 0xf;
-        s.push(char::from_digit(nibble, 16).unwrap_or('?'));
-        if d % 16 == 0 && d != 0 {
-            s.push('_');
-        }
-    }
-    format!("0x{s}")
-}
-
 fn mismatch<O: Ports>(cycle: u64, model: &O, rtl: &O, widths: &dyn Fn(&str) -> Option<u32>, first: usize) -> Mismatch {
     let value = |o: &O, i: usize| {
         let mut w = [0u32; MAX_PORT_WORDS];
@@ -370,25 +288,6 @@ pub struct RunConfig {
     pub cycles: u64,
     /// Directory for failure waveforms.
     pub wave_dir: PathBuf,
-}
-
-/// A fresh lockstep bench for one seed: what each block's `bench` function builds.
-pub struct Bench<M, R, S, Mon> {
-    /// The Rust model.
-    pub model: M,
-    /// The RTL (a Verilated model, or a model standing in for it).
-    pub rtl: R,
-    /// The seeded stimulus.
-    pub stimulus: S,
-    /// The monitor with the block's independent scoreboard.
-    pub monitor: Mon,
-}
-
-impl<M, R, S, Mon> Bench<M, R, S, Mon> {
-    /// Gathers the four parts.
-    pub fn new(model: M, rtl: R, stimulus: S, monitor: Mon) -> Self {
-        Bench { model, rtl, stimulus, monitor }
-    }
 }
 
 /// Switches of the runs on this thread that the target's run function does not carry (it is shared by
@@ -556,27 +455,4 @@ where
         reproduce: reproduce(cfg.seed, cycle + 1),
         shrunk,
     })))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{hex, RunConfig, RunError};
-    use crate::HarnessError;
-
-    #[test]
-    fn a_bench_that_cannot_be_built_is_a_setup_error_not_a_failure() {
-        let cfg = RunConfig { seed: 7, cycles: 100, wave_dir: std::env::temp_dir().join("inswitch-setup-error") };
-        match crate::blocks::axis_register::run("no_such_model", &cfg, &mut |_| {}) {
-            Err(RunError::Setup { error: HarnessError::UnknownModel { name, .. }, seed: 7, .. }) => assert_eq!(name, "no_such_model"),
-            other => panic!("expected a setup error naming the model, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn hex_prints_the_port_width_in_groups() {
-        assert_eq!(hex(&[0x5], 1), "0x5");
-        assert_eq!(hex(&[0xab], 8), "0xab");
-        assert_eq!(hex(&[0x1, 0x2, 0x3], 72), "0x03_0000000200000001");
-        assert_eq!(hex(&[0xffff_ffff, 0xffff_ffff, 0x0], 65), "0x0_ffffffffffffffff");
-    }
 }

@@ -11,6 +11,7 @@
 //! - [`targets::TARGETS`] lists every (block, parameter set) the `inswitch cosim` command can run.
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod blocks;
 pub mod build_info;
 pub mod checker;

@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use inswitch_model::Block;
 
-use crate::checker::{Rtl, Stimulus};
+use crate::bench::{Rtl, Stimulus};
 
 /// What one replay drives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use std::path::Path;
 use inswitch_model::signal::MAX_PORT_WORDS;
 use inswitch_model::{Block, Ports};
 
-use crate::checker::{hex, Rtl, Stimulus};
+use crate::bench::{hex, Rtl, Stimulus};
 use crate::HarnessError;
 
 /// Trace file format tag.

@@ -12,9 +12,11 @@
 //! stalls, resets, configuration writes) while coverage guides it.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::rc::Rc;
 
+use inswitch_model::Wide;
 use rand::{RngExt, SeedableRng, TryRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -157,6 +159,45 @@ impl Gaps {
     }
 }
 
+/// Cycles of reset at the start of a run ([`Resets`]).
+pub const RESET_CYCLES: u64 = 4;
+/// Probability per cycle of a reset pulse starting in the middle of traffic (a fault) ([`Resets`]).
+pub const RESET_PROBABILITY: f64 = 2e-5;
+/// The longest reset pulse in the middle of traffic, in cycles.
+pub const RESET_PULSE_MAX: u64 = 3;
+
+/// The `rst` input of a stimulus that resets in the middle of traffic: high for [`RESET_CYCLES`] at the
+/// start, then for 1 to [`RESET_PULSE_MAX`] cycles from any cycle with probability [`RESET_PROBABILITY`].
+#[derive(Clone, Debug)]
+pub struct Resets {
+    left: u64,
+}
+
+impl Resets {
+    /// Starts with the run's first reset.
+    pub fn new() -> Resets {
+        Resets { left: RESET_CYCLES }
+    }
+
+    /// Whether `rst` is high this cycle (outside a pulse, draws whether one starts).
+    pub fn tick(&mut self, r: &mut StimRng) -> bool {
+        if self.left == 0 && r.random_bool(RESET_PROBABILITY) {
+            self.left = r.random_range(1..=RESET_PULSE_MAX);
+        }
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+}
+
+impl Default for Resets {
+    fn default() -> Self {
+        Resets::new()
+    }
+}
+
 /// Phase bookkeeping: when the current profile ends.
 #[derive(Clone, Debug)]
 pub struct Phases {
@@ -261,4 +302,27 @@ mod tests {
         let _ = (a.random::<u64>(), plain.random::<u64>());
         assert!(rng(5, 0).choices.is_none(), "choices are only installed inside with_choices");
     }
+}
+
+/// `bytes` as AXI-stream beats of `kw` bytes, each (tdata, tkeep, tlast): the bytes past the frame's end
+/// are random and outside tkeep. With probability `hole` per beat before the last, one byte of that
+/// beat's tkeep is cleared (a malformed beat; no draw at all when `hole` is 0).
+pub fn frame_beats(bytes: &[u8], kw: usize, hole: f64, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
+    let n = bytes.len().max(1);
+    let nb = n.div_ceil(kw);
+    (0..nb)
+        .map(|b| {
+            let mut d = Wide::ZERO;
+            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
+            for k in 0..kw {
+                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
+            }
+            let len = chunk.len().max(1);
+            let mut keep = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
+            if hole > 0.0 && b + 1 < nb && r.random_bool(hole) {
+                keep &= !(1 << r.random_range(0..kw));
+            }
+            (d, keep, b + 1 == nb)
+        })
+        .collect()
 }

@@ -14,7 +14,7 @@ use fst_writer::{FstFileType, FstInfo, FstScopeType, FstSignalId, FstSignalType,
 use inswitch_model::signal::MAX_PORT_WORDS;
 use inswitch_model::{Block, Ports};
 
-use crate::checker::Rtl;
+use crate::bench::Rtl;
 
 /// The scope of the RTL's ports in Verilator's dump: the instance name the shim gives the model
 /// (`new Top(context, "dut")`, verif/shim/inswitch_shim.h).

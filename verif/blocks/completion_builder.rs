@@ -25,15 +25,13 @@ use inswitch_model::completion_builder::{CompletionBuilder, CompletionBuilderIn,
 use rand::RngExt;
 
 use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated completion builder.
 pub type CompletionBuilderRtl = VerilatedDut<CompletionBuilderIn, CompletionBuilderOut>;
 
-const RESET_CYCLES: u64 = 4;
-const RESET_PROBABILITY: f64 = 2e-5;
 /// Completions kept (with their requests) for the cocotbext-pcie oracle.
 pub const ORACLE_SAMPLES: usize = 600;
 
@@ -129,7 +127,7 @@ pub struct CompletionBuilderStimulus {
     idle_rsp: Gaps,
     idle_ur: Gaps,
     stall: Gaps,
-    reset_left: u64,
+    resets: Resets,
     engine_id: u16,
 }
 
@@ -144,7 +142,7 @@ impl CompletionBuilderStimulus {
             idle_rsp: Gaps::default(),
             idle_ur: Gaps::default(),
             stall: Gaps::default(),
-            reset_left: RESET_CYCLES,
+            resets: Resets::new(),
             engine_id: 0x0010,
         }
     }
@@ -223,11 +221,7 @@ impl Stimulus<CompletionBuilderIn, CompletionBuilderOut> for CompletionBuilderSt
         }
         i.m_axis_tready = !self.stall.gap(&mut self.r, prof.stall, prof.persist);
         i.cfg_engine_id = self.engine_id;
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             i.s_rsp_valid = false;
             i.s_ur_valid = false;

@@ -24,15 +24,13 @@ use rand::RngExt;
 
 use crate::blocks::input_checker::{expected_portals_msg, expected_tlp_msg};
 use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated frame builder.
 pub type FrameBuilderRtl = VerilatedDut<FrameBuilderIn, FrameBuilderOut>;
 
-const RESET_CYCLES: u64 = 4;
-const RESET_PROBABILITY: f64 = 2e-5;
 const ENGINE_ID: u16 = 0x0010;
 
 /// The seeded stimulus of the frame builder.
@@ -42,7 +40,7 @@ pub struct FrameBuilderStimulus {
     last: FrameBuilderIn,
     idle: Gaps,
     stall: Gaps,
-    reset_left: u64,
+    resets: Resets,
     ethertype: u16,
     src_mac: u64,
     dst_mac: u64,
@@ -53,7 +51,7 @@ impl FrameBuilderStimulus {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
         let (src_mac, dst_mac) = (r.random::<u64>() & 0xFFFF_FFFF_FFFF, r.random::<u64>() & 0xFFFF_FFFF_FFFF);
-        FrameBuilderStimulus { r, phases, last: FrameBuilderIn::default(), idle: Gaps::default(), stall: Gaps::default(), reset_left: RESET_CYCLES, ethertype: 0x88B5, src_mac, dst_mac }
+        FrameBuilderStimulus { r, phases, last: FrameBuilderIn::default(), idle: Gaps::default(), stall: Gaps::default(), resets: Resets::new(), ethertype: 0x88B5, src_mac, dst_mac }
     }
 
     fn message(&mut self) -> CollectiveMsg {
@@ -119,11 +117,7 @@ impl Stimulus<FrameBuilderIn, FrameBuilderOut> for FrameBuilderStimulus {
         i.cfg_src_mac = self.src_mac;
         i.cfg_dst_mac = self.dst_mac;
         i.rst = false;
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             i.s_msg_valid = false;
         }

@@ -25,15 +25,13 @@ use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
 use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated interposer.
 pub type InterposerRtl = VerilatedDut<InterposerIn, InterposerOut>;
 
-const RESET_CYCLES: u64 = 4;
-const RESET_PROBABILITY: f64 = 2e-5;
 /// VL-queue depth in beat slots (the testbench's VL queue); the partner is advertised this minus the
 /// injection reserve.
 pub const VL_DEPTH: i64 = 24;
@@ -52,7 +50,7 @@ pub struct InterposerStimulus {
     inj_idle: Gaps,
     vl_stall: Gaps,
     ext_stall: Gaps,
-    reset_left: u64,
+    resets: Resets,
     rx_beats: VecDeque<(Wide, u64, bool)>,
     inj_beats: VecDeque<(Wide, u64, bool)>,
     partner_credits: i64,
@@ -61,22 +59,6 @@ pub struct InterposerStimulus {
     seq: u16,
     /// Probability per cycle that the VL queue frees slots (this phase).
     drain: f64,
-}
-
-fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
-    let n = bytes.len().max(1);
-    let nb = n.div_ceil(kw);
-    (0..nb)
-        .map(|b| {
-            let mut d = Wide::ZERO;
-            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
-            for k in 0..kw {
-                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
-            }
-            let len = chunk.len().max(1);
-            (d, if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }, b + 1 == nb)
-        })
-        .collect()
 }
 
 impl InterposerStimulus {
@@ -93,7 +75,7 @@ impl InterposerStimulus {
             inj_idle: Gaps::default(),
             vl_stall: Gaps::default(),
             ext_stall: Gaps::default(),
-            reset_left: RESET_CYCLES,
+            resets: Resets::new(),
             rx_beats: VecDeque::new(),
             inj_beats: VecDeque::new(),
             partner_credits: VL_DEPTH - i64::from(p.inj_credits),
@@ -190,11 +172,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             cfg_ethertype: ETHERTYPE,
             ..Default::default()
         };
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             self.rx_beats.clear();
             self.inj_beats.clear();
@@ -224,7 +202,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
         } else if self.partner_credits > 0 && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
             if self.rx_beats.is_empty() {
                 let f = self.rx_frame();
-                self.rx_beats = beats(&f, kw, &mut self.r);
+                self.rx_beats = stimulus::frame_beats(&f, kw, 0.0, &mut self.r);
             }
             let (d, k, last) = self.rx_beats[0];
             (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
@@ -238,7 +216,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             if self.inj_beats.is_empty() {
                 let n = kw * self.r.random_range(1..=8) - self.r.random_range(0..kw);
                 let f: Vec<u8> = (0..n).map(|_| self.r.random()).collect();
-                self.inj_beats = beats(&f, kw, &mut self.r);
+                self.inj_beats = stimulus::frame_beats(&f, kw, 0.0, &mut self.r);
             }
             let (d, k, last) = self.inj_beats[0];
             (i.s_axis_inj_tdata, i.s_axis_inj_tkeep, i.s_axis_inj_tlast, i.s_axis_inj_tvalid) = (d, k, last, true);

@@ -17,17 +17,13 @@ use inswitch_model::Wide;
 use rand::RngExt;
 
 use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated output queue.
 pub type OutputQueueRtl = VerilatedDut<OutputQueueIn, OutputQueueOut>;
 
-/// Cycles of reset at the start of every run.
-const RESET_CYCLES: u64 = 4;
-/// Probability per cycle of a reset in the middle of traffic (a fault).
-const RESET_PROBABILITY: f64 = 2e-5;
 /// Probability per cycle of a route-table write during traffic.
 const ROUTE_WRITE_PROBABILITY: f64 = 1e-3;
 /// Probability that a beat's tkeep is an arbitrary (malformed) pattern.
@@ -53,7 +49,7 @@ pub struct OutputQueueStimulus {
     dest: u16,
     idle: Gaps,
     stall: Gaps,
-    reset_left: u64,
+    resets: Resets,
     /// Destinations the programmed routes cover, to aim most frames at them.
     targets: Vec<u16>,
 }
@@ -73,7 +69,7 @@ impl OutputQueueStimulus {
             dest: 0,
             idle: Gaps::default(),
             stall: Gaps::default(),
-            reset_left: RESET_CYCLES,
+            resets: Resets::new(),
             targets: Vec::new(),
         }
     }
@@ -120,11 +116,7 @@ impl Stimulus<OutputQueueIn, OutputQueueOut> for OutputQueueStimulus {
             ..OutputQueueIn::default()
         };
 
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             // The frame being sent is abandoned with the reset.
             self.beats_left = 0;

@@ -24,17 +24,13 @@ use inswitch_model::register_space::{self, status, RegisterSpace, RegisterSpaceI
 use rand::RngExt;
 
 use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{self, Gaps, Phases, StimRng};
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated register space.
 pub type RegisterSpaceRtl = VerilatedDut<RegisterSpaceIn, RegisterSpaceOut>;
 
-/// Cycles of reset at the start of every run.
-const RESET_CYCLES: u64 = 4;
-/// Probability per cycle of a reset in the middle of traffic.
-const RESET_PROBABILITY: f64 = 2e-5;
 
 /// One documented register: byte offset, writable bits, reset value.
 #[derive(Clone, Copy, Debug)]
@@ -109,7 +105,7 @@ pub struct RegisterSpaceStimulus {
     last: RegisterSpaceIn,
     idle: Gaps,
     stall: Gaps,
-    reset_left: u64,
+    resets: Resets,
     offsets: Vec<u32>,
     /// Requester IDs in use; index 0 is usually the master.
     sources: [u16; 4],
@@ -133,7 +129,7 @@ impl RegisterSpaceStimulus {
             last: RegisterSpaceIn::default(),
             idle: Gaps::default(),
             stall: Gaps::default(),
-            reset_left: RESET_CYCLES,
+            resets: Resets::new(),
             offsets,
             sources: [0x0001, 0x0000, 0x0010, 0x0020],
             event_density: 0.01,
@@ -212,11 +208,7 @@ impl Stimulus<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceStimulus {
             }
         }
         i.rst = false;
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             i.s_reg_valid = false;
             if self.r.random_bool(0.5) {

@@ -3,26 +3,31 @@
 /// Functional coverage: named counters.
 #[derive(Default)]
 pub(super) struct Coverage {
+    /// Every named counter seen so far, in first-seen order.
     pub(super) counts: Vec<(&'static str, u64)>,
+    /// The most contexts live at once.
     pub(super) max_live: u64,
 }
 
 impl Coverage {
+    /// Counts one `name`.
     pub(super) fn bump(&mut self, name: &'static str) {
         self.add(name, 1);
     }
 
-    pub(super) fn add(&mut self, name: &'static str, n: u64) {
+    fn add(&mut self, name: &'static str, n: u64) {
         match self.counts.iter_mut().find(|(k, _)| *k == name) {
             Some((_, v)) => *v += n,
             None => self.counts.push((name, n)),
         }
     }
 
+    /// Counts a context state transition out of state `from` (0 idle, 1 filling, 2 full, 3 exiting).
     pub(super) fn transition(&mut self, from: u8) {
         self.bump(["idle_to_filling", "filling_to_full", "full_to_exiting", "exiting_to_idle"][usize::from(from & 3)]);
     }
 
+    /// Counts a contribution's operation class.
     pub(super) fn op(&mut self, op: u8) {
         // Classes by the literal opcode table of the sources (`crate::sources`), not the model's decoder.
         use crate::sources::Op;
@@ -38,6 +43,7 @@ impl Coverage {
         });
     }
 
+    /// Notes `n` contexts live at once.
     pub(super) fn live(&mut self, n: usize) {
         self.max_live = self.max_live.max(n as u64);
     }

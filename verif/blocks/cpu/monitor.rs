@@ -4,13 +4,13 @@ use super::*;
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
 pub struct CpuMonitor {
-    pub(super) events: crate::cross::Cross,
-    pub(super) rf: Reference,
-    pub(super) log: TransactionLog,
+    events: crate::cross::Cross,
+    rf: Reference,
+    log: TransactionLog,
     /// The output message on display last cycle, if not yet taken (it must be held).
-    pub(super) held: Option<CollectiveMsg>,
+    held: Option<CollectiveMsg>,
     /// The last cycle the documented sequencer wrote a message into the output register.
-    pub(super) wrote: Option<u64>,
+    wrote: Option<u64>,
 }
 
 impl CpuMonitor {
@@ -19,7 +19,7 @@ impl CpuMonitor {
         CpuMonitor { events: event_cross::new(), rf: Reference::new(p), log: TransactionLog::default(), held: None, wrote: None }
     }
 
-    pub(super) fn describe(m: &CollectiveMsg) -> String {
+    fn describe(m: &CollectiveMsg) -> String {
         format!(
             "kind {} fam {:?} ctx {:#06x} src {:#x} dst {:#x} pid {:#x} count {} code {} tid {} seq {}/{} vni {:#x} op {:#04x} rc {} err {} retry {} posted {} data[0] {:#x}",
             m.kind.0, m.family, m.ctx, m.src, m.dst, m.pid, m.count, m.code, m.tid, m.seqno, m.resno, m.vni, m.op, m.rc, m.error, m.retry, m.posted, m.data[0]

@@ -41,21 +41,22 @@ pub(super) struct RDesc {
     pub(super) stalls_after: u64,
 }
 
+/// A static entry of the reference, as the configuration writes set it (docs/cpu.md §5).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct RStatic {
     pub(super) valid: bool,
     pub(super) portals: bool,
     pub(super) key: u16,
     pub(super) role: u8,
-    pub(super) wait: u32,
-    pub(super) stored: bool,
+    wait: u32,
+    stored: bool,
     pub(super) pbv: u128,
     pub(super) pcount: u32,
-    pub(super) op: u8,
-    pub(super) data: [u64; 4],
+    op: u8,
+    data: [u64; 4],
     pub(super) dmu: u16,
     pub(super) upstream: u16,
-    pub(super) posted: bool,
+    posted: bool,
     pub(super) tid: u8,
 }
 
@@ -89,14 +90,14 @@ pub(super) struct Expected {
 /// The transaction-level reference of docs/cpu.md (independent of the cycle model).
 pub struct Reference {
     pub(super) p: CpuParams,
-    pub(super) pbv_valid: [bool; 128],
-    pub(super) pbv_switch: [bool; 128],
-    pub(super) pbv_dev: [u16; 128],
-    pub(super) timeout: [u32; 4],
-    pub(super) threshold: [u32; 3],
+    pbv_valid: [bool; 128],
+    pbv_switch: [bool; 128],
+    pbv_dev: [u16; 128],
+    timeout: [u32; 4],
+    threshold: [u32; 3],
     pub(super) engine_id: u16,
     pub(super) engine_sfa: u32,
-    pub(super) ieee: bool,
+    ieee: bool,
     pub(super) retry_limit: u8,
     pub(super) st: Vec<RStatic>,
     pub(super) live: Vec<RDesc>,
@@ -128,11 +129,25 @@ pub struct Reference {
     pub(super) fail: (bool, bool, u16, u8),
 }
 
-pub(super) fn bit(v: u128, i: usize) -> bool {
+/// The contribution a DATA or reduction message carries, field by field: written here rather than taken
+/// from the model's `cpu::contribution_of`, so that the reference stays independent of the cycle model.
+fn contribution(m: &CollectiveMsg) -> Contribution {
+    Contribution {
+        rt_op: m.op,
+        rt_data: m.data,
+        rt_rc: Rc::from_raw(m.rc),
+        rt_repsum_m: m.repsum_m,
+        rt_repsum_oflow_id: m.repsum_oflow_id,
+        sfa: m.src,
+    }
+}
+
+fn bit(v: u128, i: usize) -> bool {
     i < 128 && v >> i & 1 != 0
 }
 
 impl Reference {
+    /// The reference of a CPU with parameters `p`, just after a reset.
     pub(super) fn new(p: CpuParams) -> Reference {
         Reference {
             p,
@@ -175,12 +190,14 @@ impl Reference {
         self.last_reset + (first + u64::from(load.max(1)) - 1) * tick + 1
     }
 
+    /// A reset: every state back to its reset value; the coverage is kept.
     pub(super) fn reset(&mut self) {
         let cov = std::mem::take(&mut self.cov);
         *self = Reference::new(self.p);
         self.cov = cov;
     }
 
+    /// A configuration write of `d` at CPU address `a` (docs/cpu.md §5).
     pub(super) fn write(&mut self, a: u16, d: u32) {
         let a = a & 0xfff;
         match a {
@@ -215,7 +232,7 @@ impl Reference {
         }
     }
 
-    pub(super) fn load(&self, w: u32, r: u8) -> u32 {
+    fn load(&self, w: u32, r: u8) -> u32 {
         let t = if w > self.threshold[2] {
             self.timeout[3]
         } else if w > self.threshold[1] {
@@ -232,24 +249,27 @@ impl Reference {
         }
     }
 
-    pub(super) fn mode(&self) -> Mode {
+    fn mode(&self) -> Mode {
         Mode::from_bit(self.ieee)
     }
 
-    pub(super) fn find_static(&self, m: &CollectiveMsg) -> Option<usize> {
+    fn find_static(&self, m: &CollectiveMsg) -> Option<usize> {
         let portals = m.family == Family::Portals;
         let key = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
         self.st.iter().position(|s| s.valid && s.portals == portals && s.key == key)
     }
 
+    /// The live descriptor of a context, by family and key.
     pub(super) fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
         self.live.iter().position(|d| d.portals == portals && d.key == key)
     }
 
+    /// An expected `stat_*` event.
     pub(super) fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
         self.events.push_back((e, portals, ctx));
     }
 
+    /// An expected outgoing message that starts no timer.
     pub(super) fn out(&mut self, msg: CollectiveMsg) {
         self.out_timed(msg, None);
     }
@@ -269,11 +289,12 @@ impl Reference {
         Some(rest.iter().fold(*first, |acc, c| combine_with(&t, self.mode(), &acc, c)))
     }
 
+    /// The initial value of a TLP context's round: its static entry's operation and data, from this engine.
     pub(super) fn tlp_init(&self, s: &RStatic) -> Contribution {
         Contribution { rt_op: s.op, rt_data: s.data, sfa: u32::from(self.engine_id), ..Contribution::default() }
     }
 
-    pub(super) fn new_tlp_desc(&self, sidx: usize, key: u16, s: &RStatic) -> RDesc {
+    fn new_tlp_desc(&self, sidx: usize, key: u16, s: &RStatic) -> RDesc {
         RDesc {
             portals: false,
             key,
@@ -305,7 +326,7 @@ impl Reference {
     }
 
     /// Activation (000 [0141]): reuse the live descriptor or take a free one.
-    pub(super) fn activate(&mut self, sidx: usize, key: u16) -> bool {
+    fn activate(&mut self, sidx: usize, key: u16) -> bool {
         let s = self.st[sidx];
         let d = self.new_tlp_desc(sidx, key, &s);
         if let Some(k) = self.find_live(false, key) {
@@ -319,6 +340,7 @@ impl Reference {
         true
     }
 
+    /// Copies of `tmpl`, one to each valid PBV-table entry set in `pbv`.
     pub(super) fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
         for b in 0..128 {
             if bit(pbv, b) && self.pbv_valid[b] {
@@ -330,7 +352,7 @@ impl Reference {
         }
     }
 
-    pub(super) fn reply(&self, m: &CollectiveMsg, kind: Kind, code: u8) -> CollectiveMsg {
+    fn reply(&self, m: &CollectiveMsg, kind: Kind, code: u8) -> CollectiveMsg {
         CollectiveMsg {
             kind,
             family: Family::Tlp,
@@ -350,7 +372,7 @@ impl Reference {
 
     /// A non-posted INITIALIZATION / CONTROL that was acted on is acknowledged to its sender
     /// (docs/cpu.md §2, COMPLETION code 5), after any replicated copies.
-    pub(super) fn acknowledge(&mut self, m: &CollectiveMsg, counter: &'static str) {
+    fn acknowledge(&mut self, m: &CollectiveMsg, counter: &'static str) {
         if !m.posted {
             let r = self.reply(m, Kind::COMPLETION, completion::ACKNOWLEDGED);
             self.out(r);
@@ -358,7 +380,7 @@ impl Reference {
         }
     }
 
-    pub(super) fn up(&self, m: &CollectiveMsg, s: &RStatic) -> CollectiveMsg {
+    fn up(&self, m: &CollectiveMsg, s: &RStatic) -> CollectiveMsg {
         CollectiveMsg { src: u32::from(self.engine_id), dst: u32::from(s.upstream), ..*m }
     }
 
@@ -371,7 +393,7 @@ impl Reference {
         self.events.insert(before, (e, portals, m.ctx));
     }
 
-    pub(super) fn tlp_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+    fn tlp_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
         let key = m.ctx & 0xfff;
         let Some(si) = self.find_static(m) else {
             return match m.kind {
@@ -559,14 +581,7 @@ impl Reference {
                     return e;
                 }
                 let p = p.unwrap_or(0);
-                let c = Contribution {
-                    rt_op: m.op,
-                    rt_data: m.data,
-                    rt_rc: Rc::from_raw(m.rc),
-                    rt_repsum_m: m.repsum_m,
-                    rt_repsum_oflow_id: m.repsum_oflow_id,
-                    sfa: m.src,
-                };
+                let c = contribution(m);
                 let dd = &mut self.live[k];
                 dd.pbv &= !(1u128 << p);
                 dd.pcount -= 1;
@@ -652,7 +667,7 @@ impl Reference {
         }
     }
 
-    pub(super) fn portals_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
+    fn portals_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
         let live = self.find_live(true, m.ctx);
         match m.kind {
             Kind::ARM => {
@@ -721,14 +736,7 @@ impl Reference {
                 if m.seqno != d.seqno {
                     return event::DROP_SEQNO;
                 }
-                let c = Contribution {
-                    rt_op: m.op,
-                    rt_data: m.data,
-                    rt_rc: Rc::from_raw(m.rc),
-                    rt_repsum_m: m.repsum_m,
-                    rt_repsum_oflow_id: m.repsum_oflow_id,
-                    sfa: m.src,
-                };
+                let c = contribution(m);
                 let dd = &mut self.live[k];
                 dd.count = (dd.count + m.count).min(COUNT_MAX);
                 dd.accepted.push(c);

@@ -5,44 +5,44 @@ use super::*;
 use crate::stimulus;
 
 /// Cycles of reset at the start of every episode.
-pub(super) const RESET_CYCLES: u64 = 3;
+const RESET_CYCLES: u64 = 3;
 /// Shortest and longest episode (reset, configuration, traffic), in cycles.
-pub(super) const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
+const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
 /// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
-pub(super) const SOURCE_ID: u16 = 0x0F0F;
+const SOURCE_ID: u16 = 0x0F0F;
 /// Opcodes the contexts use (docs/reduction.md), an undefined one included.
-pub(super) const OPS: [u8; 14] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x22, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
+const OPS: [u8; 14] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x22, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
 
 /// One reduction of a Portals tree, as the stimulus sees it.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Red {
-    pub(super) armed: bool,
-    pub(super) seqno: u16,
+struct Red {
+    armed: bool,
+    seqno: u16,
     /// Cycle after which the tree is armed again (the root's multicast after a completion or timeout).
-    pub(super) rearm_at: u64,
+    rearm_at: u64,
 }
 
 /// A context of the stimulus world.
 #[derive(Clone, Debug)]
-pub(super) struct World {
-    pub(super) portals: bool,
-    pub(super) key: u16,
-    pub(super) role: u8,
-    pub(super) op: u8,
+struct World {
+    portals: bool,
+    key: u16,
+    role: u8,
+    op: u8,
     // TLP
-    pub(super) participants: Vec<usize>,
-    pub(super) init: bool,
-    pub(super) pbv: u128,
-    pub(super) pending: Vec<usize>,
-    pub(super) tid: u8,
-    pub(super) posted: bool,
+    participants: Vec<usize>,
+    init: bool,
+    pbv: u128,
+    pending: Vec<usize>,
+    tid: u8,
+    posted: bool,
     // Portals
-    pub(super) reds: Vec<Red>,
-    pub(super) vni: u16,
-    pub(super) cookie: u32,
+    reds: Vec<Red>,
+    vni: u16,
+    cookie: u32,
 }
 
-pub(super) enum Phase {
+enum Phase {
     Reset(u64),
     Config(VecDeque<(u16, u32)>),
     Traffic(u64),
@@ -50,23 +50,23 @@ pub(super) enum Phase {
 
 /// The seeded stimulus of the CPU.
 pub struct CpuStimulus {
-    pub(super) p: CpuParams,
-    pub(super) r: StimRng,
-    pub(super) phases: Phases,
-    pub(super) phase: Phase,
-    pub(super) cycle: u64,
-    pub(super) last: CpuIn,
-    pub(super) idle: Gaps,
-    pub(super) stall: Gaps,
-    pub(super) world: Vec<World>,
+    p: CpuParams,
+    r: StimRng,
+    phases: Phases,
+    phase: Phase,
+    cycle: u64,
+    last: CpuIn,
+    idle: Gaps,
+    stall: Gaps,
+    world: Vec<World>,
     /// PBV-table entries configured this episode: (index, valid, switch, device ID).
-    pub(super) table: Vec<(usize, bool, bool, u16)>,
-    pub(super) timeout_ticks: u32,
+    table: Vec<(usize, bool, bool, u16)>,
+    timeout_ticks: u32,
     /// Messages due at a cycle (a parent's COMPLETION).
-    pub(super) scheduled: Vec<(u64, CollectiveMsg)>,
-    pub(super) offered: Option<CollectiveMsg>,
+    scheduled: Vec<(u64, CollectiveMsg)>,
+    offered: Option<CollectiveMsg>,
     /// The engine's own device ID this episode (an INITIALIZATION with this P_ID is its own).
-    pub(super) engine_id: u16,
+    engine_id: u16,
 }
 
 impl CpuStimulus {
@@ -93,7 +93,7 @@ impl CpuStimulus {
     }
 
     /// A new episode's configuration: engine registers, PBV table, static contexts.
-    pub(super) fn configure(&mut self) -> VecDeque<(u16, u32)> {
+    fn configure(&mut self) -> VecDeque<(u16, u32)> {
         self.engine_id = self.r.random::<u16>();
         let r = &mut self.r;
         let mut w = VecDeque::new();
@@ -175,28 +175,28 @@ impl CpuStimulus {
         w
     }
 
-    pub(super) fn switch_of(&self, e: usize) -> bool {
+    fn switch_of(&self, e: usize) -> bool {
         self.table.iter().find(|t| t.0 == e).is_some_and(|t| t.2)
     }
 
-    pub(super) fn dev_of(&self, e: usize) -> u16 {
+    fn dev_of(&self, e: usize) -> u16 {
         self.table.iter().find(|t| t.0 == e).map_or(0x0bad, |t| t.3)
     }
 
     /// Operands for `op`, from the reduction unit's special-value generator.
-    pub(super) fn operands(&mut self, op: u8) -> Contribution {
+    fn operands(&mut self, op: u8) -> Contribution {
         let r = &mut self.r;
         let (_, mut b) = random_pair(&mut || r.random()).contributions();
         b.rt_op = op;
         b
     }
 
-    pub(super) fn base(&self, w: &World) -> CollectiveMsg {
+    fn base(&self, w: &World) -> CollectiveMsg {
         CollectiveMsg { family: if w.portals { Family::Portals } else { Family::Tlp }, pid: NO_PARTICIPANT, posted: true, ..CollectiveMsg::default() }
     }
 
     /// Reacts to what the CPU did on the previous cycle (the simulated parent and root).
-    pub(super) fn react(&mut self, o: &CpuOut) {
+    fn react(&mut self, o: &CpuOut) {
         if !o.stat_valid {
             return;
         }
@@ -263,7 +263,7 @@ impl CpuStimulus {
     }
 
     /// A new message for the traffic phase.
-    pub(super) fn generate(&mut self) -> CollectiveMsg {
+    fn generate(&mut self) -> CollectiveMsg {
         let now = self.cycle;
         if let Some(k) = self.scheduled.iter().position(|(due, _)| *due <= now) {
             return self.scheduled.swap_remove(k).1;
@@ -279,7 +279,7 @@ impl CpuStimulus {
         }
     }
 
-    pub(super) fn garbage(&mut self) -> CollectiveMsg {
+    fn garbage(&mut self) -> CollectiveMsg {
         let r = &mut self.r;
         let portals = r.random_bool(0.5);
         let kind = if r.random_bool(0.5) { [0u8, 1, 7, 10, 15][r.random_range(0..5)] } else { [2u8, 3, 4, 5, 6, 8, 9][r.random_range(0..7)] };
@@ -312,7 +312,7 @@ impl CpuStimulus {
         m
     }
 
-    pub(super) fn portals_msg(&mut self, wi: usize) -> CollectiveMsg {
+    fn portals_msg(&mut self, wi: usize) -> CollectiveMsg {
         let now = self.cycle;
         let w = self.world[wi].clone();
         let red = self.r.random_range(0..w.reds.len());
@@ -368,7 +368,7 @@ impl CpuStimulus {
 
     /// An INITIALIZATION for another engine (P_ID = a device ID, docs/cpu.md §2): mostly a switch
     /// participant of the context, else another table device or any ID; the world is unchanged.
-    pub(super) fn relayed_init(&mut self, mut m: CollectiveMsg, w: &World) -> CollectiveMsg {
+    fn relayed_init(&mut self, mut m: CollectiveMsg, w: &World) -> CollectiveMsg {
         let switches: Vec<usize> = w.participants.iter().copied().filter(|&p| self.switch_of(p)).collect();
         let mut pid = match self.r.random_range(0..10) {
             0..=4 if !switches.is_empty() => {
@@ -397,7 +397,7 @@ impl CpuStimulus {
         m
     }
 
-    pub(super) fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
+    fn tlp_msg(&mut self, wi: usize) -> CollectiveMsg {
         let w = self.world[wi].clone();
         let mut m = CollectiveMsg { ctx: w.key, src: u32::from(SOURCE_ID), dst: 0, tid: w.tid, ..self.base(&w) };
         if self.r.random_bool(if w.init { 0.01 } else { 0.02 }) {

@@ -5,7 +5,7 @@ use super::*;
 
 /// Longest a sequencer event can hold the sequencer without output stalls, in cycles: ratchet steps,
 /// one cycle per PBV bit (128) and the single message, a few cycles of decision.
-pub(super) const OVERDUE_PER_EVENT: u64 = 150;
+const OVERDUE_PER_EVENT: u64 = 150;
 
 /// docs/cpu.md §6 "Sequencer timing", in cycles after a message is accepted: the decision of EXEC
 /// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle).
@@ -15,7 +15,19 @@ pub(super) const CHECK_AFTER_STORE: u64 = 3;
 /// The CHECK cycle of a combined contribution (ISSUE, 3 cycles of REDUCE).
 pub(super) const CHECK_AFTER_COMBINE: u64 = 7;
 /// After the turn following the last EMIT item: one EMIT cycle that finds the list empty, FINISH.
-pub(super) const EMIT_TAIL: u64 = 2;
+const EMIT_TAIL: u64 = 2;
+
+/// A message carrying the result `acc` (operation, RC, representative sum, data); the caller fills the rest.
+fn carrying(acc: &Contribution) -> CollectiveMsg {
+    CollectiveMsg {
+        op: acc.rt_op,
+        rc: acc.rt_rc.0,
+        repsum_m: acc.rt_repsum_m,
+        repsum_oflow_id: acc.rt_repsum_oflow_id,
+        data: acc.rt_data,
+        ..CollectiveMsg::default()
+    }
+}
 
 impl Reference {
     /// Steps the state machine of live descriptor `k` up to `target`, one state at a time.
@@ -27,7 +39,8 @@ impl Reference {
         }
     }
 
-    pub(super) fn portals_out(&self, d: &RDesc, result: bool, acc: &Contribution) -> CollectiveMsg {
+    /// The message a Portals descriptor sends: its result (ARM down the tree) or its contribution up.
+    fn portals_out(&self, d: &RDesc, result: bool, acc: &Contribution) -> CollectiveMsg {
         CollectiveMsg {
             kind: if result { Kind::ARM } else { Kind::CONTRIBUTION },
             family: Family::Portals,
@@ -42,15 +55,11 @@ impl Reference {
             cookie: d.cookie,
             seqno: if result { next_seqno(d.seqno) } else { d.seqno },
             resno: d.seqno,
-            op: acc.rt_op,
-            rc: acc.rt_rc.0,
-            repsum_m: acc.rt_repsum_m,
-            repsum_oflow_id: acc.rt_repsum_oflow_id,
-            data: acc.rt_data,
-            ..CollectiveMsg::default()
+            ..carrying(acc)
         }
     }
 
+    /// The message a TLP descriptor sends upstream: a COMPLETION or a RESPONSE with its result.
     pub(super) fn tlp_out(&self, d: &RDesc, completion: bool, error: bool, retry: bool) -> CollectiveMsg {
         let s = &self.st[d.sidx];
         let acc = self.result(d).unwrap_or_default();
@@ -74,12 +83,7 @@ impl Reference {
             error,
             retry,
             tid: s.tid,
-            op: acc.rt_op,
-            rc: acc.rt_rc.0,
-            repsum_m: acc.rt_repsum_m,
-            repsum_oflow_id: acc.rt_repsum_oflow_id,
-            data: acc.rt_data,
-            ..CollectiveMsg::default()
+            ..carrying(&acc)
         }
     }
 

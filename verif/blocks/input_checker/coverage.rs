@@ -24,6 +24,7 @@ pub mod counter {
     pub const RESERVED_FLAG_DROPS: &str = "reserved_flag_drops";
 }
 
+/// Every counter of [`super::InputCheckerMonitor`], in report order.
 pub(super) const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

@@ -5,21 +5,21 @@ use super::*;
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
     /// The verdict cross, and this instance's width bin.
-    pub(super) verdicts: crate::cross::Cross,
-    pub(super) width_bin: Option<usize>,
+    verdicts: crate::cross::Cross,
+    width_bin: Option<usize>,
     /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
-    pub(super) in_frame_portals: bool,
-    pub(super) due_portals: bool,
-    pub(super) labels: Labels,
-    pub(super) in_frame: Option<(Expect, String, UrExpect)>,
+    in_frame_portals: bool,
+    due_portals: bool,
+    labels: Labels,
+    in_frame: Option<(Expect, String, UrExpect)>,
     /// Frames whose last beat was taken last cycle: their pulse is due now.
-    pub(super) due: Option<(Expect, String, UrExpect)>,
-    pub(super) reg_pending: bool,
-    pub(super) msg_pending: bool,
-    pub(super) ur_pending: bool,
-    pub(super) events: [u64; event::COUNT as usize],
-    pub(super) log: TransactionLog,
-    pub(super) counts: [u64; COUNTER_NAMES.len()],
+    due: Option<(Expect, String, UrExpect)>,
+    reg_pending: bool,
+    msg_pending: bool,
+    ur_pending: bool,
+    events: [u64; event::COUNT as usize],
+    log: TransactionLog,
+    counts: [u64; COUNTER_NAMES.len()],
 }
 
 impl InputCheckerMonitor {
@@ -38,7 +38,7 @@ impl InputCheckerMonitor {
             labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
     }
 
-    pub(super) fn bump(&mut self, name: &'static str) {
+    fn bump(&mut self, name: &'static str) {
         let i = COUNTER_NAMES.iter().position(|&n| n == name).unwrap_or(0);
         self.counts[i] += 1;
     }

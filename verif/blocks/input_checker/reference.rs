@@ -29,7 +29,7 @@ pub enum UrExpect {
 
 /// Drop reasons after which a whole non-posted request gets an Unsupported Request
 /// (docs/blocks/input_checker.md §Unsupported Requests), written from the document.
-pub(super) const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
+const UR_REASONS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event::RESERVED, event::NOT_FOR_ENGINE, event::REG_ACCESS];
 
 /// The Unsupported Request a generated TLP frame must give, from the frames crate's parse of it: a
 /// non-posted request (MRd, MRdLk, IO, configuration, AtomicOp, DMWr) that parses as a whole TLP and is

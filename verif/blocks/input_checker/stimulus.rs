@@ -2,22 +2,20 @@
 //! garbage, idle gaps, backpressure, configuration changes and resets.
 
 use super::*;
-use crate::stimulus;
+use crate::stimulus::{self, Resets};
 
-pub(super) const RESET_CYCLES: u64 = 4;
-pub(super) const RESET_PROBABILITY: f64 = 2e-5;
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
 pub const ENGINE_ID: u16 = 0x0010;
 
 /// A generated frame: bytes, family, port, the per-beat tkeep defect, the expected outcome.
 #[derive(Clone, Debug)]
-pub(super) struct GenFrame {
-    pub(super) bytes: Vec<u8>,
-    pub(super) portals: bool,
-    pub(super) port: u8,
-    pub(super) bad_keep: bool,
-    pub(super) expect: Expect,
-    pub(super) what: String,
+struct GenFrame {
+    bytes: Vec<u8>,
+    portals: bool,
+    port: u8,
+    bad_keep: bool,
+    expect: Expect,
+    what: String,
 }
 
 /// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
@@ -25,42 +23,43 @@ pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 
 /// The checker's configuration inputs during one phase.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Cfg {
-    pub(super) ethertype: u16,
-    pub(super) vendor_id: u16,
-    pub(super) validation: u8,
-    pub(super) vni_valid: u8,
-    pub(super) vni: [u16; 4],
+struct Cfg {
+    ethertype: u16,
+    vendor_id: u16,
+    validation: u8,
+    vni_valid: u8,
+    vni: [u16; 4],
 }
 
 /// Offset of the collective message in a VDM's TLP bytes (a 4-DW header).
-pub(super) const VDM_PAYLOAD: usize = 16;
+const VDM_PAYLOAD: usize = 16;
 /// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
 pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
-pub(super) const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
+const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
 
 /// The seeded stimulus of the input checker.
 pub struct InputCheckerStimulus {
-    pub(super) p: CheckerParams,
-    pub(super) r: StimRng,
-    pub(super) phases: Phases,
-    pub(super) last: InputCheckerIn,
-    pub(super) idle: Gaps,
-    pub(super) stall_reg: Gaps,
-    pub(super) stall_msg: Gaps,
-    pub(super) stall_ur: Gaps,
-    pub(super) reset_left: u64,
-    pub(super) cfg: Cfg,
+    p: CheckerParams,
+    r: StimRng,
+    phases: Phases,
+    last: InputCheckerIn,
+    idle: Gaps,
+    stall_reg: Gaps,
+    stall_msg: Gaps,
+    stall_ur: Gaps,
+    resets: Resets,
+    cfg: Cfg,
     /// Beats of the frame being sent (tdata, tkeep, tlast), and the next one to offer.
-    pub(super) beats: Vec<(Wide, u64, bool)>,
-    pub(super) next_beat: usize,
-    pub(super) tuser: u16,
-    pub(super) seq: u16,
-    pub(super) labels: Labels,
+    beats: Vec<(Wide, u64, bool)>,
+    next_beat: usize,
+    tuser: u16,
+    seq: u16,
+    labels: Labels,
 }
 
 impl InputCheckerStimulus {
+    /// A stimulus for a checker with parameters `p` and `seed`; each frame's expected outcome goes to `labels`.
     pub(super) fn new(p: CheckerParams, seed: u64, labels: Labels) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
@@ -73,7 +72,7 @@ impl InputCheckerStimulus {
             stall_reg: Gaps::default(),
             stall_msg: Gaps::default(),
             stall_ur: Gaps::default(),
-            reset_left: RESET_CYCLES,
+            resets: Resets::new(),
             cfg: Cfg { ethertype: 0x88B5, vendor_id: collective::VENDOR_ID, validation: 0xF, vni_valid: 0x1, vni: [0x0042, 0, 0, 0] },
             beats: Vec::new(),
             next_beat: 0,
@@ -83,7 +82,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    pub(super) fn new_cfg(&mut self) {
+    fn new_cfg(&mut self) {
         let r = &mut self.r;
         self.cfg.validation = if r.random_bool(0.7) { 0xF } else { r.random_range(0..16) };
         self.cfg.ethertype = if r.random_bool(0.8) { 0x88B5 } else { r.random_range(0x0600..=0xFFFF) };
@@ -93,7 +92,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    pub(super) fn allowed_vni(&mut self) -> u16 {
+    fn allowed_vni(&mut self) -> u16 {
         loop {
             let k = self.r.random_range(0..4);
             if self.cfg.vni_valid >> k & 1 != 0 {
@@ -102,7 +101,7 @@ impl InputCheckerStimulus {
         }
     }
 
-    pub(super) fn collective_message(&mut self, kind: u8) -> CollectiveMessage {
+    fn collective_message(&mut self, kind: u8) -> CollectiveMessage {
         let r = &mut self.r;
         let header = CommonHeader {
             version: collective::VERSION,
@@ -138,14 +137,14 @@ impl InputCheckerStimulus {
     }
 
     /// A TLP frame (its TLP bytes can be edited by `edit` before the LCRC is computed).
-    pub(super) fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
         let mut b = t.to_bytes().expect("generated TLPs emit");
         edit(&mut b);
         self.seq = (self.seq + 1) & crc::SEQUENCE_MASK;
         tlp_frame(self.seq, &b)
     }
 
-    pub(super) fn tlp(&mut self) -> GenFrame {
+    fn tlp(&mut self) -> GenFrame {
         use event::*;
         let port = self.r.random_range(0..16);
         let src: u16 = self.r.random();
@@ -303,12 +302,12 @@ impl InputCheckerStimulus {
     }
 
     /// A memory read request (3 DW, or 4 DW with a zero upper address) of `len_dw` DW.
-    pub(super) fn mrd(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8) -> Tlp {
+    fn mrd(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8) -> Tlp {
         let four = self.r.random_bool(0.2);
         self.mrd_as(src, address, len_dw, first_be, last_be, four)
     }
 
-    pub(super) fn mrd_as(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8, four: bool) -> Tlp {
+    fn mrd_as(&mut self, src: u16, address: u64, len_dw: usize, first_be: u8, last_be: u8, four: bool) -> Tlp {
         let tag = self.r.random_range(0..0x400u16);
         let mut dw0 = Dw0 { fmt: u8::from(four), tlp_type: tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, tc: self.r.random_range(0..8), attr: self.r.random_range(0..4), attr2: self.r.random(), ..Dw0::default() };
         dw0.set_length_dw(len_dw);
@@ -319,7 +318,7 @@ impl InputCheckerStimulus {
     /// A non-posted request the checker drops (register-window reads of the wrong length, mailbox
     /// reads, reads of another window, poisoned / TPH / PH reads, unsupported non-posted types), with
     /// its drop reason; the expected Unsupported Request comes from the frames crate ([`expected_ur`]).
-    pub(super) fn non_posted(&mut self, port: u8, src: u16) -> GenFrame {
+    fn non_posted(&mut self, port: u8, src: u16) -> GenFrame {
         use event::*;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let be = |r: &mut StimRng| r.random_range(1..16u8);
@@ -414,7 +413,7 @@ impl InputCheckerStimulus {
         GenFrame { bytes, portals: false, port, bad_keep: false, expect: Expect::Drop(reason), what: what.to_string() }
     }
 
-    pub(super) fn portals(&mut self) -> GenFrame {
+    fn portals(&mut self) -> GenFrame {
         use event::*;
         let port = self.r.random_range(0..16);
         let vni = self.allowed_vni();
@@ -520,7 +519,7 @@ impl InputCheckerStimulus {
         GenFrame { bytes, portals: true, port, bad_keep: false, expect, what: what.to_string() }
     }
 
-    pub(super) fn frame(&mut self) -> GenFrame {
+    fn frame(&mut self) -> GenFrame {
         let mut g = match self.r.random_range(0..20) {
             0 => {
                 // Random garbage of a random family.
@@ -547,7 +546,7 @@ impl InputCheckerStimulus {
         g
     }
 
-    pub(super) fn load(&mut self, g: GenFrame) {
+    fn load(&mut self, g: GenFrame) {
         let kw = self.p.keep_width();
         let n = g.bytes.len();
         let nbeats = n.div_ceil(kw);
@@ -609,11 +608,7 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
             cfg_vni: (0..4).fold(0, |a, k| a | u64::from(self.cfg.vni[k]) << (16 * k)),
             ..Default::default()
         };
-        if self.reset_left == 0 && self.r.random_bool(RESET_PROBABILITY) {
-            self.reset_left = self.r.random_range(1..=3);
-        }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
+        if self.resets.tick(&mut self.r) {
             i.rst = true;
             self.beats.clear();
             self.next_beat = 0;

@@ -7,17 +7,11 @@ use crate::stimulus;
 /// A directed stimulus: a reset, CPU configuration writes, then `frames` one after the other on a TLP
 /// port (every sink ready, the VL queue returning every slot at once).
 pub struct DirectedStimulus {
-    pub(super) p: EngineParams,
-    pub(super) reset_left: u64,
-    pub(super) cpu_cfg: VecDeque<(u16, u32)>,
-    pub(super) cpu_cfg_delay: u64,
-    pub(super) frames: VecDeque<(bool, Vec<u8>)>,
-    pub(super) rx_beats: VecDeque<(Wide, u64, bool)>,
-    pub(super) partner_credits: i64,
-    pub(super) last: EngineIn,
-    pub(super) r: StimRng,
-    pub(super) cycle: u64,
-    pub(super) family: bool,
+    link: LinkPartner,
+    last: EngineIn,
+    r: StimRng,
+    cycle: u64,
+    family: bool,
 }
 
 impl DirectedStimulus {
@@ -29,13 +23,7 @@ impl DirectedStimulus {
     /// Sends `frames`, each with the port family it is sent under (`true`: Soft Portals).
     pub fn mixed(p: EngineParams, cpu_cfg: Vec<(u16, u32)>, frames: Vec<(bool, Vec<u8>)>) -> Self {
         DirectedStimulus {
-            p,
-            reset_left: RESET_CYCLES,
-            cpu_cfg: cpu_cfg.into(),
-            cpu_cfg_delay: CPU_BACK_DOOR_DELAY,
-            frames: frames.into(),
-            rx_beats: VecDeque::new(),
-            partner_credits: VL_DEPTH - i64::from(p.inj_credits),
+            link: LinkPartner::new(&p, cpu_cfg.into(), frames.into()),
             last: EngineIn::default(),
             r: stimulus::rng(0, 1),
             cycle: 0,
@@ -47,13 +35,7 @@ impl DirectedStimulus {
 impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
     fn next(&mut self, previous: &EngineOut) -> EngineIn {
         let l = self.last;
-        if !l.rst {
-            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
-                self.rx_beats.pop_front();
-                self.partner_credits -= 1;
-            }
-            self.partner_credits += i64::from(previous.link_credit_return);
-        }
+        self.link.returned(&l, previous);
         let mut i = EngineIn {
             m_axis_vl_tready: true,
             m_axis_egress_tready: true,
@@ -72,30 +54,20 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
         if previous.m_axis_vl_tvalid && l.m_axis_vl_tready && !l.rst {
             i.vl_credit_return = 1;
         }
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
-            i.rst = true;
+        if self.link.reset(&mut i) {
             self.last = i;
             return i;
         }
-        let _ = self.p;
-        if self.cpu_cfg_delay > 0 {
-            self.cpu_cfg_delay -= 1;
-        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
-            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
-        } else if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
-            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (l.s_axis_rx_tdata, l.s_axis_rx_tkeep, l.s_axis_rx_tlast, true);
-        } else if self.partner_credits > 0 {
-            if self.rx_beats.is_empty() {
-                if let Some((fam, f)) = self.frames.pop_front() {
+        // The back door first; the receive port only when it is idle.
+        if !(self.link.cpu_cfg_write(&mut i) || hold_rx(&l, previous, &mut i)) && self.link.credits() > 0 {
+            if !self.link.sending() {
+                if let Some((fam, f)) = self.link.next_queued() {
                     self.family = fam;
                     i.cfg_family = fam;
-                    self.rx_beats = beats(&f, 32, &mut self.r);
+                    self.link.send(&f, 32, &mut self.r);
                 }
             }
-            if let Some(&(d, k, last)) = self.rx_beats.front() {
-                (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
-            }
+            self.link.offer(&mut i);
         }
         self.last = i;
         i
@@ -119,9 +91,9 @@ pub struct Recorder {
     pub vl_start: Vec<u64>,
     /// Cycle of each register response (handshake).
     pub rsp_at: Vec<u64>,
-    pub(super) vl_cur: Vec<u8>,
-    pub(super) eg_cur: Vec<u8>,
-    pub(super) log: TransactionLog,
+    vl_cur: Vec<u8>,
+    eg_cur: Vec<u8>,
+    log: TransactionLog,
 }
 
 impl Monitor<EngineIn, EngineOut> for Recorder {

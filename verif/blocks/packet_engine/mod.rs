@@ -116,7 +116,7 @@ pub use directed::{DirectedStimulus, Recorder};
 pub use monitor::{completion_of, malformed_engine_frame, PacketEngineMonitor, COUNTERS, N_COUNTERS};
 pub use stimulus::{reg_read_frame, reg_write_frame, PacketEngineStimulus};
 use monitor::append;
-use stimulus::beats;
+use stimulus::{hold_rx, LinkPartner};
 
 /// What the stimulus tells the scoreboard: the cycle to check the balances on (end of a drain), the
 /// receive beats and frames it still had to send then, and its seed (for liveness messages).

@@ -43,7 +43,7 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
 /// Number of [`COUNTERS`].
 pub const N_COUNTERS: usize = 34;
 
-pub(super) fn ix(name: &str) -> usize {
+fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
 }
 
@@ -82,26 +82,27 @@ pub fn completion_of(f: &[u8]) -> Option<inswitch_frames::tlp::CompletionHeader>
 
 /// The end-to-end scoreboard of the top.
 pub struct PacketEngineMonitor {
-    pub(super) shared: Shared,
-    pub(super) log: TransactionLog,
-    pub(super) counts: [u64; N_COUNTERS],
+    shared: Shared,
+    log: TransactionLog,
+    counts: [u64; N_COUNTERS],
     /// Per-episode counts, for the balances.
-    pub(super) ep: [i64; N_COUNTERS],
+    ep: [i64; N_COUNTERS],
     /// Receive frames not yet seen leaving (bytes), oldest first; `rx_cur` is the one arriving.
-    pub(super) rx: VecDeque<Vec<u8>>,
-    pub(super) rx_cur: Vec<u8>,
-    pub(super) vl_cur: Vec<u8>,
-    pub(super) eg_open: bool,
-    pub(super) partner: i64,
-    pub(super) occupancy: i64,
-    pub(super) last_activity: u64,
+    rx: VecDeque<Vec<u8>>,
+    rx_cur: Vec<u8>,
+    vl_cur: Vec<u8>,
+    eg_open: bool,
+    partner: i64,
+    occupancy: i64,
+    last_activity: u64,
     /// Last cycle with progress or nothing pending (liveness).
-    pub(super) last_progress: u64,
+    last_progress: u64,
     /// Drop reason events seen, per checker bit (coverage of every outcome).
     pub checker_bits: [u64; 21],
-    pub(super) inj_credits: i64,
+    inj_credits: i64,
 }
 
+/// Appends the bytes of beat `d` that `keep` marks to `v` (a frame being reassembled).
 pub(super) fn append(v: &mut Vec<u8>, d: &Wide, keep: u64) {
     for k in 0..32 {
         if keep >> k & 1 != 0 {
@@ -131,20 +132,20 @@ impl PacketEngineMonitor {
         }
     }
 
-    pub(super) fn bump(&mut self, name: &str) {
+    fn bump(&mut self, name: &str) {
         let k = ix(name);
         self.counts[k] += 1;
         self.ep[k] += 1;
     }
 
-    pub(super) fn e(&self, name: &str) -> i64 {
+    fn e(&self, name: &str) -> i64 {
         self.ep[ix(name)]
     }
 
     /// Liveness at the end of a drain (every sink ready for `DRAIN_CYCLES`): the stimulus sent every
     /// receive frame it had, whatever else happened (an engine that stops taking receive beats is a
     /// deadlock, e.g. the interposer's, even if every frame it did take is accounted for).
-    pub(super) fn drained(&mut self, cycle: u64) -> Result<(), String> {
+    fn drained(&mut self, cycle: u64) -> Result<(), String> {
         let (beats, frames) = self.shared.unsent.get();
         if beats + frames > 0 {
             return Err(format!(
@@ -156,7 +157,7 @@ impl PacketEngineMonitor {
     }
 
     /// Liveness every cycle: some progress within [`LIVENESS_CYCLES`] while work is pending.
-    pub(super) fn progress(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
+    fn progress(&mut self, cycle: u64, i: &EngineIn, o: &EngineOut) -> Result<(), String> {
         let moved = (i.s_axis_rx_tvalid && o.s_axis_rx_tready)
             || (o.m_axis_vl_tvalid && i.m_axis_vl_tready)
             || (o.m_axis_egress_tvalid && i.m_axis_egress_tready)
@@ -181,7 +182,7 @@ impl PacketEngineMonitor {
         Ok(())
     }
 
-    pub(super) fn balance(&mut self, cycle: u64, o: &EngineOut) -> Result<(), String> {
+    fn balance(&mut self, cycle: u64, o: &EngineOut) -> Result<(), String> {
         if cycle - self.last_activity < 400 {
             self.counts[ix("balance_checks_skipped")] += 1;
             return Ok(());

@@ -26,61 +26,153 @@ pub fn reg_read_frame(seq: u16, requester: u16, offset: u32, first_be: u8, tag: 
     tlp_frame(seq, &t.to_bytes().expect("emit"))
 }
 
-pub(super) fn beats(bytes: &[u8], kw: usize, r: &mut StimRng) -> VecDeque<(Wide, u64, bool)> {
-    let n = bytes.len().max(1);
-    let nb = n.div_ceil(kw);
-    (0..nb)
-        .map(|b| {
-            let mut d = Wide::ZERO;
-            let chunk = bytes.get(b * kw..((b + 1) * kw).min(bytes.len())).unwrap_or(&[]);
-            for k in 0..kw {
-                d.set_byte(k, chunk.get(k).copied().unwrap_or_else(|| r.random()));
-            }
-            let len = chunk.len().max(1);
-            let mut keep = if len >= 64 { u64::MAX } else { (1u64 << len) - 1 };
-            // 0.5% of the beats before the last: a hole in tkeep (the checker's `tkeep` drop).
-            if b + 1 < nb && r.random_bool(0.005) {
-                keep &= !(1 << r.random_range(0..kw));
-            }
-            (d, keep, b + 1 == nb)
-        })
-        .collect()
+/// Probability per receive beat before a frame's last of a hole in tkeep (the checker's `tkeep` drop).
+const TKEEP_HOLE_PROBABILITY: f64 = 0.005;
+
+/// The receive port's link partner, as both stimuli of the top drive it ([`PacketEngineStimulus`] and
+/// [`super::DirectedStimulus`]): the reset still to hold, the CPU back-door writes still to make (after
+/// [`CPU_BACK_DOOR_DELAY`]), the frames queued, the beats of the frame being sent, and the partner's
+/// credits (VL-queue slots it may still fill: it sends a beat only with a credit).
+pub(super) struct LinkPartner {
+    reset_left: u64,
+    cpu_cfg: VecDeque<(u16, u32)>,
+    cpu_cfg_delay: u64,
+    frames: VecDeque<(bool, Vec<u8>)>,
+    rx_beats: VecDeque<(Wide, u64, bool)>,
+    credits: i64,
+}
+
+impl LinkPartner {
+    /// A new episode of the top with parameters `p`: [`RESET_CYCLES`] of reset, then `cpu_cfg` through
+    /// the back door, and `frames` (each with its port family, `true`: Soft Portals) on the receive port.
+    pub(super) fn new(p: &EngineParams, cpu_cfg: VecDeque<(u16, u32)>, frames: VecDeque<(bool, Vec<u8>)>) -> Self {
+        LinkPartner {
+            reset_left: RESET_CYCLES,
+            cpu_cfg,
+            cpu_cfg_delay: CPU_BACK_DOOR_DELAY,
+            frames,
+            rx_beats: VecDeque::new(),
+            credits: VL_DEPTH - i64::from(p.inj_credits),
+        }
+    }
+
+    /// Accounts the cycle before (inputs `last`, outputs `previous`): the receive beat taken uses a credit,
+    /// the credits the engine returned come back. Nothing counts during a reset.
+    pub(super) fn returned(&mut self, last: &EngineIn, previous: &EngineOut) {
+        if last.rst {
+            return;
+        }
+        if last.s_axis_rx_tvalid && previous.s_axis_rx_tready {
+            self.rx_beats.pop_front();
+            self.credits -= 1;
+        }
+        self.credits += i64::from(previous.link_credit_return);
+    }
+
+    /// Whether the episode's reset is still to come or under way.
+    fn resetting(&self) -> bool {
+        self.reset_left > 0
+    }
+
+    /// Drives `rst` in `i` while the reset lasts; true on a reset cycle (nothing else is driven then).
+    pub(super) fn reset(&mut self, i: &mut EngineIn) -> bool {
+        if self.reset_left == 0 {
+            return false;
+        }
+        self.reset_left -= 1;
+        i.rst = true;
+        true
+    }
+
+    /// Drives the next CPU back-door write in `i` once the delay after the reset is over; true if the
+    /// back door took this cycle (still waiting, or writing).
+    pub(super) fn cpu_cfg_write(&mut self, i: &mut EngineIn) -> bool {
+        if self.cpu_cfg_delay > 0 {
+            self.cpu_cfg_delay -= 1;
+            return true;
+        }
+        let Some((a, d)) = self.cpu_cfg.pop_front() else { return false };
+        (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
+        true
+    }
+
+    /// Whether every back-door write has been made.
+    fn cpu_cfg_done(&self) -> bool {
+        self.cpu_cfg.is_empty()
+    }
+
+    /// Credits left (beats the partner may still send).
+    pub(super) fn credits(&self) -> i64 {
+        self.credits
+    }
+
+    /// Whether a frame is being sent (beats left).
+    pub(super) fn sending(&self) -> bool {
+        !self.rx_beats.is_empty()
+    }
+
+    /// The beats and the frames still to send.
+    fn unsent(&self) -> (usize, usize) {
+        (self.rx_beats.len(), self.frames.len())
+    }
+
+    /// The next queued frame and its family.
+    pub(super) fn next_queued(&mut self) -> Option<(bool, Vec<u8>)> {
+        self.frames.pop_front()
+    }
+
+    /// Starts sending `bytes` in beats of `kw` bytes, some with a hole in tkeep ([`TKEEP_HOLE_PROBABILITY`]).
+    pub(super) fn send(&mut self, bytes: &[u8], kw: usize, r: &mut StimRng) {
+        self.rx_beats = stimulus::frame_beats(bytes, kw, TKEEP_HOLE_PROBABILITY, r);
+    }
+
+    /// Drives the current beat (if any) in `i`.
+    pub(super) fn offer(&self, i: &mut EngineIn) {
+        if let Some(&(d, k, last)) = self.rx_beats.front() {
+            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+        }
+    }
+}
+
+/// Drives again in `i` the receive beat of `last` the engine did not take (`previous`): AXI-stream holds a
+/// beat until it is taken. True if there was one.
+pub(super) fn hold_rx(last: &EngineIn, previous: &EngineOut, i: &mut EngineIn) -> bool {
+    if !(last.s_axis_rx_tvalid && !previous.s_axis_rx_tready) {
+        return false;
+    }
+    (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (last.s_axis_rx_tdata, last.s_axis_rx_tkeep, last.s_axis_rx_tlast, true);
+    true
 }
 
 /// The seeded stimulus of the top.
 pub struct PacketEngineStimulus {
-    pub(super) p: EngineParams,
-    pub(super) r: StimRng,
-    pub(super) phases: Phases,
-    pub(super) last: EngineIn,
-    pub(super) rx_idle: Gaps,
-    pub(super) vl_stall: Gaps,
-    pub(super) eg_stall: Gaps,
-    pub(super) rsp_stall: Gaps,
-    pub(super) reset_left: u64,
-    pub(super) cpu_cfg: VecDeque<(u16, u32)>,
-    pub(super) cpu_cfg_delay: u64,
-    pub(super) frames: VecDeque<(bool, Vec<u8>)>,
-    pub(super) rx_beats: VecDeque<(Wide, u64, bool)>,
-    pub(super) partner_credits: i64,
-    pub(super) vl_occupancy: i64,
-    pub(super) family: bool,
-    pub(super) seq: u16,
-    pub(super) drain: f64,
-    pub(super) mode: TrafficMode,
-    pub(super) traffic_left: u64,
-    pub(super) drain_left: u64,
-    pub(super) shared: Shared,
+    p: EngineParams,
+    r: StimRng,
+    phases: Phases,
+    last: EngineIn,
+    rx_idle: Gaps,
+    vl_stall: Gaps,
+    eg_stall: Gaps,
+    rsp_stall: Gaps,
+    link: LinkPartner,
+    vl_occupancy: i64,
+    family: bool,
+    seq: u16,
+    drain: f64,
+    mode: TrafficMode,
+    traffic_left: u64,
+    drain_left: u64,
+    shared: Shared,
     /// The stimulus's view of each TLP context's transaction ID (001), followed from the CPU's events
     /// (`tid_follow`), so most collective messages carry the current TID and the rest are one behind
     /// (`OLD_TID`) or random (`BAD_TID`).
-    pub(super) tids: [u8; TLP_CTX.len()],
+    tids: [u8; TLP_CTX.len()],
     /// The TID of the last INITIALIZATION sent for each TLP context (the CPU takes it on `INIT`).
-    pub(super) init_tids: [u8; TLP_CTX.len()],
+    init_tids: [u8; TLP_CTX.len()],
     /// Whether each TLP context's static entry is a MASTER (its `COMPLETE` starts the next round).
-    pub(super) masters: [bool; TLP_CTX.len()],
+    masters: [bool; TLP_CTX.len()],
     /// The current round (`rt_seqno`) of each Portals reduction (by DFA) the stimulus arms.
-    pub(super) red_seqnos: std::collections::HashMap<u32, u16>,
+    red_seqnos: std::collections::HashMap<u32, u16>,
 }
 
 impl PacketEngineStimulus {
@@ -98,12 +190,7 @@ impl PacketEngineStimulus {
             vl_stall: Gaps::default(),
             eg_stall: Gaps::default(),
             rsp_stall: Gaps::default(),
-            reset_left: 0,
-            cpu_cfg: VecDeque::new(),
-            cpu_cfg_delay: 0,
-            frames: VecDeque::new(),
-            rx_beats: VecDeque::new(),
-            partner_credits: 0,
+            link: LinkPartner::new(&p, VecDeque::new(), VecDeque::new()),
             vl_occupancy: 0,
             family: false,
             seq: 0,
@@ -121,19 +208,16 @@ impl PacketEngineStimulus {
         s
     }
 
-    pub(super) fn next_seq(&mut self) -> u16 {
+    fn next_seq(&mut self) -> u16 {
         self.seq = (self.seq + 1) & 0xFFF;
         self.seq
     }
 
     /// Schedules a new episode: reset, CPU and register-space configuration, traffic, drain.
-    pub(super) fn episode(&mut self) {
+    fn episode(&mut self) {
         let r = &mut self.r;
-        self.reset_left = RESET_CYCLES;
         self.traffic_left = r.random_range(4_000..60_000);
         self.drain_left = DRAIN_CYCLES;
-        self.rx_beats.clear();
-        self.partner_credits = VL_DEPTH - i64::from(self.p.inj_credits);
         self.vl_occupancy = 0;
         // CPU, through the register space's CPU window (docs/registers.md; the ENGINE_ID strap reaches
         // the CPU by the post-reset copy): ENGINE_SFA, PBV entries and flags (entry 3 a switch), timeouts
@@ -162,8 +246,7 @@ impl PacketEngineStimulus {
         }
         // The back door stays exercised: a MODE write after the register space's post-reset copy (which
         // wins over the back door while it runs).
-        self.cpu_cfg = [(0x089u16, 3 << 8)].into();
-        self.cpu_cfg_delay = CPU_BACK_DOOR_DELAY;
+        let cpu_cfg = [(0x089u16, 3 << 8)].into();
         // Register space: VNI, routes, multicast trees, sometimes the lock.
         w.push((0x150, 1 << 31 | u32::from(VNI)));
         if r.random_bool(0.85) {
@@ -176,18 +259,19 @@ impl PacketEngineStimulus {
         if r.random_bool(0.5) {
             w.extend([(0x108, u32::from(MASTER)), (0x104, 1)]);
         }
-        self.frames.clear();
+        let mut frames = VecDeque::new();
         for (off, v) in w {
             let seq = self.next_seq();
-            self.frames.push_back((false, reg_write_frame(seq, MASTER, ENGINE_ID, off, v, 0xF)));
+            frames.push_back((false, reg_write_frame(seq, MASTER, ENGINE_ID, off, v, 0xF)));
         }
+        self.link = LinkPartner::new(&self.p, cpu_cfg, frames);
     }
 
     /// Follows the CPU's TID of each TLP context from its events (docs/cpu.md §2-§4): an INITIALIZATION
     /// sets it, a RESET clears it, the end of a round (master completion or timeout, the parent's
     /// COMPLETION, retries exhausted) increments it. A view, not a prediction: a frame already on its way
     /// may still carry the TID before the change.
-    pub(super) fn tid_follow(&mut self, o: &EngineOut) {
+    fn tid_follow(&mut self, o: &EngineOut) {
         if !o.cpu_stat_valid || o.cpu_stat_family {
             return;
         }
@@ -201,7 +285,7 @@ impl PacketEngineStimulus {
         }
     }
 
-    pub(super) fn collective(&mut self, kind: u8) -> CollectiveMessage {
+    fn collective(&mut self, kind: u8) -> CollectiveMessage {
         let r = &mut self.r;
         let ci = r.random_range(0..TLP_CTX.len());
         let cc_id = if r.random_bool(0.85) { TLP_CTX[ci] } else { r.random_range(0..0x1000) };
@@ -254,7 +338,7 @@ impl PacketEngineStimulus {
     /// command START, PAUSE, RESTART or STOP (replicated to every participant of the stored PBV, then
     /// acknowledged: up to five frames out for one in), an INITIALIZATION storing [`EMIT_PBV`]
     /// (acknowledged), or a one-DW register read (one completion).
-    pub(super) fn emit_frame(&mut self) -> Vec<u8> {
+    fn emit_frame(&mut self) -> Vec<u8> {
         let seq = self.next_seq();
         let r = &mut self.r;
         let c = r.random_range(0..TLP_CTX.len());
@@ -275,7 +359,7 @@ impl PacketEngineStimulus {
     }
 
     /// A random frame for a port of family `portals`.
-    pub(super) fn frame(&mut self, portals: bool) -> Vec<u8> {
+    fn frame(&mut self, portals: bool) -> Vec<u8> {
         let seq = self.next_seq();
         let kind = self.r.random_range(0..20);
         let mut f = if kind == 0 {
@@ -402,18 +486,14 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         let l = self.last;
         self.shared.check.set(false);
         self.tid_follow(previous);
+        self.link.returned(&l, previous);
         if !l.rst {
-            if l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
-                self.rx_beats.pop_front();
-                self.partner_credits -= 1;
-            }
             if previous.m_axis_vl_tvalid && l.m_axis_vl_tready {
                 self.vl_occupancy += 1;
             }
-            self.partner_credits += i64::from(previous.link_credit_return);
             self.vl_occupancy -= i64::from(l.vl_credit_return);
         }
-        if self.reset_left == 0 && self.traffic_left == 0 && self.drain_left == 0 {
+        if !self.link.resetting() && self.traffic_left == 0 && self.drain_left == 0 {
             self.episode();
         }
         if self.phases.tick(&mut self.r) {
@@ -435,22 +515,16 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
             pbv_rd_index: self.r.random_range(0..8),
             ..Default::default()
         };
-        if self.reset_left > 0 {
-            self.reset_left -= 1;
-            i.rst = true;
+        if self.link.reset(&mut i) {
             self.last = i;
             return i;
         }
-        if self.cpu_cfg_delay > 0 {
-            self.cpu_cfg_delay -= 1;
-        } else if let Some((a, d)) = self.cpu_cfg.pop_front() {
-            (i.cpu_cfg_wr_en, i.cpu_cfg_wr_addr, i.cpu_cfg_wr_data) = (true, a, d);
-        }
+        self.link.cpu_cfg_write(&mut i);
         if draining {
             self.drain_left -= 1;
             if self.drain_left == 0 {
                 self.shared.check.set(true);
-                self.shared.unsent.set((self.rx_beats.len(), self.frames.len()));
+                self.shared.unsent.set(self.link.unsent());
             }
         } else {
             self.traffic_left -= 1;
@@ -465,14 +539,9 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         if self.vl_occupancy > 0 && self.r.random_bool(drain) {
             i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
         }
-        if l.s_axis_rx_tvalid && !previous.s_axis_rx_tready {
-            i.s_axis_rx_tdata = l.s_axis_rx_tdata;
-            i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
-            i.s_axis_rx_tlast = l.s_axis_rx_tlast;
-            i.s_axis_rx_tvalid = true;
-        } else if self.partner_credits > 0 && (!self.rx_beats.is_empty() || (!draining && self.cpu_cfg.is_empty())) && (emit || !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist)) {
-            if self.rx_beats.is_empty() {
-                let (fam, f) = match self.frames.pop_front() {
+        if !hold_rx(&l, previous, &mut i) && self.link.credits() > 0 && (self.link.sending() || (!draining && self.link.cpu_cfg_done())) && (emit || !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist)) {
+            if !self.link.sending() {
+                let (fam, f) = match self.link.next_queued() {
                     Some(x) => x,
                     None if emit => (false, self.emit_frame()),
                     None => {
@@ -485,10 +554,9 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
                 };
                 self.family = fam;
                 i.cfg_family = fam;
-                self.rx_beats = beats(&f, kw, &mut self.r);
+                self.link.send(&f, kw, &mut self.r);
             }
-            let (d, k, last) = self.rx_beats[0];
-            (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+            self.link.offer(&mut i);
         }
         self.last = i;
         i
