@@ -12,7 +12,7 @@
 //! `rtl/collective_msg.vh` is generated from it too ([`verilog_header`]); `tests/collective_msg_vh.rs`
 //! fails when the checked-in file differs.
 
-use crate::Wide;
+use crate::port_value::Wide;
 
 /// Width of `kind`.
 pub const KIND_WIDTH: u32 = 4;
@@ -383,8 +383,6 @@ pub fn verilog_header() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::{CpuIn, CpuOut};
-    use crate::Ports;
 
     /// Every field set to all ones in its message type.
     fn all_ones() -> CollectiveMsg {
@@ -442,26 +440,5 @@ mod tests {
         assert_eq!((p.kind, p.family, p.repsum_m), (0xf, true, 0xfd));
         assert_eq!(p.msg(), m);
         assert_eq!(CollectiveMsg::default(), MsgPort::default().msg());
-    }
-
-    #[test]
-    fn a_message_group_is_one_named_port_per_field() {
-        let names = CpuIn::NAMES;
-        let at = names.iter().position(|&n| n == "s_msg_kind").expect("s_msg_kind");
-        assert_eq!(names[at - 1], "s_msg_valid");
-        for (k, &(f, _)) in MsgPort::FIELDS.iter().enumerate() {
-            assert_eq!(names[at + k], format!("s_msg_{f}"));
-        }
-        assert_eq!(names[at + MsgPort::FIELDS.len()], "m_msg_ready");
-        assert_eq!(CpuIn::WIDTHS[names.iter().position(|&n| n == "s_msg_data").unwrap()], crate::signal::WIDE_MAX_BITS);
-        // Ports are reached by index through the group, both ways.
-        let tid = CpuOut::NAMES.iter().position(|&n| n == "m_msg_tid").expect("m_msg_tid");
-        let mut o = CpuOut::default();
-        o.port_from_words(tid, &[2]);
-        assert_eq!(o.m_msg.tid, 2);
-        assert_eq!(o.first_difference(&CpuOut::default()), Some(tid));
-        let mut w = [0u32; 1];
-        o.port_to_words(tid, &mut w);
-        assert_eq!(w, [2]);
     }
 }
