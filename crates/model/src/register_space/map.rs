@@ -30,26 +30,16 @@ pub const ID_VALUE: u32 = 0x1C0E_0001;
 /// `STATIC_ENTRIES`).
 pub const CPU_STATIC_ENTRIES: usize = 16;
 /// Largest `CPU_STATIC_ENTRIES` (the CPU's largest `STATIC_ENTRIES`).
-pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
+pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
 /// CPU register word addresses the bridge writes (docs/cpu.md §5).
 pub mod cpu_addr {
+    //! The CPU's own map ([`crate::cpu::config`]), which the bridge writes into.
     /// PBV-table entry i at `PBV + i`.
-    pub const PBV: u16 = 0x000;
-    /// TIMEOUT\[k\] at `TIMEOUT + k`.
-    pub const TIMEOUT: u16 = 0x080;
-    /// THRESHOLD\[k\] at `THRESHOLD + k`.
-    pub const THRESHOLD: u16 = 0x084;
-    /// ENGINE_ID.
-    pub const ENGINE_ID: u16 = 0x087;
-    /// ENGINE_SFA.
-    pub const ENGINE_SFA: u16 = 0x088;
-    /// MODE: \[0\] R_TF_RED_CFG_MODE, \[11:8\] retry limit.
-    pub const MODE: u16 = 0x089;
-    /// Static entry s word w at `STATIC + 2s + w`.
-    pub const STATIC: u16 = 0x100;
+    pub use crate::cpu::config::PBV_TABLE as PBV;
+    pub use crate::cpu::config::{ENGINE_ID, ENGINE_SFA, MODE, STATIC, THRESHOLD, TIMEOUT};
 }
 
 /// Byte offsets of the registers (docs/registers.md).
