@@ -171,4 +171,20 @@
 // The fields as one `COLLECTIVE_MSG_WIDTH-bit concatenation, first field in the low bits
 `define COLLECTIVE_MSG_BUS(p) {p``_pbv, p``_data, p``_repsum_oflow_id, p``_repsum_m, p``_rc, p``_op, p``_retry, p``_resno, p``_seqno, p``_cookie, p``_vni, p``_tid, p``_error, p``_posted, p``_code, p``_count, p``_dmu_id, p``_pid, p``_dst, p``_src, p``_ctx, p``_port, p``_family, p``_kind}
 
+// The message kinds (Kind in crates/model/src/message.rs) as localparams K_<NAME>: write
+// `COLLECTIVE_MSG_KINDS inside a module body. A block need not test every kind, hence UNUSEDPARAM off.
+`define COLLECTIVE_MSG_KINDS \
+    /* verilator lint_off UNUSEDPARAM */ \
+    localparam [3:0] K_NONE = 4'd0; \
+    localparam [3:0] K_CONFIGURATION = 4'd1; \
+    localparam [3:0] K_INIT = 4'd2; \
+    localparam [3:0] K_CONTROL = 4'd3; \
+    localparam [3:0] K_CONTRIB = 4'd4; \
+    localparam [3:0] K_RESPONSE = 4'd5; \
+    localparam [3:0] K_COMPLETION = 4'd6; \
+    localparam [3:0] K_RETRY = 4'd7; \
+    localparam [3:0] K_FAILURE = 4'd8; \
+    localparam [3:0] K_ARM = 4'd9; \
+    /* verilator lint_on UNUSEDPARAM */
+
 `endif

@@ -119,8 +119,7 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
 `include "cpu_codes.vh"
 
 // Message kinds (docs/blocks/collective_message.md)
-localparam [3:0] K_INIT = 4'd2, K_CONTROL = 4'd3, K_CONTRIB = 4'd4, K_RESPONSE = 4'd5, K_COMPLETION = 4'd6,
-                 K_RETRY = 4'd7, K_FAILURE = 4'd8, K_ARM = 4'd9;
+`COLLECTIVE_MSG_KINDS
 // Roles
 localparam [1:0] ROLE_MASTER = 2'd1;
 // Collective state machine (001)

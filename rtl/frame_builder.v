@@ -68,6 +68,8 @@ localparam BUFFER_BYTES = 128;
 localparam BUFFER_BEATS = BUFFER_BYTES / KEEP_WIDTH;
 localparam BEAT_INDEX_WIDTH = BUFFER_BEATS > 1 ? $clog2(BUFFER_BEATS) : 1;
 localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
+// Message kinds K_* (docs/blocks/collective_message.md), generated from crates/model/src/message.rs
+`COLLECTIVE_MSG_KINDS
 
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || !(DATA_WIDTH == 64 || DATA_WIDTH == 128 || DATA_WIDTH == 256 || DATA_WIDTH == 512)) begin : g_bad_width
@@ -98,13 +100,13 @@ wire [7:0]  unused_port = s_msg_port;
 wire [3:0]  unused_ctx = s_msg_ctx[15:12];
 /* verilator lint_on UNUSEDSIGNAL */
 
-wire is_tlp_kind = s_msg_kind >= 4'd2 && s_msg_kind <= 4'd8;
-wire is_portals_kind = s_msg_kind == 4'd4 || s_msg_kind == 4'd9;
+wire is_tlp_kind = s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE;
+wire is_portals_kind = s_msg_kind == K_CONTRIB || s_msg_kind == K_ARM;
 wire supported = s_msg_family ? is_portals_kind : is_tlp_kind;
-wire [7:0] tlp_plen = s_msg_kind == 4'd2 ? 8'd40 : (s_msg_kind >= 4'd4 && s_msg_kind <= 4'd6) ? 8'd48 : 8'd16;
+wire [7:0] tlp_plen = s_msg_kind == K_INIT ? 8'd40 : (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? 8'd48 : 8'd16;
 wire [7:0] frame_len = s_msg_family ? 8'd102 : 8'd18 + tlp_plen + 8'd4;
 wire [63:0] red_w = {2'b00, s_msg_retry, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_resno,
-                     s_msg_count, s_msg_op, s_msg_kind == 4'd9, s_msg_seqno};
+                     s_msg_count, s_msg_op, s_msg_kind == K_ARM, s_msg_seqno};
 
 reg [11:0] seq_reg, seq_next;
 reg [8*BUFFER_BYTES-1:0] build;
@@ -152,7 +154,7 @@ always @* begin
         {`FB(22), `FB(23)} = s_msg_dmu_id;
         {`FB(24), `FB(25)} = s_msg_pid;
         case (s_msg_kind)
-            4'd2: begin
+            K_INIT: begin
                 {`FB(26), `FB(27)} = s_msg_count[15:0];
                 `FB(28) = {2'b00, s_msg_op};
                 for (k = 0; k < 8; k = k + 1) begin
@@ -162,11 +164,11 @@ always @* begin
                     `FB(42 + k) = s_msg_pbv[8*(15-k) +: 8];
                 end
             end
-            4'd3: begin
+            K_CONTROL: begin
                 `FB(26) = {4'd0, s_msg_code};
                 {`FB(28), `FB(29)} = s_msg_count[15:0];
             end
-            4'd4, 4'd5, 4'd6: begin
+            K_CONTRIB, K_RESPONSE, K_COMPLETION: begin
                 `FB(26) = {2'b00, s_msg_op};
                 `FB(27) = {4'd0, s_msg_rc};
                 {`FB(28), `FB(29)} = s_msg_count[15:0];

@@ -102,6 +102,8 @@ localparam BEAT_SHIFT = $clog2(KEEP_WIDTH);
 localparam [15:0] POS_MAX = 16'hFFFF;
 localparam [31:0] CRC32_RESIDUE = 32'hDEBB_20E3;
 localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
+// Message kinds K_* (docs/blocks/collective_message.md), generated from crates/model/src/message.rs
+`COLLECTIVE_MSG_KINDS
 
 // Event bits (crates/model/src/input_checker.rs `event`).
 localparam EV_ACCEPT_REG = 0;
@@ -313,8 +315,8 @@ wire [7:0]  coll_flags = pl[1];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [11:0] coll_cc_id = {pl[2][3:0], pl[3]};
 wire [15:0] coll_n = {pl[12], pl[13]};
-wire coll_data_kind = coll_kind >= 4'd4 && coll_kind <= 4'd6;
-wire [15:0] coll_expected = coll_kind == 4'd2 ? 16'd40 : coll_data_kind ? 16'd16 + {coll_n[12:0], 3'b000} : 16'd16;
+wire coll_data_kind = coll_kind >= K_CONTRIB && coll_kind <= K_COMPLETION;
+wire [15:0] coll_expected = coll_kind == K_INIT ? 16'd40 : coll_data_kind ? 16'd16 + {coll_n[12:0], 3'b000} : 16'd16;
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -380,7 +382,7 @@ always @* begin
     done = 1'b0;
     to_reg = 1'b0;
     to_msg = 1'b0;
-    mk = 4'd0;
+    mk = K_NONE;
     mfam = 1'b0;
     mctx = 16'd0;
     msrc = 32'd0;
@@ -434,7 +436,7 @@ always @* begin
         end
         if (!done) begin
             ev = EV_ACCEPT_MSG[4:0]; done = 1'b1; to_msg = 1'b1;
-            mk = p_arm ? 4'd9 : 4'd4;
+            mk = p_arm ? K_ARM : K_CONTRIB;
             mfam = 1'b1;
             mctx = {p_dfa[20:18], p_dfa[15:3]};
             msrc = p_sfa;
@@ -515,13 +517,13 @@ always @* begin
         if (!done && plen < 16'd8) begin
             ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
         end
-        if (!done && (coll_version != 4'd1 || coll_kind == 4'd0 || coll_kind > 4'd8)) begin
+        if (!done && (coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE)) begin
             ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
         end
         if (!done && (coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0)) begin
             ev = EV_RESERVED[4:0]; done = 1'b1;
         end
-        if (!done && coll_kind == 4'd1) begin
+        if (!done && coll_kind == K_CONFIGURATION) begin
             ev = EV_COLL_CONFIG[4:0]; done = 1'b1;
         end
         if (!done && coll_data_kind && plen < 16'd16) begin
@@ -548,18 +550,18 @@ always @* begin
             merror = coll_flags[6];
             mtid = coll_flags[4:3];
             case (coll_kind)
-                4'd2: begin
+                K_INIT: begin
                     mcount = {4'd0, pl[8], pl[9]};
                     mop = pl[10][5:0];
                     mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
                     mpbv = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31],
                             pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
                 end
-                4'd3: begin
+                K_CONTROL: begin
                     mcode = pl[8][3:0];
                     mcount = {4'd0, pl[10], pl[11]};
                 end
-                4'd4, 4'd5, 4'd6: begin
+                K_CONTRIB, K_RESPONSE, K_COMPLETION: begin
                     mop = pl[8][5:0];
                     mrc = pl[9][3:0];
                     mcount = {4'd0, pl[10], pl[11]};

@@ -2,7 +2,7 @@
 //
 // The engine's configuration registers, in a 4 KiB window at 0xC000 of its switch's address space
 // ([0175]). Register table: docs/registers.md. Interface and timing: docs/blocks/register_space.md.
-// Rust model: crates/model/src/register_space.rs.
+// Rust model: crates/model/src/register_space/ (map.rs: offsets, layouts, decode).
 //
 //  s_reg (one DW access per beat: write/read, byte offset, byte enables, data, requester ID, tag)
 //     |  decode; writes need CTRL.lock == 0 or s_reg_src == MASTER_ID

@@ -34,6 +34,9 @@ use crate::util;
 // The control, completion and failure codes' values are the CPU's tables (`inswitch_model::cpu::codes`),
 // written once for the model, the RTL (`rtl/cpu_codes.vh`) and these codecs.
 use inswitch_model::cpu::codes::{command, completion, reason};
+// The message kinds' values are the collective message's table (`inswitch_model::message::Kind`), written
+// once for the model, the RTL (`` `COLLECTIVE_MSG_KINDS `` in `rtl/collective_msg.vh`) and these codecs.
+use inswitch_model::message::Kind as MsgKind;
 
 const L: Layer = Layer::Collective;
 
@@ -103,21 +106,21 @@ enum_with_unknown! {
     /// Message kind, header byte 0 bits 3:0.
     pub enum Kind(u8) {
         /// Configuration (FIG. 4).
-        Configuration = 1,
+        Configuration = MsgKind::CONFIGURATION.0,
         /// Initialization (FIG. 5).
-        Initialization = 2,
+        Initialization = MsgKind::INITIALIZATION.0,
         /// Control (FIG. 6).
-        Control = 3,
+        Control = MsgKind::CONTROL.0,
         /// Contribution from a participant.
-        Contribution = 4,
+        Contribution = MsgKind::CONTRIBUTION.0,
         /// Aggregated (partial) response upward.
-        Response = 5,
+        Response = MsgKind::RESPONSE.0,
         /// Completion / result downward (barrier met, barrier satisfied, result).
-        Completion = 6,
+        Completion = MsgKind::COMPLETION.0,
         /// Retry request.
-        Retry = 7,
+        Retry = MsgKind::RETRY.0,
         /// Failure report.
-        Failure = 8,
+        Failure = MsgKind::FAILURE.0,
     }
 }
 

@@ -22,10 +22,12 @@ pub mod interposer;
 pub mod message;
 pub mod output_queue;
 pub mod packet_engine;
+pub mod port_value;
 pub mod reduce;
 pub mod reduce_unit;
 pub mod register_space;
 pub mod registry;
 pub mod signal;
 
-pub use signal::{Block, Ports, Signal, Wide};
+pub use port_value::{Signal, Wide};
+pub use signal::{Block, Ports};

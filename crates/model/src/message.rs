@@ -12,7 +12,7 @@
 //! `rtl/collective_msg.vh` is generated from it too ([`verilog_header`]); `tests/collective_msg_vh.rs`
 //! fails when the checked-in file differs.
 
-use crate::Wide;
+use crate::port_value::Wide;
 
 /// Width of `kind`.
 pub const KIND_WIDTH: u32 = 4;
@@ -49,27 +49,42 @@ pub const NO_PARTICIPANT: u16 = 0xffff;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Kind(pub u8);
 
-impl Kind {
+/// The kinds, written once. A row `NAME = value, RTL;` gives the constant `Kind::NAME`, a row of
+/// [`Kind::TABLE`] and the RTL localparam `K_<RTL>` that `` `COLLECTIVE_MSG_KINDS `` declares in
+/// `rtl/collective_msg.vh` ([`verilog_header`]); the frames crate's `collective::Kind` takes its values
+/// from the constants. The RTL name is the Rust one except INIT and CONTRIB, the names of `rtl/cpu.v`'s
+/// case arms.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $name:ident = $v:literal, $rtl:ident; )*) => {
+        impl Kind {
+            $( $(#[$doc])* pub const $name: Kind = Kind($v); )*
+            /// Every kind as `(RTL name, kind)` (the RTL localparam is `K_<RTL name>`), in value order.
+            pub const TABLE: &'static [(&'static str, Kind)] = &[$((stringify!($rtl), Kind($v))),*];
+        }
+    };
+}
+
+kinds! {
     /// No message (never sent; a stream beat with this kind is malformed).
-    pub const NONE: Kind = Kind(0);
+    NONE = 0, NONE;
     /// Configuration (000 FIG. 4); steered to the register space, not to the CPU.
-    pub const CONFIGURATION: Kind = Kind(1);
+    CONFIGURATION = 1, CONFIGURATION;
     /// Initialization: CC_ID + PBV (000 FIG. 5, \[0141\]).
-    pub const INITIALIZATION: Kind = Kind(2);
+    INITIALIZATION = 2, INIT;
     /// Control: start, pause, restart, stop, reset (000 FIG. 6, \[0168\]).
-    pub const CONTROL: Kind = Kind(3);
+    CONTROL = 3, CONTROL;
     /// A contribution or a partial result upward (TLP contribution, Portals data frame), with `count`.
-    pub const CONTRIBUTION: Kind = Kind(4);
+    CONTRIBUTION = 4, CONTRIB;
     /// Aggregated (partial) response upward (000 \[0109\]).
-    pub const RESPONSE: Kind = Kind(5);
+    RESPONSE = 5, RESPONSE;
     /// Completion / result downward: barrier met, barrier satisfied, final result (000 \[0111\]).
-    pub const COMPLETION: Kind = Kind(6);
+    COMPLETION = 6, COMPLETION;
     /// Retry request (000 \[0098\], \[0117\]).
-    pub const RETRY: Kind = Kind(7);
+    RETRY = 7, RETRY;
     /// Failure report (000 \[0098\]).
-    pub const FAILURE: Kind = Kind(8);
+    FAILURE = 8, FAILURE;
     /// Portals arm / result frame going down the tree (002 (37)-(40)).
-    pub const ARM: Kind = Kind(9);
+    ARM = 9, ARM;
 }
 
 /// Wire family a message came in on or goes out on.
@@ -317,6 +332,8 @@ impl From<&MsgPort> for CollectiveMsg {
 /// - `` `COLLECTIVE_MSG_CONNECT(port, net) ``: the instance connections `.port_x(net_x)`;
 /// - `` `COLLECTIVE_MSG_BUS(p) ``: the fields as one concatenation, first field in the low bits (usable
 ///   on either side of an assignment).
+/// - `` `COLLECTIVE_MSG_KINDS ``: the localparams `K_<NAME>` of [`Kind::TABLE`], written inside a module
+///   body (the header's include guard keeps it out of module scope).
 pub fn verilog_header() -> String {
     use core::fmt::Write;
     const PREFIX: &str = "COLLECTIVE_MSG";
@@ -376,6 +393,14 @@ pub fn verilog_header() -> String {
     let bus: Vec<String> = fields.iter().rev().map(|&(f, _)| format!("p``_{f}")).collect();
     line(format!("`define {PREFIX}_BUS(p) {{{}}}", bus.join(", ")));
     line(String::new());
+    line("// The message kinds (Kind in crates/model/src/message.rs) as localparams K_<NAME>: write".into());
+    line("// `COLLECTIVE_MSG_KINDS inside a module body. A block need not test every kind, hence UNUSEDPARAM off.".into());
+    let mut t = format!("`define {PREFIX}_KINDS \\\n    /* verilator lint_off UNUSEDPARAM */");
+    for &(name, Kind(v)) in Kind::TABLE {
+        let _ = write!(t, " \\\n    localparam [{}:0] K_{name} = {KIND_WIDTH}'d{v};", KIND_WIDTH - 1);
+    }
+    line(format!("{t} \\\n    /* verilator lint_on UNUSEDPARAM */"));
+    line(String::new());
     line("`endif".into());
     s
 }
@@ -383,8 +408,6 @@ pub fn verilog_header() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cpu::{CpuIn, CpuOut};
-    use crate::Ports;
 
     /// Every field set to all ones in its message type.
     fn all_ones() -> CollectiveMsg {
@@ -445,23 +468,15 @@ mod tests {
     }
 
     #[test]
-    fn a_message_group_is_one_named_port_per_field() {
-        let names = CpuIn::NAMES;
-        let at = names.iter().position(|&n| n == "s_msg_kind").expect("s_msg_kind");
-        assert_eq!(names[at - 1], "s_msg_valid");
-        for (k, &(f, _)) in MsgPort::FIELDS.iter().enumerate() {
-            assert_eq!(names[at + k], format!("s_msg_{f}"));
+    fn every_kind_is_a_localparam_of_the_header_at_its_value() {
+        let text = verilog_header();
+        for (i, &(name, Kind(v))) in Kind::TABLE.iter().enumerate() {
+            assert!(u32::from(v) < 1 << KIND_WIDTH, "{name}");
+            assert_eq!(v as usize, i, "{name}: the table is in value order, without gaps");
+            let decl = format!("localparam [{}:0] K_{name} = {KIND_WIDTH}'d{v};", KIND_WIDTH - 1);
+            assert!(text.contains(&decl), "no `{decl}`");
         }
-        assert_eq!(names[at + MsgPort::FIELDS.len()], "m_msg_ready");
-        assert_eq!(CpuIn::WIDTHS[names.iter().position(|&n| n == "s_msg_data").unwrap()], crate::signal::WIDE_MAX_BITS);
-        // Ports are reached by index through the group, both ways.
-        let tid = CpuOut::NAMES.iter().position(|&n| n == "m_msg_tid").expect("m_msg_tid");
-        let mut o = CpuOut::default();
-        o.port_from_words(tid, &[2]);
-        assert_eq!(o.m_msg.tid, 2);
-        assert_eq!(o.first_difference(&CpuOut::default()), Some(tid));
-        let mut w = [0u32; 1];
-        o.port_to_words(tid, &mut w);
-        assert_eq!(w, [2]);
+        assert_eq!(Kind::TABLE[2], ("INIT", Kind::INITIALIZATION));
+        assert_eq!(Kind::TABLE[9], ("ARM", Kind::ARM));
     }
 }

@@ -47,7 +47,9 @@ use std::fmt;
 use crate::signal::{Block, Ports, MAX_PORT_WORDS, WIDE_MAX_BITS};
 
 mod packed;
+mod port;
 pub use packed::{packed_bits, read_bits, unpack, write_bits};
+pub use port::PortInfo;
 
 pub use expr::{clog2, eval};
 
@@ -93,24 +95,6 @@ pub struct ParamSpec {
     pub default: &'static str,
     /// The model honours other values (else the model implements the RTL default only).
     pub settable: bool,
-}
-
-/// One port of a block at a parameter set.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortInfo {
-    /// RTL name.
-    pub name: &'static str,
-    /// Output of the block (else input).
-    pub output: bool,
-    /// RTL width in bits.
-    pub width: u32,
-}
-
-impl PortInfo {
-    /// 32-bit words the value takes.
-    pub fn words(&self) -> usize {
-        (self.width as usize).div_ceil(32)
-    }
 }
 
 /// Every error of the registry and of a [`DynBlock`].

@@ -4,7 +4,7 @@
 //! widths of the ports before it: the layout of the SystemVerilog concatenation `{last, ..., first}`.
 //! Words are little-endian 32-bit (`words[0]` = bits 31:0), as everywhere in the registry.
 
-use super::PortInfo;
+use super::port::PortInfo;
 use crate::signal::{PortFiller, PortVisitor, Ports, Signal, MAX_PORT_WORDS};
 
 /// Bits of the packed vector of the inputs (`output` false) or the outputs of `ports`.

@@ -1,0 +1,395 @@
+//! The register map of the register space: the window's sizes, the registers' byte offsets
+//! ([`offset`]), field layouts and reset values (docs/registers.md), and the decode of a byte offset to a
+//! register ([`decode`]). No state: the block ([`super::RegisterSpace`]) holds the registers.
+
+use modular_bitfield::prelude::*;
+
+/// Bytes in the engine's register window (offsets 0x000-0xFFF).
+pub const WINDOW_BYTES: u32 = 0x1000;
+/// Base of the register window in a switch's address space (\[0175\]).
+pub const ENGINE_BASE: u32 = 0xC000;
+/// PBV entries (000 \[0157\]: up to 128).
+pub const PBV_ENTRIES: usize = 128;
+/// Route-table entries, as the output queue's default `ROUTE_ENTRIES`.
+pub const ROUTE_ENTRIES: usize = 16;
+/// Multicast-table entries held by the engine (a window onto the switch's 8K-tree table, 002 (60)).
+pub const MCAST_ENTRIES: usize = 16;
+/// Allowed-VNI entries of a port (002 (52), (99)).
+pub const VNI_ENTRIES: usize = 4;
+/// Reduction timeouts (002 (61): four configurable 24-bit timeouts).
+pub const RED_TIMEOUTS: usize = 4;
+/// Wait-count thresholds that choose among the reduction timeouts (002 (61)).
+pub const RED_THRESHOLDS: usize = 3;
+/// External event counters (`stat_event` bits).
+pub const STAT_EVENTS: usize = 32;
+/// Counters held by the register space itself, before the external ones.
+pub const INTERNAL_COUNTERS: usize = 2;
+/// Value of the read-only ID register: "C0E" engine magic, map version 1.
+pub const ID_VALUE: u32 = 0x1C0E_0001;
+/// Static context entries of the CPU window (the RTL parameter `CPU_STATIC_ENTRIES`; the CPU's default
+/// `STATIC_ENTRIES`).
+pub const CPU_STATIC_ENTRIES: usize = 16;
+/// Largest `CPU_STATIC_ENTRIES` (the CPU's largest `STATIC_ENTRIES`).
+pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
+/// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
+pub const SYNC_WRITES: u16 = 10;
+
+/// CPU register word addresses the bridge writes (docs/cpu.md §5).
+pub mod cpu_addr {
+    //! The CPU's own map ([`crate::cpu::config`]), which the bridge writes into.
+    /// PBV-table entry i at `PBV + i`.
+    pub use crate::cpu::config::PBV_TABLE as PBV;
+    pub use crate::cpu::config::{ENGINE_ID, ENGINE_SFA, MODE, STATIC, THRESHOLD, TIMEOUT};
+}
+
+/// Byte offsets of the registers (docs/registers.md).
+pub mod offset {
+    /// PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).
+    pub const PBV: u32 = 0x000;
+    /// Read-only identification.
+    pub const ID: u32 = 0x100;
+    /// Control: bit 0 lock (only `MASTER_ID` may write once set).
+    pub const CTRL: u32 = 0x104;
+    /// Device ID of the configuring source / master engine.
+    pub const MASTER_ID: u32 = 0x108;
+    /// Soft Portals EtherType of this engine's ports.
+    pub const ETHERTYPE: u32 = 0x10C;
+    /// Vendor ID of collective vendor-defined messages.
+    pub const VENDOR_ID: u32 = 0x110;
+    /// Protocol-validation enables of the input checker.
+    pub const VALIDATION: u32 = 0x114;
+    /// Error-reporting configuration (for the CPU).
+    pub const ERROR_REPORTING: u32 = 0x118;
+    /// R_TF_RED_CFG_MODE: bit 0 = 1 associative, 0 IEEE (002 (86)).
+    pub const RED_CFG_MODE: u32 = 0x11C;
+    /// Subservient watchdog timeout, units of 1024 clocks (000 \[0154\]).
+    pub const SUB_TIMEOUT: u32 = 0x120;
+    /// Master watchdog timeout, units of 1024 clocks (000 \[0154\]).
+    pub const MASTER_TIMEOUT: u32 = 0x124;
+    /// Four reduction timeouts, units of 1024 clocks (002 (61)).
+    pub const RED_TIMEOUT: u32 = 0x130;
+    /// Three wait-count thresholds (002 (61)).
+    pub const RED_THRESHOLD: u32 = 0x140;
+    /// Four allowed VNIs: bit 31 valid, bits 15:0 VNI.
+    pub const VNI_ALLOWED: u32 = 0x150;
+    /// Route table: 16 entries x 8 bytes; DW0 key, DW1 action (writing DW1 commits the entry).
+    pub const ROUTE: u32 = 0x200;
+    /// Multicast table: 16 entries x 16 bytes; DW0 key (writing DW0 commits), DW1 wait count, DW2 ports.
+    pub const MCAST: u32 = 0x300;
+    /// Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.
+    pub const COUNTERS: u32 = 0x400;
+    /// The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.
+    pub const ENGINE_ID: u32 = 0x160;
+    /// The engine's own fabric address (Portals SFA of its frames).
+    pub const ENGINE_SFA: u32 = 0x164;
+    /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
+    pub const RETRY_LIMIT: u32 = 0x168;
+    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/cpu.md`
+    /// §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.
+    pub const FAILURE: u32 = 0x16C;
+    /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
+    pub const PBV_FLAGS: u32 = 0x500;
+    /// CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.
+    pub const CPU_STATIC: u32 = 0x600;
+}
+
+/// Response status (`m_reg_rsp_status`).
+pub mod status {
+    /// Done.
+    pub const OK: u8 = 0;
+    /// A write from someone other than the master while locked: ignored and counted.
+    pub const REJECTED: u8 = 1;
+    /// No register there, or a write to a read-only register: ignored and counted.
+    pub const UNMAPPED: u8 = 2;
+}
+
+/// CTRL register.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ctrl {
+    /// Only `MASTER_ID` may write configuration (000 \[0113\]: the source node configures the engines).
+    pub lock: bool,
+    #[skip]
+    __: B31,
+}
+
+/// VALIDATION register: which checks the input checker applies (1 = check).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Validation {
+    /// TLP LCRC.
+    pub lcrc: bool,
+    /// TLP ECRC (when the TLP carries a digest).
+    pub ecrc: bool,
+    /// Soft Portals FCS.
+    pub fcs: bool,
+    /// Portals VNI against VNI_ALLOWED.
+    pub vni: bool,
+    #[skip]
+    __: B28,
+}
+
+/// A PBV-table DW: two 16-bit device IDs (000 \[0155\], \[0157\]).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PbvPair {
+    /// Device ID of the even entry (byte offset 0 of the DW).
+    pub even: B16,
+    /// Device ID of the odd entry.
+    pub odd: B16,
+}
+
+/// Route-table DW0 (the output queue's match key).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteKey {
+    /// Destination device ID the entry matches ...
+    pub dest_id: B16,
+    /// ... on these bits (0: a default route).
+    pub dest_mask: B16,
+}
+
+/// Route-table DW1 (writing it commits the entry to the output queue).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RouteAction {
+    /// Egress port (the low `PORT_WIDTH` bits are kept).
+    pub port: B8,
+    #[skip]
+    __: B23,
+    /// Entry takes part in lookups.
+    pub valid: bool,
+}
+
+/// Multicast-table DW0 (writing it commits the entry to the interposer).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastKey {
+    /// Multicast tree: DFA bits 15-3 (002 (60)).
+    pub tree: B13,
+    #[skip]
+    __: B18,
+    /// Entry in use.
+    pub valid: bool,
+}
+
+/// Multicast-table DW1.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastWait {
+    /// Wait count: children whose contributions this engine combines (002 (39), (61)); 0 = not armed
+    /// here, the interposer lets the tree's frames pass.
+    pub wait_count: B20,
+    #[skip]
+    __: B12,
+}
+
+/// Multicast-table DW2.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastPorts {
+    /// Ports the tree's downward frames leave on (one bit per port).
+    pub ports: B16,
+    #[skip]
+    __: B16,
+}
+
+/// A PBV_FLAGS DW: the CPU's flags of two PBV entries, laid out like the PBV table's DW (000 \[0096\]:
+/// participant switches and participant end devices are told apart).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PbvFlags {
+    /// Entry 2k takes part (the CPU skips invalid entries).
+    pub even_valid: bool,
+    /// Entry 2k is a participant switch (an engine below this one), else an end device.
+    pub even_switch: bool,
+    #[skip]
+    __: B14,
+    /// Entry 2k+1 takes part.
+    pub odd_valid: bool,
+    /// Entry 2k+1 is a participant switch.
+    pub odd_switch: bool,
+    #[skip]
+    __: B14,
+}
+
+/// CPU static entry DW0 (the CPU's static word 0, docs/cpu.md §1 and §5).
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuStaticKey {
+    /// TLP: CC_ID; Portals: multicast tree (DFA bits 15-3).
+    pub key: B13,
+    #[skip]
+    __: B3,
+    /// 0 TLP (000), 1 Portals (002).
+    pub family: bool,
+    #[skip]
+    __: B3,
+    /// 0 SUBSERVIENT, 1 MASTER.
+    pub role: B2,
+    #[skip]
+    __: B9,
+    /// Entry in use.
+    pub valid: bool,
+}
+
+/// VNI_ALLOWED entry.
+#[bitfield(bits = 32)]
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VniAllowed {
+    /// The VNI.
+    pub vni: B16,
+    #[skip]
+    __: B15,
+    /// Entry in use.
+    pub valid: bool,
+}
+
+/// Reset values (docs/registers.md).
+pub mod reset {
+    /// Soft Portals EtherType (frames crate default, IEEE local experimental).
+    pub const ETHERTYPE: u32 = 0x88B5;
+    /// Collective vendor ID (frames crate default).
+    pub const VENDOR_ID: u32 = 0xC011;
+    /// Every check on.
+    pub const VALIDATION: u32 = 0xF;
+    /// Subservient timeout: 1024 x 1024 clocks (about 1.2 ms at 850 MHz).
+    pub const SUB_TIMEOUT: u32 = 0x400;
+    /// Master timeout: three times the subservient one (000 \[0154\]).
+    pub const MASTER_TIMEOUT: u32 = 0xC00;
+    /// Reduction timeouts 0-3.
+    pub const RED_TIMEOUT: [u32; crate::register_space::map::RED_TIMEOUTS] = [0x1, 0x10, 0x100, 0x1000];
+    /// Wait-count thresholds 0-2.
+    pub const RED_THRESHOLD: [u32; crate::register_space::map::RED_THRESHOLDS] = [4, 64, 1024];
+    /// Retry limit (the CPU's reset value).
+    pub const RETRY_LIMIT: u32 = 3;
+}
+
+/// Where a DW offset lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reg {
+    /// PBV DW k.
+    Pbv(usize),
+    /// ID (read-only).
+    Id,
+    /// CTRL.
+    Ctrl,
+    /// MASTER_ID.
+    MasterId,
+    /// ETHERTYPE.
+    Ethertype,
+    /// VENDOR_ID.
+    VendorId,
+    /// VALIDATION.
+    Validation,
+    /// ERROR_REPORTING.
+    ErrorReporting,
+    /// RED_CFG_MODE.
+    RedCfgMode,
+    /// SUB_TIMEOUT.
+    SubTimeout,
+    /// MASTER_TIMEOUT.
+    MasterTimeout,
+    /// RED_TIMEOUT i.
+    RedTimeout(usize),
+    /// RED_THRESHOLD i.
+    RedThreshold(usize),
+    /// VNI_ALLOWED i.
+    VniAllowed(usize),
+    /// Route entry, DW (0 key, 1 action).
+    Route(usize, usize),
+    /// Multicast entry, DW (0 key, 1 wait, 2 ports).
+    Mcast(usize, usize),
+    /// Counter i.
+    Counter(usize),
+    /// ENGINE_ID (read-only strap).
+    EngineId,
+    /// ENGINE_SFA.
+    EngineSfa,
+    /// RETRY_LIMIT.
+    RetryLimit,
+    /// PBV_FLAGS DW k.
+    PbvFlags(usize),
+    /// FAILURE (read-only: the CPU's FAILURE status register).
+    Failure,
+    /// CPU static entry, DW (0 key, 1 wait count).
+    CpuStatic(usize, usize),
+}
+
+/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped.
+pub fn decode(addr: u16) -> Option<Reg> {
+    decode_with(addr, CPU_STATIC_ENTRIES)
+}
+
+/// [`decode`] for a register space with `cpu_static` CPU static entries (`CPU_STATIC_ENTRIES`).
+pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
+    let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
+    let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
+        (a >= base && a < base + n as u32 * stride).then(|| ((a - base) / stride) as usize)
+    };
+    use offset as o;
+    Some(match a {
+        _ if a < o::ID => Reg::Pbv((a / 4) as usize),
+        o::ID => Reg::Id,
+        o::CTRL => Reg::Ctrl,
+        o::MASTER_ID => Reg::MasterId,
+        o::ETHERTYPE => Reg::Ethertype,
+        o::VENDOR_ID => Reg::VendorId,
+        o::VALIDATION => Reg::Validation,
+        o::ERROR_REPORTING => Reg::ErrorReporting,
+        o::RED_CFG_MODE => Reg::RedCfgMode,
+        o::SUB_TIMEOUT => Reg::SubTimeout,
+        o::MASTER_TIMEOUT => Reg::MasterTimeout,
+        o::ENGINE_ID => Reg::EngineId,
+        o::ENGINE_SFA => Reg::EngineSfa,
+        o::RETRY_LIMIT => Reg::RetryLimit,
+        o::FAILURE => Reg::Failure,
+        _ => {
+            if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
+                Reg::RedTimeout(i)
+            } else if let Some(i) = idx(o::RED_THRESHOLD, RED_THRESHOLDS, 4) {
+                Reg::RedThreshold(i)
+            } else if let Some(i) = idx(o::VNI_ALLOWED, VNI_ENTRIES, 4) {
+                Reg::VniAllowed(i)
+            } else if let Some(i) = idx(o::ROUTE, ROUTE_ENTRIES, 8) {
+                Reg::Route(i, ((a >> 2) & 1) as usize)
+            } else if let Some(i) = idx(o::MCAST, MCAST_ENTRIES, 16) {
+                let w = ((a >> 2) & 3) as usize;
+                if w == 3 {
+                    return None;
+                }
+                Reg::Mcast(i, w)
+            } else if let Some(i) = idx(o::COUNTERS, INTERNAL_COUNTERS + STAT_EVENTS, 4) {
+                Reg::Counter(i)
+            } else if let Some(i) = idx(o::PBV_FLAGS, PBV_ENTRIES / 2, 4) {
+                Reg::PbvFlags(i)
+            } else if let Some(i) = idx(o::CPU_STATIC, cpu_static.min(MAX_CPU_STATIC_ENTRIES), 8) {
+                Reg::CpuStatic(i, ((a >> 2) & 1) as usize)
+            } else {
+                return None;
+            }
+        }
+    })
+}
+
+/// The FAILURE register's word (docs/registers.md): \[31\] valid, \[24\] family, \[23:16\] count,
+/// \[15:0\] context.
+pub fn failure_word(valid: bool, family: bool, ctx: u16, count: u8) -> u32 {
+    u32::from(valid) << 31 | u32::from(family) << 24 | u32::from(count) << 16 | u32::from(ctx)
+}
+
+/// The byte-enable mask of a DW access.
+pub fn be_mask(be: u8) -> u32 {
+    (0..4).filter(|i| be >> i & 1 != 0).fold(0, |m, i| m | 0xFF << (8 * i))
+}

@@ -1,0 +1,173 @@
+//! Unit tests of the register space: the map and the access path; the CPU configuration bridge in
+//! [`bridge`].
+
+use super::*;
+
+fn access(write: bool, addr: u32, be: u8, data: u32, src: u16) -> RegisterSpaceIn {
+    RegisterSpaceIn {
+        s_reg_valid: true,
+        s_reg_write: write,
+        s_reg_addr: addr as u16,
+        s_reg_be: be,
+        s_reg_wdata: data,
+        s_reg_src: src,
+        m_reg_rsp_ready: true,
+        ..Default::default()
+    }
+}
+fn idle() -> RegisterSpaceIn {
+    RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }
+}
+/// Out of reset, with the post-reset copy to the CPU done.
+fn synced() -> RegisterSpace {
+    let mut r = RegisterSpace::new();
+    for _ in 0..SYNC_WRITES {
+        r.step(&idle());
+    }
+    r
+}
+
+#[test]
+fn bitfield_layouts_are_the_documented_ones() {
+    assert_eq!(u32::from(RouteAction::new().with_valid(true).with_port(3)), 0x8000_0003);
+    assert_eq!(u32::from(McastKey::new().with_valid(true).with_tree(0x1fff)), 0x8000_1fff);
+    assert_eq!(u32::from(PbvPair::new().with_even(0x10).with_odd(0x20)), 0x0020_0010);
+    assert_eq!(u32::from(VniAllowed::new().with_valid(true).with_vni(7)), 0x8000_0007);
+    assert_eq!(u32::from(Validation::new().with_fcs(true)), 4);
+}
+
+#[test]
+fn read_after_write_and_one_cycle_response() {
+    let mut r = synced();
+    let o = r.step(&access(true, offset::MASTER_ID, 0xF, 0xABCD_0042, 7));
+    assert!(o.s_reg_ready && !o.m_reg_rsp_valid);
+    let o = r.step(&access(false, offset::MASTER_ID, 0xF, 0, 7));
+    assert!(o.m_reg_rsp_valid && o.m_reg_rsp_write && o.m_reg_rsp_status == status::OK);
+    assert_eq!(o.cfg_master_id, 0x42);
+    let o = r.step(&idle());
+    assert_eq!((o.m_reg_rsp_write, o.m_reg_rsp_rdata), (false, 0x42));
+}
+
+#[test]
+fn locked_writes_from_others_are_rejected_and_counted() {
+    let mut r = synced();
+    r.step(&access(true, offset::MASTER_ID, 0xF, 0x0001, 1));
+    r.step(&access(true, offset::CTRL, 0xF, 1, 1));
+    r.step(&access(true, offset::ETHERTYPE, 0xF, 0x1234, 2));
+    let o = r.step(&access(true, offset::ETHERTYPE, 0x1, 0x0055, 1));
+    assert_eq!(o.m_reg_rsp_status, status::REJECTED);
+    let o = r.step(&idle());
+    assert_eq!(o.m_reg_rsp_status, status::OK);
+    assert_eq!(o.cfg_ethertype, 0x8855, "byte enable 0001 writes bits 7:0 only");
+    assert_eq!(r.counter(0), 1);
+}
+
+#[test]
+fn route_commit_pulses_the_output_queue_port() {
+    let mut r = synced();
+    r.step(&access(true, offset::ROUTE + 8 * 3, 0xF, 0xFFF0_0010, 0));
+    let o = r.step(&access(true, offset::ROUTE + 8 * 3 + 4, 0xF, 0x8000_0005, 0));
+    assert!(!o.cfg_route_wr_en);
+    let o = r.step(&idle());
+    assert!(o.cfg_route_wr_en && o.cfg_route_wr_valid);
+    assert_eq!((o.cfg_route_wr_index, o.cfg_route_wr_dest_id, o.cfg_route_wr_dest_mask, o.cfg_route_wr_port), (3, 0x10, 0xfff0, 5));
+    assert!(!r.step(&idle()).cfg_route_wr_en);
+}
+
+#[test]
+fn unmapped_and_read_only_are_counted() {
+    let mut r = synced();
+    r.step(&access(false, 0xFFC, 0xF, 0, 0));
+    r.step(&access(true, offset::ID, 0xF, 0, 0));
+    let o = r.step(&access(false, offset::COUNTERS + 4, 0xF, 0, 0));
+    assert_eq!(o.m_reg_rsp_status, status::UNMAPPED);
+    assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 2);
+}
+
+#[test]
+fn failure_reads_the_cpu_status_and_is_read_only() {
+    // docs/registers.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
+    // CPU's FAILURE status register (001's Failure flag) as its fail_* outputs show it.
+    let mut r = synced();
+    let failing = |i: RegisterSpaceIn| RegisterSpaceIn { cpu_fail_valid: true, cpu_fail_family: true, cpu_fail_ctx: 0x0345, cpu_fail_count: 2, ..i };
+    r.step(&failing(access(false, offset::FAILURE, 0xF, 0, 1)));
+    let o = r.step(&failing(idle()));
+    assert_eq!((o.m_reg_rsp_status, o.m_reg_rsp_rdata), (status::OK, 0x8102_0345));
+    r.step(&failing(access(true, offset::FAILURE, 0xF, 0, 1)));
+    let o = r.step(&idle());
+    assert_eq!(o.m_reg_rsp_status, status::UNMAPPED, "read-only");
+    assert_eq!(r.counter(1), 1);
+    r.step(&access(false, offset::FAILURE, 0xF, 0, 1));
+    assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 0, "no failure: reads 0");
+}
+
+#[test]
+fn decode_covers_the_map() {
+    assert_eq!(decode(0x0C2), Some(Reg::Pbv(0x30)));
+    assert_eq!(decode(0x204), Some(Reg::Route(0, 1)));
+    assert_eq!(decode(0x3F4), Some(Reg::Mcast(15, 1)));
+    assert_eq!(decode(0x3FC), None);
+    assert_eq!(decode(0x400 + 4 * 33), Some(Reg::Counter(33)));
+    assert_eq!(decode(0x400 + 4 * 34), None);
+    assert_eq!(decode(0x12C), None);
+    assert_eq!(decode(0x16C), Some(Reg::Failure));
+    assert_eq!(decode(0x170), None);
+}
+
+/// The CPU configuration bridge (docs/registers.md §CPU window).
+mod bridge {
+    use crate::register_space::*;
+
+    fn idle(engine_id: u16) -> RegisterSpaceIn {
+        RegisterSpaceIn { m_reg_rsp_ready: true, cfg_engine_id: engine_id, ..Default::default() }
+    }
+
+    #[test]
+    fn after_reset_the_cpu_gets_the_reset_values_then_accesses_are_taken() {
+        let mut r = RegisterSpace::new();
+        let mut writes = Vec::new();
+        for _ in 0..SYNC_WRITES + 2 {
+            let o = r.step(&idle(0x0720));
+            if o.cpu_cfg_wr_en {
+                writes.push((o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data));
+            }
+            assert_eq!(o.s_reg_ready, writes.len() == usize::from(SYNC_WRITES));
+        }
+        assert_eq!(writes, vec![
+            (0x080, 1), (0x081, 0x10), (0x082, 0x100), (0x083, 0x1000),
+            (0x084, 4), (0x085, 64), (0x086, 1024),
+            (0x087, 0x0720), (0x088, 0), (0x089, 0x300),
+        ]);
+    }
+
+    #[test]
+    fn a_pbv_dw_write_configures_both_cpu_entries_on_consecutive_cycles() {
+        let mut r = RegisterSpace::new();
+        for _ in 0..SYNC_WRITES {
+            r.step(&idle(1));
+        }
+        let w = |off: u32, be: u8, data: u32| RegisterSpaceIn {
+            s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: be, s_reg_wdata: data,
+            m_reg_rsp_ready: true, ..Default::default()
+        };
+        // Flags: entry 4 valid switch, entry 5 valid end device.
+        let o = r.step(&w(offset::PBV_FLAGS + 8, 0xF, 0x0001_0003));
+        assert!(o.s_reg_ready);
+        let o = r.step(&idle(1));
+        assert!(o.cpu_cfg_wr_en && o.cpu_cfg_wr_addr == 4 && o.cpu_cfg_wr_data == 0x8001_0000);
+        assert!(!o.s_reg_ready, "the second entry's write holds the next access");
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0000));
+        assert!(o.s_reg_ready);
+        r.step(&w(offset::PBV + 8, 0xF, 0x0022_0011));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (4, 0x8001_0011));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0022));
+        // A 2-byte write (seed 000 [0175]) configures one entry.
+        r.step(&w(offset::PBV + 8, 0xC, 0x0033_0000));
+        let o = r.step(&idle(1));
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0033));
+        assert!(!r.step(&idle(1)).cpu_cfg_wr_en);
+    }
+}
