@@ -34,3 +34,38 @@ fn every_block_has_a_cosim_bench_and_every_target_a_block() {
     assert_eq!(TARGETS.iter().find(|t| t.name == "output_queue_w64").unwrap().width, Some(64));
     assert_eq!(TARGETS.iter().find(|t| t.name == "cpu").unwrap().width, None);
 }
+
+/// docs/architecture.md §Blocks side by side: every registered block has a model file named as it
+/// (`<block>.rs` or `<block>/mod.rs`), `rtl/<block>.v`, `docs/blocks/<block>.md` with the common sections in
+/// order, a cosim bench and lockstep tests, and the table has exactly one row per block, naming those paths.
+#[test]
+fn every_block_has_its_model_rtl_document_and_bench_by_name_and_architecture_lists_them() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let module_file = |dir: &str, b: &str| -> String {
+        let candidates = [format!("{dir}/{b}.rs"), format!("{dir}/{b}/mod.rs")];
+        candidates.iter().find(|p| root.join(p).is_file()).cloned().unwrap_or_else(|| panic!("block {b}: neither {} nor {} exists", candidates[0], candidates[1]))
+    };
+    let arch = std::fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
+    let section = arch.split("\n## Blocks side by side\n").nth(1).expect("docs/architecture.md has a section `## Blocks side by side`");
+    let section = section.split("\n## ").next().unwrap();
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    for b in registry::blocks() {
+        let b = b.name;
+        let model = module_file("crates/model/src", b);
+        let bench = module_file("verif/blocks", b);
+        let (rtl, doc, tests) = (format!("rtl/{b}.v"), format!("docs/blocks/{b}.md"), format!("tests/cosim_{b}.rs"));
+        for p in [&rtl, &doc, &tests] {
+            assert!(root.join(p).is_file(), "block {b}: {p} is missing");
+        }
+        let text = std::fs::read_to_string(root.join(&doc)).unwrap();
+        let headings: Vec<&str> = text.lines().filter(|l| l.starts_with("## ")).collect();
+        let mut at = 0;
+        for want in ["## Parameters", "## Ports", "## Behaviour", "## Timing", "## Verification"] {
+            let found = headings[at..].iter().position(|h| h.starts_with(want));
+            at += found.unwrap_or_else(|| panic!("{doc}: no `{want}` section after {:?} (sections: {headings:?})", headings.get(at.max(1) - 1))) + 1;
+        }
+        let row = format!("| `{b}` | `{model}` | `{rtl}` | `{doc}` | `{bench}` |");
+        assert!(table.contains(&row.as_str()), "docs/architecture.md §Blocks side by side lacks the row\n{row}");
+    }
+    assert_eq!(table.len(), registry::blocks().len(), "docs/architecture.md §Blocks side by side: one row per registered block, no other: {table:#?}");
+}

@@ -1,6 +1,6 @@
 //! Register space of the packet engine (seed 000 \[0154\]-\[0158\], \[0174\]-\[0178\]; 002 (60)-(61), (86)).
 //!
-//! Cycle model of `rtl/register_space.v`; the register table is `docs/registers.md`, the interface and
+//! Cycle model of `rtl/register_space.v`; the register table is `docs/blocks/register_space.md`, the interface and
 //! timing `docs/blocks/register_space.md`. The engine's registers sit in a 4 KiB window at 0xC000 of its
 //! switch's 32-bit address space (\[0175\]: writes to `0x0010_C0yy` program switch 0x0010's PBV table), so
 //! a register is addressed here by its 12-bit byte offset in that window.
@@ -12,10 +12,10 @@
 //! output queue's route-table write port, the interposer's multicast-table write port, and a PBV read
 //! port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
 //!
-//! CPU configuration bridge (docs/registers.md §CPU window): the registers the CPU keeps a copy of (PBV
+//! CPU configuration bridge (docs/blocks/register_space.md §CPU window): the registers the CPU keeps a copy of (PBV
 //! table and flags, reduction timeouts and thresholds, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT, the static
 //! context entries) are forwarded, on every authorized write, as CPU register writes on `cpu_cfg_wr_*`
-//! (`docs/cpu.md` §5); after a reset the block first copies its reset values and the ENGINE_ID strap.
+//! (`docs/blocks/cpu.md` §Ports); after a reset the block first copies its reset values and the ENGINE_ID strap.
 
 use modular_bitfield::prelude::*;
 
@@ -52,7 +52,7 @@ pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
-/// CPU register word addresses the bridge writes (docs/cpu.md §5).
+/// CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports).
 pub mod cpu_addr {
     /// PBV-table entry i at `PBV + i`.
     pub const PBV: u16 = 0x000;
@@ -70,7 +70,7 @@ pub mod cpu_addr {
     pub const STATIC: u16 = 0x100;
 }
 
-/// Byte offsets of the registers (docs/registers.md).
+/// Byte offsets of the registers (docs/blocks/register_space.md).
 pub mod offset {
     /// PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).
     pub const PBV: u32 = 0x000;
@@ -112,8 +112,8 @@ pub mod offset {
     pub const ENGINE_SFA: u32 = 0x164;
     /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
     pub const RETRY_LIMIT: u32 = 0x168;
-    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/cpu.md`
-    /// §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.
+    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md`
+    /// §State machine): bits 15:0 context, 23:16 count, 24 family, 31 valid.
     pub const FAILURE: u32 = 0x16C;
     /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
     pub const PBV_FLAGS: u32 = 0x500;
@@ -250,7 +250,7 @@ pub struct PbvFlags {
     __: B14,
 }
 
-/// CPU static entry DW0 (the CPU's static word 0, docs/cpu.md §1 and §5).
+/// CPU static entry DW0 (the CPU's static word 0, docs/blocks/cpu.md §Context model and §5).
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -293,7 +293,7 @@ pub enum RegsParamError {
     CpuStaticEntries(usize),
 }
 
-/// Reset values (docs/registers.md).
+/// Reset values (docs/blocks/register_space.md).
 pub mod reset {
     /// Soft Portals EtherType (frames crate default, IEEE local experimental).
     pub const ETHERTYPE: u32 = 0x88B5;
@@ -556,7 +556,7 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
     })
 }
 
-/// The FAILURE register's word (docs/registers.md): \[31\] valid, \[24\] family, \[23:16\] count,
+/// The FAILURE register's word (docs/blocks/register_space.md): \[31\] valid, \[24\] family, \[23:16\] count,
 /// \[15:0\] context.
 pub fn failure_word(valid: bool, family: bool, ctx: u16, count: u8) -> u32 {
     u32::from(valid) << 31 | u32::from(family) << 24 | u32::from(count) << 16 | u32::from(ctx)
@@ -686,7 +686,7 @@ impl RegisterSpace {
         self.counters[i]
     }
 
-    /// The CPU's PBV-table word of entry `i` (docs/cpu.md §5: \[31\] valid, \[16\] switch, \[15:0\] device ID).
+    /// The CPU's PBV-table word of entry `i` (docs/blocks/cpu.md §Ports: \[31\] valid, \[16\] switch, \[15:0\] device ID).
     pub fn cpu_pbv_word(&self, i: usize) -> u32 {
         let f = self.pbv_flags[i / 2];
         let (valid, switch) = if i % 2 == 0 { (f.even_valid(), f.even_switch()) } else { (f.odd_valid(), f.odd_switch()) };
@@ -1038,7 +1038,7 @@ mod tests {
 
     #[test]
     fn failure_reads_the_cpu_status_and_is_read_only() {
-        // docs/registers.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
+        // docs/blocks/register_space.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
         // CPU's FAILURE status register (001's Failure flag) as its fail_* outputs show it.
         let mut r = synced();
         let failing = |i: RegisterSpaceIn| RegisterSpaceIn { cpu_fail_valid: true, cpu_fail_family: true, cpu_fail_ctx: 0x0345, cpu_fail_count: 2, ..i };
