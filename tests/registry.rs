@@ -69,3 +69,64 @@ fn every_block_has_its_model_rtl_document_and_bench_by_name_and_architecture_lis
     }
     assert_eq!(table.len(), registry::blocks().len(), "docs/architecture.md §Blocks side by side: one row per registered block, no other: {table:#?}");
 }
+
+/// Every `docs/<name>.md` the tree names (sources, RTL, scripts, docs) exists, and every `§Section` written
+/// right after it is a heading of that document (by its first word or number), so a moved document or a
+/// renamed section leaves no dangling reference behind.
+#[test]
+fn every_document_reference_names_an_existing_document_and_section() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md"), root.join("build.rs")];
+    let mut dirs: Vec<std::path::PathBuf> =
+        ["src", "verif", "tests", "crates", "rtl", "docs", "scripts", "benches", "fuzz", "tools", ".github", ".ci"].iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for e in entries.flatten() {
+            let (path, name) = (e.path(), e.file_name().to_string_lossy().into_owned());
+            if path.is_dir() {
+                // Build outputs, virtual environments, fuzz corpora: not sources.
+                if !["target", "seeds", "corpus", "artifacts", "__pycache__", ".venv", "fixtures"].contains(&name.as_str()) {
+                    dirs.push(path);
+                }
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let path_char = |c: char| c.is_ascii_alphanumeric() || "_/.-".contains(c);
+    let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut headings: std::collections::HashMap<String, Vec<String>> = Default::default();
+    let mut bad = Vec::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let rel = f.strip_prefix(root).unwrap().display().to_string();
+        for (at, _) in text.match_indices("docs/") {
+            let rest = &text[at..];
+            let run: String = rest.chars().take_while(|&c| path_char(c)).collect();
+            let doc = run.trim_end_matches('.');
+            if !doc.ends_with(".md") {
+                continue;
+            }
+            let Ok(body) = std::fs::read_to_string(root.join(doc)) else {
+                bad.push(format!("{rel}: {doc} does not exist"));
+                continue;
+            };
+            let heads = headings.entry(doc.to_string()).or_insert_with(|| {
+                body.lines().filter(|l| l.starts_with('#')).map(|l| l.trim_start_matches('#').trim().to_string()).collect()
+            });
+            let after = rest[doc.len()..].trim_start_matches('`').trim_start_matches(',');
+            let Some(section) = after.strip_prefix(" §") else { continue };
+            let name: String = section.trim_start().chars().take_while(|&c| word_char(c) || c == '.').collect();
+            let name = name.trim_end_matches('.');
+            let found = heads.iter().any(|h| {
+                h.strip_prefix(name).is_some_and(|tail| tail.is_empty() || tail.starts_with('.') || !tail.starts_with(word_char))
+            });
+            if !found {
+                bad.push(format!("{rel}: {doc} has no section §{name}"));
+            }
+        }
+    }
+    bad.sort();
+    bad.dedup();
+    assert!(bad.is_empty(), "dangling document references:\n{}", bad.join("\n"));
+}
