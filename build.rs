@@ -22,7 +22,7 @@ use std::process::Command;
 include!("verif/model_table.rs");
 
 
-/// Verilator options for every model (see docs/verification.md §Build).
+/// Verilator options for every model (see docs/verification.md §The lockstep loop, step 1 "Build").
 const VERILATOR_FLAGS: &[&str] = &[
     "--cc",
     "-O3",

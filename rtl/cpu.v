@@ -6,13 +6,13 @@
 // descriptors (the dynamic state an ARM or an activation creates), the PBV table, four timeouts, the
 // ratcheted state machine Idle -> Filling -> Full -> Exiting of seed 001 per descriptor, and the
 // reduction unit (rtl/reduce_unit.v) for the arithmetic.
-// Specification: docs/cpu.md. Rust model: crates/model/src/cpu/ (the same registers, same names).
+// Specification: docs/blocks/cpu.md. Rust model: crates/model/src/cpu/ (the same registers, same names).
 //
 //  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
 //                                               \--ISSUE--> reduce_unit --REDUCE--> accumulator --CHECK
 //  tmpl_reg + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
 //
-// One message or one timer expiry at a time (sequencer seq_reg, docs/cpu.md §6). Inside a cycle the
+// One message or one timer expiry at a time (sequencer seq_reg, docs/blocks/cpu.md §Timing). Inside a cycle the
 // writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
 //
 // Packed records (offsets in rtl/collective_msg.vh and rtl/cpu_codes.vh): a message is MSG_W bits, a
@@ -29,7 +29,7 @@
 
 module cpu #
 (
-    // Static context-table entries (docs/cpu.md §1), 1 to 64
+    // Static context-table entries (docs/blocks/cpu.md §Context model), 1 to 64
     parameter STATIC_ENTRIES = 16,
     // Descriptors: concurrently live contexts (002 (35): eight active trees per engine), 1 to 16
     parameter DESCRIPTORS = 8,
@@ -52,7 +52,7 @@ module cpu #
     `COLLECTIVE_MSG_SOURCE_PORTS(m_msg),
 
     /*
-     * Register writes (docs/cpu.md §5)
+     * Register writes (docs/blocks/cpu.md §Ports)
      */
     input  wire         cfg_wr_en,
     input  wire [11:0]  cfg_wr_addr,
@@ -67,7 +67,7 @@ module cpu #
     output wire [15:0]  stat_ctx,
 
     /*
-     * FAILURE status register (docs/cpu.md §5): set with the event that sets a descriptor's Failure
+     * FAILURE status register (docs/blocks/cpu.md §Ports): set with the event that sets a descriptor's Failure
      * flag (001): the event's family and context, and the count of such events since reset (saturating)
      */
     output wire         fail_valid,
@@ -113,7 +113,7 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
  * Codes and packed records: the command, completion, failure-reason, event, sequencer and
  * end-of-emission codes (CMD_*, CODE_*, WHY_*, EV_*, SEQ_*, FIN_*) and the field offsets of the
  * descriptor record (D_*, D_W bits: the dynamic state of a live context) and of the static-entry record
- * (S_*, S_W bits: configuration, and what an INITIALIZATION stores), docs/cpu.md §1. Generated from the
+ * (S_*, S_W bits: configuration, and what an INITIALIZATION stores), docs/blocks/cpu.md §Context model. Generated from the
  * tables in crates/model/src/cpu/codes.rs.
  */
 `include "cpu_codes.vh"
@@ -189,13 +189,13 @@ endfunction
 
 function [9:0] next_seqno(input [9:0] s);
     begin
-        // (s + 1) mod 1023: libfabric never uses 1023 (docs/cpu.md §2)
+        // (s + 1) mod 1023: libfabric never uses 1023 (docs/blocks/cpu.md §Messages)
         next_seqno = s >= 10'd1022 ? s - 10'd1022 : s + 10'd1;
     end
 endfunction
 
 // Serial-number comparison of sequence numbers modulo 1023 (1023 reserved): new is newer than old when
-// its forward distance is 1 to 511 (docs/cpu.md §2; model cpu::seqno_newer). Both are below 1023 here.
+// its forward distance is 1 to 511 (docs/blocks/cpu.md §Messages; model cpu::seqno_newer). Both are below 1023 here.
 function seqno_newer(input [9:0] new_s, input [9:0] old_s);
     reg [10:0] fwd;
     begin
@@ -305,7 +305,7 @@ wire [15:0]  m_ctx = msg_reg[M_CTX +: 16];
 wire [31:0]  m_src = msg_reg[M_SRC +: 32];
 wire [31:0]  m_dst = msg_reg[M_DST +: 32];
 wire [15:0]  m_pid = msg_reg[M_PID +: 16];
-// A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (docs/cpu.md §2): the PBV-table
+// A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (docs/blocks/cpu.md §Messages): the PBV-table
 // reverse lookup matches it instead of the requester.
 wire         m_init_tlp = !msg_reg[M_FAMILY] && m_kind == K_INIT;
 wire [15:0]  p_who = m_init_tlp ? m_pid : m_src[15:0];
@@ -376,7 +376,7 @@ wire [MSG_W-1:0] already_completed = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {
                                               m_pid, m_dmu, 20'd0, CODE_ALREADY_COMPLETED, 1'b1, 1'b0, m_tid,
                                               16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
                                               256'd0, 128'd0);
-// Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/cpu.md §2).
+// Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/blocks/cpu.md §Messages).
 wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
                                          m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, m_tid,
                                          16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
@@ -456,7 +456,7 @@ reduce_unit u_reduce (
     .out_rt_repsum_oflow_id(ru_out_rt_repsum_oflow_id)
 );
 
-// One tick of a descriptor's timer (docs/cpu.md §4).
+// One tick of a descriptor's timer (docs/blocks/cpu.md §Timers).
 function [D_W-1:0] ticked(input [D_W-1:0] d, input tick);
     begin
         ticked = d;
@@ -635,7 +635,7 @@ always @* begin
             if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
                 lk_p_hit_next = m_pid < 16'd128;
                 lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
-                // A P_ID is trusted only for the device its entry holds (docs/cpu.md §2, WRONG_SENDER).
+                // A P_ID is trusted only for the device its entry holds (docs/blocks/cpu.md §Messages, WRONG_SENDER).
                 lk_p_sender_next = m_pid < 16'd128 && p_match[m_pid[6:0]];
             end else begin
                 lk_p_hit_next = |p_match;
@@ -646,7 +646,7 @@ always @* begin
         end
         // ==== EXECUTE (model: crates/model/src/cpu/execute.rs `Cpu::exec`) ====
         SEQ_EXEC: begin
-            // docs/cpu.md §2. Default: done, back to IDLE.
+            // docs/blocks/cpu.md §Messages. Default: done, back to IDLE.
             seq_next = SEQ_IDLE;
             if (!m_portals) begin
                 case (m_kind)
@@ -654,7 +654,7 @@ always @* begin
                         if (!lk_s_hit_reg) begin
                             ev = EV_DROP_UNKNOWN;
                         end else if (m_pid != NO_PARTICIPANT && m_pid != engine_id_reg) begin
-                            // For an engine below (000 [0106]-[0107], [0157]; docs/cpu.md §2): relayed
+                            // For an engine below (000 [0106]-[0107], [0157]; docs/blocks/cpu.md §Messages): relayed
                             // to the target if it is a switch participant of the stored context, else to
                             // every switch participant; acknowledged if non-posted. Nothing stored here.
                             if (!s_stored) begin
@@ -831,7 +831,7 @@ always @* begin
                             ev = EV_DROP_UNKNOWN;
                         end else if (dx[D_ROLE +: 2] == ROLE_MASTER || m_code == CODE_ACKNOWLEDGED) begin
                             // An acknowledgement (a child's answer to a relayed non-posted command)
-                            // is not the parent's result (docs/cpu.md §2).
+                            // is not the parent's result (docs/blocks/cpu.md §Messages).
                             ev = EV_BAD_KIND;
                         end else if (m_tid != s_tid) begin
                             ev = EV_BAD_TID;
@@ -1096,7 +1096,7 @@ always @* begin
         end
         // ==== EXPIRE (model: crates/model/src/cpu/expire.rs `Cpu::expire`) ====
         SEQ_EXPIRE: begin
-            // docs/cpu.md §4.
+            // docs/blocks/cpu.md §Timers.
             du[D_EXPIRED] = 1'b0;
             em_mask_next = 128'd0;
             em_one_next = 1'b1;
@@ -1152,7 +1152,7 @@ always @* begin
         end
     endcase
 
-    // Register writes (docs/cpu.md §5) come last: they win over the sequencer.
+    // Register writes (docs/blocks/cpu.md §Ports) come last: they win over the sequencer.
     if (cfg_wr_en) begin
         if (cfg_wr_addr < 12'h080) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
@@ -1172,7 +1172,7 @@ always @* begin
         end
     end
 
-    // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/cpu.md §4).
+    // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/blocks/cpu.md §Timers).
     for (k = 0; k < DESCRIPTORS; k = k + 1) begin
         d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
     end

@@ -1,4 +1,4 @@
-// The CPU's codes and packed records (docs/cpu.md), included inside module cpu (rtl/cpu.v).
+// The CPU's codes and packed records (docs/blocks/cpu.md), included inside module cpu (rtl/cpu.v).
 // GENERATED from the tables in crates/model/src/cpu/codes.rs: do not edit; run
 // `INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` (the same test checks it).
 // A code set may name codes the RTL never sends (they are the wire's), hence UNUSEDPARAM off.
@@ -25,7 +25,7 @@ localparam [3:0] WHY_UNKNOWN_PARTICIPANT = 4'd4;
 localparam [3:0] WHY_OP_MISMATCH = 4'd5;
 localparam [3:0] WHY_MALFORMED = 4'd6;
 localparam [3:0] WHY_NOTHING_TO_RESEND = 4'd7;
-// Events on stat_event (docs/cpu.md §2-§4)
+// Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)
 localparam [5:0] EV_INIT = 6'd1;
 localparam [5:0] EV_ACTIVATE_NO_DESC = 6'd2;
 localparam [5:0] EV_CTRL_START = 6'd3;
@@ -66,7 +66,7 @@ localparam [5:0] EV_RETRY_NONE = 6'd37;
 localparam [5:0] EV_WRONG_SENDER = 6'd38;
 localparam [5:0] EV_STALE_ARM = 6'd39;
 localparam [5:0] EV_INIT_RELAY = 6'd40;
-// Sequencer states (docs/cpu.md §6)
+// Sequencer states (docs/blocks/cpu.md §Timing)
 localparam [3:0] SEQ_IDLE = 4'd0;
 localparam [3:0] SEQ_LOOKUP = 4'd1;
 localparam [3:0] SEQ_EXEC = 4'd2;

@@ -93,7 +93,7 @@ module packet_engine #
     input  wire [47:0]            cfg_dst_mac,
 
     /*
-     * CPU configuration back door (docs/cpu.md section 5): the register space's CPU window writes the
+     * CPU configuration back door (docs/blocks/cpu.md section 5): the register space's CPU window writes the
      * CPU; a write here is taken in cycles the register space does not write (else it is lost)
      */
     input  wire                   cpu_cfg_wr_en,
@@ -113,7 +113,7 @@ module packet_engine #
     output wire [5:0]             cpu_stat_event,
     output wire                   cpu_stat_family,
     output wire [15:0]            cpu_stat_ctx,
-    // CPU FAILURE status register (docs/cpu.md §5): the 001 Failure flag made visible
+    // CPU FAILURE status register (docs/blocks/cpu.md §Ports): the 001 Failure flag made visible
     output wire                   cpu_fail_valid,
     output wire                   cpu_fail_family,
     output wire [15:0]            cpu_fail_ctx,
@@ -235,7 +235,7 @@ wire [2:0] ip_event;
 wire [1:0] fb_event;
 wire oq_miss;
 
-// counters 2 + k of the register space: docs/registers.md, docs/blocks/packet_engine.md
+// counters 2 + k of the register space: docs/blocks/register_space.md, docs/blocks/packet_engine.md
 assign stat_event = {cb_event, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event};
 
 // The register space counts the events one cycle late, so that none of its inputs comes combinationally

@@ -13,7 +13,7 @@ SPDX-License-Identifier: Apache-2.0
 
 /*
  * IEEE 754 binary64 adder of the reduction unit (FLT_SUM, seed 002 (81), (88)); bit-exact with
- * crates/model/src/reduce/float.rs `f64_add` (see docs/reduction.md, section "RTL").
+ * crates/model/src/reduce/float.rs `f64_add` (see docs/blocks/reduce_unit.md §Timing).
  *
  * Pipeline: two register stages; the result is combinational from the second.
  *   stage A (from a, b):  classify, swap by magnitude, align the smaller significand (G, R, S bits)

@@ -14,7 +14,7 @@ SPDX-License-Identifier: Apache-2.0
 /*
  * Reduction unit: combines two contributions (a = accumulated, b = new) with every operator of seed
  * 002 (42)-(48), (81)-(97). Bit-exact with crates/model/src/reduce/mod.rs `combine`; cycle model
- * crates/model/src/reduce_unit.rs `ReduceUnit`. Specification: docs/reduction.md.
+ * crates/model/src/reduce_unit.rs `ReduceUnit`. Specification: docs/blocks/reduce_unit.md.
  *
  * Throughput: one operand pair per cycle, no backpressure. Latency: 3 rising edges (LATENCY):
  *

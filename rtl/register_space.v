@@ -1,7 +1,7 @@
 // inswitch packet engine: register space (seed 000 [0154]-[0158], [0174]-[0178]; 002 (60)-(61), (86)).
 //
 // The engine's configuration registers, in a 4 KiB window at 0xC000 of its switch's address space
-// ([0175]). Register table: docs/registers.md. Interface and timing: docs/blocks/register_space.md.
+// ([0175]). Register table, interface and timing: docs/blocks/register_space.md.
 // Rust model: crates/model/src/register_space/ (map.rs: offsets, layouts, decode).
 //
 //  s_reg (one DW access per beat: write/read, byte offset, byte enables, data, requester ID, tag)
@@ -23,9 +23,9 @@
 //   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
 //   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count}, s < CPU_STATIC_ENTRIES
 //
-// CPU configuration bridge (docs/registers.md §CPU window): every authorized write to a register the CPU
+// CPU configuration bridge (docs/blocks/register_space.md §CPU window): every authorized write to a register the CPU
 // holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
-// static entries) is forwarded as one CPU register write (docs/cpu.md §5) on cpu_cfg_wr_* in the next
+// static entries) is forwarded as one CPU register write (docs/blocks/cpu.md §Ports) on cpu_cfg_wr_* in the next
 // cycle; a PBV or PBV_FLAGS write enabling bytes of both entries gives two writes on consecutive cycles
 // (s_reg_ready low for one cycle). After every reset the block first copies its reset values and the
 // ENGINE_ID strap to the CPU's TIMEOUT..MODE registers (SYNC_WRITES writes, one per cycle, s_reg_ready
@@ -52,7 +52,7 @@ module register_space #
     parameter MCAST_INDEX_WIDTH = 4,
     // External event counters (stat_event bits)
     parameter STAT_EVENTS = 32,
-    // Static entries of the CPU (its STATIC_ENTRIES, docs/cpu.md §5): entries of the 0x600 window
+    // Static entries of the CPU (its STATIC_ENTRIES, docs/blocks/cpu.md §Ports): entries of the 0x600 window
     parameter CPU_STATIC_ENTRIES = 16
 )
 (
@@ -146,7 +146,7 @@ module register_space #
     output wire [15:0]                  pbv_rd_dev_id,
 
     /*
-     * CPU configuration write port (to the CPU's cfg_wr_*, docs/cpu.md §5)
+     * CPU configuration write port (to the CPU's cfg_wr_*, docs/blocks/cpu.md §Ports)
      */
     output wire                         cpu_cfg_wr_en,
     output wire [11:0]                  cpu_cfg_wr_addr,
@@ -195,7 +195,7 @@ localparam integer CPU_STATIC_WORDS = 2 * CPU_STATIC_ENTRIES;
 localparam [9:0] CPU_STATIC_DWS = CPU_STATIC_WORDS[9:0];
 localparam STATIC_INDEX_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
 
-// CPU register addresses (docs/cpu.md §5, word addresses).
+// CPU register addresses (docs/blocks/cpu.md §Ports, word addresses).
 localparam [11:0] CPU_PBV = 12'h000;
 localparam [11:0] CPU_TIMEOUT = 12'h080;
 localparam [11:0] CPU_THRESHOLD = 12'h084;
@@ -208,7 +208,7 @@ localparam [3:0] RESET_RETRY_LIMIT = 4'd3;
 
 localparam [31:0] ID_VALUE = 32'h1C0E_0001;
 
-// Reset values (docs/registers.md).
+// Reset values (docs/blocks/register_space.md).
 localparam [15:0] RESET_ETHERTYPE = 16'h88B5;
 localparam [15:0] RESET_VENDOR_ID = 16'hC011;
 localparam [3:0]  RESET_VALIDATION = 4'hF;
@@ -451,7 +451,7 @@ wire do_write = take && s_reg_write && access_status == STATUS_OK;
 wire [31:0] wr_value = (read_data & ~be_mask) | (s_reg_wdata & be_mask);
 
 /*
- * CPU configuration bridge: the CPU's copy of a written register (docs/registers.md §CPU window)
+ * CPU configuration bridge: the CPU's copy of a written register (docs/blocks/register_space.md §CPU window)
  */
 // Fields of the PBV table and flags as they will be after this write.
 wire [31:0] pbv_new = is_pbv ? wr_value : pbv_reg[dw[5:0]];

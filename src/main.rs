@@ -48,7 +48,7 @@ enum Command {
     /// file; optionally write the frames to a pcap file.
     Decode(decode_cmd::Args),
     /// Combine two contributions with a reduction operator, bit-exactly as the engine does, and print the
-    /// result operands (hex and decoded) and the result code (docs/reduction.md).
+    /// result operands (hex and decoded) and the result code (docs/blocks/reduce_unit.md).
     Reduce(reduce_cmd::Args),
     /// Simulate whole fabrics of switches whose packet engines are the cycle-level model: by default the
     /// seed's Table 1 (32 x 32 flattened butterfly, monolithic vs distributed engines) in serialization-only

@@ -1,11 +1,11 @@
 //! `inswitch reduce`: combines two contributions with a reduction operator, bit-exactly as the engine
-//! does (`inswitch_model::reduce::batch`, docs/reduction.md); or answers JSON lines on stdin (`--batch`).
+//! does (`inswitch_model::reduce::batch`, docs/blocks/reduce_unit.md); or answers JSON lines on stdin (`--batch`).
 
 use std::process::ExitCode;
 
 use inswitch_model::reduce::batch;
 
-/// R_TF_RED_CFG_MODE (docs/reduction.md).
+/// R_TF_RED_CFG_MODE (docs/blocks/reduce_unit.md).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 #[value(rename_all = "lower")]
 pub enum Mode {
@@ -31,7 +31,7 @@ impl Mode {
 #[derive(clap::Args)]
 pub struct Args {
     /// Operator name (any case), e.g. int_sum, flt_sum_noftz_rnd0, flt_sum_ftz_rnd3, flt_minnum, flt_repsum,
-    /// int_minmaxloc, barrier, or a 6-bit opcode number. Table: docs/reduction.md.
+    /// int_minmaxloc, barrier, or a 6-bit opcode number. Table: docs/blocks/reduce_unit.md.
     #[arg(long, required_unless_present = "batch")]
     op: Option<String>,
     /// R_TF_RED_CFG_MODE: `assoc` (associative) or `ieee`.

@@ -45,8 +45,8 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     assert_eq!(cross.bins() - cross.excluded_count(), 89, "reachable bins (exclusions changed?)");
     assert!(cross.holes().is_empty(), "{}", cross.report(false));
     assert!(outcome.counter("messages_in") > 50_000, "too little traffic");
-    // The acknowledgements of non-posted INITIALIZATION / CONTROL and the RETRY requests (docs/cpu.md
-    // §2) must be exercised more than incidentally.
+    // The acknowledgements of non-posted INITIALIZATION / CONTROL and the RETRY requests (docs/blocks/cpu.md
+    // §Messages) must be exercised more than incidentally.
     let minimums = [
         ("ack_init", 50),
         ("ack_control", 20),
@@ -181,7 +181,7 @@ fn the_scoreboard_rejects_dropped_good_contributions() {
 fn the_scoreboard_rejects_timers_that_run_slow_or_fast() {
     let p = cpu::params_of("cpu").unwrap();
     let slow = scoreboard_failure(&|| Cpu::new(CpuParams { tick_cycles: 4 * p.tick_cycles, ..p }).unwrap());
-    // Caught by the exact check (docs/cpu.md §4: the CPU still ready after the expiry cycle) or by the
+    // Caught by the exact check (docs/blocks/cpu.md §Timers: the CPU still ready after the expiry cycle) or by the
     // deadline.
     assert!(slow.contains("the expiry is late") || slow.contains("neither complete nor expired"), "{slow}");
     let fast = scoreboard_failure(&|| Cpu::new(CpuParams { tick_cycles: p.tick_cycles / 4, ..p }).unwrap());

@@ -102,7 +102,7 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     frames.push(reg_write_frame(10, 0x0777, ENGINE_ID, 0x000, 0xDEAD, 0x3));
     frames.push(reg_write_frame(11, MASTER_720, ENGINE_ID, 0x200, 0, 0xF));
     frames.push(reg_write_frame(12, MASTER_720, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF));
-    // The CPU through the register space's CPU window (docs/registers.md): PBV entries 0-2 valid end
+    // The CPU through the register space's CPU window (docs/blocks/register_space.md): PBV entries 0-2 valid end
     // devices (PBV_FLAGS), static entry 0 = TLP context 1, role MASTER; its engine ID is the strap,
     // copied after reset. The Table 6 writes above configured the CPU's device IDs already.
     frames.push(reg_write_frame(30, MASTER_720, ENGINE_ID, 0x500, 0x0001_0001, 0xF));
@@ -130,7 +130,7 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(model.regs().counter(0), 1, "one rejected write");
     let statuses: Vec<u8> = rec.responses.iter().map(|r| r.0).collect();
     assert_eq!(statuses, vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0], "{:?}", rec.responses);
-    // The CPU holds what the register space says (the bridge, docs/registers.md §CPU window).
+    // The CPU holds what the register space says (the bridge, docs/blocks/register_space.md §CPU window).
     for (k, &dev) in table6.iter().enumerate() {
         let e = model.cpu().config().pbv[k];
         assert!(e.valid && !e.switch && e.device_id == dev, "CPU PBV {k}: {e:?}");
@@ -492,7 +492,7 @@ fn register_reads_through_the_engine_are_answered_with_completions() {
     assert_eq!(statuses, vec![0, 0, 0, 2], "{:?}", rec.responses);
 }
 
-/// 001's Failure flag read through the register map (docs/registers.md FAILURE, 0x16C; docs/cpu.md §3):
+/// 001's Failure flag read through the register map (docs/blocks/register_space.md FAILURE, 0x16C; docs/blocks/cpu.md §State machine):
 /// a master context takes an INITIALIZATION, then a FAILURE from a participant on the live context sets
 /// the CPU's Failure flag; a register read of FAILURE before it returns 0 and after it returns
 /// `{valid 1, family 0 (TLP), count 1, context 1}` in a CplD, with model and RTL in lockstep.

@@ -104,7 +104,7 @@ fn tables_5_to_7_pbv_programming_replayed_as_register_writes() {
 }
 
 /// One source of truth, end to end at block level: the register space's `cpu_cfg_wr_*` drives the CPU
-/// model's `cfg_wr_*` (docs/cpu.md §5, decoded by the CPU's own `Config::write`, not by the bridge's
+/// model's `cfg_wr_*` (docs/blocks/cpu.md §Ports, decoded by the CPU's own `Config::write`, not by the bridge's
 /// scoreboard); after the Table 5 programming of [0176] and 20,000 random register writes (any offset,
 /// byte enables, requesters, lock changes), every value the CPU holds equals what the register map reads.
 #[test]

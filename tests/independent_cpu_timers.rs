@@ -1,6 +1,6 @@
 //! Issue 22 §2: exact timers. A Portals reduction armed with a timeout of T ticks, for T in {0, 1, 2, 3,
 //! max}, the arm accepted at every phase of the tick counter, must report its expiry on exactly the cycle
-//! of the rule of docs/cpu.md §4 ("Exact expiry"), computed here from that rule alone:
+//! of the rule of docs/blocks/cpu.md §Timers ("Exact expiry"), computed here from that rule alone:
 //!
 //! - ticks come at cycles `R + n * TICK_CYCLES`, n >= 1, R the last reset cycle;
 //! - the timer of an arm accepted at cycle A counts the ticks from cycle A + 3 on;
@@ -19,7 +19,7 @@ use inswitch_model::cpu::{event, Cpu, CpuIn, CpuOut, CpuParams, TimerRule, TIMER
 use inswitch_model::message::{CollectiveMsg, Family, Kind};
 use inswitch_model::Block;
 
-/// Register words of docs/cpu.md §5 (written out, not taken from the model's register map).
+/// Register words of docs/blocks/cpu.md §Ports (written out, not taken from the model's register map).
 const TIMEOUT0: u16 = 0x080;
 const STATIC0_WORD0: u16 = 0x100;
 const STATIC0_WORD1: u16 = 0x101;
@@ -31,7 +31,7 @@ const KEY: u16 = 0x0123;
 const T_MAX: u32 = (1 << 24) - 1;
 
 /// The documented cycle of the expiry report of an arm accepted at `accepted` with `t` ticks, after a
-/// reset at cycle `reset`, with `tick` cycles per tick (docs/cpu.md §4 "Exact expiry").
+/// reset at cycle `reset`, with `tick` cycles per tick (docs/blocks/cpu.md §Timers "Exact expiry").
 fn documented_report(reset: u64, accepted: u64, t: u32, tick: u64) -> u64 {
     let from = accepted + 3;
     let first = (from - reset).div_ceil(tick).max(1);
@@ -94,7 +94,7 @@ fn check_exact<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u
             let want = documented_report(0, accepted, t, tick);
             if got != want {
                 return Err(format!(
-                    "T = {t} ticks of {tick} cycles, arm accepted at cycle {accepted} (phase {phase}): expiry reported at cycle {got}, docs/cpu.md §4 says {want} ({})",
+                    "T = {t} ticks of {tick} cycles, arm accepted at cycle {accepted} (phase {phase}): expiry reported at cycle {got}, docs/blocks/cpu.md §Timers says {want} ({})",
                     if got > want { "late" } else { "early" }
                 ));
             }
@@ -183,7 +183,7 @@ fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
         eprintln!("{k:40} {v}");
     }
     assert!(exact >= 20, "only {exact} expiries met an idle sequencer");
-    // docs/cpu.md §6: every expiry is checked to the cycle, whatever held the sequencer; the only ones
+    // docs/blocks/cpu.md §Timing: every expiry is checked to the cycle, whatever held the sequencer; the only ones
     // left to "not early" are those no running timer explains (a timer stopped after it expired).
     for path in ["exec", "combine", "emission", "stalled_emission", "expiry", "relay"] {
         let n = outcome.counter(&format!("timeouts_exact_after_{path}"));
@@ -195,7 +195,7 @@ fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
 }
 
 /// Resets `dut`, arms the context as [`arm_and_wait`] does with the arm accepted at the first cycle of
-/// phase 0, then, `k` cycles before its expiry becomes pending (docs/cpu.md §4: the cycle after the
+/// phase 0, then, `k` cycles before its expiry becomes pending (docs/blocks/cpu.md §Timers: the cycle after the
 /// expiring tick), offers a CONTRIBUTION with a VNI other than the armed one, which the CPU drops
 /// (`DROP_VNI`, 002 (52)); returns (the drop's acceptance cycle, the cycle the expiry is pending, the
 /// cycle of the expiry report).
@@ -244,7 +244,7 @@ fn busy_across_the_expiry<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick:
     Ok((at, pending, report))
 }
 
-/// docs/cpu.md §4 and §6: an expiry that becomes pending while the sequencer is busy is taken when the
+/// docs/blocks/cpu.md §Timers and §6: an expiry that becomes pending while the sequencer is busy is taken when the
 /// sequencer is next idle and reported two cycles later; a dropped message holds the sequencer for 3
 /// cycles (accept, LOOKUP, EXEC: "one dropped message per 3 cycles"), so a drop accepted at cycle A
 /// makes the report come at max(pending, A + 3) + 2 exactly, never a cycle earlier or later.
@@ -257,7 +257,7 @@ fn check_busy<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u6
             let want = pending.max(at + DROP_CYCLES) + 2;
             if got != want {
                 return Err(format!(
-                    "T = {t}: a drop accepted at cycle {at}, the expiry pending from {pending}: reported at {got}, docs/cpu.md §4, §6 say {want} ({})",
+                    "T = {t}: a drop accepted at cycle {at}, the expiry pending from {pending}: reported at {got}, docs/blocks/cpu.md §Timers, §Timing say {want} ({})",
                     if got > want { "late" } else { "early" }
                 ));
             }
@@ -280,7 +280,7 @@ fn an_expiry_while_the_sequencer_is_busy_is_reported_on_the_documented_cycle() {
 }
 
 /// What held the sequencer when an expiry became pending, recognised by a CPU standing in for model
-/// and RTL from what it shows on its ports (docs/cpu.md §6 "Sequencer timing").
+/// and RTL from what it shows on its ports (docs/blocks/cpu.md §Sequencer timing).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum After {
     /// A decision in EXEC with nothing to send: the expiry reported 5 cycles after the message was
@@ -460,7 +460,7 @@ fn drive<B: Block<In = CpuIn, Out = CpuOut>>(
     (accepted, reports, appeared)
 }
 
-/// docs/cpu.md §6 "Sequencer timing", on two queued paths (the rule written out here, not taken from
+/// docs/blocks/cpu.md §Sequencer timing, on two queued paths (the rule written out here, not taken from
 /// the scoreboard):
 ///
 /// 1. Two trees armed 3 cycles apart in the same tick period expire on the same tick: the lower
@@ -491,7 +491,7 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
         let want = vec![(first, KEY), (first + 8, KEY2)];
         if reports != want {
             return Err(format!(
-                "T = {t}: two expiries on one tick reported at {reports:?}, docs/cpu.md §4, §6 say {want:?} ({})",
+                "T = {t}: two expiries on one tick reported at {reports:?}, docs/blocks/cpu.md §Timers, §Timing say {want:?} ({})",
                 if reports.get(1).is_some_and(|r| r.0 > first + 8) || reports.first().is_some_and(|r| r.0 > first) { "late" } else { "early" }
             ));
         }
@@ -517,12 +517,12 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
             let w = (b2 + 3).max(taken);
             let want_out = vec![b0 + 4, w + 1];
             if appeared != want_out {
-                return Err(format!("T = {t}, stall {s}: pass-ups appeared at {appeared:?}, docs/cpu.md §6 says {want_out:?}"));
+                return Err(format!("T = {t}, stall {s}: pass-ups appeared at {appeared:?}, docs/blocks/cpu.md §Timing says {want_out:?}"));
             }
             let want = pending.max(w + 3) + 2;
             if reports != [(want, KEY)] {
                 return Err(format!(
-                    "T = {t}, stall {s}: expiry pending from {pending}, second pass-up written on {w}: reported at {reports:?}, docs/cpu.md §4, §6 say {want} ({})",
+                    "T = {t}, stall {s}: expiry pending from {pending}, second pass-up written on {w}: reported at {reports:?}, docs/blocks/cpu.md §Timers, §Timing say {want} ({})",
                     if reports.first().is_some_and(|r| r.0 > want) { "late" } else { "early" }
                 ));
             }

@@ -4,7 +4,7 @@
 //!
 //! The bins of every cross are classified by literal definitions in the verification code (the opcode
 //! and result-code tables of [`crate::sources`], the IEEE 754 binary64 encoding, the event tables of
-//! `docs/cpu.md` and `docs/blocks/input_checker.md` written out in the blocks' monitors), never by the
+//! `docs/blocks/cpu.md` and `docs/blocks/input_checker.md` written out in the blocks' monitors), never by the
 //! model's decoders. A bin claimed unreachable that a run hits is reported too ([`Cross::excluded_hits`]):
 //! the exclusion, not the run, is then wrong, and the tests fail on it.
 

@@ -17,7 +17,7 @@
 //!   code", and `cxip_coll.c` line 1379 (`SET_RED_RC`: keep the numerically larger code);
 //! - FTZ: 002 (81), (88): a denormal result becomes 0 with its sign, `flt_inexact` raised;
 //! - NaN results: 002 (45), (84): the default quiet NaN, sign 0; sNaN operands: 002 (86) flt_invalid;
-//! - timers: 002 (80): timeouts in units of 1024 clock cycles, 24-bit values; docs/cpu.md §4 for the
+//! - timers: 002 (80): timeouts in units of 1024 clock cycles, 24-bit values; docs/blocks/cpu.md §Timers for the
 //!   count rule.
 
 /// A FLT_SUM rounding mode, as named by libfabric's `fegetround()` cases.

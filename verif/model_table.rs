@@ -22,7 +22,7 @@ pub const MODELS: &[ModelSpec] = &[
     // The register slice of the packet-engine top (docs/blocks/axis_register.md) at a payload width that is
     // not a multiple of 32 (verif/blocks/axis_register.rs COSIM_WIDTH).
     ModelSpec { name: "axis_register", top: "axis_register", params: &[("WIDTH", "300")] },
-    // The reduction unit has no parameters (docs/reduction.md §RTL).
+    // The reduction unit has no parameters (docs/blocks/reduce_unit.md §Parameters).
     ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
     // Issue 6: the data-path blocks at their defaults (docs/blocks/*.md).
     ModelSpec { name: "register_space", top: "register_space", params: &[] },
@@ -33,7 +33,7 @@ pub const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
     // Issue 6 point 4: completions for register reads and dropped non-posted requests.
     ModelSpec { name: "completion_builder", top: "completion_builder", params: &[("DATA_WIDTH", "256")] },
-    // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/cpu.md §4).
+    // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/blocks/cpu.md §Timers).
     ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
     // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,
     // 16-cycle tick) so that the whole engine simulates at a usable speed.

@@ -321,7 +321,7 @@ impl ReduceUnitMonitor {
         let d = wide_to_lanes(&o.out_rt_data);
         if a_rc == mismatch || b_rc == mismatch {
             // The input that carries OP_MISMATCH is the result (a's first), so the first report
-            // survives the rest of the reduction (docs/reduction.md, 002 (96)).
+            // survives the rest of the reduction (docs/blocks/reduce_unit.md, 002 (96)).
             self.bump(counter::MISMATCH);
             let (src, src_m) = if a_rc == mismatch { (a, i.a_rt_repsum_m) } else { (b, i.b_rt_repsum_m) };
             if d != src || o.out_rt_rc != mismatch || o.out_rt_repsum_m != src_m {
@@ -450,7 +450,7 @@ impl ReduceUnitMonitor {
                 let (lo, hi) = (half(a[0], a[1], b[0], b[1], false), half(a[2], a[3], b[2], b[3], true));
                 Some([lo[0], lo[1], hi[0], hi[1]])
             }
-            // An undefined opcode (the same on both sides) returns a's data (docs/reduction.md).
+            // An undefined opcode (the same on both sides) returns a's data (docs/blocks/reduce_unit.md).
             None => Some(a),
         };
         match op {

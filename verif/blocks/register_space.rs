@@ -1,7 +1,7 @@
 //! Co-simulation of the register space: stimulus, independent scoreboard, target.
 //!
 //! Stimulus (seeded, in phases): one access almost every cycle or sparse, reads and writes to every
-//! register of the map (docs/registers.md) and to unmapped offsets, random byte enables, requester IDs
+//! register of the map (docs/blocks/register_space.md) and to unmapped offsets, random byte enables, requester IDs
 //! that are mostly the master and sometimes not, the lock bit and MASTER_ID rewritten during traffic,
 //! route and multicast entries committed, counters cleared; `stat_event` pulses from sparse to every bit
 //! every cycle; backpressure on the response; random PBV read indices; resets in the middle of traffic.
@@ -9,13 +9,13 @@
 //! Scoreboard (independent of the cycle model: a table of documented register fields, not the model's
 //! decoder): every accepted access gets exactly one response, in order, with the documented status;
 //! reads return the last authorized write merged under its byte enables and cut to the register's
-//! field (ENGINE_ID the strap, FAILURE the CPU's status inputs packed as docs/registers.md says); every
+//! field (ENGINE_ID the strap, FAILURE the CPU's status inputs packed as docs/blocks/register_space.md says); every
 //! `cfg_*` port equals its register; every committing write gives exactly one table-write
 //! pulse with the entry's values; each counter equals the events since its last clear; the PBV read port
 //! returns the table entry. CPU bridge: after every reset the ten documented copies (TIMEOUT0..MODE with
 //! the ENGINE_ID strap), then one CPU write per authorized write to a forwarded register (two for a PBV
 //! / PBV_FLAGS DW with both entries' bytes enabled), in order, within two cycles, with the CPU word
-//! built from the documented fields (docs/cpu.md §5); and every 4096 cycles the image those writes built
+//! built from the documented fields (docs/blocks/cpu.md §Ports); and every 4096 cycles the image those writes built
 //! in a shadow of the CPU's registers equals the register table.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -39,7 +39,7 @@ struct Field {
     reset: u32,
 }
 
-/// The documented register map (docs/registers.md): offset -> field. Written out from the document,
+/// The documented register map (docs/blocks/register_space.md): offset -> field. Written out from the document,
 /// not from the model's decoder.
 fn register_table() -> BTreeMap<u32, Field> {
     let mut t = BTreeMap::new();
@@ -66,7 +66,7 @@ fn register_table() -> BTreeMap<u32, Field> {
     for k in 0..4 {
         t.insert(0x150 + 4 * k, f(0x8000_FFFF, 0));
     }
-    // CPU window (docs/registers.md §CPU window). ENGINE_ID reads the strap (handled by the monitor).
+    // CPU window (docs/blocks/register_space.md §CPU window). ENGINE_ID reads the strap (handled by the monitor).
     t.insert(0x160, f(0, 0));
     t.insert(0x164, f(u32::MAX, 0));
     t.insert(0x168, f(0xF, 3));
@@ -343,7 +343,7 @@ impl RegisterSpaceMonitor {
         }
     }
 
-    /// The CPU word the documented registers give for CPU address `a` (docs/cpu.md §5), or `None` for
+    /// The CPU word the documented registers give for CPU address `a` (docs/blocks/cpu.md §Ports), or `None` for
     /// an address the bridge does not write.
     fn cpu_word(&self, a: u16) -> Option<u32> {
         let a32 = u32::from(a);
@@ -543,7 +543,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             };
             let old = match (field, counter) {
                 (Some(_), _) if off == 0x160 => u32::from(i.cfg_engine_id),
-                // docs/registers.md: FAILURE = {valid[31], family[24], count[23:16], context[15:0]}.
+                // docs/blocks/register_space.md: FAILURE = {valid[31], family[24], count[23:16], context[15:0]}.
                 (Some(_), _) if off == 0x16C => {
                     u32::from(i.cpu_fail_valid) << 31 | u32::from(i.cpu_fail_family) << 24 | u32::from(i.cpu_fail_count) << 16 | u32::from(i.cpu_fail_ctx)
                 }

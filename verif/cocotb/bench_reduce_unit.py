@@ -1,4 +1,4 @@
-"""cocotb bench of rtl/reduce_unit.v: every operator of docs/reduction.md's table with integer and
+"""cocotb bench of rtl/reduce_unit.v: every operator of docs/blocks/reduce_unit.md's table with integer and
 binary64 special values, opcode mismatches, incoming result codes, resets; the reference is
 inswitch.Block("reduce_unit")."""
 
@@ -6,7 +6,7 @@ import cocotb
 
 import lockstep
 
-# docs/reduction.md §Operators (written out here, not taken from the model).
+# docs/blocks/reduce_unit.md §Operator table (written out here, not taken from the model).
 OPCODES = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x24, 0x25, 0x26,
            0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F, 0x30]
 # binary64 and integer operands that exercise the corner cases: zeros, infinities, quiet and signalling

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-# Operator names and numbers from docs/reduction.md (written out here, not read from the model).
+# Operator names and numbers from docs/blocks/reduce_unit.md (written out here, not read from the model).
 OPS = [
     "BARRIER", "BIT_AND", "BIT_OR", "BIT_XOR", "LOG_AND", "LOG_OR", "LOG_XOR", "INT_MIN", "INT_MAX",
     "INT_MINMAXLOC", "INT_SUM", "FLT_MIN", "FLT_MAX", "FLT_MINNUM", "FLT_MAXNUM", "FLT_MINMAXNUMLOC",
@@ -75,7 +75,7 @@ def test_reduce_matches_cli_batch(cli, requests):
 
 
 def test_reduce_known_values_and_errors():
-    # INT_SUM of 2^63-1 and 1 overflows (docs/reduction.md: wraps, rc INT_OVERFLOW).
+    # INT_SUM of 2^63-1 and 1 overflows (docs/blocks/reduce_unit.md: wraps, rc INT_OVERFLOW).
     r = inswitch.reduce("INT_SUM", [2**63 - 1], [1])
     assert r["data"][0] == 0x8000000000000000 and r["values"][0] == -(2**63) and r["rc"] == "int_overflow"
     with pytest.raises(ValueError, match="opcode"):

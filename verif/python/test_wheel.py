@@ -15,7 +15,7 @@ import textwrap
 from conftest import ROOT
 
 # Run inside the fresh venv; every expected value is written out from the docs, not computed by the model:
-# INT_SUM wraps 2^63-1 + 1 with rc INT_OVERFLOW (docs/reduction.md); an Ack DLLP is type 0x00 with the
+# INT_SUM wraps 2^63-1 + 1 with rc INT_OVERFLOW (docs/blocks/reduce_unit.md); an Ack DLLP is type 0x00 with the
 # sequence in bytes 2-3 (PCIe 3.4.1); a 3DW MWr's DW0 is Fmt=010 Type=00000 and Length in DW
 # (PCIe 2.2.1); the AXI-stream register slice shows a beat taken at one edge on m_axis after it.
 PROBE = textwrap.dedent("""

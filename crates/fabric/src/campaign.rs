@@ -21,9 +21,9 @@ use inswitch_model::cpu::context::CtxState;
 use inswitch_model::cpu::event;
 use inswitch_model::packet_engine::EngineParams;
 
-/// INT_SUM (`docs/reduction.md`).
+/// INT_SUM (`docs/blocks/reduce_unit.md`).
 pub const INT_SUM: u8 = 0x14;
-/// Register-space counter of the input checker's LCRC drops (`docs/registers.md` §Counters: 2 + k,
+/// Register-space counter of the input checker's LCRC drops (`docs/blocks/register_space.md` §Counters: 2 + k,
 /// k = `input_checker::event::LCRC`).
 pub const LCRC_COUNTER: usize = 2 + inswitch_model::input_checker::event::LCRC as usize;
 
@@ -52,7 +52,7 @@ pub struct CampaignSpec {
     pub period_ps: Ps,
     /// CPU tick, cycles (`TICK_CYCLES`).
     pub tick_cycles: u32,
-    /// CPU timeouts, ticks (all four; the master's is twice this, `docs/cpu.md` §4).
+    /// CPU timeouts, ticks (all four; the master's is twice this, `docs/blocks/cpu.md` §Timers).
     pub timeout_ticks: u32,
     /// Descriptors per engine.
     pub descriptors: usize,
@@ -104,7 +104,7 @@ pub struct Reduction {
     /// for it (`ACTIVATE_NO_DESC`), during its period.
     pub explained: bool,
     /// The master received a CONTRIBUTION passed up by a subservient engine (a late or duplicate one
-    /// arriving after the subservient's partial result went up, `docs/cpu.md` §2 PASS_UP). It keeps
+    /// arriving after the subservient's partial result went up, `docs/blocks/cpu.md` §Messages PASS_UP). It keeps
     /// the P_ID of the subservient's PBV table, which the master reads in its own table: the known
     /// hazard behind a wrong result (`docs/fabric.md` §Faults, findings).
     pub passed_up_to_master: bool,
@@ -263,9 +263,9 @@ pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], stat
     plan
 }
 
-/// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/cpu.md` §5) to `ticks`: register
+/// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/blocks/cpu.md` §Ports) to `ticks`: register
 /// writes into RED_TIMEOUT[0..3] from end node 0, which the register space forwards to the CPU
-/// (`docs/registers.md` §CPU window). The fabric is first run until quiet, so that the bring-up's
+/// (`docs/blocks/register_space.md` §CPU window). The fabric is first run until quiet, so that the bring-up's
 /// timeouts (sent from another node, on another path) are in before these. Run the fabric before
 /// relying on them.
 pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
@@ -286,9 +286,9 @@ pub fn set_timeouts(f: &mut Fabric, ticks: u32) {
 /// [`crate::manager::plan`]), and an engine runs a reduction from the last INITIALIZATION it
 /// received. One that misses a reduction's INITIALIZATION (a fault) would run it posted and a TID
 /// behind its master (the START activates it from what it stored). Posted, a subservient's
-/// RESPONSE has no retry timer (`docs/cpu.md` §4): if that RESPONSE is lost, nothing closes the
+/// RESPONSE has no retry timer (`docs/blocks/cpu.md` §Timers): if that RESPONSE is lost, nothing closes the
 /// round, since the master's COMPLETION carries the new TID, one ahead of the engine's, and is
-/// dropped (`BAD_TID`, `docs/cpu.md` §2). Non-posted, the retry timer resends the RESPONSE, the
+/// dropped (`BAD_TID`, `docs/blocks/cpu.md` §Messages). Non-posted, the retry timer resends the RESPONSE, the
 /// master answers it "already completed" (`OLD_TID`) and the engine exits (001's lost-Exit
 /// recovery), or its retries run out (`RETRY_EXHAUSTED`): the round ends either way.
 pub fn store_non_posted(f: &mut Fabric, contexts: &[ContextPlan]) {

@@ -11,8 +11,8 @@
 //!   crossbars to the engine they address, whatever requester ID the plan gives them (the master's for
 //!   the subservient engines' register writes, `docs/manager.md` §5). INITIALIZATIONs all go to the
 //!   tree's master, which replicates those of the engines below it down the tree (000 \[0106\]-\[0107\],
-//!   \[0157\]; `docs/cpu.md` §2). The CPU is
-//!   configured only through the register space's CPU window (`docs/registers.md` §CPU window): the
+//!   \[0157\]; `docs/blocks/cpu.md` §Messages). The CPU is
+//!   configured only through the register space's CPU window (`docs/blocks/register_space.md` §CPU window): the
 //!   fabric does not use the engines' `cpu_cfg_wr_*` back door;
 //! * its end-node steps tell the simulated end nodes which contexts they answer.
 //!
@@ -169,7 +169,7 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
 /// with their operands (`value(endpoint index)`).
 pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<(), SimError> {
     // Per engine: the union of its members over the contexts (the CPU has one PBV table per engine,
-    // docs/cpu.md §7) and its static entries.
+    // docs/blocks/cpu.md §Not built) and its static entries.
     let n = f.topo.switches.len();
     let mut table: Vec<Vec<u16>> = vec![vec![]; n];
     let mut statics = vec![0usize; n];
@@ -219,11 +219,11 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
 /// The built-in contexts ([`crate::setup::plan`], `scenario::two_masters`) as manager plans, one per
 /// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
-/// table per engine, shared by its contexts, `docs/cpu.md` §7; in first-use order, which is the
+/// table per engine, shared by its contexts, `docs/blocks/cpu.md` §Not built; in first-use order, which is the
 /// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
 /// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
 /// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
-/// START sets each subservient's upstream, `docs/cpu.md` §2). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
+/// START sets each subservient's upstream, `docs/blocks/cpu.md` §Messages). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
 /// barrier). End nodes are not in the plans ([`configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
@@ -252,7 +252,7 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
             plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
             slots[ec.switch] += 1;
-            // Not relayed by the master (unlike the manager's plans, docs/cpu.md §2): with two masters
+            // Not relayed by the master (unlike the manager's plans, docs/blocks/cpu.md §Messages): with two masters
             // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of
             // the second master's context were lost (not yet understood; docs/fabric.md §Limits).
             inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay: None });

@@ -12,7 +12,7 @@
 //!   switch's participants;
 //! * **monolithic** (Table 1 left column): the master engine serves every participant itself.
 //!
-//! PBV order is the emission order (the CPU emits in ascending PBV bit, `docs/cpu.md` §2): subservient
+//! PBV order is the emission order (the CPU emits in ascending PBV bit, `docs/blocks/cpu.md` §Messages): subservient
 //! engines come first, as in Table 5 (\[0176\]: PBV 0 = 0x0010, PBV 1 = 0x0020, then the nodes), so the
 //! far switches get the command before the local nodes.
 
@@ -56,7 +56,7 @@ pub struct EngineContext {
 pub struct ContextPlan {
     /// CC_ID (12 bits, \[0168\]).
     pub cc_id: u16,
-    /// Reduction opcode (0 barrier, 0x14 INT_SUM, `docs/reduction.md`).
+    /// Reduction opcode (0 barrier, 0x14 INT_SUM, `docs/blocks/reduce_unit.md`).
     pub operation: u8,
     /// Initial accumulator (the operation's identity).
     pub accumulator: u64,

@@ -76,7 +76,7 @@ pub fn control(cc_id: u16, command: u8, p_count: u16) -> CollectiveMessage {
 
 /// A participant's CONTRIBUTION with up to four 64-bit operands, carrying transaction ID `tid` (001: the
 /// TID of the START it answers; an engine answers one TID behind with "already completed" and drops
-/// any other, `docs/cpu.md` §2).
+/// any other, `docs/blocks/cpu.md` §Messages).
 pub fn contribution(cc_id: u16, p_id: u16, tid: u8, operation: u8, operands: Vec<u64>) -> CollectiveMessage {
     let fixed = DataFixed { operation, contributions: 1, n_operands: operands.len() as u16, ..Default::default() };
     let mut m = CollectiveMessage { header: header(4, cc_id, p_id), body: Body::Data { fixed, operands } };

@@ -52,7 +52,7 @@ fn skip_is_exact_when_timers_expire() {
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
         let ctx = setup::plan(&t, Arrangement::Distributed, 5, 0x14, 0, 0);
         inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
-        // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/registers.md §CPU window).
+        // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/blocks/register_space.md §CPU window).
         for s in 0..3 {
             for k in 0..4u16 {
                 f.write_register(0, 0, s, inswitch_model::register_space::offset::RED_TIMEOUT as u16 + 4 * k, 20);

@@ -97,7 +97,7 @@ fn fault_campaign_10000_reductions() {
     assert_eq!(r.reductions.len(), 10_000, "{ctx}");
     // 0 results reported as successful that differ from the reduction of all contributions. (A
     // CONTRIBUTION a subservient passes up keeps the P_ID of the subservient's PBV table; the master
-    // drops it as WRONG_SENDER, `docs/cpu.md` §2, instead of taking it for one of its own participants.)
+    // drops it as WRONG_SENDER, `docs/blocks/cpu.md` §Messages, instead of taking it for one of its own participants.)
     let wrong: Vec<_> = r.reductions.iter().filter(|x| matches!(x.outcome, Outcome::WrongSuccess | Outcome::Overcount)).collect();
     println!("wrong results: {}", wrong.len());
     assert!(wrong.is_empty(), "wrong results {:?}\n{ctx}", &wrong[..wrong.len().min(10)]);
@@ -179,7 +179,7 @@ fn root_results<'a>(f: &'a Fabric, c: &ContextPlan) -> Vec<&'a Delivery> {
 /// Seed 001's lost Exit: the COMPLETION that ends a participant's barrier is lost. The participant's
 /// retry timer sends its contribution again; its engine has moved to the next transaction (TID + 1), so
 /// the contribution is one TID behind and is answered "already completed" (COMPLETION code 4,
-/// `docs/cpu.md` §3): the participant advances. Without the retry it would wait for ever.
+/// `docs/blocks/cpu.md` §State machine): the participant advances. Without the retry it would wait for ever.
 #[test]
 fn a_lost_exit_is_recovered_through_the_tid() {
     let run = |retry: bool| {
@@ -386,7 +386,7 @@ fn a_subservient_that_missed_its_initialization_still_closes_its_round() {
 
 /// A STOP the master's CPU takes while its context's timer runs out (the teardown of a job whose
 /// round is still open) frees the descriptor with its `expired` flag set. The CPU ignores it (it handles
-/// only valid expired descriptors, `docs/cpu.md` §4); the fabric's quiescence test did not, so the
+/// only valid expired descriptors, `docs/blocks/cpu.md` §Timers); the fabric's quiescence test did not, so the
 /// engine was never set aside and `run_until_quiet` never returned (the campaign's teardown at seed 1
 /// hung that way). The STOP is swept over the cycles around the timer's expiry.
 #[test]

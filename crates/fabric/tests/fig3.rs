@@ -327,7 +327,7 @@ enum Seen {
     Msg { kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8 },
     /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count.
     /// P_ID: 0xFFFF for the destination engine, else the engine below it the INITIALIZATION is for
-    /// (relayed by the engines, `docs/cpu.md` §2).
+    /// (relayed by the engines, `docs/blocks/cpu.md` §Messages).
     Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write into an engine's window: requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
@@ -360,7 +360,7 @@ fn reg(engine: u16, off: u32) -> u64 {
 
 /// A PBV entry as the manager programs it ([0175]: entry i at byte offset 2i of the window, First BE 0011
 /// for an even entry and 1100 for an odd one; then its flags in PBV_FLAGS at 0x500, bit 0 valid and bit
-/// 1 switch, `docs/registers.md`).
+/// 1 switch, `docs/blocks/register_space.md`).
 fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [Seen; 2] {
     let (be, shift) = if index % 2 == 0 { (0x3, 0) } else { (0xC, 16) };
     let flags = 1 | u32::from(switch) << 1;
@@ -370,7 +370,7 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     ]
 }
 
-/// The CPU static entry of a TLP context in slot 0 (`docs/registers.md` CPU window: STATIC[0].WAIT at
+/// The CPU static entry of a TLP context in slot 0 (`docs/blocks/register_space.md` CPU window: STATIC[0].WAIT at
 /// 0x604, 0 for TLP, then STATIC[0].KEY at 0x600 = valid (31) | role (21:20, 1 master) | family 0 | key).
 fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 2] {
     [Seen::Write { from, addr: reg(engine, 0x604), be: 0xF, data: 0 }, Seen::Write { from, addr: reg(engine, 0x600), be: 0xF, data: 1 << 31 | u32::from(master) << 20 }]
@@ -423,7 +423,7 @@ fn fig8_ladder_on_fig3() {
     let cfg334 = [pbv_entry(e310, e334, 0, r340, false), pbv_entry(e310, e334, 1, r342, false), static_entry(e310, e334, false)].concat();
     // 815, 820.
     // 815, 820: 334's from the source to the master, naming 334, re-emitted by the master to 334 (000
-    // [0106], [0157], docs/cpu.md §2).
+    // [0106], [0157], docs/blocks/cpu.md §Messages).
     let init310 = Seen::Init { from: src, to: e310, cc: 0, pbv: 0b111, p_count: 3, pid: NO_PARTICIPANT };
     let init334_to_master = Seen::Init { from: src, to: e310, cc: 0, pbv: 0b11, p_count: 2, pid: e334 };
     let init334 = Seen::Init { from: e310, to: e334, cc: 0, pbv: 0b11, p_count: 2, pid: e334 };

@@ -5,7 +5,7 @@
 //!
 //! The expected sequences are written from the seed's text and from the documented decisions of
 //! `docs/manager.md` §5 (who sends what, PBV order: engines first, then end nodes in device-ID order, as
-//! Table 5) and `docs/cpu.md` §2 (what an engine emits); nothing is computed by the code under test.
+//! Table 5) and `docs/blocks/cpu.md` §Messages (what an engine emits); nothing is computed by the code under test.
 
 use inswitch_fabric::drive;
 use inswitch_fabric::manager::{JobSpec, Manager, NodeId, SwitchId};
@@ -37,7 +37,7 @@ enum Seen {
     Msg { kind: u8, from: u16, to: u16, cc: u16, pid: u16, code: u8 },
     /// INITIALIZATION: requester, destination, CC_ID, PBV, p_count, P_ID (0xFFFF: for the destination
     /// engine; else the engine below it the INITIALIZATION is for, which the engines relay it to,
-    /// `docs/cpu.md` §2).
+    /// `docs/blocks/cpu.md` §Messages).
     Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write (memory write into an engine's window): requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
@@ -137,7 +137,7 @@ fn pbv_write(from: u16, engine: u16, index: u32, dev: u16) -> Seen {
     }
 }
 
-/// The write of PBV entry `index`'s flags into the engine's PBV_FLAGS (`docs/registers.md`: 0x500, the
+/// The write of PBV entry `index`'s flags into the engine's PBV_FLAGS (`docs/blocks/register_space.md`: 0x500, the
 /// byte lanes of the PBV table's DW, bit 0 valid and bit 1 switch in each entry's half), which the
 /// register space forwards to the CPU's own table with the entry's device ID.
 fn pbv_flags(from: u16, engine: u16, index: u32, switch: bool) -> Seen {
@@ -155,7 +155,7 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     [pbv_write(from, engine, index, dev), pbv_flags(from, engine, index, switch)]
 }
 
-/// The CPU static entry `slot` of a TLP context `cc` (`docs/registers.md` CPU window: STATIC[s].WAIT at
+/// The CPU static entry `slot` of a TLP context `cc` (`docs/blocks/register_space.md` CPU window: STATIC[s].WAIT at
 /// 0x604 + 8s, 0 for TLP, then STATIC[s].KEY at 0x600 + 8s = valid (31) | role (21:20, 1 master) |
 /// family 0 | key; writing the key makes the context at the CPU).
 fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 2] {
@@ -196,9 +196,9 @@ fn fig7_all_reduce_placed_by_the_manager() {
 /// register writes ([0175], FIG. 4 packets are not used, `docs/manager.md` §9) sent by the source with the
 /// master's requester ID (`docs/manager.md` §5); the INITIALIZATION of 820 is the source's, sent to the
 /// master naming packet engine 334 in its P_ID, which the master's engine re-emits to 334 (000 [0106],
-/// [0157], `docs/cpu.md` §2); and the copies of 825-835 to the end nodes are the set-up command
+/// [0157], `docs/blocks/cpu.md` §Messages); and the copies of 825-835 to the end nodes are the set-up command
 /// (CONTROL CONTROL), which the engines replicate ([0184]-[0190], [0172]): an engine does not forward an
-/// INITIALIZATION (`docs/cpu.md` §2). The master also sends the satisfied message to its upstream (the
+/// INITIALIZATION (`docs/blocks/cpu.md` §Messages). The master also sends the satisfied message to its upstream (the
 /// source, P_ID 0xFFFF) after the participants' copies, so the source, a participant here, gets two.
 #[test]
 fn fig8_ladder_on_fig7() {
@@ -481,7 +481,7 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
     drive::apply(&mut f, &m, &removal, SOURCE, at, &value_of).unwrap();
     run(&mut f);
     let reset = |from, to, pid| msg(CONTROL, from, to, 0, pid, 5);
-    // Static entry 0 freed: STATIC[0].KEY written 0 (docs/registers.md CPU window).
+    // Static entry 0 freed: STATIC[0].KEY written 0 (docs/blocks/register_space.md CPU window).
     let clear = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC600, be: 0xF, data: 0 };
     // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream,
     // each followed by the clear of the engine's static entry (from the master for the subservient
@@ -557,7 +557,7 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, to_s1);
     assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
     // s1's new INITIALIZATION went from the source to the master s0, naming s1, and s0 → s2 → s1 as
-    // relayed by the engines: the last hop from s1's new parent s2 (000 [0106]-[0107], docs/cpu.md §2).
+    // relayed by the engines: the last hop from s1's new parent s2 (000 [0106]-[0107], docs/blocks/cpu.md §Messages).
     let s2_id = f.topo.switches[2].engine_id;
     assert!(via_s2.iter().any(|s| matches!(*s, Seen::Init { from, pid, .. } if from == s2_id && pid == s1_id)), "s1's new INITIALIZATION relayed by s2: {via_s2:?}");
     // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172], and

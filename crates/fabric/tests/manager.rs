@@ -83,7 +83,7 @@ fn fig7_plan_programs_tables_5_to_7() {
 
     // [0175]: 5 writes to 0x0000_C0yy, 3 to 0x0010_C0yy, 3 to 0x0020_C0yy; 2-byte writes at 0xC000 + 2i.
     // Each is followed by the entry's CPU flags (PBV_FLAGS, 0xC500 + 2i, the same byte lanes); each engine
-    // then gets its static entry, WAIT then KEY (0xC604, 0xC600: slot 0), docs/registers.md §CPU window.
+    // then gets its static entry, WAIT then KEY (0xC604, 0xC600: slot 0), docs/blocks/register_space.md §CPU window.
     let enc = frames_round_trip(&f.m, &f.plans[0]);
     let mut per_window: BTreeMap<u64, Vec<(u64, u8)>> = BTreeMap::new();
     for fr in &enc.frames {
@@ -120,7 +120,7 @@ fn fig7_plan_programs_tables_5_to_7() {
             assert_eq!(r.pbv(i), d, "switch {dev:#06x} PBV {i}");
         }
         assert_eq!(r.pbv(table.len()), 0);
-        // The CPU's words (valid, switch, ID) the register space holds for the CPU (docs/cpu.md §5).
+        // The CPU's words (valid, switch, ID) the register space holds for the CPU (docs/blocks/cpu.md §Ports).
         for (i, &d) in table.iter().enumerate() {
             let switch = dev == 0x0000 && i < 2;
             assert_eq!(r.cpu_pbv_word(i), inswitch_model::cpu::config::pbv_word(true, switch, d), "switch {dev:#06x} CPU PBV {i}");
@@ -168,7 +168,7 @@ fn fig7_frames_configure_the_cpu_models() {
             let msg = collective::from_vdm(&fr.tlp).unwrap();
             let Action::Initialize { engine, cc_id, pbv, p_count, op, upstream, tid, relay } = all.steps[fr.step].action else { panic!("not an init step") };
             // 720's own from the source; 725's and 730's from the source to 720, naming them (000
-            // [0106], [0157], docs/cpu.md §2).
+            // [0106], [0157], docs/blocks/cpu.md §Messages).
             let mut want = plan::init_message(cc_id, pbv, p_count, op, tid);
             if relay.is_some() {
                 want.header.p_id = t.switch(engine).device_id;

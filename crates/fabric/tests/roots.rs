@@ -1,5 +1,5 @@
 //! The manager's host steps executed by the fabric's TLP end nodes (`docs/fabric.md` §The manager
-//! drives the fabric, `docs/manager.md` §several roots, §pre-reduction): a job of several roots whose
+//! drives the fabric, `docs/manager.md` §3: several roots, node-level pre-reduction): a job of several roots whose
 //! target reduces the roots' end results (003 [0062]), and node-level pre-reduction, where a host's
 //! representative contributes the reduction of its host's participants (003 [0055]). The oracle is a
 //! plain wrapping sum of the participants' operands written in the test; nothing is computed by the

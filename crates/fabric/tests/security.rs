@@ -16,7 +16,7 @@ const QUIET: Ps = Ps::MAX / 4;
 
 /// Job A: source 0, participants 1, 2 (switch 0) and 5, 6 (switch 1), CC_ID 1. Job B: source 3,
 /// participants 4 and 7 (switch 1), CC_ID 2. Node 7 belongs to B only; it is in switch 1's PBV table
-/// (the table is shared by the engine's contexts, `docs/cpu.md` §7) but not in A's PBV.
+/// (the table is shared by the engine's contexts, `docs/blocks/cpu.md` §Not built) but not in A's PBV.
 fn two_jobs() -> (Fabric, ContextPlan, ContextPlan) {
     let t = Topology::flattened_butterfly(2, 4, LinkSpec::default()).unwrap();
     let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
@@ -89,7 +89,7 @@ fn a_foreign_node_cannot_change_another_jobs_result() {
 }
 
 /// The P_ID saves the engine the reverse lookup of the requester ([0169]), but it is trusted only for
-/// the device its PBV-table entry holds (`docs/cpu.md` §2, `WRONG_SENDER`): a foreign node that sends
+/// the device its PBV-table entry holds (`docs/blocks/cpu.md` §Messages, `WRONG_SENDER`): a foreign node that sends
 /// A's CC_ID with the P_ID of one of A's participants is dropped and counted, not accepted in its place.
 /// The same rule keeps a CONTRIBUTION passed up by a subservient (it keeps the P_ID of the subservient's
 /// table) from being taken at the master for another participant (the fault campaign's former wrong
@@ -112,10 +112,10 @@ fn a_spoofed_participant_id_is_rejected() {
     assert_eq!(f.log.iter().filter(|d| d.to == rogue_id && d.kind == 8).count(), 0);
 }
 
-/// The register map locked to A's source (CTRL.lock, MASTER_ID, `docs/registers.md`): writes from B's
+/// The register map locked to A's source (CTRL.lock, MASTER_ID, `docs/blocks/register_space.md`): writes from B's
 /// node are rejected and counted (counter 0), the configuration is unchanged, and the owner can still
-/// write. The CPU's tables (static entries, PBV copy) have no register window at all: no frame can
-/// reach them (`docs/blocks/packet_engine.md` §Not yet).
+/// write. The CPU's tables (static entries, PBV copy) are written only through the register space's
+/// CPU window (`docs/blocks/register_space.md` §CPU window), so the same lock guards them.
 #[test]
 fn a_foreign_node_cannot_reconfigure_an_engine_it_does_not_own() {
     let (mut f, a, _b) = two_jobs();

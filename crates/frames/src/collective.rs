@@ -23,7 +23,7 @@
 //! NP = non-posted (a response or completion is expected, \[0097\]); EM = error mark (partial result sent
 //! after a timeout, \[0242\]); RT = retransmission (\[0117\]); TID = the 2-bit transaction ID of seed 001
 //! (compared modulo 4: a message one TID behind its context comes from a member that missed the Exit and is
-//! answered "already completed", docs/cpu.md §3). The body depends on the kind (see each
+//! answered "already completed", docs/blocks/cpu.md §State machine). The body depends on the kind (see each
 //! `*Body` type); the message is zero-padded to a multiple of 4 bytes.
 
 use deku::prelude::*;
@@ -151,9 +151,9 @@ enum_with_unknown! {
         BarrierSatisfied = completion::BARRIER_SATISFIED,
         /// Final result of a reduction.
         Result = completion::RESULT,
-        /// Answer to a child one transaction behind: the collective already completed (001; `docs/cpu.md` §2).
+        /// Answer to a child one transaction behind: the collective already completed (001; `docs/blocks/cpu.md` §Messages).
         AlreadyCompleted = completion::ALREADY_COMPLETED,
-        /// Acknowledgement of a non-posted initialization or control message (000 \[0097\]; `docs/cpu.md` §2).
+        /// Acknowledgement of a non-posted initialization or control message (000 \[0097\]; `docs/blocks/cpu.md` §Messages).
         Acknowledged = completion::ACKNOWLEDGED,
     }
 }
@@ -173,7 +173,7 @@ enum_with_unknown! {
         OpMismatch = reason::OP_MISMATCH,
         /// Malformed message.
         Malformed = reason::MALFORMED,
-        /// A retry request named a context for which nothing is kept to resend (`docs/cpu.md` §2).
+        /// A retry request named a context for which nothing is kept to resend (`docs/blocks/cpu.md` §Messages).
         NothingToResend = reason::NOTHING_TO_RESEND,
     }
 }

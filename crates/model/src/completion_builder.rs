@@ -10,7 +10,7 @@
 //! * `s_rsp_*`, the register space's responses: a read answered OK becomes a CplD with the read data
 //!   (Successful Completion); a read to an unmapped offset a Cpl with status Unsupported Request; a read
 //!   the register space rejected a Cpl with status Completer Abort; a write (a posted MWr) nothing;
-//! * `s_ur_*`, non-posted requests the input checker dropped (`docs/blocks/input_checker.md` §Outcomes):
+//! * `s_ur_*`, non-posted requests the input checker dropped (`docs/blocks/input_checker.md` §Unsupported Requests):
 //!   a Cpl (CplLk for a locked read) with status Unsupported Request.
 //!
 //! Completer ID = `cfg_engine_id`; Requester ID, Tag (10 bits), TC and Attr from the request; Byte Count
@@ -37,7 +37,7 @@ pub const CPLD_FRAME_BYTES: usize = CPL_FRAME_BYTES + DATA_BYTES;
 /// Sequence numbers are 12 bits.
 pub const SEQ_MASK: u16 = 0xFFF;
 
-/// Register-space response status (`docs/registers.md`): OK.
+/// Register-space response status (`docs/blocks/register_space.md`): OK.
 const RSP_OK: u8 = 0;
 /// Register-space response status: unmapped offset / read-only register.
 const RSP_UNMAPPED: u8 = 2;

@@ -151,7 +151,7 @@ ports! {
         pub cpu_stat_family: bool,
         /// CPU event context.
         pub cpu_stat_ctx: u16,
-        /// CPU FAILURE status register: a Failure flag (001) was set since reset (`docs/cpu.md` §5).
+        /// CPU FAILURE status register: a Failure flag (001) was set since reset (`docs/blocks/cpu.md` §Ports).
         pub cpu_fail_valid: bool,
         /// CPU FAILURE status: family of the last failed context.
         pub cpu_fail_family: bool,
@@ -361,7 +361,7 @@ impl PacketEngine {
     }
 
     /// The register space's write to the CPU in the last [`Block::step`] (`(word address, value)`), if it
-    /// wrote one: the post-reset copy or a register write into the CPU window (`docs/registers.md` §CPU
+    /// wrote one: the post-reset copy or a register write into the CPU window (`docs/blocks/register_space.md` §CPU
     /// window).
     pub fn cpu_bridge_write(&self) -> Option<(u16, u32)> {
         self.bridge_write

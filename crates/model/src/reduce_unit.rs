@@ -1,5 +1,5 @@
 //! Cycle-level model of `rtl/reduce_unit.v`, the pipelined reduction unit: one operand pair accepted
-//! every cycle (no backpressure), result [`LATENCY`] rising edges later. See `docs/reduction.md` §RTL.
+//! every cycle (no backpressure), result [`LATENCY`] rising edges later. See `docs/blocks/reduce_unit.md` §Timing.
 //!
 //! ```text
 //!  edge k:   in_valid=1, a_*, b_*, cfg_mode sampled        (stage 1: unpack, align; other operators)

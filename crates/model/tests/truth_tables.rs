@@ -127,7 +127,7 @@ fn the_models_result_codes_and_priority_are_libfabrics() {
 fn the_models_timer_rule_is_the_seeds() {
     // 002 (80): "24-bit values ... in units of 1024 clock cycles".
     assert_eq!(CpuParams::default().tick_cycles, 1024);
-    // docs/cpu.md §4: a timer of T ticks expires on its max(T, 1)-th tick.
+    // docs/blocks/cpu.md §Timers: a timer of T ticks expires on its max(T, 1)-th tick.
     for (t, ticks) in [(0u32, 1u64), (1, 1), (2, 2), (3, 3), (0xff_ffff, 0xff_ffff)] {
         assert_eq!(TIMER_RULE.ticks_to_expire(t), ticks, "T = {t}");
     }

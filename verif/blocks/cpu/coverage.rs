@@ -101,9 +101,9 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 /// Cross coverage of the CPU's decisions (issue 13 point 4): event x role x family. The event names are
-/// docs/cpu.md's, numbered 1-40 as `stat_event` carries them (written out here; a unit test reads them
+/// docs/blocks/cpu.md's, numbered 1-40 as `stat_event` carries them (written out here; a unit test reads them
 /// back from `rtl/cpu.v`'s `EV_*`); the role is the one the context's static entry was configured with
-/// (docs/cpu.md §5 static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
+/// (docs/blocks/cpu.md §Ports static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
 /// entry has the event's family and key; the family is `stat_family`.
 pub mod event_cross {
     use crate::cross::{Axis, Cross};
@@ -126,38 +126,38 @@ pub mod event_cross {
     /// The axes.
     pub const AXES: [Axis; 3] = [("event", EVENTS), ("role", ROLES), ("family", FAMILIES)];
 
-    /// Events of the TLP table of docs/cpu.md §3 and the TLP rows of §4 only.
+    /// Events of the TLP table of docs/blocks/cpu.md §State machine and the TLP rows of §4 only.
     const TLP_ONLY: &[&str] = &[
         "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
         "CTRL_BAD", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID", "BAD_TID",
         "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND",
         "RETRY_NONE", "WRONG_SENDER", "INIT_RELAY",
     ];
-    /// Events of the Portals table of docs/cpu.md §3 and the Portals rows of §4 only.
+    /// Events of the Portals table of docs/blocks/cpu.md §State machine and the Portals rows of §4 only.
     const PORTALS_ONLY: &[&str] =
         &["ARM", "REARM", "ARM_NO_DESC", "BAD_SEQNO_ARM", "DROP_VNI", "DROP_COOKIE", "DROP_SEQNO", "STALE_ARM", "TIMEOUT_EMPTY"];
     /// Events of the RESPONSE a TLP SUBSERVIENT holds in Full (§3 RETRY, §4 RETRY rows) and of the
     /// parent's COMPLETION (a MASTER drops it as BAD_KIND).
     const SUBSERVIENT_ONLY: &[&str] = &["RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "COMPLETION_DOWN"];
 
-    /// Why a combination cannot happen (docs/cpu.md §3-§4), or `None`.
+    /// Why a combination cannot happen (docs/blocks/cpu.md §State machine, §Timers), or `None`.
     pub fn unreachable(idx: &[usize]) -> Option<&'static str> {
         let (event, role, family) = (EVENTS[idx[0]], ROLES[idx[1]], FAMILIES[idx[2]]);
         if family == "portals" && TLP_ONLY.contains(&event) {
-            return Some("an event of the TLP family only (docs/cpu.md §3 TLP table, §4 TLP rows)");
+            return Some("an event of the TLP family only (docs/blocks/cpu.md §State machine TLP table, §4 TLP rows)");
         }
         if family == "tlp" && PORTALS_ONLY.contains(&event) {
-            return Some("an event of the Portals family only (docs/cpu.md §3 Portals table, §4 Portals rows)");
+            return Some("an event of the Portals family only (docs/blocks/cpu.md §Messages (Portals family), §Timers (Portals rows))");
         }
         match (event, role, family) {
             // Without a static entry only these: the drop of an unknown context, the drop of a kind
             // nobody handles, and a Portals contribution passed up (no live descriptor, 002 (59)).
             ("DROP_UNKNOWN" | "BAD_KIND", "no_context", _) | ("PASS_UP", "no_context", "portals") => None,
-            (_, "no_context", _) => Some("needs a static entry for the context (docs/cpu.md §3: no static entry is DROP_UNKNOWN or BAD_KIND)"),
-            ("DROP_UNKNOWN", _, "portals") => Some("a Portals DROP_UNKNOWN is an ARM with no static entry (docs/cpu.md §3 Portals table)"),
-            (e, "master", _) if SUBSERVIENT_ONLY.contains(&e) => Some("a MASTER holds no RESPONSE and has no parent (docs/cpu.md §3, §4)"),
-            ("TIMEOUT_MASTER", "subservient", _) => Some("the TLP MASTER's expiry (docs/cpu.md §4)"),
-            ("TIMEOUT_PARTIAL", "master", "tlp") => Some("a TLP MASTER's expiry is TIMEOUT_MASTER (docs/cpu.md §4)"),
+            (_, "no_context", _) => Some("needs a static entry for the context (docs/blocks/cpu.md §State machine: no static entry is DROP_UNKNOWN or BAD_KIND)"),
+            ("DROP_UNKNOWN", _, "portals") => Some("a Portals DROP_UNKNOWN is an ARM with no static entry (docs/blocks/cpu.md §Messages (Portals family))"),
+            (e, "master", _) if SUBSERVIENT_ONLY.contains(&e) => Some("a MASTER holds no RESPONSE and has no parent (docs/blocks/cpu.md §State machine, §Timers)"),
+            ("TIMEOUT_MASTER", "subservient", _) => Some("the TLP MASTER's expiry (docs/blocks/cpu.md §Timers)"),
+            ("TIMEOUT_PARTIAL", "master", "tlp") => Some("a TLP MASTER's expiry is TIMEOUT_MASTER (docs/blocks/cpu.md §Timers)"),
             _ => None,
         }
     }

@@ -12,17 +12,17 @@
 //! a random delay, or never: retries); Portals trees with up to three concurrent reductions armed and re-armed, contributions with
 //! wrong VNI / cookie / seqno, opcode mismatches, partial counts, late frames, more contexts than
 //! descriptors; unknown contexts and kinds; idle gaps and output backpressure in phases. Configuration is
-//! written only in the window after a reset (docs/cpu.md §5).
+//! written only in the window after a reset (docs/blocks/cpu.md §Ports).
 //!
-//! Scoreboard: [`Reference`], a transaction-level statement of docs/cpu.md written independently of the
+//! Scoreboard: [`Reference`], a transaction-level statement of docs/blocks/cpu.md written independently of the
 //! cycle model. For every accepted message it predicts the event(s) on `stat_*` and every outgoing
 //! message, field by field, in order; results are the fold (the model's arithmetic on the literal tables
 //! of `crate::sources`) of exactly the contributions it accepted
-//! (never an incremental accumulator). Timers (docs/cpu.md §4 "Exact expiry"): the reference computes
+//! (never an incremental accumulator). Timers (docs/blocks/cpu.md §Timers "Exact expiry"): the reference computes
 //! each running timer's expiry cycle from its load, the cycle it started and the tick counter (ticks
 //! every `TICK_CYCLES` from the last reset), not from the model; an expiry reported one cycle before the
 //! sequencer could take it fails, a CPU still ready for messages on or after the expiry cycle fails (the
-//! expiry is late). The sequencer is timed by docs/cpu.md §6 "Sequencer timing" from what the ports
+//! expiry is late). The sequencer is timed by docs/blocks/cpu.md §Sequencer timing from what the ports
 //! show ([`Seq`]: each decision's hold, its EMIT list worked through on the observed output stalls), so
 //! every expiry is taken on the documented idle cycle and must be reported exactly two cycles later,
 //! whatever held the sequencer (a drop, a combine, an emission, another expiry); the CPU ready while the

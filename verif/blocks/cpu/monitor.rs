@@ -72,10 +72,10 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                     }
                 }
                 None if expiry => {
-                    // docs/cpu.md §4, §6: reported exactly two cycles after the documented sequencer took it.
+                    // docs/blocks/cpu.md §Timers, §Timing: reported exactly two cycles after the documented sequencer took it.
                     if self.rf.seq != Seq::Expire(cycle) {
                         return Err(format!(
-                            "{name} of context {:#06x} reported at cycle {cycle}, but the documented sequencer (docs/cpu.md §4, §6) has taken no expiry to report on this cycle ({}, {:?}): the expiry is early",
+                            "{name} of context {:#06x} reported at cycle {cycle}, but the documented sequencer (docs/blocks/cpu.md §Timers, §Timing) has taken no expiry to report on this cycle ({}, {:?}): the expiry is early",
                             o.stat_ctx, self.rf.seq_why, self.rf.seq
                         ));
                     }
@@ -118,10 +118,10 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
                 Some(_) => {}
                 None => {
                     let want = self.rf.outs.pop_front().ok_or_else(|| format!("unexpected message out: {}", Self::describe(&m)))?;
-                    // docs/cpu.md §6: EMIT writes it into the output register the cycle before.
+                    // docs/blocks/cpu.md §Timing: EMIT writes it into the output register the cycle before.
                     if self.wrote != Some(cycle - 1) {
                         return Err(format!(
-                            "message out at cycle {cycle}, but the documented sequencer (docs/cpu.md §6) wrote none on cycle {} (last at {:?}, {:?})",
+                            "message out at cycle {cycle}, but the documented sequencer (docs/blocks/cpu.md §Timing) wrote none on cycle {} (last at {:?}, {:?})",
                             cycle - 1,
                             self.wrote,
                             self.rf.seq
@@ -156,7 +156,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         } else if self.held.is_some() {
             return Err("m_msg_valid fell before the message was taken".to_string());
         }
-        // 2b. Exact timers (docs/cpu.md §4 "Exact expiry"): from the cycle a running timer's expiry is
+        // 2b. Exact timers (docs/blocks/cpu.md §Timers "Exact expiry"): from the cycle a running timer's expiry is
         // pending, the CPU may not be ready (an expiry blocks new messages); if the sequencer is seen
         // idle the cycle before, it takes the expiry at once and reports it two cycles later.
         let was_idle = self.rf.seq == Seq::Idle;

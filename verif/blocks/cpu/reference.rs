@@ -1,4 +1,4 @@
-//! The CPU's transaction-level reference of docs/cpu.md: its state, the configuration it reads from the
+//! The CPU's transaction-level reference of docs/blocks/cpu.md: its state, the configuration it reads from the
 //! writes, and what every accepted message does (independent of the cycle model).
 
 use super::*;
@@ -41,7 +41,7 @@ pub(super) struct RDesc {
     pub(super) stalls_after: u64,
 }
 
-/// A static entry of the reference, as the configuration writes set it (docs/cpu.md §5).
+/// A static entry of the reference, as the configuration writes set it (docs/blocks/cpu.md §Ports).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct RStatic {
     pub(super) valid: bool,
@@ -60,7 +60,7 @@ pub(super) struct RStatic {
     pub(super) tid: u8,
 }
 
-/// Where a decision leaves the sequencer, in cycles from its base (docs/cpu.md §6): idle from that
+/// Where a decision leaves the sequencer, in cycles from its base (docs/blocks/cpu.md §Timing): idle from that
 /// cycle, or in EMIT from that cycle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Hold {
@@ -68,7 +68,7 @@ pub(super) enum Hold {
     Emit(u64),
 }
 
-/// The sequencer of docs/cpu.md §6 as the scoreboard times it.
+/// The sequencer of docs/blocks/cpu.md §Timing as the scoreboard times it.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Seq {
     Idle,
@@ -87,7 +87,7 @@ pub(super) struct Expected {
     pub(super) starts_timer: Option<(bool, u16)>,
 }
 
-/// The transaction-level reference of docs/cpu.md (independent of the cycle model).
+/// The transaction-level reference of docs/blocks/cpu.md (independent of the cycle model).
 pub struct Reference {
     pub(super) p: CpuParams,
     pbv_valid: [bool; 128],
@@ -106,7 +106,7 @@ pub struct Reference {
     pub(super) cov: Coverage,
     /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
     pub(super) last_reset: u64,
-    /// The sequencer as docs/cpu.md §6 times it from the observed events (never from the model).
+    /// The sequencer as docs/blocks/cpu.md §Timing times it from the observed events (never from the model).
     pub(super) seq: Seq,
     /// The EMIT list of the decision in progress, in order: `true` a message, `false` a PBV bit whose
     /// table entry is invalid (skipped in one cycle).
@@ -125,7 +125,7 @@ pub struct Reference {
     /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
     /// event shows on `stat_*`.
     pub(super) fail_marks: VecDeque<(bool, u16)>,
-    /// The FAILURE status register as docs/cpu.md §5 states it: (valid, family, ctx, count).
+    /// The FAILURE status register as docs/blocks/cpu.md §Ports states it: (valid, family, ctx, count).
     pub(super) fail: (bool, bool, u16, u8),
 }
 
@@ -178,7 +178,7 @@ impl Reference {
         }
     }
 
-    /// docs/cpu.md §4 "Exact expiry", computed from the tick length and the cycles since the reset,
+    /// docs/blocks/cpu.md §Timers "Exact expiry", computed from the tick length and the cycles since the reset,
     /// not from the model: ticks come at cycles `R + n * TICK_CYCLES` (n >= 1, R the last reset); a
     /// timer of `load` ticks running from cycle `from` expires on the `max(load, 1)`-th tick at or after
     /// `from` (002 (80): timeouts are counts of ticks); the returned cycle, one after that tick, is the
@@ -197,7 +197,7 @@ impl Reference {
         self.cov = cov;
     }
 
-    /// A configuration write of `d` at CPU address `a` (docs/cpu.md §5).
+    /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
     pub(super) fn write(&mut self, a: u16, d: u32) {
         let a = a & 0xfff;
         match a {
@@ -274,7 +274,7 @@ impl Reference {
         self.out_timed(msg, None);
     }
 
-    /// An outgoing message, one EMIT item (docs/cpu.md §6).
+    /// An outgoing message, one EMIT item (docs/blocks/cpu.md §Timing).
     pub(super) fn out_timed(&mut self, msg: CollectiveMsg, starts_timer: Option<(bool, u16)>) {
         self.outs.push_back(Expected { msg, starts_timer });
         self.items.push_back(true);
@@ -346,7 +346,7 @@ impl Reference {
             if bit(pbv, b) && self.pbv_valid[b] {
                 self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), pid: b as u16, ..tmpl });
             } else if bit(pbv, b) {
-                // docs/cpu.md §6: a PBV bit whose table entry is invalid is skipped in one cycle.
+                // docs/blocks/cpu.md §Timing: a PBV bit whose table entry is invalid is skipped in one cycle.
                 self.items.push_back(false);
             }
         }
@@ -371,7 +371,7 @@ impl Reference {
     }
 
     /// A non-posted INITIALIZATION / CONTROL that was acted on is acknowledged to its sender
-    /// (docs/cpu.md §2, COMPLETION code 5), after any replicated copies.
+    /// (docs/blocks/cpu.md §Messages, COMPLETION code 5), after any replicated copies.
     fn acknowledge(&mut self, m: &CollectiveMsg, counter: &'static str) {
         if !m.posted {
             let r = self.reply(m, Kind::COMPLETION, completion::ACKNOWLEDGED);
@@ -413,7 +413,7 @@ impl Reference {
         let live = self.find_live(false, key);
         match m.kind {
             Kind::INITIALIZATION if m.pid != NO_PARTICIPANT && m.pid != self.engine_id => {
-                // docs/cpu.md §2: an INITIALIZATION for another engine (P_ID = its device ID) is
+                // docs/blocks/cpu.md §Messages: an INITIALIZATION for another engine (P_ID = its device ID) is
                 // relayed down (000 [0106]-[0107], [0157]): to the target if it is a switch
                 // participant of the stored context, else to every switch participant of it; the
                 // copies keep the P_ID; nothing is stored; acknowledged if non-posted.
@@ -427,7 +427,7 @@ impl Reference {
                     _ => (s.pbv & switches, "init_relay_flood"),
                 };
                 self.cov.bump(how);
-                // docs/cpu.md §6 "Sequencer timing": EMIT from A + 3 like CONTROL's copies, the list
+                // docs/blocks/cpu.md §Sequencer timing: EMIT from A + 3 like CONTROL's copies, the list
                 // (its PBV bits in ascending order, an invalid entry skipped in one cycle, then the
                 // acknowledgement if non-posted) possibly empty.
                 self.hold = Some(Hold::Emit(EXEC_DONE));
@@ -518,13 +518,13 @@ impl Reference {
                         event::CTRL_RESET
                     }
                 };
-                // docs/cpu.md §6: a command on a stored context, or a non-posted one, goes to EMIT (its
+                // docs/blocks/cpu.md §Timing: a command on a stored context, or a non-posted one, goes to EMIT (its
                     // copies, then its acknowledgement) even when there is nothing to send.
                 if s.stored || !m.posted {
                     self.hold = Some(Hold::Emit(EXEC_DONE));
                 }
                 if s.stored {
-                    // The copies carry the context's TID (docs/cpu.md §2), the acknowledgement m's.
+                    // The copies carry the context's TID (docs/blocks/cpu.md §Messages), the acknowledgement m's.
                     let t = CollectiveMsg { src: u32::from(self.engine_id), tid: s.tid, ..*m };
                     if s.tid != m.tid && (0..128).any(|b| bit(s.pbv, b) && self.pbv_valid[b]) {
                         self.cov.bump("control_copies_retagged");
@@ -598,7 +598,7 @@ impl Reference {
                 }
                 let done = dd.pbv == 0 && dd.pcount == 0;
                 self.cov.op(m.op);
-                // docs/cpu.md §6: ISSUE, REDUCE, CHECK, then idle unless it completes.
+                // docs/blocks/cpu.md §Timing: ISSUE, REDUCE, CHECK, then idle unless it completes.
                 self.hold = Some(Hold::Idle(CHECK_AFTER_COMBINE + 1));
                 if done {
                     self.complete(k, cycle);
@@ -607,7 +607,7 @@ impl Reference {
             }
             Kind::COMPLETION => {
                 let Some(k) = live else { return event::DROP_UNKNOWN };
-                // docs/cpu.md §2: an acknowledgement (code 5) is not the parent's result.
+                // docs/blocks/cpu.md §Messages: an acknowledgement (code 5) is not the parent's result.
                 if self.live[k].role == role::MASTER || m.code == completion::ACKNOWLEDGED {
                     if m.code == completion::ACKNOWLEDGED && m.tid == s.tid && self.live[k].role != role::MASTER {
                         self.cov.bump("ack_is_not_a_result");
@@ -617,7 +617,7 @@ impl Reference {
                 if m.tid != s.tid {
                     return event::BAD_TID;
                 }
-                // docs/cpu.md §6: RATCHET from EXEC, one step per cycle to Exiting, then EMIT.
+                // docs/blocks/cpu.md §Timing: RATCHET from EXEC, one step per cycle to Exiting, then EMIT.
                 self.hold = Some(Hold::Emit(EXEC_DONE + u64::from(3 - self.live[k].state) + 1));
                 self.ratchet(k, 3);
                 let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
@@ -640,7 +640,7 @@ impl Reference {
                 event::FAILURE_UP
             }
             Kind::RETRY => {
-                // docs/cpu.md §2: the parent asks again for the RESPONSE a subservient holds in Full;
+                // docs/blocks/cpu.md §Messages: the parent asks again for the RESPONSE a subservient holds in Full;
                 // anything else is answered FAILURE NothingToResend.
                 if !s.stored && live.is_none() {
                     return event::DROP_UNKNOWN;
@@ -705,7 +705,7 @@ impl Reference {
                     stalls_after: 0,
                 };
                 if let Some(k) = live {
-                    // 002 (71), docs/cpu.md §2: only a newer seqno (forward distance 1..=511 modulo
+                    // 002 (71), docs/blocks/cpu.md §Messages: only a newer seqno (forward distance 1..=511 modulo
                     // 1023) re-arms; a duplicated or older arm leaves the reduction running.
                     let ahead = (m.seqno + 1023 - self.live[k].seqno) % 1023;
                     if !(1..=511).contains(&ahead) {
@@ -745,7 +745,7 @@ impl Reference {
                     self.cov.transition(0);
                 }
                 self.cov.op(m.op);
-                // docs/cpu.md §6: the first contribution is stored (CHECK next), later ones combined.
+                // docs/blocks/cpu.md §Timing: the first contribution is stored (CHECK next), later ones combined.
                 let check = if self.live[k].accepted.len() == 1 { CHECK_AFTER_STORE } else { CHECK_AFTER_COMBINE };
                 self.hold = Some(Hold::Idle(check + 1));
                 if self.live[k].count >= self.live[k].wait {

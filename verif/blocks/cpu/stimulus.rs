@@ -10,7 +10,7 @@ const RESET_CYCLES: u64 = 3;
 const EPISODE_CYCLES: (u64, u64) = (20_000, 120_000);
 /// The simulated source node / parent of every TLP context (000 [0097]'s upstream requester).
 const SOURCE_ID: u16 = 0x0F0F;
-/// Opcodes the contexts use (docs/reduction.md), an undefined one included.
+/// Opcodes the contexts use (docs/blocks/reduce_unit.md), an undefined one included.
 const OPS: [u8; 14] = [0x00, 0x01, 0x03, 0x10, 0x11, 0x12, 0x14, 0x22, 0x24, 0x26, 0x28, 0x2e, 0x30, 0x3f];
 
 /// One reduction of a Portals tree, as the stimulus sees it.
@@ -366,7 +366,7 @@ impl CpuStimulus {
         m
     }
 
-    /// An INITIALIZATION for another engine (P_ID = a device ID, docs/cpu.md §2): mostly a switch
+    /// An INITIALIZATION for another engine (P_ID = a device ID, docs/blocks/cpu.md §Messages): mostly a switch
     /// participant of the context, else another table device or any ID; the world is unchanged.
     fn relayed_init(&mut self, mut m: CollectiveMsg, w: &World) -> CollectiveMsg {
         let switches: Vec<usize> = w.participants.iter().copied().filter(|&p| self.switch_of(p)).collect();
@@ -429,7 +429,7 @@ impl CpuStimulus {
             m.op = w.op;
             m.data = c.rt_data;
             m.dmu_id = self.r.random();
-            // Its own device ID as P_ID is the engine's own INITIALIZATION too (docs/cpu.md §2).
+            // Its own device ID as P_ID is the engine's own INITIALIZATION too (docs/blocks/cpu.md §Messages).
             if self.r.random_bool(0.2) {
                 m.pid = self.engine_id;
             }
@@ -455,7 +455,7 @@ impl CpuStimulus {
             };
             m.posted = self.r.random_bool(0.7);
             // The sender's TID is not the context's: the copies take the context's, the
-            // acknowledgement the sender's (docs/cpu.md §2).
+            // acknowledgement the sender's (docs/blocks/cpu.md §Messages).
             if self.r.random_bool(0.3) {
                 m.tid = self.r.random_range(0..4);
             }
@@ -508,7 +508,7 @@ impl CpuStimulus {
         m.pid = if self.r.random_bool(0.7) { p as u16 } else { NO_PARTICIPANT };
         if fresh.is_none() && self.r.random_bool(0.15) {
             // A valid P_ID from the wrong sender: a child passing a late frame up keeps its own P_ID,
-            // a spoofer picks one (docs/cpu.md §2, WRONG_SENDER).
+            // a spoofer picks one (docs/blocks/cpu.md §Messages, WRONG_SENDER).
             m.pid = p as u16;
             let other = self.table[self.r.random_range(0..self.table.len())].0;
             m.src = u32::from(self.dev_of(other));

@@ -1,5 +1,5 @@
 //! The reference's ends of rounds (ratchet, completion, next round, expiry) and its timing of the
-//! sequencer and the timers (docs/cpu.md §4 "Exact expiry", §6 "Sequencer timing").
+//! sequencer and the timers (docs/blocks/cpu.md §Timers "Exact expiry", §6 "Sequencer timing").
 
 use super::*;
 
@@ -7,7 +7,7 @@ use super::*;
 /// one cycle per PBV bit (128) and the single message, a few cycles of decision.
 const OVERDUE_PER_EVENT: u64 = 150;
 
-/// docs/cpu.md §6 "Sequencer timing", in cycles after a message is accepted: the decision of EXEC
+/// docs/blocks/cpu.md §Sequencer timing, in cycles after a message is accepted: the decision of EXEC
 /// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle).
 pub(super) const EXEC_DONE: u64 = 3;
 /// The CHECK cycle of a first Portals contribution, stored without combining.
@@ -87,10 +87,10 @@ impl Reference {
         }
     }
 
-    /// The round of live descriptor `k` is complete (docs/cpu.md §2 "Completion").
+    /// The round of live descriptor `k` is complete (docs/blocks/cpu.md §Messages "Completion").
     pub(super) fn complete(&mut self, k: usize, _cycle: u64) {
         let d = self.live[k].clone();
-        // docs/cpu.md §6: CHECK steps Filling -> Full itself; RATCHET then steps to Exiting (one step)
+        // docs/blocks/cpu.md §Timing: CHECK steps Filling -> Full itself; RATCHET then steps to Exiting (one step)
         // but for a TLP subservient, which stays Full (none), and takes one more cycle to see the target.
         let steps = u64::from(d.portals || d.role == role::MASTER);
         if let Some(Hold::Idle(after_check)) = self.hold {
@@ -190,7 +190,7 @@ impl Reference {
             None => return Err(format!("context {key:#06x} expired ({}) but its timer does not run in its state", event::name(observed))),
         }
         self.live[k].run_from = None;
-        // docs/cpu.md §6: the report comes with the first RATCHET cycle; one step per cycle to the
+        // docs/blocks/cpu.md §Timing: the report comes with the first RATCHET cycle; one step per cycle to the
         // action's target (Portals and a master: Exiting; a TLP subservient: Full), one more, EMIT.
         let target = if portals || d.role == role::MASTER || (d.state == 2 && d.attempts >= self.retry_limit) { 3 } else { 2 };
         self.hold = Some(Hold::Emit(u64::from(target.max(d.state) - d.state) + 1));
@@ -286,7 +286,7 @@ impl Reference {
             let pending = self.expiry_pending(from, d.load);
             if ready && cycle >= pending {
                 return Some(format!(
-                    "context {:#06x} (portals {}): its timer of {} ticks from cycle {from} expired on the tick before cycle {pending} (docs/cpu.md §4), but the CPU is still ready for messages at cycle {cycle}: the expiry is late",
+                    "context {:#06x} (portals {}): its timer of {} ticks from cycle {from} expired on the tick before cycle {pending} (docs/blocks/cpu.md §Timers), but the CPU is still ready for messages at cycle {cycle}: the expiry is late",
                     d.key, d.portals, d.load
                 ));
             }
@@ -295,7 +295,7 @@ impl Reference {
     }
 
     /// The decision just made at `base` (a message accepted, or an expiry reported) holds the
-    /// sequencer as docs/cpu.md §6 "Sequencer timing" states: its EMIT list is `items`, `hold` says
+    /// sequencer as docs/blocks/cpu.md §Sequencer timing states: its EMIT list is `items`, `hold` says
     /// where the paths other than a decision in EXEC (a drop, or EMIT of one reply) leave it.
     pub(super) fn plan(&mut self, base: u64, why: &'static str) {
         let items = std::mem::take(&mut self.items);
@@ -315,7 +315,7 @@ impl Reference {
         };
     }
 
-    /// One cycle of the documented sequencer (docs/cpu.md §6), with `out_free` = the output register
+    /// One cycle of the documented sequencer (docs/blocks/cpu.md §Timing), with `out_free` = the output register
     /// empty or taken on this cycle (`!m_msg_valid || m_msg_ready`). Returns whether EMIT wrote a
     /// message into the output register on this cycle (it must appear on `m_msg` on the next one).
     pub(super) fn seq_step(&mut self, cycle: u64, out_free: bool) -> bool {
@@ -349,13 +349,13 @@ impl Reference {
     }
 
     /// The documented sequencer is idle at `cycle`: it takes the first pending expiry, to be reported
-    /// two cycles later (docs/cpu.md §4); `ready` is the CPU's `s_msg_ready`. Returns an error if the CPU
+    /// two cycles later (docs/blocks/cpu.md §Timers); `ready` is the CPU's `s_msg_ready`. Returns an error if the CPU
     /// is ready with a busy documented sequencer.
     pub(super) fn seq_take(&mut self, cycle: u64, ready: bool, was_idle: bool) -> Result<(), String> {
         if self.seq != Seq::Idle {
             if ready {
                 return Err(format!(
-                    "the CPU is ready for messages at cycle {cycle}, but the sequencer is busy ({}, {:?}) by the timing of docs/cpu.md §6: the sequencer is early",
+                    "the CPU is ready for messages at cycle {cycle}, but the sequencer is busy ({}, {:?}) by the timing of docs/blocks/cpu.md §Timing: the sequencer is early",
                     self.seq_why, self.seq
                 ));
             }
@@ -373,7 +373,7 @@ impl Reference {
                 _ => "timeouts_exact_after_emission",
             },
             // An expiry pending that no running timer of the reference explains (a timer stopped by
-            // the decision in flight after it expired, docs/cpu.md §6): reported exactly two cycles
+            // the decision in flight after it expired, docs/blocks/cpu.md §Timing): reported exactly two cycles
             // later too, its cycle checked "not early" by `expiry`.
             None if !ready => "timeouts_unpredicted",
             None => return Ok(()),

@@ -219,7 +219,7 @@ impl PacketEngineStimulus {
         self.traffic_left = r.random_range(4_000..60_000);
         self.drain_left = DRAIN_CYCLES;
         self.vl_occupancy = 0;
-        // CPU, through the register space's CPU window (docs/registers.md; the ENGINE_ID strap reaches
+        // CPU, through the register space's CPU window (docs/blocks/register_space.md; the ENGINE_ID strap reaches
         // the CPU by the post-reset copy): ENGINE_SFA, PBV entries and flags (entry 3 a switch), timeouts
         // short enough to fire, static entries (wait count first, then the key).
         let mut w: Vec<(u16, u32)> = vec![(0x164, 0x00AB_0010)];
@@ -232,7 +232,7 @@ impl PacketEngineStimulus {
             w.push((0x130 + 4 * k, r.random_range(8..200)));
         }
         let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
-        // A reset clears every context's TID (docs/cpu.md §1).
+        // A reset clears every context's TID (docs/blocks/cpu.md §Context model).
         self.tids = [0; TLP_CTX.len()];
         self.masters = [false; TLP_CTX.len()];
         for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
@@ -267,7 +267,7 @@ impl PacketEngineStimulus {
         self.link = LinkPartner::new(&self.p, cpu_cfg, frames);
     }
 
-    /// Follows the CPU's TID of each TLP context from its events (docs/cpu.md §2-§4): an INITIALIZATION
+    /// Follows the CPU's TID of each TLP context from its events (docs/blocks/cpu.md §Messages to §Timers): an INITIALIZATION
     /// sets it, a RESET clears it, the end of a round (master completion or timeout, the parent's
     /// COMPLETION, retries exhausted) increments it. A view, not a prediction: a frame already on its way
     /// may still carry the TID before the change.

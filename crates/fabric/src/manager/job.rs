@@ -6,7 +6,7 @@ use inswitch_model::cpu::context::role;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobId(pub u32);
 
-/// Which wire family the job's contexts use (`docs/cpu.md` §1).
+/// Which wire family the job's contexts use (`docs/blocks/cpu.md` §Context model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Family {
     /// PCIe TLP collective messages (seed 000): PBV tables and INITIALIZATION.
@@ -26,7 +26,7 @@ pub enum Role {
 }
 
 impl Role {
-    /// The static entry's role code (`docs/cpu.md` §1).
+    /// The static entry's role code (`docs/blocks/cpu.md` §Context model).
     pub fn code(self) -> u8 {
         match self {
             Role::Master => role::MASTER,

@@ -52,7 +52,7 @@ pub struct JobSpec {
     pub source: NodeId,
     /// Wire family.
     pub family: Family,
-    /// Reduction opcode of the INITIALIZATION (0 = barrier; `docs/reduction.md`).
+    /// Reduction opcode of the INITIALIZATION (0 = barrier; `docs/blocks/reduce_unit.md`).
     pub op: u8,
     /// Master engine named by the source (000 \[0113\]); `None`: the manager chooses.
     pub master: Option<SwitchId>,
@@ -517,7 +517,7 @@ impl Manager {
                     plan.push(job.id, i, req, Action::EngineSfa { engine: s, sfa: u32::from(dev(s)) });
                     // 002 (58): the wait count is the number of contributions (endpoints) beneath the
                     // engine, since a child engine's partial result counts every contribution it holds
-                    // (the CPU adds rt_count, `docs/cpu.md` §2). The source is the tree's root endpoint
+                    // (the CPU adds rt_count, `docs/blocks/cpu.md` §Messages). The source is the tree's root endpoint
                     // (002 (32)-(33), (37)): it arms the tree and completes the reduction itself, so it
                     // is neither a contribution nor a downward port, and every engine is SUBSERVIENT:
                     // it sends its partial result up, towards the root endpoint.

@@ -1,6 +1,6 @@
 //! Configuration plans: the ordered per-engine actions that set up or tear down a tree, and their
 //! encoding into frames (`crates/frames`): memory writes into the engines' register windows (the CPU's
-//! configuration through the register space's CPU window, `docs/registers.md` §CPU window) and collective
+//! configuration through the register space's CPU window, `docs/blocks/register_space.md` §CPU window) and collective
 //! messages. `docs/manager.md` §5.
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
@@ -11,7 +11,7 @@ use inswitch_model::register_space::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::job::{Family, JobId, Role};
 
-/// Bytes between consecutive multicast entries of the register space (`docs/registers.md`).
+/// Bytes between consecutive multicast entries of the register space (`docs/blocks/register_space.md`).
 pub const MCAST_STRIDE: u32 = 16;
 /// Bit 31 of a multicast KEY: the entry is valid.
 pub const MCAST_VALID: u32 = 1 << 31;
@@ -21,12 +21,12 @@ pub const MCAST_PORTS: u8 = 16;
 pub const STATIC_STRIDE: u32 = 8;
 /// Offset of a CPU static entry's WAIT DW from its KEY DW.
 pub const STATIC_WAIT: u32 = 4;
-/// Bits of a PBV_FLAGS half-DW (one PBV entry): bit 0 valid, bit 1 switch (`docs/registers.md`).
+/// Bits of a PBV_FLAGS half-DW (one PBV entry): bit 0 valid, bit 1 switch (`docs/blocks/register_space.md`).
 const PBV_FLAG_VALID: u32 = 1;
 const PBV_FLAG_SWITCH: u32 = 1 << 1;
 /// Wait count field of STATIC[s].WAIT and MCAST[i].WAIT (bits 19:0).
 const WAIT_MASK: u32 = 0xF_FFFF;
-/// Bytes between consecutive `VNI_ALLOWED` entries (`docs/registers.md`).
+/// Bytes between consecutive `VNI_ALLOWED` entries (`docs/blocks/register_space.md`).
 pub const VNI_STRIDE: u32 = 4;
 /// Bit 31 of a `VNI_ALLOWED` entry: the entry is valid.
 pub const VNI_VALID: u32 = 1 << 31;
@@ -41,12 +41,12 @@ pub enum Action {
     /// PBV-table entry `index` of `engine` := `device_id` (000 \[0155\], \[0157\], \[0175\]-\[0178\]); `switch`:
     /// the participant is an engine below this one (000 \[0096\]). Encodes as the 2-byte memory write of
     /// \[0175\] into the PBV table, then a 2-byte write of the entry's PBV_FLAGS (valid, switch); the
-    /// register space forwards both to the CPU's own table (`docs/registers.md` §CPU window).
+    /// register space forwards both to the CPU's own table (`docs/blocks/register_space.md` §CPU window).
     PbvEntry { engine: SwitchId, index: u8, device_id: DeviceId, switch: bool },
     /// The CPU's PBV entry `index` is invalidated (no context refers to it any more): its PBV_FLAGS
     /// half written 0.
     PbvClear { engine: SwitchId, index: u8 },
-    /// CPU static entry `slot` := the tree's context (`docs/cpu.md` §1, §5): key (CC_ID or multicast
+    /// CPU static entry `slot` := the tree's context (`docs/blocks/cpu.md` §Context model, §Ports): key (CC_ID or multicast
     /// tree), family, role (000 \[0104\]-\[0111\]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
     /// `STATIC[slot].KEY` (writing the key makes the context at the CPU).
     StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
@@ -67,10 +67,10 @@ pub enum Action {
     EngineSfa { engine: SwitchId, sfa: u32 },
     /// INITIALIZATION (000 \[0141\], \[0165\]-\[0167\]) of the context on `engine`, sent by `upstream`
     /// (the parent engine, or the source at the master): the engine stores `upstream` as the requester
-    /// its results go to (`docs/cpu.md` §2), so this is how it learns its parent (003 \[0051\]).
+    /// its results go to (`docs/blocks/cpu.md` §Messages), so this is how it learns its parent (003 \[0051\]).
     /// `relay`: the tree's master when `engine` is below it (000 \[0106\]-\[0107\], \[0157\]): the frame
     /// goes from the step's requester (the source) to the master with P_ID = `engine`'s device ID, and
-    /// the engines replicate it down to `engine` (`docs/cpu.md` §2), the last hop from `upstream`.
+    /// the engines replicate it down to `engine` (`docs/blocks/cpu.md` §Messages), the last hop from `upstream`.
     /// `None`: sent to `engine` from `upstream`.
     Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8, relay: Option<SwitchId> },
     /// CONTROL RESET of the context on `engine` (\[0142\], \[0168\]): the descriptor and stored state freed.
@@ -151,18 +151,18 @@ pub struct Encoded {
 #[allow(missing_docs)] // the fields are named in each variant's message
 pub enum EncodeError {
     /// A multicast port does not fit the 16-bit PORTS register.
-    #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/registers.md)")]
+    #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/blocks/register_space.md)")]
     PortOutOfRange { step: usize, port: u8 },
     /// A static slot beyond the largest CPU window of the register space (`CPU_STATIC_ENTRIES` is at
     /// most 64; an engine with fewer answers a write beyond its own UNMAPPED).
-    #[error("step {step}: static slot {slot} is beyond the register space's largest CPU window ({MAX_CPU_STATIC_ENTRIES} entries, docs/registers.md)")]
+    #[error("step {step}: static slot {slot} is beyond the register space's largest CPU window ({MAX_CPU_STATIC_ENTRIES} entries, docs/blocks/register_space.md)")]
     SlotOutOfRange { step: usize, slot: u8 },
     /// The frames crate refused the frame.
     #[error("step {step}: frame encoder: {detail}")]
     Frame { step: usize, detail: String },
 }
 
-/// The register-space address of `offset` in switch `dev`'s engine window (\[0175\], `docs/registers.md`).
+/// The register-space address of `offset` in switch `dev`'s engine window (\[0175\], `docs/blocks/register_space.md`).
 pub fn register_address(dev: DeviceId, off: u32) -> u64 {
     u64::from(dev) << 16 | u64::from(ENGINE_BASE) | u64::from(off & 0xFFF)
 }
@@ -185,7 +185,7 @@ pub fn pbv_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, device
 }
 
 /// The 2-byte write of PBV entry `index`'s flags into PBV_FLAGS (the byte lanes of the PBV table's DW,
-/// `docs/registers.md`): `valid`, `switch` (000 \[0096\]); the register space forwards the entry's CPU
+/// `docs/blocks/register_space.md`): `valid`, `switch` (000 \[0096\]); the register space forwards the entry's CPU
 /// word (device ID from the PBV table, these flags).
 pub fn pbv_flags_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, valid: bool, switch: bool) -> Result<Tlp, inswitch_frames::Error> {
     let off = offset::PBV_FLAGS + 2 * u32::from(index);
@@ -207,7 +207,7 @@ fn message(kind: collective::Kind, cc_id: u16, body: Body) -> CollectiveMessage 
 }
 
 /// The INITIALIZATION message of an [`Action::Initialize`] (posted: the manager does not wait for the
-/// acknowledgement of `docs/cpu.md` §2), carrying the tree's transaction ID `tid` (001: the engine takes
+/// acknowledgement of `docs/blocks/cpu.md` §Messages), carrying the tree's transaction ID `tid` (001: the engine takes
 /// it as the context's).
 pub fn init_message(cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8) -> CollectiveMessage {
     let mut m = message(collective::Kind::Initialization, cc_id, Body::Initialization(InitBody { p_count, operation: op, pbv, ..Default::default() }));
@@ -275,7 +275,7 @@ impl Plan {
                 }
                 &Action::StaticEntry { engine, slot, key, family, role, wait } => {
                     slot_ok(slot)?;
-                    // docs/registers.md: WAIT, then KEY (writing the key makes the context).
+                    // docs/blocks/register_space.md: WAIT, then KEY (writing the key makes the context).
                     write(&mut out, engine, static_key_offset(slot) + STATIC_WAIT, wait & WAIT_MASK)?;
                     write(&mut out, engine, static_key_offset(slot), cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key))?;
                 }
@@ -292,7 +292,7 @@ impl Plan {
                         bits |= 1 << p;
                     }
                     let base = offset::MCAST + MCAST_STRIDE * u32::from(*slot);
-                    // docs/registers.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
+                    // docs/blocks/register_space.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
                     for (off, v) in [(base + 4, wait & WAIT_MASK), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
                         write(&mut out, *engine, off, v)?;
                     }
@@ -304,7 +304,7 @@ impl Plan {
                 &Action::Initialize { engine, upstream, cc_id, pbv, p_count, op, tid, relay } => {
                     let dev = device_of(engine);
                     let mut m = init_message(cc_id, pbv, p_count, op, tid);
-                    // Relayed: to the master, P_ID naming the engine it is for (docs/cpu.md §2).
+                    // Relayed: to the master, P_ID naming the engine it is for (docs/blocks/cpu.md §Messages).
                     let (from, to) = match relay {
                         Some(master) => {
                             m.header.p_id = dev;

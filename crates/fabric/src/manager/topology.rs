@@ -33,7 +33,7 @@ pub enum Vertex {
     Node(NodeId),
 }
 
-/// What one switch's packet engine can hold (`docs/cpu.md` §1, `docs/registers.md`).
+/// What one switch's packet engine can hold (`docs/blocks/cpu.md` §Context model, `docs/blocks/register_space.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EngineCapacity {
     /// Static context entries (`STATIC_ENTRIES`, default 16): one per tree through this engine.
@@ -47,9 +47,9 @@ pub struct EngineCapacity {
     pub pbv_entries: usize,
 }
 
-/// Default `STATIC_ENTRIES` of the CPU (`docs/cpu.md` §5).
+/// Default `STATIC_ENTRIES` of the CPU (`docs/blocks/cpu.md` §Ports).
 pub const DEFAULT_CONTEXTS: usize = 16;
-/// Default `DESCRIPTORS` of the CPU (`docs/cpu.md` §5; 002 (35)).
+/// Default `DESCRIPTORS` of the CPU (`docs/blocks/cpu.md` §Ports; 002 (35)).
 pub const DEFAULT_DESCRIPTORS: usize = 8;
 
 impl Default for EngineCapacity {

@@ -13,7 +13,7 @@ use crate::topology::{Ps, Topology};
 /// Table 1's frame sizes (\[0099\], Table 1): a 32-byte command, 1056-byte responses (1 KiB payload plus
 /// header), and the result distributed with the same 1 KiB payload.
 pub const TABLE1_SIZES: NominalSizes = NominalSizes { command: 32, response: 1056, result: 1056 };
-/// INT_SUM (`docs/reduction.md`): the realistic runs sum the participants' values and check the result.
+/// INT_SUM (`docs/blocks/reduce_unit.md`): the realistic runs sum the participants' values and check the result.
 pub const INT_SUM: u8 = 0x14;
 
 /// How the run is timed.

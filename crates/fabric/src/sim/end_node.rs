@@ -236,7 +236,7 @@ impl Fabric {
 
     /// A new reduction on a configured context: its source sends the INITIALIZATIONs of
     /// `crate::drive::configure` again at `at` (non-posted if `non_posted`: the engines acknowledge them and
-    /// a subservient resends its RESPONSE on its retry timer, `docs/cpu.md` §4), with the source's
+    /// a subservient resends its RESPONSE on its retry timer, `docs/blocks/cpu.md` §Timers), with the source's
     /// next TID (TID + 1 mod 4, 001). An INITIALIZATION sets the context's TID to the message's and
     /// clears its tracking state, so each reduction of a context starts from one, one TID after the previous: a
     /// frame of the previous reduction that arrives late is one TID behind and answered "already

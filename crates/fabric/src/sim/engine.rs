@@ -12,7 +12,7 @@ use crate::wire;
 
 /// The CPU timeouts the fabric's engines run with, written at bring-up as register writes into
 /// `RED_TIMEOUT[k]` / `RED_THRESHOLD[k]`, which the register space forwards to the CPU's `TIMEOUT[k]` /
-/// `THRESHOLD[k]` (`docs/registers.md` §CPU window): the CPU's own reset values (`docs/cpu.md` §5: every
+/// `THRESHOLD[k]` (`docs/blocks/register_space.md` §CPU window): the CPU's own reset values (`docs/blocks/cpu.md` §Ports: every
 /// TIMEOUT 1024 ticks, every context on `TIMEOUT[0]`), which the fabric's scenarios and Table 1 figures
 /// were measured with. The register space's reset RED_TIMEOUT / RED_THRESHOLD (1, 0x10, 0x100, 0x1000
 /// ticks by wait count), which its post-reset copy gives the CPU, would time out a context waiting one
@@ -30,7 +30,7 @@ pub fn bring_up_timeouts() -> impl Iterator<Item = (u16, u32)> {
 /// contribution to the first completion beat, `docs/blocks/packet_engine.md` §Timing).
 pub const QUIET_CYCLES: u64 = 64;
 
-/// Route entry 0 of the output queue as two register writes (`docs/registers.md` ROUTE): destination 0
+/// Route entry 0 of the output queue as two register writes (`docs/blocks/register_space.md` ROUTE): destination 0
 /// under mask 0 (matches every ID), then valid | the engine's own port [`ENGINE_PORT`].
 const DEFAULT_ROUTE: [(u16, u32); 2] =
     [(inswitch_model::register_space::offset::ROUTE as u16, 0), (inswitch_model::register_space::offset::ROUTE as u16 + 4, 1 << 31 | ENGINE_PORT as u32)];
@@ -318,7 +318,7 @@ fn idle(c: &CycleEngine, cycle: u64) -> bool {
     }
     let cpu = c.e.cpu();
     // An expired timer is work only on a valid descriptor, as the CPU's sequencer sees it
-    // (`docs/cpu.md` §4): a descriptor freed (STOP, RESET) in the tick its timer ran out keeps its
+    // (`docs/blocks/cpu.md` §Timers): a descriptor freed (STOP, RESET) in the tick its timer ran out keeps its
     // `expired` flag, which nothing handles or clears until the descriptor is allocated again.
     cpu.seq_state() == seq::IDLE && (0..cpu.params().descriptors).all(|i| {
         let d = cpu.descriptor(i);

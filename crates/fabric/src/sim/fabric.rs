@@ -528,7 +528,7 @@ impl Fabric {
     }
 
     /// End node `from` sends, at `at`, a 1-DW register write of `value` to byte offset `off` of switch
-    /// `s`'s engine window (`docs/registers.md`), with its own requester ID.
+    /// `s`'s engine window (`docs/blocks/register_space.md`), with its own requester ID.
     pub fn write_register(&mut self, from: usize, at: Ps, s: usize, off: u16, value: u32) {
         let (src, id) = (self.topo.endpoints[from].id, self.topo.switches[s].engine_id);
         let seq = self.next_seq();

@@ -143,7 +143,7 @@ impl Fabric {
     /// entries from the top of the table, written as register writes into `STATIC[i].KEY`, then an
     /// INITIALIZATION each, all from end node `via` at `at`, so on one path in that order; the
     /// INITIALIZATION activates the context: a TLP context holds its descriptor while Idle,
-    /// `docs/cpu.md` §1). [`Fabric::release_descriptors`] frees them (CONTROL RESET).
+    /// `docs/blocks/cpu.md` §Context model). [`Fabric::release_descriptors`] frees them (CONTROL RESET).
     pub fn fill_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
         let top = self.cfg.engine_params.static_entries;
         assert!(n <= top, "{n} fillers, {top} static entries");

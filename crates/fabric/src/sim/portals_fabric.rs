@@ -14,7 +14,7 @@ use crate::faults::{Fault, FaultKind};
 use crate::topology::Ps;
 use crate::wire::{self, LinkFrame};
 
-/// Bit 31 of a `VNI_ALLOWED` or `MCAST[i].KEY` register: the entry is valid (`docs/registers.md`).
+/// Bit 31 of a `VNI_ALLOWED` or `MCAST[i].KEY` register: the entry is valid (`docs/blocks/register_space.md`).
 const ENTRY_VALID: u32 = 1 << 31;
 /// `MCAST[i].KEY` bits 12:0: the tree.
 const TREE_MASK: u32 = (1 << 13) - 1;

@@ -56,7 +56,7 @@ pub fn register_space_after(enc: &plan::Encoded, dev: DeviceId) -> RegisterSpace
 
 /// Replays a plan's register writes addressed to `dev` into a register-space model (the engine's strap
 /// `cfg_engine_id` = `dev`); returns it with every CPU write it forwarded on `cpu_cfg_wr_*`, the
-/// post-reset copy first (`docs/registers.md` §CPU window).
+/// post-reset copy first (`docs/blocks/register_space.md` §CPU window).
 pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (RegisterSpace, Vec<(u16, u32)>) {
     let mut r = RegisterSpace::new();
     let mut cpu = Vec::new();
@@ -69,7 +69,7 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
         o
     };
     // After a reset the register space first copies its CPU registers to the CPU, one write per cycle,
-    // and takes no access until then (docs/registers.md §CPU window).
+    // and takes no access until then (docs/blocks/register_space.md §CPU window).
     for _ in 0..inswitch_model::register_space::SYNC_WRITES {
         step(&mut r, &idle);
     }
@@ -92,13 +92,13 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
 }
 
 /// Replays a plan's frames for `engine` into a CPU model: its register writes through the register-space
-/// model (the CPU writes it forwards, `docs/registers.md` §CPU window), then its INITIALIZATION messages.
+/// model (the CPU writes it forwards, `docs/blocks/register_space.md` §CPU window), then its INITIALIZATION messages.
 pub fn cpu_after(m: &Manager, enc: &plan::Encoded, engine: SwitchId) -> Cpu {
     cpus_after(m, enc).remove(&m.topology().switch(engine).device_id).unwrap()
 }
 
 /// Every engine's CPU after the plan's frames: its register writes, then the INITIALIZATIONs offered to
-/// the engines they are addressed to (all to a tree's master, docs/cpu.md §2) and every CPU output
+/// the engines they are addressed to (all to a tree's master, docs/blocks/cpu.md §Messages) and every CPU output
 /// addressed to another engine fed to it, so that the masters' relays reach the engines below
 /// (000 [0106]-[0107]). Outputs to end nodes (acknowledgements) are dropped.
 /// Steps the CPU models `cycles` cycles, each taking the head of its queue of collective messages;

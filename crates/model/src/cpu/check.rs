@@ -1,10 +1,10 @@
-//! State `CHECK`: the completion test after a contribution (`docs/cpu.md` §2).
+//! State `CHECK`: the completion test after a contribution (`docs/blocks/cpu.md` §Messages).
 //! Side by side with `rtl/cpu.v` §CHECK.
 
 use super::*;
 
 impl Cpu {
-    /// State `CHECK`: completion test after a contribution (`docs/cpu.md` §2).
+    /// State `CHECK`: completion test after a contribution (`docs/blocks/cpu.md` §Messages).
     pub(super) fn check(&mut self) {
         let di = self.cur;
         let d = self.d[di];

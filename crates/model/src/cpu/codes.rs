@@ -51,7 +51,7 @@ code_table! {
         BARRIER_SATISFIED = 2, "Barrier satisfied globally.";
         RESULT = 3, "Final result of a reduction.";
         ALREADY_COMPLETED = 4, "The child's transaction already completed (001: answer to a child that missed the Exit).";
-        ACKNOWLEDGED = 5, "A non-posted INITIALIZATION / CONTROL was received and acted on (000 \\[0097\\], claim 14: non-posted messages expect a completion). **Decision**, `docs/cpu.md` §2.";
+        ACKNOWLEDGED = 5, "A non-posted INITIALIZATION / CONTROL was received and acted on (000 \\[0097\\], claim 14: non-posted messages expect a completion). **Decision**, `docs/blocks/cpu.md` §Messages.";
     }
 }
 
@@ -64,12 +64,12 @@ code_table! {
         UNKNOWN_PARTICIPANT = 4, "The requester is not a participant.";
         OP_MISMATCH = 5, "The operation differs from the initialized one (the CPU never sends it: it reduces with the stored operation).";
         MALFORMED = 6, "Wrong message kind for the participant (000 \\[0096\\]).";
-        NOTHING_TO_RESEND = 7, "A RETRY request named a context for which this engine remembers no message to resend to the requester (**Decision**, `docs/cpu.md` §2).";
+        NOTHING_TO_RESEND = 7, "A RETRY request named a context for which this engine remembers no message to resend to the requester (**Decision**, `docs/blocks/cpu.md` §Messages).";
     }
 }
 
 code_table! {
-    /// Events on the `stat_event` port: one per sequencer decision (`docs/cpu.md` §2-§4); 0 is none.
+    /// Events on the `stat_event` port: one per sequencer decision (`docs/blocks/cpu.md` §Messages to §Timers); 0 is none.
     pub mod event: "EV", 6 bits {
         INIT = 1, "INITIALIZATION stored and activated.";
         ACTIVATE_NO_DESC = 2, "Activation found no free descriptor.";
@@ -117,7 +117,7 @@ code_table! {
 }
 
 code_table! {
-    /// Sequencer states (`docs/cpu.md` §6).
+    /// Sequencer states (`docs/blocks/cpu.md` §Timing).
     pub mod seq: "SEQ", 4 bits {
         IDLE = 0, "Waiting for a message or an expired timer.";
         LOOKUP = 1, "Associative lookups of the latched message.";
@@ -143,7 +143,7 @@ code_table! {
     }
 }
 
-/// The RTL's descriptor record (`docs/cpu.md` §1): `(field, width)`, first field in the low bits. The
+/// The RTL's descriptor record (`docs/blocks/cpu.md` §Context model): `(field, width)`, first field in the low bits. The
 /// RTL's `D_<FIELD>` localparams are the offsets, `D_W` the total width.
 pub const DESCRIPTOR_RECORD: &[(&str, u32)] = &[
     ("VALID", 1),
@@ -178,7 +178,7 @@ pub const DESCRIPTOR_RECORD: &[(&str, u32)] = &[
     ("SENT_ERROR", 1),
 ];
 
-/// The RTL's static-entry record (`docs/cpu.md` §1: configuration, and what an INITIALIZATION stores),
+/// The RTL's static-entry record (`docs/blocks/cpu.md` §Context model: configuration, and what an INITIALIZATION stores),
 /// as [`DESCRIPTOR_RECORD`]: `S_<FIELD>` offsets, `S_W` the total width.
 pub const STATIC_RECORD: &[(&str, u32)] = &[
     ("VALID", 1),
@@ -204,7 +204,7 @@ pub fn verilog_header() -> String {
         s.push_str(t);
         s.push('\n');
     };
-    line("// The CPU's codes and packed records (docs/cpu.md), included inside module cpu (rtl/cpu.v).");
+    line("// The CPU's codes and packed records (docs/blocks/cpu.md), included inside module cpu (rtl/cpu.v).");
     line("// GENERATED from the tables in crates/model/src/cpu/codes.rs: do not edit; run");
     line("// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` (the same test checks it).");
     line("// A code set may name codes the RTL never sends (they are the wire's), hence UNUSEDPARAM off.");
@@ -214,8 +214,8 @@ pub fn verilog_header() -> String {
         ("Control commands (000 [0168])", command::RTL_PREFIX, command::BITS, command::TABLE),
         ("Completion codes", completion::RTL_PREFIX, completion::BITS, completion::TABLE),
         ("Failure reasons", reason::RTL_PREFIX, reason::BITS, reason::TABLE),
-        ("Events on stat_event (docs/cpu.md §2-§4)", event::RTL_PREFIX, event::BITS, event::TABLE),
-        ("Sequencer states (docs/cpu.md §6)", seq::RTL_PREFIX, seq::BITS, seq::TABLE),
+        ("Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)", event::RTL_PREFIX, event::BITS, event::TABLE),
+        ("Sequencer states (docs/blocks/cpu.md §Timing)", seq::RTL_PREFIX, seq::BITS, seq::TABLE),
         ("End-of-emission actions (state FINISH)", fin::RTL_PREFIX, fin::BITS, fin::TABLE),
     ];
     for (what, prefix, bits, table) in sets {

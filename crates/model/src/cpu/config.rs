@@ -1,4 +1,4 @@
-//! The CPU's register map (`docs/cpu.md` §5): the PBV table, timeouts, thresholds, the engine's own
+//! The CPU's register map (`docs/blocks/cpu.md` §Ports): the PBV table, timeouts, thresholds, the engine's own
 //! identity, the mode register and the static context table, written one 32-bit word at a time through
 //! the `cfg_wr_*` port.
 

@@ -1,4 +1,4 @@
-//! The CPU's tables: the engine registers and PBV table (`docs/cpu.md` §1, §5), the static context
+//! The CPU's tables: the engine registers and PBV table (`docs/blocks/cpu.md` §Context model, §Ports), the static context
 //! table and the descriptor pool. Field names are the RTL's (`st_<field>_reg`, `d_<field>_reg`,
 //! `pbv_<field>_reg`) without prefix and suffix.
 
@@ -65,7 +65,7 @@ pub struct PbvEntry {
     pub device_id: u16,
 }
 
-/// One static-table entry (`docs/cpu.md` §1): configuration, and for TLP contexts the information stored
+/// One static-table entry (`docs/blocks/cpu.md` §Context model): configuration, and for TLP contexts the information stored
 /// by INITIALIZATION (000 \[0141\] (a)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StaticEntry {
@@ -99,7 +99,7 @@ pub struct StaticEntry {
     pub tid: u8,
 }
 
-/// One descriptor: the dynamic state of a live context (`docs/cpu.md` §1).
+/// One descriptor: the dynamic state of a live context (`docs/blocks/cpu.md` §Context model).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Descriptor {
     /// Allocated.
@@ -155,7 +155,7 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
-    /// Whether the timer counts this tick (`docs/cpu.md` §4).
+    /// Whether the timer counts this tick (`docs/blocks/cpu.md` §Timers).
     pub fn timer_runs(&self) -> bool {
         if !self.valid || self.expired || self.paused {
             return false;

@@ -1,4 +1,4 @@
-//! State `EMIT`: the outgoing messages, one per cycle (`docs/cpu.md` §2, §6).
+//! State `EMIT`: the outgoing messages, one per cycle (`docs/blocks/cpu.md` §Messages, §Timing).
 //! Side by side with `rtl/cpu.v` §EMIT.
 
 use super::*;

@@ -1,10 +1,10 @@
-//! State `EXEC`: the decision for the latched message, per family and kind (`docs/cpu.md` §2).
+//! State `EXEC`: the decision for the latched message, per family and kind (`docs/blocks/cpu.md` §Messages).
 //! Side by side with `rtl/cpu.v` §EXECUTE.
 
 use super::*;
 
 impl Cpu {
-    /// State `EXEC`: the decision for the latched message (`docs/cpu.md` §2).
+    /// State `EXEC`: the decision for the latched message (`docs/blocks/cpu.md` §Messages).
     pub(super) fn exec(&mut self) {
         let m = self.msg;
         let lk = self.lk;

@@ -1,10 +1,10 @@
-//! State `EXPIRE`: the timeout action of an expired descriptor (`docs/cpu.md` §4).
+//! State `EXPIRE`: the timeout action of an expired descriptor (`docs/blocks/cpu.md` §Timers).
 //! Side by side with `rtl/cpu.v` §EXPIRE.
 
 use super::*;
 
 impl Cpu {
-    /// State `EXPIRE`: the timeout action of descriptor `cur` (`docs/cpu.md` §4).
+    /// State `EXPIRE`: the timeout action of descriptor `cur` (`docs/blocks/cpu.md` §Timers).
     pub(super) fn expire(&mut self) {
         let di = self.cur;
         self.d[di].expired = false;

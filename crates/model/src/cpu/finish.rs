@@ -1,4 +1,4 @@
-//! State `FINISH`: the end-of-round action (`docs/cpu.md` §3, §4).
+//! State `FINISH`: the end-of-round action (`docs/blocks/cpu.md` §State machine, §Timers).
 //! Side by side with `rtl/cpu.v` §FINISH.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! State `LOOKUP`: the associative lookups of the latched message (`docs/cpu.md` §2, §6).
+//! State `LOOKUP`: the associative lookups of the latched message (`docs/blocks/cpu.md` §Messages, §Timing).
 //! Side by side with `rtl/cpu.v` §LOOKUP.
 
 use super::*;
@@ -15,7 +15,7 @@ pub(super) struct Lookup {
     pub(super) p_hit: bool,
     pub(super) p_idx: usize,
     /// The requester is the device of entry `p_idx` (000 [0094], [0169]): always so for a reverse lookup;
-    /// for a given P_ID, the entry is valid and holds `m.src[15:0]` (`docs/cpu.md` §2).
+    /// for a given P_ID, the entry is valid and holds `m.src[15:0]` (`docs/blocks/cpu.md` §Messages).
     pub(super) p_sender: bool,
 }
 
@@ -28,8 +28,8 @@ impl Cpu {
         let s = self.st.iter().position(|e| e.valid && e.portals == portals && e.key == skey);
         let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
         let f = self.d.iter().position(|e| !e.valid);
-        // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (a relay, docs/cpu.md
-        // §2): the reverse lookup finds that engine's PBV-table entry. Other messages: P_ID is an index.
+        // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (a relay, docs/blocks/cpu.md
+        // §Messages): the reverse lookup finds that engine's PBV-table entry. Other messages: P_ID is an index.
         let init = !portals && m.kind == Kind::INITIALIZATION;
         let p = if m.pid != NO_PARTICIPANT && !init {
             (usize::from(m.pid) < PBV_ENTRIES).then_some(usize::from(m.pid) % PBV_ENTRIES)

@@ -3,7 +3,7 @@
 //! seed 000 (PBV / p_count, master / subservient), seed 002 (armed reductions, wait counts, timeouts,
 //! cookies) and seed 001 (ratcheted state machine, transaction IDs).
 //!
-//! Cycle model of `rtl/cpu.v`; the specification is `docs/cpu.md` (context model §1, per-kind message
+//! Cycle model of `rtl/cpu.v`; the specification is `docs/blocks/cpu.md` (context model §1, per-kind message
 //! handling §2, state machine §3, timers §4, ports and registers §5, sequencer and timing §6). Register
 //! names are the RTL's without the `_reg` suffix. Like every block, [`Block::step`] returns the outputs
 //! just before the rising edge, then updates the registers.
@@ -149,7 +149,7 @@ crate::ports! {
         pub stat_family: bool,
         /// Context key of the event.
         pub stat_ctx: u16,
-        /// FAILURE status register (docs/cpu.md §5): a Failure flag (001) was set since reset.
+        /// FAILURE status register (docs/blocks/cpu.md §Ports): a Failure flag (001) was set since reset.
         pub fail_valid: bool,
         /// Family of the context whose Failure flag was set last.
         pub fail_family: bool,
@@ -229,13 +229,13 @@ pub struct Cpu {
     stat_family: bool,
     stat_ctx: u16,
     tick_cnt: u32,
-    /// FAILURE status register: `{valid, family, ctx, count}` (docs/cpu.md §5).
+    /// FAILURE status register: `{valid, family, ctx, count}` (docs/blocks/cpu.md §Ports).
     fail: (bool, bool, u16, u8),
     ru: ReduceUnit,
     timer_rule: TimerRule,
 }
 
-/// The timer's count rule as data (docs/cpu.md §4, 002 (80)): on a tick, a running timer holding
+/// The timer's count rule as data (docs/blocks/cpu.md §Timers, 002 (80)): on a tick, a running timer holding
 /// `expire_at` ticks or fewer expires, a larger one counts down by one. With [`TIMER_RULE`]
 /// (`expire_at` = 1) a timer loaded with T ticks expires on its `max(T, 1)`-th tick. A test builds
 /// [`Cpu::with_timer_rule`] on a perturbed copy (`expire_at` = 0: one tick late) to see its checks object.
@@ -346,7 +346,7 @@ impl Cpu {
         u64::from(self.tick_cnt)
     }
 
-    /// Cycles from now to the one whose timer tick expires the first running timer (`docs/cpu.md` §4),
+    /// Cycles from now to the one whose timer tick expires the first running timer (`docs/blocks/cpu.md` §Timers),
     /// counting that cycle; `None` when no timer runs. A timer of T ticks (T ≥ 1; 0 counts as 1) expires
     /// on its T-th tick, and the first tick comes in the cycle the prescaler reaches `TICK_CYCLES - 1`.
     pub fn cycles_to_expiry(&self) -> Option<u64> {
@@ -479,7 +479,7 @@ impl Block for Cpu {
             return out;
         }
 
-        // Timer ticks (docs/cpu.md §4).
+        // Timer ticks (docs/blocks/cpu.md §Timers).
         let tick = self.tick_cnt == self.p.tick_cycles - 1;
         self.tick_cnt = if tick { 0 } else { self.tick_cnt + 1 };
         if tick {

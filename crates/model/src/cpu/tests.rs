@@ -1,4 +1,4 @@
-//! Directed tests of every rule of `docs/cpu.md`, one or more per rule.
+//! Directed tests of every rule of `docs/blocks/cpu.md`, one or more per rule.
 
 use super::config::{self, mode_word, pbv_word, static_word0};
 use super::context::{role, CtxState};
@@ -645,7 +645,7 @@ fn control_pause_start_stop_reset_and_replication() {
 
 #[test]
 fn control_copies_carry_the_context_tid_and_the_acknowledgement_the_senders() {
-    // An end node learns the round's TID from the START it is sent (001; docs/cpu.md §2): the copies
+    // An end node learns the round's TID from the START it is sent (001; docs/blocks/cpu.md §Messages): the copies
     // carry the context's TID whatever the command's, the acknowledgement the command's own.
     let mut tb = Tb::small();
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
@@ -810,7 +810,7 @@ fn next_ready(tb: &mut Tb) -> u64 {
 
 #[test]
 fn latency_and_throughput_are_as_documented() {
-    // docs/cpu.md §6.
+    // docs/blocks/cpu.md §Timing.
     let mut tb = Tb::small();
     tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
     tb.send(arm(0x12, 0, 1));
@@ -926,7 +926,7 @@ fn a_retry_request_from_the_parent_resends_the_pending_response_else_failure() {
 }
 
 /// 000 [0106]-[0107], [0157]: the source configures the master, the master replicates down. An
-/// INITIALIZATION whose P_ID is another engine's device ID is relayed (docs/cpu.md §2): to that engine
+/// INITIALIZATION whose P_ID is another engine's device ID is relayed (docs/blocks/cpu.md §Messages): to that engine
 /// if it is a switch participant of the stored context, else to every switch participant (the target
 /// is further down); the copies keep the P_ID and carry this engine as requester; nothing is stored.
 #[test]

@@ -1,5 +1,5 @@
 //! Library side of the `inswitch reduce` CLI: one combine from command-line words ([`run_args`]) or a
-//! stream of JSON lines ([`run_batch`]). Format in `docs/reduction.md` §CLI.
+//! stream of JSON lines ([`run_batch`]). Format in `docs/blocks/reduce_unit.md` §CLI.
 //!
 //! Request: `{"op": "FLT_SUM_FTZ_RND2", "a": [...], "b": [...], "mode": "ieee"}` plus optional
 //! `a_rc`/`b_rc` (number or name), `a_sfa`/`b_sfa`, `a_op`/`b_op` (to provoke a mismatch), and for
@@ -190,7 +190,7 @@ fn float_value(bits: u64) -> Value {
     }
 }
 
-/// The response as data (the conventions of `inswitch decode --json`, docs/reduction.md §CLI): names in
+/// The response as data (the conventions of `inswitch decode --json`, docs/blocks/reduce_unit.md §CLI): names in
 /// lower case beside their codes, operands as numbers.
 fn describe(op: Opcode, r: &Contribution) -> Value {
     let mut out = json!({

@@ -1,7 +1,7 @@
 //! Pure-integer IEEE 754 binary64 arithmetic for the reduction engine: the FLT_SUM adder with the four
 //! ARM rounding modes and flush-to-zero (002 (81), (88)), and the MIN/MAX/MINNUM/MAXNUM selections
 //! (002 (84)-(86)). No host floating point is used: its rounding mode cannot be set from Rust, and the
-//! RTL must match these functions bit for bit. See `docs/reduction.md` §Floating point.
+//! RTL must match these functions bit for bit. See `docs/blocks/reduce_unit.md` §Floating point.
 
 use super::opcode::Rounding;
 

@@ -1,6 +1,6 @@
 //! The reduction arithmetic of the collective processing unit: every operator of seed 002 (42)-(48),
 //! (81)-(97), bit-exact, as a pure function ([`combine`]) and as the cycle-level model of the pipelined
-//! RTL unit `rtl/reduce_unit.v` ([`crate::reduce_unit::ReduceUnit`]). Specification: `docs/reduction.md`.
+//! RTL unit `rtl/reduce_unit.v` ([`crate::reduce_unit::ReduceUnit`]). Specification: `docs/blocks/reduce_unit.md`.
 //!
 //! [`combine`] is the golden reference: the RTL must match it bit for bit, and it is itself checked
 //! against Berkeley SoftFloat (FLT_SUM) and libfabric's documented rules (the rest) in
@@ -101,7 +101,7 @@ pub fn mismatch_report(a_sfa: u32, b_sfa: u32) -> u64 {
 /// - If the opcodes differ: no reduction; `rt_data[0]` = [`mismatch_report`]`(a.sfa, b.sfa)`, lanes 1-3
 ///   and the repsum fields are `a`'s, `rt_rc` = `OP_MISMATCH` (002 (96)).
 /// - An unknown opcode (the same in both) returns `a`'s data with the merged code.
-/// - Otherwise the operator of `docs/reduction.md` §Operator table.
+/// - Otherwise the operator of `docs/blocks/reduce_unit.md` §Operator table.
 pub fn combine(mode: Mode, a: &Contribution, b: &Contribution) -> Contribution {
     combine_with(&Tables::SEED, mode, a, b)
 }

@@ -1,5 +1,5 @@
 //! Reduction opcodes (`rt_op`, 6 bits): seed 002 (42)-(48), (81)-(88); values as in the libfabric CXI
-//! provider (`prov/cxi/src/cxip_coll.c`, `COLL_OPCODE_*`). See `docs/reduction.md` §Operator table.
+//! provider (`prov/cxi/src/cxip_coll.c`, `COLL_OPCODE_*`). See `docs/blocks/reduce_unit.md` §Operator table.
 
 use core::fmt;
 
@@ -68,7 +68,7 @@ pub enum Opcode {
     /// 0x14: signed 64-bit sum, wrapping, `int_overflow` on signed overflow.
     IntSum,
     /// 0x20: IEEE double minimum, any NaN wins (002 (84)). libfabric's first CXI collectives (2020)
-    /// defined it; today's table no longer lists it (`docs/reduction.md`).
+    /// defined it; today's table no longer lists it (`docs/blocks/reduce_unit.md`).
     FltMin,
     /// 0x21: IEEE double maximum, any NaN wins (002 (84)); as [`Opcode::FltMin`] in libfabric.
     FltMax,

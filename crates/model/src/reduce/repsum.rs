@@ -7,7 +7,7 @@
 //! `W = 40` 2^23 operands always add without overflow (004 says 2^24: true except in the worst
 //! case). Bins never carry into each other, so a sum is the same for every order and tree shape (only
 //! the result code may differ, see
-//! `docs/reduction.md` §FLT_REPSUM). Encoding of bins and special `m` values as libfabric's
+//! `docs/blocks/reduce_unit.md` §FLT_REPSUM). Encoding of bins and special `m` values as libfabric's
 //! `prov/cxi/src/cxip_repsum.c`.
 
 use super::rc::Rc;

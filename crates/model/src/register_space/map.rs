@@ -1,5 +1,5 @@
 //! The register map of the register space: the window's sizes, the registers' byte offsets
-//! ([`offset`]), field layouts and reset values (docs/registers.md), and the decode of a byte offset to a
+//! ([`offset`]), field layouts and reset values (docs/blocks/register_space.md), and the decode of a byte offset to a
 //! register ([`decode`]). No state: the block ([`super::RegisterSpace`]) holds the registers.
 
 use modular_bitfield::prelude::*;
@@ -34,7 +34,7 @@ pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
-/// CPU register word addresses the bridge writes (docs/cpu.md §5).
+/// CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports).
 pub mod cpu_addr {
     //! The CPU's own map ([`crate::cpu::config`]), which the bridge writes into.
     /// PBV-table entry i at `PBV + i`.
@@ -42,7 +42,7 @@ pub mod cpu_addr {
     pub use crate::cpu::config::{ENGINE_ID, ENGINE_SFA, MODE, STATIC, THRESHOLD, TIMEOUT};
 }
 
-/// Byte offsets of the registers (docs/registers.md).
+/// Byte offsets of the registers (docs/blocks/register_space.md).
 pub mod offset {
     /// PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).
     pub const PBV: u32 = 0x000;
@@ -84,7 +84,7 @@ pub mod offset {
     pub const ENGINE_SFA: u32 = 0x164;
     /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
     pub const RETRY_LIMIT: u32 = 0x168;
-    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/cpu.md`
+    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md`
     /// §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.
     pub const FAILURE: u32 = 0x16C;
     /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
@@ -222,7 +222,7 @@ pub struct PbvFlags {
     __: B14,
 }
 
-/// CPU static entry DW0 (the CPU's static word 0, docs/cpu.md §1 and §5).
+/// CPU static entry DW0 (the CPU's static word 0, docs/blocks/cpu.md §Context model and §Ports).
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -256,7 +256,7 @@ pub struct VniAllowed {
     pub valid: bool,
 }
 
-/// Reset values (docs/registers.md).
+/// Reset values (docs/blocks/register_space.md).
 pub mod reset {
     /// Soft Portals EtherType (frames crate default, IEEE local experimental).
     pub const ETHERTYPE: u32 = 0x88B5;
@@ -383,7 +383,7 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
     })
 }
 
-/// The FAILURE register's word (docs/registers.md): \[31\] valid, \[24\] family, \[23:16\] count,
+/// The FAILURE register's word (docs/blocks/register_space.md): \[31\] valid, \[24\] family, \[23:16\] count,
 /// \[15:0\] context.
 pub fn failure_word(valid: bool, family: bool, ctx: u16, count: u8) -> u32 {
     u32::from(valid) << 31 | u32::from(family) << 24 | u32::from(count) << 16 | u32::from(ctx)

@@ -1,6 +1,6 @@
 //! Register space of the packet engine (seed 000 \[0154\]-\[0158\], \[0174\]-\[0178\]; 002 (60)-(61), (86)).
 //!
-//! Cycle model of `rtl/register_space.v`; the register table is `docs/registers.md`, the interface and
+//! Cycle model of `rtl/register_space.v`; the register table, the interface and
 //! timing `docs/blocks/register_space.md`. The engine's registers sit in a 4 KiB window at 0xC000 of its
 //! switch's 32-bit address space (\[0175\]: writes to `0x0010_C0yy` program switch 0x0010's PBV table), so
 //! a register is addressed here by its 12-bit byte offset in that window.
@@ -12,10 +12,10 @@
 //! output queue's route-table write port, the interposer's multicast-table write port, and a PBV read
 //! port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
 //!
-//! CPU configuration bridge (docs/registers.md §CPU window): the registers the CPU keeps a copy of (PBV
+//! CPU configuration bridge (docs/blocks/register_space.md §CPU window): the registers the CPU keeps a copy of (PBV
 //! table and flags, reduction timeouts and thresholds, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT, the static
 //! context entries) are forwarded, on every authorized write, as CPU register writes on `cpu_cfg_wr_*`
-//! (`docs/cpu.md` §5); after a reset the block first copies its reset values and the ENGINE_ID strap.
+//! (`docs/blocks/cpu.md` §Ports); after a reset the block first copies its reset values and the ENGINE_ID strap.
 
 use crate::ports;
 use crate::signal::Block;
@@ -288,7 +288,7 @@ impl RegisterSpace {
         self.counters[i]
     }
 
-    /// The CPU's PBV-table word of entry `i` (docs/cpu.md §5: \[31\] valid, \[16\] switch, \[15:0\] device ID).
+    /// The CPU's PBV-table word of entry `i` (docs/blocks/cpu.md §Ports: \[31\] valid, \[16\] switch, \[15:0\] device ID).
     pub fn cpu_pbv_word(&self, i: usize) -> u32 {
         let f = self.pbv_flags[i / 2];
         let (valid, switch) = if i % 2 == 0 { (f.even_valid(), f.even_switch()) } else { (f.odd_valid(), f.odd_switch()) };

@@ -86,7 +86,7 @@ fn unmapped_and_read_only_are_counted() {
 
 #[test]
 fn failure_reads_the_cpu_status_and_is_read_only() {
-    // docs/registers.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
+    // docs/blocks/register_space.md FAILURE (0x16C): {valid[31], family[24], count[23:16], context[15:0]}, the
     // CPU's FAILURE status register (001's Failure flag) as its fail_* outputs show it.
     let mut r = synced();
     let failing = |i: RegisterSpaceIn| RegisterSpaceIn { cpu_fail_valid: true, cpu_fail_family: true, cpu_fail_ctx: 0x0345, cpu_fail_count: 2, ..i };
@@ -114,7 +114,7 @@ fn decode_covers_the_map() {
     assert_eq!(decode(0x170), None);
 }
 
-/// The CPU configuration bridge (docs/registers.md §CPU window).
+/// The CPU configuration bridge (docs/blocks/register_space.md §CPU window).
 mod bridge {
     use crate::register_space::*;
 

@@ -612,7 +612,7 @@ fn registrations() -> Vec<BlockSpec> {
             ["WIDTH"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
                 AxisRegister::new(p.usize("WIDTH")).map_err(|e| r(format!("WIDTH {} is not 1..={WIDE_MAX_BITS}", e.0)))
             }),
-        registration!("reduce_unit", "the reduction ALU (docs/reduction.md)", ReduceUnitIn, ReduceUnitOut,
+        registration!("reduce_unit", "the reduction ALU (docs/blocks/reduce_unit.md)", ReduceUnitIn, ReduceUnitOut,
             [], |s, p| |_r: &dyn Fn(String) -> RegistryError| Ok::<_, RegistryError>(ReduceUnit::new())),
         registration!("register_space", "the engine's configuration and status registers", RegisterSpaceIn, RegisterSpaceOut,
             ["CPU_STATIC_ENTRIES"], |s, p| |r: &dyn Fn(String) -> RegistryError| {

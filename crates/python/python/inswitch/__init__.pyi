@@ -10,7 +10,7 @@ Operand = Union[int, float, str]
 def reduce(op: Union[str, int], a: Union[Operand, Sequence[Operand]], b: Union[Operand, Sequence[Operand]], **fields: JSON) -> Dict[str, Any]:
     """One reduction, bit-exact as the engine: the same object as one `inswitch reduce --batch` response
     line. `fields`: mode ("assoc"/"ieee"), a_rc/b_rc, a_sfa/b_sfa, a_op/b_op, and for FLT_REPSUM a_m/b_m,
-    a_oflow_id/b_oflow_id (docs/reduction.md §CLI). Raises ValueError with the model's message."""
+    a_oflow_id/b_oflow_id (docs/blocks/reduce_unit.md §CLI). Raises ValueError with the model's message."""
 
 def decode(kind: str, data: bytes) -> Dict[str, Any]:
     """Every field of a frame: the same object as one `inswitch decode --kind KIND --json` line.
