@@ -1,5 +1,5 @@
 //! State `LOOKUP`: the associative lookups of the latched message (`docs/cpu.md` §2, §6).
-//! Side by side with `rtl/cpu.v` §LOOKUP.
+//! Side by side with `rtl/cpu_lookup.vh` (§LOOKUP of `rtl/cpu.v`, which includes it).
 
 use super::*;
 
