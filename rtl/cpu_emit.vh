@@ -28,25 +28,29 @@ always @* begin
     emit_em_one = em_one_reg;
     emit_em_ack = em_ack_reg;
     emit_em_keep_pid = em_keep_pid_reg;
-    if (em_mask_reg != 128'd0) begin
-        if (!pbv_valid_reg[em_b]) begin
-            emit_em_mask[em_b] = 1'b0;
-        end else if (out_free) begin
-            emit_out = tmpl_reg;
-            emit_out[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
-            emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
-            emit_send = 1'b1;
-            emit_em_mask[em_b] = 1'b0;
+    // Only in the state that commits this step: its branches then count in line coverage only
+    // when the sequencer uses them (the outputs above hold otherwise).
+    if (seq_reg == SEQ_EMIT) begin
+        if (em_mask_reg != 128'd0) begin
+            if (!pbv_valid_reg[em_b]) begin
+                emit_em_mask[em_b] = 1'b0;
+            end else if (out_free) begin
+                emit_out = tmpl_reg;
+                emit_out[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
+                emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
+                emit_send = 1'b1;
+                emit_em_mask[em_b] = 1'b0;
+            end
+        end else if (em_one_reg) begin
+            if (out_free) begin
+                emit_out = em_ack_reg ? acknowledged : tmpl_reg;
+                emit_send = 1'b1;
+                emit_em_one = 1'b0;
+                emit_em_ack = 1'b0;
+            end
+        end else begin
+            emit_em_keep_pid = 1'b0;
+            emit_seq = SEQ_FINISH;
         end
-    end else if (em_one_reg) begin
-        if (out_free) begin
-            emit_out = em_ack_reg ? acknowledged : tmpl_reg;
-            emit_send = 1'b1;
-            emit_em_one = 1'b0;
-            emit_em_ack = 1'b0;
-        end
-    end else begin
-        emit_em_keep_pid = 1'b0;
-        emit_seq = SEQ_FINISH;
     end
 end

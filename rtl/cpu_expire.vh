@@ -33,45 +33,49 @@ always @* begin
     expire_em_mask = 128'd0;
     expire_em_one = 1'b1;
     expire_seq = SEQ_RATCHET;
-    if (dcur[D_PORTALS]) begin
-        expire_rat_target = CS_EXITING;
-        expire_fin = FIN_FREE;
-        expire_em_one = dcur[D_ACCV];
-        expire_tmpl = t_portals_timeout;
-        expire_ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
-    end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-        expire_du[D_SENT_ERROR] = 1'b1;
-        expire_du[D_ATTEMPTS +: 4] = 4'd0;
-        expire_tmpl = t_tlp_response_error;
-        expire_rat_target = CS_FULL;
-        expire_fin = FIN_WAIT;
-        expire_ev = EV_TIMEOUT_PARTIAL;
-    end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
-        expire_du[D_FAILURE] = 1'b1;
-        expire_fail = 1'b1;
-        expire_tmpl = t_tlp_completion_error;
-        expire_em_mask = scur[S_PBV +: 128];
-        expire_rat_target = CS_EXITING;
-        expire_fin = FIN_NEXT_ROUND;
-        expire_ev = EV_TIMEOUT_MASTER;
-    end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER &&
-                 dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
-        // Per-packet retry (000 [0117]).
-        expire_du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
-        expire_tmpl = t_tlp_response_retry;
-        expire_rat_target = CS_FULL;
-        expire_fin = FIN_WAIT;
-        expire_ev = EV_RETRY;
-    end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-        expire_du[D_FAILURE] = 1'b1;
-        expire_fail = 1'b1;
-        expire_tmpl = retry_failure;
-        expire_rat_target = CS_EXITING;
-        expire_fin = FIN_NEXT_ROUND;
-        expire_ev = EV_RETRY_EXHAUSTED;
-    end else begin
-        expire_em_one = 1'b0;
-        expire_seq = SEQ_IDLE;
-        expire_ev = EV_TIMEOUT_EMPTY;
+    // Only in the state that commits this step: its branches then count in line coverage only
+    // when the sequencer uses them (the outputs above hold otherwise).
+    if (seq_reg == SEQ_EXPIRE) begin
+        if (dcur[D_PORTALS]) begin
+            expire_rat_target = CS_EXITING;
+            expire_fin = FIN_FREE;
+            expire_em_one = dcur[D_ACCV];
+            expire_tmpl = t_portals_timeout;
+            expire_ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
+        end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
+            expire_du[D_SENT_ERROR] = 1'b1;
+            expire_du[D_ATTEMPTS +: 4] = 4'd0;
+            expire_tmpl = t_tlp_response_error;
+            expire_rat_target = CS_FULL;
+            expire_fin = FIN_WAIT;
+            expire_ev = EV_TIMEOUT_PARTIAL;
+        end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
+            expire_du[D_FAILURE] = 1'b1;
+            expire_fail = 1'b1;
+            expire_tmpl = t_tlp_completion_error;
+            expire_em_mask = scur[S_PBV +: 128];
+            expire_rat_target = CS_EXITING;
+            expire_fin = FIN_NEXT_ROUND;
+            expire_ev = EV_TIMEOUT_MASTER;
+        end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER &&
+                     dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
+            // Per-packet retry (000 [0117]).
+            expire_du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
+            expire_tmpl = t_tlp_response_retry;
+            expire_rat_target = CS_FULL;
+            expire_fin = FIN_WAIT;
+            expire_ev = EV_RETRY;
+        end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
+            expire_du[D_FAILURE] = 1'b1;
+            expire_fail = 1'b1;
+            expire_tmpl = retry_failure;
+            expire_rat_target = CS_EXITING;
+            expire_fin = FIN_NEXT_ROUND;
+            expire_ev = EV_RETRY_EXHAUSTED;
+        end else begin
+            expire_em_one = 1'b0;
+            expire_seq = SEQ_IDLE;
+            expire_ev = EV_TIMEOUT_EMPTY;
+        end
     end
 end
