@@ -16,10 +16,17 @@
 // writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
 //
 // Packed records (offsets in rtl/collective_msg.vh and rtl/cpu_codes.vh): a message is MSG_W bits, a
-// descriptor D_W, a static entry S_W.
+// descriptor D_W, a static entry S_W. Their constructors and the helper functions are in
+// rtl/cpu_records.vh (model: crates/model/src/cpu/records.rs).
 //
-// The sequencer's states are sectioned by `// ==== NAME` banners, in the order of the model's files under
-// crates/model/src/cpu/ (lookup, execute, check, emit, finish, expire), with the same names.
+// Read side by side with the model (crates/model/src/cpu/): after the registers, one section per
+// sequencer step under a `// ==== NAME` banner that names the model's file and method, in the order of
+// mod.rs: LOOKUP, EXECUTE, CHECK, EMIT, FINISH, EXPIRE. Each step is an `always @*` block that computes
+// its outcome (`<step>_*` signals, the step's values for the registers it writes) from registers and
+// inputs; the SEQUENCER section (`Cpu::step`) commits the outcome of the state seq_reg is in, and keeps
+// the states of a few lines (IDLE, ISSUE, REDUCE, RATCHET) inline, as `step` does. A step is a process
+// of its own rather than a task called from one process, so that `@*` sees every signal a step reads
+// in any simulator, event-driven ones included.
 
 `resetall
 `timescale 1ns / 1ps
@@ -134,92 +141,10 @@ localparam [19:0] THRESHOLD_RESET = 20'hfffff;
 localparam [3:0] RETRY_LIMIT_RESET = 4'd3;
 
 /*
- * RECORD CONSTRUCTORS (model: crates/model/src/cpu/records.rs).
+ * Record constructors and helper functions (model: crates/model/src/cpu/records.rs): functions of their
+ * arguments only, included after the localparams they use.
  */
-function [MSG_W-1:0] msg_pack(
-    input [3:0] kind, input family, input [7:0] port, input [15:0] ctx, input [31:0] src, input [31:0] dst,
-    input [15:0] pid, input [15:0] dmu, input [19:0] count, input [3:0] code, input posted, input error,
-    input [1:0] tid, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [9:0] resno,
-    input retry, input [5:0] op, input [3:0] rc, input [7:0] rsm, input [1:0] oflow, input [255:0] data,
-    input [127:0] pbv);
-    begin
-        msg_pack = {pbv, data, oflow, rsm, rc, op, retry, resno, seqno, cookie, vni, tid, error, posted, code,
-                    count, dmu, pid, dst, src, ctx, port, family, kind};
-    end
-endfunction
-
-// A fresh descriptor: state Idle, nothing counted, timer loaded.
-function [D_W-1:0] desc_new(
-    input portals, input [15:0] key, input [5:0] sidx, input [1:0] role, input [127:0] pbv,
-    input [19:0] pcount, input [19:0] waitc, input accv, input [5:0] acc_op, input [255:0] acc_data,
-    input [31:0] acc_sfa, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [31:0] dst,
-    input [7:0] port, input posted, input [24:0] load);
-    begin
-        desc_new = {1'b0, 4'd0, 1'b0, load, load, posted, port, dst, seqno, cookie, vni, acc_sfa, 2'd0, 8'd0,
-                    4'd0, acc_data, acc_op, accv, waitc, 20'd0, pcount, pbv, 1'b0, 1'b0, CS_IDLE, role, sidx,
-                    key, portals, 1'b1};
-    end
-endfunction
-
-// Timer load for wait count w (002 (54)), doubled for a master (000 [0154]).
-function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, input [23:0] t1,
-                         input [23:0] t2, input [23:0] t3, input [19:0] h0, input [19:0] h1, input [19:0] h2);
-    reg [23:0] t;
-    begin
-        if (w > h2) t = t3;
-        else if (w > h1) t = t2;
-        else if (w > h0) t = t1;
-        else t = t0;
-        load_for = role == ROLE_MASTER ? {t, 1'b0} : {1'b0, t};
-    end
-endfunction
-
-// Index of the lowest set bit of v (0 if none): the lowest bit isolated, then OR-encoded.
-function [6:0] lowest_index(input [127:0] v);
-    reg [127:0] low;
-    integer i;
-    begin
-        low = v & (~v + 128'd1);
-        lowest_index = 7'd0;
-        for (i = 0; i < 128; i = i + 1) begin
-            lowest_index = lowest_index | ({7{low[i]}} & i[6:0]);
-        end
-    end
-endfunction
-
-function [9:0] next_seqno(input [9:0] s);
-    begin
-        // (s + 1) mod 1023: libfabric never uses 1023 (docs/blocks/cpu.md §Messages)
-        next_seqno = s >= 10'd1022 ? s - 10'd1022 : s + 10'd1;
-    end
-endfunction
-
-// Serial-number comparison of sequence numbers modulo 1023 (1023 reserved): new is newer than old when
-// its forward distance is 1 to 511 (docs/blocks/cpu.md §Messages; model cpu::seqno_newer). Both are below 1023 here.
-function seqno_newer(input [9:0] new_s, input [9:0] old_s);
-    reg [10:0] fwd;
-    begin
-        fwd = (new_s >= old_s) ? {1'b0, new_s} - {1'b0, old_s} : {1'b0, new_s} + 11'd1023 - {1'b0, old_s};
-        seqno_newer = (fwd != 11'd0) && (fwd <= 11'd511);
-    end
-endfunction
-
-function [19:0] sat_add(input [19:0] a, input [19:0] b);
-    reg [20:0] s;
-    begin
-        s = {1'b0, a} + {1'b0, b};
-        sat_add = s[20] ? COUNT_MAX : s[19:0];
-    end
-endfunction
-
-function timer_runs(input [D_W-1:0] d);
-    begin
-        if (!d[D_VALID] || d[D_EXPIRED] || d[D_PAUSED]) timer_runs = 1'b0;
-        else if (d[D_PORTALS]) timer_runs = d[D_STATE +: 2] == CS_IDLE || d[D_STATE +: 2] == CS_FILLING;
-        else timer_runs = d[D_STATE +: 2] == CS_FILLING ||
-                          (d[D_STATE +: 2] == CS_FULL && d[D_ROLE +: 2] != ROLE_MASTER && !d[D_POSTED]);
-    end
-endfunction
+`include "cpu_records.vh"
 
 /*
  * Registers.
@@ -343,83 +268,49 @@ wire [1:0]   tid_behind = s_tid - m_tid;
 wire [11:0]  tlp_key = m_ctx[11:0];
 wire [5:0]   s_idx6 = {{(6-SIDX_W){1'b0}}, lk_s_idx_reg};
 
-wire [24:0] load_stored = load_for(s_pcount, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                   timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
-wire [24:0] load_msg = load_for(m_count, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
-wire [24:0] load_arm = load_for(sx[S_WAIT +: 20], s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+/*
+ * Timer ticks (docs/blocks/cpu.md §Timers; model: the tick loop of `Cpu::step`).
+ */
+wire tick = tick_cnt_reg == TICK_LAST;
+// The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
+wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
+wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
 
-// TLP activation from the message (INITIALIZATION) or from the stored information (START, RESTART),
-// 000 [0141]; Portals arming, 002 (39), (54).
-wire [D_W-1:0] act_msg = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, m_pbv, m_count, 20'd0, 1'b1, m_op,
-                                  m_data, {16'd0, engine_id_reg}, 16'd0, 32'd0, 10'd0, 32'd0, 8'd0,
-                                  m_posted, load_msg);
-wire [D_W-1:0] act_st = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, s_pbv, s_pcount, 20'd0, 1'b1,
-                                 sx[S_OP +: 6], sx[S_DATA +: 256], {16'd0, engine_id_reg}, 16'd0, 32'd0,
-                                 10'd0, 32'd0, 8'd0, sx[S_POSTED], load_stored);
-wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx6, s_role, 128'd0, 20'd0, sx[S_WAIT +: 20], 1'b0, 6'd0,
-                                  256'd0, 32'd0, m_vni, m_cookie, m_seqno, m_dst, m_port, 1'b0, load_arm);
-
-// Replies to the sender of the message. (Record-typed inputs are read only in part.)
-/* verilator lint_off UNUSEDSIGNAL */
-function [MSG_W-1:0] failure_reply(input [MSG_W-1:0] m, input [15:0] engine_id, input [3:0] why);
-    begin
-        failure_reply = msg_pack(K_FAILURE, 1'b0, 8'd0, m[M_CTX +: 16], {16'd0, engine_id}, m[M_SRC +: 32],
-                                 m[M_PID +: 16], m[M_DMU +: 16], 20'd0, why, 1'b1, 1'b0, m[M_TID +: 2], 16'd0,
-                                 32'd0, 10'd0, 10'd0, 1'b0, m[M_OP +: 6], 4'd0, 8'd0, 2'd0,
-                                 {192'd0, 48'd0, m[M_SRC +: 16]}, 128'd0);
+// Every descriptor with its timer tick.
+wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
+genvar g;
+generate
+    for (g = 0; g < DESCRIPTORS; g = g + 1) begin : g_tick
+        assign d_ticked[g] = ticked(d_reg[g], tick);
     end
-endfunction
+endgenerate
 
-wire [MSG_W-1:0] already_completed = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
-                                              m_pid, m_dmu, 20'd0, CODE_ALREADY_COMPLETED, 1'b1, 1'b0, m_tid,
-                                              16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
-                                              256'd0, 128'd0);
-// Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/blocks/cpu.md §Messages).
-wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
-                                         m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, m_tid,
-                                         16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
-                                         256'd0, 128'd0);
-wire [MSG_W-1:0] tlp_up = {m_rewritten[MSG_W-1:M_DST+32], 16'd0, s_upstream, m_rewritten[M_DST-1:0]};
-// A CONTROL copy replicated down carries the context's TID, not the sender's: an end node learns the
-// round's TID from its START and sends it back in its CONTRIBUTION (001).
-wire [MSG_W-1:0] control_copy = {m_rewritten[MSG_W-1:M_TID+2], s_tid, m_rewritten[M_TID-1:0]};
+// The one descriptor and the one static entry the sequencer writes this cycle (each step's outcome
+// starts from dsel, its descriptor with the tick, and from sx).
+reg [DIDX_W-1:0] du_idx;
+reg [D_W-1:0]    du;
+reg [SIDX_W-1:0] su_idx;
+reg [S_W-1:0]    su;
 
-// Messages about the current descriptor: Portals partial result up (002 (56), (57)) or master result
-// down (002 (37)); TLP RESPONSE up (000 [0109]) or COMPLETION (000 [0111]); retries exhausted.
-function [MSG_W-1:0] portals_msg(input [D_W-1:0] d, input result, input [3:0] rc, input [31:0] sfa);
-    begin
-        portals_msg = msg_pack(result ? K_ARM : K_CONTRIB, 1'b1, result ? 8'd0 : d[D_PORT +: 8], d[D_KEY +: 16],
-                               sfa, d[D_DST +: 32], NO_PARTICIPANT, 16'd0, d[D_COUNT +: 20], 4'd0, 1'b1, 1'b0,
-                               2'd0, d[D_VNI +: 16], d[D_COOKIE +: 32],
-                               result ? next_seqno(d[D_SEQNO +: 10]) : d[D_SEQNO +: 10], d[D_SEQNO +: 10], 1'b0,
-                               d[D_ACC_OP +: 6], rc, d[D_ACC_RSM +: 8], d[D_ACC_OFLOW +: 2],
-                               d[D_ACC_DATA +: 256], 128'd0);
-    end
-endfunction
+// ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
+`include "cpu_lookup.vh"
 
-function [MSG_W-1:0] tlp_msg(input [D_W-1:0] d, input [S_W-1:0] s, input [15:0] engine_id, input completion,
-                             input error, input retry);
-    reg [3:0] code;
-    begin
-        if (completion) code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_SATISFIED : CODE_RESULT;
-        else code = d[D_ACC_OP +: 6] == 6'd0 ? CODE_BARRIER_MET : CODE_NONE;
-        tlp_msg = msg_pack(completion ? K_COMPLETION : K_RESPONSE, 1'b0, 8'd0, d[D_KEY +: 16], {16'd0, engine_id},
-                           {16'd0, s[S_UPSTREAM +: 16]}, NO_PARTICIPANT, s[S_DMU +: 16], d[D_COUNT +: 20], code,
-                           completion ? 1'b1 : d[D_POSTED], error, s[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0,
-                           retry, d[D_ACC_OP +: 6], d[D_ACC_RC +: 4], d[D_ACC_RSM +: 8], d[D_ACC_OFLOW +: 2],
-                           d[D_ACC_DATA +: 256], 128'd0);
-    end
-endfunction
+// ==== EXECUTE (model: crates/model/src/cpu/execute.rs `Cpu::exec`) ====
+`include "cpu_execute.vh"
 
-/* verilator lint_on UNUSEDSIGNAL */
+// ==== CHECK (model: crates/model/src/cpu/check.rs `Cpu::check`) ====
+`include "cpu_check.vh"
 
-wire [MSG_W-1:0] retry_failure = msg_pack(K_FAILURE, 1'b0, 8'd0, dcur[D_KEY +: 16], {16'd0, engine_id_reg},
-                                          {16'd0, scur[S_UPSTREAM +: 16]}, NO_PARTICIPANT, scur[S_DMU +: 16],
-                                          {16'd0, dcur[D_ATTEMPTS +: 4]}, WHY_TIMEOUT, 1'b1, 1'b1,
-                                          scur[S_TID +: 2], 16'd0, 32'd0, 10'd0, 10'd0, 1'b0, 6'd0, 4'd0, 8'd0,
-                                          2'd0, {192'd0, 64'hffff}, 128'd0);
+// ==== EMIT (model: crates/model/src/cpu/emit.rs `Cpu::emit`) ====
+`include "cpu_emit.vh"
+
+// ==== FINISH (model: crates/model/src/cpu/finish.rs `Cpu::finish`) ====
+`include "cpu_finish.vh"
+
+// ==== EXPIRE (model: crates/model/src/cpu/expire.rs `Cpu::expire`) ====
+`include "cpu_expire.vh"
+
+// ==== SEQUENCER (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
 
 /*
  * The reduction unit: one operand pair in state ISSUE (accumulator, contribution).
@@ -456,110 +347,7 @@ reduce_unit u_reduce (
     .out_rt_repsum_oflow_id(ru_out_rt_repsum_oflow_id)
 );
 
-// One tick of a descriptor's timer (docs/blocks/cpu.md §Timers).
-function [D_W-1:0] ticked(input [D_W-1:0] d, input tick);
-    begin
-        ticked = d;
-        if (tick && timer_runs(d)) begin
-            if (d[D_TIMER +: 25] <= 25'd1) begin
-                ticked[D_TIMER +: 25] = 25'd0;
-                ticked[D_EXPIRED] = 1'b1;
-            end else begin
-                ticked[D_TIMER +: 25] = d[D_TIMER +: 25] - 25'd1;
-            end
-        end
-    end
-endfunction
-
-wire tick = tick_cnt_reg == TICK_LAST;
-// The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
-wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
-wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
-
-// Every message and value the sequencer may load, as wires: the sequencer only selects among them
-// (no function calls inside the always block, which keeps synthesis fast).
 wire [MSG_W-1:0] s_msg_packed = `COLLECTIVE_MSG_BUS(s_msg);
-wire [MSG_W-1:0] t_unknown_participant = failure_reply(msg_reg, engine_id_reg, WHY_UNKNOWN_PARTICIPANT);
-wire [MSG_W-1:0] t_malformed = failure_reply(msg_reg, engine_id_reg, WHY_MALFORMED);
-wire [MSG_W-1:0] t_duplicate = failure_reply(msg_reg, engine_id_reg, WHY_DUPLICATE);
-wire [MSG_W-1:0] t_count_underflow = failure_reply(msg_reg, engine_id_reg, WHY_COUNT_UNDERFLOW);
-wire [19:0] dx_count_plus = sat_add(dx[D_COUNT +: 20], m_count);
-// At completion a Portals result with more contributions than the wait count carries CONTR_OVERFLOW.
-wire [3:0] chk_rc = dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW
-                    ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
-wire [MSG_W-1:0] t_portals_result = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
-wire [MSG_W-1:0] t_portals_partial = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
-wire [MSG_W-1:0] t_portals_timeout = portals_msg(dcur, 1'b0, dcur[D_ACC_RC +: 4], engine_sfa_reg);
-wire [MSG_W-1:0] t_tlp_completion = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);
-wire [MSG_W-1:0] t_tlp_completion_error = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b1, 1'b0);
-wire [MSG_W-1:0] t_tlp_response = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
-wire [MSG_W-1:0] t_tlp_response_error = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b1, 1'b0);
-wire [MSG_W-1:0] t_tlp_response_retry = tlp_msg(dcur, scur, engine_id_reg, 1'b0, dcur[D_SENT_ERROR], 1'b1);
-// A RETRY request from the parent: the RESPONSE of the message's descriptor, resent (000 [0117]).
-wire [MSG_W-1:0] t_retry_resend = tlp_msg(dx, sx, engine_id_reg, 1'b0, dx[D_SENT_ERROR], 1'b1);
-wire [MSG_W-1:0] t_nothing_to_resend = failure_reply(msg_reg, engine_id_reg, WHY_NOTHING_TO_RESEND);
-wire [9:0] dcur_next_seqno = next_seqno(dcur[D_SEQNO +: 10]);
-
-// Every descriptor with its timer tick.
-wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
-genvar g;
-generate
-    for (g = 0; g < DESCRIPTORS; g = g + 1) begin : g_tick
-        assign d_ticked[g] = ticked(d_reg[g], tick);
-    end
-endgenerate
-
-/*
- * Combinational logic.
- */
-integer k;
-reg [DIDX_W-1:0] du_idx;
-reg [D_W-1:0] du;
-reg [SIDX_W-1:0] su_idx;
-reg [S_W-1:0] su;
-reg cfg_st_we;
-reg [5:0] ev;
-reg out_free;
-reg complete;
-reg [SIDX_W-1:0] cfg_sidx;
-reg [31:0] cfg_off;
-
-// Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
-// isolating the lowest set bit and encoding it (no 128-deep priority chains).
-integer j;
-reg [127:0] st_match, d_match, d_free, d_expired, p_match;
-wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
-wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
-
-always @* begin
-    st_match = 128'd0;
-    d_match = 128'd0;
-    d_free = 128'd0;
-    d_expired = 128'd0;
-    p_match = 128'd0;
-    for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
-        st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
-    end
-    for (j = 0; j < DESCRIPTORS; j = j + 1) begin
-        d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
-        d_free[j] = !d_reg[j][D_VALID];
-        d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
-    end
-    for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
-        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == p_who;
-    end
-end
-
-/* verilator lint_off UNUSEDSIGNAL */
-wire [6:0] st_first = lowest_index(st_match);
-wire [6:0] d_first = lowest_index(d_match);
-wire [6:0] free_first = lowest_index(d_free);
-wire [6:0] expired_first = lowest_index(d_expired);
-/* verilator lint_on UNUSEDSIGNAL */
-wire [6:0] p_first = lowest_index(p_match);
-wire [6:0] em_b = lowest_index(em_mask_reg);
-assign any_expired = |d_expired;
-assign first_expired = expired_first[DIDX_W-1:0];
 
 always @* begin
     seq_next = seq_reg;
@@ -582,37 +370,21 @@ always @* begin
     fin_next = fin_reg;
     rat_target_next = rat_target_reg;
     out_next = out_reg;
-    engine_id_next = engine_id_reg;
-    engine_sfa_next = engine_sfa_reg;
-    ieee_next = ieee_reg;
-    retry_limit_next = retry_limit_reg;
-    pbv_valid_next = pbv_valid_reg;
-    pbv_switch_next = pbv_switch_reg;
-    for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
-    for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
-    pbv_dev_next = pbv_dev_reg;
-    // The one descriptor and the one static entry the sequencer may write this cycle.
+    out_valid_next = out_valid_reg && !m_msg_ready;
     du_idx = sel_idx;
     du = dsel;
     su_idx = lk_s_idx_reg;
     su = sx;
-    ev = 6'd0;
-    complete = 1'b0;
-    cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
-
-    tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
-
-    // Output register and event pulse.
-    out_free = !out_valid_reg || m_msg_ready;
-    out_valid_next = out_valid_reg && !m_msg_ready;
     stat_valid_next = 1'b0;
     stat_event_next = 6'd0;
     stat_family_next = 1'b0;
     stat_ctx_next = 16'd0;
     fail_mark = 1'b0;
 
+    // Each state commits its step's outcome; the writers of a register have a fixed priority inside
+    // the cycle: timer ticks (dsel), then this, then configuration (below).
     case (seq_reg)
-        // ==== IDLE (model: the sequencer's start in `Cpu::step`, crates/model/src/cpu/mod.rs) ====
+        // ==== IDLE (model: the sequencer's start in `Cpu::step`)
         SEQ_IDLE: begin
             if (any_expired) begin
                 cur_next = first_expired;
@@ -622,340 +394,40 @@ always @* begin
                 seq_next = SEQ_LOOKUP;
             end
         end
-        // ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
+        // ==== LOOKUP (lookup.rs)
         SEQ_LOOKUP: begin
-            // Associative matches; the lowest index wins.
-            lk_s_hit_next = |st_match;
-            lk_s_idx_next = st_first[SIDX_W-1:0];
-            lk_d_hit_next = |d_match;
-            lk_d_idx_next = d_first[DIDX_W-1:0];
-            lk_f_hit_next = |d_free;
-            lk_f_idx_next = free_first[DIDX_W-1:0];
-            // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
-            if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
-                lk_p_hit_next = m_pid < 16'd128;
-                lk_p_idx_next = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
-                // A P_ID is trusted only for the device its entry holds (docs/blocks/cpu.md §Messages, WRONG_SENDER).
-                lk_p_sender_next = m_pid < 16'd128 && p_match[m_pid[6:0]];
-            end else begin
-                lk_p_hit_next = |p_match;
-                lk_p_idx_next = p_first;
-                lk_p_sender_next = |p_match;
-            end
+            lk_s_hit_next = lookup_s_hit;
+            lk_s_idx_next = lookup_s_idx;
+            lk_d_hit_next = lookup_d_hit;
+            lk_d_idx_next = lookup_d_idx;
+            lk_f_hit_next = lookup_f_hit;
+            lk_f_idx_next = lookup_f_idx;
+            lk_p_hit_next = lookup_p_hit;
+            lk_p_idx_next = lookup_p_idx;
+            lk_p_sender_next = lookup_p_sender;
             seq_next = SEQ_EXEC;
         end
-        // ==== EXECUTE (model: crates/model/src/cpu/execute.rs `Cpu::exec`) ====
+        // ==== EXECUTE (execute.rs)
         SEQ_EXEC: begin
-            // docs/blocks/cpu.md §Messages. Default: done, back to IDLE.
-            seq_next = SEQ_IDLE;
-            if (!m_portals) begin
-                case (m_kind)
-                    K_INIT: begin
-                        if (!lk_s_hit_reg) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else if (m_pid != NO_PARTICIPANT && m_pid != engine_id_reg) begin
-                            // For an engine below (000 [0106]-[0107], [0157]; docs/blocks/cpu.md §Messages): relayed
-                            // to the target if it is a switch participant of the stored context, else to
-                            // every switch participant; acknowledged if non-posted. Nothing stored here.
-                            if (!s_stored) begin
-                                ev = EV_DROP_UNKNOWN;
-                            end else begin
-                                tmpl_next = m_rewritten;
-                                em_mask_next = (lk_p_hit_reg && pbv_switch_reg[lk_p_idx_reg] && s_pbv[lk_p_idx_reg])
-                                    ? (128'd1 << lk_p_idx_reg) : (s_pbv & pbv_switch_reg);
-                                em_keep_pid_next = 1'b1;
-                                em_one_next = !m_posted;
-                                em_ack_next = !m_posted;
-                                fin_next = FIN_NONE;
-                                seq_next = SEQ_EMIT;
-                                ev = EV_INIT_RELAY;
-                            end
-                        end else begin
-                            su[S_STORED] = 1'b1;
-                            su[S_PBV +: 128] = m_pbv;
-                            su[S_PCOUNT +: 20] = m_count;
-                            su[S_OP +: 6] = m_op;
-                            su[S_DATA +: 256] = m_data;
-                            su[S_DMU +: 16] = m_dmu;
-                            su[S_UPSTREAM +: 16] = m_src[15:0];
-                            su[S_POSTED] = m_posted;
-                            su[S_TID +: 2] = m_tid;
-                            if (!m_posted) begin
-                                // Non-posted: acknowledged to the sender (000 [0097], claim 14).
-                                em_mask_next = 128'd0;
-                                em_one_next = 1'b1;
-                                em_ack_next = 1'b1;
-                                fin_next = FIN_NONE;
-                                seq_next = SEQ_EMIT;
-                            end
-                            if (lk_d_hit_reg) begin
-                                du = act_msg;
-                                ev = EV_INIT;
-                            end else if (lk_f_hit_reg) begin
-                                begin du_idx = lk_f_idx_reg; du = act_msg; end
-                                ev = EV_INIT;
-                            end else begin
-                                ev = EV_ACTIVATE_NO_DESC;
-                            end
-                        end
-                    end
-                    K_CONTROL: begin
-                        if (!lk_s_hit_reg) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else if (m_code < CMD_START || m_code > CMD_RESET) begin
-                            ev = EV_CTRL_BAD;
-                        end else begin
-                            su[S_UPSTREAM +: 16] = m_src[15:0];
-                            case (m_code)
-                                CMD_START: begin
-                                    if (lk_d_hit_reg) begin
-                                        if (dx[D_PAUSED]) begin
-                                            du[D_PAUSED] = 1'b0;
-                                            ev = EV_CTRL_START;
-                                        end else begin
-                                            ev = EV_CTRL_NOOP;
-                                        end
-                                    end else if (!s_stored) begin
-                                        ev = EV_CTRL_NOOP;
-                                    end else if (lk_f_hit_reg) begin
-                                        begin du_idx = lk_f_idx_reg; du = act_st; end
-                                        ev = EV_CTRL_START;
-                                    end else begin
-                                        ev = EV_ACTIVATE_NO_DESC;
-                                    end
-                                end
-                                CMD_PAUSE: begin
-                                    if (lk_d_hit_reg) begin
-                                        du[D_PAUSED] = 1'b1;
-                                        ev = EV_CTRL_PAUSE;
-                                    end else begin
-                                        ev = EV_CTRL_NOOP;
-                                    end
-                                end
-                                CMD_RESTART: begin
-                                    if (!s_stored) begin
-                                        ev = EV_CTRL_NOOP;
-                                    end else if (lk_d_hit_reg) begin
-                                        du = act_st;
-                                        ev = EV_CTRL_RESTART;
-                                    end else if (lk_f_hit_reg) begin
-                                        begin du_idx = lk_f_idx_reg; du = act_st; end
-                                        ev = EV_CTRL_RESTART;
-                                    end else begin
-                                        ev = EV_ACTIVATE_NO_DESC;
-                                    end
-                                end
-                                CMD_STOP: begin
-                                    if (lk_d_hit_reg) begin
-                                        du[D_VALID] = 1'b0;
-                                        ev = EV_CTRL_STOP;
-                                    end else begin
-                                        ev = EV_CTRL_NOOP;
-                                    end
-                                end
-                                default: begin // CMD_RESET
-                                    if (lk_d_hit_reg) du[D_VALID] = 1'b0;
-                                    su[S_STORED] = 1'b0;
-                                    su[S_TID +: 2] = 2'd0;
-                                    ev = EV_CTRL_RESET;
-                                end
-                            endcase
-                            // Replicated to every participant of the stored PBV ([0172]), with the
-                            // context's TID; then, if non-posted, acknowledged to the sender (000 [0097],
-                            // claim 14; the acknowledgement keeps m_tid).
-                            if (s_stored || !m_posted) begin
-                                tmpl_next = control_copy;
-                                em_mask_next = s_stored ? s_pbv : 128'd0;
-                                em_one_next = !m_posted;
-                                em_ack_next = !m_posted;
-                                fin_next = FIN_NONE;
-                                seq_next = SEQ_EMIT;
-                            end
-                        end
-                    end
-                    K_CONTRIB, K_RESPONSE: begin
-                        if (!lk_s_hit_reg || (!s_stored && !lk_d_hit_reg)) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else if (!lk_d_hit_reg) begin
-                            tmpl_next = tlp_up;
-                            ev = EV_PASS_UP;
-                        end else if (m_tid != s_tid) begin
-                            if (tid_behind == 2'd1) begin
-                                tmpl_next = already_completed;
-                                ev = EV_OLD_TID;
-                            end else begin
-                                ev = EV_BAD_TID;
-                            end
-                        end else if (dx[D_PAUSED]) begin
-                            ev = EV_PAUSED_DROP;
-                        end else if (dx[D_STATE + 1]) begin
-                            // Full or Exiting: a late frame goes up (002 (62)).
-                            tmpl_next = tlp_up;
-                            ev = EV_PASS_UP;
-                        end else if (!lk_p_hit_reg || !s_pbv[lk_p_idx_reg]) begin
-                            tmpl_next = t_unknown_participant;
-                            ev = EV_UNKNOWN_PARTICIPANT;
-                        end else if (!lk_p_sender_reg) begin
-                            // The P_ID names another device's entry (a child's pass-up, a spoofer):
-                            // dropped, not answered.
-                            ev = EV_WRONG_SENDER;
-                        end else if ((m_kind == K_RESPONSE) != pbv_switch_reg[lk_p_idx_reg]) begin
-                            tmpl_next = t_malformed;
-                            ev = EV_MALFORMED;
-                        end else if (!dx[D_PBV + {25'd0, lk_p_idx_reg}]) begin
-                            tmpl_next = t_duplicate;
-                            ev = EV_DUPLICATE;
-                        end else if (dx[D_PCOUNT +: 20] == 20'd0) begin
-                            tmpl_next = t_count_underflow;
-                            ev = EV_COUNT_UNDERFLOW;
-                        end else begin
-                            // 000 [0143]: clear the bit, decrement p_count, add the count; combine next.
-                            du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
-                            du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
-                            du[D_COUNT +: 20] = dx_count_plus;
-                            cur_next = lk_d_idx_reg;
-                            seq_next = SEQ_ISSUE;
-                            ev = EV_ACCEPT;
-                        end
-                        // Every outcome but a drop or a combine sends the one message set up above.
-                        if (ev == EV_PASS_UP || ev == EV_OLD_TID || ev == EV_UNKNOWN_PARTICIPANT ||
-                            ev == EV_MALFORMED || ev == EV_DUPLICATE || ev == EV_COUNT_UNDERFLOW) begin
-                            em_mask_next = 128'd0;
-                            em_one_next = 1'b1;
-                            fin_next = FIN_NONE;
-                            seq_next = SEQ_EMIT;
-                        end
-                    end
-                    K_COMPLETION: begin
-                        if (!lk_s_hit_reg || !lk_d_hit_reg) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else if (dx[D_ROLE +: 2] == ROLE_MASTER || m_code == CODE_ACKNOWLEDGED) begin
-                            // An acknowledgement (a child's answer to a relayed non-posted command)
-                            // is not the parent's result (docs/blocks/cpu.md §Messages).
-                            ev = EV_BAD_KIND;
-                        end else if (m_tid != s_tid) begin
-                            ev = EV_BAD_TID;
-                        end else begin
-                            tmpl_next = m_rewritten;
-                            em_mask_next = s_pbv;
-                            em_one_next = 1'b0;
-                            fin_next = FIN_NEXT_ROUND;
-                            rat_target_next = CS_EXITING;
-                            cur_next = lk_d_idx_reg;
-                            seq_next = SEQ_RATCHET;
-                            ev = EV_COMPLETION_DOWN;
-                        end
-                    end
-                    K_FAILURE: begin
-                        if (!lk_s_hit_reg || !s_stored) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else begin
-                            tmpl_next = tlp_up;
-                            if (lk_d_hit_reg) begin
-                                // The Failure flag (001), carried by the FAILURE forwarded up (EM bit).
-                                du[D_FAILURE] = 1'b1;
-                                fail_mark = 1'b1;
-                                tmpl_next[M_ERROR] = 1'b1;
-                            end
-                            em_mask_next = 128'd0;
-                            em_one_next = 1'b1;
-                            fin_next = FIN_NONE;
-                            seq_next = SEQ_EMIT;
-                            ev = EV_FAILURE_UP;
-                        end
-                    end
-                    K_RETRY: begin
-                        // A per-packet retry request (000 [0098], [0117]): the one message kept for a
-                        // context is the RESPONSE a subservient holds in Full until its parent answers.
-                        if (!lk_s_hit_reg || (!s_stored && !lk_d_hit_reg)) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else begin
-                            if (lk_d_hit_reg && dx[D_ROLE +: 2] != ROLE_MASTER && dx[D_STATE +: 2] == CS_FULL &&
-                                m_src[15:0] == s_upstream) begin
-                                tmpl_next = t_retry_resend;
-                                ev = EV_RETRY_RESEND;
-                            end else begin
-                                tmpl_next = t_nothing_to_resend;
-                                ev = EV_RETRY_NONE;
-                            end
-                            em_mask_next = 128'd0;
-                            em_one_next = 1'b1;
-                            fin_next = FIN_NONE;
-                            seq_next = SEQ_EMIT;
-                        end
-                    end
-                    default: begin
-                        ev = EV_BAD_KIND;
-                    end
-                endcase
-            end else begin
-                case (m_kind)
-                    K_ARM: begin
-                        if (!lk_s_hit_reg) begin
-                            ev = EV_DROP_UNKNOWN;
-                        end else if (m_seqno == SEQNO_RESERVED) begin
-                            ev = EV_BAD_SEQNO_ARM;
-                        end else if (lk_d_hit_reg) begin
-                            // 002 (71): only a newer seqno clears the state; a duplicated or old arm
-                            // is dropped and counted.
-                            if (seqno_newer(m_seqno, dx[D_SEQNO +: 10])) begin
-                                du = arm_vec;
-                                ev = EV_REARM;
-                            end else begin
-                                ev = EV_STALE_ARM;
-                            end
-                        end else if (lk_f_hit_reg) begin
-                            begin du_idx = lk_f_idx_reg; du = arm_vec; end
-                            ev = EV_ARM;
-                        end else begin
-                            ev = EV_ARM_NO_DESC;
-                        end
-                    end
-                    K_CONTRIB: begin
-                        if (!lk_d_hit_reg) begin
-                            // No descriptor: the frame goes on up as it came (002 (59), (75)).
-                            tmpl_next = msg_reg;
-                            em_mask_next = 128'd0;
-                            em_one_next = 1'b1;
-                            fin_next = FIN_NONE;
-                            seq_next = SEQ_EMIT;
-                            ev = EV_PASS_UP;
-                        end else if (m_vni != dx[D_VNI +: 16]) begin
-                            ev = EV_DROP_VNI;
-                        end else if (m_cookie != dx[D_COOKIE +: 32]) begin
-                            ev = EV_DROP_COOKIE;
-                        end else if (m_seqno != dx[D_SEQNO +: 10]) begin
-                            ev = EV_DROP_SEQNO;
-                        end else begin
-                            du[D_COUNT +: 20] = dx_count_plus;
-                            cur_next = lk_d_idx_reg;
-                            if (dx[D_ACCV]) begin
-                                seq_next = SEQ_ISSUE;
-                            end else begin
-                                du[D_ACC_OP +: 6] = m_op;
-                                du[D_ACC_DATA +: 256] = m_data;
-                                du[D_ACC_RC +: 4] = m_rc;
-                                du[D_ACC_RSM +: 8] = m_rsm;
-                                du[D_ACC_OFLOW +: 2] = m_oflow;
-                                du[D_ACC_SFA +: 32] = m_src;
-                                du[D_ACCV] = 1'b1;
-                                if (dx[D_STATE +: 2] == CS_IDLE) du[D_STATE +: 2] = CS_FILLING;
-                                seq_next = SEQ_CHECK;
-                            end
-                            ev = EV_ACCEPT;
-                        end
-                    end
-                    default: begin
-                        ev = EV_BAD_KIND;
-                    end
-                endcase
-            end
+            seq_next = exec_seq;
+            cur_next = exec_cur;
+            tmpl_next = exec_tmpl;
+            em_mask_next = exec_em_mask;
+            em_one_next = exec_em_one;
+            em_ack_next = exec_em_ack;
+            em_keep_pid_next = exec_em_keep_pid;
+            fin_next = exec_fin;
+            rat_target_next = exec_rat_target;
+            du_idx = exec_du_idx;
+            du = exec_du;
+            su = exec_su;
+            fail_mark = exec_fail;
             stat_valid_next = 1'b1;
-            stat_event_next = ev;
+            stat_event_next = exec_ev;
             stat_family_next = m_portals;
             stat_ctx_next = m_ctx;
         end
-        // ==== ISSUE, REDUCE (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
+        // ==== ISSUE, REDUCE
         SEQ_ISSUE: begin
             seq_next = SEQ_REDUCE;
         end
@@ -970,46 +442,23 @@ always @* begin
                 seq_next = SEQ_CHECK;
             end
         end
-        // ==== CHECK (model: crates/model/src/cpu/check.rs `Cpu::check`) ====
+        // ==== CHECK (check.rs)
         SEQ_CHECK: begin
-            // Completion (000 [0144]; 002 (56)).
-            complete = dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
-                                       : dcur[D_PBV +: 128] == 128'd0 && dcur[D_PCOUNT +: 20] == 20'd0;
-            seq_next = SEQ_IDLE;
-            if (complete) begin
+            seq_next = check_seq;
+            du = check_du;
+            tmpl_next = check_tmpl;
+            em_mask_next = check_em_mask;
+            em_one_next = check_em_one;
+            fin_next = check_fin;
+            rat_target_next = check_rat_target;
+            if (check_complete) begin
                 stat_valid_next = 1'b1;
                 stat_event_next = EV_COMPLETE;
                 stat_family_next = dcur[D_PORTALS];
                 stat_ctx_next = dcur[D_KEY +: 16];
-                du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
-                du[D_ACC_RC +: 4] = chk_rc;
-                em_mask_next = 128'd0;
-                em_one_next = 1'b1;
-                seq_next = SEQ_RATCHET;
-                if (dcur[D_PORTALS]) begin
-                    rat_target_next = CS_EXITING;
-                    if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                        tmpl_next = t_portals_result;
-                        fin_next = FIN_REARM;
-                    end else begin
-                        tmpl_next = t_portals_partial;
-                        fin_next = FIN_FREE;
-                    end
-                end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                    tmpl_next = t_tlp_completion;
-                    em_mask_next = scur[S_PBV +: 128];
-                    rat_target_next = CS_EXITING;
-                    fin_next = FIN_NEXT_ROUND;
-                end else begin
-                    tmpl_next = t_tlp_response;
-                    du[D_ATTEMPTS +: 4] = 4'd0;
-                    du[D_SENT_ERROR] = 1'b0;
-                    rat_target_next = CS_FULL;
-                    fin_next = FIN_WAIT;
-                end
             end
         end
-        // ==== RATCHET (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
+        // ==== RATCHET
         SEQ_RATCHET: begin
             // One state step per cycle (001).
             if (dcur[D_STATE +: 2] != rat_target_reg) begin
@@ -1018,132 +467,35 @@ always @* begin
                 seq_next = SEQ_EMIT;
             end
         end
-        // ==== EMIT (model: crates/model/src/cpu/emit.rs `Cpu::emit`) ====
+        // ==== EMIT (emit.rs)
         SEQ_EMIT: begin
-            if (em_mask_reg != 128'd0) begin
-                if (!pbv_valid_reg[em_b]) begin
-                    em_mask_next[em_b] = 1'b0;
-                end else if (out_free) begin
-                    out_next = tmpl_reg;
-                    out_next[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
-                    out_next[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
-                    out_valid_next = 1'b1;
-                    em_mask_next[em_b] = 1'b0;
-                end
-            end else if (em_one_reg) begin
-                if (out_free) begin
-                    out_next = em_ack_reg ? acknowledged : tmpl_reg;
-                    out_valid_next = 1'b1;
-                    em_one_next = 1'b0;
-                    em_ack_next = 1'b0;
-                end
-            end else begin
-                em_keep_pid_next = 1'b0;
-                seq_next = SEQ_FINISH;
-            end
+            seq_next = emit_seq;
+            out_next = emit_out;
+            if (emit_send) out_valid_next = 1'b1;
+            em_mask_next = emit_em_mask;
+            em_one_next = emit_em_one;
+            em_ack_next = emit_em_ack;
+            em_keep_pid_next = emit_em_keep_pid;
         end
-        // ==== FINISH (model: crates/model/src/cpu/finish.rs `Cpu::finish`) ====
+        // ==== FINISH (finish.rs)
         SEQ_FINISH: begin
             seq_next = SEQ_IDLE;
-            case (fin_reg)
-                FIN_FREE: begin
-                    du[D_STATE +: 2] = CS_IDLE;
-                    du[D_VALID] = 1'b0;
-                end
-                FIN_REARM: begin
-                    // The master re-arms itself for the next round (002 (37)).
-                    du[D_STATE +: 2] = CS_IDLE;
-                    du[D_SEQNO +: 10] = dcur_next_seqno;
-                    du[D_COUNT +: 20] = 20'd0;
-                    du[D_ACCV] = 1'b0;
-                    du[D_ACC_OP +: 6] = 6'd0;
-                    du[D_ACC_DATA +: 256] = 256'd0;
-                    du[D_ACC_RC +: 4] = 4'd0;
-                    du[D_ACC_RSM +: 8] = 8'd0;
-                    du[D_ACC_OFLOW +: 2] = 2'd0;
-                    du[D_ACC_SFA +: 32] = 32'd0;
-                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    du[D_EXPIRED] = 1'b0;
-                end
-                FIN_WAIT: begin
-                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    du[D_EXPIRED] = 1'b0;
-                end
-                FIN_NEXT_ROUND: begin
-                    // Exiting -> Idle: TID + 1 (001), tracking store re-loaded (000 [0141]).
-                    su_idx = dcur[D_SIDX +: SIDX_W];
-                    su = scur;
-                    su[S_TID +: 2] = scur[S_TID +: 2] + 2'd1;
-                    du[D_STATE +: 2] = CS_IDLE;
-                    du[D_PBV +: 128] = scur[S_PBV +: 128];
-                    du[D_PCOUNT +: 20] = scur[S_PCOUNT +: 20];
-                    du[D_COUNT +: 20] = 20'd0;
-                    du[D_ACCV] = 1'b1;
-                    du[D_ACC_OP +: 6] = scur[S_OP +: 6];
-                    du[D_ACC_DATA +: 256] = scur[S_DATA +: 256];
-                    du[D_ACC_RC +: 4] = 4'd0;
-                    du[D_ACC_RSM +: 8] = 8'd0;
-                    du[D_ACC_OFLOW +: 2] = 2'd0;
-                    du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
-                    du[D_ATTEMPTS +: 4] = 4'd0;
-                    du[D_SENT_ERROR] = 1'b0;
-                    du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
-                    du[D_EXPIRED] = 1'b0;
-                end
-                default: begin
-                end
-            endcase
+            du = finish_du;
+            su_idx = finish_su_idx;
+            su = finish_su;
         end
-        // ==== EXPIRE (model: crates/model/src/cpu/expire.rs `Cpu::expire`) ====
+        // ==== EXPIRE (expire.rs)
         SEQ_EXPIRE: begin
-            // docs/blocks/cpu.md §Timers.
-            du[D_EXPIRED] = 1'b0;
-            em_mask_next = 128'd0;
-            em_one_next = 1'b1;
-            seq_next = SEQ_RATCHET;
-            if (dcur[D_PORTALS]) begin
-                rat_target_next = CS_EXITING;
-                fin_next = FIN_FREE;
-                em_one_next = dcur[D_ACCV];
-                tmpl_next = t_portals_timeout;
-                ev = dcur[D_ACCV] ? EV_TIMEOUT_PARTIAL : EV_TIMEOUT_EMPTY;
-            end else if (dcur[D_STATE +: 2] == CS_FILLING && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-                du[D_SENT_ERROR] = 1'b1;
-                du[D_ATTEMPTS +: 4] = 4'd0;
-                tmpl_next = t_tlp_response_error;
-                rat_target_next = CS_FULL;
-                fin_next = FIN_WAIT;
-                ev = EV_TIMEOUT_PARTIAL;
-            end else if (dcur[D_STATE +: 2] == CS_FILLING) begin
-                du[D_FAILURE] = 1'b1;
-                fail_mark = 1'b1;
-                tmpl_next = t_tlp_completion_error;
-                em_mask_next = scur[S_PBV +: 128];
-                rat_target_next = CS_EXITING;
-                fin_next = FIN_NEXT_ROUND;
-                ev = EV_TIMEOUT_MASTER;
-            end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER &&
-                         dcur[D_ATTEMPTS +: 4] < retry_limit_reg) begin
-                // Per-packet retry (000 [0117]).
-                du[D_ATTEMPTS +: 4] = dcur[D_ATTEMPTS +: 4] + 4'd1;
-                tmpl_next = t_tlp_response_retry;
-                rat_target_next = CS_FULL;
-                fin_next = FIN_WAIT;
-                ev = EV_RETRY;
-            end else if (dcur[D_STATE +: 2] == CS_FULL && dcur[D_ROLE +: 2] != ROLE_MASTER) begin
-                du[D_FAILURE] = 1'b1;
-                fail_mark = 1'b1;
-                tmpl_next = retry_failure;
-                rat_target_next = CS_EXITING;
-                fin_next = FIN_NEXT_ROUND;
-                ev = EV_RETRY_EXHAUSTED;
-            end else begin
-                em_one_next = 1'b0;
-                seq_next = SEQ_IDLE;
-                ev = EV_TIMEOUT_EMPTY;
-            end
+            seq_next = expire_seq;
+            du = expire_du;
+            tmpl_next = expire_tmpl;
+            em_mask_next = expire_em_mask;
+            em_one_next = expire_em_one;
+            fin_next = expire_fin;
+            rat_target_next = expire_rat_target;
+            fail_mark = expire_fail;
             stat_valid_next = 1'b1;
-            stat_event_next = ev;
+            stat_event_next = expire_ev;
             stat_family_next = dcur[D_PORTALS];
             stat_ctx_next = dcur[D_KEY +: 16];
         end
@@ -1151,8 +503,24 @@ always @* begin
             seq_next = SEQ_IDLE;
         end
     endcase
+end
 
-    // Register writes (docs/blocks/cpu.md §Ports) come last: they win over the sequencer.
+/*
+ * Register writes (docs/blocks/cpu.md §Ports; model: `Cpu::config_write`, crates/model/src/cpu/config.rs).
+ */
+integer k;
+
+always @* begin
+    engine_id_next = engine_id_reg;
+    engine_sfa_next = engine_sfa_reg;
+    ieee_next = ieee_reg;
+    retry_limit_next = retry_limit_reg;
+    pbv_valid_next = pbv_valid_reg;
+    pbv_switch_next = pbv_switch_reg;
+    for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
+    for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
+    pbv_dev_next = pbv_dev_reg;
+
     if (cfg_wr_en) begin
         if (cfg_wr_addr < 12'h080) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
@@ -1171,14 +539,22 @@ always @* begin
             retry_limit_next = cfg_wr_data[11:8];
         end
     end
+end
 
+/*
+ * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
+ */
+wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
+wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
+wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
+
+always @* begin
+    tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
     // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/blocks/cpu.md §Timers).
     for (k = 0; k < DESCRIPTORS; k = k + 1) begin
         d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
     end
     // Static entries: the sequencer's write, then a configuration write on top.
-    cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
-    cfg_sidx = cfg_off[SIDX_W:1];
     for (k = 0; k < STATIC_ENTRIES; k = k + 1) begin
         st_next[k] = k[SIDX_W-1:0] == su_idx ? su : st_reg[k];
         if (cfg_st_we && cfg_sidx == k[SIDX_W-1:0]) begin

@@ -1,5 +1,5 @@
 //! State `CHECK`: the completion test after a contribution (`docs/blocks/cpu.md` §Messages).
-//! Side by side with `rtl/cpu.v` §CHECK.
+//! Side by side with `rtl/cpu_check.vh` (§CHECK of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

@@ -1,5 +1,5 @@
-//! State `EMIT`: the outgoing messages, one per cycle (`docs/blocks/cpu.md` §Messages, §Timing).
-//! Side by side with `rtl/cpu.v` §EMIT.
+//! State `EMIT`: the outgoing messages, one per cycle (`docs/blocks/cpu.md` §Messages, §6).
+//! Side by side with `rtl/cpu_emit.vh` (§EMIT of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

@@ -1,5 +1,5 @@
 //! State `EXEC`: the decision for the latched message, per family and kind (`docs/blocks/cpu.md` §Messages).
-//! Side by side with `rtl/cpu.v` §EXECUTE.
+//! Side by side with `rtl/cpu_execute.vh` (§EXECUTE of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

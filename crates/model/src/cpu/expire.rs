@@ -1,5 +1,5 @@
 //! State `EXPIRE`: the timeout action of an expired descriptor (`docs/blocks/cpu.md` §Timers).
-//! Side by side with `rtl/cpu.v` §EXPIRE.
+//! Side by side with `rtl/cpu_expire.vh` (§EXPIRE of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

@@ -1,5 +1,5 @@
-//! State `FINISH`: the end-of-round action (`docs/blocks/cpu.md` §State machine, §Timers).
-//! Side by side with `rtl/cpu.v` §FINISH.
+//! State `FINISH`: the end-of-round action (`docs/blocks/cpu.md` §State machine, §4).
+//! Side by side with `rtl/cpu_finish.vh` (§FINISH of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

@@ -1,5 +1,5 @@
-//! State `LOOKUP`: the associative lookups of the latched message (`docs/blocks/cpu.md` §Messages, §Timing).
-//! Side by side with `rtl/cpu.v` §LOOKUP.
+//! State `LOOKUP`: the associative lookups of the latched message (`docs/blocks/cpu.md` §Messages, §6).
+//! Side by side with `rtl/cpu_lookup.vh` (§LOOKUP of `rtl/cpu.v`, which includes it).
 
 use super::*;
 

@@ -15,9 +15,11 @@ pub mod codes;
 pub mod config;
 pub mod context;
 
-// The sequencer's states, one file each, in the order of `rtl/cpu.v`'s sections (`// ==== NAME` banners in
-// its sequencer `case`, the same names); IDLE, ISSUE / REDUCE and RATCHET are a few lines in `step` below.
-// `records` mirrors the RTL's record constructors, `codes` its generated `rtl/cpu_codes.vh`.
+// The sequencer's states, one file each, in the order of `rtl/cpu.v`'s sections (`// ==== NAME` banners,
+// the same names), each beside the RTL file of the same name (`lookup.rs` and `rtl/cpu_lookup.vh`, ...);
+// IDLE, ISSUE / REDUCE and RATCHET are a few lines in `step` below, as in the RTL's sequencer.
+// `records` mirrors the RTL's record constructors (`rtl/cpu_records.vh`), `codes` its generated
+// `rtl/cpu_codes.vh`.
 mod lookup;
 mod execute;
 mod check;

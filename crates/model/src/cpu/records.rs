@@ -1,6 +1,6 @@
 //! Record constructors: the descriptors an activation or an ARM writes and the messages the CPU
 //! sends (the RTL's `desc_new`, `failure_reply`, `portals_msg`, `tlp_msg`).
-//! Side by side with `rtl/cpu.v` §RECORD CONSTRUCTORS.
+//! Side by side with `rtl/cpu_records.vh`.
 
 use super::*;
 

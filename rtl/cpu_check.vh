@@ -1,0 +1,64 @@
+// ==== CHECK (model: crates/model/src/cpu/check.rs `Cpu::check`) ====
+// Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits check_* in
+// state CHECK. The completion test after a contribution (docs/blocks/cpu.md §Messages).
+
+// Completion (000 [0144]; 002 (56)).
+wire check_complete = dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
+                                      : dcur[D_PBV +: 128] == 128'd0 && dcur[D_PCOUNT +: 20] == 20'd0;
+// At completion a Portals result with more contributions than the wait count carries CONTR_OVERFLOW.
+wire [3:0] chk_rc = dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW
+                    ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
+wire [MSG_W-1:0] t_portals_result = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_portals_partial = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
+wire [MSG_W-1:0] t_tlp_completion = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);
+wire [MSG_W-1:0] t_tlp_response = tlp_msg(dcur, scur, engine_id_reg, 1'b0, 1'b0, 1'b0);
+
+reg [3:0]        check_seq;
+reg [D_W-1:0]    check_du;
+reg [MSG_W-1:0]  check_tmpl;
+reg [127:0]      check_em_mask;
+reg              check_em_one;
+reg [2:0]        check_fin;
+reg [1:0]        check_rat_target;
+
+always @* begin
+    check_seq = SEQ_IDLE;
+    check_du = dsel;
+    check_tmpl = tmpl_reg;
+    check_em_mask = em_mask_reg;
+    check_em_one = em_one_reg;
+    check_fin = fin_reg;
+    check_rat_target = rat_target_reg;
+    // Only in the state that commits this step: its branches then count in line coverage only
+    // when the sequencer uses them (the outputs above hold otherwise).
+    if (seq_reg == SEQ_CHECK) begin
+        if (check_complete) begin
+            check_du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
+            check_du[D_ACC_RC +: 4] = chk_rc;
+            check_em_mask = 128'd0;
+            check_em_one = 1'b1;
+            check_seq = SEQ_RATCHET;
+            if (dcur[D_PORTALS]) begin
+                check_rat_target = CS_EXITING;
+                if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
+                    check_tmpl = t_portals_result;
+                    check_fin = FIN_REARM;
+                end else begin
+                    check_tmpl = t_portals_partial;
+                    check_fin = FIN_FREE;
+                end
+            end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
+                check_tmpl = t_tlp_completion;
+                check_em_mask = scur[S_PBV +: 128];
+                check_rat_target = CS_EXITING;
+                check_fin = FIN_NEXT_ROUND;
+            end else begin
+                check_tmpl = t_tlp_response;
+                check_du[D_ATTEMPTS +: 4] = 4'd0;
+                check_du[D_SENT_ERROR] = 1'b0;
+                check_rat_target = CS_FULL;
+                check_fin = FIN_WAIT;
+            end
+        end
+    end
+end

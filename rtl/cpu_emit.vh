@@ -1,0 +1,56 @@
+// ==== EMIT (model: crates/model/src/cpu/emit.rs `Cpu::emit`) ====
+// Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits emit_* in
+// state EMIT. The outgoing messages, one per cycle (docs/blocks/cpu.md §Messages, §6).
+
+// The output register takes a message when it is empty or read in this cycle.
+wire out_free = !out_valid_reg || m_msg_ready;
+// The next copy goes to the lowest PBV entry left in em_mask_reg.
+wire [6:0] em_b = lowest_index(em_mask_reg);
+// Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/blocks/cpu.md §Messages).
+wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
+                                         m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, m_tid,
+                                         16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
+                                         256'd0, 128'd0);
+
+reg [3:0]        emit_seq;
+reg [MSG_W-1:0]  emit_out;
+reg              emit_send;         // emit_out goes into the output register
+reg [127:0]      emit_em_mask;
+reg              emit_em_one;
+reg              emit_em_ack;
+reg              emit_em_keep_pid;
+
+always @* begin
+    emit_seq = SEQ_EMIT;
+    emit_out = out_reg;
+    emit_send = 1'b0;
+    emit_em_mask = em_mask_reg;
+    emit_em_one = em_one_reg;
+    emit_em_ack = em_ack_reg;
+    emit_em_keep_pid = em_keep_pid_reg;
+    // Only in the state that commits this step: its branches then count in line coverage only
+    // when the sequencer uses them (the outputs above hold otherwise).
+    if (seq_reg == SEQ_EMIT) begin
+        if (em_mask_reg != 128'd0) begin
+            if (!pbv_valid_reg[em_b]) begin
+                emit_em_mask[em_b] = 1'b0;
+            end else if (out_free) begin
+                emit_out = tmpl_reg;
+                emit_out[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
+                emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
+                emit_send = 1'b1;
+                emit_em_mask[em_b] = 1'b0;
+            end
+        end else if (em_one_reg) begin
+            if (out_free) begin
+                emit_out = em_ack_reg ? acknowledged : tmpl_reg;
+                emit_send = 1'b1;
+                emit_em_one = 1'b0;
+                emit_em_ack = 1'b0;
+            end
+        end else begin
+            emit_em_keep_pid = 1'b0;
+            emit_seq = SEQ_FINISH;
+        end
+    end
+end

@@ -1,0 +1,64 @@
+// ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
+// Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits lookup_* to
+// the lk_* registers in state LOOKUP. The associative lookups of the latched message (docs/blocks/cpu.md §Messages, §6).
+
+// Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
+// isolating the lowest set bit and encoding it (no 128-deep priority chains).
+integer j;
+reg [127:0] st_match, d_match, d_free, d_expired, p_match;
+wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
+wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
+
+always @* begin
+    st_match = 128'd0;
+    d_match = 128'd0;
+    d_free = 128'd0;
+    d_expired = 128'd0;
+    p_match = 128'd0;
+    for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
+        st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
+    end
+    for (j = 0; j < DESCRIPTORS; j = j + 1) begin
+        d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
+        d_free[j] = !d_reg[j][D_VALID];
+        d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
+    end
+    for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
+        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == p_who;
+    end
+end
+
+/* verilator lint_off UNUSEDSIGNAL */
+wire [6:0] st_first = lowest_index(st_match);
+wire [6:0] d_first = lowest_index(d_match);
+wire [6:0] free_first = lowest_index(d_free);
+wire [6:0] expired_first = lowest_index(d_expired);
+/* verilator lint_on UNUSEDSIGNAL */
+wire [6:0] p_first = lowest_index(p_match);
+// A pending expiry is served before the next message (IDLE).
+assign any_expired = |d_expired;
+assign first_expired = expired_first[DIDX_W-1:0];
+
+wire              lookup_s_hit = |st_match;
+wire [SIDX_W-1:0] lookup_s_idx = st_first[SIDX_W-1:0];
+wire              lookup_d_hit = |d_match;
+wire [DIDX_W-1:0] lookup_d_idx = d_first[DIDX_W-1:0];
+wire              lookup_f_hit = |d_free;
+wire [DIDX_W-1:0] lookup_f_idx = free_first[DIDX_W-1:0];
+reg               lookup_p_hit;
+reg [6:0]         lookup_p_idx;
+reg               lookup_p_sender;
+
+always @* begin
+    // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
+    if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
+        lookup_p_hit = m_pid < 16'd128;
+        lookup_p_idx = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
+        // A P_ID is trusted only for the device its entry holds (docs/blocks/cpu.md §Messages, WRONG_SENDER).
+        lookup_p_sender = m_pid < 16'd128 && p_match[m_pid[6:0]];
+    end else begin
+        lookup_p_hit = |p_match;
+        lookup_p_idx = p_first;
+        lookup_p_sender = |p_match;
+    end
+end
