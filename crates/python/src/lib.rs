@@ -15,6 +15,7 @@ use serde_json::{Map, Value};
 mod block;
 mod convert;
 mod decoded_shape;
+mod dict_fields;
 mod encoder;
 mod tlp_encode;
 

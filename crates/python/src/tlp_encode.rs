@@ -21,7 +21,7 @@ use inswitch_frames::tlp::{
 };
 use serde_json::{Map, Value};
 
-use crate::encoder::{object, uint, Fields};
+use crate::dict_fields::{object, uint, Fields};
 
 type R<T> = Result<T, String>;
 

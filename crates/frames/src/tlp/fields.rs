@@ -1,16 +1,16 @@
 //! The field tables of the non-flit TLP layouts (the diagrams in [`super`]), most significant bit
 //! first, each counted from the first bit of its own structure: the one place each layout's bit
 //! positions are written for [`crate::view::TlpView`]'s getters and `to_repr`. The deku declarations
-//! in [`super`] stay the parser; the tests below check each of them against its table on random bytes.
+//! in [`super`] stay the parser; its tests check each of them against its table on random bytes.
 //!
 //! Where a structure sits in a TLP: DW0 at byte 0, the request DW1 / completion / message header at
 //! [`AFTER_DW0`], a request's address (or a configuration request's DW2) at [`AFTER_REQUEST_DW1`].
 
-use crate::field::{layout_len, Field};
+use crate::field::layout_len;
 
 /// DW0, common to every TLP header.
 pub mod dw0_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Fmt\[2:0\].
     pub const FMT: Field = Field::new("fmt", 0, 3);
     /// Type\[4:0\].
@@ -43,7 +43,7 @@ pub mod dw0_fields {
 
 /// A TLP prefix (one DW in front of the header).
 pub mod prefix_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Fmt (always `FMT_PREFIX`).
     pub const FMT: Field = Field::new("fmt", 0, 3);
     /// Type\[4\]: End-End (1) or Local (0).
@@ -58,7 +58,7 @@ pub mod prefix_fields {
 
 /// DW1 of memory, IO, configuration and AtomicOp requests.
 pub mod request_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Requester ID.
     pub const REQUESTER_ID: Field = Field::new("requester_id", 0, 16);
     /// Tag\[7:0\].
@@ -73,7 +73,7 @@ pub mod request_fields {
 
 /// The 32-bit address DW (3DW memory, IO and AtomicOp requests).
 pub mod address32_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Address\[31:2\].
     pub const ADDRESS_DW: Field = Field::new("address_dw", 0, 30);
     /// Processing hint.
@@ -84,7 +84,7 @@ pub mod address32_fields {
 
 /// The 64-bit address (4DW memory and AtomicOp requests).
 pub mod address64_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Address\[63:2\].
     pub const ADDRESS_DW: Field = Field::new("address_dw", 0, 62);
     /// Processing hint.
@@ -95,7 +95,7 @@ pub mod address64_fields {
 
 /// DW2 of configuration requests.
 pub mod config_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Target bus.
     pub const BUS: Field = Field::new("bus", 0, 8);
     /// Target device.
@@ -116,7 +116,7 @@ pub mod config_fields {
 
 /// DW1-DW2 of completions.
 pub mod completion_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Completer ID.
     pub const COMPLETER_ID: Field = Field::new("completer_id", 0, 16);
     /// Completion status.
@@ -139,7 +139,7 @@ pub mod completion_fields {
 
 /// DW1-DW3 of messages.
 pub mod message_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Requester ID.
     pub const REQUESTER_ID: Field = Field::new("requester_id", 0, 16);
     /// Tag\[7:0\].
@@ -156,7 +156,7 @@ pub mod message_fields {
 
 /// DW2 of an ID-routed or vendor-defined message.
 pub mod message_id_fields {
-    use super::Field;
+    use crate::field::Field;
     /// Target / destination ID.
     pub const TARGET_ID: Field = Field::new("target_id", 0, 16);
     /// Vendor ID (vendor-defined messages).
@@ -190,41 +190,3 @@ pub const AFTER_DW0: usize = DW0_LEN;
 pub const AFTER_REQUEST_DW1: usize = AFTER_DW0 + REQUEST_DW1_LEN;
 /// Byte offset of a message's DW2.
 pub const MESSAGE_DW2: usize = AFTER_DW0 + message_fields::DW2.byte_offset();
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::field::deku_check::{check, random_buffers};
-    use crate::tlp::{Address32, Address64, CompletionHeader, ConfigDw2, Dw0, MessageHeader, RequestDw1, TlpPrefix};
-    use deku::DekuContainerRead;
-
-    #[test]
-    fn deku_matches_the_field_tables() {
-        use crate::field::deku_check::u;
-        check::<Dw0>(&dw0_fields::ALL, DW0_LEN, |d| {
-            vec![u(d.fmt), u(d.tlp_type), u(d.t9), u(d.tc), u(d.t8), u(d.attr2), u(d.ln), u(d.th), u(d.td), u(d.ep), u(d.attr), u(d.at), u(d.length)]
-        });
-        check::<TlpPrefix>(&prefix_fields::ALL, PREFIX_LEN, |p| vec![u(p.fmt), u(p.end_to_end), u(p.subtype), u(p.content)]);
-        check::<RequestDw1>(&request_fields::ALL, REQUEST_DW1_LEN, |r| vec![u(r.requester_id), u(r.tag), u(r.last_be), u(r.first_be)]);
-        check::<Address32>(&address32_fields::ALL, ADDRESS32_LEN, |a| vec![u(a.address_dw), u(a.ph)]);
-        check::<Address64>(&address64_fields::ALL, ADDRESS64_LEN, |a| vec![a.address_dw, u(a.ph)]);
-        check::<ConfigDw2>(&config_fields::ALL, CONFIG_DW2_LEN, |c| {
-            vec![u(c.bus), u(c.device), u(c.function), u(c.reserved_hi), u(c.ext_register), u(c.register), u(c.reserved_lo)]
-        });
-        check::<CompletionHeader>(&completion_fields::ALL, COMPLETION_LEN, |c| {
-            vec![u(c.completer_id), u(c.status), u(c.bcm), u(c.byte_count), u(c.requester_id), u(c.tag), u(c.reserved), u(c.lower_address)]
-        });
-        check::<MessageHeader>(&message_fields::ALL, MESSAGE_LEN, |m| vec![u(m.requester_id), u(m.tag), u(m.message_code), u(m.dw2), u(m.dw3)]);
-    }
-
-    #[test]
-    fn message_ids_split_dw2() {
-        for b in random_buffers(MESSAGE_LEN) {
-            let (_, m) = MessageHeader::from_bytes((&b[..], 0)).unwrap();
-            let dw2 = &b[message_fields::DW2.byte_offset()..];
-            assert_eq!(message_id_fields::TARGET_ID.get(dw2), u64::from(m.target_id()));
-            assert_eq!(message_id_fields::VENDOR_ID.get(dw2), u64::from(m.vendor_id()));
-        }
-        assert_eq!(MESSAGE_ID_LEN, 4);
-    }
-}

@@ -783,3 +783,41 @@ impl Tlp {
         Ok(crc::lcrc(seq, &self.to_bytes()?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fields::*;
+    use crate::field::deku_check::{check, random_buffers};
+    use super::{Address32, Address64, CompletionHeader, ConfigDw2, Dw0, MessageHeader, RequestDw1, TlpPrefix};
+    use deku::DekuContainerRead;
+
+    #[test]
+    fn deku_matches_the_field_tables() {
+        use crate::field::deku_check::u;
+        check::<Dw0>(&dw0_fields::ALL, DW0_LEN, |d| {
+            vec![u(d.fmt), u(d.tlp_type), u(d.t9), u(d.tc), u(d.t8), u(d.attr2), u(d.ln), u(d.th), u(d.td), u(d.ep), u(d.attr), u(d.at), u(d.length)]
+        });
+        check::<TlpPrefix>(&prefix_fields::ALL, PREFIX_LEN, |p| vec![u(p.fmt), u(p.end_to_end), u(p.subtype), u(p.content)]);
+        check::<RequestDw1>(&request_fields::ALL, REQUEST_DW1_LEN, |r| vec![u(r.requester_id), u(r.tag), u(r.last_be), u(r.first_be)]);
+        check::<Address32>(&address32_fields::ALL, ADDRESS32_LEN, |a| vec![u(a.address_dw), u(a.ph)]);
+        check::<Address64>(&address64_fields::ALL, ADDRESS64_LEN, |a| vec![a.address_dw, u(a.ph)]);
+        check::<ConfigDw2>(&config_fields::ALL, CONFIG_DW2_LEN, |c| {
+            vec![u(c.bus), u(c.device), u(c.function), u(c.reserved_hi), u(c.ext_register), u(c.register), u(c.reserved_lo)]
+        });
+        check::<CompletionHeader>(&completion_fields::ALL, COMPLETION_LEN, |c| {
+            vec![u(c.completer_id), u(c.status), u(c.bcm), u(c.byte_count), u(c.requester_id), u(c.tag), u(c.reserved), u(c.lower_address)]
+        });
+        check::<MessageHeader>(&message_fields::ALL, MESSAGE_LEN, |m| vec![u(m.requester_id), u(m.tag), u(m.message_code), u(m.dw2), u(m.dw3)]);
+    }
+
+    #[test]
+    fn message_ids_split_dw2() {
+        for b in random_buffers(MESSAGE_LEN) {
+            let (_, m) = MessageHeader::from_bytes((&b[..], 0)).unwrap();
+            let dw2 = &b[message_fields::DW2.byte_offset()..];
+            assert_eq!(message_id_fields::TARGET_ID.get(dw2), u64::from(m.target_id()));
+            assert_eq!(message_id_fields::VENDOR_ID.get(dw2), u64::from(m.vendor_id()));
+        }
+        assert_eq!(MESSAGE_ID_LEN, 4);
+    }
+}
