@@ -188,5 +188,3 @@ pub const MESSAGE_ID_LEN: usize = layout_len(&message_id_fields::ALL);
 pub const AFTER_DW0: usize = DW0_LEN;
 /// Byte offset of a request's address or configuration DW2.
 pub const AFTER_REQUEST_DW1: usize = AFTER_DW0 + REQUEST_DW1_LEN;
-/// Byte offset of a message's DW2.
-pub const MESSAGE_DW2: usize = AFTER_DW0 + message_fields::DW2.byte_offset();
