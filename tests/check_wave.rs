@@ -205,3 +205,40 @@ fn idle_clock_and_x_values_are_errors() {
     assert_eq!(code, 1, "{log}");
     assert!(!log.contains("X or Z") && log.contains("port s_axis_tready"), "{log}");
 }
+
+/// An FST is streamed (fst-reader, a reading thread), a VCD loaded whole (wellen): the same run dumped
+/// both ways must give the same verdicts, mismatch included, and a corrupted FST must be an error.
+#[test]
+fn a_streamed_fst_and_a_loaded_vcd_of_one_run_give_the_same_verdicts() {
+    let (vcd, fst) = dumps();
+    let with = |wave: &Path, extra: &[&str]| {
+        let mut a = ok_args(wave);
+        a.extend(extra.iter().map(|s| s.to_string()));
+        check_wave(&args_ref(&a))
+    };
+    // A model with a shallower FIFO than the dumped DUT: s_axis_tready differs once the FIFO fills.
+    let (cv, lv) = with(vcd, &["--param", "FIFO_DEPTH=4"]);
+    let (cf, lf) = with(fst, &["--param", "FIFO_DEPTH=4"]);
+    assert_eq!((cv, cf), (1, 1), "{lv}\n{lf}");
+    // The report up to the narrowing command (which names the file).
+    let report = |log: &str| log.lines().take(4).collect::<Vec<_>>().join("\n");
+    assert_eq!(report(&lv), report(&lf));
+    assert!(lf.contains("port s_axis_tready") && lf.contains("first mismatch at time"), "{lf}");
+    // --cycles stops both at the same edge: the first two edges are before reset ends.
+    for wave in [vcd, fst] {
+        let (code, log) = with(wave, &["--cycles", "500"]);
+        assert!(code == 0 && log.contains("498 cycles compared, 0 mismatches (500 rising edges"), "{log}");
+    }
+    let (code, log) = with(fst, &["--scoreboard"]);
+    assert!(code == 0 && log.contains(&format!("scoreboard over {} cycles, 0 failures", CYCLES + 1)), "{log}");
+    // Bytes flipped in the middle of the value changes: an error (exit 2), not a crash.
+    let mut bytes = std::fs::read(fst).unwrap();
+    let from = bytes.len() / 3;
+    for b in &mut bytes[from..from + 2000] {
+        *b ^= 0x5A;
+    }
+    let bad = fst.with_file_name("corrupt.fst");
+    std::fs::write(&bad, bytes).unwrap();
+    let (code, log) = with(&bad, &[]);
+    assert!(code == 2 && log.contains("cannot read waveform") && !log.contains("panicked"), "{log}");
+}
