@@ -9,15 +9,16 @@
 
 mod cycles;
 mod fst_stream;
+mod scoreboard;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use inswitch_model::registry::{self, PortInfo};
+use inswitch_model::registry;
 use inswitch_model::signal::MAX_PORT_WORDS;
 use wellen::{viewers, FileFormat, LoadOptions, SignalValue};
 
-use cycles::{Counters, Cycles, Flow, Scoreboard};
+use cycles::{Cycles, Flow};
 
 /// Arguments of `inswitch check-wave`.
 #[derive(clap::Args, Clone)]
@@ -47,30 +48,10 @@ pub struct Args {
     #[arg(long)]
     cycles: Option<u64>,
     /// Instead of the lockstep model, run the block's transaction-level scoreboard over the dumped ports
-    /// alone (for a DUT whose timing differs from the model's; output_queue only).
+    /// alone (for a DUT whose timing differs from the model's; every block but input_checker and
+    /// packet_engine, whose scoreboards read what the cosim's stimulus meant).
     #[arg(long)]
     scoreboard: bool,
-}
-
-/// The block's scoreboard (the cosim's monitor, `verif/blocks/<block>.rs`), with its event counters.
-fn scoreboard(spec: &registry::BlockSpec, params: &registry::ParamSet, ports: &[PortInfo]) -> Result<(Scoreboard, Counters), String> {
-    use inswitch::blocks::output_queue::OutputQueueMonitor;
-    use inswitch::checker::Monitor;
-    use inswitch_model::output_queue::{OutputQueueIn, OutputQueueOut};
-    if spec.name != "output_queue" {
-        return Err(format!("--scoreboard: block {} has no scoreboard usable on a dump alone yet (output_queue has)", spec.name));
-    }
-    let wi: Vec<u32> = ports.iter().filter(|p| !p.output).map(|p| p.width).collect();
-    let wo: Vec<u32> = ports.iter().filter(|p| p.output).map(|p| p.width).collect();
-    let m = std::rc::Rc::new(std::cell::RefCell::new(OutputQueueMonitor::new(registry::typed::output_queue(params))));
-    let m2 = m.clone();
-    let observe = move |cycle: u64, ins: &[u32], outs: &[u32]| {
-        let i: OutputQueueIn = registry::unpack(ins, &wi);
-        let o: OutputQueueOut = registry::unpack(outs, &wo);
-        m.borrow_mut().observe(cycle, &i, &o)
-    };
-    let counters = move || m2.borrow().counters().iter().map(|(n, v)| format!("{n} {v}")).collect::<Vec<_>>().join(", ");
-    Ok((Box::new(observe), Box::new(counters)))
 }
 
 /// Decodes a value into little-endian words; `None` if it has X/Z (or other non-0/1) bits. Reads
@@ -125,8 +106,8 @@ struct Bound {
 
 fn check(a: &Args) -> Result<ExitCode, String> {
     let spec = registry::block(&a.block).map_err(|e| e.to_string())?;
-    if a.scoreboard && spec.name != "output_queue" {
-        return Err(format!("--scoreboard: block {} has no scoreboard usable on a dump alone yet (output_queue has)", spec.name));
+    if a.scoreboard {
+        scoreboard::usable(spec.name)?;
     }
     let params = spec.params_from_str(&a.params.join(",")).map_err(|e| e.to_string())?;
     let model = spec.instantiate(&params).map_err(|e| e.to_string())?;
@@ -169,7 +150,7 @@ fn check(a: &Args) -> Result<ExitCode, String> {
         signals.push(r);
     }
     signals.push(clk_ref);
-    let board = if a.scoreboard { Some(scoreboard(spec, &params, model.ports())?) } else { None };
+    let board = if a.scoreboard { Some(scoreboard::of(spec.name, &params, model.ports())?) } else { None };
     let mut cycles = Cycles::new(a, spec.name, params.to_string(), unit, model, spec.input_count(), board);
     let bound = Bound { signals };
     // An FST is streamed (its value changes come in time order, block by block: nothing is kept); other
