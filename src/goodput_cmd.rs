@@ -22,9 +22,22 @@ pub struct Args {
     /// Write the plot here (.svg or .png). Needs the font of fonts-dejavu-core.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// Recovery: per-packet (ordered timeouts, end-node and START retries; the default) or the fault
+    /// campaign's timers (the "before" of docs/fabric.md §Goodput).
+    #[arg(long, value_enum, default_value_t = RecoveryArg::PerPacket)]
+    recovery: RecoveryArg,
     /// Print one JSON document (the fault-free row and every drop rate's) instead of the table.
     #[arg(long)]
     json: bool,
+}
+
+/// `--recovery`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum RecoveryArg {
+    /// Timeouts ordered so lower levels retry first, end-node and START retries (issue 20 item 2).
+    PerPacket,
+    /// The fault campaign's timers (tests/faults.rs).
+    Campaign,
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -44,16 +57,20 @@ pub fn run(a: &Args) -> ExitCode {
     }
     let drops: Vec<f64> = a.drop_percent.iter().map(|d| d / 100.0).collect();
     let quiet = a.json;
-    let (base, rows) = goodput::sweep(a.seed, a.reductions, &drops, &mut |r: &GoodputRow| {
+    let recovery = match a.recovery {
+        RecoveryArg::PerPacket => goodput::Recovery::PerPacket,
+        RecoveryArg::Campaign => goodput::Recovery::Campaign,
+    };
+    let (base, rows) = goodput::sweep(a.seed, a.reductions, &drops, recovery, &mut |r: &GoodputRow| {
         if !quiet {
             eprintln!("drop {:.1} %: {} reductions in {:.1} s", r.drop * 100.0, r.tlp_non_posted.n + r.tlp_posted.n + r.portals.n, r.wall_s);
         }
     });
     if a.json {
-        let doc = serde_json::json!({ "seed": a.seed, "reductions": a.reductions, "fault_free": base, "rows": rows });
+        let doc = serde_json::json!({ "seed": a.seed, "reductions": a.reductions, "recovery": recovery, "fault_free": base, "rows": rows });
         println!("{}", serde_json::to_string_pretty(&doc).expect("json"));
     } else {
-        println!("goodput sweep, seed {:#x}, {} reductions per point\n", a.seed, a.reductions);
+        println!("goodput sweep, seed {:#x}, {} reductions per point, recovery {recovery:?}\n", a.seed, a.reductions);
         print!("{}", goodput::table(&base, &rows));
     }
     if let Some(p) = &a.plot {
@@ -71,6 +88,9 @@ pub fn run(a: &Args) -> ExitCode {
     } else {
         for r in broken {
             eprintln!("drop {:.1} %: a guarantee broke: stuck {} leaked {} unexplained {} wrong {}", r.drop * 100.0, r.stuck, r.leaked, r.unexplained, r.classes().iter().map(|(_, c)| c.wrong).sum::<usize>());
+            for line in &r.stuck_first {
+                eprintln!("  open: {line}");
+            }
         }
         ExitCode::FAILURE
     }

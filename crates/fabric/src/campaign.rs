@@ -67,6 +67,9 @@ pub struct CampaignSpec {
     /// their INITIALIZATIONs are posted, so a subservient has no retry timer (000 \[0098\]: posted
     /// is best effort). The others are stored and reinitialized non-posted.
     pub posted_share: f64,
+    /// Non-posted contexts' sources send their START non-posted and resend it after this long, this
+    /// many times, until the master acknowledges it ([`Fabric::start_acked`]; `None`: a posted START).
+    pub start_retry: Option<(Ps, u8)>,
 }
 
 /// Whether TLP context `k` of the pool runs posted, for a share `share` of posted contexts: the
@@ -158,6 +161,8 @@ pub struct CampaignReport {
     pub end_node_lcrc_drops: u64,
     /// Contributions resent by end nodes.
     pub end_node_retries: u64,
+    /// STARTs resent by sources.
+    pub start_retries: u64,
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
@@ -533,7 +538,10 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
             }
             f.reinitialize(c.cc_id, start, !posted[k]);
-            f.start(c, start + 300_000);
+            match spec.start_retry {
+                Some((after, limit)) if !posted[k] => f.start_acked(c, start + 300_000, after, limit),
+                _ => f.start(c, start + 300_000),
+            }
             pending.push((k, start, log_start, expected));
             slot.left -= 1;
             done += 1;
@@ -690,6 +698,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     report.corrupt_passed = f.stats.corrupt_passed_by_engines;
     report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
     report.end_node_retries = f.stats.end_node_retries;
+    report.start_retries = f.stats.start_retries;
     report.engine_steps = f.stats.engine_steps;
     report.portals = f.portals.stats.clone();
     report.sim_ps = f.now();

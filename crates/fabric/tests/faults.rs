@@ -26,6 +26,7 @@ fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64) -> Camp
         end_retry: Some((1_500_000, 2)),
         portals_jobs: 12,
         posted_share: 0.0,
+        start_retry: None,
     }
 }
 
@@ -439,11 +440,12 @@ use inswitch_fabric::goodput;
 /// The table's invariants: every class's outcomes sum to its reductions and the classes to the
 /// reductions run; 0 wrong, 0 stuck, 0 leaked, every failure explained at every rate; the fault-free run
 /// succeeds everywhere, posted contexts included; success at 0.1 % is at least that at 5 %; times are
-/// ordered (median <= p99 <= max); retries were sent.
+/// ordered (median <= p99 <= max); retries were sent; no success took longer than
+/// `goodput::success_bound` (issue 20 item 3).
 #[test]
 fn goodput_sweep_keeps_its_invariants() {
     const N: usize = 800;
-    let (base, rows) = goodput::sweep(seed(), N, &[0.001, 0.05], &mut |_| {});
+    let (base, rows) = goodput::sweep(seed(), N, &[0.001, 0.05], goodput::Recovery::PerPacket, &mut |_| {});
     let table = goodput::table(&base, &rows);
     println!("{table}");
     for r in std::iter::once(&base).chain(&rows) {
@@ -467,4 +469,13 @@ fn goodput_sweep_keeps_its_invariants() {
         assert!(l.rate() >= h.rate(), "{name}: {} at 0.1 % < {} at 5 %\n{table}", l.rate(), h.rate());
     }
     assert!(high.end_node_retries > 0 && high.engine_retries > 0, "no retries at 5 % drop\n{table}");
+    // Issue 20 item 3: no round that succeeds takes longer than the bound its timers state
+    // (`goodput::success_bound`: the slowest fault-free success + the longest late contribution + every
+    // end-node retry + every RESPONSE retry of a subservient + one tick).
+    for r in &rows {
+        assert!(r.bound_ps > 0, "{table}");
+        for (name, c) in r.classes() {
+            assert!(c.max_ps <= r.bound_ps, "{name} at drop {}: a success took {} ps > bound {} ps\n{table}", r.drop, c.max_ps, r.bound_ps);
+        }
+    }
 }
