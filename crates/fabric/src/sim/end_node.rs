@@ -74,10 +74,8 @@ impl Fabric {
                 // FAILURE DuplicateContribution (000 [0143] (a): the participant's PBV bit was already
                 // clear): the contribution had arrived, so this retry's answer reads "received" and the
                 // retries stop (the round is still open; its result comes down when it completes).
-                if matches!(&m.body, Body::Error(x) if x.reason == 2) {
-                    if self.ends[e].ctx.get(&cc).is_some_and(|c| c.pending.is_some()) {
-                        self.stats.duplicate_acks += 1;
-                    }
+                if matches!(&m.body, Body::Error(x) if x.reason == 2) && self.ends[e].ctx.get(&cc).is_some_and(|c| c.pending.is_some()) {
+                    self.stats.duplicate_acks += 1;
                 }
                 if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
                     c.pending = None;
