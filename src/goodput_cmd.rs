@@ -55,6 +55,11 @@ pub fn run(a: &Args) -> ExitCode {
         eprintln!("--drop-percent {bad}: a rate in percent, 0 to 100");
         return ExitCode::from(2);
     }
+    // A plot path with the wrong extension is a usage error before the minutes of the sweep, not after.
+    if let Some(Err(e)) = a.plot.as_deref().map(inswitch_fabric::plot::PlotFormat::of) {
+        eprintln!("--plot {e}");
+        return ExitCode::from(2);
+    }
     let drops: Vec<f64> = a.drop_percent.iter().map(|d| d / 100.0).collect();
     let quiet = a.json;
     let recovery = match a.recovery {
