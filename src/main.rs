@@ -8,6 +8,7 @@ mod capture_cmd;
 mod cosim_cmd;
 mod coverage_cmd;
 mod decode_cmd;
+mod goodput_cmd;
 mod lint_cmd;
 mod msg_header_cmd;
 mod reduce_cmd;
@@ -71,6 +72,10 @@ enum Command {
     /// Write golden vectors: per cycle every input and the model's expected outputs, as JSON lines or as
     /// a `$readmemh` file with a generated SystemVerilog bench that replays it (docs/golden-model.md).
     Vectors(vectors::Args),
+    /// Sweep the fault campaign over drop rates (0.1-5 % by default) and print the goodput table: success
+    /// rate per class (TLP non-posted, TLP posted, Soft Portals), retries, time to complete against the
+    /// fault-free run; --plot FILE writes it (docs/fabric.md §Goodput).
+    Goodput(goodput_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -86,5 +91,6 @@ fn main() -> ExitCode {
         Command::CheckWave(a) => check_wave::run(&a),
         Command::Vectors(a) => vectors::run(&a),
         Command::MsgHeader => msg_header_cmd::run(),
+        Command::Goodput(a) => goodput_cmd::run(&a),
     }
 }
