@@ -106,19 +106,14 @@ pub(crate) mod deku_check {
         v.into()
     }
 
+    // The byte source tests/roundtrip.rs uses too (a test file, not part of the crate's API).
+    #[path = "../../../tests/common/xorshift.rs"]
+    mod xorshift;
+
     /// Random buffers of `len` bytes (xorshift, fixed seed).
     pub(crate) fn random_buffers(len: usize) -> impl Iterator<Item = Vec<u8>> {
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        (0..4000).map(move |_| {
-            (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state as u8
-                })
-                .collect()
-        })
+        let mut bytes = xorshift::xorshift_bytes(0x2545_f491_4f6c_dd1d);
+        (0..4000).map(move |_| bytes.by_ref().take(len).collect())
     }
 
     /// On random bytes: the table covers exactly deku's `len` bytes, its getters read the values deku
