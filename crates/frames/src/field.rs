@@ -106,9 +106,11 @@ pub(crate) mod deku_check {
         v.into()
     }
 
-    // The byte source tests/roundtrip.rs uses too (a test file, not part of the crate's API).
-    #[path = "../../../tests/common/xorshift.rs"]
-    mod xorshift;
+    // The byte source tests/roundtrip.rs uses too (a test file, not part of the crate's API). `include!`
+    // rather than `#[path]`: a path from this inline module would start in src/field/deku_check/.
+    mod xorshift {
+        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/xorshift.rs"));
+    }
 
     /// Random buffers of `len` bytes (xorshift, fixed seed).
     pub(crate) fn random_buffers(len: usize) -> impl Iterator<Item = Vec<u8>> {
