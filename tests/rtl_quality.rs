@@ -133,7 +133,8 @@ fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
                   deep d (.clk(clk), .sel(wd[31:0]), .k({8{wd[31:0]}}), .d(wa), .q(q));\nendmodule\n");
     let spec = |m: &str, n: &str| TableSpec { module: m.into(), name: n.into(), what: String::new() };
     let tables = [spec("ram_table", "mem"), spec("ff_table", "tab")];
-    let runs = fpga::synth_xilinx_all(&dir, "xc7", None, None, &tables).expect("yosys must be installed (bash scripts/setup)");
+    let kept = dir.join("kept");
+    let runs = fpga::synth_xilinx_all(&dir, "xc7", None, Some(&kept), &tables).expect("yosys must be installed (bash scripts/setup)");
     assert_eq!(runs.len(), 1, "one root, one synth_xilinx run");
     let run = &runs[0];
     assert!(run.ok, "synth_xilinx failed:\n{}", run.log);
@@ -170,4 +171,25 @@ fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
     assert_eq!(top.ramb18, 1);
     assert_eq!(top.depth_units, deep.depth_units, "the top's deepest stage is the deep block's");
     assert!(top.depth_end.contains("d.") || top.depth_end.contains("q"), "{}", top.depth_end);
+
+    // The command's checks, from the kept netlist (no second synthesis): PASS/FAIL printed on every row,
+    // a FAIL changes the exit status only when its option asks for it.
+    let cli = |extra: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_inswitch"))
+            .args(["synth", "--target", "xilinx", "--from"])
+            .arg(&kept)
+            .args(extra)
+            .output()
+            .expect("run inswitch");
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let (code, out) = cli(&[]);
+    assert_eq!(code, Some(0), "checks are advisory by default:\n{out}");
+    assert!(out.lines().any(|l| l.starts_with("deep ") && l.contains("FAIL")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("adder ") && l.contains("PASS")), "{out}");
+    // The fixtures hold none of the RTL's tables: each is a FAIL row, not a silent skip.
+    assert!(out.lines().any(|l| l.starts_with("interposer ") && l.contains("mcast_tree_reg") && l.ends_with("FAIL")), "{out}");
+    assert_eq!(cli(&["--require-ram"]).0, Some(1));
+    assert_eq!(cli(&["--max-lut-depth", "8"]).0, Some(1), "the deep fixture is over 8 levels");
+    assert_eq!(cli(&["--max-lut-depth", &deep.lut_depth().to_string()]).0, Some(0), "at its own depth it passes");
 }
