@@ -14,6 +14,7 @@ mod msg_header_cmd;
 mod reduce_cmd;
 mod sim_cmd;
 mod synth_cmd;
+mod synth_xilinx_cmd;
 
 mod check_wave;
 mod sv_models;
@@ -59,7 +60,8 @@ enum Command {
     /// Lint every RTL module with `verilator --lint-only -Wall`; exit status 1 on any warning.
     Lint(lint_cmd::Args),
     /// Synthesise every RTL module with Yosys (generic `synth`); print cells, flip-flops and the longest
-    /// path; exit status 1 on an error or any latch.
+    /// path; exit status 1 on an error or any latch. `--target xilinx`: `synth_xilinx`, LUTs, flip-flops,
+    /// block RAMs, LUT depth per stage and whether the tables are in RAM.
     Synth(synth_cmd::Args),
     /// Print `rtl/collective_msg.vh`, the RTL's macros for the collective message's signals, generated from
     /// the field list in crates/model/src/message.rs (`msg-header > rtl/collective_msg.vh` after changing it).
