@@ -5,29 +5,13 @@
 
 use inswitch_fabric::campaign::{self, CampaignSpec, Outcome};
 use inswitch_fabric::faults::{kinds, FaultConfig};
+use inswitch_fabric::goodput::{self, Recovery};
 use inswitch_fabric::topology::{LinkSpec, Topology};
 
+/// The goodput sweep's campaign at the fault campaign's own timers (`Recovery::Campaign`), with 8 jobs
+/// at once, 4 descriptors per engine and every TLP context non-posted.
 fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64) -> CampaignSpec {
-    CampaignSpec {
-        seed,
-        topology: Topology::flattened_butterfly(4, 4, LinkSpec::default()).unwrap(),
-        contexts: 40,
-        slots: 8,
-        reductions,
-        per_job: (5, 40),
-        job_size: (3, 8),
-        faults,
-        exhaust,
-        period_ps: 12_000_000,
-        tick_cycles: 16,
-        timeout_ticks: 16,
-        descriptors: 4,
-        compute_ps: 100_000,
-        end_retry: Some((1_500_000, 2)),
-        portals_jobs: 12,
-        posted_share: 0.0,
-        start_retry: None,
-    }
+    CampaignSpec { slots: 8, descriptors: 4, posted_share: 0.0, ..goodput::spec(seed, reductions, faults, exhaust, Recovery::Campaign) }
 }
 
 #[test]
@@ -433,7 +417,6 @@ fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
 // -------------------------------------------------------------------------------------------------
 // Goodput (issue 20; `docs/fabric.md` §Goodput).
 
-use inswitch_fabric::goodput;
 
 /// The goodput sweep on a small budget (the documented sweep runs 10^4 reductions per point,
 /// `inswitch goodput`): the fault-free reference and drop rates 0.1 % and 5 %, 800 reductions each.
