@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Module dependency graph of a crate's src/ from `crate::` and `super::` paths in code (comments and doc
-comments ignored); prints "module -> modules it uses" and any cycle. Usage: modgraph.py CRATE_SRC_DIR"""
+comments ignored); prints "module -> modules it uses" and any cycle. Usage: modgraph.py CRATE_SRC_DIR
+Not counted: a child's `use super::{a, b}` (brace list straight after `super`): with it, a parent module
+that keeps shared types for its children and calls them shows as a circle (input_checker, cpu, the
+verif benches, fabric's sim and scenario)."""
 import os, re, sys
 root = sys.argv[1]
 mods = {}
@@ -18,10 +21,15 @@ def resolve(path):
 graph = {}
 for m, f in mods.items():
     deps = set()
+    # Inline modules (`mod tests { ... }`): `super::` inside one names the file's module, not its parent.
+    inline = []  # (name, brace depth inside the block)
+    depth = 0
     for line in open(f):
         code = line.split('//')[0]
+        opened = re.match(r'\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*\{', code)
+        cur = m + tuple(n for n, _ in inline)
         for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)(::\{([^}]*)\})?', code):
-            base = [] if hit.group(1) == 'crate' else list(m[:-1])
+            base = [] if hit.group(1) == 'crate' else list(cur[:-1])
             parts = hit.group(2).split('::')[1:]
             while parts and parts[0] == 'super':
                 base = base[:-1]; parts = parts[1:]
@@ -31,8 +39,6 @@ for m, f in mods.items():
                     first = item.strip().split('::')[0].split(' ')[0]
                     if first and first != 'self': targets.append(base + parts + item.strip().split(' as ')[0].split('::'))
             for t in targets:
-                pass
-            for t in targets:
                 r = resolve(t)
                 if r != m and r != () and not (len(r) < len(m) and m[:len(r)] == r and r == m[:-1] and False):
                     deps.add(r)
@@ -40,6 +46,11 @@ for m, f in mods.items():
         for hit in re.finditer(r'(?<![:\w])(?:self::)?([a-z_][a-z0-9_]*)::', code):
             if m + (hit.group(1),) in mods and hit.group(1) not in ('crate', 'super', 'std', 'self'):
                 deps.add(m + (hit.group(1),))
+        if opened:
+            inline.append((opened.group(1), depth + 1))
+        depth += code.count('{') - code.count('}')
+        while inline and depth < inline[-1][1]:
+            inline.pop()
     graph[m] = deps
 name = lambda m: '::'.join(m) or 'crate'
 # a parent's dependency on its own child through `mod`/`pub use` only is not a use of the child's code

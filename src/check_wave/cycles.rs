@@ -8,7 +8,7 @@ use inswitch::checker::hex;
 use inswitch_model::registry::{self, DynBlock, PortInfo};
 use inswitch_model::signal::MAX_PORT_WORDS;
 
-use super::Args;
+use super::args::Args;
 
 /// A transaction-level scoreboard fed one cycle of packed inputs and outputs.
 pub(super) type Scoreboard = Box<dyn FnMut(u64, &[u32], &[u32]) -> Result<(), String>>;

@@ -7,52 +7,20 @@
 //! outputs (docs/architecture.md: `step` returns the outputs just before the edge). As the DPI checker,
 //! comparison starts after the first edge with `rst` = 1 (`--from-start`: at once).
 
+mod args;
 mod cycles;
 mod fst_stream;
 mod scoreboard;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use inswitch_model::registry;
 use inswitch_model::signal::MAX_PORT_WORDS;
 use wellen::{viewers, FileFormat, LoadOptions, SignalValue};
 
+pub use args::Args;
 use cycles::{Cycles, Flow};
 
-/// Arguments of `inswitch check-wave`.
-#[derive(clap::Args, Clone)]
-pub struct Args {
-    /// Block (its RTL module name), e.g. output_queue.
-    #[arg(long)]
-    block: String,
-    /// Waveform file: .vcd or .fst.
-    #[arg(long)]
-    wave: PathBuf,
-    /// Hierarchical path of the block instance in the dump, dot-separated (e.g. TOP.tb.dut).
-    #[arg(long)]
-    scope: String,
-    /// Clock port name in the instance's scope.
-    #[arg(long, default_value = "clk")]
-    clock: String,
-    /// An RTL parameter of the instance, NAME=VALUE (repeatable); others at their RTL defaults.
-    #[arg(long = "param")]
-    params: Vec<String>,
-    /// Compare from the first edge (not only after the first reset).
-    #[arg(long)]
-    from_start: bool,
-    /// Read X and Z bits as 0 instead of reporting them.
-    #[arg(long)]
-    x_as_zero: bool,
-    /// Stop after this many rising edges.
-    #[arg(long)]
-    cycles: Option<u64>,
-    /// Instead of the lockstep model, run the block's transaction-level scoreboard over the dumped ports
-    /// alone (for a DUT whose timing differs from the model's; every block but input_checker and
-    /// packet_engine, whose scoreboards read what the cosim's stimulus meant).
-    #[arg(long)]
-    scoreboard: bool,
-}
 
 /// Decodes a value into little-endian words; `None` if it has X/Z (or other non-0/1) bits. Reads
 /// wellen's packed encodings directly (MSB-first bytes of 8, 4 or 2 values, the last byte holding bit 0):
