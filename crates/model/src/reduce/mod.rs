@@ -7,6 +7,7 @@
 //! `crates/model/tests/reduce_*.rs`.
 
 pub mod batch;
+pub mod codes;
 pub mod float;
 pub mod opcode;
 pub mod rc;
