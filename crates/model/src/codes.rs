@@ -101,6 +101,11 @@ pub fn hex(name: &str, bits: u32, v: u64) -> String {
     format!("localparam [{}:0] {name} = {bits}'h{v:X};\n", bits - 1)
 }
 
+/// [`localparams`] with the values in hex (offsets and addresses, as the docs write them).
+pub fn hex_localparams<'a>(prefix: &str, bits: u32, table: impl IntoIterator<Item = (&'a str, u64)>) -> String {
+    table.into_iter().map(|(name, v)| hex(&format!("{prefix}_{name}"), bits, v)).collect()
+}
+
 /// Unsized localparams `localparam <name> = <v>;` (sizes and counts the RTL computes with as integers).
 pub fn integers<'a>(table: impl IntoIterator<Item = (&'a str, u64)>) -> String {
     table.into_iter().map(|(name, v)| format!("localparam {name} = {v};\n")).collect()
