@@ -88,6 +88,7 @@ pub fn verilog_header() -> String {
             format!("localparam [{}:0] {name} = {v};\n", bits - 1)
         });
     }
+    lines.push_str(&crate::codes::hex("CRC32_POLY", 32, u64::from(super::CRC32_POLY)));
     h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
     h.text()
 }
