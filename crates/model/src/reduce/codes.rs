@@ -1,17 +1,16 @@
 //! The reduction codes, written once: opcodes (`rt_op`), result codes (`rt_rc`), the FLT_SUM rounding
-//! modes and the repsum `m` specials as [`code_table!`](crate::code_table)s, and [`verilog_header`], the
-//! text of `rtl/reduce_codes.vh` that `rtl/reduce_unit.v`, `rtl/reduce_repsum.v`, `rtl/reduce_fadd.v` and
-//! `rtl/reduce_fminmax.v` include (with the binary64 constants of [`super::float`]). The values are
-//! libfabric's (`COLL_OPCODE_*`, `enum cxip_coll_rc`) and must stay exactly as they are. A unit test checks
-//! the checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
-//! reduce_codes` rewrites it).
+//! modes and the repsum `m` specials as [`code_table!`](crate::code_table)s, which the model's types take
+//! their values from and [`super::verilog_header`] writes into `rtl/reduce_codes.vh` (included by
+//! `rtl/reduce_unit.v`, `rtl/reduce_repsum.v`, `rtl/reduce_fadd.v` and `rtl/reduce_fminmax.v`). The values
+//! are libfabric's (`COLL_OPCODE_*`, `enum cxip_coll_rc`) and must stay exactly as they are. A leaf module:
+//! the types use it, it uses none of them.
 
 use crate::code_table;
 
 code_table! {
     /// Reduction opcodes (`rt_op`, 002 (42)-(48), (81)-(88); libfabric `COLL_OPCODE_*`; FLT_MIN, FLT_MAX and
     /// FLT_MINMAXLOC are libfabric's first CXI collectives'). FLT_SUM is the eight values
-    /// [`FLT_SUM_BASE`](super::opcode::FLT_SUM_BASE)` | ftz << 2 | rounding`, not listed here.
+    /// [`FLT_SUM_BASE`]` | ftz << 2 | rounding`, not listed here.
     pub mod op: "OP", 6 bits {
         BARRIER = 0x00, "Null reduction: the data is always 0.";
         BIT_AND = 0x01, "Bitwise AND.";
@@ -72,59 +71,6 @@ code_table! {
     }
 }
 
-/// The text of `rtl/reduce_codes.vh`, to be included inside the reduction modules.
-pub fn verilog_header() -> String {
-    use super::float;
-    let mut h = crate::codes::Header::new(&[
-        "// The reduction codes (docs/blocks/reduce_unit.md), included inside modules reduce_unit, reduce_repsum,",
-        "// reduce_fadd and reduce_fminmax. Values as libfabric's COLL_OPCODE_* and enum cxip_coll_rc.",
-        "// GENERATED from crates/model/src/reduce/codes.rs and crates/model/src/reduce/float.rs: do not edit; run",
-        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model reduce_codes` (the same test checks it).",
-        "// Each module uses a part of the tables, hence UNUSEDPARAM off.",
-        "",
-        "// verilator lint_off UNUSEDPARAM",
-    ]);
-    let prefix = u64::from(super::opcode::FLT_SUM_BASE >> 3);
-    h.section(
-        "Opcodes (rt_op); FLT_SUM is 6'b101_fRR (0x28-0x2f), f = FTZ, RR = rounding mode",
-        &(op::localparams() + &crate::codes::localparams("OP", 3, [("FLT_SUM_PREFIX", prefix)])),
-    );
-    h.section("Result codes (rt_rc), larger = higher priority", &rc::localparams());
-    h.section("FLT_SUM rounding modes (opcode bits 1:0)", &rnd::localparams());
-    h.section("Special repsum m values", &repsum_m::localparams());
-    let consts = crate::codes::hex("DEFAULT_NAN", 64, float::DEFAULT_NAN)
-        + &crate::codes::hex("MAX_FINITE", 63, float::MAX_FINITE)
-        + &crate::codes::hex("INF", 63, float::INF);
-    h.section("binary64: the default NaN; the largest finite and the infinite magnitude (sign dropped)", &consts);
-    h.line("// verilator lint_on UNUSEDPARAM");
-    h.text()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::reduce::{Opcode, Rc, Rounding};
-
-    #[test]
-    fn reduce_codes_vh_is_current() {
-        crate::codes::check_generated("reduce_codes.vh", &verilog_header(), "reduce_codes");
-    }
-
-    /// The tables and the model's types agree: the table holds every opcode but FLT_SUM's, every named
-    /// result code is in its table, and the rounding modes are the FLT_SUM table's order.
-    #[test]
-    fn reduce_codes_follow_the_types() {
-        for &(name, v) in op::TABLE {
-            let o = Opcode::from_raw(v);
-            assert!(!matches!(o, Opcode::Unknown(_) | Opcode::FltSum { .. }), "{name}");
-            assert_eq!(o.raw(), v);
-        }
-        assert_eq!(op::TABLE.len(), Opcode::DEFINED.len() - 8);
-        for &(name, v) in rc::TABLE {
-            assert_eq!(Rc(v).name(), Some(name));
-        }
-        for (bits, mode) in [rnd::NEAREST, rnd::UP, rnd::DOWN, rnd::ZERO].into_iter().zip(Rounding::ALL) {
-            assert_eq!(Rounding::from_bits(bits), mode);
-        }
-    }
-}
+/// Opcode value of FLT_SUM_NOFTZ_RND0; the eight FLT_SUM variants are this plus `ftz << 2 | rounding`
+/// (the RTL's `OP_FLT_SUM_PREFIX` is its bits 5:3).
+pub const FLT_SUM_BASE: u8 = 0x28;

@@ -97,8 +97,7 @@ pub enum Opcode {
     Unknown(u8),
 }
 
-/// Opcode value of FLT_SUM_NOFTZ_RND0; the eight FLT_SUM variants are this plus `ftz << 2 | rounding`.
-pub const FLT_SUM_BASE: u8 = 0x28;
+pub use super::codes::FLT_SUM_BASE;
 
 impl Opcode {
     /// Every defined opcode, in numeric order.
