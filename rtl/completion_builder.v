@@ -87,22 +87,18 @@ module completion_builder #
     output wire [3:0]             stat_event
 );
 
-localparam [1:0] RSP_OK = 2'd0;
-localparam [1:0] RSP_UNMAPPED = 2'd2;
-localparam [2:0] CPL_SC = 3'b000;
-localparam [2:0] CPL_UR = 3'b001;
-localparam [2:0] CPL_CA = 3'b100;
-localparam [4:0] TYPE_CPL = 5'b01010;
-localparam [4:0] TYPE_CPL_LK = 5'b01011;
-// Sequence field + 3-DW header; the CplD's data DW; the LCRC.
-localparam HEADER_END = 14;
-localparam CPL_BYTES = 18;
-localparam CPLD_BYTES = 22;
-localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
+// Response status STATUS_*, Completion Status CPL_*, Type TYPE_*, event bits EV_* (EV_COUNT), frame sizes
+// HEADER_END, CPL_FRAME_BYTES and CPLD_FRAME_BYTES, CRC32_POLY, generated from
+// crates/model/src/completion_builder.rs
+`include "completion_builder_codes.vh"
 
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || !(DATA_WIDTH == 256 || DATA_WIDTH == 512)) begin : g_bad_width
         completion_builder_bad_parameter_DATA_WIDTH_must_be_256_or_512 u_err();
+    end
+    // The port's width is written out (the port list precedes the include); it must be the generated count.
+    if (EV_COUNT != 4) begin : g_bad_events
+        completion_builder_stat_event_width_must_be_EV_COUNT u_err();
     end
 endgenerate
 
@@ -211,7 +207,7 @@ reg [4:0]  addr_dw;
 always @* begin
     if (s_rsp_valid) begin
         posted = s_rsp_write;
-        status = s_rsp_status == RSP_OK ? CPL_SC : s_rsp_status == RSP_UNMAPPED ? CPL_UR : CPL_CA;
+        status = s_rsp_status == STATUS_OK ? CPL_SC : s_rsp_status == STATUS_UNMAPPED ? CPL_UR : CPL_CA;
         data = s_rsp_rdata;
         requester_id = s_rsp_src;
         tag = s_rsp_tag;
@@ -251,12 +247,12 @@ wire [6:0]  lower_address = mem_read ? {addr_dw, first_be_offset(first_be)} : 7'
 /*
  * Frame bytes and LCRC
  */
-reg [8*CPLD_BYTES-1:0] frame;
+reg [8*CPLD_FRAME_BYTES-1:0] frame;
 reg [31:0]             crc;
 integer                k;
 
 always @* begin
-    frame = {8*CPLD_BYTES{1'b0}};
+    frame = {8*CPLD_FRAME_BYTES{1'b0}};
     frame[8*0 +: 8] = {4'd0, seq_reg[11:8]};
     frame[8*1 +: 8] = seq_reg[7:0];
     frame[8*2 +: 8] = {with_data ? 3'b010 : 3'b000, locked ? TYPE_CPL_LK : TYPE_CPL};
@@ -294,12 +290,20 @@ always @* begin
     stat_event_next = 4'd0;
 
     if (take_rsp || take_ur) begin
-        stat_event_next = posted ? 4'b1000 : status == CPL_SC ? 4'b0001 : status == CPL_UR ? 4'b0010 : 4'b0100;
+        if (posted) begin
+            stat_event_next[EV_POSTED] = 1'b1;
+        end else if (status == CPL_SC) begin
+            stat_event_next[EV_CPLD] = 1'b1;
+        end else if (status == CPL_UR) begin
+            stat_event_next[EV_UR] = 1'b1;
+        end else begin
+            stat_event_next[EV_CA] = 1'b1;
+        end
         if (!posted) begin
             valid_next = 1'b1;
-            tdata_next = {{(DATA_WIDTH - 8*CPLD_BYTES){1'b0}}, frame};
-            tkeep_next = with_data ? {{(KEEP_WIDTH - CPLD_BYTES){1'b0}}, {CPLD_BYTES{1'b1}}}
-                                   : {{(KEEP_WIDTH - CPL_BYTES){1'b0}}, {CPL_BYTES{1'b1}}};
+            tdata_next = {{(DATA_WIDTH - 8*CPLD_FRAME_BYTES){1'b0}}, frame};
+            tkeep_next = with_data ? {{(KEEP_WIDTH - CPLD_FRAME_BYTES){1'b0}}, {CPLD_FRAME_BYTES{1'b1}}}
+                                   : {{(KEEP_WIDTH - CPL_FRAME_BYTES){1'b0}}, {CPL_FRAME_BYTES{1'b1}}};
             tuser_next = requester_id;
             seq_next = seq_reg + 12'd1;
         end

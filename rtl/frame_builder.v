@@ -64,16 +64,21 @@ module frame_builder #
     output wire [1:0]             stat_event
 );
 
-localparam BUFFER_BYTES = 128;
+// Event bits EV_* (EV_COUNT), BUFFER_BYTES, CRC32_POLY, generated from crates/model/src/frame_builder.rs
+`include "frame_builder_codes.vh"
+
 localparam BUFFER_BEATS = BUFFER_BYTES / KEEP_WIDTH;
 localparam BEAT_INDEX_WIDTH = BUFFER_BEATS > 1 ? $clog2(BUFFER_BEATS) : 1;
-localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
 // Message kinds K_* (docs/blocks/collective_message.md), generated from crates/model/src/message.rs
 `COLLECTIVE_MSG_KINDS
 
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || !(DATA_WIDTH == 64 || DATA_WIDTH == 128 || DATA_WIDTH == 256 || DATA_WIDTH == 512)) begin : g_bad_width
         frame_builder_bad_parameter_DATA_WIDTH_must_be_64_128_256_or_512 u_err();
+    end
+    // The port's width is written out (the port list precedes the include); it must be the generated count.
+    if (EV_COUNT != 2) begin : g_bad_events
+        frame_builder_stat_event_width_must_be_EV_COUNT u_err();
     end
 endgenerate
 
@@ -266,9 +271,9 @@ always @* begin
             if (!s_msg_family) begin
                 seq_next = seq_reg + 1'b1;
             end
-            stat_event_next = 2'b01;
+            stat_event_next[EV_BUILT] = 1'b1;
         end else begin
-            stat_event_next = 2'b10;
+            stat_event_next[EV_DROPPED] = 1'b1;
         end
     end
 end

@@ -99,7 +99,6 @@ module input_checker #
 localparam CAPTURE_BEATS = CAPTURE_BYTES / KEEP_WIDTH;
 localparam BEAT_SHIFT = $clog2(KEEP_WIDTH);
 localparam [15:0] POS_MAX = 16'hFFFF;
-localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
 // Message kinds K_* (docs/blocks/collective_message.md), generated from crates/model/src/message.rs
 `COLLECTIVE_MSG_KINDS
 

@@ -40,3 +40,4 @@ localparam [11:0] MAILBOX_OFFSET = 12'h800;
 localparam [7:0] VDM_TYPE1_CODE = 8'h7F;
 localparam [7:0] VDM_PROTOCOL_ID = 8'hCE;
 localparam [31:0] CRC32_RESIDUE = 32'hDEBB20E3;
+localparam [31:0] CRC32_POLY = 32'hEDB88320;

@@ -104,12 +104,20 @@ module interposer #
     output wire [2:0]                   stat_event
 );
 
+// Event bits EV_* (EV_COUNT), generated from crates/model/src/interposer.rs
+`include "interposer_codes.vh"
+
+// Local: who holds the egress stream (the model's private Owner; a state encoding, shared with nothing).
 localparam [1:0] OWNER_NONE = 2'd0;
 localparam [1:0] OWNER_RX = 2'd1;
 localparam [1:0] OWNER_INJ = 2'd2;
 localparam [CREDIT_WIDTH-1:0] INJ_RESERVE = INJ_CREDITS[CREDIT_WIDTH-1:0];
 
 generate
+    // The port's width is written out (the port list precedes the include); it must be the generated count.
+    if (EV_COUNT != 3) begin : g_bad_events
+        interposer_stat_event_width_must_be_EV_COUNT u_err();
+    end
     if (KEEP_WIDTH * 8 != DATA_WIDTH || DATA_WIDTH < 208) begin : g_bad_width
         interposer_bad_parameter_DATA_WIDTH_must_hold_26_bytes u_err();
     end
@@ -242,7 +250,7 @@ always @* begin
     if (rx_beat) begin
         if (rx_first) begin
             rx_ext_next = for_engine;
-            stat_event_next[for_engine ? 0 : 1] = 1'b1;
+            stat_event_next[for_engine ? EV_EXTRACTED : EV_PASSED] = 1'b1;
             if (!for_engine && !s_axis_rx_tlast) begin
                 owner_next = OWNER_RX;
             end
@@ -267,7 +275,7 @@ always @* begin
     end
     if (inj_beat) begin
         if (inj_first) begin
-            stat_event_next[2] = 1'b1;
+            stat_event_next[EV_INJECTED] = 1'b1;
             last_inj_next = 1'b1;
             owner_next = OWNER_INJ;
         end

@@ -143,8 +143,17 @@ localparam CB_TUSER_WIDTH = FB_TUSER_WIDTH;
 localparam CB_WIDTH = DATA_WIDTH + KEEP_WIDTH + 1 + CB_TUSER_WIDTH;
 // collective message (docs/blocks/collective_message.md, rtl/collective_msg.vh)
 localparam MSG_WIDTH = `COLLECTIVE_MSG_WIDTH;
-// stat_event bits driven by the blocks (all 32: bits 31:28 are the completion builder's)
-localparam EVENT_WIDTH = 32;
+// stat_event: each block's event bits <BLOCK>_EVENTS and EVENT_WIDTH in all, generated from the blocks'
+// event tables (crates/model/src/packet_engine.rs STAT_EVENT_FIELDS)
+`include "packet_engine_codes.vh"
+
+generate
+    // The stat_event port and the register space's STAT_EVENTS are written out as 32 (the port list precedes
+    // the include): the generated width must be that.
+    if (EVENT_WIDTH != 32) begin : g_bad_events
+        packet_engine_stat_event_width_must_be_EVENT_WIDTH u_err();
+    end
+endgenerate
 
 // interposer -> slice -> checker
 wire [DATA_WIDTH-1:0] ext_tdata, ext_s_tdata;
@@ -228,11 +237,11 @@ wire [DATA_WIDTH-1:0] cb_tdata, cb_s_tdata;
 wire [KEEP_WIDTH-1:0] cb_tkeep, cb_s_tkeep;
 wire cb_tvalid, cb_tready, cb_tlast, cb_s_tvalid, cb_s_tready, cb_s_tlast;
 wire [CB_TUSER_WIDTH-1:0] cb_tuser, cb_s_tuser;
-wire [3:0] cb_event;
+wire [CB_EVENTS-1:0] cb_event;
 
-wire [20:0] chk_event;
-wire [2:0] ip_event;
-wire [1:0] fb_event;
+wire [CHK_EVENTS-1:0] chk_event;
+wire [IP_EVENTS-1:0] ip_event;
+wire [FB_EVENTS-1:0] fb_event;
 wire oq_miss;
 
 // counters 2 + k of the register space: docs/blocks/register_space.md, docs/blocks/packet_engine.md

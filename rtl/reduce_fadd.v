@@ -43,13 +43,9 @@ module reduce_fadd
     output reg         flag_invalid
 );
 
-localparam [63:0] DEFAULT_NAN = 64'h7ff8_0000_0000_0000;
-localparam [62:0] MAX_FINITE  = 63'h7fef_ffff_ffff_ffff;
-localparam [62:0] INF         = 63'h7ff0_0000_0000_0000;
-localparam [1:0]  RND_NEAREST = 2'd0;
-localparam [1:0]  RND_UP      = 2'd1;
-localparam [1:0]  RND_DOWN    = 2'd2;
-localparam [1:0]  RND_ZERO    = 2'd3;
+// Rounding modes RND_*, DEFAULT_NAN, MAX_FINITE, INF, generated from crates/model/src/reduce/codes.rs and
+// crates/model/src/reduce/float.rs
+`include "reduce_codes.vh"
 
 // ---------------------------------------------------------------------------------------------
 // Stage A

@@ -37,7 +37,8 @@ module reduce_fminmax
     output wire        invalid
 );
 
-localparam [63:0] DEFAULT_NAN = 64'h7ff8_0000_0000_0000;
+// DEFAULT_NAN, generated from crates/model/src/reduce/float.rs
+`include "reduce_codes.vh"
 
 wire a_nan  = (a[62:52] == 11'h7ff) && (a[51:0] != 52'd0);
 wire b_nan  = (b[62:52] == 11'h7ff) && (b[51:0] != 52'd0);

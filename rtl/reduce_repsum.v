@@ -39,12 +39,8 @@ module reduce_repsum
     output reg  [3:0]   rc
 );
 
-localparam [7:0] M_NEG_INF = 8'd125;
-localparam [7:0] M_POS_INF = 8'd126;
-localparam [7:0] M_NAN     = 8'd127;
-localparam [3:0] RC_FLT_INVALID  = 4'd4;
-localparam [3:0] RC_REP_INEXACT  = 4'd5;
-localparam [3:0] RC_INT_OVERFLOW = 4'd6;
+// Special m values M_*, result codes RC_*, generated from crates/model/src/reduce/codes.rs
+`include "reduce_codes.vh"
 
 wire          swap = $signed(b_m) > $signed(a_m);
 wire [255:0]  x_data = swap ? b_data : a_data;

@@ -61,36 +61,11 @@ module reduce_unit
     output wire [1:0]           out_rt_repsum_oflow_id
 );
 
-// Opcodes (libfabric COLL_OPCODE_*; FLT_MIN/FLT_MAX are this project's extension).
-localparam [5:0] OP_BARRIER          = 6'h00;
-localparam [5:0] OP_BIT_AND          = 6'h01;
-localparam [5:0] OP_BIT_OR           = 6'h02;
-localparam [5:0] OP_BIT_XOR          = 6'h03;
-localparam [5:0] OP_LOG_AND          = 6'h04;
-localparam [5:0] OP_LOG_OR           = 6'h05;
-localparam [5:0] OP_LOG_XOR          = 6'h06;
-localparam [5:0] OP_INT_MIN          = 6'h10;
-localparam [5:0] OP_INT_MAX          = 6'h11;
-localparam [5:0] OP_INT_MINMAXLOC    = 6'h12;
-localparam [5:0] OP_INT_SUM          = 6'h14;
-localparam [5:0] OP_FLT_MIN          = 6'h20;
-localparam [5:0] OP_FLT_MAX          = 6'h21;
-localparam [5:0] OP_FLT_MINMAXLOC    = 6'h22;
-localparam [5:0] OP_FLT_MINNUM       = 6'h24;
-localparam [5:0] OP_FLT_MAXNUM       = 6'h25;
-localparam [5:0] OP_FLT_MINMAXNUMLOC = 6'h26;
-localparam [5:0] OP_FLT_REPSUM       = 6'h30;
-// FLT_SUM: 6'b101_fRR (0x28-0x2f), f = FTZ, RR = rounding mode.
-localparam [2:0] OP_FLT_SUM_PREFIX   = 3'b101;
+// Opcodes OP_*, result codes RC_* (larger = higher priority), generated from
+// crates/model/src/reduce/codes.rs (libfabric's COLL_OPCODE_* and enum cxip_coll_rc).
+`include "reduce_codes.vh"
 
-// Result codes (libfabric enum cxip_coll_rc), larger = higher priority.
-localparam [3:0] RC_SUCCESS      = 4'd0;
-localparam [3:0] RC_FLT_INEXACT  = 4'd1;
-localparam [3:0] RC_FLT_OVERFLOW = 4'd3;
-localparam [3:0] RC_FLT_INVALID  = 4'd4;
-localparam [3:0] RC_INT_OVERFLOW = 4'd6;
-localparam [3:0] RC_OP_MISMATCH  = 4'd8;
-
+// Local: the unit's lane count (the model's reduce::LANES; the rt_data port is written as 4 x 64 bits).
 localparam LANES = 4;
 
 function [3:0] rc_max(input [3:0] p, input [3:0] q);

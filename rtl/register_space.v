@@ -158,62 +158,24 @@ module register_space #
     input  wire [STAT_EVENTS-1:0]       stat_event
 );
 
-localparam COUNTERS = 2 + STAT_EVENTS;
-localparam PBV_DWS = 64;
+// The register map: status codes STATUS_*, register offsets DW_* (DW index = byte offset / 4), table sizes,
+// ID_VALUE and the reset values RESET_*, the CPU register addresses CPU_* the bridge writes and SYNC_WRITES
+// (the post-reset copy: CPU registers TIMEOUT0 .. MODE, in address order), generated from
+// crates/model/src/register_space/map.rs
+`include "register_space_codes.vh"
+
+localparam COUNTERS = INTERNAL_COUNTERS + STAT_EVENTS;
+// DWs of each table in the window (a route entry is 2 DWs, a multicast entry 4, a counter 1).
 localparam [9:0] ROUTE_DWS = 2 * ROUTE_ENTRIES;
 localparam [9:0] MCAST_DWS = 4 * MCAST_ENTRIES;
 localparam [9:0] COUNTER_DWS = COUNTERS;
-
-localparam [1:0] STATUS_OK = 2'd0;
-localparam [1:0] STATUS_REJECTED = 2'd1;
-localparam [1:0] STATUS_UNMAPPED = 2'd2;
-
-// Register offsets (DW index = byte offset / 4).
-localparam [9:0] DW_ID = 10'h040;
-localparam [9:0] DW_CTRL = 10'h041;
-localparam [9:0] DW_MASTER_ID = 10'h042;
-localparam [9:0] DW_ETHERTYPE = 10'h043;
-localparam [9:0] DW_VENDOR_ID = 10'h044;
-localparam [9:0] DW_VALIDATION = 10'h045;
-localparam [9:0] DW_ERROR_REPORTING = 10'h046;
-localparam [9:0] DW_RED_CFG_MODE = 10'h047;
-localparam [9:0] DW_SUB_TIMEOUT = 10'h048;
-localparam [9:0] DW_MASTER_TIMEOUT = 10'h049;
-localparam [9:0] DW_RED_TIMEOUT = 10'h04C;
-localparam [9:0] DW_RED_THRESHOLD = 10'h050;
-localparam [9:0] DW_VNI_ALLOWED = 10'h054;
-localparam [9:0] DW_ROUTE = 10'h080;
-localparam [9:0] DW_MCAST = 10'h0C0;
-localparam [9:0] DW_COUNTERS = 10'h100;
-localparam [9:0] DW_ENGINE_ID = 10'h058;
-localparam [9:0] DW_ENGINE_SFA = 10'h059;
-localparam [9:0] DW_RETRY_LIMIT = 10'h05A;
-localparam [9:0] DW_FAILURE = 10'h05B;
-localparam [9:0] DW_PBV_FLAGS = 10'h140;
-localparam [9:0] DW_CPU_STATIC = 10'h180;
+localparam [9:0] TIMEOUT_DWS = RED_TIMEOUTS;
+localparam [9:0] THRESHOLD_DWS = RED_THRESHOLDS;
+localparam [9:0] VNI_DWS = VNI_ENTRIES;
+localparam [9:0] PBV_FLAGS_DWS = PBV_DWS;
 localparam integer CPU_STATIC_WORDS = 2 * CPU_STATIC_ENTRIES;
 localparam [9:0] CPU_STATIC_DWS = CPU_STATIC_WORDS[9:0];
 localparam STATIC_INDEX_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
-
-// CPU register addresses (docs/blocks/cpu.md §Ports, word addresses).
-localparam [11:0] CPU_PBV = 12'h000;
-localparam [11:0] CPU_TIMEOUT = 12'h080;
-localparam [11:0] CPU_THRESHOLD = 12'h084;
-localparam [11:0] CPU_ENGINE_SFA = 12'h088;
-localparam [11:0] CPU_MODE = 12'h089;
-localparam [11:0] CPU_STATIC = 12'h100;
-// The post-reset copy: CPU registers TIMEOUT0 (0x080) .. MODE (0x089), in address order.
-localparam [3:0] SYNC_WRITES = 4'd10;
-localparam [3:0] RESET_RETRY_LIMIT = 4'd3;
-
-localparam [31:0] ID_VALUE = 32'h1C0E_0001;
-
-// Reset values (docs/blocks/register_space.md).
-localparam [15:0] RESET_ETHERTYPE = 16'h88B5;
-localparam [15:0] RESET_VENDOR_ID = 16'hC011;
-localparam [3:0]  RESET_VALIDATION = 4'hF;
-localparam [23:0] RESET_SUB_TIMEOUT = 24'h000400;
-localparam [23:0] RESET_MASTER_TIMEOUT = 24'h000C00;
 
 generate
     if (ROUTE_ENTRIES < 1 || ROUTE_ENTRIES > 32 || ROUTE_ENTRIES > (1 << ROUTE_INDEX_WIDTH)) begin : g_bad_routes
@@ -246,10 +208,10 @@ reg [7:0]  error_reporting_reg;
 reg        red_cfg_mode_reg;
 reg [23:0] sub_timeout_reg;
 reg [23:0] master_timeout_reg;
-reg [23:0] red_timeout_reg [0:3];
-reg [19:0] red_threshold_reg [0:2];
-reg        vni_valid_reg [0:3];
-reg [15:0] vni_reg [0:3];
+reg [23:0] red_timeout_reg [0:RED_TIMEOUTS-1];
+reg [19:0] red_threshold_reg [0:RED_THRESHOLDS-1];
+reg        vni_valid_reg [0:VNI_ENTRIES-1];
+reg [15:0] vni_reg [0:VNI_ENTRIES-1];
 reg [31:0] route_key_reg [0:ROUTE_ENTRIES-1];
 reg        route_valid_reg [0:ROUTE_ENTRIES-1];
 reg [7:0]  route_port_reg [0:ROUTE_ENTRIES-1];
@@ -365,15 +327,15 @@ wire [9:0] rel_mcast = dw - DW_MCAST;
 wire [9:0] rel_counter = dw - DW_COUNTERS;
 
 wire is_pbv = dw < DW_ID;
-wire is_timeout = dw >= DW_RED_TIMEOUT && rel_timeout < 10'd4;
-wire is_threshold = dw >= DW_RED_THRESHOLD && rel_threshold < 10'd3;
-wire is_vni = dw >= DW_VNI_ALLOWED && rel_vni < 10'd4;
+wire is_timeout = dw >= DW_RED_TIMEOUT && rel_timeout < TIMEOUT_DWS;
+wire is_threshold = dw >= DW_RED_THRESHOLD && rel_threshold < THRESHOLD_DWS;
+wire is_vni = dw >= DW_VNI_ALLOWED && rel_vni < VNI_DWS;
 wire is_route = dw >= DW_ROUTE && rel_route < ROUTE_DWS;
 wire is_mcast = dw >= DW_MCAST && rel_mcast < MCAST_DWS && rel_mcast[1:0] != 2'd3;
 wire is_counter = dw >= DW_COUNTERS && rel_counter < COUNTER_DWS;
 wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
 wire [9:0] rel_static = dw - DW_CPU_STATIC;
-wire is_flags = dw >= DW_PBV_FLAGS && rel_flags < 10'd64;
+wire is_flags = dw >= DW_PBV_FLAGS && rel_flags < PBV_FLAGS_DWS;
 wire is_static = dw >= DW_CPU_STATIC && rel_static < CPU_STATIC_DWS;
 wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
                  (dw >= DW_ENGINE_ID && dw <= DW_FAILURE);
@@ -491,7 +453,7 @@ always @* begin
         fwd_data = mode_word;
     end else if (is_static) begin
         fwd_addr = CPU_STATIC + {5'd0, rel_static[6:0]};
-        fwd_data = rel_static[0] ? {12'd0, wr_value[19:0]} : (wr_value & 32'h8031_1FFF);
+        fwd_data = rel_static[0] ? {12'd0, wr_value[19:0]} : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
     end
@@ -678,7 +640,7 @@ always @(posedge clk) begin
             pbv_flags_reg[dw[5:0]] <= {wr_value[17:16], wr_value[1:0]};
         end
         if (is_static && !rel_static[0]) begin
-            static_key_reg[static_i] <= wr_value & 32'h8031_1FFF;
+            static_key_reg[static_i] <= wr_value & CPU_STATIC_KEY_MASK;
         end
         if (is_static && rel_static[0]) begin
             static_wait_reg[static_i] <= wr_value[19:0];
@@ -707,14 +669,14 @@ always @(posedge clk) begin
         red_cfg_mode_reg <= 1'b0;
         sub_timeout_reg <= RESET_SUB_TIMEOUT;
         master_timeout_reg <= RESET_MASTER_TIMEOUT;
-        red_timeout_reg[0] <= 24'h000001;
-        red_timeout_reg[1] <= 24'h000010;
-        red_timeout_reg[2] <= 24'h000100;
-        red_timeout_reg[3] <= 24'h001000;
-        red_threshold_reg[0] <= 20'd4;
-        red_threshold_reg[1] <= 20'd64;
-        red_threshold_reg[2] <= 20'd1024;
-        for (i = 0; i < 4; i = i + 1) begin
+        red_timeout_reg[0] <= RESET_RED_TIMEOUT0;
+        red_timeout_reg[1] <= RESET_RED_TIMEOUT1;
+        red_timeout_reg[2] <= RESET_RED_TIMEOUT2;
+        red_timeout_reg[3] <= RESET_RED_TIMEOUT3;
+        red_threshold_reg[0] <= RESET_RED_THRESHOLD0;
+        red_threshold_reg[1] <= RESET_RED_THRESHOLD1;
+        red_threshold_reg[2] <= RESET_RED_THRESHOLD2;
+        for (i = 0; i < VNI_ENTRIES; i = i + 1) begin
             vni_valid_reg[i] <= 1'b0;
             vni_reg[i] <= 16'd0;
         end

@@ -1,8 +1,9 @@
 //! Codes shared by the Rust model and the RTL, written once: [`code_table!`](crate::code_table) declares a
 //! set of codes as Rust constants together with the table the RTL headers are generated from
 //! ([`localparams`]), and `check_generated` is the unit test's check that a checked-in header is the
-//! generated one (`INSWITCH_BLESS=1` rewrites it). Users: the CPU (`cpu::codes`, `rtl/cpu_codes.vh`) and
-//! the input checker (`input_checker::codes`, `rtl/input_checker_codes.vh`).
+//! generated one (`INSWITCH_BLESS=1` rewrites it). Users: every block whose RTL shares
+//! codes with its model, one header a block (`rtl/<block>_codes.vh`; docs/architecture.md §Generated
+//! headers lists them and their tables).
 
 /// One code set: a module of constants (`u8` unless `as <type>` says otherwise), its table for the RTL
 /// header and the names.
@@ -91,6 +92,23 @@ pub fn localparams<'a>(prefix: &str, bits: u32, table: impl IntoIterator<Item = 
         s.push_str(&format!("localparam [{}:0] {prefix}_{name} = {bits}'d{v};\n", bits - 1));
     }
     s
+}
+
+/// One sized localparam in hex: `localparam [bits-1:0] <name> = <bits>'h<V>;` (masks, magic values, float
+/// encodings: written as the docs write them).
+pub fn hex(name: &str, bits: u32, v: u64) -> String {
+    assert!(bits >= 64 || v < 1 << bits, "{name} = {v:#x} does not fit {bits} bits");
+    format!("localparam [{}:0] {name} = {bits}'h{v:X};\n", bits - 1)
+}
+
+/// [`localparams`] with the values in hex (offsets and addresses, as the docs write them).
+pub fn hex_localparams<'a>(prefix: &str, bits: u32, table: impl IntoIterator<Item = (&'a str, u64)>) -> String {
+    table.into_iter().map(|(name, v)| hex(&format!("{prefix}_{name}"), bits, v)).collect()
+}
+
+/// Unsized localparams `localparam <name> = <v>;` (sizes and counts the RTL computes with as integers).
+pub fn integers<'a>(table: impl IntoIterator<Item = (&'a str, u64)>) -> String {
+    table.into_iter().map(|(name, v)| format!("localparam {name} = {v};\n")).collect()
 }
 
 /// Checks that the checked-in header `rtl/<file>` (from the model crate's manifest directory) is `want`;

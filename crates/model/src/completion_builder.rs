@@ -17,7 +17,10 @@
 //! and Lower Address by PCIe Base Specification §2.2.9 / §2.3.1.1 (Tables 2-40, 2-41) for memory reads, 4
 //! and 0 for every other request. The Portals family has no completions (its reductions are posted).
 
+use crate::code_table;
 use crate::input_checker::crc32_byte;
+// The register space's response status (`s_rsp_status`).
+use crate::register_space::status as rsp_status;
 use crate::frame_buf::FrameBuf;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
@@ -37,10 +40,22 @@ pub const CPLD_FRAME_BYTES: usize = CPL_FRAME_BYTES + DATA_BYTES;
 /// Sequence numbers are 12 bits.
 pub const SEQ_MASK: u16 = 0xFFF;
 
-/// Register-space response status (`docs/blocks/register_space.md`): OK.
-const RSP_OK: u8 = 0;
-/// Register-space response status: unmapped offset / read-only register.
-const RSP_UNMAPPED: u8 = 2;
+code_table! {
+    /// Completion Status field values (PCIe §2.2.9, Table 2-34).
+    pub mod cpl_status: "CPL", 3 bits {
+        SC = 0b000, "Successful Completion.";
+        UR = 0b001, "Unsupported Request.";
+        CA = 0b100, "Completer Abort.";
+    }
+}
+
+code_table! {
+    /// Type field of a completion's DW0 (PCIe §2.2.1; Fmt 000 without data, 010 with).
+    pub mod tlp_type: "TYPE", 5 bits {
+        CPL = 0b01010, "Cpl / CplD.";
+        CPL_LK = 0b01011, "CplLk / CplDLk (completion of a locked read).";
+    }
+}
 
 /// Completion Status (PCIe §2.2.9, Table 2-34).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,23 +72,23 @@ impl CplStatus {
     /// The 3-bit field value.
     pub fn code(self) -> u8 {
         match self {
-            CplStatus::Sc => 0b000,
-            CplStatus::Ur => 0b001,
-            CplStatus::Ca => 0b100,
+            CplStatus::Sc => cpl_status::SC,
+            CplStatus::Ur => cpl_status::UR,
+            CplStatus::Ca => cpl_status::CA,
         }
     }
 }
 
-/// `stat_event` bits (one pulse per request taken, the cycle after).
-pub mod event {
-    /// A CplD with Successful Completion was built (a register read).
-    pub const CPLD: u32 = 0;
-    /// A Cpl / CplLk with Unsupported Request was built.
-    pub const UR: u32 = 1;
-    /// A Cpl with Completer Abort was built.
-    pub const CA: u32 = 2;
-    /// A response to a posted write was taken; it needs no completion.
-    pub const POSTED: u32 = 3;
+code_table! {
+    /// `stat_event` bits (one pulse per request taken, the cycle after).
+    pub mod event: "EV", 2 bits as u32 {
+        CPLD = 0, "A CplD with Successful Completion was built (a register read).";
+        UR = 1, "A Cpl / CplLk with Unsupported Request was built.";
+        CA = 2, "A Cpl with Completer Abort was built.";
+        POSTED = 3, "A response to a posted write was taken; it needs no completion.";
+    }
+    /// Number of event bits (the width of `stat_event`).
+    pub const COUNT: u32 = TABLE.len() as u32;
 }
 
 /// One completion to build, whichever stream it came from.
@@ -148,7 +163,7 @@ pub fn completion_frame_buf(r: &CompletionRequest, engine_id: u16, seq: u16) -> 
     let status = r.status?;
     let with_data = status == CplStatus::Sc;
     let fmt: u8 = if with_data { 0b010 } else { 0b000 };
-    let ty: u8 = if r.locked { 0b01011 } else { 0b01010 };
+    let ty: u8 = if r.locked { tlp_type::CPL_LK } else { tlp_type::CPL };
     let bc = byte_count(r);
     let tag = r.tag & 0x3FF;
     let mut f = FrameBuf::new();
@@ -248,8 +263,8 @@ impl CompletionBuilderIn {
     pub fn rsp_request(&self) -> CompletionRequest {
         let status = match (self.s_rsp_write, self.s_rsp_status & 3) {
             (true, _) => None,
-            (false, RSP_OK) => Some(CplStatus::Sc),
-            (false, RSP_UNMAPPED) => Some(CplStatus::Ur),
+            (false, rsp_status::OK) => Some(CplStatus::Sc),
+            (false, rsp_status::UNMAPPED) => Some(CplStatus::Ur),
             // Rejected (and the undefined status 3): the register space refused a request it decoded.
             (false, _) => Some(CplStatus::Ca),
         };
@@ -396,9 +411,43 @@ impl Block for CompletionBuilder {
     }
 }
 
+/// The text of `rtl/completion_builder_codes.vh`, to be included inside module `completion_builder`.
+pub fn verilog_header() -> String {
+    use crate::codes::{hex, integers, Header};
+    let mut h = Header::new(&[
+        "// The completion builder's codes and frame sizes (docs/blocks/completion_builder.md), included inside",
+        "// module completion_builder (rtl/completion_builder.v).",
+        "// GENERATED from crates/model/src/completion_builder.rs (and the register space's response status,",
+        "// crates/model/src/register_space/map.rs): do not edit; run",
+        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model completion_builder_codes` (the same test checks it).",
+        "// The response status names a code the builder folds into `else` (REJECTED), hence UNUSEDPARAM off.",
+        "",
+        "// verilator lint_off UNUSEDPARAM",
+    ]);
+    h.section("Register-space response status (s_rsp_status)", &rsp_status::localparams());
+    h.section("Completion Status (PCIe Table 2-34)", &cpl_status::localparams());
+    h.section("Completion Type field (Fmt 000 Cpl, 010 CplD)", &tlp_type::localparams());
+    let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
+    h.section("Event bits: the bit of stat_event a request taken pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
+    let sizes = integers([
+        ("HEADER_END", (SEQ_BYTES + HEADER_BYTES) as u64),
+        ("CPL_FRAME_BYTES", CPL_FRAME_BYTES as u64),
+        ("CPLD_FRAME_BYTES", CPLD_FRAME_BYTES as u64),
+    ]);
+    h.section("Frame bytes: sequence field + 3-DW header (HEADER_END), a Cpl, a CplD (data DW, LCRC)", &sizes);
+    h.section("LCRC: the reflected CRC-32 polynomial", &hex("CRC32_POLY", 32, u64::from(crate::input_checker::CRC32_POLY)));
+    h.line("// verilator lint_on UNUSEDPARAM");
+    h.text()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn completion_builder_codes_vh_is_current() {
+        crate::codes::check_generated("completion_builder_codes.vh", &verilog_header(), "completion_builder_codes");
+    }
 
     fn mrd(first_be: u8, last_be: u8, length: u16, addr: u8) -> CompletionRequest {
         CompletionRequest { status: Some(CplStatus::Ur), mem_read: true, first_be, last_be, length, addr, ..Default::default() }

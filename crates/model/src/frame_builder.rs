@@ -28,12 +28,14 @@ pub const BUFFER_BYTES: usize = 128;
 /// Offset of the TLP payload (collective message) in a TLP frame: sequence field + 4-DW header.
 pub const TLP_PAYLOAD_OFFSET: usize = 18;
 
-/// `stat_event` bits.
-pub mod event {
-    /// A frame was built (pulse when its message is taken).
-    pub const BUILT: u32 = 0;
-    /// A message was taken and dropped: its kind has no frame in its family.
-    pub const DROPPED: u32 = 1;
+crate::code_table! {
+    /// `stat_event` bits.
+    pub mod event: "EV", 1 bits as u32 {
+        BUILT = 0, "A frame was built (pulse when its message is taken).";
+        DROPPED = 1, "A message was taken and dropped: its kind has no frame in its family.";
+    }
+    /// Number of event bits (the width of `stat_event`).
+    pub const COUNT: u32 = TABLE.len() as u32;
 }
 
 /// Configuration inputs of the builder.
@@ -304,9 +306,30 @@ impl Block for FrameBuilder {
     }
 }
 
+/// The text of `rtl/frame_builder_codes.vh`, to be included inside module `frame_builder`.
+pub fn verilog_header() -> String {
+    let mut h = crate::codes::Header::new(&[
+        "// The frame builder's event bits and sizes (docs/blocks/frame_builder.md), included inside module frame_builder (rtl/frame_builder.v).",
+        "// GENERATED from crates/model/src/frame_builder.rs: do not edit; run",
+        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model frame_builder_codes` (the same test checks it).",
+        "",
+    ]);
+    let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
+    h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
+    let sizes = crate::codes::integers([("BUFFER_BYTES", BUFFER_BYTES as u64)]);
+    h.section("The frame buffer's bytes", &sizes);
+    h.section("FCS / LCRC: the reflected CRC-32 polynomial", &crate::codes::hex("CRC32_POLY", 32, u64::from(crate::input_checker::CRC32_POLY)));
+    h.text()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frame_builder_codes_vh_is_current() {
+        crate::codes::check_generated("frame_builder_codes.vh", &verilog_header(), "frame_builder_codes");
+    }
 
     #[test]
     fn soft_portals_frame_is_102_bytes_with_a_good_fcs() {

@@ -77,11 +77,15 @@ pub fn portals_rc_defined(rc: u8) -> bool {
     rc <= 8 && rc != 2
 }
 
-/// One step of the reflected CRC-32 (polynomial 0xEDB88320) over one byte, no inversion.
+/// The reflected CRC-32 polynomial (IEEE 802.3; the TLP LCRC and ECRC, the Soft Portals FCS), the RTL's
+/// `CRC32_POLY` (generated into the headers of the blocks that compute a CRC).
+pub const CRC32_POLY: u32 = 0xEDB8_8320;
+
+/// One step of the reflected CRC-32 ([`CRC32_POLY`]) over one byte, no inversion.
 pub fn crc32_byte(crc: u32, byte: u8) -> u32 {
     let mut c = crc ^ u32::from(byte);
     for _ in 0..8 {
-        c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
+        c = (c >> 1) ^ (CRC32_POLY & (c & 1).wrapping_neg());
     }
     c
 }

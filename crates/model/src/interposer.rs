@@ -52,14 +52,15 @@ pub enum InterposerParamError {
     Sizes(usize, u32),
 }
 
-/// `stat_event` bits.
-pub mod event {
-    /// A receive frame was extracted (pulse on its first beat).
-    pub const EXTRACTED: u32 = 0;
-    /// A receive frame passed through (pulse on its first beat).
-    pub const PASSED: u32 = 1;
-    /// An output-queue frame was injected (pulse on its first beat).
-    pub const INJECTED: u32 = 2;
+crate::code_table! {
+    /// `stat_event` bits.
+    pub mod event: "EV", 2 bits as u32 {
+        EXTRACTED = 0, "A receive frame was extracted (pulse on its first beat).";
+        PASSED = 1, "A receive frame passed through (pulse on its first beat).";
+        INJECTED = 2, "An output-queue frame was injected (pulse on its first beat).";
+    }
+    /// Number of event bits (the width of `stat_event`).
+    pub const COUNT: u32 = TABLE.len() as u32;
 }
 
 ports! {
@@ -357,9 +358,27 @@ impl Block for Interposer {
     }
 }
 
+/// The text of `rtl/interposer_codes.vh`, to be included inside module `interposer`.
+pub fn verilog_header() -> String {
+    let mut h = crate::codes::Header::new(&[
+        "// The interposer's event bits (docs/blocks/interposer.md), included inside module interposer (rtl/interposer.v).",
+        "// GENERATED from crates/model/src/interposer.rs: do not edit; run",
+        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model interposer_codes` (the same test checks it).",
+        "",
+    ]);
+    let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
+    h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
+    h.text()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interposer_codes_vh_is_current() {
+        crate::codes::check_generated("interposer_codes.vh", &verilog_header(), "interposer_codes");
+    }
 
     fn beat(bytes: &[u8], last: bool) -> Wide {
         let mut w = Wide::ZERO;

@@ -164,9 +164,63 @@ ports! {
     }
 }
 
-/// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL): all 32, bits 31:28 the completion
-/// builder's.
-const EVENT_MASK: u32 = 0xFFFF_FFFF;
+/// The top's `stat_event`: each block's event bits, packed in this order from bit 0 (the register
+/// space's counter 2 + k counts bit k; docs/blocks/packet_engine.md): `(RTL name prefix, bits)`. The RTL's
+/// `<PREFIX>_EVENTS` and `EVENT_WIDTH` are generated from it (`rtl/packet_engine_codes.vh`).
+pub const STAT_EVENT_FIELDS: [(&str, u32); 6] = [
+    ("CHK", crate::input_checker::codes::event::COUNT),
+    ("IP", crate::interposer::event::COUNT),
+    // The output queue's route miss.
+    ("OQ", 1),
+    ("FB", crate::frame_builder::event::COUNT),
+    // The CPU's stat_valid.
+    ("CPU", 1),
+    ("CB", crate::completion_builder::event::COUNT),
+];
+/// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL).
+pub const EVENT_WIDTH: u32 = event_lsb(STAT_EVENT_FIELDS.len());
+const _: () = assert!(EVENT_WIDTH <= 32, "stat_event is a u32");
+/// The bits of `stat_event` the blocks drive.
+const EVENT_MASK: u32 = low_bits(EVENT_WIDTH);
+
+/// The first bit of field `i` of [`STAT_EVENT_FIELDS`] (`i` = the count: the width of all).
+const fn event_lsb(i: usize) -> u32 {
+    let (mut lsb, mut k) = (0, 0);
+    while k < i {
+        lsb += STAT_EVENT_FIELDS[k].1;
+        k += 1;
+    }
+    lsb
+}
+
+/// A mask of the low `n` bits (`n` <= 32).
+const fn low_bits(n: u32) -> u32 {
+    if n >= 32 { u32::MAX } else { (1 << n) - 1 }
+}
+
+/// Block `i`'s events `v` in their place in `stat_event`.
+#[inline]
+fn event_field(i: usize, v: u32) -> u32 {
+    (v & low_bits(STAT_EVENT_FIELDS[i].1)) << event_lsb(i)
+}
+
+/// The text of `rtl/packet_engine_codes.vh`, to be included inside module `packet_engine`.
+pub fn verilog_header() -> String {
+    let mut h = crate::codes::Header::new(&[
+        "// The packet engine's stat_event layout (docs/blocks/packet_engine.md), included inside module",
+        "// packet_engine (rtl/packet_engine.v).",
+        "// GENERATED from crates/model/src/packet_engine.rs (STAT_EVENT_FIELDS, from the blocks' event tables): do",
+        "// not edit; run `INSWITCH_BLESS=1 cargo test --release -p inswitch-model packet_engine_codes` (the same",
+        "// test checks it). The one-bit events are plain wires, hence UNUSEDPARAM off.",
+        "",
+        "// verilator lint_off UNUSEDPARAM",
+    ]);
+    let widths = STAT_EVENT_FIELDS.iter().map(|&(n, w)| (format!("{n}_EVENTS"), u64::from(w))).collect::<Vec<_>>();
+    let lines = crate::codes::integers(widths.iter().map(|(n, w)| (n.as_str(), *w)).chain([("EVENT_WIDTH", u64::from(EVENT_WIDTH))]));
+    h.section("Event bits of each block, packed from bit 0 in this order; EVENT_WIDTH in all", &lines);
+    h.line("// verilator lint_on UNUSEDPARAM");
+    h.text()
+}
 /// The output queue's `tdest` bits (its `PORT_WIDTH`): the low bits of `cfg_port` that mean "this port".
 const PORT_MASK: u8 = 0xF;
 
@@ -556,13 +610,14 @@ impl Block for PacketEngine {
             cfg_route_wr_port: rs.cfg_route_wr_port,
         });
 
-        // 3. The top's outputs: {cb_event[3:0], cpu_stat_valid, fb_event[1:0], oq_miss, ip_event[2:0], chk_event[20:0]}.
-        let stat_event = (ck.stat_event & 0x1F_FFFF)
-            | u32::from(ip.stat_event & 7) << 21
-            | u32::from(oq.stat_route_miss) << 24
-            | u32::from(fb.stat_event & 3) << 25
-            | u32::from(cpu.stat_valid) << 27
-            | u32::from(cb.stat_event & 0xF) << 28;
+        // 3. The top's outputs: {cb_event, cpu_stat_valid, fb_event, oq_miss, ip_event, chk_event}
+        // (STAT_EVENT_FIELDS).
+        let stat_event = event_field(0, ck.stat_event)
+            | event_field(1, u32::from(ip.stat_event))
+            | event_field(2, u32::from(oq.stat_route_miss))
+            | event_field(3, u32::from(fb.stat_event))
+            | event_field(4, u32::from(cpu.stat_valid))
+            | event_field(5, u32::from(cb.stat_event));
         let out = EngineOut {
             s_axis_rx_tready: ip.s_axis_rx_tready,
             m_axis_vl_tdata: ip.m_axis_vl_tdata,
@@ -664,6 +719,19 @@ fn fb_beat(o: &FrameBuilderOut) -> FbBeat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packet_engine_codes_vh_is_current() {
+        crate::codes::check_generated("packet_engine_codes.vh", &verilog_header(), "packet_engine_codes");
+    }
+
+    /// The layout is the one the register space counts: 32 events, the completion builder's on top.
+    #[test]
+    fn packet_engine_codes_event_layout() {
+        assert_eq!(EVENT_WIDTH as usize, crate::register_space::STAT_EVENTS);
+        assert_eq!(event_lsb(5), 28);
+        assert_eq!(event_field(5, 0xF), 0xF000_0000);
+    }
 
     fn idle() -> EngineIn {
         EngineIn { m_axis_vl_tready: true, m_axis_egress_tready: true, m_reg_rsp_ready: true, cfg_port: 7, cfg_engine_id: 0x0010, ..EngineIn::default() }

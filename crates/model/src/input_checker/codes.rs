@@ -4,7 +4,7 @@
 //! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
-use super::{CAPTURE_BYTES, CRC32_RESIDUE, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::{CAPTURE_BYTES, CRC32_POLY, CRC32_RESIDUE, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
 use crate::code_table;
 
 code_table! {
@@ -88,6 +88,7 @@ pub fn verilog_header() -> String {
             format!("localparam [{}:0] {name} = {v};\n", bits - 1)
         });
     }
+    lines.push_str(&crate::codes::hex("CRC32_POLY", 32, u64::from(CRC32_POLY)));
     h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
     h.text()
 }

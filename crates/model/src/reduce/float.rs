@@ -18,8 +18,9 @@ const QUIET: u64 = 1 << (FRAC_BITS - 1);
 /// rounded sum, since a cancellation of more than one bit only happens when the alignment shift is <= 1.
 const GRS_BITS: u32 = 3;
 /// Largest finite magnitude.
-const MAX_FINITE: u64 = 0x7fef_ffff_ffff_ffff;
-const INF: u64 = 0x7ff0_0000_0000_0000;
+pub const MAX_FINITE: u64 = 0x7fef_ffff_ffff_ffff;
+/// Infinite magnitude.
+pub const INF: u64 = 0x7ff0_0000_0000_0000;
 
 /// Exception flags of one operation; mapped to result codes by [`crate::reduce::Rc`] priority.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

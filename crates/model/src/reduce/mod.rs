@@ -7,6 +7,7 @@
 //! `crates/model/tests/reduce_*.rs`.
 
 pub mod batch;
+pub mod codes;
 pub mod float;
 pub mod opcode;
 pub mod rc;
@@ -274,4 +275,60 @@ fn float_min_max_loc(
         invalid |= inv;
     }
     invalid
+}
+
+/// The text of `rtl/reduce_codes.vh`, to be included inside the reduction modules.
+pub fn verilog_header() -> String {
+    let mut h = crate::codes::Header::new(&[
+        "// The reduction codes (docs/blocks/reduce_unit.md), included inside modules reduce_unit, reduce_repsum,",
+        "// reduce_fadd and reduce_fminmax. Values as libfabric's COLL_OPCODE_* and enum cxip_coll_rc.",
+        "// GENERATED from crates/model/src/reduce/codes.rs and crates/model/src/reduce/float.rs: do not edit; run",
+        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model reduce_codes` (the same test checks it).",
+        "// Each module uses a part of the tables, hence UNUSEDPARAM off.",
+        "",
+        "// verilator lint_off UNUSEDPARAM",
+    ]);
+    let prefix = u64::from(codes::FLT_SUM_BASE >> 3);
+    h.section(
+        "Opcodes (rt_op); FLT_SUM is 6'b101_fRR (0x28-0x2f), f = FTZ, RR = rounding mode",
+        &(codes::op::localparams() + &crate::codes::localparams("OP", 3, [("FLT_SUM_PREFIX", prefix)])),
+    );
+    h.section("Result codes (rt_rc), larger = higher priority", &codes::rc::localparams());
+    h.section("FLT_SUM rounding modes (opcode bits 1:0)", &codes::rnd::localparams());
+    h.section("Special repsum m values", &codes::repsum_m::localparams());
+    let consts = crate::codes::hex("DEFAULT_NAN", 64, float::DEFAULT_NAN)
+        + &crate::codes::hex("MAX_FINITE", 63, float::MAX_FINITE)
+        + &crate::codes::hex("INF", 63, float::INF);
+    h.section("binary64: the default NaN; the largest finite and the infinite magnitude (sign dropped)", &consts);
+    h.line("// verilator lint_on UNUSEDPARAM");
+    h.text()
+}
+
+#[cfg(test)]
+mod codes_tests {
+    use super::codes::{op, rc, rnd};
+    use super::*;
+
+    #[test]
+    fn reduce_codes_vh_is_current() {
+        crate::codes::check_generated("reduce_codes.vh", &verilog_header(), "reduce_codes");
+    }
+
+    /// The tables and the model's types agree: the table holds every opcode but FLT_SUM's, every named
+    /// result code is in its table, and the rounding modes are the FLT_SUM table's order.
+    #[test]
+    fn reduce_codes_follow_the_types() {
+        for &(name, v) in op::TABLE {
+            let o = Opcode::from_raw(v);
+            assert!(!matches!(o, Opcode::Unknown(_) | Opcode::FltSum { .. }), "{name}");
+            assert_eq!(o.raw(), v);
+        }
+        assert_eq!(op::TABLE.len(), Opcode::DEFINED.len() - 8);
+        for &(name, v) in rc::TABLE {
+            assert_eq!(Rc(v).name(), Some(name));
+        }
+        for (bits, mode) in [rnd::NEAREST, rnd::UP, rnd::DOWN, rnd::ZERO].into_iter().zip(Rounding::ALL) {
+            assert_eq!(Rounding::from_bits(bits), mode);
+        }
+    }
 }

@@ -1,7 +1,9 @@
 //! Reduction opcodes (`rt_op`, 6 bits): seed 002 (42)-(48), (81)-(88); values as in the libfabric CXI
-//! provider (`prov/cxi/src/cxip_coll.c`, `COLL_OPCODE_*`). See `docs/blocks/reduce_unit.md` §Operator table.
+//! provider (`prov/cxi/src/cxip_coll.c`, `COLL_OPCODE_*`), from the table in [`super::codes`] (the RTL's too). See `docs/blocks/reduce_unit.md` §Operator table.
 
 use core::fmt;
+
+use super::codes::{op, rnd};
 
 /// Width of the `rt_op` field in the reduction header (002 (61)).
 pub const OPCODE_BITS: u32 = 6;
@@ -11,13 +13,13 @@ pub const OPCODE_BITS: u32 = 6;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Rounding {
     /// RND0: round to nearest, ties to even.
-    NearestEven = 0,
+    NearestEven = rnd::NEAREST as isize,
     /// RND1: round toward +infinity.
-    TowardPositive = 1,
+    TowardPositive = rnd::UP as isize,
     /// RND2: round toward -infinity.
-    TowardNegative = 2,
+    TowardNegative = rnd::DOWN as isize,
     /// RND3: round toward zero.
-    TowardZero = 3,
+    TowardZero = rnd::ZERO as isize,
 }
 
 impl Rounding {
@@ -95,8 +97,7 @@ pub enum Opcode {
     Unknown(u8),
 }
 
-/// Opcode value of FLT_SUM_NOFTZ_RND0; the eight FLT_SUM variants are this plus `ftz << 2 | rounding`.
-pub const FLT_SUM_BASE: u8 = 0x28;
+pub use super::codes::FLT_SUM_BASE;
 
 impl Opcode {
     /// Every defined opcode, in numeric order.
@@ -136,28 +137,28 @@ impl Opcode {
     pub fn from_raw(raw: u8) -> Opcode {
         let raw = raw & ((1 << OPCODE_BITS) - 1);
         match raw {
-            0x00 => Opcode::Barrier,
-            0x01 => Opcode::BitAnd,
-            0x02 => Opcode::BitOr,
-            0x03 => Opcode::BitXor,
-            0x04 => Opcode::LogAnd,
-            0x05 => Opcode::LogOr,
-            0x06 => Opcode::LogXor,
-            0x10 => Opcode::IntMin,
-            0x11 => Opcode::IntMax,
-            0x12 => Opcode::IntMinMaxLoc,
-            0x14 => Opcode::IntSum,
-            0x20 => Opcode::FltMin,
-            0x21 => Opcode::FltMax,
-            0x22 => Opcode::FltMinMaxLoc,
-            0x24 => Opcode::FltMinNum,
-            0x25 => Opcode::FltMaxNum,
-            0x26 => Opcode::FltMinMaxNumLoc,
+            op::BARRIER => Opcode::Barrier,
+            op::BIT_AND => Opcode::BitAnd,
+            op::BIT_OR => Opcode::BitOr,
+            op::BIT_XOR => Opcode::BitXor,
+            op::LOG_AND => Opcode::LogAnd,
+            op::LOG_OR => Opcode::LogOr,
+            op::LOG_XOR => Opcode::LogXor,
+            op::INT_MIN => Opcode::IntMin,
+            op::INT_MAX => Opcode::IntMax,
+            op::INT_MINMAXLOC => Opcode::IntMinMaxLoc,
+            op::INT_SUM => Opcode::IntSum,
+            op::FLT_MIN => Opcode::FltMin,
+            op::FLT_MAX => Opcode::FltMax,
+            op::FLT_MINMAXLOC => Opcode::FltMinMaxLoc,
+            op::FLT_MINNUM => Opcode::FltMinNum,
+            op::FLT_MAXNUM => Opcode::FltMaxNum,
+            op::FLT_MINMAXNUMLOC => Opcode::FltMinMaxNumLoc,
             0x28..=0x2f => Opcode::FltSum {
                 rounding: Rounding::from_bits(raw),
                 ftz: raw & 4 != 0,
             },
-            0x30 => Opcode::FltRepsum,
+            op::FLT_REPSUM => Opcode::FltRepsum,
             other => Opcode::Unknown(other),
         }
     }
@@ -165,25 +166,25 @@ impl Opcode {
     /// The raw `rt_op` value.
     pub fn raw(self) -> u8 {
         match self {
-            Opcode::Barrier => 0x00,
-            Opcode::BitAnd => 0x01,
-            Opcode::BitOr => 0x02,
-            Opcode::BitXor => 0x03,
-            Opcode::LogAnd => 0x04,
-            Opcode::LogOr => 0x05,
-            Opcode::LogXor => 0x06,
-            Opcode::IntMin => 0x10,
-            Opcode::IntMax => 0x11,
-            Opcode::IntMinMaxLoc => 0x12,
-            Opcode::IntSum => 0x14,
-            Opcode::FltMin => 0x20,
-            Opcode::FltMax => 0x21,
-            Opcode::FltMinMaxLoc => 0x22,
-            Opcode::FltMinNum => 0x24,
-            Opcode::FltMaxNum => 0x25,
-            Opcode::FltMinMaxNumLoc => 0x26,
+            Opcode::Barrier => op::BARRIER,
+            Opcode::BitAnd => op::BIT_AND,
+            Opcode::BitOr => op::BIT_OR,
+            Opcode::BitXor => op::BIT_XOR,
+            Opcode::LogAnd => op::LOG_AND,
+            Opcode::LogOr => op::LOG_OR,
+            Opcode::LogXor => op::LOG_XOR,
+            Opcode::IntMin => op::INT_MIN,
+            Opcode::IntMax => op::INT_MAX,
+            Opcode::IntMinMaxLoc => op::INT_MINMAXLOC,
+            Opcode::IntSum => op::INT_SUM,
+            Opcode::FltMin => op::FLT_MIN,
+            Opcode::FltMax => op::FLT_MAX,
+            Opcode::FltMinMaxLoc => op::FLT_MINMAXLOC,
+            Opcode::FltMinNum => op::FLT_MINNUM,
+            Opcode::FltMaxNum => op::FLT_MAXNUM,
+            Opcode::FltMinMaxNumLoc => op::FLT_MINMAXNUMLOC,
             Opcode::FltSum { rounding, ftz } => FLT_SUM_BASE | (u8::from(ftz) << 2) | rounding.bits_in(&FLT_SUM_ROUNDING),
-            Opcode::FltRepsum => 0x30,
+            Opcode::FltRepsum => op::FLT_REPSUM,
             Opcode::Unknown(raw) => raw,
         }
     }
@@ -201,26 +202,9 @@ impl Opcode {
             "FLT_SUM_FTZ_RND3",
         ];
         Some(match self {
-            Opcode::Barrier => "BARRIER",
-            Opcode::BitAnd => "BIT_AND",
-            Opcode::BitOr => "BIT_OR",
-            Opcode::BitXor => "BIT_XOR",
-            Opcode::LogAnd => "LOG_AND",
-            Opcode::LogOr => "LOG_OR",
-            Opcode::LogXor => "LOG_XOR",
-            Opcode::IntMin => "INT_MIN",
-            Opcode::IntMax => "INT_MAX",
-            Opcode::IntMinMaxLoc => "INT_MINMAXLOC",
-            Opcode::IntSum => "INT_SUM",
-            Opcode::FltMin => "FLT_MIN",
-            Opcode::FltMax => "FLT_MAX",
-            Opcode::FltMinMaxLoc => "FLT_MINMAXLOC",
-            Opcode::FltMinNum => "FLT_MINNUM",
-            Opcode::FltMaxNum => "FLT_MAXNUM",
-            Opcode::FltMinMaxNumLoc => "FLT_MINMAXNUMLOC",
             Opcode::FltSum { .. } => SUM_NAMES[usize::from(self.raw() - FLT_SUM_BASE)],
-            Opcode::FltRepsum => "FLT_REPSUM",
             Opcode::Unknown(_) => return None,
+            _ => op::name(self.raw()),
         })
     }
 

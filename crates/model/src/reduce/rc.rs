@@ -4,6 +4,8 @@
 
 use core::fmt;
 
+use super::codes::rc as codes;
+
 /// Width of the `rt_rc` field.
 pub const RC_BITS: u32 = 4;
 
@@ -20,22 +22,22 @@ pub struct Rc(pub u8);
 
 impl Rc {
     /// No exception.
-    pub const SUCCESS: Rc = Rc(0);
+    pub const SUCCESS: Rc = Rc(codes::SUCCESS);
     /// A FLT_SUM result was rounded, or flushed to zero (002 (81)).
-    pub const FLT_INEXACT: Rc = Rc(1);
+    pub const FLT_INEXACT: Rc = Rc(codes::FLT_INEXACT);
     /// A FLT_SUM result overflowed to infinity (or to the largest finite value, by rounding mode); also
     /// raised when a ±Inf is converted to a repsum operand.
-    pub const FLT_OVERFLOW: Rc = Rc(3);
+    pub const FLT_OVERFLOW: Rc = Rc(codes::FLT_OVERFLOW);
     /// A signalling NaN operand, or infinities of opposite sign added (002 (86), (97)).
-    pub const FLT_INVALID: Rc = Rc(4);
+    pub const FLT_INVALID: Rc = Rc(codes::FLT_INVALID);
     /// A REPSUM combine dropped a non-zero part (002 (91)).
-    pub const REP_INEXACT: Rc = Rc(5);
+    pub const REP_INEXACT: Rc = Rc(codes::REP_INEXACT);
     /// Integer overflow: INT_SUM wrapped, or a significant REPSUM part overflowed (002 (92)).
-    pub const INT_OVERFLOW: Rc = Rc(6);
+    pub const INT_OVERFLOW: Rc = Rc(codes::INT_OVERFLOW);
     /// Too many contributions (raised by the reduction context, not by the arithmetic).
-    pub const CONTR_OVERFLOW: Rc = Rc(7);
+    pub const CONTR_OVERFLOW: Rc = Rc(codes::CONTR_OVERFLOW);
     /// Two contributions had different opcodes; `rt_data[0]` holds their source fabric addresses (96).
-    pub const OP_MISMATCH: Rc = Rc(8);
+    pub const OP_MISMATCH: Rc = Rc(codes::OP_MISMATCH);
 
     /// The code as it sits in the 4-bit field.
     pub fn from_raw(raw: u8) -> Rc {
@@ -61,20 +63,10 @@ impl Rc {
 
     /// libfabric's name, without the `CXIP_COLL_RC_` prefix.
     pub fn name(self) -> Option<&'static str> {
-        Some(match self.0 {
-            0 => "SUCCESS",
-            1 => "FLT_INEXACT",
-            3 => "FLT_OVERFLOW",
-            4 => "FLT_INVALID",
-            5 => "REP_INEXACT",
-            6 => "INT_OVERFLOW",
-            7 => "CONTR_OVERFLOW",
-            8 => "OP_MISMATCH",
-            9 => "TX_FAILURE",
-            10 => "RDMA_FAILURE",
-            11 => "RDMA_DATA_FAILURE",
-            _ => return None,
-        })
+        match codes::name(self.0) {
+            "NONE" => None,
+            name => Some(name),
+        }
     }
 }
 

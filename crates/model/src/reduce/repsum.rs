@@ -17,11 +17,11 @@ pub const W: u32 = 40;
 /// Bins per operand.
 pub const BINS: usize = 4;
 /// `rt_repsum_m` of -Inf.
-pub const M_NEG_INF: i8 = 125;
+pub const M_NEG_INF: i8 = super::codes::repsum_m::NEG_INF as i8;
 /// `rt_repsum_m` of +Inf.
-pub const M_POS_INF: i8 = 126;
+pub const M_POS_INF: i8 = super::codes::repsum_m::POS_INF as i8;
 /// `rt_repsum_m` of NaN.
-pub const M_NAN: i8 = 127;
+pub const M_NAN: i8 = super::codes::repsum_m::NAN as i8;
 /// Width of `rt_repsum_oflow_id`: the bin (0-3) of the most significant overflowed part.
 pub const OFLOW_ID_BITS: u32 = 2;
 /// First special `m` value; every `m` below it is a bin index.

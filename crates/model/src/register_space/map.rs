@@ -4,6 +4,8 @@
 
 use modular_bitfield::prelude::*;
 
+use crate::code_table;
+
 /// Bytes in the engine's register window (offsets 0x000-0xFFF).
 pub const WINDOW_BYTES: u32 = 0x1000;
 /// Base of the register window in a switch's address space (\[0175\]).
@@ -42,65 +44,42 @@ pub mod cpu_addr {
     pub use crate::cpu::config::{ENGINE_ID, ENGINE_SFA, MODE, STATIC, THRESHOLD, TIMEOUT};
 }
 
-/// Byte offsets of the registers (docs/blocks/register_space.md).
-pub mod offset {
-    /// PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).
-    pub const PBV: u32 = 0x000;
-    /// Read-only identification.
-    pub const ID: u32 = 0x100;
-    /// Control: bit 0 lock (only `MASTER_ID` may write once set).
-    pub const CTRL: u32 = 0x104;
-    /// Device ID of the configuring source / master engine.
-    pub const MASTER_ID: u32 = 0x108;
-    /// Soft Portals EtherType of this engine's ports.
-    pub const ETHERTYPE: u32 = 0x10C;
-    /// Vendor ID of collective vendor-defined messages.
-    pub const VENDOR_ID: u32 = 0x110;
-    /// Protocol-validation enables of the input checker.
-    pub const VALIDATION: u32 = 0x114;
-    /// Error-reporting configuration (for the CPU).
-    pub const ERROR_REPORTING: u32 = 0x118;
-    /// R_TF_RED_CFG_MODE: bit 0 = 1 associative, 0 IEEE (002 (86)).
-    pub const RED_CFG_MODE: u32 = 0x11C;
-    /// Subservient watchdog timeout, units of 1024 clocks (000 \[0154\]).
-    pub const SUB_TIMEOUT: u32 = 0x120;
-    /// Master watchdog timeout, units of 1024 clocks (000 \[0154\]).
-    pub const MASTER_TIMEOUT: u32 = 0x124;
-    /// Four reduction timeouts, units of 1024 clocks (002 (61)).
-    pub const RED_TIMEOUT: u32 = 0x130;
-    /// Three wait-count thresholds (002 (61)).
-    pub const RED_THRESHOLD: u32 = 0x140;
-    /// Four allowed VNIs: bit 31 valid, bits 15:0 VNI.
-    pub const VNI_ALLOWED: u32 = 0x150;
-    /// Route table: 16 entries x 8 bytes; DW0 key, DW1 action (writing DW1 commits the entry).
-    pub const ROUTE: u32 = 0x200;
-    /// Multicast table: 16 entries x 16 bytes; DW0 key (writing DW0 commits), DW1 wait count, DW2 ports.
-    pub const MCAST: u32 = 0x300;
-    /// Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.
-    pub const COUNTERS: u32 = 0x400;
-    /// The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.
-    pub const ENGINE_ID: u32 = 0x160;
-    /// The engine's own fabric address (Portals SFA of its frames).
-    pub const ENGINE_SFA: u32 = 0x164;
-    /// Retransmissions of a RESPONSE before a FAILURE (000 \[0117\]), bits 3:0.
-    pub const RETRY_LIMIT: u32 = 0x168;
-    /// FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md`
-    /// §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.
-    pub const FAILURE: u32 = 0x16C;
-    /// PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.
-    pub const PBV_FLAGS: u32 = 0x500;
-    /// CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.
-    pub const CPU_STATIC: u32 = 0x600;
+code_table! {
+    /// Byte offsets of the registers (docs/blocks/register_space.md); the RTL's `DW_<NAME>` are these / 4.
+    pub mod offset: "OFFSET", 12 bits as u32 {
+        PBV = 0x000, "PBV table: 64 DWs, DW k = {entry 2k+1, entry 2k} (16-bit device IDs).";
+        ID = 0x100, "Read-only identification.";
+        CTRL = 0x104, "Control: bit 0 lock (only `MASTER_ID` may write once set).";
+        MASTER_ID = 0x108, "Device ID of the configuring source / master engine.";
+        ETHERTYPE = 0x10C, "Soft Portals EtherType of this engine's ports.";
+        VENDOR_ID = 0x110, "Vendor ID of collective vendor-defined messages.";
+        VALIDATION = 0x114, "Protocol-validation enables of the input checker.";
+        ERROR_REPORTING = 0x118, "Error-reporting configuration (for the CPU).";
+        RED_CFG_MODE = 0x11C, "R_TF_RED_CFG_MODE: bit 0 = 1 associative, 0 IEEE (002 (86)).";
+        SUB_TIMEOUT = 0x120, "Subservient watchdog timeout, units of 1024 clocks (000 \\[0154\\]).";
+        MASTER_TIMEOUT = 0x124, "Master watchdog timeout, units of 1024 clocks (000 \\[0154\\]).";
+        RED_TIMEOUT = 0x130, "Four reduction timeouts, units of 1024 clocks (002 (61)).";
+        RED_THRESHOLD = 0x140, "Three wait-count thresholds (002 (61)).";
+        VNI_ALLOWED = 0x150, "Four allowed VNIs: bit 31 valid, bits 15:0 VNI.";
+        ROUTE = 0x200, "Route table: 16 entries x 8 bytes; DW0 key, DW1 action (writing DW1 commits the entry).";
+        MCAST = 0x300, "Multicast table: 16 entries x 16 bytes; DW0 key (writing DW0 commits), DW1 wait count, DW2 ports.";
+        COUNTERS = 0x400, "Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.";
+        ENGINE_ID = 0x160, "The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.";
+        ENGINE_SFA = 0x164, "The engine's own fabric address (Portals SFA of its frames).";
+        RETRY_LIMIT = 0x168, "Retransmissions of a RESPONSE before a FAILURE (000 \\[0117\\]), bits 3:0.";
+        FAILURE = 0x16C, "FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md` §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.";
+        PBV_FLAGS = 0x500, "PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.";
+        CPU_STATIC = 0x600, "CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.";
+    }
 }
 
-/// Response status (`m_reg_rsp_status`).
-pub mod status {
-    /// Done.
-    pub const OK: u8 = 0;
-    /// A write from someone other than the master while locked: ignored and counted.
-    pub const REJECTED: u8 = 1;
-    /// No register there, or a write to a read-only register: ignored and counted.
-    pub const UNMAPPED: u8 = 2;
+code_table! {
+    /// Response status (`m_reg_rsp_status`; the completion builder's `s_rsp_status`).
+    pub mod status: "STATUS", 2 bits {
+        OK = 0, "Done.";
+        REJECTED = 1, "A write from someone other than the master while locked: ignored and counted.";
+        UNMAPPED = 2, "No register there, or a write to a read-only register: ignored and counted.";
+    }
 }
 
 /// CTRL register.
@@ -242,6 +221,10 @@ pub struct CpuStaticKey {
     /// Entry in use.
     pub valid: bool,
 }
+
+/// The bits of a CPU static entry's DW0 that exist (every [`CpuStaticKey`] field; a unit test checks it):
+/// a write keeps only these.
+pub const CPU_STATIC_KEY_MASK: u32 = 0x8031_1FFF;
 
 /// VNI_ALLOWED entry.
 #[bitfield(bits = 32)]

@@ -20,6 +20,7 @@
 use crate::ports;
 use crate::signal::Block;
 
+pub mod codes;
 mod map;
 // The map's items are the block's public paths (`register_space::offset`, `register_space::decode`, ...).
 pub use map::*;
@@ -415,7 +416,7 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
-            Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), 0x8031_1FFF)),
+            Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK)),
             Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], MASK20),
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
