@@ -187,6 +187,66 @@ int32_t inswitch_model_cycle(struct InswitchModel *m,
                              uint32_t noutputs);
 
 /*
+ [`inswitch_model_cycle`], imported in SV with `bit [63:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_cycle`].
+ */
+int32_t inswitch_model_cycle_64(struct InswitchModel *m,
+                                const uint32_t *inputs,
+                                uint32_t ninputs,
+                                uint32_t *outputs,
+                                uint32_t noutputs);
+
+/*
+ [`inswitch_model_cycle`], imported in SV with `bit [127:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_cycle`].
+ */
+int32_t inswitch_model_cycle_128(struct InswitchModel *m,
+                                 const uint32_t *inputs,
+                                 uint32_t ninputs,
+                                 uint32_t *outputs,
+                                 uint32_t noutputs);
+
+/*
+ [`inswitch_model_cycle`], imported in SV with `bit [255:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_cycle`].
+ */
+int32_t inswitch_model_cycle_256(struct InswitchModel *m,
+                                 const uint32_t *inputs,
+                                 uint32_t ninputs,
+                                 uint32_t *outputs,
+                                 uint32_t noutputs);
+
+/*
+ [`inswitch_model_cycle`], imported in SV with `bit [511:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_cycle`].
+ */
+int32_t inswitch_model_cycle_512(struct InswitchModel *m,
+                                 const uint32_t *inputs,
+                                 uint32_t ninputs,
+                                 uint32_t *outputs,
+                                 uint32_t noutputs);
+
+/*
+ [`inswitch_model_cycle`], imported in SV with `bit [1023:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_cycle`].
+ */
+int32_t inswitch_model_cycle_1024(struct InswitchModel *m,
+                                  const uint32_t *inputs,
+                                  uint32_t ninputs,
+                                  uint32_t *outputs,
+                                  uint32_t noutputs);
+
+/*
  Back to the power-on state; inputs and outputs 0.
 
  # Safety

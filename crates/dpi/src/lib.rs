@@ -34,8 +34,6 @@ pub const INSWITCH_PANIC: i32 = -2;
 pub struct InswitchModel {
     block: Box<dyn DynBlock>,
     names: Vec<CString>,
-    /// Words of the packed vector of all outputs.
-    output_words: usize,
     poisoned: bool,
     /// Set by [`testing_panic_on_next_call`] only.
     panic_next: bool,
@@ -85,7 +83,8 @@ unsafe fn model<'a>(m: *mut InswitchModel) -> Result<&'a mut InswitchModel, Stri
     if m.poisoned {
         return Err("the model panicked in an earlier call and can only be freed".into());
     }
-    if std::mem::take(&mut m.panic_next) {
+    if m.panic_next {
+        m.panic_next = false;
         panic!("planted panic (testing_panic_on_next_call)");
     }
     Ok(m)
@@ -118,8 +117,7 @@ pub unsafe extern "C" fn inswitch_model_new(block: *const c_char, params: *const
         let p = spec.params_from_str(params).map_err(|e| e.to_string())?;
         let block = spec.instantiate(&p).map_err(|e| e.to_string())?;
         let names = block.ports().iter().map(|p| CString::new(p.name).unwrap_or_default()).collect();
-        let output_words = registry::packed_bits(block.ports(), true).div_ceil(32);
-        out = Box::into_raw(Box::new(InswitchModel { block, names, output_words, poisoned: false, panic_next: false }));
+        out = Box::into_raw(Box::new(InswitchModel { block, names, poisoned: false, panic_next: false }));
         Ok(INSWITCH_OK)
     });
     out
@@ -298,16 +296,61 @@ pub unsafe extern "C" fn inswitch_model_cycle(m: *mut InswitchModel, inputs: *co
     guard_model("inswitch_model_cycle", m, || {
         let m = model(m)?;
         let (ins, outs) = (slice(inputs, ninputs)?, slice_mut(outputs, noutputs)?);
-        // The output buffer is checked first, so that a refused call leaves the model as it was (the
-        // error comes from the same check in `outputs_packed`).
-        if outs.len() < m.output_words {
-            return m.block.outputs_packed(outs).map(|()| INSWITCH_OK).map_err(|e| e.to_string());
-        }
-        m.block.set_inputs_packed(ins).map_err(|e| e.to_string())?;
-        m.block.step();
-        m.block.outputs_packed(outs).map_err(|e| e.to_string())?;
+        // One dynamic call; it checks both buffers (the outputs' first) before it changes the model.
+        m.block.cycle_packed(ins, outs).map_err(|e| e.to_string())?;
         Ok(INSWITCH_OK)
     })
+}
+
+// The same call under one C name per width of the SystemVerilog vectors that carry it. A DPI-C import
+// fixes the width of its `bit [N-1:0]` arguments, and every import of one C name must have the same
+// signature, so the generated SV (crates/dpi/src/sv.rs) picks, per module at elaboration, the narrowest
+// of these that holds its inputs and its outputs: Verilator copies the whole vector in and out of every
+// call, 2,048 bits for a block that packs 200. The C signature (and the function) is the same for all.
+
+/// [`inswitch_model_cycle`], imported in SV with `bit [63:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_cycle`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle_64(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_cycle`], imported in SV with `bit [127:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_cycle`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle_128(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_cycle`], imported in SV with `bit [255:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_cycle`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle_256(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_cycle`], imported in SV with `bit [511:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_cycle`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle_512(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_cycle`], imported in SV with `bit [1023:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_cycle`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_cycle_1024(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
 }
 
 /// # Safety

@@ -20,6 +20,12 @@ use inswitch_model::signal::{MAX_PORT_WORDS, WIDE_MAX_BITS};
 /// need more stops at elaboration with a message.
 const IO_BITS: usize = 2048;
 
+/// The narrower widths of the one-call cycle's vectors, each imported under its own C name
+/// (`inswitch_model_cycle_<bits>`, crates/dpi/src/lib.rs): Verilator copies the whole vector in and out of
+/// every DPI call, so a checker uses the narrowest that holds its inputs and outputs ([`IO_BITS`], the plain
+/// `inswitch_model_cycle`, when none does).
+const CYCLE_WIDTHS: [usize; 5] = [64, 128, 256, 512, 1024];
+
 /// File name and contents of every generated file.
 pub fn files() -> Vec<(String, String)> {
     let mut v = vec![("inswitch_dpi_pkg.sv".to_string(), package())];
@@ -52,11 +58,15 @@ package inswitch_dpi_pkg;\n\
     import \"DPI-C\" function int inswitch_model_output(input chandle m, input int unsigned index, output bit [PORT_BITS-1:0] words, input int unsigned nwords);\n\
     import \"DPI-C\" function int inswitch_model_reset(input chandle m);\n\
     import \"DPI-C\" function int inswitch_model_cycle(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);\n\
-    import \"DPI-C\" function int inswitch_model_set_inputs(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs);\n\
+{narrow}    import \"DPI-C\" function int inswitch_model_set_inputs(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs);\n\
     import \"DPI-C\" function int inswitch_model_outputs(input chandle m, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);\n\
     import \"DPI-C\" function string inswitch_last_error();\n\
 endpackage\n`endif\n",
-        io_words = IO_BITS / 32
+        io_words = IO_BITS / 32,
+        narrow = CYCLE_WIDTHS
+            .iter()
+            .map(|w| format!("    import \"DPI-C\" function int inswitch_model_cycle_{w}(input chandle m, input bit [{top}:0] inputs, input int unsigned ninputs, output bit [{top}:0] outputs, input int unsigned noutputs);\n", top = w - 1))
+            .collect::<String>()
     )
 }
 
@@ -174,6 +184,35 @@ pub fn model(b: &'static BlockSpec) -> String {
     s
 }
 
+/// The rising-edge process of a checker: one DPI call through the narrowest `inswitch_model_cycle_<bits>`
+/// that holds `IN_BITS` and `OUT_BITS` (chosen at elaboration by a generate `if`: the parameters set the
+/// widths), then `compare`. `ins` is the inputs' concatenation.
+fn cycle_call(module: &str, ins: &str) -> String {
+    let mut s = String::from(
+        "    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the\n    \
+         // outputs (the simulator copies the whole vector in and out of every call).\n    \
+         localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;\n    localparam int unsigned CYCLE_BITS =",
+    );
+    for w in CYCLE_WIDTHS {
+        write!(s, " IO_NEED <= {w} ? {w} :").unwrap();
+    }
+    s.push_str(" IO_BITS;\n\n");
+    write!(s, "    // Every input, packed (registry order, first port at bit 0).\n    function automatic bit [IN_BITS-1:0] packed_inputs();\n        return {ins};\n    endfunction\n\n    generate\n").unwrap();
+    let arms = CYCLE_WIDTHS.iter().map(|w| (format!("if (CYCLE_BITS == {w}) "), format!("inswitch_model_cycle_{w}"))).chain([(String::new(), "inswitch_model_cycle".to_string())]);
+    for (k, (cond, func)) in arms.enumerate() {
+        let head = if k == 0 { "        " } else { " else " };
+        write!(
+            s,
+            "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            always @(posedge clk) begin\n                \
+             if ({func}(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)\n                    \
+             $fatal(1, \"{module}: %s\", inswitch_last_error());\n                compare(outs[OUT_BITS-1:0]);\n            end\n        end"
+        )
+        .unwrap();
+    }
+    s.push_str("\n    endgenerate\n\n");
+    s
+}
+
 /// `inswitch_<block>_check`: steps the model beside a DUT and compares every output on every rising clk.
 pub fn checker(b: &'static BlockSpec) -> String {
     let name = format!("inswitch_{}_check", b.name);
@@ -198,16 +237,14 @@ pub fn checker(b: &'static BlockSpec) -> String {
     s.push_str(
         "    // Rising edges seen; outputs compared; mismatching (cycle, port) pairs.\n    \
          longint unsigned cycle = 0;\n    longint unsigned compared = 0;\n    longint unsigned mismatches = 0;\n    \
-         bit armed = CHECK_FROM_START != 0;\n    bit [IO_BITS-1:0] outs;\n    // The model's outputs.\n",
+         bit armed = CHECK_FROM_START != 0;\n    // The model's outputs.\n",
     );
     for p in &outs {
         writeln!(s, "    bit {}model_{};", range(p), p.name).unwrap();
     }
-    s.push_str("\n    always @(posedge clk) begin\n");
-    writeln!(s, "        if (inswitch_model_cycle(h, IO_BITS'({}), IN_WORDS, outs, OUT_WORDS) != 0)", concat(&in_order(b, false), "")).unwrap();
-    writeln!(s, "            $fatal(1, \"{name}: %s\", inswitch_last_error());").unwrap();
-    s.push_str("        if (armed) begin\n");
-    writeln!(s, "            {} = outs[OUT_BITS-1:0];\n            compared += {};", concat(&outs, "model_"), outs.len()).unwrap();
+    s.push_str("\n    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.\n");
+    s.push_str("    task automatic compare(input bit [OUT_BITS-1:0] o);\n        if (armed) begin\n");
+    writeln!(s, "            {} = o;\n            compared += {};", concat(&outs, "model_"), outs.len()).unwrap();
     for p in &outs {
         writeln!(s, "            if (model_{n} !== {n}) mismatch(\"{n}\", $sformatf(\"%h\", model_{n}), $sformatf(\"%h\", {n}));", n = p.name).unwrap();
     }
@@ -217,7 +254,8 @@ pub fn checker(b: &'static BlockSpec) -> String {
     } else {
         s.push_str("        armed = 1;\n");
     }
-    s.push_str("        cycle++;\n    end\n\n");
+    s.push_str("        cycle++;\n    endtask\n\n");
+    s.push_str(&cycle_call(&name, &concat(&in_order(b, false), "")));
     s.push_str(
         "    function automatic void mismatch(input string port, input string model, input string dut);\n        \
          mismatches++;\n        \

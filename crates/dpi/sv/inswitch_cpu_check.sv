@@ -109,7 +109,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_msg_ready;
     bit model_m_msg_valid;
@@ -146,11 +145,10 @@ import inswitch_dpi_pkg::*;
     bit [15:0] model_fail_ctx;
     bit [7:0] model_fail_count;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_fail_count, model_fail_ctx, model_fail_family, model_fail_valid, model_stat_ctx, model_stat_family, model_stat_event, model_stat_valid, model_m_msg_pbv, model_m_msg_data, model_m_msg_repsum_oflow_id, model_m_msg_repsum_m, model_m_msg_rc, model_m_msg_op, model_m_msg_retry, model_m_msg_resno, model_m_msg_seqno, model_m_msg_cookie, model_m_msg_vni, model_m_msg_tid, model_m_msg_error, model_m_msg_posted, model_m_msg_code, model_m_msg_count, model_m_msg_dmu_id, model_m_msg_pid, model_m_msg_dst, model_m_msg_src, model_m_msg_ctx, model_m_msg_port, model_m_msg_family, model_m_msg_kind, model_m_msg_valid, model_s_msg_ready} = outs[OUT_BITS-1:0];
+            {model_fail_count, model_fail_ctx, model_fail_family, model_fail_valid, model_stat_ctx, model_stat_family, model_stat_event, model_stat_valid, model_m_msg_pbv, model_m_msg_data, model_m_msg_repsum_oflow_id, model_m_msg_repsum_m, model_m_msg_rc, model_m_msg_op, model_m_msg_retry, model_m_msg_resno, model_m_msg_seqno, model_m_msg_cookie, model_m_msg_vni, model_m_msg_tid, model_m_msg_error, model_m_msg_posted, model_m_msg_code, model_m_msg_count, model_m_msg_dmu_id, model_m_msg_pid, model_m_msg_dst, model_m_msg_src, model_m_msg_ctx, model_m_msg_port, model_m_msg_family, model_m_msg_kind, model_m_msg_valid, model_s_msg_ready} = o;
             compared += 34;
             if (model_s_msg_ready !== s_msg_ready) mismatch("s_msg_ready", $sformatf("%h", model_s_msg_ready), $sformatf("%h", s_msg_ready));
             if (model_m_msg_valid !== m_msg_valid) mismatch("m_msg_valid", $sformatf("%h", model_m_msg_valid), $sformatf("%h", m_msg_valid));
@@ -189,7 +187,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_cpu_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

@@ -83,7 +83,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_msg_ready;
     bit [DATA_WIDTH-1:0] model_m_axis_tdata;
@@ -93,11 +92,10 @@ import inswitch_dpi_pkg::*;
     bit [15:0] model_m_axis_tuser;
     bit [1:0] model_stat_event;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_stat_event, model_m_axis_tuser, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_msg_ready} = outs[OUT_BITS-1:0];
+            {model_stat_event, model_m_axis_tuser, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_msg_ready} = o;
             compared += 7;
             if (model_s_msg_ready !== s_msg_ready) mismatch("s_msg_ready", $sformatf("%h", model_s_msg_ready), $sformatf("%h", s_msg_ready));
             if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
@@ -109,7 +107,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

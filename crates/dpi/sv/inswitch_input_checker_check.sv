@@ -104,7 +104,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_axis_tready;
     bit model_m_reg_valid;
@@ -152,11 +151,10 @@ import inswitch_dpi_pkg::*;
     bit [128-1:0] model_m_msg_pbv;
     bit [20:0] model_stat_event;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_stat_event, model_m_msg_pbv, model_m_msg_data, model_m_msg_repsum_oflow_id, model_m_msg_repsum_m, model_m_msg_rc, model_m_msg_op, model_m_msg_retry, model_m_msg_resno, model_m_msg_seqno, model_m_msg_cookie, model_m_msg_vni, model_m_msg_tid, model_m_msg_error, model_m_msg_posted, model_m_msg_code, model_m_msg_count, model_m_msg_dmu_id, model_m_msg_pid, model_m_msg_dst, model_m_msg_src, model_m_msg_ctx, model_m_msg_port, model_m_msg_family, model_m_msg_kind, model_m_msg_valid, model_m_ur_addr, model_m_ur_last_be, model_m_ur_first_be, model_m_ur_length, model_m_ur_locked, model_m_ur_mem_read, model_m_ur_attr, model_m_ur_tc, model_m_ur_tag, model_m_ur_src, model_m_ur_valid, model_m_reg_tag, model_m_reg_src, model_m_reg_wdata, model_m_reg_be, model_m_reg_addr, model_m_reg_write, model_m_reg_valid, model_s_axis_tready} = outs[OUT_BITS-1:0];
+            {model_stat_event, model_m_msg_pbv, model_m_msg_data, model_m_msg_repsum_oflow_id, model_m_msg_repsum_m, model_m_msg_rc, model_m_msg_op, model_m_msg_retry, model_m_msg_resno, model_m_msg_seqno, model_m_msg_cookie, model_m_msg_vni, model_m_msg_tid, model_m_msg_error, model_m_msg_posted, model_m_msg_code, model_m_msg_count, model_m_msg_dmu_id, model_m_msg_pid, model_m_msg_dst, model_m_msg_src, model_m_msg_ctx, model_m_msg_port, model_m_msg_family, model_m_msg_kind, model_m_msg_valid, model_m_ur_addr, model_m_ur_last_be, model_m_ur_first_be, model_m_ur_length, model_m_ur_locked, model_m_ur_mem_read, model_m_ur_attr, model_m_ur_tc, model_m_ur_tag, model_m_ur_src, model_m_ur_valid, model_m_reg_tag, model_m_reg_src, model_m_reg_wdata, model_m_reg_be, model_m_reg_addr, model_m_reg_write, model_m_reg_valid, model_s_axis_tready} = o;
             compared += 45;
             if (model_s_axis_tready !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", model_s_axis_tready), $sformatf("%h", s_axis_tready));
             if (model_m_reg_valid !== m_reg_valid) mismatch("m_reg_valid", $sformatf("%h", model_m_reg_valid), $sformatf("%h", m_reg_valid));
@@ -206,7 +204,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_input_checker_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

@@ -83,7 +83,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_axis_rx_tready;
     bit [DATA_WIDTH-1:0] model_m_axis_vl_tdata;
@@ -100,11 +99,10 @@ import inswitch_dpi_pkg::*;
     bit [CREDIT_WIDTH-1:0] model_stat_inj_credits;
     bit [2:0] model_stat_event;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_stat_event, model_stat_inj_credits, model_link_credit_return, model_s_axis_inj_tready, model_m_axis_ext_tuser, model_m_axis_ext_tlast, model_m_axis_ext_tvalid, model_m_axis_ext_tkeep, model_m_axis_ext_tdata, model_m_axis_vl_tlast, model_m_axis_vl_tvalid, model_m_axis_vl_tkeep, model_m_axis_vl_tdata, model_s_axis_rx_tready} = outs[OUT_BITS-1:0];
+            {model_stat_event, model_stat_inj_credits, model_link_credit_return, model_s_axis_inj_tready, model_m_axis_ext_tuser, model_m_axis_ext_tlast, model_m_axis_ext_tvalid, model_m_axis_ext_tkeep, model_m_axis_ext_tdata, model_m_axis_vl_tlast, model_m_axis_vl_tvalid, model_m_axis_vl_tkeep, model_m_axis_vl_tdata, model_s_axis_rx_tready} = o;
             compared += 14;
             if (model_s_axis_rx_tready !== s_axis_rx_tready) mismatch("s_axis_rx_tready", $sformatf("%h", model_s_axis_rx_tready), $sformatf("%h", s_axis_rx_tready));
             if (model_m_axis_vl_tdata !== m_axis_vl_tdata) mismatch("m_axis_vl_tdata", $sformatf("%h", model_m_axis_vl_tdata), $sformatf("%h", m_axis_vl_tdata));
@@ -123,7 +121,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_interposer_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

@@ -69,7 +69,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_axis_tready;
     bit [DATA_WIDTH-1:0] model_m_axis_tdata;
@@ -79,11 +78,10 @@ import inswitch_dpi_pkg::*;
     bit [PORT_WIDTH-1:0] model_m_axis_tdest;
     bit model_stat_route_miss;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_stat_route_miss, model_m_axis_tdest, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_axis_tready} = outs[OUT_BITS-1:0];
+            {model_stat_route_miss, model_m_axis_tdest, model_m_axis_tlast, model_m_axis_tvalid, model_m_axis_tkeep, model_m_axis_tdata, model_s_axis_tready} = o;
             compared += 7;
             if (model_s_axis_tready !== s_axis_tready) mismatch("s_axis_tready", $sformatf("%h", model_s_axis_tready), $sformatf("%h", s_axis_tready));
             if (model_m_axis_tdata !== m_axis_tdata) mismatch("m_axis_tdata", $sformatf("%h", model_m_axis_tdata), $sformatf("%h", m_axis_tdata));
@@ -95,7 +93,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_output_queue_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

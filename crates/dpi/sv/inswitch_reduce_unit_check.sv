@@ -63,7 +63,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_out_valid;
     bit [5:0] model_out_rt_op;
@@ -72,11 +71,10 @@ import inswitch_dpi_pkg::*;
     bit [7:0] model_out_rt_repsum_m;
     bit [1:0] model_out_rt_repsum_oflow_id;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_out_rt_repsum_oflow_id, model_out_rt_repsum_m, model_out_rt_rc, model_out_rt_data, model_out_rt_op, model_out_valid} = outs[OUT_BITS-1:0];
+            {model_out_rt_repsum_oflow_id, model_out_rt_repsum_m, model_out_rt_rc, model_out_rt_data, model_out_rt_op, model_out_valid} = o;
             compared += 6;
             if (model_out_valid !== out_valid) mismatch("out_valid", $sformatf("%h", model_out_valid), $sformatf("%h", out_valid));
             if (model_out_rt_op !== out_rt_op) mismatch("out_rt_op", $sformatf("%h", model_out_rt_op), $sformatf("%h", out_rt_op));
@@ -87,7 +85,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

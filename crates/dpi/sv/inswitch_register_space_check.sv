@@ -108,7 +108,6 @@ import inswitch_dpi_pkg::*;
     longint unsigned compared = 0;
     longint unsigned mismatches = 0;
     bit armed = CHECK_FROM_START != 0;
-    bit [IO_BITS-1:0] outs;
     // The model's outputs.
     bit model_s_reg_ready;
     bit model_m_reg_rsp_valid;
@@ -154,11 +153,10 @@ import inswitch_dpi_pkg::*;
     bit [11:0] model_cpu_cfg_wr_addr;
     bit [31:0] model_cpu_cfg_wr_data;
 
-    always @(posedge clk) begin
-        if (inswitch_model_cycle(h, IO_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), IN_WORDS, outs, OUT_WORDS) != 0)
-            $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+    // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
+    task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_cpu_cfg_wr_data, model_cpu_cfg_wr_addr, model_cpu_cfg_wr_en, model_pbv_rd_dev_id, model_cfg_mcast_wr_ports, model_cfg_mcast_wr_wait_count, model_cfg_mcast_wr_tree, model_cfg_mcast_wr_valid, model_cfg_mcast_wr_index, model_cfg_mcast_wr_en, model_cfg_route_wr_port, model_cfg_route_wr_dest_mask, model_cfg_route_wr_dest_id, model_cfg_route_wr_valid, model_cfg_route_wr_index, model_cfg_route_wr_en, model_cfg_vni, model_cfg_vni_valid, model_cfg_red_threshold2, model_cfg_red_threshold1, model_cfg_red_threshold0, model_cfg_red_timeout3, model_cfg_red_timeout2, model_cfg_red_timeout1, model_cfg_red_timeout0, model_cfg_master_timeout, model_cfg_sub_timeout, model_cfg_red_mode, model_cfg_error_reporting, model_cfg_validation, model_cfg_vendor_id, model_cfg_ethertype, model_cfg_master_id, model_cfg_lock, model_m_reg_rsp_be, model_m_reg_rsp_addr, model_m_reg_rsp_tag, model_m_reg_rsp_src, model_m_reg_rsp_rdata, model_m_reg_rsp_status, model_m_reg_rsp_write, model_m_reg_rsp_valid, model_s_reg_ready} = outs[OUT_BITS-1:0];
+            {model_cpu_cfg_wr_data, model_cpu_cfg_wr_addr, model_cpu_cfg_wr_en, model_pbv_rd_dev_id, model_cfg_mcast_wr_ports, model_cfg_mcast_wr_wait_count, model_cfg_mcast_wr_tree, model_cfg_mcast_wr_valid, model_cfg_mcast_wr_index, model_cfg_mcast_wr_en, model_cfg_route_wr_port, model_cfg_route_wr_dest_mask, model_cfg_route_wr_dest_id, model_cfg_route_wr_valid, model_cfg_route_wr_index, model_cfg_route_wr_en, model_cfg_vni, model_cfg_vni_valid, model_cfg_red_threshold2, model_cfg_red_threshold1, model_cfg_red_threshold0, model_cfg_red_timeout3, model_cfg_red_timeout2, model_cfg_red_timeout1, model_cfg_red_timeout0, model_cfg_master_timeout, model_cfg_sub_timeout, model_cfg_red_mode, model_cfg_error_reporting, model_cfg_validation, model_cfg_vendor_id, model_cfg_ethertype, model_cfg_master_id, model_cfg_lock, model_m_reg_rsp_be, model_m_reg_rsp_addr, model_m_reg_rsp_tag, model_m_reg_rsp_src, model_m_reg_rsp_rdata, model_m_reg_rsp_status, model_m_reg_rsp_write, model_m_reg_rsp_valid, model_s_reg_ready} = o;
             compared += 43;
             if (model_s_reg_ready !== s_reg_ready) mismatch("s_reg_ready", $sformatf("%h", model_s_reg_ready), $sformatf("%h", s_reg_ready));
             if (model_m_reg_rsp_valid !== m_reg_rsp_valid) mismatch("m_reg_rsp_valid", $sformatf("%h", model_m_reg_rsp_valid), $sformatf("%h", m_reg_rsp_valid));
@@ -206,7 +204,63 @@ import inswitch_dpi_pkg::*;
         end
         if (rst) armed = 1;
         cycle++;
-    end
+    endtask
+
+    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
+    // outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    function automatic bit [IN_BITS-1:0] packed_inputs();
+        return {cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst};
+    endfunction
+
+    generate
+        if (CYCLE_BITS == 64) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 128) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 256) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 512) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end else begin : g_cycle
+            bit [CYCLE_BITS-1:0] outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                    $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
+                compare(outs[OUT_BITS-1:0]);
+            end
+        end
+    endgenerate
 
     function automatic void mismatch(input string port, input string model, input string dut);
         mismatches++;

@@ -104,11 +104,13 @@ impl fmt::Debug for Wide {
 
 impl Signal for Wide {
     const BITS: usize = WIDE_MAX_BITS;
+    #[inline]
     fn to_words(&self, words: &mut [u32]) {
         for (i, w) in words.iter_mut().enumerate() {
             *w = self.0.get(i / 2).map_or(0, |l| (l >> (32 * (i % 2))) as u32);
         }
     }
+    #[inline]
     fn from_words(words: &[u32]) -> Self {
         let mut v = Wide::ZERO;
         for (i, w) in words.iter().enumerate().take(MAX_PORT_WORDS) {

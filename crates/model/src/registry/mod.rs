@@ -389,6 +389,11 @@ pub trait DynBlock: Send {
     /// Reads every output into one packed vector, laid out as [`DynBlock::set_inputs_packed`]'s inputs
     /// (words past the last output's are zeroed).
     fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError>;
+    /// One whole cycle in one call: [`DynBlock::set_inputs_packed`] from `inputs`, [`DynBlock::step`],
+    /// [`DynBlock::outputs_packed`] into `outputs`, without the dynamic dispatch and the checks between
+    /// them (the foreign callers' path: the C ABI's `inswitch_model_cycle`). Both buffers are checked
+    /// first (the outputs', then the inputs'): a refused call leaves the model as it was.
+    fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError>;
     /// Index of the port named `name`.
     fn port_index(&self, name: &str) -> Result<usize, RegistryError> {
         self.ports().iter().position(|p| p.name == name).ok_or_else(|| RegistryError::NoPortNamed { block: self.spec().name, name: name.to_string() })
@@ -399,8 +404,9 @@ struct Erased<B: Block> {
     spec: &'static BlockSpec,
     params: ParamSet,
     ports: Vec<PortInfo>,
-    widths: Vec<u32>,
     packed: [usize; 2],
+    /// Where each input, each output sits in the packed vectors.
+    slots: [Vec<packed::Slot>; 2],
     fresh: B,
     model: B,
     inputs: B::In,
@@ -414,10 +420,13 @@ where
 {
     fn boxed(spec: &'static BlockSpec, params: &ParamSet, model: B) -> Box<dyn DynBlock> {
         let ports = spec.ports(params);
+        let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
+        let (ins, outs) = widths.split_at(spec.inputs.len());
+        let slots = [packed::slots(ins), packed::slots(outs)];
         Box::new(Erased {
+            slots,
             spec,
             params: params.clone(),
-            widths: ports.iter().map(|p| p.width).collect(),
             packed: [packed_bits(&ports, false), packed_bits(&ports, true)],
             ports,
             fresh: model.clone(),
@@ -496,13 +505,20 @@ where
     }
     fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError> {
         self.packed_room(false, bits.len())?;
-        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(bits, &self.widths[..self.spec.inputs.len()]));
+        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(bits, &self.slots[0]));
         Ok(())
     }
     fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, bits.len())?;
-        bits.fill(0);
-        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.widths[self.spec.inputs.len()..]));
+        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1]));
+        Ok(())
+    }
+    fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
+        self.packed_room(true, outputs.len())?;
+        self.packed_room(false, inputs.len())?;
+        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(inputs, &self.slots[0]));
+        self.outputs = self.model.step(&self.inputs);
+        self.outputs.visit_ports(&mut packed::Pack::new(outputs, &self.slots[1]));
         Ok(())
     }
 }

@@ -44,112 +44,115 @@ pub fn write_bits(dst: &mut [u32], off: usize, width: usize, src: &[u32]) {
     }
 }
 
-/// ORs the `width` low bits of `src` into `dst` at bit `off` (`dst` zeroed beforehand).
-#[inline]
-fn or_bits(dst: &mut [u32], off: usize, width: usize, src: &mut [u32]) {
-    let n = width.div_ceil(32);
-    if width % 32 != 0 {
-        src[n - 1] &= (1u32 << (width % 32)) - 1;
-    }
-    let (base, sh) = (off / 32, off % 32);
-    for (k, s) in src[..n].iter().enumerate() {
-        dst[base + k] |= s << sh;
-        if sh != 0 && *s >> (32 - sh) != 0 {
-            dst[base + k + 1] |= s >> (32 - sh);
-        }
-    }
-}
-
 /// A block's typed `In` or `Out` struct from a packed vector of its ports of widths `widths` (for a
 /// typed consumer of packed values, e.g. a scoreboard fed from a waveform).
 pub fn unpack<P: Ports>(bits: &[u32], widths: &[u32]) -> P {
-    P::fill_ports(&mut Unpack::new(bits, widths))
+    P::fill_ports(&mut Unpack::new(bits, &slots(widths)))
+}
+
+/// Where one port sits in a packed vector: bits `[32 * word + shift + width - 1 : 32 * word + shift]`.
+/// Computed once per model ([`slots`]), so a cycle does no offset arithmetic per port.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Slot {
+    word: usize,
+    shift: u32,
+    width: u32,
+    /// The low `width` bits (for ports of 64 bits or less).
+    mask: u64,
+}
+
+/// The slots of ports of widths `widths`, packed in order from bit 0.
+pub(super) fn slots(widths: &[u32]) -> Vec<Slot> {
+    let mut off = 0usize;
+    widths
+        .iter()
+        .map(|&width| {
+            let s = Slot { word: off / 32, shift: (off % 32) as u32, width, mask: if width >= 64 { u64::MAX } else { (1u64 << width) - 1 } };
+            off += width as usize;
+            s
+        })
+        .collect()
 }
 
 /// Fills an `In` struct from a packed vector (monomorphised per port type: no dynamic dispatch per port).
 pub(super) struct Unpack<'a> {
     bits: &'a [u32],
-    widths: &'a [u32],
-    off: usize,
+    slots: &'a [Slot],
 }
 
 impl<'a> Unpack<'a> {
-    pub(super) fn new(bits: &'a [u32], widths: &'a [u32]) -> Self {
-        Unpack { bits, widths, off: 0 }
-    }
-}
-
-/// Reads a field of at most 64 bits (the common case: no 16-word scratch buffer).
-#[inline(always)]
-fn read_u64(src: &[u32], off: usize, width: usize) -> u64 {
-    let (base, sh) = (off / 32, off % 32);
-    let word = |k: usize| u128::from(src.get(base + k).copied().unwrap_or(0));
-    let v = ((word(0) | word(1) << 32 | word(2) << 64) >> sh) as u64;
-    if width < 64 {
-        v & ((1u64 << width) - 1)
-    } else {
-        v
-    }
-}
-
-/// ORs a field of at most 64 bits into `dst` (zeroed beforehand).
-#[inline(always)]
-fn or_u64(dst: &mut [u32], off: usize, width: usize, v: u64) {
-    let v = if width < 64 { v & ((1u64 << width) - 1) } else { v };
-    let (base, sh) = (off / 32, off % 32);
-    let x = u128::from(v) << sh;
-    for k in 0..3 {
-        let part = (x >> (32 * k)) as u32;
-        if part != 0 {
-            dst[base + k] |= part;
-        }
+    pub(super) fn new(bits: &'a [u32], slots: &'a [Slot]) -> Self {
+        Unpack { bits, slots }
     }
 }
 
 impl PortFiller for Unpack<'_> {
-    #[inline]
+    // Inlined into each block's `fill_ports`, so that a port's read is straight-line code there (a call
+    // per port cost as much as the read).
+    #[inline(always)]
     fn fill<S: Signal>(&mut self, index: usize) -> S {
-        let width = self.widths[index] as usize;
-        if S::BITS <= 64 {
-            let v = read_u64(self.bits, self.off, width);
-            self.off += width;
+        let s = self.slots[index];
+        if s.width <= 64 {
+            // The 96 bits from word `s.word` (words past the vector read as 0), shifted down; the third
+            // word's part is shifted in two steps so that a shift of 0 drops it without a branch.
+            let word = |k: usize| u64::from(self.bits.get(s.word + k).copied().unwrap_or(0));
+            let v = ((word(0) | word(1) << 32) >> s.shift | (word(2) << 1) << (63 - s.shift)) & s.mask;
             return S::from_words(&[v as u32, (v >> 32) as u32]);
         }
         let mut w = [0u32; MAX_PORT_WORDS];
-        read_bits(self.bits, self.off, width, &mut w);
-        self.off += width;
-        S::from_words(&w[..width.div_ceil(32)])
+        read_bits(self.bits, 32 * s.word + s.shift as usize, s.width as usize, &mut w);
+        S::from_words(&w[..s.width.div_ceil(32) as usize])
     }
 }
 
-/// Writes an `Out` struct into a packed vector.
+/// ORs an `Out` struct into a packed vector (zeroed beforehand).
 pub(super) struct Pack<'a> {
     bits: &'a mut [u32],
-    widths: &'a [u32],
-    off: usize,
+    slots: &'a [Slot],
 }
 
 impl<'a> Pack<'a> {
-    pub(super) fn new(bits: &'a mut [u32], widths: &'a [u32]) -> Self {
-        Pack { bits, widths, off: 0 }
+    /// Zeroes `bits`, then packs into it.
+    pub(super) fn new(bits: &'a mut [u32], slots: &'a [Slot]) -> Self {
+        for w in bits.iter_mut() {
+            *w = 0;
+        }
+        Pack { bits, slots }
+    }
+
+    #[inline(always)]
+    fn or(&mut self, k: usize, v: u32) {
+        if let Some(d) = self.bits.get_mut(k) {
+            *d |= v;
+        }
     }
 }
 
 impl PortVisitor for Pack<'_> {
-    #[inline]
+    #[inline(always)]
     fn visit<S: Signal>(&mut self, index: usize, value: &S) {
-        let width = self.widths[index] as usize;
-        if S::BITS <= 64 {
+        let s = self.slots[index];
+        if s.width <= 64 {
             let mut w = [0u32; 2];
             value.to_words(&mut w);
-            or_u64(self.bits, self.off, width, u64::from(w[0]) | u64::from(w[1]) << 32);
-            self.off += width;
+            let v = (u64::from(w[0]) | u64::from(w[1]) << 32) & s.mask;
+            let (lo, hi) = (v << s.shift, (v >> 1) >> (63 - s.shift));
+            self.or(s.word, lo as u32);
+            self.or(s.word + 1, (lo >> 32) as u32);
+            self.or(s.word + 2, hi as u32);
             return;
         }
+        let n = s.width.div_ceil(32) as usize;
         let mut w = [0u32; MAX_PORT_WORDS];
-        value.to_words(&mut w[..width.div_ceil(32)]);
-        or_bits(self.bits, self.off, width, &mut w);
-        self.off += width;
+        value.to_words(&mut w[..n]);
+        if s.width % 32 != 0 {
+            w[n - 1] &= (1u32 << (s.width % 32)) - 1;
+        }
+        for (k, v) in w[..n].iter().enumerate() {
+            let x = u64::from(*v) << s.shift;
+            self.or(s.word + k, x as u32);
+            self.or(s.word + k + 1, (x >> 32) as u32);
+        }
     }
 }
 
@@ -163,8 +166,11 @@ mod tests {
             for width in [1usize, 7, 32, 33, 64, 100] {
                 let v: Vec<u32> = (0..width.div_ceil(32) as u32).map(|k| 0x9e37_79b9u32.wrapping_mul(k + 1)).collect();
                 let mut src = v.clone();
+                if width % 32 != 0 {
+                    *src.last_mut().unwrap() &= (1u32 << (width % 32)) - 1;
+                }
                 let mut packed = vec![0u32; (off + width).div_ceil(32)];
-                or_bits(&mut packed, off, width, &mut src);
+                write_bits(&mut packed, off, width, &v);
                 let mut back = vec![0u32; v.len()];
                 read_bits(&packed, off, width, &mut back);
                 assert_eq!(back, src, "off {off} width {width}");

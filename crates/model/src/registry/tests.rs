@@ -120,6 +120,8 @@ fn packed_inputs_and_outputs_match_port_by_port() {
     for b in blocks() {
         let p = b.defaults();
         let (mut one, mut all) = (b.instantiate(&p).unwrap(), b.instantiate(&p).unwrap());
+        // A third copy stepped through the one-call cycle (`cycle_packed`) must give the same outputs.
+        let mut cyc = b.instantiate(&p).unwrap();
         let ports = one.ports().to_vec();
         let ins = b.input_count();
         let (ib, ob) = (packed_bits(&ports, false), packed_bits(&ports, true));
@@ -151,6 +153,10 @@ fn packed_inputs_and_outputs_match_port_by_port() {
             all.step();
             let mut got = vec![0u32; ob.div_ceil(32) + 1];
             all.outputs_packed(&mut got).unwrap();
+            // Over a buffer of ones: every word is written, those past the outputs zeroed.
+            let mut by_cycle = vec![u32::MAX; got.len()];
+            cyc.cycle_packed(&packed, &mut by_cycle).unwrap();
+            assert_eq!(by_cycle, got, "{}: cycle {cycle}: cycle_packed vs set_inputs_packed, step, outputs_packed", b.name);
             let mut off = 0;
             for (k, port) in ports.iter().enumerate().skip(ins) {
                 let mut w = [0u32; MAX_PORT_WORDS];
@@ -169,5 +175,22 @@ fn packed_inputs_and_outputs_match_port_by_port() {
             all.set_inputs_packed(&short).unwrap_err().to_string(),
             format!("port `all inputs` of block `{}` is {ib} bits: it needs {} 32-bit words, the buffer has {}", b.name, ib.div_ceil(32), short.len())
         );
+        // A refused cycle names the short buffer (outputs checked first) and leaves the model as it was.
+        let short_out = vec![0u32; ob.div_ceil(32) - 1];
+        let mut full_out = vec![0u32; ob.div_ceil(32)];
+        let mut before = vec![0u32; ob.div_ceil(32)];
+        cyc.outputs_packed(&mut before).unwrap();
+        assert_eq!(
+            cyc.cycle_packed(&short, &mut short_out.clone()).unwrap_err().to_string(),
+            format!("port `all outputs` of block `{}` is {ob} bits: it needs {} 32-bit words, the buffer has {}", b.name, ob.div_ceil(32), short_out.len())
+        );
+        assert_eq!(
+            cyc.cycle_packed(&short, &mut full_out).unwrap_err().to_string(),
+            format!("port `all inputs` of block `{}` is {ib} bits: it needs {} 32-bit words, the buffer has {}", b.name, ib.div_ceil(32), short.len())
+        );
+        let mut after = vec![0u32; ob.div_ceil(32)];
+        cyc.outputs_packed(&mut after).unwrap();
+        assert_eq!(after, before, "{}: a refused cycle_packed changed the outputs", b.name);
+
     }
 }
