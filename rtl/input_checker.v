@@ -96,42 +96,25 @@ module input_checker #
     output wire [20:0]            stat_event
 );
 
-localparam CAPTURE_BYTES = 128;
 localparam CAPTURE_BEATS = CAPTURE_BYTES / KEEP_WIDTH;
 localparam BEAT_SHIFT = $clog2(KEEP_WIDTH);
 localparam [15:0] POS_MAX = 16'hFFFF;
-localparam [31:0] CRC32_RESIDUE = 32'hDEBB_20E3;
 localparam [31:0] CRC32_POLY = 32'hEDB8_8320;
 // Message kinds K_* (docs/blocks/collective_message.md), generated from crates/model/src/message.rs
 `COLLECTIVE_MSG_KINDS
 
-// Event bits (crates/model/src/input_checker.rs `event`).
-localparam EV_ACCEPT_REG = 0;
-localparam EV_ACCEPT_MSG = 1;
-localparam EV_TKEEP = 2;
-localparam EV_LCRC = 3;
-localparam EV_FCS = 4;
-localparam EV_TOO_LONG = 5;
-localparam EV_LENGTH = 6;
-localparam EV_TLP_MALFORMED = 7;
-localparam EV_TLP_UNSUPPORTED = 8;
-localparam EV_POISONED = 9;
-localparam EV_ECRC = 10;
-localparam EV_RESERVED = 11;
-localparam EV_NOT_FOR_ENGINE = 12;
-localparam EV_REG_ACCESS = 13;
-localparam EV_VENDOR = 14;
-localparam EV_COLL_MALFORMED = 15;
-localparam EV_COLL_CONFIG = 16;
-localparam EV_COLL_OPERANDS = 17;
-localparam EV_ETHERTYPE = 18;
-localparam EV_PORTALS_HEADER = 19;
-localparam EV_VNI = 20;
+// Event bits EV_*, validation bits VALIDATION_*, sizes and protocol constants, generated from
+// crates/model/src/input_checker/codes.rs
+`include "input_checker_codes.vh"
 
 generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || KEEP_WIDTH < 8 || KEEP_WIDTH > CAPTURE_BYTES ||
             (1 << BEAT_SHIFT) != KEEP_WIDTH) begin : g_bad_width
         input_checker_bad_parameter_DATA_WIDTH_must_be_64_to_1024_and_a_power_of_two u_err();
+    end
+    // The port's width is written out (the port list precedes the include); it must be the generated count.
+    if (EV_COUNT != 21) begin : g_bad_events
+        input_checker_stat_event_width_must_be_EV_COUNT u_err();
     end
 endgenerate
 
@@ -378,7 +361,7 @@ reg [255:0] mdata;
 reg [127:0] mpbv;
 
 always @* begin
-    ev = EV_TKEEP[4:0];
+    ev = EV_TKEEP;
     done = 1'b0;
     to_reg = 1'b0;
     to_msg = 1'b0;
@@ -407,35 +390,35 @@ always @* begin
     mpbv = 128'd0;
 
     if (tkeep_bad_next) begin
-        ev = EV_TKEEP[4:0]; done = 1'b1;
+        ev = EV_TKEEP; done = 1'b1;
     end
-    if (!done && crc_next != CRC32_RESIDUE && (portals_next ? cfg_validation[2] : cfg_validation[0])) begin
-        ev = portals_next ? EV_FCS[4:0] : EV_LCRC[4:0]; done = 1'b1;
+    if (!done && crc_next != CRC32_RESIDUE && (portals_next ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC])) begin
+        ev = portals_next ? EV_FCS : EV_LCRC; done = 1'b1;
     end
     if (!done && frame_bytes > CAPTURE_BYTES) begin
-        ev = EV_TOO_LONG[4:0]; done = 1'b1;
+        ev = EV_TOO_LONG; done = 1'b1;
     end
     if (portals_next) begin
         /*
          * Soft Portals
          */
-        if (!done && frame_bytes != 16'd102) begin
-            ev = EV_LENGTH[4:0]; done = 1'b1;
+        if (!done && frame_bytes != SOFT_PORTALS_BYTES) begin
+            ev = EV_LENGTH; done = 1'b1;
         end
         if (!done && p_ethertype != cfg_ethertype) begin
-            ev = EV_ETHERTYPE[4:0]; done = 1'b1;
+            ev = EV_ETHERTYPE; done = 1'b1;
         end
         if (!done && p_w[63:62] != 2'd0) begin
-            ev = EV_RESERVED[4:0]; done = 1'b1;
+            ev = EV_RESERVED; done = 1'b1;
         end
         if (!done && (!p_op_defined || !p_rc_defined || (p_count == 20'd0 && !p_arm))) begin
-            ev = EV_PORTALS_HEADER[4:0]; done = 1'b1;
+            ev = EV_PORTALS_HEADER; done = 1'b1;
         end
-        if (!done && cfg_validation[3] && !p_vni_allowed) begin
-            ev = EV_VNI[4:0]; done = 1'b1;
+        if (!done && cfg_validation[VALIDATION_VNI] && !p_vni_allowed) begin
+            ev = EV_VNI; done = 1'b1;
         end
         if (!done) begin
-            ev = EV_ACCEPT_MSG[4:0]; done = 1'b1; to_msg = 1'b1;
+            ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
             mk = p_arm ? K_ARM : K_CONTRIB;
             mfam = 1'b1;
             mctx = {p_dfa[20:18], p_dfa[15:3]};
@@ -459,87 +442,87 @@ always @* begin
         /*
          * TLP
          */
-        if (!done && frame_bytes < 16'd18) begin
-            ev = EV_LENGTH[4:0]; done = 1'b1;
+        if (!done && frame_bytes < TLP_MIN_BYTES) begin
+            ev = EV_LENGTH; done = 1'b1;
         end
         if (!done && fmt == 3'b100) begin
-            ev = EV_TLP_UNSUPPORTED[4:0]; done = 1'b1;
+            ev = EV_TLP_UNSUPPORTED; done = 1'b1;
         end
         if (!done && fmt > 3'b100) begin
-            ev = EV_TLP_MALFORMED[4:0]; done = 1'b1;
+            ev = EV_TLP_MALFORMED; done = 1'b1;
         end
         if (!done && !is_mem && !is_vdm) begin
-            ev = known_type ? EV_TLP_UNSUPPORTED[4:0] : EV_TLP_MALFORMED[4:0]; done = 1'b1;
+            ev = known_type ? EV_TLP_UNSUPPORTED : EV_TLP_MALFORMED; done = 1'b1;
         end
         if (!done && t1[0]) begin
-            ev = EV_TLP_UNSUPPORTED[4:0]; done = 1'b1;
+            ev = EV_TLP_UNSUPPORTED; done = 1'b1;
         end
         if (!done && frame_bytes != tlp_expected) begin
-            ev = EV_LENGTH[4:0]; done = 1'b1;
+            ev = EV_LENGTH; done = 1'b1;
         end
         if (!done && ep) begin
-            ev = EV_POISONED[4:0]; done = 1'b1;
+            ev = EV_POISONED; done = 1'b1;
         end
-        if (!done && td && cfg_validation[1] && ecrc_next != CRC32_RESIDUE) begin
-            ev = EV_ECRC[4:0]; done = 1'b1;
+        if (!done && td && cfg_validation[VALIDATION_ECRC] && ecrc_next != CRC32_RESIDUE) begin
+            ev = EV_ECRC; done = 1'b1;
         end
         if (!done && (`CB(0) >> 4 != 8'd0 || (is_mem && addr_lo_raw[1:0] != 2'd0))) begin
-            ev = EV_RESERVED[4:0]; done = 1'b1;
+            ev = EV_RESERVED; done = 1'b1;
         end
         if (is_mem) begin
             if (!done && !in_window) begin
-                ev = EV_NOT_FOR_ENGINE[4:0]; done = 1'b1;
+                ev = EV_NOT_FOR_ENGINE; done = 1'b1;
             end
-            if (!done && win_off < 12'h800) begin
+            if (!done && win_off < MAILBOX_OFFSET) begin
                 if (len_dw != 13'd1) begin
-                    ev = EV_REG_ACCESS[4:0]; done = 1'b1;
+                    ev = EV_REG_ACCESS; done = 1'b1;
                 end else if (be_byte[7:4] != 4'd0) begin
-                    ev = EV_TLP_MALFORMED[4:0]; done = 1'b1;
+                    ev = EV_TLP_MALFORMED; done = 1'b1;
                 end else begin
-                    ev = EV_ACCEPT_REG[4:0]; done = 1'b1; to_reg = 1'b1;
+                    ev = EV_ACCEPT_REG; done = 1'b1; to_reg = 1'b1;
                 end
             end
             if (!done && !has_data) begin
-                ev = EV_REG_ACCESS[4:0]; done = 1'b1;
+                ev = EV_REG_ACCESS; done = 1'b1;
             end
         end else begin
-            if (!done && `CB(9) != 8'h7F) begin
-                ev = EV_TLP_UNSUPPORTED[4:0]; done = 1'b1;
+            if (!done && `CB(9) != VDM_TYPE1_CODE) begin
+                ev = EV_TLP_UNSUPPORTED; done = 1'b1;
             end
             if (!done && target_id != cfg_engine_id) begin
-                ev = EV_NOT_FOR_ENGINE[4:0]; done = 1'b1;
+                ev = EV_NOT_FOR_ENGINE; done = 1'b1;
             end
             if (!done && vendor_id != cfg_vendor_id) begin
-                ev = EV_VENDOR[4:0]; done = 1'b1;
+                ev = EV_VENDOR; done = 1'b1;
             end
         end
         // Collective message (mailbox memory write or vendor-defined message).
         if (!done && plen < 16'd8) begin
-            ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
+            ev = EV_COLL_MALFORMED; done = 1'b1;
         end
         if (!done && (coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE)) begin
-            ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
+            ev = EV_COLL_MALFORMED; done = 1'b1;
         end
         if (!done && (coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0)) begin
-            ev = EV_RESERVED[4:0]; done = 1'b1;
+            ev = EV_RESERVED; done = 1'b1;
         end
         if (!done && coll_kind == K_CONFIGURATION) begin
-            ev = EV_COLL_CONFIG[4:0]; done = 1'b1;
+            ev = EV_COLL_CONFIG; done = 1'b1;
         end
         if (!done && coll_data_kind && plen < 16'd16) begin
-            ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
+            ev = EV_COLL_MALFORMED; done = 1'b1;
         end
         if (!done && coll_data_kind && coll_n > 16'd4) begin
-            ev = EV_COLL_OPERANDS[4:0]; done = 1'b1;
+            ev = EV_COLL_OPERANDS; done = 1'b1;
         end
         if (!done && plen != coll_expected) begin
-            ev = EV_COLL_MALFORMED[4:0]; done = 1'b1;
+            ev = EV_COLL_MALFORMED; done = 1'b1;
         end
-        if (!done && is_vdm && vdm_dw3 != {8'hCE, 4'd0, coll_kind, 4'd0, coll_cc_id}) begin
-            ev = EV_VENDOR[4:0]; done = 1'b1;
+        if (!done && is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id}) begin
+            ev = EV_VENDOR; done = 1'b1;
         end
         if (!done) begin
-            ev = EV_ACCEPT_MSG[4:0]; done = 1'b1; to_msg = 1'b1;
+            ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
             mk = coll_kind;
             mctx = {4'd0, coll_cc_id};
             msrc = {16'd0, requester};
@@ -609,7 +592,7 @@ reg         msg_valid_reg, msg_valid_next;
 // The message held for m_msg, packed as `COLLECTIVE_MSG_BUS (rtl/collective_msg.vh).
 reg [`COLLECTIVE_MSG_WIDTH-1:0] msg_reg, msg_next;
 
-reg [20:0]  stat_event_reg, stat_event_next;
+reg [EV_COUNT-1:0] stat_event_reg, stat_event_next;
 
 assign m_reg_valid = reg_valid_reg;
 assign m_reg_write = reg_write_reg;
@@ -632,8 +615,8 @@ assign m_ur_addr = ur_addr_reg;
 
 // A whole, non-posted TLP request dropped for one of these reasons gets an Unsupported Request
 // (docs/blocks/input_checker.md §Unsupported Requests).
-wire ur_reason = ev == EV_TLP_UNSUPPORTED[4:0] || ev == EV_POISONED[4:0] || ev == EV_RESERVED[4:0] ||
-                 ev == EV_NOT_FOR_ENGINE[4:0] || ev == EV_REG_ACCESS[4:0];
+wire ur_reason = ev == EV_TLP_UNSUPPORTED || ev == EV_POISONED || ev == EV_RESERVED ||
+                 ev == EV_NOT_FOR_ENGINE || ev == EV_REG_ACCESS;
 wire needs_ur = !portals_next && ur_reason && is_non_posted && frame_bytes == tlp_expected;
 
 assign m_msg_valid = msg_valid_reg;
@@ -665,7 +648,7 @@ always @* begin
     msg_valid_next = msg_valid_reg && !m_msg_ready;
     msg_next = msg_reg;
 
-    stat_event_next = 21'd0;
+    stat_event_next = {EV_COUNT{1'b0}};
 
     if (frame_end) begin
         stat_event_next[ev] = 1'b1;
@@ -764,7 +747,7 @@ always @(posedge clk) begin
         ur_addr_reg <= 7'd0;
         msg_valid_reg <= 1'b0;
         msg_reg <= {`COLLECTIVE_MSG_WIDTH{1'b0}};
-        stat_event_reg <= 21'd0;
+        stat_event_reg <= {EV_COUNT{1'b0}};
     end
 end
 

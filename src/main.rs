@@ -8,11 +8,13 @@ mod capture_cmd;
 mod cosim_cmd;
 mod coverage_cmd;
 mod decode_cmd;
+mod goodput_cmd;
 mod lint_cmd;
 mod msg_header_cmd;
 mod reduce_cmd;
 mod sim_cmd;
 mod synth_cmd;
+mod synth_xilinx_cmd;
 
 mod check_wave;
 mod sv_models;
@@ -58,7 +60,8 @@ enum Command {
     /// Lint every RTL module with `verilator --lint-only -Wall`; exit status 1 on any warning.
     Lint(lint_cmd::Args),
     /// Synthesise every RTL module with Yosys (generic `synth`); print cells, flip-flops and the longest
-    /// path; exit status 1 on an error or any latch.
+    /// path; exit status 1 on an error or any latch. `--target xilinx`: `synth_xilinx`, LUTs, flip-flops,
+    /// block RAMs, LUT depth per stage and whether the tables are in RAM.
     Synth(synth_cmd::Args),
     /// Print `rtl/collective_msg.vh`, the RTL's macros for the collective message's signals, generated from
     /// the field list in crates/model/src/message.rs (`msg-header > rtl/collective_msg.vh` after changing it).
@@ -71,6 +74,10 @@ enum Command {
     /// Write golden vectors: per cycle every input and the model's expected outputs, as JSON lines or as
     /// a `$readmemh` file with a generated SystemVerilog bench that replays it (docs/golden-model.md).
     Vectors(vectors::Args),
+    /// Sweep the fault campaign over drop rates (0.1-5 % by default) and print the goodput table: success
+    /// rate per class (TLP non-posted, TLP posted, Soft Portals), retries, time to complete against the
+    /// fault-free run; --plot FILE writes it (docs/fabric.md §Goodput).
+    Goodput(goodput_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -86,5 +93,6 @@ fn main() -> ExitCode {
         Command::CheckWave(a) => check_wave::run(&a),
         Command::Vectors(a) => vectors::run(&a),
         Command::MsgHeader => msg_header_cmd::run(),
+        Command::Goodput(a) => goodput_cmd::run(&a),
     }
 }

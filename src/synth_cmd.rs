@@ -1,4 +1,5 @@
-//! `inswitch synth`: every RTL module through Yosys's generic `synth` (`inswitch::hdl::synth_all`).
+//! `inswitch synth`: every RTL module through Yosys's generic `synth` (`inswitch::hdl::synth_all`), or
+//! with `--target xilinx` through `synth_xilinx` (src/synth_xilinx_cmd.rs).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,11 +11,35 @@ use inswitch::hdl;
 pub struct Args {
     /// RTL directory.
     #[arg(long, default_value = "rtl")]
-    rtl: PathBuf,
+    pub rtl: PathBuf,
+    /// `generic`: Yosys `synth` (cells, flip-flops, latches, longest path; what CI runs). `xilinx`:
+    /// `synth_xilinx` (LUTs, flip-flops, block RAMs, LUT RAM, DSPs, LUT depth per stage, the tables'
+    /// placement: docs/performance.md §FPGA mapping).
+    #[arg(long, value_enum, default_value_t = Target::Generic)]
+    pub target: Target,
+    #[command(flatten)]
+    pub xilinx: crate::synth_xilinx_cmd::Args,
 }
 
-/// Runs the command: exit status 1 on an error or any latch.
+/// Synthesis target of `inswitch synth`.
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+pub enum Target {
+    /// Yosys' generic `synth`.
+    Generic,
+    /// Yosys' `synth_xilinx`.
+    Xilinx,
+}
+
+/// Runs the command: exit status 1 on an error or any latch (and, with `--target xilinx`, a failed check
+/// that an option makes binding).
 pub fn run(a: &Args) -> ExitCode {
+    if a.target == Target::Xilinx {
+        return crate::synth_xilinx_cmd::run(&a.rtl, &a.xilinx);
+    }
+    if let Some(flag) = a.xilinx.given() {
+        eprintln!("synth: {flag} needs --target xilinx");
+        return ExitCode::FAILURE;
+    }
     let rtl = &a.rtl;
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     let results = match hdl::synth_all(rtl, jobs) {

@@ -378,7 +378,7 @@ fn late_after(after: After) -> String {
     scoreboard_complaint(&format!("cpu_late_after_{after:?}"), &make, 11, 300_000).unwrap()
 }
 
-/// The scoreboard's exact expiry check (verif/blocks/cpu/timing.rs `Reference::seq_take`) objects to an expiry
+/// The scoreboard's exact expiry check (verif/blocks/cpu/reference/timing.rs `Reference::seq_take`) objects to an expiry
 /// reported one cycle late on each path that can hold the sequencer across an expiry, and names it.
 #[test]
 fn the_cpu_scoreboard_rejects_an_expiry_one_cycle_late_after_a_busy_sequencer() {

@@ -349,7 +349,7 @@ pub fn synth_cost(rtl_dir: &Path, names: &[String]) -> std::io::Result<Vec<usize
 }
 
 /// Each module's cost (see [`synth_cost`]) and the modules it instantiates (indices into `names`).
-fn instantiation_graph(rtl_dir: &Path, names: &[String]) -> std::io::Result<(Vec<usize>, Vec<Vec<usize>>)> {
+pub(crate) fn instantiation_graph(rtl_dir: &Path, names: &[String]) -> std::io::Result<(Vec<usize>, Vec<Vec<usize>>)> {
     let mut lines = Vec::with_capacity(names.len());
     let mut children: Vec<Vec<usize>> = Vec::with_capacity(names.len());
     for (i, m) in names.iter().enumerate() {

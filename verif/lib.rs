@@ -17,6 +17,7 @@ pub mod build_info;
 pub mod checker;
 pub mod coverage;
 pub mod cross;
+pub mod fpga;
 pub mod hdl;
 /// The table of Verilated models (shared with build.rs).
 pub mod model_table;

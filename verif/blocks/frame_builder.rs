@@ -224,7 +224,8 @@ pub struct FrameBuilderMonitor {
 }
 
 impl FrameBuilderMonitor {
-    fn new() -> Self {
+    /// A monitor with nothing seen yet (also `check-wave --scoreboard`'s, on a dump alone).
+    pub fn new() -> Self {
         FrameBuilderMonitor { due: None, frames: VecDeque::new(), bytes: Vec::new(), seq: 0, armed: false, log: TransactionLog::default(), counts: [0; 5] }
     }
 

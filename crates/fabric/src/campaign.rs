@@ -63,6 +63,20 @@ pub struct CampaignSpec {
     /// Soft Portals trees (seed 002) in the pool besides the `contexts` TLP contexts
     /// ([`portals_plan`]); each reduction of one is one round its root end node arms.
     pub portals_jobs: usize,
+    /// Share of the TLP contexts run **posted** (0.0 to 1.0, spread evenly over the pool, [`is_posted`]):
+    /// their INITIALIZATIONs are posted, so a subservient has no retry timer (000 \[0098\]: posted
+    /// is best effort). The others are stored and reinitialized non-posted.
+    pub posted_share: f64,
+    /// Non-posted contexts' sources send their START non-posted and resend it after this long, this
+    /// many times, until the master acknowledges it ([`Fabric::start_acked`]; `None`: a posted START).
+    pub start_retry: Option<(Ps, u8)>,
+}
+
+/// Whether TLP context `k` of the pool runs posted, for a share `share` of posted contexts: the
+/// contexts where `floor((k + 1) * share)` steps up, spread evenly and drawing no random number (the
+/// rest of the campaign's draws stay those of a campaign without posted contexts).
+pub fn is_posted(k: usize, share: f64) -> bool {
+    ((k + 1) as f64 * share).floor() > (k as f64 * share).floor()
 }
 
 /// How a reduction ended, as its root saw it.
@@ -111,6 +125,11 @@ pub struct Reduction {
     /// A Soft Portals round (then `cc_id` is the tree, `participants` the leaves, and the result
     /// the root end node's: its count, no error mark, lane 0).
     pub portals: bool,
+    /// A TLP reduction of a posted context ([`CampaignSpec::posted_share`]).
+    pub posted: bool,
+    /// For a Success: time from its INITIALIZATIONs (TLP) or its period's start (Portals; the arm
+    /// leaves 300 ns later in both) to the root's complete result, ps.
+    pub latency: Option<Ps>,
 }
 
 /// What the campaign measured.
@@ -126,6 +145,10 @@ pub struct CampaignReport {
     pub events: BTreeMap<&'static str, u64>,
     /// Descriptors not Idle (or expired) at the end of a period: a round left open.
     pub stuck: Vec<String>,
+    /// The same for a posted context's descriptor: a posted subservient has no retry timer, so a lost
+    /// RESPONSE (or a missed INITIALIZATION, a TID behind its master) leaves its round open until the
+    /// job's STOP (counted, not a failure of the engine: posted is best effort, 000 \[0098\]).
+    pub open_posted: Vec<String>,
     /// Descriptors still allocated after the teardown (STOP of every context, fillers reset).
     pub leaked: Vec<String>,
     /// Corrupted frames that reached an engine, and the engines' LCRC drop counters summed.
@@ -138,6 +161,8 @@ pub struct CampaignReport {
     pub end_node_lcrc_drops: u64,
     /// Contributions resent by end nodes.
     pub end_node_retries: u64,
+    /// STARTs resent by sources.
+    pub start_retries: u64,
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
@@ -165,12 +190,13 @@ impl CampaignReport {
     /// A summary (seed, numbers), one item a line.
     pub fn summary(&self, seed: u64) -> String {
         format!(
-            "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nportals {:?}\nengine steps {} sim {:.3} ms wall {:.1} s",
+            "seed {seed:#x}: {} reductions {:?}\nfaults {:?}\nevents {:?}\nstuck {} (posted open {}) leaked {} corrupt->engines {} LCRC counted {} passed {} end-node LCRC drops {} end-node retries {}\nportals {:?}\nengine steps {} sim {:.3} ms wall {:.1} s",
             self.reductions.len(),
             self.outcomes,
             self.faults,
             self.events,
             self.stuck.len(),
+            self.open_posted.len(),
             self.leaked.len(),
             self.corrupt_to_engines,
             self.lcrc_counted,
@@ -383,7 +409,9 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     f.auto_respond(Some(spec.compute_ps));
     f.end_node_retry(spec.end_retry);
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
-    store_non_posted(&mut f, &contexts);
+    let posted: Vec<bool> = (0..contexts.len()).map(|k| is_posted(k, spec.posted_share)).collect();
+    let non_posted: Vec<ContextPlan> = contexts.iter().zip(&posted).filter(|(_, &p)| !p).map(|(c, _)| c.clone()).collect();
+    store_non_posted(&mut f, &non_posted);
     // Configuration activated the contexts: stop them all, so jobs take descriptors when they run.
     let t0 = f.now() + 1_000_000;
     for c in &contexts {
@@ -509,8 +537,11 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 expected = expected.wrapping_add(v);
                 f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
             }
-            f.reinitialize(c.cc_id, start, true);
-            f.start(c, start + 300_000);
+            f.reinitialize(c.cc_id, start, !posted[k]);
+            match spec.start_retry {
+                Some((after, limit)) if !posted[k] => f.start_acked(c, start + 300_000, after, limit),
+                _ => f.start(c, start + 300_000),
+            }
             pending.push((k, start, log_start, expected));
             slot.left -= 1;
             done += 1;
@@ -541,12 +572,18 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let master_id = t.switches[c.master()].engine_id;
             let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
             let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
-            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: c.participants.len(), expected, result, outcome, explained, passed_up_to_master, portals: false });
+            let n = c.participants.len();
+            let latency = (outcome == Outcome::Success)
+                .then(|| f.log[from..log_end].iter().find(|d| d.to == root && d.cc_id == c.cc_id && d.kind == 6 && matches!(d.code, 2 | 3) && usize::from(d.contributions) == n && !d.error))
+                .flatten()
+                .map(|d| d.at - at);
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency });
         }
         for (k, at, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
             let n = p.leaves.len();
             let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno).cloned();
+            let latency = r.as_ref().filter(|x| x.count as usize == n && x.data[0] == expected).map(|x| x.at - at);
             let (outcome, result) = match r {
                 None => (Outcome::RootTimeout, None),
                 Some(x) => {
@@ -565,10 +602,18 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let explained = outcome == Outcome::Success
                 || faults.iter().any(|x| x.at >= at && x.at < end && (x.portals_tree() == Some(p.tree) || matches!(x.kind, FaultKind::Exhaust { .. })))
                 || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == p.tree && e == event::ARM_NO_DESC);
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true });
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency });
         }
         let stuck_before = report.stuck.len();
-        check_rounds_closed(&f, end, &mut report.stuck);
+        let mut open = Vec::new();
+        check_rounds_closed(&f, end, &mut open);
+        for line in open {
+            let cc = line.split(" cc ").nth(1).and_then(|x| x.split(' ').next()).and_then(|x| x.parse::<u16>().ok());
+            match cc {
+                Some(cc) if cc >= 1 && usize::from(cc) <= contexts.len() && posted[usize::from(cc) - 1] => report.open_posted.push(line),
+                _ => report.stuck.push(line),
+            }
+        }
         if report.stuck.len() > stuck_before && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
             trace_stuck(&f, start.saturating_sub(spec.period_ps), end, &report.stuck[stuck_before..]);
         }
@@ -653,6 +698,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     report.corrupt_passed = f.stats.corrupt_passed_by_engines;
     report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
     report.end_node_retries = f.stats.end_node_retries;
+    report.start_retries = f.stats.start_retries;
     report.engine_steps = f.stats.engine_steps;
     report.portals = f.portals.stats.clone();
     report.sim_ps = f.now();

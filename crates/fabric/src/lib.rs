@@ -10,6 +10,7 @@ pub mod campaign;
 pub mod capture;
 pub mod drive;
 pub mod faults;
+pub mod goodput;
 pub mod plot;
 pub mod report;
 pub mod scenario;

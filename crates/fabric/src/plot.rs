@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::goodput::GoodputRow;
 use crate::scenario::{Mode, RunResult};
 use crate::setup::Arrangement;
 
@@ -135,6 +136,69 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, runs: &[RunResult]) ->
         }
         chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(|x| e(&x))?;
     }
+    root.present().map_err(|x| e(&x))?;
+    Ok(())
+}
+
+/// Writes the goodput sweep (issue 20, [`crate::goodput`]) as two panels against the drop rate: the
+/// success rate of each class, and the median and p99 time to complete of its successful reductions
+/// (the fault-free run at drop 0 is the reference, drawn at the left edge), SVG or PNG by the extension.
+pub fn goodput_vs_drop(path: &Path, base: &GoodputRow, rows: &[GoodputRow]) -> Result<(), PlotError> {
+    let format = PlotFormat::of(path)?;
+    use_font(Path::new(FONT_PATH))?;
+    match format {
+        PlotFormat::Svg => draw_goodput(SVGBackend::new(path, PLOT_SIZE).into_drawing_area(), base, rows),
+        PlotFormat::Png => draw_goodput(BitMapBackend::new(path, PLOT_SIZE).into_drawing_area(), base, rows),
+    }
+}
+
+fn draw_goodput<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, base: &GoodputRow, rows: &[GoodputRow]) -> Result<(), PlotError> {
+    let e = |x: &dyn std::fmt::Display| PlotError::Draw(x.to_string());
+    root.fill(&WHITE).map_err(|x| e(&x))?;
+    let panels = root.split_evenly((1, 2));
+    let all: Vec<&GoodputRow> = std::iter::once(base).chain(rows).collect();
+    let xmax = all.iter().map(|r| r.drop * 100.0).fold(0.1, f64::max) * 1.05;
+    let colors = [BLUE, RED, GREEN];
+    // Success rate per class.
+    let ymin = all.iter().flat_map(|r| r.classes().map(|(_, c)| c.rate() * 100.0)).fold(100.0, f64::min).min(90.0).floor();
+    let mut chart = ChartBuilder::on(&panels[0])
+        .caption("success rate at the root", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..xmax, ymin..100.5)
+        .map_err(|x| e(&x))?;
+    chart.configure_mesh().x_desc("drop rate per frame per link, %").y_desc("success, %").draw().map_err(|x| e(&x))?;
+    for (k, color) in colors.iter().enumerate() {
+        let name = base.classes()[k].0;
+        let pts: Vec<(f64, f64)> = all.iter().filter(|r| r.classes()[k].1.n > 0).map(|r| (r.drop * 100.0, r.classes()[k].1.rate() * 100.0)).collect();
+        let color = *color;
+        chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2))).map_err(|x| e(&x))?.label(name).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(|x| e(&x))?;
+    }
+    chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(|x| e(&x))?;
+    // Time to complete of the successful reductions: median (solid) and p99 (thin).
+    let ymax = all.iter().flat_map(|r| r.classes().map(|(_, c)| c.p99_ps as f64 / 1e6)).fold(0.1, f64::max) * 1.2;
+    let mut chart = ChartBuilder::on(&panels[1])
+        .caption("time to complete a successful reduction (median, p99)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..xmax, 0f64..ymax)
+        .map_err(|x| e(&x))?;
+    chart.configure_mesh().x_desc("drop rate per frame per link, %").y_desc("microseconds").draw().map_err(|x| e(&x))?;
+    for (k, color) in colors.iter().enumerate() {
+        let name = base.classes()[k].0;
+        let color = *color;
+        let series = |get: fn(&crate::goodput::ClassStats) -> u64| -> Vec<(f64, f64)> {
+            all.iter().filter(|r| r.classes()[k].1.success > 0).map(|r| (r.drop * 100.0, get(r.classes()[k].1) as f64 / 1e6)).collect()
+        };
+        let median = series(|c| c.median_ps);
+        chart.draw_series(LineSeries::new(median.clone(), color.stroke_width(2))).map_err(|x| e(&x))?.label(format!("{name} median")).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+        chart.draw_series(median.iter().map(|&p| Circle::new(p, 3, color.filled()))).map_err(|x| e(&x))?;
+        chart.draw_series(LineSeries::new(series(|c| c.p99_ps), color.stroke_width(1))).map_err(|x| e(&x))?.label(format!("{name} p99")).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw().map_err(|x| e(&x))?;
     root.present().map_err(|x| e(&x))?;
     Ok(())
 }

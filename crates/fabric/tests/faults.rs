@@ -5,27 +5,13 @@
 
 use inswitch_fabric::campaign::{self, CampaignSpec, Outcome};
 use inswitch_fabric::faults::{kinds, FaultConfig};
+use inswitch_fabric::goodput::{self, Recovery};
 use inswitch_fabric::topology::{LinkSpec, Topology};
 
+/// The goodput sweep's campaign at the fault campaign's own timers (`Recovery::Campaign`), with 8 jobs
+/// at once, 4 descriptors per engine and every TLP context non-posted.
 fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64) -> CampaignSpec {
-    CampaignSpec {
-        seed,
-        topology: Topology::flattened_butterfly(4, 4, LinkSpec::default()).unwrap(),
-        contexts: 40,
-        slots: 8,
-        reductions,
-        per_job: (5, 40),
-        job_size: (3, 8),
-        faults,
-        exhaust,
-        period_ps: 12_000_000,
-        tick_cycles: 16,
-        timeout_ticks: 16,
-        descriptors: 4,
-        compute_ps: 100_000,
-        end_retry: Some((1_500_000, 2)),
-        portals_jobs: 12,
-    }
+    CampaignSpec { slots: 8, descriptors: 4, posted_share: 0.0, ..goodput::spec(seed, reductions, faults, exhaust, Recovery::Campaign) }
 }
 
 #[test]
@@ -426,4 +412,53 @@ fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
         freed_expired += (0..cpu.params().descriptors).filter(|&i| !cpu.descriptor(i).valid && cpu.descriptor(i).expired).count();
     }
     assert!(freed_expired > 0, "the sweep freed no descriptor with its timer expired");
+}
+
+// -------------------------------------------------------------------------------------------------
+// Goodput (issue 20; `docs/fabric.md` §Goodput).
+
+
+/// The goodput sweep on a small budget (the documented sweep runs 10^4 reductions per point,
+/// `inswitch goodput`): the fault-free reference and drop rates 0.1 % and 5 %, 800 reductions each.
+/// The table's invariants: every class's outcomes sum to its reductions and the classes to the
+/// reductions run; 0 wrong, 0 stuck, 0 leaked, every failure explained at every rate; the fault-free run
+/// succeeds everywhere, posted contexts included; success at 0.1 % is at least that at 5 %; times are
+/// ordered (median <= p99 <= max); retries were sent; no success took longer than
+/// `goodput::success_bound` (issue 20 item 3).
+#[test]
+fn goodput_sweep_keeps_its_invariants() {
+    const N: usize = 800;
+    let (base, rows) = goodput::sweep(seed(), N, &[0.001, 0.05], goodput::Recovery::PerPacket, &mut |_| {});
+    let table = goodput::table(&base, &rows);
+    println!("{table}");
+    for r in std::iter::once(&base).chain(&rows) {
+        let total: usize = r.classes().iter().map(|(_, c)| c.n).sum();
+        assert_eq!(total, N, "drop {}\n{table}", r.drop);
+        for (name, c) in r.classes() {
+            assert_eq!(c.outcomes(), c.n, "{name} at drop {}\n{table}", r.drop);
+            assert_eq!(c.wrong, 0, "{name} at drop {}\n{table}", r.drop);
+            assert!(c.median_ps <= c.p99_ps && c.p99_ps <= c.max_ps, "{name} at drop {}\n{table}", r.drop);
+            assert!(c.n > 0, "no {name} reductions at drop {}\n{table}", r.drop);
+        }
+        assert_eq!((r.stuck, r.leaked, r.unexplained), (0, 0, 0), "drop {}\n{table}", r.drop);
+    }
+    for (name, c) in base.classes() {
+        assert_eq!(c.success, c.n, "fault-free {name}\n{table}");
+    }
+    let (low, high) = (&rows[0], &rows[1]);
+    for k in 0..3 {
+        let (name, l) = low.classes()[k];
+        let h = high.classes()[k].1;
+        assert!(l.rate() >= h.rate(), "{name}: {} at 0.1 % < {} at 5 %\n{table}", l.rate(), h.rate());
+    }
+    assert!(high.end_node_retries > 0 && high.engine_retries > 0, "no retries at 5 % drop\n{table}");
+    // Issue 20 item 3: no round that succeeds takes longer than the bound its timers state
+    // (`goodput::success_bound`: the slowest fault-free success + the longest late contribution + every
+    // end-node retry + every RESPONSE retry of a subservient + one tick).
+    for r in &rows {
+        assert!(r.bound_ps > 0, "{table}");
+        for (name, c) in r.classes() {
+            assert!(c.max_ps <= r.bound_ps, "{name} at drop {}: a success took {} ps > bound {} ps\n{table}", r.drop, c.max_ps, r.bound_ps);
+        }
+    }
 }

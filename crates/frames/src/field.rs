@@ -106,19 +106,16 @@ pub(crate) mod deku_check {
         v.into()
     }
 
+    // The byte source tests/roundtrip.rs uses too (a test file, not part of the crate's API). `include!`
+    // rather than `#[path]`: a path from this inline module would start in src/field/deku_check/.
+    mod xorshift {
+        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/common/xorshift.rs"));
+    }
+
     /// Random buffers of `len` bytes (xorshift, fixed seed).
     pub(crate) fn random_buffers(len: usize) -> impl Iterator<Item = Vec<u8>> {
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        (0..4000).map(move |_| {
-            (0..len)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state as u8
-                })
-                .collect()
-        })
+        let mut bytes = xorshift::xorshift_bytes(0x2545_f491_4f6c_dd1d);
+        (0..4000).map(move |_| bytes.by_ref().take(len).collect())
     }
 
     /// On random bytes: the table covers exactly deku's `len` bytes, its getters read the values deku

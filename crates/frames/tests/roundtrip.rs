@@ -12,21 +12,17 @@ use inswitch_frames::tlp::{
 };
 use proptest::prelude::*;
 
+// The byte source the field tables' deku checks use too (src/field.rs).
+#[path = "common/xorshift.rs"]
+mod xorshift;
+
 fn bits(v: u64, n: u32) -> u64 {
     if n >= 64 { v } else { v & ((1u64 << n) - 1) }
 }
 
 /// Deterministic filler so payloads of up to 4 KiB do not have to be shrunk byte by byte.
 fn filler(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect()
+    xorshift::xorshift_bytes(seed | 1).take(len).collect()
 }
 
 fn length_dw() -> impl Strategy<Value = u16> {

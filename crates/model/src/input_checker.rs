@@ -64,74 +64,8 @@ pub const CRC32_RESIDUE: u32 = 0xDEBB_20E3;
 /// the TLP start, mask).
 pub const ECRC_VARIANT_BITS: [(usize, u8); 2] = [(0, 0x01), (2, 0x40)];
 
-/// `cfg_validation` bits (the register space's VALIDATION register).
-pub mod validation {
-    /// Check the LCRC of TLP frames.
-    pub const LCRC: u8 = 1 << 0;
-    /// Check the ECRC of TLPs that carry one.
-    pub const ECRC: u8 = 1 << 1;
-    /// Check the FCS of Soft Portals frames.
-    pub const FCS: u8 = 1 << 2;
-    /// Check the VNI of Portals frames against the allowed VNIs.
-    pub const VNI: u8 = 1 << 3;
-}
-
-/// `stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority
-/// order (the first check a frame fails names it).
-pub mod event {
-    /// Steered to the register space.
-    pub const ACCEPT_REG: u32 = 0;
-    /// Steered to the CPU as a collective message.
-    pub const ACCEPT_MSG: u32 = 1;
-    /// tkeep not all ones before the last beat, or not contiguous from byte 0 on it.
-    pub const TKEEP: u32 = 2;
-    /// TLP LCRC wrong.
-    pub const LCRC: u32 = 3;
-    /// Soft Portals FCS wrong.
-    pub const FCS: u32 = 4;
-    /// Longer than the capture (no frame the engine takes is).
-    pub const TOO_LONG: u32 = 5;
-    /// Length inconsistent: TLP shorter than a header or not the length its header says; Portals not
-    /// 102 bytes.
-    pub const LENGTH: u32 = 6;
-    /// Reserved Fmt, undefined Type, or a header field inconsistent with Length (Last BE of a 1-DW request).
-    pub const TLP_MALFORMED: u32 = 7;
-    /// A well-formed TLP the engine does not take: prefixes, TPH, IO/config/completion/atomic types,
-    /// messages other than vendor-defined Type 1 by ID.
-    pub const TLP_UNSUPPORTED: u32 = 8;
-    /// EP set.
-    pub const POISONED: u32 = 9;
-    /// ECRC wrong.
-    pub const ECRC: u32 = 10;
-    /// A reserved bit set (sequence-number field, PH of an untranslated address, collective header).
-    pub const RESERVED: u32 = 11;
-    /// Not addressed to this engine (address outside its window, Target ID not its device ID).
-    pub const NOT_FOR_ENGINE: u32 = 12;
-    /// A register access that is not one DW, or a read of the message mailbox.
-    pub const REG_ACCESS: u32 = 13;
-    /// Vendor-defined message with another Vendor ID, or DW3 disagreeing with the payload.
-    pub const VENDOR: u32 = 14;
-    /// Collective message: bad version, unknown kind, length not the kind's.
-    pub const COLL_MALFORMED: u32 = 15;
-    /// Collective configuration message: not handled by hardware (docs: future work).
-    pub const COLL_CONFIG: u32 = 16;
-    /// Collective data message with more than four operands.
-    pub const COLL_OPERANDS: u32 = 17;
-    /// Soft Portals EtherType not the port's.
-    pub const ETHERTYPE: u32 = 18;
-    /// Reduction header: undefined rt_op or rt_rc, or rt_count 0 on an upward frame.
-    pub const PORTALS_HEADER: u32 = 19;
-    /// VNI not allowed on this port.
-    pub const VNI: u32 = 20;
-    /// Number of event bits.
-    pub const COUNT: u32 = 21;
-    /// Names, by bit.
-    pub const NAMES: [&str; COUNT as usize] = [
-        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed",
-        "tlp_unsupported", "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor",
-        "coll_malformed", "coll_config", "coll_operands", "ethertype", "portals_header", "vni",
-    ];
-}
+pub mod codes;
+pub use codes::{event, validation};
 
 /// Defined rt_op codes (002 (42)-(48); frames crate `ReductionOp`).
 pub fn portals_op_defined(op: u8) -> bool {

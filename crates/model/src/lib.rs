@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod axis_register;
+pub mod codes;
 pub mod completion_builder;
 pub mod cpu;
 pub mod frame_buf;

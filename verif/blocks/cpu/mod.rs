@@ -62,15 +62,12 @@ mod coverage;
 mod monitor;
 mod reference;
 mod stimulus;
-mod timing;
 
 pub use coverage::{event_cross, REQUIRED};
 use coverage::Coverage;
 pub use monitor::CpuMonitor;
 pub use reference::Reference;
-use reference::{Hold, RDesc, Seq};
 pub use stimulus::CpuStimulus;
-use timing::{CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
 
 /// Builds a fresh lockstep bench for the Verilated model `model` (a CPU) and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<Cpu, CpuRtl, CpuStimulus, CpuMonitor>, HarnessError> {

@@ -3,67 +3,71 @@
 
 use super::*;
 
+// The ends of rounds and the timing of the sequencer and the timers: an `impl Reference` of its own.
+mod timing;
+use timing::{CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
+
 /// A descriptor of the reference: the dynamic state of a live context.
 #[derive(Clone, Debug)]
-pub(super) struct RDesc {
-    pub(super) portals: bool,
-    pub(super) key: u16,
-    pub(super) sidx: usize,
-    pub(super) role: u8,
-    pub(super) state: u8,
-    pub(super) failure: bool,
-    pub(super) paused: bool,
-    pub(super) pbv: u128,
-    pub(super) pcount: u32,
-    pub(super) count: u32,
-    pub(super) wait: u32,
+struct RDesc {
+    portals: bool,
+    key: u16,
+    sidx: usize,
+    role: u8,
+    state: u8,
+    failure: bool,
+    paused: bool,
+    pbv: u128,
+    pcount: u32,
+    count: u32,
+    wait: u32,
     /// TLP: the stored initial accumulator, first operand of every round.
-    pub(super) init: Option<Contribution>,
+    init: Option<Contribution>,
     /// The contributions accepted this round, in order.
-    pub(super) accepted: Vec<Contribution>,
-    pub(super) vni: u16,
-    pub(super) cookie: u32,
-    pub(super) seqno: u16,
-    pub(super) dst: u32,
-    pub(super) port: u8,
-    pub(super) posted: bool,
-    pub(super) attempts: u8,
-    pub(super) sent_error: bool,
+    accepted: Vec<Contribution>,
+    vni: u16,
+    cookie: u32,
+    seqno: u16,
+    dst: u32,
+    port: u8,
+    posted: bool,
+    attempts: u8,
+    sent_error: bool,
     /// Timer load in ticks.
-    pub(super) load: u32,
+    load: u32,
     /// Cycle from which the timer runs (None: not running).
-    pub(super) run_from: Option<u64>,
+    run_from: Option<u64>,
     /// The timer starts when the last message of the current event becomes visible.
-    pub(super) run_on_output: bool,
+    run_on_output: bool,
     /// Paused at some time since the timer was loaded: no deadline check.
-    pub(super) paused_since_load: bool,
+    paused_since_load: bool,
     /// Output-stall cycles since the timer's deadline passed.
-    pub(super) stalls_after: u64,
+    stalls_after: u64,
 }
 
 /// A static entry of the reference, as the configuration writes set it (docs/blocks/cpu.md §Ports).
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct RStatic {
-    pub(super) valid: bool,
-    pub(super) portals: bool,
-    pub(super) key: u16,
-    pub(super) role: u8,
+struct RStatic {
+    valid: bool,
+    portals: bool,
+    key: u16,
+    role: u8,
     wait: u32,
     stored: bool,
-    pub(super) pbv: u128,
-    pub(super) pcount: u32,
+    pbv: u128,
+    pcount: u32,
     op: u8,
     data: [u64; 4],
-    pub(super) dmu: u16,
-    pub(super) upstream: u16,
+    dmu: u16,
+    upstream: u16,
     posted: bool,
-    pub(super) tid: u8,
+    tid: u8,
 }
 
 /// Where a decision leaves the sequencer, in cycles from its base (docs/blocks/cpu.md §Timing): idle from that
 /// cycle, or in EMIT from that cycle.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Hold {
+enum Hold {
     Idle(u64),
     Emit(u64),
 }
@@ -89,44 +93,189 @@ pub(super) struct Expected {
 
 /// The transaction-level reference of docs/blocks/cpu.md (independent of the cycle model).
 pub struct Reference {
-    pub(super) p: CpuParams,
+    p: CpuParams,
     pbv_valid: [bool; 128],
     pbv_switch: [bool; 128],
     pbv_dev: [u16; 128],
     timeout: [u32; 4],
     threshold: [u32; 3],
-    pub(super) engine_id: u16,
-    pub(super) engine_sfa: u32,
+    engine_id: u16,
+    engine_sfa: u32,
     ieee: bool,
-    pub(super) retry_limit: u8,
-    pub(super) st: Vec<RStatic>,
-    pub(super) live: Vec<RDesc>,
-    pub(super) events: VecDeque<(u8, bool, u16)>,
-    pub(super) outs: VecDeque<Expected>,
-    pub(super) cov: Coverage,
+    retry_limit: u8,
+    st: Vec<RStatic>,
+    live: Vec<RDesc>,
+    events: VecDeque<(u8, bool, u16)>,
+    outs: VecDeque<Expected>,
+    cov: Coverage,
     /// The last reset cycle: the timer ticks come at `last_reset + n * TICK_CYCLES`, n >= 1.
-    pub(super) last_reset: u64,
+    last_reset: u64,
     /// The sequencer as docs/blocks/cpu.md §Timing times it from the observed events (never from the model).
-    pub(super) seq: Seq,
+    seq: Seq,
     /// The EMIT list of the decision in progress, in order: `true` a message, `false` a PBV bit whose
     /// table entry is invalid (skipped in one cycle).
-    pub(super) items: VecDeque<bool>,
+    items: VecDeque<bool>,
     /// Where the decision in progress leaves the sequencer (set by the paths that are not a plain
     /// drop or a one-step emission).
-    pub(super) hold: Option<Hold>,
+    hold: Option<Hold>,
     /// What holds the sequencer (for the counters and the report).
-    pub(super) seq_why: &'static str,
+    seq_why: &'static str,
     /// The name of the path the decision in progress takes, when `plan`'s own is not specific enough.
-    pub(super) hold_why: Option<&'static str>,
+    hold_why: Option<&'static str>,
     /// The counter of the expiry the sequencer has taken.
-    pub(super) seq_label: &'static str,
+    seq_label: &'static str,
     /// The emission in progress waited for the output register (`m_msg_ready` low).
-    pub(super) seq_stalled: bool,
+    seq_stalled: bool,
     /// Failure flags set by the decision in progress (001): (family, ctx), applied to `fail` when its
     /// event shows on `stat_*`.
-    pub(super) fail_marks: VecDeque<(bool, u16)>,
+    fail_marks: VecDeque<(bool, u16)>,
     /// The FAILURE status register as docs/blocks/cpu.md §Ports states it: (valid, family, ctx, count).
-    pub(super) fail: (bool, bool, u16, u8),
+    fail: (bool, bool, u16, u8),
+}
+
+/// The monitor's interface to the reference ([`CpuMonitor`] observes the ports and asks; the reference's
+/// state stays its own).
+impl Reference {
+    /// A reset at `cycle`: every state back to its reset value (the coverage is kept); the timer ticks
+    /// count from this cycle.
+    pub(super) fn reset_at(&mut self, cycle: u64) {
+        self.reset();
+        self.last_reset = cycle;
+        self.cov.bump("resets");
+    }
+
+    /// Counts one more of the named coverage counter.
+    pub(super) fn bump(&mut self, name: &'static str) {
+        self.cov.bump(name);
+    }
+
+    /// The counters, sorted by name, with the most descriptors live at once.
+    pub(super) fn counters(&self) -> Vec<(&'static str, u64)> {
+        let mut v = self.cov.counts.clone();
+        v.push(("max_live_descriptors", self.cov.max_live));
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+
+    /// The role of a context's static entry as the configuration writes set it (`None`: no valid entry).
+    pub(super) fn role_of(&self, portals: bool, key: u16) -> Option<u8> {
+        self.st.iter().find(|s| s.valid && s.portals == portals && s.key == key).map(|s| s.role)
+    }
+
+    /// The next expected `stat_*` event `(event, portals, ctx)`, if a message explains one.
+    pub(super) fn next_event(&mut self) -> Option<(u8, bool, u16)> {
+        self.events.pop_front()
+    }
+
+    /// An expiry event `observed` on `stat_*` at `cycle` that no message explains: it must come exactly
+    /// two cycles after the documented sequencer took it (docs/blocks/cpu.md §Timers, §Timing); then the
+    /// reference predicts its outcome and times the sequencer from it.
+    pub(super) fn reported_expiry(&mut self, cycle: u64, portals: bool, ctx: u16, observed: u8) -> Result<(), String> {
+        if self.seq != Seq::Expire(cycle) {
+            return Err(format!(
+                "{} of context {ctx:#06x} reported at cycle {cycle}, but the documented sequencer (docs/blocks/cpu.md §Timers, §Timing) has taken no expiry to report on this cycle ({}, {:?}): the expiry is early",
+                event::name(observed),
+                self.seq_why,
+                self.seq
+            ));
+        }
+        self.cov.bump(self.seq_label);
+        if self.seq_label != "timeouts_exact" && self.seq_label != "timeouts_unpredicted" {
+            self.cov.bump("timeouts_exact_busy");
+        }
+        self.expiry(cycle, portals, ctx, observed)?;
+        self.plan(cycle, "expiry");
+        Ok(())
+    }
+
+    /// The FAILURE status register after an event showed on `stat_*`: the Failure flags its decision set
+    /// are applied (docs/blocks/cpu.md §Ports: (valid, family, ctx, count)).
+    pub(super) fn fail_status_after_event(&mut self) {
+        while let Some((fam, ctx)) = self.fail_marks.pop_front() {
+            let f = &mut self.fail;
+            *f = (true, fam, ctx, f.3.saturating_add(1));
+            self.cov.bump("failure_status_set");
+        }
+    }
+
+    /// The FAILURE status register as docs/blocks/cpu.md §Ports states it: (valid, family, ctx, count).
+    pub(super) fn fail_status(&self) -> (bool, bool, u16, u8) {
+        self.fail
+    }
+
+    /// An expiry the documented sequencer took must be reported by its cycle: an error at or after it.
+    pub(super) fn expiry_not_late(&self, cycle: u64) -> Result<(), String> {
+        match self.seq {
+            Seq::Expire(due) if cycle >= due => Err(format!(
+                "the sequencer took an expiry at cycle {} ({}: {}), but none was reported at cycle {due}: the expiry is late",
+                due - 2,
+                self.seq_label,
+                if self.seq_label == "timeouts_exact" { "idle".to_string() } else { format!("after {}", self.seq_why) }
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The next expected outgoing message.
+    pub(super) fn next_out(&mut self) -> Option<Expected> {
+        self.outs.pop_front()
+    }
+
+    /// The expected message `shown` appeared on `m_msg` at `cycle`: if it starts its context's timer,
+    /// FINISH reloads the timer the cycle after next (a paused one stays put).
+    pub(super) fn out_shown(&mut self, cycle: u64, shown: &Expected) {
+        self.cov.bump("messages_out");
+        let Some((portals, key)) = shown.starts_timer else { return };
+        let Some(k) = self.find_live(portals, key) else { return };
+        let d = &mut self.live[k];
+        if d.run_on_output {
+            d.run_on_output = false;
+            d.stalls_after = 0;
+            if d.paused {
+                d.paused_since_load = true;
+            } else {
+                d.run_from = Some(cycle + 2);
+            }
+        }
+    }
+
+    /// The documented sequencer, for a report.
+    pub(super) fn sequencer(&self) -> &Seq {
+        &self.seq
+    }
+
+    /// One cycle of the documented sequencer and of the exact timers (docs/blocks/cpu.md §Timers "Exact
+    /// expiry"), with `out_free` the output register empty or taken on this cycle and `ready` the CPU's
+    /// `s_msg_ready`. Returns whether EMIT wrote a message into the output register on this cycle.
+    pub(super) fn cycle(&mut self, cycle: u64, out_free: bool, ready: bool) -> Result<bool, String> {
+        let was_idle = self.seq == Seq::Idle;
+        let wrote = self.seq_step(cycle, out_free);
+        self.seq_take(cycle, ready, was_idle)?;
+        match self.exact_timers(cycle, ready) {
+            Some(e) => Err(e),
+            None => Ok(wrote),
+        }
+    }
+
+    /// A message accepted on `s_msg` at `cycle`: the reference predicts its events and messages, and
+    /// times the sequencer from it.
+    pub(super) fn accept(&mut self, cycle: u64, m: &CollectiveMsg) {
+        self.cov.bump("messages_in");
+        self.cov.bump(if m.family == Family::Portals { "portals_in" } else { "tlp_in" });
+        self.message(cycle, m);
+        self.plan(cycle, "emission");
+    }
+
+    /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
+    pub(super) fn configure(&mut self, a: u16, d: u32) {
+        self.cov.bump("cfg_writes");
+        self.write(a, d);
+    }
+
+    /// No running timer may be overdue at `cycle` (`stalled`: the output held this cycle).
+    pub(super) fn check_overdue(&mut self, cycle: u64, stalled: bool) -> Result<(), String> {
+        self.overdue(cycle, stalled).map_or(Ok(()), Err)
+    }
 }
 
 /// The contribution a DATA or reduction message carries, field by field: written here rather than taken
@@ -184,21 +333,21 @@ impl Reference {
     /// `from` (002 (80): timeouts are counts of ticks); the returned cycle, one after that tick, is the
     /// first on which the expiry is pending (`s_msg_ready` low). The idle sequencer takes it on that
     /// cycle and reports it on `stat_*` two cycles later.
-    pub(super) fn expiry_pending(&self, from: u64, load: u32) -> u64 {
+    fn expiry_pending(&self, from: u64, load: u32) -> u64 {
         let tick = u64::from(self.p.tick_cycles);
         let first = from.saturating_sub(self.last_reset).div_ceil(tick).max(1);
         self.last_reset + (first + u64::from(load.max(1)) - 1) * tick + 1
     }
 
     /// A reset: every state back to its reset value; the coverage is kept.
-    pub(super) fn reset(&mut self) {
+    fn reset(&mut self) {
         let cov = std::mem::take(&mut self.cov);
         *self = Reference::new(self.p);
         self.cov = cov;
     }
 
     /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
-    pub(super) fn write(&mut self, a: u16, d: u32) {
+    fn write(&mut self, a: u16, d: u32) {
         let a = a & 0xfff;
         match a {
             0x000..=0x07f => {
@@ -260,28 +409,28 @@ impl Reference {
     }
 
     /// The live descriptor of a context, by family and key.
-    pub(super) fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
+    fn find_live(&self, portals: bool, key: u16) -> Option<usize> {
         self.live.iter().position(|d| d.portals == portals && d.key == key)
     }
 
     /// An expected `stat_*` event.
-    pub(super) fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
+    fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
         self.events.push_back((e, portals, ctx));
     }
 
     /// An expected outgoing message that starts no timer.
-    pub(super) fn out(&mut self, msg: CollectiveMsg) {
+    fn out(&mut self, msg: CollectiveMsg) {
         self.out_timed(msg, None);
     }
 
     /// An outgoing message, one EMIT item (docs/blocks/cpu.md §Timing).
-    pub(super) fn out_timed(&mut self, msg: CollectiveMsg, starts_timer: Option<(bool, u16)>) {
+    fn out_timed(&mut self, msg: CollectiveMsg, starts_timer: Option<(bool, u16)>) {
         self.outs.push_back(Expected { msg, starts_timer });
         self.items.push_back(true);
     }
 
     /// The accumulated result of a descriptor: the fold of its initial value and what it accepted.
-    pub(super) fn result(&self, d: &RDesc) -> Option<Contribution> {
+    fn result(&self, d: &RDesc) -> Option<Contribution> {
         let items: Vec<Contribution> = d.init.iter().copied().chain(d.accepted.iter().copied()).collect();
         // The model's arithmetic, on the sources' rounding and priority tables (crate::sources).
         let t = crate::sources::tables_for_the_arithmetic();
@@ -290,7 +439,7 @@ impl Reference {
     }
 
     /// The initial value of a TLP context's round: its static entry's operation and data, from this engine.
-    pub(super) fn tlp_init(&self, s: &RStatic) -> Contribution {
+    fn tlp_init(&self, s: &RStatic) -> Contribution {
         Contribution { rt_op: s.op, rt_data: s.data, sfa: u32::from(self.engine_id), ..Contribution::default() }
     }
 
@@ -341,7 +490,7 @@ impl Reference {
     }
 
     /// Copies of `tmpl`, one to each valid PBV-table entry set in `pbv`.
-    pub(super) fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
+    fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
         for b in 0..128 {
             if bit(pbv, b) && self.pbv_valid[b] {
                 self.out(CollectiveMsg { dst: u32::from(self.pbv_dev[b]), pid: b as u16, ..tmpl });
@@ -385,7 +534,7 @@ impl Reference {
     }
 
     /// A message the CPU accepted at `cycle`.
-    pub(super) fn message(&mut self, cycle: u64, m: &CollectiveMsg) {
+    fn message(&mut self, cycle: u64, m: &CollectiveMsg) {
         let portals = m.family == Family::Portals;
         let before = self.events.len();
         let e = if portals { self.portals_message(cycle, m) } else { self.tlp_message(cycle, m) };

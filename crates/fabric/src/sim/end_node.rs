@@ -4,7 +4,7 @@
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
 
-use super::fabric::{EndCtx, Ev, Fabric, TargetCtx};
+use super::fabric::{EndCtx, Ev, Fabric, PendingStart, TargetCtx};
 use crate::faults::{Fault, FaultKind};
 use crate::setup::{ContextPlan, Role};
 use crate::topology::Ps;
@@ -62,13 +62,23 @@ impl Fabric {
                 }
             }
             6 | 8 => {
-                // FAILURE DuplicateContribution: counted already, the round is open; an acknowledgement
-                // (COMPLETION code 5) answers a command, not a contribution.
-                let open = matches!(&m.body, Body::Error(x) if x.reason == 2) || matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
-                if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
-                    if !open {
-                        c.pending = None;
+                // An acknowledgement (COMPLETION code 5) answers a command, not a contribution: the
+                // source's non-posted START, if one waits for it.
+                let ack = matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
+                if ack {
+                    if self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from && p.sent < t) {
+                        self.starts.remove(&cc);
                     }
+                    return;
+                }
+                // FAILURE DuplicateContribution (000 [0143] (a): the participant's PBV bit was already
+                // clear): the contribution had arrived, so this retry's answer reads "received" and the
+                // retries stop (the round is still open; its result comes down when it completes).
+                if matches!(&m.body, Body::Error(x) if x.reason == 2) && self.ends[e].ctx.get(&cc).is_some_and(|c| c.pending.is_some()) {
+                    self.stats.duplicate_acks += 1;
+                }
+                if let Some(c) = self.ends[e].ctx.get_mut(&cc) {
+                    c.pending = None;
                 }
             }
             _ => {}
@@ -221,6 +231,46 @@ impl Fabric {
         let mut m = wire::start(c.cc_id, p_count);
         m.header.tid = self.source_tid(c.cc_id);
         self.send_from(c.source, at, wire::message_frame(&m, src, master, seq));
+    }
+
+    /// As [`Fabric::start`], non-posted (per-packet retry, 000 \[0098\], \[0117\]): the master
+    /// acknowledges the START (COMPLETION code 5) and the source resends it `after` ps after each send
+    /// until acknowledged, at most `limit` times. A copy that reaches a live context is a no-op there
+    /// and replicated again (`docs/blocks/cpu.md` §Messages CONTROL), so participants that missed the
+    /// first START get it; one that had contributed answers again and gets DuplicateContribution.
+    pub fn start_acked(&mut self, c: &ContextPlan, at: Ps, after: Ps, limit: u8) {
+        let master = self.topo.switches[c.master()].engine_id;
+        let p_count = c.engines.iter().find(|e| e.role == Role::Master).map_or(0, |e| e.members.len()) as u16;
+        let mut m = wire::start(c.cc_id, p_count);
+        m.header.tid = self.source_tid(c.cc_id);
+        m.header.non_posted = true;
+        self.starts.insert(c.cc_id, PendingStart { source: c.source, master, message: m, sent: at, after, limit, attempts: 0 });
+        self.send_start(c.cc_id, at);
+    }
+
+    fn send_start(&mut self, cc: u16, at: Ps) {
+        let Some(p) = self.starts.get(&cc) else { return };
+        let (source, master, after, m) = (p.source, p.master, p.after, p.message.clone());
+        let src = self.topo.endpoints[source].id;
+        let seq = self.next_seq();
+        self.send_from(source, at, wire::message_frame(&m, src, master, seq));
+        self.push(at.max(self.now) + after, Ev::StartRetry { cc });
+    }
+
+    /// The source's START retry timer for `cc`: not acknowledged, send it again (up to the limit).
+    pub(super) fn retry_start(&mut self, cc: u16, t: Ps) {
+        let Some(p) = self.starts.get_mut(&cc) else { return };
+        if t < p.sent + p.after {
+            return; // a timer of an earlier START of this context
+        }
+        if p.attempts >= p.limit {
+            self.starts.remove(&cc);
+            return;
+        }
+        p.attempts += 1;
+        p.sent = t;
+        self.stats.start_retries += 1;
+        self.send_start(cc, t);
     }
 
     /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;

@@ -22,6 +22,7 @@ impl Fabric {
                 }
             }
             Ev::Retry { e, cc } => self.retry_contribution(e as usize, cc, t),
+            Ev::StartRetry { cc } => self.retry_start(cc, t),
             Ev::PortalsRoot { e, dfa, seqno } => self.portals_root_timer(e as usize, dfa, seqno, t),
             Ev::AtSwitch { f, sw, head, tail } => {
                 let lat = self.cfg.hop_latency_ps;

@@ -169,11 +169,30 @@ pub(super) enum Ev {
     Send { f: u32, e: u32 },
     /// End node `e`'s retry timer for context `cc` (a contribution not answered yet).
     Retry { e: u32, cc: u16 },
+    /// The source's retry timer for the non-posted START of context `cc` (not acknowledged yet).
+    StartRetry { cc: u16 },
     /// The Portals root end node `e`'s timer for round `seqno` of tree `dfa` ([`portals`]).
     PortalsRoot { e: u32, dfa: u32, seqno: u16 },
     /// The engine of switch `sw`, asleep with a running CPU timer, wakes in `cycle`, the cycle whose
     /// tick expires the timer (ignored if it woke earlier).
     Wake { sw: u32, cycle: u64 },
+}
+
+/// A source's non-posted START waiting for the master's acknowledgement (COMPLETION code 5).
+#[derive(Clone, Debug)]
+pub(super) struct PendingStart {
+    /// The source end node.
+    pub(super) source: usize,
+    /// The master engine's device ID.
+    pub(super) master: u16,
+    /// The START as sent (resent unchanged).
+    pub(super) message: CollectiveMessage,
+    /// When it was last sent: an acknowledgement arriving earlier answers the INITIALIZATIONs.
+    pub(super) sent: Ps,
+    /// Resend after this long, at most `limit` times.
+    pub(super) after: Ps,
+    pub(super) limit: u8,
+    pub(super) attempts: u8,
 }
 
 /// An end node's behaviour in a context.
@@ -290,6 +309,11 @@ pub struct Stats {
     pub end_node_lcrc_drops: u64,
     /// Contributions end nodes sent again (retry timer).
     pub end_node_retries: u64,
+    /// STARTs sources sent again (not acknowledged in time, [`Fabric::start_acked`]).
+    pub start_retries: u64,
+    /// FAILURE DuplicateContribution replies end nodes read as "received" (000 \[0143\] (a): the
+    /// retried contribution had arrived; its retries stop).
+    pub duplicate_acks: u64,
     /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker drops
     /// and counts each one (LCRC) unless the interposer passes it (a header no longer for the engine).
     pub corrupt_to_engines: u64,
@@ -347,6 +371,8 @@ pub struct Fabric {
     /// The source's transaction ID per CC_ID (001): the TID of its last INITIALIZATION, carried by its
     /// START and CONTROL messages; [`Fabric::reinitialize`] advances it.
     pub(super) source_tids: HashMap<u16, u8>,
+    /// Non-posted STARTs not acknowledged yet, per CC_ID ([`Fabric::start_acked`]).
+    pub(super) starts: HashMap<u16, PendingStart>,
     /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
     /// Soft Portals reduction trees: switch multicast forwarding, end nodes ([`super::portals`]).
@@ -440,6 +466,7 @@ impl Fabric {
             faults: None,
             inits: HashMap::new(),
             source_tids: HashMap::new(),
+            starts: HashMap::new(),
             cpu_log: None,
             portals,
         })

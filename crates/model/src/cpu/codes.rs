@@ -3,34 +3,10 @@
 //! [`verilog_header`] writes the same tables as the localparams of `rtl/cpu_codes.vh`, which `rtl/cpu.v`
 //! includes. A unit test checks the checked-in header is the generated one
 //! (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` rewrites it), as
-//! `msg_fields!` does for the collective message (`rtl/collective_msg.vh`).
+//! `msg_fields!` does for the collective message (`rtl/collective_msg.vh`). The tables are declared with
+//! [`code_table!`](crate::code_table) (`crate::codes`), as the input checker's are.
 
-/// One code set: a module of `u8` constants, its table for the RTL header and the names.
-macro_rules! code_table {
-    (
-        $(#[$m:meta])*
-        $vis:vis mod $module:ident: $prefix:literal, $bits:literal bits {
-            $($name:ident = $v:literal, $doc:literal;)*
-        }
-        $($extra:item)*
-    ) => {
-        $(#[$m])*
-        $vis mod $module {
-            $(#[doc = $doc] pub const $name: u8 = $v;)*
-            /// The set as one table: `(NAME, value)`, in the order written.
-            pub const TABLE: &[(&str, u8)] = &[$((stringify!($name), $v)),*];
-            /// The RTL localparams' name prefix (`<PREFIX>_<NAME>`).
-            pub const RTL_PREFIX: &str = $prefix;
-            /// The width of the RTL localparams (the port or register the code travels on).
-            pub const BITS: u32 = $bits;
-            /// The code's name (`"NONE"` for a value the set does not name).
-            pub fn name(code: u8) -> &'static str {
-                match code { $($v => stringify!($name),)* _ => "NONE" }
-            }
-            $($extra)*
-        }
-    };
-}
+use crate::code_table;
 
 code_table! {
     /// Control commands (`code` of a CONTROL message; 000 \[0168\]; frames crate `collective::Command`).
@@ -199,45 +175,35 @@ pub const STATIC_RECORD: &[(&str, u32)] = &[
 
 /// The text of `rtl/cpu_codes.vh`: every table above as localparams, to be included inside the module.
 pub fn verilog_header() -> String {
-    let mut s = String::new();
-    let mut line = |t: &str| {
-        s.push_str(t);
-        s.push('\n');
-    };
-    line("// The CPU's codes and packed records (docs/blocks/cpu.md), included inside module cpu (rtl/cpu.v).");
-    line("// GENERATED from the tables in crates/model/src/cpu/codes.rs: do not edit; run");
-    line("// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` (the same test checks it).");
-    line("// A code set may name codes the RTL never sends (they are the wire's), hence UNUSEDPARAM off.");
-    line("");
-    line("// verilator lint_off UNUSEDPARAM");
-    let sets: [(&str, &str, u32, &[(&str, u8)]); 6] = [
-        ("Control commands (000 [0168])", command::RTL_PREFIX, command::BITS, command::TABLE),
-        ("Completion codes", completion::RTL_PREFIX, completion::BITS, completion::TABLE),
-        ("Failure reasons", reason::RTL_PREFIX, reason::BITS, reason::TABLE),
-        ("Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)", event::RTL_PREFIX, event::BITS, event::TABLE),
-        ("Sequencer states (docs/blocks/cpu.md §Timing)", seq::RTL_PREFIX, seq::BITS, seq::TABLE),
-        ("End-of-emission actions (state FINISH)", fin::RTL_PREFIX, fin::BITS, fin::TABLE),
-    ];
-    for (what, prefix, bits, table) in sets {
-        line(&format!("// {what}"));
-        for &(name, v) in table {
-            line(&format!("localparam [{}:0] {prefix}_{name} = {bits}'d{v};", bits - 1));
-        }
-    }
+    let mut h = crate::codes::Header::new(&[
+        "// The CPU's codes and packed records (docs/blocks/cpu.md), included inside module cpu (rtl/cpu.v).",
+        "// GENERATED from the tables in crates/model/src/cpu/codes.rs: do not edit; run",
+        "// `INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` (the same test checks it).",
+        "// A code set may name codes the RTL never sends (they are the wire's), hence UNUSEDPARAM off.",
+        "",
+        "// verilator lint_off UNUSEDPARAM",
+    ]);
+    h.section("Control commands (000 [0168])", &command::localparams());
+    h.section("Completion codes", &completion::localparams());
+    h.section("Failure reasons", &reason::localparams());
+    h.section("Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)", &event::localparams());
+    h.section("Sequencer states (docs/blocks/cpu.md §Timing)", &seq::localparams());
+    h.section("End-of-emission actions (state FINISH)", &fin::localparams());
     for (what, prefix, record) in [
         ("Descriptor record: field offsets, D_W bits in all", "D", DESCRIPTOR_RECORD),
         ("Static-entry record: field offsets, S_W bits in all", "S", STATIC_RECORD),
     ] {
-        line(&format!("// {what}"));
         let mut lsb = 0;
+        let mut lines = String::new();
         for &(name, w) in record {
-            line(&format!("localparam integer {prefix}_{name} = {lsb};"));
+            lines.push_str(&format!("localparam integer {prefix}_{name} = {lsb};\n"));
             lsb += w;
         }
-        line(&format!("localparam integer {prefix}_W = {lsb};"));
+        lines.push_str(&format!("localparam integer {prefix}_W = {lsb};\n"));
+        h.section(what, &lines);
     }
-    line("// verilator lint_on UNUSEDPARAM");
-    s
+    h.line("// verilator lint_on UNUSEDPARAM");
+    h.text()
 }
 
 #[cfg(test)]
@@ -246,17 +212,7 @@ mod tests {
 
     #[test]
     fn cpu_codes_vh_is_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rtl/cpu_codes.vh");
-        let want = verilog_header();
-        if std::env::var_os("INSWITCH_BLESS").is_some() {
-            std::fs::write(&path, &want).expect("write rtl/cpu_codes.vh");
-        }
-        let have = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            have == want,
-            "rtl/cpu_codes.vh is out of date with crates/model/src/cpu/codes.rs: run \
-             `INSWITCH_BLESS=1 cargo test --release -p inswitch-model cpu_codes` and commit the result"
-        );
+        crate::codes::check_generated("cpu_codes.vh", &verilog_header(), "cpu_codes");
     }
 
     /// Every table's values are distinct and fit the RTL width; the records' offsets are the ones

@@ -1,0 +1,114 @@
+//! The input checker's codes, written once: the `stat_event` bits and the `cfg_validation` bits as Rust
+//! constants, and [`verilog_header`], the text of `rtl/input_checker_codes.vh` that `rtl/input_checker.v`
+//! includes (with the sizes and protocol constants the RTL shares with `super`). A unit test checks the
+//! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
+//! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
+
+use super::{CAPTURE_BYTES, CRC32_RESIDUE, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use crate::code_table;
+
+code_table! {
+    /// `cfg_validation` bits (the register space's VALIDATION register), as masks.
+    pub mod validation: "VALIDATION", 4 bits {
+        LCRC = 0x1, "Check the LCRC of TLP frames.";
+        ECRC = 0x2, "Check the ECRC of TLPs that carry one.";
+        FCS = 0x4, "Check the FCS of Soft Portals frames.";
+        VNI = 0x8, "Check the VNI of Portals frames against the allowed VNIs.";
+    }
+}
+
+code_table! {
+    /// `stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority
+    /// order (the first check a frame fails names it).
+    pub mod event: "EV", 5 bits as u32 {
+        ACCEPT_REG = 0, "`stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority order (the first check a frame fails names it). Steered to the register space.";
+        ACCEPT_MSG = 1, "Steered to the CPU as a collective message.";
+        TKEEP = 2, "tkeep not all ones before the last beat, or not contiguous from byte 0 on it.";
+        LCRC = 3, "TLP LCRC wrong.";
+        FCS = 4, "Soft Portals FCS wrong.";
+        TOO_LONG = 5, "Longer than the capture (no frame the engine takes is).";
+        LENGTH = 6, "Length inconsistent: TLP shorter than a header or not the length its header says; Portals not 102 bytes.";
+        TLP_MALFORMED = 7, "Reserved Fmt, undefined Type, or a header field inconsistent with Length (Last BE of a 1-DW request).";
+        TLP_UNSUPPORTED = 8, "A well-formed TLP the engine does not take: prefixes, TPH, IO/config/completion/atomic types, messages other than vendor-defined Type 1 by ID.";
+        POISONED = 9, "EP set.";
+        ECRC = 10, "ECRC wrong.";
+        RESERVED = 11, "A reserved bit set (sequence-number field, PH of an untranslated address, collective header).";
+        NOT_FOR_ENGINE = 12, "Not addressed to this engine (address outside its window, Target ID not its device ID).";
+        REG_ACCESS = 13, "A register access that is not one DW, or a read of the message mailbox.";
+        VENDOR = 14, "Vendor-defined message with another Vendor ID, or DW3 disagreeing with the payload.";
+        COLL_MALFORMED = 15, "Collective message: bad version, unknown kind, length not the kind's.";
+        COLL_CONFIG = 16, "Collective configuration message: not handled by hardware (docs: future work).";
+        COLL_OPERANDS = 17, "Collective data message with more than four operands.";
+        ETHERTYPE = 18, "Soft Portals EtherType not the port's.";
+        PORTALS_HEADER = 19, "Reduction header: undefined rt_op or rt_rc, or rt_count 0 on an upward frame.";
+        VNI = 20, "VNI not allowed on this port.";
+    }
+    /// Number of event bits (the width of `stat_event`).
+    pub const COUNT: u32 = TABLE.len() as u32;
+    /// Names, by bit: the [`TABLE`] names in lower case (the counters' labels; a unit test checks they agree).
+    pub const NAMES: [&str; COUNT as usize] = [
+        "accept_reg", "accept_msg", "tkeep", "lcrc", "fcs", "too_long", "length", "tlp_malformed",
+        "tlp_unsupported", "poisoned", "ecrc", "reserved", "not_for_engine", "reg_access", "vendor",
+        "coll_malformed", "coll_config", "coll_operands", "ethertype", "portals_header", "vni",
+    ];
+}
+
+/// The text of `rtl/input_checker_codes.vh`, to be included inside module `input_checker`.
+pub fn verilog_header() -> String {
+    let mut h = crate::codes::Header::new(&[
+        "// The input checker's codes and constants (docs/blocks/input_checker.md), included inside module",
+        "// input_checker (rtl/input_checker.v).",
+        "// GENERATED from crates/model/src/input_checker/codes.rs and crates/model/src/input_checker.rs: do not",
+        "// edit; run `INSWITCH_BLESS=1 cargo test --release -p inswitch-model input_checker_codes` (the same test",
+        "// checks it).",
+        "",
+    ]);
+    let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
+    h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
+    let bits = validation::TABLE.iter().map(|&(n, mask)| (n, u64::from(mask.trailing_zeros())));
+    h.section("cfg_validation bits (the register space's VALIDATION register): bit numbers", &crate::codes::localparams("VALIDATION", 2, bits));
+    // (name, width in bits: 0 for an unsized localparam, as the RTL had it, value)
+    let constants: [(&str, u32, u64); 7] = [
+        ("CAPTURE_BYTES", 0, CAPTURE_BYTES as u64),
+        ("TLP_MIN_BYTES", 16, TLP_MIN_BYTES as u64),
+        ("SOFT_PORTALS_BYTES", 16, SOFT_PORTALS_BYTES as u64),
+        ("MAILBOX_OFFSET", 12, u64::from(MAILBOX_OFFSET)),
+        ("VDM_TYPE1_CODE", 8, u64::from(VDM_TYPE1_CODE)),
+        ("VDM_PROTOCOL_ID", 8, u64::from(VDM_PROTOCOL_ID)),
+        ("CRC32_RESIDUE", 32, u64::from(CRC32_RESIDUE)),
+    ];
+    let mut lines = String::new();
+    for (name, bits, v) in constants {
+        lines.push_str(&if bits == 0 {
+            format!("localparam {name} = {v};\n")
+        } else {
+            assert!(v < 1 << bits, "{name} = {v:#x} does not fit {bits} bits");
+            // Byte counts in decimal, codes in hex, as the docs write them.
+            let v = if name.ends_with("_BYTES") { format!("{bits}'d{v}") } else { format!("{bits}'h{v:X}") };
+            format!("localparam [{}:0] {name} = {v};\n", bits - 1)
+        });
+    }
+    h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
+    h.text()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_checker_codes_vh_is_current() {
+        crate::codes::check_generated("input_checker_codes.vh", &verilog_header(), "input_checker_codes");
+    }
+
+    /// The counters' labels are the table's names, bit by bit; the bits are 0..COUNT in order; each
+    /// validation flag is one bit.
+    #[test]
+    fn input_checker_codes_names_follow_the_table() {
+        for (i, &(name, bit)) in event::TABLE.iter().enumerate() {
+            assert_eq!(bit as usize, i, "{name}");
+            assert_eq!(event::NAMES[i], name.to_lowercase());
+        }
+        assert!(validation::TABLE.iter().all(|&(_, m)| m.count_ones() == 1));
+    }
+}
