@@ -135,13 +135,14 @@ generate
 endgenerate
 
 /*
- * Decision on the first receive beat held in the receive stage (docs/blocks/interposer.md §Decision)
+ * Decision (docs/blocks/interposer.md §Decision), in two steps. When a receive beat is taken, its header
+ * is parsed against the straps and register-space values in force at that edge (as before the receive
+ * stage existed: a strap change after the edge does not reach a beat already taken), and the multicast
+ * table is read at its tree's index; the stage keeps the parse's results and the straps with the beat. In
+ * the receive stage the table's answer is compared with the tree's tag and the first beat of a frame is
+ * routed.
  */
-reg [DATA_WIDTH-1:0] rxs_tdata_reg;
-reg [KEEP_WIDTH-1:0] rxs_tkeep_reg;
-reg                  rxs_tvalid_reg;
-reg                  rxs_tlast_reg;
-`define RB(i) rxs_tdata_reg[8*(i) +: 8]
+`define RB(i) s_axis_rx_tdata[8*(i) +: 8]
 // Whole header fields are declared; the decision uses only some of their bits.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0]  t0 = `RB(2);
@@ -149,40 +150,55 @@ wire [2:0]  fmt = t0[7:5];
 wire [4:0]  typ = t0[4:0];
 wire [31:0] addr_hi = fmt[0] ? {`RB(10), `RB(11), `RB(12), `RB(13)} : 32'd0;
 wire [31:0] addr_lo = fmt[0] ? {`RB(14), `RB(15), `RB(16), `RB(17)} : {`RB(10), `RB(11), `RB(12), `RB(13)};
-wire [15:0] dfa_low = {`RB(16), `RB(17)};
-wire [15:0] rx_dfa_low = {s_axis_rx_tdata[8*16 +: 8], s_axis_rx_tdata[8*17 +: 8]};
+wire [15:0] rx_dfa_low = {`RB(16), `RB(17)};
 /* verilator lint_on UNUSEDSIGNAL */
 wire tlp_mem_hit = typ == 5'd0 && !fmt[2] && addr_hi == 32'd0 && addr_lo[31:16] == cfg_engine_id && addr_lo[15:12] == 4'hC;
 wire tlp_msg_hit = typ == 5'b10010 && fmt[0] && {`RB(10), `RB(11)} == cfg_engine_id;
+// For the engine if a TLP port; if a Soft Portals port, for the engine when its tree is armed.
+wire rx_tlp_hit = tlp_mem_hit || (typ != 5'd0 && tlp_msg_hit);
+wire rx_portals_hit = {`RB(12), `RB(13)} == cfg_ethertype && s_axis_rx_tdata[8*25];
+`undef RB
+// Only the index bits of the incoming beat's tree address the read (the tag is compared a cycle later).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [TREE_WIDTH-1:0] rx_tree = rx_dfa_low[15:3];
+/* verilator lint_on UNUSEDSIGNAL */
+
+/*
+ * The receive stage: the beat, the parse's results and the straps sampled when it was taken
+ */
+reg [DATA_WIDTH-1:0] rxs_tdata_reg;
+reg [KEEP_WIDTH-1:0] rxs_tkeep_reg;
+reg                  rxs_tvalid_reg;
+reg                  rxs_tlast_reg;
+reg                  rxs_tlp_hit_reg;
+reg                  rxs_portals_hit_reg;
+reg                  rxs_family_reg;
+reg [7:0]            rxs_port_reg;
 
 /*
  * Multicast table (docs/blocks/interposer.md §Multicast table): a RAM indexed by the tree's low
  * MCAST_INDEX_WIDTH bits, entry {tag, armed}; armed = valid && wait count != 0. Synchronous read when a
  * receive beat is taken (address from the beat on s_axis_rx); read-before-write; no reset of the array
  * (so that it maps to block RAM): a reset starts a sweep that writes 0 to every entry, one per cycle,
- * while no receive beat is taken and configuration writes are ignored.
+ * while s_axis_rx_tready is low and configuration writes are ignored.
  */
 reg [ENTRY_WIDTH-1:0] mcast_mem [0:MCAST_ENTRIES-1];
 reg [ENTRY_WIDTH-1:0] mcast_rd_reg;
 reg                   clear_reg;
 reg [MCAST_INDEX_WIDTH-1:0] clear_index_reg;
-// Only the index bits of the incoming beat's tree address the read (the tag is compared a cycle later).
-/* verilator lint_off UNUSEDSIGNAL */
-wire [TREE_WIDTH-1:0] rx_tree = rx_dfa_low[15:3];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [TREE_WIDTH-1:0] dfa_tree = dfa_low[15:3];
 wire [TREE_WIDTH:0] rd_entry = {{(MCAST_INDEX_WIDTH){1'b0}}, mcast_rd_reg};
 wire [TREE_WIDTH-1:0] wr_tag = cfg_mcast_wr_tree >> MCAST_INDEX_WIDTH;
-wire [TREE_WIDTH-1:0] rxs_tag = dfa_tree >> MCAST_INDEX_WIDTH;
+// Only the tag bits of the staged beat's tree are compared (its index bits addressed the read).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [15:0] rxs_dfa_low = {rxs_tdata_reg[8*16 +: 8], rxs_tdata_reg[8*17 +: 8]};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [TREE_WIDTH-1:0] rxs_tag = rxs_dfa_low[15:3] >> MCAST_INDEX_WIDTH;
 // The tag's top MCAST_INDEX_WIDTH bits are always 0 (not stored).
 /* verilator lint_off UNUSEDSIGNAL */
 wire [TREE_WIDTH:0] wr_entry = {wr_tag, cfg_mcast_wr_valid && cfg_mcast_wr_wait_count != 20'd0};
 /* verilator lint_on UNUSEDSIGNAL */
 wire tree_armed = rd_entry[0] && rd_entry[TREE_WIDTH:1] == rxs_tag;
-wire portals_mcast = rxs_tdata_reg[8*25];
-wire portals_hit = {`RB(12), `RB(13)} == cfg_ethertype && portals_mcast && tree_armed;
-wire for_engine = cfg_family ? portals_hit : (tlp_mem_hit || (typ != 5'd0 && tlp_msg_hit));
-`undef RB
+wire for_engine = rxs_family_reg ? rxs_portals_hit_reg && tree_armed : rxs_tlp_hit_reg;
 
 /*
  * State
@@ -281,7 +297,7 @@ always @* begin
             ext_tkeep_next = rxs_tkeep_reg;
             ext_tvalid_next = 1'b1;
             ext_tlast_next = rxs_tlast_reg;
-            ext_tuser_next = {cfg_family, cfg_port};
+            ext_tuser_next = {rxs_family_reg, rxs_port_reg};
         end else begin
             vl_tdata_next = rxs_tdata_reg;
             vl_tkeep_next = rxs_tkeep_reg;
@@ -336,6 +352,10 @@ always @(posedge clk) begin
         rxs_tdata_reg <= s_axis_rx_tdata;
         rxs_tkeep_reg <= s_axis_rx_tkeep;
         rxs_tlast_reg <= s_axis_rx_tlast;
+        rxs_tlp_hit_reg <= rx_tlp_hit;
+        rxs_portals_hit_reg <= rx_portals_hit;
+        rxs_family_reg <= cfg_family;
+        rxs_port_reg <= cfg_port;
     end
     rxs_tvalid_reg <= rx_take || (rxs_tvalid_reg && !rx_beat);
     if (clear_reg) begin

@@ -62,9 +62,6 @@ pub struct InterposerStimulus {
     seq: u16,
     /// Probability per cycle that the VL queue frees slots (this phase).
     drain: f64,
-    /// The port family is to change: a strap, so only once no receive beat is in the interposer (its
-    /// receive stage samples `cfg_family`/`cfg_port` when a beat leaves it).
-    flip_family: bool,
 }
 
 impl InterposerStimulus {
@@ -89,7 +86,6 @@ impl InterposerStimulus {
             family: false,
             seq: 0,
             drain: 0.5,
-            flip_family: false,
         }
     }
 
@@ -165,14 +161,9 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
 
         if self.phases.tick(&mut self.r) {
             self.drain = [0.1, 0.4, 0.7, 1.0][self.r.random_range(0..4)];
-            if self.r.random_bool(0.3) {
-                self.flip_family = true;
+            if self.rx_beats.is_empty() && self.r.random_bool(0.3) {
+                self.family = !self.family;
             }
-        }
-        // No beat offered last cycle and s_axis_rx_tready high: the receive stage is empty now.
-        if self.flip_family && self.rx_beats.is_empty() && !l.rst && !l.s_axis_rx_tvalid && previous.s_axis_rx_tready {
-            self.family = !self.family;
-            self.flip_family = false;
         }
         let prof = self.phases.profile;
         let mut i = InterposerIn {
@@ -209,7 +200,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             i.s_axis_rx_tkeep = l.s_axis_rx_tkeep;
             i.s_axis_rx_tlast = l.s_axis_rx_tlast;
             i.s_axis_rx_tvalid = true;
-        } else if self.partner_credits > 0 && !(self.flip_family && self.rx_beats.is_empty()) && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
+        } else if self.partner_credits > 0 && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
             if self.rx_beats.is_empty() {
                 let f = self.rx_frame();
                 self.rx_beats = stimulus::frame_beats(&f, kw, 0.0, &mut self.r);

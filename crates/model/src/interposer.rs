@@ -157,12 +157,20 @@ enum Owner {
     Inj,
 }
 
-/// The receive stage: a beat taken from `s_axis_rx`, waiting for the multicast table's answer.
+/// The receive stage: a beat taken from `s_axis_rx`, waiting for the multicast table's answer, with what
+/// was decided from its header, and the straps, at the edge that took it (a strap change after that edge
+/// does not reach it).
 #[derive(Clone, Debug, PartialEq)]
 struct RxStage {
     tdata: Wide,
     tkeep: u64,
     tlast: bool,
+    /// For the engine on a TLP port.
+    tlp_hit: bool,
+    /// For the engine on a Soft Portals port if its tree is armed (EtherType and multicast flag match).
+    portals_hit: bool,
+    family: bool,
+    port: u8,
 }
 
 /// The interposer's registers.
@@ -331,7 +339,8 @@ impl Block for Interposer {
                 let rd = self.mcast_rd;
                 let bits = self.p.mcast_entries.trailing_zeros();
                 let armed = |tree: u16| rd & 1 != 0 && rd >> 1 == (tree & ((1 << TREE_BITS) - 1)) >> bits;
-                let ext = addressed_to_engine(&st.tdata, i.cfg_family, i.cfg_engine_id, i.cfg_ethertype, &armed);
+                let d = &st.tdata;
+                let ext = if st.family { st.portals_hit && armed((u16::from_be_bytes([d.byte(16), d.byte(17)]) >> 3) & ((1 << TREE_BITS) - 1)) } else { st.tlp_hit };
                 self.rx_ext = ext;
                 self.out.stat_event = 1 << if ext { event::EXTRACTED } else { event::PASSED };
                 if !ext && !st.tlast {
@@ -348,7 +357,7 @@ impl Block for Interposer {
                 self.out.m_axis_ext_tkeep = st.tkeep;
                 self.out.m_axis_ext_tvalid = true;
                 self.out.m_axis_ext_tlast = st.tlast;
-                self.out.m_axis_ext_tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
+                self.out.m_axis_ext_tuser = u16::from(st.family) << 8 | u16::from(st.port);
             } else {
                 self.out.m_axis_vl_tdata = st.tdata;
                 self.out.m_axis_vl_tkeep = st.tkeep;
@@ -365,7 +374,17 @@ impl Block for Interposer {
             let d = &i.s_axis_rx_tdata;
             let tree = (u16::from_be_bytes([d.byte(16), d.byte(17)]) >> 3) & ((1 << TREE_BITS) - 1);
             self.mcast_rd = self.mcast[self.mcast_slot(tree).0];
-            self.rxs = Some(RxStage { tdata: d.truncated(self.p.data_width), tkeep: i.s_axis_rx_tkeep & keep_mask, tlast: i.s_axis_rx_tlast });
+            // The header's parse at this edge, against this edge's straps; the tree's tag is compared in the stage.
+            let (id, et) = (i.cfg_engine_id, i.cfg_ethertype);
+            self.rxs = Some(RxStage {
+                tdata: d.truncated(self.p.data_width),
+                tkeep: i.s_axis_rx_tkeep & keep_mask,
+                tlast: i.s_axis_rx_tlast,
+                tlp_hit: addressed_to_engine(d, false, id, et, &|_| false),
+                portals_hit: addressed_to_engine(d, true, id, et, &|_| true),
+                family: i.cfg_family,
+                port: i.cfg_port,
+            });
         }
         if inj_beat {
             if inj_first {
@@ -469,8 +488,7 @@ mod tests {
         InterposerIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: 0xFFFF_FFFF, s_axis_rx_tvalid: true, s_axis_rx_tlast: true, cfg_family: true, cfg_ethertype: 0x88B5, m_axis_vl_tready: true, m_axis_ext_tready: true, ..Default::default() }
     }
 
-    /// No beat offered, outputs ready, the port a Soft Portals port (the decision is made in the cycle
-    /// after the beat is taken, with that cycle's straps).
+    /// No beat offered, outputs ready, the port a Soft Portals port.
     fn idle() -> InterposerIn {
         InterposerIn { s_axis_rx_tvalid: false, ..portals_in(Wide::ZERO) }
     }
@@ -515,6 +533,22 @@ mod tests {
         m.step(&idle());
         assert!(m.step(&idle()).m_axis_vl_tvalid, "read before write: the beat passed");
         assert!(extracted(&mut m, 7), "the next beat sees the write");
+    }
+
+    /// The straps are sampled with the beat: a family switched the cycle after a TLP register write's
+    /// beat is taken (as a link partner does between frames) does not reach it (the packet engine lost
+    /// that write when the receive stage sampled the straps a cycle late).
+    #[test]
+    fn a_strap_change_after_the_edge_does_not_reach_a_taken_beat() {
+        let mut m = Interposer::power_on(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+        // A 3-DW MWr to the engine's window (engine 0x0010): address 0x0010_C004.
+        let mwr = [0x00, 0x01, 0x40, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x0F, 0x00, 0x10, 0xC0, 0x04];
+        let tlp = InterposerIn { cfg_family: false, cfg_port: 3, cfg_engine_id: 0x0010, ..portals_in(beat(&mwr, true)) };
+        assert!(m.step(&tlp).s_axis_rx_tready);
+        m.step(&InterposerIn { cfg_port: 9, ..idle() });
+        let o = m.step(&idle());
+        assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "decided as a TLP frame");
+        assert_eq!(o.m_axis_ext_tuser, 3, "tuser {family 0, port 3} as sampled");
     }
 
     #[test]
