@@ -548,7 +548,7 @@ mod tests {
         m.step(&InterposerIn { cfg_port: 9, ..idle() });
         let o = m.step(&idle());
         assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "decided as a TLP frame");
-        assert_eq!(o.m_axis_ext_tuser, 3, "tuser {family 0, port 3} as sampled");
+        assert_eq!(o.m_axis_ext_tuser, 3, "tuser: family 0, port 3, as sampled");
     }
 
     #[test]
