@@ -350,6 +350,12 @@ impl PacketEngine {
         &self.rs
     }
 
+    /// Whether the interposer is clearing its multicast table after a reset (receive held,
+    /// docs/blocks/interposer.md §Multicast table): not an idle cycle for [`PacketEngine::advance_idle`].
+    pub fn clearing(&self) -> bool {
+        self.ip.clearing()
+    }
+
     /// The CPU.
     pub fn cpu(&self) -> &Cpu {
         &self.cpu
