@@ -14,9 +14,15 @@
 //                                                              one credit per beat)             |
 //  vl_credit_return --> refill injection credits first --> link_credit_return (+1 per extracted beat)
 //
-// Latency: one cycle on every path (a beat taken at edge k is offered from cycle k+1); credits returned
-// for a beat or a VL return at edge k show on link_credit_return in cycle k+1. Throughput: one beat per
-// cycle on each output.
+// The multicast table is a RAM indexed directly by the tree (DFA bits 15-3), read synchronously when a
+// receive beat is taken: a receive beat waits one cycle in the receive stage register, where the decision
+// is made with the table's answer, then moves to an output register. After reset the table is cleared by
+// a sweep of MCAST_ENTRIES cycles during which no receive beat is taken (docs/blocks/interposer.md
+// §Multicast table).
+//
+// Latency: a receive beat taken at edge k is offered from cycle k+2; an injected beat from cycle k+1;
+// credits returned for a beat or a VL return at edge k show on link_credit_return in cycle k+1.
+// Throughput: one beat per cycle on each output.
 
 `resetall
 `timescale 1ns / 1ps
@@ -28,10 +34,12 @@ module interposer #
     parameter DATA_WIDTH = 256,
     // Width of tkeep: one bit per data byte
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
-    // Multicast-table entries (a copy of the register space's table)
-    parameter MCAST_ENTRIES = 16,
+    // Multicast-table entries, a power of two from 2 to 8192: the table is indexed by the low
+    // MCAST_INDEX_WIDTH bits of the tree (DFA bits 15-3, 8K trees: 002 (60)-(61)); below 8192 the
+    // entry keeps the tree's other bits as a tag
+    parameter MCAST_ENTRIES = 8192,
     // Width of a multicast-table index
-    parameter MCAST_INDEX_WIDTH = 4,
+    parameter MCAST_INDEX_WIDTH = $clog2(MCAST_ENTRIES),
     // Width of a credit count
     parameter CREDIT_WIDTH = 8,
     // VL-queue beat slots reserved for injection (the link partner is advertised the rest)
@@ -93,7 +101,6 @@ module interposer #
     input  wire [15:0]                  cfg_engine_id,
     input  wire [15:0]                  cfg_ethertype,
     input  wire                         cfg_mcast_wr_en,
-    input  wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     input  wire                         cfg_mcast_wr_valid,
     input  wire [12:0]                  cfg_mcast_wr_tree,
     input  wire [19:0]                  cfg_mcast_wr_wait_count,
@@ -112,6 +119,12 @@ localparam [1:0] OWNER_NONE = 2'd0;
 localparam [1:0] OWNER_RX = 2'd1;
 localparam [1:0] OWNER_INJ = 2'd2;
 localparam [CREDIT_WIDTH-1:0] INJ_RESERVE = INJ_CREDITS[CREDIT_WIDTH-1:0];
+// Tree: DFA bits 15-3 (002 (61))
+localparam TREE_WIDTH = 13;
+// A table entry: {tag = tree bits above the index, armed}
+localparam ENTRY_WIDTH = TREE_WIDTH - MCAST_INDEX_WIDTH + 1;
+localparam integer MCAST_LAST_ENTRY = MCAST_ENTRIES - 1;
+localparam [MCAST_INDEX_WIDTH-1:0] MCAST_LAST = MCAST_LAST_ENTRY[MCAST_INDEX_WIDTH-1:0];
 
 generate
     // The port's width is written out (the port list precedes the include); it must be the generated count.
@@ -121,7 +134,7 @@ generate
     if (KEEP_WIDTH * 8 != DATA_WIDTH || DATA_WIDTH < 208) begin : g_bad_width
         interposer_bad_parameter_DATA_WIDTH_must_hold_26_bytes u_err();
     end
-    if (MCAST_ENTRIES < 1 || MCAST_ENTRIES > (1 << MCAST_INDEX_WIDTH)) begin : g_bad_mcast
+    if (MCAST_INDEX_WIDTH < 1 || MCAST_INDEX_WIDTH > TREE_WIDTH || MCAST_ENTRIES != (1 << MCAST_INDEX_WIDTH)) begin : g_bad_mcast
         interposer_bad_parameter_MCAST_ENTRIES u_err();
     end
     if (INJ_CREDITS < 1 || INJ_CREDITS >= (1 << CREDIT_WIDTH)) begin : g_bad_credits
@@ -130,14 +143,12 @@ generate
 endgenerate
 
 /*
- * Multicast table: {valid, tree, wait count != 0}
- */
-reg        mcast_valid_reg [0:MCAST_ENTRIES-1];
-reg [12:0] mcast_tree_reg [0:MCAST_ENTRIES-1];
-reg        mcast_armed_reg [0:MCAST_ENTRIES-1];
-
-/*
- * Decision on a first receive beat (docs/blocks/interposer.md §Decision)
+ * Decision (docs/blocks/interposer.md §Decision), in two steps. When a receive beat is taken, its header
+ * is parsed against the straps and register-space values in force at that edge (as before the receive
+ * stage existed: a strap change after the edge does not reach a beat already taken), and the multicast
+ * table is read at its tree's index; the stage keeps the parse's results and the straps with the beat. In
+ * the receive stage the table's answer is compared with the tree's tag and the first beat of a frame is
+ * routed.
  */
 `define RB(i) s_axis_rx_tdata[8*(i) +: 8]
 // Whole header fields are declared; the decision uses only some of their bits.
@@ -147,25 +158,55 @@ wire [2:0]  fmt = t0[7:5];
 wire [4:0]  typ = t0[4:0];
 wire [31:0] addr_hi = fmt[0] ? {`RB(10), `RB(11), `RB(12), `RB(13)} : 32'd0;
 wire [31:0] addr_lo = fmt[0] ? {`RB(14), `RB(15), `RB(16), `RB(17)} : {`RB(10), `RB(11), `RB(12), `RB(13)};
-wire [15:0] dfa_low = {`RB(16), `RB(17)};
+wire [15:0] rx_dfa_low = {`RB(16), `RB(17)};
 /* verilator lint_on UNUSEDSIGNAL */
 wire tlp_mem_hit = typ == 5'd0 && !fmt[2] && addr_hi == 32'd0 && addr_lo[31:16] == cfg_engine_id && addr_lo[15:12] == 4'hC;
 wire tlp_msg_hit = typ == 5'b10010 && fmt[0] && {`RB(10), `RB(11)} == cfg_engine_id;
-wire [12:0] dfa_tree = dfa_low[15:3];
-reg tree_armed;
-integer i;
-always @* begin
-    tree_armed = 1'b0;
-    for (i = 0; i < MCAST_ENTRIES; i = i + 1) begin
-        if (mcast_valid_reg[i] && mcast_armed_reg[i] && mcast_tree_reg[i] == dfa_tree) begin
-            tree_armed = 1'b1;
-        end
-    end
-end
-wire portals_mcast = s_axis_rx_tdata[8*25];
-wire portals_hit = {`RB(12), `RB(13)} == cfg_ethertype && portals_mcast && tree_armed;
-wire for_engine = cfg_family ? portals_hit : (tlp_mem_hit || (typ != 5'd0 && tlp_msg_hit));
+// For the engine if a TLP port; if a Soft Portals port, for the engine when its tree is armed.
+wire rx_tlp_hit = tlp_mem_hit || (typ != 5'd0 && tlp_msg_hit);
+wire rx_portals_hit = {`RB(12), `RB(13)} == cfg_ethertype && s_axis_rx_tdata[8*25];
 `undef RB
+// Only the index bits of the incoming beat's tree address the read (the tag is compared a cycle later).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [TREE_WIDTH-1:0] rx_tree = rx_dfa_low[15:3];
+/* verilator lint_on UNUSEDSIGNAL */
+
+/*
+ * The receive stage: the beat, the parse's results and the straps sampled when it was taken
+ */
+reg [DATA_WIDTH-1:0] rxs_tdata_reg;
+reg [KEEP_WIDTH-1:0] rxs_tkeep_reg;
+reg                  rxs_tvalid_reg;
+reg                  rxs_tlast_reg;
+reg                  rxs_tlp_hit_reg;
+reg                  rxs_portals_hit_reg;
+reg                  rxs_family_reg;
+reg [7:0]            rxs_port_reg;
+
+/*
+ * Multicast table (docs/blocks/interposer.md §Multicast table): a RAM indexed by the tree's low
+ * MCAST_INDEX_WIDTH bits, entry {tag, armed}; armed = valid && wait count != 0. Synchronous read when a
+ * receive beat is taken (address from the beat on s_axis_rx); read-before-write; no reset of the array
+ * (so that it maps to block RAM): a reset starts a sweep that writes 0 to every entry, one per cycle,
+ * while s_axis_rx_tready is low and configuration writes are ignored.
+ */
+reg [ENTRY_WIDTH-1:0] mcast_mem [0:MCAST_ENTRIES-1];
+reg [ENTRY_WIDTH-1:0] mcast_rd_reg;
+reg                   clear_reg;
+reg [MCAST_INDEX_WIDTH-1:0] clear_index_reg;
+wire [TREE_WIDTH:0] rd_entry = {{(MCAST_INDEX_WIDTH){1'b0}}, mcast_rd_reg};
+wire [TREE_WIDTH-1:0] wr_tag = cfg_mcast_wr_tree >> MCAST_INDEX_WIDTH;
+// Only the tag bits of the staged beat's tree are compared (its index bits addressed the read).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [15:0] rxs_dfa_low = {rxs_tdata_reg[8*16 +: 8], rxs_tdata_reg[8*17 +: 8]};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [TREE_WIDTH-1:0] rxs_tag = rxs_dfa_low[15:3] >> MCAST_INDEX_WIDTH;
+// The tag's top MCAST_INDEX_WIDTH bits are always 0 (not stored).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [TREE_WIDTH:0] wr_entry = {wr_tag, cfg_mcast_wr_valid && cfg_mcast_wr_wait_count != 20'd0};
+/* verilator lint_on UNUSEDSIGNAL */
+wire tree_armed = rd_entry[0] && rd_entry[TREE_WIDTH:1] == rxs_tag;
+wire for_engine = rxs_family_reg ? rxs_portals_hit_reg && tree_armed : rxs_tlp_hit_reg;
 
 /*
  * State
@@ -211,16 +252,19 @@ wire credit = inj_credits_reg != {CREDIT_WIDTH{1'b0}};
 // classified on this beat). Otherwise a receive start blocked by a full extraction path would keep the
 // turn from the injection path, and the engine's own output, which drains that extraction path, would
 // never be injected: a deadlock through the CPU (found by the fabric simulator).
-wire rx_req = s_axis_rx_tvalid && rx_first && owner_reg == OWNER_NONE && vl_free && ext_free;
+wire rx_req = rxs_tvalid_reg && rx_first && owner_reg == OWNER_NONE && vl_free && ext_free;
 wire inj_req = s_axis_inj_tvalid && inj_first && owner_reg == OWNER_NONE && credit;
 // Round robin between frame starts on the VL path.
 wire inj_wins = inj_req && (!rx_req || !last_inj_reg);
 
-assign s_axis_rx_tready = !rst && (rx_first ? (owner_reg == OWNER_NONE && !inj_wins && vl_free && ext_free) :
-                                   rx_ext_reg ? ext_free : vl_free);
+// The beat in the receive stage moves to its output.
+wire rx_beat = !rst && rxs_tvalid_reg && (rx_first ? (owner_reg == OWNER_NONE && !inj_wins && vl_free && ext_free) :
+                                          rx_ext_reg ? ext_free : vl_free);
+// The receive stage takes a beat when it is empty or its beat moves on, except while the table is cleared.
+assign s_axis_rx_tready = !rst && !clear_reg && (!rxs_tvalid_reg || rx_beat);
 assign s_axis_inj_tready = !rst && vl_free && credit && (owner_reg == OWNER_INJ || (inj_first && inj_wins));
 
-wire rx_beat = s_axis_rx_tvalid && s_axis_rx_tready;
+wire rx_take = s_axis_rx_tvalid && s_axis_rx_tready;
 wire inj_beat = s_axis_inj_tvalid && s_axis_inj_tready;
 wire rx_to_ext = rx_first ? for_engine : rx_ext_reg;
 
@@ -251,27 +295,27 @@ always @* begin
         if (rx_first) begin
             rx_ext_next = for_engine;
             stat_event_next[for_engine ? EV_EXTRACTED : EV_PASSED] = 1'b1;
-            if (!for_engine && !s_axis_rx_tlast) begin
+            if (!for_engine && !rxs_tlast_reg) begin
                 owner_next = OWNER_RX;
             end
             last_inj_next = 1'b0;
         end
         if (rx_to_ext) begin
-            ext_tdata_next = s_axis_rx_tdata;
-            ext_tkeep_next = s_axis_rx_tkeep;
+            ext_tdata_next = rxs_tdata_reg;
+            ext_tkeep_next = rxs_tkeep_reg;
             ext_tvalid_next = 1'b1;
-            ext_tlast_next = s_axis_rx_tlast;
-            ext_tuser_next = {cfg_family, cfg_port};
+            ext_tlast_next = rxs_tlast_reg;
+            ext_tuser_next = {rxs_family_reg, rxs_port_reg};
         end else begin
-            vl_tdata_next = s_axis_rx_tdata;
-            vl_tkeep_next = s_axis_rx_tkeep;
+            vl_tdata_next = rxs_tdata_reg;
+            vl_tkeep_next = rxs_tkeep_reg;
             vl_tvalid_next = 1'b1;
-            vl_tlast_next = s_axis_rx_tlast;
-            if (s_axis_rx_tlast && owner_reg == OWNER_RX) begin
+            vl_tlast_next = rxs_tlast_reg;
+            if (rxs_tlast_reg && owner_reg == OWNER_RX) begin
                 owner_next = OWNER_NONE;
             end
         end
-        rx_in_frame_next = !s_axis_rx_tlast;
+        rx_in_frame_next = !rxs_tlast_reg;
     end
     if (inj_beat) begin
         if (inj_first) begin
@@ -312,10 +356,19 @@ always @(posedge clk) begin
     ext_tlast_reg <= ext_tlast_next;
     ext_tuser_reg <= ext_tuser_next;
 
-    if (cfg_mcast_wr_en && {{(32-MCAST_INDEX_WIDTH){1'b0}}, cfg_mcast_wr_index} < MCAST_ENTRIES) begin
-        mcast_valid_reg[cfg_mcast_wr_index] <= cfg_mcast_wr_valid;
-        mcast_tree_reg[cfg_mcast_wr_index] <= cfg_mcast_wr_tree;
-        mcast_armed_reg[cfg_mcast_wr_index] <= cfg_mcast_wr_wait_count != 20'd0;
+    if (rx_take) begin
+        rxs_tdata_reg <= s_axis_rx_tdata;
+        rxs_tkeep_reg <= s_axis_rx_tkeep;
+        rxs_tlast_reg <= s_axis_rx_tlast;
+        rxs_tlp_hit_reg <= rx_tlp_hit;
+        rxs_portals_hit_reg <= rx_portals_hit;
+        rxs_family_reg <= cfg_family;
+        rxs_port_reg <= cfg_port;
+    end
+    rxs_tvalid_reg <= rx_take || (rxs_tvalid_reg && !rx_beat);
+    if (clear_reg) begin
+        clear_index_reg <= clear_index_reg + {{(MCAST_INDEX_WIDTH-1){1'b0}}, 1'b1};
+        clear_reg <= clear_index_reg != MCAST_LAST;
     end
 
     if (rst) begin
@@ -336,11 +389,23 @@ always @(posedge clk) begin
         ext_tvalid_reg <= 1'b0;
         ext_tlast_reg <= 1'b0;
         ext_tuser_reg <= 9'd0;
-        for (i = 0; i < MCAST_ENTRIES; i = i + 1) begin
-            mcast_valid_reg[i] <= 1'b0;
-            mcast_tree_reg[i] <= 13'd0;
-            mcast_armed_reg[i] <= 1'b0;
-        end
+        rxs_tvalid_reg <= 1'b0;
+        clear_reg <= 1'b1;
+        clear_index_reg <= {MCAST_INDEX_WIDTH{1'b0}};
+    end
+end
+
+// The table's one write port: the clearing sweep, else a configuration write. Written without a reset so
+// that synthesis maps it to block RAM.
+wire mcast_we = clear_reg || cfg_mcast_wr_en;
+wire [MCAST_INDEX_WIDTH-1:0] mcast_wr_index = clear_reg ? clear_index_reg : cfg_mcast_wr_tree[MCAST_INDEX_WIDTH-1:0];
+wire [ENTRY_WIDTH-1:0] mcast_wr_data = clear_reg ? {ENTRY_WIDTH{1'b0}} : wr_entry[ENTRY_WIDTH-1:0];
+always @(posedge clk) begin
+    if (mcast_we) begin
+        mcast_mem[mcast_wr_index] <= mcast_wr_data;
+    end
+    if (rx_take) begin
+        mcast_rd_reg <= mcast_mem[rx_tree[MCAST_INDEX_WIDTH-1:0]];
     end
 end
 

@@ -30,7 +30,10 @@ module packet_engine #
     // Output-queue beat FIFO depth
     parameter FIFO_DEPTH = 32,
     // VL-queue beat slots reserved for injection
-    parameter INJ_CREDITS = 8
+    parameter INJ_CREDITS = 8,
+    // Entries of the interposer's multicast table (a RAM indexed by the tree; 8192 = one per tree,
+    // 002 (61))
+    parameter MCAST_ENTRIES = 8192
 )
 (
     input  wire                   clk,
@@ -215,7 +218,10 @@ wire route_wr_en, route_wr_valid;
 wire [3:0] route_wr_index, route_wr_port;
 wire [15:0] route_wr_dest_id, route_wr_dest_mask;
 wire mcast_wr_en, mcast_wr_valid;
+// The register space's entry index: the interposer's table is indexed by the tree instead.
+/* verilator lint_off UNUSEDSIGNAL */
 wire [3:0] mcast_wr_index;
+/* verilator lint_on UNUSEDSIGNAL */
 wire [12:0] mcast_wr_tree;
 wire [19:0] mcast_wr_wait_count;
 
@@ -428,6 +434,7 @@ oq_slice_inst (
 interposer #(
     .DATA_WIDTH(DATA_WIDTH),
     .KEEP_WIDTH(KEEP_WIDTH),
+    .MCAST_ENTRIES(MCAST_ENTRIES),
     .INJ_CREDITS(INJ_CREDITS)
 )
 interposer_inst (
@@ -462,7 +469,6 @@ interposer_inst (
     .cfg_engine_id(cfg_engine_id),
     .cfg_ethertype(cfg_ethertype),
     .cfg_mcast_wr_en(mcast_wr_en),
-    .cfg_mcast_wr_index(mcast_wr_index),
     .cfg_mcast_wr_valid(mcast_wr_valid),
     .cfg_mcast_wr_tree(mcast_wr_tree),
     .cfg_mcast_wr_wait_count(mcast_wr_wait_count),

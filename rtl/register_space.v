@@ -551,7 +551,9 @@ always @* begin
         mcast_wr_en_next = 1'b1;
         mcast_wr_index_next = mcast_i;
         mcast_wr_valid_next = wr_value[31];
-        mcast_wr_tree_next = wr_value[12:0];
+        // The interposer's table is indexed by the tree: writing a valid entry invalid clears the tree
+        // the entry held (docs/blocks/register_space.md, docs/blocks/interposer.md §Multicast table).
+        mcast_wr_tree_next = wr_value[31] || !mcast_valid_reg[mcast_i] ? wr_value[12:0] : mcast_tree_reg[mcast_i];
         mcast_wr_wait_next = mcast_wait_reg[mcast_i];
         mcast_wr_ports_next = mcast_ports_reg[mcast_i];
     end

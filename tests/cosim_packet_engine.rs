@@ -150,17 +150,17 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(Vec::from(dsts), vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
     assert!(rec.egress.is_empty());
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
-    // (the tap) 5 cycles after its beat is taken (interposer, extraction slice, checker, request slice,
-    // register space); the first COMPLETION's first beat on the VL stream 35 cycles after the last
+    // (the tap) 6 cycles after its beat is taken (interposer 2, extraction slice, checker, request slice,
+    // register space); the first COMPLETION's first beat on the VL stream 36 cycles after the last
     // contribution's last beat; the four 3-beat completions back to back.
     // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
     // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
     // back behind it (responses 9 and 10) each wait one cycle.
     for (k, at) in rec.rsp_at.iter().enumerate() {
-        let want = if k >= 9 { 6 } else { 5 };
+        let want = if k >= 9 { 7 } else { 6 };
         assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 35, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 36, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 
@@ -446,10 +446,10 @@ fn mrd_frame(seq: u16, requester: u16, off: u32, first_be: u8, tag: u16, len: us
 /// unmapped offset with a Cpl UR from the register space, a 2-DW read with a Cpl UR from the checker
 /// (Byte Count 8, PCIe §2.3.1.1); each completion goes back to the requester (here: this port, by a
 /// default route), with the engine's Completer ID and the request's tag. Timing (docs/blocks/packet_engine.md
-/// §Timing): a register read's completion starts on `m_axis_vl` 12 cycles after the request's last beat
-/// (interposer, extraction slice, checker, request slice, register space, response slice, completion
+/// §Timing): a register read's completion starts on `m_axis_vl` 13 cycles after the request's last beat
+/// (interposer 2, extraction slice, checker, request slice, register space, response slice, completion
 /// builder, completion slice, arbiter + output queue 2, output slice, injection); a checker's Unsupported
-/// Request 10 (unsupported-request slice instead of request slice, register space and response slice).
+/// Request 11 (unsupported-request slice instead of request slice, register space and response slice).
 #[test]
 fn register_reads_through_the_engine_are_answered_with_completions() {
     use inswitch_frames::tlp::Header;
@@ -475,7 +475,7 @@ fn register_reads_through_the_engine_are_answered_with_completions() {
     assert_eq!(rec.vl.len(), 5, "two frames passed, three completions injected: {:?}", rec.vl);
     // (status, byte count, lower address, tag, payload)
     let want = [(1u8, 8u16, 0x08u8, 0x3FFu16, vec![]), (0, 4, 0x00, 0x2A5, vec![0x01, 0x00, 0x0E, 0x1C]), (1, 2, 0x2D, 0x011, vec![])];
-    let latency = [10, 12, 12];
+    let latency = [11, 13, 13];
     for (k, (f, w)) in rec.vl[2..].iter().zip(want).enumerate() {
         let n = f.len();
         let seq = u16::from_be_bytes([f[0], f[1]]);

@@ -188,7 +188,7 @@ fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
     assert!(out.lines().any(|l| l.starts_with("deep ") && l.contains("FAIL")), "{out}");
     assert!(out.lines().any(|l| l.starts_with("adder ") && l.contains("PASS")), "{out}");
     // The fixtures hold none of the RTL's tables: each is a FAIL row, not a silent skip.
-    assert!(out.lines().any(|l| l.starts_with("interposer ") && l.contains("mcast_tree_reg") && l.ends_with("FAIL")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("interposer ") && l.contains("mcast_mem") && l.ends_with("FAIL")), "{out}");
     assert_eq!(cli(&["--require-ram"]).0, Some(1));
     assert_eq!(cli(&["--max-lut-depth", "8"]).0, Some(1), "the deep fixture is over 8 levels");
     assert_eq!(cli(&["--max-lut-depth", &deep.lut_depth().to_string()]).0, Some(0), "at its own depth it passes");

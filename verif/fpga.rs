@@ -43,7 +43,7 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("cpu", "d_reg", "CPU descriptors (live contexts)"),
     ("cpu", "pbv_dev_reg", "CPU PBV table (device IDs)"),
     ("register_space", "pbv_reg", "register-space PBV table"),
-    ("interposer", "mcast_tree_reg", "interposer multicast table"),
+    ("interposer", "mcast_mem", "interposer multicast table"),
 ];
 
 /// One named table to locate: the module that declares it and the register/array name.

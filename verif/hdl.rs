@@ -124,6 +124,14 @@ impl SynthResult {
     }
 }
 
+/// Yosys' generic `synth` of `top` without its `memory_map` step: an inferred RAM (the interposer's
+/// multicast table, docs/blocks/interposer.md §Multicast table) stays one `$mem_v2` cell, as block RAM
+/// would, instead of becoming a flip-flop per bit and a read multiplexer (8,192 flip-flops for the
+/// seed-size table, and minutes of synthesis). The rest is `synth`'s `fine` and `check` steps as they are.
+pub fn synth_keeping_memories(top: &str) -> String {
+    format!("synth -top {top} -run begin:fine; opt -fast -full; opt -full; techmap; opt -fast; abc -fast; opt -fast; synth -top {top} -run check:")
+}
+
 /// Synthesises `module` with Yosys' generic `synth` flow (hierarchical), then flattens the synthesised
 /// netlist for `ltp`: unflattened, `ltp` takes each submodule instance for one combinational cell from
 /// every input bit to every output bit, which makes false loops and meaningless lengths for a module that
@@ -131,7 +139,7 @@ impl SynthResult {
 pub fn synth(rtl_dir: &Path, module: &str) -> std::io::Result<SynthResult> {
     let files: Vec<PathBuf> = modules(rtl_dir)?.iter().map(|m| rtl_dir.join(format!("{m}.v"))).collect();
     let reads: Vec<String> = files.iter().map(|f| format!("read_verilog -sv {};", f.display())).collect();
-    let script = format!("{} synth -top {module}; stat; flatten; ltp -noff", reads.join(" "));
+    let script = format!("{} {}; stat; flatten; ltp -noff", reads.join(" "), synth_keeping_memories(module));
     let o = Command::new("yosys").arg("-p").arg(&script).output()?;
     let log = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     Ok(parse_synth(module, o.status.success(), log))
@@ -267,8 +275,9 @@ fn synth_tree(rtl_dir: &Path, root: &str) -> std::io::Result<Vec<SynthResult>> {
     let reads: Vec<String> =
         modules(rtl_dir)?.iter().map(|m| format!("read_verilog -sv {};", rtl_dir.join(format!("{m}.v")).display())).collect();
     let script = format!(
-        "{} synth -top {root}; tee -o {} stat; write_rtlil {}",
+        "{} {}; tee -o {} stat; write_rtlil {}",
         reads.join(" "),
+        synth_keeping_memories(root),
         stat_file.display(),
         netlist.display()
     );

@@ -28,7 +28,10 @@ pub const MODELS: &[ModelSpec] = &[
     ModelSpec { name: "register_space", top: "register_space", params: &[] },
     ModelSpec { name: "input_checker_w256", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "input_checker_w64", top: "input_checker", params: &[("DATA_WIDTH", "64")] },
-    ModelSpec { name: "interposer", top: "interposer", params: &[] },
+    // The interposer with a 16-entry multicast table (fast, and trees share indexes: the tag is exercised),
+    // and at the seed's size, 8192 entries, one per tree (docs/blocks/interposer.md §Multicast table).
+    ModelSpec { name: "interposer", top: "interposer", params: &[("MCAST_ENTRIES", "16")] },
+    ModelSpec { name: "interposer_full", top: "interposer", params: &[] },
     ModelSpec { name: "frame_builder_w256", top: "frame_builder", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "frame_builder_w64", top: "frame_builder", params: &[("DATA_WIDTH", "64")] },
     // Issue 6 point 4: completions for register reads and dropped non-posted requests.
@@ -36,11 +39,12 @@ pub const MODELS: &[ModelSpec] = &[
     // The collective processing unit with its timer tick scaled from 1024 to 16 cycles (docs/blocks/cpu.md §Timers).
     ModelSpec { name: "cpu", top: "cpu", params: &[("TICK_CYCLES", "16")] },
     // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,
-    // 16-cycle tick) so that the whole engine simulates at a usable speed.
+    // 16-cycle tick) and a 16-entry multicast table (a reset's clearing sweep lasts 16 cycles, not 8192) so
+    // that the whole engine simulates at a usable speed.
     ModelSpec {
         name: "packet_engine",
         top: "packet_engine",
-        params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16")],
+        params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16"), ("MCAST_ENTRIES", "16")],
     },
 ];
 

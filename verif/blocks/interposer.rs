@@ -8,7 +8,10 @@
 //!
 //! Scoreboard (independent of the cycle model): every receive frame leaves exactly once, whole, in
 //! order, on `m_axis_ext` if the documented decision (docs/blocks/interposer.md §Decision, restated here)
-//! says it is for the engine under the multicast table in force, else on `m_axis_vl`; every injected
+//! says it is for the engine under the multicast table in force when its first beat was taken (a table
+//! indexed by the tree's low bits, a write replacing the entry of every tree sharing the index, writes
+//! ignored during the clearing sweep after a reset, when no receive beat may be taken), else on
+//! `m_axis_vl`; every injected
 //! frame leaves exactly once, whole, on `m_axis_vl`; frames never interleave on `m_axis_vl`; and on every
 //! cycle partner credits + injection credits + VL occupancy + beats in flight + credits being returned =
 //! the VL depth (no credit lost or invented).
@@ -186,9 +189,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             i.vl_credit_return = self.r.random_range(1..=self.vl_occupancy.min(2)) as u8;
         }
         if self.r.random_bool(0.002) {
-            let k = self.r.random_range(0..16u8);
             i.cfg_mcast_wr_en = true;
-            i.cfg_mcast_wr_index = k;
             i.cfg_mcast_wr_valid = self.r.random_bool(0.8);
             i.cfg_mcast_wr_tree = TREES[self.r.random_range(0..TREES.len())];
             i.cfg_mcast_wr_wait_count = if self.r.random_bool(0.6) { self.r.random_range(1..1 << 20) } else { 0 };
@@ -244,9 +245,24 @@ pub mod counter {
     pub const INJ_EMPTY: &str = "inj_credits_empty_cycles";
     /// Resets.
     pub const RESETS: &str = "resets";
+    /// Multicast-table writes ignored because the clearing sweep was running.
+    pub const WRITES_IN_CLEAR: &str = "mcast_writes_during_clear";
+    /// Multicast-table writes that replaced the entry of another tree with the same index.
+    pub const INDEX_SHARED: &str = "mcast_index_shared_writes";
 }
 
-const NAMES: [&str; 8] = [counter::EXTRACTED, counter::PASSED, counter::INJECTED, counter::RX_BEATS, counter::RX_WAIT, counter::NO_CREDIT, counter::INJ_EMPTY, counter::RESETS];
+const NAMES: [&str; 10] = [
+    counter::EXTRACTED,
+    counter::PASSED,
+    counter::INJECTED,
+    counter::RX_BEATS,
+    counter::RX_WAIT,
+    counter::NO_CREDIT,
+    counter::INJ_EMPTY,
+    counter::RESETS,
+    counter::WRITES_IN_CLEAR,
+    counter::INDEX_SHARED,
+];
 
 type Beat = (Wide, u64, bool);
 
@@ -258,12 +274,13 @@ struct Frame {
     tuser: u16,
 }
 
-/// The documented decision, restated (docs/blocks/interposer.md §Decision).
-fn for_engine(d: &Wide, portals: bool, armed: &[(bool, u16, bool)]) -> bool {
+/// The documented decision, restated (docs/blocks/interposer.md §Decision, §Multicast table): `armed[t
+/// mod entries]` holds the armed tree of that index, if any.
+fn for_engine(d: &Wide, portals: bool, armed: &[Option<u16>]) -> bool {
     let b: Vec<u8> = (0..26).map(|k| d.byte(k)).collect();
     if portals {
         let tree = (u16::from_be_bytes([b[16], b[17]]) >> 3) & 0x1FFF;
-        u16::from_be_bytes([b[12], b[13]]) == ETHERTYPE && b[25] & 1 == 1 && armed.iter().any(|&(v, t, a)| v && a && t == tree)
+        u16::from_be_bytes([b[12], b[13]]) == ETHERTYPE && b[25] & 1 == 1 && armed[usize::from(tree) % armed.len()] == Some(tree)
     } else {
         let fmt = b[2] >> 5;
         let typ = b[2] & 0x1F;
@@ -282,7 +299,9 @@ fn for_engine(d: &Wide, portals: bool, armed: &[(bool, u16, bool)]) -> bool {
 /// Independent transaction-level scoreboard of the interposer.
 pub struct InterposerMonitor {
     p: InterposerParams,
-    armed: Vec<(bool, u16, bool)>,
+    armed: Vec<Option<u16>>,
+    /// Cycles of the clearing sweep still to come.
+    clearing: usize,
     ext: VecDeque<Frame>,
     pass: VecDeque<Frame>,
     inj: VecDeque<Frame>,
@@ -298,7 +317,7 @@ pub struct InterposerMonitor {
     expected_event: u8,
     armed_run: bool,
     log: TransactionLog,
-    counts: [u64; 8],
+    counts: [u64; 10],
 }
 
 impl InterposerMonitor {
@@ -306,7 +325,8 @@ impl InterposerMonitor {
     pub fn new(p: InterposerParams) -> Self {
         InterposerMonitor {
             p,
-            armed: vec![(false, 0, false); p.mcast_entries],
+            armed: vec![None; p.mcast_entries],
+            clearing: p.mcast_entries,
             ext: VecDeque::new(),
             pass: VecDeque::new(),
             inj: VecDeque::new(),
@@ -321,7 +341,7 @@ impl InterposerMonitor {
             expected_event: 0,
             armed_run: false,
             log: TransactionLog::default(),
-            counts: [0; 8],
+            counts: [0; 10],
         }
     }
 
@@ -347,6 +367,11 @@ impl InterposerMonitor {
 
 impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
     fn observe(&mut self, cycle: u64, i: &InterposerIn, o: &InterposerOut) -> Result<(), String> {
+        // An extracted beat is in flight from the edge that takes it until it shows on m_axis_ext, in the
+        // cycle its credit shows on link_credit_return.
+        if o.m_axis_ext_tvalid && self.ext_beat_new {
+            self.in_flight -= 1;
+        }
         if self.armed_run {
             // Credits: every slot is somewhere, exactly once.
             let total = self.partner + i64::from(o.stat_inj_credits) + self.occupancy + self.in_flight + i64::from(o.link_credit_return);
@@ -356,9 +381,6 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                     self.partner, o.stat_inj_credits, self.occupancy, self.in_flight, o.link_credit_return
                 ));
             }
-            if o.stat_event != self.expected_event {
-                return Err(format!("stat_event {:#x}, expected {:#x}", o.stat_event, self.expected_event));
-            }
             if o.stat_inj_credits == 0 {
                 self.bump(counter::INJ_EMPTY);
             }
@@ -366,7 +388,9 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                 self.bump(counter::NO_CREDIT);
             }
         }
-        self.expected_event = 0;
+        // Events: an injected frame's at the cycle after its first beat is taken (set below), a receive
+        // frame's when its first beat shows on its output (set here).
+        let mut expected_event = std::mem::take(&mut self.expected_event);
         self.partner += i64::from(o.link_credit_return);
         self.occupancy -= i64::from(i.vl_credit_return);
 
@@ -381,6 +405,9 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                     if !from_inj && !from_rx {
                         return Err(format!("m_axis_vl starts a frame with {beat:x?}, the first beat of neither the next receive frame nor the next injected frame"));
                     }
+                    if !from_inj {
+                        expected_event |= 2;
+                    }
                     from_inj
                 }
             };
@@ -389,7 +416,13 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
             self.vl_source = if done { None } else { Some(src) };
         }
         if o.m_axis_ext_tvalid && self.ext_beat_new {
+            if self.ext.front().is_some_and(|f| f.sent == 0) {
+                expected_event |= 1;
+            }
             Self::emit(&mut self.ext, (o.m_axis_ext_tdata, o.m_axis_ext_tkeep, o.m_axis_ext_tlast), Some(o.m_axis_ext_tuser), "extracted frame")?;
+        }
+        if self.armed_run && o.stat_event != expected_event {
+            return Err(format!("stat_event {:#x}, expected {expected_event:#x}", o.stat_event));
         }
         let vl_taken = o.m_axis_vl_tvalid && i.m_axis_vl_tready;
         if vl_taken {
@@ -404,6 +437,9 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
         if i.s_axis_rx_tvalid && !o.s_axis_rx_tready && !i.rst {
             self.bump(counter::RX_WAIT);
         }
+        if self.armed_run && self.clearing > 0 && o.s_axis_rx_tready {
+            return Err(format!("s_axis_rx_tready during the clearing sweep ({} cycles of it left)", self.clearing));
+        }
         if i.s_axis_rx_tvalid && o.s_axis_rx_tready {
             self.bump(counter::RX_BEATS);
             self.partner -= 1;
@@ -415,14 +451,11 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                     let tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
                     let f = Frame { beats: Vec::new(), complete: false, sent: 0, tuser };
                     if e { self.ext.push_back(f) } else { self.pass.push_back(f) }
-                    self.expected_event |= if e { 1 } else { 2 };
                     self.bump(if e { counter::EXTRACTED } else { counter::PASSED });
                     e
                 }
             };
-            if !ext {
-                self.in_flight += 1;
-            }
+            self.in_flight += 1;
             let q = if ext { &mut self.ext } else { &mut self.pass };
             let f = q.back_mut().ok_or("no frame to append to")?;
             f.beats.push(beat);
@@ -442,10 +475,19 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
             f.complete = beat.2;
             self.inj_open = !beat.2;
         }
-        if i.cfg_mcast_wr_en {
-            if let Some(e) = self.armed.get_mut(usize::from(i.cfg_mcast_wr_index & 0xF)) {
-                *e = (i.cfg_mcast_wr_valid, i.cfg_mcast_wr_tree & 0x1FFF, i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0);
+        // The table is written after this edge's read (a beat taken at the edge of a write sees the old entry).
+        if self.clearing > 0 {
+            self.clearing -= 1;
+            if i.cfg_mcast_wr_en && !i.rst {
+                self.bump(counter::WRITES_IN_CLEAR);
             }
+        } else if i.cfg_mcast_wr_en {
+            let tree = i.cfg_mcast_wr_tree & 0x1FFF;
+            let index = usize::from(tree) % self.p.mcast_entries;
+            if self.armed[index].is_some_and(|t| t != tree) {
+                self.bump(counter::INDEX_SHARED);
+            }
+            self.armed[index] = (i.cfg_mcast_wr_valid && i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0).then_some(tree);
         }
         if i.rst {
             self.bump(counter::RESETS);

@@ -588,7 +588,10 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                         self.bump(counter::ROUTE_COMMITS);
                     }
                     if be != 0 && (0x300..0x400).contains(&off) && off % 16 == 0 {
-                        self.mcast_pulse = Some((((off - 0x300) / 16) as u8, new >> 31 != 0, (new & 0x1FFF) as u16, self.v(off + 4), self.v(off + 8) as u16));
+                        // A valid entry written invalid names the tree it held, so that the interposer
+                        // clears that tree's entry (docs/blocks/register_space.md).
+                        let tree = if new >> 31 != 0 || old >> 31 == 0 { new & 0x1FFF } else { old & 0x1FFF };
+                        self.mcast_pulse = Some((((off - 0x300) / 16) as u8, new >> 31 != 0, tree as u16, self.v(off + 4), self.v(off + 8) as u16));
                         self.bump(counter::MCAST_COMMITS);
                     }
                 }

@@ -12,8 +12,8 @@ module inswitch_interposer_model #
 (
     parameter DATA_WIDTH = 256,
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
-    parameter MCAST_ENTRIES = 16,
-    parameter MCAST_INDEX_WIDTH = 4,
+    parameter MCAST_ENTRIES = 8192,
+    parameter MCAST_INDEX_WIDTH = $clog2(MCAST_ENTRIES),
     parameter CREDIT_WIDTH = 8,
     parameter INJ_CREDITS = 8
 )
@@ -49,7 +49,6 @@ module inswitch_interposer_model #
     input  wire [15:0] cfg_engine_id,
     input  wire [15:0] cfg_ethertype,
     input  wire cfg_mcast_wr_en,
-    input  wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     input  wire cfg_mcast_wr_valid,
     input  wire [12:0] cfg_mcast_wr_tree,
     input  wire [19:0] cfg_mcast_wr_wait_count,
@@ -59,7 +58,7 @@ module inswitch_interposer_model #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
@@ -75,14 +74,14 @@ import inswitch_dpi_pkg::*;
     bit [IO_BITS-1:0] outs;
 
     always @(posedge clk) begin
-        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
+        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
             $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
         edges <= edges + 1;
     end
 
     always @* begin
         if (edges >= 0) begin
-            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS));
+            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), IN_WORDS));
             void'(inswitch_model_settle(h));
             void'(inswitch_model_outputs(h, outs, OUT_WORDS));
             {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];

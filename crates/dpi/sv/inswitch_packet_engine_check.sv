@@ -22,6 +22,7 @@ module inswitch_packet_engine_check #
     parameter TICK_CYCLES = 1024,
     parameter FIFO_DEPTH = 32,
     parameter INJ_CREDITS = 8,
+    parameter MCAST_ENTRIES = 8192,
     parameter STOP_ON_MISMATCH = 1,
     parameter MAX_REPORTS = 10,
     parameter CHECK_FROM_START = 0
@@ -87,7 +88,7 @@ import inswitch_dpi_pkg::*;
         $fatal(1, "inswitch_packet_engine_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
-        h = inswitch_model_new("packet_engine", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d,FIFO_DEPTH=%0d,INJ_CREDITS=%0d", DATA_WIDTH, KEEP_WIDTH, STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES, FIFO_DEPTH, INJ_CREDITS));
+        h = inswitch_model_new("packet_engine", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d,FIFO_DEPTH=%0d,INJ_CREDITS=%0d,MCAST_ENTRIES=%0d", DATA_WIDTH, KEEP_WIDTH, STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES, FIFO_DEPTH, INJ_CREDITS, MCAST_ENTRIES));
         if (h == null) $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
     end
     // Rising edges seen; outputs compared; mismatching (cycle, port) pairs.

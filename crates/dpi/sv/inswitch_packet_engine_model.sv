@@ -16,7 +16,8 @@ module inswitch_packet_engine_model #
     parameter DESCRIPTORS = 8,
     parameter TICK_CYCLES = 1024,
     parameter FIFO_DEPTH = 32,
-    parameter INJ_CREDITS = 8
+    parameter INJ_CREDITS = 8,
+    parameter MCAST_ENTRIES = 8192
 )
 (
     input  wire clk,
@@ -79,7 +80,7 @@ import inswitch_dpi_pkg::*;
         $fatal(1, "inswitch_packet_engine_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
-        h = inswitch_model_new("packet_engine", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d,FIFO_DEPTH=%0d,INJ_CREDITS=%0d", DATA_WIDTH, KEEP_WIDTH, STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES, FIFO_DEPTH, INJ_CREDITS));
+        h = inswitch_model_new("packet_engine", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d,STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d,FIFO_DEPTH=%0d,INJ_CREDITS=%0d,MCAST_ENTRIES=%0d", DATA_WIDTH, KEEP_WIDTH, STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES, FIFO_DEPTH, INJ_CREDITS, MCAST_ENTRIES));
         if (h == null) $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
     end
     // Edges stepped so far: a change wakes the combinational process below after each edge.

@@ -6,7 +6,9 @@
 //!
 //! * receive beats (`s_axis_rx`) whose frame is addressed to the engine are extracted to the input
 //!   checker (`m_axis_ext`, with `{family, port}` in tuser); every other frame passes to the VL queue
-//!   (`m_axis_vl`) untouched and in order. The decision is made on the first beat from fixed header bytes.
+//!   (`m_axis_vl`) untouched and in order. The decision is made on the first beat from fixed header bytes
+//!   and the multicast table, a RAM indexed by the tree and read synchronously: a receive beat waits one
+//!   cycle in the receive stage, where the table's answer arrives, then moves to its output register.
 //! * frames from the output queue (`s_axis_inj`) are injected into the VL path between receive frames;
 //!   receive and injected frames never interleave on `m_axis_vl`.
 //! * credits, in units of one VL-queue beat slot: the link partner's credits for extracted beats are
@@ -22,13 +24,18 @@ use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 pub const TLP_OFFSET: usize = 2;
 /// Bytes of the first beat the decision reads (up to the Portals flags byte 25).
 pub const DECISION_BYTES: usize = 26;
+/// Bits of a multicast tree: DFA bits 15-3, 8K trees (002 (60)-(61)).
+pub const TREE_BITS: u32 = 13;
+/// Multicast-table entries at the seed's size: one per tree (002 (61): "can distinguish 8K multicast trees").
+pub const MCAST_ENTRIES_SEED: usize = 1 << TREE_BITS;
 
 /// Parameters (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InterposerParams {
     /// Data width in bits: a multiple of 8, at least 8 * [`DECISION_BYTES`], at most 512.
     pub data_width: usize,
-    /// Multicast-table entries.
+    /// Multicast-table entries: a power of two from 2 to [`MCAST_ENTRIES_SEED`] (the table is indexed by
+    /// the tree's low bits; below the seed's size an entry keeps the tree's other bits as a tag).
     pub mcast_entries: usize,
     /// Injection credits reserved at reset (VL-queue beat slots the engine may fill).
     pub inj_credits: u32,
@@ -36,7 +43,7 @@ pub struct InterposerParams {
 
 impl Default for InterposerParams {
     fn default() -> Self {
-        InterposerParams { data_width: 256, mcast_entries: 16, inj_credits: 8 }
+        InterposerParams { data_width: 256, mcast_entries: MCAST_ENTRIES_SEED, inj_credits: 8 }
     }
 }
 
@@ -47,8 +54,8 @@ pub enum InterposerParamError {
     /// `data_width` is not a multiple of 8 in 208..=512.
     #[error("data_width {0} is not a multiple of 8 between 208 and {WIDE_MAX_BITS}")]
     DataWidth(usize),
-    /// `mcast_entries` not in 1..=16 or `inj_credits` not in 1..=255.
-    #[error("mcast_entries {0} must be 1-16 and inj_credits {1} 1-255")]
+    /// `mcast_entries` not a power of two in 2..=8192, or `inj_credits` not in 1..=255.
+    #[error("mcast_entries {0} must be a power of two from 2 to {MCAST_ENTRIES_SEED} and inj_credits {1} 1-255")]
     Sizes(usize, u32),
 }
 
@@ -98,10 +105,8 @@ ports! {
         pub cfg_engine_id: u16,
         /// Soft Portals EtherType.
         pub cfg_ethertype: u16,
-        /// Multicast-table write (from the register space).
+        /// Multicast-table write (from the register space): the entry of tree `cfg_mcast_wr_tree`.
         pub cfg_mcast_wr_en: bool,
-        /// Entry.
-        pub cfg_mcast_wr_index: u8,
         /// Entry valid.
         pub cfg_mcast_wr_valid: bool,
         /// Tree (DFA bits 15-3).
@@ -153,18 +158,33 @@ enum Owner {
     Inj,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-struct McastEntry {
-    valid: bool,
-    tree: u16,
-    armed: bool,
+/// The receive stage: a beat taken from `s_axis_rx`, waiting for the multicast table's answer, with what
+/// was decided from its header, and the straps, at the edge that took it (a strap change after that edge
+/// does not reach it).
+#[derive(Clone, Debug, PartialEq)]
+struct RxStage {
+    tdata: Wide,
+    tkeep: u64,
+    tlast: bool,
+    /// For the engine on a TLP port.
+    tlp_hit: bool,
+    /// For the engine on a Soft Portals port if its tree is armed (EtherType and multicast flag match).
+    portals_hit: bool,
+    family: bool,
+    port: u8,
 }
 
 /// The interposer's registers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interposer {
     p: InterposerParams,
-    mcast: Vec<McastEntry>,
+    /// The table RAM: entry = tag (tree bits above the index) << 1 | armed.
+    mcast: Vec<u16>,
+    /// The RAM's read register (read when a receive beat is taken).
+    mcast_rd: u16,
+    /// The clearing sweep after reset: the next entry it clears.
+    clear: Option<usize>,
+    rxs: Option<RxStage>,
     rx_in_frame: bool,
     rx_ext: bool,
     inj_in_frame: bool,
@@ -204,18 +224,25 @@ impl Interposer {
         if p.data_width < 8 * DECISION_BYTES || p.data_width % 8 != 0 || p.data_width > WIDE_MAX_BITS {
             return Err(InterposerParamError::DataWidth(p.data_width));
         }
-        if !(1..=16).contains(&p.mcast_entries) || !(1..=255).contains(&p.inj_credits) {
+        let sizes_ok = p.mcast_entries.is_power_of_two() && (2..=MCAST_ENTRIES_SEED).contains(&p.mcast_entries);
+        if !sizes_ok || !(1..=255).contains(&p.inj_credits) {
             return Err(InterposerParamError::Sizes(p.mcast_entries, p.inj_credits));
         }
-        Ok(Self::reset_state(p, vec![McastEntry::default(); p.mcast_entries]))
+        Ok(Self::reset_state(p, vec![0; p.mcast_entries], 0))
     }
 
-    /// The reset state with the multicast table `mcast` (cleared): a reset reuses the table's storage.
-    fn reset_state(p: InterposerParams, mut mcast: Vec<McastEntry>) -> Self {
-        mcast.fill(McastEntry::default());
+    /// The reset state with the multicast table `mcast` and its read register `mcast_rd` (a reset clears
+    /// neither: the RAM is cleared by the sweep that the reset starts, and no receive beat is taken, so no
+    /// entry is read, before the sweep ends; the model clears the storage at once, which is the same seen
+    /// from the ports). A reset reuses the table's storage.
+    fn reset_state(p: InterposerParams, mut mcast: Vec<u16>, mcast_rd: u16) -> Self {
+        mcast.fill(0);
         Interposer {
             p,
             mcast,
+            mcast_rd,
+            clear: Some(0),
+            rxs: None,
             rx_in_frame: false,
             rx_ext: false,
             inj_in_frame: false,
@@ -232,12 +259,26 @@ impl Interposer {
         let mut m = Self::new(p)?;
         m.inj_credits = 0;
         m.out.stat_inj_credits = 0;
+        // Registers and the RAM at 0: no sweep is running, every entry reads not armed.
+        m.clear = None;
         Ok(m)
     }
 
     /// The instance parameters.
     pub fn params(&self) -> &InterposerParams {
         &self.p
+    }
+
+    /// The index of the tree's entry in the multicast table, and the tag the entry keeps.
+    fn mcast_slot(&self, tree: u16) -> (usize, u16) {
+        let tree = tree & ((1 << TREE_BITS) - 1);
+        let bits = self.p.mcast_entries.trailing_zeros();
+        (usize::from(tree) & (self.p.mcast_entries - 1), tree >> bits)
+    }
+
+    /// Whether the multicast table is being cleared after a reset (no receive beat is taken).
+    pub fn clearing(&self) -> bool {
+        self.clear.is_some()
     }
 
     /// Whether the last [`Block::step`] had a receive frame start waiting behind a full extraction path
@@ -261,12 +302,13 @@ impl Block for Interposer {
         let rx_first = !self.rx_in_frame;
         let inj_first = !self.inj_in_frame;
         let credit = self.inj_credits > 0;
+        let head = self.rxs.is_some();
         // A receive start competes only when it can be taken (rtl/interposer.v says why: else a start
         // blocked by a full extraction path holds the turn and the engine's own output is never injected).
-        let rx_req = i.s_axis_rx_tvalid && rx_first && self.owner == Owner::None && vl_free && ext_free;
+        let rx_req = head && rx_first && self.owner == Owner::None && vl_free && ext_free;
         let inj_req = i.s_axis_inj_tvalid && inj_first && self.owner == Owner::None && credit;
         self.start_contention = !i.rst
-            && i.s_axis_rx_tvalid
+            && head
             && rx_first
             && !ext_free
             && i.s_axis_inj_tvalid
@@ -276,26 +318,33 @@ impl Block for Interposer {
             && vl_free;
         // Round robin between frame starts on the VL path.
         let inj_wins = inj_req && (!rx_req || !self.last_inj);
-        let rx_ready = !i.rst
+        // The beat in the receive stage moves to its output.
+        let rx_beat = !i.rst
+            && head
             && if rx_first { self.owner == Owner::None && !inj_wins && vl_free && ext_free } else if self.rx_ext { ext_free } else { vl_free };
+        let rx_ready = !i.rst && self.clear.is_none() && (!head || rx_beat);
         let inj_ready = !i.rst && vl_free && credit && (self.owner == Owner::Inj || (inj_first && inj_wins && vl_free));
         let out = InterposerOut { s_axis_rx_tready: rx_ready, s_axis_inj_tready: inj_ready, ..self.out };
 
         // Rising edge.
-        let rx_beat = i.s_axis_rx_tvalid && rx_ready;
+        let rx_take = i.s_axis_rx_tvalid && rx_ready;
         let inj_beat = i.s_axis_inj_tvalid && inj_ready;
         self.out.m_axis_vl_tvalid &= !i.m_axis_vl_tready;
         self.out.m_axis_ext_tvalid &= !i.m_axis_ext_tready;
         self.out.stat_event = 0;
         let mut extracted_beat = false;
-        if rx_beat {
+        let moving = if rx_beat { self.rxs.take() } else { None };
+        if let Some(st) = moving {
             let ext = if rx_first {
-                let mcast = &self.mcast;
-                let armed = |tree: u16| mcast.iter().any(|e| e.valid && e.armed && e.tree == tree);
-                let ext = addressed_to_engine(&i.s_axis_rx_tdata, i.cfg_family, i.cfg_engine_id, i.cfg_ethertype, &armed);
+                // The entry read when this beat was taken, at its tree's index: armed, and its tag matches.
+                let rd = self.mcast_rd;
+                let bits = self.p.mcast_entries.trailing_zeros();
+                let armed = |tree: u16| rd & 1 != 0 && rd >> 1 == (tree & ((1 << TREE_BITS) - 1)) >> bits;
+                let d = &st.tdata;
+                let ext = if st.family { st.portals_hit && armed((u16::from_be_bytes([d.byte(16), d.byte(17)]) >> 3) & ((1 << TREE_BITS) - 1)) } else { st.tlp_hit };
                 self.rx_ext = ext;
                 self.out.stat_event = 1 << if ext { event::EXTRACTED } else { event::PASSED };
-                if !ext && !i.s_axis_rx_tlast {
+                if !ext && !st.tlast {
                     self.owner = Owner::Rx;
                 }
                 self.last_inj = false;
@@ -303,25 +352,40 @@ impl Block for Interposer {
             } else {
                 self.rx_ext
             };
-            let data = i.s_axis_rx_tdata.truncated(self.p.data_width);
-            let keep = i.s_axis_rx_tkeep & keep_mask;
             if ext {
                 extracted_beat = true;
-                self.out.m_axis_ext_tdata = data;
-                self.out.m_axis_ext_tkeep = keep;
+                self.out.m_axis_ext_tdata = st.tdata;
+                self.out.m_axis_ext_tkeep = st.tkeep;
                 self.out.m_axis_ext_tvalid = true;
-                self.out.m_axis_ext_tlast = i.s_axis_rx_tlast;
-                self.out.m_axis_ext_tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
+                self.out.m_axis_ext_tlast = st.tlast;
+                self.out.m_axis_ext_tuser = u16::from(st.family) << 8 | u16::from(st.port);
             } else {
-                self.out.m_axis_vl_tdata = data;
-                self.out.m_axis_vl_tkeep = keep;
+                self.out.m_axis_vl_tdata = st.tdata;
+                self.out.m_axis_vl_tkeep = st.tkeep;
                 self.out.m_axis_vl_tvalid = true;
-                self.out.m_axis_vl_tlast = i.s_axis_rx_tlast;
-                if i.s_axis_rx_tlast && self.owner == Owner::Rx {
+                self.out.m_axis_vl_tlast = st.tlast;
+                if st.tlast && self.owner == Owner::Rx {
                     self.owner = Owner::None;
                 }
             }
-            self.rx_in_frame = !i.s_axis_rx_tlast;
+            self.rx_in_frame = !st.tlast;
+        }
+        if rx_take {
+            // The table is read before this edge's write (read-before-write, as the RAM's registered read).
+            let d = &i.s_axis_rx_tdata;
+            let tree = (u16::from_be_bytes([d.byte(16), d.byte(17)]) >> 3) & ((1 << TREE_BITS) - 1);
+            self.mcast_rd = self.mcast[self.mcast_slot(tree).0];
+            // The header's parse at this edge, against this edge's straps; the tree's tag is compared in the stage.
+            let (id, et) = (i.cfg_engine_id, i.cfg_ethertype);
+            self.rxs = Some(RxStage {
+                tdata: d.truncated(self.p.data_width),
+                tkeep: i.s_axis_rx_tkeep & keep_mask,
+                tlast: i.s_axis_rx_tlast,
+                tlp_hit: addressed_to_engine(d, false, id, et, &|_| false),
+                portals_hit: addressed_to_engine(d, true, id, et, &|_| true),
+                family: i.cfg_family,
+                port: i.cfg_port,
+            });
         }
         if inj_beat {
             if inj_first {
@@ -346,13 +410,18 @@ impl Block for Interposer {
         self.out.link_credit_return = (returned - take + u32::from(extracted_beat)) as u8;
         self.out.stat_inj_credits = self.inj_credits as u8;
 
-        let index = usize::from(i.cfg_mcast_wr_index & 0xF);
-        if i.cfg_mcast_wr_en && index < self.p.mcast_entries {
-            self.mcast[index] = McastEntry { valid: i.cfg_mcast_wr_valid, tree: i.cfg_mcast_wr_tree & 0x1FFF, armed: i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0 };
+        // The table's one write port: the clearing sweep (the model's table is already clear), else a
+        // configuration write, which the sweep's cycles ignore.
+        if let Some(k) = self.clear {
+            self.clear = (k + 1 < self.p.mcast_entries).then_some(k + 1);
+        } else if i.cfg_mcast_wr_en {
+            let (index, tag) = self.mcast_slot(i.cfg_mcast_wr_tree);
+            let armed = i.cfg_mcast_wr_valid && i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0;
+            self.mcast[index] = tag << 1 | u16::from(armed);
         }
         if i.rst {
             // In place: a reset makes no heap allocation (issue 23, tests/zero_alloc.rs).
-            *self = Self::reset_state(self.p, std::mem::take(&mut self.mcast));
+            *self = Self::reset_state(self.p, std::mem::take(&mut self.mcast), self.mcast_rd);
         }
         out
     }
@@ -422,5 +491,99 @@ mod tests {
         assert_eq!(o.stat_inj_credits, 6);
         let o = m.step(&InterposerIn { m_axis_vl_tready: true, ..Default::default() });
         assert_eq!((o.stat_inj_credits, o.link_credit_return), (8, 1), "reserve refilled first, the rest to the partner");
+    }
+
+    /// A one-beat Soft Portals multicast frame to `tree` (EtherType 0x88B5, flags bit 0).
+    fn portals_to(tree: u16) -> Wide {
+        let mut sp = [0u8; 26];
+        sp[12] = 0x88;
+        sp[13] = 0xB5;
+        sp[16..18].copy_from_slice(&(tree << 3).to_be_bytes());
+        sp[25] = 1;
+        beat(&sp, true)
+    }
+
+    fn portals_in(d: Wide) -> InterposerIn {
+        InterposerIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: 0xFFFF_FFFF, s_axis_rx_tvalid: true, s_axis_rx_tlast: true, cfg_family: true, cfg_ethertype: 0x88B5, m_axis_vl_tready: true, m_axis_ext_tready: true, ..Default::default() }
+    }
+
+    /// No beat offered, outputs ready, the port a Soft Portals port.
+    fn idle() -> InterposerIn {
+        InterposerIn { s_axis_rx_tvalid: false, ..portals_in(Wide::ZERO) }
+    }
+
+    fn write(tree: u16, wait_count: u32) -> InterposerIn {
+        InterposerIn { cfg_mcast_wr_en: true, cfg_mcast_wr_valid: true, cfg_mcast_wr_tree: tree, cfg_mcast_wr_wait_count: wait_count, ..idle() }
+    }
+
+    /// Sends a one-beat frame to `tree` through an idle interposer; true if it came out extracted.
+    fn extracted(m: &mut Interposer, tree: u16) -> bool {
+        assert!(m.step(&portals_in(portals_to(tree))).s_axis_rx_tready);
+        m.step(&idle());
+        let o = m.step(&idle());
+        assert!(o.m_axis_ext_tvalid ^ o.m_axis_vl_tvalid, "the beat leaves two cycles after it is taken");
+        o.m_axis_ext_tvalid
+    }
+
+    #[test]
+    fn the_table_is_indexed_by_the_tree_and_tagged_below_the_seed_size() {
+        let mut m = Interposer::power_on(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+        assert!(!extracted(&mut m, 5), "power-on table: nothing armed");
+        m.step(&write(5, 3));
+        assert!(extracted(&mut m, 5));
+        assert!(!extracted(&mut m, 21), "tree 21 shares tree 5's index: the tag tells them apart");
+        m.step(&write(21, 1));
+        assert!(extracted(&mut m, 21));
+        assert!(!extracted(&mut m, 5), "the write for tree 21 replaced tree 5's entry (same index)");
+        m.step(&write(21, 0));
+        assert!(!extracted(&mut m, 21), "wait count 0: the tree's frames pass");
+        // At the seed's size every tree has its own entry.
+        let mut m = Interposer::power_on(InterposerParams::default()).unwrap();
+        m.step(&write(5, 3));
+        m.step(&write(8189, 3));
+        assert!(extracted(&mut m, 5) && extracted(&mut m, 8189) && !extracted(&mut m, 21));
+    }
+
+    #[test]
+    fn a_beat_taken_at_the_edge_of_a_write_sees_the_old_entry() {
+        let mut m = Interposer::power_on(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+        let both = InterposerIn { cfg_mcast_wr_en: true, cfg_mcast_wr_valid: true, cfg_mcast_wr_tree: 7, cfg_mcast_wr_wait_count: 2, ..portals_in(portals_to(7)) };
+        assert!(m.step(&both).s_axis_rx_tready);
+        m.step(&idle());
+        assert!(m.step(&idle()).m_axis_vl_tvalid, "read before write: the beat passed");
+        assert!(extracted(&mut m, 7), "the next beat sees the write");
+    }
+
+    /// The straps are sampled with the beat: a family switched the cycle after a TLP register write's
+    /// beat is taken (as a link partner does between frames) does not reach it (the packet engine lost
+    /// that write when the receive stage sampled the straps a cycle late).
+    #[test]
+    fn a_strap_change_after_the_edge_does_not_reach_a_taken_beat() {
+        let mut m = Interposer::power_on(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+        // A 3-DW MWr to the engine's window (engine 0x0010): address 0x0010_C004.
+        let mwr = [0x00, 0x01, 0x40, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x0F, 0x00, 0x10, 0xC0, 0x04];
+        let tlp = InterposerIn { cfg_family: false, cfg_port: 3, cfg_engine_id: 0x0010, ..portals_in(beat(&mwr, true)) };
+        assert!(m.step(&tlp).s_axis_rx_tready);
+        m.step(&InterposerIn { cfg_port: 9, ..idle() });
+        let o = m.step(&idle());
+        assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "decided as a TLP frame");
+        assert_eq!(o.m_axis_ext_tuser, 3, "tuser: family 0, port 3, as sampled");
+    }
+
+    #[test]
+    fn a_reset_clears_the_table_by_a_sweep_that_holds_receive_and_ignores_writes() {
+        let p = InterposerParams { mcast_entries: 16, ..Default::default() };
+        let mut m = Interposer::power_on(p).unwrap();
+        m.step(&write(9, 4));
+        assert!(extracted(&mut m, 9));
+        m.step(&InterposerIn { rst: true, ..Default::default() });
+        for k in 0..p.mcast_entries {
+            assert!(m.clearing());
+            let o = m.step(&InterposerIn { s_axis_rx_tvalid: true, ..write(3, 1) });
+            assert!(!o.s_axis_rx_tready, "receive held during the sweep (cycle {k})");
+        }
+        assert!(!m.clearing());
+        assert!(!extracted(&mut m, 9), "the sweep cleared tree 9");
+        assert!(!extracted(&mut m, 3), "writes during the sweep are ignored");
     }
 }

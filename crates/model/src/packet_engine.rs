@@ -52,11 +52,20 @@ pub struct EngineParams {
     pub fifo_depth: usize,
     /// Injection credits (`INJ_CREDITS`).
     pub inj_credits: u32,
+    /// Interposer multicast-table entries (`MCAST_ENTRIES`, docs/blocks/interposer.md §Multicast table).
+    pub mcast_entries: usize,
 }
 
 impl Default for EngineParams {
     fn default() -> Self {
-        EngineParams { static_entries: 16, descriptors: 8, tick_cycles: 1024, fifo_depth: 32, inj_credits: 8 }
+        EngineParams {
+            static_entries: 16,
+            descriptors: 8,
+            tick_cycles: 1024,
+            fifo_depth: 32,
+            inj_credits: 8,
+            mcast_entries: crate::interposer::MCAST_ENTRIES_SEED,
+        }
     }
 }
 
@@ -367,7 +376,7 @@ impl PacketEngine {
     pub fn power_on(p: EngineParams) -> Result<Self, EngineParamError> {
         let e = |s: String| EngineParamError(s);
         Ok(PacketEngine {
-            ip: Interposer::power_on(InterposerParams { inj_credits: p.inj_credits, ..InterposerParams::default() }).map_err(|x| e(x.to_string()))?,
+            ip: Interposer::power_on(InterposerParams { inj_credits: p.inj_credits, mcast_entries: p.mcast_entries, ..InterposerParams::default() }).map_err(|x| e(x.to_string()))?,
             ck: InputChecker::new(CheckerParams::default()).map_err(|x| e(x.to_string()))?,
             rs: RegisterSpace::power_on_with(p.static_entries).map_err(|x| e(x.to_string()))?,
             cpu: Cpu::new(CpuParams { static_entries: p.static_entries, descriptors: p.descriptors, tick_cycles: p.tick_cycles }).map_err(|x| e(x.to_string()))?,
@@ -393,6 +402,12 @@ impl PacketEngine {
     /// The register space (counters, PBV table).
     pub fn regs(&self) -> &RegisterSpace {
         &self.rs
+    }
+
+    /// Whether the interposer is clearing its multicast table after a reset (receive held,
+    /// docs/blocks/interposer.md §Multicast table): not an idle cycle for [`PacketEngine::advance_idle`].
+    pub fn clearing(&self) -> bool {
+        self.ip.clearing()
     }
 
     /// The CPU.
@@ -519,7 +534,6 @@ impl Block for PacketEngine {
             cfg_engine_id: t.cfg_engine_id,
             cfg_ethertype: rs.cfg_ethertype,
             cfg_mcast_wr_en: rs.cfg_mcast_wr_en,
-            cfg_mcast_wr_index: rs.cfg_mcast_wr_index,
             cfg_mcast_wr_valid: rs.cfg_mcast_wr_valid,
             cfg_mcast_wr_tree: rs.cfg_mcast_wr_tree,
             cfg_mcast_wr_wait_count: rs.cfg_mcast_wr_wait_count,

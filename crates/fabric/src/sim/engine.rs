@@ -310,7 +310,8 @@ enum Rest {
 /// idle and no timer expired: one more cycle would change nothing but the CPU's prescaler and running
 /// timers (which `PacketEngine::advance_idle` checks on waking).
 fn idle(c: &CycleEngine, cycle: u64) -> bool {
-    if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
+    // The interposer's clearing sweep after the reset (`MCAST_ENTRIES` cycles) changes state every cycle.
+    if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES || c.e.clearing() {
         return false;
     }
     if cycle.saturating_sub(c.last_activity) < QUIET_CYCLES {

@@ -444,13 +444,16 @@ impl RegisterSpace {
                 }
             }
             Reg::Mcast(i, 0) => {
+                let old = self.mcast_key[i];
                 self.mcast_key[i] = McastKey::from(merge(self.mcast_key[i].into(), 0x8000_1FFF));
                 if m != 0 {
                     let k = self.mcast_key[i];
                     self.out.cfg_mcast_wr_en = true;
                     self.out.cfg_mcast_wr_index = i as u8;
                     self.out.cfg_mcast_wr_valid = k.valid();
-                    self.out.cfg_mcast_wr_tree = k.tree();
+                    // The interposer's table is indexed by the tree: a valid entry written invalid clears
+                    // the tree it held (docs/blocks/register_space.md, multicast entries).
+                    self.out.cfg_mcast_wr_tree = if k.valid() || !old.valid() { k.tree() } else { old.tree() };
                     self.out.cfg_mcast_wr_wait_count = self.mcast_wait[i].wait_count();
                     self.out.cfg_mcast_wr_ports = self.mcast_ports[i].ports();
                 }

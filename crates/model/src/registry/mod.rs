@@ -612,6 +612,7 @@ pub mod typed {
             tick_cycles: p.usize("TICK_CYCLES") as u32,
             fifo_depth: p.usize("FIFO_DEPTH"),
             inj_credits: p.usize("INJ_CREDITS") as u32,
+            mcast_entries: p.usize("MCAST_ENTRIES"),
         }
     }
 }
@@ -656,7 +657,7 @@ fn registrations() -> Vec<BlockSpec> {
                 Cpu::new(typed::cpu(p)).map_err(|e| r(e.to_string()))
             }),
         registration!("packet_engine", "the whole packet engine (top)", EngineIn, EngineOut,
-            ["STATIC_ENTRIES", "DESCRIPTORS", "TICK_CYCLES", "FIFO_DEPTH", "INJ_CREDITS"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
+            ["STATIC_ENTRIES", "DESCRIPTORS", "TICK_CYCLES", "FIFO_DEPTH", "INJ_CREDITS", "MCAST_ENTRIES"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
                 PacketEngine::power_on(typed::packet_engine(p)).map_err(|e| r(e.to_string()))
             }),
     ]

@@ -235,8 +235,8 @@ pub static RTL_MODULES: &[RtlModule] = &[
         params: &[
             RtlParam { name: "DATA_WIDTH", default: "256" },
             RtlParam { name: "KEEP_WIDTH", default: "DATA_WIDTH / 8" },
-            RtlParam { name: "MCAST_ENTRIES", default: "16" },
-            RtlParam { name: "MCAST_INDEX_WIDTH", default: "4" },
+            RtlParam { name: "MCAST_ENTRIES", default: "8192" },
+            RtlParam { name: "MCAST_INDEX_WIDTH", default: "$clog2(MCAST_ENTRIES)" },
             RtlParam { name: "CREDIT_WIDTH", default: "8" },
             RtlParam { name: "INJ_CREDITS", default: "8" },
         ],
@@ -272,7 +272,6 @@ pub static RTL_MODULES: &[RtlModule] = &[
             RtlPort { name: "cfg_engine_id", output: false, msb: "15", lsb: "0" },
             RtlPort { name: "cfg_ethertype", output: false, msb: "15", lsb: "0" },
             RtlPort { name: "cfg_mcast_wr_en", output: false, msb: "0", lsb: "0" },
-            RtlPort { name: "cfg_mcast_wr_index", output: false, msb: "MCAST_INDEX_WIDTH-1", lsb: "0" },
             RtlPort { name: "cfg_mcast_wr_valid", output: false, msb: "0", lsb: "0" },
             RtlPort { name: "cfg_mcast_wr_tree", output: false, msb: "12", lsb: "0" },
             RtlPort { name: "cfg_mcast_wr_wait_count", output: false, msb: "19", lsb: "0" },
@@ -453,6 +452,7 @@ pub static RTL_MODULES: &[RtlModule] = &[
             RtlParam { name: "TICK_CYCLES", default: "1024" },
             RtlParam { name: "FIFO_DEPTH", default: "32" },
             RtlParam { name: "INJ_CREDITS", default: "8" },
+            RtlParam { name: "MCAST_ENTRIES", default: "8192" },
         ],
         ports: &[
             RtlPort { name: "clk", output: false, msb: "0", lsb: "0" },
