@@ -17,8 +17,8 @@ module inswitch_interposer_check #
 (
     parameter DATA_WIDTH = 256,
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
-    parameter MCAST_ENTRIES = 16,
-    parameter MCAST_INDEX_WIDTH = 4,
+    parameter MCAST_ENTRIES = 8192,
+    parameter MCAST_INDEX_WIDTH = $clog2(MCAST_ENTRIES),
     parameter CREDIT_WIDTH = 8,
     parameter INJ_CREDITS = 8,
     parameter STOP_ON_MISMATCH = 1,
@@ -57,7 +57,6 @@ module inswitch_interposer_check #
     input  wire [15:0] cfg_engine_id,
     input  wire [15:0] cfg_ethertype,
     input  wire cfg_mcast_wr_en,
-    input  wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     input  wire cfg_mcast_wr_valid,
     input  wire [12:0] cfg_mcast_wr_tree,
     input  wire [19:0] cfg_mcast_wr_wait_count,
@@ -67,7 +66,7 @@ module inswitch_interposer_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
@@ -130,7 +129,7 @@ import inswitch_dpi_pkg::*;
 
     // Every input, packed (registry order, first port at bit 0).
     function automatic bit [IN_BITS-1:0] packed_inputs();
-        return {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+        return {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
     endfunction
 
     generate
