@@ -38,6 +38,8 @@ const MASK16: u32 = 0xFFFF;
 const MASK8: u32 = 0xFF;
 const MASK24: u32 = 0xFF_FFFF;
 const MASK20: u32 = 0xF_FFFF;
+/// STATIC[s].WAIT: \[19:0\] wait count, \[31\] one target (`cpu::config::ONE_TARGET_BIT`).
+const STATIC_WORD1_MASK: u32 = MASK20 | 1 << crate::cpu::config::ONE_TARGET_BIT;
 
 ports! {
     /// Inputs of `rtl/register_space.v` (clk aside).
@@ -416,7 +418,7 @@ impl RegisterSpace {
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
             Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), 0x8031_1FFF)),
-            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], MASK20),
+            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], STATIC_WORD1_MASK),
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
             Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),
