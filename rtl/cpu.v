@@ -166,6 +166,7 @@ reg [127:0]        em_mask_reg, em_mask_next;
 reg                em_one_reg, em_one_next;
 reg                em_ack_reg, em_ack_next;     // the single message is `acknowledged`, not tmpl_reg
 reg                em_keep_pid_reg, em_keep_pid_next; // copies keep tmpl's P_ID (a relayed INITIALIZATION)
+reg                em_one_target_reg, em_one_target_next; // copies of a one-target master: ROUND_DONE, no result (003 [0052], [0060])
 reg [2:0]          fin_reg, fin_next;
 reg [1:0]          rat_target_reg, rat_target_next;
 reg [MSG_W-1:0]    out_reg, out_next;
@@ -367,6 +368,7 @@ always @* begin
     em_one_next = em_one_reg;
     em_ack_next = em_ack_reg;
     em_keep_pid_next = em_keep_pid_reg;
+    em_one_target_next = em_one_target_reg;
     fin_next = fin_reg;
     rat_target_next = rat_target_reg;
     out_next = out_reg;
@@ -449,6 +451,7 @@ always @* begin
             tmpl_next = check_tmpl;
             em_mask_next = check_em_mask;
             em_one_next = check_em_one;
+            em_one_target_next = check_em_one_target;
             fin_next = check_fin;
             rat_target_next = check_rat_target;
             if (check_complete) begin
@@ -476,6 +479,7 @@ always @* begin
             em_one_next = emit_em_one;
             em_ack_next = emit_em_ack;
             em_keep_pid_next = emit_em_keep_pid;
+            em_one_target_next = emit_em_one_target;
         end
         // ==== FINISH (finish.rs)
         SEQ_FINISH: begin
@@ -491,6 +495,7 @@ always @* begin
             tmpl_next = expire_tmpl;
             em_mask_next = expire_em_mask;
             em_one_next = expire_em_one;
+            em_one_target_next = expire_em_one_target;
             fin_next = expire_fin;
             rat_target_next = expire_rat_target;
             fail_mark = expire_fail;
@@ -567,6 +572,7 @@ always @* begin
                 st_next[k][S_TID +: 2] = 2'd0;
             end else begin
                 st_next[k][S_WAIT +: 20] = cfg_wr_data[19:0];
+                st_next[k][S_ONE_TARGET] = cfg_wr_data[31];
             end
         end
     end
@@ -590,6 +596,7 @@ always @(posedge clk) begin
     em_one_reg <= em_one_next;
     em_ack_reg <= em_ack_next;
     em_keep_pid_reg <= em_keep_pid_next;
+    em_one_target_reg <= em_one_target_next;
     fin_reg <= fin_next;
     rat_target_reg <= rat_target_next;
     out_reg <= out_next;
@@ -637,6 +644,7 @@ always @(posedge clk) begin
         em_one_reg <= 1'b0;
         em_ack_reg <= 1'b0;
         em_keep_pid_reg <= 1'b0;
+        em_one_target_reg <= 1'b0;
         fin_reg <= FIN_NONE;
         rat_target_reg <= CS_IDLE;
         out_reg <= {MSG_W{1'b0}};

@@ -18,6 +18,7 @@ reg [D_W-1:0]    check_du;
 reg [MSG_W-1:0]  check_tmpl;
 reg [127:0]      check_em_mask;
 reg              check_em_one;
+reg              check_em_one_target;
 reg [2:0]        check_fin;
 reg [1:0]        check_rat_target;
 
@@ -27,6 +28,7 @@ always @* begin
     check_tmpl = tmpl_reg;
     check_em_mask = em_mask_reg;
     check_em_one = em_one_reg;
+    check_em_one_target = em_one_target_reg;
     check_fin = fin_reg;
     check_rat_target = rat_target_reg;
     // Only in the state that commits this step: its branches then count in line coverage only
@@ -50,6 +52,7 @@ always @* begin
             end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
                 check_tmpl = t_tlp_completion;
                 check_em_mask = scur[S_PBV +: 128];
+                check_em_one_target = scur[S_ONE_TARGET];
                 check_rat_target = CS_EXITING;
                 check_fin = FIN_NEXT_ROUND;
             end else begin

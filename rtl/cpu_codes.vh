@@ -17,6 +17,7 @@ localparam [3:0] CODE_BARRIER_SATISFIED = 4'd2;
 localparam [3:0] CODE_RESULT = 4'd3;
 localparam [3:0] CODE_ALREADY_COMPLETED = 4'd4;
 localparam [3:0] CODE_ACKNOWLEDGED = 4'd5;
+localparam [3:0] CODE_ROUND_DONE = 4'd6;
 // Failure reasons
 localparam [3:0] WHY_TIMEOUT = 4'd1;
 localparam [3:0] WHY_DUPLICATE = 4'd2;
@@ -130,5 +131,6 @@ localparam integer S_DMU = 448;
 localparam integer S_UPSTREAM = 464;
 localparam integer S_POSTED = 480;
 localparam integer S_TID = 481;
-localparam integer S_W = 483;
+localparam integer S_ONE_TARGET = 483;
+localparam integer S_W = 484;
 // verilator lint_on UNUSEDPARAM

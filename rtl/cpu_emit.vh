@@ -19,6 +19,7 @@ reg [127:0]      emit_em_mask;
 reg              emit_em_one;
 reg              emit_em_ack;
 reg              emit_em_keep_pid;
+reg              emit_em_one_target;
 
 always @* begin
     emit_seq = SEQ_EMIT;
@@ -28,6 +29,7 @@ always @* begin
     emit_em_one = em_one_reg;
     emit_em_ack = em_ack_reg;
     emit_em_keep_pid = em_keep_pid_reg;
+    emit_em_one_target = em_one_target_reg;
     // Only in the state that commits this step: its branches then count in line coverage only
     // when the sequencer uses them (the outputs above hold otherwise).
     if (seq_reg == SEQ_EMIT) begin
@@ -38,6 +40,15 @@ always @* begin
                 emit_out = tmpl_reg;
                 emit_out[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
                 emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
+                // Reduce to one target (003 [0052], [0060]): the participants learn the round is
+                // over, not its result (model: Cpu::without_result).
+                if (em_one_target_reg) begin
+                    emit_out[M_CODE +: 4] = CODE_ROUND_DONE;
+                    emit_out[M_DATA +: 256] = 256'd0;
+                    emit_out[M_RC +: 4] = 4'd0;
+                    emit_out[M_RSM +: 8] = 8'd0;
+                    emit_out[M_OFLOW +: 2] = 2'd0;
+                end
                 emit_send = 1'b1;
                 emit_em_mask[em_b] = 1'b0;
             end
@@ -50,6 +61,7 @@ always @* begin
             end
         end else begin
             emit_em_keep_pid = 1'b0;
+            emit_em_one_target = 1'b0;
             emit_seq = SEQ_FINISH;
         end
     end

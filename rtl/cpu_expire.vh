@@ -16,6 +16,7 @@ reg [3:0]        expire_seq;
 reg [D_W-1:0]    expire_du;
 reg [MSG_W-1:0]  expire_tmpl;
 reg [127:0]      expire_em_mask;
+reg              expire_em_one_target;
 reg              expire_em_one;
 reg [2:0]        expire_fin;
 reg [1:0]        expire_rat_target;
@@ -31,6 +32,7 @@ always @* begin
     expire_fail = 1'b0;
     expire_du[D_EXPIRED] = 1'b0;
     expire_em_mask = 128'd0;
+    expire_em_one_target = em_one_target_reg;
     expire_em_one = 1'b1;
     expire_seq = SEQ_RATCHET;
     // Only in the state that commits this step: its branches then count in line coverage only
@@ -54,6 +56,7 @@ always @* begin
             expire_fail = 1'b1;
             expire_tmpl = t_tlp_completion_error;
             expire_em_mask = scur[S_PBV +: 128];
+            expire_em_one_target = scur[S_ONE_TARGET];
             expire_rat_target = CS_EXITING;
             expire_fin = FIN_NEXT_ROUND;
             expire_ev = EV_TIMEOUT_MASTER;

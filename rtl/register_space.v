@@ -21,7 +21,7 @@
 //   CPU window: 0x160 ENGINE_ID (RO, the strap)   0x164 ENGINE_SFA   0x168 RETRY_LIMIT
 //   0x16C FAILURE (RO: the CPU's FAILURE status inputs cpu_fail_*, {valid, 6'd0, family, count, ctx})
 //   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
-//   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count}, s < CPU_STATIC_ENTRIES
+//   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count + [31] one target}, s < CPU_STATIC_ENTRIES
 //
 // CPU configuration bridge (docs/blocks/register_space.md §CPU window): every authorized write to a register the CPU
 // holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
@@ -225,7 +225,7 @@ reg [3:0]  retry_limit_reg;
 // PBV flags of DW k: {entry 2k+1 switch, valid, entry 2k switch, valid}.
 reg [3:0]  pbv_flags_reg [0:PBV_DWS-1];
 reg [31:0] static_key_reg [0:CPU_STATIC_ENTRIES-1];
-reg [19:0] static_wait_reg [0:CPU_STATIC_ENTRIES-1];
+reg [20:0] static_wait_reg [0:CPU_STATIC_ENTRIES-1]; // {[31] one target, [19:0] wait count}
 
 reg        cpu_wr_en_reg, cpu_wr_en_next;
 reg [11:0] cpu_wr_addr_reg, cpu_wr_addr_next;
@@ -379,7 +379,7 @@ always @* begin
     end else if (is_flags) begin
         read_data = {14'd0, pbv_flags_reg[rel_flags[5:0]][3:2], 14'd0, pbv_flags_reg[rel_flags[5:0]][1:0]};
     end else if (is_static) begin
-        read_data = rel_static[0] ? {12'd0, static_wait_reg[static_i]} : static_key_reg[static_i];
+        read_data = rel_static[0] ? {static_wait_reg[static_i][20], 11'd0, static_wait_reg[static_i][19:0]} : static_key_reg[static_i];
     end else begin
         case (dw)
             DW_ID: read_data = ID_VALUE;
@@ -453,7 +453,7 @@ always @* begin
         fwd_data = mode_word;
     end else if (is_static) begin
         fwd_addr = CPU_STATIC + {5'd0, rel_static[6:0]};
-        fwd_data = rel_static[0] ? {12'd0, wr_value[19:0]} : (wr_value & CPU_STATIC_KEY_MASK);
+        fwd_data = rel_static[0] ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
     end
@@ -645,7 +645,7 @@ always @(posedge clk) begin
             static_key_reg[static_i] <= wr_value & CPU_STATIC_KEY_MASK;
         end
         if (is_static && rel_static[0]) begin
-            static_wait_reg[static_i] <= wr_value[19:0];
+            static_wait_reg[static_i] <= {wr_value[31], wr_value[19:0]};
         end
     end
 
@@ -703,7 +703,7 @@ always @(posedge clk) begin
         end
         for (i = 0; i < CPU_STATIC_ENTRIES; i = i + 1) begin
             static_key_reg[i] <= 32'd0;
-            static_wait_reg[i] <= 20'd0;
+            static_wait_reg[i] <= 21'd0;
         end
         cpu_wr_en_reg <= 1'b0;
         cpu_wr_addr_reg <= 12'd0;

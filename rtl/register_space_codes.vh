@@ -40,7 +40,7 @@ localparam RED_TIMEOUTS = 4;
 localparam RED_THRESHOLDS = 3;
 localparam VNI_ENTRIES = 4;
 localparam INTERNAL_COUNTERS = 2;
-// The ID register's value; reset values; the bits a CPU static entry's DW0 keeps
+// The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep
 localparam [31:0] ID_VALUE = 32'h1C0E0001;
 localparam [15:0] RESET_ETHERTYPE = 16'h88B5;
 localparam [15:0] RESET_VENDOR_ID = 16'hC011;
@@ -56,6 +56,7 @@ localparam [19:0] RESET_RED_THRESHOLD1 = 20'd64;
 localparam [19:0] RESET_RED_THRESHOLD2 = 20'd1024;
 localparam [3:0] RESET_RETRY_LIMIT = 4'd3;
 localparam [31:0] CPU_STATIC_KEY_MASK = 32'h80311FFF;
+localparam [31:0] CPU_STATIC_WORD1_MASK = 32'h800FFFFF;
 // CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports); the post-reset copy is SYNC_WRITES writes, TIMEOUT..MODE
 localparam [11:0] CPU_PBV = 12'h0;
 localparam [11:0] CPU_TIMEOUT = 12'h80;

@@ -188,6 +188,8 @@ fn the_register_space_is_the_cpus_only_configuration_source() {
     for s in 0..CPU_STATIC_ENTRIES {
         let (k, w) = (read(0x600 + 8 * s as u32), read(0x604 + 8 * s as u32));
         let e = cpu.static_entry(s);
-        assert_eq!((e.valid, e.portals, e.key, e.role, e.wait), (k >> 31 != 0, k >> 16 & 1 != 0, (k & 0x1FFF) as u16, (k >> 20 & 3) as u8, w), "static entry {s}");
+        // STATIC[s].WAIT: [19:0] wait count, [31] one target (docs/blocks/register_space.md).
+        let got = (e.valid, e.portals, e.key, e.role, e.wait, e.one_target);
+        assert_eq!(got, (k >> 31 != 0, k >> 16 & 1 != 0, (k & 0x1FFF) as u16, (k >> 20 & 3) as u8, w & 0xF_FFFF, w >> 31 != 0), "static entry {s}");
     }
 }

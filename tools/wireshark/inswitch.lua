@@ -51,7 +51,7 @@ local coll_kinds = {
 local commands = { [1] = "start", [2] = "pause", [3] = "restart", [4] = "stop", [5] = "reset" }
 local completions = {
     [0] = "none", [1] = "barrier_met", [2] = "barrier_satisfied", [3] = "result",
-    [4] = "already_completed", [5] = "acknowledged",
+    [4] = "already_completed", [5] = "acknowledged", [6] = "round_done",
 }
 local reasons = {
     [1] = "timeout", [2] = "duplicate_contribution", [3] = "count_underflow",

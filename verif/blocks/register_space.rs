@@ -77,7 +77,8 @@ fn register_table() -> BTreeMap<u32, Field> {
     }
     for s in 0..CPU_STATIC as u32 {
         t.insert(0x600 + 8 * s, f(0x8031_1FFF, 0));
-        t.insert(0x604 + 8 * s, f(0xF_FFFF, 0));
+        // Word 1: wait count and the one-target bit 31 (docs/blocks/register_space.md).
+        t.insert(0x604 + 8 * s, f(0x800F_FFFF, 0));
     }
     for k in 0..16 {
         t.insert(0x200 + 8 * k, f(u32::MAX, 0));

@@ -280,7 +280,7 @@ pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], stat
         for action in [
             Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
             Action::EngineSfa { engine, sfa: u32::from(id) },
-            Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait },
+            Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait, one_target: false },
             Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports },
         ] {
             plan.push(JobId(u32::from(tree)), 0, src, action);

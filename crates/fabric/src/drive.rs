@@ -250,7 +250,7 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
                 pbv |= 1 << index;
             }
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
-            plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0 });
+            plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
             slots[ec.switch] += 1;
             // Not relayed by the master (unlike the manager's plans, docs/blocks/cpu.md §Messages): with two masters
             // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of

@@ -165,3 +165,94 @@ fn without_pre_reduction_every_participant_contributes() {
         assert_eq!(got, vec![expected], "end node {e}");
     }
 }
+
+/// Completion code of the exit a one-target master sends its participants (`docs/blocks/cpu.md`
+/// §Messages: COMPLETION ROUND_DONE, the round is over, no result).
+const ROUND_DONE: u8 = 6;
+/// Completion code of a reduction's result (000 [0168]).
+const RESULT: u8 = 3;
+/// Kind code of a COMPLETION (000 [0168]).
+const COMPLETION: u8 = 6;
+
+/// The COMPLETIONs end node `e` received for `cc`: (code, operands).
+fn completions_at(f: &Fabric, e: usize, cc: u16) -> Vec<(u8, Vec<u64>)> {
+    let id = f.topo.endpoints[e].id;
+    f.log.iter().filter(|d| d.to == id && d.cc_id == cc && d.kind == COMPLETION).map(|d| (d.code, d.operands.clone())).collect()
+}
+
+/// A reduction on the flattened butterfly (masters and subservients), from node 0, over every end
+/// node, `rounds` rounds; `one_target` selects MPI_REDUCE (003 [0052], [0060]) over MPI_ALLREDUCE.
+fn reduce_job(one_target: bool, roots: usize, rounds: usize) -> (Fabric, Vec<usize>, Vec<u16>) {
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let mut m = drive::manager_for(&t).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let spec = JobSpec { op: INT_SUM, roots, one_target, ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+    let (job, ccs) = place_and_run(&mut f, &mut m, spec);
+    for _ in 1..rounds {
+        for i in 0..ccs.len() {
+            let ctx = drive::context_of(&m, job, i).unwrap();
+            let at = f.now() + HOP_PS;
+            f.start(&ctx, at);
+        }
+        run(&mut f);
+    }
+    (f, all, ccs)
+}
+
+/// Reduce to one target (003 [0052]: "If the collective function specifies that the end result is
+/// sent to a single target process (e.g., in an MPI_REDUCE function), the offload manager configures
+/// the root switch to forward the end result to the node running that process"; [0060]). The target
+/// is the job's source. Every other end node receives no result: only the exit of the round (001),
+/// COMPLETION ROUND_DONE without data, which is also how the subservient engines below the master
+/// close the round (the second round completes too).
+#[test]
+fn reduce_to_one_target_delivers_the_result_to_the_source_only() {
+    let rounds = 2;
+    let (f, all, ccs) = reduce_job(true, 1, rounds);
+    let cc = ccs[0];
+    let expected: u64 = all.iter().map(|&e| operand(e)).fold(0u64, u64::wrapping_add);
+    let at_source = completions_at(&f, 0, cc);
+    let results: Vec<u64> = at_source.iter().filter(|c| c.0 == RESULT).map(|c| c.1[0]).collect();
+    assert_eq!(results, vec![expected; rounds], "the target gets the end result of every round (plain sum)");
+    for &e in &all {
+        let got = completions_at(&f, e, cc);
+        let exits: Vec<&(u8, Vec<u64>)> = got.iter().filter(|c| c.0 == ROUND_DONE).collect();
+        assert_eq!(exits.len(), rounds, "end node {e}: one exit per round");
+        assert!(exits.iter().all(|c| c.1.iter().all(|&v| v == 0)), "end node {e}: the exit carries no result");
+        if e != 0 {
+            assert!(got.iter().all(|c| c.0 == ROUND_DONE), "end node {e} gets no result: {got:?}");
+        }
+    }
+    assert_eq!(contributions_at_engines(&f), rounds * all.len(), "every participant contributes once a round");
+}
+
+/// The same job as an all-reduce (the bit clear): every participant gets the result, nobody an exit
+/// without it (the behaviour before reduce to one target, unchanged).
+#[test]
+fn all_reduce_still_delivers_the_result_to_every_participant() {
+    let (f, all, ccs) = reduce_job(false, 1, 1);
+    let expected: u64 = all.iter().map(|&e| operand(e)).fold(0u64, u64::wrapping_add);
+    for &e in &all {
+        let got = completions_at(&f, e, ccs[0]);
+        let results: Vec<u64> = got.iter().filter(|c| c.0 == RESULT).map(|c| c.1[0]).collect();
+        // The source is a participant and the master's upstream: two results.
+        assert_eq!(results, vec![expected; if e == 0 { 2 } else { 1 }], "end node {e}");
+        assert!(got.iter().all(|c| c.0 != ROUND_DONE), "end node {e}: no exit without the result");
+    }
+}
+
+/// Several roots (003 [0062]) reducing to one target: each root's end result goes to the source, which
+/// reduces them; no participant gets any root's result.
+#[test]
+fn a_two_root_reduce_to_one_target_reaches_the_target_only() {
+    let (f, all, ccs) = reduce_job(true, 2, 1);
+    let expected: u64 = all.iter().map(|&e| operand(e)).fold(0u64, u64::wrapping_add);
+    for &cc in &ccs {
+        let (_, got) = f.target_result(0, cc).expect("the target has every root's end result");
+        assert_eq!(got.first().copied(), Some(expected), "target result = plain sum of every participant");
+        for &e in &all[1..] {
+            assert!(completions_at(&f, e, cc).iter().all(|c| c.0 == ROUND_DONE), "end node {e} gets no result of tree {cc:#x}");
+        }
+    }
+}

@@ -155,6 +155,8 @@ enum_with_unknown! {
         AlreadyCompleted = completion::ALREADY_COMPLETED,
         /// Acknowledgement of a non-posted initialization or control message (000 \[0097\]; `docs/blocks/cpu.md` §Messages).
         Acknowledged = completion::ACKNOWLEDGED,
+        /// The round is over; the result went to the one target only (reduce to one target, 003 \[0052\], \[0060\]; `docs/blocks/cpu.md` §Messages).
+        RoundDone = completion::ROUND_DONE,
     }
 }
 

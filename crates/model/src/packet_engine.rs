@@ -752,12 +752,22 @@ mod tests {
     }
 
     #[test]
-    fn a_frame_for_someone_else_passes_in_one_cycle() {
-        let p = EngineParams { static_entries: 2, descriptors: 2, tick_cycles: 16, ..EngineParams::default() };
+    fn a_frame_for_someone_else_passes_in_two_cycles() {
+        let p = EngineParams { static_entries: 2, descriptors: 2, tick_cycles: 16, mcast_entries: 16, ..EngineParams::default() };
         let mut e = PacketEngine::power_on(p).unwrap();
         for _ in 0..3 {
             e.step(&EngineIn { rst: true, ..idle() });
         }
+        // The interposer clears its multicast table after reset, one entry per cycle, holding rx.
+        let mut o = e.step(&idle());
+        let mut sweep = 1;
+        while e.clearing() {
+            assert!(!o.s_axis_rx_tready, "rx is held while the table is cleared");
+            o = e.step(&idle());
+            sweep += 1;
+        }
+        assert_eq!(sweep, 16, "one cycle per entry");
+        assert!(!o.s_axis_rx_tready, "the last entry's cycle still holds rx");
         let o = e.step(&idle());
         assert_eq!(o.stat_inj_credits, 8, "injection credits after reset");
         assert!(o.s_axis_rx_tready);
@@ -767,6 +777,9 @@ mod tests {
         d.set_byte(12, 0x12);
         let o = e.step(&EngineIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: 0xFF_FFFF, s_axis_rx_tvalid: true, s_axis_rx_tlast: true, ..idle() });
         assert!(o.s_axis_rx_tready);
+        // The interposer's receive stage (the multicast table's synchronous read) holds it one cycle.
+        let o = e.step(&idle());
+        assert!(!o.m_axis_vl_tvalid, "in the receive stage");
         let o = e.step(&idle());
         assert!(o.m_axis_vl_tvalid && o.m_axis_vl_tlast);
         assert_eq!(o.m_axis_vl_tdata, d);

@@ -73,6 +73,7 @@ pub const REQUIRED: &[&str] = &[
     "complete_portals_subservient",
     "complete_tlp_master",
     "complete_tlp_subservient",
+    "one_target_rounds",
     "timeouts_checked",
     "timeouts_exact",
     "timeouts_exact_after_exec",

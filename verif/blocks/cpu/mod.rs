@@ -34,7 +34,7 @@
 
 use std::collections::VecDeque;
 
-use inswitch_model::cpu::config::{self as reg, mode_word, pbv_word, static_word0};
+use inswitch_model::cpu::config::{self as reg, mode_word, pbv_word, static_word0, static_word1};
 use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::{
     command, completion, event, next_seqno, reason, Cpu, CpuIn, CpuOut, CpuParams, COUNT_MAX, SEQNO_RESERVED,

@@ -62,6 +62,8 @@ struct RStatic {
     upstream: u16,
     posted: bool,
     tid: u8,
+    /// Word 1 bit 31: reduce to one target (docs/blocks/cpu.md §Ports).
+    one_target: bool,
 }
 
 /// Where a decision leaves the sequencer, in cycles from its base (docs/blocks/cpu.md §Timing): idle from that
@@ -375,6 +377,7 @@ impl Reference {
                     s.tid = 0;
                 } else {
                     s.wait = d & 0xf_ffff;
+                    s.one_target = d >> 31 != 0;
                 }
             }
             _ => {}
@@ -490,6 +493,26 @@ impl Reference {
     }
 
     /// Copies of `tmpl`, one to each valid PBV-table entry set in `pbv`.
+    /// The copies a MASTER sends its participants at the end of a round (completion or timeout), then
+    /// its message to `upstream` (`tmpl`). The rule is 003's, written out here: "If the collective
+    /// function specifies that the end result is sent to a single target process (e.g., in an
+    /// MPI_REDUCE function), the offload manager configures the root switch to forward the end result
+    /// to the node running that process" ([0052]; [0060]: "the root switch sends the end result to the
+    /// designated target node"). The target is `upstream` (the source); the participants still get
+    /// the exit of the round (001: the exit flows down), a COMPLETION ROUND_DONE whose data, result
+    /// code and REPSUM fields are 0. Without the bit, every participant gets the result (all-reduce).
+    fn master_copies(&mut self, tmpl: CollectiveMsg, si: usize) {
+        let s = self.st[si];
+        if s.one_target {
+            self.cov.bump("one_target_rounds");
+            let exit = CollectiveMsg { code: completion::ROUND_DONE, data: [0; 4], rc: 0, repsum_m: 0, repsum_oflow_id: 0, ..tmpl };
+            self.copies(exit, s.pbv);
+        } else {
+            self.copies(tmpl, s.pbv);
+        }
+        self.out(tmpl);
+    }
+
     fn copies(&mut self, tmpl: CollectiveMsg, pbv: u128) {
         for b in 0..128 {
             if bit(pbv, b) && self.pbv_valid[b] {

@@ -67,6 +67,11 @@ pub struct JobSpec {
     /// Portals protection key (VNI, 002 (52), (99)): every member engine admits it (`VNI_ALLOWED`).
     /// TLP jobs do not use it.
     pub vni: u16,
+    /// Reduce to one target (003 \[0052\], \[0060\]: MPI_REDUCE): each master sends the end result to
+    /// the source only (its `upstream`, the target) and its participants the exit without the result
+    /// (COMPLETION ROUND_DONE, `docs/blocks/cpu.md` §Messages); `false`: all-reduce, every participant gets
+    /// it. TLP jobs; a Portals tree's result is its root end node's (the source's) to distribute.
+    pub one_target: bool,
 }
 
 /// Default per-round bytes: one 1056-byte response frame (000 \[0115\]: 1 KiB payload + header).
@@ -77,7 +82,7 @@ pub const DEFAULT_VNI: u16 = 1;
 impl JobSpec {
     /// A TLP barrier over `participants` from `source`, one root, no twin, no pre-reduction.
     pub fn new(participants: Vec<NodeId>, source: NodeId) -> Self {
-        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES, vni: DEFAULT_VNI }
+        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES, vni: DEFAULT_VNI, one_target: false }
     }
 }
 
@@ -501,7 +506,9 @@ impl Manager {
                             plan.push(job.id, i, req, Action::PbvEntry { engine: s, index, device_id, switch });
                         }
                     }
-                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Tlp, role: role(s), wait: 0 });
+                    // 003 [0052]: the root is configured to send the end result to the one target.
+                    let one_target = job.spec.one_target && s == t.root;
+                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Tlp, role: role(s), wait: 0, one_target });
                 }
             }
             Family::Portals => {
@@ -522,7 +529,7 @@ impl Manager {
                     // is neither a contribution nor a downward port, and every engine is SUBSERVIENT:
                     // it sends its partial result up, towards the root endpoint.
                     let wait = portals_wait(t, &below, s, job.spec.source);
-                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: Role::Subservient, wait });
+                    plan.push(job.id, i, req, Action::StaticEntry { engine: s, slot: slots.static_slot, key: p.key, family: Family::Portals, role: Role::Subservient, wait, one_target: false });
                     let mut ports: Vec<u8> = below(s).iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
                     ports.extend(m.local.iter().filter(|&&n| n != job.spec.source).filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
                     ports.sort_unstable();

@@ -47,9 +47,10 @@ pub enum Action {
     /// half written 0.
     PbvClear { engine: SwitchId, index: u8 },
     /// CPU static entry `slot` := the tree's context (`docs/blocks/cpu.md` §Context model, §Ports): key (CC_ID or multicast
-    /// tree), family, role (000 \[0104\]-\[0111\]), Portals wait count. Encodes as `STATIC[slot].WAIT`, then
-    /// `STATIC[slot].KEY` (writing the key makes the context at the CPU).
-    StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32 },
+    /// tree), family, role (000 \[0104\]-\[0111\]), Portals wait count, reduce to one target (a master's
+    /// result to its `upstream` only, 003 \[0052\]). Encodes as `STATIC[slot].WAIT` (wait count, bit 31 one
+    /// target), then `STATIC[slot].KEY` (writing the key makes the context at the CPU).
+    StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32, one_target: bool },
     /// CPU static entry `slot` is freed (`STATIC[slot].KEY` written 0).
     StaticClear { engine: SwitchId, slot: u8 },
     /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
@@ -273,10 +274,10 @@ impl Plan {
                     let t = pbv_flags_write(req, next_tag(&out), dev, index, false, false).map_err(err)?;
                     frame(&mut out, dev, t);
                 }
-                &Action::StaticEntry { engine, slot, key, family, role, wait } => {
+                &Action::StaticEntry { engine, slot, key, family, role, wait, one_target } => {
                     slot_ok(slot)?;
                     // docs/blocks/register_space.md: WAIT, then KEY (writing the key makes the context).
-                    write(&mut out, engine, static_key_offset(slot) + STATIC_WAIT, wait & WAIT_MASK)?;
+                    write(&mut out, engine, static_key_offset(slot) + STATIC_WAIT, cpu_cfg::static_word1(wait, one_target))?;
                     write(&mut out, engine, static_key_offset(slot), cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key))?;
                 }
                 &Action::StaticClear { engine, slot } => {

@@ -35,6 +35,7 @@ impl Cpu {
         } else if d.role == role::MASTER {
             self.tmpl = self.tlp_completion(&d, false);
             self.em_mask = self.st[usize::from(d.sidx)].pbv;
+            self.em_one_target = self.st[usize::from(d.sidx)].one_target;
             self.rat_target = CtxState::Exiting;
             self.fin = fin::NEXT_ROUND;
         } else {

@@ -28,6 +28,7 @@ code_table! {
         RESULT = 3, "Final result of a reduction.";
         ALREADY_COMPLETED = 4, "The child's transaction already completed (001: answer to a child that missed the Exit).";
         ACKNOWLEDGED = 5, "A non-posted INITIALIZATION / CONTROL was received and acted on (000 \\[0097\\], claim 14: non-posted messages expect a completion). **Decision**, `docs/blocks/cpu.md` §Messages.";
+        ROUND_DONE = 6, "The round is over but the result went to the one target only (reduce to one target, 003 \\[0052\\], \\[0060\\]): the exit of 001 without the result. **Decision**, `docs/blocks/cpu.md` §Messages.";
     }
 }
 
@@ -171,6 +172,7 @@ pub const STATIC_RECORD: &[(&str, u32)] = &[
     ("UPSTREAM", 16),
     ("POSTED", 1),
     ("TID", 2),
+    ("ONE_TARGET", 1),
 ];
 
 /// The text of `rtl/cpu_codes.vh`: every table above as localparams, to be included inside the module.
@@ -234,7 +236,7 @@ mod tests {
         }
         let total = |r: &[(&str, u32)]| r.iter().map(|&(_, w)| w).sum::<u32>();
         assert_eq!(total(DESCRIPTOR_RECORD), 682);
-        assert_eq!(total(STATIC_RECORD), 483);
+        assert_eq!(total(STATIC_RECORD), 484);
         assert_eq!(event::COUNT, 41);
     }
 }

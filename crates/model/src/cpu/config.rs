@@ -19,8 +19,11 @@ pub const ENGINE_SFA: u16 = 0x088;
 /// MODE: \[0\] R_TF_RED_CFG_MODE (002 (86)), \[11:8\] retry limit.
 pub const MODE: u16 = 0x089;
 /// Static entry s, word 0 at `STATIC + 2s`: \[12:0\] key, \[16\] family, \[21:20\] role, \[31\] valid.
-/// Word 1 at `STATIC + 2s + 1`: \[19:0\] wait count.
+/// Word 1 at `STATIC + 2s + 1`: \[19:0\] wait count, \[31\] one target ([`ONE_TARGET_BIT`]).
 pub const STATIC: u16 = 0x100;
+/// Bit of static-entry word 1 that selects reduce to one target (003 \[0052\], \[0060\]): the MASTER
+/// sends the result to its `upstream` only (`docs/blocks/cpu.md` §Messages).
+pub const ONE_TARGET_BIT: u32 = 31;
 /// Largest number of static entries the map has room for.
 pub const MAX_STATIC_ENTRIES: usize = 64;
 
@@ -110,6 +113,11 @@ impl Config {
 /// Word 0 of a static entry.
 pub fn static_word0(valid: bool, portals: bool, role: u8, key: u16) -> u32 {
     u32::from(valid) << 31 | u32::from(role & 3) << 20 | u32::from(portals) << 16 | u32::from(key & 0x1fff)
+}
+
+/// Word 1 of a static entry: the wait count and the one-target bit.
+pub fn static_word1(wait: u32, one_target: bool) -> u32 {
+    u32::from(one_target) << ONE_TARGET_BIT | wait & 0xF_FFFF
 }
 
 /// A PBV-table word.

@@ -97,6 +97,9 @@ pub struct StaticEntry {
     pub posted: bool,
     /// Transaction ID (001).
     pub tid: u8,
+    /// Reduce to one target (003 \[0052\], \[0060\]): a MASTER sends the result to `upstream` only and
+    /// its participants a COMPLETION `ROUND_DONE` without the result (`docs/blocks/cpu.md` §Messages).
+    pub one_target: bool,
 }
 
 /// One descriptor: the dynamic state of a live context (`docs/blocks/cpu.md` §Context model).

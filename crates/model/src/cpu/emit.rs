@@ -22,7 +22,10 @@ impl Cpu {
                 self.em_mask &= !(1u128 << b);
             } else if out_free {
                 let pid = if self.em_keep_pid { self.tmpl.pid } else { b as u16 };
-                self.out = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
+                let copy = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
+                // Reduce to one target (003 [0052], [0060]): the participants learn the round is over,
+                // not its result.
+                self.out = if self.em_one_target { Self::without_result(copy) } else { copy };
                 self.out_valid = true;
                 self.em_mask &= !(1u128 << b);
             }
@@ -35,6 +38,7 @@ impl Cpu {
             }
         } else {
             self.em_keep_pid = false;
+            self.em_one_target = false;
             self.seq = seq::FINISH;
         }
     }

@@ -37,6 +37,7 @@ impl Cpu {
                     self.set_failure(di, false, d.key);
                     self.tmpl = self.tlp_completion(&d, true);
                     self.em_mask = self.st[usize::from(d.sidx)].pbv;
+                    self.em_one_target = self.st[usize::from(d.sidx)].one_target;
                     self.rat_target = CtxState::Exiting;
                     self.fin = fin::NEXT_ROUND;
                     event::TIMEOUT_MASTER

@@ -222,6 +222,9 @@ pub struct Cpu {
     /// The copies keep the template's P_ID (a relayed INITIALIZATION names its target engine there)
     /// instead of taking their PBV bit; cleared when the emission ends.
     em_keep_pid: bool,
+    /// The copies are a one-target master's (003 \[0052\], \[0060\]): COMPLETION `ROUND_DONE` without the
+    /// result, which goes to `upstream` alone; cleared when the emission ends.
+    em_one_target: bool,
     fin: u8,
     rat_target: CtxState,
     out: CollectiveMsg,
@@ -287,6 +290,7 @@ impl Cpu {
             em_one: false,
             em_ack: false,
             em_keep_pid: false,
+            em_one_target: false,
             fin: fin::NONE,
             rat_target: CtxState::Idle,
             out: CollectiveMsg::default(),
@@ -454,6 +458,7 @@ impl Cpu {
                 e.tid = 0;
             } else {
                 e.wait = data & COUNT_MAX;
+                e.one_target = data >> config::ONE_TARGET_BIT & 1 != 0;
             }
         }
     }

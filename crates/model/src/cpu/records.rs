@@ -130,6 +130,12 @@ impl Cpu {
         }
     }
 
+    /// A one-target master's copy to a participant (003 \[0052\], \[0060\]): COMPLETION `ROUND_DONE`,
+    /// the result's fields (data, result code, REPSUM fields) 0; opcode, count, TID and error mark kept.
+    pub(super) fn without_result(m: CollectiveMsg) -> CollectiveMsg {
+        CollectiveMsg { code: completion::ROUND_DONE, data: [0; 4], rc: 0, repsum_m: 0, repsum_oflow_id: 0, ..m }
+    }
+
     pub(super) fn portals_partial(&self, d: &Descriptor) -> CollectiveMsg {
         Self::with_acc(
             d,

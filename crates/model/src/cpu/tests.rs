@@ -1,6 +1,6 @@
 //! Directed tests of every rule of `docs/blocks/cpu.md`, one or more per rule.
 
-use super::config::{self, mode_word, pbv_word, static_word0};
+use super::config::{self, mode_word, pbv_word, static_word0, static_word1};
 use super::context::{role, CtxState};
 use super::*;
 use crate::reduce::{combine, Opcode};
@@ -385,6 +385,42 @@ fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participan
     let d = tb.cpu.live(false, 0x345).unwrap();
     assert_eq!((d.state, d.pbv, d.pcount, d.acc.rt_data[0]), (CtxState::Idle, 0b1101, 3, 100), "next round re-loaded");
     assert_eq!(tb.cpu.static_entry(0).tid, 1, "001: TID + 1 on Exiting -> Idle");
+}
+
+/// Reduce to one target (003 [0052], [0060]: MPI_REDUCE's end result goes to the one target node):
+/// with bit 31 of static word 1 set, the master's participants get COMPLETION ROUND_DONE without the
+/// result (the exit of 001) and the result goes to `upstream` (the source) alone; in the same
+/// cycles as the all-reduce round (only fields differ). A timeout's copies follow the same rule.
+#[test]
+fn a_one_target_master_sends_the_result_to_upstream_only() {
+    let mut tb = Tb::small();
+    tlp_master(&mut tb, Opcode::IntSum, 100);
+    // Word 1 written after the INITIALIZATION: the stored context stays (only word 0 makes a new one).
+    tb.cfg(config::STATIC + 1, static_word1(0, true));
+    assert!(tb.cpu.static_entry(0).one_target && tb.cpu.static_entry(0).stored);
+    for (pid, src, v) in [(0, 0x0010, 1), (2, 0x0012, 3), (3, 0x0013, 2)] {
+        tb.send(contrib(0x345, pid, src, 0, Opcode::IntSum, v));
+    }
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::INIT, event::ACCEPT, event::ACCEPT, event::ACCEPT, event::COMPLETE]);
+    let got: Vec<(u32, u16, u8, u64)> = outs.iter().map(|o| (o.dst, o.pid, o.code, o.data[0])).collect();
+    let done = completion::ROUND_DONE;
+    assert_eq!(got, [(0x10, 0, done, 0), (0x12, 2, done, 0), (0x13, 3, done, 0), (u32::from(SOURCE), NO_PARTICIPANT, completion::RESULT, 106)]);
+    assert!(outs.iter().all(|o| o.kind == Kind::COMPLETION && o.count == 3 && o.tid == 0 && o.op == Opcode::IntSum.raw()));
+    assert_eq!(tb.cpu.static_entry(0).tid, 1, "the round ends as an all-reduce's");
+    // A master timeout: the error-marked partial result to upstream only.
+    tb.cfg(config::TIMEOUT, 2);
+    tb.send(control(0x345, command::RESTART));
+    tb.send(contrib(0x345, 0, 0x10, 1, Opcode::IntSum, 5));
+    tb.take();
+    tb.run(u64::from(5 * TICK));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::TIMEOUT_MASTER]);
+    let got: Vec<(u8, u64, bool)> = outs.iter().map(|o| (o.code, o.data[0], o.error)).collect();
+    assert_eq!(got, [(done, 0, true), (done, 0, true), (done, 0, true), (completion::RESULT, 105, true)]);
+    // Clearing the bit restores the all-reduce: every copy carries the result.
+    tb.cfg(config::STATIC + 1, static_word1(0, false));
+    assert!(!tb.cpu.static_entry(0).one_target);
 }
 
 #[test]

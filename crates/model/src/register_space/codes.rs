@@ -5,7 +5,7 @@
 //! register_space_codes` rewrites it).
 
 use super::map::{cpu_addr, offset, reset, status};
-use super::map::{CPU_STATIC_KEY_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, SYNC_WRITES, VNI_ENTRIES};
+use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, SYNC_WRITES, VNI_ENTRIES};
 use crate::codes::{hex, hex_localparams, integers, localparams, Header};
 
 /// Width of a DW index into the 4 KiB window (the RTL's `dw`).
@@ -50,7 +50,8 @@ pub fn verilog_header() -> String {
     }
     values += &localparams("RESET", 4, [("RETRY_LIMIT", u64::from(reset::RETRY_LIMIT))]);
     values += &hex("CPU_STATIC_KEY_MASK", 32, u64::from(CPU_STATIC_KEY_MASK));
-    h.section("The ID register's value; reset values; the bits a CPU static entry's DW0 keeps", &values);
+    values += &hex("CPU_STATIC_WORD1_MASK", 32, u64::from(CPU_STATIC_WORD1_MASK));
+    h.section("The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep", &values);
     let cpu = [
         ("PBV", cpu_addr::PBV),
         ("TIMEOUT", cpu_addr::TIMEOUT),

@@ -225,6 +225,9 @@ pub struct CpuStaticKey {
 /// The bits of a CPU static entry's DW0 that exist (every [`CpuStaticKey`] field; a unit test checks it):
 /// a write keeps only these.
 pub const CPU_STATIC_KEY_MASK: u32 = 0x8031_1FFF;
+/// The bits a CPU static entry's word 1 (STATIC\[s\].WAIT) keeps: \[19:0\] wait count, \[31\] one target
+/// (`cpu::config::ONE_TARGET_BIT`).
+pub const CPU_STATIC_WORD1_MASK: u32 = 0xF_FFFF | 1 << crate::cpu::config::ONE_TARGET_BIT;
 
 /// VNI_ALLOWED entry.
 #[bitfield(bits = 32)]

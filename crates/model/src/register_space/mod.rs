@@ -417,7 +417,7 @@ impl RegisterSpace {
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
             Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK)),
-            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], MASK20),
+            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], CPU_STATIC_WORD1_MASK),
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
             Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),

@@ -132,9 +132,7 @@ impl Reference {
             self.cov.bump("complete_tlp_master");
             let msg = self.tlp_out(&d, true, false, false);
             self.ratchet(k, 3);
-            let pbv = self.st[d.sidx].pbv;
-            self.copies(msg, pbv);
-            self.out(msg);
+            self.master_copies(msg, d.sidx);
             self.next_round(k);
         } else {
             self.cov.bump("complete_tlp_subservient");
@@ -227,9 +225,7 @@ impl Reference {
                     self.fail_marks.push_back((false, key));
                     let msg = self.tlp_out(&d, true, true, false);
                     self.ratchet(k, 3);
-                    let pbv = self.st[d.sidx].pbv;
-                    self.copies(msg, pbv);
-                    self.out(msg);
+                    self.master_copies(msg, d.sidx);
                     self.next_round(k);
                     event::TIMEOUT_MASTER
                 }
