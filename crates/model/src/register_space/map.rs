@@ -67,7 +67,7 @@ code_table! {
         ENGINE_ID = 0x160, "The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.";
         ENGINE_SFA = 0x164, "The engine's own fabric address (Portals SFA of its frames).";
         RETRY_LIMIT = 0x168, "Retransmissions of a RESPONSE before a FAILURE (000 \\[0117\\]), bits 3:0.";
-        FAILURE = 0x16C, "FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md` §3): bits 15:0 context, 23:16 count, 24 family, 31 valid.";
+        FAILURE = 0x16C, "FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md` §Ports): bits 15:0 context, 23:16 count, 24 family, 31 valid.";
         PBV_FLAGS = 0x500, "PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.";
         CPU_STATIC = 0x600, "CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.";
     }
