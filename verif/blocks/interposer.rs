@@ -372,11 +372,14 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
         if o.m_axis_ext_tvalid && self.ext_beat_new {
             self.in_flight -= 1;
         }
+        // Credits: every slot is somewhere, exactly once. Reported after the output checks below, so that
+        // a beat that is wrong in itself (from nowhere, on the wrong output) is named as such rather than
+        // by the credit it unbalances.
+        let mut credit_error = None;
         if self.armed_run {
-            // Credits: every slot is somewhere, exactly once.
             let total = self.partner + i64::from(o.stat_inj_credits) + self.occupancy + self.in_flight + i64::from(o.link_credit_return);
             if total != VL_DEPTH || u32::from(o.stat_inj_credits) > self.p.inj_credits {
-                return Err(format!(
+                credit_error = Some(format!(
                     "credits do not balance: partner {} + injection {} + VL occupancy {} + in flight {} + returning {} = {total}, VL depth {VL_DEPTH}",
                     self.partner, o.stat_inj_credits, self.occupancy, self.in_flight, o.link_credit_return
                 ));
@@ -420,6 +423,9 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                 expected_event |= 1;
             }
             Self::emit(&mut self.ext, (o.m_axis_ext_tdata, o.m_axis_ext_tkeep, o.m_axis_ext_tlast), Some(o.m_axis_ext_tuser), "extracted frame")?;
+        }
+        if let Some(e) = credit_error {
+            return Err(e);
         }
         if self.armed_run && o.stat_event != expected_event {
             return Err(format!("stat_event {:#x}, expected {expected_event:#x}", o.stat_event));
