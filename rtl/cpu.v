@@ -527,19 +527,19 @@ always @* begin
     pbv_dev_next = pbv_dev_reg;
 
     if (cfg_wr_en) begin
-        if (cfg_wr_addr < 12'h080) begin
+        if (cfg_wr_addr < CFG_TIMEOUT) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
             pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
             pbv_dev_next[16*cfg_wr_addr[6:0] +: 16] = cfg_wr_data[15:0];
-        end else if (cfg_wr_addr < 12'h084) begin
+        end else if (cfg_wr_addr < CFG_THRESHOLD) begin
             timeout_next[cfg_wr_addr[1:0]] = cfg_wr_data[23:0];
-        end else if (cfg_wr_addr < 12'h087) begin
+        end else if (cfg_wr_addr < CFG_ENGINE_ID) begin
             threshold_next[cfg_wr_addr[1:0]] = cfg_wr_data[19:0];
-        end else if (cfg_wr_addr == 12'h087) begin
+        end else if (cfg_wr_addr == CFG_ENGINE_ID) begin
             engine_id_next = cfg_wr_data[15:0];
-        end else if (cfg_wr_addr == 12'h088) begin
+        end else if (cfg_wr_addr == CFG_ENGINE_SFA) begin
             engine_sfa_next = cfg_wr_data;
-        end else if (cfg_wr_addr == 12'h089) begin
+        end else if (cfg_wr_addr == CFG_MODE) begin
             ieee_next = cfg_wr_data[0];
             retry_limit_next = cfg_wr_data[11:8];
         end
@@ -549,8 +549,8 @@ end
 /*
  * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
  */
-wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
-wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
+wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - {20'd0, CFG_STATIC};
+wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= CFG_STATIC && cfg_off < 2 * STATIC_ENTRIES;
 wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
 
 always @* begin
