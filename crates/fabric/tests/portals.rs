@@ -346,3 +346,33 @@ fn a_link_of_the_first_tree_fails_and_the_twin_still_completes_every_round() {
     let lost = f.faults.as_ref().unwrap().counts().lost_to_failures;
     assert!(lost > 0);
 }
+
+/// 002 (39)-(40): the arm passes each engine on its way down the tree. The engine's interposer keeps a copy
+/// and passes the frame on (docs/blocks/interposer.md §The multicast arm passes on), and the frame goes down
+/// from the engine's port; the crossbar makes no copy of an arm its engine takes. Before issue 15 item 4 the
+/// crossbar copied the root's arm to 720's engine and to every downward port (five frames from the root
+/// per arm) and no engine ever sent an arm.
+#[test]
+fn the_arm_passes_through_every_engine_and_the_crossbar_makes_no_copy() {
+    let rounds = 2;
+    let (mut f, job) = fig7(INT_SUM, rounds, 1, &values);
+    let first = f.frames.len();
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), rounds as usize, "{res:?}");
+    let t = Topology::fig7(LinkSpec::default());
+    let arms_from = |origin: u16| f.frames[first..].iter().filter(|x| x.origin == origin && inswitch_fabric::wire::portals_frame(&x.bytes).is_some_and(|p| p.header.arm)).count();
+    let arms = rounds as usize + 1;
+    assert_eq!(arms_from(t.endpoints[ROOT].id), arms, "one frame per arm leaves the root, to 720's engine only");
+    // Each engine passes every arm on to its downward ports: 720 to its two other nodes and the ISLs to 725
+    // and 730, 725 and 730 to their three nodes (one frame per port).
+    for (s, ports) in [(S720, 4), (S725, 3), (S730, 3)] {
+        assert_eq!(arms_from(t.switches[s].engine_id), ports * arms, "switch {s}: every arm passed on by the engine");
+        assert_eq!(events(&f, s, event::ARM), arms as u64, "switch {s}: the engine armed by every arm");
+    }
+    for &e in &job.leaves {
+        assert_eq!(f.portals.arms_at(e, job.dfa).len(), arms, "leaf {e} gets every arm");
+    }
+    for (r, x) in res.iter().enumerate() {
+        assert_eq!(x.data, fold(INT_SUM, r as u32, &job.leaves, &values), "round {r}");
+    }
+}
