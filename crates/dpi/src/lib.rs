@@ -78,6 +78,7 @@ unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, String> {
 
 /// # Safety
 /// `m` is null or a pointer from [`inswitch_model_new`] not yet freed.
+#[inline]
 unsafe fn model<'a>(m: *mut InswitchModel) -> Result<&'a mut InswitchModel, String> {
     let m = m.as_mut().ok_or("the model handle is a null pointer")?;
     if m.poisoned {

@@ -405,6 +405,8 @@ struct Erased<B: Block> {
     params: ParamSet,
     ports: Vec<PortInfo>,
     packed: [usize; 2],
+    /// `packed` in 32-bit words.
+    packed_words: [usize; 2],
     /// Where each input, each output sits in the packed vectors.
     slots: [Vec<packed::Slot>; 2],
     fresh: B,
@@ -423,11 +425,13 @@ where
         let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
         let (ins, outs) = widths.split_at(spec.inputs.len());
         let slots = [packed::slots(ins), packed::slots(outs)];
+        let packed = [packed_bits(&ports, false), packed_bits(&ports, true)];
         Box::new(Erased {
             slots,
             spec,
             params: params.clone(),
-            packed: [packed_bits(&ports, false), packed_bits(&ports, true)],
+            packed,
+            packed_words: packed.map(|b| b.div_ceil(32)),
             ports,
             fresh: model.clone(),
             model,
@@ -505,33 +509,41 @@ where
     }
     fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError> {
         self.packed_room(false, bits.len())?;
-        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(bits, &self.slots[0]));
+        let slots = &self.slots[0][..B::In::NAMES.len()];
+        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(bits, slots));
         Ok(())
     }
     fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, bits.len())?;
-        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1]));
+        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1][..B::Out::NAMES.len()]));
         Ok(())
     }
     fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, outputs.len())?;
         self.packed_room(false, inputs.len())?;
-        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(inputs, &self.slots[0]));
+        // The slot tables cut to the port counts, constants here: the per-port index checks fold away.
+        let slots = &self.slots[0][..B::In::NAMES.len()];
+        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(inputs, slots));
         self.outputs = self.model.step(&self.inputs);
-        self.outputs.visit_ports(&mut packed::Pack::new(outputs, &self.slots[1]));
+        self.outputs.visit_ports(&mut packed::Pack::new(outputs, &self.slots[1][..B::Out::NAMES.len()]));
         Ok(())
     }
 }
 
 impl<B: Block> Erased<B> {
+    #[inline(always)]
     fn packed_room(&self, output: bool, got: usize) -> Result<(), RegistryError> {
-        let bits = self.packed[usize::from(output)];
-        let need = bits.div_ceil(32);
-        if got < need {
-            let name = if output { "all outputs" } else { "all inputs" };
-            return Err(RegistryError::Buffer { block: self.spec.name, name, width: bits as u32, need, got });
+        if got < self.packed_words[usize::from(output)] {
+            return Err(self.packed_short(output, got));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn packed_short(&self, output: bool, got: usize) -> RegistryError {
+        let bits = self.packed[usize::from(output)];
+        let name = if output { "all outputs" } else { "all inputs" };
+        RegistryError::Buffer { block: self.spec.name, name, width: bits as u32, need: bits.div_ceil(32), got }
     }
 }
 
