@@ -190,9 +190,9 @@ pub fn model(b: &'static BlockSpec) -> String {
         let head = if k == 0 { "        " } else { " else " };
         write!(
             s,
-            "{head}{cond}begin : g_io\n            bit [CYCLE_BITS-1:0] before, outs;\n            \
+            "{head}{cond}begin : g_io\n            bit [CYCLE_BITS-1:0] stepped, outs;\n            \
              always @(posedge clk) begin\n                \
-             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'({ins}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)\n                    \
+             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'({ins}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)\n                    \
              $fatal(1, \"{name}: %s\", inswitch_last_error());\n                edges <= edges + 1;\n            end\n            \
              always @* begin\n                if (edges >= 0) begin\n                    \
              void'(inswitch_model_eval{bits}(h, CYCLE_BITS'({ins}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));\n                    \
@@ -234,7 +234,7 @@ fn cycle_call(module: &str, ins: &str) -> String {
         let head = if k == 0 { "        " } else { " else " };
         write!(
             s,
-            "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            always @(posedge clk) begin\n                \
+            "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            // `stepped`: the outputs before the edge, not used.\n            always @(posedge clk) begin\n                \
              if (inswitch_model_cycle{bits}(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)\n                    \
              $fatal(1, \"{module}: %s\", inswitch_last_error());\n                compare(outs[OUT_BITS-1:0]);\n            end\n        end"
         )

@@ -75,9 +75,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -88,9 +88,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -101,9 +101,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -114,9 +114,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -127,9 +127,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -140,9 +140,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

@@ -84,9 +84,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -97,9 +97,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -110,9 +110,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -123,9 +123,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -136,9 +136,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -149,9 +149,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

@@ -105,9 +105,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -118,9 +118,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -131,9 +131,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -144,9 +144,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -157,9 +157,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -170,9 +170,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

@@ -83,9 +83,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -96,9 +96,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -109,9 +109,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -122,9 +122,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -135,9 +135,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -148,9 +148,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

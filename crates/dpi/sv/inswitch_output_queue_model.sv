@@ -70,9 +70,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -83,9 +83,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -96,9 +96,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -109,9 +109,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -122,9 +122,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -135,9 +135,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, m_axis_tready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_output_queue_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

@@ -97,9 +97,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -110,9 +110,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -123,9 +123,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -136,9 +136,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -149,9 +149,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -162,9 +162,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

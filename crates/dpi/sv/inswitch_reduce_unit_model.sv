@@ -62,9 +62,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -75,9 +75,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -88,9 +88,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -101,9 +101,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -114,9 +114,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -127,9 +127,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({b_sfa, b_rt_repsum_oflow_id, b_rt_repsum_m, b_rt_rc, b_rt_data, b_rt_op, a_sfa, a_rt_repsum_oflow_id, a_rt_repsum_m, a_rt_rc, a_rt_data, a_rt_op, cfg_mode, in_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end

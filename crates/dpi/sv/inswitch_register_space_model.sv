@@ -109,9 +109,9 @@ import inswitch_dpi_pkg::*;
     // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
     generate
         if (CYCLE_BITS == 64) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -122,9 +122,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -135,9 +135,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -148,9 +148,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -161,9 +161,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
@@ -174,9 +174,9 @@ import inswitch_dpi_pkg::*;
                 end
             end
         end else begin : g_io
-            bit [CYCLE_BITS-1:0] before, outs;
+            bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, before, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
