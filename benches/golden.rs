@@ -76,13 +76,13 @@ fn golden(c: &mut Criterion) {
         assert!(!m.is_null());
         let spec = registry::block("output_queue").unwrap();
         let (mut ins, offsets) = packed_inputs(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").unwrap()));
-        // The widths the generated SV passes (inswitch_dpi_pkg::IO_WORDS).
-        let mut outs = [0u32; 64];
-        ins.resize(64, 0);
+        // The vectors the generated checker passes for this block (`inswitch_model_cycle_256`: 8 words).
+        let mut outs = [0u32; 8];
+        ins.resize(8, 0);
         b.iter(|| {
             for n in 0..CYCLES {
                 drive(&mut ins, &offsets, n);
-                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 5, outs.as_mut_ptr(), 3) };
+                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 8, outs.as_mut_ptr(), 8) };
                 assert_eq!(st, 0);
                 std::hint::black_box(&outs);
             }
