@@ -178,6 +178,9 @@ pub fn model(b: &'static BlockSpec) -> String {
     let ins = concat(&in_order(b, false), "");
     let outs = concat(&in_order(b, true), "");
     s.push_str(&io_width());
+    // A net, not the concatenation written in each process: `always @*` is sensitive to what it reads
+    // itself, and both processes of every width arm read the same packing.
+    write!(s, "    // Every input, packed (registry order, first port at bit 0).\n    wire [IN_BITS-1:0] packed_ins = {ins};\n\n").unwrap();
     s.push_str("    // Edges stepped so far: a change wakes the combinational process below after each edge.\n");
     s.push_str("    longint unsigned edges = 0;\n\n");
     s.push_str(
@@ -192,10 +195,10 @@ pub fn model(b: &'static BlockSpec) -> String {
             s,
             "{head}{cond}begin : g_io\n            bit [CYCLE_BITS-1:0] stepped, outs;\n            \
              always @(posedge clk) begin\n                \
-             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'({ins}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)\n                    \
+             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)\n                    \
              $fatal(1, \"{name}: %s\", inswitch_last_error());\n                edges <= edges + 1;\n            end\n            \
              always @* begin\n                if (edges >= 0) begin\n                    \
-             void'(inswitch_model_eval{bits}(h, CYCLE_BITS'({ins}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));\n                    \
+             void'(inswitch_model_eval{bits}(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));\n                    \
              {outs} = outs[OUT_BITS-1:0];\n                end\n            end\n        end"
         )
         .unwrap();
@@ -234,7 +237,7 @@ fn cycle_call(module: &str, ins: &str) -> String {
         let head = if k == 0 { "        " } else { " else " };
         write!(
             s,
-            "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            // `stepped`: the outputs before the edge, not used.\n            always @(posedge clk) begin\n                \
+            "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            always @(posedge clk) begin\n                \
              if (inswitch_model_cycle{bits}(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)\n                    \
              $fatal(1, \"{module}: %s\", inswitch_last_error());\n                compare(outs[OUT_BITS-1:0]);\n            end\n        end"
         )

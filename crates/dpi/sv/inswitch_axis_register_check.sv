@@ -81,7 +81,6 @@ import inswitch_dpi_pkg::*;
     generate
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
@@ -89,7 +88,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
@@ -97,7 +95,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
@@ -105,7 +102,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
@@ -113,7 +109,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());
@@ -121,7 +116,6 @@ import inswitch_dpi_pkg::*;
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_axis_register_check: %s", inswitch_last_error());

@@ -66,6 +66,9 @@ import inswitch_dpi_pkg::*;
     localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
 
@@ -77,78 +80,78 @@ import inswitch_dpi_pkg::*;
         if (CYCLE_BITS == 64) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_64(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_128(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_256(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_512(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_completion_builder_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval(h, CYCLE_BITS'({cfg_engine_id, m_axis_tready, s_ur_addr, s_ur_last_be, s_ur_first_be, s_ur_length, s_ur_locked, s_ur_mem_read, s_ur_attr, s_ur_tc, s_ur_tag, s_ur_src, s_ur_valid, s_rsp_be, s_rsp_addr, s_rsp_tag, s_rsp_src, s_rsp_rdata, s_rsp_status, s_rsp_write, s_rsp_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_ur_ready, s_rsp_ready} = outs[OUT_BITS-1:0];
                 end
             end

@@ -122,7 +122,6 @@ import inswitch_dpi_pkg::*;
     generate
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
@@ -130,7 +129,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
@@ -138,7 +136,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
@@ -146,7 +143,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
@@ -154,7 +150,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());
@@ -162,7 +157,6 @@ import inswitch_dpi_pkg::*;
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_frame_builder_check: %s", inswitch_last_error());

@@ -74,6 +74,9 @@ import inswitch_dpi_pkg::*;
     localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
 
@@ -85,78 +88,78 @@ import inswitch_dpi_pkg::*;
         if (CYCLE_BITS == 64) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_64(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_128(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_256(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_512(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end
         end else begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_interposer_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval(h, CYCLE_BITS'({cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {stat_event, stat_inj_credits, link_credit_return, s_axis_inj_tready, m_axis_ext_tuser, m_axis_ext_tlast, m_axis_ext_tvalid, m_axis_ext_tkeep, m_axis_ext_tdata, m_axis_vl_tlast, m_axis_vl_tvalid, m_axis_vl_tkeep, m_axis_vl_tdata, s_axis_rx_tready} = outs[OUT_BITS-1:0];
                 end
             end

@@ -177,7 +177,6 @@ import inswitch_dpi_pkg::*;
     generate
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
@@ -185,7 +184,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
@@ -193,7 +191,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
@@ -201,7 +198,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
@@ -209,7 +205,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
@@ -217,7 +212,6 @@ import inswitch_dpi_pkg::*;
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());

@@ -100,7 +100,6 @@ import inswitch_dpi_pkg::*;
     generate
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
@@ -108,7 +107,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
@@ -116,7 +114,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
@@ -124,7 +121,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
@@ -132,7 +128,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());
@@ -140,7 +135,6 @@ import inswitch_dpi_pkg::*;
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_reduce_unit_check: %s", inswitch_last_error());

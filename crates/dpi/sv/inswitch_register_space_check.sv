@@ -219,7 +219,6 @@ import inswitch_dpi_pkg::*;
     generate
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
@@ -227,7 +226,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
@@ -235,7 +233,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
@@ -243,7 +240,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
@@ -251,7 +247,6 @@ import inswitch_dpi_pkg::*;
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
@@ -259,7 +254,6 @@ import inswitch_dpi_pkg::*;
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
-            // `stepped`: the outputs before the edge, not used.
             always @(posedge clk) begin
                 if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());

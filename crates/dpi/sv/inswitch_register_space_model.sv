@@ -100,6 +100,9 @@ import inswitch_dpi_pkg::*;
     localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
 
@@ -111,78 +114,78 @@ import inswitch_dpi_pkg::*;
         if (CYCLE_BITS == 64) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_64(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_128(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_256(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_512(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else begin : g_io
             bit [CYCLE_BITS-1:0] stepped, outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
                 edges <= edges + 1;
             end
             always @* begin
                 if (edges >= 0) begin
-                    void'(inswitch_model_eval(h, CYCLE_BITS'({cpu_fail_count, cpu_fail_ctx, cpu_fail_family, cpu_fail_valid, stat_event, pbv_rd_index, m_reg_rsp_ready, cfg_engine_id, s_reg_tag, s_reg_src, s_reg_wdata, s_reg_be, s_reg_addr, s_reg_write, s_reg_valid, rst}), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
                     {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
