@@ -55,6 +55,7 @@ pub fn run(a: &Args) -> ExitCode {
     };
     println!("{:<24} {:>9} {:>11} {:>8} {:>14}  result", "module (yosys synth)", "cells", "flip-flops", "latches", "longest path");
     let mut failed = false;
+    let mut cpu = Vec::new();
     for r in results {
         let show = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
         println!(
@@ -66,11 +67,17 @@ pub fn run(a: &Args) -> ExitCode {
             show(r.longest_path),
             if r.passed() { "ok" } else { "FAIL" }
         );
+        if let Some(c) = &r.yosys_cpu {
+            cpu.push(format!("yosys CPU, {}: {c}", r.module));
+        }
         if !r.passed() {
             failed = true;
             let tail: Vec<&str> = r.log.lines().rev().take(30).collect();
             eprintln!("{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"));
         }
+    }
+    for line in cpu {
+        println!("{line}");
     }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }

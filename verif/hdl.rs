@@ -115,6 +115,10 @@ pub struct SynthResult {
     pub ok: bool,
     /// Yosys log (kept for failures).
     pub log: String,
+    /// Yosys' own account of the run that synthesised this module, when it was that run's root or ran
+    /// alone: CPU seconds and its costliest passes ([`yosys_cpu_summary`]). The gate prints it so that
+    /// the test command's budget can be read from every CI log.
+    pub yosys_cpu: Option<String>,
 }
 
 impl SynthResult {
@@ -322,6 +326,11 @@ fn synth_tree(rtl_dir: &Path, root: &str) -> std::io::Result<Vec<SynthResult>> {
         (c, f, l)
     }
     let inferred = log.matches("Latch inferred").count() as u64;
+    let root_cpu = format!(
+        "synthesis {}; longest paths {}",
+        yosys_cpu_summary(&log).unwrap_or_else(|| "?".into()),
+        yosys_cpu_summary(&ltp_log).unwrap_or_else(|| "?".into())
+    );
     let tail: String = log.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
     Ok(stats
         .iter()
@@ -336,6 +345,7 @@ fn synth_tree(rtl_dir: &Path, root: &str) -> std::io::Result<Vec<SynthResult>> {
                 latches: latches + if is_root { inferred } else { 0 },
                 longest_path: path_of(&m.name),
                 ok: o2.status.success(),
+                yosys_cpu: is_root.then(|| root_cpu.clone()),
                 log: if is_root { log.clone() } else { format!("(synthesised inside {root}; the end of its log)\n{tail}") },
             }
         })
@@ -395,7 +405,20 @@ pub fn parse_synth(module: &str, ok: bool, log: String) -> SynthResult {
         .filter_map(|r| r.split("(length=").nth(1))
         .filter_map(|r| r.trim_end_matches("):").trim_end_matches(')').parse().ok())
         .max();
-    SynthResult { module: module.to_string(), cells, flip_flops, latches, longest_path, ok, log }
+    let yosys_cpu = yosys_cpu_summary(&log);
+    SynthResult { module: module.to_string(), cells, flip_flops, latches, longest_path, ok, log, yosys_cpu }
+}
+
+/// "user 8.43 s, system 0.13 s; 20% 23x opt_expr (1 sec), 18% 21x opt_clean (1 sec)" from the end of a
+/// Yosys log (its `End of script ... CPU: user ...` and `Time spent:` lines), if it has them.
+pub fn yosys_cpu_summary(log: &str) -> Option<String> {
+    let cpu = log.lines().rev().find_map(|l| l.split_once("CPU: ").map(|(_, r)| r.split(", MEM").next().unwrap_or(r).to_string()))?;
+    let cpu = cpu.replace("s system", " s, system").trim_end_matches('s').to_string() + " s";
+    let passes = log.lines().rev().find_map(|l| l.strip_prefix("Time spent: ")).map(|r| r.trim_end_matches(", ...").to_string());
+    Some(match passes {
+        Some(p) => format!("{cpu}; {p}"),
+        None => cpu,
+    })
 }
 
 #[cfg(test)]
@@ -413,6 +436,17 @@ mod tests {
         assert_eq!(r.latches, 3, "a D latch, an SR latch and one 'Latch inferred' line");
         assert_eq!(r.longest_path, Some(2));
         assert!(!r.passed());
+    }
+
+    #[test]
+    fn the_yosys_cpu_summary_reads_the_end_of_a_log() {
+        let log = "...\nEnd of script. Logfile hash: a782e5ea85, CPU: user 8.43s system 0.13s, MEM: 77.52 MB peak\n\
+                   Yosys 0.23 (git sha1 7ce5011c24b)\nTime spent: 20% 23x opt_expr (1 sec), 18% 21x opt_clean (1 sec), ...\n";
+        assert_eq!(
+            yosys_cpu_summary(log).as_deref(),
+            Some("user 8.43 s, system 0.13 s; 20% 23x opt_expr (1 sec), 18% 21x opt_clean (1 sec)")
+        );
+        assert_eq!(yosys_cpu_summary("ERROR: no such file\n"), None);
     }
 
     #[test]
