@@ -1,8 +1,10 @@
 //! The golden-model paths (docs/golden-model.md): the output queue stepped through the registry's
 //! dynamic interface port by port (every input set, one step, every output read, per cycle), through the
 //! packed interface, and through the C ABI's one-call cycle (`inswitch_model_cycle`, what the generated
-//! DPI checker calls once per cycle), vs the typed model called directly. All four drive the same inputs. The Verilator-side figures (SV bench with and without the
-//! DPI checker, check-wave on a large dump) are measured by the commands in docs/performance.md.
+//! DPI checker calls once per cycle), vs the typed model called directly. All four drive the same inputs;
+//! the packed paths pack all thirteen inputs every cycle as the generated checker's concatenation does
+//! (`common/packed_drive.rs`). The Verilator-side figures (SV bench with and without the DPI checker,
+//! check-wave on a large dump) are measured by the commands in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueParams};
@@ -11,7 +13,7 @@ use inswitch_model::Block;
 
 #[path = "common/packed_drive.rs"]
 mod packed_drive;
-use packed_drive::{drive, packed_inputs};
+use packed_drive::{check_layout, drive, initial_inputs, set_cycle, WORDS};
 
 const CYCLES: u64 = 10_000;
 
@@ -63,11 +65,13 @@ fn golden(c: &mut Criterion) {
     g.bench_function("registry_packed_cycle", |b| {
         let spec = registry::block("output_queue").unwrap();
         let mut m = spec.instantiate(&spec.params_from_str("DATA_WIDTH=64").unwrap()).unwrap();
-        let (mut ins, offsets) = packed_inputs(m.ports());
-        let mut outs = vec![0u32; registry::packed_bits(m.ports(), true).div_ceil(32)];
+        check_layout(m.ports());
+        let (mut v, mut ins) = (initial_inputs(), [0u32; WORDS]);
+        let mut outs = [0u32; WORDS];
         b.iter(|| {
             for n in 0..CYCLES {
-                drive(&mut ins, &offsets, n);
+                set_cycle(&mut v, n);
+                drive(&mut ins, &v);
                 m.set_inputs_packed(&ins).unwrap();
                 m.step();
                 m.outputs_packed(&mut outs).unwrap();
@@ -79,14 +83,16 @@ fn golden(c: &mut Criterion) {
         let m = unsafe { inswitch_dpi::inswitch_model_new(c"output_queue".as_ptr(), c"DATA_WIDTH=64".as_ptr()) };
         assert!(!m.is_null());
         let spec = registry::block("output_queue").unwrap();
-        let (mut ins, offsets) = packed_inputs(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").unwrap()));
-        // The vectors the generated checker passes for this block (`inswitch_model_cycle_256`: 8 words).
-        let mut outs = [0u32; 8];
-        ins.resize(8, 0);
+        check_layout(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").unwrap()));
+        // The caller's inputs, packed every cycle as the generated checker's concatenation packs them into
+        // the vectors it passes for this block (`inswitch_model_cycle_256`: 8 words each way).
+        let (mut v, mut ins) = (initial_inputs(), [0u32; WORDS]);
+        let mut outs = [0u32; WORDS];
         b.iter(|| {
             for n in 0..CYCLES {
-                drive(&mut ins, &offsets, n);
-                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 8, outs.as_mut_ptr(), 8) };
+                set_cycle(&mut v, n);
+                drive(&mut ins, &v);
+                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), WORDS as u32, outs.as_mut_ptr(), WORDS as u32) };
                 assert_eq!(st, 0);
                 std::hint::black_box(&outs);
             }

@@ -14,7 +14,7 @@ use inswitch_model::{registry, Block};
 
 #[path = "../../../benches/common/packed_drive.rs"]
 mod packed_drive;
-use packed_drive::{drive, packed_inputs};
+use packed_drive::{check_layout, drive, initial_inputs, set_cycle, WORDS};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -35,14 +35,16 @@ fn main() {
             let m = unsafe { inswitch_dpi::inswitch_model_new(c"output_queue".as_ptr(), c"DATA_WIDTH=64".as_ptr()) };
             assert!(!m.is_null());
             let spec = registry::block("output_queue").expect("block");
-            let (mut ins, offsets) = packed_inputs(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").expect("params")));
-            // The width the generated SV passes for this block (`inswitch_model_cycle_256`).
-            let mut outs = [0u32; 8];
-            ins.resize(8, 0);
+            check_layout(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").expect("params")));
+            // The caller's inputs, packed as the generated checker's concatenation packs them into the
+            // vectors it passes for this block (`inswitch_model_cycle_256`: 8 words each way).
+            let (mut v, mut ins) = (initial_inputs(), [0u32; WORDS]);
+            let mut outs = [0u32; WORDS];
             for n in 0..cycles {
-                drive(&mut ins, &offsets, n);
+                set_cycle(&mut v, n);
+                drive(&mut ins, &v);
                 if what == "cabi" {
-                    let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 8, outs.as_mut_ptr(), 8) };
+                    let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), WORDS as u32, outs.as_mut_ptr(), WORDS as u32) };
                     assert_eq!(st, 0);
                 }
                 std::hint::black_box(&mut ins);

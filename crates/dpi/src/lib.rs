@@ -294,12 +294,38 @@ pub unsafe extern "C" fn inswitch_model_outputs(m: *mut InswitchModel, words: *m
 /// points to `noutputs` writable words.
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_cycle(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
-    guard_model("inswitch_model_cycle", m, || {
-        let m = model(m)?;
-        let (ins, outs) = (slice(inputs, ninputs)?, slice_mut(outputs, noutputs)?);
+    // The per-cycle call keeps its success path short: the same checks as `guard_model`'s callers, but a
+    // refusal or a panic leaves through `cycle_failed` (cold, out of line), which builds the message.
+    let run = catch_unwind(AssertUnwindSafe(|| -> Result<(), Refusal> {
+        let m = model(m).map_err(Refusal::Text)?;
+        let (ins, outs) = (slice(inputs, ninputs).map_err(Refusal::Text)?, slice_mut(outputs, noutputs).map_err(Refusal::Text)?);
         // One dynamic call; it checks both buffers (the outputs' first) before it changes the model.
-        m.block.cycle_packed(ins, outs).map_err(|e| e.to_string())?;
-        Ok(INSWITCH_OK)
+        m.block.cycle_packed(ins, outs).map_err(Refusal::Model)
+    }));
+    match run {
+        Ok(Ok(())) => INSWITCH_OK,
+        failed => cycle_failed(m, failed),
+    }
+}
+
+/// Why [`inswitch_model_cycle`] refused a call.
+enum Refusal {
+    Text(String),
+    Model(registry::RegistryError),
+}
+
+/// The status and last error of a failed [`inswitch_model_cycle`], as [`guard_model`] reports them.
+///
+/// # Safety
+/// `m` is null or a live model.
+#[cold]
+#[inline(never)]
+unsafe fn cycle_failed(m: *mut InswitchModel, run: std::thread::Result<Result<(), Refusal>>) -> i32 {
+    guard_model("inswitch_model_cycle", m, || match run {
+        Ok(Ok(())) => Ok(INSWITCH_OK),
+        Ok(Err(Refusal::Text(msg))) => Err(msg),
+        Ok(Err(Refusal::Model(e))) => Err(e.to_string()),
+        Err(p) => std::panic::resume_unwind(p),
     })
 }
 

@@ -36,6 +36,12 @@ pub trait Signal: Copy + Default + PartialEq + fmt::Debug {
     fn from_low_u64(v: u64) -> Self {
         Self::from_words(&[v as u32, (v >> 32) as u32])
     }
+    /// Sets the value's low 64 bits to `v` (cut to the type, as [`Signal::from_low_u64`]) and keeps its
+    /// bits above 64: for a type wider than 64 bits, one store instead of a whole value built and copied.
+    #[inline(always)]
+    fn set_low_u64(&mut self, v: u64) {
+        *self = Self::from_low_u64(v);
+    }
 }
 
 impl Signal for bool {
@@ -157,6 +163,10 @@ impl Signal for Wide {
         w.0[0] = v;
         w
     }
+    #[inline(always)]
+    fn set_low_u64(&mut self, v: u64) {
+        self.0[0] = v;
+    }
 }
 
 #[cfg(test)]
@@ -198,6 +208,24 @@ mod tests {
             check::<u64>(v);
             check::<Wide>(v);
         }
+    }
+
+    #[test]
+    fn set_low_u64_keeps_the_bits_above_64() {
+        // The packed cycle's in-place write of a bus of 64 bits or less (`registry/packed.rs`): a `Wide`
+        // keeps its limbs above the first, the narrower types are `from_low_u64`.
+        let mut w = Wide::ZERO;
+        w.0[1] = 7;
+        w.0[7] = 9;
+        w.set_low_u64(0x1234_5678_9abc_def0);
+        assert_eq!(w.0[0], 0x1234_5678_9abc_def0);
+        assert_eq!((w.0[1], w.0[7]), (7, 9));
+        let mut b = 0xffu8;
+        b.set_low_u64(0x1_02);
+        assert_eq!(b, 2);
+        let mut t = false;
+        t.set_low_u64(3);
+        assert!(t);
     }
 
     #[test]

@@ -18,6 +18,12 @@ pub trait PortVisitor {
 pub trait PortFiller {
     /// The value of port `index` (in [`Ports::NAMES`] order).
     fn fill<S: Signal>(&mut self, index: usize) -> S;
+    /// Sets `dst` to the value of port `index` ([`Ports::fill_ports_in_place`]); a filler may write only
+    /// the part of `dst` that the port holds.
+    #[inline(always)]
+    fn fill_in_place<S: Signal>(&mut self, index: usize, dst: &mut S) {
+        *dst = self.fill(index);
+    }
 }
 
 /// A list of ports: the `In` or `Out` struct of a block. Implemented by [`ports!`](crate::ports).
@@ -118,7 +124,7 @@ macro_rules! ports {
             #[inline(always)]
             fn fill_ports_in_place<F: $crate::signal::PortFiller>(&mut self, f: &mut F) {
                 let mut i = 0usize;
-                $( self.$($path)+ = f.fill(i); i += 1; )*
+                $( f.fill_in_place(i, &mut self.$($path)+); i += 1; )*
             }
             #[allow(unused_assignments)]
             fn port_to_words(&self, index: usize, words: &mut [u32]) {

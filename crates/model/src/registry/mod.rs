@@ -48,43 +48,12 @@ use crate::signal::{Block, Ports, MAX_PORT_WORDS, WIDE_MAX_BITS};
 
 mod packed;
 mod port;
+mod rtl_module;
 pub use packed::{packed_bits, read_bits, unpack, write_bits};
 pub use port::PortInfo;
+pub use rtl_module::{RtlModule, RtlParam, RtlPort};
 
 pub use expr::{clog2, eval};
-
-/// An RTL module as the generator read it (`rtl_table.rs`).
-#[derive(Debug)]
-pub struct RtlModule {
-    /// Module name.
-    pub name: &'static str,
-    /// Parameters in declaration order.
-    pub params: &'static [RtlParam],
-    /// Ports in declaration order.
-    pub ports: &'static [RtlPort],
-}
-
-/// An RTL parameter.
-#[derive(Debug)]
-pub struct RtlParam {
-    /// Name.
-    pub name: &'static str,
-    /// Default, as written in the RTL (may refer to earlier parameters).
-    pub default: &'static str,
-}
-
-/// An RTL port.
-#[derive(Debug)]
-pub struct RtlPort {
-    /// Name.
-    pub name: &'static str,
-    /// Output (else input).
-    pub output: bool,
-    /// Range MSB expression (`"0"` for a one-bit port).
-    pub msb: &'static str,
-    /// Range LSB expression.
-    pub lsb: &'static str,
-}
 
 /// A parameter of a block.
 #[derive(Clone, Copy, Debug)]

@@ -130,6 +130,34 @@ fn or_tail<const N: usize>(bits: &mut [u32], at: usize, v: [u32; N]) {
     }
 }
 
+/// Words `at..at + 4` of `bits` as two 64-bit halves (words past its end read as 0): the window of a port
+/// of 64 bits or less at any shift, read straight into registers (a `[u32; 3]` went through the stack).
+#[inline(always)]
+fn window_u64s(bits: &[u32], at: usize) -> (u64, u64) {
+    match bits.get(at..at + 4) {
+        Some(&[a, b, c, d]) => (u64::from(a) | u64::from(b) << 32, u64::from(c) | u64::from(d) << 32),
+        _ => {
+            let [a, b, c, d] = window_tail::<4>(bits, at);
+            (u64::from(a) | u64::from(b) << 32, u64::from(c) | u64::from(d) << 32)
+        }
+    }
+}
+
+/// ORs `lo` into words `at..at + 2` of `bits` and the low word of `hi` into word `at + 2` (the words of a
+/// port of 64 bits or less at any shift); words past its end are dropped (they are 0: the ports lie within
+/// the buffer).
+#[inline(always)]
+fn or_u64s(bits: &mut [u32], at: usize, lo: u64, hi: u32) {
+    match bits.get_mut(at..at + 3) {
+        Some([a, b, c]) => {
+            *a |= lo as u32;
+            *b |= (lo >> 32) as u32;
+            *c |= hi;
+        }
+        _ => or_tail(bits, at, [lo as u32, (lo >> 32) as u32, hi]),
+    }
+}
+
 /// Fills an `In` struct from a packed vector (monomorphised per port type: no dynamic dispatch per port).
 pub(super) struct Unpack<'a> {
     bits: &'a [u32],
@@ -142,7 +170,30 @@ impl<'a> Unpack<'a> {
     }
 }
 
+impl Unpack<'_> {
+    /// The value of a port of 64 bits or less.
+    #[inline(always)]
+    fn low_u64(&self, s: Slot) -> u64 {
+        // The third word's part is shifted in two steps so that a shift of 0 drops it without a branch.
+        let (lo, hi) = window_u64s(self.bits, s.word as usize);
+        (lo >> s.shift | (hi << 1) << (63 - s.shift)) & s.mask
+    }
+}
+
 impl PortFiller for Unpack<'_> {
+    // A bus held in a `Wide` (512 bits) but 64 bits wide or less gets its low 64 bits set in place, not a
+    // 64-byte value built and copied: its bits above 64 are 0 in every value the caller's `In` struct
+    // holds, since every write to the port (this, `port_from_words`, the default) is cut to its width.
+    #[inline(always)]
+    fn fill_in_place<S: Signal>(&mut self, index: usize, dst: &mut S) {
+        let s = self.slots[index];
+        if S::BITS > 64 && s.width <= 64 {
+            dst.set_low_u64(self.low_u64(s));
+        } else {
+            *dst = self.fill(index);
+        }
+    }
+
     // Inlined into each block's `fill_ports`, so that a port's read is straight-line code there (a call
     // per port cost as much as the read). The `S::BITS` tests are resolved at compile time.
     #[inline(always)]
@@ -159,10 +210,7 @@ impl PortFiller for Unpack<'_> {
             return S::from_low_u64((u64::from(a) | u64::from(b) << 32) >> s.shift & s.mask);
         }
         if S::BITS <= 64 || s.width <= 64 {
-            // The third word's part is shifted in two steps so that a shift of 0 drops it without a branch.
-            let [a, b, c] = window::<3>(self.bits, at);
-            let v = ((u64::from(a) | u64::from(b) << 32) >> s.shift | (u64::from(c) << 1) << (63 - s.shift)) & s.mask;
-            return S::from_low_u64(v);
+            return S::from_low_u64(self.low_u64(s));
         }
         let mut w = [0u32; MAX_PORT_WORDS];
         read_bits(self.bits, 32 * at + s.shift as usize, s.width as usize, &mut w);
@@ -212,7 +260,7 @@ impl PortVisitor for Pack<'_> {
         if S::BITS <= 64 || s.width <= 64 {
             let v = value.low_u64() & s.mask;
             let (lo, hi) = (v << s.shift, (v >> 1) >> (63 - s.shift));
-            or_window::<3>(self.bits, at, [lo as u32, (lo >> 32) as u32, hi as u32]);
+            or_u64s(self.bits, at, lo, hi as u32);
             return;
         }
         let n = s.width.div_ceil(32) as usize;
@@ -262,6 +310,8 @@ mod tests {
         // neighbours and of the words past the ports, and write nothing past the ports.
         let base = [1u32, 3, 64, 11, 40, 1, 100, 32];
         let mut x = 0x2545_f491u32;
+        // Filled in place over the previous offset's values, as the registry's `In` struct is every cycle.
+        let mut held = Mixed::default();
         for lead in 0..40u32 {
             // A leading port of `lead` bits shifts every other port to a new offset.
             let widths: Vec<u32> = std::iter::once(lead.max(1)).chain(base).collect();
@@ -288,6 +338,8 @@ mod tests {
                     off += w as usize;
                 }
                 assert_eq!(got, want, "lead {lead} pad {pad}");
+                held.fill_ports_in_place(&mut Unpack::new(&src, &all[1..]));
+                assert_eq!(held, want, "in place: lead {lead} pad {pad}");
                 // Packed back (over ones) into exactly the words of the ports: the ports' bits as read,
                 // the leading port's bits 0.
                 let mut back = vec![u32::MAX; words + pad];

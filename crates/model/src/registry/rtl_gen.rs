@@ -190,7 +190,7 @@ pub fn generate(rtl_dir: &std::path::Path) -> String {
         "// GENERATED from rtl/*.v by crates/model/src/registry/rtl_gen.rs: do not edit. Every registered\n\
          // block's RTL parameters (default expressions) and ports (range expressions), in declaration order.\n\
          // `INSWITCH_BLESS=1 cargo test --release -p inswitch-model rtl_table` regenerates it.\n\n\
-         use super::{RtlModule, RtlParam, RtlPort};\n\n\
+         use super::rtl_module::{RtlModule, RtlParam, RtlPort};\n\n\
          /// Every registered block's RTL module.\n\
          pub static RTL_MODULES: &[RtlModule] = &[\n",
     );

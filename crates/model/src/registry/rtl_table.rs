@@ -2,7 +2,7 @@
 // block's RTL parameters (default expressions) and ports (range expressions), in declaration order.
 // `INSWITCH_BLESS=1 cargo test --release -p inswitch-model rtl_table` regenerates it.
 
-use super::{RtlModule, RtlParam, RtlPort};
+use super::rtl_module::{RtlModule, RtlParam, RtlPort};
 
 /// Every registered block's RTL module.
 pub static RTL_MODULES: &[RtlModule] = &[
