@@ -2,7 +2,9 @@
 """Module dependency graph of a crate's src/ from `crate::` and `super::` paths in code (comments and doc
 comments ignored); prints "module -> modules it uses" and any cycle. Usage: modgraph.py CRATE_SRC_DIR
 A child's `use super::{a, b}` counts as a use of each named item's module, so a parent that keeps types
-its children read while it calls them is a circle: shared types belong in a sibling module."""
+its children read while it calls them is a circle: shared types belong in a sibling module.
+A visibility (`pub(super)`, `pub(crate)`, `pub(in crate::a)`) names who may see an item, not code it uses:
+not counted."""
 import os, re, sys
 root = sys.argv[1]
 mods = {}
@@ -29,7 +31,8 @@ for m, f in mods.items():
         code = re.sub(r'\bpub\s*\(\s*(?:in\s+)?super(?:::\w+)*\s*\)', 'pub', code)
         opened = re.match(r'\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*\{', code)
         cur = m + tuple(n for n, _ in inline)
-        for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{([^}]*)\})?', code):
+        uses = re.sub(r'\bpub\s*\(\s*(?:crate|super|self|in\s+[\w:]+)\s*\)', 'pub', code)
+        for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{([^}]*)\})?', uses):
             base = [] if hit.group(1) == 'crate' else list(cur[:-1])
             parts = hit.group(2).split('::')[1:]
             while parts and parts[0] == 'super':

@@ -38,6 +38,14 @@ pub struct SimArgs {
     /// extension (.svg, .png); runs the scaling scenario. Needs the font of fonts-dejavu-core.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// With `--scenario scaling`: one realistic all-reduce (hierarchical plan, cycle engines, result
+    /// checked at every end node) on a flattened butterfly of this many end nodes, instead of the
+    /// serialization-only series; up to 64512 with `--per-switch 63` (every 16-bit device ID).
+    #[arg(long)]
+    end_nodes: Option<usize>,
+    /// End nodes per switch for `--end-nodes` (only read with it).
+    #[arg(long, default_value_t = 32)]
+    per_switch: usize,
     /// Step every engine on every cycle (no idle-cycle skipping; same results, slower).
     #[arg(long)]
     no_skip: bool,
@@ -111,7 +119,12 @@ pub fn run(args: &SimArgs) -> ExitCode {
         eprintln!("inswitch sim: plot {e}");
         return ExitCode::from(2);
     }
-    let opts = Options { hop_latency_ns: args.hop_latency_ns, skip_idle: !args.no_skip, capture: args.pcap.is_some(), plot: args.plot.is_some() };
+    let size = args.end_nodes.map(|end_nodes| builtin::FabricSize { end_nodes, per_switch: args.per_switch });
+    if size.is_some() && !matches!(&args.scenario, Scenario::Builtin(b) if b.name == "scaling") {
+        eprintln!("inswitch sim: --end-nodes sizes the scaling scenario only");
+        return ExitCode::from(2);
+    }
+    let opts = Options { hop_latency_ns: args.hop_latency_ns, skip_idle: !args.no_skip, capture: args.pcap.is_some(), plot: args.plot.is_some(), size };
     let bar = if args.quiet || args.json { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("template"));
     let started = Instant::now();

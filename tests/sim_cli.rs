@@ -117,3 +117,21 @@ fn sim_help_lists_the_registered_scenarios_and_refuses_others() {
     assert_eq!(code, 2);
     assert!(err.contains("neither a built-in name (table1, two-masters, fig7, fig3, jobs, portals, scaling)"), "{err}");
 }
+
+#[test]
+fn sim_scaling_takes_a_fabric_size() {
+    // 2 switches x 63 end nodes: one realistic hierarchical all-reduce, its result checked.
+    let (code, out, err) = inswitch(&["sim", "--quiet", "--scenario", "scaling", "--end-nodes", "126", "--per-switch", "63"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Hierarchical Realistic fbfly2x63") && out.contains(", ok)"), "{out}");
+    // A size that is no whole number of switches, or more than 16-bit device IDs allow: usage errors.
+    let (code, _, err) = inswitch(&["sim", "--quiet", "--scenario", "scaling", "--end-nodes", "100", "--per-switch", "63"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a whole number of switches of 63"), "{err}");
+    let (code, _, err) = inswitch(&["sim", "--quiet", "--scenario", "scaling", "--end-nodes", "64575", "--per-switch", "63"]);
+    assert_eq!(code, 2, "{err}");
+    // The size belongs to the scaling scenario.
+    let (code, _, err) = inswitch(&["sim", "--quiet", "--scenario", "table1", "--end-nodes", "64"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--end-nodes sizes the scaling scenario only"), "{err}");
+}

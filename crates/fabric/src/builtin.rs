@@ -8,7 +8,7 @@ use crate::report;
 use crate::scenario::{self as sc, Mode, RunSpec, ScenarioFile};
 use crate::setup::Arrangement;
 use crate::sim::Fabric;
-use crate::topology::Ps;
+use crate::topology::{LinkSpec, Ps, Topology, GEN6_X2_BYTES_PER_S};
 
 /// What every built-in run is given.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -22,6 +22,35 @@ pub struct Options {
     /// The caller runs the scaling runs for a plot ([`scaling_for_plot`]): the `scaling` scenario then
     /// adds nothing of its own.
     pub plot: bool,
+    /// The `scaling` scenario runs one all-reduce at this size instead of its serialization-only series.
+    pub size: Option<FabricSize>,
+}
+
+/// A fabric size for the `scaling` scenario: a flattened butterfly of `end_nodes / per_switch`
+/// switches with `per_switch` end nodes each, the hierarchical plan, realistic mode (cycle engines),
+/// the result checked at every end node. 63 per switch reaches 1,024 x 63 = 64,512, every 16-bit
+/// device ID (`docs/performance.md` §Fabric to 64,512 end nodes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FabricSize {
+    /// End nodes in all: a multiple of `per_switch`.
+    pub end_nodes: usize,
+    /// End nodes per switch.
+    pub per_switch: usize,
+}
+
+impl FabricSize {
+    /// The all-reduce at this size, or why the size cannot be built.
+    pub fn spec(self, hop_latency_ps: Ps) -> Result<RunSpec, String> {
+        let FabricSize { end_nodes, per_switch } = self;
+        if per_switch == 0 || end_nodes % per_switch != 0 {
+            return Err(format!("{end_nodes} end nodes are not a whole number of switches of {per_switch}"));
+        }
+        let link = LinkSpec { bytes_per_s: GEN6_X2_BYTES_PER_S, delay_ps: 0 };
+        let topology = Topology::flattened_butterfly(end_nodes / per_switch, per_switch, link).map_err(|e| format!("{end_nodes} end nodes, {per_switch} per switch: {e}"))?;
+        // As Table 1's runs (`scenario::table1_spec`), on this shape and with the hierarchical plan.
+        let (arrangement, mode) = (Arrangement::Hierarchical, Mode::Realistic);
+        Ok(RunSpec { topology_name: topology.name.clone(), topology, arrangement, mode, hop_latency_ps, source: 0, master: 0, skip_idle: true, capture: false, real_frames: false })
+    }
 }
 
 impl Options {
@@ -90,7 +119,7 @@ pub static BUILTINS: [Builtin; 7] = [
     Builtin { name: "fig3", about: "FIG. 3's two contexts with different masters ([0148]), then mastered by one engine ([0153])", run: fig3 },
     Builtin { name: "jobs", about: "Several jobs placed by the manager at once, on FIG. 7 and an 8 x 8 flattened butterfly", run: jobs },
     Builtin { name: "portals", about: "A Soft Portals reduction tree (seed 002) placed by the manager, rounds through the cycle engines", run: portals },
-    Builtin { name: "scaling", about: "Latency vs end nodes: flattened butterflies of 2 to 32 x 32 end nodes, serialization-only", run: scaling },
+    Builtin { name: "scaling", about: "Latency vs end nodes: flattened butterflies of 2 to 32 x 32 end nodes, serialization-only; with --end-nodes, one realistic all-reduce at that size", run: scaling },
 ];
 
 /// The built-in scenario called `name`.
@@ -260,6 +289,18 @@ fn portals(o: &Options, progress: Progress) -> Result<Outcome, String> {
 /// ([`scaling_for_plot`]) are the scenario. `--pcap` captures the smallest realistic distributed run.
 fn scaling(o: &Options, progress: Progress) -> Result<Outcome, String> {
     let mut out = Outcome::default();
+    if let Some(size) = o.size {
+        let mut spec = size.spec(o.hop_latency_ps())?;
+        spec.skip_idle = o.skip_idle;
+        let (r, _) = sc::run_collective(&spec, &mut |ps| progress("scaling", ps));
+        out.text += &report::run_line(&r);
+        if r.error.is_some() || r.result_value != r.expected_value {
+            out.failure = Some("the all-reduce result is wrong at an end node");
+        }
+        out.add("scaling", &[&r]);
+        out.capture = Capture::Rerun(Box::new(spec));
+        return Ok(out);
+    }
     if !o.plot {
         let runs = sc::scaling(Mode::Serialization, &SCALING_SWITCHES, 0, &mut |ps| progress("scaling", ps));
         for r in &runs {
@@ -283,6 +324,19 @@ mod tests {
         assert_eq!(names.len(), BUILTINS.len());
         assert!(find(DEFAULT).is_some());
         assert!(find("no-such-scenario").is_none());
+    }
+
+    #[test]
+    fn scaling_at_a_size_runs_one_checked_all_reduce_and_refuses_a_shape_that_does_not_fit() {
+        let mut o = Options { hop_latency_ns: 100.0, skip_idle: true, capture: false, plot: false, size: Some(FabricSize { end_nodes: 189, per_switch: 63 }) };
+        let out = scaling(&o, &mut |_, _| {}).expect("3 x 63 fits");
+        assert_eq!(out.failure, None, "{}", out.text);
+        assert!(out.text.contains("Hierarchical Realistic fbfly3x63") && out.text.contains(", ok)"), "{}", out.text);
+        o.size = Some(FabricSize { end_nodes: 100, per_switch: 63 });
+        assert!(scaling(&o, &mut |_, _| {}).is_err_and(|e| e.contains("not a whole number of switches")));
+        // 1,025 x 63 needs more than 16-bit device IDs.
+        o.size = Some(FabricSize { end_nodes: 1025 * 63, per_switch: 63 });
+        assert!(scaling(&o, &mut |_, _| {}).is_err());
     }
 
     #[test]

@@ -46,10 +46,11 @@ fn skip_is_exact_on_an_all_reduce() {
 /// run while engines are skipped around them; skipping must not move any expiry.
 #[test]
 fn skip_is_exact_when_timers_expire() {
-    let run = |skip: bool| {
+    let run_in = |skip: bool, engine_major: bool| {
         let t = Topology::flattened_butterfly(3, 4, LinkSpec::default()).unwrap();
-        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, engine_major, ..SimConfig::default() };
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
+        f.cpu_log = Some(Vec::new());
         let ctx = setup::plan(&t, Arrangement::Distributed, 5, 0x14, 0, 0);
         inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
         // 20-tick timeouts: RED_TIMEOUT[0..3], forwarded to the CPU (docs/blocks/register_space.md §CPU window).
@@ -71,7 +72,16 @@ fn skip_is_exact_when_timers_expire() {
         let first_completion = f.log.iter().filter(|d| d.kind == 6).map(|d| d.at).min().expect("a completion");
         assert!(first_completion > at + 20 * 16 * 2_000, "{first_completion} vs {at}");
         let errors = f.log.iter().filter(|d| d.kind == 6).count();
-        (f.stats.engine_steps, f.stats.engine_cycles_skipped, errors, observe(&f))
+        (f.stats.engine_steps, f.stats.engine_cycles_skipped, errors, observe(&f), format!("{:?} {:?} {}", f.stats, f.cpu_log, f.now()))
+    };
+    // Engine-major windows (`sim::window`) change nothing: every counter, CPU event and time.
+    let (_, _, _, major, all_major) = run_in(true, true);
+    let (_, _, _, cycle_major, all_cycle_major) = run_in(true, false);
+    assert_eq!(major, cycle_major, "engine-major vs cycle-major: frames, channel times, deliveries");
+    assert_eq!(all_major, all_cycle_major, "engine-major vs cycle-major: counters, CPU events, now");
+    let run = |skip: bool| {
+        let (s, k, c, o, _) = run_in(skip, true);
+        (s, k, c, o)
     };
     let (s1, skipped, completions, a) = run(true);
     let (s2, _, _, b) = run(false);
@@ -96,11 +106,12 @@ fn skip_is_exact_when_engines_sleep_on_running_timers() {
     const TIMEOUT_TICKS: u32 = 400;
     const CC: u16 = 5;
     const SILENT: usize = 5;
-    let run = |skip: bool| {
+    let run_in = |skip: bool, engine_major: bool| {
         let t = Topology::flattened_butterfly(3, 4, LinkSpec::default()).unwrap();
         let params = EngineParams { tick_cycles: TICK_CYCLES, ..EngineParams::default() };
-        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
+        let cfg = SimConfig { skip_idle: skip, capture: true, hop_latency_ps: 50_000, engine_params: params, engine_major, ..SimConfig::default() };
         let mut f = Fabric::new(t.clone(), cfg).unwrap();
+        f.cpu_log = Some(Vec::new());
         let ctx = setup::plan(&t, Arrangement::Distributed, CC, 0x14, 0, 0);
         inswitch_fabric::drive::configure(&mut f, &Plan { contexts: vec![ctx.clone()] }, 0, &value_of).unwrap();
         for s in 0..t.switches.len() {
@@ -140,7 +151,18 @@ fn skip_is_exact_when_engines_sleep_on_running_timers() {
         let partial = f.log.iter().filter(|d| d.kind == 5 && d.error).map(|d| d.at).min().expect("a partial result");
         assert!(partial > at + timeout_ps, "{partial} vs {at}");
         let completions: Vec<u16> = f.log.iter().filter(|d| d.kind == 6).map(|d| d.contributions).collect();
-        (f.stats.clone(), dropped, completions, timers, nows, observe(&f))
+        let cpu_log = f.cpu_log.clone();
+        (f.stats.clone(), dropped, completions, timers, nows, observe(&f), cpu_log)
+    };
+    // Engine-major windows (`sim::window`) change nothing, a stop at a limit included: every counter,
+    // CPU event, CPU timer at the limit and time.
+    let major = run_in(true, true);
+    let cycle_major = run_in(true, false);
+    assert_eq!(format!("{:?}", major.0), format!("{:?}", cycle_major.0), "engine-major vs cycle-major: counters");
+    assert_eq!((&major.3, &major.4, &major.5, &major.6), (&cycle_major.3, &cycle_major.4, &cycle_major.5, &cycle_major.6), "engine-major vs cycle-major");
+    let run = |skip: bool| {
+        let (st, dropped, completions, timers, nows, o, _) = run_in(skip, true);
+        (st, dropped, completions, timers, nows, o)
     };
     let (st1, dropped, completions, timers1, nows1, a) = run(true);
     let (st2, _, _, timers2, nows2, b) = run(false);

@@ -6,7 +6,7 @@ use inswitch_model::cpu::seq;
 use inswitch_model::packet_engine::{EngineIn, EngineOut};
 use inswitch_model::{Block, Wide};
 
-use super::fabric::{beats_of, CycleEngine, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS, ENGINE_PORT, RESET_CYCLES};
+use super::fabric::{beats_of, CycleEngine, EngineSlot, Ev, Fabric, Frame, Stats, BEAT_BYTES, ENGINE_CLOCK_PS, ENGINE_PORT, RESET_CYCLES};
 use crate::topology::Ps;
 use crate::wire;
 
@@ -134,10 +134,15 @@ impl Fabric {
     /// Steps every active engine for the current cycle; sets aside those that have no work left.
     pub(super) fn step_engines(&mut self) {
         let cycle = self.cycle;
-        let t_done = (cycle + 1) * ENGINE_CLOCK_PS;
-        let skip = self.cfg.skip_idle;
-        let mut emitted: Vec<(usize, Vec<u8>, bool, u64)> = Vec::new();
-        let mut wakes: Vec<(usize, u64)> = Vec::new();
+        let mut fx = Vec::new();
+        self.step_awake(cycle, &mut fx);
+        self.apply_effects(cycle, fx);
+    }
+
+    /// Steps the engines of the awake list in `cycle` (in switch order) and keeps those still awake;
+    /// what their cycle does outside them goes to `fx`, in switch order.
+    pub(super) fn step_awake(&mut self, cycle: u64, fx: &mut Vec<(u32, Effect)>) {
+        let (skip, log) = (self.cfg.skip_idle, self.cpu_log.is_some());
         if !self.awake_sorted {
             self.awake.sort_unstable();
             self.awake_sorted = true;
@@ -151,97 +156,35 @@ impl Fabric {
             if !c.active || c.stopped {
                 continue;
             }
-            let mut i = idle_in(c.id, c.vl_taken);
-            i.rst = cycle < RESET_CYCLES;
-            let mut presented = false;
-            if !i.rst {
-                if let Some(&(f, from)) = c.rx.front() {
-                    // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
-                    if cycle >= from + c.rx_beat as u64 {
-                        let bytes = &self.frames[f as usize].bytes;
-                        if c.rx_beat == 0 {
-                            c.family = wire::is_soft_portals(bytes);
-                        }
-                        let nb = beats_of(bytes);
-                        let lo = c.rx_beat * BEAT_BYTES;
-                        let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
-                        let mut d = Wide::ZERO;
-                        for (k, &b) in chunk.iter().enumerate() {
-                            d.set_byte(k, b);
-                        }
-                        i.s_axis_rx_tdata = d;
-                        i.s_axis_rx_tkeep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
-                        i.s_axis_rx_tvalid = true;
-                        i.s_axis_rx_tlast = c.rx_beat + 1 == nb;
-                        presented = true;
-                    }
-                }
-            }
-            // The port family of the frame being received (set on its first beat, kept to the next).
-            i.cfg_family = c.family;
-            let o = c.e.step(&i);
-            c.steps += 1;
-            self.stats.engine_steps += 1;
-            c.last = Some(cycle);
-            if o.cpu_stat_valid {
-                c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
-                if let Some(log) = self.cpu_log.as_mut() {
-                    log.push((cycle * ENGINE_CLOCK_PS, s as u16, o.cpu_stat_event, o.cpu_stat_ctx));
-                }
-            }
-            if presented && o.s_axis_rx_tready {
-                c.rx_beat += 1;
-                c.last_activity = cycle;
-                if i.s_axis_rx_tlast {
-                    c.rx.pop_front();
-                    c.rx_beat = 0;
-                }
-            }
-            c.vl_taken = 0;
-            for (valid, data, keep, last, egress) in [
-                (o.m_axis_vl_tvalid, o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast, false),
-                (o.m_axis_egress_tvalid, o.m_axis_egress_tdata, o.m_axis_egress_tkeep, o.m_axis_egress_tlast, true),
-            ] {
-                if valid {
-                    if !egress {
-                        c.vl_taken = 1;
-                    }
-                    if c.out.is_empty() {
-                        c.out_first = cycle;
-                    }
-                    for k in 0..BEAT_BYTES {
-                        if keep >> k & 1 == 1 {
-                            c.out.push(data.byte(k));
-                        }
-                    }
-                    if last {
-                        emitted.push((s, std::mem::take(&mut c.out), egress, c.out_first));
-                    }
-                }
-            }
-            if busy(&o) {
-                c.last_activity = cycle;
-            }
-            match if skip { rest(c, cycle) } else { Rest::Awake } {
-                Rest::Awake => {
-                    awake[kept] = s as u32;
-                    kept += 1;
-                }
-                Rest::Asleep => c.active = false,
-                Rest::UntilExpiry(n) => {
-                    c.active = false;
-                    c.wake_at = Some(cycle + n);
-                    wakes.push((s, cycle + n));
-                }
+            if step_one(c, &self.frames, &mut self.stats, log, skip, s as u32, cycle, fx) {
+                awake[kept] = s as u32;
+                kept += 1;
             }
         }
         awake.truncate(kept);
         self.awake = awake;
-        for (s, w) in wakes {
-            self.timer_sleepers += 1;
-            self.push(w * ENGINE_CLOCK_PS, Ev::Wake { sw: s as u32, cycle: w });
+    }
+
+    /// What the engines' cycle `cycle` does outside them, `fx` in switch order: the CPU event log, then
+    /// the wake-ups of those asleep on a timer, then the frames they finished, into the crossbar.
+    pub(super) fn apply_effects(&mut self, cycle: u64, fx: Vec<(u32, Effect)>) {
+        let t_done = (cycle + 1) * ENGINE_CLOCK_PS;
+        if let Some(log) = self.cpu_log.as_mut() {
+            for (s, x) in &fx {
+                if let Effect::Cpu { event, ctx } = *x {
+                    log.push((cycle * ENGINE_CLOCK_PS, *s as u16, event, ctx));
+                }
+            }
         }
-        for (s, bytes, egress, first) in emitted {
+        for (s, x) in &fx {
+            if let Effect::Wake(w) = *x {
+                self.timer_sleepers += 1;
+                self.push(w * ENGINE_CLOCK_PS, Ev::Wake { sw: *s, cycle: w });
+            }
+        }
+        for (s, x) in fx {
+            let Effect::Emit { bytes, egress, first } = x else { continue };
+            let s = s as usize;
             if egress {
                 self.stats.egress_frames += 1;
             }
@@ -274,6 +217,109 @@ impl Fabric {
             EngineSlot::Cycle(c) => quiescent(c, self.cycle),
             EngineSlot::StandIn(_) => true,
         })
+    }
+}
+
+/// What an engine's cycle does outside the engine, applied in switch order by
+/// [`Fabric::apply_effects`] (an engine-major window applies them after stepping, `sim::window`).
+#[derive(Debug)]
+pub(super) enum Effect {
+    /// A CPU event on `cpu_stat_*` (for [`Fabric::cpu_log`]).
+    Cpu { event: u8, ctx: u16 },
+    /// Asleep on a running timer until this cycle ([`Ev::Wake`]).
+    Wake(u64),
+    /// A frame whose last beat is out, from the VL or the egress output, its first beat in `first`.
+    Emit { bytes: Vec<u8>, egress: bool, first: u64 },
+}
+
+/// Steps engine `s` (active, not stopped) in `cycle`: its receive beat in, its beats out, its counters;
+/// what the cycle does outside it goes to `fx`. Returns whether it stays awake (else it is set aside:
+/// asleep, or asleep until a timer's wake-up, an [`Effect::Wake`]).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats, log: bool, skip: bool, s: u32, cycle: u64, fx: &mut Vec<(u32, Effect)>) -> bool {
+    let mut i = idle_in(c.id, c.vl_taken);
+    i.rst = cycle < RESET_CYCLES;
+    let mut presented = false;
+    if !i.rst {
+        if let Some(&(f, from)) = c.rx.front() {
+            // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
+            if cycle >= from + c.rx_beat as u64 {
+                let bytes = &frames[f as usize].bytes;
+                if c.rx_beat == 0 {
+                    c.family = wire::is_soft_portals(bytes);
+                }
+                let nb = beats_of(bytes);
+                let lo = c.rx_beat * BEAT_BYTES;
+                let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
+                let mut d = Wide::ZERO;
+                for (k, &b) in chunk.iter().enumerate() {
+                    d.set_byte(k, b);
+                }
+                i.s_axis_rx_tdata = d;
+                i.s_axis_rx_tkeep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+                i.s_axis_rx_tvalid = true;
+                i.s_axis_rx_tlast = c.rx_beat + 1 == nb;
+                presented = true;
+            }
+        }
+    }
+    // The port family of the frame being received (set on its first beat, kept to the next).
+    i.cfg_family = c.family;
+    let o = c.e.step(&i);
+    c.steps += 1;
+    stats.engine_steps += 1;
+    c.last = Some(cycle);
+    if o.cpu_stat_valid {
+        c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
+        if log {
+            fx.push((s, Effect::Cpu { event: o.cpu_stat_event, ctx: o.cpu_stat_ctx }));
+        }
+    }
+    if presented && o.s_axis_rx_tready {
+        c.rx_beat += 1;
+        c.last_activity = cycle;
+        if i.s_axis_rx_tlast {
+            c.rx.pop_front();
+            c.rx_beat = 0;
+        }
+    }
+    c.vl_taken = 0;
+    for (valid, data, keep, last, egress) in [
+        (o.m_axis_vl_tvalid, o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast, false),
+        (o.m_axis_egress_tvalid, o.m_axis_egress_tdata, o.m_axis_egress_tkeep, o.m_axis_egress_tlast, true),
+    ] {
+        if valid {
+            if !egress {
+                c.vl_taken = 1;
+            }
+            if c.out.is_empty() {
+                c.out_first = cycle;
+            }
+            for k in 0..BEAT_BYTES {
+                if keep >> k & 1 == 1 {
+                    c.out.push(data.byte(k));
+                }
+            }
+            if last {
+                fx.push((s, Effect::Emit { bytes: std::mem::take(&mut c.out), egress, first: c.out_first }));
+            }
+        }
+    }
+    if busy(&o) {
+        c.last_activity = cycle;
+    }
+    match if skip { rest(c, cycle) } else { Rest::Awake } {
+        Rest::Awake => true,
+        Rest::Asleep => {
+            c.active = false;
+            false
+        }
+        Rest::UntilExpiry(n) => {
+            c.active = false;
+            c.wake_at = Some(cycle + n);
+            fx.push((s, Effect::Wake(cycle + n)));
+            false
+        }
     }
 }
 
@@ -343,7 +389,7 @@ fn rest(c: &CycleEngine, cycle: u64) -> Rest {
 }
 
 /// Idle with no CPU timer running: the engine has nothing left to do until a frame arrives.
-fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
+pub(super) fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
     c.stopped || (idle(c, cycle) && c.e.cpu().cycles_to_expiry().is_none())
 }
 

@@ -7,6 +7,9 @@ use crate::wire::{self, LinkFrame};
 
 use super::fabric::{beats_of, EngineKind, EngineSlot, Ev, Fabric, ENGINE_CLOCK_PS};
 
+/// Loop iterations (events, cycles) between two calls of a run's progress callback.
+const PROGRESS_EVERY: u64 = 65_536;
+
 impl Fabric {
     pub(super) fn process(&mut self, t: Ps, ev: Ev) {
         // Wake-ups are engine scheduling, not fabric events (counted in `timer_wakes`).
@@ -171,6 +174,20 @@ impl Fabric {
                     self.catch_up_timer_sleepers();
                     break;
                 }
+                // Engine-major while nothing can reach an awake engine (`sim::window`): up to the
+                // lookahead, within the limit.
+                let c1 = (self.cycle + self.lookahead()).min(limit / ENGINE_CLOCK_PS + 1);
+                if self.cfg.engine_major && self.awake.len() > 1 && c1 > self.cycle + 1 {
+                    // With no event left (the queue may empty inside the window), the loop stops at the
+                    // first cycle in which every awake engine is quiescent: the window keeps one that is not.
+                    let guard = !self.heap.last_key_value().is_some_and(|(&(t, _), ev)| t >= c1 * ENGINE_CLOCK_PS && !matches!(ev, Ev::Wake { .. }));
+                    let stepped = self.run_window(c1, guard, &mut last_event);
+                    if (n + stepped) / PROGRESS_EVERY != n / PROGRESS_EVERY {
+                        progress(self.now);
+                    }
+                    n += stepped;
+                    continue;
+                }
                 self.step_engines();
                 self.cycle += 1;
             } else if let Some(((t, order), ev)) = self.heap.pop_first() {
@@ -178,6 +195,9 @@ impl Fabric {
                     self.heap.insert((t, order), ev);
                     self.catch_up_timer_sleepers();
                     break;
+                }
+                if let Ev::ToEngine { sw, .. } = ev {
+                    self.to_engine_queued.remove(&(t, order, sw));
                 }
                 self.now = t;
                 if !clocked && self.cfg.engine == EngineKind::Cycle {
@@ -193,7 +213,7 @@ impl Fabric {
                 break;
             }
             n += 1;
-            if n % 65_536 == 0 {
+            if n % PROGRESS_EVERY == 0 {
                 progress(self.now);
             }
         }

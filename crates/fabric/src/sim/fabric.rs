@@ -2,7 +2,7 @@
 //! and end nodes' state, and the moves every role uses (scheduling, a frame crossing a channel, the
 //! log of delivered messages). The roles' behaviour is in the sibling modules ([`super`]).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
 use inswitch_model::packet_engine::{EngineParams, PacketEngine};
@@ -63,11 +63,14 @@ pub struct SimConfig {
     pub engine_params: EngineParams,
     /// Keep every frame on every link for pcap output.
     pub capture: bool,
+    /// Step the awake engines engine-major through runs of cycles in which nothing can reach them
+    /// (exact, `sim::window`); off: every awake engine once per cycle.
+    pub engine_major: bool,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { hop_latency_ps: 0, engine: EngineKind::Cycle, nominal: None, skip_idle: true, engine_params: EngineParams::default(), capture: false }
+        SimConfig { hop_latency_ps: 0, engine: EngineKind::Cycle, nominal: None, skip_idle: true, engine_params: EngineParams::default(), capture: false, engine_major: true }
     }
 }
 
@@ -344,6 +347,9 @@ pub struct Fabric {
     /// walk a path through the whole queue (cache misses once it holds an event per end node); the
     /// B-tree's next event is in its leftmost leaf, and new events land near it.
     pub(super) heap: BTreeMap<(Ps, u64), Ev>,
+    /// The queued [`Ev::ToEngine`] events (time, order, switch): each bounds its engine's engine-major window
+    /// (`sim::window`).
+    pub(super) to_engine_queued: BTreeSet<(Ps, u64, u32)>,
     pub(super) order: u64,
     pub(super) now: Ps,
     pub(super) cycle: u64,
@@ -451,6 +457,7 @@ impl Fabric {
             from_engine,
             frames: Vec::new(),
             heap: BTreeMap::new(),
+            to_engine_queued: BTreeSet::new(),
             order: 0,
             now: 0,
             cycle: 0,
@@ -489,6 +496,9 @@ impl Fabric {
 
     pub(super) fn push(&mut self, t: Ps, ev: Ev) {
         self.order += 1;
+        if let Ev::ToEngine { sw, .. } = ev {
+            self.to_engine_queued.insert((t, self.order, sw));
+        }
         self.heap.insert((t, self.order), ev);
     }
 
