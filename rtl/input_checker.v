@@ -158,6 +158,9 @@ wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} ||
                                      (s_axis_tkeep & (s_axis_tkeep + 1'b1)) != {KEEP_WIDTH{1'b0}})
                                   : s_axis_tkeep != keep_all;
 
+// Bytes in the beat: 1 + the highest tkeep bit set. That is the count of a tkeep the rules allow
+// (contiguous from bit 0); a frame with any other tkeep is dropped as `tkeep` whatever its length, so a
+// priority encoder (a few LUT levels) stands in for a population count (a chain of adders).
 reg [15:0] keep_count;
 // Bytes of a first beat inside the ECRC range: 2 <= byte < first_ecrc_end.
 reg [KEEP_WIDTH-1:0] first_emask;
@@ -166,7 +169,9 @@ always @* begin
     keep_count = 16'd0;
     first_emask = {KEEP_WIDTH{1'b0}};
     for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        keep_count = keep_count + {15'd0, s_axis_tkeep[k]};
+        if (s_axis_tkeep[k] && (k == KEEP_WIDTH - 1 || !s_axis_tkeep[(k + 1) % KEEP_WIDTH])) begin
+            keep_count = keep_count | (k[15:0] + 16'd1);
+        end
         first_emask[k] = k >= 2 && k[15:0] < first_ecrc_end;
     end
 end
@@ -259,6 +264,8 @@ always @* begin
     tkeep_bad_next = tkeep_bad_reg;
     portals_next = portals_reg;
     port_next = port_reg;
+    // Assigned on every path so that synthesis infers no latch for the loop variable.
+    k = 0;
 
     if (a_beat) begin
         if (first) begin
@@ -271,10 +278,11 @@ always @* begin
             ecrc_next = ecrc_beat;
         end
         erem_next = erem > KEEP_BYTES16 ? erem - KEEP_BYTES16 : 16'd0;
+        // k < erem_next, compared with erem directly (one comparison with a constant per byte).
         for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-            emask_next[k] = k[15:0] < erem_next;
+            emask_next[k] = {1'b0, erem} > {1'b0, KEEP_BYTES16} + k[16:0];
         end
-        elive_next = erem_next != 16'd0;
+        elive_next = erem > KEEP_BYTES16;
         for (k = 0; k < CAPTURE_BEATS; k = k + 1) begin
             if ({16'd0, pos} >> BEAT_SHIFT == k) begin
                 cap_next[k*DATA_WIDTH +: DATA_WIDTH] = a_data_reg;
@@ -334,7 +342,9 @@ wire ep = t2[6];
 wire [9:0] length = {t2[1:0], t3};
 wire [12:0] len_dw = length == 10'd0 ? 13'd1024 : {3'd0, length};
 wire [15:0] plen = has_data ? {1'b0, len_dw, 2'b00} : 16'd0;
-wire [15:0] tlp_expected = 16'd2 + (four ? 16'd16 : 16'd12) + plen + (td ? 16'd4 : 16'd0) + 16'd4;
+// Sequence number, header, digest and LCRC are one of four constants: one adder, not four.
+wire [15:0] tlp_fixed = 16'd2 + 16'd12 + 16'd4 + (four ? 16'd4 : 16'd0) + (td ? 16'd4 : 16'd0);
+wire [15:0] tlp_expected = tlp_fixed + plen;
 wire [31:0] addr_hi = four ? {`CB(10), `CB(11), `CB(12), `CB(13)} : 32'd0;
 wire [31:0] addr_lo_raw = four ? {`CB(14), `CB(15), `CB(16), `CB(17)} : {`CB(10), `CB(11), `CB(12), `CB(13)};
 wire [15:0] requester = {`CB(6), `CB(7)};
