@@ -9,6 +9,10 @@ use inswitch_model::output_queue::{OutputQueue, OutputQueueIn, OutputQueueParams
 use inswitch_model::registry;
 use inswitch_model::Block;
 
+#[path = "common/packed_drive.rs"]
+mod packed_drive;
+use packed_drive::{drive, packed_inputs};
+
 const CYCLES: u64 = 10_000;
 
 fn golden(c: &mut Criterion) {
@@ -76,13 +80,13 @@ fn golden(c: &mut Criterion) {
         assert!(!m.is_null());
         let spec = registry::block("output_queue").unwrap();
         let (mut ins, offsets) = packed_inputs(&spec.ports(&spec.params_from_str("DATA_WIDTH=64").unwrap()));
-        // The widths the generated SV passes (inswitch_dpi_pkg::IO_WORDS).
-        let mut outs = [0u32; 64];
-        ins.resize(64, 0);
+        // The vectors the generated checker passes for this block (`inswitch_model_cycle_256`: 8 words).
+        let mut outs = [0u32; 8];
+        ins.resize(8, 0);
         b.iter(|| {
             for n in 0..CYCLES {
                 drive(&mut ins, &offsets, n);
-                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 5, outs.as_mut_ptr(), 3) };
+                let st = unsafe { inswitch_dpi::inswitch_model_cycle(m, ins.as_ptr(), 8, outs.as_mut_ptr(), 8) };
                 assert_eq!(st, 0);
                 std::hint::black_box(&outs);
             }
@@ -92,34 +96,6 @@ fn golden(c: &mut Criterion) {
     g.finish();
 }
 
-/// The packed input vector and the bit offsets of (valid, last, data, keep, ready) in it.
-fn packed_inputs(ports: &[registry::PortInfo]) -> (Vec<u32>, [usize; 5]) {
-    let mut offsets = [0usize; 5];
-    let mut off = 0;
-    for p in ports.iter().filter(|p| !p.output) {
-        let slot = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "s_axis_tkeep", "m_axis_tready"].iter().position(|n| *n == p.name);
-        if let Some(i) = slot {
-            offsets[i] = off;
-        }
-        off += p.width as usize;
-    }
-    (vec![0u32; off.div_ceil(32)], offsets)
-}
-
-/// Cycle `n`'s inputs, as `typed_step` drives them (the other inputs 0), packed as a simulator's
-/// concatenation would pack them.
-fn drive(ins: &mut [u32], o: &[usize; 5], n: u64) {
-    ins.fill(0);
-    let fields = [(o[0], u64::from(n % 3 != 0)), (o[1], u64::from(n % 7 == 0)), (o[2], n), (o[3], 0xff), (o[4], 1)];
-    for (off, v) in fields {
-        let x = u128::from(v) << (off % 32);
-        for k in 0..3 {
-            if let Some(w) = ins.get_mut(off / 32 + k) {
-                *w |= (x >> (32 * k)) as u32;
-            }
-        }
-    }
-}
 
 criterion_group!(benches, golden);
 criterion_main!(benches);

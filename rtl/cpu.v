@@ -125,6 +125,30 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
  */
 `include "cpu_codes.vh"
 
+// The data of a descriptor: the contiguous fields D_PBV..D_PORT (tracking copies, count, wait,
+// accumulator, arm fields), kept in RAM; the fields every descriptor needs every cycle (the key the
+// lookup compares, the state and timer a tick reads and writes, D_POSTED included) stay in d_reg.
+localparam integer D_PAY_LSB = D_PBV, D_PAY_END = D_POSTED, D_PAY_W = D_PAY_END - D_PAY_LSB;
+generate
+    if (D_PBV != D_PAUSED + 1 || D_PCOUNT <= D_PBV || D_COUNT <= D_PCOUNT || D_WAIT <= D_COUNT || D_ACCV <= D_WAIT
+            || D_ACC_OP <= D_ACCV || D_ACC_DATA <= D_ACC_OP || D_ACC_RC <= D_ACC_DATA || D_ACC_RSM <= D_ACC_RC
+            || D_ACC_OFLOW <= D_ACC_RSM || D_ACC_SFA <= D_ACC_OFLOW || D_VNI <= D_ACC_SFA || D_COOKIE <= D_VNI
+            || D_SEQNO <= D_COOKIE || D_DST <= D_SEQNO || D_PORT <= D_DST || D_POSTED != D_PORT + 8
+            || D_TIMER <= D_POSTED || D_LOAD <= D_TIMER || D_EXPIRED <= D_LOAD || D_ATTEMPTS <= D_EXPIRED
+            || D_SENT_ERROR <= D_ATTEMPTS) begin : g_bad_d_layout
+        cpu_descriptor_layout_must_keep_the_data_contiguous u_err();
+    end
+endgenerate
+
+// The stored context of a static entry: the contiguous fields S_PBV..S_POSTED, kept in RAM.
+localparam integer ST_PAY_LSB = S_PBV, ST_PAY_END = S_POSTED + 1, ST_PAY_W = ST_PAY_END - ST_PAY_LSB;
+generate
+    if (S_PCOUNT != S_PBV + 128 || S_OP != S_PCOUNT + 20 || S_DATA != S_OP + 6 || S_DMU != S_DATA + 256
+            || S_UPSTREAM != S_DMU + 16 || S_POSTED != S_UPSTREAM + 16 || S_TID != ST_PAY_END) begin : g_bad_layout
+        cpu_static_entry_layout_must_keep_the_stored_context_contiguous u_err();
+    end
+endgenerate
+
 // Message kinds (docs/blocks/collective_message.md)
 `COLLECTIVE_MSG_KINDS
 // Roles
@@ -196,10 +220,20 @@ reg [127:0]        pbv_switch_reg, pbv_switch_next;
 // Device ID of PBV entry i in bits 16i+15:16i
 reg [16*PBV_ENTRIES-1:0] pbv_dev_reg, pbv_dev_next;
 
-// Context tables
+// Context tables. A static entry is split in two (docs/blocks/cpu.md §Context model, "Where the tables
+// live"): st_reg holds the fields the associative lookup compares and the few bits the configuration
+// port writes (S_VALID..S_STORED, S_TID, S_ONE_TARGET); the stored context (S_PBV..S_POSTED, ST_PAY_W
+// bits, written by the sequencer in EXEC only) is in the RAM st_pay_mem below. st_reg's bits of the
+// stored context are held at 0 and never read.
+/* verilator lint_off UNUSEDSIGNAL */
 reg [S_W-1:0]      st_reg [0:STATIC_ENTRIES-1];
+/* verilator lint_on UNUSEDSIGNAL */
 reg [S_W-1:0]      st_next [0:STATIC_ENTRIES-1];
+// A descriptor is split the same way: its data (D_PBV..D_PORT) in the RAM d_pay_mem, the rest in d_reg
+// (whose data bits are held at 0 and never read).
+/* verilator lint_off UNUSEDSIGNAL */
 reg [D_W-1:0]      d_reg [0:DESCRIPTORS-1];
+/* verilator lint_on UNUSEDSIGNAL */
 reg [D_W-1:0]      d_next [0:DESCRIPTORS-1];
 
 /*
@@ -253,10 +287,34 @@ wire [127:0] m_pbv = msg_reg[M_PBV +: 128];
 // The message with the engine as requester (000 [0097]).
 wire [MSG_W-1:0] m_rewritten = {msg_reg[MSG_W-1:M_SRC+32], 16'd0, engine_id_reg, msg_reg[M_SRC-1:0]};
 
-wire [S_W-1:0] sx = st_reg[lk_s_idx_reg];                  // static entry of the message
-wire [D_W-1:0] dx = d_reg[lk_d_idx_reg];                   // its live descriptor
-wire [D_W-1:0] dcur = d_reg[cur_reg];                      // the descriptor being worked on
-wire [S_W-1:0] scur = st_reg[dcur[D_SIDX +: SIDX_W]];      // and its static entry
+// The stored contexts in RAM (synchronous read: the read address is registered, so the port reads, in
+// the cycle after, the entry the next state needs). st_pay_ok_reg: the entry was written since reset; an
+// entry not written reads 0, as the model's table after a reset, without a clearing sweep.
+reg [ST_PAY_W-1:0]       st_pay_mem [0:STATIC_ENTRIES-1];
+reg [SIDX_W-1:0]         st_pay_raddr_reg;
+reg [STATIC_ENTRIES-1:0] st_pay_ok_reg;
+wire [ST_PAY_W-1:0]      st_pay_rd = st_pay_mem[st_pay_raddr_reg];
+wire [ST_PAY_W-1:0]      st_pay = st_pay_ok_reg[st_pay_raddr_reg] ? st_pay_rd : {ST_PAY_W{1'b0}};
+
+// The descriptors' data in RAM, read the same way: in EXEC the message's descriptor (lk_d_idx_reg), in
+// every other state the current one (cur_reg), which is also the descriptor the sequencer writes back.
+reg [D_PAY_W-1:0]        d_pay_mem [0:DESCRIPTORS-1];
+reg [DIDX_W-1:0]         d_pay_raddr_reg;
+reg [DESCRIPTORS-1:0]    d_pay_ok_reg;
+wire [D_PAY_W-1:0]       d_pay_rd = d_pay_mem[d_pay_raddr_reg];
+wire [D_PAY_W-1:0]       d_pay = d_pay_ok_reg[d_pay_raddr_reg] ? d_pay_rd : {D_PAY_W{1'b0}};
+
+wire [D_W-1:0] dx_tag = d_reg[lk_d_idx_reg];
+wire [D_W-1:0] dcur_tag = d_reg[cur_reg];
+wire [D_W-1:0] dx = {dx_tag[D_W-1:D_PAY_END], d_pay, dx_tag[D_PAY_LSB-1:0]};        // its live descriptor (EXEC)
+wire [D_W-1:0] dcur = {dcur_tag[D_W-1:D_PAY_END], d_pay, dcur_tag[D_PAY_LSB-1:0]};  // the descriptor being worked on
+wire [S_W-1:0] sx_tag = st_reg[lk_s_idx_reg];
+wire [S_W-1:0] scur_tag = st_reg[dcur[D_SIDX +: SIDX_W]];
+// The static entry of the message (its stored context valid in EXEC) and the one of the descriptor being
+// worked on (its stored context valid in every other state): the stored context is the RAM's read port,
+// which reads the entry the state needs (st_pay_raddr, below).
+wire [S_W-1:0] sx = {sx_tag[S_W-1:ST_PAY_END], st_pay, sx_tag[ST_PAY_LSB-1:0]};
+wire [S_W-1:0] scur = {scur_tag[S_W-1:ST_PAY_END], st_pay, scur_tag[ST_PAY_LSB-1:0]};
 /* verilator lint_on UNUSEDSIGNAL */
 
 wire [1:0]   s_role = sx[S_ROLE +: 2];
@@ -275,7 +333,10 @@ wire [5:0]   s_idx6 = {{(6-SIDX_W){1'b0}}, lk_s_idx_reg};
 wire tick = tick_cnt_reg == TICK_LAST;
 // The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
 wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
-wire [D_W-1:0] dsel = ticked(d_reg[sel_idx], tick);
+/* verilator lint_off UNUSEDSIGNAL */
+wire [D_W-1:0] dsel_tag = d_reg[sel_idx];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [D_W-1:0] dsel = ticked({dsel_tag[D_W-1:D_PAY_END], d_pay, dsel_tag[D_PAY_LSB-1:0]}, tick);
 
 // Every descriptor with its timer tick.
 wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
@@ -527,19 +588,19 @@ always @* begin
     pbv_dev_next = pbv_dev_reg;
 
     if (cfg_wr_en) begin
-        if (cfg_wr_addr < 12'h080) begin
+        if (cfg_wr_addr < CFG_TIMEOUT) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
             pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
             pbv_dev_next[16*cfg_wr_addr[6:0] +: 16] = cfg_wr_data[15:0];
-        end else if (cfg_wr_addr < 12'h084) begin
+        end else if (cfg_wr_addr < CFG_THRESHOLD) begin
             timeout_next[cfg_wr_addr[1:0]] = cfg_wr_data[23:0];
-        end else if (cfg_wr_addr < 12'h087) begin
+        end else if (cfg_wr_addr < CFG_ENGINE_ID) begin
             threshold_next[cfg_wr_addr[1:0]] = cfg_wr_data[19:0];
-        end else if (cfg_wr_addr == 12'h087) begin
+        end else if (cfg_wr_addr == CFG_ENGINE_ID) begin
             engine_id_next = cfg_wr_data[15:0];
-        end else if (cfg_wr_addr == 12'h088) begin
+        end else if (cfg_wr_addr == CFG_ENGINE_SFA) begin
             engine_sfa_next = cfg_wr_data;
-        end else if (cfg_wr_addr == 12'h089) begin
+        end else if (cfg_wr_addr == CFG_MODE) begin
             ieee_next = cfg_wr_data[0];
             retry_limit_next = cfg_wr_data[11:8];
         end
@@ -549,8 +610,8 @@ end
 /*
  * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
  */
-wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - 32'h100;
-wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= 12'h100 && cfg_off < 2 * STATIC_ENTRIES;
+wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - {20'd0, CFG_STATIC};
+wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= CFG_STATIC && cfg_off < 2 * STATIC_ENTRIES;
 wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
 
 always @* begin
@@ -558,10 +619,14 @@ always @* begin
     // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/blocks/cpu.md §Timers).
     for (k = 0; k < DESCRIPTORS; k = k + 1) begin
         d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
+        // The data is in d_pay_mem.
+        d_next[k][D_PAY_LSB +: D_PAY_W] = {D_PAY_W{1'b0}};
     end
     // Static entries: the sequencer's write, then a configuration write on top.
     for (k = 0; k < STATIC_ENTRIES; k = k + 1) begin
         st_next[k] = k[SIDX_W-1:0] == su_idx ? su : st_reg[k];
+        // The stored context is in st_pay_mem.
+        st_next[k][ST_PAY_LSB +: ST_PAY_W] = {ST_PAY_W{1'b0}};
         if (cfg_st_we && cfg_sidx == k[SIDX_W-1:0]) begin
             if (!cfg_wr_addr[0]) begin
                 st_next[k][S_VALID] = cfg_wr_data[31];
@@ -575,6 +640,54 @@ always @* begin
                 st_next[k][S_ONE_TARGET] = cfg_wr_data[31];
             end
         end
+    end
+end
+
+/*
+ * The stored-context RAM: one write port (the sequencer, in EXEC: the message's entry written back, with
+ * what an INITIALIZATION stores or a CONTROL's upstream), one read port. The read address is the entry
+ * the next state reads: the message's (lookup_s_idx) before EXEC, else the static entry of the
+ * descriptor the sequencer works on next. A read of the entry written at the same edge sees the new
+ * value (the address is registered, the array read after it).
+ */
+wire              st_pay_we = seq_reg == SEQ_EXEC;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [D_W-1:0]    d_after = d_next[cur_next];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [SIDX_W-1:0] st_pay_raddr = seq_next == SEQ_EXEC ? lookup_s_idx : d_after[D_SIDX +: SIDX_W];
+
+/*
+ * The descriptor-data RAM: the sequencer writes its one descriptor (du at du_idx) back every cycle (the
+ * data it read, or the step's new value); the read address is the descriptor the next state reads: the
+ * message's (lookup_d_idx) before EXEC, else the next current one.
+ */
+wire [DIDX_W-1:0] d_pay_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
+
+always @(posedge clk) begin
+    d_pay_mem[du_idx] <= du[D_PAY_LSB +: D_PAY_W];
+    d_pay_raddr_reg <= d_pay_raddr;
+end
+
+always @(posedge clk) begin
+    if (rst) begin
+        d_pay_ok_reg <= {DESCRIPTORS{1'b0}};
+    end else begin
+        d_pay_ok_reg[du_idx] <= 1'b1;
+    end
+end
+
+always @(posedge clk) begin
+    if (st_pay_we) begin
+        st_pay_mem[su_idx] <= su[ST_PAY_LSB +: ST_PAY_W];
+    end
+    st_pay_raddr_reg <= st_pay_raddr;
+end
+
+always @(posedge clk) begin
+    if (rst) begin
+        st_pay_ok_reg <= {STATIC_ENTRIES{1'b0}};
+    end else if (st_pay_we) begin
+        st_pay_ok_reg[su_idx] <= 1'b1;
     end
 end
 

@@ -84,6 +84,14 @@ localparam [2:0] FIN_FREE = 3'd1;
 localparam [2:0] FIN_REARM = 3'd2;
 localparam [2:0] FIN_WAIT = 3'd3;
 localparam [2:0] FIN_NEXT_ROUND = 3'd4;
+// Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)
+localparam [11:0] CFG_PBV = 12'h0;
+localparam [11:0] CFG_TIMEOUT = 12'h80;
+localparam [11:0] CFG_THRESHOLD = 12'h84;
+localparam [11:0] CFG_ENGINE_ID = 12'h87;
+localparam [11:0] CFG_ENGINE_SFA = 12'h88;
+localparam [11:0] CFG_MODE = 12'h89;
+localparam [11:0] CFG_STATIC = 12'h100;
 // Descriptor record: field offsets, D_W bits in all
 localparam integer D_VALID = 0;
 localparam integer D_PORTALS = 1;

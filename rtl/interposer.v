@@ -2,7 +2,10 @@
 //
 // Sits between a port's receive path and its virtual-link (VL) queue. Receive frames addressed to the
 // engine are extracted to the input checker; all others pass to the VL queue untouched and in order;
-// frames from the output queue are injected between receive frames. Flow control in VL-queue beat slots:
+// frames from the output queue are injected between receive frames. A multicast arm the engine takes also
+// passes on (002 (39)-(40)): its beats are kept as they are extracted and, once its last beat is out, sent
+// to the VL queue before any other frame starts (docs/blocks/interposer.md §The multicast arm passes on).
+// Flow control in VL-queue beat slots:
 // extracted beats' credits go straight back to the link partner, the VL queue's returns refill the
 // injection reserve (INJ_CREDITS) first. Interface, decision bytes, credits and timing:
 // docs/blocks/interposer.md. Rust model: crates/model/src/interposer.rs.
@@ -118,6 +121,18 @@ module interposer #
 localparam [1:0] OWNER_NONE = 2'd0;
 localparam [1:0] OWNER_RX = 2'd1;
 localparam [1:0] OWNER_INJ = 2'd2;
+localparam [1:0] OWNER_COPY = 2'd3;
+// The multicast arm's copy (002 (39)-(40); docs/blocks/interposer.md §The multicast arm passes on): the
+// beats of a Soft Portals frame of at most ARM_COPY_BYTES (ARM_* from the generated include) are kept,
+// and rt_arm is bit ARM_BIT of byte ARM_BYTE, in beat ARM_BEAT at byte ARM_OFFSET.
+localparam integer COPY_BEATS = (ARM_COPY_BYTES + KEEP_WIDTH - 1) / KEEP_WIDTH;
+localparam integer ARM_BEAT = ARM_BYTE / KEEP_WIDTH;
+localparam integer ARM_OFFSET = ARM_BYTE % KEEP_WIDTH;
+// Counts the beats of a receive frame up to COPY_BEATS (saturating: a longer frame is never copied).
+localparam COPY_COUNT_WIDTH = $clog2(COPY_BEATS + 1);
+localparam COPY_ADDR_WIDTH = COPY_BEATS > 1 ? $clog2(COPY_BEATS) : 1;
+localparam [COPY_COUNT_WIDTH-1:0] COPY_FULL = COPY_BEATS[COPY_COUNT_WIDTH-1:0];
+localparam [COPY_COUNT_WIDTH-1:0] ARM_AT = ARM_BEAT[COPY_COUNT_WIDTH-1:0];
 localparam [CREDIT_WIDTH-1:0] INJ_RESERVE = INJ_CREDITS[CREDIT_WIDTH-1:0];
 // Tree: DFA bits 15-3 (002 (61))
 localparam TREE_WIDTH = 13;
@@ -219,6 +234,17 @@ reg                    last_inj_reg, last_inj_next;
 reg [CREDIT_WIDTH-1:0] inj_credits_reg, inj_credits_next;
 reg [CREDIT_WIDTH-1:0] link_return_reg, link_return_next;
 reg [2:0]              stat_event_reg, stat_event_next;
+// The arm's copy: the receive frame in progress is a multicast frame of an armed tree (watch), its beats
+// moved so far (saturating at COPY_FULL), rt_arm as seen; a copy waiting or going to m_axis_vl, the next
+// beat to send and the index of its last.
+reg                        watch_reg, watch_next;
+reg [COPY_COUNT_WIDTH-1:0] rx_count_reg, rx_count_next;
+reg                        arm_reg, arm_next;
+reg                        copy_pending_reg, copy_pending_next;
+reg [COPY_COUNT_WIDTH-1:0] copy_index_reg, copy_index_next;
+reg [COPY_COUNT_WIDTH-1:0] copy_last_reg, copy_last_next;
+reg [DATA_WIDTH-1:0]       copy_data_mem [0:COPY_BEATS-1];
+reg [KEEP_WIDTH-1:0]       copy_keep_mem [0:COPY_BEATS-1];
 
 reg [DATA_WIDTH-1:0] vl_tdata_reg, vl_tdata_next;
 reg [KEEP_WIDTH-1:0] vl_tkeep_reg, vl_tkeep_next;
@@ -252,13 +278,14 @@ wire credit = inj_credits_reg != {CREDIT_WIDTH{1'b0}};
 // classified on this beat). Otherwise a receive start blocked by a full extraction path would keep the
 // turn from the injection path, and the engine's own output, which drains that extraction path, would
 // never be injected: a deadlock through the CPU (found by the fabric simulator).
-wire rx_req = rxs_tvalid_reg && rx_first && owner_reg == OWNER_NONE && vl_free && ext_free;
-wire inj_req = s_axis_inj_tvalid && inj_first && owner_reg == OWNER_NONE && credit;
+// A pending copy goes before any new frame start (it keeps the receive frames' order on m_axis_vl).
+wire rx_req = rxs_tvalid_reg && rx_first && owner_reg == OWNER_NONE && !copy_pending_reg && vl_free && ext_free;
+wire inj_req = s_axis_inj_tvalid && inj_first && owner_reg == OWNER_NONE && !copy_pending_reg && credit;
 // Round robin between frame starts on the VL path.
 wire inj_wins = inj_req && (!rx_req || !last_inj_reg);
 
 // The beat in the receive stage moves to its output.
-wire rx_beat = !rst && rxs_tvalid_reg && (rx_first ? (owner_reg == OWNER_NONE && !inj_wins && vl_free && ext_free) :
+wire rx_beat = !rst && rxs_tvalid_reg && (rx_first ? (owner_reg == OWNER_NONE && !copy_pending_reg && !inj_wins && vl_free && ext_free) :
                                           rx_ext_reg ? ext_free : vl_free);
 // The receive stage takes a beat when it is empty or its beat moves on, except while the table is cleared.
 assign s_axis_rx_tready = !rst && !clear_reg && (!rxs_tvalid_reg || rx_beat);
@@ -267,9 +294,22 @@ assign s_axis_inj_tready = !rst && vl_free && credit && (owner_reg == OWNER_INJ 
 wire rx_take = s_axis_rx_tvalid && s_axis_rx_tready;
 wire inj_beat = s_axis_inj_tvalid && s_axis_inj_tready;
 wire rx_to_ext = rx_first ? for_engine : rx_ext_reg;
+// The arm's copy: a watched beat is kept while it fits; rt_arm is read from beat ARM_BEAT; a copy is due
+// when the frame ends within COPY_BEATS beats with rt_arm set. The copy moves one beat per cycle when the
+// VL output is free and an injection credit is held (it occupies VL slots as an injected frame does).
+wire watch = rx_first ? for_engine && rxs_family_reg : watch_reg;
+// (0 on a first beat: the count restarts at every last beat and at reset)
+wire [COPY_COUNT_WIDTH-1:0] rx_count = rx_count_reg;
+wire arm_bit = rxs_tkeep_reg[ARM_OFFSET] && rxs_tdata_reg[8 * ARM_OFFSET + ARM_BIT];
+wire arm_seen = rx_count == ARM_AT ? arm_bit : (!rx_first && arm_reg);
+wire copy_go = !rst && copy_pending_reg && vl_free && credit && (owner_reg == OWNER_NONE || owner_reg == OWNER_COPY);
+wire copy_last = copy_index_reg == copy_last_reg;
+wire [COPY_ADDR_WIDTH-1:0] copy_addr = copy_index_reg[COPY_ADDR_WIDTH-1:0];
+wire [COPY_ADDR_WIDTH-1:0] keep_addr = rx_count[COPY_ADDR_WIDTH-1:0];
+wire keep_beat = rx_beat && rx_to_ext && watch && rx_count != COPY_FULL;
 
 // Credits: the VL queue's returns refill the injection reserve first, the rest go to the partner.
-wire [CREDIT_WIDTH-1:0] avail = inj_credits_reg - {{(CREDIT_WIDTH-1){1'b0}}, inj_beat};
+wire [CREDIT_WIDTH-1:0] avail = inj_credits_reg - {{(CREDIT_WIDTH-1){1'b0}}, inj_beat || copy_go};
 wire [CREDIT_WIDTH-1:0] room = INJ_RESERVE - avail;
 wire [CREDIT_WIDTH-1:0] take = vl_credit_return < room ? vl_credit_return : room;
 
@@ -280,6 +320,12 @@ always @* begin
     owner_next = owner_reg;
     last_inj_next = last_inj_reg;
     stat_event_next = 3'd0;
+    watch_next = watch_reg;
+    rx_count_next = rx_count_reg;
+    arm_next = arm_reg;
+    copy_pending_next = copy_pending_reg;
+    copy_index_next = copy_index_reg;
+    copy_last_next = copy_last_reg;
 
     vl_tdata_next = vl_tdata_reg;
     vl_tkeep_next = vl_tkeep_reg;
@@ -316,6 +362,27 @@ always @* begin
             end
         end
         rx_in_frame_next = !rxs_tlast_reg;
+        watch_next = watch && !rxs_tlast_reg;
+        arm_next = arm_seen;
+        rx_count_next = rxs_tlast_reg ? {COPY_COUNT_WIDTH{1'b0}} :
+                        rx_count == COPY_FULL ? rx_count : rx_count + {{(COPY_COUNT_WIDTH-1){1'b0}}, 1'b1};
+        if (watch && rxs_tlast_reg && rx_count != COPY_FULL && arm_seen) begin
+            copy_pending_next = 1'b1;
+            copy_index_next = {COPY_COUNT_WIDTH{1'b0}};
+            copy_last_next = rx_count;
+        end
+    end
+    if (copy_go) begin
+        if (copy_index_reg == {COPY_COUNT_WIDTH{1'b0}}) begin
+            stat_event_next[EV_PASSED] = 1'b1;
+        end
+        owner_next = copy_last ? OWNER_NONE : OWNER_COPY;
+        vl_tdata_next = copy_data_mem[copy_addr];
+        vl_tkeep_next = copy_keep_mem[copy_addr];
+        vl_tvalid_next = 1'b1;
+        vl_tlast_next = copy_last;
+        copy_index_next = copy_index_reg + {{(COPY_COUNT_WIDTH-1){1'b0}}, 1'b1};
+        copy_pending_next = !copy_last;
     end
     if (inj_beat) begin
         if (inj_first) begin
@@ -346,6 +413,16 @@ always @(posedge clk) begin
     inj_credits_reg <= inj_credits_next;
     link_return_reg <= link_return_next;
     stat_event_reg <= stat_event_next;
+    watch_reg <= watch_next;
+    rx_count_reg <= rx_count_next;
+    arm_reg <= arm_next;
+    copy_pending_reg <= copy_pending_next;
+    copy_index_reg <= copy_index_next;
+    copy_last_reg <= copy_last_next;
+    if (keep_beat) begin
+        copy_data_mem[keep_addr] <= rxs_tdata_reg;
+        copy_keep_mem[keep_addr] <= rxs_tkeep_reg;
+    end
     vl_tdata_reg <= vl_tdata_next;
     vl_tkeep_reg <= vl_tkeep_next;
     vl_tvalid_reg <= vl_tvalid_next;
@@ -380,6 +457,12 @@ always @(posedge clk) begin
         inj_credits_reg <= INJ_RESERVE;
         link_return_reg <= {CREDIT_WIDTH{1'b0}};
         stat_event_reg <= 3'd0;
+        watch_reg <= 1'b0;
+        rx_count_reg <= {COPY_COUNT_WIDTH{1'b0}};
+        arm_reg <= 1'b0;
+        copy_pending_reg <= 1'b0;
+        copy_index_reg <= {COPY_COUNT_WIDTH{1'b0}};
+        copy_last_reg <= {COPY_COUNT_WIDTH{1'b0}};
         vl_tdata_reg <= {DATA_WIDTH{1'b0}};
         vl_tkeep_reg <= {KEEP_WIDTH{1'b0}};
         vl_tvalid_reg <= 1'b0;

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Module dependency graph of a crate's src/ from `crate::` and `super::` paths in code (comments and doc
 comments ignored); prints "module -> modules it uses" and any cycle. Usage: modgraph.py CRATE_SRC_DIR
-Not counted: a child's `use super::{a, b}` (brace list straight after `super`): with it, a parent module
-that keeps shared types for its children and calls them shows as a circle (input_checker, cpu, the
-verif benches, fabric's sim and scenario)."""
+A child's `use super::{a, b}` counts as a use of each named item's module, so a parent that keeps types
+its children read while it calls them is a circle: shared types belong in a sibling module."""
 import os, re, sys
 root = sys.argv[1]
 mods = {}
@@ -28,12 +27,12 @@ for m, f in mods.items():
         code = line.split('//')[0]
         opened = re.match(r'\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*\{', code)
         cur = m + tuple(n for n, _ in inline)
-        for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)(::\{([^}]*)\})?', code):
+        for hit in re.finditer(r'\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{([^}]*)\})?', code):
             base = [] if hit.group(1) == 'crate' else list(cur[:-1])
             parts = hit.group(2).split('::')[1:]
             while parts and parts[0] == 'super':
                 base = base[:-1]; parts = parts[1:]
-            targets = [base + parts]
+            targets = [base + parts] if parts or not hit.group(4) else []
             if hit.group(4):
                 for item in hit.group(4).split(','):
                     first = item.strip().split('::')[0].split(' ')[0]

@@ -20,21 +20,22 @@ fn check_wave(args: &[&str]) -> (i32, String) {
     (out.status.code().unwrap_or(-1), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
-/// The VCD and FST dumps of one bench run each (built once for all tests).
+/// The VCD and FST dumps of one bench run each (built once for all tests, across processes).
 fn dumps() -> &'static (PathBuf, PathBuf) {
     static D: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    const KINDS: [(&str, &str); 2] = [("vcd", "--trace"), ("fst", "--trace-fst")];
+    let file = |ext: &str| work_dir(&format!("check_wave_{ext}")).join(format!("dump.{ext}"));
     D.get_or_init(|| {
-        let mut made = Vec::new();
-        for (ext, flag) in [("vcd", "--trace"), ("fst", "--trace-fst")] {
-            let dir = work(&format!("check_wave_{ext}"));
-            let file = dir.join(format!("dump.{ext}"));
-            let tb = bench_with(BLOCK, PARAMS, CYCLES, false, Some(&file.display().to_string()));
-            let exe = build(&dir, &root().join("rtl"), BLOCK, &tb, &[flag]);
-            let (ok, log) = run(&exe, &["+seed=3"]);
-            assert!(ok && file.exists(), "bench failed: {log}");
-            made.push(file);
-        }
-        (made[0].clone(), made[1].clone())
+        once_per_binary("check_wave_dumps", || {
+            for (ext, flag) in KINDS {
+                let dir = work(&format!("check_wave_{ext}"));
+                let tb = bench_with(BLOCK, PARAMS, CYCLES, false, Some(&file(ext).display().to_string()));
+                let exe = build(&dir, &root().join("rtl"), BLOCK, &tb, &[flag]);
+                let (ok, log) = run(&exe, &["+seed=3"]);
+                assert!(ok && file(ext).exists(), "bench failed: {log}");
+            }
+        });
+        (file(KINDS[0].0), file(KINDS[1].0))
     })
 }
 

@@ -63,6 +63,21 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     assert!(low.is_empty(), "below their minimums: {low:?}");
 }
 
+/// The CPU at its largest tables (`cpu_full`: 64 static entries, 16 descriptors), whose data is in RAM
+/// (docs/blocks/cpu.md §Where the tables live): every output compared every cycle, the scoreboard clean,
+/// the entries and descriptors beyond the default sizes in use.
+#[test]
+fn cpu_at_full_size_matches_rtl() {
+    let p = cpu::params_of("cpu_full").unwrap();
+    assert_eq!((p.static_entries, p.descriptors), (64, 16));
+    let cfg = RunConfig { seed: 0x5eed_0064, cycles: 300_000, wave_dir: wave_dir("cosim-out") };
+    let outcome = cpu::run("cpu_full", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(outcome.cycles, cfg.cycles);
+    for (name, min) in [("messages_in", 10_000), (event::name(event::ACCEPT), 1_000), (event::name(event::COMPLETE), 100), ("max_live_descriptors", 9)] {
+        assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
+    }
+}
+
 /// A model with one bug on the wire: every Portals partial result leaves with `resno` one too high.
 struct ResnoBug(Cpu);
 

@@ -22,6 +22,7 @@ fn interposer_matches_rtl_for_a_million_cycles() {
         (counter::NO_CREDIT, 1_000),
         (counter::INJ_EMPTY, 1_000),
         (counter::RESETS, 5),
+        (counter::ARMS_COPIED, 500),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -40,7 +41,7 @@ fn interposer_at_full_size_matches_rtl() {
     let cfg = RunConfig { seed: 0x5eed_8192, cycles: 300_000, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = interposer::run("interposer_full", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, cfg.cycles);
-    for (name, min) in [(counter::EXTRACTED, 500), (counter::PASSED, 1_000), (counter::RESETS, 1)] {
+    for (name, min) in [(counter::EXTRACTED, 500), (counter::PASSED, 1_000), (counter::RESETS, 1), (counter::ARMS_COPIED, 100)] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
 }

@@ -42,8 +42,9 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("frames_built", 2_000),
         ("route_misses", 100),
         ("cpu_events", 10_000),
-        // 001 end to end: TIDs on the wire reach the CPU's compares through the checker.
-        ("cpu_accept", 500),
+        // 001 end to end: TIDs on the wire reach the CPU's compares through the checker. (500 before the
+        // arms passed on, issue 15 item 4: their copies take VL slots and hold receive; 454 since.)
+        ("cpu_accept", 400),
         ("cpu_old_tid", 100),
         ("cpu_bad_tid", 50),
         ("balance_checks", 20),
@@ -418,9 +419,11 @@ fn a_portals_reduction_through_the_engine() {
     let mut rec = Recorder::default();
     lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
     assert_eq!(rec.responses.len(), 11);
-    // One CONTRIBUTION up: the tree's DFA, count 2, the combined operands, injected into this port.
-    assert_eq!(rec.vl.len(), 1, "events {:?}", rec.cpu_events);
-    let f = &rec.vl[0];
+    // The ARM passes on, unchanged (002 (39)-(40): the engine keeps a copy, the frame continues down the
+    // tree); then one CONTRIBUTION up: the tree's DFA, count 2, the combined operands, injected into this port.
+    assert_eq!(rec.vl.len(), 2, "events {:?}", rec.cpu_events);
+    assert_eq!(rec.vl[0], portals_frame(3, 0x0000_0001, true, 0, [0; 4]), "the arm passed on");
+    let f = &rec.vl[1];
     assert_eq!(malformed_engine_frame(f), None);
     let sp = SoftPortals::parse(f).unwrap();
     assert_eq!(sp.frame.dfa >> 3 & 0x1FFF, 3);

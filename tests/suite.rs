@@ -29,6 +29,7 @@ mod independent_cpu_tables;
 mod independent_cpu_timers;
 mod independent_reduce_unit;
 mod independent_scoreboards;
+mod layout;
 mod registry;
 mod rtl_quality;
 mod sim_cli;

@@ -39,8 +39,10 @@ const CARRY_STEP_UNITS: u64 = 1;
 
 /// A table of the RTL that issue 19 wants in RAM: (module, array or register name, what it holds).
 pub const RTL_TABLES: &[(&str, &str, &str)] = &[
-    ("cpu", "st_reg", "CPU static context entries"),
-    ("cpu", "d_reg", "CPU descriptors (live contexts)"),
+    ("cpu", "st_pay_mem", "CPU static entries: stored contexts"),
+    ("cpu", "st_reg", "CPU static entries: keys and flags (associative)"),
+    ("cpu", "d_pay_mem", "CPU descriptors: data"),
+    ("cpu", "d_reg", "CPU descriptors: keys, states and timers (associative)"),
     ("cpu", "pbv_dev_reg", "CPU PBV table (device IDs)"),
     ("register_space", "pbv_reg", "register-space PBV table"),
     ("interposer", "mcast_mem", "interposer multicast table"),

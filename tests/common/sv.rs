@@ -200,10 +200,41 @@ pub fn run(exe: &Path, args: &[&str]) -> (bool, String) {
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
+fn work_base() -> PathBuf {
+    option_env!("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from).join("sv_benches")
+}
+
+/// The directory `work(name)` makes, as it is.
+pub fn work_dir(name: &str) -> PathBuf {
+    work_base().join(name)
+}
+
+/// `work_dir(name)`, emptied.
 pub fn work(name: &str) -> PathBuf {
-    let d = option_env!("CARGO_TARGET_TMPDIR").map_or_else(std::env::temp_dir, PathBuf::from).join("sv_benches").join(name);
+    let d = work_dir(name);
     let _ = std::fs::remove_dir_all(&d);
     d
+}
+
+/// Runs `make` (which builds into `work` directories) once for every process of this test binary:
+/// cargo test runs the tests as threads of one process, but cargo-nextest runs each test in its own
+/// process, and two processes building one directory at once break each other's build. `make` runs
+/// under an exclusive lock on `sv_benches/<name>.lock`, and runs again only when the test binary is not
+/// the one that last ran it (a rebuilt binary may carry changed RTL or benches).
+pub fn once_per_binary(name: &str, make: impl FnOnce()) {
+    let base = work_base();
+    std::fs::create_dir_all(&base).unwrap();
+    let lock = std::fs::File::create(base.join(format!("{name}.lock"))).unwrap();
+    lock.lock().unwrap_or_else(|e| panic!("lock {name}.lock: {e}"));
+    let exe = std::env::current_exe().unwrap();
+    let key = format!("{} {:?}", exe.display(), std::fs::metadata(&exe).and_then(|m| m.modified()).ok());
+    let stamp = base.join(format!("{name}.stamp"));
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(key.as_str()) {
+        return;
+    }
+    let _ = std::fs::remove_file(&stamp);
+    make();
+    std::fs::write(&stamp, key).unwrap();
 }
 
 /// A copy of rtl/ with `from` replaced by `to` in `<block>.v` (exactly once).

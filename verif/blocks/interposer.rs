@@ -11,7 +11,8 @@
 //! says it is for the engine under the multicast table in force when its first beat was taken (a table
 //! indexed by the tree's low bits, a write replacing the entry of every tree sharing the index, writes
 //! ignored during the clearing sweep after a reset, when no receive beat may be taken), else on
-//! `m_axis_vl`; every injected
+//! `m_axis_vl`; a multicast arm extracted on a Soft Portals port leaves on `m_axis_vl` as well, whole,
+//! before the next receive frame (002 (39)-(40), the rule restated at [`arm_passes_on`]); every injected
 //! frame leaves exactly once, whole, on `m_axis_vl`; frames never interleave on `m_axis_vl`; and on every
 //! cycle partner credits + injection credits + VL occupancy + beats in flight + credits being returned =
 //! the VL depth (no credit lost or invented).
@@ -120,15 +121,24 @@ impl InterposerStimulus {
             }
             4..=7 => {
                 let tree = if r.random_bool(0.8) { TREES[r.random_range(0..TREES.len())] } else { r.random_range(0..0x2000) };
-                let f = ReductionFrame {
+                let mut f = ReductionFrame {
                     dfa: (r.random::<u32>() & !0xFFFF) | u32::from(tree) << 3 | r.random_range(0..8),
                     flags: if r.random_bool(0.85) { 1 } else { 0 },
                     vni: r.random(),
                     data: [r.random(), r.random(), r.random(), r.random()],
                     ..Default::default()
                 };
+                // Arms (going down the tree) and contributions (going up), 002 (39)-(40).
+                f.header.arm = r.random_bool(0.5);
                 let eth = EthernetHeader { dst: r.random(), src: r.random(), ethertype: if r.random_bool(0.9) { ETHERTYPE } else { 0x0800 } };
-                SoftPortals::new(eth, f).expect("soft portals").to_bytes().expect("emit").to_vec()
+                let mut bytes = SoftPortals::new(eth, f).expect("soft portals").to_bytes().expect("emit").to_vec();
+                // Sometimes cut short or lengthened: an arm is copied only if it fits a Portals frame.
+                match r.random_range(0..20) {
+                    0 => bytes.truncate(r.random_range(26..bytes.len())),
+                    1 => bytes.extend((0..r.random_range(1..80)).map(|_| r.random::<u8>())),
+                    _ => {}
+                }
+                bytes
             }
             _ => {
                 let n = r.random_range(1..300);
@@ -249,9 +259,11 @@ pub mod counter {
     pub const WRITES_IN_CLEAR: &str = "mcast_writes_during_clear";
     /// Multicast-table writes that replaced the entry of another tree with the same index.
     pub const INDEX_SHARED: &str = "mcast_index_shared_writes";
+    /// Multicast arms extracted and passed on (002 (39)-(40)).
+    pub const ARMS_COPIED: &str = "arms_copied";
 }
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 11] = [
     counter::EXTRACTED,
     counter::PASSED,
     counter::INJECTED,
@@ -262,6 +274,7 @@ const NAMES: [&str; 10] = [
     counter::RESETS,
     counter::WRITES_IN_CLEAR,
     counter::INDEX_SHARED,
+    counter::ARMS_COPIED,
 ];
 
 type Beat = (Wide, u64, bool);
@@ -272,6 +285,29 @@ struct Frame {
     complete: bool,
     sent: usize,
     tuser: u16,
+    /// The copy of an extracted arm (its VL slots are paid with injection credits).
+    copy: bool,
+}
+
+/// Soft Portals frame: Ethernet header 14 + Portals reduction frame 84 + FCS 4 (002 (94): the 84-byte
+/// frame; docs/frames.md §6).
+const PORTALS_FRAME_BYTES: usize = 14 + 84 + 4;
+/// rt_arm: bit 10 of the 96-bit big-endian reduction header (libfabric `cxip_coll_hdr`, 002 (94)), the
+/// header at byte 40 of the Portals frame: Ethernet 14 + 40 + (11 - 10 / 8) = byte 64, bit 10 % 8 = 2.
+const RT_ARM_BYTE: usize = 14 + 40 + 11 - 10 / 8;
+const RT_ARM_BIT: u32 = 10 % 8;
+
+/// 002 (39)-(40), restated for the scoreboard: "the reduction engine forwards the barrier frame to the
+/// child nodes ... As the barrier frame travels down the reduction tree, all the reduction engines
+/// participating in this reduction tree are armed". A frame the engine takes on a Soft Portals port (a
+/// multicast frame of an armed tree) with rt_arm set goes on as well: the engine keeps a copy, the frame
+/// continues. The interposer's documented bound (docs/blocks/interposer.md §The multicast arm passes on):
+/// only a frame of at most as many beats as a Portals frame takes, whose rt_arm byte is present (tkeep).
+fn arm_passes_on(beats: &[Beat], portals_port: bool, kw: usize) -> bool {
+    let (beat, byte) = (RT_ARM_BYTE / kw, RT_ARM_BYTE % kw);
+    portals_port
+        && beats.len() <= PORTALS_FRAME_BYTES.div_ceil(kw)
+        && beats.get(beat).is_some_and(|&(d, keep, _)| keep >> byte & 1 == 1 && d.byte(byte) >> RT_ARM_BIT & 1 == 1)
 }
 
 /// The documented decision, restated (docs/blocks/interposer.md §Decision, §Multicast table): `armed[t
@@ -317,7 +353,7 @@ pub struct InterposerMonitor {
     expected_event: u8,
     armed_run: bool,
     log: TransactionLog,
-    counts: [u64; 10],
+    counts: [u64; NAMES.len()],
 }
 
 impl InterposerMonitor {
@@ -341,7 +377,7 @@ impl InterposerMonitor {
             expected_event: 0,
             armed_run: false,
             log: TransactionLog::default(),
-            counts: [0; 10],
+            counts: [0; NAMES.len()],
         }
     }
 
@@ -371,6 +407,19 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
         // cycle its credit shows on link_credit_return.
         if o.m_axis_ext_tvalid && self.ext_beat_new {
             self.in_flight -= 1;
+        }
+        // A copied beat is in flight from the edge that sends it (and takes its injection credit) until
+        // the VL queue takes it: it shows on m_axis_vl in the cycle its credit leaves stat_inj_credits.
+        if o.m_axis_vl_tvalid && self.vl_beat_new {
+            let beat = (o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast);
+            let copy = match self.vl_source {
+                Some(true) => false,
+                Some(false) => self.pass.front().is_some_and(|f| f.copy),
+                None => !self.inj.front().is_some_and(|f| f.beats.first() == Some(&beat)) && self.pass.front().is_some_and(|f| f.copy),
+            };
+            if copy {
+                self.in_flight += 1;
+            }
         }
         // Credits: every slot is somewhere, exactly once. Reported after the output checks below, so that
         // a beat that is wrong in itself (from nowhere, on the wrong output) is named as such rather than
@@ -455,7 +504,7 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
                 None => {
                     let e = for_engine(&i.s_axis_rx_tdata, i.cfg_family, &self.armed);
                     let tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
-                    let f = Frame { beats: Vec::new(), complete: false, sent: 0, tuser };
+                    let f = Frame { beats: Vec::new(), complete: false, sent: 0, tuser, copy: false };
                     if e { self.ext.push_back(f) } else { self.pass.push_back(f) }
                     self.bump(if e { counter::EXTRACTED } else { counter::PASSED });
                     e
@@ -466,13 +515,18 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
             let f = q.back_mut().ok_or("no frame to append to")?;
             f.beats.push(beat);
             f.complete = beat.2;
+            if ext && beat.2 && arm_passes_on(&f.beats, f.tuser >> 8 == 1, self.p.data_width / 8) {
+                let copy = Frame { beats: f.beats.clone(), complete: true, sent: 0, tuser: 0, copy: true };
+                self.pass.push_back(copy);
+                self.bump(counter::ARMS_COPIED);
+            }
             self.rx_current_ext = if beat.2 { None } else { Some(ext) };
         }
         if i.s_axis_inj_tvalid && o.s_axis_inj_tready {
             self.in_flight += 1;
             let beat = (i.s_axis_inj_tdata.truncated(self.p.data_width), i.s_axis_inj_tkeep & keep_mask, i.s_axis_inj_tlast);
             if !self.inj_open {
-                self.inj.push_back(Frame { beats: Vec::new(), complete: false, sent: 0, tuser: 0 });
+                self.inj.push_back(Frame { beats: Vec::new(), complete: false, sent: 0, tuser: 0, copy: false });
                 self.expected_event |= 4;
                 self.bump(counter::INJECTED);
             }

@@ -187,6 +187,22 @@ int32_t inswitch_model_cycle(struct InswitchModel *m,
                              uint32_t noutputs);
 
 /*
+ The outputs for new inputs without a clock edge, in one call: sets every input from `inputs` (packed),
+ recomputes the outputs as [`inswitch_model_settle`] does and reads every output into `outputs`
+ (packed), as [`inswitch_model_set_inputs`], [`inswitch_model_settle`] and [`inswitch_model_outputs`]
+ would. The generated drop-in model modules make this call when an input changes between edges.
+
+ # Safety
+ `m` is null or a live model; `inputs` is null or points to `ninputs` readable words, `outputs` is null or
+ points to `noutputs` writable words.
+ */
+int32_t inswitch_model_eval(struct InswitchModel *m,
+                            const uint32_t *inputs,
+                            uint32_t ninputs,
+                            uint32_t *outputs,
+                            uint32_t noutputs);
+
+/*
  [`inswitch_model_cycle`], imported in SV with `bit [63:0]` vectors.
 
  # Safety
@@ -245,6 +261,66 @@ int32_t inswitch_model_cycle_1024(struct InswitchModel *m,
                                   uint32_t ninputs,
                                   uint32_t *outputs,
                                   uint32_t noutputs);
+
+/*
+ [`inswitch_model_eval`], imported in SV with `bit [63:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_eval`].
+ */
+int32_t inswitch_model_eval_64(struct InswitchModel *m,
+                               const uint32_t *inputs,
+                               uint32_t ninputs,
+                               uint32_t *outputs,
+                               uint32_t noutputs);
+
+/*
+ [`inswitch_model_eval`], imported in SV with `bit [127:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_eval`].
+ */
+int32_t inswitch_model_eval_128(struct InswitchModel *m,
+                                const uint32_t *inputs,
+                                uint32_t ninputs,
+                                uint32_t *outputs,
+                                uint32_t noutputs);
+
+/*
+ [`inswitch_model_eval`], imported in SV with `bit [255:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_eval`].
+ */
+int32_t inswitch_model_eval_256(struct InswitchModel *m,
+                                const uint32_t *inputs,
+                                uint32_t ninputs,
+                                uint32_t *outputs,
+                                uint32_t noutputs);
+
+/*
+ [`inswitch_model_eval`], imported in SV with `bit [511:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_eval`].
+ */
+int32_t inswitch_model_eval_512(struct InswitchModel *m,
+                                const uint32_t *inputs,
+                                uint32_t ninputs,
+                                uint32_t *outputs,
+                                uint32_t noutputs);
+
+/*
+ [`inswitch_model_eval`], imported in SV with `bit [1023:0]` vectors.
+
+ # Safety
+ As [`inswitch_model_eval`].
+ */
+int32_t inswitch_model_eval_1024(struct InswitchModel *m,
+                                 const uint32_t *inputs,
+                                 uint32_t ninputs,
+                                 uint32_t *outputs,
+                                 uint32_t noutputs);
 
 /*
  Back to the power-on state; inputs and outputs 0.

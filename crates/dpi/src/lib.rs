@@ -78,6 +78,7 @@ unsafe fn text<'a>(s: *const c_char, what: &str) -> Result<&'a str, String> {
 
 /// # Safety
 /// `m` is null or a pointer from [`inswitch_model_new`] not yet freed.
+#[inline]
 unsafe fn model<'a>(m: *mut InswitchModel) -> Result<&'a mut InswitchModel, String> {
     let m = m.as_mut().ok_or("the model handle is a null pointer")?;
     if m.poisoned {
@@ -302,6 +303,24 @@ pub unsafe extern "C" fn inswitch_model_cycle(m: *mut InswitchModel, inputs: *co
     })
 }
 
+/// The outputs for new inputs without a clock edge, in one call: sets every input from `inputs` (packed),
+/// recomputes the outputs as [`inswitch_model_settle`] does and reads every output into `outputs`
+/// (packed), as [`inswitch_model_set_inputs`], [`inswitch_model_settle`] and [`inswitch_model_outputs`]
+/// would. The generated drop-in model modules make this call when an input changes between edges.
+///
+/// # Safety
+/// `m` is null or a live model; `inputs` is null or points to `ninputs` readable words, `outputs` is null or
+/// points to `noutputs` writable words.
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    guard_model("inswitch_model_eval", m, || {
+        let m = model(m)?;
+        let (ins, outs) = (slice(inputs, ninputs)?, slice_mut(outputs, noutputs)?);
+        m.block.eval_packed(ins, outs).map_err(|e| e.to_string())?;
+        Ok(INSWITCH_OK)
+    })
+}
+
 // The same call under one C name per width of the SystemVerilog vectors that carry it. A DPI-C import
 // fixes the width of its `bit [N-1:0]` arguments, and every import of one C name must have the same
 // signature, so the generated SV (crates/dpi/src/sv.rs) picks, per module at elaboration, the narrowest
@@ -351,6 +370,51 @@ pub unsafe extern "C" fn inswitch_model_cycle_512(m: *mut InswitchModel, inputs:
 #[no_mangle]
 pub unsafe extern "C" fn inswitch_model_cycle_1024(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
     inswitch_model_cycle(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_eval`], imported in SV with `bit [63:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_eval`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval_64(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_eval(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_eval`], imported in SV with `bit [127:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_eval`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval_128(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_eval(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_eval`], imported in SV with `bit [255:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_eval`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval_256(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_eval(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_eval`], imported in SV with `bit [511:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_eval`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval_512(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_eval(m, inputs, ninputs, outputs, noutputs)
+}
+
+/// [`inswitch_model_eval`], imported in SV with `bit [1023:0]` vectors.
+///
+/// # Safety
+/// As [`inswitch_model_eval`].
+#[no_mangle]
+pub unsafe extern "C" fn inswitch_model_eval_1024(m: *mut InswitchModel, inputs: *const u32, ninputs: u32, outputs: *mut u32, noutputs: u32) -> i32 {
+    inswitch_model_eval(m, inputs, ninputs, outputs, noutputs)
 }
 
 /// # Safety

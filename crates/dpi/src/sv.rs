@@ -7,7 +7,10 @@
 //!
 //! A cycle crosses DPI in one call (`inswitch_model_cycle`): every input in one packed vector (the
 //! concatenation `{last input, ..., first input}`, registry order), every output back in one, each
-//! `bit [IO_BITS-1:0]` zero-extended; the C side reads `svBitVecVal` words (word 0 = bits 31:0).
+//! `bit [IO_BITS-1:0]` zero-extended; the C side reads `svBitVecVal` words (word 0 = bits 31:0). A model
+//! module's combinational process also crosses once per change of its inputs (`inswitch_model_eval`).
+//! Both calls go through the narrowest of the package's imports of the same C function under one name per
+//! vector width (`_64` to `_1024`) that holds the module's inputs and outputs.
 //! The per-port functions stay in the package for benches that want them.
 
 use std::fmt::Write as _;
@@ -66,6 +69,8 @@ endpackage\n`endif\n",
         narrow = CYCLE_WIDTHS
             .iter()
             .map(|w| format!("    import \"DPI-C\" function int inswitch_model_cycle_{w}(input chandle m, input bit [{top}:0] inputs, input int unsigned ninputs, output bit [{top}:0] outputs, input int unsigned noutputs);\n", top = w - 1))
+            .chain(std::iter::once(format!("    import \"DPI-C\" function int inswitch_model_eval(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);\n")))
+            .chain(CYCLE_WIDTHS.iter().map(|w| format!("    import \"DPI-C\" function int inswitch_model_eval_{w}(input chandle m, input bit [{top}:0] inputs, input int unsigned ninputs, output bit [{top}:0] outputs, input int unsigned noutputs);\n", top = w - 1)))
             .collect::<String>()
     )
 }
@@ -157,7 +162,7 @@ pub fn model(b: &'static BlockSpec) -> String {
     let mut s = format!("{HEADER}// The golden model of rtl/{}.v with the same parameters and ports.\n", b.name);
     s.push_str(
         "// At each rising clk the model takes the inputs as sampled just before the edge; between edges the\n\
-         // outputs follow the inputs through the model's combinational paths (inswitch_model_settle).\n\n",
+         // outputs follow the inputs through the model's combinational paths (inswitch_model_eval).\n\n",
     );
     write!(s, "`resetall\n`timescale 1ns / 1ps\n`default_nettype none\n\nmodule {name}{}\n(\n", params_decl(b, &[])).unwrap();
     let ports: Vec<String> = b
@@ -171,40 +176,69 @@ pub fn model(b: &'static BlockSpec) -> String {
     s.push_str(&io_params(b, &name));
     s.push_str(&create(b, &name));
     let ins = concat(&in_order(b, false), "");
+    let outs = concat(&in_order(b, true), "");
+    s.push_str(&io_width());
+    // A net, not the concatenation written in each process: `always @*` is sensitive to what it reads
+    // itself, and both processes of every width arm read the same packing.
+    write!(s, "    // Every input, packed (registry order, first port at bit 0).\n    wire [IN_BITS-1:0] packed_ins = {ins};\n\n").unwrap();
     s.push_str("    // Edges stepped so far: a change wakes the combinational process below after each edge.\n");
-    s.push_str("    longint unsigned edges = 0;\n    bit [IO_BITS-1:0] outs;\n\n");
-    s.push_str("    always @(posedge clk) begin\n");
-    writeln!(s, "        if (inswitch_model_set_inputs(h, IO_BITS'({ins}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)").unwrap();
-    writeln!(s, "            $fatal(1, \"{name}: %s\", inswitch_last_error());\n        edges <= edges + 1;\n    end\n").unwrap();
-    s.push_str("    always @* begin\n        if (edges >= 0) begin\n");
-    writeln!(s, "            void'(inswitch_model_set_inputs(h, IO_BITS'({ins}), IN_WORDS));").unwrap();
-    s.push_str("            void'(inswitch_model_settle(h));\n            void'(inswitch_model_outputs(h, outs, OUT_WORDS));\n");
-    writeln!(s, "            {} = outs[OUT_BITS-1:0];", concat(&in_order(b, true), "")).unwrap();
-    s.push_str("        end\n    end\n\n    final inswitch_model_free(h);\n\nendmodule\n\n`resetall\n");
+    s.push_str("    longint unsigned edges = 0;\n\n");
+    s.push_str(
+        "    // Both processes cross DPI once: at the edge the model steps (`inswitch_model_cycle_<bits>`; the\n    \
+         // outputs it returns, those before the edge, are not used), and on any change of the inputs or after\n    \
+         // an edge the outputs are recomputed for the inputs without an edge (`inswitch_model_eval_<bits>`).\n    \
+         // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).\n    generate\n",
+    );
+    for (k, (cond, bits)) in width_arms().enumerate() {
+        let head = if k == 0 { "        " } else { " else " };
+        write!(
+            s,
+            "{head}{cond}begin : g_io\n            bit [CYCLE_BITS-1:0] stepped, outs;\n            \
+             always @(posedge clk) begin\n                \
+             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)\n                    \
+             $fatal(1, \"{name}: %s\", inswitch_last_error());\n                edges <= edges + 1;\n            end\n            \
+             always @* begin\n                if (edges >= 0) begin\n                    \
+             void'(inswitch_model_eval{bits}(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));\n                    \
+             {outs} = outs[OUT_BITS-1:0];\n                end\n            end\n        end"
+        )
+        .unwrap();
+    }
+    s.push_str("\n    endgenerate\n\n    final inswitch_model_free(h);\n\nendmodule\n\n`resetall\n");
     s
 }
 
-/// The rising-edge process of a checker: one DPI call through the narrowest `inswitch_model_cycle_<bits>`
-/// that holds `IN_BITS` and `OUT_BITS` (chosen at elaboration by a generate `if`: the parameters set the
-/// widths), then `compare`. `ins` is the inputs' concatenation.
-fn cycle_call(module: &str, ins: &str) -> String {
+/// `CYCLE_BITS`: the narrowest width of the package's one-call imports that holds `IN_BITS` and
+/// `OUT_BITS`.
+fn io_width() -> String {
     let mut s = String::from(
-        "    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the\n    \
-         // outputs (the simulator copies the whole vector in and out of every call).\n    \
+        "    // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and\n    \
+         // the outputs (the simulator copies the whole vector in and out of every call).\n    \
          localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;\n    localparam int unsigned CYCLE_BITS =",
     );
     for w in CYCLE_WIDTHS {
         write!(s, " IO_NEED <= {w} ? {w} :").unwrap();
     }
     s.push_str(" IO_BITS;\n\n");
+    s
+}
+
+/// The arms of the generate `if` on `CYCLE_BITS`: (condition, suffix of the imported C name).
+fn width_arms() -> impl Iterator<Item = (String, String)> {
+    CYCLE_WIDTHS.iter().map(|w| (format!("if (CYCLE_BITS == {w}) "), format!("_{w}"))).chain([(String::new(), String::new())])
+}
+
+/// The rising-edge process of a checker: one DPI call through the narrowest `inswitch_model_cycle_<bits>`
+/// that holds `IN_BITS` and `OUT_BITS` (chosen at elaboration by a generate `if`: the parameters set the
+/// widths), then `compare`. `ins` is the inputs' concatenation.
+fn cycle_call(module: &str, ins: &str) -> String {
+    let mut s = io_width();
     write!(s, "    // Every input, packed (registry order, first port at bit 0).\n    function automatic bit [IN_BITS-1:0] packed_inputs();\n        return {ins};\n    endfunction\n\n    generate\n").unwrap();
-    let arms = CYCLE_WIDTHS.iter().map(|w| (format!("if (CYCLE_BITS == {w}) "), format!("inswitch_model_cycle_{w}"))).chain([(String::new(), "inswitch_model_cycle".to_string())]);
-    for (k, (cond, func)) in arms.enumerate() {
+    for (k, (cond, bits)) in width_arms().enumerate() {
         let head = if k == 0 { "        " } else { " else " };
         write!(
             s,
             "{head}{cond}begin : g_cycle\n            bit [CYCLE_BITS-1:0] outs;\n            always @(posedge clk) begin\n                \
-             if ({func}(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)\n                    \
+             if (inswitch_model_cycle{bits}(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)\n                    \
              $fatal(1, \"{module}: %s\", inswitch_last_error());\n                compare(outs[OUT_BITS-1:0]);\n            end\n        end"
         )
         .unwrap();

@@ -2,7 +2,7 @@
 // How to use it: docs/golden-model.md. Link with the inswitch_dpi library (crates/dpi).
 // The golden model of rtl/cpu.v with the same parameters and ports.
 // At each rising clk the model takes the inputs as sampled just before the edge; between edges the
-// outputs follow the inputs through the model's combinational paths (inswitch_model_settle).
+// outputs follow the inputs through the model's combinational paths (inswitch_model_eval).
 
 `resetall
 `timescale 1ns / 1ps
@@ -96,24 +96,102 @@ import inswitch_dpi_pkg::*;
         h = inswitch_model_new("cpu", $sformatf("STATIC_ENTRIES=%0d,DESCRIPTORS=%0d,TICK_CYCLES=%0d", STATIC_ENTRIES, DESCRIPTORS, TICK_CYCLES));
         if (h == null) $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
     end
+    // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and
+    // the outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [IO_BITS-1:0] outs;
 
-    always @(posedge clk) begin
-        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
-            $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
-        edges <= edges + 1;
-    end
-
-    always @* begin
-        if (edges >= 0) begin
-            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_wr_data, cfg_wr_addr, cfg_wr_en, m_msg_ready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS));
-            void'(inswitch_model_settle(h));
-            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
-            {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+    // Both processes cross DPI once: at the edge the model steps (`inswitch_model_cycle_<bits>`; the
+    // outputs it returns, those before the edge, are not used), and on any change of the inputs or after
+    // an edge the outputs are recomputed for the inputs without an edge (`inswitch_model_eval_<bits>`).
+    // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
+    generate
+        if (CYCLE_BITS == 64) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 128) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 256) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 512) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_cpu_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {fail_count, fail_ctx, fail_family, fail_valid, stat_ctx, stat_family, stat_event, stat_valid, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
         end
-    end
+    endgenerate
 
     final inswitch_model_free(h);
 

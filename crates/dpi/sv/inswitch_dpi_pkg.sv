@@ -23,6 +23,12 @@ import "DPI-C" function int inswitch_model_cycle(input chandle m, input bit [IO_
     import "DPI-C" function int inswitch_model_cycle_256(input chandle m, input bit [255:0] inputs, input int unsigned ninputs, output bit [255:0] outputs, input int unsigned noutputs);
     import "DPI-C" function int inswitch_model_cycle_512(input chandle m, input bit [511:0] inputs, input int unsigned ninputs, output bit [511:0] outputs, input int unsigned noutputs);
     import "DPI-C" function int inswitch_model_cycle_1024(input chandle m, input bit [1023:0] inputs, input int unsigned ninputs, output bit [1023:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval_64(input chandle m, input bit [63:0] inputs, input int unsigned ninputs, output bit [63:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval_128(input chandle m, input bit [127:0] inputs, input int unsigned ninputs, output bit [127:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval_256(input chandle m, input bit [255:0] inputs, input int unsigned ninputs, output bit [255:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval_512(input chandle m, input bit [511:0] inputs, input int unsigned ninputs, output bit [511:0] outputs, input int unsigned noutputs);
+    import "DPI-C" function int inswitch_model_eval_1024(input chandle m, input bit [1023:0] inputs, input int unsigned ninputs, output bit [1023:0] outputs, input int unsigned noutputs);
     import "DPI-C" function int inswitch_model_set_inputs(input chandle m, input bit [IO_BITS-1:0] inputs, input int unsigned ninputs);
 import "DPI-C" function int inswitch_model_outputs(input chandle m, output bit [IO_BITS-1:0] outputs, input int unsigned noutputs);
 import "DPI-C" function string inswitch_last_error();

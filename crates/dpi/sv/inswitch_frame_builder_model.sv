@@ -2,7 +2,7 @@
 // How to use it: docs/golden-model.md. Link with the inswitch_dpi library (crates/dpi).
 // The golden model of rtl/frame_builder.v with the same parameters and ports.
 // At each rising clk the model takes the inputs as sampled just before the edge; between edges the
-// outputs follow the inputs through the model's combinational paths (inswitch_model_settle).
+// outputs follow the inputs through the model's combinational paths (inswitch_model_eval).
 
 `resetall
 `timescale 1ns / 1ps
@@ -70,24 +70,102 @@ import inswitch_dpi_pkg::*;
         h = inswitch_model_new("frame_builder", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
         if (h == null) $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
     end
+    // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and
+    // the outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [IO_BITS-1:0] outs;
 
-    always @(posedge clk) begin
-        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
-            $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
-        edges <= edges + 1;
-    end
-
-    always @* begin
-        if (edges >= 0) begin
-            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_dst_mac, cfg_src_mac, cfg_ethertype, cfg_vendor_id, cfg_engine_id, m_axis_tready, s_msg_pbv, s_msg_data, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_op, s_msg_retry, s_msg_resno, s_msg_seqno, s_msg_cookie, s_msg_vni, s_msg_tid, s_msg_error, s_msg_posted, s_msg_code, s_msg_count, s_msg_dmu_id, s_msg_pid, s_msg_dst, s_msg_src, s_msg_ctx, s_msg_port, s_msg_family, s_msg_kind, s_msg_valid, rst}), IN_WORDS));
-            void'(inswitch_model_settle(h));
-            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
-            {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+    // Both processes cross DPI once: at the edge the model steps (`inswitch_model_cycle_<bits>`; the
+    // outputs it returns, those before the edge, are not used), and on any change of the inputs or after
+    // an edge the outputs are recomputed for the inputs without an edge (`inswitch_model_eval_<bits>`).
+    // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
+    generate
+        if (CYCLE_BITS == 64) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 128) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 256) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 512) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_frame_builder_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_axis_tuser, m_axis_tlast, m_axis_tvalid, m_axis_tkeep, m_axis_tdata, s_msg_ready} = outs[OUT_BITS-1:0];
+                end
+            end
         end
-    end
+    endgenerate
 
     final inswitch_model_free(h);
 

@@ -2,7 +2,7 @@
 // How to use it: docs/golden-model.md. Link with the inswitch_dpi library (crates/dpi).
 // The golden model of rtl/input_checker.v with the same parameters and ports.
 // At each rising clk the model takes the inputs as sampled just before the edge; between edges the
-// outputs follow the inputs through the model's combinational paths (inswitch_model_settle).
+// outputs follow the inputs through the model's combinational paths (inswitch_model_eval).
 
 `resetall
 `timescale 1ns / 1ps
@@ -91,24 +91,102 @@ import inswitch_dpi_pkg::*;
         h = inswitch_model_new("input_checker", $sformatf("DATA_WIDTH=%0d,KEEP_WIDTH=%0d", DATA_WIDTH, KEEP_WIDTH));
         if (h == null) $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
     end
+    // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and
+    // the outputs (the simulator copies the whole vector in and out of every call).
+    localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
+    localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
+
+    // Every input, packed (registry order, first port at bit 0).
+    wire [IN_BITS-1:0] packed_ins = {cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst};
+
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;
-    bit [IO_BITS-1:0] outs;
 
-    always @(posedge clk) begin
-        if (inswitch_model_set_inputs(h, IO_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS) != 0 || inswitch_model_step(h) != 0)
-            $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
-        edges <= edges + 1;
-    end
-
-    always @* begin
-        if (edges >= 0) begin
-            void'(inswitch_model_set_inputs(h, IO_BITS'({cfg_vni, cfg_vni_valid, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_engine_id, m_ur_ready, m_msg_ready, m_reg_ready, s_axis_tuser, s_axis_tlast, s_axis_tvalid, s_axis_tkeep, s_axis_tdata, rst}), IN_WORDS));
-            void'(inswitch_model_settle(h));
-            void'(inswitch_model_outputs(h, outs, OUT_WORDS));
-            {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+    // Both processes cross DPI once: at the edge the model steps (`inswitch_model_cycle_<bits>`; the
+    // outputs it returns, those before the edge, are not used), and on any change of the inputs or after
+    // an edge the outputs are recomputed for the inputs without an edge (`inswitch_model_eval_<bits>`).
+    // Both through the narrowest vectors that hold the inputs and the outputs (CYCLE_BITS).
+    generate
+        if (CYCLE_BITS == 64) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 128) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 256) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 512) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else if (CYCLE_BITS == 1024) begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
+        end else begin : g_io
+            bit [CYCLE_BITS-1:0] stepped, outs;
+            always @(posedge clk) begin
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, stepped, CYCLE_BITS / 32) != 0)
+                    $fatal(1, "inswitch_input_checker_model: %s", inswitch_last_error());
+                edges <= edges + 1;
+            end
+            always @* begin
+                if (edges >= 0) begin
+                    void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
+                    {stat_event, m_msg_pbv, m_msg_data, m_msg_repsum_oflow_id, m_msg_repsum_m, m_msg_rc, m_msg_op, m_msg_retry, m_msg_resno, m_msg_seqno, m_msg_cookie, m_msg_vni, m_msg_tid, m_msg_error, m_msg_posted, m_msg_code, m_msg_count, m_msg_dmu_id, m_msg_pid, m_msg_dst, m_msg_src, m_msg_ctx, m_msg_port, m_msg_family, m_msg_kind, m_msg_valid, m_ur_addr, m_ur_last_be, m_ur_first_be, m_ur_length, m_ur_locked, m_ur_mem_read, m_ur_attr, m_ur_tc, m_ur_tag, m_ur_src, m_ur_valid, m_reg_tag, m_reg_src, m_reg_wdata, m_reg_be, m_reg_addr, m_reg_write, m_reg_valid, s_axis_tready} = outs[OUT_BITS-1:0];
+                end
+            end
         end
-    end
+    endgenerate
 
     final inswitch_model_free(h);
 

@@ -164,8 +164,8 @@ import inswitch_dpi_pkg::*;
         cycle++;
     endtask
 
-    // The DPI vectors' width: the narrowest of the package's cycle imports that holds the inputs and the
-    // outputs (the simulator copies the whole vector in and out of every call).
+    // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and
+    // the outputs (the simulator copies the whole vector in and out of every call).
     localparam int unsigned IO_NEED = IN_BITS > OUT_BITS ? IN_BITS : OUT_BITS;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
@@ -178,42 +178,42 @@ import inswitch_dpi_pkg::*;
         if (CYCLE_BITS == 64) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle_64(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end
         end else if (CYCLE_BITS == 128) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle_128(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end
         end else if (CYCLE_BITS == 256) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle_256(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end
         end else if (CYCLE_BITS == 512) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle_512(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end
         end else if (CYCLE_BITS == 1024) begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle_1024(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end
         end else begin : g_cycle
             bit [CYCLE_BITS-1:0] outs;
             always @(posedge clk) begin
-                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), IN_WORDS, outs, OUT_WORDS) != 0)
+                if (inswitch_model_cycle(h, CYCLE_BITS'(packed_inputs()), CYCLE_BITS / 32, outs, CYCLE_BITS / 32) != 0)
                     $fatal(1, "inswitch_packet_engine_check: %s", inswitch_last_error());
                 compare(outs[OUT_BITS-1:0]);
             end

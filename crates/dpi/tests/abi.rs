@@ -222,6 +222,61 @@ fn a_packed_cycle_is_the_same_as_port_by_port() {
 }
 
 #[test]
+fn a_packed_eval_is_set_inputs_settle_outputs() {
+    // `inswitch_model_eval` (the drop-in model modules' combinational call) against the three calls it
+    // stands for, on a model stepped the same way, with buffers of exact size and with room to spare.
+    let (three, one) = (new("output_queue", "DATA_WIDTH=64"), new("output_queue", "DATA_WIDTH=64"));
+    assert!(!three.is_null() && !one.is_null());
+    unsafe {
+        let (iw, ow) = ((inswitch_model_packed_bits(one, 0) as usize).div_ceil(32), (inswitch_model_packed_bits(one, 1) as usize).div_ceil(32));
+        let mut x = 11u32;
+        for cycle in 0..300u32 {
+            let spare = if cycle % 2 == 0 { 0 } else { 3 };
+            let mut ins: Vec<u32> = (0..iw + spare)
+                .map(|_| {
+                    x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    x
+                })
+                .collect();
+            // rst (input 0, bit 0) for the first cycles only.
+            ins[0] = ins[0] & !1 | u32::from(cycle < 2);
+            let mut want = vec![u32::MAX; ow + spare];
+            assert_eq!(inswitch_model_set_inputs(three, ins.as_ptr(), ins.len() as u32), INSWITCH_OK, "{}", last());
+            assert_eq!(inswitch_model_settle(three), INSWITCH_OK);
+            assert_eq!(inswitch_model_outputs(three, want.as_mut_ptr(), want.len() as u32), INSWITCH_OK);
+            let mut got = vec![u32::MAX; ow + spare];
+            assert_eq!(inswitch_model_eval(one, ins.as_ptr(), ins.len() as u32, got.as_mut_ptr(), got.len() as u32), INSWITCH_OK, "{}", last());
+            assert_eq!(got, want, "cycle {cycle}");
+            // Then both take the edge.
+            let mut o = [0u32; 8];
+            assert_eq!(inswitch_model_cycle(three, ins.as_ptr(), ins.len() as u32, o.as_mut_ptr(), 8), INSWITCH_OK);
+            assert_eq!(inswitch_model_cycle(one, ins.as_ptr(), ins.len() as u32, o.as_mut_ptr(), 8), INSWITCH_OK);
+        }
+        // Errors: short buffers and null pointers (under every name of the call), the model unchanged.
+        let w = [u32::MAX; 8];
+        let mut before = [0u32; 8];
+        inswitch_model_outputs(one, before.as_mut_ptr(), 8);
+        let mut o = [0u32; 8];
+        assert_eq!(inswitch_model_eval(one, w.as_ptr(), 4, o.as_mut_ptr(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_eval: port `all inputs` of block `output_queue` is 134 bits: it needs 5 32-bit words, the buffer has 4");
+        assert_eq!(inswitch_model_eval_256(one, w.as_ptr(), 8, o.as_mut_ptr(), 2), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_eval: port `all outputs` of block `output_queue` is 80 bits: it needs 3 32-bit words, the buffer has 2");
+        assert_eq!(inswitch_model_eval_64(one, null(), 8, o.as_mut_ptr(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_eval: the word buffer is a null pointer");
+        assert_eq!(inswitch_model_eval_1024(one, w.as_ptr(), 8, null_mut(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_eval: the word buffer is a null pointer");
+        assert_eq!(inswitch_model_eval_128(null_mut(), w.as_ptr(), 8, o.as_mut_ptr(), 8), INSWITCH_ERROR);
+        assert_eq!(last(), "inswitch_model_eval: the model handle is a null pointer");
+        assert_eq!(inswitch_model_eval_512(one, w.as_ptr(), 8, o.as_mut_ptr(), 1), INSWITCH_ERROR);
+        let mut after = [0u32; 8];
+        inswitch_model_outputs(one, after.as_mut_ptr(), 8);
+        assert_eq!(after, before, "a refused eval changed the model");
+        inswitch_model_free(three);
+        inswitch_model_free(one);
+    }
+}
+
+#[test]
 fn a_panic_inside_the_library_is_an_error_status_and_poisons_the_model() {
     let m = new("output_queue", "");
     assert!(!m.is_null());

@@ -13,8 +13,7 @@ use inswitch_model::cpu::context::role;
 use inswitch_model::message::{CollectiveMsg, Kind};
 use inswitch_model::register_space::decode;
 
-mod common;
-use common::*;
+use crate::common::*;
 
 // -------------------------------------------------------------------------------------------------
 // Seed 000 FIG. 7, Tables 2-7, [0174]-[0182].

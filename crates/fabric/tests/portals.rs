@@ -32,6 +32,13 @@ const INT_MAX: u8 = 0x11;
 const BARRIER: u8 = 0x00;
 /// Engine timeouts in ticks of 16 cycles (about 2 us): longer than a round's arm-to-contribution time.
 const ENGINE_TIMEOUT_TICKS: u32 = 64;
+/// Engine timeouts on the butterfly's twin trees: the twin is three engines deep below switch 0 (0, its
+/// root switch, the leaves' switch), and each engine the arm passes adds its transit before the arm goes
+/// on down (002 (39)-(40), issue 15 item 4), so switch 0's descriptor waits longer than 64 ticks for the
+/// twin's partial result (at 64 ticks it timed out before it, one late frame passed up per round). The
+/// healthy twins' test uses this; the failed-link test keeps 64 (it wants the primary's top engine to time
+/// out before the next arm).
+const TWIN_ENGINE_TIMEOUT_TICKS: u32 = 96;
 /// The root's timer per round: longer than every engine's, so a partial result reaches it (002 (63)).
 const ROOT_TIMEOUT: Ps = 10 * US;
 /// A leaf's compute time from an arm to its contribution.
@@ -251,7 +258,7 @@ fn a_stale_seqno_frame_is_dropped() {
 /// twin's root switch is another one, link-disjoint from the primary, and both are configured as
 /// multicast trees from switch 0 (`manager::portals_shape`). The root end node arms both trees every
 /// round; every leaf is a leaf of both.
-fn butterfly_twins(rounds: u32, await_all: bool, value: &Values) -> (Fabric, PortalsJob) {
+fn butterfly_twins(rounds: u32, await_all: bool, timeout_ticks: u32, value: &Values) -> (Fabric, PortalsJob) {
     let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
     let cfg = SimConfig { hop_latency_ps: 100_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
     let mut f = Fabric::new(t.clone(), cfg).unwrap();
@@ -259,7 +266,7 @@ fn butterfly_twins(rounds: u32, await_all: bool, value: &Values) -> (Fabric, Por
     let mut m = drive::manager_for(&t).unwrap();
     let spec = JobSpec { family: Family::Portals, op: INT_SUM, vni: VNI, redundant: true, ..JobSpec::new((0..16).map(NodeId).collect(), NodeId(ROOT as u32)) };
     let job = drive::place_portals(&mut f, &mut m, spec, 0).unwrap();
-    campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
+    campaign::set_timeouts(&mut f, timeout_ticks);
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_eq!(job.leaves, (1..16).collect::<Vec<_>>());
     assert_eq!(job.twins.len(), 1);
@@ -282,7 +289,7 @@ fn butterfly_twins(rounds: u32, await_all: bool, value: &Values) -> (Fabric, Por
 #[test]
 fn two_redundant_trees_give_the_same_result() {
     let rounds = 3;
-    let (mut f, job) = butterfly_twins(rounds, true, &values);
+    let (mut f, job) = butterfly_twins(rounds, true, TWIN_ENGINE_TIMEOUT_TICKS, &values);
     let twin = &job.twins[0];
     assert_ne!(twin.manager_root, S720, "the twin's root is another switch");
     assert_eq!(twin.switches[0], S720, "configured from the root end node's switch");
@@ -312,7 +319,8 @@ fn two_redundant_trees_give_the_same_result() {
 #[test]
 fn a_link_of_the_first_tree_fails_and_the_twin_still_completes_every_round() {
     let rounds = 5;
-    let (mut f, job) = butterfly_twins(rounds, false, &values);
+    // The engines' usual timeout: the primary's top engine must time out before the next arm (below).
+    let (mut f, job) = butterfly_twins(rounds, false, ENGINE_TIMEOUT_TICKS, &values);
     let twin = job.twins[0].clone();
     // A link of the primary that the twin does not use: switch 0 to a member that is not the twin's root.
     let sub = *job.switches.iter().find(|&&s| s != S720 && s != twin.manager_root).unwrap();
@@ -345,4 +353,34 @@ fn a_link_of_the_first_tree_fails_and_the_twin_still_completes_every_round() {
     assert!(stale > 0, "{:?}", f.portals.stats);
     let lost = f.faults.as_ref().unwrap().counts().lost_to_failures;
     assert!(lost > 0);
+}
+
+/// 002 (39)-(40): the arm passes each engine on its way down the tree. The engine's interposer keeps a copy
+/// and passes the frame on (docs/blocks/interposer.md §The multicast arm passes on), and the frame goes down
+/// from the engine's port; the crossbar makes no copy of an arm its engine takes. Before issue 15 item 4 the
+/// crossbar copied the root's arm to 720's engine and to every downward port (five frames from the root
+/// per arm) and no engine ever sent an arm.
+#[test]
+fn the_arm_passes_through_every_engine_and_the_crossbar_makes_no_copy() {
+    let rounds = 2;
+    let (mut f, job) = fig7(INT_SUM, rounds, 1, &values);
+    let first = f.frames.len();
+    let res = run(&mut f, &job);
+    assert_eq!(res.len(), rounds as usize, "{res:?}");
+    let t = Topology::fig7(LinkSpec::default());
+    let arms_from = |origin: u16| f.frames[first..].iter().filter(|x| x.origin == origin && inswitch_fabric::wire::portals_frame(&x.bytes).is_some_and(|p| p.header.arm)).count();
+    let arms = rounds as usize + 1;
+    assert_eq!(arms_from(t.endpoints[ROOT].id), arms, "one frame per arm leaves the root, to 720's engine only");
+    // Each engine passes every arm on to its downward ports: 720 to its two other nodes and the ISLs to 725
+    // and 730, 725 and 730 to their three nodes (one frame per port).
+    for (s, ports) in [(S720, 4), (S725, 3), (S730, 3)] {
+        assert_eq!(arms_from(t.switches[s].engine_id), ports * arms, "switch {s}: every arm passed on by the engine");
+        assert_eq!(events(&f, s, event::ARM), arms as u64, "switch {s}: the engine armed by every arm");
+    }
+    for &e in &job.leaves {
+        assert_eq!(f.portals.arms_at(e, job.dfa).len(), arms, "leaf {e} gets every arm");
+    }
+    for (r, x) in res.iter().enumerate() {
+        assert_eq!(x.data, fold(INT_SUM, r as u32, &job.leaves, &values), "round {r}");
+    }
 }

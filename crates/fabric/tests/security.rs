@@ -319,6 +319,9 @@ mod portals {
         assert_eq!(x.e.regs().read(Reg::VniAllowed(1)), 1 << 31 | u32::from(VNI_B));
         x.send(true, &frame(0x1, VNI_A, COOKIE_A, SEQNO_A, true, 0));
         assert_eq!(x.count(event::ARM), 1, "{:?}", x.events);
+        // The arm passes on, unchanged (002 (39)-(40): the engine keeps a copy, the frame continues down).
+        assert_eq!(x.out, vec![frame(0x1, VNI_A, COOKIE_A, SEQNO_A, true, 0)], "the arm passed on");
+        x.out.clear();
         // Job B's frames.
         x.send(true, &frame(0x21, VNI_B, COOKIE_A, SEQNO_A, false, 1 << 40));
         x.send(true, &frame(0x22, VNI_A, COOKIE_A + 1, SEQNO_A, false, 1 << 41));

@@ -28,6 +28,16 @@ pub const DECISION_BYTES: usize = 26;
 pub const TREE_BITS: u32 = 13;
 /// Multicast-table entries at the seed's size: one per tree (002 (61): "can distinguish 8K multicast trees").
 pub const MCAST_ENTRIES_SEED: usize = 1 << TREE_BITS;
+/// The byte of a Soft Portals frame holding `rt_arm`: Ethernet header 14 + the reduction header at Portals
+/// byte 40 + byte 10 of that 96-bit big-endian header (bit 10, docs/frames.md §5-§6).
+pub const ARM_BYTE: usize = 14 + 40 + 10;
+/// `rt_arm`'s bit in [`ARM_BYTE`] (header bit 10 = bit 2 of byte 10).
+pub const ARM_BIT: u32 = 10 % 8;
+/// The longest frame whose arm is copied to the VL output: a Soft Portals frame, Ethernet 14 + the 84-byte
+/// Portals reduction frame + FCS 4 (docs/frames.md §6). A longer frame of an armed tree is extracted only.
+pub const ARM_COPY_BYTES: usize = 14 + 84 + 4;
+/// The most beats a copy takes (at the narrowest bus, [`DECISION_BYTES`] bytes a beat).
+const COPY_BEATS_MAX: usize = ARM_COPY_BYTES.div_ceil(DECISION_BYTES);
 
 /// Parameters (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +166,8 @@ enum Owner {
     None,
     Rx,
     Inj,
+    /// The copy of a multicast arm (docs/blocks/interposer.md §The multicast arm passes on).
+    Copy,
 }
 
 /// The receive stage: a beat taken from `s_axis_rx`, waiting for the multicast table's answer, with what
@@ -191,6 +203,19 @@ pub struct Interposer {
     owner: Owner,
     last_inj: bool,
     inj_credits: u32,
+    /// The receive frame in progress is a multicast frame of an armed tree (its arm would be copied).
+    watch: bool,
+    /// Beats of the receive frame in progress moved so far, saturating at [`Interposer::copy_beats`].
+    rx_count: usize,
+    /// `rt_arm` as seen in the receive frame in progress.
+    arm: bool,
+    /// The arm's copy: its beats (data, keep), kept as they were extracted.
+    copy_buf: [(Wide, u64); COPY_BEATS_MAX],
+    /// A copy is waiting for or going to `m_axis_vl`.
+    copy_pending: bool,
+    /// The copy's next beat to send, and the index of its last.
+    copy_index: usize,
+    copy_last: usize,
     out: InterposerOut,
     /// Model observation, not an RTL register: the last step's [`Interposer::start_contention`].
     start_contention: bool,
@@ -249,6 +274,13 @@ impl Interposer {
             owner: Owner::None,
             last_inj: false,
             inj_credits: p.inj_credits,
+            watch: false,
+            rx_count: 0,
+            arm: false,
+            copy_buf: [(Wide::ZERO, 0); COPY_BEATS_MAX],
+            copy_pending: false,
+            copy_index: 0,
+            copy_last: 0,
             out: InterposerOut { stat_inj_credits: p.inj_credits as u8, ..Default::default() },
             start_contention: false,
         }
@@ -274,6 +306,11 @@ impl Interposer {
         let tree = tree & ((1 << TREE_BITS) - 1);
         let bits = self.p.mcast_entries.trailing_zeros();
         (usize::from(tree) & (self.p.mcast_entries - 1), tree >> bits)
+    }
+
+    /// Beats of the longest frame whose arm is copied ([`ARM_COPY_BYTES`] at this width).
+    pub fn copy_beats(&self) -> usize {
+        ARM_COPY_BYTES.div_ceil(self.p.data_width / 8)
     }
 
     /// Whether the multicast table is being cleared after a reset (no receive beat is taken).
@@ -305,8 +342,10 @@ impl Block for Interposer {
         let head = self.rxs.is_some();
         // A receive start competes only when it can be taken (rtl/interposer.v says why: else a start
         // blocked by a full extraction path holds the turn and the engine's own output is never injected).
-        let rx_req = head && rx_first && self.owner == Owner::None && vl_free && ext_free;
-        let inj_req = i.s_axis_inj_tvalid && inj_first && self.owner == Owner::None && credit;
+        // A pending copy of an arm goes before any new frame start (it keeps the receive order on the VL path).
+        let copy = self.copy_pending;
+        let rx_req = head && rx_first && self.owner == Owner::None && !copy && vl_free && ext_free;
+        let inj_req = i.s_axis_inj_tvalid && inj_first && self.owner == Owner::None && !copy && credit;
         self.start_contention = !i.rst
             && head
             && rx_first
@@ -314,6 +353,7 @@ impl Block for Interposer {
             && i.s_axis_inj_tvalid
             && inj_first
             && self.owner == Owner::None
+            && !copy
             && credit
             && vl_free;
         // Round robin between frame starts on the VL path.
@@ -321,7 +361,9 @@ impl Block for Interposer {
         // The beat in the receive stage moves to its output.
         let rx_beat = !i.rst
             && head
-            && if rx_first { self.owner == Owner::None && !inj_wins && vl_free && ext_free } else if self.rx_ext { ext_free } else { vl_free };
+            && if rx_first { self.owner == Owner::None && !copy && !inj_wins && vl_free && ext_free } else if self.rx_ext { ext_free } else { vl_free };
+        // The copy moves one beat a cycle with the VL output free and an injection credit held.
+        let copy_go = !i.rst && copy && vl_free && credit && matches!(self.owner, Owner::None | Owner::Copy);
         let rx_ready = !i.rst && self.clear.is_none() && (!head || rx_beat);
         let inj_ready = !i.rst && vl_free && credit && (self.owner == Owner::Inj || (inj_first && inj_wins && vl_free));
         let out = InterposerOut { s_axis_rx_tready: rx_ready, s_axis_inj_tready: inj_ready, ..self.out };
@@ -335,6 +377,7 @@ impl Block for Interposer {
         let mut extracted_beat = false;
         let moving = if rx_beat { self.rxs.take() } else { None };
         if let Some(st) = moving {
+            let mut watch = self.watch;
             let ext = if rx_first {
                 // The entry read when this beat was taken, at its tree's index: armed, and its tag matches.
                 let rd = self.mcast_rd;
@@ -348,10 +391,28 @@ impl Block for Interposer {
                     self.owner = Owner::Rx;
                 }
                 self.last_inj = false;
+                watch = ext && st.family;
                 ext
             } else {
                 self.rx_ext
             };
+            // The arm's copy: a watched beat is kept while the frame fits; rt_arm is read in its beat.
+            let count = self.rx_count;
+            let full = self.copy_beats();
+            if ext && watch && count != full {
+                self.copy_buf[count] = (st.tdata, st.tkeep);
+            }
+            let kw = self.p.data_width / 8;
+            let (arm_beat, arm_offset) = (ARM_BYTE / kw, ARM_BYTE % kw);
+            let arm_seen = if count == arm_beat { st.tkeep >> arm_offset & 1 != 0 && st.tdata.byte(arm_offset) >> ARM_BIT & 1 != 0 } else { !rx_first && self.arm };
+            if watch && st.tlast && count != full && arm_seen {
+                self.copy_pending = true;
+                self.copy_index = 0;
+                self.copy_last = count;
+            }
+            self.watch = watch && !st.tlast;
+            self.arm = arm_seen;
+            self.rx_count = if st.tlast { 0 } else { (count + 1).min(full) };
             if ext {
                 extracted_beat = true;
                 self.out.m_axis_ext_tdata = st.tdata;
@@ -387,6 +448,18 @@ impl Block for Interposer {
                 port: i.cfg_port,
             });
         }
+        if copy_go {
+            if self.copy_index == 0 {
+                self.out.stat_event |= 1 << event::PASSED;
+            }
+            let last = self.copy_index == self.copy_last;
+            self.owner = if last { Owner::None } else { Owner::Copy };
+            (self.out.m_axis_vl_tdata, self.out.m_axis_vl_tkeep) = self.copy_buf[self.copy_index];
+            self.out.m_axis_vl_tvalid = true;
+            self.out.m_axis_vl_tlast = last;
+            self.copy_index += 1;
+            self.copy_pending = !last;
+        }
         if inj_beat {
             if inj_first {
                 self.out.stat_event |= 1 << event::INJECTED;
@@ -403,7 +476,7 @@ impl Block for Interposer {
             self.inj_in_frame = !i.s_axis_inj_tlast;
         }
         // Credits: the VL queue's returns refill the injection reserve first.
-        let avail = self.inj_credits - u32::from(inj_beat);
+        let avail = self.inj_credits - u32::from(inj_beat || copy_go);
         let returned = u32::from(i.vl_credit_return);
         let take = returned.min(self.p.inj_credits - avail);
         self.inj_credits = avail + take;
@@ -437,6 +510,8 @@ pub fn verilog_header() -> String {
     ]);
     let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
     h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
+    let arm = crate::codes::integers([("ARM_BYTE", ARM_BYTE as u64), ("ARM_BIT", u64::from(ARM_BIT)), ("ARM_COPY_BYTES", ARM_COPY_BYTES as u64)]);
+    h.section("The multicast arm's copy (002 (39)-(40)): rt_arm's byte and bit in a Soft Portals frame, the longest frame copied", &arm);
     h.text()
 }
 
@@ -568,6 +643,126 @@ mod tests {
         let o = m.step(&idle());
         assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "decided as a TLP frame");
         assert_eq!(o.m_axis_ext_tuser, 3, "tuser: family 0, port 3, as sampled");
+    }
+
+    /// A Soft Portals frame of `len` bytes (102: the real size) to multicast `tree`, `rt_arm` = `arm`
+    /// (byte 64 bit 2: Ethernet 14 + reduction header at Portals byte 40, header bit 10, docs/frames.md).
+    fn portals_frame(tree: u16, arm: bool, len: usize) -> Vec<u8> {
+        let mut f: Vec<u8> = (0..len).map(|k| (k as u8).wrapping_mul(37) & !0x04).collect();
+        f[12..14].copy_from_slice(&0x88B5u16.to_be_bytes());
+        f[14..18].copy_from_slice(&u32::from(tree << 3).to_be_bytes());
+        f[25] = 1;
+        if len > ARM_BYTE {
+            f[ARM_BYTE] = if arm { f[ARM_BYTE] | 0x04 } else { f[ARM_BYTE] & !0x04 };
+        }
+        f
+    }
+
+    /// Offers `frames` back to back on a Soft Portals port, `vl_ready(cycle)` on the VL output, the
+    /// checker always ready, every VL slot returned the cycle after it is taken; returns the frames that
+    /// left on m_axis_ext and on m_axis_vl (bytes by tkeep) and the event pulses seen.
+    fn run_frames(m: &mut Interposer, frames: &[Vec<u8>], cycles: usize, vl_ready: &dyn Fn(usize) -> bool) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<u8>) {
+        let kw = m.params().data_width / 8;
+        let mut beats: std::collections::VecDeque<(Wide, u64, bool)> = frames
+            .iter()
+            .flat_map(|f| {
+                let n = f.len().div_ceil(kw);
+                (0..n).map(move |b| {
+                    let chunk = &f[b * kw..((b + 1) * kw).min(f.len())];
+                    (beat(chunk, false), (1u64 << chunk.len()) - 1, b + 1 == n)
+                })
+            })
+            .collect();
+        let (mut ext, mut vl, mut events) = (vec![Vec::new()], vec![Vec::new()], Vec::new());
+        let mut returned = 0;
+        for cycle in 0..cycles {
+            let ready = vl_ready(cycle);
+            let mut i = InterposerIn { vl_credit_return: returned, m_axis_vl_tready: ready, ..idle() };
+            if let Some(&(d, k, last)) = beats.front() {
+                (i.s_axis_rx_tdata, i.s_axis_rx_tkeep, i.s_axis_rx_tlast, i.s_axis_rx_tvalid) = (d, k, last, true);
+            }
+            let o = m.step(&i);
+            if o.s_axis_rx_tready && i.s_axis_rx_tvalid {
+                beats.pop_front();
+            }
+            for (valid, taken, d, k, last, out) in [
+                (o.m_axis_ext_tvalid, true, o.m_axis_ext_tdata, o.m_axis_ext_tkeep, o.m_axis_ext_tlast, &mut ext),
+                (o.m_axis_vl_tvalid, ready, o.m_axis_vl_tdata, o.m_axis_vl_tkeep, o.m_axis_vl_tlast, &mut vl),
+            ] {
+                if valid && taken {
+                    let cur = out.last_mut().unwrap();
+                    cur.extend((0..kw).filter(|&b| k >> b & 1 != 0).map(|b| d.byte(b)));
+                    if last {
+                        out.push(Vec::new());
+                    }
+                }
+            }
+            returned = u8::from(o.m_axis_vl_tvalid && ready);
+            if o.stat_event != 0 {
+                events.push(o.stat_event);
+            }
+        }
+        ext.pop();
+        vl.pop();
+        (ext, vl, events)
+    }
+
+    /// A 16-entry interposer after its reset and clearing sweep (injection credits held: a copy is paid
+    /// with them), tree 5 armed.
+    fn reset_with_tree_5() -> Interposer {
+        let mut m = Interposer::new(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+        while m.clearing() {
+            m.step(&idle());
+        }
+        m.step(&write(5, 3));
+        m
+    }
+
+    /// 002 (39)-(40): "the reduction engine forwards the barrier frame to the child nodes ... As the
+    /// barrier frame travels down the reduction tree, all the reduction engines participating in this
+    /// reduction tree are armed": an arm (rt_arm = 1) of an armed tree reaches the engine *and* leaves on
+    /// the pass-through path, whole; a contribution (rt_arm = 0) of the same tree reaches the engine only.
+    /// Before issue 15 item 4 the interposer extracted the arm only (this test failed: no VL frame).
+    #[test]
+    fn a_multicast_arm_reaches_the_engine_and_passes_on() {
+        let mut m = reset_with_tree_5();
+        let arm = portals_frame(5, true, ARM_COPY_BYTES);
+        let contribution = portals_frame(5, false, ARM_COPY_BYTES);
+        let (ext, vl, events) = run_frames(&mut m, &[arm.clone(), contribution.clone()], 40, &|_| true);
+        assert_eq!(ext, vec![arm.clone(), contribution], "both reach the engine");
+        assert_eq!(vl, vec![arm], "the arm passes on, the contribution does not");
+        let bit = |e| 1u8 << e;
+        assert_eq!(events, vec![bit(event::EXTRACTED), bit(event::PASSED), bit(event::EXTRACTED)]);
+        // An arm of a tree the engine does not reduce passes as before, once.
+        let other = portals_frame(6, true, ARM_COPY_BYTES);
+        let (ext, vl, _) = run_frames(&mut m, &[other.clone()], 20, &|_| true);
+        assert!(ext.is_empty());
+        assert_eq!(vl, vec![other]);
+    }
+
+    /// A frame of an armed tree with rt_arm set but longer than a Soft Portals frame is not a Portals
+    /// reduction frame: it is extracted only (the checker drops it), never copied.
+    #[test]
+    fn an_arm_longer_than_a_portals_frame_is_extracted_only() {
+        let mut m = reset_with_tree_5();
+        let long = portals_frame(5, true, ARM_COPY_BYTES + 40);
+        let short = portals_frame(5, true, ARM_BYTE);
+        let (ext, vl, _) = run_frames(&mut m, &[long.clone(), short.clone()], 40, &|_| true);
+        assert_eq!(ext, vec![long, short]);
+        assert!(vl.is_empty(), "no copy of a long frame, nor of one that ends before rt_arm's byte");
+    }
+
+    /// The two ways stalled one at a time (docs/blocks/interposer.md §The multicast arm passes on): the
+    /// arm streams to the engine as any extracted frame; its copy waits for the VL output, and the next
+    /// receive frame waits behind the copy (receive order on the VL path).
+    #[test]
+    fn the_copy_waits_for_the_vl_output_and_the_next_frame_waits_for_the_copy() {
+        let mut m = reset_with_tree_5();
+        let arm = portals_frame(5, true, ARM_COPY_BYTES);
+        let passing = portals_frame(9, false, ARM_COPY_BYTES);
+        let (ext, vl, _) = run_frames(&mut m, &[arm.clone(), passing.clone()], 60, &|c| c >= 30);
+        assert_eq!(ext, vec![arm.clone()], "the engine's side is not held by the stalled VL output");
+        assert_eq!(vl, vec![arm, passing], "the copy first, then the next receive frame");
     }
 
     #[test]

@@ -23,6 +23,19 @@ pub trait Signal: Copy + Default + PartialEq + fmt::Debug {
     fn to_words(&self, words: &mut [u32]);
     /// Reads the value back from little-endian 32-bit words; missing words read as zero.
     fn from_words(words: &[u32]) -> Self;
+    /// The value's low 64 bits: [`Signal::to_words`]'s first two words without a word buffer (the packed
+    /// C ABI cycle reads every port of 64 bits or less so, `registry/packed.rs`).
+    #[inline(always)]
+    fn low_u64(&self) -> u64 {
+        let mut w = [0u32; 2];
+        self.to_words(&mut w);
+        u64::from(w[0]) | u64::from(w[1]) << 32
+    }
+    /// [`Signal::from_words`] of a value of 64 bits or less, without a word buffer.
+    #[inline(always)]
+    fn from_low_u64(v: u64) -> Self {
+        Self::from_words(&[v as u32, (v >> 32) as u32])
+    }
 }
 
 impl Signal for bool {
@@ -32,6 +45,14 @@ impl Signal for bool {
     }
     fn from_words(words: &[u32]) -> Self {
         words[0] & 1 != 0
+    }
+    #[inline(always)]
+    fn low_u64(&self) -> u64 {
+        u64::from(*self)
+    }
+    #[inline(always)]
+    fn from_low_u64(v: u64) -> Self {
+        v & 1 != 0
     }
 }
 
@@ -50,6 +71,14 @@ macro_rules! impl_signal_uint {
                 let hi = u64::from(words.get(1).copied().unwrap_or(0));
                 // Truncation is the port semantics: a port narrower than the type keeps its low bits.
                 (lo | (hi << 32)) as $t
+            }
+            #[inline(always)]
+            fn low_u64(&self) -> u64 {
+                u64::from(*self)
+            }
+            #[inline(always)]
+            fn from_low_u64(v: u64) -> Self {
+                v as $t
             }
         }
     )*};
@@ -118,6 +147,16 @@ impl Signal for Wide {
         }
         v
     }
+    #[inline(always)]
+    fn low_u64(&self) -> u64 {
+        self.0[0]
+    }
+    #[inline(always)]
+    fn from_low_u64(v: u64) -> Self {
+        let mut w = Wide::ZERO;
+        w.0[0] = v;
+        w
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +178,26 @@ mod tests {
         let t = v.truncated(72);
         assert_eq!(t.0[1], 0x09);
         assert_eq!(t.0[2], 0);
+    }
+
+    #[test]
+    fn low_u64_agrees_with_the_word_form() {
+        // The packed C ABI cycle's shortcut (`low_u64`, `from_low_u64`) must be `to_words`/`from_words`.
+        fn check<S: Signal>(v: u64) {
+            let s = S::from_words(&[v as u32, (v >> 32) as u32]);
+            assert_eq!(S::from_low_u64(v), s, "{v:#x}");
+            let mut w = [0u32; 2];
+            s.to_words(&mut w);
+            assert_eq!(s.low_u64(), u64::from(w[0]) | u64::from(w[1]) << 32, "{v:#x}");
+        }
+        for v in [0, 1, 2, 0xff, 0x1ff, 0xffff_ffff, 0x1_0000_0001, 0x8000_0000_0000_0000, u64::MAX] {
+            check::<bool>(v);
+            check::<u8>(v);
+            check::<u16>(v);
+            check::<u32>(v);
+            check::<u64>(v);
+            check::<Wide>(v);
+        }
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub trait Ports: Copy + Default + PartialEq + fmt::Debug {
     fn visit_ports<V: PortVisitor>(&self, v: &mut V);
     /// Builds a value port by port from `f`, in field order.
     fn fill_ports<F: PortFiller>(f: &mut F) -> Self;
+    /// Sets every port of `self` from `f`, in field order: [`Ports::fill_ports`] written in place, so that
+    /// a caller holding the struct (the registry's packed cycle) builds no temporary copy of it.
+    fn fill_ports_in_place<F: PortFiller>(&mut self, f: &mut F);
     /// Writes port `index` (in [`Ports::NAMES`] order) as little-endian 32-bit words.
     fn port_to_words(&self, index: usize, words: &mut [u32]);
     /// Sets port `index` from little-endian 32-bit words.
@@ -110,6 +113,12 @@ macro_rules! ports {
                 let mut i = 0usize;
                 $( s.$($path)+ = f.fill(i); i += 1; )*
                 s
+            }
+            #[allow(unused_assignments)]
+            #[inline(always)]
+            fn fill_ports_in_place<F: $crate::signal::PortFiller>(&mut self, f: &mut F) {
+                let mut i = 0usize;
+                $( self.$($path)+ = f.fill(i); i += 1; )*
             }
             #[allow(unused_assignments)]
             fn port_to_words(&self, index: usize, words: &mut [u32]) {

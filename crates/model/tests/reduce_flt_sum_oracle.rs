@@ -6,13 +6,12 @@
 //! defines it: a subnormal result becomes a zero of the same sign and raises inexact.
 
 #[path = "support/mod.rs"]
-mod support;
 
 use inswitch_model::reduce::{combine, Contribution, Mode, Rc};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use support::softfloat::{self, Flags};
-use support::sources::{higher, Fe, FLT_SUM, SUCCESS};
+use crate::support::softfloat::{self, Flags};
+use crate::support::sources::{higher, Fe, FLT_SUM, SUCCESS};
 
 // The rounding mode and FTZ of each opcode come from the literal table `support::sources::FLT_SUM`
 // (libfabric `cxip_coll.c` lines 541-562, 002 (88)); the model is driven by the raw opcode number only,

@@ -7,10 +7,9 @@ use inswitch_model::reduce::repsum::{self, Repsum, M_NAN, M_NEG_INF, M_POS_INF};
 use inswitch_model::reduce::{combine, reduce_all, Contribution, Mode, Rc};
 use proptest::prelude::*;
 
-mod support;
-use support::sources::{Fe, Op, DEFAULT_NAN, OPCODES};
+use crate::support::sources::{Fe, Op, DEFAULT_NAN, OPCODES};
 // Expected result codes by the literal numbers of `cxip.h` (`support::sources`), not the model's `Rc::*`.
-use support::sources::rc;
+use crate::support::sources::rc;
 
 const ONE: u64 = 0x3ff0_0000_0000_0000;
 const TWO: u64 = 0x4000_0000_0000_0000;

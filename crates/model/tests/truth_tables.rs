@@ -7,7 +7,6 @@
 //! the SoftFloat oracle fail.
 
 #[path = "support/mod.rs"]
-mod support;
 
 use inswitch_model::cpu::{CpuParams, TIMER_RULE};
 use inswitch_model::reduce::opcode::FLT_SUM_ROUNDING;
@@ -15,8 +14,8 @@ use inswitch_model::reduce::rc::PRIORITY;
 use inswitch_model::reduce::{combine, combine_with, Contribution, Mode, Opcode, Rc, Rounding, Tables};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use support::softfloat;
-use support::sources::{self, Fe, Op, ENGINE_CODES_BY_PRIORITY, FLT_SUM, OPCODES, RESULT_CODES};
+use crate::support::softfloat;
+use crate::support::sources::{self, Fe, Op, ENGINE_CODES_BY_PRIORITY, FLT_SUM, OPCODES, RESULT_CODES};
 
 fn model(a: &Contribution, b: &Contribution) -> Contribution {
     combine(Mode::Associative, a, b)

@@ -130,7 +130,8 @@ impl CpuStimulus {
         }
         // Static contexts.
         self.world.clear();
-        let n = self.p.static_entries.min(16);
+        // Every static entry the RTL has, up to the register map's 64 (at the defaults: 16).
+        let n = self.p.static_entries.min(64);
         let mut keys: Vec<(bool, u16)> = Vec::new();
         for s in 0..n {
             let portals = r.random_bool(0.5);

@@ -38,10 +38,19 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "cpu_old_tid",
     "cpu_bad_tid",
     "start_contention_cycles",
+    "interposer_extracted",
+    "arm_candidates_on_vl",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 34;
+pub const N_COUNTERS: usize = 36;
+
+/// 002 (39)-(40): an arm (rt_arm, bit 10 of the reduction header: byte 14 + 40 + 10 = 64, bit 2, of a Soft
+/// Portals frame) that the engine takes passes on as well. A receive frame seen on m_axis_vl that could be
+/// such an arm may have been extracted too (its tree armed or not: the scoreboard does not follow the table).
+fn arm_candidate(f: &[u8]) -> bool {
+    f.len() > 64 && f.len() <= inswitch_frames::ethernet::SOFT_PORTALS_LEN && f[64] >> 2 & 1 == 1
+}
 
 fn ix(name: &str) -> usize {
     COUNTERS.iter().position(|&n| n == name).expect("counter name")
@@ -194,7 +203,10 @@ impl PacketEngineMonitor {
         let e = |n: &str| self.e(n);
         let checks = [
             ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
-            ("extracted = register accesses + messages + checker drops", e("extracted_frames"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
+            // The interposer's extractions: the receive frames not seen on m_axis_vl, and arms seen there
+            // that were also extracted (passed on, 002 (39)-(40)): at most every arm candidate seen.
+            ("extracted = register accesses + messages + checker drops", e("interposer_extracted"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
+            ("interposer extractions = receive frames not passed + arms passed on", (e("interposer_extracted") - e("extracted_frames")).clamp(0, e("arm_candidates_on_vl")), e("interposer_extracted") - e("extracted_frames")),
             ("register accesses = responses", e("reg_accesses"), e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped")),
             ("register reads answered OK = CplD", e("reg_reads_ok"), e("cpl_sc")),
             ("register reads rejected = Completer Aborts", e("reg_reads_rejected"), e("cpl_ca")),
@@ -277,6 +289,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                     }
                     self.rx.pop_front();
                     self.bump("passed_frames");
+                    if arm_candidate(&f) {
+                        self.bump("arm_candidates_on_vl");
+                    }
                     self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
                 } else {
                     // Not a receive frame: it must be a well-formed frame as the builder makes them.
@@ -346,6 +361,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                     _ => "checker_drops",
                 });
             }
+        }
+        if ev >> 21 & 1 != 0 {
+            self.bump("interposer_extracted");
         }
         if ev >> 24 & 1 != 0 {
             self.bump("route_misses");

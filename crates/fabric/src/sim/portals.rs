@@ -12,8 +12,10 @@
 //!   port: "only forwarded back to the root node ... exactly the reverse of the downstream multicast
 //!   path" (51). Ports are numbered as the manager numbers them: the switch's end nodes in end-node
 //!   order, then its ISLs in ISL order (`TopologyMap::from_topology`).
-//! * **Steering to the engine.** A frame that did not come from the engine goes to the engine (and, if it
-//!   is an arm, to the downward ports as well) exactly when the engine's interposer would extract it:
+//! * **Steering to the engine.** A frame that did not come from the engine goes to the engine (only: an
+//!   arm too, which the engine's interposer copies and passes on, 002 (39)-(40), and which then goes down
+//!   from the engine's port, every downward port but the recorded parent) exactly when the engine's
+//!   interposer would extract it:
 //!   [`inswitch_model::interposer::addressed_to_engine`] on its first beat with the engine's table (a
 //!   valid entry for the tree with a non-zero wait count, `docs/blocks/interposer.md` §Decision). The
 //!   engine itself — arming, wait counts, VNI / cookie / seqno checks, combining, timeouts, pass-up —

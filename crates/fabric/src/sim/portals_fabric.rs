@@ -223,15 +223,23 @@ impl Fabric {
             if let Some(p) = ingress.filter(|&p| p != Port::Engine) {
                 self.portals.parent.insert((sw, tree), p);
             }
-            for b in (0..MCAST_PORT_BITS).filter(|b| ports >> b & 1 != 0) {
-                match self.portals.ports[sw].get(b) {
-                    Some(&p) if Some(p) != ingress => outs.push(p),
-                    Some(_) => {}
-                    None => self.portals.stats.bad_ports += 1,
-                }
-            }
             if to_engine {
+                // 002 (39)-(40): the engine is armed as the arm passes its port. Its interposer keeps a copy
+                // and passes the frame on (docs/blocks/interposer.md §The multicast arm passes on); the
+                // frame comes back through the engine's port and goes down from there. The crossbar makes
+                // no copy of its own.
                 outs.push(Port::Engine);
+            } else {
+                // Down every downward port but the one it came in on; back from the engine, that is the
+                // parent port recorded when it came in.
+                let upstream = if ingress == Some(Port::Engine) { self.portals.parent(sw, tree) } else { ingress };
+                for b in (0..MCAST_PORT_BITS).filter(|b| ports >> b & 1 != 0) {
+                    match self.portals.ports[sw].get(b) {
+                        Some(&p) if Some(p) != upstream => outs.push(p),
+                        Some(_) => {}
+                        None => self.portals.stats.bad_ports += 1,
+                    }
+                }
             }
         } else if to_engine {
             outs.push(Port::Engine);

@@ -191,6 +191,10 @@ pub fn verilog_header() -> String {
     h.section("Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)", &event::localparams());
     h.section("Sequencer states (docs/blocks/cpu.md §Timing)", &seq::localparams());
     h.section("End-of-emission actions (state FINISH)", &fin::localparams());
+    h.section(
+        "Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)",
+        &crate::codes::hex_localparams("CFG", super::config::ADDR_BITS, super::config::ADDRESSES.map(|(n, a)| (n, u64::from(a)))),
+    );
     for (what, prefix, record) in [
         ("Descriptor record: field offsets, D_W bits in all", "D", DESCRIPTOR_RECORD),
         ("Static-entry record: field offsets, S_W bits in all", "S", STATIC_RECORD),

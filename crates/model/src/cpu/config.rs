@@ -24,6 +24,17 @@ pub const STATIC: u16 = 0x100;
 /// Bit of static-entry word 1 that selects reduce to one target (003 \[0052\], \[0060\]): the MASTER
 /// sends the result to its `upstream` only (`docs/blocks/cpu.md` §Messages).
 pub const ONE_TARGET_BIT: u32 = 31;
+/// The word addresses above by name: the RTL's `CFG_<name>` (rtl/cpu_codes.vh) and the register space's
+/// `CPU_<name>` (rtl/register_space_codes.vh) are written from this one table.
+pub const ADDRESSES: [(&str, u16); 7] = [
+    ("PBV", PBV_TABLE),
+    ("TIMEOUT", TIMEOUT),
+    ("THRESHOLD", THRESHOLD),
+    ("ENGINE_ID", ENGINE_ID),
+    ("ENGINE_SFA", ENGINE_SFA),
+    ("MODE", MODE),
+    ("STATIC", STATIC),
+];
 /// Largest number of static entries the map has room for.
 pub const MAX_STATIC_ENTRIES: usize = 64;
 

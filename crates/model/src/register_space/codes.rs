@@ -4,7 +4,7 @@
 //! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
 //! register_space_codes` rewrites it).
 
-use super::map::{cpu_addr, offset, reset, status};
+use super::map::{offset, reset, status};
 use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, SYNC_WRITES, VNI_ENTRIES};
 use crate::codes::{hex, hex_localparams, integers, localparams, Header};
 
@@ -52,16 +52,7 @@ pub fn verilog_header() -> String {
     values += &hex("CPU_STATIC_KEY_MASK", 32, u64::from(CPU_STATIC_KEY_MASK));
     values += &hex("CPU_STATIC_WORD1_MASK", 32, u64::from(CPU_STATIC_WORD1_MASK));
     h.section("The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep", &values);
-    let cpu = [
-        ("PBV", cpu_addr::PBV),
-        ("TIMEOUT", cpu_addr::TIMEOUT),
-        ("THRESHOLD", cpu_addr::THRESHOLD),
-        ("ENGINE_ID", cpu_addr::ENGINE_ID),
-        ("ENGINE_SFA", cpu_addr::ENGINE_SFA),
-        ("MODE", cpu_addr::MODE),
-        ("STATIC", cpu_addr::STATIC),
-    ];
-    let cpu = cpu.map(|(n, a)| (n, u64::from(a)));
+    let cpu = crate::cpu::config::ADDRESSES.map(|(n, a)| (n, u64::from(a)));
     h.section(
         "CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports); the post-reset copy is SYNC_WRITES writes, TIMEOUT..MODE",
         &(hex_localparams("CPU", crate::cpu::config::ADDR_BITS, cpu) + &localparams("SYNC", 4, [("WRITES", u64::from(SYNC_WRITES))])),

@@ -258,8 +258,8 @@ pub mod reset {
     pub const RED_TIMEOUT: [u32; crate::register_space::map::RED_TIMEOUTS] = [0x1, 0x10, 0x100, 0x1000];
     /// Wait-count thresholds 0-2.
     pub const RED_THRESHOLD: [u32; crate::register_space::map::RED_THRESHOLDS] = [4, 64, 1024];
-    /// Retry limit (the CPU's reset value).
-    pub const RETRY_LIMIT: u32 = 3;
+    /// Retry limit: the CPU's own reset value (one constant, so the two cannot disagree).
+    pub const RETRY_LIMIT: u32 = crate::cpu::config::RETRY_LIMIT_RESET as u32;
 }
 
 /// Where a DW offset lands.

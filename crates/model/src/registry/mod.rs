@@ -394,6 +394,10 @@ pub trait DynBlock: Send {
     /// them (the foreign callers' path: the C ABI's `inswitch_model_cycle`). Both buffers are checked
     /// first (the outputs', then the inputs'): a refused call leaves the model as it was.
     fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError>;
+    /// [`DynBlock::settle`] in one call, as [`DynBlock::cycle_packed`] is a step: every input from
+    /// `inputs`, the outputs for them without a clock edge into `outputs` (the generated drop-in model's
+    /// combinational process). Both buffers are checked first: a refused call leaves the model as it was.
+    fn eval_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError>;
     /// Index of the port named `name`.
     fn port_index(&self, name: &str) -> Result<usize, RegistryError> {
         self.ports().iter().position(|p| p.name == name).ok_or_else(|| RegistryError::NoPortNamed { block: self.spec().name, name: name.to_string() })
@@ -405,6 +409,12 @@ struct Erased<B: Block> {
     params: ParamSet,
     ports: Vec<PortInfo>,
     packed: [usize; 2],
+    /// `packed` in 32-bit words.
+    packed_words: [usize; 2],
+    /// The packed inputs and outputs copied through when a caller's buffer leaves less than [`PAD`] words
+    /// after the ports (`packed_words + PAD` words, the last `PAD` of the inputs' always 0), so that every
+    /// port's words are read or written as one fixed-size window.
+    pad: [Vec<u32>; 2],
     /// Where each input, each output sits in the packed vectors.
     slots: [Vec<packed::Slot>; 2],
     fresh: B,
@@ -423,11 +433,14 @@ where
         let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
         let (ins, outs) = widths.split_at(spec.inputs.len());
         let slots = [packed::slots(ins), packed::slots(outs)];
+        let packed = [packed_bits(&ports, false), packed_bits(&ports, true)];
         Box::new(Erased {
             slots,
             spec,
             params: params.clone(),
-            packed: [packed_bits(&ports, false), packed_bits(&ports, true)],
+            packed,
+            packed_words: packed.map(|b| b.div_ceil(32)),
+            pad: packed.map(|b| vec![0; b.div_ceil(32) + PAD]),
             ports,
             fresh: model.clone(),
             model,
@@ -505,33 +518,83 @@ where
     }
     fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError> {
         self.packed_room(false, bits.len())?;
-        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(bits, &self.slots[0]));
+        let slots = &self.slots[0][..B::In::NAMES.len()];
+        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(bits, slots));
         Ok(())
     }
     fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, bits.len())?;
-        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1]));
+        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1][..B::Out::NAMES.len()]));
         Ok(())
     }
     fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, outputs.len())?;
         self.packed_room(false, inputs.len())?;
-        self.inputs = B::In::fill_ports(&mut packed::Unpack::new(inputs, &self.slots[0]));
+        self.unpack_padded(inputs);
         self.outputs = self.model.step(&self.inputs);
-        self.outputs.visit_ports(&mut packed::Pack::new(outputs, &self.slots[1]));
+        self.pack_padded(outputs);
+        Ok(())
+    }
+    fn eval_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
+        self.packed_room(true, outputs.len())?;
+        self.packed_room(false, inputs.len())?;
+        self.unpack_padded(inputs);
+        self.settle();
+        self.pack_padded(outputs);
         Ok(())
     }
 }
 
+/// Words after the packed ports that let every port's read or write be one window of up to three words
+/// (`packed.rs`); the generated SV's vectors (a power of two of at least 64 bits) usually have them.
+const PAD: usize = 3;
+
 impl<B: Block> Erased<B> {
+    /// Sets `inputs` (checked to hold the ports) into the `In` struct, through the padded copy when the
+    /// caller's buffer has less than [`PAD`] words after the ports.
+    #[inline(always)]
+    fn unpack_padded(&mut self, inputs: &[u32]) {
+        // The slot tables cut to the port counts, constants here: the per-port index checks fold away.
+        let slots = &self.slots[0][..B::In::NAMES.len()];
+        let need = self.packed_words[0];
+        let bits = if inputs.len() >= need + PAD {
+            inputs
+        } else {
+            self.pad[0][..need].copy_from_slice(&inputs[..need]);
+            &self.pad[0]
+        };
+        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(bits, slots));
+    }
+
+    /// Packs the `Out` struct into `outputs` (checked to hold the ports), through the padded copy when the
+    /// caller's buffer has less than [`PAD`] words after the ports.
+    #[inline(always)]
+    fn pack_padded(&mut self, outputs: &mut [u32]) {
+        let slots = &self.slots[1][..B::Out::NAMES.len()];
+        if outputs.len() >= self.packed_words[1] + PAD {
+            self.outputs.visit_ports(&mut packed::Pack::new(outputs, slots));
+        } else {
+            let pad = &mut self.pad[1];
+            self.outputs.visit_ports(&mut packed::Pack::new(pad, slots));
+            outputs.copy_from_slice(&pad[..outputs.len()]);
+        }
+    }
+}
+
+impl<B: Block> Erased<B> {
+    #[inline(always)]
     fn packed_room(&self, output: bool, got: usize) -> Result<(), RegistryError> {
-        let bits = self.packed[usize::from(output)];
-        let need = bits.div_ceil(32);
-        if got < need {
-            let name = if output { "all outputs" } else { "all inputs" };
-            return Err(RegistryError::Buffer { block: self.spec.name, name, width: bits as u32, need, got });
+        if got < self.packed_words[usize::from(output)] {
+            return Err(self.packed_short(output, got));
         }
         Ok(())
+    }
+
+    #[cold]
+    fn packed_short(&self, output: bool, got: usize) -> RegistryError {
+        let bits = self.packed[usize::from(output)];
+        let name = if output { "all outputs" } else { "all inputs" };
+        RegistryError::Buffer { block: self.spec.name, name, width: bits as u32, need: bits.div_ceil(32), got }
     }
 }
 

@@ -54,11 +54,12 @@ pub fn unpack<P: Ports>(bits: &[u32], widths: &[u32]) -> P {
 /// Computed once per model ([`slots`]), so a cycle does no offset arithmetic per port.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
-    word: usize,
-    shift: u32,
-    width: u32,
     /// The low `width` bits (for ports of 64 bits or less).
     mask: u64,
+    word: u32,
+    /// 0..32.
+    shift: u32,
+    width: u32,
 }
 
 /// The slots of ports of widths `widths`, packed in order from bit 0.
@@ -67,11 +68,66 @@ pub(super) fn slots(widths: &[u32]) -> Vec<Slot> {
     widths
         .iter()
         .map(|&width| {
-            let s = Slot { word: off / 32, shift: (off % 32) as u32, width, mask: if width >= 64 { u64::MAX } else { (1u64 << width) - 1 } };
+            let s = Slot {
+                word: (off / 32) as u32,
+                shift: (off % 32) as u32,
+                width,
+                mask: if width >= 64 { u64::MAX } else { (1u64 << width) - 1 },
+            };
             off += width as usize;
             s
         })
         .collect()
+}
+
+// A port's value is read (and written) per Rust type of the port, the type's width known at compile time:
+// a `bool` is one bit of one word, a port held in `u8`..`u32` (at most 32 bits from a shift under 32)
+// lies within two words, one in `u64` or a `Wide` bus of 64 bits or less within three. Each reads its
+// words as one fixed-size window with one bounds check, so that the common case is straight-line code.
+
+/// Words `at..at + N` of `bits`; words past its end read as 0 (the ports lie within the buffer, checked
+/// once per call; the window may still reach past it, unless the caller's buffer is wider than the ports,
+/// as the generated SystemVerilog's vectors are).
+#[inline(always)]
+fn window<const N: usize>(bits: &[u32], at: usize) -> [u32; N] {
+    match bits.get(at..at + N).and_then(|w| <[u32; N]>::try_from(w).ok()) {
+        Some(w) => w,
+        None => window_tail(bits, at),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn window_tail<const N: usize>(bits: &[u32], at: usize) -> [u32; N] {
+    let mut w = [0u32; N];
+    for (k, d) in w.iter_mut().enumerate() {
+        *d = bits.get(at + k).copied().unwrap_or(0);
+    }
+    w
+}
+
+/// ORs `v` into words `at..at + N` of `bits`; the words of `v` past its end are dropped (they are 0: the
+/// ports lie within the buffer).
+#[inline(always)]
+fn or_window<const N: usize>(bits: &mut [u32], at: usize, v: [u32; N]) {
+    match bits.get_mut(at..at + N) {
+        Some(w) => {
+            for (d, x) in w.iter_mut().zip(v) {
+                *d |= x;
+            }
+        }
+        None => or_tail(bits, at, v),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn or_tail<const N: usize>(bits: &mut [u32], at: usize, v: [u32; N]) {
+    for (k, x) in v.into_iter().enumerate() {
+        if let Some(d) = bits.get_mut(at + k) {
+            *d |= x;
+        }
+    }
 }
 
 /// Fills an `In` struct from a packed vector (monomorphised per port type: no dynamic dispatch per port).
@@ -88,19 +144,28 @@ impl<'a> Unpack<'a> {
 
 impl PortFiller for Unpack<'_> {
     // Inlined into each block's `fill_ports`, so that a port's read is straight-line code there (a call
-    // per port cost as much as the read).
+    // per port cost as much as the read). The `S::BITS` tests are resolved at compile time.
     #[inline(always)]
     fn fill<S: Signal>(&mut self, index: usize) -> S {
         let s = self.slots[index];
-        if s.width <= 64 {
-            // The 96 bits from word `s.word` (words past the vector read as 0), shifted down; the third
-            // word's part is shifted in two steps so that a shift of 0 drops it without a branch.
-            let word = |k: usize| u64::from(self.bits.get(s.word + k).copied().unwrap_or(0));
-            let v = ((word(0) | word(1) << 32) >> s.shift | (word(2) << 1) << (63 - s.shift)) & s.mask;
-            return S::from_words(&[v as u32, (v >> 32) as u32]);
+        let at = s.word as usize;
+        if S::BITS == 1 {
+            // `from_low_u64` keeps the type's one bit.
+            let [a] = window::<1>(self.bits, at);
+            return S::from_low_u64(u64::from(a >> s.shift));
+        }
+        if S::BITS <= 32 {
+            let [a, b] = window::<2>(self.bits, at);
+            return S::from_low_u64((u64::from(a) | u64::from(b) << 32) >> s.shift & s.mask);
+        }
+        if S::BITS <= 64 || s.width <= 64 {
+            // The third word's part is shifted in two steps so that a shift of 0 drops it without a branch.
+            let [a, b, c] = window::<3>(self.bits, at);
+            let v = ((u64::from(a) | u64::from(b) << 32) >> s.shift | (u64::from(c) << 1) << (63 - s.shift)) & s.mask;
+            return S::from_low_u64(v);
         }
         let mut w = [0u32; MAX_PORT_WORDS];
-        read_bits(self.bits, 32 * s.word + s.shift as usize, s.width as usize, &mut w);
+        read_bits(self.bits, 32 * at + s.shift as usize, s.width as usize, &mut w);
         S::from_words(&w[..s.width.div_ceil(32) as usize])
     }
 }
@@ -114,17 +179,19 @@ pub(super) struct Pack<'a> {
 impl<'a> Pack<'a> {
     /// Zeroes `bits`, then packs into it.
     pub(super) fn new(bits: &'a mut [u32], slots: &'a [Slot]) -> Self {
-        for w in bits.iter_mut() {
-            *w = 0;
+        // The first eight words by two fixed-size stores: a `memset` call for the few words of a typical
+        // block (the generated SV passes 2 to 32) cost more than the packing of a port.
+        let rest = match bits.split_first_chunk_mut::<8>() {
+            Some((head, rest)) => {
+                *head = [0; 8];
+                rest
+            }
+            None => &mut *bits,
+        };
+        if !rest.is_empty() {
+            rest.fill(0);
         }
         Pack { bits, slots }
-    }
-
-    #[inline(always)]
-    fn or(&mut self, k: usize, v: u32) {
-        if let Some(d) = self.bits.get_mut(k) {
-            *d |= v;
-        }
     }
 }
 
@@ -132,14 +199,20 @@ impl PortVisitor for Pack<'_> {
     #[inline(always)]
     fn visit<S: Signal>(&mut self, index: usize, value: &S) {
         let s = self.slots[index];
-        if s.width <= 64 {
-            let mut w = [0u32; 2];
-            value.to_words(&mut w);
-            let v = (u64::from(w[0]) | u64::from(w[1]) << 32) & s.mask;
+        let at = s.word as usize;
+        if S::BITS == 1 {
+            or_window::<1>(self.bits, at, [(value.low_u64() as u32) << s.shift]);
+            return;
+        }
+        if S::BITS <= 32 {
+            let v = (value.low_u64() & s.mask) << s.shift;
+            or_window::<2>(self.bits, at, [v as u32, (v >> 32) as u32]);
+            return;
+        }
+        if S::BITS <= 64 || s.width <= 64 {
+            let v = value.low_u64() & s.mask;
             let (lo, hi) = (v << s.shift, (v >> 1) >> (63 - s.shift));
-            self.or(s.word, lo as u32);
-            self.or(s.word + 1, (lo >> 32) as u32);
-            self.or(s.word + 2, hi as u32);
+            or_window::<3>(self.bits, at, [lo as u32, (lo >> 32) as u32, hi as u32]);
             return;
         }
         let n = s.width.div_ceil(32) as usize;
@@ -150,8 +223,7 @@ impl PortVisitor for Pack<'_> {
         }
         for (k, v) in w[..n].iter().enumerate() {
             let x = u64::from(*v) << s.shift;
-            self.or(s.word + k, x as u32);
-            self.or(s.word + k + 1, (x >> 32) as u32);
+            or_window::<2>(self.bits, at + k, [x as u32, (x >> 32) as u32]);
         }
     }
 }
@@ -159,6 +231,79 @@ impl PortVisitor for Pack<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signal::Wide;
+
+    crate::ports! {
+        /// One port of each kind the packer reads per Rust type.
+        pub struct Mixed {
+            /// One bit.
+            pub a: bool,
+            /// Held in a `u8`, narrower than it.
+            pub b: u8,
+            /// A bus of 64 bits or less.
+            pub c: Wide,
+            /// Held in a `u16`, narrower than it.
+            pub d: u16,
+            /// Held in a `u64`, narrower than it.
+            pub e: u64,
+            /// One bit.
+            pub f: bool,
+            /// A bus wider than 64 bits.
+            pub g: Wide,
+            /// Held in a `u32`, at its full width.
+            pub h: u32,
+        }
+    }
+
+    #[test]
+    fn every_port_type_unpacks_and_packs_at_every_offset() {
+        // Each port kind read and written straight from the packed words (`fill`, `visit`) must agree with
+        // the word-by-word `read_bits`/`write_bits`, keep only the port's width, ignore the bits of its
+        // neighbours and of the words past the ports, and write nothing past the ports.
+        let base = [1u32, 3, 64, 11, 40, 1, 100, 32];
+        let mut x = 0x2545_f491u32;
+        for lead in 0..40u32 {
+            // A leading port of `lead` bits shifts every other port to a new offset.
+            let widths: Vec<u32> = std::iter::once(lead.max(1)).chain(base).collect();
+            let all = slots(&widths);
+            let bits: usize = widths.iter().map(|&w| w as usize).sum();
+            let words = bits.div_ceil(32);
+            for pad in [0usize, 3] {
+                // Random bits everywhere, the words past the ports included.
+                let src: Vec<u32> = (0..words + pad)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        x
+                    })
+                    .collect();
+                let got = Mixed::fill_ports(&mut Unpack::new(&src, &all[1..]));
+                let mut want = Mixed::default();
+                let mut off = lead.max(1) as usize;
+                for (k, &w) in base.iter().enumerate() {
+                    let mut v = [0u32; MAX_PORT_WORDS];
+                    read_bits(&src, off, w as usize, &mut v);
+                    want.port_from_words(k, &v);
+                    off += w as usize;
+                }
+                assert_eq!(got, want, "lead {lead} pad {pad}");
+                // Packed back (over ones) into exactly the words of the ports: the ports' bits as read,
+                // the leading port's bits 0.
+                let mut back = vec![u32::MAX; words + pad];
+                got.visit_ports(&mut Pack::new(&mut back, &all[1..]));
+                let mut expect = vec![0u32; words + pad];
+                let mut off = lead.max(1) as usize;
+                for (k, &w) in base.iter().enumerate() {
+                    let mut v = [0u32; MAX_PORT_WORDS];
+                    got.port_to_words(k, &mut v);
+                    write_bits(&mut expect, off, w as usize, &v);
+                    off += w as usize;
+                }
+                assert_eq!(back, expect, "lead {lead} pad {pad}");
+            }
+        }
+    }
 
     #[test]
     fn bits_round_trip_at_every_alignment() {

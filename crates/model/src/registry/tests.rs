@@ -122,6 +122,10 @@ fn packed_inputs_and_outputs_match_port_by_port() {
         let (mut one, mut all) = (b.instantiate(&p).unwrap(), b.instantiate(&p).unwrap());
         // A third copy stepped through the one-call cycle (`cycle_packed`) must give the same outputs.
         let mut cyc = b.instantiate(&p).unwrap();
+        // A fourth one too, its inputs followed by words of ones (as a caller's vector wider than the
+        // ports may be: the reads past the last input must drop them) and its outputs in exactly as many
+        // words as they need (the writes of the last outputs must not reach past them).
+        let mut padded = b.instantiate(&p).unwrap();
         let ports = one.ports().to_vec();
         let ins = b.input_count();
         let (ib, ob) = (packed_bits(&ports, false), packed_bits(&ports, true));
@@ -157,6 +161,14 @@ fn packed_inputs_and_outputs_match_port_by_port() {
             let mut by_cycle = vec![u32::MAX; got.len()];
             cyc.cycle_packed(&packed, &mut by_cycle).unwrap();
             assert_eq!(by_cycle, got, "{}: cycle {cycle}: cycle_packed vs set_inputs_packed, step, outputs_packed", b.name);
+            let mut wide_in = packed.clone();
+            if ib % 32 != 0 {
+                *wide_in.last_mut().unwrap() |= u32::MAX << (ib % 32);
+            }
+            wide_in.extend([u32::MAX; 3]);
+            let mut exact_out = vec![u32::MAX; ob.div_ceil(32)];
+            padded.cycle_packed(&wide_in, &mut exact_out).unwrap();
+            assert_eq!(exact_out[..], got[..exact_out.len()], "{}: cycle {cycle}: cycle_packed with ones past the inputs, outputs in exact words", b.name);
             let mut off = 0;
             for (k, port) in ports.iter().enumerate().skip(ins) {
                 let mut w = [0u32; MAX_PORT_WORDS];

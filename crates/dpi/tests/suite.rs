@@ -1,0 +1,7 @@
+//! The dpi crate's integration tests, compiled as one test binary (`cargo test --release -p inswitch-dpi`;
+//! one file: `cargo test --release -p inswitch-dpi --test suite <file>::`): one compile and link of the
+//! crate and its dependencies instead of one per file (the test command's compile time). Each file below is
+//! a module; the root suite's `every_test_file_is_compiled` checks that none is left out.
+
+mod abi;
+mod header;
