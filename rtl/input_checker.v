@@ -6,9 +6,12 @@
 // Rust model: crates/model/src/input_checker.rs.
 //
 //  s_axis (tuser = {family, port} on the first beat)
-//     |  running CRC-32 over the frame (LCRC / FCS residue), ECRC over the TLP's header..digest,
-//     |  tkeep rules, byte count, first CAPTURE_BYTES bytes captured
-//  [ on the last beat: classify the capture (combinational) ]
+//  [A] the beat registered (with its tkeep verdict, byte count and, for a first beat, the ECRC range)
+//  [B] stream side: running CRC-32 over the frame (LCRC / FCS residue) and ECRC over the TLP's
+//      header..digest, each one XOR tree per register bit; tkeep rules, byte count, first
+//      CAPTURE_BYTES bytes captured; the last beat hands the frame to C
+//  [C] every check's condition and every output field, from the frame (cfg_* sampled here)
+//  [D] the checks in priority order: the verdict, into the output registers
 //     |                     |                       |
 //  m_reg (1-DW MRd/MWr   m_msg (collective        stat_event (one pulse per frame:
 //  below 0x800)          message, both families)  accept_reg / accept_msg / drop reason)
@@ -17,8 +20,9 @@
 // Soft Portals:   | dst MAC | src MAC | EtherType | Portals reduction frame (84) | FCS (LE) |
 //
 // Latency: the verdict of a frame whose last beat is taken at edge k is on m_reg / m_msg / stat_event
-// from cycle k+1. Throughput: one beat per cycle while m_reg and m_msg are free (s_axis_tready =
-// both output registers free, independent of the data).
+// from cycle k+4 (stages A-D, issue 19 item 2: no stage deeper than the LUT-depth goal), later by the
+// cycles an output stalls. Throughput: one beat per cycle while the outputs are free (s_axis_tready =
+// all three output registers free, independent of the data; the whole pipeline advances on it).
 
 `resetall
 `timescale 1ns / 1ps
@@ -117,40 +121,28 @@ generate
     end
 endgenerate
 
-function [31:0] crc32_byte;
-    input [31:0] crc;
-    input [7:0] data;
-    integer b;
-    begin
-        crc32_byte = crc ^ {24'd0, data};
-        for (b = 0; b < 8; b = b + 1) begin
-            crc32_byte = (crc32_byte >> 1) ^ (CRC32_POLY & {32{crc32_byte[0]}});
-        end
-    end
-endfunction
-
 /*
- * Stream side: capture, CRCs, tkeep rules, byte count
+ * Pipeline (docs/blocks/input_checker.md §Timing). Every stage advances together on `adv`, the same
+ * condition as s_axis_tready: all three outputs free. A stalled output freezes the whole pipeline, so no
+ * verdict is ever lost and the input is never data-dependent.
+ *   A: the beat as taken (plus what the stream side needs precomputed from it)
+ *   B: stream side: capture, running CRCs (one XOR tree per register bit), tkeep rules, byte count;
+ *      on the last beat the frame (capture and summary) moves to C
+ *   C: every check's condition and every output field, computed from the frame (cfg_* sampled here)
+ *   D: the checks in priority order give the verdict, loaded into the output registers
  */
-reg [8*CAPTURE_BYTES-1:0] cap_reg, cap_next;
-reg        in_frame_reg, in_frame_next;
-reg [15:0] pos_reg, pos_next;
-reg [31:0] crc_reg, crc_next;
-reg [31:0] ecrc_reg, ecrc_next;
-reg [15:0] ecrc_end_reg, ecrc_end_next;
-reg        tkeep_bad_reg, tkeep_bad_next;
-reg        portals_reg, portals_next;
-reg [7:0]  port_reg, port_next;
-
 wire reg_free = !m_reg_valid || m_reg_ready;
 wire msg_free = !m_msg_valid || m_msg_ready;
 wire ur_free = !m_ur_valid || m_ur_ready;
-assign s_axis_tready = !rst && reg_free && msg_free && ur_free;
-wire beat = s_axis_tvalid && s_axis_tready;
-wire first = !in_frame_reg;
-wire [15:0] pos = first ? 16'd0 : pos_reg;
+wire adv = !rst && reg_free && msg_free && ur_free;
+assign s_axis_tready = adv;
 
-// ECRC range of a frame, from its first beat: TLP bytes 0..header+payload+digest (docs §Frames).
+localparam [15:0] KEEP_BYTES16 = KEEP_WIDTH[15:0];
+
+/*
+ * Stage A
+ */
+// ECRC range of a frame, if this is its first beat: TLP bytes 2..header+payload+digest (docs §Frames).
 // Header bytes are declared whole; not every bit of them is a field used here.
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] fb0 = s_axis_tdata[8*2 +: 8];
@@ -160,20 +152,104 @@ wire [7:0] fb3 = s_axis_tdata[8*5 +: 8];
 wire [9:0] first_length = {fb2[1:0], fb3};
 wire [12:0] first_len_dw = first_length == 10'd0 ? 13'd1024 : {3'd0, first_length};
 wire [15:0] first_ecrc_end = 16'd2 + (fb0[5] ? 16'd16 : 16'd12) + (fb0[6] ? {1'b0, first_len_dw, 2'b00} : 16'd0) + 16'd4;
-wire [15:0] ecrc_end = first ? first_ecrc_end : ecrc_end_reg;
 
 wire [KEEP_WIDTH-1:0] keep_all = {KEEP_WIDTH{1'b1}};
 wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} ||
                                      (s_axis_tkeep & (s_axis_tkeep + 1'b1)) != {KEEP_WIDTH{1'b0}})
                                   : s_axis_tkeep != keep_all;
 
+// Bytes in the beat: 1 + the highest tkeep bit set. That is the count of a tkeep the rules allow
+// (contiguous from bit 0); a frame with any other tkeep is dropped as `tkeep` whatever its length, so a
+// priority encoder (a few LUT levels) stands in for a population count (a chain of adders).
 reg [15:0] keep_count;
-reg [16:0] at;
-reg [7:0]  ebyte;
-localparam [16:0] KEEP_BYTES = KEEP_WIDTH[16:0];
-wire [16:0] pos_sum = {1'b0, pos} + KEEP_BYTES;
-
+// Bytes of a first beat inside the ECRC range: 2 <= byte < first_ecrc_end.
+reg [KEEP_WIDTH-1:0] first_emask;
 integer k;
+always @* begin
+    keep_count = 16'd0;
+    first_emask = {KEEP_WIDTH{1'b0}};
+    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+        if (s_axis_tkeep[k] && (k == KEEP_WIDTH - 1 || !s_axis_tkeep[(k + 1) % KEEP_WIDTH])) begin
+            keep_count = keep_count | (k[15:0] + 16'd1);
+        end
+        first_emask[k] = k >= 2 && k[15:0] < first_ecrc_end;
+    end
+end
+
+reg                   a_valid_reg;
+reg [DATA_WIDTH-1:0]  a_data_reg;
+reg [KEEP_WIDTH-1:0]  a_keep_reg;
+reg                   a_last_reg;
+reg [8:0]             a_user_reg;
+reg                   a_keep_bad_reg;
+reg [15:0]            a_count_reg;
+reg [15:0]            a_ecrc_end_reg;
+reg [KEEP_WIDTH-1:0]  a_emask_reg;
+
+/*
+ * Stage B: stream side
+ */
+reg [8*CAPTURE_BYTES-1:0] cap_reg, cap_next;
+reg        in_frame_reg, in_frame_next;
+reg [15:0] pos_reg, pos_next;
+reg [31:0] crc_reg, crc_next;
+reg [31:0] ecrc_reg, ecrc_next;
+// Bytes of the ECRC range from the next beat on, saturating at 0; the next beat's byte mask; whether
+// the ECRC register still moves; the frame's ECRC end modulo the beat (zero bytes the last ECRC beat adds).
+reg [15:0] erem_reg, erem_next;
+reg [KEEP_WIDTH-1:0] emask_reg, emask_next;
+reg        elive_reg, elive_next;
+reg [BEAT_SHIFT-1:0] ecrc_m_reg, ecrc_m_next;
+reg        tkeep_bad_reg, tkeep_bad_next;
+reg        portals_reg, portals_next;
+reg [7:0]  port_reg, port_next;
+
+wire first = !in_frame_reg;
+wire [15:0] pos = first ? 16'd0 : pos_reg;
+wire [KEEP_WIDTH-1:0] emask = first ? a_emask_reg : emask_reg;
+wire [15:0] erem = first ? a_ecrc_end_reg : erem_reg;
+
+// Beat inputs of the two CRCs: the LCRC/FCS over the bytes tkeep marks (a frame whose tkeep breaks the
+// rules is dropped whatever its CRC), the ECRC over its range with the variant bits forced to 1.
+reg [DATA_WIDTH-1:0] lcrc_in;
+reg [DATA_WIDTH-1:0] ecrc_in;
+always @* begin
+    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+        lcrc_in[8*k +: 8] = a_keep_reg[k] ? a_data_reg[8*k +: 8] : 8'd0;
+        ecrc_in[8*k +: 8] = emask[k] ? a_data_reg[8*k +: 8] : 8'd0;
+    end
+    if (first) begin
+        ecrc_in[8*2] = 1'b1;
+        ecrc_in[8*4 + 6] = 1'b1;
+    end
+end
+wire [31:0] lcrc_state = first ? 32'hFFFF_FFFF : crc_reg;
+wire [31:0] ecrc_state = first ? CRC32_INIT_TWO_BYTES_EARLY : ecrc_reg;
+
+// CRC-32 of a whole beat: bit i is the XOR of the inputs row i selects (generated rows,
+// crates/model/src/input_checker/crc_matrix.rs), a balanced tree instead of a byte-serial chain.
+wire [31:0] lcrc_beat;
+wire [31:0] ecrc_beat;
+genvar g;
+generate
+    for (g = 0; g < 32; g = g + 1) begin : g_crc
+        localparam [DATA_WIDTH-1:0] ROW = CRC32_ROWS[g*CRC32_ROW_BITS + CRC32_ROW_BITS - DATA_WIDTH +: DATA_WIDTH];
+        assign lcrc_beat[g] = ^(ROW & lcrc_in) ^ ^(ROW[31:0] & lcrc_state);
+        assign ecrc_beat[g] = ^(ROW & ecrc_in) ^ ^(ROW[31:0] & ecrc_state);
+    end
+endgenerate
+
+wire a_beat = adv && a_valid_reg;
+// Zero bytes the last ECRC beat / the last beat adds after the range's end / the frame's end: -end mod beat.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [15:0] neg_ecrc_end = 16'd0 - a_ecrc_end_reg;
+wire [15:0] neg_count = 16'd0 - a_count_reg;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [BEAT_SHIFT-1:0] lcrc_m = neg_count[BEAT_SHIFT-1:0];
+wire [16:0] pos_sum = {1'b0, pos} + {1'b0, KEEP_BYTES16};
+wire [16:0] bytes_sum = {1'b0, pos} + {1'b0, a_count_reg};
+wire [15:0] frame_bytes = bytes_sum > {1'b0, POS_MAX} ? POS_MAX : bytes_sum[15:0];
+wire frame_end = a_beat && a_last_reg;
 
 always @* begin
     cap_next = cap_reg;
@@ -181,61 +257,68 @@ always @* begin
     pos_next = pos_reg;
     crc_next = crc_reg;
     ecrc_next = ecrc_reg;
-    ecrc_end_next = ecrc_end_reg;
+    erem_next = erem_reg;
+    emask_next = emask_reg;
+    elive_next = elive_reg;
+    ecrc_m_next = ecrc_m_reg;
     tkeep_bad_next = tkeep_bad_reg;
     portals_next = portals_reg;
     port_next = port_reg;
-    keep_count = 16'd0;
-    at = 17'd0;
-    ebyte = 8'd0;
     // Assigned on every path so that synthesis infers no latch for the loop variable.
     k = 0;
 
-    if (beat) begin
+    if (a_beat) begin
         if (first) begin
-            portals_next = s_axis_tuser[8];
-            port_next = s_axis_tuser[7:0];
-            ecrc_end_next = first_ecrc_end;
+            portals_next = a_user_reg[8];
+            port_next = a_user_reg[7:0];
+            ecrc_m_next = neg_ecrc_end[BEAT_SHIFT-1:0];
         end
-        crc_next = first ? 32'hFFFF_FFFF : crc_reg;
-        ecrc_next = first ? 32'hFFFF_FFFF : ecrc_reg;
+        crc_next = lcrc_beat;
+        if (first || elive_reg) begin
+            ecrc_next = ecrc_beat;
+        end
+        erem_next = erem > KEEP_BYTES16 ? erem - KEEP_BYTES16 : 16'd0;
+        // k < erem_next, compared with erem directly (one comparison with a constant per byte).
         for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-            at = {1'b0, pos} + {1'b0, k[15:0]};
-            if (s_axis_tkeep[k]) begin
-                keep_count = keep_count + 16'd1;
-                crc_next = crc32_byte(crc_next, s_axis_tdata[8*k +: 8]);
-                if (at >= 17'd2 && at < {1'b0, ecrc_end}) begin
-                    ebyte = s_axis_tdata[8*k +: 8];
-                    if (at == 17'd2) begin
-                        ebyte = ebyte | 8'h01;
-                    end
-                    if (at == 17'd4) begin
-                        ebyte = ebyte | 8'h40;
-                    end
-                    ecrc_next = crc32_byte(ecrc_next, ebyte);
-                end
-            end
+            emask_next[k] = {1'b0, erem} > {1'b0, KEEP_BYTES16} + k[16:0];
         end
+        elive_next = erem > KEEP_BYTES16;
         for (k = 0; k < CAPTURE_BEATS; k = k + 1) begin
             if ({16'd0, pos} >> BEAT_SHIFT == k) begin
-                cap_next[k*DATA_WIDTH +: DATA_WIDTH] = s_axis_tdata;
+                cap_next[k*DATA_WIDTH +: DATA_WIDTH] = a_data_reg;
             end
         end
-        tkeep_bad_next = (!first && tkeep_bad_reg) || keep_bad_beat;
+        tkeep_bad_next = (!first && tkeep_bad_reg) || a_keep_bad_reg;
         pos_next = pos_sum > {1'b0, POS_MAX} ? POS_MAX : pos_sum[15:0];
-        in_frame_next = !s_axis_tlast;
+        in_frame_next = !a_last_reg;
     end
 end
 
-wire [16:0] bytes_sum = {1'b0, pos} + {1'b0, keep_count};
-wire [15:0] frame_bytes = bytes_sum > {1'b0, POS_MAX} ? POS_MAX : bytes_sum[15:0];
-wire frame_end = beat && s_axis_tlast;
+/*
+ * Stage C: the frame, as the last beat left it
+ */
+reg                       c_valid_reg;
+reg [8*CAPTURE_BYTES-1:0] c_cap_reg;
+reg [15:0]                c_bytes_reg;
+reg [31:0]                c_crc_reg;
+reg [BEAT_SHIFT-1:0]      c_lcrc_m_reg;
+reg [31:0]                c_ecrc_reg;
+reg [BEAT_SHIFT-1:0]      c_ecrc_m_reg;
+reg                       c_tkeep_bad_reg;
+reg                       c_portals_reg;
+reg [7:0]                 c_port_reg;
+
+// The CRCs pass when the register is the residue advanced over the zero bytes the last beat added.
+wire crc_ok = c_crc_reg == CRC32_RESIDUE_AFTER_ZEROS[32*c_lcrc_m_reg +: 32];
+wire ecrc_ok = c_ecrc_reg == CRC32_RESIDUE_AFTER_ZEROS[32*c_ecrc_m_reg +: 32];
+wire [15:0] c_bytes = c_bytes_reg;
 
 /*
  * Classification of the captured frame (checks in priority order, docs/blocks/input_checker.md)
  */
-// Byte i of the capture including this beat.
-`define CB(i) cap_next[8*(i) +: 8]
+// Byte i of the capture.
+`define CB(i) c_cap_reg[8*(i) +: 8]
+
 
 // TLP fields.
 /* verilator lint_off UNUSEDSIGNAL */
@@ -259,7 +342,9 @@ wire ep = t2[6];
 wire [9:0] length = {t2[1:0], t3};
 wire [12:0] len_dw = length == 10'd0 ? 13'd1024 : {3'd0, length};
 wire [15:0] plen = has_data ? {1'b0, len_dw, 2'b00} : 16'd0;
-wire [15:0] tlp_expected = 16'd2 + (four ? 16'd16 : 16'd12) + plen + (td ? 16'd4 : 16'd0) + 16'd4;
+// Sequence number, header, digest and LCRC are one of four constants: one adder, not four.
+wire [15:0] tlp_fixed = 16'd2 + 16'd12 + 16'd4 + (four ? 16'd4 : 16'd0) + (td ? 16'd4 : 16'd0);
+wire [15:0] tlp_expected = tlp_fixed + plen;
 wire [31:0] addr_hi = four ? {`CB(10), `CB(11), `CB(12), `CB(13)} : 32'd0;
 wire [31:0] addr_lo_raw = four ? {`CB(14), `CB(15), `CB(16), `CB(17)} : {`CB(10), `CB(11), `CB(12), `CB(13)};
 wire [15:0] requester = {`CB(6), `CB(7)};
@@ -277,7 +362,6 @@ wire is_non_posted = ((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'b00) ||
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
 wire [7:0] pl [0:39];
-genvar g;
 generate
     for (g = 0; g < 40; g = g + 1) begin : g_payload
         assign pl[g] = four ? `CB(18 + g) : `CB(14 + g);
@@ -330,11 +414,56 @@ function [63:0] be64_at;
     end
 endfunction
 
-reg [4:0]  ev;
-reg        done;
-reg        to_reg;
-reg        to_msg;
+// Stage C: each check's failing condition (docs §Checks), registered for D.
+wire p_header_bad = !p_op_defined || !p_rc_defined || (p_count == 20'd0 && !p_arm);
+localparam F_TKEEP = 0, F_CRC = 1, F_TOO_LONG = 2, F_PORTALS = 3,
+           FP_LENGTH = 4, FP_ETHERTYPE = 5, FP_RESERVED = 6, FP_HEADER = 7, FP_VNI = 8,
+           FT_SHORT = 9, FT_PREFIX = 10, FT_FMT_RESERVED = 11, FT_OTHER_TYPE = 12, FT_KNOWN_TYPE = 13,
+           FT_TH = 14, FT_LENGTH = 15, FT_POISONED = 16, FT_ECRC = 17, FT_RESERVED = 18, FT_MEM = 19,
+           FT_WINDOW = 20, FT_REGS = 21, FT_NOT_1DW = 22, FT_LAST_BE = 23, FT_DATA = 24,
+           FV_CODE = 25, FV_TARGET = 26, FV_VENDOR = 27,
+           FC_SHORT = 28, FC_HEADER = 29, FC_RESERVED = 30, FC_CONFIG = 31, FC_DATA_SHORT = 32,
+           FC_OPERANDS = 33, FC_LENGTH = 34, FC_DW3 = 35, FT_NON_POSTED = 36, F_COUNT = 37;
+wire [F_COUNT-1:0] c_flags;
+assign c_flags[F_TKEEP] = c_tkeep_bad_reg;
+assign c_flags[F_CRC] = !crc_ok && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
+assign c_flags[F_TOO_LONG] = c_bytes > CAPTURE_BYTES;
+assign c_flags[F_PORTALS] = c_portals_reg;
+assign c_flags[FP_LENGTH] = c_bytes != SOFT_PORTALS_BYTES;
+assign c_flags[FP_ETHERTYPE] = p_ethertype != cfg_ethertype;
+assign c_flags[FP_RESERVED] = p_w[63:62] != 2'd0;
+assign c_flags[FP_HEADER] = p_header_bad;
+assign c_flags[FP_VNI] = cfg_validation[VALIDATION_VNI] && !p_vni_allowed;
+assign c_flags[FT_SHORT] = c_bytes < TLP_MIN_BYTES;
+assign c_flags[FT_PREFIX] = fmt == 3'b100;
+assign c_flags[FT_FMT_RESERVED] = fmt > 3'b100;
+assign c_flags[FT_OTHER_TYPE] = !is_mem && !is_vdm;
+assign c_flags[FT_KNOWN_TYPE] = known_type;
+assign c_flags[FT_TH] = t1[0];
+assign c_flags[FT_LENGTH] = c_bytes != tlp_expected;
+assign c_flags[FT_POISONED] = ep;
+assign c_flags[FT_ECRC] = td && cfg_validation[VALIDATION_ECRC] && !ecrc_ok;
+assign c_flags[FT_RESERVED] = `CB(0) >> 4 != 8'd0 || (is_mem && addr_lo_raw[1:0] != 2'd0);
+assign c_flags[FT_MEM] = is_mem;
+assign c_flags[FT_WINDOW] = !in_window;
+assign c_flags[FT_REGS] = win_off < MAILBOX_OFFSET;
+assign c_flags[FT_NOT_1DW] = len_dw != 13'd1;
+assign c_flags[FT_LAST_BE] = be_byte[7:4] != 4'd0;
+assign c_flags[FT_DATA] = has_data;
+assign c_flags[FV_CODE] = `CB(9) != VDM_TYPE1_CODE;
+assign c_flags[FV_TARGET] = target_id != cfg_engine_id;
+assign c_flags[FV_VENDOR] = vendor_id != cfg_vendor_id;
+assign c_flags[FC_SHORT] = plen < 16'd8;
+assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE;
+assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
+assign c_flags[FC_CONFIG] = coll_kind == K_CONFIGURATION;
+assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
+assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
+assign c_flags[FC_LENGTH] = plen != coll_expected;
+assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id};
+assign c_flags[FT_NON_POSTED] = is_non_posted;
 
+// Stage C: the message the frame would make, if accepted.
 reg [3:0]   mk;
 reg         mfam;
 reg [15:0]  mctx;
@@ -360,10 +489,6 @@ reg [255:0] mdata;
 reg [127:0] mpbv;
 
 always @* begin
-    ev = EV_TKEEP;
-    done = 1'b0;
-    to_reg = 1'b0;
-    to_msg = 1'b0;
     mk = K_NONE;
     mfam = 1'b0;
     mctx = 16'd0;
@@ -387,183 +512,219 @@ always @* begin
     moflow = 2'd0;
     mdata = 256'd0;
     mpbv = 128'd0;
+    if (c_portals_reg) begin
+        mk = p_arm ? K_ARM : K_CONTRIB;
+        mfam = 1'b1;
+        mctx = {p_dfa[20:18], p_dfa[15:3]};
+        msrc = p_sfa;
+        mdst = p_dfa;
+        mpid = 16'hFFFF;
+        mcount = p_count;
+        mposted = 1'b1;
+        mvni = p_vni;
+        mcookie = p_cookie;
+        mseqno = p_w[9:0];
+        mresno = p_w[46:37];
+        mretry = p_w[61];
+        mop = p_op;
+        mrc = p_rc;
+        mrepsum_m = p_w[58:51];
+        moflow = p_w[60:59];
+        mdata = {be64_at(c_cap_reg, 90), be64_at(c_cap_reg, 82), be64_at(c_cap_reg, 74), be64_at(c_cap_reg, 66)};
+    end else begin
+        mk = coll_kind;
+        mctx = {4'd0, coll_cc_id};
+        msrc = {16'd0, requester};
+        mdst = {16'd0, cfg_engine_id};
+        mpid = {pl[6], pl[7]};
+        mdmu = {pl[4], pl[5]};
+        mposted = !coll_flags[7];
+        merror = coll_flags[6];
+        mtid = coll_flags[4:3];
+        case (coll_kind)
+            K_INIT: begin
+                mcount = {4'd0, pl[8], pl[9]};
+                mop = pl[10][5:0];
+                mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
+                mpbv = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31],
+                        pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
+            end
+            K_CONTROL: begin
+                mcode = pl[8][3:0];
+                mcount = {4'd0, pl[10], pl[11]};
+            end
+            K_CONTRIB, K_RESPONSE, K_COMPLETION: begin
+                mop = pl[8][5:0];
+                mrc = pl[9][3:0];
+                mcount = {4'd0, pl[10], pl[11]};
+                mcode = pl[14][3:0];
+                if (coll_n > 16'd0) mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
+                if (coll_n > 16'd1) mdata[127:64] = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31]};
+                if (coll_n > 16'd2) mdata[191:128] = {pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
+                if (coll_n > 16'd3) mdata[255:192] = four ? be64_at(c_cap_reg, 18 + 40) : be64_at(c_cap_reg, 14 + 40);
+            end
+            default: begin
+                mcode = pl[8][3:0];
+                mcount = {12'd0, pl[9]};
+                mdata[31:0] = {pl[12], pl[13], pl[10], pl[11]};
+            end
+        endcase
+    end
+end
 
-    if (tkeep_bad_next) begin
+`undef CB
+
+/*
+ * Stage D: the verdict
+ */
+reg                            d_valid_reg;
+reg [F_COUNT-1:0]              d_flags_reg;
+// `COLLECTIVE_MSG_BUS order: the last field (pbv) in the high bits, kind in the low bits
+reg [`COLLECTIVE_MSG_WIDTH-1:0] d_msg_reg;
+reg [15:0]                     d_src_reg;
+reg [9:0]                      d_tag_reg;
+reg [11:0]                     d_win_off_reg;
+reg [7:0]                      d_be_reg;
+reg [31:0]                     d_wdata_reg;
+reg [2:0]                      d_tc_reg;
+reg [2:0]                      d_attr_reg;
+reg                            d_mem_read_reg;
+reg                            d_locked_reg;
+reg [9:0]                      d_length_reg;
+reg [6:0]                      d_addr_reg;
+
+wire [F_COUNT-1:0] fl = d_flags_reg;
+
+reg [4:0]  ev;
+reg        done;
+reg        to_reg;
+reg        to_msg;
+
+always @* begin
+    ev = EV_TKEEP;
+    done = 1'b0;
+    to_reg = 1'b0;
+    to_msg = 1'b0;
+
+    if (fl[F_TKEEP]) begin
         ev = EV_TKEEP; done = 1'b1;
     end
-    if (!done && crc_next != CRC32_RESIDUE && (portals_next ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC])) begin
-        ev = portals_next ? EV_FCS : EV_LCRC; done = 1'b1;
+    if (!done && fl[F_CRC]) begin
+        ev = fl[F_PORTALS] ? EV_FCS : EV_LCRC; done = 1'b1;
     end
-    if (!done && frame_bytes > CAPTURE_BYTES) begin
+    if (!done && fl[F_TOO_LONG]) begin
         ev = EV_TOO_LONG; done = 1'b1;
     end
-    if (portals_next) begin
+    if (fl[F_PORTALS]) begin
         /*
          * Soft Portals
          */
-        if (!done && frame_bytes != SOFT_PORTALS_BYTES) begin
+        if (!done && fl[FP_LENGTH]) begin
             ev = EV_LENGTH; done = 1'b1;
         end
-        if (!done && p_ethertype != cfg_ethertype) begin
+        if (!done && fl[FP_ETHERTYPE]) begin
             ev = EV_ETHERTYPE; done = 1'b1;
         end
-        if (!done && p_w[63:62] != 2'd0) begin
+        if (!done && fl[FP_RESERVED]) begin
             ev = EV_RESERVED; done = 1'b1;
         end
-        if (!done && (!p_op_defined || !p_rc_defined || (p_count == 20'd0 && !p_arm))) begin
+        if (!done && fl[FP_HEADER]) begin
             ev = EV_PORTALS_HEADER; done = 1'b1;
         end
-        if (!done && cfg_validation[VALIDATION_VNI] && !p_vni_allowed) begin
+        if (!done && fl[FP_VNI]) begin
             ev = EV_VNI; done = 1'b1;
         end
         if (!done) begin
             ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
-            mk = p_arm ? K_ARM : K_CONTRIB;
-            mfam = 1'b1;
-            mctx = {p_dfa[20:18], p_dfa[15:3]};
-            msrc = p_sfa;
-            mdst = p_dfa;
-            mpid = 16'hFFFF;
-            mcount = p_count;
-            mposted = 1'b1;
-            mvni = p_vni;
-            mcookie = p_cookie;
-            mseqno = p_w[9:0];
-            mresno = p_w[46:37];
-            mretry = p_w[61];
-            mop = p_op;
-            mrc = p_rc;
-            mrepsum_m = p_w[58:51];
-            moflow = p_w[60:59];
-            mdata = {be64_at(cap_next, 90), be64_at(cap_next, 82), be64_at(cap_next, 74), be64_at(cap_next, 66)};
         end
     end else begin
         /*
          * TLP
          */
-        if (!done && frame_bytes < TLP_MIN_BYTES) begin
+        if (!done && fl[FT_SHORT]) begin
             ev = EV_LENGTH; done = 1'b1;
         end
-        if (!done && fmt == 3'b100) begin
+        if (!done && fl[FT_PREFIX]) begin
             ev = EV_TLP_UNSUPPORTED; done = 1'b1;
         end
-        if (!done && fmt > 3'b100) begin
+        if (!done && fl[FT_FMT_RESERVED]) begin
             ev = EV_TLP_MALFORMED; done = 1'b1;
         end
-        if (!done && !is_mem && !is_vdm) begin
-            ev = known_type ? EV_TLP_UNSUPPORTED : EV_TLP_MALFORMED; done = 1'b1;
+        if (!done && fl[FT_OTHER_TYPE]) begin
+            ev = fl[FT_KNOWN_TYPE] ? EV_TLP_UNSUPPORTED : EV_TLP_MALFORMED; done = 1'b1;
         end
-        if (!done && t1[0]) begin
+        if (!done && fl[FT_TH]) begin
             ev = EV_TLP_UNSUPPORTED; done = 1'b1;
         end
-        if (!done && frame_bytes != tlp_expected) begin
+        if (!done && fl[FT_LENGTH]) begin
             ev = EV_LENGTH; done = 1'b1;
         end
-        if (!done && ep) begin
+        if (!done && fl[FT_POISONED]) begin
             ev = EV_POISONED; done = 1'b1;
         end
-        if (!done && td && cfg_validation[VALIDATION_ECRC] && ecrc_next != CRC32_RESIDUE) begin
+        if (!done && fl[FT_ECRC]) begin
             ev = EV_ECRC; done = 1'b1;
         end
-        if (!done && (`CB(0) >> 4 != 8'd0 || (is_mem && addr_lo_raw[1:0] != 2'd0))) begin
+        if (!done && fl[FT_RESERVED]) begin
             ev = EV_RESERVED; done = 1'b1;
         end
-        if (is_mem) begin
-            if (!done && !in_window) begin
+        if (fl[FT_MEM]) begin
+            if (!done && fl[FT_WINDOW]) begin
                 ev = EV_NOT_FOR_ENGINE; done = 1'b1;
             end
-            if (!done && win_off < MAILBOX_OFFSET) begin
-                if (len_dw != 13'd1) begin
+            if (!done && fl[FT_REGS]) begin
+                if (fl[FT_NOT_1DW]) begin
                     ev = EV_REG_ACCESS; done = 1'b1;
-                end else if (be_byte[7:4] != 4'd0) begin
+                end else if (fl[FT_LAST_BE]) begin
                     ev = EV_TLP_MALFORMED; done = 1'b1;
                 end else begin
                     ev = EV_ACCEPT_REG; done = 1'b1; to_reg = 1'b1;
                 end
             end
-            if (!done && !has_data) begin
+            if (!done && !fl[FT_DATA]) begin
                 ev = EV_REG_ACCESS; done = 1'b1;
             end
         end else begin
-            if (!done && `CB(9) != VDM_TYPE1_CODE) begin
+            if (!done && fl[FV_CODE]) begin
                 ev = EV_TLP_UNSUPPORTED; done = 1'b1;
             end
-            if (!done && target_id != cfg_engine_id) begin
+            if (!done && fl[FV_TARGET]) begin
                 ev = EV_NOT_FOR_ENGINE; done = 1'b1;
             end
-            if (!done && vendor_id != cfg_vendor_id) begin
+            if (!done && fl[FV_VENDOR]) begin
                 ev = EV_VENDOR; done = 1'b1;
             end
         end
         // Collective message (mailbox memory write or vendor-defined message).
-        if (!done && plen < 16'd8) begin
+        if (!done && fl[FC_SHORT]) begin
             ev = EV_COLL_MALFORMED; done = 1'b1;
         end
-        if (!done && (coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE)) begin
+        if (!done && fl[FC_HEADER]) begin
             ev = EV_COLL_MALFORMED; done = 1'b1;
         end
-        if (!done && (coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0)) begin
+        if (!done && fl[FC_RESERVED]) begin
             ev = EV_RESERVED; done = 1'b1;
         end
-        if (!done && coll_kind == K_CONFIGURATION) begin
+        if (!done && fl[FC_CONFIG]) begin
             ev = EV_COLL_CONFIG; done = 1'b1;
         end
-        if (!done && coll_data_kind && plen < 16'd16) begin
+        if (!done && fl[FC_DATA_SHORT]) begin
             ev = EV_COLL_MALFORMED; done = 1'b1;
         end
-        if (!done && coll_data_kind && coll_n > 16'd4) begin
+        if (!done && fl[FC_OPERANDS]) begin
             ev = EV_COLL_OPERANDS; done = 1'b1;
         end
-        if (!done && plen != coll_expected) begin
+        if (!done && fl[FC_LENGTH]) begin
             ev = EV_COLL_MALFORMED; done = 1'b1;
         end
-        if (!done && is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id}) begin
+        if (!done && fl[FC_DW3]) begin
             ev = EV_VENDOR; done = 1'b1;
         end
         if (!done) begin
             ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
-            mk = coll_kind;
-            mctx = {4'd0, coll_cc_id};
-            msrc = {16'd0, requester};
-            mdst = {16'd0, cfg_engine_id};
-            mpid = {pl[6], pl[7]};
-            mdmu = {pl[4], pl[5]};
-            mposted = !coll_flags[7];
-            merror = coll_flags[6];
-            mtid = coll_flags[4:3];
-            case (coll_kind)
-                K_INIT: begin
-                    mcount = {4'd0, pl[8], pl[9]};
-                    mop = pl[10][5:0];
-                    mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
-                    mpbv = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31],
-                            pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
-                end
-                K_CONTROL: begin
-                    mcode = pl[8][3:0];
-                    mcount = {4'd0, pl[10], pl[11]};
-                end
-                K_CONTRIB, K_RESPONSE, K_COMPLETION: begin
-                    mop = pl[8][5:0];
-                    mrc = pl[9][3:0];
-                    mcount = {4'd0, pl[10], pl[11]};
-                    mcode = pl[14][3:0];
-                    if (coll_n > 16'd0) mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
-                    if (coll_n > 16'd1) mdata[127:64] = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31]};
-                    if (coll_n > 16'd2) mdata[191:128] = {pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
-                    if (coll_n > 16'd3) mdata[255:192] = four ? be64_at(cap_next, 18 + 40) : be64_at(cap_next, 14 + 40);
-                end
-                default: begin
-                    mcode = pl[8][3:0];
-                    mcount = {12'd0, pl[9]};
-                    mdata[31:0] = {pl[12], pl[13], pl[10], pl[11]};
-                end
-            endcase
         end
     end
 end
-
-`undef CB
 
 /*
  * Output registers
@@ -616,12 +777,14 @@ assign m_ur_addr = ur_addr_reg;
 // (docs/blocks/input_checker.md §Unsupported Requests).
 wire ur_reason = ev == EV_TLP_UNSUPPORTED || ev == EV_POISONED || ev == EV_RESERVED ||
                  ev == EV_NOT_FOR_ENGINE || ev == EV_REG_ACCESS;
-wire needs_ur = !portals_next && ur_reason && is_non_posted && frame_bytes == tlp_expected;
+wire needs_ur = !fl[F_PORTALS] && ur_reason && fl[FT_NON_POSTED] && !fl[FT_LENGTH];
 
 assign m_msg_valid = msg_valid_reg;
 assign `COLLECTIVE_MSG_BUS(m_msg) = msg_reg;
 
 assign stat_event = stat_event_reg;
+
+wire d_take = adv && d_valid_reg;
 
 always @* begin
     reg_valid_next = reg_valid_reg && !m_reg_ready;
@@ -649,46 +812,88 @@ always @* begin
 
     stat_event_next = {EV_COUNT{1'b0}};
 
-    if (frame_end) begin
+    if (d_take) begin
         stat_event_next[ev] = 1'b1;
         if (to_reg) begin
             reg_valid_next = 1'b1;
-            reg_write_next = has_data;
-            reg_addr_next = {4'd0, win_off};
-            reg_be_next = be_byte[3:0];
-            reg_wdata_next = has_data ? reg_wdata : 32'd0;
-            reg_src_next = requester;
-            reg_tag_next = tag;
+            reg_write_next = fl[FT_DATA];
+            reg_addr_next = {4'd0, d_win_off_reg};
+            reg_be_next = d_be_reg[3:0];
+            reg_wdata_next = d_wdata_reg;
+            reg_src_next = d_src_reg;
+            reg_tag_next = d_tag_reg;
         end
         if (needs_ur) begin
             ur_valid_next = 1'b1;
-            ur_src_next = requester;
-            ur_tag_next = tag;
-            ur_tc_next = t1[6:4];
-            ur_attr_next = {t1[2], t2[5:4]};
-            ur_mem_read_next = typ[4:1] == 4'd0;
-            ur_locked_next = typ == 5'h01;
-            ur_length_next = length;
-            ur_first_be_next = be_byte[3:0];
-            ur_last_be_next = be_byte[7:4];
-            ur_addr_next = addr_lo_raw[6:0];
+            ur_src_next = d_src_reg;
+            ur_tag_next = d_tag_reg;
+            ur_tc_next = d_tc_reg;
+            ur_attr_next = d_attr_reg;
+            ur_mem_read_next = d_mem_read_reg;
+            ur_locked_next = d_locked_reg;
+            ur_length_next = d_length_reg;
+            ur_first_be_next = d_be_reg[3:0];
+            ur_last_be_next = d_be_reg[7:4];
+            ur_addr_next = d_addr_reg;
         end
         if (to_msg) begin
             msg_valid_next = 1'b1;
-            // `COLLECTIVE_MSG_BUS order: the last field (pbv) in the high bits, kind in the low bits
-            msg_next = {mpbv, mdata, moflow, mrepsum_m, mrc, mop, mretry, mresno, mseqno, mcookie, mvni, mtid,
-                        merror, mposted, mcode, mcount, mdmu, mpid, mdst, msrc, mctx, port_next, mfam, mk};
+            msg_next = d_msg_reg;
         end
     end
 end
 
 always @(posedge clk) begin
+    if (adv) begin
+        a_valid_reg <= s_axis_tvalid;
+        a_data_reg <= s_axis_tdata;
+        a_keep_reg <= s_axis_tkeep;
+        a_last_reg <= s_axis_tlast;
+        a_user_reg <= s_axis_tuser;
+        a_keep_bad_reg <= keep_bad_beat;
+        a_count_reg <= keep_count;
+        a_ecrc_end_reg <= first_ecrc_end;
+        a_emask_reg <= first_emask;
+
+        c_valid_reg <= frame_end;
+        if (frame_end) begin
+            c_cap_reg <= cap_next;
+            c_bytes_reg <= frame_bytes;
+            c_crc_reg <= crc_next;
+            c_lcrc_m_reg <= lcrc_m;
+            c_ecrc_reg <= ecrc_next;
+            c_ecrc_m_reg <= ecrc_m_next;
+            c_tkeep_bad_reg <= tkeep_bad_next;
+            c_portals_reg <= portals_next;
+            c_port_reg <= port_next;
+        end
+
+        d_valid_reg <= c_valid_reg;
+        d_flags_reg <= c_flags;
+        d_msg_reg <= {mpbv, mdata, moflow, mrepsum_m, mrc, mop, mretry, mresno, mseqno, mcookie, mvni, mtid,
+                      merror, mposted, mcode, mcount, mdmu, mpid, mdst, msrc, mctx, c_port_reg, mfam, mk};
+        d_src_reg <= requester;
+        d_tag_reg <= tag;
+        d_win_off_reg <= win_off;
+        d_be_reg <= be_byte;
+        d_wdata_reg <= has_data ? reg_wdata : 32'd0;
+        d_tc_reg <= t1[6:4];
+        d_attr_reg <= {t1[2], t2[5:4]};
+        d_mem_read_reg <= typ[4:1] == 4'd0;
+        d_locked_reg <= typ == 5'h01;
+        d_length_reg <= length;
+        d_addr_reg <= addr_lo_raw[6:0];
+    end
+
     cap_reg <= cap_next;
     in_frame_reg <= in_frame_next;
     pos_reg <= pos_next;
     crc_reg <= crc_next;
     ecrc_reg <= ecrc_next;
-    ecrc_end_reg <= ecrc_end_next;
+    erem_reg <= erem_next;
+    emask_reg <= emask_next;
+    elive_reg <= elive_next;
+    ecrc_m_reg <= ecrc_m_next;
     tkeep_bad_reg <= tkeep_bad_next;
     portals_reg <= portals_next;
     port_reg <= port_next;
@@ -718,11 +923,17 @@ always @(posedge clk) begin
     stat_event_reg <= stat_event_next;
 
     if (rst) begin
+        a_valid_reg <= 1'b0;
+        c_valid_reg <= 1'b0;
+        d_valid_reg <= 1'b0;
         in_frame_reg <= 1'b0;
         pos_reg <= 16'd0;
         crc_reg <= 32'd0;
         ecrc_reg <= 32'd0;
-        ecrc_end_reg <= 16'd0;
+        erem_reg <= 16'd0;
+        emask_reg <= {KEEP_WIDTH{1'b0}};
+        elive_reg <= 1'b0;
+        ecrc_m_reg <= {BEAT_SHIFT{1'b0}};
         tkeep_bad_reg <= 1'b0;
         portals_reg <= 1'b0;
         port_reg <= 8'd0;

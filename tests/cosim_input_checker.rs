@@ -43,7 +43,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use inswitch::blocks::input_checker::{tlp_frame, Expect, InputCheckerMonitor, UrExpect};
+use inswitch::blocks::input_checker::{tlp_frame, Expect, InputCheckerMonitor, UrExpect, VERDICT_EDGES};
 use inswitch::checker::Monitor;
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
@@ -69,7 +69,8 @@ fn beats_of(bytes: &[u8], kw: usize) -> Beats {
 }
 
 /// Line rate (docs/blocks/input_checker.md §Timing): back-to-back frames of both families, one beat per
-/// cycle with no bubble, each verdict one cycle after its last beat.
+/// cycle with no bubble, each verdict VERDICT_EDGES (4) cycles after its last beat: the pipeline that
+/// keeps every stage short (issue 19 item 2) adds latency, never a bubble.
 #[test]
 fn line_rate_back_to_back_frames_without_bubbles() {
     let mut m = InputChecker::new(CheckerParams::default()).unwrap();
@@ -106,15 +107,20 @@ fn line_rate_back_to_back_frames_without_bubbles() {
             cycle += 1;
         }
     }
-    let o = m.step(&cfg(InputCheckerIn::default()));
-    pulses.push((cycle, o.stat_event));
+    let end = cycle;
+    for c in end..end + u64::from(VERDICT_EDGES) {
+        let o = m.step(&cfg(InputCheckerIn::default()));
+        if o.stat_event != 0 {
+            pulses.push((c, o.stat_event));
+        }
+    }
     assert_eq!(pulses.len(), frames.len());
     for ((c, ev), last) in pulses.iter().zip(&last_beat_cycles) {
-        assert_eq!(*c, last + 1, "verdict one cycle after the last beat");
+        assert_eq!(*c, last + u64::from(VERDICT_EDGES), "verdict VERDICT_EDGES cycles after the last beat");
         assert!(*ev == 1 || *ev == 2, "accepted: {ev:#x}");
     }
     // 200 one-beat register writes + 200 four-beat Soft Portals frames = 1000 beats in 1000 cycles.
-    assert_eq!(cycle, 1000);
+    assert_eq!(end, 1000);
 }
 
 #[test]
@@ -123,15 +129,30 @@ fn the_scoreboard_rejects_a_wrong_verdict_and_a_lost_pulse() {
     let mut mon = InputCheckerMonitor::new(labels.clone());
     let ready = InputCheckerOut { s_axis_tready: true, ..Default::default() };
     let beat = InputCheckerIn { s_axis_tvalid: true, s_axis_tlast: true, s_axis_tkeep: 1, ..Default::default() };
+    let edges = u64::from(VERDICT_EDGES);
     labels.borrow_mut().push_back((Expect::Drop(event::LCRC), "corrupt".into(), UrExpect::None));
     mon.observe(0, &beat, &ready).unwrap();
+    for c in 1..edges {
+        mon.observe(c, &InputCheckerIn::default(), &ready).unwrap();
+    }
     let accepted = InputCheckerOut { stat_event: 1 << event::ACCEPT_MSG, m_msg_valid: true, ..ready };
-    let err = mon.observe(1, &InputCheckerIn::default(), &accepted).unwrap_err();
+    let err = mon.observe(edges, &InputCheckerIn::default(), &accepted).unwrap_err();
     assert!(err.contains("expected drop lcrc"), "{err}");
 
     let mut mon = InputCheckerMonitor::new(labels.clone());
     labels.borrow_mut().push_back((Expect::AnyDrop, "noise".into(), UrExpect::Any));
     mon.observe(0, &beat, &ready).unwrap();
-    let err = mon.observe(1, &InputCheckerIn::default(), &ready).unwrap_err();
+    for c in 1..edges {
+        mon.observe(c, &InputCheckerIn::default(), &ready).unwrap();
+    }
+    let err = mon.observe(edges, &InputCheckerIn::default(), &ready).unwrap_err();
     assert!(err.contains("not one pulse"), "{err}");
+
+    // A pulse early (the pipeline's stages skipped) is no verdict due.
+    let mut mon = InputCheckerMonitor::new(labels.clone());
+    labels.borrow_mut().push_back((Expect::Drop(event::LCRC), "corrupt".into(), UrExpect::None));
+    mon.observe(0, &beat, &ready).unwrap();
+    let early = InputCheckerOut { stat_event: 1 << event::LCRC, ..ready };
+    let err = mon.observe(1, &InputCheckerIn::default(), &early).unwrap_err();
+    assert!(err.contains("no verdict due"), "{err}");
 }

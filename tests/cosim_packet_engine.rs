@@ -151,17 +151,17 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert_eq!(Vec::from(dsts), vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
     assert!(rec.egress.is_empty());
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
-    // (the tap) 6 cycles after its beat is taken (interposer 2, extraction slice, checker, request slice,
-    // register space); the first COMPLETION's first beat on the VL stream 36 cycles after the last
+    // (the tap) 9 cycles after its beat is taken (interposer 2, extraction slice, checker 4 (its pipeline),
+    // request slice, register space); the first COMPLETION's first beat on the VL stream 39 cycles after the last
     // contribution's last beat; the four 3-beat completions back to back.
     // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
     // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
     // back behind it (responses 9 and 10) each wait one cycle.
     for (k, at) in rec.rsp_at.iter().enumerate() {
-        let want = if k >= 9 { 7 } else { 6 };
+        let want = if k >= 9 { 10 } else { 9 };
         assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 36, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 39, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 
@@ -396,15 +396,19 @@ fn a_portals_reduction_through_the_engine() {
     use inswitch_frames::ethernet::SoftPortals;
     let p = params_of("packet_engine").unwrap();
     // Register space (TLP frames from the source): VNI 0x42 allowed, default route to this port, tree 3
-    // armed in the interposer with wait count 2.
-    let mut frames: Vec<(bool, Vec<u8>)> = [(0x150u16, 1u32 << 31 | 0x42), (0x200, 0), (0x204, 1 << 31 | u32::from(PORT)), (0x304, 2), (0x300, 1 << 31 | 3)]
+    // armed in the interposer with wait count 2; RED_TIMEOUT0 (the timeout of wait counts up to 4) 16
+    // ticks, so that the descriptor the ARM allocates waits for both contributions (at its reset value,
+    // one tick of TICK_CYCLES = 16 cycles, it could expire between the ARM and the contributions,
+    // depending on where the ticks fall).
+    let mut frames: Vec<(bool, Vec<u8>)> = [(0x150u16, 1u32 << 31 | 0x42), (0x200, 0), (0x204, 1 << 31 | u32::from(PORT)), (0x304, 2), (0x300, 1 << 31 | 3), (0x130, 0x10)]
         .iter()
         .enumerate()
         .map(|(k, &(off, v))| (false, reg_write_frame(k as u16 + 1, SOURCE, ENGINE_ID, off, v, 0xF)))
         .collect();
-    // The multicast entry reaches the interposer 5-6 cycles after its frame's beat (docs/blocks/
-    // packet_engine.md §Timing): six more register writes keep the ARM from being decided on the old table.
-    for k in 0..6 {
+    // The multicast entry reaches the interposer 8-9 cycles after its frame's beat (docs/blocks/
+    // packet_engine.md §Timing: the register write's path through the checker's four stages): nine more
+    // one-beat register writes keep the ARM from being decided on the old table.
+    for k in 0..9 {
         frames.push((false, reg_write_frame(10 + k, SOURCE, ENGINE_ID, 0x150, 1 << 31 | 0x42, 0xF)));
     }
     // The reduction on tree 3: an ARM from the parent, then two children's contributions (op 0x14).
@@ -418,7 +422,7 @@ fn a_portals_reduction_through_the_engine() {
     let mut stim = DirectedStimulus::mixed(p, cpu_cfg, frames);
     let mut rec = Recorder::default();
     lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
-    assert_eq!(rec.responses.len(), 11);
+    assert_eq!(rec.responses.len(), 15);
     // The ARM passes on, unchanged (002 (39)-(40): the engine keeps a copy, the frame continues down the
     // tree); then one CONTRIBUTION up: the tree's DFA, count 2, the combined operands, injected into this port.
     assert_eq!(rec.vl.len(), 2, "events {:?}", rec.cpu_events);
@@ -449,10 +453,11 @@ fn mrd_frame(seq: u16, requester: u16, off: u32, first_be: u8, tag: u16, len: us
 /// unmapped offset with a Cpl UR from the register space, a 2-DW read with a Cpl UR from the checker
 /// (Byte Count 8, PCIe §2.3.1.1); each completion goes back to the requester (here: this port, by a
 /// default route), with the engine's Completer ID and the request's tag. Timing (docs/blocks/packet_engine.md
-/// §Timing): a register read's completion starts on `m_axis_vl` 13 cycles after the request's last beat
-/// (interposer 2, extraction slice, checker, request slice, register space, response slice, completion
-/// builder, completion slice, arbiter + output queue 2, output slice, injection); a checker's Unsupported
-/// Request 11 (unsupported-request slice instead of request slice, register space and response slice).
+/// §Timing): a register read's completion starts on `m_axis_vl` 16 cycles after the request's last beat
+/// (interposer 2, extraction slice, checker 4 (its pipeline), request slice, register space, response slice,
+/// completion builder, completion slice, arbiter + output queue 2, output slice, injection); a checker's
+/// Unsupported Request 14 (unsupported-request slice instead of request slice, register space and response
+/// slice).
 #[test]
 fn register_reads_through_the_engine_are_answered_with_completions() {
     use inswitch_frames::tlp::Header;
@@ -478,7 +483,7 @@ fn register_reads_through_the_engine_are_answered_with_completions() {
     assert_eq!(rec.vl.len(), 5, "two frames passed, three completions injected: {:?}", rec.vl);
     // (status, byte count, lower address, tag, payload)
     let want = [(1u8, 8u16, 0x08u8, 0x3FFu16, vec![]), (0, 4, 0x00, 0x2A5, vec![0x01, 0x00, 0x0E, 0x1C]), (1, 2, 0x2D, 0x011, vec![])];
-    let latency = [11, 13, 13];
+    let latency = [14, 16, 16];
     for (k, (f, w)) in rec.vl[2..].iter().zip(want).enumerate() {
         let n = f.len();
         let seq = u16::from_be_bytes([f[0], f[1]]);

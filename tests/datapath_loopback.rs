@@ -4,7 +4,7 @@
 //! checks that they are inverses of each other.
 
 use inswitch::blocks::frame_builder::canonical;
-use inswitch_model::input_checker::{CheckerParams, InputChecker, InputCheckerIn};
+use inswitch_model::input_checker::{CheckerParams, InputChecker, InputCheckerIn, PIPELINE_EDGES};
 use inswitch_model::frame_builder::{build, BuilderConfig};
 use inswitch_model::message::{CollectiveMsg, Family, Kind};
 use inswitch_model::{Block, Wide};
@@ -59,7 +59,8 @@ fn builder_then_checker_gives_the_message_back() {
         let frame = build(&m, &cfg, n & 0xFFF).expect("a kind the builder emits");
         let nb = frame.len().div_ceil(32);
         let mut out = None;
-        for b in 0..=nb {
+        // The beats, then idle cycles until the checker's pipeline has put the verdict out.
+        for b in 0..nb + PIPELINE_EDGES {
             let mut i = InputCheckerIn::default();
             if b < nb {
                 let chunk = &frame[32 * b..(32 * b + 32).min(frame.len())];

@@ -12,7 +12,7 @@ use inswitch::blocks::input_checker::{self, InputCheckerRtl};
 use inswitch::checker::RunConfig;
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
-use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn};
+use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn, PIPELINE_EDGES};
 use inswitch_model::{Block, Wide};
 
 const PLANTED: &str = "input_checker_planted";
@@ -53,8 +53,10 @@ fn verdicts(count: u32) -> (u32, u32) {
         r.step(&i);
     }
     let idle = cfg(InputCheckerIn::default());
-    em |= m.step(&idle).stat_event;
-    er |= r.step(&idle).stat_event;
+    for _ in 0..PIPELINE_EDGES {
+        em |= m.step(&idle).stat_event;
+        er |= r.step(&idle).stat_event;
+    }
     (em, er)
 }
 

@@ -13,8 +13,11 @@
 //! included, it must leave the register at [`CRC32_RESIDUE`].
 //!
 //! The first [`CAPTURE_BYTES`] bytes of a frame are captured as the beats go by; every check and every
-//! field is then decided on the last beat from the capture, so the block takes one beat per cycle and the
-//! verdict costs no extra cycle.
+//! field is then decided from the capture in a pipeline (issue 19 item 2: short stages): A registers the
+//! beat, B is the stream side, C computes every check's condition and field (the configuration is
+//! sampled there), D orders the checks into the verdict and loads the outputs. All stages advance
+//! together when the three outputs are free, so the block still takes one beat per cycle; the verdict is
+//! out [`PIPELINE_EDGES`] edges after the last beat.
 
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::ports;
@@ -65,6 +68,7 @@ pub const CRC32_RESIDUE: u32 = 0xDEBB_20E3;
 pub const ECRC_VARIANT_BITS: [(usize, u8); 2] = [(0, 0x01), (2, 0x40)];
 
 pub mod codes;
+pub mod crc_matrix;
 pub use codes::{event, validation};
 
 /// Defined rt_op codes (002 (42)-(48); frames crate `ReductionOp`).
@@ -627,10 +631,40 @@ impl InputCheckerOut {
     }
 }
 
-/// The input checker's registers.
+/// A beat as stage A of the pipeline holds it.
+#[derive(Clone, Debug, PartialEq)]
+struct Beat {
+    data: Wide,
+    keep: u64,
+    last: bool,
+    user: u16,
+}
+
+/// A frame as its last beat left the stream side (stage C).
+#[derive(Clone, Debug, PartialEq)]
+struct Frame {
+    cap: [u8; CAPTURE_BYTES],
+    summary: FrameSummary,
+}
+
+/// A verdict (and the Unsupported Request of a drop) waiting in stage D for the output registers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Decided {
+    verdict: Verdict,
+    ur: Option<UrRequest>,
+}
+
+/// Cycles from the edge that takes a frame's last beat to the edge that loads its verdict into the
+/// output registers, with no stall: stages A, B-to-C, C-to-D, D-to-outputs (docs/blocks/input_checker.md
+/// §Timing). The verdict is on the outputs in the cycle after that edge.
+pub const PIPELINE_EDGES: usize = 4;
+
+/// The input checker's registers. The stream side (stage B) keeps a byte-serial CRC: the RTL computes
+/// the same residue checks with XOR trees ([`crc_matrix`]); only the verdicts are observable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InputChecker {
     p: CheckerParams,
+    a: Option<Beat>,
     cap: [u8; CAPTURE_BYTES],
     in_frame: bool,
     pos: usize,
@@ -640,6 +674,8 @@ pub struct InputChecker {
     tkeep_bad: bool,
     portals: bool,
     port: u8,
+    c: Option<Frame>,
+    d: Option<Decided>,
     out: InputCheckerOut,
 }
 
@@ -654,6 +690,7 @@ impl InputChecker {
         }
         Ok(InputChecker {
             p,
+            a: None,
             cap: [0; CAPTURE_BYTES],
             in_frame: false,
             pos: 0,
@@ -663,6 +700,8 @@ impl InputChecker {
             tkeep_bad: false,
             portals: false,
             port: 0,
+            c: None,
+            d: None,
             out: InputCheckerOut::default(),
         })
     }
@@ -673,64 +712,25 @@ impl Block for InputChecker {
     type Out = InputCheckerOut;
 
     fn step(&mut self, i: &InputCheckerIn) -> InputCheckerOut {
-        let kw = self.p.keep_width();
-        let keep_all = if kw >= 64 { u64::MAX } else { (1u64 << kw) - 1 };
         let reg_free = !self.out.m_reg_valid || i.m_reg_ready;
         let msg_free = !self.out.m_msg_valid || i.m_msg_ready;
         let ur_free = !self.out.m_ur_valid || i.m_ur_ready;
-        let tready = !i.rst && reg_free && msg_free && ur_free;
-        let out = InputCheckerOut { s_axis_tready: tready, ..self.out };
+        // Every stage advances together, when all three outputs are free (the RTL's `adv`).
+        let adv = !i.rst && reg_free && msg_free && ur_free;
+        let out = InputCheckerOut { s_axis_tready: adv, ..self.out };
 
         // Rising edge.
         self.out.m_reg_valid &= !i.m_reg_ready;
         self.out.m_msg_valid &= !i.m_msg_ready;
         self.out.m_ur_valid &= !i.m_ur_ready;
         self.out.stat_event = 0;
-        if i.s_axis_tvalid && tready {
-            let first = !self.in_frame;
-            let pos = if first { 0 } else { self.pos };
-            let keep = i.s_axis_tkeep & keep_all;
-            let byte = |k: usize| i.s_axis_tdata.byte(k);
-            if first {
-                self.portals = i.s_axis_tuser >> 8 & 1 != 0;
-                self.port = i.s_axis_tuser as u8;
-                let (b0, b2, b3) = (byte(TLP_OFFSET), byte(TLP_OFFSET + 2), byte(TLP_OFFSET + 3));
-                let length = usize::from(b2 & 3) << 8 | usize::from(b3);
-                let len_dw = if length == 0 { 1024 } else { length };
-                let hdr = if b0 & 0x20 != 0 { 16 } else { 12 };
-                let plen = if b0 & 0x40 != 0 { 4 * len_dw } else { 0 };
-                self.ecrc_end = TLP_OFFSET + hdr + plen + 4;
+        if adv {
+            // D: the verdict to the output registers.
+            if let Some(d) = self.d.take() {
+                self.load(&d);
             }
-            let mut crc = if first { u32::MAX } else { self.crc };
-            let mut ecrc = if first { u32::MAX } else { self.ecrc };
-            for k in 0..kw {
-                let at = pos + k;
-                if keep >> k & 1 != 0 {
-                    crc = crc32_byte(crc, byte(k));
-                    if at >= TLP_OFFSET && at < self.ecrc_end {
-                        let forced = ECRC_VARIANT_BITS.iter().filter(|(o, _)| TLP_OFFSET + o == at).fold(0, |a, (_, m)| a | m);
-                        ecrc = crc32_byte(ecrc, byte(k) | forced);
-                    }
-                }
-                if at < CAPTURE_BYTES {
-                    self.cap[at] = byte(k);
-                }
-            }
-            let bad = if i.s_axis_tlast { keep == 0 || keep & keep.wrapping_add(1) & keep_all != 0 } else { keep != keep_all };
-            self.tkeep_bad = (!first && self.tkeep_bad) || bad;
-            self.crc = crc;
-            self.ecrc = ecrc;
-            self.pos = (pos + kw).min(POS_MAX);
-            self.in_frame = !i.s_axis_tlast;
-            if i.s_axis_tlast {
-                let summary = FrameSummary {
-                    bytes: (pos + keep.count_ones() as usize).min(POS_MAX),
-                    link_crc_ok: crc == CRC32_RESIDUE,
-                    ecrc_ok: ecrc == CRC32_RESIDUE,
-                    tkeep_bad: self.tkeep_bad,
-                    portals: self.portals,
-                    port: self.port,
-                };
+            // C: classified with this cycle's configuration.
+            self.d = self.c.take().map(|f| {
                 let cfg = CheckerConfig {
                     engine_id: i.cfg_engine_id,
                     ethertype: i.cfg_ethertype,
@@ -739,41 +739,20 @@ impl Block for InputChecker {
                     vni_valid: i.cfg_vni_valid,
                     vni: i.cfg_vni,
                 };
-                let v = classify(&self.cap, &summary, &cfg);
-                self.out.stat_event = 1 << v.event();
-                match v {
-                    Verdict::Reg(a) => {
-                        self.out.m_reg_valid = true;
-                        self.out.m_reg_write = a.write;
-                        self.out.m_reg_addr = a.addr;
-                        self.out.m_reg_be = a.be;
-                        self.out.m_reg_wdata = a.wdata;
-                        self.out.m_reg_src = a.src;
-                        self.out.m_reg_tag = a.tag;
-                    }
-                    Verdict::Msg(m) => {
-                        self.out.m_msg_valid = true;
-                        self.out.set_msg(&m);
-                    }
-                    Verdict::Drop(reason) => {
-                        if let Some(u) = unsupported_request(&self.cap, &summary, reason) {
-                            self.out.m_ur_valid = true;
-                            self.out.m_ur_src = u.src;
-                            self.out.m_ur_tag = u.tag;
-                            self.out.m_ur_tc = u.tc;
-                            self.out.m_ur_attr = u.attr;
-                            self.out.m_ur_mem_read = u.mem_read;
-                            self.out.m_ur_locked = u.locked;
-                            self.out.m_ur_length = u.length;
-                            self.out.m_ur_first_be = u.first_be;
-                            self.out.m_ur_last_be = u.last_be;
-                            self.out.m_ur_addr = u.addr;
-                        }
-                    }
-                }
-            }
+                let verdict = classify(&f.cap, &f.summary, &cfg);
+                let ur = match verdict {
+                    Verdict::Drop(reason) => unsupported_request(&f.cap, &f.summary, reason),
+                    _ => None,
+                };
+                Decided { verdict, ur }
+            });
+            // B: the stream side takes the beat stage A holds.
+            self.c = self.a.take().and_then(|b| self.stream(&b));
+            // A: the beat on the input.
+            self.a = i.s_axis_tvalid.then(|| Beat { data: i.s_axis_tdata, keep: i.s_axis_tkeep, last: i.s_axis_tlast, user: i.s_axis_tuser });
         }
         if i.rst {
+            self.a = None;
             self.in_frame = false;
             self.pos = 0;
             self.crc = 0;
@@ -782,9 +761,100 @@ impl Block for InputChecker {
             self.tkeep_bad = false;
             self.portals = false;
             self.port = 0;
+            self.c = None;
+            self.d = None;
             self.out = InputCheckerOut::default();
         }
         out
+    }
+}
+
+impl InputChecker {
+    /// Stage B: one beat into the capture, the CRCs and the byte count; the frame when it is the last.
+    fn stream(&mut self, b: &Beat) -> Option<Frame> {
+        let kw = self.p.keep_width();
+        let keep_all = if kw >= 64 { u64::MAX } else { (1u64 << kw) - 1 };
+        let first = !self.in_frame;
+        let pos = if first { 0 } else { self.pos };
+        let keep = b.keep & keep_all;
+        let byte = |k: usize| b.data.byte(k);
+        if first {
+            self.portals = b.user >> 8 & 1 != 0;
+            self.port = b.user as u8;
+            let (b0, b2, b3) = (byte(TLP_OFFSET), byte(TLP_OFFSET + 2), byte(TLP_OFFSET + 3));
+            let length = usize::from(b2 & 3) << 8 | usize::from(b3);
+            let len_dw = if length == 0 { 1024 } else { length };
+            let hdr = if b0 & 0x20 != 0 { 16 } else { 12 };
+            let plen = if b0 & 0x40 != 0 { 4 * len_dw } else { 0 };
+            self.ecrc_end = TLP_OFFSET + hdr + plen + 4;
+        }
+        let mut crc = if first { u32::MAX } else { self.crc };
+        let mut ecrc = if first { u32::MAX } else { self.ecrc };
+        for k in 0..kw {
+            let at = pos + k;
+            if keep >> k & 1 != 0 {
+                crc = crc32_byte(crc, byte(k));
+                if at >= TLP_OFFSET && at < self.ecrc_end {
+                    let forced = ECRC_VARIANT_BITS.iter().filter(|(o, _)| TLP_OFFSET + o == at).fold(0, |a, (_, m)| a | m);
+                    ecrc = crc32_byte(ecrc, byte(k) | forced);
+                }
+            }
+            if at < CAPTURE_BYTES {
+                self.cap[at] = byte(k);
+            }
+        }
+        let bad = if b.last { keep == 0 || keep & keep.wrapping_add(1) & keep_all != 0 } else { keep != keep_all };
+        self.tkeep_bad = (!first && self.tkeep_bad) || bad;
+        self.crc = crc;
+        self.ecrc = ecrc;
+        self.pos = (pos + kw).min(POS_MAX);
+        self.in_frame = !b.last;
+        b.last.then(|| Frame {
+            cap: self.cap,
+            summary: FrameSummary {
+                bytes: (pos + keep.count_ones() as usize).min(POS_MAX),
+                link_crc_ok: crc == CRC32_RESIDUE,
+                ecrc_ok: ecrc == CRC32_RESIDUE,
+                tkeep_bad: self.tkeep_bad,
+                portals: self.portals,
+                port: self.port,
+            },
+        })
+    }
+
+    /// Stage D: a verdict into the output registers, with its pulse.
+    fn load(&mut self, d: &Decided) {
+        self.out.stat_event = 1 << d.verdict.event();
+        match d.verdict {
+            Verdict::Reg(a) => {
+                self.out.m_reg_valid = true;
+                self.out.m_reg_write = a.write;
+                self.out.m_reg_addr = a.addr;
+                self.out.m_reg_be = a.be;
+                self.out.m_reg_wdata = a.wdata;
+                self.out.m_reg_src = a.src;
+                self.out.m_reg_tag = a.tag;
+            }
+            Verdict::Msg(m) => {
+                self.out.m_msg_valid = true;
+                self.out.set_msg(&m);
+            }
+            Verdict::Drop(_) => {
+                if let Some(u) = d.ur {
+                    self.out.m_ur_valid = true;
+                    self.out.m_ur_src = u.src;
+                    self.out.m_ur_tag = u.tag;
+                    self.out.m_ur_tc = u.tc;
+                    self.out.m_ur_attr = u.attr;
+                    self.out.m_ur_mem_read = u.mem_read;
+                    self.out.m_ur_locked = u.locked;
+                    self.out.m_ur_length = u.length;
+                    self.out.m_ur_first_be = u.first_be;
+                    self.out.m_ur_last_be = u.last_be;
+                    self.out.m_ur_addr = u.addr;
+                }
+            }
+        }
     }
 }
 

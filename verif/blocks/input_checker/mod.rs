@@ -11,7 +11,8 @@
 //!
 //! Scoreboard (independent of the cycle model): each generated frame carries its expected outcome,
 //! computed from the codec's own representation of what was built (not from its bytes): every frame
-//! that enters gets exactly one `stat_event` pulse, one cycle after its last beat, naming its outcome;
+//! that enters gets exactly one `stat_event` pulse, [`monitor::VERDICT_EDGES`] cycles after its last beat
+//! (later by the cycles an output stalls the pipeline), naming its outcome;
 //! an accepted frame's register access or normalized message equals the one the documented mapping
 //! (docs/blocks/input_checker.md §Mapping) gives for the frame's repr; register and message outputs
 //! leave once each.
@@ -46,7 +47,7 @@ mod stimulus;
 
 pub use coverage::{counter, verdict_cross};
 use coverage::COUNTER_NAMES;
-pub use monitor::InputCheckerMonitor;
+pub use monitor::{InputCheckerMonitor, VERDICT_EDGES};
 pub use reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, UrExpect};
 pub use stimulus::{InputCheckerStimulus, Labels, ENGINE_ID};
 use stimulus::RESERVED_FLAG_LABEL;

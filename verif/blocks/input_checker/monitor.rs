@@ -2,18 +2,24 @@
 
 use super::*;
 
+/// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
+/// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
+/// pulse is on `stat_event` in the cycle after the last of them, 4 cycles after the last beat when no
+/// output stalls.
+pub const VERDICT_EDGES: u32 = 4;
+
 /// Independent transaction-level scoreboard of the input checker.
 pub struct InputCheckerMonitor {
     /// The verdict cross, and this instance's width bin.
     verdicts: crate::cross::Cross,
     width_bin: Option<usize>,
-    /// `tuser[8]` of the frame in progress and of the frame whose verdict is due.
+    /// `tuser[8]` of the frame in progress.
     in_frame_portals: bool,
-    due_portals: bool,
     labels: Labels,
     in_frame: Option<(Expect, String, UrExpect)>,
-    /// Frames whose last beat was taken last cycle: their pulse is due now.
-    due: Option<(Expect, String, UrExpect)>,
+    /// Frames whose last beat was taken, oldest first, with their `tuser[8]` and the adv edges still
+    /// ahead of their verdict: the one at 0 has its pulse due now.
+    in_flight: VecDeque<(Expect, String, UrExpect, bool, u32)>,
     reg_pending: bool,
     msg_pending: bool,
     ur_pending: bool,
@@ -34,8 +40,7 @@ impl InputCheckerMonitor {
             verdicts: verdict_cross::new(),
             width_bin: verdict_cross::width(data_width),
             in_frame_portals: false,
-            due_portals: false,
-            labels, in_frame: None, due: None, reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
+            labels, in_frame: None, in_flight: VecDeque::new(), reg_pending: false, msg_pending: false, ur_pending: false, events: [0; event::COUNT as usize], log: TransactionLog::default(), counts: [0; COUNTER_NAMES.len()] }
     }
 
     fn bump(&mut self, name: &'static str) {
@@ -51,19 +56,20 @@ impl InputCheckerMonitor {
 
 impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
     fn observe(&mut self, cycle: u64, i: &InputCheckerIn, o: &InputCheckerOut) -> Result<(), String> {
-        // The verdict of the frame that ended last cycle.
+        // The verdict of the frame whose last pipeline edge was last cycle.
         let ev = o.stat_event;
-        match self.due.take() {
-            None if ev != 0 => return Err(format!("stat_event {ev:#x} with no frame ending")),
+        let due = if self.in_flight.front().is_some_and(|f| f.4 == 0) { self.in_flight.pop_front() } else { None };
+        match due {
+            None if ev != 0 => return Err(format!("stat_event {ev:#x} with no verdict due")),
             None => {}
-            Some((expect, what, ur)) => {
+            Some((expect, what, ur, due_portals, _)) => {
                 if ev.count_ones() != 1 {
                     return Err(format!("frame '{what}': stat_event {ev:#x} is not one pulse"));
                 }
                 let bit = ev.trailing_zeros();
                 self.events[bit as usize] += 1;
                 if let Some(w) = self.width_bin {
-                    self.verdicts.hit(&[bit as usize, usize::from(self.due_portals), w]);
+                    self.verdicts.hit(&[bit as usize, usize::from(due_portals), w]);
                 }
                 let name = event::NAMES.get(bit as usize).copied().unwrap_or("?");
                 match &expect {
@@ -148,6 +154,12 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
         if i.s_axis_tvalid && !o.s_axis_tready && !i.rst {
             self.bump(counter::REFUSED);
         }
+        // The pipeline moves on every cycle tready is high (all outputs free), and only then.
+        if o.s_axis_tready {
+            for f in self.in_flight.iter_mut() {
+                f.4 = f.4.saturating_sub(1);
+            }
+        }
         if i.s_axis_tvalid && o.s_axis_tready {
             self.bump(counter::BEATS);
             if self.in_frame.is_none() {
@@ -156,14 +168,15 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
             }
             if i.s_axis_tlast {
                 self.bump(counter::FRAMES);
-                self.due = self.in_frame.take();
-                self.due_portals = self.in_frame_portals;
+                if let Some((expect, what, ur)) = self.in_frame.take() {
+                    self.in_flight.push_back((expect, what, ur, self.in_frame_portals, VERDICT_EDGES - 1));
+                }
             }
         }
         if i.rst {
             self.bump(counter::RESETS);
             self.in_frame = None;
-            self.due = None;
+            self.in_flight.clear();
             self.reg_pending = false;
             self.msg_pending = false;
             self.ur_pending = false;

@@ -50,6 +50,10 @@ pub struct InputCheckerStimulus {
     stall_ur: Gaps,
     resets: Resets,
     cfg: Cfg,
+    /// A configuration change is due: no new frame starts until the pipeline is empty.
+    cfg_pending: bool,
+    /// Cycles with `s_axis_tready` high since the last frame's last beat was taken.
+    quiet: u32,
     /// Beats of the frame being sent (tdata, tkeep, tlast), and the next one to offer.
     beats: Vec<(Wide, u64, bool)>,
     next_beat: usize,
@@ -74,6 +78,8 @@ impl InputCheckerStimulus {
             stall_ur: Gaps::default(),
             resets: Resets::new(),
             cfg: Cfg { ethertype: 0x88B5, vendor_id: collective::VENDOR_ID, validation: 0xF, vni_valid: 0x1, vni: [0x0042, 0, 0, 0] },
+            cfg_pending: false,
+            quiet: VERDICT_EDGES,
             beats: Vec::new(),
             next_beat: 0,
             tuser: 0,
@@ -592,8 +598,19 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
             self.next_beat += 1;
         }
         let between_frames = self.next_beat >= self.beats.len();
+        // Cycles the pipeline advanced since the last frame ended: a configuration change waits until
+        // every frame in flight has had its verdict (the checker samples cfg_* in a later stage, C).
+        if taken && self.last.s_axis_tlast {
+            self.quiet = 0;
+        } else if previous.s_axis_tready {
+            self.quiet = self.quiet.saturating_add(1);
+        }
         if self.phases.tick(&mut self.r) && between_frames {
+            self.cfg_pending = true;
+        }
+        if self.cfg_pending && between_frames && self.quiet >= VERDICT_EDGES {
             self.new_cfg();
+            self.cfg_pending = false;
         }
         let prof = self.phases.profile;
         let mut i = InputCheckerIn {
@@ -610,6 +627,7 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
         };
         if self.resets.tick(&mut self.r) {
             i.rst = true;
+            self.quiet = VERDICT_EDGES;
             self.beats.clear();
             self.next_beat = 0;
             self.labels.borrow_mut().clear();
@@ -622,7 +640,7 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
             i.s_axis_tvalid = true;
             i.s_axis_tlast = self.last.s_axis_tlast;
             i.s_axis_tuser = self.last.s_axis_tuser;
-        } else if !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
+        } else if !(self.cfg_pending && between_frames) && !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
             if self.next_beat >= self.beats.len() {
                 let g = self.frame();
                 self.load(g);

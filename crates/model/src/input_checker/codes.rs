@@ -4,7 +4,8 @@
 //! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
-use super::{CAPTURE_BYTES, CRC32_POLY, CRC32_RESIDUE, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::{CAPTURE_BYTES, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::crc_matrix;
 use crate::code_table;
 
 code_table! {
@@ -68,14 +69,13 @@ pub fn verilog_header() -> String {
     let bits = validation::TABLE.iter().map(|&(n, mask)| (n, u64::from(mask.trailing_zeros())));
     h.section("cfg_validation bits (the register space's VALIDATION register): bit numbers", &crate::codes::localparams("VALIDATION", 2, bits));
     // (name, width in bits: 0 for an unsized localparam, as the RTL had it, value)
-    let constants: [(&str, u32, u64); 7] = [
+    let constants: [(&str, u32, u64); 6] = [
         ("CAPTURE_BYTES", 0, CAPTURE_BYTES as u64),
         ("TLP_MIN_BYTES", 16, TLP_MIN_BYTES as u64),
         ("SOFT_PORTALS_BYTES", 16, SOFT_PORTALS_BYTES as u64),
         ("MAILBOX_OFFSET", 12, u64::from(MAILBOX_OFFSET)),
         ("VDM_TYPE1_CODE", 8, u64::from(VDM_TYPE1_CODE)),
         ("VDM_PROTOCOL_ID", 8, u64::from(VDM_PROTOCOL_ID)),
-        ("CRC32_RESIDUE", 32, u64::from(CRC32_RESIDUE)),
     ];
     let mut lines = String::new();
     for (name, bits, v) in constants {
@@ -88,8 +88,8 @@ pub fn verilog_header() -> String {
             format!("localparam [{}:0] {name} = {v};\n", bits - 1)
         });
     }
-    lines.push_str(&crate::codes::hex("CRC32_POLY", 32, u64::from(CRC32_POLY)));
     h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
+    h.section("CRC-32 of a whole beat as XOR trees (crates/model/src/input_checker/crc_matrix.rs)", &crc_matrix::localparams());
     h.text()
 }
 
