@@ -395,10 +395,8 @@ wire [5:0]  p_op = p_w[16:11];
 wire [3:0]  p_rc = p_w[50:47];
 wire [19:0] p_count = p_w[36:17];
 wire p_arm = p_w[10];
-wire p_op_defined = p_op <= 6'h03 || (p_op >= 6'h10 && p_op <= 6'h12) || p_op == 6'h14 ||
-                    (p_op >= 6'h20 && p_op <= 6'h22) || (p_op >= 6'h24 && p_op <= 6'h26) ||
-                    (p_op >= 6'h28 && p_op <= 6'h30);
-wire p_rc_defined = p_rc <= 4'd8 && p_rc != 4'd2;
+wire p_op_defined = PORTALS_OP_DEFINED[p_op];
+wire p_rc_defined = PORTALS_RC_DEFINED[p_rc];
 wire p_vni_allowed = (cfg_vni_valid[0] && cfg_vni[15:0] == p_vni) || (cfg_vni_valid[1] && cfg_vni[31:16] == p_vni) ||
                      (cfg_vni_valid[2] && cfg_vni[47:32] == p_vni) || (cfg_vni_valid[3] && cfg_vni[63:48] == p_vni);
 

@@ -39,6 +39,9 @@ localparam [15:0] SOFT_PORTALS_BYTES = 16'd102;
 localparam [11:0] MAILBOX_OFFSET = 12'h800;
 localparam [7:0] VDM_TYPE1_CODE = 8'h7F;
 localparam [7:0] VDM_PROTOCOL_ID = 8'hCE;
+// Defined Soft Portals reduction-header codes: bit c set when rt_op / rt_rc c is defined (crates/model/src/input_checker.rs)
+localparam [63:0] PORTALS_OP_DEFINED = 64'h1FF770017000F;
+localparam [15:0] PORTALS_RC_DEFINED = 16'h1FB;
 // CRC-32 of a whole beat as XOR trees (crates/model/src/input_checker/crc_matrix.rs)
 localparam CRC32_ROW_BITS = 1024;
 localparam [32*CRC32_ROW_BITS-1:0] CRC32_ROWS = {

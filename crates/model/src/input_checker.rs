@@ -71,14 +71,33 @@ pub mod codes;
 pub mod crc_matrix;
 pub use codes::{event, validation};
 
-/// Defined rt_op codes (002 (42)-(48); frames crate `ReductionOp`).
-pub fn portals_op_defined(op: u8) -> bool {
-    matches!(op, 0x00..=0x03 | 0x10..=0x12 | 0x14 | 0x20..=0x22 | 0x24..=0x26 | 0x28..=0x30)
+/// Width of the reduction header's rt_op field (bits 16:11 of its 64-bit word).
+pub const PORTALS_OP_BITS: u32 = 6;
+/// Width of the reduction header's rt_rc field (bits 50:47).
+pub const PORTALS_RC_BITS: u32 = 4;
+
+/// A 64-bit mask with bits `lo..=hi` set (a range of codes).
+const fn codes(lo: u32, hi: u32) -> u64 {
+    (u64::MAX >> (63 - hi)) & (u64::MAX << lo)
 }
 
-/// Defined rt_rc codes the engine can receive (002 (96); frames crate `ReductionRc` 0-8 without 2).
+/// Defined rt_op codes as a mask indexed by the 6-bit field (002 (42)-(48); frames crate `ReductionOp`):
+/// 0x00-0x03, 0x10-0x12, 0x14, 0x20-0x22, 0x24-0x26, 0x28-0x30. Generated into
+/// `rtl/input_checker_codes.vh` (`PORTALS_OP_DEFINED`), which the RTL indexes with the field.
+pub const PORTALS_OP_DEFINED: u64 = codes(0x00, 0x03) | codes(0x10, 0x12) | codes(0x14, 0x14) | codes(0x20, 0x22) | codes(0x24, 0x26) | codes(0x28, 0x30);
+
+/// Defined rt_rc codes the engine can receive, as a mask indexed by the 4-bit field (002 (96); frames
+/// crate `ReductionRc` 0-8 without 2). Generated into `rtl/input_checker_codes.vh` (`PORTALS_RC_DEFINED`).
+pub const PORTALS_RC_DEFINED: u16 = (codes(0, 8) & !codes(2, 2)) as u16;
+
+/// Whether `op` (the rt_op field) is a defined code: its bit of [`PORTALS_OP_DEFINED`].
+pub fn portals_op_defined(op: u8) -> bool {
+    u32::from(op) < 1 << PORTALS_OP_BITS && PORTALS_OP_DEFINED >> op & 1 != 0
+}
+
+/// Whether `rc` (the rt_rc field) is a defined code: its bit of [`PORTALS_RC_DEFINED`].
 pub fn portals_rc_defined(rc: u8) -> bool {
-    rc <= 8 && rc != 2
+    u32::from(rc) < 1 << PORTALS_RC_BITS && PORTALS_RC_DEFINED >> rc & 1 != 0
 }
 
 /// The reflected CRC-32 polynomial (IEEE 802.3; the TLP LCRC and ECRC, the Soft Portals FCS), the RTL's
@@ -311,8 +330,8 @@ fn classify_portals(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConf
     if field(62, 2) != 0 {
         return Verdict::Drop(RESERVED);
     }
-    let (seqno, arm, op, count) = (field(0, 10) as u16, field(10, 1) != 0, field(11, 6) as u8, field(17, 20) as u32);
-    let (resno, rc, repsum_m, oflow, retry) = (field(37, 10) as u16, field(47, 4) as u8, field(51, 8) as u8, field(59, 2) as u8, field(61, 1) != 0);
+    let (seqno, arm, op, count) = (field(0, 10) as u16, field(10, 1) != 0, field(11, PORTALS_OP_BITS) as u8, field(17, 20) as u32);
+    let (resno, rc, repsum_m, oflow, retry) = (field(37, 10) as u16, field(47, PORTALS_RC_BITS) as u8, field(51, 8) as u8, field(59, 2) as u8, field(61, 1) != 0);
     if !portals_op_defined(op) || !portals_rc_defined(rc) || (count == 0 && !arm) {
         return Verdict::Drop(PORTALS_HEADER);
     }
@@ -881,6 +900,12 @@ mod tests {
     fn defined_codes() {
         assert!(portals_op_defined(0x30) && portals_op_defined(0x28) && !portals_op_defined(0x13) && !portals_op_defined(0x31));
         assert!(portals_rc_defined(8) && !portals_rc_defined(2) && !portals_rc_defined(9));
+        // The masks as the ranges were written before (docs/blocks/input_checker.md §Checks, P4).
+        let ops = (0..64u8).filter(|&op| portals_op_defined(op)).count();
+        assert_eq!(ops, 4 + 3 + 1 + 3 + 3 + 9);
+        assert_eq!(PORTALS_OP_DEFINED, 0x0001_FF77_0017_000F);
+        assert_eq!(PORTALS_RC_DEFINED, 0x01FB);
+        assert!(!portals_op_defined(64) && !portals_rc_defined(16));
     }
 
     #[test]

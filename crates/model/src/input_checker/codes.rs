@@ -4,7 +4,7 @@
 //! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
-use super::{CAPTURE_BYTES, MAILBOX_OFFSET, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
 use super::crc_matrix;
 use crate::code_table;
 
@@ -89,6 +89,10 @@ pub fn verilog_header() -> String {
         });
     }
     h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
+    // The defined rt_op / rt_rc codes, one bit per code, indexed by the field in the RTL.
+    let masks = [("PORTALS_OP_DEFINED", 1u32 << PORTALS_OP_BITS, PORTALS_OP_DEFINED), ("PORTALS_RC_DEFINED", 1 << PORTALS_RC_BITS, u64::from(PORTALS_RC_DEFINED))];
+    let masks: String = masks.iter().map(|&(name, bits, v)| format!("localparam [{}:0] {name} = {bits}'h{v:X};\n", bits - 1)).collect();
+    h.section("Defined Soft Portals reduction-header codes: bit c set when rt_op / rt_rc c is defined (crates/model/src/input_checker.rs)", &masks);
     h.section("CRC-32 of a whole beat as XOR trees (crates/model/src/input_checker/crc_matrix.rs)", &crc_matrix::localparams());
     h.text()
 }
