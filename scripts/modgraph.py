@@ -27,8 +27,6 @@ for m, f in mods.items():
     depth = 0
     for line in open(f):
         code = line.split('//')[0]
-        # `pub(super)`/`pub(in super::..)` is a visibility, not a use of the parent's items.
-        code = re.sub(r'\bpub\s*\(\s*(?:in\s+)?super(?:::\w+)*\s*\)', 'pub', code)
         opened = re.match(r'\s*(?:pub(?:\([\w:]+\))?\s+)?mod\s+(\w+)\s*\{', code)
         cur = m + tuple(n for n, _ in inline)
         uses = re.sub(r'\bpub\s*\(\s*(?:crate|super|self|in\s+[\w:]+)\s*\)', 'pub', code)
