@@ -23,11 +23,12 @@ use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
-/// Bytes of a frame captured for parsing: longer frames are dropped as [`event::TOO_LONG`]. The longest
-/// frame the engine accepts is a Soft Portals frame (102 bytes).
-pub const CAPTURE_BYTES: usize = 128;
-/// Offset of the TLP in a TLP frame (after the 2-byte sequence-number field).
-pub const TLP_OFFSET: usize = 2;
+pub mod codes;
+pub mod crc_matrix;
+pub mod protocol;
+pub use codes::{event, validation};
+pub use protocol::*;
+
 /// DW0 fields of a non-flit TLP as this block reads them (PCIe Base Specification Table 2-3; the frames
 /// crate's `tlp::Dw0` and `tlp::kind` name the same bits). The model does not depend on the frames crate
 /// on purpose: it mirrors `rtl/input_checker.v` byte for byte, and the tests (`tests/cosim_input_checker.rs`)
@@ -44,73 +45,6 @@ mod tlp_dw0 {
     pub const FMT_DATA: u8 = 0b010;
     /// Fmt of a TLP prefix.
     pub const FMT_PREFIX: u8 = 0b100;
-}
-/// Shortest TLP frame: sequence number, 3-DW header, LCRC.
-pub const TLP_MIN_BYTES: usize = TLP_OFFSET + 12 + 4;
-/// Length of a Soft Portals frame (frames crate `SOFT_PORTALS_LEN`).
-pub const SOFT_PORTALS_BYTES: usize = 102;
-/// Offset of the Portals reduction frame in a Soft Portals frame (after the Ethernet header).
-pub const PORTALS_OFFSET: usize = 14;
-/// Register-window offsets at or above this are the collective-message mailbox (memory-write carrier);
-/// below it, 1-DW reads and writes are register accesses.
-pub const MAILBOX_OFFSET: u32 = 0x800;
-/// Engine register window base in the switch's address space (000 \[0175\]).
-pub const ENGINE_WINDOW: u32 = 0xC;
-/// Message code of a vendor-defined Type 1 message.
-pub const VDM_TYPE1_CODE: u8 = 0x7F;
-/// Protocol id in bits 31:24 of a collective VDM's DW3 (frames crate `VDM_PROTOCOL_ID`).
-pub const VDM_PROTOCOL_ID: u32 = 0xCE;
-/// CRC-32/ISO-HDLC register (reflected, before the final inversion) after a message followed by its own
-/// little-endian CRC.
-pub const CRC32_RESIDUE: u32 = 0xDEBB_20E3;
-/// Bits of the TLP forced to 1 in the ECRC (frames crate `NON_FLIT_ECRC_VARIANT_BITS`), as (offset from
-/// the TLP start, mask).
-pub const ECRC_VARIANT_BITS: [(usize, u8); 2] = [(0, 0x01), (2, 0x40)];
-
-pub mod codes;
-pub mod crc_matrix;
-pub use codes::{event, validation};
-
-/// Width of the reduction header's rt_op field (bits 16:11 of its 64-bit word).
-pub const PORTALS_OP_BITS: u32 = 6;
-/// Width of the reduction header's rt_rc field (bits 50:47).
-pub const PORTALS_RC_BITS: u32 = 4;
-
-/// A 64-bit mask with bits `lo..=hi` set (a range of codes).
-const fn codes(lo: u32, hi: u32) -> u64 {
-    (u64::MAX >> (63 - hi)) & (u64::MAX << lo)
-}
-
-/// Defined rt_op codes as a mask indexed by the 6-bit field (002 (42)-(48); frames crate `ReductionOp`):
-/// 0x00-0x03, 0x10-0x12, 0x14, 0x20-0x22, 0x24-0x26, 0x28-0x30. Generated into
-/// `rtl/input_checker_codes.vh` (`PORTALS_OP_DEFINED`), which the RTL indexes with the field.
-pub const PORTALS_OP_DEFINED: u64 = codes(0x00, 0x03) | codes(0x10, 0x12) | codes(0x14, 0x14) | codes(0x20, 0x22) | codes(0x24, 0x26) | codes(0x28, 0x30);
-
-/// Defined rt_rc codes the engine can receive, as a mask indexed by the 4-bit field (002 (96); frames
-/// crate `ReductionRc` 0-8 without 2). Generated into `rtl/input_checker_codes.vh` (`PORTALS_RC_DEFINED`).
-pub const PORTALS_RC_DEFINED: u16 = (codes(0, 8) & !codes(2, 2)) as u16;
-
-/// Whether `op` (the rt_op field) is a defined code: its bit of [`PORTALS_OP_DEFINED`].
-pub fn portals_op_defined(op: u8) -> bool {
-    u32::from(op) < 1 << PORTALS_OP_BITS && PORTALS_OP_DEFINED >> op & 1 != 0
-}
-
-/// Whether `rc` (the rt_rc field) is a defined code: its bit of [`PORTALS_RC_DEFINED`].
-pub fn portals_rc_defined(rc: u8) -> bool {
-    u32::from(rc) < 1 << PORTALS_RC_BITS && PORTALS_RC_DEFINED >> rc & 1 != 0
-}
-
-/// The reflected CRC-32 polynomial (IEEE 802.3; the TLP LCRC and ECRC, the Soft Portals FCS), the RTL's
-/// `CRC32_POLY` (generated into the headers of the blocks that compute a CRC).
-pub const CRC32_POLY: u32 = 0xEDB8_8320;
-
-/// One step of the reflected CRC-32 ([`CRC32_POLY`]) over one byte, no inversion.
-pub fn crc32_byte(crc: u32, byte: u8) -> u32 {
-    let mut c = crc ^ u32::from(byte);
-    for _ in 0..8 {
-        c = (c >> 1) ^ (CRC32_POLY & (c & 1).wrapping_neg());
-    }
-    c
 }
 
 /// Parameters of one checker (the RTL parameters of the same names).

@@ -4,7 +4,7 @@
 //! checked-in header is the generated one (`INSWITCH_BLESS=1 cargo test --release -p inswitch-model
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
-use super::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::protocol::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
 use super::crc_matrix;
 use crate::code_table;
 

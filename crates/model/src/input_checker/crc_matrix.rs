@@ -20,7 +20,7 @@
 //! [`init_two_bytes_early`], the value that two zero bytes (bytes 0 and 1, masked) turn into the usual
 //! initial value.
 
-use super::{CAPTURE_BYTES, CRC32_POLY, CRC32_RESIDUE};
+use super::protocol::{CAPTURE_BYTES, CRC32_POLY, CRC32_RESIDUE};
 
 /// The widest beat the rows cover (`DATA_WIDTH` up to 1024).
 pub const ROW_BITS: usize = 1024;
@@ -96,7 +96,7 @@ pub fn localparams() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::crc32_byte;
+    use super::super::protocol::crc32_byte;
     use super::*;
 
     fn serial(mut c: u32, data: &[u8]) -> u32 {
