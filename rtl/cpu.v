@@ -215,10 +215,10 @@ reg [15:0]         engine_id_reg, engine_id_next;
 reg [31:0]         engine_sfa_reg, engine_sfa_next;
 reg                ieee_reg, ieee_next;
 reg [3:0]          retry_limit_reg, retry_limit_next;
+// PBV table (docs/blocks/cpu.md §PBV table): the valid and switch bits in flip-flops (EMIT, the relay set
+// and the participant checks read them as vectors), the device IDs in the RAM pbv_dev_mem below.
 reg [127:0]        pbv_valid_reg, pbv_valid_next;
 reg [127:0]        pbv_switch_reg, pbv_switch_next;
-// Device ID of PBV entry i in bits 16i+15:16i
-reg [16*PBV_ENTRIES-1:0] pbv_dev_reg, pbv_dev_next;
 
 // Context tables. A static entry is split in two (docs/blocks/cpu.md §Context model, "Where the tables
 // live"): st_reg holds the fields the associative lookup compares and the few bits the configuration
@@ -235,6 +235,24 @@ reg [S_W-1:0]      st_next [0:STATIC_ENTRIES-1];
 reg [D_W-1:0]      d_reg [0:DESCRIPTORS-1];
 /* verilator lint_on UNUSEDSIGNAL */
 reg [D_W-1:0]      d_next [0:DESCRIPTORS-1];
+
+// The PBV table's device IDs in RAM: PBV_WORDS words of PBV_SCAN_ENTRIES IDs (entry i in word
+// i / PBV_SCAN_ENTRIES, bits 16 (i mod PBV_SCAN_ENTRIES) + 15 : 16 (i mod PBV_SCAN_ENTRIES)), one RAM per
+// 16-bit slot so that a configuration write is a plain word write. One read address for every slot
+// (pbv_raddr_reg, registered: the word the next state reads, below): state SCAN compares a whole word
+// per cycle (the reverse lookup), LOOKUP reads the word of the message's P_ID, EMIT the word of its
+// next PBV bit. The RAM is not reset: an entry's device ID is read only while its valid bit (a
+// flip-flop, cleared by reset) is set, and a write sets both.
+localparam integer PBV_WORDS = PBV_ENTRIES / PBV_SCAN_ENTRIES;
+localparam integer PBV_SLOT_W = $clog2(PBV_SCAN_ENTRIES);
+localparam integer PBV_WADDR_W = 7 - PBV_SLOT_W;
+generate
+    if (PBV_SCAN_ENTRIES < 2 || PBV_SCAN_ENTRIES > 64 || (1 << PBV_SLOT_W) != PBV_SCAN_ENTRIES) begin : g_bad_scan
+        cpu_pbv_scan_entries_must_be_a_power_of_two_from_2_to_64 u_err();
+    end
+endgenerate
+reg [PBV_WADDR_W-1:0]          pbv_raddr_reg;
+wire [16*PBV_SCAN_ENTRIES-1:0] pbv_dev_rd;
 
 /*
  * Outputs.
@@ -454,8 +472,22 @@ always @* begin
                 seq_next = SEQ_EXPIRE;
             end else if (s_msg_valid) begin
                 msg_next = s_msg_packed;
-                seq_next = SEQ_LOOKUP;
+                if (needs_scan(s_msg_packed[M_FAMILY], s_msg_packed[M_KIND +: 4], s_msg_packed[M_PID +: 16])) begin
+                    lk_p_hit_next = 1'b0;
+                    lk_p_idx_next = 7'd0;
+                    seq_next = SEQ_SCAN;
+                end else begin
+                    seq_next = SEQ_LOOKUP;
+                end
             end
+        end
+        // ==== SCAN (lookup.rs `Cpu::scan`): one word of the device-ID RAM per cycle, the first hit kept
+        SEQ_SCAN: begin
+            if (!lk_p_hit_reg && scan_hit) begin
+                lk_p_hit_next = 1'b1;
+                lk_p_idx_next = scan_idx;
+            end
+            if (scan_last) seq_next = SEQ_LOOKUP;
         end
         // ==== LOOKUP (lookup.rs)
         SEQ_LOOKUP: begin
@@ -585,13 +617,11 @@ always @* begin
     pbv_switch_next = pbv_switch_reg;
     for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
     for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
-    pbv_dev_next = pbv_dev_reg;
 
     if (cfg_wr_en) begin
         if (cfg_wr_addr < CFG_TIMEOUT) begin
             pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
             pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
-            pbv_dev_next[16*cfg_wr_addr[6:0] +: 16] = cfg_wr_data[15:0];
         end else if (cfg_wr_addr < CFG_THRESHOLD) begin
             timeout_next[cfg_wr_addr[1:0]] = cfg_wr_data[23:0];
         end else if (cfg_wr_addr < CFG_ENGINE_ID) begin
@@ -691,6 +721,36 @@ always @(posedge clk) begin
     end
 end
 
+/*
+ * The PBV table's device-ID RAM (declared with the registers): written by the configuration port (a PBV-table
+ * entry's word), read at pbv_raddr_reg, the word the next state reads: the next one in SCAN (the first
+ * when SCAN starts), the P_ID's before LOOKUP, else the word of the next PBV bit EMIT sends to.
+ */
+wire                   cfg_pbv_we = cfg_wr_en && !rst && cfg_wr_addr < CFG_TIMEOUT;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [6:0]             em_next_b = lowest_index(em_mask_next);
+wire [15:0]            msg_next_pid = msg_next[M_PID +: 16];
+/* verilator lint_on UNUSEDSIGNAL */
+wire [PBV_WADDR_W-1:0] pbv_raddr = seq_next == SEQ_SCAN ? (seq_reg == SEQ_SCAN ? pbv_raddr_reg + 1'b1 : {PBV_WADDR_W{1'b0}})
+                                 : seq_next == SEQ_LOOKUP ? msg_next_pid[PBV_SLOT_W +: PBV_WADDR_W]
+                                 : em_next_b[PBV_SLOT_W +: PBV_WADDR_W];
+
+generate
+    for (g = 0; g < PBV_SCAN_ENTRIES; g = g + 1) begin : g_pbv_dev
+        reg [15:0] pbv_dev_mem [0:PBV_WORDS-1];
+        always @(posedge clk) begin
+            if (cfg_pbv_we && cfg_wr_addr[PBV_SLOT_W-1:0] == g[PBV_SLOT_W-1:0]) begin
+                pbv_dev_mem[cfg_wr_addr[6:PBV_SLOT_W]] <= cfg_wr_data[15:0];
+            end
+        end
+        assign pbv_dev_rd[16*g +: 16] = pbv_dev_mem[pbv_raddr_reg];
+    end
+endgenerate
+
+always @(posedge clk) begin
+    pbv_raddr_reg <= pbv_raddr;
+end
+
 always @(posedge clk) begin
     seq_reg <= seq_next;
     msg_reg <= msg_next;
@@ -727,7 +787,6 @@ always @(posedge clk) begin
     pbv_switch_reg <= pbv_switch_next;
     for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= timeout_next[k];
     for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= threshold_next[k];
-    pbv_dev_reg <= pbv_dev_next;
     for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= st_next[k];
     for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
     if (fail_mark) begin
@@ -779,7 +838,6 @@ always @(posedge clk) begin
         pbv_switch_reg <= 128'd0;
         for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= TIMEOUT_RESET;
         for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= THRESHOLD_RESET;
-        pbv_dev_reg <= {16*PBV_ENTRIES{1'b0}};
         for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= {S_W{1'b0}};
         for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= {D_W{1'b0}};
     end

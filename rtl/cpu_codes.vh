@@ -78,12 +78,15 @@ localparam [3:0] SEQ_RATCHET = 4'd6;
 localparam [3:0] SEQ_EMIT = 4'd7;
 localparam [3:0] SEQ_FINISH = 4'd8;
 localparam [3:0] SEQ_EXPIRE = 4'd9;
+localparam [3:0] SEQ_SCAN = 4'd10;
 // End-of-emission actions (state FINISH)
 localparam [2:0] FIN_NONE = 3'd0;
 localparam [2:0] FIN_FREE = 3'd1;
 localparam [2:0] FIN_REARM = 3'd2;
 localparam [2:0] FIN_WAIT = 3'd3;
 localparam [2:0] FIN_NEXT_ROUND = 3'd4;
+// PBV table: device IDs per word of the device-ID RAM, compared in one SCAN cycle (docs/blocks/cpu.md §PBV table)
+localparam integer PBV_SCAN_ENTRIES = 32;
 // Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)
 localparam [11:0] CFG_PBV = 12'h0;
 localparam [11:0] CFG_TIMEOUT = 12'h80;

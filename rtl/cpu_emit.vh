@@ -38,7 +38,7 @@ always @* begin
                 emit_em_mask[em_b] = 1'b0;
             end else if (out_free) begin
                 emit_out = tmpl_reg;
-                emit_out[M_DST +: 32] = {16'd0, pbv_dev_reg[16*em_b +: 16]};
+                emit_out[M_DST +: 32] = {16'd0, pbv_dev_rd[16*em_b[PBV_SLOT_W-1:0] +: 16]};
                 emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
                 // Reduce to one target (003 [0052], [0060]): the participants learn the round is
                 // over, not its result (model: Cpu::without_result).

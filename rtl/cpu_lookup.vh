@@ -5,7 +5,7 @@
 // Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
 // isolating the lowest set bit and encoding it (no 128-deep priority chains).
 integer j;
-reg [127:0] st_match, d_match, d_free, d_expired, p_match;
+reg [127:0] st_match, d_match, d_free, d_expired;
 wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
 wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
 
@@ -14,7 +14,6 @@ always @* begin
     d_match = 128'd0;
     d_free = 128'd0;
     d_expired = 128'd0;
-    p_match = 128'd0;
     for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
         st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
     end
@@ -22,9 +21,6 @@ always @* begin
         d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
         d_free[j] = !d_reg[j][D_VALID];
         d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
-    end
-    for (j = 0; j < PBV_ENTRIES; j = j + 1) begin
-        p_match[j] = pbv_valid_reg[j] && pbv_dev_reg[16*j +: 16] == p_who;
     end
 end
 
@@ -34,7 +30,6 @@ wire [6:0] d_first = lowest_index(d_match);
 wire [6:0] free_first = lowest_index(d_free);
 wire [6:0] expired_first = lowest_index(d_expired);
 /* verilator lint_on UNUSEDSIGNAL */
-wire [6:0] p_first = lowest_index(p_match);
 // A pending expiry is served before the next message (IDLE).
 assign any_expired = |d_expired;
 assign first_expired = expired_first[DIDX_W-1:0];
@@ -49,16 +44,47 @@ reg               lookup_p_hit;
 reg [6:0]         lookup_p_idx;
 reg               lookup_p_sender;
 
+// The reverse lookup of state SCAN (docs/blocks/cpu.md §PBV table; model: lookup.rs `needs_scan`): a TLP
+// CONTRIBUTION or RESPONSE without a P_ID (the requester's device ID is searched), a TLP INITIALIZATION
+// with one (its P_ID, a device ID, is searched). No other message reads the participant.
+function automatic needs_scan(input portals, input [3:0] kind, input [15:0] pid);
+    needs_scan = !portals && ((kind == K_INIT && pid != NO_PARTICIPANT)
+                              || ((kind == K_CONTRIB || kind == K_RESPONSE) && pid == NO_PARTICIPANT));
+endfunction
+
+// State SCAN (model: `Cpu::scan`): the word of the device-ID RAM at pbv_raddr_reg against the searched ID;
+// the lowest valid match of the word. The sequencer keeps the first hit over the words in lk_p_*.
+reg [127:0] scan_match;
 always @* begin
-    // The participant: P_ID if given ([0169]), else a reverse lookup of the requester.
-    if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
+    scan_match = 128'd0;
+    for (j = 0; j < PBV_SCAN_ENTRIES; j = j + 1) begin
+        scan_match[j] = pbv_valid_reg[{pbv_raddr_reg, j[PBV_SLOT_W-1:0]}] && pbv_dev_rd[16*j +: 16] == p_who;
+    end
+end
+/* verilator lint_off UNUSEDSIGNAL */
+wire [6:0] scan_first = lowest_index(scan_match);
+/* verilator lint_on UNUSEDSIGNAL */
+wire       scan_hit = |scan_match;
+wire [6:0] scan_idx = {pbv_raddr_reg, scan_first[PBV_SLOT_W-1:0]};
+wire       scan_last = &pbv_raddr_reg;
+
+// The device ID of the P_ID's entry: LOOKUP reads the word addressed when the message was accepted.
+wire [15:0] pid_dev = pbv_dev_rd[16*m_pid[PBV_SLOT_W-1:0] +: 16];
+
+always @* begin
+    // The participant: P_ID if given ([0169]), an index; else the reverse lookup SCAN did.
+    if (needs_scan(m_portals, m_kind, m_pid)) begin
+        lookup_p_hit = lk_p_hit_reg;
+        lookup_p_idx = lk_p_idx_reg;
+        lookup_p_sender = lk_p_hit_reg;
+    end else if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
         lookup_p_hit = m_pid < 16'd128;
         lookup_p_idx = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;
         // A P_ID is trusted only for the device its entry holds (docs/blocks/cpu.md §Messages, WRONG_SENDER).
-        lookup_p_sender = m_pid < 16'd128 && p_match[m_pid[6:0]];
+        lookup_p_sender = m_pid < 16'd128 && pbv_valid_reg[m_pid[6:0]] && pid_dev == m_src[15:0];
     end else begin
-        lookup_p_hit = |p_match;
-        lookup_p_idx = p_first;
-        lookup_p_sender = |p_match;
+        lookup_p_hit = 1'b0;
+        lookup_p_idx = 7'd0;
+        lookup_p_sender = 1'b0;
     end
 end

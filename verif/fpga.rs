@@ -43,7 +43,7 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("cpu", "st_reg", "CPU static entries: keys and flags (associative)"),
     ("cpu", "d_pay_mem", "CPU descriptors: data"),
     ("cpu", "d_reg", "CPU descriptors: keys, states and timers (associative)"),
-    ("cpu", "pbv_dev_reg", "CPU PBV table (device IDs)"),
+    ("cpu", "pbv_dev_mem", "CPU PBV table: device IDs (one RAM per 16-bit slot of a word)"),
     ("register_space", "pbv_reg", "register-space PBV table"),
     ("interposer", "mcast_mem", "interposer multicast table"),
 ];

@@ -52,6 +52,8 @@ impl Coverage {
 /// Counter names every CI run must see at least once (the coverage holes test).
 pub const REQUIRED: &[&str] = &[
     "messages_in",
+    // Messages whose participant the SCAN state searched by device ID (docs/blocks/cpu.md §PBV table).
+    "scan_lookups",
     "messages_out",
     "resets",
     "stall_cycles",

@@ -5,7 +5,7 @@ use super::*;
 
 // The ends of rounds and the timing of the sequencer and the timers: an `impl Reference` of its own.
 mod timing;
-use timing::{CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
+use timing::{scan_cycles, CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
 
 /// A descriptor of the reference: the dynamic state of a live context.
 #[derive(Clone, Debug)]
@@ -264,6 +264,12 @@ impl Reference {
     pub(super) fn accept(&mut self, cycle: u64, m: &CollectiveMsg) {
         self.cov.bump("messages_in");
         self.cov.bump(if m.family == Family::Portals { "portals_in" } else { "tlp_in" });
+        // The reverse lookup's SCAN cycles delay the whole decision (docs/blocks/cpu.md §PBV table).
+        let scan = scan_cycles(m);
+        if scan != 0 {
+            self.cov.bump("scan_lookups");
+        }
+        let cycle = cycle + scan;
         self.message(cycle, m);
         self.plan(cycle, "emission");
     }

@@ -106,6 +106,7 @@ code_table! {
         EMIT = 7, "Outgoing messages.";
         FINISH = 8, "End-of-round action.";
         EXPIRE = 9, "Timeout decision.";
+        SCAN = 10, "Reverse lookup of the requester in the PBV table's device-ID RAM, one word per cycle.";
     }
 }
 
@@ -191,6 +192,10 @@ pub fn verilog_header() -> String {
     h.section("Events on stat_event (docs/blocks/cpu.md §Messages to §Timers)", &event::localparams());
     h.section("Sequencer states (docs/blocks/cpu.md §Timing)", &seq::localparams());
     h.section("End-of-emission actions (state FINISH)", &fin::localparams());
+    h.section(
+        "PBV table: device IDs per word of the device-ID RAM, compared in one SCAN cycle (docs/blocks/cpu.md §PBV table)",
+        &format!("localparam integer PBV_SCAN_ENTRIES = {};\n", super::context::PBV_SCAN_ENTRIES),
+    );
     h.section(
         "Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)",
         &crate::codes::hex_localparams("CFG", super::config::ADDR_BITS, super::config::ADDRESSES.map(|(n, a)| (n, u64::from(a)))),

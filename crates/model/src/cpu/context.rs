@@ -6,6 +6,12 @@ use crate::reduce::Contribution;
 
 /// PBV-table entries: one per PBV bit (000 \[0155\], \[0157\]: up to 128).
 pub const PBV_ENTRIES: usize = 128;
+/// PBV-table entries whose device IDs one word of the RTL's device-ID RAM holds (`pbv_dev_mem`): the
+/// reverse lookup of the requester (state `SCAN`) compares one word per cycle (`docs/blocks/cpu.md`
+/// §PBV table).
+pub const PBV_SCAN_ENTRIES: usize = 32;
+/// Words of the device-ID RAM: the cycles a reverse lookup spends in state `SCAN`.
+pub const PBV_SCAN_WORDS: usize = PBV_ENTRIES / PBV_SCAN_ENTRIES;
 /// Width of a timeout register, in ticks (002 (80)).
 pub const TIMEOUT_BITS: u32 = 24;
 /// Number of timeout registers (002 (80)).

@@ -2,6 +2,7 @@
 //! Side by side with `rtl/cpu_execute.vh` (§EXECUTE of `rtl/cpu.v`, which includes it).
 
 use super::*;
+use super::records::Stored;
 
 impl Cpu {
     /// State `EXEC`: the decision for the latched message (`docs/blocks/cpu.md` §Messages).

@@ -3,23 +3,20 @@
 
 use super::*;
 
-/// Results of the associative lookups (registered in state `LOOKUP`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Lookup {
-    pub(super) s_hit: bool,
-    pub(super) s_idx: usize,
-    pub(super) d_hit: bool,
-    pub(super) d_idx: usize,
-    pub(super) f_hit: bool,
-    pub(super) f_idx: usize,
-    pub(super) p_hit: bool,
-    pub(super) p_idx: usize,
-    /// The requester is the device of entry `p_idx` (000 [0094], [0169]): always so for a reverse lookup;
-    /// for a given P_ID, the entry is valid and holds `m.src[15:0]` (`docs/blocks/cpu.md` §Messages).
-    pub(super) p_sender: bool,
-}
-
 impl Cpu {
+    /// Whether the participant of `m` needs the reverse lookup of state `SCAN` (docs/blocks/cpu.md §PBV
+    /// table): a TLP CONTRIBUTION or RESPONSE without a P_ID (the requester ID is searched), and a TLP
+    /// INITIALIZATION with one (its P_ID, a device ID, is searched). No other message reads the
+    /// participant, so no other spends the cycles.
+    pub(super) fn needs_scan(m: &CollectiveMsg) -> bool {
+        m.family == Family::Tlp
+            && match m.kind {
+                Kind::INITIALIZATION => m.pid != NO_PARTICIPANT,
+                Kind::CONTRIBUTION | Kind::RESPONSE => m.pid == NO_PARTICIPANT,
+                _ => false,
+            }
+    }
+
     pub(super) fn lookup(&self) -> Lookup {
         let m = &self.msg;
         let portals = m.family == Family::Portals;
@@ -28,16 +25,21 @@ impl Cpu {
         let s = self.st.iter().position(|e| e.valid && e.portals == portals && e.key == skey);
         let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
         let f = self.d.iter().position(|e| !e.valid);
-        // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (a relay, docs/blocks/cpu.md
-        // §Messages): the reverse lookup finds that engine's PBV-table entry. Other messages: P_ID is an index.
+        // The participant: P_ID if given ([0169]), an index; else the reverse lookup that state SCAN did
+        // (a TLP INITIALIZATION's P_ID is the device ID of the engine it is for, a relay,
+        // docs/blocks/cpu.md §Messages, found the same way). Other messages use no participant.
         let init = !portals && m.kind == Kind::INITIALIZATION;
-        let p = if m.pid != NO_PARTICIPANT && !init {
-            (usize::from(m.pid) < PBV_ENTRIES).then_some(usize::from(m.pid) % PBV_ENTRIES)
+        let (p_hit, p_idx, p_sender) = if Self::needs_scan(m) {
+            (self.lk.p_hit, self.lk.p_idx, self.lk.p_hit)
+        } else if m.pid != NO_PARTICIPANT && !init {
+            let i = usize::from(m.pid);
+            let hit = i < PBV_ENTRIES;
+            // The P_ID's entry is read from the device-ID RAM (its word addressed at acceptance).
+            let sender = hit && self.cfg.pbv[i].valid && self.cfg.pbv[i].device_id == m.src as u16;
+            (hit, if hit { i } else { 0 }, sender)
         } else {
-            let who = if init { m.pid } else { m.src as u16 };
-            self.cfg.pbv.iter().position(|e| e.valid && e.device_id == who)
+            (false, 0, false)
         };
-        let p_sender = p.is_some_and(|i| self.cfg.pbv[i].valid && self.cfg.pbv[i].device_id == m.src as u16);
         Lookup {
             s_hit: s.is_some(),
             s_idx: s.unwrap_or(0),
@@ -45,10 +47,30 @@ impl Cpu {
             d_idx: d.unwrap_or(0),
             f_hit: f.is_some(),
             f_idx: f.unwrap_or(0),
-            p_hit: p.is_some(),
-            p_idx: p.unwrap_or(0),
+            p_hit,
+            p_idx,
             p_sender,
         }
     }
 
+    /// State `SCAN`: one word of the reverse lookup (entries `scan_word * PBV_SCAN_ENTRIES` and the
+    /// next ones): the lowest valid entry whose device ID is the requester's (or, for a TLP
+    /// INITIALIZATION, its P_ID) is kept in `lk.p_*`; after the last word, `LOOKUP`.
+    pub(super) fn scan(&mut self) {
+        let m = &self.msg;
+        let who = if m.kind == Kind::INITIALIZATION { m.pid } else { m.src as u16 };
+        let base = self.scan_word * PBV_SCAN_ENTRIES;
+        if !self.lk.p_hit {
+            let word = &self.cfg.pbv[base..base + PBV_SCAN_ENTRIES];
+            if let Some(j) = word.iter().position(|e| e.valid && e.device_id == who) {
+                self.lk.p_hit = true;
+                self.lk.p_idx = base + j;
+            }
+        }
+        if self.scan_word == PBV_SCAN_WORDS - 1 {
+            self.seq = seq::LOOKUP;
+        } else {
+            self.scan_word += 1;
+        }
+    }
 }

@@ -27,6 +27,7 @@ mod emit;
 mod finish;
 mod expire;
 mod records;
+mod types;
 
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
@@ -34,9 +35,8 @@ use crate::reduce::{Contribution, Mode, Rc, Tables};
 use crate::signal::Block;
 
 use config::Config;
-use context::{role, CtxState, Descriptor, StaticEntry, PBV_ENTRIES};
-use lookup::Lookup;
-use records::Stored;
+use context::{role, CtxState, Descriptor, StaticEntry, PBV_ENTRIES, PBV_SCAN_ENTRIES, PBV_SCAN_WORDS};
+use types::Lookup;
 
 /// Largest rt_count / p_count (20 bits, 002 (79)); counts saturate here.
 pub const COUNT_MAX: u32 = (1 << crate::message::COUNT_WIDTH) - 1;
@@ -213,6 +213,8 @@ pub struct Cpu {
     seq: u8,
     msg: CollectiveMsg,
     lk: Lookup,
+    /// The word of the device-ID RAM the reverse lookup compares (state `SCAN`; RTL `pbv_raddr_reg`).
+    scan_word: usize,
     cur: usize,
     tmpl: CollectiveMsg,
     em_mask: u128,
@@ -284,6 +286,7 @@ impl Cpu {
             seq: seq::IDLE,
             msg: CollectiveMsg::default(),
             lk: Lookup::default(),
+            scan_word: 0,
             cur: 0,
             tmpl: CollectiveMsg::default(),
             em_mask: 0,
@@ -521,9 +524,18 @@ impl Block for Cpu {
                     self.seq = seq::EXPIRE;
                 } else if i.s_msg_valid {
                     self.msg = i.msg();
-                    self.seq = seq::LOOKUP;
+                    if Self::needs_scan(&self.msg) {
+                        self.lk.p_hit = false;
+                        self.lk.p_idx = 0;
+                        self.scan_word = 0;
+                        self.seq = seq::SCAN;
+                    } else {
+                        self.seq = seq::LOOKUP;
+                    }
                 }
             }
+            // ==== SCAN (lookup.rs)
+            seq::SCAN => self.scan(),
             // ==== LOOKUP (lookup.rs)
             seq::LOOKUP => {
                 self.lk = self.lookup();

@@ -663,6 +663,38 @@ fn next_ready(tb: &mut Tb) -> u64 {
     }
 }
 
+/// docs/blocks/cpu.md §PBV table: a participant searched by device ID (no P_ID) holds the sequencer 4
+/// SCAN cycles more (128 entries, 32 device IDs per RAM word and cycle), one with a P_ID does not; the
+/// search finds the lowest valid entry in any word, the last included, and reads each word in its cycle.
+#[test]
+fn a_reverse_lookup_scans_the_device_id_ram_one_word_per_cycle() {
+    let mut tb = Tb::small();
+    // Entry 127 (last word) and entry 100 (word 3) hold device 0x0777; entry 100 is the lowest.
+    tb.cfg(config::PBV_TABLE + 127, pbv_word(true, false, 0x0777));
+    tb.cfg(config::PBV_TABLE + 100, pbv_word(true, false, 0x0777));
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send_init(init(0x345, 1 << 100 | 1 << 127 | 1, 3, Opcode::IntSum, 0, true));
+    // With a P_ID: accept, LOOKUP, EXEC (a combine: idle from A + 8).
+    let a = offer(&mut tb, contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
+    assert_eq!(next_ready(&mut tb) - a, 8, "a combine with a P_ID: no SCAN");
+    // Without: 4 SCAN cycles first; the participant is entry 100 (the lowest of the two).
+    let a = offer(&mut tb, contrib(0x345, NO_PARTICIPANT, 0x0777, 0, Opcode::IntSum, 2));
+    assert_eq!(next_ready(&mut tb) - a, 12, "a combine searched by device ID: 4 SCAN cycles more");
+    assert_eq!(tb.cpu.live(false, 0x345).unwrap().pbv, 1 << 127, "entry 100 took the contribution");
+    // A drop searched by device ID (no static entry): idle from A + 3 + 4.
+    let a = offer(&mut tb, contrib(0x346, NO_PARTICIPANT, 0x0777, 0, Opcode::IntSum, 2));
+    assert_eq!(next_ready(&mut tb) - a, 7, "a drop after the search");
+    // A write to the last word while the first is compared is seen by the search: entry 127 becomes
+    // device 0x0778 on the cycle after the acceptance, and 0x0778's contribution completes the context.
+    tb.take();
+    let mut i = CpuIn::default();
+    i.set_msg(&contrib(0x345, NO_PARTICIPANT, 0x0778, 0, Opcode::IntSum, 3));
+    while !tb.step(i).s_msg_ready {}
+    tb.step(CpuIn::cfg(config::PBV_TABLE + 127, pbv_word(true, false, 0x0778)));
+    tb.settle();
+    assert_eq!(tb.take().1, [event::ACCEPT, event::COMPLETE]);
+}
+
 #[test]
 fn latency_and_throughput_are_as_documented() {
     // docs/blocks/cpu.md §Timing.
