@@ -289,15 +289,15 @@ impl PacketEngineStimulus {
         let r = &mut self.r;
         let ci = r.random_range(0..TLP_CTX.len());
         let cc_id = if r.random_bool(0.85) { TLP_CTX[ci] } else { r.random_range(0..0x1000) };
-        // Mostly the context's TID; 12% one behind (a member that missed the Exit: "already
+        // Mostly the context's TID; 18% one behind (a member that missed the Exit: "already
         // completed"), 10% neither current nor one behind (one ahead or two behind: BAD_TID; it was a
         // random TID, of which only half were BAD_TID, and the count fell under the million-cycle
         // cosim's floor when the checker's pipeline moved the traffic's timing); an INITIALIZATION
         // sometimes starts the context at another TID.
         let cur = self.tids[ci];
         let tid = match r.random_range(0..100) {
-            0..=11 if kind != 2 => cur.wrapping_sub(1) & TID_MASK,
-            12..=21 => cur.wrapping_add(r.random_range(1..TID_MASK)) & TID_MASK,
+            0..=17 if kind != 2 => cur.wrapping_sub(1) & TID_MASK,
+            18..=27 => cur.wrapping_add(r.random_range(1..TID_MASK)) & TID_MASK,
             _ => cur,
         };
         if kind == 2 && cc_id == TLP_CTX[ci] {
