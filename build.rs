@@ -39,6 +39,13 @@ const VERILATOR_FLAGS: &[&str] = &[
 /// on this kind of machine (docs/performance.md).
 const CXX_FLAGS: &[&str] = &["-std=c++17", "-faligned-new", "-fno-semantic-interposition"];
 
+/// C++ optimisation level of the generated code and the runtime (part of each library's stamp, so a
+/// change rebuilds them). Measured (docs/performance.md §The test command's wall time): the CPU model's
+/// C++ compiles in 76 s of CPU at -O3, 57 s at -O2, 62 s at -Os (Verilator's own default) and 32 s at
+/// -O1, but at -O1 the CPU and top cosims ran 30-40% slower, which costs the test command as much as the
+/// compile saves and the benches more.
+const CXX_OPT_LEVEL: u32 = 3;
+
 /// Preprocessor definitions the Verilator runtime and generated code expect (verilated.mk).
 const CXX_DEFINES: &[(&str, &str)] = &[
     ("VM_COVERAGE", "0"),
@@ -165,8 +172,8 @@ impl Verilator {
         b.cpp(true)
             .cargo_metadata(false)
             .warnings(false)
-            // Simulation speed matters in debug builds too: the harness runs millions of cycles in tests.
-            .opt_level(3)
+            // The same level in debug builds: the harness runs millions of cycles in tests.
+            .opt_level(CXX_OPT_LEVEL)
             .debug(false)
             .include(&self.include)
             .include(self.include.join("vltstd"));
@@ -287,7 +294,7 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
     // built from.
     let mut h = DefaultHasher::new();
     v.version.hash(&mut h);
-    (verilator_flags(), CXX_FLAGS, CXX_DEFINES, coverage_build()).hash(&mut h);
+    (verilator_flags(), CXX_FLAGS, CXX_OPT_LEVEL, CXX_DEFINES, coverage_build()).hash(&mut h);
     unit.hash(&mut h);
     for s in &sources {
         fs::read(g.dir.join(s)).expect("read generated source").hash(&mut h);
@@ -316,7 +323,7 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
 
 fn build_runtime(v: &Verilator, lib_dir: &Path) {
     let mut h = DefaultHasher::new();
-    (&v.version, CXX_FLAGS, CXX_DEFINES, RUNTIME_SOURCES, coverage_build()).hash(&mut h);
+    (&v.version, CXX_FLAGS, CXX_OPT_LEVEL, CXX_DEFINES, RUNTIME_SOURCES, coverage_build()).hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
     let lib = lib_dir.join("libverilated_rt.a");
     let stamp_path = lib_dir.join("verilated_rt.stamp");

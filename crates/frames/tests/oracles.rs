@@ -31,10 +31,13 @@ fn python() -> PathBuf {
     p
 }
 
-/// Runs `script` on JSON lines and returns its JSON-line answers.
-fn run_oracle(script: &str, lines: &[Value]) -> Vec<Value> {
+/// Runs `script` (under `scripts/oracles/`) on JSON lines and returns its JSON-line answers, one per line.
+pub(crate) fn run_oracle(script: &str, lines: &[Value]) -> Vec<Value> {
     let py = python();
-    let dir = std::env::temp_dir().join(format!("inswitch-frames-oracle-{}-{}", std::process::id(), script));
+    // One file per call: tests run on several threads of one process, some with the same script.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("inswitch-frames-oracle-{}-{call}-{script}", std::process::id()));
     let mut f = std::fs::File::create(&dir).unwrap();
     for l in lines {
         writeln!(f, "{l}").unwrap();
