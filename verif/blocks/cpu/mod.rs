@@ -32,20 +32,12 @@
 //! `stat_*` reports an expiry it predicts the outcome; and every cycle it checks that no running timer is
 //! overdue beyond the time a busy sequencer may take ("every armed context is freed after its timeout").
 
-use std::collections::VecDeque;
 
-use inswitch_model::cpu::config::{self as reg, mode_word, pbv_word, static_word0, static_word1};
-use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::{
-    command, completion, event, next_seqno, reason, Cpu, CpuIn, CpuOut, CpuParams, COUNT_MAX, SEQNO_RESERVED,
+    Cpu, CpuIn, CpuOut, CpuParams,
 };
-use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
-use inswitch_model::reduce::stimulus::random_pair;
-use inswitch_model::reduce::{combine_with, Contribution, Mode, Rc};
-use rand::RngExt;
 
-use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{Gaps, Phases, StimRng};
+use crate::checker::{self, Bench, Outcome, RunConfig, RunError};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
@@ -57,14 +49,13 @@ pub fn params_of(model: &str) -> Result<CpuParams, HarnessError> {
     Ok(inswitch_model::registry::typed::cpu(&crate::targets::model_params(model)?))
 }
 
-// One module per role; each takes the imports and shared items above with `use super::*`.
+// One module per role; each imports what it uses, from its siblings and never from this module.
 mod coverage;
 mod monitor;
 mod reference;
 mod stimulus;
 
 pub use coverage::{event_cross, REQUIRED};
-use coverage::Coverage;
 pub use monitor::CpuMonitor;
 pub use reference::Reference;
 pub use stimulus::CpuStimulus;

@@ -1,6 +1,14 @@
 //! The CPU's independent scoreboard: the [`Reference`] plus the output-protocol checks and coverage.
 
-use super::*;
+use inswitch_model::cpu::{
+    event, CpuIn, CpuOut, CpuParams,
+};
+use inswitch_model::message::CollectiveMsg;
+
+use crate::checker::{Monitor, Transaction, TransactionLog};
+
+use super::coverage::event_cross;
+use super::reference::{Reference};
 
 /// Independent scoreboard of the CPU: the [`Reference`] plus output-protocol checks and coverage.
 pub struct CpuMonitor {

@@ -1,11 +1,22 @@
 //! The CPU's transaction-level reference of docs/blocks/cpu.md: its state, the configuration it reads from the
 //! writes, and what every accepted message does (independent of the cycle model).
 
-use super::*;
+use std::collections::VecDeque;
 
-// The ends of rounds and the timing of the sequencer and the timers: an `impl Reference` of its own.
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::{
+    command, completion, event, reason, CpuParams, COUNT_MAX, SEQNO_RESERVED,
+};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use inswitch_model::reduce::{combine_with, Contribution, Mode, Rc};
+
+use super::coverage::Coverage;
+
+// The documented cycle counts, and the ends of rounds and the timing of the sequencer and the timers (an
+// `impl Reference` of its own).
+mod schedule;
 mod timing;
-use timing::{scan_cycles, CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
+use schedule::{scan_cycles, CHECK_AFTER_COMBINE, CHECK_AFTER_STORE, EXEC_DONE};
 
 /// A descriptor of the reference: the dynamic state of a live context.
 #[derive(Clone, Debug)]

@@ -1,8 +1,20 @@
 //! The CPU's seeded stimulus: episodes of reset, configuration burst and traffic (see the module
 //! documentation of [`super`]).
 
-use super::*;
-use crate::stimulus;
+use std::collections::VecDeque;
+
+use inswitch_model::cpu::config::{self as reg, mode_word, pbv_word, static_word0, static_word1};
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::{
+    command, completion, event, next_seqno, reason, CpuIn, CpuOut, CpuParams, SEQNO_RESERVED,
+};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use inswitch_model::reduce::Contribution;
+use inswitch_model::reduce::stimulus::random_pair;
+use rand::RngExt;
+
+use crate::checker::Stimulus;
+use crate::stimulus::{self, Gaps, Phases, StimRng};
 
 /// Cycles of reset at the start of every episode.
 const RESET_CYCLES: u64 = 3;

@@ -21,36 +21,25 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody, ConfigFixed};
-use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
-use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
-use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
-use inswitch_frames::crc;
-use inswitch_model::input_checker::{event, CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
-use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
-use inswitch_model::Wide;
-use rand::RngExt;
+use inswitch_model::input_checker::{CheckerParams, InputChecker, InputCheckerIn, InputCheckerOut};
 
-use crate::checker::{self, Bench, Monitor, Outcome, RunConfig, RunError, Stimulus, Transaction, TransactionLog};
-use crate::stimulus::{Gaps, Phases, StimRng};
+use crate::checker::{self, Bench, Outcome, RunConfig, RunError};
 use crate::verilated::VerilatedDut;
 use crate::HarnessError;
 
 /// The Verilated input checker.
 pub type InputCheckerRtl = VerilatedDut<InputCheckerIn, InputCheckerOut>;
 
-// One module per role; each takes the imports and shared items above with `use super::*`.
+// One module per role; each imports what it uses, from its siblings and never from this module.
 mod coverage;
 mod monitor;
 mod reference;
 mod stimulus;
 
 pub use coverage::{counter, verdict_cross};
-use coverage::COUNTER_NAMES;
 pub use monitor::{InputCheckerMonitor, VERDICT_EDGES};
-pub use reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, UrExpect};
-pub use stimulus::{InputCheckerStimulus, Labels, ENGINE_ID};
-use stimulus::RESERVED_FLAG_LABEL;
+pub use reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect};
+pub use stimulus::{InputCheckerStimulus, ENGINE_ID};
 
 /// Parameters of a Verilated checker from its build.rs entry.
 pub fn params_of(model: &str) -> Result<CheckerParams, HarnessError> {

@@ -1,6 +1,14 @@
 //! The input checker's independent transaction-level scoreboard.
 
-use super::*;
+use std::collections::VecDeque;
+
+use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
+use inswitch_model::message::Family;
+
+use crate::checker::{Monitor, Transaction, TransactionLog};
+
+use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
+use super::reference::{Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the

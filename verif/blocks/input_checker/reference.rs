@@ -1,7 +1,22 @@
 //! The input checker's expected outcomes: what a frame must lead to, and the documented mapping of an
 //! accepted frame's repr to its normalized message (docs/blocks/input_checker.md §Mapping).
 
-use super::*;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use inswitch_frames::collective::{Body, CollectiveMessage};
+use inswitch_frames::crc;
+use inswitch_frames::portals::ReductionFrame;
+use inswitch_frames::tlp::{self, Header, Tlp};
+use inswitch_model::input_checker::{event, RegAccess, UrRequest};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+
+/// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
+pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
+
+/// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
+pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
 /// What a frame must lead to.
 #[derive(Clone, Debug, PartialEq)]

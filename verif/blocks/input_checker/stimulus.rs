@@ -1,8 +1,20 @@
 //! The input checker's seeded stimulus: frames of both families, valid or with one known defect,
 //! garbage, idle gaps, backpressure, configuration changes and resets.
 
-use super::*;
-use crate::stimulus::{self, Resets};
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody, ConfigFixed};
+use inswitch_frames::crc;
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
+use inswitch_model::Wide;
+use inswitch_model::input_checker::{event, CheckerParams, InputCheckerIn, InputCheckerOut, RegAccess};
+use rand::RngExt;
+
+use crate::checker::Stimulus;
+use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
+
+use super::monitor::VERDICT_EDGES;
+use super::reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
 
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
 pub const ENGINE_ID: u16 = 0x0010;
@@ -18,9 +30,6 @@ struct GenFrame {
     what: String,
 }
 
-/// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
-pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
-
 /// The checker's configuration inputs during one phase.
 #[derive(Clone, Copy, Debug)]
 struct Cfg {
@@ -33,8 +42,6 @@ struct Cfg {
 
 /// Offset of the collective message in a VDM's TLP bytes (a 4-DW header).
 const VDM_PAYLOAD: usize = 16;
-/// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
-pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
 const PORTALS_OPS: [u8; 22] = [0x00, 0x01, 0x02, 0x03, 0x10, 0x11, 0x12, 0x14, 0x20, 0x21, 0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e, 0x30];
 

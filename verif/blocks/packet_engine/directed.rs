@@ -1,8 +1,14 @@
 //! A directed stimulus (configuration, then given frames) and a monitor that only records, for the
 //! directed tests of the top.
 
-use super::*;
-use crate::stimulus;
+use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
+
+use crate::checker::{Monitor, Stimulus, Transaction, TransactionLog};
+use crate::stimulus::{self, StimRng};
+
+use super::monitor::append;
+use super::shared::{ENGINE_ID, PORT};
+use super::stimulus::{hold_rx, LinkPartner};
 
 /// A directed stimulus: a reset, CPU configuration writes, then `frames` one after the other on a TLP
 /// port (every sink ready, the VL queue returning every slot at once).

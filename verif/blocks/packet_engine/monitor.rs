@@ -1,6 +1,16 @@
 //! The top's end-to-end scoreboard (transaction level, from the top's ports only) and its counters.
 
-use super::*;
+use std::collections::VecDeque;
+
+use inswitch_frames::ethernet::SoftPortals;
+use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::Wide;
+use inswitch_model::cpu::event as cpu_event;
+use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
+
+use crate::checker::{Monitor, Transaction, TransactionLog};
+
+use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES};
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
 pub const COUNTERS: [&str; N_COUNTERS] = [

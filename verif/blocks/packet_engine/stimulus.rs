@@ -1,8 +1,23 @@
 //! The top's seeded stimulus: episodes of configuration writes from a credit-respecting link partner,
 //! then the random frame mix or an emit phase, and a drain (see the module documentation of [`super`]).
 
-use super::*;
-use crate::stimulus;
+use std::collections::VecDeque;
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody, InitBody};
+use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
+use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::Wide;
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::event as cpu_event;
+use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
+use rand::RngExt;
+
+use crate::blocks::input_checker::tlp_frame;
+use crate::checker::Stimulus;
+use crate::stimulus::{self, Gaps, Phases, StimRng};
+
+use super::shared::{CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.
 pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {

@@ -1,38 +1,19 @@
 //! The reference's ends of rounds (ratchet, completion, next round, expiry) and its timing of the
 //! sequencer and the timers (docs/blocks/cpu.md §Timers "Exact expiry", §6 "Sequencer timing").
 
-use super::*;
+use inswitch_model::cpu::context::role;
+use inswitch_model::cpu::{
+    completion, event, next_seqno, reason,
+};
+use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+use inswitch_model::reduce::{Contribution, Rc};
+
+use super::schedule::EXEC_DONE;
+use super::{Reference, RDesc, Hold, Seq};
 
 /// Longest a sequencer event can hold the sequencer without output stalls, in cycles: ratchet steps,
 /// one cycle per PBV bit (128) and the single message, a few cycles of decision.
 const OVERDUE_PER_EVENT: u64 = 150;
-
-/// docs/blocks/cpu.md §Sequencer timing, in cycles after a message is accepted: the decision of EXEC
-/// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle).
-pub(super) const EXEC_DONE: u64 = 3;
-/// The CHECK cycle of a first Portals contribution, stored without combining.
-pub(super) const CHECK_AFTER_STORE: u64 = 3;
-/// The CHECK cycle of a combined contribution (ISSUE, 3 cycles of REDUCE).
-pub(super) const CHECK_AFTER_COMBINE: u64 = 7;
-/// docs/blocks/cpu.md §PBV table: a message whose participant is searched by device ID (a TLP
-/// CONTRIBUTION or RESPONSE with P_ID 0xFFFF, a TLP INITIALIZATION with a P_ID) spends this many cycles
-/// in state SCAN (128 entries, 32 device IDs per RAM word and cycle) between its acceptance and LOOKUP:
-/// every later cycle of its decision is that much later.
-pub(super) const SCAN_CYCLES: u64 = 128 / 32;
-
-/// The cycles `m` spends in SCAN (written out from docs/blocks/cpu.md §PBV table, not the model's rule).
-pub(super) fn scan_cycles(m: &CollectiveMsg) -> u64 {
-    let searched = match m.kind {
-        Kind::INITIALIZATION => m.pid != 0xffff,
-        Kind::CONTRIBUTION | Kind::RESPONSE => m.pid == 0xffff,
-        _ => false,
-    };
-    if m.family == Family::Tlp && searched {
-        SCAN_CYCLES
-    } else {
-        0
-    }
-}
 
 /// After the turn following the last EMIT item: one EMIT cycle that finds the list empty, FINISH.
 const EMIT_TAIL: u64 = 2;
