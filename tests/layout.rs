@@ -107,3 +107,19 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) {
         collect(&e.path(), out);
     }
 }
+
+/// The harness library is built with `test = false` (Cargo.toml): a unit test written inside `verif/`
+/// would never run. Its unit tests live in `tests/harness_units/`.
+#[test]
+fn the_harness_library_holds_no_unit_test_that_would_never_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    collect(&root.join("verif"), &mut files);
+    assert!(files.len() > 30, "only {} files under verif/: the walk is wrong", files.len());
+    let holding: Vec<String> = files
+        .iter()
+        .filter(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("#[test]") || t.contains("#[cfg(test)]")))
+        .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(holding.is_empty(), "unit tests under verif/ never run (`[lib] test = false`): move them to tests/harness_units/: {holding:?}");
+}

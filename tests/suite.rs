@@ -24,6 +24,7 @@ mod cosim_regress;
 mod cosim_shrink;
 mod datapath_loopback;
 mod engine_advance_idle;
+mod harness_units;
 mod fuzz_planted;
 mod independent_cpu_tables;
 mod independent_cpu_timers;

@@ -232,7 +232,7 @@ pub fn report(root: &str, netlist: Option<&str>, log: String, tables: &[TableSpe
 }
 
 /// `memory_libmap`'s "mapping memory <module>.<memory> via <cell>" lines: (module, memory, cell).
-fn ram_mappings(log: &str) -> Vec<(String, String, String)> {
+pub fn ram_mappings(log: &str) -> Vec<(String, String, String)> {
     log.lines()
         .filter_map(|l| l.trim().strip_prefix("mapping memory "))
         .filter_map(|r| r.split_once(" via "))
@@ -285,7 +285,8 @@ impl Module {
     }
 }
 
-struct Design {
+/// A `write_json` netlist of Yosys: its modules by name.
+pub struct Design {
     modules: HashMap<String, Module>,
 }
 
@@ -322,14 +323,15 @@ fn input_cost(kind: &str, port: &str) -> Option<u64> {
 }
 
 /// A module flattened for the depth walk: every bit renumbered globally.
-struct Flat {
+pub struct Flat {
     cells: Vec<(String, String, Vec<(String, bool, Vec<u64>)>)>,
     outputs: Vec<u64>,
     names: HashMap<u64, String>,
 }
 
 impl Design {
-    fn from_json(v: &Value) -> Design {
+    /// Reads Yosys' `write_json` netlist `v` (an empty design where it has no modules).
+    pub fn from_json(v: &Value) -> Design {
         let mut modules = HashMap::new();
         let Some(ms) = v["modules"].as_object() else { return Design { modules } };
         for (name, m) in ms.iter().filter(|(_, m)| m["attributes"].get("blackbox").is_none()) {
@@ -360,7 +362,7 @@ impl Design {
     }
 
     /// Resources of `name` and everything under it. The depth bound stops a malformed cycle.
-    fn totals(&self, name: &str, depth: usize) -> FpgaRow {
+    pub fn totals(&self, name: &str, depth: usize) -> FpgaRow {
         let mut r = FpgaRow::default();
         let Some(m) = self.modules.get(name) else { return r };
         for c in &m.cells {
@@ -410,7 +412,7 @@ impl Design {
     }
 
     /// `name` with every instance replaced by its module's cells.
-    fn flatten(&self, name: &str) -> Flat {
+    pub fn flatten(&self, name: &str) -> Flat {
         let mut f = Flat { cells: Vec::new(), outputs: Vec::new(), names: HashMap::new() };
         let mut next = 0u64;
         let mut map = HashMap::new();
@@ -473,7 +475,7 @@ fn global(map: &mut HashMap<u64, u64>, next: &mut u64, x: Bit) -> u64 {
 
 impl Flat {
     /// The longest stage (quarter levels) and where it ends.
-    fn depth(&self) -> (u64, String) {
+    pub fn depth(&self) -> (u64, String) {
         let mut driver: HashMap<u64, usize> = HashMap::new();
         for (i, (_, kind, conns)) in self.cells.iter().enumerate() {
             if class(kind) == Class::Logic {
@@ -535,49 +537,5 @@ impl Flat {
             }
         }
         best
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A hand-written mapped netlist: FF -> LUT6 -> MUXF7 -> CARRY4 (S) -> CARRY4 (CI) -> FF, and a
-    /// LUT RAM whose write data is a path end.
-    #[test]
-    fn the_depth_walk_counts_luts_carry_steps_and_wide_muxes_as_documented() {
-        let cell = |kind: &str, conns: &[(&str, &str, u64)]| {
-            let dirs: serde_json::Map<String, Value> = conns.iter().map(|(p, d, _)| (p.to_string(), Value::from(*d))).collect();
-            let c: serde_json::Map<String, Value> = conns.iter().map(|(p, _, b)| (p.to_string(), serde_json::json!([b]))).collect();
-            serde_json::json!({"type": kind, "port_directions": dirs, "connections": c})
-        };
-        let json = serde_json::json!({"modules": {"m": {
-            "attributes": {}, "ports": {"clk": {"direction": "input", "bits": [1]}, "o": {"direction": "output", "bits": [9]}},
-            "netnames": {"a_reg": {"hide_name": 0, "bits": [2]}, "s_reg": {"hide_name": 0, "bits": [8]}},
-            "cells": {
-                "ff_a": cell("FDRE", &[("C", "input", 1), ("D", "input", 9), ("Q", "output", 2)]),
-                "lut": cell("LUT6", &[("I0", "input", 2), ("O", "output", 3)]),
-                "lut2": cell("LUT6", &[("I0", "input", 2), ("O", "output", 4)]),
-                "mux": cell("MUXF7", &[("I0", "input", 3), ("I1", "input", 4), ("O", "output", 5)]),
-                "c0": cell("CARRY4", &[("S", "input", 5), ("CO", "output", 6)]),
-                "c1": cell("CARRY4", &[("CI", "input", 6), ("O", "output", 7)]),
-                "ff_s": cell("FDRE", &[("C", "input", 1), ("D", "input", 7), ("Q", "output", 8)]),
-                "ram": cell("RAM64X1D", &[("A0", "input", 8), ("D", "input", 7), ("SPO", "output", 9)]),
-            }
-        }}});
-        let d = Design::from_json(&json);
-        let (units, end) = d.flatten("m").depth();
-        // LUT 4 + MUXF7 0 + carry entry 4 + one carry step 1 = 9 quarters; the RAM's D ends the same path.
-        assert_eq!(units, 9, "{end}");
-        assert_eq!(end, "s_reg (FDRE D)", "the first path end found at the deepest arrival");
-        let row = d.totals("m", 0);
-        assert_eq!((row.luts, row.flip_flops, row.carry, row.muxf, row.lutram), (2, 2, 2, 1, 1));
-        assert_eq!(FpgaRow { depth_units: units, ..row }.lut_depth(), 3, "9 quarters round up to 3 levels");
-    }
-
-    #[test]
-    fn memory_libmap_lines_name_the_module_and_the_memory() {
-        let log = "mapping memory $paramod$ab12\\cpu.st_reg via $__XILINX_BLOCKRAM_TDP_\nusing FF mapping for memory cpu.d_reg\n";
-        assert_eq!(ram_mappings(log), vec![("cpu".to_string(), "st_reg".to_string(), "$__XILINX_BLOCKRAM_TDP_".to_string())]);
     }
 }

@@ -194,18 +194,3 @@ pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Resul
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block axis_register --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::checker::{RunConfig, RunError};
-    use crate::HarnessError;
-
-    #[test]
-    fn a_bench_that_cannot_be_built_is_a_setup_error_not_a_failure() {
-        let cfg = RunConfig { seed: 7, cycles: 100, wave_dir: std::env::temp_dir().join("inswitch-setup-error") };
-        match super::run("no_such_model", &cfg, &mut |_| {}) {
-            Err(RunError::Setup { error: HarnessError::UnknownModel { name, .. }, seed: 7, .. }) => assert_eq!(name, "no_such_model"),
-            other => panic!("expected a setup error naming the model, got {other:?}"),
-        }
-    }
-}
