@@ -156,10 +156,14 @@ impl<L: FixedSlots, I: Ports, O: Ports, const WI: usize, const WO: usize> Layout
     }
     #[inline(always)]
     fn pack_shared(&self, src: &O, outputs: &mut [u32]) {
-        // Every port ORed into a fixed-size array at constant indices (kept in registers), then stored.
+        // Every port ORed into a fixed-size array at constant indices (kept in registers), then stored over
+        // the caller's words, zeroed first only if there are words past the outputs' (the compiler drops
+        // the zero stores that the outputs' words overwrite).
         let mut w = [0u32; WO];
         src.visit_ports(&mut Pack::onto_zeroed(&mut w, Compiled::<L, true>(PhantomData)));
-        packed::zero_words(outputs);
+        if outputs.len() > L::OUT_WORDS {
+            packed::zero_words(outputs);
+        }
         outputs[..L::OUT_WORDS].copy_from_slice(&w[..L::OUT_WORDS]);
     }
     fn compiled(&self) -> bool {

@@ -53,7 +53,7 @@ mod port;
 mod rtl_module;
 #[cfg(test)]
 mod fixed_gen;
-use layout::{FixedLayouts, Layout, WithLayout};
+use layout::{FixedLayouts, Layout, Table, WithLayout};
 pub use packed::{packed_bits, read_bits, unpack, write_bits};
 pub use port::PortInfo;
 pub use rtl_module::{RtlModule, RtlParam, RtlPort};
@@ -206,7 +206,8 @@ impl fmt::Display for ParamSet {
     }
 }
 
-type Build = fn(&'static BlockSpec, &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError>;
+/// Builds a model; `table` asks for the run-time layout even where one is compiled in.
+type Build = fn(&'static BlockSpec, &ParamSet, bool) -> Result<Box<dyn DynBlock>, RegistryError>;
 
 /// One registered block.
 pub struct BlockSpec {
@@ -333,7 +334,18 @@ impl BlockSpec {
         if params.block != self.name {
             return Err(RegistryError::Rejected { block: self.name, detail: format!("parameters of block `{}`", params.block) });
         }
-        (self.build)(self, params)
+        (self.build)(self, params, false)
+    }
+
+    /// [`BlockSpec::instantiate`] with the packed layout read from a run-time table even where one is
+    /// compiled in ([`DynBlock::compiled_layout`]): the same model, the packed calls slower. Not part of
+    /// the interface: for the tests that check the two layouts agree and the harness that measures them.
+    #[doc(hidden)]
+    pub fn instantiate_with_runtime_layout(&'static self, params: &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError> {
+        if params.block != self.name {
+            return Err(RegistryError::Rejected { block: self.name, detail: format!("parameters of block `{}`", params.block) });
+        }
+        (self.build)(self, params, true)
     }
 }
 
@@ -427,7 +439,7 @@ where
     }
 }
 
-fn boxed<B: Block + Clone + Send + 'static>(spec: &'static BlockSpec, params: &ParamSet, model: B) -> Box<dyn DynBlock>
+fn boxed<B: Block + Clone + Send + 'static>(spec: &'static BlockSpec, params: &ParamSet, model: B, table: bool) -> Box<dyn DynBlock>
 where
     B::In: Send + FixedLayouts,
     B::Out: Send,
@@ -435,7 +447,11 @@ where
     let ports = spec.ports(params);
     let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
     let (ins, outs) = widths.split_at(spec.inputs.len());
-    <B::In as FixedLayouts>::select(ins, outs, Boxer { spec, params, ports, model })
+    let to = Boxer { spec, params, ports, model };
+    if table {
+        return to.with(Table::new(ins, outs));
+    }
+    <B::In as FixedLayouts>::select(ins, outs, to)
 }
 
 impl<B: Block, K> Erased<B, K> {
@@ -571,10 +587,10 @@ macro_rules! registration {
             settable: &[$($settable),*],
             inputs: <$in as Ports>::NAMES,
             outputs: <$out as Ports>::NAMES,
-            build: |$spec, $p| {
+            build: |$spec, $p, table| {
                 let reject = rejected($spec);
                 let model = $make(&reject)?;
-                Ok(boxed($spec, $p, model))
+                Ok(boxed($spec, $p, model, table))
             },
         }
     };

@@ -123,23 +123,28 @@ const TABLE_SETS: [(&str, &str); 3] = [("output_queue", "DATA_WIDTH=64,ROUTE_ENT
 fn packed_inputs_and_outputs_match_port_by_port() {
     // The same stimulus through set_input/output and through the packed vector gives the same outputs,
     // for every layout compiled in and for run-time tables.
-    let mut cases: Vec<(&'static BlockSpec, ParamSet, bool)> = Vec::new();
+    // (block, parameters, the run-time layout asked for, a compiled layout expected)
+    let mut cases: Vec<(&'static BlockSpec, ParamSet, bool, bool)> = Vec::new();
     for b in blocks() {
-        cases.extend(super::fixed_gen::param_sets(b).into_iter().map(|(_, p)| (b, p, true)));
+        for (_, p) in super::fixed_gen::param_sets(b) {
+            cases.push((b, p.clone(), false, true));
+            cases.push((b, p, true, false));
+        }
     }
     for (name, params) in TABLE_SETS {
         let b = block(name).unwrap();
-        cases.push((b, b.params_from_str(params).unwrap(), false));
+        cases.push((b, b.params_from_str(params).unwrap(), false, false));
     }
-    for (b, p, compiled) in cases {
-        let (mut one, mut all) = (b.instantiate(&p).unwrap(), b.instantiate(&p).unwrap());
+    for (b, p, table, compiled) in cases {
+        let make = || if table { b.instantiate_with_runtime_layout(&p).unwrap() } else { b.instantiate(&p).unwrap() };
+        let (mut one, mut all) = (make(), make());
         assert_eq!(all.compiled_layout(), compiled, "{}: {p}: layout compiled in", b.name);
         // A third copy stepped through the one-call cycle (`cycle_packed`) must give the same outputs.
-        let mut cyc = b.instantiate(&p).unwrap();
+        let mut cyc = make();
         // A fourth one too, its inputs followed by words of ones (as a caller's vector wider than the
         // ports may be: the reads past the last input must drop them) and its outputs in exactly as many
         // words as they need (the writes of the last outputs must not reach past them).
-        let mut padded = b.instantiate(&p).unwrap();
+        let mut padded = make();
         let ports = one.ports().to_vec();
         let ins = b.input_count();
         let (ib, ob) = (packed_bits(&ports, false), packed_bits(&ports, true));
