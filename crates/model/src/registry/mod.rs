@@ -331,10 +331,7 @@ impl BlockSpec {
     /// Builds the model at `params` (from [`BlockSpec::resolve`] of this block), at power-on: every
     /// register 0, as the Verilated RTL starts; the block's reset input then brings it to its reset state.
     pub fn instantiate(&'static self, params: &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError> {
-        if params.block != self.name {
-            return Err(RegistryError::Rejected { block: self.name, detail: format!("parameters of block `{}`", params.block) });
-        }
-        (self.build)(self, params, false)
+        self.build_model(params, false)
     }
 
     /// [`BlockSpec::instantiate`] with the packed layout read from a run-time table even where one is
@@ -342,10 +339,14 @@ impl BlockSpec {
     /// the interface: for the tests that check the two layouts agree and the harness that measures them.
     #[doc(hidden)]
     pub fn instantiate_with_runtime_layout(&'static self, params: &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError> {
+        self.build_model(params, true)
+    }
+
+    fn build_model(&'static self, params: &ParamSet, table: bool) -> Result<Box<dyn DynBlock>, RegistryError> {
         if params.block != self.name {
             return Err(RegistryError::Rejected { block: self.name, detail: format!("parameters of block `{}`", params.block) });
         }
-        (self.build)(self, params, true)
+        (self.build)(self, params, table)
     }
 }
 
