@@ -46,9 +46,14 @@ use std::fmt;
 
 use crate::signal::{Block, Ports, MAX_PORT_WORDS, WIDE_MAX_BITS};
 
+mod fixed_table;
+mod layout;
 mod packed;
 mod port;
 mod rtl_module;
+#[cfg(test)]
+mod fixed_gen;
+use layout::{FixedLayouts, Layout, Table, WithLayout};
 pub use packed::{packed_bits, read_bits, unpack, write_bits};
 pub use port::PortInfo;
 pub use rtl_module::{RtlModule, RtlParam, RtlPort};
@@ -201,7 +206,8 @@ impl fmt::Display for ParamSet {
     }
 }
 
-type Build = fn(&'static BlockSpec, &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError>;
+/// Builds a model; `table` asks for the run-time layout even where one is compiled in.
+type Build = fn(&'static BlockSpec, &ParamSet, bool) -> Result<Box<dyn DynBlock>, RegistryError>;
 
 /// One registered block.
 pub struct BlockSpec {
@@ -325,10 +331,22 @@ impl BlockSpec {
     /// Builds the model at `params` (from [`BlockSpec::resolve`] of this block), at power-on: every
     /// register 0, as the Verilated RTL starts; the block's reset input then brings it to its reset state.
     pub fn instantiate(&'static self, params: &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError> {
+        self.build_model(params, false)
+    }
+
+    /// [`BlockSpec::instantiate`] with the packed layout read from a run-time table even where one is
+    /// compiled in ([`DynBlock::compiled_layout`]): the same model, the packed calls slower. Not part of
+    /// the interface: for the tests that check the two layouts agree and the harness that measures them.
+    #[doc(hidden)]
+    pub fn instantiate_with_runtime_layout(&'static self, params: &ParamSet) -> Result<Box<dyn DynBlock>, RegistryError> {
+        self.build_model(params, true)
+    }
+
+    fn build_model(&'static self, params: &ParamSet, table: bool) -> Result<Box<dyn DynBlock>, RegistryError> {
         if params.block != self.name {
             return Err(RegistryError::Rejected { block: self.name, detail: format!("parameters of block `{}`", params.block) });
         }
-        (self.build)(self, params)
+        (self.build)(self, params, table)
     }
 }
 
@@ -367,49 +385,52 @@ pub trait DynBlock: Send {
     /// `inputs`, the outputs for them without a clock edge into `outputs` (the generated drop-in model's
     /// combinational process). Both buffers are checked first: a refused call leaves the model as it was.
     fn eval_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError>;
+    /// Whether the packed layout of this model's ports is compiled in (each block at its RTL defaults and
+    /// at each data width the model accepts, the other parameters at their defaults:
+    /// `registry/fixed_table.rs`), which makes the packed calls faster; other parameter sets read a
+    /// run-time table, with the same results.
+    fn compiled_layout(&self) -> bool;
     /// Index of the port named `name`.
     fn port_index(&self, name: &str) -> Result<usize, RegistryError> {
         self.ports().iter().position(|p| p.name == name).ok_or_else(|| RegistryError::NoPortNamed { block: self.spec().name, name: name.to_string() })
     }
 }
 
-struct Erased<B: Block> {
+struct Erased<B: Block, K> {
     spec: &'static BlockSpec,
     params: ParamSet,
     ports: Vec<PortInfo>,
+    /// Bits of the packed inputs and outputs (for the messages of refused calls).
     packed: [usize; 2],
-    /// `packed` in 32-bit words.
-    packed_words: [usize; 2],
-    /// The packed inputs and outputs copied through when a caller's buffer leaves less than [`PAD`] words
-    /// after the ports (`packed_words + PAD` words, the last `PAD` of the inputs' always 0), so that every
-    /// port's words are read or written as one fixed-size window.
-    pad: [Vec<u32>; 2],
-    /// Where each input, each output sits in the packed vectors.
-    slots: [Vec<packed::Slot>; 2],
+    /// Where each input and output sits in the packed vectors: compiled in, or a run-time table.
+    layout: K,
     fresh: B,
     model: B,
     inputs: B::In,
     outputs: B::Out,
 }
 
-impl<B: Block + Clone + Send + 'static> Erased<B>
+/// Builds the model around the layout that [`FixedLayouts::select`] chose for its ports' widths.
+struct Boxer<'a, B> {
+    spec: &'static BlockSpec,
+    params: &'a ParamSet,
+    ports: Vec<PortInfo>,
+    model: B,
+}
+
+impl<B: Block + Clone + Send + 'static> WithLayout<B::In, B::Out> for Boxer<'_, B>
 where
     B::In: Send,
     B::Out: Send,
 {
-    fn boxed(spec: &'static BlockSpec, params: &ParamSet, model: B) -> Box<dyn DynBlock> {
-        let ports = spec.ports(params);
-        let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
-        let (ins, outs) = widths.split_at(spec.inputs.len());
-        let slots = [packed::slots(ins), packed::slots(outs)];
-        let packed = [packed_bits(&ports, false), packed_bits(&ports, true)];
+    type Output = Box<dyn DynBlock>;
+    fn with<K: Layout<B::In, B::Out>>(self, layout: K) -> Box<dyn DynBlock> {
+        let Boxer { spec, params, ports, model } = self;
         Box::new(Erased {
-            slots,
+            packed: [packed_bits(&ports, false), packed_bits(&ports, true)],
+            layout,
             spec,
             params: params.clone(),
-            packed,
-            packed_words: packed.map(|b| b.div_ceil(32)),
-            pad: packed.map(|b| vec![0; b.div_ceil(32) + PAD]),
             ports,
             fresh: model.clone(),
             model,
@@ -417,7 +438,24 @@ where
             outputs: B::Out::default(),
         })
     }
+}
 
+fn boxed<B: Block + Clone + Send + 'static>(spec: &'static BlockSpec, params: &ParamSet, model: B, table: bool) -> Box<dyn DynBlock>
+where
+    B::In: Send + FixedLayouts,
+    B::Out: Send,
+{
+    let ports = spec.ports(params);
+    let widths: Vec<u32> = ports.iter().map(|p| p.width).collect();
+    let (ins, outs) = widths.split_at(spec.inputs.len());
+    let to = Boxer { spec, params, ports, model };
+    if table {
+        return to.with(Table::new(ins, outs));
+    }
+    <B::In as FixedLayouts>::select(ins, outs, to)
+}
+
+impl<B: Block, K> Erased<B, K> {
     fn port(&self, index: usize, output: bool) -> Result<&PortInfo, RegistryError> {
         let p = self.ports.get(index).ok_or(RegistryError::NoPort { block: self.spec.name, index, count: self.ports.len() })?;
         if p.output != output {
@@ -428,7 +466,7 @@ where
     }
 }
 
-impl<B: Block + Clone + Send + 'static> DynBlock for Erased<B>
+impl<B: Block + Clone + Send + 'static, K: Layout<B::In, B::Out>> DynBlock for Erased<B, K>
 where
     B::In: Send,
     B::Out: Send,
@@ -487,73 +525,39 @@ where
     }
     fn set_inputs_packed(&mut self, bits: &[u32]) -> Result<(), RegistryError> {
         self.packed_room(false, bits.len())?;
-        let slots = &self.slots[0][..B::In::NAMES.len()];
-        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(bits, slots));
+        self.layout.unpack(bits, &mut self.inputs);
         Ok(())
     }
     fn outputs_packed(&self, bits: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, bits.len())?;
-        self.outputs.visit_ports(&mut packed::Pack::new(bits, &self.slots[1][..B::Out::NAMES.len()]));
+        self.layout.pack_shared(&self.outputs, bits);
         Ok(())
     }
     fn cycle_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, outputs.len())?;
         self.packed_room(false, inputs.len())?;
-        self.unpack_padded(inputs);
+        self.layout.unpack(inputs, &mut self.inputs);
         self.outputs = self.model.step(&self.inputs);
-        self.pack_padded(outputs);
+        self.layout.pack(&self.outputs, outputs);
         Ok(())
     }
     fn eval_packed(&mut self, inputs: &[u32], outputs: &mut [u32]) -> Result<(), RegistryError> {
         self.packed_room(true, outputs.len())?;
         self.packed_room(false, inputs.len())?;
-        self.unpack_padded(inputs);
+        self.layout.unpack(inputs, &mut self.inputs);
         self.settle();
-        self.pack_padded(outputs);
+        self.layout.pack(&self.outputs, outputs);
         Ok(())
     }
-}
-
-/// Words after the packed ports that let every port's read or write be one window of up to three words
-/// (`packed.rs`); the generated SV's vectors (a power of two of at least 64 bits) usually have them.
-const PAD: usize = 3;
-
-impl<B: Block> Erased<B> {
-    /// Sets `inputs` (checked to hold the ports) into the `In` struct, through the padded copy when the
-    /// caller's buffer has less than [`PAD`] words after the ports.
-    #[inline(always)]
-    fn unpack_padded(&mut self, inputs: &[u32]) {
-        // The slot tables cut to the port counts, constants here: the per-port index checks fold away.
-        let slots = &self.slots[0][..B::In::NAMES.len()];
-        let need = self.packed_words[0];
-        let bits = if inputs.len() >= need + PAD {
-            inputs
-        } else {
-            self.pad[0][..need].copy_from_slice(&inputs[..need]);
-            &self.pad[0]
-        };
-        self.inputs.fill_ports_in_place(&mut packed::Unpack::new(bits, slots));
-    }
-
-    /// Packs the `Out` struct into `outputs` (checked to hold the ports), through the padded copy when the
-    /// caller's buffer has less than [`PAD`] words after the ports.
-    #[inline(always)]
-    fn pack_padded(&mut self, outputs: &mut [u32]) {
-        let slots = &self.slots[1][..B::Out::NAMES.len()];
-        if outputs.len() >= self.packed_words[1] + PAD {
-            self.outputs.visit_ports(&mut packed::Pack::new(outputs, slots));
-        } else {
-            let pad = &mut self.pad[1];
-            self.outputs.visit_ports(&mut packed::Pack::new(pad, slots));
-            outputs.copy_from_slice(&pad[..outputs.len()]);
-        }
+    fn compiled_layout(&self) -> bool {
+        self.layout.compiled()
     }
 }
 
-impl<B: Block> Erased<B> {
+impl<B: Block, K: Layout<B::In, B::Out>> Erased<B, K> {
     #[inline(always)]
     fn packed_room(&self, output: bool, got: usize) -> Result<(), RegistryError> {
-        if got < self.packed_words[usize::from(output)] {
+        if got < self.layout.words()[usize::from(output)] {
             return Err(self.packed_short(output, got));
         }
         Ok(())
@@ -584,10 +588,10 @@ macro_rules! registration {
             settable: &[$($settable),*],
             inputs: <$in as Ports>::NAMES,
             outputs: <$out as Ports>::NAMES,
-            build: |$spec, $p| {
+            build: |$spec, $p, table| {
                 let reject = rejected($spec);
                 let model = $make(&reject)?;
-                Ok(Erased::boxed($spec, $p, model))
+                Ok(boxed($spec, $p, model, table))
             },
         }
     };

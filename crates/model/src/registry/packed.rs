@@ -47,11 +47,12 @@ pub fn write_bits(dst: &mut [u32], off: usize, width: usize, src: &[u32]) {
 /// A block's typed `In` or `Out` struct from a packed vector of its ports of widths `widths` (for a
 /// typed consumer of packed values, e.g. a scoreboard fed from a waveform).
 pub fn unpack<P: Ports>(bits: &[u32], widths: &[u32]) -> P {
-    P::fill_ports(&mut Unpack::new(bits, &slots(widths)))
+    P::fill_ports(&mut Unpack::new(bits, &slots(widths)[..]))
 }
 
 /// Where one port sits in a packed vector: bits `[32 * word + shift + width - 1 : 32 * word + shift]`.
-/// Computed once per model ([`slots`]), so a cycle does no offset arithmetic per port.
+/// Computed once per model ([`slots`]), or at compile time for a layout compiled in ([`fixed_slots`]), so
+/// a cycle does no offset arithmetic per port.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Slot {
     /// The low `width` bits (for ports of 64 bits or less).
@@ -62,22 +63,61 @@ pub(super) struct Slot {
     width: u32,
 }
 
+impl Slot {
+    /// The port of `width` bits at bit `off`.
+    const fn at(off: usize, width: u32) -> Slot {
+        Slot { word: (off / 32) as u32, shift: (off % 32) as u32, width, mask: if width >= 64 { u64::MAX } else { (1u64 << width) - 1 } }
+    }
+}
+
 /// The slots of ports of widths `widths`, packed in order from bit 0.
 pub(super) fn slots(widths: &[u32]) -> Vec<Slot> {
     let mut off = 0usize;
     widths
         .iter()
         .map(|&width| {
-            let s = Slot {
-                word: (off / 32) as u32,
-                shift: (off % 32) as u32,
-                width,
-                mask: if width >= 64 { u64::MAX } else { (1u64 << width) - 1 },
-            };
+            let s = Slot::at(off, width);
             off += width as usize;
             s
         })
         .collect()
+}
+
+/// [`slots`] at compile time, for a layout compiled in (`registry/layout.rs`).
+pub(super) const fn fixed_slots<const N: usize>(widths: [u32; N]) -> [Slot; N] {
+    let mut out = [Slot::at(0, 0); N];
+    let (mut k, mut off) = (0, 0usize);
+    while k < N {
+        out[k] = Slot::at(off, widths[k]);
+        off += widths[k] as usize;
+        k += 1;
+    }
+    out
+}
+
+/// 32-bit words of the packed vector of ports of widths `widths` (a `const fn` for the compiled layouts).
+pub(super) const fn packed_words(widths: &[u32]) -> usize {
+    let (mut k, mut bits) = (0, 0usize);
+    while k < widths.len() {
+        bits += widths[k] as usize;
+        k += 1;
+    }
+    bits.div_ceil(32)
+}
+
+/// Where the packer finds each port's slot: a run-time table (`&[Slot]`, one per model), or a table
+/// compiled in, whose entries, read at indices that are constants once `fill_ports`/`visit_ports` are
+/// inlined, fold into the code as constant shifts and masks.
+pub(super) trait SlotTable: Copy {
+    /// The slot of port `index`.
+    fn slot(self, index: usize) -> Slot;
+}
+
+impl SlotTable for &[Slot] {
+    #[inline(always)]
+    fn slot(self, index: usize) -> Slot {
+        self[index]
+    }
 }
 
 // A port's value is read (and written) per Rust type of the port, the type's width known at compile time:
@@ -159,18 +199,19 @@ fn or_u64s(bits: &mut [u32], at: usize, lo: u64, hi: u32) {
 }
 
 /// Fills an `In` struct from a packed vector (monomorphised per port type: no dynamic dispatch per port).
-pub(super) struct Unpack<'a> {
+pub(super) struct Unpack<'a, T: SlotTable> {
     bits: &'a [u32],
-    slots: &'a [Slot],
+    slots: T,
 }
 
-impl<'a> Unpack<'a> {
-    pub(super) fn new(bits: &'a [u32], slots: &'a [Slot]) -> Self {
+impl<'a, T: SlotTable> Unpack<'a, T> {
+    #[inline(always)]
+    pub(super) fn new(bits: &'a [u32], slots: T) -> Self {
         Unpack { bits, slots }
     }
 }
 
-impl Unpack<'_> {
+impl<T: SlotTable> Unpack<'_, T> {
     /// The value of a port of 64 bits or less.
     #[inline(always)]
     fn low_u64(&self, s: Slot) -> u64 {
@@ -180,13 +221,13 @@ impl Unpack<'_> {
     }
 }
 
-impl PortFiller for Unpack<'_> {
+impl<T: SlotTable> PortFiller for Unpack<'_, T> {
     // A bus held in a `Wide` (512 bits) but 64 bits wide or less gets its low 64 bits set in place, not a
     // 64-byte value built and copied: its bits above 64 are 0 in every value the caller's `In` struct
     // holds, since every write to the port (this, `port_from_words`, the default) is cut to its width.
     #[inline(always)]
     fn fill_in_place<S: Signal>(&mut self, index: usize, dst: &mut S) {
-        let s = self.slots[index];
+        let s = self.slots.slot(index);
         if S::BITS > 64 && s.width <= 64 {
             dst.set_low_u64(self.low_u64(s));
         } else {
@@ -198,7 +239,7 @@ impl PortFiller for Unpack<'_> {
     // per port cost as much as the read). The `S::BITS` tests are resolved at compile time.
     #[inline(always)]
     fn fill<S: Signal>(&mut self, index: usize) -> S {
-        let s = self.slots[index];
+        let s = self.slots.slot(index);
         let at = s.word as usize;
         if S::BITS == 1 {
             // `from_low_u64` keeps the type's one bit.
@@ -218,35 +259,47 @@ impl PortFiller for Unpack<'_> {
     }
 }
 
-/// ORs an `Out` struct into a packed vector (zeroed beforehand).
-pub(super) struct Pack<'a> {
-    bits: &'a mut [u32],
-    slots: &'a [Slot],
+/// Zeroes `bits`: the first eight words by two fixed-size stores, since a `memset` call for the few words of
+/// a typical block (the generated SV passes 2 to 32) cost more than the packing of a port.
+#[inline(always)]
+pub(super) fn zero_words(bits: &mut [u32]) {
+    let rest = match bits.split_first_chunk_mut::<8>() {
+        Some((head, rest)) => {
+            *head = [0; 8];
+            rest
+        }
+        None => bits,
+    };
+    if !rest.is_empty() {
+        rest.fill(0);
+    }
 }
 
-impl<'a> Pack<'a> {
+/// ORs an `Out` struct into a packed vector (zeroed beforehand).
+pub(super) struct Pack<'a, T: SlotTable> {
+    bits: &'a mut [u32],
+    slots: T,
+}
+
+impl<'a, T: SlotTable> Pack<'a, T> {
     /// Zeroes `bits`, then packs into it.
-    pub(super) fn new(bits: &'a mut [u32], slots: &'a [Slot]) -> Self {
-        // The first eight words by two fixed-size stores: a `memset` call for the few words of a typical
-        // block (the generated SV passes 2 to 32) cost more than the packing of a port.
-        let rest = match bits.split_first_chunk_mut::<8>() {
-            Some((head, rest)) => {
-                *head = [0; 8];
-                rest
-            }
-            None => &mut *bits,
-        };
-        if !rest.is_empty() {
-            rest.fill(0);
-        }
+    #[inline(always)]
+    pub(super) fn new(bits: &'a mut [u32], slots: T) -> Self {
+        zero_words(bits);
+        Pack { bits, slots }
+    }
+
+    /// Packs into `bits`, already zero.
+    #[inline(always)]
+    pub(super) fn onto_zeroed(bits: &'a mut [u32], slots: T) -> Self {
         Pack { bits, slots }
     }
 }
 
-impl PortVisitor for Pack<'_> {
+impl<T: SlotTable> PortVisitor for Pack<'_, T> {
     #[inline(always)]
     fn visit<S: Signal>(&mut self, index: usize, value: &S) {
-        let s = self.slots[index];
+        let s = self.slots.slot(index);
         let at = s.word as usize;
         if S::BITS == 1 {
             or_window::<1>(self.bits, at, [(value.low_u64() as u32) << s.shift]);
