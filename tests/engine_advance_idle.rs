@@ -11,7 +11,8 @@
 use inswitch::blocks::packet_engine::{params_of, PacketEngineStimulus, Shared};
 use inswitch::checker::Stimulus;
 use inswitch::stimulus::rng;
-use inswitch_model::packet_engine::{AdvanceError, EngineIn, EngineOut, PacketEngine};
+use inswitch_model::interposer::MCAST_ENTRIES_SEED;
+use inswitch_model::packet_engine::{AdvanceError, EngineIn, EngineOut, EngineParams, PacketEngine};
 use inswitch_model::{Block, Wide};
 use rand::RngExt;
 
@@ -184,7 +185,15 @@ fn compare(e: &PacketEngine, n: u64, held: &EngineIn, seed: u64) -> (PacketEngin
 /// cycle and the same state.
 #[test]
 fn advance_idle_crosses_the_clearing_sweep() {
-    let p = params_of("packet_engine").unwrap();
+    let cosim = params_of("packet_engine").unwrap();
+    // The cosim's table (a sweep of a few cycles left once the engine is quiescent) and the seed's (8192
+    // entries, the fabric's default: thousands).
+    for p in [cosim, EngineParams { mcast_entries: MCAST_ENTRIES_SEED, ..cosim }] {
+        sweep_runs(p);
+    }
+}
+
+fn sweep_runs(p: EngineParams) {
     let mut taken_after = 0u64;
     for seed in 0..SWEEP_SEEDS {
         let mut r = rng(seed, 11);
@@ -214,7 +223,7 @@ fn advance_idle_crosses_the_clearing_sweep() {
         assert_eq!(e.cpu().cycles_to_expiry(), None, "no timer runs after a reset");
         // Idle: within the sweep, to its last cycle, across its end, and well past it.
         let drawn = r.random_range(1..2 * sweep);
-        let ns = [drawn, 1, sweep - 1, sweep, sweep + 1, sweep + 2 * u64::from(p.tick_cycles) + 1];
+        let ns = [drawn, 1, sweep / 2, sweep - 1, sweep, sweep + 1, sweep + 2 * u64::from(p.tick_cycles) + 1];
         let mut ends = Vec::new();
         for &n in &ns {
             ends.push(compare(&e, n, &idle, seed));
@@ -230,7 +239,7 @@ fn advance_idle_crosses_the_clearing_sweep() {
         assert!(oa.s_axis_rx_tready, "seed {seed}: the beat is taken in the first cycle after the sweep");
         // Random traffic right after the sweep (the beat's engine), and right after the idle advance
         // across the sweep's end.
-        let (mut c, mut d, shown) = ends.swap_remove(4);
+        let (mut c, mut d, shown) = ends.swap_remove(5);
         for (x, y, mut prev) in [(&mut a, &mut b, oa), (&mut c, &mut d, shown)] {
             for k in 0..AFTER {
                 let i = stim.next(&prev);
@@ -242,5 +251,5 @@ fn advance_idle_crosses_the_clearing_sweep() {
             assert!(*x == *y, "seed {seed}: states differ after {AFTER} cycles of traffic after the sweep");
         }
     }
-    assert!(taken_after > 0, "the traffic after the sweep reached the engine");
+    assert!(taken_after > 0, "the traffic after the sweep reached the engine ({} entries)", p.mcast_entries);
 }
