@@ -4,13 +4,16 @@
 //! of those cycles, and gives the same outputs on every cycle of further random traffic. `n` is drawn up
 //! to several CPU timer ticks and clipped to the first timer expiry, so running timers, ticks and
 //! expiries are crossed in closed form; the refusals (reset, not quiescent, past an expiry) leave the
-//! engine untouched.
+//! engine untouched. After a reset, the interposer's clearing sweep is advanced in closed form too: `n`
+//! within the sweep and across its end, with and without a receive beat offered (held by the sweep),
+//! and traffic right after.
 
 use inswitch::blocks::packet_engine::{params_of, PacketEngineStimulus, Shared};
 use inswitch::checker::Stimulus;
 use inswitch::stimulus::rng;
-use inswitch_model::packet_engine::{AdvanceError, EngineIn, EngineOut, PacketEngine};
-use inswitch_model::Block;
+use inswitch_model::interposer::MCAST_ENTRIES_SEED;
+use inswitch_model::packet_engine::{AdvanceError, EngineIn, EngineOut, EngineParams, PacketEngine};
+use inswitch_model::{Block, Wide};
 use rand::RngExt;
 
 /// Seeds (runs) of the test.
@@ -143,4 +146,110 @@ fn advance_idle_equals_stepping_idle_cycles() {
     assert!(seen.timers_running >= 4, "{seen:?}");
     assert!(seen.ticks_crossed >= SEEDS / 2, "{seen:?}");
     assert!(seen.expiries_reached >= 2, "{seen:?}");
+}
+
+/// Seeds of the sweep test.
+const SWEEP_SEEDS: u64 = 8;
+/// Reset cycles the sweep test applies (the fabric's `RESET_CYCLES`).
+const RESET_CYCLES: u64 = 3;
+
+/// A one-beat TLP memory write to another device (TLP byte 2 = Fmt 010 Type 00000, destination 0x12xx):
+/// a beat the interposer passes, offered while the sweep holds receive.
+fn beat_for_someone_else(idle: &EngineIn) -> EngineIn {
+    let mut d = Wide::ZERO;
+    d.set_byte(2, 0x40);
+    d.set_byte(12, 0x12);
+    EngineIn { s_axis_rx_tdata: d, s_axis_rx_tkeep: 0xFF_FFFF, s_axis_rx_tvalid: true, s_axis_rx_tlast: true, cfg_family: false, ..*idle }
+}
+
+/// `n` cycles of `held` stepped against `advance_idle(n, held)`: equal states, and every stepped cycle
+/// shows the returned outputs but for `s_axis_rx_tready`, low exactly in the sweep's cycles. Returns both.
+fn compare(e: &PacketEngine, n: u64, held: &EngineIn, seed: u64) -> (PacketEngine, PacketEngine, EngineOut) {
+    let sweep = e.clear_remaining();
+    let mut a = e.clone();
+    let shown = a.advance_idle(n, held).unwrap_or_else(|x| panic!("seed {seed}: advance_idle({n}) in a sweep of {sweep}: {x}"));
+    let mut b = e.clone();
+    for k in 0..n {
+        let o = b.step(held);
+        assert_eq!(o.s_axis_rx_tready, k >= sweep, "seed {seed}: cycle {k} of {n}, sweep {sweep}");
+        assert_eq!(o, EngineOut { s_axis_rx_tready: o.s_axis_rx_tready, ..shown }, "seed {seed}: cycle {k} of {n}, sweep {sweep}");
+    }
+    assert!(a == b, "seed {seed}: advanced by {n} != stepped {n} cycles in a sweep of {sweep}\nadvanced: {a:?}\nstepped: {b:?}");
+    (a, b, shown)
+}
+
+/// After random traffic and a reset, once the post-reset copy is over the engine is quiescent in its
+/// clearing sweep: advancing `n` idle cycles (drawn, and the edges of the sweep's end) equals stepping
+/// them; with a receive beat offered (the sweep holds it) up to the sweep's end as well, and past it is
+/// refused (the beat would be taken); then the beat, and random traffic, give the same outputs on every
+/// cycle and the same state.
+#[test]
+fn advance_idle_crosses_the_clearing_sweep() {
+    let cosim = params_of("packet_engine").unwrap();
+    // The cosim's table (a sweep of a few cycles left once the engine is quiescent) and the seed's (8192
+    // entries, the fabric's default: thousands).
+    for p in [cosim, EngineParams { mcast_entries: MCAST_ENTRIES_SEED, ..cosim }] {
+        sweep_runs(p);
+    }
+}
+
+fn sweep_runs(p: EngineParams) {
+    let mut taken_after = 0u64;
+    for seed in 0..SWEEP_SEEDS {
+        let mut r = rng(seed, 11);
+        let mut stim = PacketEngineStimulus::new(p, seed, Shared::default());
+        let mut e = PacketEngine::power_on(p).unwrap();
+        let mut prev = EngineOut::default();
+        let mut last = EngineIn::default();
+        let warm = r.random_range(2_000..20_000u64);
+        let mut cycle = 0u64;
+        while cycle < warm || last.s_axis_rx_tvalid || last.rst {
+            last = stim.next(&prev);
+            prev = e.step(&last);
+            cycle += 1;
+        }
+        let idle = idle_from(&last);
+        for _ in 0..RESET_CYCLES {
+            e.step(&EngineIn { rst: true, ..idle });
+        }
+        let mut held = 0u64;
+        while e.clone().advance_idle(0, &idle).is_err() {
+            e.step(&idle);
+            held += 1;
+            assert!(held < QUIESCE_BOUND, "seed {seed}: not quiescent after the reset in {held} cycles");
+        }
+        let sweep = e.clear_remaining();
+        assert!(sweep > 1, "seed {seed}: quiescent only {held} cycles after the reset, with {sweep} sweep cycles left");
+        assert_eq!(e.cpu().cycles_to_expiry(), None, "no timer runs after a reset");
+        // Idle: within the sweep, to its last cycle, across its end, and well past it.
+        let drawn = r.random_range(1..2 * sweep);
+        let ns = [drawn, 1, sweep / 2, sweep - 1, sweep, sweep + 1, sweep + 2 * u64::from(p.tick_cycles) + 1];
+        let mut ends = Vec::new();
+        for &n in &ns {
+            ends.push(compare(&e, n, &idle, seed));
+        }
+        // A beat offered through the sweep: held, so quiescent to the sweep's end; past it, refused.
+        let beat = beat_for_someone_else(&idle);
+        let (mut a, mut b, _) = compare(&e, sweep, &beat, seed);
+        let before = e.clone();
+        assert_eq!(e.advance_idle(sweep + 1, &beat), Err(AdvanceError::NotQuiescent), "seed {seed}: the beat is taken after the sweep");
+        assert_eq!(e, before, "seed {seed}: a refused advance changed the engine");
+        let oa = a.step(&beat);
+        assert_eq!(oa, b.step(&beat));
+        assert!(oa.s_axis_rx_tready, "seed {seed}: the beat is taken in the first cycle after the sweep");
+        // Random traffic right after the sweep (the beat's engine), and right after the idle advance
+        // across the sweep's end.
+        let (mut c, mut d, shown) = ends.swap_remove(5);
+        for (x, y, mut prev) in [(&mut a, &mut b, oa), (&mut c, &mut d, shown)] {
+            for k in 0..AFTER {
+                let i = stim.next(&prev);
+                let ox = x.step(&i);
+                assert_eq!(ox, y.step(&i), "seed {seed}: cycle {k} of traffic after the sweep");
+                taken_after += u64::from(i.s_axis_rx_tvalid && ox.s_axis_rx_tready && !i.rst);
+                prev = ox;
+            }
+            assert!(*x == *y, "seed {seed}: states differ after {AFTER} cycles of traffic after the sweep");
+        }
+    }
+    assert!(taken_after > 0, "the traffic after the sweep reached the engine ({} entries)", p.mcast_entries);
 }

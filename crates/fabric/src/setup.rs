@@ -114,6 +114,13 @@ pub const HIERARCHY_FANOUT: usize = 31;
 pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, source: usize, master: usize) -> ContextPlan {
     let participants: Vec<usize> = (0..t.endpoints.len()).filter(|&e| e != source).collect();
     let engine_id = |s: usize| t.switches[s].engine_id;
+    // The participants of each switch, in participant order: one pass, where filtering all participants
+    // per switch cost switches x end nodes (66 M steps at 1,024 x 63, 6% of that all-reduce).
+    let mut by_switch: Vec<Vec<usize>> = vec![Vec::new(); t.switches.len()];
+    for &e in &participants {
+        by_switch[t.endpoints[e].switch].push(e);
+    }
+    let local = |s: usize| by_switch[s].iter().map(|&e| Member { id: t.endpoints[e].id, switch: false });
     let engines = match arrangement {
         Arrangement::Monolithic => {
             let members = participants.iter().map(|&e| Member { id: t.endpoints[e].id, switch: false }).collect();
@@ -123,7 +130,6 @@ pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, s
             let mut with_nodes: Vec<usize> = participants.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != master).collect();
             with_nodes.sort_unstable();
             with_nodes.dedup();
-            let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
             let mut members: Vec<Member> = with_nodes.iter().map(|&s| Member { id: engine_id(s), switch: true }).collect();
             members.extend(local(master));
             let mut engines = vec![EngineContext { switch: master, role: Role::Master, members }];
@@ -135,7 +141,6 @@ pub fn plan(t: &Topology, arrangement: Arrangement, cc_id: u16, operation: u8, s
             order.sort_unstable();
             order.dedup();
             order.insert(0, master);
-            let local = |s: usize| participants.iter().filter(move |&&e| t.endpoints[e].switch == s).map(|&e| Member { id: t.endpoints[e].id, switch: false });
             (0..order.len())
                 .map(|i| {
                     let children = (i * HIERARCHY_FANOUT + 1..((i + 1) * HIERARCHY_FANOUT + 1).min(order.len())).map(|c| Member { id: engine_id(order[c]), switch: true });

@@ -318,6 +318,25 @@ impl Interposer {
         self.clear.is_some()
     }
 
+    /// Cycles of the clearing sweep still to run (each holds receive), 0 when no sweep runs.
+    pub fn clear_remaining(&self) -> u64 {
+        self.clear.map_or(0, |k| (self.p.mcast_entries - k) as u64)
+    }
+
+    /// What `n` cycles of the clearing sweep do, in closed form: the sweep's index moves `n` entries,
+    /// and the sweep ends if `n` reaches [`Interposer::clear_remaining`] (further cycles change nothing
+    /// more). The entries it clears are clear already (the model clears the storage at the reset), so
+    /// the index is all the sweep changes. Bit-exact with `n` cycles of [`Block::step`] only if those
+    /// cycles change nothing else: no reset, no receive beat in flight, no injection, no credit returned
+    /// (what the caller checks, as `PacketEngine::advance_idle` does). A simulation shortcut of the
+    /// model: the RTL has no such port.
+    pub fn advance_clear(&mut self, n: u64) {
+        if let Some(k) = self.clear {
+            let next = k as u64 + n;
+            self.clear = (next < self.p.mcast_entries as u64).then_some(next as usize);
+        }
+    }
+
     /// Whether the last [`Block::step`] had a receive frame start waiting behind a full extraction path
     /// while an injected frame start could have been taken (credit held, VL output free, no frame in
     /// progress): the arbitration that deadlocked an emitting engine when the waiting start kept the
@@ -763,6 +782,48 @@ mod tests {
         let (ext, vl, _) = run_frames(&mut m, &[arm.clone(), passing.clone()], 60, &|c| c >= 30);
         assert_eq!(ext, vec![arm.clone()], "the engine's side is not held by the stalled VL output");
         assert_eq!(vl, vec![arm, passing], "the copy first, then the next receive frame");
+    }
+
+    /// `advance_clear(n)` against `n` idle cycles: the same state (`PartialEq` on every register) for
+    /// every `n` from 0 past the sweep's end, started anywhere in the sweep, and the same outputs on every
+    /// cycle of traffic offered right after (a frame waiting for the sweep's end included).
+    #[test]
+    fn advance_clear_equals_stepping_the_sweep() {
+        let p = InterposerParams { mcast_entries: 16, ..Default::default() };
+        let entries = p.mcast_entries as u64;
+        let reset = InterposerIn { rst: true, ..idle() };
+        let frames = [portals_frame(5, true, ARM_COPY_BYTES), portals_frame(9, false, ARM_COPY_BYTES)];
+        for start in 0..entries {
+            for n in 0..=entries + 2 {
+                let mut stepped = Interposer::new(p).unwrap();
+                stepped.step(&reset);
+                for _ in 0..start {
+                    stepped.step(&idle());
+                }
+                assert_eq!(stepped.clear_remaining(), entries - start);
+                let mut advanced = stepped.clone();
+                for _ in 0..n {
+                    stepped.step(&idle());
+                }
+                advanced.advance_clear(n);
+                assert_eq!(advanced, stepped, "sweep from entry {start}, {n} cycles");
+                assert_eq!(advanced.clear_remaining(), (entries - start).saturating_sub(n));
+                // Tree 5 armed once the sweep lets writes through, then frames offered at once.
+                for m in [&mut stepped, &mut advanced] {
+                    m.step(&write(5, 3));
+                }
+                let a = run_frames(&mut advanced, &frames, 60, &|c| c % 3 != 1);
+                let b = run_frames(&mut stepped, &frames, 60, &|c| c % 3 != 1);
+                assert_eq!(a, b, "traffic after the sweep from entry {start}, {n} cycles");
+                assert_eq!(a.1.len(), 2, "both frames left on the VL path (the arm copied) within the run");
+                assert_eq!(advanced, stepped);
+            }
+        }
+        // Outside a sweep it changes nothing.
+        let mut m = Interposer::power_on(p).unwrap();
+        let before = m.clone();
+        m.advance_clear(5);
+        assert_eq!(m, before);
     }
 
     #[test]

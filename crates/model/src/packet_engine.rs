@@ -405,9 +405,15 @@ impl PacketEngine {
     }
 
     /// Whether the interposer is clearing its multicast table after a reset (receive held,
-    /// docs/blocks/interposer.md §Multicast table): not an idle cycle for [`PacketEngine::advance_idle`].
+    /// docs/blocks/interposer.md §Multicast table; [`PacketEngine::advance_idle`] advances it in closed form).
     pub fn clearing(&self) -> bool {
         self.ip.clearing()
+    }
+
+    /// Cycles of the interposer's clearing sweep still to run ([`Interposer::clear_remaining`]), 0 when
+    /// none runs: the cycle after them is the first in which a receive beat can be taken.
+    pub fn clear_remaining(&self) -> u64 {
+        self.ip.clear_remaining()
     }
 
     /// The CPU.
@@ -437,16 +443,21 @@ impl PacketEngine {
     }
 
     /// Puts the engine in exactly the state `n` cycles of the input `held` would leave it in, without
-    /// stepping them, and returns the outputs each of those cycles shows (they are all the same). For
-    /// simulators that let an idle engine sleep (`crates/fabric`, `docs/fabric.md` §Engines).
+    /// stepping them, and returns the outputs the last of those cycles shows (every one of them shows
+    /// the same, except that the cycles of the interposer's clearing sweep hold `s_axis_rx_tready` low).
+    /// For simulators that let an idle engine sleep (`crates/fabric`, `docs/fabric.md` §Engines).
     ///
     /// Contract, checked: the engine is *quiescent* under `held`, i.e. one cycle of `held` changes
-    /// nothing but the CPU's timer prescaler and running timers (checked by stepping a copy one cycle
-    /// and comparing the whole state), `held` is not a reset, and `n` does not pass the cycle in which
-    /// the first running CPU timer expires ([`Cpu::cycles_to_expiry`]; an expired timer starts the
-    /// sequencer). Then every further cycle does the same, because no block reads the prescaler or a
-    /// timer value except the tick logic itself, which [`Cpu`] advances in closed form. Otherwise the
-    /// engine is left as it was and the error says which condition failed.
+    /// nothing but the CPU's timer prescaler and running timers and the index of the interposer's
+    /// clearing sweep after a reset (checked by stepping a copy one cycle and comparing the whole
+    /// state), `held` is not a reset, and `n` does not pass the cycle in which the first running CPU
+    /// timer expires ([`Cpu::cycles_to_expiry`]; an expired timer starts the sequencer). Then every
+    /// further cycle does the same, because no block reads the prescaler, a timer value or the sweep's
+    /// index except the tick logic and the sweep itself, which [`Cpu`] and [`Interposer`] advance in
+    /// closed form, until the sweep ends: from then on receive is no longer held, so if `n` crosses the
+    /// sweep's end the quiescence is checked again on the state at its end (a beat offered in `held`,
+    /// which the sweep held, would now be taken). Otherwise the engine is left as it was and the error
+    /// says which condition failed.
     pub fn advance_idle(&mut self, n: u64, held: &EngineIn) -> Result<EngineOut, AdvanceError> {
         if held.rst {
             return Err(AdvanceError::Reset);
@@ -454,15 +465,35 @@ impl PacketEngine {
         if let Some(limit) = self.cpu.cycles_to_expiry().filter(|&l| n > l) {
             return Err(AdvanceError::PastExpiry { n, limit });
         }
+        let sweep = self.ip.clear_remaining();
         let mut stepped = self.clone();
         let out = stepped.step(held);
         let mut advanced = self.clone();
-        advanced.cpu.advance_timers(1);
+        advanced.advance_closed(1);
         if stepped != advanced {
             return Err(AdvanceError::NotQuiescent);
         }
-        self.cpu.advance_timers(n);
+        if sweep == 0 || n <= sweep {
+            self.advance_closed(n);
+            return Ok(out);
+        }
+        // `n` crosses the sweep's end: the state at its end must be quiescent under `held` too.
+        advanced.advance_closed(sweep - 1);
+        let mut stepped = advanced.clone();
+        let out = stepped.step(held);
+        advanced.advance_closed(1);
+        if stepped != advanced {
+            return Err(AdvanceError::NotQuiescent);
+        }
+        advanced.advance_closed(n - sweep - 1);
+        *self = advanced;
         Ok(out)
+    }
+
+    /// `n` quiescent cycles in closed form: the CPU's prescaler and timers, the interposer's sweep.
+    fn advance_closed(&mut self, n: u64) {
+        self.cpu.advance_timers(n);
+        self.ip.advance_clear(n);
     }
 }
 

@@ -68,14 +68,8 @@ impl Fabric {
         // Cycles the engine did not see: its prescaler and running timers must end where they would have.
         let first = c.last.map_or(0, |l| l + 1);
         let skipped = now.saturating_sub(first);
-        self.stats.engine_cycles_skipped += skipped;
         if skipped > 0 {
-            // Exact: the model checks that one idle cycle changes nothing but its timer prescaler and
-            // running timers, and that no timer expires in the skipped cycles, and advances them in
-            // closed form (`PacketEngine::advance_idle`).
-            let o = c.e.advance_idle(skipped, &idle_in(c.id, 0)).unwrap_or_else(|x| panic!("engine {s} set aside while not quiescent: {x}"));
-            assert!(!busy(&o), "a quiescent engine shows an output while idle");
-            self.stats.idle_advances += 1;
+            advance_asleep(c, &self.frames, &mut self.stats, s, first, skipped);
         }
         c.last = Some(now.saturating_sub(1).max(first.saturating_sub(1)));
         c.last_activity = now;
@@ -85,21 +79,50 @@ impl Fabric {
         self.awake.push(s as u32);
     }
 
+    /// Frame `f` queued for engine `s`'s port, its first beat from `cycle` on ([`Ev::ToEngine`]): wakes
+    /// the engine (brought to the current cycle with the input it had before the frame), unless it is
+    /// asleep in its interposer's clearing sweep, which takes no receive beat before its wake-up in the
+    /// sweep's last cycle. That engine sleeps on; if the frame is the first waiting, its input changes (a
+    /// beat offered from the frame's cycle on), so it is first brought to the current cycle in closed
+    /// form with the input it had.
+    pub(super) fn frame_queued(&mut self, s: usize, f: u32, cycle: u64) {
+        let now = self.cycle;
+        let EngineSlot::Cycle(c) = &mut self.engines[s] else { return };
+        let in_sweep = !c.active && !c.stopped && c.wake_at.is_some() && c.e.clearing();
+        if in_sweep {
+            let first = c.last.map_or(0, |l| l + 1);
+            if c.rx.is_empty() && now > first {
+                advance_asleep(c, &self.frames, &mut self.stats, s, first, now - first);
+                c.last = Some(now - 1);
+            }
+        } else {
+            self.wake(s);
+        }
+        if let EngineSlot::Cycle(c) = &mut self.engines[s] {
+            c.rx.push_back((f, cycle));
+        }
+    }
+
     /// Whether a wake-up ([`Ev::Wake`]) is still due: not if the engine woke since (a frame), whether
     /// or not it went to sleep again.
     pub(super) fn wake_due(&self, s: usize, cycle: u64) -> bool {
         matches!(&self.engines[s], EngineSlot::Cycle(c) if !c.active && c.wake_at == Some(cycle))
     }
 
-    /// The wake-up of an engine asleep on a running timer ([`Ev::Wake`]), if still due.
+    /// The wake-up of an engine asleep on a running timer or in its clearing sweep ([`Ev::Wake`]), if
+    /// still due.
     pub(super) fn wake_on_timer(&mut self, s: usize, cycle: u64) {
         if self.wake_due(s, cycle) {
             let EngineSlot::Cycle(c) = &self.engines[s] else { return };
             let last_activity = c.last_activity;
             debug_assert_eq!(self.cycle, cycle, "a wake-up is processed in its cycle");
-            self.stats.timer_wakes += 1;
+            if c.e.clearing() {
+                self.stats.sweep_wakes += 1;
+            } else {
+                self.stats.timer_wakes += 1;
+            }
             self.wake(s);
-            // Unlike a frame, the expiry is no activity of its own: the engine goes back to sleep by
+            // Unlike a frame, the expiry (or the sweep's end) is no activity of its own: the engine goes back to sleep by
             // the same rule, in the same cycle, as if it had been stepped throughout, so `now` at the
             // end of a run is the same with and without skipping.
             if let EngineSlot::Cycle(c) = &mut self.engines[s] {
@@ -108,7 +131,7 @@ impl Fabric {
         }
     }
 
-    /// Brings every engine asleep on a running timer to the current cycle in closed form (its timers as
+    /// Brings every engine asleep on a running timer (or in its clearing sweep) to the current cycle in closed form (its timers as
     /// if it had been stepped through the last cycle), without waking it: for inspection when
     /// [`Fabric::run_until_quiet`] stops at its limit. Its wake-up stays where it is.
     pub(super) fn catch_up_timer_sleepers(&mut self) {
@@ -123,10 +146,7 @@ impl Fabric {
             if n == 0 {
                 continue;
             }
-            let o = c.e.advance_idle(n, &idle_in(c.id, 0)).unwrap_or_else(|x| panic!("engine {s} asleep while not quiescent: {x}"));
-            assert!(!busy(&o), "a quiescent engine shows an output while idle");
-            self.stats.engine_cycles_skipped += n;
-            self.stats.idle_advances += 1;
+            advance_asleep(c, &self.frames, &mut self.stats, s, first, n);
             c.last = Some(now - 1);
         }
     }
@@ -237,34 +257,9 @@ pub(super) enum Effect {
 /// asleep, or asleep until a timer's wake-up, an [`Effect::Wake`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats, log: bool, skip: bool, s: u32, cycle: u64, fx: &mut Vec<(u32, Effect)>) -> bool {
-    let mut i = idle_in(c.id, c.vl_taken);
-    i.rst = cycle < RESET_CYCLES;
-    let mut presented = false;
-    if !i.rst {
-        if let Some(&(f, from)) = c.rx.front() {
-            // Beat k of a frame may enter at `from + k` (the port delivers one beat per cycle).
-            if cycle >= from + c.rx_beat as u64 {
-                let bytes = &frames[f as usize].bytes;
-                if c.rx_beat == 0 {
-                    c.family = wire::is_soft_portals(bytes);
-                }
-                let nb = beats_of(bytes);
-                let lo = c.rx_beat * BEAT_BYTES;
-                let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
-                let mut d = Wide::ZERO;
-                for (k, &b) in chunk.iter().enumerate() {
-                    d.set_byte(k, b);
-                }
-                i.s_axis_rx_tdata = d;
-                i.s_axis_rx_tkeep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
-                i.s_axis_rx_tvalid = true;
-                i.s_axis_rx_tlast = c.rx_beat + 1 == nb;
-                presented = true;
-            }
-        }
-    }
+    let (i, presented) = input_of(c, frames, cycle);
     // The port family of the frame being received (set on its first beat, kept to the next).
-    i.cfg_family = c.family;
+    c.family = i.cfg_family;
     let o = c.e.step(&i);
     c.steps += 1;
     stats.engine_steps += 1;
@@ -314,13 +309,56 @@ pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats,
             c.active = false;
             false
         }
-        Rest::UntilExpiry(n) => {
+        Rest::UntilWake(n) => {
             c.active = false;
             c.wake_at = Some(cycle + n);
             fx.push((s, Effect::Wake(cycle + n)));
             false
         }
     }
+}
+
+/// The input [`step_one`] gives engine `c` in `cycle`, and whether it offers a receive beat: the head
+/// frame's next beat once it may enter (beat k of a frame from its cycle + k: the port delivers one beat
+/// per cycle), with the port family of the frame being received (set on its first beat, kept to the next).
+fn input_of(c: &CycleEngine, frames: &[Frame], cycle: u64) -> (EngineIn, bool) {
+    let mut i = idle_in(c.id, c.vl_taken);
+    i.rst = cycle < RESET_CYCLES;
+    i.cfg_family = c.family;
+    let Some(&(f, from)) = c.rx.front().filter(|_| !i.rst) else { return (i, false) };
+    if cycle < from + c.rx_beat as u64 {
+        return (i, false);
+    }
+    let bytes = &frames[f as usize].bytes;
+    if c.rx_beat == 0 {
+        i.cfg_family = wire::is_soft_portals(bytes);
+    }
+    let nb = beats_of(bytes);
+    let lo = c.rx_beat * BEAT_BYTES;
+    let chunk = &bytes[lo.min(bytes.len())..(lo + BEAT_BYTES).min(bytes.len())];
+    let mut d = Wide::ZERO;
+    for (k, &b) in chunk.iter().enumerate() {
+        d.set_byte(k, b);
+    }
+    i.s_axis_rx_tdata = d;
+    i.s_axis_rx_tkeep = if chunk.len() >= 64 { u64::MAX } else { (1u64 << chunk.len()) - 1 };
+    i.s_axis_rx_tvalid = true;
+    i.s_axis_rx_tlast = c.rx_beat + 1 == nb;
+    (i, true)
+}
+
+/// Advances engine `s` (`c`), asleep since cycle `first`, over the `n` cycles from `first` in closed
+/// form. Exact: its input is the same in each of them (checked: the first and the last), and the model
+/// checks that one cycle of that input changes nothing but the CPU's timer prescaler and running timers
+/// and the interposer's clearing sweep, and that no timer expires in them, and advances those in closed
+/// form (`PacketEngine::advance_idle`; a beat waiting at the port through the sweep is held by it).
+fn advance_asleep(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats, s: usize, first: u64, n: u64) {
+    let (held, _) = input_of(c, frames, first);
+    assert_eq!(held, input_of(c, frames, first + n - 1).0, "engine {s}: its input changed while asleep (cycles {first}..{})", first + n);
+    let o = c.e.advance_idle(n, &held).unwrap_or_else(|x| panic!("engine {s} set aside while not quiescent: {x}"));
+    assert!(!busy(&o), "a quiescent engine shows an output while idle");
+    stats.engine_cycles_skipped += n;
+    stats.idle_advances += 1;
 }
 
 fn idle_in(id: u16, vl_taken: u8) -> EngineIn {
@@ -347,17 +385,20 @@ enum Rest {
     Awake,
     /// Quiescent ([`quiescent`]): until a frame arrives.
     Asleep,
-    /// Quiescent but for running CPU timers: until a frame arrives or, at the latest, this many cycles
-    /// from now, the cycle whose tick expires the first timer (stepped, not skipped).
-    UntilExpiry(u64),
+    /// Quiescent but for running CPU timers or the interposer's clearing sweep: until a frame arrives
+    /// (one arriving in the sweep waits for it) or, at the latest, this many cycles from now, the cycle
+    /// whose tick expires the first timer or the sweep's last cycle (stepped, not skipped).
+    UntilWake(u64),
 }
 
-/// Nothing to receive or send, no input, output or event for [`QUIET_CYCLES`], the CPU's sequencer
-/// idle and no timer expired: one more cycle would change nothing but the CPU's prescaler and running
-/// timers (which `PacketEngine::advance_idle` checks on waking).
+/// Nothing to receive (but frames the clearing sweep holds at the port) or send, no input, output or
+/// event for [`QUIET_CYCLES`], the CPU's sequencer idle and no timer expired: one more cycle would change
+/// nothing but the CPU's prescaler and running timers and the interposer's clearing sweep after the reset
+/// (which `PacketEngine::advance_idle` checks on waking).
 fn idle(c: &CycleEngine, cycle: u64) -> bool {
-    // The interposer's clearing sweep after the reset (`MCAST_ENTRIES` cycles) changes state every cycle.
-    if !c.rx.is_empty() || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES || c.e.clearing() {
+    // While the sweep runs the interposer takes no receive beat: a frame waits at the port unchanged.
+    let receiving = !c.rx.is_empty() && !c.e.clearing();
+    if receiving || !c.out.is_empty() || c.vl_taken != 0 || cycle < RESET_CYCLES + QUIET_CYCLES {
         return false;
     }
     if cycle.saturating_sub(c.last_activity) < QUIET_CYCLES {
@@ -380,16 +421,21 @@ fn rest(c: &CycleEngine, cycle: u64) -> Rest {
     if !idle(c, cycle) {
         return Rest::Awake;
     }
-    match c.e.cpu().cycles_to_expiry() {
+    // The sweep's last cycle is stepped as an expiry is: from the next cycle on, receive is no longer
+    // held (a waiting frame enters), and the engine is quiescent or not by the same rule, in the same
+    // cycle, as if stepped throughout (so a run ends where it would without skipping).
+    let sweep = Some(c.e.clear_remaining()).filter(|&n| n > 0);
+    match c.e.cpu().cycles_to_expiry().into_iter().chain(sweep).min() {
         None => Rest::Asleep,
-        // Sleep only if at least one cycle can be skipped before the expiry cycle.
-        Some(n) if n > 1 => Rest::UntilExpiry(n),
+        // Sleep only if at least one cycle can be skipped before the wake-up's cycle.
+        Some(n) if n > 1 => Rest::UntilWake(n),
         Some(_) => Rest::Awake,
     }
 }
 
-/// Idle with no CPU timer running: the engine has nothing left to do until a frame arrives.
+/// Idle with no CPU timer running and its clearing sweep over: the engine has nothing left to do until
+/// a frame arrives.
 pub(super) fn quiescent(c: &CycleEngine, cycle: u64) -> bool {
-    c.stopped || (idle(c, cycle) && c.e.cpu().cycles_to_expiry().is_none())
+    c.stopped || (idle(c, cycle) && c.e.cpu().cycles_to_expiry().is_none() && !c.e.clearing())
 }
 

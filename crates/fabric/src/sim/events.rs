@@ -88,9 +88,8 @@ impl Fabric {
                     if self.faults.is_some() && !wire::frame_ok(&self.frames[f as usize].bytes) {
                         self.stats.corrupt_to_engines += 1;
                     }
-                    c.rx.push_back((f, cycle));
                 }
-                self.wake(sw as usize);
+                self.frame_queued(sw as usize, f, cycle);
                 let id = self.topo.switches[sw as usize].engine_id;
                 self.record(f, tail, id);
             }

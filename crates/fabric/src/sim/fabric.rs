@@ -176,8 +176,9 @@ pub(super) enum Ev {
     StartRetry { cc: u16 },
     /// The Portals root end node `e`'s timer for round `seqno` of tree `dfa` ([`portals`]).
     PortalsRoot { e: u32, dfa: u32, seqno: u16 },
-    /// The engine of switch `sw`, asleep with a running CPU timer, wakes in `cycle`, the cycle whose
-    /// tick expires the timer (ignored if it woke earlier).
+    /// The engine of switch `sw`, asleep with a running CPU timer or in its clearing sweep, wakes in
+    /// `cycle`, the cycle whose tick expires the timer or the sweep's last cycle (ignored if it woke
+    /// earlier).
     Wake { sw: u32, cycle: u64 },
 }
 
@@ -255,7 +256,8 @@ pub(super) struct CycleEngine {
     pub(super) last_activity: u64,
     /// Stepped every cycle (in [`Fabric::awake`]); otherwise asleep.
     pub(super) active: bool,
-    /// Asleep with a running CPU timer: the cycle of its wake-up ([`Ev::Wake`]).
+    /// Asleep with a running CPU timer or in the interposer's clearing sweep: the cycle of its wake-up
+    /// ([`Ev::Wake`]).
     pub(super) wake_at: Option<u64>,
     /// Cycles stepped (for the performance report).
     pub(super) steps: u64,
@@ -301,6 +303,9 @@ pub struct Stats {
     pub idle_advances: u64,
     /// Wake-ups of engines asleep on a running CPU timer, in the cycle of its expiry.
     pub timer_wakes: u64,
+    /// Wake-ups of engines asleep in the interposer's clearing sweep after their reset, in the sweep's
+    /// last cycle.
+    pub sweep_wakes: u64,
     /// Frames dropped by a switch for an unknown destination.
     pub unroutable: u64,
     /// Frames dropped because the live fabric cannot take them further: no route to the destination's
@@ -358,8 +363,8 @@ pub struct Fabric {
     /// is false: engines step in switch order, as without skipping).
     pub(super) awake: Vec<u32>,
     pub(super) awake_sorted: bool,
-    /// Engines asleep with a running CPU timer (a wake-up event each in the heap): while there are any,
-    /// the engine clock runs as if they were stepped (`run_until_quiet`).
+    /// Engines asleep with a running CPU timer or in their clearing sweep (a wake-up event each in the
+    /// heap): while there are any, the engine clock runs as if they were stepped (`run_until_quiet`).
     pub(super) timer_sleepers: usize,
     pub(super) ends: Vec<EndNode>,
     /// Collective messages delivered to end nodes and engines.

@@ -15,12 +15,14 @@
 //!   and a cycle visits only the awake engines (a sorted list), so a cycle costs the engines that work
 //!   in it, not the fabric's size. An engine is set aside when it is *idle*: nothing to receive, no
 //!   output or event for [`QUIET_CYCLES`], the CPU's sequencer idle and no CPU timer expired on a valid descriptor. Its only
-//!   changing state is then the CPU's timer prescaler and running timers (`Descriptor::timer_runs`).
-//!   With no timer running it sleeps until a frame arrives; with timers running (a context waiting for
-//!   contributions) it also gets a wake-up event at the cycle whose tick expires the first one
-//!   (`Cpu::cycles_to_expiry`), which is stepped. On waking, the model puts it in exactly the state the
-//!   skipped cycles would have (`PacketEngine::advance_idle`, which checks that the engine is idle and
-//!   that no timer expires in the skipped cycles, and advances prescaler and timers in closed form).
+//!   changing state is then the CPU's timer prescaler and running timers (`Descriptor::timer_runs`)
+//!   and, after its reset, the index of the interposer's clearing sweep (which holds receive: a frame
+//!   waits at the port). With no timer running and the sweep over it sleeps until a frame arrives; with
+//!   timers running (a context waiting for contributions) or in the sweep it also gets a wake-up event
+//!   at the cycle whose tick expires the first timer (`Cpu::cycles_to_expiry`) or at the sweep's last
+//!   cycle, which is stepped. On waking, the model puts it in exactly the state the skipped cycles would
+//!   have (`PacketEngine::advance_idle`, which checks that the engine is idle under the input it had and
+//!   that no timer expires in the skipped cycles, and advances prescaler, timers and sweep in closed form).
 //!   The tests `skip_is_exact_*` compare every frame and its timing with and without skipping.
 //!
 //! The **table-arithmetic stand-in** ([`EngineKind::TableArithmetic`]) replaces the engines only for
