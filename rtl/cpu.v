@@ -256,7 +256,7 @@ wire [16*PBV_SCAN_ENTRIES-1:0] pbv_dev_rd;
 // The reverse lookup in two steps a cycle apart (§SCAN): a cycle of SCAN compares one word and registers
 // which of its slots match (scan_vec_reg) and the word (scan_word_reg); the next cycle (the next SCAN,
 // or LOOKUP after the last word) picks the lowest of them. So no cycle holds a RAM read, 32 compares and
-// a priority encoder in series (it was the CPU's longest path, docs/performance.md §CPU SCAN).
+// a priority encoder in series (docs/performance.md §CPU SCAN and input checker stage D).
 reg [PBV_SCAN_ENTRIES-1:0]     scan_vec_reg, scan_vec_next;
 reg [PBV_WADDR_W-1:0]          scan_word_reg, scan_word_next;
 
@@ -742,8 +742,9 @@ wire                   cfg_pbv_we = cfg_wr_en && !rst && cfg_wr_addr < CFG_TIMEO
 wire [15:0]            msg_next_pid = msg_next[M_PID +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
 // The word of the next PBV bit: the lowest word of em_mask_next with a bit set (0 if none), from one OR
-// per word and a PBV_WORDS-bit priority, not from the bit's 7-bit index (a 128-bit lowest-bit search
-// after the emission's own, which made this address one of the CPU's longest paths).
+// per word and a PBV_WORDS-bit priority, not from the bit's 7-bit index (a second 128-bit lowest-bit
+// search after the emission's own: that pair was the CPU's longest path, 162 cells, docs/performance.md
+// §CPU SCAN and input checker stage D).
 reg [PBV_WADDR_W-1:0]  em_next_word;
 integer                w;
 always @* begin

@@ -93,8 +93,9 @@ endfunction
 // Index of the lowest set bit of v (0 if none), as a balanced tree: level l + 1 joins pairs of level-l
 // nodes (any bit set; the index of the lowest, its bit l set when it is in the upper half), one 2:1
 // multiplexer per index bit and level, 7 levels. The form `v & (~v + 1)` then an OR-encoder became a
-// 128-cell carry chain in Yosys' generic flow, the CPU's longest path (docs/performance.md §CPU SCAN and
-// input checker stage D). Node i of a level overwrites slot i, read from slots 2i and 2i + 1 (≥ i).
+// carry chain of 70-90 cells in Yosys' generic flow, twice on the CPU's longest path of session 12
+// (docs/performance.md §CPU SCAN and input checker stage D). Node i of a level overwrites slot i, read
+// from slots 2i and 2i + 1 (≥ i).
 function [6:0] lowest_index(input [127:0] v);
     reg [127:0]   any;
     reg [7*128-1:0] idx;

@@ -597,9 +597,9 @@ wire [F_COUNT-1:0] fl = d_flags_reg;
 // its check fails on a frame that reaches it (a check of one family or branch is gated by it), and names
 // an event; the frame's verdict is the lowest row that holds. Written as prefix ORs over the rows and one
 // OR per event (LUT trees of depth log6 of the rows), not as a 37-deep chain of `if (!done && ...)`: this
-// stage set the checker's LUT depth (docs/performance.md §Input checker stage D). Rows past R_P_ACCEPT
-// are only reached by a TLP (a Portals frame always stops there), rows R_C_* by a frame that passed the
-// memory or message branch, so they need no family gate.
+// stage set the checker's LUT depth (docs/performance.md §CPU SCAN and input checker stage D). Rows past
+// R_P_ACCEPT are only reached by a TLP (a Portals frame always stops there), rows R_C_* by a frame that
+// passed the memory or message branch, so they need no family gate.
 localparam R_TKEEP = 0, R_FCS = 1, R_LCRC = 2, R_TOO_LONG = 3,
            R_P_LENGTH = 4, R_P_ETHERTYPE = 5, R_P_RESERVED = 6, R_P_HEADER = 7, R_P_VNI = 8, R_P_ACCEPT = 9,
            R_T_SHORT = 10, R_T_PREFIX = 11, R_T_FMT_RESERVED = 12, R_T_TYPE_UNSUPPORTED = 13,
