@@ -55,9 +55,9 @@ endfunction
 // State SCAN (model: `Cpu::scan`), in two steps a cycle apart (rtl/cpu.v §SCAN). Compare: the word of the
 // device-ID RAM at pbv_raddr_reg against the searched ID, one bit per slot, registered in scan_vec_reg.
 // Choose, a cycle later: the lowest match of the registered word, kept unless an earlier word had one
-// (scan_hit/scan_idx, the participant as it stands after that word; lowest_index's tree, 5 levels
-// on the 32 slots). The sequencer commits them in lk_p_*
-// in each SCAN cycle; LOOKUP takes them after the last word.
+// (scan_hit/scan_idx, the participant as it stands after that word; lowest_index's tree, 5 levels on
+// the 32 slots). The sequencer commits them in lk_p_* in each SCAN cycle; LOOKUP takes them after the
+// last word.
 reg [PBV_SCAN_ENTRIES-1:0] scan_match;
 always @* begin
     for (j = 0; j < PBV_SCAN_ENTRIES; j = j + 1) begin
