@@ -253,6 +253,12 @@ generate
 endgenerate
 reg [PBV_WADDR_W-1:0]          pbv_raddr_reg;
 wire [16*PBV_SCAN_ENTRIES-1:0] pbv_dev_rd;
+// The reverse lookup in two steps a cycle apart (§SCAN): a cycle of SCAN compares one word and registers
+// which of its slots match (scan_vec_reg) and the word (scan_word_reg); the next cycle (the next SCAN,
+// or LOOKUP after the last word) picks the lowest of them. So no cycle holds a RAM read, 32 compares and
+// a priority encoder in series (docs/performance.md §CPU SCAN and input checker stage D).
+reg [PBV_SCAN_ENTRIES-1:0]     scan_vec_reg, scan_vec_next;
+reg [PBV_WADDR_W-1:0]          scan_word_reg, scan_word_next;
 
 /*
  * Outputs.
@@ -440,6 +446,8 @@ always @* begin
     lk_f_idx_next = lk_f_idx_reg;
     lk_p_hit_next = lk_p_hit_reg;
     lk_p_idx_next = lk_p_idx_reg;
+    scan_vec_next = scan_vec_reg;
+    scan_word_next = scan_word_reg;
     lk_p_sender_next = lk_p_sender_reg;
     cur_next = cur_reg;
     tmpl_next = tmpl_reg;
@@ -475,18 +483,21 @@ always @* begin
                 if (needs_scan(s_msg_packed[M_FAMILY], s_msg_packed[M_KIND +: 4], s_msg_packed[M_PID +: 16])) begin
                     lk_p_hit_next = 1'b0;
                     lk_p_idx_next = 7'd0;
+                    scan_vec_next = {PBV_SCAN_ENTRIES{1'b0}};
                     seq_next = SEQ_SCAN;
                 end else begin
                     seq_next = SEQ_LOOKUP;
                 end
             end
         end
-        // ==== SCAN (lookup.rs `Cpu::scan`): one word of the device-ID RAM per cycle, the first hit kept
+        // ==== SCAN (lookup.rs `Cpu::scan`): one word of the device-ID RAM per cycle, the first hit kept.
+        // The word's matches are registered here and resolved in the next cycle (the previous word's
+        // now; the last word's in LOOKUP), which keeps the model's cycles and result.
         SEQ_SCAN: begin
-            if (!lk_p_hit_reg && scan_hit) begin
-                lk_p_hit_next = 1'b1;
-                lk_p_idx_next = scan_idx;
-            end
+            scan_vec_next = scan_match;
+            scan_word_next = pbv_raddr_reg;
+            lk_p_hit_next = scan_hit;
+            lk_p_idx_next = scan_idx;
             if (scan_last) seq_next = SEQ_LOOKUP;
         end
         // ==== LOOKUP (lookup.rs)
@@ -728,12 +739,23 @@ end
  */
 wire                   cfg_pbv_we = cfg_wr_en && !rst && cfg_wr_addr < CFG_TIMEOUT;
 /* verilator lint_off UNUSEDSIGNAL */
-wire [6:0]             em_next_b = lowest_index(em_mask_next);
 wire [15:0]            msg_next_pid = msg_next[M_PID +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
+// The word of the next PBV bit: the lowest word of em_mask_next with a bit set (0 if none), from one OR
+// per word and a PBV_WORDS-bit priority, not from the bit's 7-bit index (a second 128-bit lowest-bit
+// search after the emission's own: that pair was the CPU's longest path, 162 cells, docs/performance.md
+// §CPU SCAN and input checker stage D).
+reg [PBV_WADDR_W-1:0]  em_next_word;
+integer                w;
+always @* begin
+    em_next_word = {PBV_WADDR_W{1'b0}};
+    for (w = PBV_WORDS - 1; w >= 0; w = w - 1) begin
+        if (|em_mask_next[PBV_SCAN_ENTRIES*w +: PBV_SCAN_ENTRIES]) em_next_word = w[PBV_WADDR_W-1:0];
+    end
+end
 wire [PBV_WADDR_W-1:0] pbv_raddr = seq_next == SEQ_SCAN ? (seq_reg == SEQ_SCAN ? pbv_raddr_reg + 1'b1 : {PBV_WADDR_W{1'b0}})
                                  : seq_next == SEQ_LOOKUP ? msg_next_pid[PBV_SLOT_W +: PBV_WADDR_W]
-                                 : em_next_b[PBV_SLOT_W +: PBV_WADDR_W];
+                                 : em_next_word;
 
 generate
     for (g = 0; g < PBV_SCAN_ENTRIES; g = g + 1) begin : g_pbv_dev
@@ -762,6 +784,8 @@ always @(posedge clk) begin
     lk_f_idx_reg <= lk_f_idx_next;
     lk_p_hit_reg <= lk_p_hit_next;
     lk_p_idx_reg <= lk_p_idx_next;
+    scan_vec_reg <= scan_vec_next;
+    scan_word_reg <= scan_word_next;
     lk_p_sender_reg <= lk_p_sender_next;
     cur_reg <= cur_next;
     tmpl_reg <= tmpl_next;
@@ -809,6 +833,8 @@ always @(posedge clk) begin
         lk_f_idx_reg <= {DIDX_W{1'b0}};
         lk_p_hit_reg <= 1'b0;
         lk_p_idx_reg <= 7'd0;
+        scan_vec_reg <= {PBV_SCAN_ENTRIES{1'b0}};
+        scan_word_reg <= {PBV_WADDR_W{1'b0}};
         lk_p_sender_reg <= 1'b0;
         cur_reg <= {DIDX_W{1'b0}};
         tmpl_reg <= {MSG_W{1'b0}};

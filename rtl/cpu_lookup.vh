@@ -52,20 +52,26 @@ function automatic needs_scan(input portals, input [3:0] kind, input [15:0] pid)
                               || ((kind == K_CONTRIB || kind == K_RESPONSE) && pid == NO_PARTICIPANT));
 endfunction
 
-// State SCAN (model: `Cpu::scan`): the word of the device-ID RAM at pbv_raddr_reg against the searched ID;
-// the lowest valid match of the word. The sequencer keeps the first hit over the words in lk_p_*.
-reg [127:0] scan_match;
+// State SCAN (model: `Cpu::scan`), in two steps a cycle apart (rtl/cpu.v §SCAN). Compare: the word of the
+// device-ID RAM at pbv_raddr_reg against the searched ID, one bit per slot, registered in scan_vec_reg.
+// Choose, a cycle later: the lowest match of the registered word, kept unless an earlier word had one
+// (scan_hit/scan_idx, the participant as it stands after that word; lowest_index's tree, 5 levels on
+// the 32 slots). The sequencer commits them in lk_p_* in each SCAN cycle; LOOKUP takes them after the
+// last word.
+reg [PBV_SCAN_ENTRIES-1:0] scan_match;
 always @* begin
-    scan_match = 128'd0;
     for (j = 0; j < PBV_SCAN_ENTRIES; j = j + 1) begin
         scan_match[j] = pbv_valid_reg[{pbv_raddr_reg, j[PBV_SLOT_W-1:0]}] && pbv_dev_rd[16*j +: 16] == p_who;
     end
 end
+
+wire       scan_hit = lk_p_hit_reg || |scan_vec_reg;
+// Without a hit the index stays 0, as in the model.
 /* verilator lint_off UNUSEDSIGNAL */
-wire [6:0] scan_first = lowest_index(scan_match);
+wire [6:0] scan_first = lowest_index({{(128-PBV_SCAN_ENTRIES){1'b0}}, scan_vec_reg});
 /* verilator lint_on UNUSEDSIGNAL */
-wire       scan_hit = |scan_match;
-wire [6:0] scan_idx = {pbv_raddr_reg, scan_first[PBV_SLOT_W-1:0]};
+wire [6:0] scan_idx = lk_p_hit_reg ? lk_p_idx_reg
+                    : |scan_vec_reg ? {scan_word_reg, scan_first[PBV_SLOT_W-1:0]} : 7'd0;
 wire       scan_last = &pbv_raddr_reg;
 
 // The device ID of the P_ID's entry: LOOKUP reads the word addressed when the message was accepted.
@@ -74,9 +80,9 @@ wire [15:0] pid_dev = pbv_dev_rd[16*m_pid[PBV_SLOT_W-1:0] +: 16];
 always @* begin
     // The participant: P_ID if given ([0169]), an index; else the reverse lookup SCAN did.
     if (needs_scan(m_portals, m_kind, m_pid)) begin
-        lookup_p_hit = lk_p_hit_reg;
-        lookup_p_idx = lk_p_idx_reg;
-        lookup_p_sender = lk_p_hit_reg;
+        lookup_p_hit = scan_hit;
+        lookup_p_idx = scan_idx;
+        lookup_p_sender = scan_hit;
     end else if (m_pid != NO_PARTICIPANT && !m_init_tlp) begin
         lookup_p_hit = m_pid < 16'd128;
         lookup_p_idx = m_pid < 16'd128 ? m_pid[6:0] : 7'd0;

@@ -90,16 +90,27 @@ function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, inpu
     end
 endfunction
 
-// Index of the lowest set bit of v (0 if none): the lowest bit isolated, then OR-encoded.
+// Index of the lowest set bit of v (0 if none), as a balanced tree: level l + 1 joins pairs of level-l
+// nodes (any bit set; the index of the lowest, its bit l set when it is in the upper half), one 2:1
+// multiplexer per index bit and level, 7 levels. The form `v & (~v + 1)` then an OR-encoder became a
+// carry chain of 70-90 cells in Yosys' generic flow, twice on the CPU's longest path of session 12
+// (docs/performance.md §CPU SCAN and input checker stage D). Node i of a level overwrites slot i, read
+// from slots 2i and 2i + 1 (≥ i).
 function [6:0] lowest_index(input [127:0] v);
-    reg [127:0] low;
+    reg [127:0]   any;
+    reg [7*128-1:0] idx;
+    integer l;
     integer i;
     begin
-        low = v & (~v + 128'd1);
-        lowest_index = 7'd0;
-        for (i = 0; i < 128; i = i + 1) begin
-            lowest_index = lowest_index | ({7{low[i]}} & i[6:0]);
+        any = v;
+        idx = {7*128{1'b0}};
+        for (l = 0; l < 7; l = l + 1) begin
+            for (i = 0; i < (64 >> l); i = i + 1) begin
+                idx[7*i +: 7] = any[2*i] ? idx[7*(2*i) +: 7] : (idx[7*(2*i+1) +: 7] | (7'd1 << l));
+                any[i] = any[2*i] || any[2*i+1];
+            end
         end
+        lowest_index = any[0] ? idx[6:0] : 7'd0;
     end
 endfunction
 

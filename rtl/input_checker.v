@@ -593,136 +593,120 @@ reg [6:0]                      d_addr_reg;
 
 wire [F_COUNT-1:0] fl = d_flags_reg;
 
-reg [4:0]  ev;
-reg        done;
-reg        to_reg;
-reg        to_msg;
+// The verdict is the first set bit of a priority table (docs §Checks, in priority order): row r holds when
+// its check fails on a frame that reaches it (a check of one family or branch is gated by it), and names
+// an event; the frame's verdict is the lowest row that holds. Written as prefix ORs over the rows and one
+// OR per event (LUT trees of depth log6 of the rows), not as a 37-deep chain of `if (!done && ...)`: this
+// stage set the checker's LUT depth (docs/performance.md §CPU SCAN and input checker stage D). Rows past
+// R_P_ACCEPT are only reached by a TLP (a Portals frame always stops there), rows R_C_* by a frame that
+// passed the memory or message branch, so they need no family gate.
+localparam R_TKEEP = 0, R_FCS = 1, R_LCRC = 2, R_TOO_LONG = 3,
+           R_P_LENGTH = 4, R_P_ETHERTYPE = 5, R_P_RESERVED = 6, R_P_HEADER = 7, R_P_VNI = 8, R_P_ACCEPT = 9,
+           R_T_SHORT = 10, R_T_PREFIX = 11, R_T_FMT_RESERVED = 12, R_T_TYPE_UNSUPPORTED = 13,
+           R_T_TYPE_MALFORMED = 14, R_T_TH = 15, R_T_LENGTH = 16, R_T_POISONED = 17, R_T_ECRC = 18,
+           R_T_RESERVED = 19, R_M_WINDOW = 20, R_M_NOT_1DW = 21, R_M_LAST_BE = 22, R_M_ACCEPT_REG = 23,
+           R_M_READ = 24, R_V_CODE = 25, R_V_TARGET = 26, R_V_VENDOR = 27,
+           R_C_SHORT = 28, R_C_HEADER = 29, R_C_RESERVED = 30, R_C_CONFIG = 31, R_C_DATA_SHORT = 32,
+           R_C_OPERANDS = 33, R_C_LENGTH = 34, R_C_DW3 = 35, R_C_ACCEPT = 36, ROWS = 37;
 
+// The event of each row.
+function [4:0] row_event(input integer r);
+    case (r)
+        R_TKEEP: row_event = EV_TKEEP;
+        R_FCS: row_event = EV_FCS;
+        R_LCRC: row_event = EV_LCRC;
+        R_TOO_LONG: row_event = EV_TOO_LONG;
+        R_P_LENGTH: row_event = EV_LENGTH;
+        R_P_ETHERTYPE: row_event = EV_ETHERTYPE;
+        R_P_RESERVED: row_event = EV_RESERVED;
+        R_P_HEADER: row_event = EV_PORTALS_HEADER;
+        R_P_VNI: row_event = EV_VNI;
+        R_P_ACCEPT: row_event = EV_ACCEPT_MSG;
+        R_T_SHORT: row_event = EV_LENGTH;
+        R_T_PREFIX: row_event = EV_TLP_UNSUPPORTED;
+        R_T_FMT_RESERVED: row_event = EV_TLP_MALFORMED;
+        R_T_TYPE_UNSUPPORTED: row_event = EV_TLP_UNSUPPORTED;
+        R_T_TYPE_MALFORMED: row_event = EV_TLP_MALFORMED;
+        R_T_TH: row_event = EV_TLP_UNSUPPORTED;
+        R_T_LENGTH: row_event = EV_LENGTH;
+        R_T_POISONED: row_event = EV_POISONED;
+        R_T_ECRC: row_event = EV_ECRC;
+        R_T_RESERVED: row_event = EV_RESERVED;
+        R_M_WINDOW: row_event = EV_NOT_FOR_ENGINE;
+        R_M_NOT_1DW: row_event = EV_REG_ACCESS;
+        R_M_LAST_BE: row_event = EV_TLP_MALFORMED;
+        R_M_ACCEPT_REG: row_event = EV_ACCEPT_REG;
+        R_M_READ: row_event = EV_REG_ACCESS;
+        R_V_CODE: row_event = EV_TLP_UNSUPPORTED;
+        R_V_TARGET: row_event = EV_NOT_FOR_ENGINE;
+        R_V_VENDOR: row_event = EV_VENDOR;
+        R_C_SHORT: row_event = EV_COLL_MALFORMED;
+        R_C_HEADER: row_event = EV_COLL_MALFORMED;
+        R_C_RESERVED: row_event = EV_RESERVED;
+        R_C_CONFIG: row_event = EV_COLL_CONFIG;
+        R_C_DATA_SHORT: row_event = EV_COLL_MALFORMED;
+        R_C_OPERANDS: row_event = EV_COLL_OPERANDS;
+        R_C_LENGTH: row_event = EV_COLL_MALFORMED;
+        R_C_DW3: row_event = EV_VENDOR;
+        default: row_event = EV_ACCEPT_MSG;
+    endcase
+endfunction
+
+wire [ROWS-1:0] why;
+assign why[R_TKEEP] = fl[F_TKEEP];
+assign why[R_FCS] = fl[F_CRC] && fl[F_PORTALS];
+assign why[R_LCRC] = fl[F_CRC] && !fl[F_PORTALS];
+assign why[R_TOO_LONG] = fl[F_TOO_LONG];
+assign why[R_P_LENGTH] = fl[F_PORTALS] && fl[FP_LENGTH];
+assign why[R_P_ETHERTYPE] = fl[F_PORTALS] && fl[FP_ETHERTYPE];
+assign why[R_P_RESERVED] = fl[F_PORTALS] && fl[FP_RESERVED];
+assign why[R_P_HEADER] = fl[F_PORTALS] && fl[FP_HEADER];
+assign why[R_P_VNI] = fl[F_PORTALS] && fl[FP_VNI];
+assign why[R_P_ACCEPT] = fl[F_PORTALS];
+assign why[R_T_SHORT] = fl[FT_SHORT];
+assign why[R_T_PREFIX] = fl[FT_PREFIX];
+assign why[R_T_FMT_RESERVED] = fl[FT_FMT_RESERVED];
+assign why[R_T_TYPE_UNSUPPORTED] = fl[FT_OTHER_TYPE] && fl[FT_KNOWN_TYPE];
+assign why[R_T_TYPE_MALFORMED] = fl[FT_OTHER_TYPE] && !fl[FT_KNOWN_TYPE];
+assign why[R_T_TH] = fl[FT_TH];
+assign why[R_T_LENGTH] = fl[FT_LENGTH];
+assign why[R_T_POISONED] = fl[FT_POISONED];
+assign why[R_T_ECRC] = fl[FT_ECRC];
+assign why[R_T_RESERVED] = fl[FT_RESERVED];
+assign why[R_M_WINDOW] = fl[FT_MEM] && fl[FT_WINDOW];
+assign why[R_M_NOT_1DW] = fl[FT_MEM] && fl[FT_REGS] && fl[FT_NOT_1DW];
+assign why[R_M_LAST_BE] = fl[FT_MEM] && fl[FT_REGS] && fl[FT_LAST_BE];
+assign why[R_M_ACCEPT_REG] = fl[FT_MEM] && fl[FT_REGS];
+assign why[R_M_READ] = fl[FT_MEM] && !fl[FT_DATA];
+assign why[R_V_CODE] = !fl[FT_MEM] && fl[FV_CODE];
+assign why[R_V_TARGET] = !fl[FT_MEM] && fl[FV_TARGET];
+assign why[R_V_VENDOR] = !fl[FT_MEM] && fl[FV_VENDOR];
+assign why[R_C_SHORT] = fl[FC_SHORT];
+assign why[R_C_HEADER] = fl[FC_HEADER];
+assign why[R_C_RESERVED] = fl[FC_RESERVED];
+assign why[R_C_CONFIG] = fl[FC_CONFIG];
+assign why[R_C_DATA_SHORT] = fl[FC_DATA_SHORT];
+assign why[R_C_OPERANDS] = fl[FC_OPERANDS];
+assign why[R_C_LENGTH] = fl[FC_LENGTH];
+assign why[R_C_DW3] = fl[FC_DW3];
+assign why[R_C_ACCEPT] = 1'b1;
+
+// win: the lowest row that holds, one-hot (row r holds and no row below it); ev_hot: its event,
+// one-hot over the stat_event bits.
+localparam [ROWS-1:0]     ROW_1 = 1;
+localparam [EV_COUNT-1:0] EV_1 = 1;
+reg [ROWS-1:0]     win;
+reg [EV_COUNT-1:0] ev_hot;
+integer r;
 always @* begin
-    ev = EV_TKEEP;
-    done = 1'b0;
-    to_reg = 1'b0;
-    to_msg = 1'b0;
-
-    if (fl[F_TKEEP]) begin
-        ev = EV_TKEEP; done = 1'b1;
-    end
-    if (!done && fl[F_CRC]) begin
-        ev = fl[F_PORTALS] ? EV_FCS : EV_LCRC; done = 1'b1;
-    end
-    if (!done && fl[F_TOO_LONG]) begin
-        ev = EV_TOO_LONG; done = 1'b1;
-    end
-    if (fl[F_PORTALS]) begin
-        /*
-         * Soft Portals
-         */
-        if (!done && fl[FP_LENGTH]) begin
-            ev = EV_LENGTH; done = 1'b1;
-        end
-        if (!done && fl[FP_ETHERTYPE]) begin
-            ev = EV_ETHERTYPE; done = 1'b1;
-        end
-        if (!done && fl[FP_RESERVED]) begin
-            ev = EV_RESERVED; done = 1'b1;
-        end
-        if (!done && fl[FP_HEADER]) begin
-            ev = EV_PORTALS_HEADER; done = 1'b1;
-        end
-        if (!done && fl[FP_VNI]) begin
-            ev = EV_VNI; done = 1'b1;
-        end
-        if (!done) begin
-            ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
-        end
-    end else begin
-        /*
-         * TLP
-         */
-        if (!done && fl[FT_SHORT]) begin
-            ev = EV_LENGTH; done = 1'b1;
-        end
-        if (!done && fl[FT_PREFIX]) begin
-            ev = EV_TLP_UNSUPPORTED; done = 1'b1;
-        end
-        if (!done && fl[FT_FMT_RESERVED]) begin
-            ev = EV_TLP_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FT_OTHER_TYPE]) begin
-            ev = fl[FT_KNOWN_TYPE] ? EV_TLP_UNSUPPORTED : EV_TLP_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FT_TH]) begin
-            ev = EV_TLP_UNSUPPORTED; done = 1'b1;
-        end
-        if (!done && fl[FT_LENGTH]) begin
-            ev = EV_LENGTH; done = 1'b1;
-        end
-        if (!done && fl[FT_POISONED]) begin
-            ev = EV_POISONED; done = 1'b1;
-        end
-        if (!done && fl[FT_ECRC]) begin
-            ev = EV_ECRC; done = 1'b1;
-        end
-        if (!done && fl[FT_RESERVED]) begin
-            ev = EV_RESERVED; done = 1'b1;
-        end
-        if (fl[FT_MEM]) begin
-            if (!done && fl[FT_WINDOW]) begin
-                ev = EV_NOT_FOR_ENGINE; done = 1'b1;
-            end
-            if (!done && fl[FT_REGS]) begin
-                if (fl[FT_NOT_1DW]) begin
-                    ev = EV_REG_ACCESS; done = 1'b1;
-                end else if (fl[FT_LAST_BE]) begin
-                    ev = EV_TLP_MALFORMED; done = 1'b1;
-                end else begin
-                    ev = EV_ACCEPT_REG; done = 1'b1; to_reg = 1'b1;
-                end
-            end
-            if (!done && !fl[FT_DATA]) begin
-                ev = EV_REG_ACCESS; done = 1'b1;
-            end
-        end else begin
-            if (!done && fl[FV_CODE]) begin
-                ev = EV_TLP_UNSUPPORTED; done = 1'b1;
-            end
-            if (!done && fl[FV_TARGET]) begin
-                ev = EV_NOT_FOR_ENGINE; done = 1'b1;
-            end
-            if (!done && fl[FV_VENDOR]) begin
-                ev = EV_VENDOR; done = 1'b1;
-            end
-        end
-        // Collective message (mailbox memory write or vendor-defined message).
-        if (!done && fl[FC_SHORT]) begin
-            ev = EV_COLL_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FC_HEADER]) begin
-            ev = EV_COLL_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FC_RESERVED]) begin
-            ev = EV_RESERVED; done = 1'b1;
-        end
-        if (!done && fl[FC_CONFIG]) begin
-            ev = EV_COLL_CONFIG; done = 1'b1;
-        end
-        if (!done && fl[FC_DATA_SHORT]) begin
-            ev = EV_COLL_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FC_OPERANDS]) begin
-            ev = EV_COLL_OPERANDS; done = 1'b1;
-        end
-        if (!done && fl[FC_LENGTH]) begin
-            ev = EV_COLL_MALFORMED; done = 1'b1;
-        end
-        if (!done && fl[FC_DW3]) begin
-            ev = EV_VENDOR; done = 1'b1;
-        end
-        if (!done) begin
-            ev = EV_ACCEPT_MSG; done = 1'b1; to_msg = 1'b1;
-        end
+    ev_hot = {EV_COUNT{1'b0}};
+    for (r = 0; r < ROWS; r = r + 1) begin
+        win[r] = why[r] && !(|(why & ((ROW_1 << r) - ROW_1)));
+        ev_hot = ev_hot | ({EV_COUNT{win[r]}} & (EV_1 << row_event(r)));
     end
 end
+wire to_reg = win[R_M_ACCEPT_REG];
+wire to_msg = win[R_P_ACCEPT] || win[R_C_ACCEPT];
 
 /*
  * Output registers
@@ -773,8 +757,8 @@ assign m_ur_addr = ur_addr_reg;
 
 // A whole, non-posted TLP request dropped for one of these reasons gets an Unsupported Request
 // (docs/blocks/input_checker.md §Unsupported Requests).
-wire ur_reason = ev == EV_TLP_UNSUPPORTED || ev == EV_POISONED || ev == EV_RESERVED ||
-                 ev == EV_NOT_FOR_ENGINE || ev == EV_REG_ACCESS;
+wire ur_reason = ev_hot[EV_TLP_UNSUPPORTED] || ev_hot[EV_POISONED] || ev_hot[EV_RESERVED] ||
+                 ev_hot[EV_NOT_FOR_ENGINE] || ev_hot[EV_REG_ACCESS];
 wire needs_ur = !fl[F_PORTALS] && ur_reason && fl[FT_NON_POSTED] && !fl[FT_LENGTH];
 
 assign m_msg_valid = msg_valid_reg;
@@ -811,7 +795,7 @@ always @* begin
     stat_event_next = {EV_COUNT{1'b0}};
 
     if (d_take) begin
-        stat_event_next[ev] = 1'b1;
+        stat_event_next = ev_hot;
         if (to_reg) begin
             reg_valid_next = 1'b1;
             reg_write_next = fl[FT_DATA];

@@ -55,7 +55,10 @@ impl Cpu {
 
     /// State `SCAN`: one word of the reverse lookup (entries `scan_word * PBV_SCAN_ENTRIES` and the
     /// next ones): the lowest valid entry whose device ID is the requester's (or, for a TLP
-    /// INITIALIZATION, its P_ID) is kept in `lk.p_*`; after the last word, `LOOKUP`.
+    /// INITIALIZATION, its P_ID) is kept in `lk.p_*`; after the last word, `LOOKUP`. The RTL compares a
+    /// word in one cycle and picks its lowest match in the next (the last word's in `LOOKUP`), to keep
+    /// the RAM read, the compares and the priority encoder out of one cycle; the cycles and the
+    /// participant `LOOKUP` ends with are the same, so the model does a word whole.
     pub(super) fn scan(&mut self) {
         let m = &self.msg;
         let who = if m.kind == Kind::INITIALIZATION { m.pid } else { m.src as u16 };
