@@ -40,6 +40,36 @@ fn idle_from(last: &EngineIn) -> EngineIn {
     }
 }
 
+/// An engine after random traffic from the top cosim's stimulus.
+struct Warm {
+    e: PacketEngine,
+    stim: PacketEngineStimulus,
+    /// The outputs of the last cycle.
+    prev: EngineOut,
+    /// The input of the last cycle.
+    last: EngineIn,
+    /// Cycles stepped.
+    cycle: u64,
+}
+
+/// At least `warm` cycles of random traffic, ending on a cycle with no receive beat and no reset (so the
+/// stimulus's view of the port stays true across the idle stretch that follows).
+fn warm_up(p: EngineParams, seed: u64, warm: u64) -> Warm {
+    let mut w = Warm {
+        e: PacketEngine::power_on(p).unwrap(),
+        stim: PacketEngineStimulus::new(p, seed, Shared::default()),
+        prev: EngineOut::default(),
+        last: EngineIn::default(),
+        cycle: 0,
+    };
+    while w.cycle < warm || w.last.s_axis_rx_tvalid || w.last.rst {
+        w.last = w.stim.next(&w.prev);
+        w.prev = w.e.step(&w.last);
+        w.cycle += 1;
+    }
+    w
+}
+
 /// Coverage of the runs, asserted at the end.
 #[derive(Default, Debug)]
 struct Seen {
@@ -52,19 +82,7 @@ struct Seen {
 fn one_run(seed: u64, seen: &mut Seen) {
     let p = params_of("packet_engine").unwrap();
     let mut r = rng(seed, 7);
-    let mut stim = PacketEngineStimulus::new(p, seed, Shared::default());
-    let mut e = PacketEngine::power_on(p).unwrap();
-    let mut prev = EngineOut::default();
-    let mut last = EngineIn::default();
-    // Random traffic, ending on a cycle with no receive beat (so the stimulus's view of the port stays
-    // true across the idle stretch).
-    let warm = r.random_range(2_000..40_000u64);
-    let mut cycle = 0u64;
-    while cycle < warm || last.s_axis_rx_tvalid || last.rst {
-        last = stim.next(&prev);
-        prev = e.step(&last);
-        cycle += 1;
-    }
+    let Warm { mut e, mut stim, mut prev, last, mut cycle } = warm_up(p, seed, r.random_range(2_000..40_000u64));
     let idle = idle_from(&last);
     // Refusals leave the engine as it was.
     let before = e.clone();
@@ -197,17 +215,7 @@ fn sweep_runs(p: EngineParams) {
     let mut taken_after = 0u64;
     for seed in 0..SWEEP_SEEDS {
         let mut r = rng(seed, 11);
-        let mut stim = PacketEngineStimulus::new(p, seed, Shared::default());
-        let mut e = PacketEngine::power_on(p).unwrap();
-        let mut prev = EngineOut::default();
-        let mut last = EngineIn::default();
-        let warm = r.random_range(2_000..20_000u64);
-        let mut cycle = 0u64;
-        while cycle < warm || last.s_axis_rx_tvalid || last.rst {
-            last = stim.next(&prev);
-            prev = e.step(&last);
-            cycle += 1;
-        }
+        let Warm { mut e, mut stim, last, .. } = warm_up(p, seed, r.random_range(2_000..20_000u64));
         let idle = idle_from(&last);
         for _ in 0..RESET_CYCLES {
             e.step(&EngineIn { rst: true, ..idle });
