@@ -152,6 +152,9 @@ wire [7:0] fb3 = s_axis_tdata[8*5 +: 8];
 wire [9:0] first_length = {fb2[1:0], fb3};
 wire [12:0] first_len_dw = first_length == 10'd0 ? 13'd1024 : {3'd0, first_length};
 wire [15:0] first_ecrc_end = 16'd2 + (fb0[5] ? 16'd16 : 16'd12) + (fb0[6] ? {1'b0, first_len_dw, 2'b00} : 16'd0) + 16'd4;
+// The ECRC range's end without payload (bytes 2.., a 3DW or 4DW header, the 4-byte digest).
+localparam [15:0] ECRC_END_NO_DATA_3DW = 16'd2 + 16'd12 + 16'd4;
+localparam [15:0] ECRC_END_NO_DATA_4DW = 16'd2 + 16'd16 + 16'd4;
 
 wire [KEEP_WIDTH-1:0] keep_all = {KEEP_WIDTH{1'b1}};
 wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} ||
@@ -172,7 +175,14 @@ always @* begin
         if (s_axis_tkeep[k] && (k == KEEP_WIDTH - 1 || !s_axis_tkeep[(k + 1) % KEEP_WIDTH])) begin
             keep_count = keep_count | (k[15:0] + 16'd1);
         end
-        first_emask[k] = k >= 2 && k[15:0] < first_ecrc_end;
+        // k < first_ecrc_end without its add in series (the add then this comparison were the checker's
+        // deepest LUT path): the end is 2 + header + 4 x Length + 4, so past the header's own range a
+        // byte is inside iff floor((k - range end without payload) / 4) < Length in DW, a comparison of
+        // the input's Length with a constant per byte, chosen by Fmt.
+        first_emask[k] = k >= 2 && (fb0[5] ? (k[15:0] < ECRC_END_NO_DATA_4DW ||
+                                              (fb0[6] && {3'd0, first_len_dw} > ((k[15:0] - ECRC_END_NO_DATA_4DW) >> 2)))
+                                           : (k[15:0] < ECRC_END_NO_DATA_3DW ||
+                                              (fb0[6] && {3'd0, first_len_dw} > ((k[15:0] - ECRC_END_NO_DATA_3DW) >> 2))));
     end
 end
 
