@@ -205,34 +205,68 @@ reg                        busy_reg, busy_next;
 reg [15:0]                 dest_reg, dest_next;
 reg [31:0]                 crc_reg, crc_next;
 reg [1:0]                  stat_event_reg, stat_event_next;
+// Where the current beat's bytes lie relative to the CRC field, set with the beat index (from beat_next and
+// len_next), so the subtract and the byte compares are not in series with the CRC chain (issue 19):
+// data_mask_reg[k] byte k is before the CRC; crc_mask_reg[j*KEEP_WIDTH + k] byte k is CRC byte j.
+localparam CRC_BYTES = 4;
+reg [KEEP_WIDTH-1:0]           data_mask_reg, data_mask_next;
+reg [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_reg, crc_mask_next;
+// end_mask_reg[n]: the beat has exactly n bytes before the CRC (one-hot), so the CRC chain runs over every
+// byte with no select in each step and the beat's CRC is picked once at the end.
+reg [KEEP_WIDTH:0]             end_mask_reg, end_mask_next;
 
 localparam [8:0] KEEP_BYTES = KEEP_WIDTH[8:0];
 wire [8:0] beat_start = {{(9-BEAT_INDEX_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
 wire [8:0] beat_end = beat_start + KEEP_BYTES;
 wire last = beat_end >= {1'b0, len_reg};
-wire [8:0] crc_pos = {1'b0, len_reg} - 9'd4;
 wire [8:0] remaining = {1'b0, len_reg} - beat_start;
 
 reg [DATA_WIDTH-1:0] beat_data;
 reg [31:0]           beat_crc;
-reg [8:0]            pos;
+reg [31:0]           chain_crc;
 reg [7:0]            byte_in;
+integer j;
 
 always @* begin
     beat_data = {DATA_WIDTH{1'b0}};
-    beat_crc = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? 32'hFFFF_FFFF : crc_reg;
-    pos = 9'd0;
+    chain_crc = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? 32'hFFFF_FFFF : crc_reg;
+    beat_crc = end_mask_reg[0] ? chain_crc : 32'd0;
     byte_in = 8'd0;
     for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        pos = beat_start + k[8:0];
         byte_in = frame_reg[8*k + DATA_WIDTH*beat_reg +: 8];
-        if (pos < crc_pos) begin
-            beat_crc = crc32_byte(beat_crc, byte_in);
+        chain_crc = crc32_byte(chain_crc, byte_in);
+        beat_crc = beat_crc | (end_mask_reg[k + 1] ? chain_crc : 32'd0);
+        if (data_mask_reg[k]) begin
             beat_data[8*k +: 8] = byte_in;
-        end else if (pos < crc_pos + 9'd4) begin
-            beat_data[8*k +: 8] = ~beat_crc[8*(pos - crc_pos) +: 8];
         end
     end
+    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+        for (j = 0; j < CRC_BYTES; j = j + 1) begin
+            if (crc_mask_reg[j*KEEP_WIDTH + k]) begin
+                beat_data[8*k +: 8] = ~beat_crc[8*j +: 8];
+            end
+        end
+    end
+end
+
+// The masks of the beat beat_next of a frame of len_next bytes (its CRC at len_next - 4).
+wire [8:0] crc_pos_next = {1'b0, len_next} - CRC_BYTES[8:0];
+wire [8:0] beat_start_next = {{(9-BEAT_INDEX_WIDTH){1'b0}}, beat_next} * KEEP_BYTES;
+reg  [8:0] pos_next;
+
+always @* begin
+    data_mask_next = {KEEP_WIDTH{1'b0}};
+    crc_mask_next = {CRC_BYTES*KEEP_WIDTH{1'b0}};
+    pos_next = 9'd0;
+    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
+        pos_next = beat_start_next + k[8:0];
+        data_mask_next[k] = pos_next < crc_pos_next;
+        for (j = 0; j < CRC_BYTES; j = j + 1) begin
+            crc_mask_next[j*KEEP_WIDTH + k] = pos_next == crc_pos_next + j[8:0];
+        end
+    end
+    // data_mask_next is a run of ones from bit 0: n data bytes where it falls from one to zero.
+    end_mask_next = {data_mask_next, 1'b1} & ~{1'b0, data_mask_next};
 end
 
 assign m_axis_tdata = busy_reg ? beat_data : {DATA_WIDTH{1'b0}};
@@ -287,6 +321,9 @@ always @(posedge clk) begin
     crc_reg <= crc_next;
     seq_reg <= seq_next;
     stat_event_reg <= stat_event_next;
+    data_mask_reg <= data_mask_next;
+    crc_mask_reg <= crc_mask_next;
+    end_mask_reg <= end_mask_next;
 
     if (rst) begin
         frame_reg <= {8*BUFFER_BYTES{1'b0}};
@@ -297,6 +334,9 @@ always @(posedge clk) begin
         crc_reg <= 32'd0;
         seq_reg <= 12'd0;
         stat_event_reg <= 2'd0;
+        data_mask_reg <= {KEEP_WIDTH{1'b0}};
+        crc_mask_reg <= {CRC_BYTES*KEEP_WIDTH{1'b0}};
+        end_mask_reg <= {{KEEP_WIDTH{1'b0}}, 1'b1};
     end
 end
 
