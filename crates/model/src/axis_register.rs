@@ -62,18 +62,23 @@ impl<T: Copy> Slice<T> {
 
     /// [`Slice::edge`] with the payload built by `s_data` only if the slice takes a beat (the data
     /// registers load only then), so a caller pays for packing a payload once per beat, not per cycle.
+    /// Returns whether the output data register loaded (so [`Slice::m_data`] may have changed): a
+    /// caller that keeps a copy of it refreshes the copy only then.
     #[inline]
-    pub fn edge_with(&mut self, rst: bool, s_valid: bool, m_ready: bool, s_data: impl FnOnce() -> T) {
+    pub fn edge_with(&mut self, rst: bool, s_valid: bool, m_ready: bool, s_data: impl FnOnce() -> T) -> bool {
         let in_take = s_valid && !self.skid_valid;
+        let mut loaded = false;
         if !self.out_valid || m_ready {
             if self.skid_valid {
                 // The parked beat is older than anything on s_axis (none is taken while one is parked).
                 self.out_data = self.skid_data;
                 self.out_valid = true;
                 self.skid_valid = false;
+                loaded = true;
             } else {
                 if in_take {
                     self.out_data = s_data();
+                    loaded = true;
                 }
                 self.out_valid = in_take;
             }
@@ -85,6 +90,7 @@ impl<T: Copy> Slice<T> {
             self.out_valid = false;
             self.skid_valid = false;
         }
+        loaded
     }
 }
 

@@ -236,6 +236,9 @@ pub struct FrameBuilder {
     stat_event: u8,
 }
 
+/// Bytes in one 64-bit limb of a [`Wide`] beat.
+const LIMB_BYTES: usize = 8;
+
 impl FrameBuilder {
     /// A builder in its reset state; `None` for a width other than 64, 128, 256, 512.
     pub fn new(p: FrameBuilderParams) -> Option<Self> {
@@ -256,8 +259,14 @@ impl Block for FrameBuilder {
         let mut out = FrameBuilderOut { stat_event: self.stat_event, m_axis_tuser: self.dest, ..Default::default() };
         let base = self.beat * kw;
         if self.busy {
-            for k in 0..kw {
-                out.m_axis_tdata.set_byte(k, self.frame.get(base + k).copied().unwrap_or(0));
+            // Eight bytes at a time into each 64-bit limb (little-endian: byte k is bits 8k+7:8k), bytes
+            // past the buffer 0; `kw` is a multiple of 8 (the widths `new` accepts).
+            for (j, limb) in out.m_axis_tdata.0.iter_mut().take(kw / LIMB_BYTES).enumerate() {
+                let lo = (base + j * LIMB_BYTES).min(BUFFER_BYTES);
+                let hi = (lo + LIMB_BYTES).min(BUFFER_BYTES);
+                let mut b = [0u8; LIMB_BYTES];
+                b[..hi - lo].copy_from_slice(&self.frame[lo..hi]);
+                *limb = u64::from_le_bytes(b);
             }
         }
         let rem = self.len.saturating_sub(base).min(kw);

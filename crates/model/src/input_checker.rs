@@ -743,18 +743,26 @@ impl InputChecker {
         }
         let mut crc = if first { u32::MAX } else { self.crc };
         let mut ecrc = if first { u32::MAX } else { self.ecrc };
-        for k in 0..kw {
-            let at = pos + k;
+        // The beat's bytes unpacked once (byte k of the beat is bits 8k+7:8k).
+        let mut bytes = [0u8; WIDE_MAX_BITS / 8];
+        for (chunk, limb) in bytes.chunks_exact_mut(8).zip(b.data.0) {
+            chunk.copy_from_slice(&limb.to_le_bytes());
+        }
+        let beat = &bytes[..kw];
+        for (k, &v) in beat.iter().enumerate() {
             if keep >> k & 1 != 0 {
-                crc = crc32_byte(crc, byte(k));
+                crc = crc32_byte(crc, v);
+                let at = pos + k;
                 if at >= TLP_OFFSET && at < self.ecrc_end {
                     let forced = ECRC_VARIANT_BITS.iter().filter(|(o, _)| TLP_OFFSET + o == at).fold(0, |a, (_, m)| a | m);
-                    ecrc = crc32_byte(ecrc, byte(k) | forced);
+                    ecrc = crc32_byte(ecrc, v | forced);
                 }
             }
-            if at < CAPTURE_BYTES {
-                self.cap[at] = byte(k);
-            }
+        }
+        // Every byte of the beat is captured, kept or not, up to the capture's end.
+        if pos < CAPTURE_BYTES {
+            let captured = (CAPTURE_BYTES - pos).min(kw);
+            self.cap[pos..pos + captured].copy_from_slice(&beat[..captured]);
         }
         let bad = if b.last { keep == 0 || keep & keep.wrapping_add(1) & keep_all != 0 } else { keep != keep_all };
         self.tkeep_bad = (!first && self.tkeep_bad) || bad;
@@ -828,6 +836,17 @@ mod tests {
             c = crc32_byte(c, b);
         }
         assert_eq!(c, CRC32_RESIDUE);
+    }
+
+    /// The table step equals the bit-serial step for every byte, from registers with every low byte.
+    #[test]
+    fn crc_table_step_equals_the_bit_serial_step() {
+        for crc in [0u32, u32::MAX, 0x1234_5678, 0xDEBB_20E3, 0x8000_0001] {
+            for b in 0..=255u8 {
+                let c = crc ^ u32::from(b).wrapping_mul(0x0101_0101);
+                assert_eq!(crc32_byte(c, b), crc32_byte_serial(c, b), "crc {c:#010x} byte {b:#04x}");
+            }
+        }
     }
 
     #[test]

@@ -221,13 +221,15 @@ impl Block for OutputQueue {
         let s_axis_tready = !full && !i.rst;
         let out = OutputQueueOut { s_axis_tready, ..self.out };
 
-        // Combinational lookup on the FIFO head, from this cycle's registers.
-        let head = self.fifo[self.rd_ptr % depth];
-        let hit = self.lookup(head.tuser);
+        // Combinational lookup on the FIFO head, from this cycle's registers. Only a head that can pop
+        // is read, and the route table is searched only for a frame's first beat (the RTL's lookup
+        // result is unused otherwise; reading both every cycle was most of this step, issue 23).
+        let head = if empty { None } else { Some(self.fifo[self.rd_ptr % depth]) };
+        let hit = if self.frame_start { head.and_then(|h| self.lookup(h.tuser)) } else { None };
         let beat_drop = if self.frame_start { hit.is_none() } else { self.frame_drop };
         let beat_port = if self.frame_start { hit.unwrap_or(0) } else { self.frame_port };
         let output_free = !self.out.m_axis_tvalid || i.m_axis_tready;
-        let pop = !empty && (beat_drop || output_free);
+        let pop = head.is_some() && (beat_drop || output_free);
         let push = i.s_axis_tvalid && s_axis_tready;
 
         // Rising edge.
@@ -242,7 +244,7 @@ impl Block for OutputQueue {
         }
         self.out.m_axis_tvalid &= !i.m_axis_tready;
         self.out.stat_route_miss = false;
-        if pop {
+        if let Some(head) = head.filter(|_| pop) {
             self.rd_ptr = (self.rd_ptr + 1) % ptr_mod;
             if self.frame_start {
                 self.frame_drop = hit.is_none();

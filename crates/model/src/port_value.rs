@@ -112,6 +112,7 @@ impl Wide {
     }
 
     /// Keeps only the low `bits` bits.
+    #[inline]
     pub fn truncated(mut self, bits: usize) -> Wide {
         for (i, limb) in self.0.iter_mut().enumerate() {
             let lo = i * 64;

@@ -408,7 +408,8 @@ impl RegisterSpace {
     }
 
     /// Applies an authorized write of `data` under byte mask `m` to `reg`; returns false if read-only.
-    fn write(&mut self, reg: Reg, data: u32, m: u32, inc: &[u32]) -> bool {
+    /// `stat_event` is the cycle's event input: a counter cleared by the write takes its event bit.
+    fn write(&mut self, reg: Reg, data: u32, m: u32, stat_event: u32) -> bool {
         let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
         match reg {
             Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
@@ -463,7 +464,9 @@ impl RegisterSpace {
             // Writing a counter clears it; an event in the same cycle is still counted.
             Reg::Counter(i) => {
                 if m != 0 {
-                    self.counters[i] = inc[i];
+                    // The internal counters' increments are rejected and unmapped accesses, never an OK
+                    // write's cycle.
+                    self.counters[i] = i.checked_sub(INTERNAL_COUNTERS).map_or(0, |k| stat_event >> k & 1);
                     return true;
                 }
             }
@@ -471,6 +474,10 @@ impl RegisterSpace {
         true
     }
 }
+
+/// The bits of `stat_event` that have a counter (bit k counts into counter 2 + k).
+const STAT_EVENT_MASK: u32 = if STAT_EVENTS >= 32 { u32::MAX } else { (1 << STAT_EVENTS) - 1 };
+const _: () = assert!(STAT_EVENTS <= 32, "stat_event is a u32");
 
 /// Egress port bits kept (the output queue's default PORT_WIDTH = 4).
 pub const PORT_MASK: u8 = 0xF;
@@ -485,11 +492,11 @@ impl Block for RegisterSpace {
         out.s_reg_ready = s_reg_ready;
         out.pbv_rd_dev_id = self.pbv(usize::from(i.pbv_rd_index) % PBV_ENTRIES);
 
-        // Rising edge.
-        let mut inc = [0u32; INTERNAL_COUNTERS + STAT_EVENTS];
-        for (k, c) in inc[INTERNAL_COUNTERS..].iter_mut().enumerate() {
-            *c = i.stat_event >> k & 1;
-        }
+        // Rising edge. Counters: only those with an increment are visited (a cycle without an event or
+        // a failed access visits none; adding 0 to all 34 every cycle was most of this step, issue 23).
+        let stat_event = i.stat_event & STAT_EVENT_MASK;
+        // Increment of the internal counters (0 rejected writes, 1 unmapped accesses).
+        let mut internal = [0u32; INTERNAL_COUNTERS];
         self.out.m_reg_rsp_valid &= !i.m_reg_rsp_ready;
         self.out.cfg_route_wr_en = false;
         self.out.cfg_mcast_wr_en = false;
@@ -520,13 +527,13 @@ impl Block for RegisterSpace {
                 }
             };
             match st {
-                status::REJECTED => inc[0] += 1,
-                status::UNMAPPED => inc[1] += 1,
+                status::REJECTED => internal[0] += 1,
+                status::UNMAPPED => internal[1] += 1,
                 _ => {}
             }
             if st == status::OK && i.s_reg_write {
                 let r = reg.expect("OK writes are mapped");
-                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), &inc);
+                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), stat_event);
                 let [first, second] = self.cpu_forward(r, i.s_reg_be);
                 cpu_write = first;
                 self.cpu_pending = second;
@@ -545,10 +552,18 @@ impl Block for RegisterSpace {
             self.out.cpu_cfg_wr_addr = a;
             self.out.cpu_cfg_wr_data = d;
         }
-        for (k, c) in self.counters.iter_mut().enumerate() {
-            if cleared != Some(k) {
-                *c = c.wrapping_add(inc[k]);
+        for (k, &n) in internal.iter().enumerate() {
+            if n != 0 && cleared != Some(k) {
+                self.counters[k] = self.counters[k].wrapping_add(n);
             }
+        }
+        let mut bits = stat_event;
+        while bits != 0 {
+            let k = INTERNAL_COUNTERS + bits.trailing_zeros() as usize;
+            if cleared != Some(k) {
+                self.counters[k] = self.counters[k].wrapping_add(1);
+            }
+            bits &= bits - 1;
         }
         if i.rst {
             *self = Self::reset_state(self.cpu_static);
