@@ -374,9 +374,16 @@ pub struct Routes {
     /// Device ID → device (dense, 65536 entries).
     pub device: Vec<Option<Device>>,
     /// `next_isl[s * n + t]`: index into the directed ISL list of the first hop from switch `s` to `t`
-    /// (`NO_ROUTE`: unreachable).
+    /// (`NO_ROUTE`: unreachable). Empty while `mesh` computes the routes.
     next_isl: Vec<u32>,
     n: usize,
+    /// The ISLs join every pair of switches once, in the order [`Topology::flattened_butterfly`] lists
+    /// them (pair `(a, b)`, `a < b`, at [`mesh_index`]): a 1-D flattened butterfly.
+    canonical_mesh: bool,
+    /// `canonical_mesh` and every ISL and switch up: the first hop to any switch is the direct ISL, whose
+    /// index is arithmetic, so no `n x n` table is built (1,024 switches: 1 M entries and a search per
+    /// destination, a cost that grew with the square of the switches, issue 23).
+    mesh: bool,
     /// Directed ISLs: `(from switch, to switch, link)`; ISL `i` of the topology is `2i` (a→b) and `2i+1`.
     pub directed: Vec<(usize, usize, LinkSpec)>,
     /// Per topology ISL: it works.
@@ -388,29 +395,43 @@ pub struct Routes {
 /// `next_isl` entry of an unreachable destination.
 const NO_ROUTE: u32 = u32::MAX;
 
+/// Index of the ISL joining switches `a < b` among the `n` switches of a 1-D flattened butterfly
+/// ([`Topology::flattened_butterfly`]: `(0, 1), (0, 2), .., (0, n-1), (1, 2), ..`): the pairs of every
+/// first switch below `a`, then `b`'s place after `a`.
+fn mesh_index(n: usize, a: usize, b: usize) -> usize {
+    a * (n - 1) - a * a.saturating_sub(1) / 2 + (b - a - 1)
+}
+
 impl Routes {
     /// Builds the tables with every ISL and switch up; fails on duplicate IDs or a disconnected fabric.
     pub fn new(t: &Topology) -> Result<Routes, TopologyError> {
         let mut device: Vec<Option<Device>> = vec![None; 0x1_0000];
-        let mut names: HashMap<u16, String> = HashMap::new();
-        let mut put = |id: u16, d: Device, name: &str| -> Result<(), TopologyError> {
-            if let Some(first) = names.insert(id, name.to_string()) {
-                return Err(TopologyError::DuplicateId { id, first, second: name.to_string() });
+        // The names only for the error: a copy of every device's name was 64 K allocations at 64,512
+        // end nodes (issue 23).
+        let name_of = |d: Device| match d {
+            Device::Engine(i) => t.switches[i].name.clone(),
+            Device::Endpoint(i) => t.endpoints[i].name.clone(),
+        };
+        let mut put = |id: u16, d: Device| -> Result<(), TopologyError> {
+            if let Some(first) = device[usize::from(id)].replace(d) {
+                return Err(TopologyError::DuplicateId { id, first: name_of(first), second: name_of(d) });
             }
-            device[usize::from(id)] = Some(d);
             Ok(())
         };
         for (i, s) in t.switches.iter().enumerate() {
-            put(s.engine_id, Device::Engine(i), &s.name)?;
+            put(s.engine_id, Device::Engine(i))?;
         }
         for (i, e) in t.endpoints.iter().enumerate() {
-            put(e.id, Device::Endpoint(i), &e.name)?;
+            put(e.id, Device::Endpoint(i))?;
         }
         let n = t.switches.len();
-        let directed = t.isls.iter().flat_map(|l| [(l.a, l.b, l.link), (l.b, l.a, l.link)]).collect();
-        let mut r = Routes { device, next_isl: Vec::new(), n, directed, isl_up: vec![true; t.isls.len()], switch_up: vec![true; n] };
+        let mut directed = Vec::with_capacity(2 * t.isls.len());
+        directed.extend(t.isls.iter().flat_map(|l| [(l.a, l.b, l.link), (l.b, l.a, l.link)]));
+        let canonical_mesh = t.isls.len() == n * n.saturating_sub(1) / 2 && (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).zip(&t.isls).all(|((a, b), l)| (l.a, l.b) == (a, b));
+        let mut r = Routes { device, next_isl: Vec::new(), n, canonical_mesh, mesh: false, directed, isl_up: vec![true; t.isls.len()], switch_up: vec![true; n] };
         r.recompute();
-        for dst in 0..n {
+        // A full mesh with everything up is connected.
+        for dst in (0..n).filter(|_| !r.mesh) {
             if let Some(u) = (0..n).find(|&u| u != dst && r.next_isl[u * n + dst] == NO_ROUTE) {
                 return Err(TopologyError::Disconnected { from: t.switches[u].name.clone(), to: t.switches[dst].name.clone() });
             }
@@ -423,6 +444,12 @@ impl Routes {
     /// link index on ties). Pairs the live fabric does not join get no route.
     pub fn recompute(&mut self) {
         let n = self.n;
+        // Every pair has its one direct ISL, up: that is the route (what the search below finds).
+        self.mesh = self.canonical_mesh && self.isl_up.iter().all(|&u| u) && self.switch_up.iter().all(|&u| u);
+        if self.mesh {
+            self.next_isl = Vec::new();
+            return;
+        }
         let live = |k: usize, r: &Routes| {
             let (a, b, _) = r.directed[k];
             r.isl_up[k / 2] && r.switch_up[a] && r.switch_up[b]
@@ -469,8 +496,27 @@ impl Routes {
     /// The directed ISL of the first hop from switch `s` to switch `t` (`s != t`) over the live fabric;
     /// `None` if `t` cannot be reached from `s`.
     pub fn next_hop(&self, s: usize, t: usize) -> Option<usize> {
+        if self.mesh {
+            return self.direct(s, t);
+        }
         let k = *self.next_isl.get(s * self.n + t)?;
         (k != NO_ROUTE).then_some(k as usize)
+    }
+
+    /// In a canonical mesh ([`Routes::recompute`]), the directed ISL from switch `s` to switch `t`.
+    fn direct(&self, s: usize, t: usize) -> Option<usize> {
+        (s != t && s < self.n && t < self.n).then(|| 2 * mesh_index(self.n, s.min(t), s.max(t)) + usize::from(s > t))
+    }
+
+    /// The directed ISLs out of switch `s` and into it, each in index order.
+    pub fn isls_at(&self, s: usize) -> (Vec<usize>, Vec<usize>) {
+        if self.canonical_mesh {
+            // Directed ISL indices grow with the other switch's index (pairs (t, s) before (s, t)).
+            let others = || (0..self.n).filter(move |&t| t != s);
+            return (others().filter_map(|t| self.direct(s, t)).collect(), others().filter_map(|t| self.direct(t, s)).collect());
+        }
+        let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| self.directed.iter().enumerate().filter(|(_, d)| pick(d) == s).map(|(i, _)| i).collect();
+        (ends(|d| d.0), ends(|d| d.1))
     }
 
     /// Marks topology ISL `i` (both directions) up or down; call [`Self::recompute`] to route around it.
@@ -530,6 +576,48 @@ mod tests {
         // One more end node per switch, or one more switch, does not fit.
         assert!(Topology::flattened_butterfly(1024, 64, LinkSpec::default()).is_err());
         assert!(Topology::flattened_butterfly(1025, 63, LinkSpec::default()).is_err());
+    }
+
+    /// The routes a 1-D flattened butterfly computes in closed form are those of the table the search
+    /// builds (a fat tree's ISLs beside it force the table), with and without a failed ISL; so are each
+    /// switch's ISLs.
+    #[test]
+    fn flattened_butterfly_routes_in_closed_form_as_the_table_would() {
+        let n = 7;
+        let t = Topology::flattened_butterfly(n, 2, LinkSpec::default()).unwrap();
+        let mut r = Routes::new(&t).unwrap();
+        assert!(r.mesh && r.next_isl.is_empty());
+        let scan = |r: &Routes, s: usize, t: usize| r.directed.iter().position(|d| (d.0, d.1) == (s, t));
+        for s in 0..n {
+            for d in 0..n {
+                assert_eq!(r.next_hop(s, d), if s == d { None } else { scan(&r, s, d) }, "{s} -> {d}");
+            }
+            let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| r.directed.iter().enumerate().filter(|(_, x)| pick(x) == s).map(|(i, _)| i).collect::<Vec<_>>();
+            assert_eq!(r.isls_at(s), (ends(|x| x.0), ends(|x| x.1)), "ISLs of {s}");
+        }
+        assert_eq!((r.next_hop(0, n), r.next_hop(n, 0)), (None, None));
+        // ISL 0 joins switches 0 and 1: the table routes around it, through switch 2 (lowest index).
+        let closed: Vec<_> = (0..n * n).map(|k| r.next_hop(k / n, k % n)).collect();
+        r.set_isl_up(0, false);
+        r.recompute();
+        assert!(!r.mesh);
+        assert_eq!(r.directed[r.next_hop(0, 1).unwrap()].1, 2);
+        let table: Vec<_> = (0..n * n).map(|k| r.next_hop(k / n, k % n)).collect();
+        assert_eq!(closed.iter().zip(&table).filter(|(a, b)| a != b).count(), 2, "only 0 -> 1 and 1 -> 0 change");
+        r.set_isl_up(0, true);
+        r.recompute();
+        assert!(r.mesh);
+        assert_eq!((0..n * n).map(|k| r.next_hop(k / n, k % n)).collect::<Vec<_>>(), closed);
+        // The same pairs in another order are no canonical mesh: the table routes them, the same way.
+        let mut shuffled = t.clone();
+        shuffled.isls.reverse();
+        let r2 = Routes::new(&shuffled).unwrap();
+        assert!(!r2.mesh);
+        for s in 0..n {
+            for d in (0..n).filter(|&d| d != s) {
+                assert_eq!(r2.directed[r2.next_hop(s, d).unwrap()].1, d, "{s} -> {d} direct");
+            }
+        }
     }
 
     #[test]

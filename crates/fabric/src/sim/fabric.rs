@@ -414,7 +414,10 @@ impl Fabric {
     /// [`RESET_CYCLES`] cycles).
     pub fn new(topo: Topology, cfg: SimConfig) -> Result<Fabric, SimError> {
         let routes = Routes::new(&topo)?;
-        let mut channels = Vec::new();
+        // Up and down per end node, the directed ISLs, to and from each engine: reserved at once (a
+        // flattened butterfly of 1,024 switches has a million directed ISLs; growing by doubling
+        // copied them and touched half as much memory again).
+        let mut channels = Vec::with_capacity(2 * topo.endpoints.len() + routes.directed.len() + 2 * topo.switches.len());
         let mut add = |kind, link| {
             channels.push(Channel { kind, link, free_at: 0, frames: 0, bytes: 0 });
             channels.len() - 1
