@@ -29,8 +29,16 @@ use serde_json::Value;
 
 use crate::hdl;
 
-/// The issue's goal for the longest stage: six-input LUT levels (issue 19: 250-300 MHz ballpark).
+/// The gate's bound on a module's longest stage, in six-input LUT levels: issue 19's goal (250-300 MHz
+/// ballpark). Every module not in [`LUT_DEPTH_EXCEPTIONS`] must be within it.
 pub const LUT_DEPTH_GOAL: u64 = 8;
+
+/// Modules still deeper than [`LUT_DEPTH_GOAL`]: (module, its measured depth, where and why). Such a module
+/// is bounded by its listed depth; a run that measures it shallower fails too, naming the entry to lower
+/// (or to remove once it is within the goal), so the bounds only tighten. A module not measured yet is
+/// listed only if a run of it is expected to exceed the goal. docs/performance.md §LUT depth per block
+/// (session 14).
+pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
 const UNITS_PER_LEVEL: u64 = 4;
@@ -129,6 +137,59 @@ impl FpgaRow {
     pub fn lut_depth(&self) -> u64 {
         self.depth_units.div_ceil(UNITS_PER_LEVEL)
     }
+}
+
+/// The LUT-depth check of one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthVerdict {
+    /// Within its bound (the goal, or its exception's depth).
+    Pass,
+    /// Deeper than its bound.
+    TooDeep,
+    /// A listed exception measured shallower than its entry: the entry must be lowered (or removed).
+    StaleException,
+}
+
+/// A row's LUT-depth check: its depth, its bound and whether the bound is an exception's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DepthCheck {
+    /// Measured depth (LUT levels).
+    pub depth: u64,
+    /// The bound it is checked against.
+    pub bound: u64,
+    /// The bound is the module's entry in the exception list.
+    pub exception: bool,
+    /// The outcome.
+    pub verdict: DepthVerdict,
+}
+
+impl DepthCheck {
+    /// The check failed (too deep, or a stale exception).
+    pub fn failed(&self) -> bool {
+        self.verdict != DepthVerdict::Pass
+    }
+}
+
+/// The LUT-depth check of `row`: against `bound` for every module when given (`--max-lut-depth`, no
+/// exceptions), else against [`LUT_DEPTH_GOAL`] or the module's entry in `exceptions` (by source module
+/// name, whatever its parameters).
+pub fn check_depth(row: &FpgaRow, exceptions: &[(&str, u64, &str)], bound: Option<u64>) -> DepthCheck {
+    let depth = row.lut_depth();
+    let module = row.module.split_whitespace().next().unwrap_or_default();
+    let listed = exceptions.iter().find(|(m, _, _)| *m == module).map(|&(_, d, _)| d);
+    let (bound, exception) = match (bound, listed) {
+        (Some(b), _) => (b, false),
+        (None, Some(d)) => (d.max(LUT_DEPTH_GOAL), true),
+        (None, None) => (LUT_DEPTH_GOAL, false),
+    };
+    let verdict = if depth > bound {
+        DepthVerdict::TooDeep
+    } else if exception && depth < bound {
+        DepthVerdict::StaleException
+    } else {
+        DepthVerdict::Pass
+    };
+    DepthCheck { depth, bound, exception, verdict }
 }
 
 /// The result of one root's `synth_xilinx` run.
