@@ -5,9 +5,9 @@
 // mapping: docs/blocks/frame_builder.md. Rust model: crates/model/src/frame_builder.rs.
 //
 //  s_msg (one message per beat)
-//     |  build the frame bytes (CRC field zero) into a 128-byte buffer
-//  [ frame buffer, length, beat index, running CRC ]
-//     |  each beat: bytes before the CRC update the CRC; the CRC bytes are the finished CRC
+//     |  build the frame bytes (CRC field zero) into a 128-byte buffer, PAD (by frame class) bytes late
+//  [ frame buffer (shifting one beat per beat), frame class, beat index, running CRC ]
+//     |  each beat: the CRC takes the beat whole (XOR rows); the CRC bytes are the finished CRC
 //  m_axis (tuser = dst[15:0])
 //
 // TLP (kinds 2-8): | 0000 seq(12) | 72 00 00 len | engine ID | 00 7F | dst | vendor ID | CE kind CC_ID |
@@ -243,7 +243,8 @@ end
 // the data it covers must end on a beat boundary: the frame is stored PAD bytes late (PAD zero bytes
 // first; PAD = the bytes that round the data before the CRC up to whole beats, by frame length) and the
 // register starts at CRC32_INIT_BYTES_EARLY[PAD], the value PAD zero bytes turn into 0xFFFF_FFFF. A beat
-// of the frame is read back PAD bytes further on. The four frame lengths are the four classes below.
+// of the frame is read back PAD bytes further on. The four frame lengths are the four classes FC_*.
+
 // The offered frame PAD bytes late (a constant shift per class; what falls off the top is the zero CRC
 // field or beyond: the data ends at most at BUFFER_BYTES).
 reg [8*BUFFER_BYTES-1:0] build_padded;

@@ -60,8 +60,8 @@ fn lut_chain(luts: u64) -> Value {
 }
 
 /// The gate's LUT-depth bound on planted results (no Yosys): 9 levels fail the goal of 8, 8 pass; a
-/// listed exception bounds its module at its entry, and a module measured below its entry fails as a
-/// stale entry; `--max-lut-depth` replaces every bound. Then the command itself, from a kept netlist:
+/// listed exception bounds its module at its entry (a module measured below its entry passes, marked as a
+/// stale entry); `--max-lut-depth` replaces every bound. Then the command itself, from a kept netlist:
 /// it prints the row and exits 1 over the bound, 0 within it.
 #[test]
 fn the_lut_depth_bound_fails_a_planted_over_deep_module() {
@@ -78,7 +78,8 @@ fn the_lut_depth_bound_fails_a_planted_over_deep_module() {
     assert_eq!(verdict(&eight, &[], None), DepthVerdict::Pass);
     assert_eq!(verdict(&nine, &[("m", 9, "planted")], None), DepthVerdict::Pass);
     assert_eq!(verdict(&row(10), &[("m", 9, "planted")], None), DepthVerdict::TooDeep);
-    assert_eq!(verdict(&eight, &[("m", 9, "planted")], None), DepthVerdict::StaleException, "an entry above the measured depth must be lowered");
+    assert_eq!(verdict(&eight, &[("m", 9, "planted")], None), DepthVerdict::StaleException, "an entry above the measured depth is marked");
+    assert!(!check_depth(&eight, &[("m", 9, "planted")], None).failed() && check_depth(&row(10), &[("m", 9, "planted")], None).failed());
     assert_eq!(verdict(&nine, &[("other", 12, "planted")], None), DepthVerdict::TooDeep, "an exception names its module only");
     assert_eq!(verdict(&nine, &[("m", 9, "planted")], Some(8)), DepthVerdict::TooDeep, "--max-lut-depth ignores the exceptions");
     assert_eq!(verdict(&nine, &[], Some(9)), DepthVerdict::Pass);
