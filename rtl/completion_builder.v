@@ -88,7 +88,7 @@ module completion_builder #
 );
 
 // Response status STATUS_*, Completion Status CPL_*, Type TYPE_*, event bits EV_* (EV_COUNT), frame sizes
-// HEADER_END, CPL_FRAME_BYTES and CPLD_FRAME_BYTES, CRC32_POLY, generated from
+// HEADER_END, CPL_FRAME_BYTES and CPLD_FRAME_BYTES, the CRC's rows CRC32_ROWS, generated from
 // crates/model/src/completion_builder.rs
 `include "completion_builder_codes.vh"
 
@@ -101,18 +101,6 @@ generate
         completion_builder_stat_event_width_must_be_EV_COUNT u_err();
     end
 endgenerate
-
-function [31:0] crc32_byte;
-    input [31:0] crc;
-    input [7:0] data;
-    integer b;
-    begin
-        crc32_byte = crc ^ {24'd0, data};
-        for (b = 0; b < 8; b = b + 1) begin
-            crc32_byte = (crc32_byte >> 1) ^ (CRC32_POLY & {32{crc32_byte[0]}});
-        end
-    end
-endfunction
 
 // Offset of the first enabled byte (Table 2-41: 0000 and xxx1 give 0).
 function [1:0] first_be_offset;
@@ -247,10 +235,28 @@ wire [6:0]  lower_address = mem_read ? {addr_dw, first_be_offset(first_be)} : 7'
 /*
  * Frame bytes and LCRC
  */
+// The LCRC of the header alone (a completion without data) and of the header and data, each a whole
+// frame at a time through generated XOR rows (CRC32_ROWS: output bit g is the XOR of row g over the bytes
+// and the initial value; the row of W bits is the top W bits of the widest), not a byte-serial chain
+// (issue 19: LUT depth).
+localparam CPL_CRC_BITS = 8 * HEADER_END;
+localparam CPLD_CRC_BITS = 8 * (HEADER_END + 4);
 reg [8*CPLD_FRAME_BYTES-1:0] frame;
-reg [31:0]             crc;
-integer                k;
+wire [31:0] crc_cpl;
+wire [31:0] crc_cpld;
+wire [31:0] crc = with_data ? crc_cpld : crc_cpl;
 
+genvar g;
+generate
+    for (g = 0; g < 32; g = g + 1) begin : g_crc
+        localparam [CPL_CRC_BITS-1:0] ROW_CPL = CRC32_ROWS[g*CRC32_ROW_BITS + CRC32_ROW_BITS - CPL_CRC_BITS +: CPL_CRC_BITS];
+        localparam [CPLD_CRC_BITS-1:0] ROW_CPLD = CRC32_ROWS[g*CRC32_ROW_BITS + CRC32_ROW_BITS - CPLD_CRC_BITS +: CPLD_CRC_BITS];
+        assign crc_cpl[g] = ^(ROW_CPL & frame[CPL_CRC_BITS-1:0]) ^ ^ROW_CPL[31:0];
+        assign crc_cpld[g] = ^(ROW_CPLD & frame[CPLD_CRC_BITS-1:0]) ^ ^ROW_CPLD[31:0];
+    end
+endgenerate
+
+// The frame's bytes before the LCRC (frame_crc adds it).
 always @* begin
     frame = {8*CPLD_FRAME_BYTES{1'b0}};
     frame[8*0 +: 8] = {4'd0, seq_reg[11:8]};
@@ -268,16 +274,16 @@ always @* begin
     frame[8*12 +: 8] = tag[7:0];
     frame[8*13 +: 8] = {1'b0, lower_address};
     frame[8*14 +: 32] = data;
-    crc = 32'hFFFF_FFFF;
-    for (k = 0; k < HEADER_END + 4; k = k + 1) begin
-        if (k < HEADER_END || with_data) begin
-            crc = crc32_byte(crc, frame[8*k +: 8]);
-        end
-    end
+end
+
+reg [8*CPLD_FRAME_BYTES-1:0] frame_crc;
+
+always @* begin
+    frame_crc = frame;
     if (with_data) begin
-        frame[8*(HEADER_END + 4) +: 32] = ~crc;
+        frame_crc[8*(HEADER_END + 4) +: 32] = ~crc;
     end else begin
-        frame[8*HEADER_END +: 32] = ~crc;
+        frame_crc[8*HEADER_END +: 32] = ~crc;
     end
 end
 
@@ -301,7 +307,7 @@ always @* begin
         end
         if (!posted) begin
             valid_next = 1'b1;
-            tdata_next = {{(DATA_WIDTH - 8*CPLD_FRAME_BYTES){1'b0}}, frame};
+            tdata_next = {{(DATA_WIDTH - 8*CPLD_FRAME_BYTES){1'b0}}, frame_crc};
             tkeep_next = with_data ? {{(KEEP_WIDTH - CPLD_FRAME_BYTES){1'b0}}, {CPLD_FRAME_BYTES{1'b1}}}
                                    : {{(KEEP_WIDTH - CPL_FRAME_BYTES){1'b0}}, {CPL_FRAME_BYTES{1'b1}}};
             tuser_next = requester_id;

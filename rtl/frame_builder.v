@@ -5,9 +5,9 @@
 // mapping: docs/blocks/frame_builder.md. Rust model: crates/model/src/frame_builder.rs.
 //
 //  s_msg (one message per beat)
-//     |  build the frame bytes (CRC field zero) into a 128-byte buffer
-//  [ frame buffer, length, beat index, running CRC ]
-//     |  each beat: bytes before the CRC update the CRC; the CRC bytes are the finished CRC
+//     |  build the frame bytes (CRC field zero) into a 128-byte buffer, PAD (by frame class) bytes late
+//  [ frame buffer (shifting one beat per beat), frame class, beat index, running CRC ]
+//     |  each beat: the CRC takes the beat whole (XOR rows); the CRC bytes are the finished CRC
 //  m_axis (tuser = dst[15:0])
 //
 // TLP (kinds 2-8): | 0000 seq(12) | 72 00 00 len | engine ID | 00 7F | dst | vendor ID | CE kind CC_ID |
@@ -64,7 +64,8 @@ module frame_builder #
     output wire [1:0]             stat_event
 );
 
-// Event bits EV_* (EV_COUNT), BUFFER_BYTES, CRC32_POLY, generated from crates/model/src/frame_builder.rs
+// Event bits EV_* (EV_COUNT), BUFFER_BYTES, the CRC's rows CRC32_ROWS and initial values
+// CRC32_INIT_BYTES_EARLY, generated from crates/model/src/frame_builder.rs
 `include "frame_builder_codes.vh"
 
 localparam BUFFER_BEATS = BUFFER_BYTES / KEEP_WIDTH;
@@ -82,18 +83,6 @@ generate
     end
 endgenerate
 
-function [31:0] crc32_byte;
-    input [31:0] crc;
-    input [7:0] data;
-    integer b;
-    begin
-        crc32_byte = crc ^ {24'd0, data};
-        for (b = 0; b < 8; b = b + 1) begin
-            crc32_byte = (crc32_byte >> 1) ^ (CRC32_POLY & {32{crc32_byte[0]}});
-        end
-    end
-endfunction
-
 /*
  * Frame bytes of the offered message (CRC field left zero)
  */
@@ -105,11 +94,63 @@ wire [7:0]  unused_port = s_msg_port;
 wire [3:0]  unused_ctx = s_msg_ctx[15:12];
 /* verilator lint_on UNUSEDSIGNAL */
 
+localparam [1:0] FC_SHORT = 2'd0;    // control, retry, failure: 38 bytes
+localparam [1:0] FC_INIT = 2'd1;     // initialization: 62
+localparam [1:0] FC_DATA = 2'd2;     // contribution, response, completion: 70
+localparam [1:0] FC_PORTALS = 2'd3;  // Soft Portals: 102
+localparam CRC_BYTES = 4;
+
+// TLP payload (collective message) bytes of a class; the TLP frame adds 18 (sequence number and header).
+function [7:0] class_plen(input [1:0] c);
+    begin
+        case (c)
+            FC_SHORT: class_plen = 8'd16;
+            FC_INIT: class_plen = 8'd40;
+            default: class_plen = 8'd48;
+        endcase
+    end
+endfunction
+
+function [7:0] class_len(input [1:0] c);
+    begin
+        class_len = c == FC_PORTALS ? 8'd102 : 8'd18 + class_plen(c) + CRC_BYTES[7:0];
+    end
+endfunction
+
+// Zero bytes before a frame of class c so that its data (all but the CRC) ends on a beat boundary.
+function integer class_pad(input [1:0] c);
+    begin
+        class_pad = (KEEP_WIDTH - ({24'd0, class_len(c)} - CRC_BYTES) % KEEP_WIDTH) % KEEP_WIDTH;
+    end
+endfunction
+
+localparam PAD_SHORT = class_pad(FC_SHORT);
+localparam PAD_INIT = class_pad(FC_INIT);
+localparam PAD_DATA = class_pad(FC_DATA);
+localparam PAD_PORTALS = class_pad(FC_PORTALS);
+
+wire [1:0] frame_class = s_msg_family ? FC_PORTALS : s_msg_kind == K_INIT ? FC_INIT :
+                         (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? FC_DATA : FC_SHORT;
+localparam [7:0] PLEN_SHORT = class_plen(FC_SHORT);
+localparam [7:0] PLEN_INIT = class_plen(FC_INIT);
+localparam [7:0] PLEN_DATA = class_plen(FC_DATA);
+// The TLP payload length of the offered message (for a Portals frame, unused); the header carries it in
+// DW (tlp_plen[7:2]). The frame's length is its class's, class_len.
+/* verilator lint_off UNUSEDSIGNAL */
+reg [7:0] tlp_plen;
+/* verilator lint_on UNUSEDSIGNAL */
+
+always @* begin
+    case (frame_class)
+        FC_SHORT: tlp_plen = PLEN_SHORT;
+        FC_INIT: tlp_plen = PLEN_INIT;
+        default: tlp_plen = PLEN_DATA;
+    endcase
+end
+
 wire is_tlp_kind = s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE;
 wire is_portals_kind = s_msg_kind == K_CONTRIB || s_msg_kind == K_ARM;
 wire supported = s_msg_family ? is_portals_kind : is_tlp_kind;
-wire [7:0] tlp_plen = s_msg_kind == K_INIT ? 8'd40 : (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? 8'd48 : 8'd16;
-wire [7:0] frame_len = s_msg_family ? 8'd102 : 8'd18 + tlp_plen + 8'd4;
 wire [63:0] red_w = {2'b00, s_msg_retry, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_resno,
                      s_msg_count, s_msg_op, s_msg_kind == K_ARM, s_msg_seqno};
 
@@ -198,49 +239,137 @@ end
 /*
  * Streaming with the CRC filled in on the fly
  */
+// The CRC runs a whole beat at a time through generated XOR rows (CRC32_ROWS, as the input checker's), so
+// the data it covers must end on a beat boundary: the frame is stored PAD bytes late (PAD zero bytes
+// first; PAD = the bytes that round the data before the CRC up to whole beats, by frame length) and the
+// register starts at CRC32_INIT_BYTES_EARLY[PAD], the value PAD zero bytes turn into 0xFFFF_FFFF. A beat
+// of the frame is read back PAD bytes further on. The four frame lengths are the four classes FC_*.
+
+// The offered frame PAD bytes late (a constant shift per class; what falls off the top is the zero CRC
+// field or beyond: the data ends at most at BUFFER_BYTES).
+reg [8*BUFFER_BYTES-1:0] build_padded;
+
+always @* begin
+    case (frame_class)
+        FC_SHORT: build_padded = build << (8 * PAD_SHORT);
+        FC_INIT: build_padded = build << (8 * PAD_INIT);
+        FC_DATA: build_padded = build << (8 * PAD_DATA);
+        default: build_padded = build << (8 * PAD_PORTALS);
+    endcase
+end
+
+// frame_reg shifts one beat down per beat sent, so the CRC's beat is always its lowest DATA_WIDTH bits.
 reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
-reg [7:0]                  len_reg, len_next;
+reg [1:0]                  class_reg, class_next;
 reg [BEAT_INDEX_WIDTH-1:0] beat_reg, beat_next;
 reg                        busy_reg, busy_next;
 reg [15:0]                 dest_reg, dest_next;
 reg [31:0]                 crc_reg, crc_next;
 reg [1:0]                  stat_event_reg, stat_event_next;
-// Where the current beat's bytes lie relative to the CRC field, set with the beat index (from beat_next and
-// len_next), so the subtract and the byte compares are not in series with the CRC chain (issue 19):
+// Where the current beat's bytes lie relative to the CRC field, registered with the beat index:
 // data_mask_reg[k] byte k is before the CRC; crc_mask_reg[j*KEEP_WIDTH + k] byte k is CRC byte j.
-localparam CRC_BYTES = 4;
+// data_mask_reg[0]: the beat holds data, so the CRC takes it (after the data, the CRC register holds).
 reg [KEEP_WIDTH-1:0]           data_mask_reg, data_mask_next;
 reg [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_reg, crc_mask_next;
-// end_mask_reg[n]: the beat has exactly n bytes before the CRC (one-hot), so the CRC chain runs over every
-// byte with no select in each step and the beat's CRC is picked once at the end.
-reg [KEEP_WIDTH:0]             end_mask_reg, end_mask_next;
 
-localparam [8:0] KEEP_BYTES = KEEP_WIDTH[8:0];
-wire [8:0] beat_start = {{(9-BEAT_INDEX_WIDTH){1'b0}}, beat_reg} * KEEP_BYTES;
-wire [8:0] beat_end = beat_start + KEEP_BYTES;
-wire last = beat_end >= {1'b0, len_reg};
-wire [8:0] remaining = {1'b0, len_reg} - beat_start;
+// Everything that depends on the frame's length is a constant of its class and beat index, read from
+// tables indexed by {class, beat} (one LUT level: no length arithmetic in any path, issue 19): the beat's
+// tkeep, whether it is the last, and its masks.
+function [KEEP_WIDTH-1:0] keep_of(input [1:0] c, input integer b);
+    integer i;
+    begin
+        for (i = 0; i < KEEP_WIDTH; i = i + 1) keep_of[i] = b * KEEP_WIDTH + i < {24'd0, class_len(c)};
+    end
+endfunction
+
+function [KEEP_WIDTH-1:0] data_mask_of(input [1:0] c, input integer b);
+    integer i;
+    begin
+        for (i = 0; i < KEEP_WIDTH; i = i + 1) data_mask_of[i] = b * KEEP_WIDTH + i < {24'd0, class_len(c)} - CRC_BYTES;
+    end
+endfunction
+
+function [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_of(input [1:0] c, input integer b);
+    integer i, n;
+    begin
+        for (n = 0; n < CRC_BYTES; n = n + 1) begin
+            for (i = 0; i < KEEP_WIDTH; i = i + 1) begin
+                crc_mask_of[n*KEEP_WIDTH + i] = b * KEEP_WIDTH + i == {24'd0, class_len(c)} - CRC_BYTES + n;
+            end
+        end
+    end
+endfunction
+
+localparam TABLE_ROWS = 4 * BUFFER_BEATS;
+wire [KEEP_WIDTH-1:0]           keep_rows [0:TABLE_ROWS-1];
+wire [KEEP_WIDTH-1:0]           data_mask_rows [0:TABLE_ROWS-1];
+wire [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_rows [0:TABLE_ROWS-1];
+wire [TABLE_ROWS-1:0]           last_rows;
+
+genvar gc, gb;
+generate
+    for (gc = 0; gc < 4; gc = gc + 1) begin : g_class
+        for (gb = 0; gb < BUFFER_BEATS; gb = gb + 1) begin : g_beat
+            assign keep_rows[gc*BUFFER_BEATS + gb] = keep_of(gc[1:0], gb);
+            assign data_mask_rows[gc*BUFFER_BEATS + gb] = data_mask_of(gc[1:0], gb);
+            assign crc_mask_rows[gc*BUFFER_BEATS + gb] = crc_mask_of(gc[1:0], gb);
+            assign last_rows[gc*BUFFER_BEATS + gb] = (gb + 1) * KEEP_WIDTH >= class_len(gc[1:0]);
+        end
+    end
+endgenerate
+
+wire last = last_rows[{class_reg, beat_reg}];
+
+// The beat's frame bytes: PAD (of its class) bytes into the stored frame (zero bytes above it, so every
+// class reads a whole beat; the pads' range leaves bytes at both ends unread).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [8*(BUFFER_BYTES+KEEP_WIDTH)-1:0] frame_ext = {{8*KEEP_WIDTH{1'b0}}, frame_reg};
+/* verilator lint_on UNUSEDSIGNAL */
+reg [DATA_WIDTH-1:0] beat_bytes;
+
+always @* begin
+    case (class_reg)
+        FC_SHORT: beat_bytes = frame_ext[8*PAD_SHORT +: DATA_WIDTH];
+        FC_INIT: beat_bytes = frame_ext[8*PAD_INIT +: DATA_WIDTH];
+        FC_DATA: beat_bytes = frame_ext[8*PAD_DATA +: DATA_WIDTH];
+        default: beat_bytes = frame_ext[8*PAD_PORTALS +: DATA_WIDTH];
+    endcase
+end
+
+// The CRC of the lowest beat of frame_reg: bit g is the XOR of row g over the beat and the register.
+reg [31:0] init_crc;
+
+always @* begin
+    case (class_reg)
+        FC_SHORT: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_SHORT +: 32];
+        FC_INIT: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_INIT +: 32];
+        FC_DATA: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_DATA +: 32];
+        default: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_PORTALS +: 32];
+    endcase
+end
+
+wire [31:0] crc_state = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? init_crc : crc_reg;
+wire [31:0] crc_of_beat;
+
+genvar g;
+generate
+    for (g = 0; g < 32; g = g + 1) begin : g_crc
+        localparam [DATA_WIDTH-1:0] ROW = CRC32_ROWS[g*CRC32_ROW_BITS + CRC32_ROW_BITS - DATA_WIDTH +: DATA_WIDTH];
+        assign crc_of_beat[g] = ^(ROW & frame_reg[DATA_WIDTH-1:0]) ^ ^(ROW[31:0] & crc_state);
+    end
+endgenerate
+
+wire [31:0] beat_crc = data_mask_reg[0] ? crc_of_beat : crc_reg;
 
 reg [DATA_WIDTH-1:0] beat_data;
-reg [31:0]           beat_crc;
-reg [31:0]           chain_crc;
-reg [7:0]            byte_in;
 integer j;
 
 always @* begin
     beat_data = {DATA_WIDTH{1'b0}};
-    chain_crc = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? 32'hFFFF_FFFF : crc_reg;
-    beat_crc = end_mask_reg[0] ? chain_crc : 32'd0;
-    byte_in = 8'd0;
     for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        byte_in = frame_reg[8*k + DATA_WIDTH*beat_reg +: 8];
-        chain_crc = crc32_byte(chain_crc, byte_in);
-        beat_crc = beat_crc | (end_mask_reg[k + 1] ? chain_crc : 32'd0);
         if (data_mask_reg[k]) begin
-            beat_data[8*k +: 8] = byte_in;
+            beat_data[8*k +: 8] = beat_bytes[8*k +: 8];
         end
-    end
-    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
         for (j = 0; j < CRC_BYTES; j = j + 1) begin
             if (crc_mask_reg[j*KEEP_WIDTH + k]) begin
                 beat_data[8*k +: 8] = ~beat_crc[8*j +: 8];
@@ -249,29 +378,14 @@ always @* begin
     end
 end
 
-// The masks of the beat beat_next of a frame of len_next bytes (its CRC at len_next - 4).
-wire [8:0] crc_pos_next = {1'b0, len_next} - CRC_BYTES[8:0];
-wire [8:0] beat_start_next = {{(9-BEAT_INDEX_WIDTH){1'b0}}, beat_next} * KEEP_BYTES;
-reg  [8:0] pos_next;
-
+// The masks of the beat beat_next of a frame of class class_next.
 always @* begin
-    data_mask_next = {KEEP_WIDTH{1'b0}};
-    crc_mask_next = {CRC_BYTES*KEEP_WIDTH{1'b0}};
-    pos_next = 9'd0;
-    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        pos_next = beat_start_next + k[8:0];
-        data_mask_next[k] = pos_next < crc_pos_next;
-        for (j = 0; j < CRC_BYTES; j = j + 1) begin
-            crc_mask_next[j*KEEP_WIDTH + k] = pos_next == crc_pos_next + j[8:0];
-        end
-    end
-    // data_mask_next is a run of ones from bit 0: n data bytes where it falls from one to zero.
-    end_mask_next = {data_mask_next, 1'b1} & ~{1'b0, data_mask_next};
+    data_mask_next = data_mask_rows[{class_next, beat_next}];
+    crc_mask_next = crc_mask_rows[{class_next, beat_next}];
 end
 
 assign m_axis_tdata = busy_reg ? beat_data : {DATA_WIDTH{1'b0}};
-assign m_axis_tkeep = !busy_reg ? {KEEP_WIDTH{1'b0}} :
-                      remaining >= KEEP_BYTES ? {KEEP_WIDTH{1'b1}} : ~({KEEP_WIDTH{1'b1}} << remaining);
+assign m_axis_tkeep = busy_reg ? keep_rows[{class_reg, beat_reg}] : {KEEP_WIDTH{1'b0}};
 assign m_axis_tvalid = busy_reg;
 assign m_axis_tlast = busy_reg && last;
 assign m_axis_tuser = dest_reg;
@@ -280,7 +394,7 @@ assign s_msg_ready = !rst && (!busy_reg || (m_axis_tready && last));
 
 always @* begin
     frame_next = frame_reg;
-    len_next = len_reg;
+    class_next = class_reg;
     beat_next = beat_reg;
     busy_next = busy_reg;
     dest_next = dest_reg;
@@ -290,6 +404,7 @@ always @* begin
 
     if (busy_reg && m_axis_tready) begin
         beat_next = beat_reg + 1'b1;
+        frame_next = frame_reg >> DATA_WIDTH;
         crc_next = beat_crc;
         if (last) begin
             busy_next = 1'b0;
@@ -297,8 +412,8 @@ always @* begin
     end
     if (s_msg_valid && s_msg_ready) begin
         if (supported) begin
-            frame_next = build;
-            len_next = frame_len;
+            frame_next = build_padded;
+            class_next = frame_class;
             beat_next = {BEAT_INDEX_WIDTH{1'b0}};
             busy_next = 1'b1;
             dest_next = s_msg_dst[15:0];
@@ -314,7 +429,7 @@ end
 
 always @(posedge clk) begin
     frame_reg <= frame_next;
-    len_reg <= len_next;
+    class_reg <= class_next;
     beat_reg <= beat_next;
     busy_reg <= busy_next;
     dest_reg <= dest_next;
@@ -323,11 +438,10 @@ always @(posedge clk) begin
     stat_event_reg <= stat_event_next;
     data_mask_reg <= data_mask_next;
     crc_mask_reg <= crc_mask_next;
-    end_mask_reg <= end_mask_next;
 
     if (rst) begin
         frame_reg <= {8*BUFFER_BYTES{1'b0}};
-        len_reg <= 8'd0;
+        class_reg <= FC_SHORT;
         beat_reg <= {BEAT_INDEX_WIDTH{1'b0}};
         busy_reg <= 1'b0;
         dest_reg <= 16'd0;
@@ -336,7 +450,6 @@ always @(posedge clk) begin
         stat_event_reg <= 2'd0;
         data_mask_reg <= {KEEP_WIDTH{1'b0}};
         crc_mask_reg <= {CRC_BYTES*KEEP_WIDTH{1'b0}};
-        end_mask_reg <= {{KEEP_WIDTH{1'b0}}, 1'b1};
     end
 end
 

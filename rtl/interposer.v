@@ -308,10 +308,29 @@ wire [COPY_ADDR_WIDTH-1:0] copy_addr = copy_index_reg[COPY_ADDR_WIDTH-1:0];
 wire [COPY_ADDR_WIDTH-1:0] keep_addr = rx_count[COPY_ADDR_WIDTH-1:0];
 wire keep_beat = rx_beat && rx_to_ext && watch && rx_count != COPY_FULL;
 
-// Credits: the VL queue's returns refill the injection reserve first, the rest go to the partner.
-wire [CREDIT_WIDTH-1:0] avail = inj_credits_reg - {{(CREDIT_WIDTH-1){1'b0}}, inj_beat || copy_go};
-wire [CREDIT_WIDTH-1:0] room = INJ_RESERVE - avail;
-wire [CREDIT_WIDTH-1:0] take = vl_credit_return < room ? vl_credit_return : room;
+// Credits: the VL queue's returns refill the injection reserve first, the rest go to the partner. With s
+// a credit spent this cycle (an injected or copied beat), avail = inj_credits - s, the reserve takes
+// take = min(vl_credit_return, INJ_RESERVE - avail) and the partner gets the rest, plus one per extracted
+// beat. Since 0 <= avail <= INJ_RESERVE (a credit is spent only when one is held; the reserve never
+// exceeds INJ_RESERVE), with sum = avail + vl_credit_return: the reserve becomes min(sum, INJ_RESERVE) and
+// the partner gets max(sum - INJ_RESERVE, 0). Both cases of s and of the returned beat are computed from
+// the registers and vl_credit_return, and chosen at the end: s and the beat are known late (issue 19: LUT
+// depth).
+localparam [CREDIT_WIDTH-1:0] CREDIT_ONE = {{(CREDIT_WIDTH-1){1'b0}}, 1'b1};
+localparam [CREDIT_WIDTH:0] RESERVE_WIDE = {1'b0, INJ_RESERVE};
+wire spend = inj_beat || copy_go;
+wire back = rx_beat && rx_to_ext;
+wire [CREDIT_WIDTH-1:0] inj_less_one = inj_credits_reg - CREDIT_ONE;
+wire [CREDIT_WIDTH:0] sum_keep = {1'b0, inj_credits_reg} + {1'b0, vl_credit_return};
+wire [CREDIT_WIDTH:0] sum_spend = {1'b0, inj_less_one} + {1'b0, vl_credit_return};
+wire over_keep = sum_keep > RESERVE_WIDE;
+wire over_spend = sum_spend > RESERVE_WIDE;
+// The partner's share when over the reserve, without and with the extracted beat's credit.
+// (low bits: the share is at most vl_credit_return; with the beat it wraps as the count does)
+wire [CREDIT_WIDTH-1:0] excess_keep = sum_keep[CREDIT_WIDTH-1:0] - INJ_RESERVE;
+wire [CREDIT_WIDTH-1:0] excess_keep_back = sum_keep[CREDIT_WIDTH-1:0] - (INJ_RESERVE - CREDIT_ONE);
+wire [CREDIT_WIDTH-1:0] excess_spend = sum_spend[CREDIT_WIDTH-1:0] - INJ_RESERVE;
+wire [CREDIT_WIDTH-1:0] excess_spend_back = sum_spend[CREDIT_WIDTH-1:0] - (INJ_RESERVE - CREDIT_ONE);
 
 always @* begin
     rx_in_frame_next = rx_in_frame_reg;
@@ -340,7 +359,13 @@ always @* begin
     if (rx_beat) begin
         if (rx_first) begin
             rx_ext_next = for_engine;
-            stat_event_next[for_engine ? EV_EXTRACTED : EV_PASSED] = 1'b1;
+            // Two constant selects, not one select by for_engine: Yosys builds a variable lvalue select
+            // as a 32-bit shift whose carry chain would follow the table read (issue 19: LUT depth).
+            if (for_engine) begin
+                stat_event_next[EV_EXTRACTED] = 1'b1;
+            end else begin
+                stat_event_next[EV_PASSED] = 1'b1;
+            end
             if (!for_engine && !rxs_tlast_reg) begin
                 owner_next = OWNER_RX;
             end
@@ -400,8 +425,17 @@ always @* begin
         inj_in_frame_next = !s_axis_inj_tlast;
     end
 
-    inj_credits_next = avail + take;
-    link_return_next = vl_credit_return - take + {{(CREDIT_WIDTH-1){1'b0}}, rx_beat && rx_to_ext};
+    if (spend) begin
+        inj_credits_next = over_spend ? INJ_RESERVE : sum_spend[CREDIT_WIDTH-1:0];
+    end else begin
+        inj_credits_next = over_keep ? INJ_RESERVE : sum_keep[CREDIT_WIDTH-1:0];
+    end
+    case ({spend, back})
+        2'b00: link_return_next = over_keep ? excess_keep : {CREDIT_WIDTH{1'b0}};
+        2'b01: link_return_next = over_keep ? excess_keep_back : CREDIT_ONE;
+        2'b10: link_return_next = over_spend ? excess_spend : {CREDIT_WIDTH{1'b0}};
+        default: link_return_next = over_spend ? excess_spend_back : CREDIT_ONE;
+    endcase
 end
 
 always @(posedge clk) begin

@@ -318,25 +318,38 @@ wire [31:0] be_mask = {{8{s_reg_be[3]}}, {8{s_reg_be[2]}}, {8{s_reg_be[1]}}, {8{
 wire        be_any = s_reg_be != 4'd0;
 wire        authorized = !lock_reg || s_reg_src == master_id_reg;
 
-// Index of a table entry from a DW offset (sized to the largest table).
+// Index of a table entry from a DW offset (sized to the largest table; the range checks below do not
+// use them, so only the bits that index a table are read).
+/* verilator lint_off UNUSEDSIGNAL */
 wire [9:0] rel_timeout = dw - DW_RED_TIMEOUT;
 wire [9:0] rel_threshold = dw - DW_RED_THRESHOLD;
 wire [9:0] rel_vni = dw - DW_VNI_ALLOWED;
 wire [9:0] rel_route = dw - DW_ROUTE;
 wire [9:0] rel_mcast = dw - DW_MCAST;
 wire [9:0] rel_counter = dw - DW_COUNTERS;
+/* verilator lint_on UNUSEDSIGNAL */
+
+// dw in [base, base + dws): two compares with constants, not a subtract in series with a compare, so the
+// access status (and the counters it increments) is a few LUT levels from the address (issue 19).
+function in_range(input [9:0] a, input [9:0] base, input [9:0] dws);
+    begin
+        in_range = a >= base && {1'b0, a} < {1'b0, base} + {1'b0, dws};
+    end
+endfunction
 
 wire is_pbv = dw < DW_ID;
-wire is_timeout = dw >= DW_RED_TIMEOUT && rel_timeout < TIMEOUT_DWS;
-wire is_threshold = dw >= DW_RED_THRESHOLD && rel_threshold < THRESHOLD_DWS;
-wire is_vni = dw >= DW_VNI_ALLOWED && rel_vni < VNI_DWS;
-wire is_route = dw >= DW_ROUTE && rel_route < ROUTE_DWS;
-wire is_mcast = dw >= DW_MCAST && rel_mcast < MCAST_DWS && rel_mcast[1:0] != 2'd3;
-wire is_counter = dw >= DW_COUNTERS && rel_counter < COUNTER_DWS;
+wire is_timeout = in_range(dw, DW_RED_TIMEOUT, TIMEOUT_DWS);
+wire is_threshold = in_range(dw, DW_RED_THRESHOLD, THRESHOLD_DWS);
+wire is_vni = in_range(dw, DW_VNI_ALLOWED, VNI_DWS);
+wire is_route = in_range(dw, DW_ROUTE, ROUTE_DWS);
+wire is_mcast = in_range(dw, DW_MCAST, MCAST_DWS) && rel_mcast[1:0] != 2'd3;
+wire is_counter = in_range(dw, DW_COUNTERS, COUNTER_DWS);
+/* verilator lint_off UNUSEDSIGNAL */
 wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
 wire [9:0] rel_static = dw - DW_CPU_STATIC;
-wire is_flags = dw >= DW_PBV_FLAGS && rel_flags < PBV_FLAGS_DWS;
-wire is_static = dw >= DW_CPU_STATIC && rel_static < CPU_STATIC_DWS;
+/* verilator lint_on UNUSEDSIGNAL */
+wire is_flags = in_range(dw, DW_PBV_FLAGS, PBV_FLAGS_DWS);
+wire is_static = in_range(dw, DW_CPU_STATIC, CPU_STATIC_DWS);
 wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
                  (dw >= DW_ENGINE_ID && dw <= DW_FAILURE);
 wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter ||
@@ -649,12 +662,13 @@ always @(posedge clk) begin
         end
     end
 
-    // Counters wrap; writing one clears it, an event in the same cycle still counts.
+    // Counters wrap; writing one clears it, an event in the same cycle still counts. The increment
+    // is computed from the register alone and chosen by the event, which arrives late (issue 19).
     for (i = 0; i < COUNTERS; i = i + 1) begin
         if (do_write && be_any && is_counter && {26'd0, rel_counter[5:0]} == i) begin
             counter_reg[i] <= {31'd0, counter_inc[i]};
-        end else begin
-            counter_reg[i] <= counter_reg[i] + {31'd0, counter_inc[i]};
+        end else if (counter_inc[i]) begin
+            counter_reg[i] <= counter_reg[i] + 32'd1;
         end
     end
 

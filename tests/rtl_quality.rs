@@ -95,8 +95,8 @@ fn tempdir(name: &str) -> std::path::PathBuf {
 /// The FPGA mapping gate (`inswitch synth --target xilinx`, issue 19 item 3) on fixtures: a RAM-shaped
 /// array maps to one block RAM and passes the table check, a searched table with a reset loop stays in
 /// flip-flops and fails it, a registered 64-bit adder is as deep as the carry-chain rule says, and a
-/// chain of 32 dependent muxes is deeper than the issue's 8-level goal; the top's figures are its
-/// blocks' sums and its depth its deepest block's.
+/// chain of 32 dependent muxes is deeper than the issue's 8-level goal (and fails the command); the
+/// top's figures are its blocks' sums and its depth its deepest block's.
 #[test]
 fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
     use inswitch::fpga::{self, Placement, TableSpec};
@@ -172,8 +172,8 @@ fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
     assert_eq!(top.depth_units, deep.depth_units, "the top's deepest stage is the deep block's");
     assert!(top.depth_end.contains("d.") || top.depth_end.contains("q"), "{}", top.depth_end);
 
-    // The command's checks, from the kept netlist (no second synthesis): PASS/FAIL printed on every row,
-    // a FAIL changes the exit status only when its option asks for it.
+    // The command's checks, from the kept netlist (no second synthesis): PASS/FAIL printed on every row;
+    // the LUT-depth bound always sets the exit status, the table check only with --require-ram.
     let cli = |extra: &[&str]| {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_inswitch"))
             .args(["synth", "--target", "xilinx", "--from"])
@@ -184,12 +184,13 @@ fn the_fpga_gate_reports_rams_flip_flop_tables_and_lut_depth() {
         (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
     };
     let (code, out) = cli(&[]);
-    assert_eq!(code, Some(0), "checks are advisory by default:\n{out}");
+    assert_eq!(code, Some(1), "the deep fixture is over the bound of 8 levels:\n{out}");
     assert!(out.lines().any(|l| l.starts_with("deep ") && l.contains("FAIL")), "{out}");
     assert!(out.lines().any(|l| l.starts_with("adder ") && l.contains("PASS")), "{out}");
     // The fixtures hold none of the RTL's tables: each is a FAIL row, not a silent skip.
     assert!(out.lines().any(|l| l.starts_with("interposer ") && l.contains("mcast_mem") && l.ends_with("FAIL")), "{out}");
-    assert_eq!(cli(&["--require-ram"]).0, Some(1));
+    let at_deep = deep.lut_depth().to_string();
+    assert_eq!(cli(&["--max-lut-depth", &at_deep]).0, Some(0), "at its own depth it passes, the tables not required");
+    assert_eq!(cli(&["--max-lut-depth", &at_deep, "--require-ram"]).0, Some(1), "ff_table is in flip-flops");
     assert_eq!(cli(&["--max-lut-depth", "8"]).0, Some(1), "the deep fixture is over 8 levels");
-    assert_eq!(cli(&["--max-lut-depth", &deep.lut_depth().to_string()]).0, Some(0), "at its own depth it passes");
 }

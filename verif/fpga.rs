@@ -29,8 +29,24 @@ use serde_json::Value;
 
 use crate::hdl;
 
-/// The issue's goal for the longest stage: six-input LUT levels (issue 19: 250-300 MHz ballpark).
+/// The gate's bound on a module's longest stage, in six-input LUT levels: issue 19's goal (250-300 MHz
+/// ballpark). Every module not in [`LUT_DEPTH_EXCEPTIONS`] must be within it.
 pub const LUT_DEPTH_GOAL: u64 = 8;
+
+/// Modules still deeper than [`LUT_DEPTH_GOAL`]: (module, its measured depth, where and why). Such a module
+/// is bounded by its listed depth, the deepest seen (ABC maps a module one level differently in another
+/// root's run: the reduction unit is 27 alone, 26 inside the CPU); a run that measures it shallower passes
+/// and says which entry to lower. Entries are only lowered or removed: the bounds only tighten.
+/// docs/performance.md §LUT depth per block (session 14).
+pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
+    // Measured 2026-11-26 (session 14). The reduction unit sits inside the CPU; deepening its pipeline
+    // adds cycles to every combine, which the CPU's documented schedule counts (docs/blocks/cpu.md).
+    ("cpu", 36, "the descriptor RAM's operands into its reduction unit's adder stage, u_reduce.fadd_lane[0].fadd_inst.s1_wy_reg"),
+    ("reduce_unit", 27, "its binary64 adder's first stage, fadd_lane[0].fadd_inst.s1_wy_reg"),
+    ("reduce_fadd", 27, "stage 1: alignment shift and the wide add into s1_wy_reg"),
+    ("reduce_repsum", 20, "combinational between the reduction unit's stages: the repsum add into oflow_id"),
+    ("reduce_fminmax", 9, "combinational between the reduction unit's stages: the compare into pick_a"),
+];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
 const UNITS_PER_LEVEL: u64 = 4;
@@ -129,6 +145,60 @@ impl FpgaRow {
     pub fn lut_depth(&self) -> u64 {
         self.depth_units.div_ceil(UNITS_PER_LEVEL)
     }
+}
+
+/// The LUT-depth check of one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DepthVerdict {
+    /// Within its bound (the goal, or its exception's depth).
+    Pass,
+    /// Deeper than its bound.
+    TooDeep,
+    /// A listed exception measured shallower than its entry: passes; the entry may be lowered (or
+    /// removed once within the goal).
+    StaleException,
+}
+
+/// A row's LUT-depth check: its depth, its bound and whether the bound is an exception's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DepthCheck {
+    /// Measured depth (LUT levels).
+    pub depth: u64,
+    /// The bound it is checked against.
+    pub bound: u64,
+    /// The bound is the module's entry in the exception list.
+    pub exception: bool,
+    /// The outcome.
+    pub verdict: DepthVerdict,
+}
+
+impl DepthCheck {
+    /// The check failed (deeper than its bound).
+    pub fn failed(&self) -> bool {
+        self.verdict == DepthVerdict::TooDeep
+    }
+}
+
+/// The LUT-depth check of `row`: against `bound` for every module when given (`--max-lut-depth`, no
+/// exceptions), else against [`LUT_DEPTH_GOAL`] or the module's entry in `exceptions` (by source module
+/// name, whatever its parameters).
+pub fn check_depth(row: &FpgaRow, exceptions: &[(&str, u64, &str)], bound: Option<u64>) -> DepthCheck {
+    let depth = row.lut_depth();
+    let module = row.module.split_whitespace().next().unwrap_or_default();
+    let listed = exceptions.iter().find(|(m, _, _)| *m == module).map(|&(_, d, _)| d);
+    let (bound, exception) = match (bound, listed) {
+        (Some(b), _) => (b, false),
+        (None, Some(d)) => (d.max(LUT_DEPTH_GOAL), true),
+        (None, None) => (LUT_DEPTH_GOAL, false),
+    };
+    let verdict = if depth > bound {
+        DepthVerdict::TooDeep
+    } else if exception && depth < bound {
+        DepthVerdict::StaleException
+    } else {
+        DepthVerdict::Pass
+    };
+    DepthCheck { depth, bound, exception, verdict }
 }
 
 /// The result of one root's `synth_xilinx` run.

@@ -41,3 +41,67 @@ fn memory_libmap_lines_name_the_module_and_the_memory() {
     let log = "mapping memory $paramod$ab12\\cpu.st_reg via $__XILINX_BLOCKRAM_TDP_\nusing FF mapping for memory cpu.d_reg\n";
     assert_eq!(ram_mappings(log), vec![("cpu".to_string(), "st_reg".to_string(), "$__XILINX_BLOCKRAM_TDP_".to_string())]);
 }
+
+/// A mapped netlist of one module `m`: a flip-flop, `luts` LUT6 in series, a flip-flop.
+fn lut_chain(luts: u64) -> Value {
+    let mut cells = serde_json::Map::new();
+    let dirs = |ports: &[(&str, &str)]| ports.iter().map(|(p, d)| (p.to_string(), Value::from(*d))).collect::<serde_json::Map<_, _>>();
+    cells.insert("ff_in".into(), serde_json::json!({"type": "FDRE", "port_directions": dirs(&[("C", "input"), ("D", "input"), ("Q", "output")]),
+        "connections": {"C": [1], "D": [2], "Q": [10]}}));
+    for i in 0..luts {
+        cells.insert(format!("lut{i}"), serde_json::json!({"type": "LUT6", "port_directions": dirs(&[("I0", "input"), ("O", "output")]),
+            "connections": {"I0": [10 + i], "O": [11 + i]}}));
+    }
+    cells.insert("ff_out".into(), serde_json::json!({"type": "FDRE", "port_directions": dirs(&[("C", "input"), ("D", "input"), ("Q", "output")]),
+        "connections": {"C": [1], "D": [10 + luts], "Q": [3]}}));
+    serde_json::json!({"modules": {"m": {"attributes": {},
+        "ports": {"clk": {"direction": "input", "bits": [1]}, "d": {"direction": "input", "bits": [2]}, "q": {"direction": "output", "bits": [3]}},
+        "netnames": {"q_reg": {"hide_name": 0, "bits": [3]}}, "cells": cells}}})
+}
+
+/// The gate's LUT-depth bound on planted results (no Yosys): 9 levels fail the goal of 8, 8 pass; a
+/// listed exception bounds its module at its entry (a module measured below its entry passes, marked as a
+/// stale entry); `--max-lut-depth` replaces every bound. Then the command itself, from a kept netlist:
+/// it prints the row and exits 1 over the bound, 0 within it.
+#[test]
+fn the_lut_depth_bound_fails_a_planted_over_deep_module() {
+    let row = |luts: u64| {
+        let run = report("m", Some(&lut_chain(luts).to_string()), String::new(), &[]);
+        assert!(run.ok);
+        run.rows.into_iter().find(|r| r.module == "m").unwrap()
+    };
+    let (nine, eight) = (row(9), row(8));
+    assert_eq!((nine.lut_depth(), eight.lut_depth()), (9, 8));
+    assert_eq!(LUT_DEPTH_GOAL, 8);
+    let verdict = |r: &FpgaRow, ex: &[(&str, u64, &str)], bound: Option<u64>| check_depth(r, ex, bound).verdict;
+    assert_eq!(verdict(&nine, &[], None), DepthVerdict::TooDeep);
+    assert_eq!(verdict(&eight, &[], None), DepthVerdict::Pass);
+    assert_eq!(verdict(&nine, &[("m", 9, "planted")], None), DepthVerdict::Pass);
+    assert_eq!(verdict(&row(10), &[("m", 9, "planted")], None), DepthVerdict::TooDeep);
+    assert_eq!(verdict(&eight, &[("m", 9, "planted")], None), DepthVerdict::StaleException, "an entry above the measured depth is marked");
+    assert!(!check_depth(&eight, &[("m", 9, "planted")], None).failed() && check_depth(&row(10), &[("m", 9, "planted")], None).failed());
+    assert_eq!(verdict(&nine, &[("other", 12, "planted")], None), DepthVerdict::TooDeep, "an exception names its module only");
+    assert_eq!(verdict(&nine, &[("m", 9, "planted")], Some(8)), DepthVerdict::TooDeep, "--max-lut-depth ignores the exceptions");
+    assert_eq!(verdict(&nine, &[], Some(9)), DepthVerdict::Pass);
+    // Every listed exception is over the goal (else it is not an exception) and names a module of rtl/.
+    for (m, d, why) in LUT_DEPTH_EXCEPTIONS {
+        assert!(*d > LUT_DEPTH_GOAL && !why.is_empty(), "{m}");
+        assert!(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("rtl").join(format!("{m}.v")).exists(), "{m}");
+    }
+
+    let cli = |luts: u64| {
+        let dir = std::env::temp_dir().join(format!("inswitch-planted-depth-{}-{luts}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("m.json"), lut_chain(luts).to_string()).unwrap();
+        std::fs::write(dir.join("m.log"), "").unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_inswitch")).args(["synth", "--target", "xilinx", "--from"]).arg(&dir).output().expect("run inswitch");
+        let _ = std::fs::remove_dir_all(&dir);
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned())
+    };
+    let (code, out) = cli(9);
+    assert_eq!(code, Some(1), "over the bound:\n{out}");
+    assert!(out.lines().any(|l| l.starts_with("m ") && l.contains(" 9 ") && l.contains("FAIL")), "{out}");
+    let (code, out) = cli(8);
+    assert_eq!(code, Some(0), "within the bound:\n{out}");
+    assert!(out.lines().any(|l| l.starts_with("m ") && l.contains("PASS")), "{out}");
+}

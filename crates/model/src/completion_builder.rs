@@ -413,7 +413,7 @@ impl Block for CompletionBuilder {
 
 /// The text of `rtl/completion_builder_codes.vh`, to be included inside module `completion_builder`.
 pub fn verilog_header() -> String {
-    use crate::codes::{hex, integers, Header};
+    use crate::codes::{integers, Header};
     let mut h = Header::new(&[
         "// The completion builder's codes and frame sizes (docs/blocks/completion_builder.md), included inside",
         "// module completion_builder (rtl/completion_builder.v).",
@@ -435,7 +435,7 @@ pub fn verilog_header() -> String {
         ("CPLD_FRAME_BYTES", CPLD_FRAME_BYTES as u64),
     ]);
     h.section("Frame bytes: sequence field + 3-DW header (HEADER_END), a Cpl, a CplD (data DW, LCRC)", &sizes);
-    h.section("LCRC: the reflected CRC-32 polynomial", &hex("CRC32_POLY", 32, u64::from(crate::input_checker::CRC32_POLY)));
+    h.section("LCRC: the reflected CRC-32 of a whole frame as XOR trees (crates/model/src/input_checker/crc_matrix.rs)", &crate::input_checker::crc_matrix::rows_localparams());
     h.line("// verilator lint_on UNUSEDPARAM");
     h.text()
 }

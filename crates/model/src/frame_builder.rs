@@ -15,7 +15,7 @@
 //! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
 //! and dropped with a `stat_event` pulse (bit 1).
 
-use crate::input_checker::{coll_flag, crc32_byte};
+use crate::input_checker::{coll_flag, crc32_byte, crc_matrix};
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
 use crate::frame_buf::FrameBuf;
 use crate::ports;
@@ -25,6 +25,8 @@ use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 pub const MAX_FRAME_BYTES: usize = 102;
 /// Frame buffer (a power of two holding the largest frame).
 pub const BUFFER_BYTES: usize = 128;
+/// Widest beat in bytes (`DATA_WIDTH` 512): the RTL's CRC starts `z < MAX_BEAT_BYTES` bytes early.
+pub const MAX_BEAT_BYTES: usize = 64;
 /// Offset of the TLP payload (collective message) in a TLP frame: sequence field + 4-DW header.
 pub const TLP_PAYLOAD_OFFSET: usize = 18;
 
@@ -327,7 +329,10 @@ pub fn verilog_header() -> String {
     h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
     let sizes = crate::codes::integers([("BUFFER_BYTES", BUFFER_BYTES as u64)]);
     h.section("The frame buffer's bytes", &sizes);
-    h.section("FCS / LCRC: the reflected CRC-32 polynomial", &crate::codes::hex("CRC32_POLY", 32, u64::from(crate::input_checker::CRC32_POLY)));
+    h.section(
+        "FCS / LCRC: the reflected CRC-32 of a whole beat as XOR trees, and the initial values z zero bytes early (crates/model/src/input_checker/crc_matrix.rs)",
+        &(crc_matrix::rows_localparams() + &crc_matrix::init_early_localparams(MAX_BEAT_BYTES)),
+    );
     h.text()
 }
 
@@ -346,6 +351,35 @@ mod tests {
         let f = build(&m, &BuilderConfig { ethertype: 0x88B5, ..Default::default() }, 0).unwrap();
         assert_eq!(f.len(), MAX_FRAME_BYTES);
         assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::input_checker::CRC32_RESIDUE);
+    }
+
+    /// What `rtl/frame_builder.v` computes: the frame stored z bytes late, so its data (everything before
+    /// the CRC) ends on a beat boundary, and the CRC run a whole beat at a time with the generated rows
+    /// from the initial value z bytes early, gives the byte-serial CRC, for every frame length and width.
+    #[test]
+    fn whole_beat_crc_from_z_bytes_early_is_the_frame_crc() {
+        let cfg = BuilderConfig { engine_id: 0x1234, vendor_id: 0x1E0F, ethertype: 0x88B5, src_mac: 0x0200_0000_0001, dst_mac: 0x0200_0000_0002 };
+        let data = [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x5555_AAAA_3333_CCCC, 0x0F0F_F0F0_1111_EEEE];
+        let msgs = [(Family::Tlp, Kind::INITIALIZATION), (Family::Tlp, Kind::CONTROL), (Family::Tlp, Kind::CONTRIBUTION), (Family::Portals, Kind::ARM)];
+        let mut lens = Vec::new();
+        for (family, kind) in msgs {
+            let m = CollectiveMsg { family, kind, data, pbv: 0xA5A5_0000_FFFF_1234_0000_0000_8000_0001, count: 7, ..Default::default() };
+            let f = build(&m, &cfg, 5).unwrap();
+            lens.push(f.len());
+            let n = f.len() - 4;
+            let want = !f[..n].iter().fold(u32::MAX, |c, &b| crc32_byte(c, b));
+            assert_eq!(f[n..], want.to_le_bytes());
+            for kw in [8, 16, 32, 64] {
+                let z = (kw - n % kw) % kw;
+                let mut padded = vec![0u8; z];
+                padded.extend_from_slice(&f[..n]);
+                assert_eq!(padded.len() % kw, 0);
+                assert!(padded.len() <= BUFFER_BYTES && z < MAX_BEAT_BYTES);
+                let crc = padded.chunks(kw).fold(crc_matrix::init_bytes_early(z), crc_matrix::beat_crc);
+                assert_eq!(!crc, want, "length {} width {}", f.len(), 8 * kw);
+            }
+        }
+        assert_eq!(lens, [62, 38, 70, 102]);
     }
 
     #[test]

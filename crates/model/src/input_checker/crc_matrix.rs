@@ -19,6 +19,13 @@
 //! `m`. The ECRC starts at byte 2 of a frame's first beat: its register starts at
 //! [`init_two_bytes_early`], the value that two zero bytes (bytes 0 and 1, masked) turn into the usual
 //! initial value.
+//!
+//! The frame builder (`rtl/frame_builder.v`) uses the same rows to *compute* a CRC whose data does not end
+//! on a beat boundary: it stores the frame `z` bytes later (z zero bytes first, so the data ends on a
+//! boundary) and starts the register at [`init_bytes_early`]`(z)`, the value that `z` zero bytes turn
+//! into the usual initial value; [`init_early_localparams`] writes that table. One generator, two
+//! headers: `rtl/input_checker_codes.vh` ([`localparams`]) and `rtl/frame_builder_codes.vh`
+//! ([`rows_localparams`] and [`init_early_localparams`]).
 
 use super::protocol::{CAPTURE_BYTES, CRC32_POLY, CRC32_RESIDUE};
 
@@ -67,15 +74,19 @@ pub fn residue_after_zeros(m: usize) -> u32 {
     advance(CRC32_RESIDUE, 8 * m)
 }
 
-/// The register value that two zero bytes turn into the initial value 0xFFFF_FFFF.
-pub fn init_two_bytes_early() -> u32 {
-    (0..16).fold(u32::MAX, |c, _| unstep(c))
+/// The register value that `n` zero bytes turn into the initial value 0xFFFF_FFFF.
+pub fn init_bytes_early(n: usize) -> u32 {
+    (0..8 * n).fold(u32::MAX, |c, _| unstep(c))
 }
 
-/// The localparams of `rtl/input_checker_codes.vh`: `CRC32_ROW_BITS`, `CRC32_ROWS` (row i in bits
-/// `[i*CRC32_ROW_BITS +: CRC32_ROW_BITS]`), `CRC32_RESIDUE_AFTER_ZEROS` (entry m in bits `[32*m +: 32]`,
-/// m below `CAPTURE_BYTES`, the widest beat) and `CRC32_INIT_TWO_BYTES_EARLY`.
-pub fn localparams() -> String {
+/// The register value that two zero bytes turn into the initial value 0xFFFF_FFFF.
+pub fn init_two_bytes_early() -> u32 {
+    init_bytes_early(2)
+}
+
+/// `CRC32_ROW_BITS` and `CRC32_ROWS` (row i in bits `[i*CRC32_ROW_BITS +: CRC32_ROW_BITS]`; the row of a
+/// `W`-bit beat is its top `W` bits).
+pub fn rows_localparams() -> String {
     let mut s = format!("localparam CRC32_ROW_BITS = {ROW_BITS};\n");
     s.push_str(&format!("localparam [32*CRC32_ROW_BITS-1:0] CRC32_ROWS = {{\n"));
     for i in (0..32).rev() {
@@ -84,12 +95,31 @@ pub fn localparams() -> String {
         s.push_str(&format!("    {ROW_BITS}'h{}{}\n", hex.to_uppercase(), if i > 0 { "," } else { "" }));
     }
     s.push_str("};\n");
-    s.push_str(&format!("localparam [32*{CAPTURE_BYTES}-1:0] CRC32_RESIDUE_AFTER_ZEROS = {{\n"));
-    for m in (0..CAPTURE_BYTES).rev() {
+    s
+}
+
+/// A table of 32-bit entries `name` (entry m in bits `[32*m +: 32]`, m below `entries`), eight a line.
+fn table32(name: &str, entries: usize, f: impl Fn(usize) -> u32) -> String {
+    let mut s = format!("localparam [32*{entries}-1:0] {name} = {{\n");
+    for m in (0..entries).rev() {
         let sep = if m > 0 { "," } else { "" };
-        s.push_str(&format!("{}32'h{:08X}{sep}{}", if m % 8 == 7 { "    " } else { "" }, residue_after_zeros(m), if m % 8 == 0 { "\n" } else { " " }));
+        s.push_str(&format!("{}32'h{:08X}{sep}{}", if m % 8 == 7 || m == entries - 1 && m % 8 != 7 { "    " } else { "" }, f(m), if m % 8 == 0 { "\n" } else { " " }));
     }
     s.push_str("};\n");
+    s
+}
+
+/// `CRC32_INIT_BYTES_EARLY`: entry z (bits `[32*z +: 32]`, z below `entries`) is [`init_bytes_early`]`(z)`.
+pub fn init_early_localparams(entries: usize) -> String {
+    table32("CRC32_INIT_BYTES_EARLY", entries, init_bytes_early)
+}
+
+/// The localparams of `rtl/input_checker_codes.vh`: `CRC32_ROW_BITS`, `CRC32_ROWS` (row i in bits
+/// `[i*CRC32_ROW_BITS +: CRC32_ROW_BITS]`), `CRC32_RESIDUE_AFTER_ZEROS` (entry m in bits `[32*m +: 32]`,
+/// m below `CAPTURE_BYTES`, the widest beat) and `CRC32_INIT_TWO_BYTES_EARLY`.
+pub fn localparams() -> String {
+    let mut s = rows_localparams();
+    s.push_str(&table32("CRC32_RESIDUE_AFTER_ZEROS", CAPTURE_BYTES, residue_after_zeros));
     s.push_str(&crate::codes::hex("CRC32_INIT_TWO_BYTES_EARLY", 32, u64::from(init_two_bytes_early())));
     s
 }
@@ -142,6 +172,10 @@ mod tests {
             assert_eq!(serial(u32::MAX, &f), residue_after_zeros(m), "m = {m}");
         }
         assert_eq!(serial(init_two_bytes_early(), &[0, 0]), u32::MAX);
+        for n in [0, 1, 30, 63] {
+            assert_eq!(serial(init_bytes_early(n), &vec![0; n]), u32::MAX, "n = {n}");
+        }
+        assert_ne!(init_bytes_early(1), u32::MAX);
         assert_eq!(unstep(step(0x8000_0001)), 0x8000_0001);
     }
 }
