@@ -147,8 +147,14 @@ impl CpuStimulus {
         let mut keys: Vec<(bool, u16)> = Vec::new();
         for s in 0..n {
             let portals = r.random_bool(0.5);
+            // The table is direct-mapped (docs/blocks/cpu.md §Static table): a context is written at its
+            // key's entry, key mod STATIC_ENTRIES, so entry s gets a random key that maps to it.
             let key = loop {
-                let k = if portals { r.random_range(0..0x2000) } else { r.random_range(0..0x1000) };
+                let top: u16 = if portals { 0x2000 } else { 0x1000 };
+                let k = r.random_range(0..top);
+                let entries = self.p.static_entries as u16;
+                let k = k - k % entries + s as u16;
+                let k = if k >= top { k - entries } else { k };
                 if !keys.contains(&(portals, k)) {
                     break k;
                 }

@@ -38,6 +38,17 @@ pub const ADDRESSES: [(&str, u16); 7] = [
 /// Largest number of static entries the map has room for.
 pub const MAX_STATIC_ENTRIES: usize = 64;
 
+/// The static entry of context key `key` (TLP: CC_ID ctx\[11:0\]; Portals: tree ctx\[12:0\]) in a table
+/// of `entries`: the table is direct-mapped, entry `key mod entries` (`docs/blocks/cpu.md` §Static
+/// table). Whoever configures a context writes it there; two contexts whose keys meet in one entry
+/// cannot both be configured.
+pub fn static_index(key: u16, entries: usize) -> usize {
+    usize::from(key & STATIC_KEY_MASK) % entries.max(1)
+}
+
+/// The bits of a static-table key (13: a Portals tree; a TLP CC_ID uses the low 12).
+pub const STATIC_KEY_MASK: u16 = (1 << super::context::STATIC_KEY_BITS) - 1;
+
 /// Reset value of every TIMEOUT register (1024 ticks).
 pub const TIMEOUT_RESET: u32 = 1024;
 /// Reset value of every THRESHOLD register (all contexts use TIMEOUT\[0\]).
