@@ -36,9 +36,9 @@
 
 module cpu #
 (
-    // Static context-table entries (docs/blocks/cpu.md §Static table), 1 to 64: direct-mapped, context
-    // key k in entry k mod STATIC_ENTRIES
-    parameter STATIC_ENTRIES = 16,
+    // Static context-table entries (docs/blocks/cpu.md §Static table), 1 to 4096: direct-mapped, context
+    // key k in entry k mod STATIC_ENTRIES (4096: one per CC_ID, 000 [0169])
+    parameter STATIC_ENTRIES = 4096,
     // Descriptors: concurrently live contexts (002 (35): eight active trees per engine), 1 to 16
     parameter DESCRIPTORS = 8,
     // Clock cycles per timer tick (002 (80): 1024; smaller values scale timeouts down for simulation);
@@ -63,7 +63,7 @@ module cpu #
      * Register writes (docs/blocks/cpu.md §Ports)
      */
     input  wire         cfg_wr_en,
-    input  wire [11:0]  cfg_wr_addr,
+    input  wire [13:0]  cfg_wr_addr,
     input  wire [31:0]  cfg_wr_data,
 
     /*
@@ -92,8 +92,8 @@ localparam integer TICK_LAST_INT = TICK_CYCLES - 1;
 localparam [TICK_W-1:0] TICK_LAST = TICK_LAST_INT[TICK_W-1:0];
 
 generate
-    if (STATIC_ENTRIES < 1 || STATIC_ENTRIES > 64) begin : g_bad_static
-        cpu_bad_parameter_STATIC_ENTRIES_must_be_1_to_64 u_err();
+    if (STATIC_ENTRIES < 1 || STATIC_ENTRIES > 4096) begin : g_bad_static
+        cpu_bad_parameter_STATIC_ENTRIES_must_be_1_to_4096 u_err();
     end
     if (DESCRIPTORS < 1 || DESCRIPTORS > 16) begin : g_bad_desc
         cpu_bad_parameter_DESCRIPTORS_must_be_1_to_16 u_err();
@@ -687,7 +687,7 @@ end
 /*
  * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
  */
-wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - {20'd0, CFG_STATIC};
+wire [31:0]       cfg_off = {18'd0, cfg_wr_addr} - {18'd0, CFG_STATIC};
 wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= CFG_STATIC && cfg_off < 2 * STATIC_ENTRIES;
 wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
 wire              cfg_st_w0 = !cfg_off[0];

@@ -88,13 +88,13 @@ localparam [2:0] FIN_NEXT_ROUND = 3'd4;
 // PBV table: device IDs per word of the device-ID RAM, compared in one SCAN cycle (docs/blocks/cpu.md §PBV table)
 localparam integer PBV_SCAN_ENTRIES = 32;
 // Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)
-localparam [11:0] CFG_PBV = 12'h0;
-localparam [11:0] CFG_TIMEOUT = 12'h80;
-localparam [11:0] CFG_THRESHOLD = 12'h84;
-localparam [11:0] CFG_ENGINE_ID = 12'h87;
-localparam [11:0] CFG_ENGINE_SFA = 12'h88;
-localparam [11:0] CFG_MODE = 12'h89;
-localparam [11:0] CFG_STATIC = 12'h100;
+localparam [13:0] CFG_PBV = 14'h0;
+localparam [13:0] CFG_TIMEOUT = 14'h80;
+localparam [13:0] CFG_THRESHOLD = 14'h84;
+localparam [13:0] CFG_ENGINE_ID = 14'h87;
+localparam [13:0] CFG_ENGINE_SFA = 14'h88;
+localparam [13:0] CFG_MODE = 14'h89;
+localparam [13:0] CFG_STATIC = 14'h100;
 // Descriptor record: field offsets, D_W bits in all
 localparam integer D_VALID = 0;
 localparam integer D_PORTALS = 1;

@@ -376,7 +376,8 @@ impl Reference {
 
     /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
     fn write(&mut self, a: u16, d: u32) {
-        let a = a & 0xfff;
+        // cfg_wr_addr is 14 bits (docs/blocks/cpu.md §Ports: static entry 4095's word 1 is 0x20FF).
+        let a = a & 0x3fff;
         match a {
             0x000..=0x07f => {
                 let i = usize::from(a);
