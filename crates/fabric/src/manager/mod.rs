@@ -100,8 +100,10 @@ pub enum TreeKind {
 /// `STATIC_ENTRIES`): `key mod contexts`, the CPU's direct-mapped index
 /// (`inswitch_model::cpu::config::static_index`, docs/blocks/cpu.md §Static table).
 pub fn static_slot_of(key: u16, contexts: usize) -> u8 {
-    // Below `contexts`, at most the CPU's largest table (64 entries), so it fits a slot number.
-    inswitch_model::cpu::config::static_index(key, contexts) as u8
+    // An engine configured by frames has at most the register space's 64 entries; an index a slot number
+    // cannot hold (a capacity above 256) saturates, and the encoder refuses it (`SlotOutOfRange`) rather
+    // than write another entry.
+    u8::try_from(inswitch_model::cpu::config::static_index(key, contexts)).unwrap_or(u8::MAX)
 }
 
 /// The slots one engine holds for one tree.
