@@ -13,7 +13,8 @@ use inswitch_model::Block;
 
 /// Cycles per measured iteration.
 const CYCLES: usize = 100_000;
-/// The CPU's largest static table (`cpu::config::MAX_STATIC_ENTRIES`, the register space's window).
+/// The engine's largest static table: the register space's CPU window (`register_space::MAX_CPU_STATIC_ENTRIES`;
+/// the CPU alone reaches 4096, `cpu::config::MAX_STATIC_ENTRIES`).
 const LARGEST_STATIC_ENTRIES: usize = 64;
 /// The CPU's largest descriptor table.
 const LARGEST_DESCRIPTORS: usize = 16;

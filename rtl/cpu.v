@@ -36,8 +36,9 @@
 
 module cpu #
 (
-    // Static context-table entries (docs/blocks/cpu.md §Context model), 1 to 64
-    parameter STATIC_ENTRIES = 16,
+    // Static context-table entries (docs/blocks/cpu.md §Static table), 1 to 4096: direct-mapped, context
+    // key k in entry k mod STATIC_ENTRIES (4096: one per CC_ID, 000 [0169])
+    parameter STATIC_ENTRIES = 4096,
     // Descriptors: concurrently live contexts (002 (35): eight active trees per engine), 1 to 16
     parameter DESCRIPTORS = 8,
     // Clock cycles per timer tick (002 (80): 1024; smaller values scale timeouts down for simulation);
@@ -62,7 +63,7 @@ module cpu #
      * Register writes (docs/blocks/cpu.md §Ports)
      */
     input  wire         cfg_wr_en,
-    input  wire [11:0]  cfg_wr_addr,
+    input  wire [13:0]  cfg_wr_addr,
     input  wire [31:0]  cfg_wr_data,
 
     /*
@@ -91,8 +92,8 @@ localparam integer TICK_LAST_INT = TICK_CYCLES - 1;
 localparam [TICK_W-1:0] TICK_LAST = TICK_LAST_INT[TICK_W-1:0];
 
 generate
-    if (STATIC_ENTRIES < 1 || STATIC_ENTRIES > 64) begin : g_bad_static
-        cpu_bad_parameter_STATIC_ENTRIES_must_be_1_to_64 u_err();
+    if (STATIC_ENTRIES < 1 || STATIC_ENTRIES > 4096) begin : g_bad_static
+        cpu_bad_parameter_STATIC_ENTRIES_must_be_1_to_4096 u_err();
     end
     if (DESCRIPTORS < 1 || DESCRIPTORS > 16) begin : g_bad_desc
         cpu_bad_parameter_DESCRIPTORS_must_be_1_to_16 u_err();
@@ -140,11 +141,16 @@ generate
     end
 endgenerate
 
-// The stored context of a static entry: the contiguous fields S_PBV..S_POSTED, kept in RAM.
-localparam integer ST_PAY_LSB = S_PBV, ST_PAY_END = S_POSTED + 1, ST_PAY_W = ST_PAY_END - ST_PAY_LSB;
+// A static entry in two RAMs (§Static table below): the configured fields S_VALID..S_ONE_TARGET
+// (ST_CFG_W bits: word 0's below S_WAIT, word 1's from it) and the stored context S_STORED..S_TID
+// (ST_CTX_W bits), each a contiguous run of the generated record.
+localparam integer ST_CFG_W = S_STORED, ST_CTX_W = S_W - S_STORED;
 generate
-    if (S_PCOUNT != S_PBV + 128 || S_OP != S_PCOUNT + 20 || S_DATA != S_OP + 6 || S_DMU != S_DATA + 256
-            || S_UPSTREAM != S_DMU + 16 || S_POSTED != S_UPSTREAM + 16 || S_TID != ST_PAY_END) begin : g_bad_layout
+    if (S_VALID != 0 || S_PORTALS != 1 || S_KEY != 2 || S_ROLE != S_KEY + 13 || S_WAIT != S_ROLE + 2
+            || S_ONE_TARGET != S_WAIT + 20 || S_STORED != S_ONE_TARGET + 1 || S_PBV != S_STORED + 1
+            || S_PCOUNT != S_PBV + 128 || S_OP != S_PCOUNT + 20 || S_DATA != S_OP + 6 || S_DMU != S_DATA + 256
+            || S_UPSTREAM != S_DMU + 16 || S_POSTED != S_UPSTREAM + 16 || S_TID != S_POSTED + 1
+            || S_W != S_TID + 2) begin : g_bad_layout
         cpu_static_entry_layout_must_keep_the_stored_context_contiguous u_err();
     end
 endgenerate
@@ -220,17 +226,10 @@ reg [3:0]          retry_limit_reg, retry_limit_next;
 reg [127:0]        pbv_valid_reg, pbv_valid_next;
 reg [127:0]        pbv_switch_reg, pbv_switch_next;
 
-// Context tables. A static entry is split in two (docs/blocks/cpu.md §Context model, "Where the tables
-// live"): st_reg holds the fields the associative lookup compares and the few bits the configuration
-// port writes (S_VALID..S_STORED, S_TID, S_ONE_TARGET); the stored context (S_PBV..S_POSTED, ST_PAY_W
-// bits, written by the sequencer in EXEC only) is in the RAM st_pay_mem below. st_reg's bits of the
-// stored context are held at 0 and never read.
-/* verilator lint_off UNUSEDSIGNAL */
-reg [S_W-1:0]      st_reg [0:STATIC_ENTRIES-1];
-/* verilator lint_on UNUSEDSIGNAL */
-reg [S_W-1:0]      st_next [0:STATIC_ENTRIES-1];
-// A descriptor is split the same way: its data (D_PBV..D_PORT) in the RAM d_pay_mem, the rest in d_reg
-// (whose data bits are held at 0 and never read).
+// Context tables (docs/blocks/cpu.md §Context model, "Where the tables live"). The static table is in
+// the RAMs st_cfg_mem and st_ctx_mem below (direct-mapped: no search). A descriptor is split in two:
+// its data (D_PBV..D_PORT) in the RAM d_pay_mem, the rest in d_reg (whose data bits are held at 0 and
+// never read).
 /* verilator lint_off UNUSEDSIGNAL */
 reg [D_W-1:0]      d_reg [0:DESCRIPTORS-1];
 /* verilator lint_on UNUSEDSIGNAL */
@@ -311,14 +310,47 @@ wire [127:0] m_pbv = msg_reg[M_PBV +: 128];
 // The message with the engine as requester (000 [0097]).
 wire [MSG_W-1:0] m_rewritten = {msg_reg[MSG_W-1:M_SRC+32], 16'd0, engine_id_reg, msg_reg[M_SRC-1:0]};
 
-// The stored contexts in RAM (synchronous read: the read address is registered, so the port reads, in
-// the cycle after, the entry the next state needs). st_pay_ok_reg: the entry was written since reset; an
-// entry not written reads 0, as the model's table after a reset, without a clearing sweep.
-reg [ST_PAY_W-1:0]       st_pay_mem [0:STATIC_ENTRIES-1];
-reg [SIDX_W-1:0]         st_pay_raddr_reg;
-reg [STATIC_ENTRIES-1:0] st_pay_ok_reg;
-wire [ST_PAY_W-1:0]      st_pay_rd = st_pay_mem[st_pay_raddr_reg];
-wire [ST_PAY_W-1:0]      st_pay = st_pay_ok_reg[st_pay_raddr_reg] ? st_pay_rd : {ST_PAY_W{1'b0}};
+// The static table (docs/blocks/cpu.md §Static table), direct-mapped: context key k (TLP CC_ID, Portals
+// tree) has entry k mod STATIC_ENTRIES (st_index), which holds the key and family as its tag. Two RAMs
+// with one synchronous read port each, both read at st_raddr_reg (registered: the entry the next state
+// reads, so the port reads it in the cycle it is used; a read of the entry written at the same edge sees
+// the new value):
+//   st_cfg_mem: S_VALID..S_ONE_TARGET, written by the configuration port only;
+//   st_ctx_mem: S_STORED..S_TID, the stored context, written by the sequencer only (EXEC, and FINISH's
+//   next round), whole words: the entry it read, changed.
+// Three flip-flops per entry stand in for a clearing sweep at reset and for a second write port (word 0
+// of a configuration write makes a new context: stored and tid 0): st_cfg_ok_reg, configured since the
+// reset (the first configuration write of an entry writes both words, the other one 0); st_ctx_ok_reg,
+// written by the sequencer since the reset (else the stored context reads 0); st_new_reg, word 0 written
+// since the sequencer last wrote the entry (stored and tid read 0; the sequencer writes them back so).
+reg [ST_CFG_W-1:0]       st_cfg_mem [0:STATIC_ENTRIES-1];
+reg [ST_CTX_W-1:0]       st_ctx_mem [0:STATIC_ENTRIES-1];
+reg [SIDX_W-1:0]         st_raddr_reg;
+reg [STATIC_ENTRIES-1:0] st_cfg_ok_reg, st_ctx_ok_reg, st_new_reg;
+wire [ST_CFG_W-1:0]      st_cfg_rd = st_cfg_mem[st_raddr_reg];
+wire [ST_CTX_W-1:0]      st_ctx_rd = st_ctx_mem[st_raddr_reg];
+reg [S_W-1:0]            st_ent;     // the entry at st_raddr_reg, as the model's table holds it
+always @* begin
+    st_ent = {st_ctx_ok_reg[st_raddr_reg] ? st_ctx_rd : {ST_CTX_W{1'b0}},
+              st_cfg_ok_reg[st_raddr_reg] ? st_cfg_rd : {ST_CFG_W{1'b0}}};
+    if (st_new_reg[st_raddr_reg]) begin
+        st_ent[S_STORED] = 1'b0;
+        st_ent[S_TID +: 2] = 2'd0;
+    end
+end
+
+// The static entry of context key `key` (13 bits: a Portals tree, or a TLP CC_ID with bit 12 clear):
+// key mod STATIC_ENTRIES, a bit slice when STATIC_ENTRIES is a power of two.
+localparam        ST_POW2 = (STATIC_ENTRIES & (STATIC_ENTRIES - 1)) == 0;
+localparam [12:0] ST_N = STATIC_ENTRIES[12:0];
+localparam [12:0] ST_MASK = ST_N - 13'd1;
+function automatic [SIDX_W-1:0] st_index(input [12:0] key);
+    reg [12:0] r;
+    begin
+        r = ST_POW2 ? (key & ST_MASK) : (key % ST_N);
+        st_index = r[SIDX_W-1:0];
+    end
+endfunction
 
 // The descriptors' data in RAM, read the same way: in EXEC the message's descriptor (lk_d_idx_reg), in
 // every other state the current one (cur_reg), which is also the descriptor the sequencer writes back.
@@ -332,13 +364,10 @@ wire [D_W-1:0] dx_tag = d_reg[lk_d_idx_reg];
 wire [D_W-1:0] dcur_tag = d_reg[cur_reg];
 wire [D_W-1:0] dx = {dx_tag[D_W-1:D_PAY_END], d_pay, dx_tag[D_PAY_LSB-1:0]};        // its live descriptor (EXEC)
 wire [D_W-1:0] dcur = {dcur_tag[D_W-1:D_PAY_END], d_pay, dcur_tag[D_PAY_LSB-1:0]};  // the descriptor being worked on
-wire [S_W-1:0] sx_tag = st_reg[lk_s_idx_reg];
-wire [S_W-1:0] scur_tag = st_reg[dcur[D_SIDX +: SIDX_W]];
-// The static entry of the message (its stored context valid in EXEC) and the one of the descriptor being
-// worked on (its stored context valid in every other state): the stored context is the RAM's read port,
-// which reads the entry the state needs (st_pay_raddr, below).
-wire [S_W-1:0] sx = {sx_tag[S_W-1:ST_PAY_END], st_pay, sx_tag[ST_PAY_LSB-1:0]};
-wire [S_W-1:0] scur = {scur_tag[S_W-1:ST_PAY_END], st_pay, scur_tag[ST_PAY_LSB-1:0]};
+// The static entry of the message (LOOKUP, EXEC) and the one of the descriptor being worked on (every
+// other state): both are the RAMs' read port, which reads the entry the state needs (st_raddr, below).
+wire [S_W-1:0] sx = st_ent;
+wire [S_W-1:0] scur = st_ent;
 /* verilator lint_on UNUSEDSIGNAL */
 
 wire [1:0]   s_role = sx[S_ROLE +: 2];
@@ -349,7 +378,11 @@ wire [1:0]   s_tid = sx[S_TID +: 2];
 wire [15:0]  s_upstream = sx[S_UPSTREAM +: 16];
 wire [1:0]   tid_behind = s_tid - m_tid;
 wire [11:0]  tlp_key = m_ctx[11:0];
-wire [5:0]   s_idx6 = {{(6-SIDX_W){1'b0}}, lk_s_idx_reg};
+reg [11:0]   s_idx12;                      // lk_s_idx_reg, as the descriptor's D_SIDX field
+always @* begin
+    s_idx12 = 12'd0;
+    s_idx12[SIDX_W-1:0] = lk_s_idx_reg;
+end
 
 /*
  * Timer ticks (docs/blocks/cpu.md §Timers; model: the tick loop of `Cpu::step`).
@@ -372,11 +405,14 @@ generate
 endgenerate
 
 // The one descriptor and the one static entry the sequencer writes this cycle (each step's outcome
-// starts from dsel, its descriptor with the tick, and from sx).
+// starts from dsel, its descriptor with the tick, and from sx). The sequencer writes the stored context
+// of a static entry only (st_ctx_mem): su's configured fields are not read.
 reg [DIDX_W-1:0] du_idx;
 reg [D_W-1:0]    du;
 reg [SIDX_W-1:0] su_idx;
+/* verilator lint_off UNUSEDSIGNAL */
 reg [S_W-1:0]    su;
+/* verilator lint_on UNUSEDSIGNAL */
 
 // ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
 `include "cpu_lookup.vh"
@@ -651,9 +687,10 @@ end
 /*
  * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
  */
-wire [31:0]       cfg_off = {20'd0, cfg_wr_addr} - {20'd0, CFG_STATIC};
+wire [31:0]       cfg_off = {18'd0, cfg_wr_addr} - {18'd0, CFG_STATIC};
 wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= CFG_STATIC && cfg_off < 2 * STATIC_ENTRIES;
 wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
+wire              cfg_st_w0 = !cfg_off[0];
 
 always @* begin
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
@@ -663,39 +700,60 @@ always @* begin
         // The data is in d_pay_mem.
         d_next[k][D_PAY_LSB +: D_PAY_W] = {D_PAY_W{1'b0}};
     end
-    // Static entries: the sequencer's write, then a configuration write on top.
-    for (k = 0; k < STATIC_ENTRIES; k = k + 1) begin
-        st_next[k] = k[SIDX_W-1:0] == su_idx ? su : st_reg[k];
-        // The stored context is in st_pay_mem.
-        st_next[k][ST_PAY_LSB +: ST_PAY_W] = {ST_PAY_W{1'b0}};
-        if (cfg_st_we && cfg_sidx == k[SIDX_W-1:0]) begin
-            if (!cfg_wr_addr[0]) begin
-                st_next[k][S_VALID] = cfg_wr_data[31];
-                st_next[k][S_PORTALS] = cfg_wr_data[16];
-                st_next[k][S_ROLE +: 2] = cfg_wr_data[21:20];
-                st_next[k][S_KEY +: 13] = cfg_wr_data[12:0];
-                st_next[k][S_STORED] = 1'b0;
-                st_next[k][S_TID +: 2] = 2'd0;
-            end else begin
-                st_next[k][S_WAIT +: 20] = cfg_wr_data[19:0];
-                st_next[k][S_ONE_TARGET] = cfg_wr_data[31];
-            end
-        end
-    end
 end
 
 /*
- * The stored-context RAM: one write port (the sequencer, in EXEC: the message's entry written back, with
- * what an INITIALIZATION stores or a CONTROL's upstream), one read port. The read address is the entry
- * the next state reads: the message's (lookup_s_idx) before EXEC, else the static entry of the
- * descriptor the sequencer works on next. A read of the entry written at the same edge sees the new
- * value (the address is registered, the array read after it).
+ * The static table's RAMs (declared with the outputs). st_ctx_mem: one write port, the sequencer's, in
+ * EXEC (the message's entry written back, with what an INITIALIZATION stores, a CONTROL's upstream, a
+ * RESET's clear) and in FINISH for the next round (the TID). st_cfg_mem: one write port, the
+ * configuration port's (word 0 below S_WAIT, word 1 from it; both on the entry's first write since the
+ * reset, the other as 0, so that one ok bit covers the entry). The read address is the entry the next
+ * state reads: the message's (its key's entry) from acceptance to EXEC, else the static entry of the
+ * descriptor the sequencer works on next.
  */
-wire              st_pay_we = seq_reg == SEQ_EXEC;
+wire              st_ctx_we = seq_reg == SEQ_EXEC || (seq_reg == SEQ_FINISH && fin_reg == FIN_NEXT_ROUND);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [D_W-1:0]    d_after = d_next[cur_next];
+wire [15:0]       msg_next_ctx = msg_next[M_CTX +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [SIDX_W-1:0] st_pay_raddr = seq_next == SEQ_EXEC ? lookup_s_idx : d_after[D_SIDX +: SIDX_W];
+wire [12:0]       msg_next_skey = msg_next[M_FAMILY] ? msg_next_ctx[12:0] : {1'b0, msg_next_ctx[11:0]};
+wire              st_raddr_msg = seq_next == SEQ_SCAN || seq_next == SEQ_LOOKUP || seq_next == SEQ_EXEC;
+wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey) : d_after[D_SIDX +: SIDX_W];
+wire              cfg_st_first = !st_cfg_ok_reg[cfg_sidx];
+wire [S_WAIT-1:0] cfg_st_word0 = {cfg_wr_data[21:20], cfg_wr_data[12:0], cfg_wr_data[16], cfg_wr_data[31]};
+wire [ST_CFG_W-S_WAIT-1:0] cfg_st_word1 = {cfg_wr_data[31], cfg_wr_data[19:0]};
+
+always @(posedge clk) begin
+    if (st_ctx_we) begin
+        st_ctx_mem[su_idx] <= su[S_STORED +: ST_CTX_W];
+    end
+    if (cfg_st_we && (cfg_st_w0 || cfg_st_first)) begin
+        st_cfg_mem[cfg_sidx][S_WAIT-1:0] <= cfg_st_w0 ? cfg_st_word0 : {S_WAIT{1'b0}};
+    end
+    if (cfg_st_we && (!cfg_st_w0 || cfg_st_first)) begin
+        st_cfg_mem[cfg_sidx][ST_CFG_W-1:S_WAIT] <= cfg_st_w0 ? {(ST_CFG_W-S_WAIT){1'b0}} : cfg_st_word1;
+    end
+    st_raddr_reg <= st_raddr;
+end
+
+// The entries' flags: the sequencer's write, then a configuration write on top (a word 0 written at the
+// edge the sequencer writes the entry makes it new all the same, as in the model).
+always @(posedge clk) begin
+    if (rst) begin
+        st_cfg_ok_reg <= {STATIC_ENTRIES{1'b0}};
+        st_ctx_ok_reg <= {STATIC_ENTRIES{1'b0}};
+        st_new_reg <= {STATIC_ENTRIES{1'b0}};
+    end else begin
+        if (st_ctx_we) begin
+            st_ctx_ok_reg[su_idx] <= 1'b1;
+            st_new_reg[su_idx] <= 1'b0;
+        end
+        if (cfg_st_we) begin
+            st_cfg_ok_reg[cfg_sidx] <= 1'b1;
+            if (cfg_st_w0) st_new_reg[cfg_sidx] <= 1'b1;
+        end
+    end
+end
 
 /*
  * The descriptor-data RAM: the sequencer writes its one descriptor (du at du_idx) back every cycle (the
@@ -714,21 +772,6 @@ always @(posedge clk) begin
         d_pay_ok_reg <= {DESCRIPTORS{1'b0}};
     end else begin
         d_pay_ok_reg[du_idx] <= 1'b1;
-    end
-end
-
-always @(posedge clk) begin
-    if (st_pay_we) begin
-        st_pay_mem[su_idx] <= su[ST_PAY_LSB +: ST_PAY_W];
-    end
-    st_pay_raddr_reg <= st_pay_raddr;
-end
-
-always @(posedge clk) begin
-    if (rst) begin
-        st_pay_ok_reg <= {STATIC_ENTRIES{1'b0}};
-    end else if (st_pay_we) begin
-        st_pay_ok_reg[su_idx] <= 1'b1;
     end
 end
 
@@ -811,7 +854,6 @@ always @(posedge clk) begin
     pbv_switch_reg <= pbv_switch_next;
     for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= timeout_next[k];
     for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= threshold_next[k];
-    for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= st_next[k];
     for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
     if (fail_mark) begin
         // FAILURE status register: the event that set a Failure flag (its family and context).
@@ -864,7 +906,6 @@ always @(posedge clk) begin
         pbv_switch_reg <= 128'd0;
         for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= TIMEOUT_RESET;
         for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= THRESHOLD_RESET;
-        for (k = 0; k < STATIC_ENTRIES; k = k + 1) st_reg[k] <= {S_W{1'b0}};
         for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= {D_W{1'b0}};
     end
 end

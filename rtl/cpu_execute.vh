@@ -11,13 +11,13 @@ wire [24:0] load_arm = load_for(sx[S_WAIT +: 20], s_role, timeout_reg[0], timeou
 
 // TLP activation from the message (INITIALIZATION) or from the stored information (START, RESTART),
 // 000 [0141]; Portals arming, 002 (39), (54).
-wire [D_W-1:0] act_msg = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, m_pbv, m_count, 20'd0, 1'b1, m_op,
+wire [D_W-1:0] act_msg = desc_new(1'b0, {4'd0, tlp_key}, s_idx12, s_role, m_pbv, m_count, 20'd0, 1'b1, m_op,
                                   m_data, {16'd0, engine_id_reg}, 16'd0, 32'd0, 10'd0, 32'd0, 8'd0,
                                   m_posted, load_msg);
-wire [D_W-1:0] act_st = desc_new(1'b0, {4'd0, tlp_key}, s_idx6, s_role, s_pbv, s_pcount, 20'd0, 1'b1,
+wire [D_W-1:0] act_st = desc_new(1'b0, {4'd0, tlp_key}, s_idx12, s_role, s_pbv, s_pcount, 20'd0, 1'b1,
                                  sx[S_OP +: 6], sx[S_DATA +: 256], {16'd0, engine_id_reg}, 16'd0, 32'd0,
                                  10'd0, 32'd0, 8'd0, sx[S_POSTED], load_stored);
-wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx6, s_role, 128'd0, 20'd0, sx[S_WAIT +: 20], 1'b0, 6'd0,
+wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx12, s_role, 128'd0, 20'd0, sx[S_WAIT +: 20], 1'b0, 6'd0,
                                   256'd0, 32'd0, m_vni, m_cookie, m_seqno, m_dst, m_port, 1'b0, load_arm);
 
 // Replies to the sender of the message, and the message sent on (up, or down as a CONTROL copy).

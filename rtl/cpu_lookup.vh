@@ -1,22 +1,20 @@
 // ==== LOOKUP (model: crates/model/src/cpu/lookup.rs `Cpu::lookup`) ====
 // Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits lookup_* to
-// the lk_* registers in state LOOKUP. The associative lookups of the latched message (docs/blocks/cpu.md §Messages, §6).
+// the lk_* registers in state LOOKUP. The lookups of the latched message (docs/blocks/cpu.md §Messages, §6).
 
-// Associative matches as bit vectors (bit k: entry k matches); the lowest index wins, found by
-// isolating the lowest set bit and encoding it (no 128-deep priority chains).
+// The static entry: the message key's one entry (direct-mapped, read from the RAMs at the address
+// registered when the message was accepted), a hit when its tag is the message's key and family.
+// The descriptors: associative matches as bit vectors (bit k: descriptor k matches); the lowest index
+// wins, found by isolating the lowest set bit and encoding it (no deep priority chains).
 integer j;
-reg [127:0] st_match, d_match, d_free, d_expired;
+reg [127:0] d_match, d_free, d_expired;
 wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
 wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
 
 always @* begin
-    st_match = 128'd0;
     d_match = 128'd0;
     d_free = 128'd0;
     d_expired = 128'd0;
-    for (j = 0; j < STATIC_ENTRIES; j = j + 1) begin
-        st_match[j] = st_reg[j][S_VALID] && st_reg[j][S_PORTALS] == m_portals && st_reg[j][S_KEY +: 13] == skey;
-    end
     for (j = 0; j < DESCRIPTORS; j = j + 1) begin
         d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
         d_free[j] = !d_reg[j][D_VALID];
@@ -25,7 +23,6 @@ always @* begin
 end
 
 /* verilator lint_off UNUSEDSIGNAL */
-wire [6:0] st_first = lowest_index(st_match);
 wire [6:0] d_first = lowest_index(d_match);
 wire [6:0] free_first = lowest_index(d_free);
 wire [6:0] expired_first = lowest_index(d_expired);
@@ -34,8 +31,8 @@ wire [6:0] expired_first = lowest_index(d_expired);
 assign any_expired = |d_expired;
 assign first_expired = expired_first[DIDX_W-1:0];
 
-wire              lookup_s_hit = |st_match;
-wire [SIDX_W-1:0] lookup_s_idx = st_first[SIDX_W-1:0];
+wire              lookup_s_hit = sx[S_VALID] && sx[S_PORTALS] == m_portals && sx[S_KEY +: 13] == skey;
+wire [SIDX_W-1:0] lookup_s_idx = st_index(skey);
 wire              lookup_d_hit = |d_match;
 wire [DIDX_W-1:0] lookup_d_idx = d_first[DIDX_W-1:0];
 wire              lookup_f_hit = |d_free;

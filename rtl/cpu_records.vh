@@ -23,7 +23,7 @@ endfunction
 
 // A fresh descriptor: state Idle, nothing counted, timer loaded.
 function [D_W-1:0] desc_new(
-    input portals, input [15:0] key, input [5:0] sidx, input [1:0] role, input [127:0] pbv,
+    input portals, input [15:0] key, input [11:0] sidx, input [1:0] role, input [127:0] pbv,
     input [19:0] pcount, input [19:0] waitc, input accv, input [5:0] acc_op, input [255:0] acc_data,
     input [31:0] acc_sfa, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [31:0] dst,
     input [7:0] port, input posted, input [24:0] load);

@@ -100,7 +100,7 @@ module packet_engine #
      * CPU; a write here is taken in cycles the register space does not write (else it is lost)
      */
     input  wire                   cpu_cfg_wr_en,
-    input  wire [11:0]            cpu_cfg_wr_addr,
+    input  wire [13:0]            cpu_cfg_wr_addr,
     input  wire [31:0]            cpu_cfg_wr_data,
 
     /*
@@ -191,10 +191,10 @@ wire unused_rsp_ready = m_reg_rsp_ready;
 /* verilator lint_on UNUSEDSIGNAL */
 // register space -> CPU configuration bridge, muxed with the back door
 wire rs_cpu_cfg_wr_en;
-wire [11:0] rs_cpu_cfg_wr_addr;
+wire [13:0] rs_cpu_cfg_wr_addr;
 wire [31:0] rs_cpu_cfg_wr_data;
 wire cpu_wr_en = rs_cpu_cfg_wr_en || cpu_cfg_wr_en;
-wire [11:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
+wire [13:0] cpu_wr_addr = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_addr : cpu_cfg_wr_addr;
 wire [31:0] cpu_wr_data = rs_cpu_cfg_wr_en ? rs_cpu_cfg_wr_data : cpu_cfg_wr_data;
 // register space -> slice -> completion builder (rs_rsp_*: register-space side, rsp_s_*: builder side)
 wire rs_rsp_valid, rs_rsp_ready, rsp_s_valid, rsp_s_ready, rsp_s_write;

@@ -149,7 +149,7 @@ module register_space #
      * CPU configuration write port (to the CPU's cfg_wr_*, docs/blocks/cpu.md §Ports)
      */
     output wire                         cpu_cfg_wr_en,
-    output wire [11:0]                  cpu_cfg_wr_addr,
+    output wire [13:0]                  cpu_cfg_wr_addr,
     output wire [31:0]                  cpu_cfg_wr_data,
 
     /*
@@ -228,11 +228,11 @@ reg [31:0] static_key_reg [0:CPU_STATIC_ENTRIES-1];
 reg [20:0] static_wait_reg [0:CPU_STATIC_ENTRIES-1]; // {[31] one target, [19:0] wait count}
 
 reg        cpu_wr_en_reg, cpu_wr_en_next;
-reg [11:0] cpu_wr_addr_reg, cpu_wr_addr_next;
+reg [13:0] cpu_wr_addr_reg, cpu_wr_addr_next;
 reg [31:0] cpu_wr_data_reg, cpu_wr_data_next;
 // Second write of a two-entry PBV / PBV_FLAGS access.
 reg        cpu_pend_reg, cpu_pend_next;
-reg [11:0] cpu_pend_addr_reg, cpu_pend_addr_next;
+reg [13:0] cpu_pend_addr_reg, cpu_pend_addr_next;
 reg [31:0] cpu_pend_data_reg, cpu_pend_data_next;
 // Post-reset copy to the CPU.
 reg        sync_reg, sync_next;
@@ -440,24 +440,24 @@ wire pbv_half_even = s_reg_be[1:0] != 2'd0;
 wire pbv_half_odd = s_reg_be[3:2] != 2'd0;
 
 reg        fwd_en;
-reg [11:0] fwd_addr;
+reg [13:0] fwd_addr;
 reg [31:0] fwd_data;
 
 always @* begin
     fwd_en = 1'b1;
-    fwd_addr = 12'd0;
+    fwd_addr = 14'd0;
     fwd_data = wr_value;
     if ((is_pbv || is_flags) && pbv_half_even) begin
-        fwd_addr = CPU_PBV + {5'd0, dw[5:0], 1'b0};
+        fwd_addr = CPU_PBV + {7'd0, dw[5:0], 1'b0};
         fwd_data = cpu_pbv_even;
     end else if (is_pbv || is_flags) begin
-        fwd_addr = CPU_PBV + {5'd0, dw[5:0], 1'b1};
+        fwd_addr = CPU_PBV + {7'd0, dw[5:0], 1'b1};
         fwd_data = cpu_pbv_odd;
     end else if (is_timeout) begin
-        fwd_addr = CPU_TIMEOUT + {10'd0, rel_timeout[1:0]};
+        fwd_addr = CPU_TIMEOUT + {12'd0, rel_timeout[1:0]};
         fwd_data = {8'd0, wr_value[23:0]};
     end else if (is_threshold) begin
-        fwd_addr = CPU_THRESHOLD + {10'd0, rel_threshold[1:0]};
+        fwd_addr = CPU_THRESHOLD + {12'd0, rel_threshold[1:0]};
         fwd_data = {12'd0, wr_value[19:0]};
     end else if (dw == DW_ENGINE_SFA) begin
         fwd_addr = CPU_ENGINE_SFA;
@@ -465,7 +465,7 @@ always @* begin
         fwd_addr = CPU_MODE;
         fwd_data = mode_word;
     end else if (is_static) begin
-        fwd_addr = CPU_STATIC + {5'd0, rel_static[6:0]};
+        fwd_addr = CPU_STATIC + {7'd0, rel_static[6:0]};
         fwd_data = rel_static[0] ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
@@ -533,7 +533,7 @@ always @* begin
     // At most one CPU write per cycle; no access is taken while sync_reg or cpu_pend_reg is set.
     if (sync_reg) begin
         cpu_wr_en_next = 1'b1;
-        cpu_wr_addr_next = CPU_TIMEOUT + {8'd0, sync_index_reg};
+        cpu_wr_addr_next = CPU_TIMEOUT + {10'd0, sync_index_reg};
         cpu_wr_data_next = sync_data;
         sync_index_next = sync_index_reg + 4'd1;
         sync_next = sync_index_reg != SYNC_WRITES - 4'd1;
@@ -548,7 +548,7 @@ always @* begin
         cpu_wr_data_next = fwd_data;
         if ((is_pbv || is_flags) && pbv_half_even && pbv_half_odd) begin
             cpu_pend_next = 1'b1;
-            cpu_pend_addr_next = CPU_PBV + {5'd0, dw[5:0], 1'b1};
+            cpu_pend_addr_next = CPU_PBV + {7'd0, dw[5:0], 1'b1};
             cpu_pend_data_next = cpu_pbv_odd;
         end
     end
@@ -720,10 +720,10 @@ always @(posedge clk) begin
             static_wait_reg[i] <= 21'd0;
         end
         cpu_wr_en_reg <= 1'b0;
-        cpu_wr_addr_reg <= 12'd0;
+        cpu_wr_addr_reg <= 14'd0;
         cpu_wr_data_reg <= 32'd0;
         cpu_pend_reg <= 1'b0;
-        cpu_pend_addr_reg <= 12'd0;
+        cpu_pend_addr_reg <= 14'd0;
         cpu_pend_data_reg <= 32'd0;
         sync_reg <= 1'b1;
         sync_index_reg <= 4'd0;

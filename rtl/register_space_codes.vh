@@ -58,12 +58,12 @@ localparam [3:0] RESET_RETRY_LIMIT = 4'd3;
 localparam [31:0] CPU_STATIC_KEY_MASK = 32'h80311FFF;
 localparam [31:0] CPU_STATIC_WORD1_MASK = 32'h800FFFFF;
 // CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports); the post-reset copy is SYNC_WRITES writes, TIMEOUT..MODE
-localparam [11:0] CPU_PBV = 12'h0;
-localparam [11:0] CPU_TIMEOUT = 12'h80;
-localparam [11:0] CPU_THRESHOLD = 12'h84;
-localparam [11:0] CPU_ENGINE_ID = 12'h87;
-localparam [11:0] CPU_ENGINE_SFA = 12'h88;
-localparam [11:0] CPU_MODE = 12'h89;
-localparam [11:0] CPU_STATIC = 12'h100;
+localparam [13:0] CPU_PBV = 14'h0;
+localparam [13:0] CPU_TIMEOUT = 14'h80;
+localparam [13:0] CPU_THRESHOLD = 14'h84;
+localparam [13:0] CPU_ENGINE_ID = 14'h87;
+localparam [13:0] CPU_ENGINE_SFA = 14'h88;
+localparam [13:0] CPU_MODE = 14'h89;
+localparam [13:0] CPU_STATIC = 14'h100;
 localparam [3:0] SYNC_WRITES = 4'd10;
 // verilator lint_on UNUSEDPARAM

@@ -63,13 +63,14 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     assert!(low.is_empty(), "below their minimums: {low:?}");
 }
 
-/// The CPU at its largest tables (`cpu_full`: 64 static entries, 16 descriptors), whose data is in RAM
-/// (docs/blocks/cpu.md §Where the tables live): every output compared every cycle, the scoreboard clean,
-/// the entries and descriptors beyond the default sizes in use.
+/// The CPU at its largest tables (`cpu_full`: 4096 static entries, the default, and 16 descriptors), whose
+/// data is in RAM (docs/blocks/cpu.md §Where the tables live): every output compared every cycle, the
+/// scoreboard clean, 64 static entries spread over the whole table and more descriptors than the
+/// default's 8 in use.
 #[test]
 fn cpu_at_full_size_matches_rtl() {
     let p = cpu::params_of("cpu_full").unwrap();
-    assert_eq!((p.static_entries, p.descriptors), (64, 16));
+    assert_eq!((p.static_entries, p.descriptors), (4096, 16));
     let cfg = RunConfig { seed: 0x5eed_0064, cycles: 300_000, wave_dir: wave_dir("cosim-out") };
     let outcome = cpu::run("cpu_full", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, cfg.cycles);

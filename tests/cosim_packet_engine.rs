@@ -104,11 +104,12 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     frames.push(reg_write_frame(11, MASTER_720, ENGINE_ID, 0x200, 0, 0xF));
     frames.push(reg_write_frame(12, MASTER_720, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF));
     // The CPU through the register space's CPU window (docs/blocks/register_space.md): PBV entries 0-2 valid end
-    // devices (PBV_FLAGS), static entry 0 = TLP context 1, role MASTER; its engine ID is the strap,
+    // devices (PBV_FLAGS), static entry 1 (context 1's: the table is direct-mapped, docs/blocks/cpu.md
+    // §Static table) = TLP context 1, role MASTER; its engine ID is the strap,
     // copied after reset. The Table 6 writes above configured the CPU's device IDs already.
     frames.push(reg_write_frame(30, MASTER_720, ENGINE_ID, 0x500, 0x0001_0001, 0xF));
     frames.push(reg_write_frame(31, MASTER_720, ENGINE_ID, 0x504, 0x0000_0001, 0x3));
-    frames.push(reg_write_frame(32, MASTER_720, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF));
+    frames.push(reg_write_frame(32, MASTER_720, ENGINE_ID, 0x608, 1 << 31 | 1 << 20 | 1, 0xF));
     // A barrier on context 1, this engine the master: INITIALIZATION from the source (PBV 0b111, p_count
     // 3, opcode 0 BARRIER), then one CONTRIBUTION from each participant.
     frames.push(vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 13));
@@ -280,7 +281,7 @@ fn fan_out_frames() -> Vec<Vec<u8>> {
         frames.push(reg_write_frame(seq, SOURCE, ENGINE_ID, 4 * j, u32::from(dev(2 * j)) | u32::from(dev(2 * j + 1)) << 16, 0xF));
         frames.push(reg_write_frame(seq + 1, SOURCE, ENGINE_ID, 0x500 + 4 * j, 0x0001_0001, 0xF));
     }
-    frames.push(reg_write_frame(40, SOURCE, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF));
+    frames.push(reg_write_frame(40, SOURCE, ENGINE_ID, 0x608, 1 << 31 | 1 << 20 | 1, 0xF));
     // The static entry reaches the CPU through the register space's bridge, a few cycles behind its
     // frame: route rewrites keep the INITIALIZATION from overtaking it.
     for k in 0..6 {
@@ -415,8 +416,10 @@ fn a_portals_reduction_through_the_engine() {
     frames.push((true, portals_frame(3, 0x0000_0001, true, 0, [0; 4])));
     frames.push((true, portals_frame(3, 0x0000_0011, false, 1, [5, 6, 7, 8])));
     frames.push((true, portals_frame(3, 0x0000_0012, false, 1, [10, 20, 30, 40])));
-    // CPU: engine SFA, static entry 0 = Portals tree 3, SUBSERVIENT, wait count 2.
-    let cpu_cfg = vec![(0x087u16, u32::from(ENGINE_ID)), (0x088, 0x0000_0010), (0x100, 1 << 31 | 1 << 16 | 3), (0x101, 2)];
+    // CPU: engine SFA, static entry 3 (tree 3's: the table is direct-mapped, key mod STATIC_ENTRIES,
+    // docs/blocks/cpu.md §Static table) = Portals tree 3, SUBSERVIENT, wait count 2.
+    assert_eq!(3 % p.static_entries, 3);
+    let cpu_cfg = vec![(0x087u16, u32::from(ENGINE_ID)), (0x088, 0x0000_0010), (0x106, 1 << 31 | 1 << 16 | 3), (0x107, 2)];
     let mut model = PacketEngine::power_on(p).unwrap();
     let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
     let mut stim = DirectedStimulus::mixed(p, cpu_cfg, frames);
@@ -516,7 +519,7 @@ fn the_failure_flag_reads_through_the_register_map() {
         reg_write_frame(4, SOURCE, ENGINE_ID, 0x004, 0x0013, 0x3),
         reg_write_frame(5, SOURCE, ENGINE_ID, 0x500, 0x0001_0001, 0xF),
         reg_write_frame(6, SOURCE, ENGINE_ID, 0x504, 0x0000_0001, 0x3),
-        reg_write_frame(7, SOURCE, ENGINE_ID, 0x600, 1 << 31 | 1 << 20 | 1, 0xF),
+        reg_write_frame(7, SOURCE, ENGINE_ID, 0x608, 1 << 31 | 1 << 20 | 1, 0xF),
         vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 8),
         mrd_frame(9, SOURCE, 0x16C, 0xF, 0x055, 1),
         vdm(8, Body::Error(ErrorBody { reason: 1, device_id: 0xFFFF, ..Default::default() }), 0, 0x0011, 10),

@@ -25,8 +25,9 @@ const STATIC0_WORD0: u16 = 0x100;
 const STATIC0_WORD1: u16 = 0x101;
 const VALID: u32 = 1 << 31;
 const FAMILY_PORTALS: u32 = 1 << 16;
-/// The tree key of the one context.
-const KEY: u16 = 0x0123;
+/// The tree key of the one context: at static entry 0 (`STATIC0_WORD0`) in a table of any size up to
+/// 4096 (the table is direct-mapped, key mod STATIC_ENTRIES, docs/blocks/cpu.md §Static table).
+const KEY: u16 = 0x1000;
 /// The largest timeout: 24-bit (002 (80)).
 const T_MAX: u32 = (1 << 24) - 1;
 
@@ -403,8 +404,8 @@ fn the_cpu_scoreboard_rejects_an_expiry_one_cycle_late_after_a_busy_sequencer() 
 /// cycle), written out from the document.
 const SCAN_CYCLES: u64 = 4;
 
-/// The second tree key of the queued-expiry tests.
-const KEY2: u16 = 0x0456;
+/// The second tree key of the queued-expiry tests: at static entry 1 (`STATIC0_WORD0 + 2`).
+const KEY2: u16 = KEY + 1;
 
 /// The arm of tree `key` (the one of [`arm_and_wait`], with its own key).
 fn arm_of(key: u16) -> CollectiveMsg {

@@ -55,8 +55,8 @@ const CARRY_STEP_UNITS: u64 = 1;
 
 /// A table of the RTL that issue 19 wants in RAM: (module, array or register name, what it holds).
 pub const RTL_TABLES: &[(&str, &str, &str)] = &[
-    ("cpu", "st_pay_mem", "CPU static entries: stored contexts"),
-    ("cpu", "st_reg", "CPU static entries: keys and flags (associative)"),
+    ("cpu", "st_cfg_mem", "CPU static entries: configured fields (direct-mapped, key and family the tag)"),
+    ("cpu", "st_ctx_mem", "CPU static entries: stored contexts, stored and tid"),
     ("cpu", "d_pay_mem", "CPU descriptors: data"),
     ("cpu", "d_reg", "CPU descriptors: keys, states and timers (associative)"),
     ("cpu", "pbv_dev_mem", "CPU PBV table: device IDs (one RAM per 16-bit slot of a word)"),

@@ -15,7 +15,7 @@
 
 module inswitch_cpu_check #
 (
-    parameter STATIC_ENTRIES = 16,
+    parameter STATIC_ENTRIES = 4096,
     parameter DESCRIPTORS = 8,
     parameter TICK_CYCLES = 1024,
     parameter STOP_ON_MISMATCH = 1,
@@ -78,7 +78,7 @@ module inswitch_cpu_check #
     input  wire [256-1:0] m_msg_data,
     input  wire [128-1:0] m_msg_pbv,
     input  wire cfg_wr_en,
-    input  wire [11:0] cfg_wr_addr,
+    input  wire [13:0] cfg_wr_addr,
     input  wire [31:0] cfg_wr_data,
     input  wire stat_valid,
     input  wire [5:0] stat_event,
@@ -93,7 +93,7 @@ module inswitch_cpu_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + 1 + ((11) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;

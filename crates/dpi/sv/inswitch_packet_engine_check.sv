@@ -62,7 +62,7 @@ module inswitch_packet_engine_check #
     input  wire [47:0] cfg_src_mac,
     input  wire [47:0] cfg_dst_mac,
     input  wire cpu_cfg_wr_en,
-    input  wire [11:0] cpu_cfg_wr_addr,
+    input  wire [13:0] cpu_cfg_wr_addr,
     input  wire [31:0] cpu_cfg_wr_data,
     input  wire [6:0] pbv_rd_index,
     input  wire [15:0] pbv_rd_dev_id,
@@ -80,7 +80,7 @@ module inswitch_packet_engine_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((11) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((3) - (0) + 1) + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((7) - (0) + 1) + ((7) - (0) + 1) + ((15) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;

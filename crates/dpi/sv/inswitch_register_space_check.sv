@@ -84,7 +84,7 @@ module inswitch_register_space_check #
     input  wire [6:0] pbv_rd_index,
     input  wire [15:0] pbv_rd_dev_id,
     input  wire cpu_cfg_wr_en,
-    input  wire [11:0] cpu_cfg_wr_addr,
+    input  wire [13:0] cpu_cfg_wr_addr,
     input  wire [31:0] cpu_cfg_wr_data,
     input  wire [STAT_EVENTS-1:0] stat_event
 );
@@ -93,7 +93,7 @@ import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
     localparam int unsigned IN_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + 1 + ((6) - (0) + 1) + ((STAT_EVENTS-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
-    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((11) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
     initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
@@ -150,7 +150,7 @@ import inswitch_dpi_pkg::*;
     bit [15:0] model_cfg_mcast_wr_ports;
     bit [15:0] model_pbv_rd_dev_id;
     bit model_cpu_cfg_wr_en;
-    bit [11:0] model_cpu_cfg_wr_addr;
+    bit [13:0] model_cpu_cfg_wr_addr;
     bit [31:0] model_cpu_cfg_wr_data;
 
     // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.

@@ -227,8 +227,12 @@ pub fn job_plan(t: &Topology, cc_id: u16, operation: u8, source: usize, particip
     ContextPlan { cc_id, operation, accumulator: 0, source, participants: participants.to_vec(), engines }
 }
 
-/// First multicast tree of the campaign's Portals trees (apart from the TLP CC_IDs in the logs).
+/// First multicast tree of the campaign's Portals trees (apart from the TLP CC_IDs in the logs); a
+/// multiple of [`CAMPAIGN_STATIC_ENTRIES`], so that tree `PORTALS_TREE_BASE + j` has static entry `j`.
 pub const PORTALS_TREE_BASE: u16 = 0x100;
+/// Static entries of the campaign's engines: TLP contexts at entries 1..=contexts (their CC_IDs), the
+/// Portals trees after them, the exhaustion fillers at the top.
+pub const CAMPAIGN_STATIC_ENTRIES: usize = 64;
 /// VNI of the campaign's Portals trees.
 pub const PORTALS_VNI: u16 = 0x42;
 /// Cookie of the campaign's Portals trees.
@@ -385,7 +389,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     let wall = Instant::now();
     let t = &spec.topology;
     let mut rng = FaultInjector::side_rng(spec.seed);
-    let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: 64, ..EngineParams::default() };
+    let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: CAMPAIGN_STATIC_ENTRIES, ..EngineParams::default() };
     let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
     let mut f = Fabric::new(t.clone(), cfg).expect("fabric");
     // The pool of contexts (jobs): random sources and participants, overlapping.
@@ -432,8 +436,12 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         }
         leaves.truncate(size);
         leaves.sort_unstable();
-        let tree = PORTALS_TREE_BASE + k as u16;
-        let plan = portals_plan(&f, tree, source, &leaves, &|s| (spec.contexts + per_engine[s]) as u8, &|s| per_engine[s] as u8);
+        // The CPU's static table is direct-mapped (docs/blocks/cpu.md §Static table): a tree's entry is
+        // tree mod STATIC_ENTRIES, so the trees are numbered to land after the TLP contexts' entries
+        // (CC_IDs 1..=contexts) and below the fillers' (the top `descriptors` entries).
+        let tree = PORTALS_TREE_BASE + (spec.contexts + 1 + k) as u16;
+        let entry = crate::manager::static_slot_of(tree, CAMPAIGN_STATIC_ENTRIES);
+        let plan = portals_plan(&f, tree, source, &leaves, &|_| entry, &|s| per_engine[s] as u8);
         let mut members: Vec<usize> = leaves.iter().chain([&source]).map(|&e| t.endpoints[e].switch).collect();
         members.sort_unstable();
         members.dedup();

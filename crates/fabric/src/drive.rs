@@ -173,6 +173,10 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
     let n = f.topo.switches.len();
     let mut table: Vec<Vec<u16>> = vec![vec![]; n];
     let mut statics = vec![0usize; n];
+    // The static entries each engine's contexts take (docs/blocks/cpu.md §Static table: direct-mapped,
+    // CC_ID mod STATIC_ENTRIES): two contexts of one engine in one entry are refused below.
+    let mut entries: Vec<Vec<(usize, u16)>> = vec![Vec::new(); n];
+    let entries_per_engine = f.cfg.engine_params.static_entries;
     for c in &plan.contexts {
         for ec in &c.engines {
             for m in &ec.members {
@@ -181,6 +185,14 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
                 }
             }
             statics[ec.switch] += 1;
+            let e = crate::manager::static_slot_of(c.cc_id, entries_per_engine).into();
+            if let Some(&(_, other)) = entries[ec.switch].iter().find(|x| x.0 == e && x.1 != c.cc_id) {
+                return Err(SimError::Plan(format!(
+                    "engine of {}: contexts {other:#x} and {:#x} meet in static entry {e} (CC_ID mod {entries_per_engine})",
+                    f.topo.switches[ec.switch].name, c.cc_id
+                )));
+            }
+            entries[ec.switch].push((e, c.cc_id));
         }
         for &p in &c.participants {
             f.join(p, c.cc_id, c.operation, vec![value(p), 0, 0, 0]);
@@ -208,7 +220,7 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
         if let Some(first) = plan.contexts.first() {
             f.bring_up(first.source, at);
         }
-        for (c, p) in plan.contexts.iter().zip(builtin_plans(&f.topo, &plan.contexts)) {
+        for (c, p) in plan.contexts.iter().zip(builtin_plans(&f.topo, &plan.contexts, entries_per_engine)) {
             let enc = p.encode_with(&|s| f.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
             apply_encoded(f, &p, &enc, c.source, at, &|_| c.operation, value)?;
         }
@@ -220,14 +232,14 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
 /// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
 /// table per engine, shared by its contexts, `docs/blocks/cpu.md` §Not built; in first-use order, which is the
-/// context's PBV order), then its static entry (the engine's next slot); then one INITIALIZATION per
+/// context's PBV order), then its static entry (the CC_ID's, CC_ID mod `static_entries`: the CPU's static
+/// table is direct-mapped); then one INITIALIZATION per
 /// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
 /// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
 /// START sets each subservient's upstream, `docs/blocks/cpu.md` §Messages). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
 /// barrier). End nodes are not in the plans ([`configure`] joins them).
-pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
+pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan], static_entries: usize) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
-    let mut slots = vec![0u8; t.switches.len()];
     let mut plans = Vec::with_capacity(contexts.len());
     for (k, c) in contexts.iter().enumerate() {
         let job = JobId(k as u32);
@@ -250,8 +262,8 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan]) -> Vec<MPlan> {
                 pbv |= 1 << index;
             }
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
-            plan.push(job, 0, source, Action::StaticEntry { engine, slot: slots[ec.switch], key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
-            slots[ec.switch] += 1;
+            let slot = crate::manager::static_slot_of(c.cc_id, static_entries);
+            plan.push(job, 0, source, Action::StaticEntry { engine, slot, key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
             // Not relayed by the master (unlike the manager's plans, docs/blocks/cpu.md §Messages): with two masters
             // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of
             // the second master's context were lost (not yet understood; docs/fabric.md §Limits).

@@ -287,8 +287,8 @@ fn fig7_barrier_of_collective_2() {
 
     // Configuration on the source's link: Table 5 into 720 from the source, then Tables 6-7 (as the text of
     // [0177]-[0178] gives them) into 725 and 730 from the master, each PBV entry followed by its CPU flags
-    // (725 and 730 are switches in 720's table, [0096]) and each engine's static entry (the engine's
-    // lowest free slot, master at 720); the INITIALIZATIONs carry the PBVs of [0180]-[0182]. Collectives #1 and
+    // (725 and 730 are switches in 720's table, [0096]) and each engine's static entry (the CC_ID's
+    // slot, master at 720); the INITIALIZATIONs carry the PBVs of [0180]-[0182]. Collectives #1 and
     // #2 reuse the tables: only their static entries and INITIALIZATIONs.
     let cfg = on(&f, &[ChannelKind::Up(SOURCE)], 0, all);
     let table = |from: u16, engine: u16, devs: &[(u16, bool)]| devs.iter().enumerate().flat_map(|(i, &(d, sw))| pbv_entry(from, engine, i as u32, d, sw)).collect::<Vec<_>>();
@@ -307,8 +307,9 @@ fn fig7_barrier_of_collective_2() {
         vec![init(0x0001, SW720, 1, 0x001d), init(SW720, SW725, 1, 0x0007)],
         static_entry(0x0001, SW720, 2, 2, true).to_vec(),
         static_entry(SW720, SW725, 2, 2, false).to_vec(),
-        // 730 is not in collective #1: its second context takes its next slot, 1 (docs/manager.md §6).
-        static_entry(SW720, SW730, 1, 2, false).to_vec(),
+        // 730 is not in collective #1: its second context takes its CC_ID's slot, 2 (the CPU's static
+        // table is direct-mapped, CC_ID mod STATIC_ENTRIES; docs/manager.md §6), leaving slot 1 free.
+        static_entry(SW720, SW730, 2, 2, false).to_vec(),
         vec![init(0x0001, SW720, 2, 0x001f), init(SW720, SW725, 2, 0x0003), init(SW720, SW730, 2, 0x0007)],
     ]
     .concat();

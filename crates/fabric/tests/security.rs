@@ -303,7 +303,9 @@ mod portals {
     #[test]
     fn a_foreign_job_cannot_change_a_portals_reduction() {
         let mut x = OneEngine::new();
-        for (a, d) in [(0x087u16, u32::from(ID)), (0x088, 0x10), (0x100, 1 << 31 | 1 << 16 | u32::from(TREE)), (0x101, 2)] {
+        // The tree's static entry: TREE mod STATIC_ENTRIES (direct-mapped, docs/blocks/cpu.md §Static table).
+        let entry = 0x100 + 2 * inswitch_model::cpu::config::static_index(TREE, EngineParams::default().static_entries) as u16;
+        for (a, d) in [(0x087u16, u32::from(ID)), (0x088, 0x10), (entry, 1 << 31 | 1 << 16 | u32::from(TREE)), (entry + 1, 2)] {
             x.cpu_cfg(a, d);
         }
         for (off, v) in [

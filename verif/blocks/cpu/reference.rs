@@ -172,7 +172,16 @@ impl Reference {
 
     /// The role of a context's static entry as the configuration writes set it (`None`: no valid entry).
     pub(super) fn role_of(&self, portals: bool, key: u16) -> Option<u8> {
-        self.st.iter().find(|s| s.valid && s.portals == portals && s.key == key).map(|s| s.role)
+        self.static_at(portals, key).map(|i| self.st[i].role)
+    }
+
+    /// The static entry holding context `key` of a family: the table is direct-mapped
+    /// (docs/blocks/cpu.md §Static table), so only entry `key mod STATIC_ENTRIES` can, and does when its
+    /// tag (valid, family, key) is the context's.
+    fn static_at(&self, portals: bool, key: u16) -> Option<usize> {
+        let i = usize::from(key) % self.st.len();
+        let s = &self.st[i];
+        (s.valid && s.portals == portals && s.key == key).then_some(i)
     }
 
     /// The next expected `stat_*` event `(event, portals, ctx)`, if a message explains one.
@@ -367,7 +376,8 @@ impl Reference {
 
     /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
     fn write(&mut self, a: u16, d: u32) {
-        let a = a & 0xfff;
+        // cfg_wr_addr is 14 bits (docs/blocks/cpu.md §Ports: static entry 4095's word 1 is 0x20FF).
+        let a = a & 0x3fff;
         match a {
             0x000..=0x07f => {
                 let i = usize::from(a);
@@ -425,7 +435,7 @@ impl Reference {
     fn find_static(&self, m: &CollectiveMsg) -> Option<usize> {
         let portals = m.family == Family::Portals;
         let key = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
-        self.st.iter().position(|s| s.valid && s.portals == portals && s.key == key)
+        self.static_at(portals, key)
     }
 
     /// The live descriptor of a context, by family and key.

@@ -14,6 +14,10 @@ use inswitch_model::reduce::stimulus::random_pair;
 use rand::RngExt;
 
 use crate::checker::Stimulus;
+
+/// Static entries an episode configures at most: all of a table up to this size, else this many drawn
+/// over the table (the configuration queue writes two words per entry, one per cycle).
+const MAX_CONFIGURED: usize = 64;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
 /// Cycles of reset at the start of every episode.
@@ -142,13 +146,30 @@ impl CpuStimulus {
         }
         // Static contexts.
         self.world.clear();
-        // Every static entry the RTL has, up to the register map's 64 (at the defaults: 16).
-        let n = self.p.static_entries.min(64);
+        // Every static entry the RTL has, up to 64 (the cosim's `cpu`: 16); from a larger table, 64
+        // entries drawn at random over all of it (`cpu_full`: 4096).
+        let n = self.p.static_entries.min(MAX_CONFIGURED);
+        let mut slots: Vec<usize> = (0..n).collect();
+        if self.p.static_entries > n {
+            slots.clear();
+            while slots.len() < n {
+                let s = r.random_range(0..self.p.static_entries);
+                if !slots.contains(&s) {
+                    slots.push(s);
+                }
+            }
+        }
         let mut keys: Vec<(bool, u16)> = Vec::new();
-        for s in 0..n {
+        for s in slots {
             let portals = r.random_bool(0.5);
+            // The table is direct-mapped (docs/blocks/cpu.md §Static table): a context is written at its
+            // key's entry, key mod STATIC_ENTRIES, so entry s gets a random key that maps to it.
             let key = loop {
-                let k = if portals { r.random_range(0..0x2000) } else { r.random_range(0..0x1000) };
+                let top: u16 = if portals { 0x2000 } else { 0x1000 };
+                let k = r.random_range(0..top);
+                let entries = self.p.static_entries as u16;
+                let k = k - k % entries + s as u16;
+                let k = if k >= top { k - entries } else { k };
                 if !keys.contains(&(portals, k)) {
                     break k;
                 }

@@ -36,7 +36,7 @@ pub(super) const PARTICIPANTS: [u16; 4] = [0x0011, 0x0012, 0x0013, 0x8014];
 /// TLP contexts with a static entry (CC_ID).
 pub(super) const TLP_CTX: [u16; 3] = [1, 2, 3];
 /// Multicast trees armed in the interposer (wait count > 0) and their static entries.
-pub(super) const TREES: [u16; 2] = [3, 5];
+pub(super) const TREES: [u16; 2] = [4, 5];
 pub(super) const RESET_CYCLES: u64 = 3;
 /// The 2-bit transaction ID's mask (001; `collective::TID_BITS`).
 pub(super) const TID_MASK: u8 = (1 << collective::TID_BITS) - 1;

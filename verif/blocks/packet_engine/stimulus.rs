@@ -246,11 +246,19 @@ impl PacketEngineStimulus {
         for k in 0..4u16 {
             w.push((0x130 + 4 * k, r.random_range(8..200)));
         }
-        let statics = [(1u32, 0u32), (2, 0), (3, 0), (3, 1), (5, 1)];
+        let statics = [(1u32, 0u32), (2, 0), (3, 0), (u32::from(TREES[0]), 1), (u32::from(TREES[1]), 1)];
         // A reset clears every context's TID (docs/blocks/cpu.md §Context model).
         self.tids = [0; TLP_CTX.len()];
         self.masters = [false; TLP_CTX.len()];
-        for (s, &(key, fam)) in statics.iter().enumerate().take(self.p.static_entries) {
+        // The CPU's static table is direct-mapped (docs/blocks/cpu.md §Static table): a context goes to
+        // entry key mod STATIC_ENTRIES; one whose entry an earlier context took is not configured.
+        let mut used = Vec::new();
+        for &(key, fam) in &statics {
+            let s = key as usize % self.p.static_entries;
+            if used.contains(&s) {
+                continue;
+            }
+            used.push(s);
             let master = r.random_bool(0.5);
             if let Some(c) = TLP_CTX.iter().position(|&k| fam == 0 && u32::from(k) == key) {
                 self.masters[c] = master;

@@ -96,6 +96,16 @@ pub enum TreeKind {
     Redundant { of: usize },
 }
 
+/// The static entry of context key `key` in an engine with `contexts` static entries (the CPU's
+/// `STATIC_ENTRIES`): `key mod contexts`, the CPU's direct-mapped index
+/// (`inswitch_model::cpu::config::static_index`, docs/blocks/cpu.md §Static table).
+pub fn static_slot_of(key: u16, contexts: usize) -> u8 {
+    // An engine configured by frames has at most the register space's 64 entries; an index a slot number
+    // cannot hold (a capacity above 256) saturates, and the encoder refuses it (`SlotOutOfRange`) rather
+    // than write another entry.
+    u8::try_from(inswitch_model::cpu::config::static_index(key, contexts)).unwrap_or(u8::MAX)
+}
+
 /// The slots one engine holds for one tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineSlots {
@@ -378,7 +388,16 @@ impl Manager {
         }
         let portals = spec.family == Family::Portals;
         let limit = if portals { alloc::TREE_KEYS } else { alloc::CC_ID_KEYS };
-        let free_on_all = |k: u16| t.members.keys().all(|s| !self.books[s.0 as usize].keys.contains(&k));
+        // A key is free on an engine when no context there uses it and its static entry is free: the
+        // CPU's static table is direct-mapped, context key k at entry k mod STATIC_ENTRIES
+        // (docs/blocks/cpu.md §Static table), so two contexts whose keys meet in one entry cannot both
+        // live on one engine.
+        let free_on_all = |k: u16| {
+            t.members.keys().all(|s| {
+                let book = &self.books[s.0 as usize];
+                !book.keys.contains(&k) && !book.static_slots.contains(&static_slot_of(k, self.topo.switch(*s).capacity.contexts))
+            })
+        };
         let key = preferred_key
             .filter(|&k| free_on_all(k))
             .or_else(|| (0..limit).map(|k| k as u16).find(|&k| free_on_all(k)))
@@ -388,7 +407,11 @@ impl Manager {
         for (&s, m) in &t.members {
             let sw = self.topo.switch(s);
             let book = &self.books[s.0 as usize];
-            let static_slot = EngineBook::free_slot(&book.static_slots, sw.capacity.contexts).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?;
+            // The key's entry (free: the key was chosen so).
+            let static_slot = static_slot_of(key, sw.capacity.contexts);
+            if book.static_slots.contains(&static_slot) || usize::from(static_slot) >= sw.capacity.contexts {
+                return Err(ManagerError::Exhausted(sw.name.clone()));
+            }
             let mcast_slot = if portals {
                 Some(EngineBook::free_slot(&book.mcast_slots, sw.capacity.mcast_entries).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?)
             } else {

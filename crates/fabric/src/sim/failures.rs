@@ -136,8 +136,16 @@ impl Fabric {
         self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, what: String::new() });
     }
 
-    /// First CC_ID of the filler contexts [`Fabric::fill_descriptors`] uses (the top of the 12-bit space).
-    pub const FILLER_CC: u16 = 0xF00;
+    /// The CC_ID of filler context `k` of [`Fabric::fill_descriptors`] in an engine of `top` static
+    /// entries: the highest 12-bit CC_ID whose entry (CC_ID mod `top`, the CPU's static table is
+    /// direct-mapped, docs/blocks/cpu.md §Static table) is `top - 1 - k`, the top entries as the
+    /// fillers always took; so at the top of the 12-bit space, away from the plans' CC_IDs.
+    pub fn filler_cc(top: usize, k: usize) -> u16 {
+        let last = (1usize << inswitch_frames::collective::CC_ID_BITS) - 1;
+        let entry = top - 1 - k;
+        // At most `last`, and congruent to `entry` modulo `top`; a 12-bit value.
+        (last - (last - entry) % top) as u16
+    }
 
     /// Engine exhaustion: fills the descriptors of switch `s`'s engine with `n` filler contexts (static
     /// entries from the top of the table, written as register writes into `STATIC[i].KEY`, then an
@@ -148,15 +156,18 @@ impl Fabric {
         let top = self.cfg.engine_params.static_entries;
         assert!(n <= top, "{n} fillers, {top} static entries");
         for k in 0..n {
+            // The filler's CC_ID is chosen for the entry (the table is direct-mapped, CC_ID mod
+            // STATIC_ENTRIES, docs/blocks/cpu.md §Static table): the top entries, as before.
             let slot = (top - 1 - k) as u8;
-            let key = inswitch_model::cpu::config::static_word0(true, false, 0, Self::FILLER_CC + k as u16);
+            let cc = Self::filler_cc(top, k);
+            let key = inswitch_model::cpu::config::static_word0(true, false, 0, cc);
             self.write_register(via, at, s, crate::manager::plan::static_key_offset(slot) as u16, key);
         }
         let id = self.topo.switches[s].engine_id;
         let src = self.topo.endpoints[via].id;
         for k in 0..n {
             let body = Body::Initialization(inswitch_frames::collective::InitBody::default());
-            let init = CollectiveMessage { header: wire::header(2, Self::FILLER_CC + k as u16, NO_PARTICIPANT), body };
+            let init = CollectiveMessage { header: wire::header(2, Self::filler_cc(top, k), NO_PARTICIPANT), body };
             let seq = self.next_seq();
             self.send_from(via, at, wire::message_frame(&init, src, id, seq));
         }
@@ -169,9 +180,10 @@ impl Fabric {
     pub fn release_descriptors(&mut self, s: usize, n: usize, via: usize, at: Ps) {
         let id = self.topo.switches[s].engine_id;
         let src = self.topo.endpoints[via].id;
+        let top = self.cfg.engine_params.static_entries;
         for k in 0..n {
             let seq = self.next_seq();
-            self.send_from(via, at, wire::message_frame(&wire::control(Self::FILLER_CC + k as u16, 5, 0), src, id, seq));
+            self.send_from(via, at, wire::message_frame(&wire::control(Self::filler_cc(top, k), 5, 0), src, id, seq));
         }
         let now = self.now;
         self.injector().log.push(Fault { at: now, kind: FaultKind::Release, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });

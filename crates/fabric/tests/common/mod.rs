@@ -135,7 +135,9 @@ pub fn cpus_after(m: &Manager, enc: &plan::Encoded) -> BTreeMap<DeviceId, Cpu> {
     let mut queues: BTreeMap<DeviceId, VecDeque<CollectiveMsg>> = BTreeMap::new();
     for s in t.switch_ids() {
         let dev = t.switch(s).device_id;
-        let mut cpu = Cpu::new(CpuParams::default()).unwrap();
+        // The CPU the manager planned for: its static entries are the engine's capacity (the manager
+        // puts a context at its key's entry, key mod that).
+        let mut cpu = Cpu::new(CpuParams { static_entries: t.switch(s).capacity.contexts, ..CpuParams::default() }).unwrap();
         for (a, d) in register_space_and_cpu_writes(enc, dev).1 {
             cpu.step(&CpuIn::cfg(a, d));
         }

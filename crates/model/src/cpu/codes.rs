@@ -127,7 +127,7 @@ pub const DESCRIPTOR_RECORD: &[(&str, u32)] = &[
     ("VALID", 1),
     ("PORTALS", 1),
     ("KEY", 16),
-    ("SIDX", 6),
+    ("SIDX", 12),
     ("ROLE", 2),
     ("STATE", 2),
     ("FAILURE", 1),
@@ -164,6 +164,7 @@ pub const STATIC_RECORD: &[(&str, u32)] = &[
     ("KEY", 13),
     ("ROLE", 2),
     ("WAIT", 20),
+    ("ONE_TARGET", 1),
     ("STORED", 1),
     ("PBV", 128),
     ("PCOUNT", 20),
@@ -173,7 +174,6 @@ pub const STATIC_RECORD: &[(&str, u32)] = &[
     ("UPSTREAM", 16),
     ("POSTED", 1),
     ("TID", 2),
-    ("ONE_TARGET", 1),
 ];
 
 /// The text of `rtl/cpu_codes.vh`: every table above as localparams, to be included inside the module.
@@ -244,7 +244,7 @@ mod tests {
             }
         }
         let total = |r: &[(&str, u32)]| r.iter().map(|&(_, w)| w).sum::<u32>();
-        assert_eq!(total(DESCRIPTOR_RECORD), 682);
+        assert_eq!(total(DESCRIPTOR_RECORD), 688);
         assert_eq!(total(STATIC_RECORD), 484);
         assert_eq!(event::COUNT, 41);
     }

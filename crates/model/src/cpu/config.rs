@@ -5,7 +5,7 @@
 use super::context::{PbvEntry, PBV_ENTRIES, THRESHOLDS, TIMEOUTS, TIMEOUT_BITS};
 
 /// Width of `cfg_wr_addr`.
-pub const ADDR_BITS: u32 = 12;
+pub const ADDR_BITS: u32 = 14;
 /// PBV-table entry i is at `PBV_TABLE + i`: \[15:0\] device ID, \[16\] switch, \[31\] valid.
 pub const PBV_TABLE: u16 = 0x000;
 /// TIMEOUT\[k\] is at `TIMEOUT + k`: \[23:0\] ticks.
@@ -35,8 +35,22 @@ pub const ADDRESSES: [(&str, u16); 7] = [
     ("MODE", MODE),
     ("STATIC", STATIC),
 ];
-/// Largest number of static entries the map has room for.
-pub const MAX_STATIC_ENTRIES: usize = 64;
+/// Largest number of static entries: one per 12-bit CC_ID (000 \[0169\]); the map's 14-bit addresses
+/// reach static entry 4095 (`STATIC + 2 * 4095 + 1` = 0x20FF).
+pub const MAX_STATIC_ENTRIES: usize = 1 << CC_ID_BITS;
+/// Width of a TLP context key, the CC_ID (000 \[0168\]).
+pub const CC_ID_BITS: u32 = 12;
+
+/// The static entry of context key `key` (TLP: CC_ID ctx\[11:0\]; Portals: tree ctx\[12:0\]) in a table
+/// of `entries`: the table is direct-mapped, entry `key mod entries` (`docs/blocks/cpu.md` §Static
+/// table). Whoever configures a context writes it there; two contexts whose keys meet in one entry
+/// cannot both be configured.
+pub fn static_index(key: u16, entries: usize) -> usize {
+    usize::from(key & STATIC_KEY_MASK) % entries.max(1)
+}
+
+/// The bits of a static-table key (13: a Portals tree; a TLP CC_ID uses the low 12).
+pub const STATIC_KEY_MASK: u16 = (1 << super::context::STATIC_KEY_BITS) - 1;
 
 /// Reset value of every TIMEOUT register (1024 ticks).
 pub const TIMEOUT_RESET: u32 = 1024;

@@ -117,8 +117,8 @@ pub struct Descriptor {
     pub portals: bool,
     /// Full context key (TLP: CC_ID; Portals: reduction id and tree).
     pub key: u16,
-    /// Static entry it was allocated from.
-    pub sidx: u8,
+    /// Static entry it was allocated from (the key's, `key mod STATIC_ENTRIES`).
+    pub sidx: u16,
     /// Role, copied from the static entry.
     pub role: u8,
     /// Collective state machine (001).

@@ -1,4 +1,5 @@
-//! State `LOOKUP`: the associative lookups of the latched message (`docs/blocks/cpu.md` §Messages, §6).
+//! State `LOOKUP`: the lookups of the latched message (`docs/blocks/cpu.md` §Messages, §6): the static
+//! entry indexed directly by the key and checked against its tag, the descriptors searched.
 //! Side by side with `rtl/cpu_lookup.vh` (§LOOKUP of `rtl/cpu.v`, which includes it).
 
 use super::*;
@@ -22,7 +23,11 @@ impl Cpu {
         let portals = m.family == Family::Portals;
         let skey = if portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
         let dkey = if portals { m.ctx } else { m.ctx & 0xfff };
-        let s = self.st.iter().position(|e| e.valid && e.portals == portals && e.key == skey);
+        // The static table is direct-mapped (docs/blocks/cpu.md §Static table): the key's one entry,
+        // a hit when it holds this key (its tag) in this family.
+        let si = config::static_index(skey, self.p.static_entries);
+        let e = &self.st[si];
+        let s_hit = e.valid && e.portals == portals && e.key == skey;
         let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
         let f = self.d.iter().position(|e| !e.valid);
         // The participant: P_ID if given ([0169]), an index; else the reverse lookup that state SCAN did
@@ -41,8 +46,8 @@ impl Cpu {
             (false, 0, false)
         };
         Lookup {
-            s_hit: s.is_some(),
-            s_idx: s.unwrap_or(0),
+            s_hit,
+            s_idx: si,
             d_hit: d.is_some(),
             d_idx: d.unwrap_or(0),
             f_hit: f.is_some(),

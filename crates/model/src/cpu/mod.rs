@@ -67,7 +67,8 @@ pub use codes::{command, completion, event, fin, reason, seq};
 /// Parameters of one CPU instance (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuParams {
-    /// Static-table entries (`STATIC_ENTRIES`), 1 to 64.
+    /// Static-table entries (`STATIC_ENTRIES`), 1 to 4096 (direct-mapped: context key k in entry
+    /// k mod `STATIC_ENTRIES`, docs/blocks/cpu.md §Static table).
     pub static_entries: usize,
     /// Descriptors (`DESCRIPTORS`), 1 to 16.
     pub descriptors: usize,
@@ -78,7 +79,7 @@ pub struct CpuParams {
 impl Default for CpuParams {
     /// The RTL defaults.
     fn default() -> Self {
-        CpuParams { static_entries: 16, descriptors: 8, tick_cycles: 1024 }
+        CpuParams { static_entries: config::MAX_STATIC_ENTRIES, descriptors: 8, tick_cycles: 1024 }
     }
 }
 
@@ -86,8 +87,8 @@ impl Default for CpuParams {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParamError {
-    /// `static_entries` is not in 1..=64.
-    #[error("static_entries {0} is not between 1 and 64")]
+    /// `static_entries` is not in 1..=4096.
+    #[error("static_entries {0} is not between 1 and 4096")]
     StaticEntries(usize),
     /// `descriptors` is not in 1..=16.
     #[error("descriptors {0} is not between 1 and 16")]
@@ -127,7 +128,7 @@ crate::ports! {
         pub m_msg_ready: bool,
         /// Register write.
         pub cfg_wr_en: bool,
-        /// Register word address, 12 bits.
+        /// Register word address, 14 bits (`config::ADDR_BITS`).
         pub cfg_wr_addr: u16,
         /// Register data.
         pub cfg_wr_data: u32,

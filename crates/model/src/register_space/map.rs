@@ -31,8 +31,11 @@ pub const ID_VALUE: u32 = 0x1C0E_0001;
 /// Static context entries of the CPU window (the RTL parameter `CPU_STATIC_ENTRIES`; the CPU's default
 /// `STATIC_ENTRIES`).
 pub const CPU_STATIC_ENTRIES: usize = 16;
-/// Largest `CPU_STATIC_ENTRIES` (the CPU's largest `STATIC_ENTRIES`).
-pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
+/// Largest `CPU_STATIC_ENTRIES`: the entries the 0x600 window holds (0x600-0x7FF, 8 bytes each), fewer
+/// than the CPU's largest `STATIC_ENTRIES` (4096, `crate::cpu::config::MAX_STATIC_ENTRIES`): an
+/// engine configured through this map uses at most the CPU's first 64 entries (docs/blocks/
+/// register_space.md §CPU window).
+pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 

@@ -20,11 +20,14 @@ struct Tb {
     events: Vec<u8>,
     stall: bool,
     cycles: u64,
+    /// The table entry of each context a test configured, by the test's own number for it (the table
+    /// is direct-mapped: a context lives at its key's entry, docs/blocks/cpu.md §Static table).
+    slots: [usize; 8],
 }
 
 impl Tb {
     fn new(p: CpuParams) -> Tb {
-        let mut tb = Tb { cpu: Cpu::new(p).unwrap(), outs: Vec::new(), events: Vec::new(), stall: false, cycles: 0 };
+        let mut tb = Tb { cpu: Cpu::new(p).unwrap(), outs: Vec::new(), events: Vec::new(), stall: false, cycles: 0, slots: [0; 8] };
         tb.step(CpuIn { rst: true, ..CpuIn::default() });
         tb.cfg(config::ENGINE_ID, u32::from(ENGINE_ID));
         tb.cfg(config::ENGINE_SFA, ENGINE_SFA);
@@ -59,9 +62,22 @@ impl Tb {
         self.step(CpuIn::cfg(addr, data));
     }
 
+    /// Configures context `key` (the test's context number `s`) at its entry, `key mod STATIC_ENTRIES`.
     fn static_entry(&mut self, s: u16, portals: bool, r: u8, key: u16, wait: u32) {
-        self.cfg(config::STATIC + 2 * s, static_word0(true, portals, r, key));
-        self.cfg(config::STATIC + 2 * s + 1, wait);
+        let e = config::static_index(key, self.cpu.params().static_entries);
+        self.slots[usize::from(s)] = e;
+        self.cfg(self.static_addr(s), static_word0(true, portals, r, key));
+        self.cfg(self.static_addr(s) + 1, wait);
+    }
+
+    /// The word-0 address of the entry of the test's context `s`.
+    fn static_addr(&self, s: u16) -> u16 {
+        config::STATIC + 2 * self.slots[usize::from(s)] as u16
+    }
+
+    /// The static entry of the test's context `s`.
+    fn entry(&self, s: u16) -> StaticEntry {
+        *self.cpu.static_entry(self.slots[usize::from(s)])
     }
 
     /// Offers `m` until it is taken, then runs until the CPU is idle with nothing to send.
@@ -203,7 +219,7 @@ fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participan
     }
     let d = tb.cpu.live(false, 0x345).unwrap();
     assert_eq!((d.state, d.pbv, d.pcount, d.acc.rt_data[0]), (CtxState::Idle, 0b1101, 3, 100), "next round re-loaded");
-    assert_eq!(tb.cpu.static_entry(0).tid, 1, "001: TID + 1 on Exiting -> Idle");
+    assert_eq!(tb.entry(0).tid, 1, "001: TID + 1 on Exiting -> Idle");
 }
 
 /// Reduce to one target (003 [0052], [0060]: MPI_REDUCE's end result goes to the one target node):
@@ -215,8 +231,8 @@ fn a_one_target_master_sends_the_result_to_upstream_only() {
     let mut tb = Tb::small();
     tlp_master(&mut tb, Opcode::IntSum, 100);
     // Word 1 written after the INITIALIZATION: the stored context stays (only word 0 makes a new one).
-    tb.cfg(config::STATIC + 1, static_word1(0, true));
-    assert!(tb.cpu.static_entry(0).one_target && tb.cpu.static_entry(0).stored);
+    tb.cfg(tb.static_addr(0) + 1, static_word1(0, true));
+    assert!(tb.entry(0).one_target && tb.entry(0).stored);
     for (pid, src, v) in [(0, 0x0010, 1), (2, 0x0012, 3), (3, 0x0013, 2)] {
         tb.send(contrib(0x345, pid, src, 0, Opcode::IntSum, v));
     }
@@ -226,7 +242,7 @@ fn a_one_target_master_sends_the_result_to_upstream_only() {
     let done = completion::ROUND_DONE;
     assert_eq!(got, [(0x10, 0, done, 0), (0x12, 2, done, 0), (0x13, 3, done, 0), (u32::from(SOURCE), NO_PARTICIPANT, completion::RESULT, 106)]);
     assert!(outs.iter().all(|o| o.kind == Kind::COMPLETION && o.count == 3 && o.tid == 0 && o.op == Opcode::IntSum.raw()));
-    assert_eq!(tb.cpu.static_entry(0).tid, 1, "the round ends as an all-reduce's");
+    assert_eq!(tb.entry(0).tid, 1, "the round ends as an all-reduce's");
     // A master timeout: the error-marked partial result to upstream only.
     tb.cfg(config::TIMEOUT, 2);
     tb.send(control(0x345, command::RESTART));
@@ -238,8 +254,8 @@ fn a_one_target_master_sends_the_result_to_upstream_only() {
     let got: Vec<(u8, u64, bool)> = outs.iter().map(|o| (o.code, o.data[0], o.error)).collect();
     assert_eq!(got, [(done, 0, true), (done, 0, true), (done, 0, true), (completion::RESULT, 105, true)]);
     // Clearing the bit restores the all-reduce: every copy carries the result.
-    tb.cfg(config::STATIC + 1, static_word1(0, false));
-    assert!(!tb.cpu.static_entry(0).one_target);
+    tb.cfg(tb.static_addr(0) + 1, static_word1(0, false));
+    assert!(!tb.entry(0).one_target);
 }
 
 #[test]
@@ -343,7 +359,7 @@ fn a_subservient_sends_one_partial_up_and_exits_on_the_parents_completion() {
     let (outs, events) = tb.take();
     assert_eq!(events, [event::COMPLETION_DOWN]);
     assert_eq!(outs.iter().map(|o| (o.dst, o.pid, o.data[0], o.src)).collect::<Vec<_>>(), [(0x10, 0, 42, 0x100), (0x11, 1, 42, 0x100)]);
-    assert_eq!(tb.cpu.static_entry(1).tid, 1);
+    assert_eq!(tb.entry(1).tid, 1);
     assert_eq!(tb.cpu.live(false, 0x0AB).unwrap().state, CtxState::Idle);
 }
 
@@ -387,7 +403,7 @@ fn a_subservient_timeout_sends_an_error_marked_partial_then_retries_then_fails()
     assert_eq!((outs[0].kind, outs[0].code, outs[0].count, outs[0].dst), (Kind::FAILURE, reason::TIMEOUT, 2, u32::from(SOURCE)));
     let d = tb.cpu.live(false, 0x0AB).unwrap();
     assert!(d.failure);
-    assert_eq!((d.state, tb.cpu.static_entry(1).tid), (CtxState::Idle, 1));
+    assert_eq!((d.state, tb.entry(1).tid), (CtxState::Idle, 1));
 }
 
 #[test]
@@ -495,7 +511,7 @@ fn control_pause_start_stop_reset_and_replication() {
     assert_eq!(&control_dsts[..3], [0x10, 0x12, 0x13]);
     assert!(outs.iter().all(|o| o.src == 0x100));
     assert!(tb.cpu.live(false, 0x345).is_none());
-    assert!(!tb.cpu.static_entry(0).stored);
+    assert!(!tb.entry(0).stored);
 }
 
 #[test]
@@ -514,7 +530,7 @@ fn control_copies_carry_the_context_tid_and_the_acknowledgement_the_senders() {
     tb.send(CollectiveMsg { tid: 3, ..control(0x345, command::RESET) });
     let (outs, _) = tb.take();
     assert!(outs.len() == 3 && outs.iter().all(|o| o.kind == Kind::CONTROL && o.tid == 2), "{outs:?}");
-    assert_eq!(tb.cpu.static_entry(0).tid, 0);
+    assert_eq!(tb.entry(0).tid, 0);
 }
 
 #[test]
@@ -604,11 +620,50 @@ fn config_writes_and_reset() {
     let c = tb.cpu.config();
     assert!(c.ieee);
     assert_eq!((c.retry_limit, c.timeout[3], c.pbv[9].switch), (5, 0xff_ffff, true));
-    let s = tb.cpu.static_entry(3);
+    let s = tb.entry(3);
     assert_eq!((s.valid, s.portals, s.role, s.key, s.wait), (true, true, role::MASTER, 0x1fff, 0xf_ffff));
     tb.step(CpuIn { rst: true, ..CpuIn::default() });
     assert_eq!(tb.cpu.config(), &config::Config::default());
-    assert!(!tb.cpu.static_entry(3).valid);
+    assert!(!tb.entry(3).valid);
+}
+
+/// The static table is direct-mapped (docs/blocks/cpu.md §Static table): CC_IDs 0x345 and 0x341 meet
+/// in entry 1 of 4. The entry holds one of them, and its tag tells which: a message for the other one
+/// misses (DROP_UNKNOWN) as for a key never configured; configuring the other one in the entry replaces
+/// the first (a new context: nothing stored, TID 0), whose messages then miss; a context written at an
+/// entry that is not its key's is never found; a Portals tree aliasing a TLP CC_ID is told apart by the
+/// family in the tag.
+#[test]
+fn two_keys_aliasing_one_static_entry_take_turns_and_the_tag_tells_them_apart() {
+    let mut tb = Tb::small();
+    assert_eq!((config::static_index(0x345, 4), config::static_index(0x341, 4)), (1, 1));
+    tlp_master(&mut tb, Opcode::IntSum, 0);
+    tb.send(init(0x341, 0b1, 1, Opcode::IntSum, 0, true));
+    tb.send(contrib(0x341, 0, 0x0010, 0, Opcode::IntSum, 1));
+    tb.send(arm(0x345, 0, 1));
+    let (outs, events) = tb.take();
+    assert!(outs.is_empty());
+    assert_eq!(events, [event::INIT, event::DROP_UNKNOWN, event::DROP_UNKNOWN, event::DROP_UNKNOWN]);
+    assert!(tb.cpu.live(false, 0x341).is_none() && tb.entry(0).stored && tb.entry(0).key == 0x345);
+    // 0x341 takes the entry: 0x345's stored context is gone with it (its live descriptor stays, as
+    // for any rewritten entry, and its messages now miss).
+    tb.static_entry(1, false, role::MASTER, 0x341, 0);
+    assert_eq!(tb.slots[0], tb.slots[1]);
+    let e = tb.entry(1);
+    assert_eq!((e.key, e.stored, e.tid), (0x341, false, 0));
+    tb.send(control(0x345, command::START));
+    tb.send(init(0x341, 0b1, 1, Opcode::IntSum, 7, true));
+    tb.send(contrib(0x341, 0, 0x0010, 0, Opcode::IntSum, 1));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::DROP_UNKNOWN, event::INIT, event::ACCEPT, event::COMPLETE]);
+    assert_eq!(outs.iter().map(|o| (o.dst, o.data[0])).collect::<Vec<_>>(), [(0x10, 8), (u32::from(SOURCE), 8)]);
+    // Written at entry 2, not its key's (1): never found.
+    tb.cfg(config::STATIC + 2 * 2, static_word0(true, false, role::MASTER, 0x345));
+    tb.send(init(0x345, 0b1, 1, Opcode::IntSum, 0, true));
+    assert_eq!(tb.take().1, [event::DROP_UNKNOWN]);
+    // A Portals tree with the same 13 bits as the CC_ID misses a TLP entry: the family is in the tag.
+    tb.send(arm(0x341, 0, 1));
+    assert_eq!(tb.take().1, [event::DROP_UNKNOWN]);
 }
 
 #[test]
@@ -847,12 +902,12 @@ fn an_initialization_for_an_engine_below_is_relayed_down_not_stored() {
     for o in outs.iter().filter(|o| o.kind == Kind::INITIALIZATION) {
         assert_eq!((o.pbv, o.count, o.tid, o.data[0], o.ctx), (0b11, 2, 2, 7, 0x345), "the target's own context information, unchanged");
     }
-    let s = tb.cpu.static_entry(0);
+    let s = tb.entry(0);
     assert_eq!((s.pbv, s.pcount, s.upstream, s.tid), (master_pbv, 3, SOURCE, 0), "the relaying engine stores nothing");
-    assert!(!tb.cpu.static_entry(1).stored);
+    assert!(!tb.entry(1).stored);
     // The target: its own device ID as P_ID is its own INITIALIZATION; the relaying parent is its upstream.
     tb.send_init(CollectiveMsg { ctx: 0x0AB, pid: ENGINE_ID, src: 0x0208, ..init(0x0AB, 0b11, 2, Opcode::IntSum, 0, true) });
     assert_eq!(tb.take().1, [event::INIT]);
-    let s = tb.cpu.static_entry(1);
+    let s = tb.entry(1);
     assert_eq!((s.stored, s.pbv, s.upstream), (true, 0b11, 0x0208));
 }
