@@ -106,10 +106,9 @@ fn sancov_build() -> bool {
     env::var_os("CARGO_FEATURE_RTL_SANCOV").is_some()
 }
 
-/// The models the differential fuzz targets drive (fuzz/fuzz_targets/cosim_*.rs): the ones a
-/// [`sancov_build`] instruments. The others (never fuzzed) link their normal, uninstrumented library.
-const SANCOV_MODELS: &[&str] =
-    &["input_checker_w256", "input_checker_w64", "input_checker_planted", "interposer", "cpu", "packet_engine", "reduce_unit"];
+/// The models a [`sancov_build`] instruments: the ones the differential fuzz targets drive. The others
+/// (never fuzzed) link their normal, uninstrumented library.
+const SANCOV_MODELS: &[&str] = FUZZED_MODELS;
 
 /// The compiler of the instrumented models: clang, because g++ has only `-fsanitize-coverage=trace-pc`,
 /// a callback libFuzzer does not read as counters (scripts/setup installs Debian's clang).
