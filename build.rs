@@ -115,7 +115,9 @@ const SANCOV_MODELS: &[&str] = FUZZED_MODELS;
 const SANCOV_CXX: &str = "clang++";
 
 /// SanitizerCoverage as libFuzzer reads it: an 8-bit counter per edge, registered with libFuzzer by a
-/// module constructor, and a table of the edges' PCs (`-print_coverage`, `-print_pcs`).
+/// module constructor, and a table of the edges' PCs (libFuzzer's `-print_pcs`; `-print_coverage` would
+/// also need a symbolizer, which a `-s none` build lacks). Tried and not kept: `trace-cmp` (the RTL's
+/// comparison operands), which did not speed up finding the planted bug (docs/verification.md).
 const SANCOV_FLAGS: &[&str] = &["-fsanitize-coverage=inline-8bit-counters,pc-table"];
 
 /// Environment variable: a comma-separated subset of [`SANCOV_MODELS`] to instrument instead of all of
