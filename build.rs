@@ -96,6 +96,44 @@ fn coverage_build() -> bool {
     env::var_os("CARGO_FEATURE_COVERAGE").is_some()
 }
 
+/// The `rtl-sancov` feature (issue 14, `bash scripts/fuzz --rtl-coverage`): the models in
+/// [`SANCOV_MODELS`] are compiled with clang++ and [`SANCOV_FLAGS`], so that the libFuzzer linked by the
+/// fuzz crate counts the edges of the Verilated RTL itself, not only the Rust model's (docs/verification.md
+/// §Differential fuzzing, "Where coverage comes from"). Only the fuzz crate enables it: the objects call
+/// `__sanitizer_cov_*_init`, which libFuzzer defines. The instrumented libraries have their own names
+/// (`libvm_<name>_sancov.a`), so they sit next to the normal ones in a shared lib directory.
+fn sancov_build() -> bool {
+    env::var_os("CARGO_FEATURE_RTL_SANCOV").is_some()
+}
+
+/// The models a [`sancov_build`] instruments: the ones the differential fuzz targets drive. The others
+/// (never fuzzed) link their normal, uninstrumented library.
+const SANCOV_MODELS: &[&str] = FUZZED_MODELS;
+
+/// The compiler of the instrumented models: clang, because g++ has only `-fsanitize-coverage=trace-pc`,
+/// a callback libFuzzer does not read as counters (scripts/setup installs Debian's clang).
+const SANCOV_CXX: &str = "clang++";
+
+/// SanitizerCoverage as libFuzzer reads it: an 8-bit counter per edge, registered with libFuzzer by a
+/// module constructor, and a table of the edges' PCs (libFuzzer's `-print_pcs`; `-print_coverage` would
+/// also need a symbolizer, which a `-s none` build lacks). Tried and not kept: `trace-cmp` (the RTL's
+/// comparison operands), which did not speed up finding the planted bug (docs/verification.md).
+const SANCOV_FLAGS: &[&str] = &["-fsanitize-coverage=inline-8bit-counters,pc-table"];
+
+/// Environment variable: a comma-separated subset of [`SANCOV_MODELS`] to instrument instead of all of
+/// them (`scripts/fuzz --smoke` instruments one model, so CI compiles one model with clang, not seven).
+const SANCOV_MODELS_ENV: &str = "INSWITCH_RTL_SANCOV_MODELS";
+
+/// Whether `model` (`None`: the Verilator runtime, never instrumented) is compiled with SanitizerCoverage
+/// in this build.
+fn sancov_model(model: Option<&str>) -> bool {
+    let Some(m) = model.filter(|m| sancov_build() && SANCOV_MODELS.contains(m)) else { return false };
+    match env::var(SANCOV_MODELS_ENV) {
+        Ok(list) if !list.trim().is_empty() => list.split(',').any(|x| x.trim() == m),
+        _ => true,
+    }
+}
+
 /// Verilator options of this build: [`VERILATOR_FLAGS`], with coverage when [`coverage_build`].
 fn verilator_flags() -> Vec<&'static str> {
     if coverage_build() {
@@ -113,6 +151,16 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=verif/model_table.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR_ROOT");
+    println!("cargo:rerun-if-env-changed={SANCOV_MODELS_ENV}");
+    if sancov_build() {
+        if let Ok(list) = env::var(SANCOV_MODELS_ENV) {
+            for m in list.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+                assert!(SANCOV_MODELS.contains(&m), "{SANCOV_MODELS_ENV}: `{m}` is not one of the fuzzed models {SANCOV_MODELS:?}");
+            }
+        }
+        assert!(!coverage_build(), "the `coverage` and `rtl-sancov` features are exclusive (different model builds)");
+        check_sancov_compiler();
+    }
 
     let verilator = Verilator::find();
     // Reports and JUnit files name the Verilator the models were built with (verif/build_info.rs).
@@ -148,7 +196,7 @@ fn main() {
     // Link order: models, then the runtime they call, then the system libraries the runtime needs.
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
     for g in &generated {
-        println!("cargo:rustc-link-lib=static=vm_{}", g.spec.name);
+        println!("cargo:rustc-link-lib=static={}", model_lib(g.spec.name));
     }
     println!("cargo:rustc-link-lib=static=verilated_rt");
     for lib in ["stdc++", "z", "pthread", "atomic"] {
@@ -186,8 +234,15 @@ impl Verilator {
         Verilator { bin, include, version }
     }
 
-    fn cc(&self, opt_level: u32) -> cc::Build {
+    /// A C++ build at `opt_level`, with SanitizerCoverage by clang when `sancov` ([`sancov_model`]).
+    fn cc(&self, opt_level: u32, sancov: bool) -> cc::Build {
         let mut b = cc::Build::new();
+        if sancov {
+            b.compiler(SANCOV_CXX);
+            for f in SANCOV_FLAGS {
+                b.flag(f);
+            }
+        }
         b.cpp(true)
             .cargo_metadata(false)
             .warnings(false)
@@ -314,7 +369,12 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
     let mut h = DefaultHasher::new();
     v.version.hash(&mut h);
     let opt_level = cxx_opt_level(Some(g.spec.name));
+    let sancov = sancov_model(Some(g.spec.name));
     (verilator_flags(), CXX_FLAGS, opt_level, CXX_DEFINES, coverage_build()).hash(&mut h);
+    if sancov {
+        // Only an instrumented library's stamp names clang: the normal stamps stay what they were.
+        (SANCOV_CXX, SANCOV_FLAGS, sancov_compiler_version()).hash(&mut h);
+    }
     unit.hash(&mut h);
     for s in &sources {
         fs::read(g.dir.join(s)).expect("read generated source").hash(&mut h);
@@ -326,19 +386,51 @@ fn compile_model(v: &Verilator, root: &Path, lib_dir: &Path, g: &Generated) {
     }
     fs::read(root.join("verif/shim/inswitch_shim.h")).expect("read shim").hash(&mut h);
     let stamp = format!("{:016x}", h.finish());
-    let lib = lib_dir.join(format!("libvm_{}.a", g.spec.name));
-    let stamp_path = lib_dir.join(format!("vm_{}.stamp", g.spec.name));
+    let name = model_lib(g.spec.name);
+    let lib = lib_dir.join(format!("lib{name}.a"));
+    let stamp_path = lib_dir.join(format!("{name}.stamp"));
     if lib.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
         return;
     }
-    v.cc(opt_level)
+    v.cc(opt_level, sancov)
         .include(&g.dir)
         .include(root.join("verif/shim"))
         .file(&unit_path)
-        .out_dir(lib_dir.join(format!("obj_{}", g.spec.name)))
-        .compile(&format!("vm_{}", g.spec.name));
-    fs::rename(lib_dir.join(format!("obj_{}/libvm_{}.a", g.spec.name, g.spec.name)), &lib).expect("move lib");
+        .out_dir(lib_dir.join(format!("obj_{}", name)))
+        .compile(&name);
+    fs::rename(lib_dir.join(format!("obj_{name}/lib{name}.a")), &lib).expect("move lib");
     fs::write(stamp_path, stamp).expect("write stamp");
+}
+
+/// The static library of `model` in this build: `vm_<name>`, or `vm_<name>_sancov` when instrumented.
+fn model_lib(model: &str) -> String {
+    if sancov_model(Some(model)) {
+        format!("vm_{model}_sancov")
+    } else {
+        format!("vm_{model}")
+    }
+}
+
+/// `clang++ --version`'s first line (part of the instrumented libraries' stamps).
+fn sancov_compiler_version() -> String {
+    Command::new(SANCOV_CXX)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or_default().to_string())
+        .unwrap_or_default()
+}
+
+/// Fails the build with the setup command when clang++ is missing (never a silent uninstrumented build).
+fn check_sancov_compiler() {
+    if sancov_compiler_version().is_empty() {
+        panic!(
+            "\n\nThe `rtl-sancov` feature (bash scripts/fuzz --rtl-coverage) compiles the Verilated RTL with \
+             {SANCOV_CXX}, which was not found on PATH.\nRun `bash scripts/setup` (or `apt-get install -y clang`) \
+             and build again.\n"
+        );
+    }
 }
 
 fn build_runtime(v: &Verilator, lib_dir: &Path) {
@@ -351,7 +443,7 @@ fn build_runtime(v: &Verilator, lib_dir: &Path) {
     if lib.exists() && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str()) {
         return;
     }
-    let mut b = v.cc(opt_level);
+    let mut b = v.cc(opt_level, false);
     for s in RUNTIME_SOURCES {
         b.file(v.include.join(s));
     }

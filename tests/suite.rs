@@ -26,6 +26,7 @@ mod datapath_loopback;
 mod engine_advance_idle;
 mod harness_units;
 mod fuzz_planted;
+mod fuzz_targets;
 mod independent_cpu_tables;
 mod independent_cpu_timers;
 mod independent_reduce_unit;

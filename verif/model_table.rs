@@ -73,3 +73,10 @@ pub const PLANTED_MODELS: &[PlantedModel] = &[PlantedModel {
     find: "(p_count == 20'd0 && !p_arm)",
     replace: "(p_count <= 20'd1 && !p_arm)",
 }];
+
+/// The models the differential fuzz targets drive (`fuzz/fuzz_targets/cosim_*.rs`): the ones build.rs
+/// compiles with clang++ and SanitizerCoverage in an `rtl-sancov` build (`scripts/fuzz --rtl-coverage`),
+/// so that libFuzzer counts their RTL edges. The suite checks this list against the targets
+/// (tests/fuzz_targets.rs).
+pub const FUZZED_MODELS: &[&str] =
+    &["input_checker_w256", "input_checker_w64", "input_checker_planted", "interposer", "cpu", "packet_engine", "reduce_unit"];
