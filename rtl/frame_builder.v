@@ -118,11 +118,15 @@ function [7:0] class_len(input [1:0] c);
 endfunction
 
 // Zero bytes before a frame of class c so that its data (all but the CRC) ends on a beat boundary.
+// Called only to set the PAD_* localparams below, at elaboration: its lines never run in simulation, so
+// they are kept out of line coverage (verif/coverage-floors.txt) rather than counted as holes.
+/* verilator coverage_off */
 function integer class_pad(input [1:0] c);
     begin
         class_pad = (KEEP_WIDTH - ({24'd0, class_len(c)} - CRC_BYTES) % KEEP_WIDTH) % KEEP_WIDTH;
     end
 endfunction
+/* verilator coverage_on */
 
 localparam PAD_SHORT = class_pad(FC_SHORT);
 localparam PAD_INIT = class_pad(FC_INIT);
