@@ -301,13 +301,23 @@ pub fn report(root: &str, netlist: Option<&str>, log: String, tables: &[TableSpe
     FpgaRun { root: root.to_string(), ok: true, rows, tables, log }
 }
 
-/// `memory_libmap`'s "mapping memory <module>.<memory> via <cell>" lines: (module, memory, cell).
+/// `memory_libmap`'s "mapping memory <module>.<memory> via <cell>" lines: (module, memory, cell). A
+/// memory declared in a generate block is named with its scope (`g_pbv_dev[3].pbv_dev_mem`): module
+/// names hold no dot, so the module ends at the first one, and the memory is reported by its leaf name,
+/// the name `RTL_TABLES` gives.
 pub fn ram_mappings(log: &str) -> Vec<(String, String, String)> {
     log.lines()
         .filter_map(|l| l.trim().strip_prefix("mapping memory "))
         .filter_map(|r| r.split_once(" via "))
-        .filter_map(|(mm, kind)| mm.rsplit_once('.').map(|(m, mem)| (base_name(m), mem.trim_start_matches('\\').to_string(), kind.trim().to_string())))
+        .filter_map(|(mm, kind)| mm.split_once('.').map(|(m, mem)| (base_name(m), leaf_name(mem.trim_start_matches('\\')).to_string(), kind.trim().to_string())))
         .collect()
+}
+
+/// A register's or memory's own name without its generate scopes and bit index:
+/// `g_pbv_dev[3].pbv_dev_mem[7]` and `st_reg[12]` read `pbv_dev_mem` and `st_reg`.
+fn leaf_name(hier: &str) -> &str {
+    let leaf = hier.rsplit('.').next().unwrap_or(hier);
+    leaf.split_once('[').map_or(leaf, |(base, _)| base)
 }
 
 /// A Yosys module name's source module: `$paramod$<hash>\cpu` and `$paramod\axis_register\WIDTH=..` read
@@ -344,7 +354,7 @@ impl Module {
         let named: std::collections::HashSet<u64> = self
             .names
             .iter()
-            .filter(|(n, _)| n.split_once('[').map_or(n.as_str(), |(b, _)| b) == name)
+            .filter(|(n, _)| leaf_name(n) == name)
             .flat_map(|(_, b)| b.iter().flatten().copied())
             .collect();
         self.cells

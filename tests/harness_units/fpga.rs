@@ -42,6 +42,14 @@ fn memory_libmap_lines_name_the_module_and_the_memory() {
     assert_eq!(ram_mappings(log), vec![("cpu".to_string(), "st_reg".to_string(), "$__XILINX_BLOCKRAM_TDP_".to_string())]);
 }
 
+/// The CPU's device-ID RAMs are declared in a generate block: Yosys names them with the scope, and the
+/// table check must still find them under the name `RTL_TABLES` gives (it reported them "not found").
+#[test]
+fn a_memory_inside_a_generate_block_is_found_by_its_own_name() {
+    let log = "mapping memory $paramod$ab12\\cpu.g_pbv_dev[3].pbv_dev_mem via $__XILINX_LUTRAM_SP_\n";
+    assert_eq!(ram_mappings(log), vec![("cpu".to_string(), "pbv_dev_mem".to_string(), "$__XILINX_LUTRAM_SP_".to_string())]);
+}
+
 /// A mapped netlist of one module `m`: a flip-flop, `luts` LUT6 in series, a flip-flop.
 fn lut_chain(luts: u64) -> Value {
     let mut cells = serde_json::Map::new();
