@@ -26,6 +26,10 @@ pub struct Args {
     /// campaign's timers (the "before" of docs/fabric.md §Goodput).
     #[arg(long, value_enum, default_value_t = RecoveryArg::PerPacket)]
     recovery: RecoveryArg,
+    /// Also print the diagnosis: per drop rate and class, the failed reductions by the first fault on
+    /// their frames (which fault, which message, between which roles), the most frequent first.
+    #[arg(long)]
+    explain: bool,
     /// Print one JSON document (the fault-free row and every drop rate's) instead of the table.
     #[arg(long)]
     json: bool,
@@ -39,6 +43,9 @@ enum RecoveryArg {
     /// The fault campaign's timers (tests/faults.rs).
     Campaign,
 }
+
+/// Causes listed per class by `--explain`.
+const EXPLAIN_TOP: usize = 12;
 
 fn parse_seed(s: &str) -> Result<u64, String> {
     let r = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
@@ -68,7 +75,7 @@ pub fn run(a: &Args) -> ExitCode {
     };
     let (base, rows) = goodput::sweep(a.seed, a.reductions, &drops, recovery, &mut |r: &GoodputRow| {
         if !quiet {
-            eprintln!("drop {:.1} %: {} reductions in {:.1} s", r.drop * 100.0, r.tlp_non_posted.n + r.tlp_posted.n + r.portals.n, r.wall_s);
+            eprintln!("drop {:.1} %: {} reductions in {:.1} s", r.drop * 100.0, r.classes().iter().map(|(_, c)| c.n).sum::<usize>(), r.wall_s);
         }
     });
     if a.json {
@@ -77,6 +84,10 @@ pub fn run(a: &Args) -> ExitCode {
     } else {
         println!("goodput sweep, seed {:#x}, {} reductions per point, recovery {recovery:?}\n", a.seed, a.reductions);
         print!("{}", goodput::table(&base, &rows));
+        if a.explain {
+            println!("\nfailed reductions by first cause (top {EXPLAIN_TOP} per class):\n");
+            print!("{}", goodput::explain_table(&rows, EXPLAIN_TOP));
+        }
     }
     if let Some(p) = &a.plot {
         if let Err(e) = inswitch_fabric::plot::goodput_vs_drop(p, &base, &rows) {

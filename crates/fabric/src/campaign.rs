@@ -70,6 +70,19 @@ pub struct CampaignSpec {
     /// Non-posted contexts' sources send their START non-posted and resend it after this long, this
     /// many times, until the master acknowledges it ([`Fabric::start_acked`]; `None`: a posted START).
     pub start_retry: Option<(Ps, u8)>,
+    /// Non-posted contexts' sources resend an unacknowledged INITIALIZATION after this long, this many
+    /// times, and send the START when the last is acknowledged ([`Fabric::reinitialize_acked`]; `None`:
+    /// sent once, the START at its time).
+    pub init_retry: Option<(Ps, u8)>,
+    /// After the master's acknowledgement of the START, the source resends it after this long, this many
+    /// times, until the result reaches it ([`Fabric::start_watched`]; `None`: not after the
+    /// acknowledgement). Needs [`CampaignSpec::start_retry`].
+    pub start_watch: Option<(Ps, u8)>,
+    /// Share of the Soft Portals trees that run on twin trees (002 (70)-(72), [`portals_twin_plan`]),
+    /// spread as [`is_posted`] spreads posted contexts.
+    pub portals_twin_share: f64,
+    /// The Portals roots' arm retry ([`crate::sim::portals::Root::rearm`]; `None`: none).
+    pub portals_rearm: Option<(Ps, u8)>,
 }
 
 /// Whether TLP context `k` of the pool runs posted, for a share `share` of posted contexts: the
@@ -130,6 +143,16 @@ pub struct Reduction {
     /// For a Success: time from its INITIALIZATIONs (TLP) or its period's start (Portals; the arm
     /// leaves 300 ns later in both) to the root's complete result, ps.
     pub latency: Option<Ps>,
+    /// For one that did not succeed: the faults on its frames in its period, in time order, labelled
+    /// by [`crate::explain`] (`drop COMPLETION/2 master->src`, `exhaustion`, `no descriptor`).
+    pub causes: Vec<String>,
+    /// A Success whose complete result carries a later TID than the reduction's: its first round's result
+    /// was lost on its way to the root and a START resent after it ([`CampaignSpec::start_watch`]) ran
+    /// the round again on the same values (the engine keeps no result to resend, `docs/fabric.md`
+    /// §Goodput).
+    pub second_round: bool,
+    /// A Soft Portals round run on twin trees ([`PortalsCtx::twin`]).
+    pub twin: bool,
 }
 
 /// What the campaign measured.
@@ -163,6 +186,11 @@ pub struct CampaignReport {
     pub end_node_retries: u64,
     /// STARTs resent by sources.
     pub start_retries: u64,
+    /// INITIALIZATIONs resent by sources ([`CampaignSpec::init_retry`]).
+    pub init_retries: u64,
+    /// STARTs resent by sources after the acknowledgement, waiting for the result
+    /// ([`CampaignSpec::start_watch`]).
+    pub start_watch_retries: u64,
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
@@ -251,6 +279,8 @@ pub struct PortalsCtx {
     pub leaves: Vec<usize>,
     /// The sequence number of its next round.
     pub seqno: u16,
+    /// Its twin tree and the twin's multicast address, if it runs on two ([`crate::twin`]).
+    pub twin: Option<(u16, u32)>,
 }
 
 /// The manager plan of one Portals tree over `source` and `leaves` (the Portals counterpart of
@@ -328,6 +358,9 @@ pub fn store_non_posted(f: &mut Fabric, contexts: &[ContextPlan]) {
     }
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
 }
+
+/// How long after a reduction's INITIALIZATIONs its source sends the START (at the earliest), ps.
+pub const START_LEAD_PS: Ps = 300_000;
 
 /// How long after the fabric's present time [`store_non_posted`] sends its INITIALIZATIONs, ps
 /// (as the campaign's first STOP: any time after the present will do).
@@ -451,7 +484,33 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         let enc = plan.encode_with(&|s| t.switches[s.0 as usize].engine_id).expect("the Portals plan encodes");
         let now = f.now();
         crate::drive::apply_encoded(&mut f, &plan, &enc, source, now, &|_| INT_SUM, &|_| 0).expect("the Portals plan applies");
-        pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, seqno: 0 });
+        pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, seqno: 0, twin: None });
+    }
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    // Twin trees (002 (70)-(72), `crate::twin`): a share of the Portals jobs, spread as posted contexts
+    // are, each where its multicast entries fit (16 per switch) and a free static entry is left; after
+    // every primary, so that the primaries' entries and the campaign's random draws are those of a
+    // campaign without twins.
+    let mut free_static = (0..CAMPAIGN_STATIC_ENTRIES - spec.descriptors).filter(|&e| !(1..=spec.contexts).contains(&e) && !pportals.iter().any(|p| usize::from(p.tree) % CAMPAIGN_STATIC_ENTRIES == e)).collect::<Vec<usize>>().into_iter();
+    for k in 0..pportals.len() {
+        if !is_posted(k, spec.portals_twin_share) {
+            continue;
+        }
+        let sw = crate::twin::twin_switches(&f, &pportals[k]);
+        if sw.iter().any(|&s| per_engine[s] >= inswitch_model::register_space::MCAST_ENTRIES) {
+            continue;
+        }
+        let Some(entry) = free_static.next() else { break };
+        let tree = crate::twin::TWIN_TREE_BASE + entry as u16;
+        let plan = crate::twin::portals_twin_plan(&f, tree, &pportals[k], entry as u8, &|s| per_engine[s] as u8);
+        for &s in &sw {
+            per_engine[s] += 1;
+        }
+        let source = pportals[k].source;
+        let enc = plan.encode_with(&|s| t.switches[s.0 as usize].engine_id).expect("the twin plan encodes");
+        let now = f.now();
+        crate::drive::apply_encoded(&mut f, &plan, &enc, source, now, &|_| INT_SUM, &|_| 0).expect("the twin plan applies");
+        pportals[k].twin = Some((tree, ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree")));
     }
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
     let n_tlp = contexts.len();
@@ -469,7 +528,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
     let mut next_ctx = 0usize;
     let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
-    let mut pending: Vec<(usize, Ps, usize, u64)> = Vec::new(); // (context, at, log start, expected)
+    let mut pending: Vec<(usize, Ps, usize, u64, u8)> = Vec::new(); // (context, at, log start, expected, TID)
     let mut ppending: Vec<(usize, Ps, u16, u64)> = Vec::new(); // (Portals context, at, seqno, expected)
     let mut start = f.now() + 1_000_000;
     let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
@@ -523,12 +582,16 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                     let v = u64::from(rng.random::<u32>());
                     expected = expected.wrapping_add(v);
                     let values = VecDeque::from([Some([v, 0, 0, 0])]);
-                    f.portals_leaf(e, p.dfa, Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values });
+                    let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values };
+                    if let Some((_, dfa)) = p.twin {
+                        f.portals_leaf(e, dfa, leaf.clone());
+                    }
+                    f.portals_leaf(e, p.dfa, leaf);
                 }
                 // The root's timer: longer than the engines' and the latest late contribution, within
                 // the period.
                 let timeout = spec.period_ps * 2 / 3;
-                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: Vec::new(), await_all: false };
+                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: p.twin.map(|x| x.1).into_iter().collect(), await_all: false, rearm: spec.portals_rearm };
                 f.portals_root(p.source, p.dfa, root);
                 f.portals_start(p.source, p.dfa, start + 300_000);
                 ppending.push((k, start, p.seqno, expected));
@@ -545,19 +608,22 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 expected = expected.wrapping_add(v);
                 f.set_operands(p, c.cc_id, vec![v, 0, 0, 0]);
             }
-            f.reinitialize(c.cc_id, start, !posted[k]);
-            match spec.start_retry {
-                Some((after, limit)) if !posted[k] => f.start_acked(c, start + 300_000, after, limit),
-                _ => f.start(c, start + 300_000),
+            match spec.init_retry {
+                Some((after, limit)) if !posted[k] => f.reinitialize_acked(c.cc_id, start, after, limit),
+                _ => f.reinitialize(c.cc_id, start, !posted[k]),
             }
-            pending.push((k, start, log_start, expected));
+            match spec.start_retry {
+                Some((after, limit)) if !posted[k] => f.start_watched(c, start + START_LEAD_PS, after, limit, spec.start_watch),
+                _ => f.start(c, start + START_LEAD_PS),
+            }
+            pending.push((k, start, log_start, expected, f.source_tid(c.cc_id)));
             slot.left -= 1;
             done += 1;
         }
         let end = start + spec.period_ps;
         f.run_until_quiet(end - ENGINE_CLOCK_PS, &mut |_| {});
         let log_end = f.log.len();
-        for (k, at, from, expected) in pending.drain(..) {
+        for (k, at, from, expected, tid) in pending.drain(..) {
             let c = &contexts[k];
             let root = t.endpoints[c.source].id;
             let (outcome, result) = classify(&f, from, log_end, root, c.cc_id, c.participants.len(), expected);
@@ -581,11 +647,19 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let subs: Vec<u16> = c.engines.iter().filter(|e| e.role == Role::Subservient).map(|e| t.switches[e.switch].engine_id).collect();
             let passed_up_to_master = f.log[from..log_end].iter().any(|d| d.to == master_id && d.cc_id == c.cc_id && d.kind == 4 && subs.contains(&d.from));
             let n = c.participants.len();
-            let latency = (outcome == Outcome::Success)
-                .then(|| f.log[from..log_end].iter().find(|d| d.to == root && d.cc_id == c.cc_id && d.kind == 6 && matches!(d.code, 2 | 3) && usize::from(d.contributions) == n && !d.error))
-                .flatten()
-                .map(|d| d.at - at);
-            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency });
+            let complete = (outcome == Outcome::Success).then(|| f.log[from..log_end].iter().find(|d| d.to == root && d.cc_id == c.cc_id && d.kind == 6 && matches!(d.code, 2 | 3) && usize::from(d.contributions) == n && !d.error)).flatten();
+            let latency = complete.map(|d| d.at - at);
+            let second_round = complete.is_some_and(|d| d.tid != tid);
+            let causes = if outcome == Outcome::Success {
+                Vec::new()
+            } else {
+                let mut v: Vec<String> = faults.iter().filter(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, FaultKind::Exhaust { .. }))).map(|x| crate::explain::tlp_label(&f, c, x)).collect();
+                if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC) {
+                    v.push("no descriptor".into());
+                }
+                v
+            };
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false });
         }
         for (k, at, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
@@ -607,10 +681,21 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
             };
             let faults = &f.faults.as_ref().expect("injector").log;
+            let ours = |x: &crate::faults::Fault| x.portals_tree() == Some(p.tree) || p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
             let explained = outcome == Outcome::Success
-                || faults.iter().any(|x| x.at >= at && x.at < end && (x.portals_tree() == Some(p.tree) || matches!(x.kind, FaultKind::Exhaust { .. })))
-                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == p.tree && e == event::ARM_NO_DESC);
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency });
+                || faults.iter().any(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. })))
+                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (cc == p.tree || p.twin.is_some_and(|x| x.0 == cc)) && e == event::ARM_NO_DESC);
+            let causes = if outcome == Outcome::Success {
+                Vec::new()
+            } else {
+                let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
+                let mut v: Vec<String> = faults.iter().filter(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }))).map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
+                if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (cc == p.tree || p.twin.is_some_and(|x| x.0 == cc)) && e == event::ARM_NO_DESC) {
+                    v.push("no descriptor".into());
+                }
+                v
+            };
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round: false, twin: p.twin.is_some() });
         }
         let stuck_before = report.stuck.len();
         let mut open = Vec::new();
@@ -707,6 +792,8 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     report.end_node_lcrc_drops = f.stats.end_node_lcrc_drops;
     report.end_node_retries = f.stats.end_node_retries;
     report.start_retries = f.stats.start_retries;
+    report.init_retries = f.stats.init_retries;
+    report.start_watch_retries = f.stats.start_watch_retries;
     report.engine_steps = f.stats.engine_steps;
     report.portals = f.portals.stats.clone();
     report.sim_ps = f.now();

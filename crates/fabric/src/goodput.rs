@@ -14,6 +14,10 @@ pub const DROP_RATES: [f64; 5] = [0.001, 0.005, 0.01, 2.0 / 100.0, 0.05];
 /// Share of the TLP contexts the sweep runs posted (one in four), so that both kinds are measured.
 pub const POSTED_SHARE: f64 = 0.25;
 
+/// Share of the Soft Portals jobs the sweep runs on twin trees under [`Recovery::PerPacket`] (half, as
+/// far as the switches' 16 multicast entries allow, `campaign::run`), so that both are measured.
+pub const TWIN_SHARE: f64 = 0.5;
+
 /// The other faults of the sweep, as in the fault campaign (`tests/faults.rs`
 /// `fault_campaign_10000_reductions`): 0.5 % duplicate, 0.5 % corruption, 1 % late contributions of
 /// 0.3-3 us; engines' descriptors filled now and then ([`EXHAUST`]).
@@ -53,6 +57,25 @@ pub const END_RETRY_PS: Ps = 1_000_000;
 /// Source START retry interval under [`Recovery::PerPacket`] (longer than a START's round trip to the
 /// master and its acknowledgement back, ~0.2 us here), ps.
 pub const START_RETRY_PS: Ps = 500_000;
+/// Source INITIALIZATION retry interval under [`Recovery::PerPacket`] (longer than an
+/// INITIALIZATION's round trip to the farthest engine and its acknowledgement back), ps.
+pub const INIT_RETRY_PS: Ps = 1_000_000;
+/// After the master's acknowledgement, the source resends its START this long after it, and as often
+/// again, until the result comes ([`crate::sim::Fabric::start_watched`]): longer than a fault-free round
+/// (1.4 us from the INITIALIZATIONs) so that a healthy round sees none, and the resends' copies still
+/// reach a participant whose first copy was lost before its subservient's timeout (4 us), ps.
+pub const START_WATCH_PS: Ps = 1_500_000;
+/// Descriptors per engine under [`Recovery::PerPacket`] (the fault campaign's 6, plus room for the
+/// twin trees' engines).
+pub const RECOVERY_DESCRIPTORS: usize = 8;
+/// A Portals root arms a round's short trees again this long after the arm, and as often again
+/// ([`crate::sim::portals::Root::rearm`]): longer than a fault-free round (1.1 us), and a leaf that
+/// missed the arm still answers before its engine's timeout (4 us), ps.
+pub const PORTALS_REARM_PS: Ps = 1_500_000;
+/// Arm retries of [`PORTALS_REARM_PS`].
+pub const PORTALS_REARM_LIMIT: u8 = 2;
+/// Resends of [`START_WATCH_PS`].
+pub const START_WATCH_LIMIT: u8 = 2;
 /// Engine timeouts under [`Recovery::PerPacket`], ticks of 16 cycles of 2 ns: 4 us.
 pub const RECOVERY_TIMEOUT_TICKS: u32 = 125;
 /// Period (the root's timeout) under [`Recovery::PerPacket`], ps: every round must have ended by then,
@@ -83,12 +106,23 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         portals_jobs: 12,
         posted_share: POSTED_SHARE,
         start_retry: None,
+        init_retry: None,
+        start_watch: None,
+        portals_twin_share: 0.0,
+        portals_rearm: None,
     };
     if recovery == Recovery::PerPacket {
         s.end_retry = Some((END_RETRY_PS, 3));
         s.timeout_ticks = RECOVERY_TIMEOUT_TICKS;
         s.period_ps = RECOVERY_PERIOD_PS;
         s.start_retry = Some((START_RETRY_PS, 3));
+        s.init_retry = Some((INIT_RETRY_PS, 3));
+        s.start_watch = Some((START_WATCH_PS, START_WATCH_LIMIT));
+        s.portals_twin_share = TWIN_SHARE;
+        s.portals_rearm = Some((PORTALS_REARM_PS, PORTALS_REARM_LIMIT));
+        // A twin tree takes a descriptor on one more engine while it is armed: with 6 per engine, two
+        // fault-free TLP rounds found none (`ACTIVATE_NO_DESC`, their contributions passed up).
+        s.descriptors = RECOVERY_DESCRIPTORS;
     }
     s
 }
@@ -110,6 +144,8 @@ pub struct ClassStats {
     pub root_timeout: usize,
     /// Wrong or over-counted results (must be 0).
     pub wrong: usize,
+    /// Successes from a second round (the first round's result lost, [`Reduction::second_round`]).
+    pub second_round: usize,
     /// Median time to complete of the successful ones, ps (0: none).
     pub median_ps: Ps,
     /// 99th percentile (nearest rank), ps.
@@ -134,6 +170,7 @@ impl ClassStats {
                 Outcome::WrongSuccess | Outcome::Overcount => c.wrong += 1,
             }
             times.extend(r.latency);
+            c.second_round += usize::from(r.second_round);
         }
         times.sort_unstable();
         c.median_ps = percentile(&times, 50);
@@ -177,12 +214,18 @@ pub struct GoodputRow {
     pub tlp_non_posted: ClassStats,
     /// TLP reductions of posted contexts.
     pub tlp_posted: ClassStats,
-    /// Soft Portals rounds.
+    /// Soft Portals rounds on one tree.
     pub portals: ClassStats,
+    /// Soft Portals rounds on twin trees (002 (70)-(72), [`crate::twin`]).
+    pub portals_twin: ClassStats,
     /// Contributions end nodes resent (their retry timer).
     pub end_node_retries: u64,
     /// STARTs sources resent (not acknowledged in time).
     pub start_retries: u64,
+    /// INITIALIZATIONs sources resent (not acknowledged in time).
+    pub init_retries: u64,
+    /// STARTs sources resent after the acknowledgement, the result not in yet.
+    pub start_watch_retries: u64,
     /// RESPONSEs subservient engines resent on their retry timer (`RETRY`).
     pub engine_retries: u64,
     /// Rounds left open at a period's end (non-posted and Portals; must be 0).
@@ -199,6 +242,23 @@ pub struct GoodputRow {
     pub bound_ps: Ps,
     /// Wall-clock seconds.
     pub wall_s: f64,
+    /// Per class, the failed reductions by first cause ([`crate::explain::first_cause`]): (cause,
+    /// reductions, of them with that fault alone), most frequent first.
+    pub causes: Vec<(String, Vec<(String, usize, usize)>)>,
+}
+
+/// The failed reductions of `rs` by first cause: (cause, reductions, with that fault alone), most
+/// frequent first.
+pub fn causes<'a>(rs: impl Iterator<Item = &'a Reduction>) -> Vec<(String, usize, usize)> {
+    let mut m: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for r in rs.filter(|r| r.outcome != Outcome::Success) {
+        let e = m.entry(crate::explain::first_cause(&r.causes).to_string()).or_default();
+        e.0 += 1;
+        e.1 += usize::from(crate::explain::single(&r.causes));
+    }
+    let mut v: Vec<(String, usize, usize)> = m.into_iter().map(|(k, (n, one))| (k, n, one)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    v
 }
 
 impl GoodputRow {
@@ -210,9 +270,12 @@ impl GoodputRow {
             seed,
             tlp_non_posted: ClassStats::of(rs.iter().filter(|x| !x.portals && !x.posted)),
             tlp_posted: ClassStats::of(rs.iter().filter(|x| !x.portals && x.posted)),
-            portals: ClassStats::of(rs.iter().filter(|x| x.portals)),
+            portals: ClassStats::of(rs.iter().filter(|x| x.portals && !x.twin)),
+            portals_twin: ClassStats::of(rs.iter().filter(|x| x.portals && x.twin)),
             end_node_retries: r.end_node_retries,
             start_retries: r.start_retries,
+            init_retries: r.init_retries,
+            start_watch_retries: r.start_watch_retries,
             engine_retries: r.events.get("RETRY").copied().unwrap_or(0),
             stuck: r.stuck.len(),
             stuck_first: r.stuck.iter().take(5).cloned().collect(),
@@ -221,12 +284,18 @@ impl GoodputRow {
             unexplained: r.unexplained().len(),
             bound_ps: 0,
             wall_s: r.wall_s,
+            causes: vec![
+                ("TLP non-posted".into(), causes(rs.iter().filter(|x| !x.portals && !x.posted))),
+                ("TLP posted".into(), causes(rs.iter().filter(|x| !x.portals && x.posted))),
+                ("Soft Portals".into(), causes(rs.iter().filter(|x| x.portals && !x.twin))),
+                ("Soft Portals twin trees".into(), causes(rs.iter().filter(|x| x.portals && x.twin))),
+            ],
         }
     }
 
     /// The classes with their names.
-    pub fn classes(&self) -> [(&'static str, &ClassStats); 3] {
-        [("TLP non-posted", &self.tlp_non_posted), ("TLP posted", &self.tlp_posted), ("Soft Portals", &self.portals)]
+    pub fn classes(&self) -> [(&'static str, &ClassStats); 4] {
+        [("TLP non-posted", &self.tlp_non_posted), ("TLP posted", &self.tlp_posted), ("Soft Portals", &self.portals), ("Soft Portals twin trees", &self.portals_twin)]
     }
 }
 
@@ -239,7 +308,10 @@ impl GoodputRow {
 ///   the last), and every START retry of the source (`start_retry`);
 /// - every RESPONSE retry of a subservient (`RETRY_LIMIT_RESET` x its retry timer, which reloads at each
 ///   resend and expires within `timeout_ticks` ticks of `tick_cycles` engine cycles, `docs/blocks/cpu.md`
-///   §Timers), plus one tick of the prescaler's phase.
+///   §Timers), plus one tick of the prescaler's phase;
+/// - every INITIALIZATION retry the START waits for (`init_retry`), and every START resend after the
+///   acknowledgement (`start_watch`) followed by a whole fault-free round (the first round's result lost,
+///   the resend runs a second, [`Reduction::second_round`]).
 ///
 /// Not in it: a master's timeout (2x), which ends a round *without* success (its result is marked as
 /// an error).
@@ -250,7 +322,11 @@ pub fn success_bound(spec: &CampaignSpec, fault_free_max: Ps) -> Ps {
     let late = if spec.faults.late > 0.0 { spec.faults.late_ps.1 } else { 0 };
     let end = spec.end_retry.map_or(0, |(after, n)| after * Ps::from(n));
     let start = spec.start_retry.map_or(0, |(after, n)| after * Ps::from(n));
-    fault_free_max + late + end + start + Ps::from(RETRY_LIMIT_RESET) * sub_timeout + tick
+    let init = spec.init_retry.map_or(0, |(after, n)| after * Ps::from(n));
+    // A START resent after the acknowledgement may run a second round (the first's result lost): the
+    // last resend, then a round again.
+    let watch = spec.start_watch.map_or(0, |(after, n)| after * Ps::from(n) + fault_free_max);
+    fault_free_max + late + end + start + init + watch + Ps::from(RETRY_LIMIT_RESET) * sub_timeout + tick
 }
 
 /// Runs the campaign of [`spec`] at the fault-free point (drop 0, no other fault, no exhaustion: the
@@ -274,6 +350,22 @@ pub fn sweep(seed: u64, reductions: usize, drops: &[f64], recovery: Recovery, pr
     (base, rows)
 }
 
+/// The diagnosis (`inswitch goodput --explain`): per drop rate and class, the failed reductions by
+/// first cause, the `top` most frequent, as a Markdown table (cause, failed rounds, share of the
+/// class's failures, rounds where it was the only fault).
+pub fn explain_table(rows: &[GoodputRow], top: usize) -> String {
+    let mut s = String::from("| drop | class | first cause | failed rounds | share of the failures | that fault alone |\n|---|---|---|---|---|---|\n");
+    for row in rows {
+        for (class, v) in &row.causes {
+            let total: usize = v.iter().map(|x| x.1).sum();
+            for (cause, n, one) in v.iter().take(top) {
+                s += &format!("| {:.1} % | {class} | {cause} | {n} | {:.0} % | {one} |\n", row.drop * 100.0, 100.0 * *n as f64 / total.max(1) as f64);
+            }
+        }
+    }
+    s
+}
+
 fn us(ps: Ps) -> f64 {
     ps as f64 / 1e6
 }
@@ -281,12 +373,12 @@ fn us(ps: Ps) -> f64 {
 /// The sweep as a Markdown table: per drop rate and class, the reductions, success rate, outcomes, and
 /// time to complete against the fault-free run's median; then the retries and the state checks.
 pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
-    let mut s = String::from("| drop | class | reductions | success | incomplete | failure | passed up | root timeout | wrong | median us | p99 us | max us | median / fault-free |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut s = String::from("| drop | class | reductions | success | incomplete | failure | passed up | root timeout | wrong | second round | median us | p99 us | max us | median / fault-free |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for row in std::iter::once(base).chain(rows) {
         for ((name, c), (_, b)) in row.classes().into_iter().zip(base.classes()) {
             let vs = if b.median_ps > 0 && c.median_ps > 0 { format!("{:.2}", c.median_ps as f64 / b.median_ps as f64) } else { "-".into() };
             s += &format!(
-                "| {:.1} % | {name} | {} | {:.2} % ({}) | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {vs} |\n",
+                "| {:.1} % | {name} | {} | {:.2} % ({}) | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {vs} |\n",
                 row.drop * 100.0,
                 c.n,
                 c.rate() * 100.0,
@@ -296,19 +388,22 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
                 c.passed_up,
                 c.root_timeout,
                 c.wrong,
+                c.second_round,
                 us(c.median_ps),
                 us(c.p99_ps),
                 us(c.max_ps)
             );
         }
     }
-    s += "\n| drop | end-node retries | START retries | engine RETRY | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | engine RETRY | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for row in std::iter::once(base).chain(rows) {
         s += &format!(
-            "| {:.1} % | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
+            "| {:.1} % | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
             row.drop * 100.0,
             row.end_node_retries,
+            row.init_retries,
             row.start_retries,
+            row.start_watch_retries,
             row.engine_retries,
             row.stuck,
             row.open_posted,

@@ -9,6 +9,7 @@ pub mod builtin;
 pub mod campaign;
 pub mod capture;
 pub mod drive;
+pub mod explain;
 pub mod faults;
 pub mod goodput;
 pub mod plot;
@@ -17,6 +18,7 @@ pub mod scenario;
 pub mod setup;
 pub mod sim;
 pub mod topology;
+pub mod twin;
 pub mod wire;
 // The collective manager: its documentation is the module's own (inner) doc, so that its links resolve
 // in the module (an outer doc here would make rustdoc resolve them at the crate root).

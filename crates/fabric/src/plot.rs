@@ -158,7 +158,7 @@ fn draw_goodput<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, base: &Goodput
     let panels = root.split_evenly((1, 2));
     let all: Vec<&GoodputRow> = std::iter::once(base).chain(rows).collect();
     let xmax = all.iter().map(|r| r.drop * 100.0).fold(0.1, f64::max) * 1.05;
-    let colors = [BLUE, RED, GREEN];
+    let colors = [BLUE, RED, GREEN, MAGENTA];
     // Success rate per class.
     let ymin = all.iter().flat_map(|r| r.classes().map(|(_, c)| c.rate() * 100.0)).fold(100.0, f64::min).min(90.0).floor();
     let mut chart = ChartBuilder::on(&panels[0])

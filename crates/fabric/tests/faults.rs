@@ -428,7 +428,7 @@ fn a_descriptor_freed_as_its_timer_expires_lets_the_engine_sleep() {
 #[test]
 fn goodput_sweep_keeps_its_invariants() {
     const N: usize = 800;
-    let (base, rows) = goodput::sweep(seed(), N, &[0.001, 0.05], goodput::Recovery::PerPacket, &mut |_| {});
+    let (base, rows) = goodput::sweep(seed(), N, &[0.001, 0.01, 0.05], goodput::Recovery::PerPacket, &mut |_| {});
     let table = goodput::table(&base, &rows);
     println!("{table}");
     for r in std::iter::once(&base).chain(&rows) {
@@ -445,8 +445,16 @@ fn goodput_sweep_keeps_its_invariants() {
     for (name, c) in base.classes() {
         assert_eq!(c.success, c.n, "fault-free {name}\n{table}");
     }
-    let (low, high) = (&rows[0], &rows[1]);
-    for k in 0..3 {
+    let (low, one, high) = (&rows[0], &rows[1], &rows[2]);
+    // Issue 20's floor at 1 % drop, on this small budget: non-posted TLP rounds and twin-tree Portals
+    // rounds recover (10^4 reductions per point: 99.0 % and 98.7 %, docs/fabric.md §Goodput); a few
+    // in a hundred may still fail here (800 reductions). Posted rounds have no retry timer and fail
+    // visibly below them.
+    assert!(one.tlp_non_posted.rate() >= 0.97, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
+    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.95, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
+    assert!(one.tlp_posted.rate() < one.tlp_non_posted.rate(), "{table}");
+    assert!(one.init_retries > 0 && one.start_watch_retries > 0, "{table}");
+    for k in 0..4 {
         let (name, l) = low.classes()[k];
         let h = high.classes()[k].1;
         assert!(l.rate() >= h.rate(), "{name}: {} at 0.1 % < {} at 5 %\n{table}", l.rate(), h.rate());

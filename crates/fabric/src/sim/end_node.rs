@@ -4,7 +4,7 @@
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
 
-use super::fabric::{EndCtx, Ev, Fabric, PendingStart, TargetCtx};
+use super::fabric::{EndCtx, Ev, Fabric, PendingInits, PendingStart, TargetCtx};
 use crate::faults::{Fault, FaultKind};
 use crate::setup::{ContextPlan, Role};
 use crate::topology::Ps;
@@ -66,10 +66,30 @@ impl Fabric {
                 // source's non-posted START, if one waits for it.
                 let ack = matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == 5);
                 if ack {
-                    if self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from && p.sent < t) {
-                        self.starts.remove(&cc);
+                    // While INITIALIZATIONs wait for theirs, the START is not sent: an acknowledgement is
+                    // an INITIALIZATION's.
+                    if self.init_acked(e, cc, from, t) {
+                        return;
+                    }
+                    if self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from && p.sent < t && !p.acked && !p.deferred) {
+                        let p = self.starts.get_mut(&cc).expect("checked");
+                        match p.watch {
+                            // Watch for the result from now on: resend on the watch's timer.
+                            Some((after, limit)) => {
+                                (p.acked, p.sent, p.after, p.limit, p.attempts) = (true, t, after, limit, 0);
+                                self.push(t + after, Ev::StartRetry { cc });
+                            }
+                            None => {
+                                self.starts.remove(&cc);
+                            }
+                        }
                     }
                     return;
+                }
+                // The result at the source ends its START's watch.
+                let result = matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == inswitch_model::cpu::completion::RESULT);
+                if result && self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from) {
+                    self.starts.remove(&cc);
                 }
                 // FAILURE DuplicateContribution (000 [0143] (a): the participant's PBV bit was already
                 // clear): the contribution had arrived, so this retry's answer reads "received" and the
@@ -239,13 +259,95 @@ impl Fabric {
     /// and replicated again (`docs/blocks/cpu.md` §Messages CONTROL), so participants that missed the
     /// first START get it; one that had contributed answers again and gets DuplicateContribution.
     pub fn start_acked(&mut self, c: &ContextPlan, at: Ps, after: Ps, limit: u8) {
+        self.start_watched(c, at, after, limit, None);
+    }
+
+    /// As [`Fabric::start_acked`], and (issue 20) after the acknowledgement the source keeps a timer
+    /// until the result (COMPLETION code 3) reaches it: every `watch.0` ps, at most `watch.1` times, it
+    /// sends the START again. The master, live, replicates it again (`CTRL_NOOP`), and so does each
+    /// subservient: a participant whose START copy was lost (master → subservient, engine → end node)
+    /// gets one and contributes before its engine's timeout; one that had contributed answers again and
+    /// gets DuplicateContribution. If the source's INITIALIZATIONs still wait for acknowledgements
+    /// ([`Fabric::reinitialize_acked`]), the START leaves when the last one arrives (or their retries run
+    /// out), not before `at`.
+    pub fn start_watched(&mut self, c: &ContextPlan, at: Ps, after: Ps, limit: u8, watch: Option<(Ps, u8)>) {
         let master = self.topo.switches[c.master()].engine_id;
         let p_count = c.engines.iter().find(|e| e.role == Role::Master).map_or(0, |e| e.members.len()) as u16;
         let mut m = wire::start(c.cc_id, p_count);
         m.header.tid = self.source_tid(c.cc_id);
         m.header.non_posted = true;
-        self.starts.insert(c.cc_id, PendingStart { source: c.source, master, message: m, sent: at, after, limit, attempts: 0 });
-        self.send_start(c.cc_id, at);
+        let deferred = self.pending_inits.get(&c.cc_id).is_some_and(|p| p.source == c.source && !p.waiting.is_empty());
+        self.starts.insert(c.cc_id, PendingStart { source: c.source, master, message: m, sent: at, after, limit, attempts: 0, watch, acked: false, deferred });
+        if !deferred {
+            self.send_start(c.cc_id, at);
+        }
+    }
+
+    /// An acknowledgement from engine `from` at source `e` for `cc` answers one of its waiting
+    /// INITIALIZATIONs ([`Fabric::reinitialize_acked`]): that one is done; after the last, a deferred
+    /// START leaves. False if none waited for it.
+    fn init_acked(&mut self, e: usize, cc: u16, from: u16, t: Ps) -> bool {
+        let Some(p) = self.pending_inits.get_mut(&cc).filter(|p| p.source == e) else { return false };
+        let Some(i) = p.waiting.iter().position(|w| w.0 == from) else { return false };
+        p.waiting.remove(i);
+        if p.waiting.is_empty() {
+            self.pending_inits.remove(&cc);
+            self.send_deferred_start(cc, t);
+        }
+        true
+    }
+
+    /// Sends the START that waited for the INITIALIZATIONs, at `t` or its own time if later.
+    fn send_deferred_start(&mut self, cc: u16, t: Ps) {
+        let Some(p) = self.starts.get_mut(&cc).filter(|p| p.deferred) else { return };
+        p.deferred = false;
+        let at = p.sent.max(t);
+        p.sent = at;
+        self.send_start(cc, at);
+    }
+
+    /// A new reduction, as [`Fabric::reinitialize`] non-posted, and (issue 20, per-packet retry, 000
+    /// \[0098\], \[0117\]) the source resends each INITIALIZATION its engine has not acknowledged
+    /// every `after` ps, at most `limit` times; a START of `cc` waits for them ([`Fabric::start_watched`]).
+    /// An engine that missed its INITIALIZATION would run the reduction from the last one it stored, a
+    /// TID behind: its partial result is answered "already completed" and its contributions are lost.
+    /// A resent INITIALIZATION reaches a context that is not running a round yet (the START waits), so
+    /// storing it again changes nothing but the lost state.
+    pub fn reinitialize_acked(&mut self, cc: u16, at: Ps, after: Ps, limit: u8) {
+        self.reinitialize(cc, at, true);
+        let Some(v) = self.inits.get(&cc) else { return };
+        let Some(source) = v.first().map(|x| x.0) else { return };
+        let waiting = v.iter().map(|(_, id, src, m)| {
+            let mut m = m.clone();
+            m.header.non_posted = true;
+            (*id, *src, m)
+        });
+        let waiting = waiting.collect();
+        self.pending_inits.insert(cc, PendingInits { source, waiting, sent: at, after, limit, attempts: 0 });
+        self.push(at.max(self.now) + after, Ev::InitRetry { cc });
+    }
+
+    /// The source's INITIALIZATION retry timer for `cc`: resend the unacknowledged ones (up to the
+    /// limit; then the START leaves anyway).
+    pub(super) fn retry_inits(&mut self, cc: u16, t: Ps) {
+        let Some(p) = self.pending_inits.get_mut(&cc) else { return };
+        if t < p.sent + p.after {
+            return; // a timer of an earlier round of INITIALIZATIONs
+        }
+        if p.attempts >= p.limit {
+            self.pending_inits.remove(&cc);
+            self.send_deferred_start(cc, t);
+            return;
+        }
+        p.attempts += 1;
+        p.sent = t;
+        let (source, after, resend) = (p.source, p.after, p.waiting.clone());
+        for (id, src, m) in resend {
+            self.stats.init_retries += 1;
+            let seq = self.next_seq();
+            self.send_from(source, t, wire::message_frame(&m, src, id, seq));
+        }
+        self.push(t + after, Ev::InitRetry { cc });
     }
 
     fn send_start(&mut self, cc: u16, at: Ps) {
@@ -269,7 +371,11 @@ impl Fabric {
         }
         p.attempts += 1;
         p.sent = t;
-        self.stats.start_retries += 1;
+        if p.acked {
+            self.stats.start_watch_retries += 1;
+        } else {
+            self.stats.start_retries += 1;
+        }
         self.send_start(cc, t);
     }
 

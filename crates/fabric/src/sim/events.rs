@@ -26,7 +26,9 @@ impl Fabric {
             }
             Ev::Retry { e, cc } => self.retry_contribution(e as usize, cc, t),
             Ev::StartRetry { cc } => self.retry_start(cc, t),
+            Ev::InitRetry { cc } => self.retry_inits(cc, t),
             Ev::PortalsRoot { e, dfa, seqno } => self.portals_root_timer(e as usize, dfa, seqno, t),
+            Ev::PortalsRearm { e, dfa, seqno, n } => self.portals_rearm(e as usize, dfa, seqno, n, t),
             Ev::AtSwitch { f, sw, head, tail } => {
                 let lat = self.cfg.hop_latency_ps;
                 let (head, tail) = (head + lat, tail + lat);

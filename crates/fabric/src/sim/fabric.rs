@@ -174,8 +174,12 @@ pub(super) enum Ev {
     Retry { e: u32, cc: u16 },
     /// The source's retry timer for the non-posted START of context `cc` (not acknowledged yet).
     StartRetry { cc: u16 },
+    /// A source's INITIALIZATION retry timer for context `cc` ([`Fabric::reinitialize_acked`]).
+    InitRetry { cc: u16 },
     /// The Portals root end node `e`'s timer for round `seqno` of tree `dfa` ([`portals`]).
     PortalsRoot { e: u32, dfa: u32, seqno: u16 },
+    /// The Portals root end node `e`'s arm retry for round `seqno` of tree `dfa`, the `n`-th ([`portals::Root::rearm`]).
+    PortalsRearm { e: u32, dfa: u32, seqno: u16, n: u8 },
     /// The engine of switch `sw`, asleep with a running CPU timer or in its clearing sweep, wakes in
     /// `cycle`, the cycle whose tick expires the timer or the sweep's last cycle (ignored if it woke
     /// earlier).
@@ -192,6 +196,29 @@ pub(super) struct PendingStart {
     /// The START as sent (resent unchanged).
     pub(super) message: CollectiveMessage,
     /// When it was last sent: an acknowledgement arriving earlier answers the INITIALIZATIONs.
+    pub(super) sent: Ps,
+    /// Resend after this long, at most `limit` times.
+    pub(super) after: Ps,
+    pub(super) limit: u8,
+    pub(super) attempts: u8,
+    /// After the acknowledgement, resend every `.0` ps, at most `.1` times, until the result (COMPLETION
+    /// code 3) reaches the source ([`Fabric::start_watched`]); `None`: done at the acknowledgement.
+    pub(super) watch: Option<(Ps, u8)>,
+    /// The master acknowledged it: the timer is the watch's.
+    pub(super) acked: bool,
+    /// Not sent yet: it waits for the INITIALIZATIONs' acknowledgements ([`PendingInits`]).
+    pub(super) deferred: bool,
+}
+
+/// A source's non-posted INITIALIZATIONs waiting for their engines' acknowledgements (COMPLETION code
+/// 5; [`Fabric::reinitialize_acked`]).
+#[derive(Clone, Debug)]
+pub(super) struct PendingInits {
+    /// The source end node.
+    pub(super) source: usize,
+    /// Not acknowledged yet: (engine's device ID, requester ID, message).
+    pub(super) waiting: Vec<(u16, u16, CollectiveMessage)>,
+    /// When they were last sent.
     pub(super) sent: Ps,
     /// Resend after this long, at most `limit` times.
     pub(super) after: Ps,
@@ -319,6 +346,11 @@ pub struct Stats {
     pub end_node_retries: u64,
     /// STARTs sources sent again (not acknowledged in time, [`Fabric::start_acked`]).
     pub start_retries: u64,
+    /// INITIALIZATIONs sources sent again (not acknowledged in time, [`Fabric::reinitialize_acked`]).
+    pub init_retries: u64,
+    /// STARTs sources sent again after the acknowledgement, the result not in yet
+    /// ([`Fabric::start_watched`]).
+    pub start_watch_retries: u64,
     /// FAILURE DuplicateContribution replies end nodes read as "received" (000 \[0143\] (a): the
     /// retried contribution had arrived; its retries stop).
     pub duplicate_acks: u64,
@@ -384,6 +416,8 @@ pub struct Fabric {
     pub(super) source_tids: HashMap<u16, u8>,
     /// Non-posted STARTs not acknowledged yet, per CC_ID ([`Fabric::start_acked`]).
     pub(super) starts: HashMap<u16, PendingStart>,
+    /// Non-posted INITIALIZATIONs not acknowledged yet, per CC_ID ([`Fabric::reinitialize_acked`]).
+    pub(super) pending_inits: HashMap<u16, PendingInits>,
     /// Every CPU event (time, switch, event code, context), when `Some` (off by default).
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
     /// Soft Portals reduction trees: switch multicast forwarding, end nodes ([`super::portals`]).
@@ -482,6 +516,7 @@ impl Fabric {
             inits: HashMap::new(),
             source_tids: HashMap::new(),
             starts: HashMap::new(),
+            pending_inits: HashMap::new(),
             cpu_log: None,
             portals,
         })

@@ -121,6 +121,11 @@ pub struct Root {
     /// A round ends when every tree is complete (or on the timer), not at the first complete one: both
     /// trees' results can then be compared ([`RoundResult::trees`]).
     pub await_all: bool,
+    /// The root's arm retry (issue 20): a round still open `.0` ps after its arm is armed again on every
+    /// tree whose count is short, at most `.1` times (`None`: never). A leaf answers one arm per seqno and
+    /// an engine drops an arm that is not newer than its live one (`STALE_ARM`), so only a switch, engine
+    /// or leaf whose arm was lost acts on it.
+    pub rearm: Option<(Ps, u8)>,
 }
 
 /// What one tree had given a root when its round ended.
@@ -220,6 +225,8 @@ pub struct PortalsStats {
     pub after_last_round: u64,
     /// Leaves' contributions sent late by the fault injector.
     pub late_contributions: u64,
+    /// Arms roots sent again ([`Root::rearm`]).
+    pub rearms: u64,
 }
 
 /// The Portals side of a fabric (module doc).

@@ -69,7 +69,28 @@ impl Fabric {
             (t.count, t.frames, t.acc) = (0, 0, own);
         }
         let timeout = r.cfg.timeout;
+        let rearm = r.cfg.rearm;
         self.push(at + timeout, Ev::PortalsRoot { e: e as u32, dfa, seqno });
+        if let Some((after, _)) = rearm {
+            self.push(at + after, Ev::PortalsRearm { e: e as u32, dfa, seqno, n: 1 });
+        }
+    }
+
+    /// The root's arm retry ([`Root::rearm`]): round `seqno` still open, each tree whose count is short
+    /// is armed again (the round's seqno; `rt_resno` = seqno, count 0, no data: what a leaf and an engine
+    /// read of an arm), and the timer runs again until the limit.
+    pub(super) fn portals_rearm(&mut self, e: usize, dfa: u32, seqno: u16, n: u8, t: Ps) {
+        let Some(EndTree::Root(r)) = self.portals.ends.get(&(e, dfa)) else { return };
+        let Some((after, limit)) = r.cfg.rearm.filter(|_| r.open && r.seqno == seqno) else { return };
+        let arms: Vec<ReductionFrame> =
+            r.trees.iter().filter(|x| x.count < r.cfg.expected).map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
+        self.portals.stats.rearms += arms.len() as u64;
+        for arm in arms {
+            self.send_portals(e, t, arm);
+        }
+        if n < limit {
+            self.push(t + after, Ev::PortalsRearm { e: e as u32, dfa, seqno, n: n + 1 });
+        }
     }
 
     /// End node `e` sends `frame` at `at` (its SFA set to the node's device ID).

@@ -1,0 +1,138 @@
+//! Why a reduction of the fault campaign did not succeed (issue 20, `inswitch goodput --explain`): the
+//! faults that hit its frames in its period, each named by what it did to which message between which
+//! roles, so that a sweep can say which losses cost the rounds (`docs/fabric.md` §Goodput, diagnosis).
+//! Labels only, no judgement: the first fault of a failed round is reported as its cause, which is
+//! exact for a round with one fault and the earliest candidate for one with several.
+
+use crate::faults::{Fault, FaultKind};
+use crate::setup::{ContextPlan, Role};
+use crate::sim::Fabric;
+use crate::wire::{self, LinkFrame};
+use inswitch_frames::collective::Body;
+
+/// The role a device ID plays in a TLP reduction: `src` (the source, its root), `node` (a participant),
+/// `master`, `sub` (a subservient engine), `other`.
+pub fn tlp_role(f: &Fabric, c: &ContextPlan, id: u16) -> &'static str {
+    let t = &f.topo;
+    if t.endpoints[c.source].id == id {
+        "src"
+    } else if c.participants.iter().any(|&p| t.endpoints[p].id == id) {
+        "node"
+    } else if let Some(e) = c.engines.iter().find(|e| t.switches[e.switch].engine_id == id) {
+        if e.role == Role::Master {
+            "master"
+        } else {
+            "sub"
+        }
+    } else {
+        "other"
+    }
+}
+
+/// What the fault did: `drop`, `dup`, `corrupt`, `late`, `exhaustion`, or the kind's name.
+pub fn fault_name(k: &FaultKind) -> &'static str {
+    match k {
+        FaultKind::Drop => "drop",
+        FaultKind::Duplicate => "dup",
+        FaultKind::Corrupt { .. } => "corrupt",
+        FaultKind::Late { .. } => "late",
+        FaultKind::Exhaust { .. } => "exhaustion",
+        FaultKind::Release => "release",
+        FaultKind::LinkDown => "link down",
+        FaultKind::LostOnDownLink => "lost on a down link",
+        FaultKind::EngineStop => "engine stop",
+        FaultKind::LostAtStoppedEngine => "lost at a stopped engine",
+    }
+}
+
+/// The name of collective kind `k` (docs/frames.md §4).
+pub fn kind_name(k: u8) -> &'static str {
+    match k {
+        1 => "CONFIGURATION",
+        2 => "INIT",
+        3 => "CONTROL",
+        4 => "CONTRIBUTION",
+        5 => "RESPONSE",
+        6 => "COMPLETION",
+        7 => "RETRY",
+        8 => "FAILURE",
+        _ => "?",
+    }
+}
+
+/// Suffix of an exhaustion episode on another engine than the reduction's: listed, never its first
+/// cause ([`first_cause`]).
+pub const ELSEWHERE: &str = "(another engine)";
+
+fn exhaustion(ours: bool) -> String {
+    if ours {
+        "exhaustion (its engine)".into()
+    } else {
+        format!("exhaustion {ELSEWHERE}")
+    }
+}
+
+/// The cause reported for a failed reduction with `causes`: the first that is not an exhaustion of
+/// another engine (`unexplained` if none).
+pub fn first_cause(causes: &[String]) -> &str {
+    causes.iter().find(|c| !c.ends_with(ELSEWHERE)).map_or("unexplained", |c| c.as_str())
+}
+
+/// Whether `causes` holds one fault that may explain the round (exhaustions of other engines apart).
+pub fn single(causes: &[String]) -> bool {
+    causes.iter().filter(|c| !c.ends_with(ELSEWHERE)).count() == 1
+}
+
+/// A TLP fault as `drop COMPLETION/2 master->src` (the code: COMPLETION's completion code, CONTROL's
+/// command, FAILURE's reason; read from the frame when the log kept it, a corrupted one's from the
+/// summary only).
+pub fn tlp_label(f: &Fabric, c: &ContextPlan, x: &Fault) -> String {
+    let what = fault_name(&x.kind);
+    if matches!(x.kind, FaultKind::Exhaust { .. }) {
+        return exhaustion(x.channel.is_some_and(|s| c.engines.iter().any(|e| e.switch == s)));
+    }
+    // The summary: "kind K cc C 0xFROM -> 0xTO".
+    let mut w = x.what.split_whitespace();
+    let kind = w.nth(1).and_then(|k| k.parse::<u8>().ok()).unwrap_or(0);
+    let hex = |s: Option<&str>| s.and_then(|s| u16::from_str_radix(s.trim_start_matches("0x"), 16).ok());
+    let from = hex(w.nth(2));
+    let to = hex(w.nth(1));
+    let code = x.frame.and_then(|i| f.frames.get(i as usize)).and_then(|fr| wire::collective_of(&fr.bytes)).map(|m| match &m.body {
+        Body::Control(ctl) => ctl.command,
+        Body::Data { fixed, .. } => fixed.completion,
+        Body::Error(e) => e.reason,
+        _ => 0,
+    });
+    let role = |id: Option<u16>| id.map_or("?", |id| tlp_role(f, c, id));
+    let code = match (kind, code) {
+        (3 | 6 | 8, Some(k)) => format!("/{k}"),
+        _ => String::new(),
+    };
+    format!("{what} {}{code} {}->{}", kind_name(kind), role(from), role(to))
+}
+
+/// A Soft Portals fault as `drop arm`, `late contribution leaf`, `drop partial engine` (the sender by
+/// the frame's SFA: the root end node, a leaf, or an engine).
+pub fn portals_label(f: &Fabric, root: usize, leaves: &[usize], x: &Fault) -> String {
+    let what = fault_name(&x.kind);
+    let t = &f.topo;
+    if matches!(x.kind, FaultKind::Exhaust { .. }) {
+        return exhaustion(x.channel.is_some_and(|s| leaves.iter().chain([&root]).any(|&e| t.endpoints[e].switch == s)));
+    }
+    let fr = x.frame.and_then(|i| f.frames.get(i as usize)).map(|fr| LinkFrame::parse(&fr.bytes));
+    let Some(LinkFrame::Portals(p)) = fr else { return format!("{what} portals ?") };
+    let sender = if u32::from(t.endpoints[root].id) == p.sfa {
+        "root"
+    } else if leaves.iter().any(|&l| u32::from(t.endpoints[l].id) == p.sfa) {
+        "leaf"
+    } else {
+        "engine"
+    };
+    let msg = match (p.header.arm, sender) {
+        (true, "root") => "result/arm from the root",
+        (true, _) => "arm passed down",
+        (false, "leaf") => "contribution",
+        (false, _) => "partial up",
+    };
+    format!("{what} {msg}")
+}
