@@ -496,13 +496,13 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         if !is_posted(k, spec.portals_twin_share) {
             continue;
         }
-        let sw = crate::twin::twin_switches(&f, &pportals[k]);
+        let sw = crate::twin::twin_switches(&f, pportals[k].source, &pportals[k].leaves);
         if sw.iter().any(|&s| per_engine[s] >= inswitch_model::register_space::MCAST_ENTRIES) {
             continue;
         }
         let Some(entry) = free_static.next() else { break };
         let tree = crate::twin::TWIN_TREE_BASE + entry as u16;
-        let plan = crate::twin::portals_twin_plan(&f, tree, &pportals[k], entry as u8, &|s| per_engine[s] as u8);
+        let plan = crate::twin::portals_twin_plan(&f, tree, PORTALS_VNI, pportals[k].source, &pportals[k].leaves, entry as u8, &|s| per_engine[s] as u8);
         for &s in &sw {
             per_engine[s] += 1;
         }

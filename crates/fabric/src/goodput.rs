@@ -48,7 +48,11 @@ pub enum Recovery {
     /// (4 us, longer than the longest late contribution, 002 (64)); the master's is twice that (8 us);
     /// the root's is the period [`RECOVERY_PERIOD_PS`]. Sources send the START non-posted and resend it
     /// every [`START_RETRY_PS`] until acknowledged (3 times); an end node reads DuplicateContribution as
-    /// "received" (always, in the fabric).
+    /// "received" (always, in the fabric). Since session 15 also: sources resend unacknowledged
+    /// INITIALIZATIONs ([`INIT_RETRY_PS`]) and send the START after the last acknowledgement, and resend
+    /// the START after its acknowledgement until the result comes ([`START_WATCH_PS`]); half the Soft
+    /// Portals jobs run on twin trees ([`TWIN_SHARE`]) and roots re-arm short trees
+    /// ([`PORTALS_REARM_PS`]); engines have [`RECOVERY_DESCRIPTORS`] descriptors.
     PerPacket,
 }
 
@@ -245,6 +249,9 @@ pub struct GoodputRow {
     /// Per class, the failed reductions by first cause ([`crate::explain::first_cause`]): (cause,
     /// reductions, of them with that fault alone), most frequent first.
     pub causes: Vec<(String, Vec<(String, usize, usize)>)>,
+    /// Per class: (class, failed reductions, of them those for which an engine found no descriptor in
+    /// their period, `no descriptor` among their causes: `ACTIVATE_NO_DESC` / `ARM_NO_DESC`).
+    pub no_descriptor: Vec<(String, usize, usize)>,
 }
 
 /// The failed reductions of `rs` by first cause: (cause, reductions, with that fault alone), most
@@ -284,6 +291,18 @@ impl GoodputRow {
             unexplained: r.unexplained().len(),
             bound_ps: 0,
             wall_s: r.wall_s,
+            no_descriptor: [
+                ("TLP non-posted", rs.iter().filter(|x| !x.portals && !x.posted).collect::<Vec<_>>()),
+                ("TLP posted", rs.iter().filter(|x| !x.portals && x.posted).collect()),
+                ("Soft Portals", rs.iter().filter(|x| x.portals && !x.twin).collect()),
+                ("Soft Portals twin trees", rs.iter().filter(|x| x.portals && x.twin).collect()),
+            ]
+            .into_iter()
+            .map(|(name, v)| {
+                let failed: Vec<&&Reduction> = v.iter().filter(|x| x.outcome != Outcome::Success).collect();
+                (name.to_string(), failed.len(), failed.iter().filter(|x| x.causes.iter().any(|c| c == "no descriptor")).count())
+            })
+            .collect(),
             causes: vec![
                 ("TLP non-posted".into(), causes(rs.iter().filter(|x| !x.portals && !x.posted))),
                 ("TLP posted".into(), causes(rs.iter().filter(|x| !x.portals && x.posted))),
@@ -361,6 +380,12 @@ pub fn explain_table(rows: &[GoodputRow], top: usize) -> String {
             for (cause, n, one) in v.iter().take(top) {
                 s += &format!("| {:.1} % | {class} | {cause} | {n} | {:.0} % | {one} |\n", row.drop * 100.0, 100.0 * *n as f64 / total.max(1) as f64);
             }
+        }
+    }
+    s += "\n| drop | class | failed rounds | of them, an engine found no descriptor for the context in its period |\n|---|---|---|---|\n";
+    for row in rows {
+        for (class, failed, nd) in &row.no_descriptor {
+            s += &format!("| {:.1} % | {class} | {failed} | {nd} |\n", row.drop * 100.0);
         }
     }
     s

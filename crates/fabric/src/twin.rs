@@ -1,7 +1,7 @@
 //! Twin Soft Portals trees in the fault campaign (issue 20, seed 002 (70)-(72): "the same reduction
 //! could be run on two independent trees ... the host software can multicast the result on both
 //! trees"). A twin is a second multicast tree over the same root end node and leaves, built to share as
-//! little as the one-level fabric allows with its primary ([`crate::campaign::portals_plan`], whose
+//! little as the one-level fabric allows with its primary (`campaign::portals_plan`, whose
 //! engine on top is the root end node's switch `S` and which combines at every switch with leaves):
 //!
 //! * its one combining engine is another switch `T` (one with no leaf of the job if there is one, so
@@ -18,7 +18,6 @@
 //! (a newer arm clears an engine's reduction state; the last one's engines free themselves by
 //! `TIMEOUT_EMPTY`).
 
-use crate::campaign::{PORTALS_VNI, PortalsCtx};
 use crate::manager::plan::{Action, Plan as MPlan};
 use crate::manager::{Family, JobId, Role as MRole, SwitchId};
 use crate::sim::portals::Port;
@@ -39,41 +38,42 @@ pub fn twin_engine(f: &Fabric, top: usize, leaves: &[usize]) -> Option<usize> {
     (0..t.switches.len()).filter(|&s| s != top && t.isls.iter().any(|l| (l.a, l.b) == (s, top) || (l.a, l.b) == (top, s))).min_by_key(|&s| (on(s), s))
 }
 
-/// The switches a twin of `p` takes a multicast entry on: the root's, its engine's, and every switch
-/// with leaves.
-pub fn twin_switches(f: &Fabric, p: &PortalsCtx) -> Vec<usize> {
+/// The switches the twin of a tree from root end node `source` over `leaves` takes a multicast entry
+/// on: the root's, its engine's, and every switch with leaves.
+pub fn twin_switches(f: &Fabric, source: usize, leaves: &[usize]) -> Vec<usize> {
     let t = &f.topo;
-    let top = t.endpoints[p.source].switch;
-    let mut v: Vec<usize> = std::iter::once(top).chain(twin_engine(f, top, &p.leaves)).chain(p.leaves.iter().map(|&e| t.endpoints[e].switch)).collect();
+    let top = t.endpoints[source].switch;
+    let mut v: Vec<usize> = std::iter::once(top).chain(twin_engine(f, top, leaves)).chain(leaves.iter().map(|&e| t.endpoints[e].switch)).collect();
     v.sort_unstable();
     v.dedup();
     v
 }
 
-/// The manager plan of the twin `tree` of `p` ([module doc](self)): per switch of [`twin_switches`] a
-/// multicast entry (slot `mcast_slot(switch)`); at the combining engine also `VNI_ALLOWED[0]`,
+/// The manager plan of the twin `tree` of the tree from `source` over `leaves` ([module doc](self)): per
+/// switch of [`twin_switches`] a multicast entry (slot `mcast_slot(switch)`); at the combining engine
+/// also `VNI_ALLOWED[0]` := `vni`,
 /// `ENGINE_SFA` and static entry `static_slot` (SUBSERVIENT, wait = the leaves outside the root's
 /// switch).
-pub fn portals_twin_plan(f: &Fabric, tree: u16, p: &PortalsCtx, static_slot: u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves: &[usize], static_slot: u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
     let t = &f.topo;
-    let top = t.endpoints[p.source].switch;
-    let engine_at = twin_engine(f, top, &p.leaves);
-    let on = |s: usize| p.leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
+    let top = t.endpoints[source].switch;
+    let engine_at = twin_engine(f, top, leaves);
+    let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
     let isl = |a: usize, b: usize| t.isls.iter().position(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)).expect("a one-level fabric: an ISL between every two switches");
-    let src = t.endpoints[p.source].id;
+    let src = t.endpoints[source].id;
     let mut plan = MPlan::default();
-    for s in twin_switches(f, p) {
+    for s in twin_switches(f, source, leaves) {
         let engine = SwitchId(s as u32);
         let mut ports: Vec<u8> = on(s).filter_map(|e| f.portals.port_number(s, Port::Node(e))).collect();
         let mut wait = 0;
         if s == top {
             ports.extend(engine_at.and_then(|x| f.portals.port_number(s, Port::Isl(isl(s, x)))));
         } else if Some(s) == engine_at {
-            let below: Vec<usize> = twin_switches(f, p).into_iter().filter(|&c| c != top && c != s).collect();
+            let below: Vec<usize> = twin_switches(f, source, leaves).into_iter().filter(|&c| c != top && c != s).collect();
             ports.extend(below.iter().filter_map(|&c| f.portals.port_number(s, Port::Isl(isl(s, c)))));
-            wait = p.leaves.iter().filter(|&&e| t.endpoints[e].switch != top).count() as u32;
+            wait = leaves.iter().filter(|&&e| t.endpoints[e].switch != top).count() as u32;
             for action in [
-                Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
+                Action::Vni { engine, slot: 0, vni },
                 Action::EngineSfa { engine, sfa: u32::from(t.switches[s].engine_id) },
                 Action::StaticEntry { engine, slot: static_slot, key: tree, family: Family::Portals, role: MRole::Subservient, wait, one_target: false },
             ] {
