@@ -81,7 +81,14 @@ wire [11:0] d_ab0 = {1'b0, ea} - {1'b0, eb};
 wire [11:0] d_ab1 = {1'b0, ea} + {1'b1, ~eb};
 wire [11:0] d_ba0 = {1'b0, eb} - {1'b0, ea};
 wire [11:0] d_ba1 = {1'b0, eb} + {1'b1, ~ea};
-wire [11:0] align_dist = e_gtb ? ((b_enz && !a_enz) ? d_ba1 : d_ba0) : ((a_enz && !b_enz) ? d_ab1 : d_ab0);
+// Chosen by AND-OR, not by a ?: of the adders: synthesis merges adders under a multiplexer into one
+// adder with multiplexed operands, which would put the compare in front of a carry chain.
+wire        pick_ba1 = e_gtb && b_enz && !a_enz;
+wire        pick_ba0 = e_gtb && !(b_enz && !a_enz);
+wire        pick_ab1 = !e_gtb && a_enz && !b_enz;
+wire        pick_ab0 = !e_gtb && !(a_enz && !b_enz);
+wire [11:0] align_dist = ({12{pick_ba1}} & d_ba1) | ({12{pick_ba0}} & d_ba0)
+                       | ({12{pick_ab1}} & d_ab1) | ({12{pick_ab0}} & d_ab0);
 // x is the larger magnitude (a on equal magnitudes).
 wire        swap = e_gtb || (e_eq && (mhi_gtb || (mhi_eq && mlo_gtb)));
 
@@ -103,13 +110,67 @@ wire [10:0] eb_adj = {s1_b[62:53], s1_b[52] || !s1_b_enz};
 wire [52:0] ma = {s1_a_enz, s1_a[51:0]};
 wire [52:0] mb = {s1_b_enz, s1_b[51:0]};
 wire        align_big = s1_dist[11:6] != 6'd0;
+wire [2:0]  dist_hi = s1_dist[5:3];
+wire [2:0]  dist_lo = s1_dist[2:0];
 wire [52:0] my = s1_swap ? ma : mb;
 wire [55:0] wy_full = {my, 3'b000};
-// The bits a right shift by the distance drops: bit i of wy_full when i < distance (all when it is 64
-// or more). The sticky bit is computed from each operand and chosen by swap, beside the shift.
-wire [55:0] drop_mask = align_big ? {56{1'b1}} : ~({56{1'b1}} << s1_dist[5:0]);
-wire        sticky_a = |({ma, 3'b000} & drop_mask);
-wire        sticky_b = |({mb, 3'b000} & drop_mask);
+// The right shift by the distance in two steps of at most 7 (whole bytes, then bits), each a choice of 8.
+reg  [55:0] wy_bytes;
+reg  [55:0] wy_shifted;
+always @* begin
+    case (dist_hi)
+        3'd0: wy_bytes = wy_full;
+        3'd1: wy_bytes = {8'd0, wy_full[55:8]};
+        3'd2: wy_bytes = {16'd0, wy_full[55:16]};
+        3'd3: wy_bytes = {24'd0, wy_full[55:24]};
+        3'd4: wy_bytes = {32'd0, wy_full[55:32]};
+        3'd5: wy_bytes = {40'd0, wy_full[55:40]};
+        3'd6: wy_bytes = {48'd0, wy_full[55:48]};
+        default: wy_bytes = 56'd0;
+    endcase
+    case (dist_lo)
+        3'd0: wy_shifted = wy_bytes;
+        3'd1: wy_shifted = {1'd0, wy_bytes[55:1]};
+        3'd2: wy_shifted = {2'd0, wy_bytes[55:2]};
+        3'd3: wy_shifted = {3'd0, wy_bytes[55:3]};
+        3'd4: wy_shifted = {4'd0, wy_bytes[55:4]};
+        3'd5: wy_shifted = {5'd0, wy_bytes[55:5]};
+        3'd6: wy_shifted = {6'd0, wy_bytes[55:6]};
+        default: wy_shifted = {7'd0, wy_bytes[55:7]};
+    endcase
+end
+// The sticky bit: a bit the shift drops is set. Per operand (chosen by swap afterwards), by bytes of
+// {m, 000}: the whole bytes below byte dist_hi, and that byte's bits below dist_lo; every bit when the
+// distance is 64 or more. (A mask and one OR over 56 bits mapped 10 LUT levels deep.)
+wire [55:0] wa = {ma, 3'b000};
+wire [55:0] wb = {mb, 3'b000};
+reg  [6:0]  byte_nz_a, byte_nz_b, below_hi;
+reg  [7:0]  part_a, part_b, below_lo;
+integer     q;
+always @* begin
+    for (q = 0; q < 7; q = q + 1) begin
+        byte_nz_a[q] = wa[8*q +: 8] != 8'd0;
+        byte_nz_b[q] = wb[8*q +: 8] != 8'd0;
+        below_hi[q] = q < dist_hi;
+    end
+    for (q = 0; q < 8; q = q + 1) begin
+        below_lo[q] = q < dist_lo;
+    end
+    part_a = 8'd0;
+    part_b = 8'd0;
+    case (dist_hi)
+        3'd0: begin part_a = wa[7:0];   part_b = wb[7:0];   end
+        3'd1: begin part_a = wa[15:8];  part_b = wb[15:8];  end
+        3'd2: begin part_a = wa[23:16]; part_b = wb[23:16]; end
+        3'd3: begin part_a = wa[31:24]; part_b = wb[31:24]; end
+        3'd4: begin part_a = wa[39:32]; part_b = wb[39:32]; end
+        3'd5: begin part_a = wa[47:40]; part_b = wb[47:40]; end
+        3'd6: begin part_a = wa[55:48]; part_b = wb[55:48]; end
+        default: ;
+    endcase
+end
+wire        sticky_a = align_big ? (byte_nz_a != 7'd0) : ((byte_nz_a & below_hi) != 7'd0 || (part_a & below_lo) != 8'd0);
+wire        sticky_b = align_big ? (byte_nz_b != 7'd0) : ((byte_nz_b & below_hi) != 7'd0 || (part_b & below_lo) != 8'd0);
 
 reg        s2_special = 1'b0;
 reg        s2_special_nan = 1'b0;       // the default NaN; else the infinity of sign s2_special_sign
@@ -129,7 +190,8 @@ reg        s2_ftz = 1'b0;
 // ---------------------------------------------------------------------------------------------
 // The sticky bit is ORed into the addend's bit 0 here (one LUT with the adder's own), not in stage 2.
 wire [56:0] addend = {1'b0, s2_wy[55:1], s2_wy[0] || s2_sticky};
-wire [56:0] sum = s2_sub ? ({1'b0, s2_wx} - addend) : ({1'b0, s2_wx} + addend);
+// One adder: x + (y ^ sub) + sub (two adders and a multiplexer would add a LUT level after the chain).
+wire [56:0] sum = {1'b0, s2_wx} + (addend ^ {57{s2_sub}}) + {56'd0, s2_sub};
 // Normalising left must not go below the subnormal exponent (1): a leading-zero count of the 57-bit
 // sum stopped at exp (a one planted at bit 56 - exp) is min(lz, exp), the shift of the original
 // min(lz56, exp - 1) plus the carry bit's place (sum[56]).
@@ -140,15 +202,15 @@ reg        s3_sign = 1'b0;
 reg        s3_zero_sign = 1'b0;
 reg [10:0] s3_exp = 11'd0;
 reg [56:0] s3_sum = 57'd0;
-reg [56:0] s3_stopper = 57'd0;
+reg [56:0] s3_lzv = 57'd0;               // sum | stopper: what the leading zeros are counted on
 reg [1:0]  s3_rounding = 2'd0;
 reg        s3_ftz = 1'b0;
 
 // ---------------------------------------------------------------------------------------------
 // Stage 4: leading zeros of s3_lzv in groups of 8 bits; shift by the whole groups
 // ---------------------------------------------------------------------------------------------
-// Counted on sum | stopper, padded with ones to 64 bits (8 groups), so that the last group is never empty.
-wire [63:0] lzv = {s3_sum | s3_stopper, 7'h7f};
+// Counted on sum | stopper (s3_lzv), padded with ones to 64 bits (8 groups), so that the last group is never empty.
+wire [63:0] lzv = {s3_lzv, 7'h7f};
 reg  [7:0]  grp_nz;
 reg  [23:0] grp_lz;                      // group k's leading zeros in bits 3k+2:3k
 reg  [2:0]  lz_hi;
@@ -301,7 +363,7 @@ always @(posedge clk) begin
     s2_exp <= s1_swap ? eb_adj : ea_adj;
     s2_wx <= {s1_swap ? mb : ma, 3'b000};
     // A shift by 56..63 leaves nothing, as by 64 and more.
-    s2_wy <= align_big ? 56'd0 : (wy_full >> s1_dist[5:0]);
+    s2_wy <= align_big ? 56'd0 : wy_shifted;
     s2_sticky <= s1_swap ? sticky_a : sticky_b;
     s2_rounding <= s1_rounding;
     s2_ftz <= s1_ftz;
@@ -316,7 +378,7 @@ always @(posedge clk) begin
     s3_zero_sign <= s2_sub ? (s2_rounding == RND_DOWN) : s2_sign;
     s3_exp <= s2_exp;
     s3_sum <= sum;
-    s3_stopper <= stopper;
+    s3_lzv <= sum | stopper;
     s3_rounding <= s2_rounding;
     s3_ftz <= s2_ftz;
 
