@@ -16,7 +16,7 @@ SPDX-License-Identifier: Apache-2.0
  * crates/model/src/reduce/float.rs `f64_add` (see docs/blocks/reduce_unit.md §Timing).
  *
  * Pipeline: five register stages (s1_* .. s5_*); the result is combinational from the fifth. Each
- * stage is kept within 8 six-input LUT levels (issue 19, docs/performance.md §LUT depth per block):
+ * stage is kept within 8 six-input LUT levels (issue 19, docs/performance.md §Reduction unit pipelined):
  *   stage 1 (from a, b):  classify; the magnitude compare (in pieces) into swap; the alignment distance
  *   stage 2 (from s1_*):  swap, align the smaller significand (G, R, S bits), sticky
  *   stage 3 (from s2_*):  add or subtract; the normalisation stopper
@@ -24,7 +24,7 @@ SPDX-License-Identifier: Apache-2.0
  *   stage 5 (from s4_*):  shift left by the rest; round (RND0..3); the exponent and its overflow
  *   result  (from s5_*):  flush to zero, overflow, pack                   -> result, flags
  * result is valid 5 rising edges after a, b are sampled; the caller registers it. Stage 1 is short
- * (about 4.5 LUT levels) because the caller's operands arrive through its own logic (the CPU's
+ * (5.5 LUT levels measured) because the caller's operands arrive through its own logic (the CPU's
  * descriptor RAM).
  */
 module reduce_fadd
@@ -52,7 +52,8 @@ module reduce_fadd
 // crates/model/src/reduce/float.rs
 `include "reduce_codes.vh"
 
-// The datapath registers are not reset: a stage's registers hold what entered k edges before, and the caller keeps its own valid bits (the unit ignores the result of an idle cycle).
+// The datapath registers are not reset: stage k's registers hold what entered k edges before, and the
+// caller keeps its own valid bits (the unit ignores the result of an idle cycle).
 
 // ---------------------------------------------------------------------------------------------
 // Stage 1: classify; compares and exponent differences, each short (no carry chain over 26 bits), and
@@ -169,8 +170,10 @@ always @* begin
         default: ;
     endcase
 end
-wire        sticky_a = align_big ? (byte_nz_a != 7'd0) : ((byte_nz_a & below_hi) != 7'd0 || (part_a & below_lo) != 8'd0);
-wire        sticky_b = align_big ? (byte_nz_b != 7'd0) : ((byte_nz_b & below_hi) != 7'd0 || (part_b & below_lo) != 8'd0);
+wire        sticky_a = align_big ? (byte_nz_a != 7'd0)
+                                 : ((byte_nz_a & below_hi) != 7'd0 || (part_a & below_lo) != 8'd0);
+wire        sticky_b = align_big ? (byte_nz_b != 7'd0)
+                                 : ((byte_nz_b & below_hi) != 7'd0 || (part_b & below_lo) != 8'd0);
 
 reg        s2_special = 1'b0;
 reg        s2_special_nan = 1'b0;       // the default NaN; else the infinity of sign s2_special_sign
@@ -209,7 +212,8 @@ reg        s3_ftz = 1'b0;
 // ---------------------------------------------------------------------------------------------
 // Stage 4: leading zeros of s3_lzv in groups of 8 bits; shift by the whole groups
 // ---------------------------------------------------------------------------------------------
-// Counted on sum | stopper (s3_lzv), padded with ones to 64 bits (8 groups), so that the last group is never empty.
+// Counted on sum | stopper (s3_lzv), padded with ones to 64 bits (8 groups), so that the last group is
+// never empty.
 wire [63:0] lzv = {s3_lzv, 7'h7f};
 reg  [7:0]  grp_nz;
 reg  [23:0] grp_lz;                      // group k's leading zeros in bits 3k+2:3k
