@@ -15,16 +15,21 @@ SPDX-License-Identifier: Apache-2.0
  * IEEE 754 binary64 adder of the reduction unit (FLT_SUM, seed 002 (81), (88)); bit-exact with
  * crates/model/src/reduce/float.rs `f64_add` (see docs/blocks/reduce_unit.md §Timing).
  *
- * Pipeline: two register stages; the result is combinational from the second.
- *   stage A (from a, b):  classify, swap by magnitude, align the smaller significand (G, R, S bits)
- *   stage B (from s1_*):  add or subtract, normalise
- *   stage C (from s2_*):  round (RND0..3), flush to zero, overflow, pack   -> result, flags
- * result is valid two rising edges after a, b are sampled; the caller registers it.
+ * Pipeline: five register stages (s1_* .. s5_*); the result is combinational from the fifth. Each
+ * stage is kept within 8 six-input LUT levels (issue 19, docs/performance.md §Reduction unit pipelined):
+ *   stage 1 (from a, b):  classify; the magnitude compare (in pieces) into swap; the alignment distance
+ *   stage 2 (from s1_*):  swap, align the smaller significand (G, R, S bits), sticky
+ *   stage 3 (from s2_*):  add or subtract; the normalisation stopper
+ *   stage 4 (from s3_*):  leading zeros by groups of 8; shift left by the whole groups
+ *   stage 5 (from s4_*):  shift left by the rest; round (RND0..3); the exponent and its overflow
+ *   result  (from s5_*):  flush to zero, overflow, pack                   -> result, flags
+ * result is valid 5 rising edges after a, b are sampled; the caller registers it. Stage 1 is short
+ * (5.5 LUT levels measured) because the caller's operands arrive through its own logic (the CPU's
+ * descriptor RAM).
  */
 module reduce_fadd
 (
     input  wire        clk,
-    input  wire        rst,
 
     /*
      * Operands (sampled every cycle)
@@ -35,7 +40,7 @@ module reduce_fadd
     input  wire        ftz,           // flush subnormal results to zero
 
     /*
-     * Result of the operands sampled two edges ago
+     * Result of the operands sampled 5 edges ago
      */
     output reg  [63:0] result,
     output reg         flag_inexact,
@@ -47,253 +52,373 @@ module reduce_fadd
 // crates/model/src/reduce/float.rs
 `include "reduce_codes.vh"
 
-// ---------------------------------------------------------------------------------------------
-// Stage A
-// ---------------------------------------------------------------------------------------------
-wire a_nan  = (a[62:52] == 11'h7ff) && (a[51:0] != 52'd0);
-wire b_nan  = (b[62:52] == 11'h7ff) && (b[51:0] != 52'd0);
-wire a_snan = a_nan && !a[51];
-wire b_snan = b_nan && !b[51];
-wire a_inf  = (a[62:0] == INF);
-wire b_inf  = (b[62:0] == INF);
+// The datapath registers are not reset: stage k's registers hold what entered k edges before, and the
+// caller keeps its own valid bits (the unit ignores the result of an idle cycle).
 
-reg        s1_special_next;
-reg [63:0] s1_special_result_next;
-reg        s1_special_invalid_next;
-reg        s1_sign_next;
-reg        s1_sub_next;
-reg [10:0] s1_exp_next;
-reg [55:0] s1_wx_next;
-reg [55:0] s1_wy_next;
+// ---------------------------------------------------------------------------------------------
+// Stage 1: classify; compares and exponent differences, each short (no carry chain over 26 bits), and
+// one LUT after them (swap, the distance)
+// ---------------------------------------------------------------------------------------------
+wire [10:0] ea = a[62:52];
+wire [10:0] eb = b[62:52];
+wire        a_enz = ea != 11'd0;
+wire        b_enz = eb != 11'd0;
+wire        a_nan = (ea == 11'h7ff) && (a[51:0] != 52'd0);
+wire        b_nan = (eb == 11'h7ff) && (b[51:0] != 52'd0);
+wire        a_inf = (a[62:0] == INF);
+wire        b_inf = (b[62:0] == INF);
 
-reg        swap;
-reg [10:0] ex, ey;
-reg [52:0] mx, my;
-reg [10:0] align_dist;
-reg [55:0] wy_full;
+// The magnitude compare b > a in pieces: exponent, upper and lower significand.
+wire        e_gtb = eb > ea;
+wire        e_eq = eb == ea;
+wire        mhi_gtb = b[51:26] > a[51:26];
+wire        mhi_eq = b[51:26] == a[51:26];
+wire        mlo_gtb = b[25:0] > a[25:0];
+
+// A subnormal's exponent counts as 1. The alignment distance is the larger exponent minus the smaller,
+// less 1 when only the smaller is subnormal: both raw differences and both less 1 are computed side by
+// side and one is chosen; the exponents alone decide which (equal exponents: 0 either way).
+wire [11:0] d_ab0 = {1'b0, ea} - {1'b0, eb};
+wire [11:0] d_ab1 = {1'b0, ea} + {1'b1, ~eb};
+wire [11:0] d_ba0 = {1'b0, eb} - {1'b0, ea};
+wire [11:0] d_ba1 = {1'b0, eb} + {1'b1, ~ea};
+// Chosen by AND-OR, not by a ?: of the adders: synthesis merges adders under a multiplexer into one
+// adder with multiplexed operands, which would put the compare in front of a carry chain.
+wire        pick_ba1 = e_gtb && b_enz && !a_enz;
+wire        pick_ba0 = e_gtb && !(b_enz && !a_enz);
+wire        pick_ab1 = !e_gtb && a_enz && !b_enz;
+wire        pick_ab0 = !e_gtb && !(a_enz && !b_enz);
+wire [11:0] align_dist = ({12{pick_ba1}} & d_ba1) | ({12{pick_ba0}} & d_ba0)
+                       | ({12{pick_ab1}} & d_ab1) | ({12{pick_ab0}} & d_ab0);
+// x is the larger magnitude (a on equal magnitudes).
+wire        swap = e_gtb || (e_eq && (mhi_gtb || (mhi_eq && mlo_gtb)));
+
+reg [63:0] s1_a = 64'd0;
+reg [63:0] s1_b = 64'd0;
+reg        s1_a_enz = 1'b0, s1_b_enz = 1'b0;
+reg        s1_a_nan = 1'b0, s1_b_nan = 1'b0;
+reg        s1_a_inf = 1'b0, s1_b_inf = 1'b0;
+reg        s1_swap = 1'b0;
+reg [11:0] s1_dist = 12'd0;
+reg [1:0]  s1_rounding = 2'd0;
+reg        s1_ftz = 1'b0;
+
+// ---------------------------------------------------------------------------------------------
+// Stage 2: swap, align, sticky; the special cases
+// ---------------------------------------------------------------------------------------------
+wire [10:0] ea_adj = {s1_a[62:53], s1_a[52] || !s1_a_enz};
+wire [10:0] eb_adj = {s1_b[62:53], s1_b[52] || !s1_b_enz};
+wire [52:0] ma = {s1_a_enz, s1_a[51:0]};
+wire [52:0] mb = {s1_b_enz, s1_b[51:0]};
+wire        align_big = s1_dist[11:6] != 6'd0;
+wire [2:0]  dist_hi = s1_dist[5:3];
+wire [2:0]  dist_lo = s1_dist[2:0];
+wire [52:0] my = s1_swap ? ma : mb;
+wire [55:0] wy_full = {my, 3'b000};
+// The right shift by the distance in two steps of at most 7 (whole bytes, then bits), each a choice of 8.
+reg  [55:0] wy_bytes;
+reg  [55:0] wy_shifted;
+always @* begin
+    case (dist_hi)
+        3'd0: wy_bytes = wy_full;
+        3'd1: wy_bytes = {8'd0, wy_full[55:8]};
+        3'd2: wy_bytes = {16'd0, wy_full[55:16]};
+        3'd3: wy_bytes = {24'd0, wy_full[55:24]};
+        3'd4: wy_bytes = {32'd0, wy_full[55:32]};
+        3'd5: wy_bytes = {40'd0, wy_full[55:40]};
+        3'd6: wy_bytes = {48'd0, wy_full[55:48]};
+        default: wy_bytes = 56'd0;
+    endcase
+    case (dist_lo)
+        3'd0: wy_shifted = wy_bytes;
+        3'd1: wy_shifted = {1'd0, wy_bytes[55:1]};
+        3'd2: wy_shifted = {2'd0, wy_bytes[55:2]};
+        3'd3: wy_shifted = {3'd0, wy_bytes[55:3]};
+        3'd4: wy_shifted = {4'd0, wy_bytes[55:4]};
+        3'd5: wy_shifted = {5'd0, wy_bytes[55:5]};
+        3'd6: wy_shifted = {6'd0, wy_bytes[55:6]};
+        default: wy_shifted = {7'd0, wy_bytes[55:7]};
+    endcase
+end
+// The sticky bit: a bit the shift drops is set. Per operand (chosen by swap afterwards), by bytes of
+// {m, 000}: the whole bytes below byte dist_hi, and that byte's bits below dist_lo; every bit when the
+// distance is 64 or more. (A mask and one OR over 56 bits mapped 10 LUT levels deep.)
+wire [55:0] wa = {ma, 3'b000};
+wire [55:0] wb = {mb, 3'b000};
+reg  [6:0]  byte_nz_a, byte_nz_b, below_hi;
+reg  [7:0]  part_a, part_b, below_lo;
+integer     q;
+always @* begin
+    for (q = 0; q < 7; q = q + 1) begin
+        byte_nz_a[q] = wa[8*q +: 8] != 8'd0;
+        byte_nz_b[q] = wb[8*q +: 8] != 8'd0;
+        below_hi[q] = q < dist_hi;
+    end
+    for (q = 0; q < 8; q = q + 1) begin
+        below_lo[q] = q < dist_lo;
+    end
+    part_a = 8'd0;
+    part_b = 8'd0;
+    case (dist_hi)
+        3'd0: begin part_a = wa[7:0];   part_b = wb[7:0];   end
+        3'd1: begin part_a = wa[15:8];  part_b = wb[15:8];  end
+        3'd2: begin part_a = wa[23:16]; part_b = wb[23:16]; end
+        3'd3: begin part_a = wa[31:24]; part_b = wb[31:24]; end
+        3'd4: begin part_a = wa[39:32]; part_b = wb[39:32]; end
+        3'd5: begin part_a = wa[47:40]; part_b = wb[47:40]; end
+        3'd6: begin part_a = wa[55:48]; part_b = wb[55:48]; end
+        default: ;
+    endcase
+end
+wire        sticky_a = align_big ? (byte_nz_a != 7'd0)
+                                 : ((byte_nz_a & below_hi) != 7'd0 || (part_a & below_lo) != 8'd0);
+wire        sticky_b = align_big ? (byte_nz_b != 7'd0)
+                                 : ((byte_nz_b & below_hi) != 7'd0 || (part_b & below_lo) != 8'd0);
+
+reg        s2_special = 1'b0;
+reg        s2_special_nan = 1'b0;       // the default NaN; else the infinity of sign s2_special_sign
+reg        s2_special_sign = 1'b0;
+reg        s2_special_invalid = 1'b0;
+reg        s2_sign = 1'b0;
+reg        s2_sub = 1'b0;
+reg [10:0] s2_exp = 11'd0;
+reg [55:0] s2_wx = 56'd0;
+reg [55:0] s2_wy = 56'd0;
+reg        s2_sticky = 1'b0;
+reg [1:0]  s2_rounding = 2'd0;
+reg        s2_ftz = 1'b0;
+
+// ---------------------------------------------------------------------------------------------
+// Stage 3: add or subtract; the normalisation stopper
+// ---------------------------------------------------------------------------------------------
+// The sticky bit is ORed into the addend's bit 0 here (one LUT with the adder's own), not in stage 2.
+wire [56:0] addend = {1'b0, s2_wy[55:1], s2_wy[0] || s2_sticky};
+// One adder: x + (y ^ sub) + sub (two adders and a multiplexer would add a LUT level after the chain).
+wire [56:0] sum = {1'b0, s2_wx} + (addend ^ {57{s2_sub}}) + {56'd0, s2_sub};
+// Normalising left must not go below the subnormal exponent (1): a leading-zero count of the 57-bit
+// sum stopped at exp (a one planted at bit 56 - exp) is min(lz, exp), the shift of the original
+// min(lz56, exp - 1) plus the carry bit's place (sum[56]).
+wire [56:0] stopper = (s2_exp <= 11'd56) ? (57'd1 << (6'd56 - s2_exp[5:0])) : 57'd0;
+
+reg        s3_special = 1'b0, s3_special_nan = 1'b0, s3_special_sign = 1'b0, s3_special_invalid = 1'b0;
+reg        s3_sign = 1'b0;
+reg        s3_zero_sign = 1'b0;
+reg [10:0] s3_exp = 11'd0;
+reg [56:0] s3_sum = 57'd0;
+reg [56:0] s3_lzv = 57'd0;               // sum | stopper: what the leading zeros are counted on
+reg [1:0]  s3_rounding = 2'd0;
+reg        s3_ftz = 1'b0;
+
+// ---------------------------------------------------------------------------------------------
+// Stage 4: leading zeros of s3_lzv in groups of 8 bits; shift by the whole groups
+// ---------------------------------------------------------------------------------------------
+// Counted on sum | stopper (s3_lzv), padded with ones to 64 bits (8 groups), so that the last group is
+// never empty.
+wire [63:0] lzv = {s3_lzv, 7'h7f};
+reg  [7:0]  grp_nz;
+reg  [23:0] grp_lz;                      // group k's leading zeros in bits 3k+2:3k
+reg  [2:0]  lz_hi;
+reg  [2:0]  lz_lo;
+reg  [7:0]  grp;
+integer     k;
+integer     t;
 
 always @* begin
-    s1_special_next = 1'b1;
-    s1_special_result_next = DEFAULT_NAN;
-    s1_special_invalid_next = a_snan || b_snan;
-    if (a_nan || b_nan) begin
-        s1_special_result_next = DEFAULT_NAN;
-    end else if (a_inf) begin
-        if (b_inf && (a[63] != b[63])) begin
-            s1_special_result_next = DEFAULT_NAN;
-            s1_special_invalid_next = 1'b1;
-        end else begin
-            s1_special_result_next = a;
+    for (k = 0; k < 8; k = k + 1) begin
+        grp = lzv[63 - 8*k -: 8];
+        grp_nz[k] = grp != 8'd0;
+        grp_lz[3*k +: 3] = 3'd7;
+        for (t = 0; t < 8; t = t + 1) begin
+            // The highest set bit wins: scan upwards.
+            if (grp[t]) grp_lz[3*k +: 3] = 3'd7 - t[2:0];
         end
-    end else if (b_inf) begin
-        s1_special_result_next = b;
-    end else begin
-        s1_special_next = 1'b0;
     end
-
-    // Finite path: the larger magnitude becomes x (a on equal magnitudes).
-    swap = b[62:0] > a[62:0];
-    ex = swap ? b[62:52] : a[62:52];
-    ey = swap ? a[62:52] : b[62:52];
-    mx = {(ex != 11'd0), swap ? b[51:0] : a[51:0]};
-    my = {(ey != 11'd0), swap ? a[51:0] : b[51:0]};
-    if (ex == 11'd0) ex = 11'd1;
-    if (ey == 11'd0) ey = 11'd1;
-    align_dist = ex - ey;
-    wy_full = {my, 3'b000};
-    // Shift right by dist, ORing the shifted-out bits into bit 0 (sticky).
-    if (align_dist >= 11'd56) begin
-        s1_wy_next = {55'd0, |wy_full};
-    end else begin
-        s1_wy_next = (wy_full >> align_dist)
-                   | {55'd0, |(wy_full & ((56'd1 << align_dist) - 56'd1))};
+    // The first group (from the top) holding a one; group 7 always does.
+    lz_hi = 3'd7;
+    for (k = 6; k >= 0; k = k - 1) begin
+        if (grp_nz[k]) lz_hi = k[2:0];
     end
-    s1_wx_next = {mx, 3'b000};
-    s1_exp_next = ex;
-    s1_sign_next = swap ? b[63] : a[63];
-    s1_sub_next = a[63] ^ b[63];
+    lz_lo = grp_lz[3*lz_hi +: 3];
 end
 
-reg        s1_special_reg = 1'b0;
-reg [63:0] s1_special_result_reg = 64'd0;
-reg        s1_special_invalid_reg = 1'b0;
-reg        s1_sign_reg = 1'b0;
-reg        s1_sub_reg = 1'b0;
-reg [10:0] s1_exp_reg = 11'd0;
-reg [55:0] s1_wx_reg = 56'd0;
-reg [55:0] s1_wy_reg = 56'd0;
-reg [1:0]  s1_rounding_reg = 2'd0;
-reg        s1_ftz_reg = 1'b0;
+reg        s4_special = 1'b0, s4_special_nan = 1'b0, s4_special_sign = 1'b0, s4_special_invalid = 1'b0;
+reg        s4_sign = 1'b0;
+reg        s4_zero = 1'b0;
+reg        s4_zero_sign = 1'b0;
+reg [11:0] s4_exp_p1 = 12'd0;            // exp + 1 and exp + 2: stage 5 subtracts the shift from them
+reg [11:0] s4_exp_p2 = 12'd0;
+reg [56:0] s4_coarse = 57'd0;            // sum << 8 * lz_hi
+reg [2:0]  s4_lz_hi = 3'd0;
+reg [2:0]  s4_lz_lo = 3'd0;
+reg [1:0]  s4_rounding = 2'd0;
+reg        s4_ftz = 1'b0;
 
 // ---------------------------------------------------------------------------------------------
-// Stage B
+// Stage 5: shift by the rest, round; the exponent and its overflow
 // ---------------------------------------------------------------------------------------------
-reg        s2_zero_next;
-reg        s2_zero_sign_next;
-reg [55:0] s2_sig_next;
-reg [11:0] s2_exp_next;
-
-reg [56:0] sum;
-reg [5:0]  lz;
-reg [63:0] lz_v0;
-reg [31:0] lz_v1;
-reg [15:0] lz_v2;
-reg [7:0]  lz_v3;
-// Bit 0 of the last nibble never decides the count (the padding keeps the input non-zero).
-/* verilator lint_off UNUSEDSIGNAL */
-reg [3:0]  lz_v4;
-/* verilator lint_on UNUSEDSIGNAL */
-reg        lz_v5;
-reg [11:0] shift;
-
+wire [56:0] sig57 = s4_coarse << s4_lz_lo;
+// sum[56] set (no shift): the bit shifted out on the right joins the sticky bit. Else bit 0 is 0.
+wire [55:0] sig = {sig57[56:2], sig57[1] || sig57[0]};
+wire [2:0]  grs = sig[2:0];
+reg         round_up;
+reg         to_inf;
 always @* begin
-    if (s1_sub_reg) begin
-        sum = {1'b0, s1_wx_reg} - {1'b0, s1_wy_reg};
-    end else begin
-        sum = {1'b0, s1_wx_reg} + {1'b0, s1_wy_reg};
-    end
-    s2_zero_next = (sum == 57'd0);
-    // x + (-x) is +0 except toward -inf; equal signs keep the common sign.
-    s2_zero_sign_next = s1_sub_reg ? (s1_rounding_reg == RND_DOWN) : s1_sign_reg;
-
-    // Leading zeros of sum[55:0] by halving (6 levels of compare and select instead of a 56-deep
-    // chain); the ones padded below bound the count at 56 (sum == 0 is handled as an exact zero).
-    lz_v0 = {sum[55:0], 8'hff};
-    lz[5] = (lz_v0[63:32] == 32'd0);
-    lz_v1 = lz[5] ? lz_v0[31:0] : lz_v0[63:32];
-    lz[4] = (lz_v1[31:16] == 16'd0);
-    lz_v2 = lz[4] ? lz_v1[15:0] : lz_v1[31:16];
-    lz[3] = (lz_v2[15:8] == 8'd0);
-    lz_v3 = lz[3] ? lz_v2[7:0] : lz_v2[15:8];
-    lz[2] = (lz_v3[7:4] == 4'd0);
-    lz_v4 = lz[2] ? lz_v3[3:0] : lz_v3[7:4];
-    lz[1] = (lz_v4[3:2] == 2'd0);
-    lz_v5 = lz[1] ? lz_v4[1] : lz_v4[3];
-    lz[0] = !lz_v5;
-
-    if (sum[56]) begin
-        s2_sig_next = sum[56:1] | {55'd0, sum[0]};
-        s2_exp_next = {1'b0, s1_exp_reg} + 12'd1;
-        shift = 12'd0;
-    end else begin
-        // Normalise left, but not below the subnormal exponent (1).
-        shift = ({6'd0, lz} < ({1'b0, s1_exp_reg} - 12'd1)) ? {6'd0, lz} : ({1'b0, s1_exp_reg} - 12'd1);
-        s2_sig_next = sum[55:0] << shift;
-        s2_exp_next = {1'b0, s1_exp_reg} - shift;
-    end
+    case (s4_rounding)
+        RND_NEAREST: round_up = (grs > 3'd4) || (grs == 3'd4 && sig[3]);
+        RND_UP:      round_up = (grs != 3'd0) && !s4_sign;
+        RND_DOWN:    round_up = (grs != 3'd0) && s4_sign;
+        default:     round_up = 1'b0;
+    endcase
+    case (s4_rounding)
+        RND_NEAREST: to_inf = 1'b1;
+        RND_UP:      to_inf = !s4_sign;
+        RND_DOWN:    to_inf = s4_sign;
+        default:     to_inf = 1'b0;
+    endcase
 end
+// The rounding increment as logic, not an adder: a carry chain here would follow the shift and the
+// rounding decision, and synthesis maps the logic in front of a chain without counting the chain's delay.
+// Bit i flips when the increment is on and every bit below it is 1.
+reg  [53:0] mant;
+reg         carry;
+integer     m;
+always @* begin
+    carry = round_up;
+    for (m = 0; m < 53; m = m + 1) begin
+        mant[m] = sig[3 + m] ^ carry;
+        carry = carry && sig[3 + m];
+    end
+    mant[53] = carry;
+end
+// The shift is lz = 8 * lz_hi + lz_lo; exp_n = exp - shift of the original (exp + 1 - lz), and the
+// exponent after a rounding carry (one more).
+wire [11:0] exp_n = s4_exp_p1 - {6'd0, s4_lz_hi, s4_lz_lo};
+wire [11:0] exp_n1 = s4_exp_p2 - {6'd0, s4_lz_hi, s4_lz_lo};
 
-reg        s2_special_reg = 1'b0;
-reg [63:0] s2_special_result_reg = 64'd0;
-reg        s2_special_invalid_reg = 1'b0;
-reg        s2_sign_reg = 1'b0;
-reg        s2_zero_reg = 1'b0;
-reg        s2_zero_sign_reg = 1'b0;
-reg [55:0] s2_sig_reg = 56'd0;
-reg [11:0] s2_exp_reg = 12'd0;
-reg [1:0]  s2_rounding_reg = 2'd0;
-reg        s2_ftz_reg = 1'b0;
+reg        s5_special = 1'b0, s5_special_nan = 1'b0, s5_special_sign = 1'b0, s5_special_invalid = 1'b0;
+reg        s5_sign = 1'b0;
+reg        s5_zero = 1'b0;
+reg        s5_zero_sign = 1'b0;
+reg        s5_flush = 1'b0;              // FTZ and a subnormal result
+reg        s5_inexact = 1'b0;
+reg        s5_to_inf = 1'b0;
+reg [53:0] s5_mant = 54'd0;
+reg [10:0] s5_exp_n = 11'd0;
+reg [10:0] s5_exp_n1 = 11'd0;
+reg        s5_ovf0 = 1'b0;               // exp_n >= 0x7ff (no rounding carry)
+reg        s5_ovf1 = 1'b0;               // exp_n + 1 >= 0x7ff (rounding carry)
 
 // ---------------------------------------------------------------------------------------------
-// Stage C
+// Result: flush, overflow, pack
 // ---------------------------------------------------------------------------------------------
-reg [2:0]  grs;
-reg        round_up;
-reg [53:0] mant;
-reg [11:0] exp_r;
-reg        to_inf;
+// A rounding carry (mant[53]) leaves mant = 2^53: the fraction bits are 0 either way, and the exponent
+// is exp_n + 1. Without it, mant[52] clear is a subnormal (exponent field 0).
+wire       overflow = s5_mant[53] ? s5_ovf1 : s5_ovf0;
+wire [10:0] exp_field = s5_mant[53] ? s5_exp_n1 : (s5_mant[52] ? s5_exp_n : 11'd0);
 
 always @* begin
     result = 64'd0;
     flag_inexact = 1'b0;
     flag_overflow = 1'b0;
     flag_invalid = 1'b0;
-    grs = s2_sig_reg[2:0];
-    case (s2_rounding_reg)
-        RND_NEAREST: round_up = (grs > 3'd4) || (grs == 3'd4 && s2_sig_reg[3]);
-        RND_UP:      round_up = (grs != 3'd0) && !s2_sign_reg;
-        RND_DOWN:    round_up = (grs != 3'd0) && s2_sign_reg;
-        RND_ZERO:    round_up = 1'b0;
-        default:     round_up = 1'b0;
-    endcase
-    mant = {1'b0, s2_sig_reg[55:3]} + {53'd0, round_up};
-    exp_r = s2_exp_reg;
-    if (mant[53]) begin
-        mant = mant >> 1;
-        exp_r = exp_r + 12'd1;
-    end
-    case (s2_rounding_reg)
-        RND_NEAREST: to_inf = 1'b1;
-        RND_UP:      to_inf = !s2_sign_reg;
-        RND_DOWN:    to_inf = s2_sign_reg;
-        default:     to_inf = 1'b0;
-    endcase
-
-    if (s2_special_reg) begin
-        result = s2_special_result_reg;
-        flag_invalid = s2_special_invalid_reg;
-    end else if (s2_zero_reg) begin
-        result = {s2_zero_sign_reg, 63'd0};
-    end else if (s2_ftz_reg && !s2_sig_reg[55]) begin
+    if (s5_special) begin
+        result = s5_special_nan ? DEFAULT_NAN : {s5_special_sign, INF};
+        flag_invalid = s5_special_invalid;
+    end else if (s5_zero) begin
+        result = {s5_zero_sign, 63'd0};
+    end else if (s5_flush) begin
         // Subnormal result, flushed (002 (81)).
-        result = {s2_sign_reg, 63'd0};
+        result = {s5_sign, 63'd0};
         flag_inexact = 1'b1;
-    end else if (exp_r >= 12'h7ff) begin
-        result = {s2_sign_reg, to_inf ? INF : MAX_FINITE};
+    end else if (overflow) begin
+        result = {s5_sign, s5_to_inf ? INF : MAX_FINITE};
         flag_overflow = 1'b1;
         flag_inexact = 1'b1;
     end else begin
-        result = {s2_sign_reg, (mant[52] ? exp_r[10:0] : 11'd0), mant[51:0]};
-        flag_inexact = (grs != 3'd0);
+        result = {s5_sign, exp_field, s5_mant[51:0]};
+        flag_inexact = s5_inexact;
     end
 end
 
 always @(posedge clk) begin
-    s1_special_reg <= s1_special_next;
-    s1_special_result_reg <= s1_special_result_next;
-    s1_special_invalid_reg <= s1_special_invalid_next;
-    s1_sign_reg <= s1_sign_next;
-    s1_sub_reg <= s1_sub_next;
-    s1_exp_reg <= s1_exp_next;
-    s1_wx_reg <= s1_wx_next;
-    s1_wy_reg <= s1_wy_next;
-    s1_rounding_reg <= rounding;
-    s1_ftz_reg <= ftz;
+    // Stage 1
+    s1_a <= a;
+    s1_b <= b;
+    s1_a_enz <= a_enz;
+    s1_b_enz <= b_enz;
+    s1_a_nan <= a_nan;
+    s1_b_nan <= b_nan;
+    s1_a_inf <= a_inf;
+    s1_b_inf <= b_inf;
+    s1_swap <= swap;
+    s1_dist <= align_dist;
+    s1_rounding <= rounding;
+    s1_ftz <= ftz;
 
-    s2_special_reg <= s1_special_reg;
-    s2_special_result_reg <= s1_special_result_reg;
-    s2_special_invalid_reg <= s1_special_invalid_reg;
-    s2_sign_reg <= s1_sign_reg;
-    s2_zero_reg <= s2_zero_next;
-    s2_zero_sign_reg <= s2_zero_sign_next;
-    s2_sig_reg <= s2_sig_next;
-    s2_exp_reg <= s2_exp_next;
-    s2_rounding_reg <= s1_rounding_reg;
-    s2_ftz_reg <= s1_ftz_reg;
+    // Stage 2. Special cases: a NaN gives the default NaN; +Inf with -Inf too (invalid); else an
+    // infinite operand is the result; a signalling NaN is invalid.
+    s2_special <= s1_a_nan || s1_b_nan || s1_a_inf || s1_b_inf;
+    s2_special_nan <= s1_a_nan || s1_b_nan || (s1_a_inf && s1_b_inf && (s1_a[63] != s1_b[63]));
+    s2_special_sign <= s1_a_inf ? s1_a[63] : s1_b[63];
+    s2_special_invalid <= (s1_a_nan && !s1_a[51]) || (s1_b_nan && !s1_b[51])
+                        || (!s1_a_nan && !s1_b_nan && s1_a_inf && s1_b_inf && (s1_a[63] != s1_b[63]));
+    s2_sign <= s1_swap ? s1_b[63] : s1_a[63];
+    s2_sub <= s1_a[63] ^ s1_b[63];
+    s2_exp <= s1_swap ? eb_adj : ea_adj;
+    s2_wx <= {s1_swap ? mb : ma, 3'b000};
+    // A shift by 56..63 leaves nothing, as by 64 and more.
+    s2_wy <= align_big ? 56'd0 : wy_shifted;
+    s2_sticky <= s1_swap ? sticky_a : sticky_b;
+    s2_rounding <= s1_rounding;
+    s2_ftz <= s1_ftz;
 
-    // Datapath registers are cleared too, so the result is defined every cycle after reset.
-    if (rst) begin
-        s1_special_reg <= 1'b0;
-        s1_special_result_reg <= 64'd0;
-        s1_special_invalid_reg <= 1'b0;
-        s1_sign_reg <= 1'b0;
-        s1_sub_reg <= 1'b0;
-        s1_exp_reg <= 11'd0;
-        s1_wx_reg <= 56'd0;
-        s1_wy_reg <= 56'd0;
-        s1_rounding_reg <= 2'd0;
-        s1_ftz_reg <= 1'b0;
-        s2_special_reg <= 1'b0;
-        s2_special_result_reg <= 64'd0;
-        s2_special_invalid_reg <= 1'b0;
-        s2_sign_reg <= 1'b0;
-        s2_zero_reg <= 1'b0;
-        s2_zero_sign_reg <= 1'b0;
-        s2_sig_reg <= 56'd0;
-        s2_exp_reg <= 12'd0;
-        s2_rounding_reg <= 2'd0;
-        s2_ftz_reg <= 1'b0;
-    end
+    // Stage 3
+    s3_special <= s2_special;
+    s3_special_nan <= s2_special_nan;
+    s3_special_sign <= s2_special_sign;
+    s3_special_invalid <= s2_special_invalid;
+    s3_sign <= s2_sign;
+    // x + (-x) is +0 except toward -inf; equal signs keep the common sign.
+    s3_zero_sign <= s2_sub ? (s2_rounding == RND_DOWN) : s2_sign;
+    s3_exp <= s2_exp;
+    s3_sum <= sum;
+    s3_lzv <= sum | stopper;
+    s3_rounding <= s2_rounding;
+    s3_ftz <= s2_ftz;
+
+    // Stage 4
+    s4_special <= s3_special;
+    s4_special_nan <= s3_special_nan;
+    s4_special_sign <= s3_special_sign;
+    s4_special_invalid <= s3_special_invalid;
+    s4_sign <= s3_sign;
+    s4_zero <= s3_sum == 57'd0;
+    s4_zero_sign <= s3_zero_sign;
+    s4_exp_p1 <= {1'b0, s3_exp} + 12'd1;
+    s4_exp_p2 <= {1'b0, s3_exp} + 12'd2;
+    s4_coarse <= s3_sum << {lz_hi, 3'b000};
+    s4_lz_hi <= lz_hi;
+    s4_lz_lo <= lz_lo;
+    s4_rounding <= s3_rounding;
+    s4_ftz <= s3_ftz;
+
+    // Stage 5
+    s5_special <= s4_special;
+    s5_special_nan <= s4_special_nan;
+    s5_special_sign <= s4_special_sign;
+    s5_special_invalid <= s4_special_invalid;
+    s5_sign <= s4_sign;
+    s5_zero <= s4_zero;
+    s5_zero_sign <= s4_zero_sign;
+    s5_flush <= s4_ftz && !sig[55];
+    s5_inexact <= grs != 3'd0;
+    s5_to_inf <= to_inf;
+    s5_mant <= mant;
+    s5_exp_n <= exp_n[10:0];
+    s5_exp_n1 <= exp_n1[10:0];
+    // >= 0x7ff on 12 bits: bit 11 set, or the low 11 all ones (a compare would be a carry chain).
+    s5_ovf0 <= exp_n[11] || (exp_n[10:0] == 11'h7ff);
+    s5_ovf1 <= exp_n1[11] || (exp_n1[10:0] == 11'h7ff);
 end
 
 endmodule

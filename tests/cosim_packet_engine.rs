@@ -153,8 +153,9 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert!(rec.egress.is_empty());
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
     // (the tap) 9 cycles after its beat is taken (interposer 2, extraction slice, checker 4 (its pipeline),
-    // request slice, register space); the first COMPLETION's first beat on the VL stream 39 cycles after the last
-    // contribution's last beat; the four 3-beat completions back to back.
+    // request slice, register space); the first COMPLETION's first beat on the VL stream 48 cycles after the last
+    // contribution's last beat (39 before session 15: the three contributions wait for each other's combine,
+    // 3 cycles longer each since the reduction unit's 6-cycle pipeline); the four 3-beat completions back to back.
     // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
     // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
     // back behind it (responses 9 and 10) each wait one cycle.
@@ -162,7 +163,7 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
         let want = if k >= 9 { 10 } else { 9 };
         assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 39, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[22], 48, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 
@@ -349,8 +350,9 @@ fn the_scoreboard_reports_an_engine_that_stops_taking_receive_beats() {
         let (at, e) = complaint_when_receive_stops(seed, from).unwrap_or_else(|| panic!("seed {seed}: a dead receive port went unnoticed"));
         assert!(e.contains("liveness") && e.contains(&format!("seed {seed}")) && e.contains(&format!("cycle {at}")), "{e}");
         // Reported within the bound once what was in flight has left (a few thousand cycles: CPU timer
-        // expiries still make events), not by chance much later.
-        assert!(at >= from + LIVENESS_CYCLES && at - from <= 2 * LIVENESS_CYCLES, "seed {seed}: at {at}: {e}");
+        // expiries still make events; seed 5's last came 5,369 cycles after the port stopped since the
+        // reduction unit's 6-cycle pipeline, session 15), not by chance much later.
+        assert!(at >= from + LIVENESS_CYCLES && at - from <= 3 * LIVENESS_CYCLES, "seed {seed}: at {at}: {e}");
     }
 }
 

@@ -287,8 +287,8 @@ enum After {
     /// A decision in EXEC with nothing to send: the expiry reported 5 cycles after the message was
     /// accepted (idle from A + 3).
     Exec,
-    /// A combine that does not complete: reported 10 cycles after the contribution was accepted
-    /// (ISSUE, REDUCE, CHECK; idle from A + 8).
+    /// A combine that does not complete: reported 13 cycles after the contribution was accepted
+    /// (ISSUE, 6 cycles of REDUCE, CHECK; idle from A + 11).
     Combine,
     /// A pass-up (one message, EMIT from A + 3) never stalled: reported 4 cycles after the message
     /// appeared (EMIT writes it, one more EMIT cycle, FINISH, idle, 2 cycles to the report).
@@ -346,7 +346,7 @@ fn late_after(after: After) -> String {
             let a = st.accepted;
             let planted = match after {
                 After::Exec => a + 5 == c && at + 2 == c && !is_expiry(last),
-                After::Combine => a + 10 == c && last == event::ACCEPT && at == a + 3,
+                After::Combine => a + 13 == c && last == event::ACCEPT && at == a + 3,
                 After::Emission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && st.stalled < a,
                 After::StalledEmission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && (a + 3..c - 4).contains(&st.stalled),
                 After::Expiry => last == event::TIMEOUT_EMPTY && at + 8 == c && a < at,

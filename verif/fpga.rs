@@ -37,15 +37,14 @@ pub const LUT_DEPTH_GOAL: u64 = 8;
 /// is bounded by its listed depth, the deepest seen (ABC maps a module one level differently in another
 /// root's run: the reduction unit is 27 alone, 26 inside the CPU); a run that measures it shallower passes
 /// and says which entry to lower. Entries are only lowered or removed: the bounds only tighten.
-/// docs/performance.md §LUT depth per block (session 14).
+/// docs/performance.md §LUT depth per block (session 14), §Reduction unit pipelined (session 15: the
+/// reduction unit's four modules removed from this list).
 pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
-    // Measured 2026-11-26 (session 14). The reduction unit sits inside the CPU; deepening its pipeline
-    // adds cycles to every combine, which the CPU's documented schedule counts (docs/blocks/cpu.md).
-    ("cpu", 36, "the descriptor RAM's operands into its reduction unit's adder stage, u_reduce.fadd_lane[0].fadd_inst.s1_wy_reg"),
-    ("reduce_unit", 27, "its binary64 adder's first stage, fadd_lane[0].fadd_inst.s1_wy_reg"),
-    ("reduce_fadd", 27, "stage 1: alignment shift and the wide add into s1_wy_reg"),
-    ("reduce_repsum", 20, "combinational between the reduction unit's stages: the repsum add into oflow_id"),
-    ("reduce_fminmax", 9, "combinational between the reduction unit's stages: the compare into pick_a"),
+    // Session 15 (2026-11-27), composed: the CPU's netlist from its own run with a register-only stand-in
+    // of the reduction unit, joined with the pipelined unit's netlist from its run (each module is mapped
+    // on its own, the hierarchy kept). 36 before (session 14: the operands through the unit's alignment).
+    // docs/performance.md §Reduction unit pipelined (session 15), §The CPU's own paths.
+    ("cpu", 28, "its sequencer: the descriptor RAM's write index (EXEC's decode; the walk counts a LUT RAM's write address as a read path) through d_pay_rd, the ARM vector compare, lk_d_hit, d_reg into st_raddr_reg"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).

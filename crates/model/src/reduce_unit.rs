@@ -2,10 +2,13 @@
 //! every cycle (no backpressure), result [`LATENCY`] rising edges later. See `docs/blocks/reduce_unit.md` §Timing.
 //!
 //! ```text
-//!  edge k:   in_valid=1, a_*, b_*, cfg_mode sampled        (stage 1: unpack, align; other operators)
-//!  edge k+1:                                               (stage 2: add, normalise)
-//!  edge k+2: out_* registered                              (stage 3: round, pack, merge rt_rc)
-//!  step k+3 returns out_valid=1 with combine(a, b)
+//!  edge k:   in_valid=1, a_*, b_*, cfg_mode sampled   (operand register; FLT_SUM: classify, compare)
+//!  edge k+1:                                          (sums, compares; FLT_SUM: swap, align)
+//!  edge k+2:                                          (operators chosen; FLT_SUM: add)
+//!  edge k+3:                                          (REPSUM joins; FLT_SUM: leading zeros)
+//!  edge k+4:                                          (FLT_SUM: normalise, round)
+//!  edge k+5: out_* registered                         (FLT_SUM: pack, merge rt_rc)
+//!  step k+6 returns out_valid=1 with combine(a, b)
 //! ```
 //! When `out_valid` is 0 every `out_*` port is 0; `rst` clears the whole pipeline.
 
@@ -14,7 +17,8 @@ use crate::signal::{Block, Wide};
 
 /// Rising edges from sampling an operand pair to the result on the `out_*` registers: `step` number
 /// `k + LATENCY` returns the result of the inputs of step `k`.
-pub const LATENCY: usize = 3;
+/// Six since issue 19's pipelining (session 15; three before): every stage within 8 LUT levels.
+pub const LATENCY: usize = 6;
 /// Width of the `*_rt_data` ports: four 64-bit lanes, lane i in bits 64i+63:64i.
 pub const DATA_BITS: usize = 64 * LANES;
 

@@ -787,11 +787,11 @@ impl Reference {
                 dd.count = (dd.count + m.count).min(COUNT_MAX);
                 dd.accepted.push(c);
                 if dd.state == 0 {
-                    // Idle -> Filling six cycles after acceptance; the watchdog runs from the next one.
+                    // Idle -> Filling on the last REDUCE cycle; the watchdog runs from the next one (CHECK).
                     dd.state = 1;
                     self.cov.transition(0);
                     if !dd.paused_since_load {
-                        dd.run_from = Some(cycle + 7);
+                        dd.run_from = Some(cycle + CHECK_AFTER_COMBINE);
                         dd.stalls_after = 0;
                     }
                 }

@@ -8,8 +8,11 @@ use inswitch_model::message::{CollectiveMsg, Family, Kind};
 pub(super) const EXEC_DONE: u64 = 3;
 /// The CHECK cycle of a first Portals contribution, stored without combining.
 pub(super) const CHECK_AFTER_STORE: u64 = 3;
-/// The CHECK cycle of a combined contribution (ISSUE, 3 cycles of REDUCE).
-pub(super) const CHECK_AFTER_COMBINE: u64 = 7;
+/// docs/blocks/cpu.md §Sequencer: REDUCE waits for the reduction unit, whose latency
+/// docs/blocks/reduce_unit.md §Timing gives (6 rising edges since session 15; 3 before).
+pub(super) const REDUCE_CYCLES: u64 = 6;
+/// The CHECK cycle of a combined contribution: ISSUE on A + 3, REDUCE A + 4 .. A + 3 + REDUCE_CYCLES.
+pub(super) const CHECK_AFTER_COMBINE: u64 = EXEC_DONE + 1 + REDUCE_CYCLES;
 /// docs/blocks/cpu.md §PBV table: a message whose participant is searched by device ID (a TLP
 /// CONTRIBUTION or RESPONSE with P_ID 0xFFFF, a TLP INITIALIZATION with a P_ID) spends this many cycles
 /// in state SCAN (128 entries, 32 device IDs per RAM word and cycle) between its acceptance and LOOKUP:

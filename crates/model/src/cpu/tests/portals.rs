@@ -72,14 +72,17 @@ fn without_a_free_descriptor_frames_pass_up_unchanged() {
 
 #[test]
 fn a_timeout_sends_the_partial_result_and_late_frames_pass_up() {
+    // 7 ticks (28 cycles): the two contributions (the second combined, 11 cycles since the reduction
+    // unit's 6-cycle pipeline, session 15) are in before it; with 5 it expired while they were sent.
+    const TIMEOUT: u32 = 7;
     let mut tb = Tb::small();
-    tb.cfg(config::TIMEOUT, 5);
+    tb.cfg(config::TIMEOUT, TIMEOUT);
     tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 4);
     tb.send(arm(0x12, 0, 1));
     tb.send(pdata(0x12, 0, 1, Opcode::IntSum, 1, 0x1));
     tb.send(pdata(0x12, 0, 1, Opcode::IntSum, 2, 0x2));
-    tb.take();
-    tb.run(u64::from(5 * TICK) + 4);
+    assert_eq!(tb.take().1, [event::ARM, event::ACCEPT, event::ACCEPT], "no expiry before both are in");
+    tb.run(u64::from(TIMEOUT * TICK) + 4);
     let (outs, events) = tb.take();
     assert_eq!(events, [event::TIMEOUT_PARTIAL]);
     assert_eq!((outs[0].count, outs[0].data[0]), (2, 3), "002 (63): forwarded with its count");
