@@ -61,6 +61,8 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("cpu", "d_reg", "CPU descriptors: keys, states and timers (associative)"),
     ("cpu", "pbv_dev_mem", "CPU PBV table: device IDs (one RAM per 16-bit slot of a word)"),
     ("register_space", "pbv_reg", "register-space PBV table"),
+    ("register_space", "static_key_mem", "register-space copy of the CPU static entries, word 0 (read back through STATIC_INDEX)"),
+    ("register_space", "static_wait_mem", "register-space copy of the CPU static entries, word 1"),
     ("interposer", "mcast_mem", "interposer multicast table"),
 ];
 

@@ -370,10 +370,15 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     ]
 }
 
-/// The CPU static entry of a TLP context in slot 0 (`docs/blocks/register_space.md` CPU window: STATIC[0].WAIT at
-/// 0x604, 0 for TLP, then STATIC[0].KEY at 0x600 = valid (31) | role (21:20, 1 master) | family 0 | key).
-fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 2] {
-    [Seen::Write { from, addr: reg(engine, 0x604), be: 0xF, data: 0 }, Seen::Write { from, addr: reg(engine, 0x600), be: 0xF, data: 1 << 31 | u32::from(master) << 20 }]
+/// The CPU static entry of a TLP context in slot 0 (`docs/blocks/register_space.md` CPU window: STATIC_INDEX at
+/// 0x600 := 0, STATIC_WAIT at 0x608, 0 for TLP, then STATIC_KEY at 0x604 = valid (31) | role (21:20, 1 master) |
+/// family 0 | key).
+fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 3] {
+    [
+        Seen::Write { from, addr: reg(engine, 0x600), be: 0xF, data: 0 },
+        Seen::Write { from, addr: reg(engine, 0x608), be: 0xF, data: 0 },
+        Seen::Write { from, addr: reg(engine, 0x604), be: 0xF, data: 1 << 31 | u32::from(master) << 20 },
+    ]
 }
 
 /// FIG. 8 ([0210]-[0227]) on FIG. 3's own components: master packet engine 310 (switch 306, named

@@ -155,13 +155,17 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     [pbv_write(from, engine, index, dev), pbv_flags(from, engine, index, switch)]
 }
 
-/// The CPU static entry `slot` of a TLP context `cc` (`docs/blocks/register_space.md` CPU window: STATIC[s].WAIT at
-/// 0x604 + 8s, 0 for TLP, then STATIC[s].KEY at 0x600 + 8s = valid (31) | role (21:20, 1 master) |
-/// family 0 | key; writing the key makes the context at the CPU).
-fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 2] {
-    let key = u64::from(engine) << 16 | 0xC600 | u64::from(8 * slot);
+/// The CPU static entry `slot` of a TLP context `cc` (`docs/blocks/register_space.md` CPU window: STATIC_INDEX
+/// at 0x600 := s, STATIC_WAIT at 0x608, 0 for TLP, then STATIC_KEY at 0x604 = valid (31) | role (21:20, 1
+/// master) | family 0 | key; writing the key makes the context at the CPU).
+fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 3] {
+    let window = u64::from(engine) << 16 | 0xC600;
     let word = 1 << 31 | u32::from(master) << 20 | u32::from(cc);
-    [Seen::Write { from, addr: key + 4, be: 0xF, data: 0 }, Seen::Write { from, addr: key, be: 0xF, data: word }]
+    [
+        Seen::Write { from, addr: window, be: 0xF, data: slot },
+        Seen::Write { from, addr: window + 8, be: 0xF, data: 0 },
+        Seen::Write { from, addr: window + 4, be: 0xF, data: word },
+    ]
 }
 
 /// Places a job on FIG. 7 and applies its plan from the source at the current time.

@@ -59,7 +59,8 @@ pub struct EngineParams {
 impl Default for EngineParams {
     fn default() -> Self {
         EngineParams {
-            static_entries: 16,
+            // One per 12-bit CC_ID (000 [0169]), the RTL default.
+            static_entries: crate::cpu::config::MAX_STATIC_ENTRIES,
             descriptors: 8,
             tick_cycles: 1024,
             fifo_depth: 32,

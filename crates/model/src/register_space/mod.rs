@@ -29,8 +29,8 @@ pub use map::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegsParamError {
-    /// `CPU_STATIC_ENTRIES` must be 1-64.
-    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-64")]
+    /// `CPU_STATIC_ENTRIES` must be 1-4096.
+    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-4096")]
     CpuStaticEntries(usize),
 }
 
@@ -195,10 +195,18 @@ pub struct RegisterSpace {
     engine_sfa: u32,
     retry_limit: u32,
     pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
-    static_key: [CpuStaticKey; MAX_CPU_STATIC_ENTRIES],
-    static_wait: [u32; MAX_CPU_STATIC_ENTRIES],
-    /// `CPU_STATIC_ENTRIES`: entries of the static window in use.
-    cpu_static: usize,
+    /// The RAM copy of the CPU's static entries, word 0 (the RTL's `static_key_mem`), `CPU_STATIC_ENTRIES` long.
+    static_key: Vec<CpuStaticKey>,
+    /// Word 1 (`static_wait_mem`).
+    static_wait: Vec<u32>,
+    /// STATIC_INDEX: the entry STATIC_KEY / STATIC_WAIT reach. The RTL's data registers hold that entry
+    /// (loaded from the RAM after an index write); they always equal the RAM's entry, so the model reads
+    /// the RAM.
+    static_index: u32,
+    /// An index write's RAM read is under way: no access is taken this cycle.
+    static_load: bool,
+    /// Next entry of the post-reset clearing sweep of the RAM copy (`None`: no sweep).
+    sweep: Option<usize>,
     /// Second CPU write of a two-entry PBV / PBV_FLAGS access: (address, data).
     cpu_pending: Option<(u16, u32)>,
     /// Next step of the post-reset copy to the CPU.
@@ -214,18 +222,39 @@ impl Default for RegisterSpace {
 }
 
 impl RegisterSpace {
-    /// A register space in its reset state, with the default `CPU_STATIC_ENTRIES`.
+    /// A register space in its reset state (the clearing sweep and the post-reset copy to come), with
+    /// the default `CPU_STATIC_ENTRIES`.
     pub fn new() -> Self {
         Self::reset_state(CPU_STATIC_ENTRIES)
     }
 
-    /// A register space whose CPU window has `n` static entries (the RTL parameter
-    /// `CPU_STATIC_ENTRIES`, 1-64), at power-on (before the first reset, as the Verilated RTL starts).
+    /// A register space whose CPU window reaches `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-4096), in its reset state.
+    pub fn with_static_entries(n: usize) -> Result<Self, RegsParamError> {
+        Self::check_static(n)?;
+        Ok(Self::reset_state(n))
+    }
+
+    /// A register space whose CPU window reaches `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-4096), at power-on (before the first reset, as the Verilated RTL starts).
     pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
-        if !(1..=MAX_CPU_STATIC_ENTRIES).contains(&n) {
-            return Err(RegsParamError::CpuStaticEntries(n));
-        }
-        Ok(RegisterSpace { cpu_static: n, ..Self::power_on() })
+        Self::check_static(n)?;
+        Ok(Self::power_on_state(n))
+    }
+
+    fn check_static(n: usize) -> Result<(), RegsParamError> {
+        if (1..=MAX_CPU_STATIC_ENTRIES).contains(&n) { Ok(()) } else { Err(RegsParamError::CpuStaticEntries(n)) }
+    }
+
+    /// `CPU_STATIC_ENTRIES`.
+    pub fn static_entries(&self) -> usize {
+        self.static_key.len()
+    }
+
+    /// Cycles after a reset before the first access can be taken: the longer of the post-reset copy
+    /// to the CPU and the clearing sweep of the static entries' RAM (docs/blocks/register_space.md §Timing).
+    pub fn reset_cycles(&self) -> usize {
+        self.static_entries().max(usize::from(SYNC_WRITES))
     }
 
     fn reset_state(cpu_static: usize) -> Self {
@@ -252,9 +281,11 @@ impl RegisterSpace {
             engine_sfa: 0,
             retry_limit: reset::RETRY_LIMIT,
             pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
-            static_key: [CpuStaticKey::new(); MAX_CPU_STATIC_ENTRIES],
-            static_wait: [0; MAX_CPU_STATIC_ENTRIES],
-            cpu_static,
+            static_key: vec![CpuStaticKey::new(); cpu_static],
+            static_wait: vec![0; cpu_static],
+            static_index: 0,
+            static_load: false,
+            sweep: Some(0),
             cpu_pending: None,
             sync: Some(0),
             out: RegisterSpaceOut::default(),
@@ -264,6 +295,10 @@ impl RegisterSpace {
     /// The state before the first reset: every register 0, as the Verilated RTL starts
     /// (`--x-initial fast`); the co-simulation starts the model here so that cycle 0 compares equal.
     pub fn power_on() -> Self {
+        Self::power_on_state(CPU_STATIC_ENTRIES)
+    }
+
+    fn power_on_state(cpu_static: usize) -> Self {
         RegisterSpace {
             ethertype: 0,
             vendor_id: 0,
@@ -274,7 +309,8 @@ impl RegisterSpace {
             red_threshold: [0; RED_THRESHOLDS],
             retry_limit: 0,
             sync: None,
-            ..Self::new()
+            sweep: None,
+            ..Self::reset_state(cpu_static)
         }
     }
 
@@ -329,8 +365,8 @@ impl RegisterSpace {
             Reg::RedThreshold(i) => one(cpu_addr::THRESHOLD + i as u16, self.red_threshold[i]),
             Reg::EngineSfa => one(cpu_addr::ENGINE_SFA, self.engine_sfa),
             Reg::RedCfgMode | Reg::RetryLimit => one(cpu_addr::MODE, self.cpu_mode_word()),
-            Reg::CpuStatic(s, 0) => one(cpu_addr::STATIC + 2 * s as u16, self.static_key[s].into()),
-            Reg::CpuStatic(s, _) => one(cpu_addr::STATIC + 2 * s as u16 + 1, self.static_wait[s]),
+            Reg::StaticKey => one(cpu_addr::STATIC + 2 * self.static_index as u16, self.read(Reg::StaticKey)),
+            Reg::StaticWait => one(cpu_addr::STATIC + 2 * self.static_index as u16 + 1, self.read(Reg::StaticWait)),
             _ => [None, None],
         }
     }
@@ -380,9 +416,21 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa,
             Reg::RetryLimit => self.retry_limit,
             Reg::PbvFlags(k) => self.pbv_flags[k].into(),
-            Reg::CpuStatic(s, 0) => self.static_key[s].into(),
-            Reg::CpuStatic(s, _) => self.static_wait[s],
+            Reg::StaticIndex => self.static_index,
+            Reg::StaticKey => self.static_entry().map_or(0, |s| self.static_key[s].into()),
+            Reg::StaticWait => self.static_entry().map_or(0, |s| self.static_wait[s]),
         }
+    }
+
+    /// The static entry STATIC_INDEX names, if the table has it (else STATIC_KEY / STATIC_WAIT are unmapped).
+    fn static_entry(&self) -> Option<usize> {
+        let s = self.static_index as usize;
+        (s < self.static_entries()).then_some(s)
+    }
+
+    /// The word the CPU holds for its static entry `s` (word 0, word 1) as written through this window.
+    pub fn static_words(&self, s: usize) -> (u32, u32) {
+        (self.static_key[s].into(), self.static_wait[s])
     }
 
     fn cfg_outputs(&self) -> RegisterSpaceOut {
@@ -417,8 +465,19 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
-            Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK)),
-            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], CPU_STATIC_WORD1_MASK),
+            // An index write loads the entry from the RAM: the next cycle takes no access.
+            Reg::StaticIndex => {
+                self.static_index = merge(self.static_index, STATIC_INDEX_MASK);
+                self.static_load = m != 0;
+            }
+            Reg::StaticKey | Reg::StaticWait => {
+                let Some(s) = self.static_entry() else { return false };
+                if reg == Reg::StaticKey {
+                    self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK));
+                } else {
+                    self.static_wait[s] = merge(self.static_wait[s], CPU_STATIC_WORD1_MASK);
+                }
+            }
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
             Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),
@@ -487,7 +546,11 @@ impl Block for RegisterSpace {
     type Out = RegisterSpaceOut;
 
     fn step(&mut self, i: &RegisterSpaceIn) -> RegisterSpaceOut {
-        let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready) && self.sync.is_none() && self.cpu_pending.is_none();
+        let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready)
+            && self.sync.is_none()
+            && self.cpu_pending.is_none()
+            && !self.static_load
+            && self.sweep.is_none();
         let mut out = self.cfg_outputs();
         out.s_reg_ready = s_reg_ready;
         out.pbv_rd_dev_id = self.pbv(usize::from(i.pbv_rd_index) % PBV_ENTRIES);
@@ -502,6 +565,12 @@ impl Block for RegisterSpace {
         self.out.cfg_mcast_wr_en = false;
         self.out.cpu_cfg_wr_en = false;
         let mut cpu_write = None;
+        // The load of an index write ends; the sweep clears one entry a cycle (the model cleared the
+        // whole RAM copy at the reset: nothing reads it before the sweep ends).
+        self.static_load = false;
+        if let Some(j) = self.sweep {
+            self.sweep = (j + 1 < self.static_entries()).then_some(j + 1);
+        }
         if let Some(k) = self.sync {
             cpu_write = Some((cpu_addr::TIMEOUT + k, self.sync_word(k, i.cfg_engine_id)));
             self.sync = (k + 1 < SYNC_WRITES).then_some(k + 1);
@@ -510,7 +579,8 @@ impl Block for RegisterSpace {
         }
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
-            let reg = decode_with(i.s_reg_addr, self.cpu_static);
+            // STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table.
+            let reg = decode(i.s_reg_addr).filter(|&r| !matches!(r, Reg::StaticKey | Reg::StaticWait) || self.static_entry().is_some());
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
@@ -566,7 +636,14 @@ impl Block for RegisterSpace {
             bits &= bits - 1;
         }
         if i.rst {
-            *self = Self::reset_state(self.cpu_static);
+            let n = self.static_entries();
+            // The RAM copy is reused (its clearing is the sweep's), not reallocated: a reset of a 4096-entry
+            // table costs no allocation.
+            let (mut key, mut wait) = (std::mem::take(&mut self.static_key), std::mem::take(&mut self.static_wait));
+            key.fill(CpuStaticKey::new());
+            wait.fill(0);
+            *self = RegisterSpace { static_key: key, static_wait: wait, ..Self::reset_state(0) };
+            debug_assert_eq!(self.static_entries(), n);
         }
         out
     }
