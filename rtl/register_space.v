@@ -22,10 +22,12 @@
 //   0x16C FAILURE (RO: the CPU's FAILURE status inputs cpu_fail_*, {valid, 6'd0, family, count, ctx})
 //   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
 //   0x600 STATIC_INDEX s (11:0), 0x604 STATIC_KEY / 0x608 STATIC_WAIT: CPU static entry s {word 0 key/family/role/valid,
-//   word 1 wait count + [31] one target}, mapped while s < CPU_STATIC_ENTRIES. The entries are kept in RAM
-//   (static_key_mem, static_wait_mem: one write, one synchronous read port); an index write reads entry s into
-//   the data registers (s_reg_ready low for that one cycle), a KEY/WAIT write updates both. After a reset a
-//   sweep of CPU_STATIC_ENTRIES cycles clears the RAM (s_reg_ready low meanwhile).
+//   word 1 wait count + [31] one target}, mapped while s < CPU_STATIC_ENTRIES. STATIC_INDEX is per requester
+//   (STATIC_INDEX_SLOTS slots, round robin), so interleaved configuration streams reach their own entries.
+//   The entries are kept in RAM (static_key_mem, static_wait_mem: one write, one synchronous read port); an
+//   index write reads entry s into its slot's data registers (s_reg_ready low for that one cycle), a KEY/WAIT
+//   write updates the RAM and every slot holding entry s. After a reset a sweep of CPU_STATIC_ENTRIES cycles
+//   clears the RAM (s_reg_ready low meanwhile).
 //
 // CPU configuration bridge (docs/blocks/register_space.md §CPU window): every authorized write to a register the CPU
 // holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
@@ -241,12 +243,18 @@ reg [STATIC_KEY_BITS-1:0]  static_key_mem [0:CPU_STATIC_ENTRIES-1];
 reg [STATIC_WAIT_BITS-1:0] static_wait_mem [0:CPU_STATIC_ENTRIES-1];
 reg [STATIC_KEY_BITS-1:0]  static_key_q;
 reg [STATIC_WAIT_BITS-1:0] static_wait_q;
-// STATIC_INDEX, and the data registers: entry STATIC_INDEX as the RAM holds it (loaded in the cycle
-// after an index write, static_load_reg, and written with the RAM).
-reg [STATIC_INDEX_BITS-1:0] static_index_reg;
-reg [STATIC_KEY_BITS-1:0]  static_key_reg;
-reg [STATIC_WAIT_BITS-1:0] static_wait_reg;
-reg                        static_load_reg;
+// STATIC_INDEX per requester: slot j holds a requester ID, its index and the data registers, the entry as
+// the RAM holds it (loaded in the cycle after the index write, static_load_reg, into slot
+// static_load_slot_reg, and written with the RAM). static_next_reg: the slot a new requester takes.
+localparam SLOT_WIDTH = STATIC_INDEX_SLOTS > 1 ? $clog2(STATIC_INDEX_SLOTS) : 1;
+reg                         slot_valid_reg [0:STATIC_INDEX_SLOTS-1];
+reg [15:0]                  slot_src_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_INDEX_BITS-1:0] slot_index_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_KEY_BITS-1:0]   slot_key_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_WAIT_BITS-1:0]  slot_wait_reg [0:STATIC_INDEX_SLOTS-1];
+reg [SLOT_WIDTH-1:0]        static_next_reg;
+reg [SLOT_WIDTH-1:0]        static_load_slot_reg;
+reg                         static_load_reg;
 // Post-reset clearing sweep of the RAM.
 reg                        sweep_reg;
 reg [STATIC_ADDR_WIDTH-1:0] sweep_index_reg;
@@ -373,8 +381,25 @@ wire is_counter = in_range(dw, DW_COUNTERS, COUNTER_DWS);
 wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
 /* verilator lint_on UNUSEDSIGNAL */
 wire is_flags = in_range(dw, DW_PBV_FLAGS, PBV_FLAGS_DWS);
-// STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table.
-wire static_in_table = {1'b0, static_index_reg} < STATIC_COUNT;
+// The requester's slot of STATIC_INDEX, if it has one (else the slot it would take).
+reg                  slot_hit;
+reg [SLOT_WIDTH-1:0] slot_sel;
+integer j;
+always @* begin
+    slot_hit = 1'b0;
+    slot_sel = static_next_reg;
+    for (j = 0; j < STATIC_INDEX_SLOTS; j = j + 1) begin
+        if (slot_valid_reg[j] && slot_src_reg[j] == s_reg_src) begin
+            slot_hit = 1'b1;
+            slot_sel = j[SLOT_WIDTH-1:0];
+        end
+    end
+end
+wire [STATIC_INDEX_BITS-1:0] static_index_cur = slot_hit ? slot_index_reg[slot_sel] : {STATIC_INDEX_BITS{1'b0}};
+wire [STATIC_KEY_BITS-1:0]   static_key_cur = slot_key_reg[slot_sel];
+wire [STATIC_WAIT_BITS-1:0]  static_wait_cur = slot_wait_reg[slot_sel];
+// STATIC_KEY / STATIC_WAIT are mapped while the requester's STATIC_INDEX names an entry of the table.
+wire static_in_table = slot_hit && {1'b0, static_index_cur} < STATIC_COUNT;
 wire is_sindex = dw == DW_STATIC_INDEX;
 wire is_skey = dw == DW_STATIC_KEY && static_in_table;
 wire is_swait = dw == DW_STATIC_WAIT && static_in_table;
@@ -385,7 +410,7 @@ wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_
               is_flags || is_sindex || is_static;
 wire read_only = dw == DW_ID || dw == DW_ENGINE_ID || dw == DW_FAILURE;
 // Word 0 of the data registers as the register reads: the packed fields at their bit positions.
-wire [31:0] static_key_word = {static_key_reg[16], 9'd0, static_key_reg[15:14], 3'd0, static_key_reg[13], 3'd0, static_key_reg[12:0]};
+wire [31:0] static_key_word = {static_key_cur[16], 9'd0, static_key_cur[15:14], 3'd0, static_key_cur[13], 3'd0, static_key_cur[12:0]};
 
 wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
 wire [MCAST_INDEX_WIDTH-1:0] mcast_i = rel_mcast[MCAST_INDEX_WIDTH+1:2];
@@ -422,11 +447,11 @@ always @* begin
     end else if (is_flags) begin
         read_data = {14'd0, pbv_flags_reg[rel_flags[5:0]][3:2], 14'd0, pbv_flags_reg[rel_flags[5:0]][1:0]};
     end else if (is_sindex) begin
-        read_data = {{(32-STATIC_INDEX_BITS){1'b0}}, static_index_reg};
+        read_data = {{(32-STATIC_INDEX_BITS){1'b0}}, static_index_cur};
     end else if (is_skey) begin
         read_data = static_key_word;
     end else if (is_swait) begin
-        read_data = {static_wait_reg[20], 11'd0, static_wait_reg[19:0]};
+        read_data = {static_wait_cur[20], 11'd0, static_wait_cur[19:0]};
     end else begin
         case (dw)
             DW_ID: read_data = ID_VALUE;
@@ -499,7 +524,7 @@ always @* begin
         fwd_addr = CPU_MODE;
         fwd_data = mode_word;
     end else if (is_static) begin
-        fwd_addr = CPU_STATIC + {{(13-STATIC_INDEX_BITS){1'b0}}, static_index_reg, is_swait};
+        fwd_addr = CPU_STATIC + {{(13-STATIC_INDEX_BITS){1'b0}}, static_index_cur, is_swait};
         fwd_data = is_swait ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
@@ -621,7 +646,7 @@ wire [31:0] swait_value = wr_value & CPU_STATIC_WORD1_MASK;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [STATIC_KEY_BITS-1:0] skey_packed = {skey_value[31], skey_value[21:20], skey_value[16], skey_value[12:0]};
 wire [STATIC_WAIT_BITS-1:0] swait_packed = {swait_value[31], swait_value[19:0]};
-wire [STATIC_ADDR_WIDTH-1:0] static_wr_addr = sweep_reg ? sweep_index_reg : static_index_reg[STATIC_ADDR_WIDTH-1:0];
+wire [STATIC_ADDR_WIDTH-1:0] static_wr_addr = sweep_reg ? sweep_index_reg : static_index_cur[STATIC_ADDR_WIDTH-1:0];
 
 always @(posedge clk) begin
     if (static_key_we) begin
@@ -661,9 +686,28 @@ always @(posedge clk) begin
     sync_reg <= sync_next;
     sync_index_reg <= sync_index_next;
     static_load_reg <= static_rd;
+    if (static_rd) begin
+        // The requester's slot, or the next one (then the round robin moves on).
+        slot_valid_reg[slot_sel] <= 1'b1;
+        slot_src_reg[slot_sel] <= s_reg_src;
+        slot_index_reg[slot_sel] <= sindex_new;
+        static_load_slot_reg <= slot_sel;
+        if (!slot_hit) begin
+            static_next_reg <= static_next_reg + {{(SLOT_WIDTH-1){1'b0}}, 1'b1};
+        end
+    end
     if (static_load_reg) begin
-        static_key_reg <= static_key_q;
-        static_wait_reg <= static_wait_q;
+        slot_key_reg[static_load_slot_reg] <= static_key_q;
+        slot_wait_reg[static_load_slot_reg] <= static_wait_q;
+    end
+    // A KEY / WAIT write reaches every slot that holds the entry (the RAM's copy in each).
+    for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+        if (do_write && is_skey && slot_valid_reg[i] && slot_index_reg[i] == static_index_cur) begin
+            slot_key_reg[i] <= skey_packed;
+        end
+        if (do_write && is_swait && slot_valid_reg[i] && slot_index_reg[i] == static_index_cur) begin
+            slot_wait_reg[i] <= swait_packed;
+        end
     end
     if (sweep_reg) begin
         sweep_index_reg <= sweep_index_reg + {{(STATIC_ADDR_WIDTH-1){1'b0}}, 1'b1};
@@ -729,15 +773,7 @@ always @(posedge clk) begin
         if (is_flags) begin
             pbv_flags_reg[dw[5:0]] <= {wr_value[17:16], wr_value[1:0]};
         end
-        if (is_sindex) begin
-            static_index_reg <= sindex_new;
-        end
-        if (is_skey) begin
-            static_key_reg <= skey_packed;
-        end
-        if (is_swait) begin
-            static_wait_reg <= swait_packed;
-        end
+
     end
 
     // Counters wrap; writing one clears it, an event in the same cycle still counts. The increment
@@ -793,9 +829,15 @@ always @(posedge clk) begin
         for (i = 0; i < PBV_DWS; i = i + 1) begin
             pbv_flags_reg[i] <= 4'd0;
         end
-        static_index_reg <= {STATIC_INDEX_BITS{1'b0}};
-        static_key_reg <= {STATIC_KEY_BITS{1'b0}};
-        static_wait_reg <= {STATIC_WAIT_BITS{1'b0}};
+        for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+            slot_valid_reg[i] <= 1'b0;
+            slot_src_reg[i] <= 16'd0;
+            slot_index_reg[i] <= {STATIC_INDEX_BITS{1'b0}};
+            slot_key_reg[i] <= {STATIC_KEY_BITS{1'b0}};
+            slot_wait_reg[i] <= {STATIC_WAIT_BITS{1'b0}};
+        end
+        static_next_reg <= {SLOT_WIDTH{1'b0}};
+        static_load_slot_reg <= {SLOT_WIDTH{1'b0}};
         static_load_reg <= 1'b0;
         sweep_reg <= 1'b1;
         sweep_index_reg <= {STATIC_ADDR_WIDTH{1'b0}};

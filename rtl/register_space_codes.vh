@@ -43,6 +43,7 @@ localparam RED_THRESHOLDS = 3;
 localparam VNI_ENTRIES = 4;
 localparam INTERNAL_COUNTERS = 2;
 localparam STATIC_INDEX_BITS = 12;
+localparam STATIC_INDEX_SLOTS = 32;
 // The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep
 localparam [31:0] ID_VALUE = 32'h1C0E0001;
 localparam [15:0] RESET_ETHERTYPE = 16'h88B5;

@@ -17,9 +17,10 @@
 //! / PBV_FLAGS DW with both entries' bytes enabled), in order, within two cycles, with the CPU word
 //! built from the documented fields (docs/blocks/cpu.md §Ports); and every 4096 cycles the image those writes built
 //! in a shadow of the CPU's registers equals the register table. The CPU window's static entries are
-//! reached through STATIC_INDEX: the scoreboard keeps the index and its own table of the entries, so a
-//! STATIC_KEY / STATIC_WAIT access is mapped, read and forwarded as the entry the index names (unmapped
-//! when it names none); entries read 0 after a reset.
+//! reached through STATIC_INDEX, one per requester (four slots, a fifth requester takes the oldest,
+//! round robin): the scoreboard keeps the requesters' indexes and its own table of the entries, so a
+//! STATIC_KEY / STATIC_WAIT access is mapped, read and forwarded as the entry the requester's index names
+//! (unmapped when it names none); entries read 0 after a reset.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -102,6 +103,8 @@ pub const CPU_STATIC: usize = 16;
 const STATIC_INDEX: u32 = 0x600;
 const STATIC_KEY: u32 = 0x604;
 const STATIC_WAIT: u32 = 0x608;
+/// Requesters holding a STATIC_INDEX at once (docs/blocks/register_space.md §Static entries).
+const STATIC_INDEX_SLOTS: usize = 32;
 /// The bits STATIC_KEY and STATIC_WAIT keep (docs/blocks/register_space.md §Map).
 const STATIC_KEY_FIELD: u32 = 0x8031_1FFF;
 const STATIC_WAIT_FIELD: u32 = 0x800F_FFFF;
@@ -182,7 +185,11 @@ impl RegisterSpaceStimulus {
             // Mostly an entry of the table (or just past it), else anything (beyond: KEY / WAIT unmapped).
             wdata = r.random_range(0..CPU_STATIC as u32 + 1) | if r.random_bool(0.2) { r.random::<u32>() & !0xFFF } else { 0 };
         }
-        let src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
+        let mut src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
+        if (STATIC_INDEX..=STATIC_WAIT).contains(&addr) && r.random_bool(0.1) {
+            // More requesters than STATIC_INDEX has slots: the round robin takes the oldest slot.
+            src = 0x0030 + r.random_range(0..40);
+        }
         RegisterSpaceIn {
             s_reg_valid: true,
             s_reg_write: write,
@@ -334,6 +341,9 @@ pub struct RegisterSpaceMonitor {
     counts: [u64; 20],
     /// The static entries as written through the window: entry -> (word 0, word 1); absent = 0.
     statics: BTreeMap<u32, (u32, u32)>,
+    /// STATIC_INDEX per requester: (requester, index) slots and the slot a new requester takes.
+    index_slots: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+    next_slot: usize,
     /// CPU writes due: (address, data, cycle it was due from).
     cpu_expected: VecDeque<(u16, u32, u64)>,
     /// The CPU registers as the observed writes left them (word address -> value).
@@ -364,6 +374,8 @@ impl RegisterSpaceMonitor {
             log: TransactionLog::default(),
             counts: [0; 20],
             statics: BTreeMap::new(),
+            index_slots: [None; STATIC_INDEX_SLOTS],
+            next_slot: 0,
             cpu_expected: VecDeque::new(),
             cpu_image: BTreeMap::new(),
             engine_id: 0,
@@ -394,7 +406,12 @@ impl RegisterSpaceMonitor {
     }
 
     /// CPU addresses a write to register `off` with byte enables `be` configures, in order.
-    fn forwarded(&self, off: u32, be: u8) -> Vec<u16> {
+    /// Requester `src`'s STATIC_INDEX, if it holds one.
+    fn index_of(&self, src: u16) -> Option<u32> {
+        self.index_slots.iter().flatten().find(|(r, _)| *r == src).map(|&(_, s)| s)
+    }
+
+    fn forwarded(&self, off: u32, be: u8, src: u16) -> Vec<u16> {
         if be & 0xF == 0 {
             return vec![];
         }
@@ -415,8 +432,8 @@ impl RegisterSpaceMonitor {
             0x140..=0x148 => vec![(0x084 + (off - 0x140) / 4) as u16],
             0x164 => vec![0x088],
             0x11C | 0x168 => vec![0x089],
-            STATIC_KEY => vec![(0x100 + 2 * self.v(STATIC_INDEX)) as u16],
-            STATIC_WAIT => vec![(0x100 + 2 * self.v(STATIC_INDEX) + 1) as u16],
+            STATIC_KEY => vec![(0x100 + 2 * self.index_of(src).unwrap_or(0)) as u16],
+            STATIC_WAIT => vec![(0x100 + 2 * self.index_of(src).unwrap_or(0) + 1) as u16],
             _ => vec![],
         }
     }
@@ -560,8 +577,9 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             let off = u32::from(i.s_reg_addr) & 0xFFC;
             let counter = (0x400..0x400 + 4 * COUNTERS).contains(&off).then(|| ((off - 0x400) / 4) as usize);
             // STATIC_KEY / STATIC_WAIT: entry STATIC_INDEX's word, while the index names an entry.
-            let index = self.v(STATIC_INDEX);
-            let in_table = (index as usize) < CPU_STATIC;
+            let own = self.index_of(i.s_reg_src);
+            let index = own.unwrap_or(0);
+            let in_table = own.is_some_and(|s| (s as usize) < CPU_STATIC);
             let field = match off {
                 STATIC_KEY | STATIC_WAIT if in_table => Some(Field { mask: if off == STATIC_KEY { STATIC_KEY_FIELD } else { STATIC_WAIT_FIELD }, reset: 0 }),
                 STATIC_KEY | STATIC_WAIT => {
@@ -589,6 +607,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 (Some(_), _) if off == 0x16C => {
                     u32::from(i.cpu_fail_valid) << 31 | u32::from(i.cpu_fail_family) << 24 | u32::from(i.cpu_fail_count) << 16 | u32::from(i.cpu_fail_ctx)
                 }
+                (Some(_), _) if off == STATIC_INDEX => index,
                 (Some(_), _) if off == STATIC_KEY => entry.0,
                 (Some(_), _) if off == STATIC_WAIT => entry.1,
                 (Some(_), _) => self.v(off),
@@ -627,6 +646,16 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                         STATIC_WAIT => {
                             self.statics.insert(index, (entry.0, new));
                         }
+                        // Any byte enabled: the requester's slot, or the next one, round robin.
+                        STATIC_INDEX if be != 0 => {
+                            let j = self.index_slots.iter().position(|x| x.is_some_and(|(r, _)| r == i.s_reg_src)).unwrap_or_else(|| {
+                                let j = self.next_slot;
+                                self.next_slot = (j + 1) % STATIC_INDEX_SLOTS;
+                                j
+                            });
+                            self.index_slots[j] = Some((i.s_reg_src, new));
+                        }
+                        STATIC_INDEX => {}
                         _ => {
                             self.values.insert(off, new);
                         }
@@ -634,7 +663,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                     if off == STATIC_INDEX && be != 0 {
                         self.bump(counter::STATIC_INDEX_WRITES);
                     }
-                    let fwd = self.forwarded(off, i.s_reg_be);
+                    let fwd = self.forwarded(off, i.s_reg_be, i.s_reg_src);
                     if fwd.len() == 2 {
                         self.bump(counter::CPU_DOUBLE_WRITES);
                     }

@@ -424,8 +424,8 @@ fn fig8_ladder_on_fig3() {
     // PBVs (engines first, then end nodes in device-ID order, Table 5): 310 = [334, 316, 318], 334 =
     // [340, 342]. 805: the master's configuration from the source; 810: packet engine 334's, written
     // with the master's requester ID ([0175]).
-    let cfg310 = [pbv_entry(src, e310, 0, e334, true), pbv_entry(src, e310, 1, src, false), pbv_entry(src, e310, 2, local, false), static_entry(src, e310, true)].concat();
-    let cfg334 = [pbv_entry(e310, e334, 0, r340, false), pbv_entry(e310, e334, 1, r342, false), static_entry(e310, e334, false)].concat();
+    let cfg310 = [pbv_entry(src, e310, 0, e334, true).to_vec(), pbv_entry(src, e310, 1, src, false).to_vec(), pbv_entry(src, e310, 2, local, false).to_vec(), static_entry(src, e310, true).to_vec()].concat();
+    let cfg334 = [pbv_entry(e310, e334, 0, r340, false).to_vec(), pbv_entry(e310, e334, 1, r342, false).to_vec(), static_entry(e310, e334, false).to_vec()].concat();
     // 815, 820.
     // 815, 820: 334's from the source to the master, naming 334, re-emitted by the master to 334 (000
     // [0106], [0157], docs/blocks/cpu.md §Messages).

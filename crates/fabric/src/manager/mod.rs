@@ -18,8 +18,8 @@
 //! let tree = &mgr.job(job).unwrap().trees[0].tree;
 //! assert_eq!((tree.members.len(), tree.depth()), (32, 2)); // 1 master + 31 subservient engines
 //! let enc = plan.encode(mgr.topology()).unwrap();
-//! // PBV entries (ID and flags: two writes each), static entries (WAIT and KEY), INITIALIZATIONs.
-//! assert_eq!(enc.frames.len(), 2 * ((31 + 32) + 31 * 32) + 2 * 32 + 32);
+//! // PBV entries (ID and flags: two writes each), static entries (STATIC_INDEX, WAIT, KEY), INITIALIZATIONs.
+//! assert_eq!(enc.frames.len(), 2 * ((31 + 32) + 31 * 32) + 3 * 32 + 32);
 //! let link = tree.links()[0];
 //! let change = mgr.link_down(link);
 //! assert_eq!(change.replaced.len(), 1);

@@ -5,7 +5,7 @@
 //! register_space_codes` rewrites it).
 
 use super::map::{offset, reset, status};
-use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, STATIC_INDEX_MASK, SYNC_WRITES, VNI_ENTRIES};
+use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, STATIC_INDEX_MASK, STATIC_INDEX_SLOTS, SYNC_WRITES, VNI_ENTRIES};
 use crate::codes::{hex, hex_localparams, integers, localparams, Header};
 
 /// Width of a DW index into the 4 KiB window (the RTL's `dw`).
@@ -35,6 +35,7 @@ pub fn verilog_header() -> String {
             ("VNI_ENTRIES", VNI_ENTRIES as u64),
             ("INTERNAL_COUNTERS", INTERNAL_COUNTERS as u64),
             ("STATIC_INDEX_BITS", u64::from(STATIC_INDEX_MASK.count_ones())),
+            ("STATIC_INDEX_SLOTS", STATIC_INDEX_SLOTS as u64),
         ]),
     );
     let mut values = hex("ID_VALUE", 32, u64::from(ID_VALUE))

@@ -35,6 +35,12 @@ pub const CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
 pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
 /// The bits of `STATIC_INDEX` (11:0): an entry number of the CPU's largest static table.
 pub const STATIC_INDEX_MASK: u32 = (MAX_CPU_STATIC_ENTRIES - 1) as u32;
+/// Requesters that hold a STATIC_INDEX at once (each its own, so that configuration streams of different
+/// sources interleaving at the engine reach their own entries; a further requester's index write takes
+/// the slot allocated longest ago, round robin): 32, the end nodes of the largest fabric the fault
+/// campaign configures at once (every source writing its contexts' entries at the same instant).
+/// docs/blocks/register_space.md §Static entries.
+pub const STATIC_INDEX_SLOTS: usize = 32;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 

@@ -199,10 +199,12 @@ pub struct RegisterSpace {
     static_key: Vec<CpuStaticKey>,
     /// Word 1 (`static_wait_mem`).
     static_wait: Vec<u32>,
-    /// STATIC_INDEX: the entry STATIC_KEY / STATIC_WAIT reach. The RTL's data registers hold that entry
-    /// (loaded from the RAM after an index write); they always equal the RAM's entry, so the model reads
-    /// the RAM.
-    static_index: u32,
+    /// STATIC_INDEX per requester: (requester ID, entry), `STATIC_INDEX_SLOTS` slots, `None` = free. The
+    /// RTL's data registers of a slot hold its entry (loaded from the RAM after an index write, written
+    /// with the RAM); they always equal the RAM's entry, so the model reads the RAM.
+    static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+    /// The slot the next requester without one takes (round robin).
+    static_next: usize,
     /// An index write's RAM read is under way: no access is taken this cycle.
     static_load: bool,
     /// Next entry of the post-reset clearing sweep of the RAM copy (`None`: no sweep).
@@ -240,6 +242,20 @@ impl RegisterSpace {
     pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
         Self::check_static(n)?;
         Ok(Self::power_on_state(n))
+    }
+
+    /// Cycles left of the post-reset clearing sweep of the static entries' RAM (0: none).
+    pub fn sweep_remaining(&self) -> usize {
+        self.sweep.map_or(0, |j| self.static_entries() - j)
+    }
+
+    /// `n` idle cycles of the clearing sweep in closed form (what `n` steps with no access do to it; the
+    /// rest of an idle register space does not change: `PacketEngine::advance_idle` checks that).
+    pub fn advance_sweep(&mut self, n: u64) {
+        if let Some(j) = self.sweep {
+            let left = (self.static_entries() - j) as u64;
+            self.sweep = (n < left).then(|| j + n as usize);
+        }
     }
 
     fn check_static(n: usize) -> Result<(), RegsParamError> {
@@ -283,7 +299,8 @@ impl RegisterSpace {
             pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
             static_key: vec![CpuStaticKey::new(); cpu_static],
             static_wait: vec![0; cpu_static],
-            static_index: 0,
+            static_index: [None; STATIC_INDEX_SLOTS],
+            static_next: 0,
             static_load: false,
             sweep: Some(0),
             cpu_pending: None,
@@ -350,7 +367,7 @@ impl RegisterSpace {
 
     /// The CPU writes an authorized write to `reg` with byte enables `be` forwards (after the write is
     /// applied): none, one, or two (a PBV / PBV_FLAGS DW with bytes of both entries enabled).
-    fn cpu_forward(&self, reg: Reg, be: u8) -> [Option<(u16, u32)>; 2] {
+    fn cpu_forward(&self, reg: Reg, be: u8, src: u16) -> [Option<(u16, u32)>; 2] {
         if be & 0xF == 0 {
             return [None, None];
         }
@@ -365,8 +382,8 @@ impl RegisterSpace {
             Reg::RedThreshold(i) => one(cpu_addr::THRESHOLD + i as u16, self.red_threshold[i]),
             Reg::EngineSfa => one(cpu_addr::ENGINE_SFA, self.engine_sfa),
             Reg::RedCfgMode | Reg::RetryLimit => one(cpu_addr::MODE, self.cpu_mode_word()),
-            Reg::StaticKey => one(cpu_addr::STATIC + 2 * self.static_index as u16, self.read(Reg::StaticKey)),
-            Reg::StaticWait => one(cpu_addr::STATIC + 2 * self.static_index as u16 + 1, self.read(Reg::StaticWait)),
+            Reg::StaticKey => one(cpu_addr::STATIC + 2 * self.index_of(src) as u16, self.read_as(Reg::StaticKey, src)),
+            Reg::StaticWait => one(cpu_addr::STATIC + 2 * self.index_of(src) as u16 + 1, self.read_as(Reg::StaticWait, src)),
             _ => [None, None],
         }
     }
@@ -381,10 +398,11 @@ impl RegisterSpace {
     }
 
     /// What a read of `reg` returns with the inputs `i` of the cycle it is taken (ENGINE_ID reads the
-    /// strap, FAILURE the CPU's status inputs).
+    /// strap, FAILURE the CPU's status inputs, the static window the requester's own index).
     pub fn read_at(&self, reg: Reg, i: &RegisterSpaceIn) -> u32 {
         match reg {
             Reg::Failure => failure_word(i.cpu_fail_valid, i.cpu_fail_family, i.cpu_fail_ctx, i.cpu_fail_count),
+            Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, i.s_reg_src),
             _ => self.read_with(reg, i.cfg_engine_id),
         }
     }
@@ -416,15 +434,35 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa,
             Reg::RetryLimit => self.retry_limit,
             Reg::PbvFlags(k) => self.pbv_flags[k].into(),
-            Reg::StaticIndex => self.static_index,
-            Reg::StaticKey => self.static_entry().map_or(0, |s| self.static_key[s].into()),
-            Reg::StaticWait => self.static_entry().map_or(0, |s| self.static_wait[s]),
+            // The static window as requester 0 sees it (see `read_as`).
+            Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, 0),
         }
     }
 
-    /// The static entry STATIC_INDEX names, if the table has it (else STATIC_KEY / STATIC_WAIT are unmapped).
-    fn static_entry(&self) -> Option<usize> {
-        let s = self.static_index as usize;
+    /// What a read of `reg` by requester `src` returns (the static window is per requester).
+    pub fn read_as(&self, reg: Reg, src: u16) -> u32 {
+        match reg {
+            Reg::StaticIndex => self.index_of(src),
+            Reg::StaticKey => self.static_entry(src).map_or(0, |s| self.static_key[s].into()),
+            Reg::StaticWait => self.static_entry(src).map_or(0, |s| self.static_wait[s]),
+            _ => self.read(reg),
+        }
+    }
+
+    /// Requester `src`'s slot of STATIC_INDEX, if it has one.
+    fn slot_of(&self, src: u16) -> Option<usize> {
+        self.static_index.iter().position(|x| x.is_some_and(|(r, _)| r == src))
+    }
+
+    /// Requester `src`'s STATIC_INDEX (0 without a slot).
+    fn index_of(&self, src: u16) -> u32 {
+        self.slot_of(src).and_then(|j| self.static_index[j]).map_or(0, |(_, s)| s)
+    }
+
+    /// The static entry requester `src`'s STATIC_INDEX names, if it has one and the table has that entry
+    /// (else STATIC_KEY / STATIC_WAIT are unmapped for it).
+    fn static_entry(&self, src: u16) -> Option<usize> {
+        let s = self.slot_of(src).and_then(|j| self.static_index[j])?.1 as usize;
         (s < self.static_entries()).then_some(s)
     }
 
@@ -457,7 +495,7 @@ impl RegisterSpace {
 
     /// Applies an authorized write of `data` under byte mask `m` to `reg`; returns false if read-only.
     /// `stat_event` is the cycle's event input: a counter cleared by the write takes its event bit.
-    fn write(&mut self, reg: Reg, data: u32, m: u32, stat_event: u32) -> bool {
+    fn write(&mut self, reg: Reg, data: u32, m: u32, stat_event: u32, src: u16) -> bool {
         let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
         match reg {
             Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
@@ -466,12 +504,21 @@ impl RegisterSpace {
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
             // An index write loads the entry from the RAM: the next cycle takes no access.
+            // (Any byte enabled) the requester's slot, or the round robin's next one, takes the index.
             Reg::StaticIndex => {
-                self.static_index = merge(self.static_index, STATIC_INDEX_MASK);
-                self.static_load = m != 0;
+                if m != 0 {
+                    let index = merge(self.index_of(src), STATIC_INDEX_MASK);
+                    let j = self.slot_of(src).unwrap_or_else(|| {
+                        let j = self.static_next;
+                        self.static_next = (j + 1) % STATIC_INDEX_SLOTS;
+                        j
+                    });
+                    self.static_index[j] = Some((src, index));
+                    self.static_load = true;
+                }
             }
             Reg::StaticKey | Reg::StaticWait => {
-                let Some(s) = self.static_entry() else { return false };
+                let Some(s) = self.static_entry(src) else { return false };
                 if reg == Reg::StaticKey {
                     self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK));
                 } else {
@@ -580,7 +627,7 @@ impl Block for RegisterSpace {
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
             // STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table.
-            let reg = decode(i.s_reg_addr).filter(|&r| !matches!(r, Reg::StaticKey | Reg::StaticWait) || self.static_entry().is_some());
+            let reg = decode(i.s_reg_addr).filter(|&r| !matches!(r, Reg::StaticKey | Reg::StaticWait) || self.static_entry(i.s_reg_src).is_some());
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
@@ -603,8 +650,8 @@ impl Block for RegisterSpace {
             }
             if st == status::OK && i.s_reg_write {
                 let r = reg.expect("OK writes are mapped");
-                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), stat_event);
-                let [first, second] = self.cpu_forward(r, i.s_reg_be);
+                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), stat_event, i.s_reg_src);
+                let [first, second] = self.cpu_forward(r, i.s_reg_be, i.s_reg_src);
                 cpu_write = first;
                 self.cpu_pending = second;
             }

@@ -244,7 +244,7 @@ mod static_window {
     }
 
     #[test]
-    fn an_index_beyond_the_table_leaves_key_and_wait_unmapped() {
+    fn an_index_beyond_the_table_or_none_leaves_key_and_wait_unmapped() {
         let (mut r, _) = ready(16);
         take(&mut r, &acc(true, offset::STATIC_INDEX, 16));
         take(&mut r, &acc(true, offset::STATIC_KEY, 0x8000_0001));
@@ -255,6 +255,49 @@ mod static_window {
         assert_eq!(r.counter(1), 2, "both counted as unmapped");
         assert_eq!(read(&mut r, offset::STATIC_INDEX), (status::OK, 16));
         assert_eq!(decode(0x60C), None);
+    }
+
+    #[test]
+    fn the_sweep_advances_in_closed_form_as_it_steps() {
+        for n in [0u64, 1, 100, 4095, 4096, 5000] {
+            let (mut stepped, mut advanced) = (RegisterSpace::new(), RegisterSpace::new());
+            // The copy's last write is on the outputs one cycle after it ends.
+            for _ in 0..=SYNC_WRITES {
+                stepped.step(&idle());
+                advanced.step(&idle());
+            }
+            for _ in 0..n {
+                stepped.step(&idle());
+            }
+            advanced.advance_sweep(n);
+            assert_eq!(stepped.sweep_remaining(), advanced.sweep_remaining(), "{n}");
+            assert_eq!(stepped, advanced, "{n} cycles");
+        }
+    }
+
+    #[test]
+    fn each_requester_has_its_own_index_so_interleaved_streams_reach_their_entries() {
+        let (mut r, _) = ready(4096);
+        let from = |src: u16, write: bool, off: u32, data: u32| RegisterSpaceIn { s_reg_src: src, ..acc(write, off, data) };
+        // Sources 1 and 2 interleave their triples (the fabric's configuration frames meet at the engine).
+        let (a, b) = (static_entry_writes(5, 0x8000_0005, 7), static_entry_writes(4095, 0x8010_0FFF, 9));
+        for k in 0..3 {
+            take(&mut r, &from(1, true, a[k].0, a[k].1));
+            take(&mut r, &from(2, true, b[k].0, b[k].1));
+        }
+        r.step(&idle());
+        assert_eq!((r.static_words(5), r.static_words(4095)), ((0x8000_0005, 7), (0x8010_0FFF, 9)));
+        take(&mut r, &from(1, false, offset::STATIC_INDEX, 0));
+        assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 5, "requester 1's own index");
+        // More requesters take the other slots and one more the oldest (requester 1's).
+        for src in 3..=STATIC_INDEX_SLOTS as u16 + 1 {
+            take(&mut r, &from(src, true, offset::STATIC_INDEX, 100));
+        }
+        take(&mut r, &from(1, false, offset::STATIC_KEY, 0));
+        assert_eq!(r.step(&idle()).m_reg_rsp_status, status::UNMAPPED, "requester 1 lost its slot");
+        take(&mut r, &from(2, false, offset::STATIC_KEY, 0));
+        let o = r.step(&idle());
+        assert_eq!((o.m_reg_rsp_status, o.m_reg_rsp_rdata), (status::OK, 0x8010_0FFF), "requester 2 keeps its");
     }
 
     #[test]
