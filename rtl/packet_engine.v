@@ -21,8 +21,9 @@ module packet_engine #
     parameter DATA_WIDTH = 256,
     // Width of tkeep: one bit per data byte
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
-    // CPU static context-table entries
-    parameter STATIC_ENTRIES = 16,
+    // CPU static context-table entries (direct-mapped by the context key; 4096 = one per 12-bit CC_ID,
+    // 000 [0169]), also the register space's CPU window (STATIC_INDEX reaches each)
+    parameter STATIC_ENTRIES = 4096,
     // CPU descriptors
     parameter DESCRIPTORS = 8,
     // CPU clock cycles per timer tick

@@ -21,7 +21,13 @@
 //   CPU window: 0x160 ENGINE_ID (RO, the strap)   0x164 ENGINE_SFA   0x168 RETRY_LIMIT
 //   0x16C FAILURE (RO: the CPU's FAILURE status inputs cpu_fail_*, {valid, 6'd0, family, count, ctx})
 //   0x500 + 4k PBV_FLAGS DW k {entry 2k: bit 0 valid, 1 switch; entry 2k+1: bit 16 valid, 17 switch}
-//   0x600 + 8s CPU static entry s {DW0 key/family/role/valid, DW1 wait count + [31] one target}, s < CPU_STATIC_ENTRIES
+//   0x600 STATIC_INDEX s (11:0), 0x604 STATIC_KEY / 0x608 STATIC_WAIT: CPU static entry s {word 0 key/family/role/valid,
+//   word 1 wait count + [31] one target}, mapped while s < CPU_STATIC_ENTRIES. STATIC_INDEX is per requester
+//   (STATIC_INDEX_SLOTS slots, round robin), so interleaved configuration streams reach their own entries.
+//   The entries are kept in RAM (static_key_mem, static_wait_mem: one write, one synchronous read port); an
+//   index write reads entry s into its slot's data registers (s_reg_ready low for that one cycle), a KEY/WAIT
+//   write updates the RAM and every slot holding entry s. After a reset a sweep of CPU_STATIC_ENTRIES cycles
+//   clears the RAM (s_reg_ready low meanwhile).
 //
 // CPU configuration bridge (docs/blocks/register_space.md §CPU window): every authorized write to a register the CPU
 // holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
@@ -52,8 +58,8 @@ module register_space #
     parameter MCAST_INDEX_WIDTH = 4,
     // External event counters (stat_event bits)
     parameter STAT_EVENTS = 32,
-    // Static entries of the CPU (its STATIC_ENTRIES, docs/blocks/cpu.md §Ports): entries of the 0x600 window
-    parameter CPU_STATIC_ENTRIES = 16
+    // Static entries of the CPU (its STATIC_ENTRIES, docs/blocks/cpu.md §Ports): the entries STATIC_INDEX reaches
+    parameter CPU_STATIC_ENTRIES = 4096
 )
 (
     input  wire                         clk,
@@ -173,9 +179,16 @@ localparam [9:0] TIMEOUT_DWS = RED_TIMEOUTS;
 localparam [9:0] THRESHOLD_DWS = RED_THRESHOLDS;
 localparam [9:0] VNI_DWS = VNI_ENTRIES;
 localparam [9:0] PBV_FLAGS_DWS = PBV_DWS;
-localparam integer CPU_STATIC_WORDS = 2 * CPU_STATIC_ENTRIES;
-localparam [9:0] CPU_STATIC_DWS = CPU_STATIC_WORDS[9:0];
-localparam STATIC_INDEX_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
+// RAM address of a static entry; the entry count as a STATIC_INDEX_BITS+1-bit number (the range check).
+localparam STATIC_ADDR_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
+localparam integer STATIC_COUNT_INT = CPU_STATIC_ENTRIES;
+localparam integer STATIC_LAST_INT = CPU_STATIC_ENTRIES - 1;
+localparam [STATIC_INDEX_BITS:0] STATIC_COUNT = STATIC_COUNT_INT[STATIC_INDEX_BITS:0];
+localparam [STATIC_ADDR_WIDTH-1:0] STATIC_LAST = STATIC_LAST_INT[STATIC_ADDR_WIDTH-1:0];
+// A static entry in RAM: word 0 packed to its fields {valid, role[1:0], family, key[12:0]}, word 1
+// {one target, wait count[19:0]}.
+localparam STATIC_KEY_BITS = 17;
+localparam STATIC_WAIT_BITS = 21;
 
 generate
     if (ROUTE_ENTRIES < 1 || ROUTE_ENTRIES > 32 || ROUTE_ENTRIES > (1 << ROUTE_INDEX_WIDTH)) begin : g_bad_routes
@@ -190,7 +203,7 @@ generate
     if (STAT_EVENTS < 1 || STAT_EVENTS > 62) begin : g_bad_events
         register_space_bad_parameter_STAT_EVENTS u_err();
     end
-    if (CPU_STATIC_ENTRIES < 1 || CPU_STATIC_ENTRIES > 64) begin : g_bad_static
+    if (CPU_STATIC_ENTRIES < 1 || CPU_STATIC_ENTRIES > (1 << STATIC_INDEX_BITS)) begin : g_bad_static
         register_space_bad_parameter_CPU_STATIC_ENTRIES u_err();
     end
 endgenerate
@@ -224,8 +237,27 @@ reg [31:0] engine_sfa_reg;
 reg [3:0]  retry_limit_reg;
 // PBV flags of DW k: {entry 2k+1 switch, valid, entry 2k switch, valid}.
 reg [3:0]  pbv_flags_reg [0:PBV_DWS-1];
-reg [31:0] static_key_reg [0:CPU_STATIC_ENTRIES-1];
-reg [20:0] static_wait_reg [0:CPU_STATIC_ENTRIES-1]; // {[31] one target, [19:0] wait count}
+// The CPU static entries, in RAM (no reset: the sweep clears them). One write port (the sweep, else a
+// STATIC_KEY / STATIC_WAIT write at STATIC_INDEX), one synchronous read port (an index write).
+reg [STATIC_KEY_BITS-1:0]  static_key_mem [0:CPU_STATIC_ENTRIES-1];
+reg [STATIC_WAIT_BITS-1:0] static_wait_mem [0:CPU_STATIC_ENTRIES-1];
+reg [STATIC_KEY_BITS-1:0]  static_key_q;
+reg [STATIC_WAIT_BITS-1:0] static_wait_q;
+// STATIC_INDEX per requester: slot j holds a requester ID, its index and the data registers, the entry as
+// the RAM holds it (loaded in the cycle after the index write, static_load_reg, into slot
+// static_load_slot_reg, and written with the RAM). static_next_reg: the slot a new requester takes.
+localparam SLOT_WIDTH = STATIC_INDEX_SLOTS > 1 ? $clog2(STATIC_INDEX_SLOTS) : 1;
+reg                         slot_valid_reg [0:STATIC_INDEX_SLOTS-1];
+reg [15:0]                  slot_src_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_INDEX_BITS-1:0] slot_index_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_KEY_BITS-1:0]   slot_key_reg [0:STATIC_INDEX_SLOTS-1];
+reg [STATIC_WAIT_BITS-1:0]  slot_wait_reg [0:STATIC_INDEX_SLOTS-1];
+reg [SLOT_WIDTH-1:0]        static_next_reg;
+reg [SLOT_WIDTH-1:0]        static_load_slot_reg;
+reg                         static_load_reg;
+// Post-reset clearing sweep of the RAM.
+reg                        sweep_reg;
+reg [STATIC_ADDR_WIDTH-1:0] sweep_index_reg;
 
 reg        cpu_wr_en_reg, cpu_wr_en_next;
 reg [13:0] cpu_wr_addr_reg, cpu_wr_addr_next;
@@ -259,8 +291,9 @@ reg [12:0]                  mcast_wr_tree_reg, mcast_wr_tree_next;
 reg [19:0]                  mcast_wr_wait_reg, mcast_wr_wait_next;
 reg [15:0]                  mcast_wr_ports_reg, mcast_wr_ports_next;
 
-// No access while the CPU bridge has a write to finish (post-reset copy, second PBV entry).
-assign s_reg_ready = (!rsp_valid_reg || m_reg_rsp_ready) && !sync_reg && !cpu_pend_reg;
+// No access while the CPU bridge has a write to finish (post-reset copy, second PBV entry), while an
+// index write's RAM read is under way, or while the sweep clears the static entries.
+assign s_reg_ready = (!rsp_valid_reg || m_reg_rsp_ready) && !sync_reg && !cpu_pend_reg && !static_load_reg && !sweep_reg;
 
 assign m_reg_rsp_valid = rsp_valid_reg;
 assign m_reg_rsp_write = rsp_write_reg;
@@ -346,16 +379,38 @@ wire is_mcast = in_range(dw, DW_MCAST, MCAST_DWS) && rel_mcast[1:0] != 2'd3;
 wire is_counter = in_range(dw, DW_COUNTERS, COUNTER_DWS);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
-wire [9:0] rel_static = dw - DW_CPU_STATIC;
 /* verilator lint_on UNUSEDSIGNAL */
 wire is_flags = in_range(dw, DW_PBV_FLAGS, PBV_FLAGS_DWS);
-wire is_static = in_range(dw, DW_CPU_STATIC, CPU_STATIC_DWS);
+// The requester's slot of STATIC_INDEX, if it has one (else the slot it would take).
+reg                  slot_hit;
+reg [SLOT_WIDTH-1:0] slot_sel;
+integer j;
+always @* begin
+    slot_hit = 1'b0;
+    slot_sel = static_next_reg;
+    for (j = 0; j < STATIC_INDEX_SLOTS; j = j + 1) begin
+        if (slot_valid_reg[j] && slot_src_reg[j] == s_reg_src) begin
+            slot_hit = 1'b1;
+            slot_sel = j[SLOT_WIDTH-1:0];
+        end
+    end
+end
+wire [STATIC_INDEX_BITS-1:0] static_index_cur = slot_hit ? slot_index_reg[slot_sel] : {STATIC_INDEX_BITS{1'b0}};
+wire [STATIC_KEY_BITS-1:0]   static_key_cur = slot_key_reg[slot_sel];
+wire [STATIC_WAIT_BITS-1:0]  static_wait_cur = slot_wait_reg[slot_sel];
+// STATIC_KEY / STATIC_WAIT are mapped while the requester's STATIC_INDEX names an entry of the table.
+wire static_in_table = slot_hit && {1'b0, static_index_cur} < STATIC_COUNT;
+wire is_sindex = dw == DW_STATIC_INDEX;
+wire is_skey = dw == DW_STATIC_KEY && static_in_table;
+wire is_swait = dw == DW_STATIC_WAIT && static_in_table;
+wire is_static = is_skey || is_swait;
 wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
                  (dw >= DW_ENGINE_ID && dw <= DW_FAILURE);
 wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter ||
-              is_flags || is_static;
+              is_flags || is_sindex || is_static;
 wire read_only = dw == DW_ID || dw == DW_ENGINE_ID || dw == DW_FAILURE;
-wire [STATIC_INDEX_WIDTH-1:0] static_i = rel_static[STATIC_INDEX_WIDTH:1];
+// Word 0 of the data registers as the register reads: the packed fields at their bit positions.
+wire [31:0] static_key_word = {static_key_cur[16], 9'd0, static_key_cur[15:14], 3'd0, static_key_cur[13], 3'd0, static_key_cur[12:0]};
 
 wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
 wire [MCAST_INDEX_WIDTH-1:0] mcast_i = rel_mcast[MCAST_INDEX_WIDTH+1:2];
@@ -391,8 +446,12 @@ always @* begin
         read_data = counter_reg[rel_counter[5:0]];
     end else if (is_flags) begin
         read_data = {14'd0, pbv_flags_reg[rel_flags[5:0]][3:2], 14'd0, pbv_flags_reg[rel_flags[5:0]][1:0]};
-    end else if (is_static) begin
-        read_data = rel_static[0] ? {static_wait_reg[static_i][20], 11'd0, static_wait_reg[static_i][19:0]} : static_key_reg[static_i];
+    end else if (is_sindex) begin
+        read_data = {{(32-STATIC_INDEX_BITS){1'b0}}, static_index_cur};
+    end else if (is_skey) begin
+        read_data = static_key_word;
+    end else if (is_swait) begin
+        read_data = {static_wait_cur[20], 11'd0, static_wait_cur[19:0]};
     end else begin
         case (dw)
             DW_ID: read_data = ID_VALUE;
@@ -465,8 +524,8 @@ always @* begin
         fwd_addr = CPU_MODE;
         fwd_data = mode_word;
     end else if (is_static) begin
-        fwd_addr = CPU_STATIC + {7'd0, rel_static[6:0]};
-        fwd_data = rel_static[0] ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
+        fwd_addr = CPU_STATIC + {{(13-STATIC_INDEX_BITS){1'b0}}, static_index_cur, is_swait};
+        fwd_data = is_swait ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
     end
@@ -572,6 +631,38 @@ always @* begin
     end
 end
 
+/*
+ * The static entries' RAM
+ */
+// An index write (any byte enabled) reads the new index's entry; the data registers take it next cycle.
+wire [STATIC_INDEX_BITS-1:0] sindex_new = wr_value[STATIC_INDEX_BITS-1:0];
+wire static_rd = do_write && be_any && is_sindex;
+// Write port: the sweep writes 0 to one entry a cycle, else a KEY / WAIT write its packed fields.
+wire static_key_we = sweep_reg || (do_write && is_skey);
+wire static_wait_we = sweep_reg || (do_write && is_swait);
+/* verilator lint_off UNUSEDSIGNAL */
+wire [31:0] skey_value = wr_value & CPU_STATIC_KEY_MASK;
+wire [31:0] swait_value = wr_value & CPU_STATIC_WORD1_MASK;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [STATIC_KEY_BITS-1:0] skey_packed = {skey_value[31], skey_value[21:20], skey_value[16], skey_value[12:0]};
+wire [STATIC_WAIT_BITS-1:0] swait_packed = {swait_value[31], swait_value[19:0]};
+wire [STATIC_ADDR_WIDTH-1:0] static_wr_addr = sweep_reg ? sweep_index_reg : static_index_cur[STATIC_ADDR_WIDTH-1:0];
+
+always @(posedge clk) begin
+    if (static_key_we) begin
+        static_key_mem[static_wr_addr] <= sweep_reg ? {STATIC_KEY_BITS{1'b0}} : skey_packed;
+    end
+    if (static_wait_we) begin
+        static_wait_mem[static_wr_addr] <= sweep_reg ? {STATIC_WAIT_BITS{1'b0}} : swait_packed;
+    end
+    // An index beyond the table reads nothing (the data registers then hold a stale entry that no
+    // access can reach: KEY / WAIT are unmapped).
+    if (static_rd && {1'b0, sindex_new} < STATIC_COUNT) begin
+        static_key_q <= static_key_mem[sindex_new[STATIC_ADDR_WIDTH-1:0]];
+        static_wait_q <= static_wait_mem[sindex_new[STATIC_ADDR_WIDTH-1:0]];
+    end
+end
+
 // Counter increments this cycle: the register space's own two, then the external events.
 wire [COUNTERS-1:0] counter_inc = {stat_event,
                                    take && access_status == STATUS_UNMAPPED,
@@ -594,6 +685,34 @@ always @(posedge clk) begin
     cpu_pend_data_reg <= cpu_pend_data_next;
     sync_reg <= sync_next;
     sync_index_reg <= sync_index_next;
+    static_load_reg <= static_rd;
+    if (static_rd) begin
+        // The requester's slot, or the next one (then the round robin moves on).
+        slot_valid_reg[slot_sel] <= 1'b1;
+        slot_src_reg[slot_sel] <= s_reg_src;
+        slot_index_reg[slot_sel] <= sindex_new;
+        static_load_slot_reg <= slot_sel;
+        if (!slot_hit) begin
+            static_next_reg <= static_next_reg + {{(SLOT_WIDTH-1){1'b0}}, 1'b1};
+        end
+    end
+    if (static_load_reg) begin
+        slot_key_reg[static_load_slot_reg] <= static_key_q;
+        slot_wait_reg[static_load_slot_reg] <= static_wait_q;
+    end
+    // A KEY / WAIT write reaches every slot that holds the entry (the RAM's copy in each).
+    for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+        if (do_write && is_skey && slot_valid_reg[i] && slot_index_reg[i] == static_index_cur) begin
+            slot_key_reg[i] <= skey_packed;
+        end
+        if (do_write && is_swait && slot_valid_reg[i] && slot_index_reg[i] == static_index_cur) begin
+            slot_wait_reg[i] <= swait_packed;
+        end
+    end
+    if (sweep_reg) begin
+        sweep_index_reg <= sweep_index_reg + {{(STATIC_ADDR_WIDTH-1){1'b0}}, 1'b1};
+        sweep_reg <= sweep_index_reg != STATIC_LAST;
+    end
     route_wr_en_reg <= route_wr_en_next;
     route_wr_index_reg <= route_wr_index_next;
     route_wr_valid_reg <= route_wr_valid_next;
@@ -654,12 +773,7 @@ always @(posedge clk) begin
         if (is_flags) begin
             pbv_flags_reg[dw[5:0]] <= {wr_value[17:16], wr_value[1:0]};
         end
-        if (is_static && !rel_static[0]) begin
-            static_key_reg[static_i] <= wr_value & CPU_STATIC_KEY_MASK;
-        end
-        if (is_static && rel_static[0]) begin
-            static_wait_reg[static_i] <= {wr_value[31], wr_value[19:0]};
-        end
+
     end
 
     // Counters wrap; writing one clears it, an event in the same cycle still counts. The increment
@@ -715,10 +829,18 @@ always @(posedge clk) begin
         for (i = 0; i < PBV_DWS; i = i + 1) begin
             pbv_flags_reg[i] <= 4'd0;
         end
-        for (i = 0; i < CPU_STATIC_ENTRIES; i = i + 1) begin
-            static_key_reg[i] <= 32'd0;
-            static_wait_reg[i] <= 21'd0;
+        for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+            slot_valid_reg[i] <= 1'b0;
+            slot_src_reg[i] <= 16'd0;
+            slot_index_reg[i] <= {STATIC_INDEX_BITS{1'b0}};
+            slot_key_reg[i] <= {STATIC_KEY_BITS{1'b0}};
+            slot_wait_reg[i] <= {STATIC_WAIT_BITS{1'b0}};
         end
+        static_next_reg <= {SLOT_WIDTH{1'b0}};
+        static_load_slot_reg <= {SLOT_WIDTH{1'b0}};
+        static_load_reg <= 1'b0;
+        sweep_reg <= 1'b1;
+        sweep_index_reg <= {STATIC_ADDR_WIDTH{1'b0}};
         cpu_wr_en_reg <= 1'b0;
         cpu_wr_addr_reg <= 14'd0;
         cpu_wr_data_reg <= 32'd0;

@@ -33,13 +33,17 @@ localparam [9:0] DW_ENGINE_SFA = 10'h59;
 localparam [9:0] DW_RETRY_LIMIT = 10'h5A;
 localparam [9:0] DW_FAILURE = 10'h5B;
 localparam [9:0] DW_PBV_FLAGS = 10'h140;
-localparam [9:0] DW_CPU_STATIC = 10'h180;
-// Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters
+localparam [9:0] DW_STATIC_INDEX = 10'h180;
+localparam [9:0] DW_STATIC_KEY = 10'h181;
+localparam [9:0] DW_STATIC_WAIT = 10'h182;
+// Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters, STATIC_INDEX bits
 localparam PBV_DWS = 64;
 localparam RED_TIMEOUTS = 4;
 localparam RED_THRESHOLDS = 3;
 localparam VNI_ENTRIES = 4;
 localparam INTERNAL_COUNTERS = 2;
+localparam STATIC_INDEX_BITS = 12;
+localparam STATIC_INDEX_SLOTS = 32;
 // The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep
 localparam [31:0] ID_VALUE = 32'h1C0E0001;
 localparam [15:0] RESET_ETHERTYPE = 16'h88B5;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use inswitch::blocks::register_space::{self, counter};
 use inswitch::checker::RunConfig;
-use inswitch_model::register_space::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE, SYNC_WRITES};
+use inswitch_model::register_space::{offset, status, RegisterSpace, RegisterSpaceIn, RegisterSpaceOut, ENGINE_BASE};
 use inswitch_model::Block;
 
 /// The bar: at least 10^6 cycles with 0 mismatches.
@@ -33,6 +33,9 @@ fn register_space_matches_rtl_for_a_million_cycles() {
         (counter::CPU_STATIC_WRITES, 1_000),
         (counter::CPU_IMAGE_CHECKS, 50),
         (counter::FAILURE_READS, 100),
+        (counter::STATIC_INDEX_WRITES, 1_000),
+        (counter::STATIC_READS_NONZERO, 300),
+        (counter::STATIC_BEYOND, 300),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -51,8 +54,8 @@ fn write16(switch_id: u16, address: u32, device_id: u16, src: u16) -> RegisterSp
 
 fn program(switch_id: u16, table: &[u16], master: u16) -> RegisterSpace {
     let mut r = RegisterSpace::new();
-    // The post-reset copy to the CPU holds accesses off for SYNC_WRITES cycles.
-    for _ in 0..SYNC_WRITES {
+    // The post-reset copy to the CPU and the static entries' clearing sweep hold accesses off.
+    for _ in 0..r.reset_cycles() {
         r.step(&RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() });
     }
     let lock = |off: u32, v: u32| RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: v, s_reg_src: master, m_reg_rsp_ready: true, ..Default::default() };
@@ -110,7 +113,7 @@ fn tables_5_to_7_pbv_programming_replayed_as_register_writes() {
 #[test]
 fn the_register_space_is_the_cpus_only_configuration_source() {
     use inswitch_model::cpu::{Cpu, CpuIn, CpuParams};
-    use inswitch_model::register_space::{decode, CPU_STATIC_ENTRIES};
+    use inswitch_model::register_space::{decode, static_entry_writes, CPU_STATIC_ENTRIES};
     use rand::{RngExt, SeedableRng};
 
     const ENGINE: u16 = 0x0000; // switch 720 of Tables 2 and 5
@@ -139,8 +142,13 @@ fn the_register_space_is_the_cpus_only_configuration_source() {
     write(&mut rs, &mut cpu, offset::PBV_FLAGS, 0xF, 0x0003_0003, 1);
     write(&mut rs, &mut cpu, offset::PBV_FLAGS + 4, 0xF, 0x0001_0001, 1);
     write(&mut rs, &mut cpu, offset::PBV_FLAGS + 8, 0x3, 0x0000_0001, 1);
-    write(&mut rs, &mut cpu, offset::CPU_STATIC + 4, 0xF, 0, 1);
-    write(&mut rs, &mut cpu, offset::CPU_STATIC, 0xF, 0x8010_0001, 1); // CC_ID 1, TLP, MASTER, valid
+    // CC_ID 1, TLP, MASTER, valid, in entry 1; and CC_ID 0xFFF in the last entry, 4095 (the table is
+    // direct-mapped, docs/blocks/cpu.md §Static table).
+    for (s, key) in [(1u16, 0x8010_0001u32), (4095, 0x8010_0FFF)] {
+        for (off, v) in static_entry_writes(s, key, 0) {
+            write(&mut rs, &mut cpu, off, 0xF, v, 1);
+        }
+    }
     // The last write is on cpu_cfg_wr the next cycle and in the CPU the one after.
     for _ in 0..2 {
         cycle(&mut rs, &mut cpu, RegisterSpaceIn::default());
@@ -149,20 +157,28 @@ fn the_register_space_is_the_cpus_only_configuration_source() {
     assert!(p[0].valid && p[0].switch && p[0].device_id == 0x0010, "{:?}", p[0]);
     assert!(p[2].valid && !p[2].switch && p[2].device_id == 0x0001, "{:?}", p[2]);
     assert!(!p[5].valid);
-    let s = cpu.static_entry(0);
+    let s = cpu.static_entry(1);
     assert!(s.valid && !s.portals && s.key == 1 && s.role == 1);
+    let s = cpu.static_entry(4095);
+    assert!(s.valid && !s.portals && s.key == 0xFFF && s.role == 1);
 
     let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(0x5eed_b41d);
     for _ in 0..20_000 {
         let off = match r.random_range(0..6) {
             0 => r.random_range(0..0x100u32),
             1 => 0x500 + r.random_range(0..0x100u32),
-            2 => 0x600 + r.random_range(0..0x88u32),
+            2 => 0x600 + r.random_range(0..0x10u32),
             3 => [0x104, 0x108, 0x11C, 0x164, 0x168][r.random_range(0..5)],
             4 => 0x130 + r.random_range(0..0x1Cu32),
             _ => r.random_range(0..0x800u32),
         } & !3;
-        let data = if off == 0x104 { u32::from(r.random_bool(0.3)) } else if off == 0x108 { r.random_range(0..3) } else { r.random() };
+        let data = match off {
+            0x104 => u32::from(r.random_bool(0.3)),
+            0x108 => r.random_range(0..3),
+            // STATIC_INDEX: the first and last entries, often, so that entries are rewritten.
+            0x600 if r.random_bool(0.8) => [r.random_range(0..8), r.random_range(4088..4096)][r.random_range(0..2)],
+            _ => r.random(),
+        };
         write(&mut rs, &mut cpu, off, r.random_range(0..16), data, r.random_range(0..3));
     }
     for _ in 0..4 {
@@ -186,7 +202,7 @@ fn the_register_space_is_the_cpus_only_configuration_source() {
     assert_eq!(c.engine_sfa, read(0x164));
     assert_eq!((c.ieee, u32::from(c.retry_limit)), (read(0x11C) & 1 != 0, read(0x168)));
     for s in 0..CPU_STATIC_ENTRIES {
-        let (k, w) = (read(0x600 + 8 * s as u32), read(0x604 + 8 * s as u32));
+        let (k, w) = rs.static_words(s);
         let e = cpu.static_entry(s);
         // STATIC[s].WAIT: [19:0] wait count, [31] one target (docs/blocks/register_space.md).
         let got = (e.valid, e.portals, e.key, e.role, e.wait, e.one_target);

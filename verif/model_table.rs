@@ -25,7 +25,9 @@ pub const MODELS: &[ModelSpec] = &[
     // The reduction unit has no parameters (docs/blocks/reduce_unit.md §Parameters).
     ModelSpec { name: "reduce_unit", top: "reduce_unit", params: &[] },
     // Issue 6: the data-path blocks at their defaults (docs/blocks/*.md).
-    ModelSpec { name: "register_space", top: "register_space", params: &[] },
+    // The register space with a 16-entry CPU window (of the default 4096): resets' clearing sweeps stay
+    // short and the stimulus meets the entries it wrote (verif/blocks/register_space.rs CPU_STATIC).
+    ModelSpec { name: "register_space", top: "register_space", params: &[("CPU_STATIC_ENTRIES", "16")] },
     ModelSpec { name: "input_checker_w256", top: "input_checker", params: &[("DATA_WIDTH", "256")] },
     ModelSpec { name: "input_checker_w64", top: "input_checker", params: &[("DATA_WIDTH", "64")] },
     // The interposer with a 16-entry multicast table (fast, and trees share indexes: the tag is exercised),
@@ -50,6 +52,14 @@ pub const MODELS: &[ModelSpec] = &[
         name: "packet_engine",
         top: "packet_engine",
         params: &[("STATIC_ENTRIES", "5"), ("DESCRIPTORS", "3"), ("TICK_CYCLES", "16"), ("MCAST_ENTRIES", "16")],
+    },
+    // The top at the seed's static-table size (4096 entries, one per CC_ID, the default; issue 19): its
+    // register space reaches every entry through STATIC_INDEX and the CPU's table is in RAM. The timer
+    // tick and the multicast table stay small, as above.
+    ModelSpec {
+        name: "packet_engine_full",
+        top: "packet_engine",
+        params: &[("STATIC_ENTRIES", "4096"), ("TICK_CYCLES", "16"), ("MCAST_ENTRIES", "16")],
     },
 ];
 

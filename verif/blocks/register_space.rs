@@ -16,7 +16,11 @@
 //! the ENGINE_ID strap), then one CPU write per authorized write to a forwarded register (two for a PBV
 //! / PBV_FLAGS DW with both entries' bytes enabled), in order, within two cycles, with the CPU word
 //! built from the documented fields (docs/blocks/cpu.md §Ports); and every 4096 cycles the image those writes built
-//! in a shadow of the CPU's registers equals the register table.
+//! in a shadow of the CPU's registers equals the register table. The CPU window's static entries are
+//! reached through STATIC_INDEX, one per requester (four slots, a fifth requester takes the oldest,
+//! round robin): the scoreboard keeps the requesters' indexes and its own table of the entries, so a
+//! STATIC_KEY / STATIC_WAIT access is mapped, read and forwarded as the entry the requester's index names
+//! (unmapped when it names none); entries read 0 after a reset.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -77,11 +81,8 @@ pub fn register_table() -> BTreeMap<u32, Field> {
     for k in 0..64 {
         t.insert(0x500 + 4 * k, f(0x0003_0003, 0));
     }
-    for s in 0..CPU_STATIC as u32 {
-        t.insert(0x600 + 8 * s, f(0x8031_1FFF, 0));
-        // Word 1: wait count and the one-target bit 31 (docs/blocks/register_space.md).
-        t.insert(0x604 + 8 * s, f(0x800F_FFFF, 0));
-    }
+    // STATIC_INDEX; STATIC_KEY and STATIC_WAIT are entry STATIC_INDEX's (the monitor's `statics`).
+    t.insert(STATIC_INDEX, f(0xFFF, 0));
     for k in 0..16 {
         t.insert(0x200 + 8 * k, f(u32::MAX, 0));
         t.insert(0x204 + 8 * k, f(0x8000_00FF, 0));
@@ -94,8 +95,19 @@ pub fn register_table() -> BTreeMap<u32, Field> {
 
 /// Counters at 0x400 + 4i.
 const COUNTERS: u32 = 34;
-/// CPU static entries in the window (the RTL default `CPU_STATIC_ENTRIES`).
-const CPU_STATIC: usize = 16;
+/// CPU static entries the window reaches: the Verilated model's `CPU_STATIC_ENTRIES` (verif/model_table.rs;
+/// the RTL default is 4096, small here so that resets' clearing sweeps are short and the stimulus meets
+/// entries it wrote).
+pub const CPU_STATIC: usize = 16;
+/// STATIC_INDEX, STATIC_KEY, STATIC_WAIT (docs/blocks/register_space.md §Map).
+const STATIC_INDEX: u32 = 0x600;
+const STATIC_KEY: u32 = 0x604;
+const STATIC_WAIT: u32 = 0x608;
+/// Requesters holding a STATIC_INDEX at once (docs/blocks/register_space.md §Static entries).
+const STATIC_INDEX_SLOTS: usize = 32;
+/// The bits STATIC_KEY and STATIC_WAIT keep (docs/blocks/register_space.md §Map).
+const STATIC_KEY_FIELD: u32 = 0x8031_1FFF;
+const STATIC_WAIT_FIELD: u32 = 0x800F_FFFF;
 /// Most cycles a forwarded CPU write may wait (its own cycle, then a pending second entry).
 const CPU_WRITE_DEADLINE: u64 = 2;
 /// Cycles between two full comparisons of the CPU image with the register table.
@@ -149,7 +161,7 @@ impl RegisterSpaceStimulus {
             2 => 0x108,                                             // MASTER_ID
             3 => 0x400 + 4 * r.random_range(0..COUNTERS + 2),       // counters (and two past them)
             6 | 7 => 0x500 + 4 * r.random_range(0..64) - if r.random_bool(0.5) { 0x500 } else { 0 }, // PBV / flags
-            8 => 0x600 + 4 * r.random_range(0..2 * CPU_STATIC as u32 + 2), // static entries (and one past)
+            8 | 11 => [STATIC_INDEX, STATIC_KEY, STATIC_WAIT, STATIC_WAIT + 4][r.random_range(0..4)], // static window (and one past)
             9 => 0x11C + 0x4C * r.random_range(0..2),               // RED_CFG_MODE / RETRY_LIMIT
             10 => 0x16C,                                            // FAILURE (read-only)
             4 => 0x204 + 8 * r.random_range(0..16),                 // route commits
@@ -169,8 +181,15 @@ impl RegisterSpaceStimulus {
             wdata = u32::from(self.sources[r.random_range(0..self.sources.len())]);
         } else if addr == 0x104 && r.random_bool(0.5) {
             wdata = 0;
+        } else if addr == STATIC_INDEX && r.random_bool(0.9) {
+            // Mostly an entry of the table (or just past it), else anything (beyond: KEY / WAIT unmapped).
+            wdata = r.random_range(0..CPU_STATIC as u32 + 1) | if r.random_bool(0.2) { r.random::<u32>() & !0xFFF } else { 0 };
         }
-        let src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
+        let mut src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
+        if (STATIC_INDEX..=STATIC_WAIT).contains(&addr) && r.random_bool(0.1) {
+            // More requesters than STATIC_INDEX has slots: the round robin takes the oldest slot.
+            src = 0x0030 + r.random_range(0..40);
+        }
         RegisterSpaceIn {
             s_reg_valid: true,
             s_reg_write: write,
@@ -265,9 +284,15 @@ pub mod counter {
     pub const CPU_IMAGE_CHECKS: &str = "cpu_image_checks";
     /// Reads of FAILURE while the CPU's status shows a failure (valid set).
     pub const FAILURE_READS: &str = "failure_reads";
+    /// Writes of STATIC_INDEX (each loads an entry from the RAM).
+    pub const STATIC_INDEX_WRITES: &str = "static_index_writes";
+    /// STATIC_KEY / STATIC_WAIT reads of an entry that holds a nonzero word.
+    pub const STATIC_READS_NONZERO: &str = "static_reads_nonzero";
+    /// STATIC_KEY / STATIC_WAIT accesses while STATIC_INDEX names no entry (unmapped).
+    pub const STATIC_BEYOND: &str = "static_beyond_table";
 }
 
-const COUNTER_NAMES: [&str; 17] = [
+const COUNTER_NAMES: [&str; 20] = [
     counter::CPU_WRITES,
     counter::CPU_PBV_WRITES,
     counter::CPU_DOUBLE_WRITES,
@@ -285,6 +310,9 @@ const COUNTER_NAMES: [&str; 17] = [
     counter::RESETS,
     counter::LOCKED_CYCLES,
     counter::FAILURE_READS,
+    counter::STATIC_INDEX_WRITES,
+    counter::STATIC_READS_NONZERO,
+    counter::STATIC_BEYOND,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,7 +338,12 @@ pub struct RegisterSpaceMonitor {
     mcast_pulse: Option<(u8, bool, u16, u32, u16)>,
     armed: bool,
     log: TransactionLog,
-    counts: [u64; 17],
+    counts: [u64; 20],
+    /// The static entries as written through the window: entry -> (word 0, word 1); absent = 0.
+    statics: BTreeMap<u32, (u32, u32)>,
+    /// STATIC_INDEX per requester: (requester, index) slots and the slot a new requester takes.
+    index_slots: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+    next_slot: usize,
     /// CPU writes due: (address, data, cycle it was due from).
     cpu_expected: VecDeque<(u16, u32, u64)>,
     /// The CPU registers as the observed writes left them (word address -> value).
@@ -339,7 +372,10 @@ impl RegisterSpaceMonitor {
             mcast_pulse: None,
             armed: false,
             log: TransactionLog::default(),
-            counts: [0; 17],
+            counts: [0; 20],
+            statics: BTreeMap::new(),
+            index_slots: [None; STATIC_INDEX_SLOTS],
+            next_slot: 0,
             cpu_expected: VecDeque::new(),
             cpu_image: BTreeMap::new(),
             engine_id: 0,
@@ -361,13 +397,21 @@ impl RegisterSpaceMonitor {
             0x087 => u32::from(self.engine_id),
             0x088 => self.v(0x164),
             0x089 => (self.v(0x11C) & 1) | (self.v(0x168) & 0xF) << 8,
-            _ if (0x100..0x100 + 2 * CPU_STATIC as u16).contains(&a) => self.v(0x600 + 4 * (a32 - 0x100)),
+            _ if (0x100..0x100 + 2 * CPU_STATIC as u16).contains(&a) => {
+                let (k, w) = self.statics.get(&((a32 - 0x100) / 2)).copied().unwrap_or_default();
+                if a32 % 2 == 0 { k } else { w }
+            }
             _ => return None,
         })
     }
 
     /// CPU addresses a write to register `off` with byte enables `be` configures, in order.
-    fn forwarded(off: u32, be: u8) -> Vec<u16> {
+    /// Requester `src`'s STATIC_INDEX, if it holds one.
+    fn index_of(&self, src: u16) -> Option<u32> {
+        self.index_slots.iter().flatten().find(|(r, _)| *r == src).map(|&(_, s)| s)
+    }
+
+    fn forwarded(&self, off: u32, be: u8, src: u16) -> Vec<u16> {
         if be & 0xF == 0 {
             return vec![];
         }
@@ -388,7 +432,8 @@ impl RegisterSpaceMonitor {
             0x140..=0x148 => vec![(0x084 + (off - 0x140) / 4) as u16],
             0x164 => vec![0x088],
             0x11C | 0x168 => vec![0x089],
-            _ if (0x600..0x600 + 8 * CPU_STATIC as u32).contains(&off) => vec![(0x100 + (off - 0x600) / 4) as u16],
+            STATIC_KEY => vec![(0x100 + 2 * self.index_of(src).unwrap_or(0)) as u16],
+            STATIC_WAIT => vec![(0x100 + 2 * self.index_of(src).unwrap_or(0) + 1) as u16],
             _ => vec![],
         }
     }
@@ -531,7 +576,19 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             self.bump(counter::ACCESSES);
             let off = u32::from(i.s_reg_addr) & 0xFFC;
             let counter = (0x400..0x400 + 4 * COUNTERS).contains(&off).then(|| ((off - 0x400) / 4) as usize);
-            let field = self.table.get(&off).copied();
+            // STATIC_KEY / STATIC_WAIT: entry STATIC_INDEX's word, while the index names an entry.
+            let own = self.index_of(i.s_reg_src);
+            let index = own.unwrap_or(0);
+            let in_table = own.is_some_and(|s| (s as usize) < CPU_STATIC);
+            let field = match off {
+                STATIC_KEY | STATIC_WAIT if in_table => Some(Field { mask: if off == STATIC_KEY { STATIC_KEY_FIELD } else { STATIC_WAIT_FIELD }, reset: 0 }),
+                STATIC_KEY | STATIC_WAIT => {
+                    self.bump(counter::STATIC_BEYOND);
+                    None
+                }
+                _ => self.table.get(&off).copied(),
+            };
+            let entry = self.statics.get(&index).copied().unwrap_or_default();
             let locked = self.v(0x104) & 1 != 0;
             let authorized = !locked || u32::from(i.s_reg_src) == self.v(0x108);
             let mapped = field.is_some() || counter.is_some();
@@ -550,6 +607,9 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 (Some(_), _) if off == 0x16C => {
                     u32::from(i.cpu_fail_valid) << 31 | u32::from(i.cpu_fail_family) << 24 | u32::from(i.cpu_fail_count) << 16 | u32::from(i.cpu_fail_ctx)
                 }
+                (Some(_), _) if off == STATIC_INDEX => index,
+                (Some(_), _) if off == STATIC_KEY => entry.0,
+                (Some(_), _) if off == STATIC_WAIT => entry.1,
                 (Some(_), _) => self.v(off),
                 (None, Some(c)) => self.counters[c],
                 _ => 0,
@@ -559,6 +619,9 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             } else if !i.s_reg_write {
                 resp.rdata = old;
                 self.bump(counter::READS);
+                if (off == STATIC_KEY || off == STATIC_WAIT) && old != 0 {
+                    self.bump(counter::STATIC_READS_NONZERO);
+                }
                 if off == 0x16C && i.cpu_fail_valid {
                     self.bump(counter::FAILURE_READS);
                 }
@@ -576,8 +639,31 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                     }
                 } else if let Some(f) = field {
                     let new = (old & !(be & f.mask)) | (i.s_reg_wdata & be & f.mask);
-                    self.values.insert(off, new);
-                    let fwd = Self::forwarded(off, i.s_reg_be);
+                    match off {
+                        STATIC_KEY => {
+                            self.statics.insert(index, (new, entry.1));
+                        }
+                        STATIC_WAIT => {
+                            self.statics.insert(index, (entry.0, new));
+                        }
+                        // Any byte enabled: the requester's slot, or the next one, round robin.
+                        STATIC_INDEX if be != 0 => {
+                            let j = self.index_slots.iter().position(|x| x.is_some_and(|(r, _)| r == i.s_reg_src)).unwrap_or_else(|| {
+                                let j = self.next_slot;
+                                self.next_slot = (j + 1) % STATIC_INDEX_SLOTS;
+                                j
+                            });
+                            self.index_slots[j] = Some((i.s_reg_src, new));
+                        }
+                        STATIC_INDEX => {}
+                        _ => {
+                            self.values.insert(off, new);
+                        }
+                    }
+                    if off == STATIC_INDEX && be != 0 {
+                        self.bump(counter::STATIC_INDEX_WRITES);
+                    }
+                    let fwd = self.forwarded(off, i.s_reg_be, i.s_reg_src);
                     if fwd.len() == 2 {
                         self.bump(counter::CPU_DOUBLE_WRITES);
                     }
@@ -651,7 +737,15 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
 /// Builds a fresh lockstep bench for the Verilated register space and `seed`.
 pub fn bench(model: &str, seed: u64) -> Result<Bench<RegisterSpace, RegisterSpaceRtl, RegisterSpaceStimulus, RegisterSpaceMonitor>, HarnessError> {
     let rtl = RegisterSpaceRtl::new(model)?;
-    Ok(Bench::new(RegisterSpace::power_on(), rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
+    // The scoreboard's table is CPU_STATIC entries long: the Verilated model must be built so.
+    let info = crate::verilated::model_info(model)?;
+    let n = crate::targets::model_params(model)?.get("CPU_STATIC_ENTRIES").and_then(|v| usize::try_from(v).ok()).unwrap_or(0);
+    let bad = |detail: String| HarnessError::Params { model: info.name, detail };
+    if n != CPU_STATIC {
+        return Err(bad(format!("CPU_STATIC_ENTRIES {n}, the scoreboard's table has {CPU_STATIC}")));
+    }
+    let dut = RegisterSpace::power_on_with(n).map_err(|e| bad(e.to_string()))?;
+    Ok(Bench::new(dut, rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
 }
 
 /// Runs the register-space target.

@@ -289,7 +289,7 @@ pub struct PortalsCtx {
 /// entry (slot `static_slot(switch)`, SUBSERVIENT, wait = the contributions beneath, 002 (58)) and
 /// multicast entry `mcast_slot(switch)` (002 (49)-(50)). Ports are numbered as the fabric's
 /// multicast forwarding numbers them ([`portals::Portals::port_number`]).
-pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u16, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
     let t = &f.topo;
     let top = t.endpoints[source].switch;
     let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();

@@ -370,10 +370,15 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     ]
 }
 
-/// The CPU static entry of a TLP context in slot 0 (`docs/blocks/register_space.md` CPU window: STATIC[0].WAIT at
-/// 0x604, 0 for TLP, then STATIC[0].KEY at 0x600 = valid (31) | role (21:20, 1 master) | family 0 | key).
-fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 2] {
-    [Seen::Write { from, addr: reg(engine, 0x604), be: 0xF, data: 0 }, Seen::Write { from, addr: reg(engine, 0x600), be: 0xF, data: 1 << 31 | u32::from(master) << 20 }]
+/// The CPU static entry of a TLP context in slot 0 (`docs/blocks/register_space.md` CPU window: STATIC_INDEX at
+/// 0x600 := 0, STATIC_WAIT at 0x608, 0 for TLP, then STATIC_KEY at 0x604 = valid (31) | role (21:20, 1 master) |
+/// family 0 | key).
+fn static_entry(from: u16, engine: u16, master: bool) -> [Seen; 3] {
+    [
+        Seen::Write { from, addr: reg(engine, 0x600), be: 0xF, data: 0 },
+        Seen::Write { from, addr: reg(engine, 0x608), be: 0xF, data: 0 },
+        Seen::Write { from, addr: reg(engine, 0x604), be: 0xF, data: 1 << 31 | u32::from(master) << 20 },
+    ]
 }
 
 /// FIG. 8 ([0210]-[0227]) on FIG. 3's own components: master packet engine 310 (switch 306, named
@@ -419,8 +424,8 @@ fn fig8_ladder_on_fig3() {
     // PBVs (engines first, then end nodes in device-ID order, Table 5): 310 = [334, 316, 318], 334 =
     // [340, 342]. 805: the master's configuration from the source; 810: packet engine 334's, written
     // with the master's requester ID ([0175]).
-    let cfg310 = [pbv_entry(src, e310, 0, e334, true), pbv_entry(src, e310, 1, src, false), pbv_entry(src, e310, 2, local, false), static_entry(src, e310, true)].concat();
-    let cfg334 = [pbv_entry(e310, e334, 0, r340, false), pbv_entry(e310, e334, 1, r342, false), static_entry(e310, e334, false)].concat();
+    let cfg310 = [pbv_entry(src, e310, 0, e334, true).to_vec(), pbv_entry(src, e310, 1, src, false).to_vec(), pbv_entry(src, e310, 2, local, false).to_vec(), static_entry(src, e310, true).to_vec()].concat();
+    let cfg334 = [pbv_entry(e310, e334, 0, r340, false).to_vec(), pbv_entry(e310, e334, 1, r342, false).to_vec(), static_entry(e310, e334, false).to_vec()].concat();
     // 815, 820.
     // 815, 820: 334's from the source to the master, naming 334, re-emitted by the master to 334 (000
     // [0106], [0157], docs/blocks/cpu.md §Messages).

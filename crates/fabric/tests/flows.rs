@@ -155,13 +155,17 @@ fn pbv_entry(from: u16, engine: u16, index: u32, dev: u16, switch: bool) -> [See
     [pbv_write(from, engine, index, dev), pbv_flags(from, engine, index, switch)]
 }
 
-/// The CPU static entry `slot` of a TLP context `cc` (`docs/blocks/register_space.md` CPU window: STATIC[s].WAIT at
-/// 0x604 + 8s, 0 for TLP, then STATIC[s].KEY at 0x600 + 8s = valid (31) | role (21:20, 1 master) |
-/// family 0 | key; writing the key makes the context at the CPU).
-fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 2] {
-    let key = u64::from(engine) << 16 | 0xC600 | u64::from(8 * slot);
+/// The CPU static entry `slot` of a TLP context `cc` (`docs/blocks/register_space.md` CPU window: STATIC_INDEX
+/// at 0x600 := s, STATIC_WAIT at 0x608, 0 for TLP, then STATIC_KEY at 0x604 = valid (31) | role (21:20, 1
+/// master) | family 0 | key; writing the key makes the context at the CPU).
+fn static_entry(from: u16, engine: u16, slot: u32, cc: u16, master: bool) -> [Seen; 3] {
+    let window = u64::from(engine) << 16 | 0xC600;
     let word = 1 << 31 | u32::from(master) << 20 | u32::from(cc);
-    [Seen::Write { from, addr: key + 4, be: 0xF, data: 0 }, Seen::Write { from, addr: key, be: 0xF, data: word }]
+    [
+        Seen::Write { from, addr: window, be: 0xF, data: slot },
+        Seen::Write { from, addr: window + 8, be: 0xF, data: 0 },
+        Seen::Write { from, addr: window + 4, be: 0xF, data: word },
+    ]
 }
 
 /// Places a job on FIG. 7 and applies its plan from the source at the current time.
@@ -222,9 +226,9 @@ fn fig8_ladder_on_fig7() {
     let (src, node1, r0, r1) = (0x0001, 0x0002, 0x0011, 0x0012);
     // 805: configuration of the master, from the source: its PBV entries (ID, then flags; 725 is a
     // switch, [0096]) and its static entry (slot 0, master).
-    let cfg720 = [pbv_entry(src, SW720, 0, SW725, true), pbv_entry(src, SW720, 1, src, false), pbv_entry(src, SW720, 2, node1, false), static_entry(src, SW720, 0, 0, true)].concat();
+    let cfg720 = [pbv_entry(src, SW720, 0, SW725, true).to_vec(), pbv_entry(src, SW720, 1, src, false).to_vec(), pbv_entry(src, SW720, 2, node1, false).to_vec(), static_entry(src, SW720, 0, 0, true).to_vec()].concat();
     // 810: configuration of packet engine 334 (the master writes the subservient's registers, [0175]).
-    let cfg725 = [pbv_entry(SW720, SW725, 0, r0, false), pbv_entry(SW720, SW725, 1, r1, false), static_entry(SW720, SW725, 0, 0, false)].concat();
+    let cfg725 = [pbv_entry(SW720, SW725, 0, r0, false).to_vec(), pbv_entry(SW720, SW725, 1, r1, false).to_vec(), static_entry(SW720, SW725, 0, 0, false).to_vec()].concat();
     // 815: INITIALIZATION to the master; 820: packet engine 334's, from the source to the master, which
     // relays it to 334 with itself as requester (000 [0106], [0157]).
     let init720 = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3, pid: NO_PARTICIPANT };
@@ -482,14 +486,19 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
     drive::apply(&mut f, &m, &removal, SOURCE, at, &value_of).unwrap();
     run(&mut f);
     let reset = |from, to, pid| msg(CONTROL, from, to, 0, pid, 5);
-    // Static entry 0 freed: STATIC[0].KEY written 0 (docs/blocks/register_space.md CPU window).
-    let clear = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC600, be: 0xF, data: 0 };
+    // Static entry 0 freed: STATIC_INDEX := 0, then STATIC_KEY written 0 (docs/blocks/register_space.md CPU window).
+    let index = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC600, be: 0xF, data: 0 };
+    let clear = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC604, be: 0xF, data: 0 };
     // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream,
     // each followed by the clear of the engine's static entry (from the master for the subservient
     // engines, the source for the master), sent once the RESET has been taken (drive::apply_encoded's
     // phases). No PBV entry is cleared: the other seven jobs use them.
     let sent: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], mark, all);
-    assert_eq!(sent, [reset(SW720, SW730, NO_PARTICIPANT), clear(SW720, SW730), reset(SW720, SW725, NO_PARTICIPANT), clear(SW720, SW725), reset(0x0001, SW720, NO_PARTICIPANT), clear(0x0001, SW720)]);
+    assert_eq!(sent, [
+        reset(SW720, SW730, NO_PARTICIPANT), index(SW720, SW730), clear(SW720, SW730),
+        reset(SW720, SW725, NO_PARTICIPANT), index(SW720, SW725), clear(SW720, SW725),
+        reset(0x0001, SW720, NO_PARTICIPANT), index(0x0001, SW720), clear(0x0001, SW720),
+    ]);
     // Every end node got the RESET once from its own engine; 720's copies to 725 and 730 find them cleared.
     // Bottom-up ([0172]: each engine copies the RESET to its PBV participants): 730, 725, then 720.
     let copies = |from: u16, to: &[u16]| to.iter().enumerate().map(move |(pid, &d)| reset(from, d, pid as u16)).collect::<Vec<_>>();
@@ -618,10 +627,10 @@ fn fig7_barrier_with_725_as_the_master() {
         .iter()
         .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16) } else { unreachable!() })
         .collect();
-    // Per engine: two writes per PBV entry (ID, flags) and two for the static entry (WAIT, KEY).
-    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 2 * 4 + 2, "725's table written by the source");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 2 * 4 + 2, "720's by the master 725");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 2 * 3 + 2, "730's by the master 725");
+    // Per engine: two writes per PBV entry (ID, flags) and three for the static entry (INDEX, WAIT, KEY).
+    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 2 * 4 + 3, "725's table written by the source");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 2 * 4 + 3, "720's by the master 725");
+    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 2 * 3 + 3, "730's by the master 725");
     let mark = f.captured.len();
     barrier(&mut f, &ctx);
     let data = |s: &Seen| matches!(s, Seen::Msg { kind: CONTROL | RESPONSE | COMPLETION, cc: 0, .. });

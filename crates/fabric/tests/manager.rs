@@ -82,7 +82,8 @@ fn fig7_plan_programs_tables_5_to_7() {
 
     // [0175]: 5 writes to 0x0000_C0yy, 3 to 0x0010_C0yy, 3 to 0x0020_C0yy; 2-byte writes at 0xC000 + 2i.
     // Each is followed by the entry's CPU flags (PBV_FLAGS, 0xC500 + 2i, the same byte lanes); each engine
-    // then gets its static entry, WAIT then KEY (0xC604, 0xC600: slot 0), docs/blocks/register_space.md §CPU window.
+    // then gets its static entry, STATIC_INDEX, WAIT, then KEY (0xC600, 0xC608, 0xC604: slot 0),
+    // docs/blocks/register_space.md §CPU window.
     let enc = frames_round_trip(&f.m, &f.plans[0]);
     let mut per_window: BTreeMap<u64, Vec<(u64, u8)>> = BTreeMap::new();
     for fr in &enc.frames {
@@ -103,7 +104,7 @@ fn fig7_plan_programs_tables_5_to_7() {
     assert_eq!(table(0x0000, 0xC500, 0xC600), flags_at);
     assert_eq!(table(0x0010, 0xC500, 0xC600), flags_at[..3]);
     for w in [0x0000, 0x0010, 0x0020] {
-        assert_eq!(table(w, 0xC600, 0xC700), [(0xC604, 0xF), (0xC600, 0xF)], "window {w:#x}: static entry 0");
+        assert_eq!(table(w, 0xC600, 0xC700), [(0xC600, 0xF), (0xC608, 0xF), (0xC604, 0xF)], "window {w:#x}: static entry 0");
         // Every PBV ID write is directly followed by its flags.
         let v = &per_window[&w];
         for (k, &(a, be)) in v.iter().enumerate().filter(|(_, x)| x.0 < 0xC100) {
@@ -860,4 +861,41 @@ fn a_named_master_survives_a_recomputation_of_its_twin_pair() {
     assert_eq!(job.trees[0].tree.root, s2);
     let twin: HashSet<LinkId> = job.trees[1].tree.links().into_iter().collect();
     assert!(job.trees[0].tree.links().iter().all(|l| !twin.contains(l)), "still disjoint from the twin");
+}
+
+/// Issue 19: a static entry in the CPU's last slot, 4095 (one per 12-bit CC_ID), is written through the
+/// register space's STATIC_INDEX window (docs/blocks/register_space.md §CPU window): STATIC_INDEX := 4095,
+/// STATIC_WAIT, then STATIC_KEY, each a full-DW write into the engine's window; a slot beyond the CPU's
+/// largest table (4096) is refused, and so is a clear of it.
+#[test]
+fn a_static_entry_in_slot_4095_is_written_through_the_index_window() {
+    use inswitch_fabric::manager::{Action, Family, JobId, Plan, Role, SwitchId};
+    const DEV: u16 = 0x0030;
+    let entry = |slot: u16| Action::StaticEntry { engine: SwitchId(0), slot, key: 0xFFF, family: Family::Tlp, role: Role::Master, wait: 5, one_target: true };
+    let mut p = Plan::default();
+    p.push(JobId(1), 0, 0x0001, entry(4095));
+    p.push(JobId(1), 0, 0x0001, Action::StaticClear { engine: SwitchId(0), slot: 4095 });
+    let enc = p.encode_with(&|_| DEV).expect("slot 4095 encodes");
+    let writes: Vec<(u64, u32)> = enc
+        .frames
+        .iter()
+        .map(|f| match &f.tlp.header {
+            Header::Memory { req, address } => {
+                assert_eq!(req.first_be, 0xF);
+                (address.byte_address(), u32::from_le_bytes(f.tlp.payload[..4].try_into().unwrap()))
+            }
+            h => panic!("not a memory write: {h:?}"),
+        })
+        .collect();
+    let at = |off: u64| u64::from(DEV) << 16 | 0xC000 | off;
+    assert_eq!(writes, vec![
+        (at(0x600), 4095),
+        (at(0x608), 1 << 31 | 5),
+        (at(0x604), 1 << 31 | 1 << 20 | 0xFFF),
+        (at(0x600), 4095),
+        (at(0x604), 0),
+    ]);
+    let mut bad = Plan::default();
+    bad.push(JobId(1), 0, 0x0001, entry(4096));
+    assert!(matches!(bad.encode_with(&|_| DEV), Err(EncodeError::SlotOutOfRange { step: 0, slot: 4096 })));
 }

@@ -59,7 +59,8 @@ pub struct EngineParams {
 impl Default for EngineParams {
     fn default() -> Self {
         EngineParams {
-            static_entries: 16,
+            // One per 12-bit CC_ID (000 [0169]), the RTL default.
+            static_entries: crate::cpu::config::MAX_STATIC_ENTRIES,
             descriptors: 8,
             tick_cycles: 1024,
             fifo_depth: 32,
@@ -511,10 +512,13 @@ impl PacketEngine {
         Ok(out)
     }
 
-    /// `n` quiescent cycles in closed form: the CPU's prescaler and timers, the interposer's sweep.
+    /// `n` quiescent cycles in closed form: the CPU's prescaler and timers, the interposer's sweep, the
+    /// register space's clearing sweep of its static entries (which holds register accesses only, none
+    /// of which is waiting in a quiescent engine, so it ends without an effect).
     fn advance_closed(&mut self, n: u64) {
         self.cpu.advance_timers(n);
         self.ip.advance_clear(n);
+        self.rs.advance_sweep(n);
     }
 }
 

@@ -11,6 +11,7 @@ use inswitch_model::Wide;
 use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::event as cpu_event;
 use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
+use inswitch_model::register_space::static_entry_writes;
 use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
@@ -263,9 +264,9 @@ impl PacketEngineStimulus {
             if let Some(c) = TLP_CTX.iter().position(|&k| fam == 0 && u32::from(k) == key) {
                 self.masters[c] = master;
             }
-            let s = s as u16;
-            w.push((0x604 + 8 * s, r.random_range(1..4)));
-            w.push((0x600 + 8 * s, 1 << 31 | u32::from(if master { role::MASTER } else { role::SUBSERVIENT }) << 20 | fam << 16 | key));
+            let key_word = 1 << 31 | u32::from(if master { role::MASTER } else { role::SUBSERVIENT }) << 20 | fam << 16 | key;
+            // STATIC_INDEX, STATIC_WAIT, then STATIC_KEY (docs/blocks/register_space.md §CPU window).
+            w.extend(static_entry_writes(s as u16, key_word, r.random_range(1..4)).map(|(off, v)| (off as u16, v)));
         }
         // The back door stays exercised: a MODE write after the register space's post-reset copy (which
         // wins over the back door while it runs).

@@ -16,7 +16,7 @@ pub const TREE_KEYS: u32 = 1 << 13;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EngineBook {
     /// Static-entry slots in use.
-    pub static_slots: BTreeSet<u8>,
+    pub static_slots: BTreeSet<u16>,
     /// Multicast-entry slots in use.
     pub mcast_slots: BTreeSet<u8>,
     /// PBV table: entry → (device ID, contexts using it).

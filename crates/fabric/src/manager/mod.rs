@@ -18,8 +18,8 @@
 //! let tree = &mgr.job(job).unwrap().trees[0].tree;
 //! assert_eq!((tree.members.len(), tree.depth()), (32, 2)); // 1 master + 31 subservient engines
 //! let enc = plan.encode(mgr.topology()).unwrap();
-//! // PBV entries (ID and flags: two writes each), static entries (WAIT and KEY), INITIALIZATIONs.
-//! assert_eq!(enc.frames.len(), 2 * ((31 + 32) + 31 * 32) + 2 * 32 + 32);
+//! // PBV entries (ID and flags: two writes each), static entries (STATIC_INDEX, WAIT, KEY), INITIALIZATIONs.
+//! assert_eq!(enc.frames.len(), 2 * ((31 + 32) + 31 * 32) + 3 * 32 + 32);
 //! let link = tree.links()[0];
 //! let change = mgr.link_down(link);
 //! assert_eq!(change.replaced.len(), 1);
@@ -99,18 +99,17 @@ pub enum TreeKind {
 /// The static entry of context key `key` in an engine with `contexts` static entries (the CPU's
 /// `STATIC_ENTRIES`): `key mod contexts`, the CPU's direct-mapped index
 /// (`inswitch_model::cpu::config::static_index`, docs/blocks/cpu.md §Static table).
-pub fn static_slot_of(key: u16, contexts: usize) -> u8 {
-    // An engine configured by frames has at most the register space's 64 entries; an index a slot number
-    // cannot hold (a capacity above 256) saturates, and the encoder refuses it (`SlotOutOfRange`) rather
-    // than write another entry.
-    u8::try_from(inswitch_model::cpu::config::static_index(key, contexts)).unwrap_or(u8::MAX)
+pub fn static_slot_of(key: u16, contexts: usize) -> u16 {
+    // The register space's STATIC_INDEX reaches the CPU's 4096 entries; an index beyond them (a capacity
+    // above 4096) is refused by the encoder (`SlotOutOfRange`) rather than written into another entry.
+    u16::try_from(inswitch_model::cpu::config::static_index(key, contexts)).unwrap_or(u16::MAX)
 }
 
 /// The slots one engine holds for one tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineSlots {
     /// CPU static entry.
-    pub static_slot: u8,
+    pub static_slot: u16,
     /// Register-space multicast entry (Portals).
     pub mcast_slot: Option<u8>,
     /// PBV entries in bit order: (index, device ID, is a switch, newly written for this tree).

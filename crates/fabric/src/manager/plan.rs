@@ -6,7 +6,7 @@
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::config as cpu_cfg;
-use inswitch_model::register_space::{offset, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
+use inswitch_model::register_space::{offset, static_entry_writes, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::job::{Family, JobId, Role};
@@ -17,10 +17,6 @@ pub const MCAST_STRIDE: u32 = 16;
 pub const MCAST_VALID: u32 = 1 << 31;
 /// Ports a multicast PORTS register can name (bits 15:0).
 pub const MCAST_PORTS: u8 = 16;
-/// Bytes between consecutive CPU static entries of the register space's CPU window (KEY, WAIT).
-pub const STATIC_STRIDE: u32 = 8;
-/// Offset of a CPU static entry's WAIT DW from its KEY DW.
-pub const STATIC_WAIT: u32 = 4;
 /// Bits of a PBV_FLAGS half-DW (one PBV entry): bit 0 valid, bit 1 switch (`docs/blocks/register_space.md`).
 const PBV_FLAG_VALID: u32 = 1;
 const PBV_FLAG_SWITCH: u32 = 1 << 1;
@@ -49,10 +45,11 @@ pub enum Action {
     /// CPU static entry `slot` := the tree's context (`docs/blocks/cpu.md` §Context model, §Ports): key (CC_ID or multicast
     /// tree), family, role (000 \[0104\]-\[0111\]), Portals wait count, reduce to one target (a master's
     /// result to its `upstream` only, 003 \[0052\]). Encodes as `STATIC[slot].WAIT` (wait count, bit 31 one
-    /// target), then `STATIC[slot].KEY` (writing the key makes the context at the CPU).
-    StaticEntry { engine: SwitchId, slot: u8, key: u16, family: Family, role: Role, wait: u32, one_target: bool },
-    /// CPU static entry `slot` is freed (`STATIC[slot].KEY` written 0).
-    StaticClear { engine: SwitchId, slot: u8 },
+    /// target), then `STATIC[slot].KEY` (writing the key makes the context at the CPU): through the
+    /// register space's window, `STATIC_INDEX` := slot, `STATIC_WAIT`, `STATIC_KEY`.
+    StaticEntry { engine: SwitchId, slot: u16, key: u16, family: Family, role: Role, wait: u32, one_target: bool },
+    /// CPU static entry `slot` is freed (`STATIC_INDEX` := slot, `STATIC_KEY` written 0).
+    StaticClear { engine: SwitchId, slot: u16 },
     /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
     /// the wait count (children). Encodes as WAIT, PORTS, then KEY (the commit) memory writes.
     Multicast { engine: SwitchId, slot: u8, tree: u16, wait: u32, ports: Vec<u8> },
@@ -154,10 +151,10 @@ pub enum EncodeError {
     /// A multicast port does not fit the 16-bit PORTS register.
     #[error("step {step}: multicast port {port} does not fit PORTS[15:0] (docs/blocks/register_space.md)")]
     PortOutOfRange { step: usize, port: u8 },
-    /// A static slot beyond the largest CPU window of the register space (`CPU_STATIC_ENTRIES` is at
-    /// most 64; an engine with fewer answers a write beyond its own UNMAPPED).
-    #[error("step {step}: static slot {slot} is beyond the register space's largest CPU window ({MAX_CPU_STATIC_ENTRIES} entries, docs/blocks/register_space.md)")]
-    SlotOutOfRange { step: usize, slot: u8 },
+    /// A static slot beyond the CPU's largest static table, which `STATIC_INDEX` reaches (4096 entries;
+    /// an engine with fewer answers STATIC_KEY / STATIC_WAIT at an index beyond its own UNMAPPED).
+    #[error("step {step}: static slot {slot} is beyond the CPU's largest static table ({MAX_CPU_STATIC_ENTRIES} entries, docs/blocks/register_space.md)")]
+    SlotOutOfRange { step: usize, slot: u16 },
     /// The frames crate refused the frame.
     #[error("step {step}: frame encoder: {detail}")]
     Frame { step: usize, detail: String },
@@ -195,10 +192,6 @@ pub fn pbv_flags_write(requester: DeviceId, tag: u16, dev: DeviceId, index: u8, 
     register_write(requester, tag, dev, off, v, be)
 }
 
-/// Byte offset of CPU static entry `slot`'s KEY DW in the register window.
-pub fn static_key_offset(slot: u8) -> u32 {
-    offset::CPU_STATIC + STATIC_STRIDE * u32::from(slot)
-}
 
 fn message(kind: collective::Kind, cc_id: u16, body: Body) -> CollectiveMessage {
     CollectiveMessage {
@@ -259,7 +252,7 @@ impl Plan {
                 frame(out, dev, t);
                 Ok(())
             };
-            let slot_ok = |slot: u8| if usize::from(slot) < MAX_CPU_STATIC_ENTRIES { Ok(()) } else { Err(EncodeError::SlotOutOfRange { step: i, slot }) };
+            let slot_ok = |slot: u16| if usize::from(slot) < MAX_CPU_STATIC_ENTRIES { Ok(()) } else { Err(EncodeError::SlotOutOfRange { step: i, slot }) };
             match &step.action {
                 &Action::PbvEntry { engine, index, device_id, switch } => {
                     let dev = device_of(engine);
@@ -276,13 +269,16 @@ impl Plan {
                 }
                 &Action::StaticEntry { engine, slot, key, family, role, wait, one_target } => {
                     slot_ok(slot)?;
-                    // docs/blocks/register_space.md: WAIT, then KEY (writing the key makes the context).
-                    write(&mut out, engine, static_key_offset(slot) + STATIC_WAIT, cpu_cfg::static_word1(wait, one_target))?;
-                    write(&mut out, engine, static_key_offset(slot), cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key))?;
+                    // docs/blocks/register_space.md §CPU window: INDEX, WAIT, then KEY (writing the key makes the context).
+                    let key = cpu_cfg::static_word0(true, family == Family::Portals, role.code(), key);
+                    for (off, v) in static_entry_writes(slot, key, cpu_cfg::static_word1(wait, one_target)) {
+                        write(&mut out, engine, off, v)?;
+                    }
                 }
                 &Action::StaticClear { engine, slot } => {
                     slot_ok(slot)?;
-                    write(&mut out, engine, static_key_offset(slot), 0)?;
+                    write(&mut out, engine, offset::STATIC_INDEX, u32::from(slot))?;
+                    write(&mut out, engine, offset::STATIC_KEY, 0)?;
                 }
                 Action::Multicast { engine, slot, tree, wait, ports } => {
                     let mut bits = 0u32;

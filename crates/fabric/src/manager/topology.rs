@@ -36,7 +36,7 @@ pub enum Vertex {
 /// What one switch's packet engine can hold (`docs/blocks/cpu.md` §Context model, `docs/blocks/register_space.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct EngineCapacity {
-    /// Static context entries (`STATIC_ENTRIES`, default 16): one per tree through this engine.
+    /// Static context entries (`STATIC_ENTRIES`; [`DEFAULT_CONTEXTS`] unless set): one per tree through this engine.
     pub contexts: usize,
     /// Descriptors (`DESCRIPTORS`, default 8; 002 (35): eight active reduction trees per engine): one
     /// per tree, as the manager's plans activate every context they configure.
@@ -47,7 +47,11 @@ pub struct EngineCapacity {
     pub pbv_entries: usize,
 }
 
-/// Default `STATIC_ENTRIES` of the CPU (`docs/blocks/cpu.md` §Ports).
+/// Static entries the manager assumes an engine has unless told ([`TopologyMap::set_capacity`]): 16, the
+/// fabric simulator's engines' (`SimConfig::default`, `crate::sim::SIM_STATIC_ENTRIES`), small so that a
+/// simulated fabric of hundreds of engines stays light. The RTL's and the model's default is 4096 (one per
+/// CC_ID, 000 \[0169\]), every entry reached through the register space's STATIC_INDEX, so slots up to 4095
+/// encode (`plan::EncodeError::SlotOutOfRange` beyond).
 pub const DEFAULT_CONTEXTS: usize = 16;
 /// Default `DESCRIPTORS` of the CPU (`docs/blocks/cpu.md` §Ports; 002 (35)).
 pub const DEFAULT_DESCRIPTORS: usize = 8;

@@ -81,7 +81,7 @@ pub fn two_masters_captured(contexts: usize, masters: usize, mode: Mode, hop_lat
             engine: EngineKind::Cycle,
             nominal: Some(sizes),
             hop_latency_ps,
-            engine_params: inswitch_model::packet_engine::EngineParams { descriptors: 16, ..Default::default() },
+            engine_params: inswitch_model::packet_engine::EngineParams { descriptors: 16, ..SimConfig::default().engine_params },
             capture,
             ..SimConfig::default()
         },

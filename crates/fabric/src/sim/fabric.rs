@@ -70,9 +70,15 @@ pub struct SimConfig {
 
 impl Default for SimConfig {
     fn default() -> Self {
-        SimConfig { hop_latency_ps: 0, engine: EngineKind::Cycle, nominal: None, skip_idle: true, engine_params: EngineParams::default(), capture: false, engine_major: true }
+        let engine_params = EngineParams { static_entries: SIM_STATIC_ENTRIES, ..EngineParams::default() };
+        SimConfig { hop_latency_ps: 0, engine: EngineKind::Cycle, nominal: None, skip_idle: true, engine_params, capture: false, engine_major: true }
     }
 }
+
+/// Static entries of the simulated engines by default: the manager's default capacity
+/// (`manager::topology::DEFAULT_CONTEXTS`, 16), so that its slots (key mod 16) are the CPUs' entries; the
+/// top's RTL default is 4096 (`EngineParams::default`).
+pub const SIM_STATIC_ENTRIES: usize = crate::manager::topology::DEFAULT_CONTEXTS;
 
 /// What a channel joins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

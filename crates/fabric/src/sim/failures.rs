@@ -7,6 +7,7 @@ use super::fabric::{EngineSlot, Fabric, Frame};
 use crate::faults::{Fault, FaultInjector, FaultKind, Verdict};
 use crate::topology::Ps;
 use crate::wire;
+use inswitch_model::register_space::offset;
 
 impl Fabric {
     /// A frame entering link channel `c` (head at `head`, tail at `tail`), through the fault injector:
@@ -158,10 +159,12 @@ impl Fabric {
         for k in 0..n {
             // The filler's CC_ID is chosen for the entry (the table is direct-mapped, CC_ID mod
             // STATIC_ENTRIES, docs/blocks/cpu.md §Static table): the top entries, as before.
-            let slot = (top - 1 - k) as u8;
+            let slot = (top - 1 - k) as u32;
             let cc = Self::filler_cc(top, k);
             let key = inswitch_model::cpu::config::static_word0(true, false, 0, cc);
-            self.write_register(via, at, s, crate::manager::plan::static_key_offset(slot) as u16, key);
+            // Through the register space's window: STATIC_INDEX, then STATIC_KEY.
+            self.write_register(via, at, s, offset::STATIC_INDEX as u16, slot);
+            self.write_register(via, at, s, offset::STATIC_KEY as u16, key);
         }
         let id = self.topo.switches[s].engine_id;
         let src = self.topo.endpoints[via].id;

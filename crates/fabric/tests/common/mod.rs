@@ -69,8 +69,9 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
         o
     };
     // After a reset the register space first copies its CPU registers to the CPU, one write per cycle,
-    // and takes no access until then (docs/blocks/register_space.md §CPU window).
-    for _ in 0..inswitch_model::register_space::SYNC_WRITES {
+    // and clears its copy of the static entries, and takes no access until both are done
+    // (docs/blocks/register_space.md §CPU window, §Static entries).
+    for _ in 0..r.reset_cycles() {
         step(&mut r, &idle);
     }
     for f in enc.frames.iter().filter(|f| f.to == dev) {

@@ -28,14 +28,19 @@ pub const STAT_EVENTS: usize = 32;
 pub const INTERNAL_COUNTERS: usize = 2;
 /// Value of the read-only ID register: "C0E" engine magic, map version 1.
 pub const ID_VALUE: u32 = 0x1C0E_0001;
-/// Static context entries of the CPU window (the RTL parameter `CPU_STATIC_ENTRIES`; the CPU's default
-/// `STATIC_ENTRIES`).
-pub const CPU_STATIC_ENTRIES: usize = 16;
-/// Largest `CPU_STATIC_ENTRIES`: the entries the 0x600 window holds (0x600-0x7FF, 8 bytes each), fewer
-/// than the CPU's largest `STATIC_ENTRIES` (4096, `crate::cpu::config::MAX_STATIC_ENTRIES`): an
-/// engine configured through this map uses at most the CPU's first 64 entries (docs/blocks/
-/// register_space.md §CPU window).
-pub const MAX_CPU_STATIC_ENTRIES: usize = 64;
+/// Static context entries the CPU window reaches (the RTL parameter `CPU_STATIC_ENTRIES`): the CPU's
+/// default `STATIC_ENTRIES`, one per 12-bit CC_ID (000 \[0169\]).
+pub const CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
+/// Largest `CPU_STATIC_ENTRIES`: the CPU's largest static table (4096; `STATIC_INDEX` has 12 bits).
+pub const MAX_CPU_STATIC_ENTRIES: usize = crate::cpu::config::MAX_STATIC_ENTRIES;
+/// The bits of `STATIC_INDEX` (11:0): an entry number of the CPU's largest static table.
+pub const STATIC_INDEX_MASK: u32 = (MAX_CPU_STATIC_ENTRIES - 1) as u32;
+/// Requesters that hold a STATIC_INDEX at once (each its own, so that configuration streams of different
+/// sources interleaving at the engine reach their own entries; a further requester's index write takes
+/// the slot allocated longest ago, round robin): 32, the end nodes of the largest fabric the fault
+/// campaign configures at once (every source writing its contexts' entries at the same instant).
+/// docs/blocks/register_space.md §Static entries.
+pub const STATIC_INDEX_SLOTS: usize = 32;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
@@ -72,7 +77,9 @@ code_table! {
         RETRY_LIMIT = 0x168, "Retransmissions of a RESPONSE before a FAILURE (000 \\[0117\\]), bits 3:0.";
         FAILURE = 0x16C, "FAILURE status (read-only): the CPU's FAILURE status register (001's Failure flag, `docs/blocks/cpu.md` §Ports): bits 15:0 context, 23:16 count, 24 family, 31 valid.";
         PBV_FLAGS = 0x500, "PBV flags: 64 DWs; DW k = {entry 2k+1: bit 17 switch, bit 16 valid; entry 2k: bit 1 switch, 0 valid}.";
-        CPU_STATIC = 0x600, "CPU static context entries: 8 bytes each; DW0 key/family/role/valid, DW1 wait count.";
+        STATIC_INDEX = 0x600, "CPU static entry window: the entry (11:0) that STATIC_KEY and STATIC_WAIT reach; writing it loads the entry from the RAM.";
+        STATIC_KEY = 0x604, "CPU static entry STATIC_INDEX, word 0: key/family/role/valid (writing it makes a context at the CPU).";
+        STATIC_WAIT = 0x608, "CPU static entry STATIC_INDEX, word 1: wait count, bit 31 one target.";
     }
 }
 
@@ -312,17 +319,17 @@ pub enum Reg {
     PbvFlags(usize),
     /// FAILURE (read-only: the CPU's FAILURE status register).
     Failure,
-    /// CPU static entry, DW (0 key, 1 wait count).
-    CpuStatic(usize, usize),
+    /// STATIC_INDEX: the CPU static entry STATIC_KEY and STATIC_WAIT reach.
+    StaticIndex,
+    /// STATIC_KEY: word 0 of CPU static entry STATIC_INDEX (mapped while STATIC_INDEX < `CPU_STATIC_ENTRIES`).
+    StaticKey,
+    /// STATIC_WAIT: word 1 of CPU static entry STATIC_INDEX (mapped as STATIC_KEY).
+    StaticWait,
 }
 
-/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped.
+/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped. STATIC_KEY and STATIC_WAIT decode here
+/// whatever STATIC_INDEX holds; the block answers them UNMAPPED while it names no entry of its table.
 pub fn decode(addr: u16) -> Option<Reg> {
-    decode_with(addr, CPU_STATIC_ENTRIES)
-}
-
-/// [`decode`] for a register space with `cpu_static` CPU static entries (`CPU_STATIC_ENTRIES`).
-pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
     let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
     let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
         (a >= base && a < base + n as u32 * stride).then(|| ((a - base) / stride) as usize)
@@ -344,6 +351,9 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
         o::ENGINE_SFA => Reg::EngineSfa,
         o::RETRY_LIMIT => Reg::RetryLimit,
         o::FAILURE => Reg::Failure,
+        o::STATIC_INDEX => Reg::StaticIndex,
+        o::STATIC_KEY => Reg::StaticKey,
+        o::STATIC_WAIT => Reg::StaticWait,
         _ => {
             if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
                 Reg::RedTimeout(i)
@@ -363,8 +373,6 @@ pub fn decode_with(addr: u16, cpu_static: usize) -> Option<Reg> {
                 Reg::Counter(i)
             } else if let Some(i) = idx(o::PBV_FLAGS, PBV_ENTRIES / 2, 4) {
                 Reg::PbvFlags(i)
-            } else if let Some(i) = idx(o::CPU_STATIC, cpu_static.min(MAX_CPU_STATIC_ENTRIES), 8) {
-                Reg::CpuStatic(i, ((a >> 2) & 1) as usize)
             } else {
                 return None;
             }
@@ -381,4 +389,12 @@ pub fn failure_word(valid: bool, family: bool, ctx: u16, count: u8) -> u32 {
 /// The byte-enable mask of a DW access.
 pub fn be_mask(be: u8) -> u32 {
     (0..4).filter(|i| be >> i & 1 != 0).fold(0, |m, i| m | 0xFF << (8 * i))
+}
+
+/// The register writes that configure CPU static entry `entry` with words `key` (STATIC_KEY, the CPU's
+/// static word 0) and `wait` (STATIC_WAIT, word 1), in the documented program order: STATIC_INDEX,
+/// STATIC_WAIT, then STATIC_KEY (writing the key makes the context at the CPU). (offset, value) pairs,
+/// full-DW writes (docs/blocks/register_space.md §CPU window).
+pub fn static_entry_writes(entry: u16, key: u32, wait: u32) -> [(u32, u32); 3] {
+    [(offset::STATIC_INDEX, u32::from(entry) & STATIC_INDEX_MASK), (offset::STATIC_WAIT, wait), (offset::STATIC_KEY, key)]
 }

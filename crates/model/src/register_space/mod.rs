@@ -29,8 +29,8 @@ pub use map::*;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegsParamError {
-    /// `CPU_STATIC_ENTRIES` must be 1-64.
-    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-64")]
+    /// `CPU_STATIC_ENTRIES` must be 1-4096.
+    #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-4096")]
     CpuStaticEntries(usize),
 }
 
@@ -195,10 +195,20 @@ pub struct RegisterSpace {
     engine_sfa: u32,
     retry_limit: u32,
     pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
-    static_key: [CpuStaticKey; MAX_CPU_STATIC_ENTRIES],
-    static_wait: [u32; MAX_CPU_STATIC_ENTRIES],
-    /// `CPU_STATIC_ENTRIES`: entries of the static window in use.
-    cpu_static: usize,
+    /// The RAM copy of the CPU's static entries, word 0 (the RTL's `static_key_mem`), `CPU_STATIC_ENTRIES` long.
+    static_key: Vec<CpuStaticKey>,
+    /// Word 1 (`static_wait_mem`).
+    static_wait: Vec<u32>,
+    /// STATIC_INDEX per requester: (requester ID, entry), `STATIC_INDEX_SLOTS` slots, `None` = free. The
+    /// RTL's data registers of a slot hold its entry (loaded from the RAM after an index write, written
+    /// with the RAM); they always equal the RAM's entry, so the model reads the RAM.
+    static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+    /// The slot the next requester without one takes (round robin).
+    static_next: usize,
+    /// An index write's RAM read is under way: no access is taken this cycle.
+    static_load: bool,
+    /// Next entry of the post-reset clearing sweep of the RAM copy (`None`: no sweep).
+    sweep: Option<usize>,
     /// Second CPU write of a two-entry PBV / PBV_FLAGS access: (address, data).
     cpu_pending: Option<(u16, u32)>,
     /// Next step of the post-reset copy to the CPU.
@@ -214,18 +224,53 @@ impl Default for RegisterSpace {
 }
 
 impl RegisterSpace {
-    /// A register space in its reset state, with the default `CPU_STATIC_ENTRIES`.
+    /// A register space in its reset state (the clearing sweep and the post-reset copy to come), with
+    /// the default `CPU_STATIC_ENTRIES`.
     pub fn new() -> Self {
         Self::reset_state(CPU_STATIC_ENTRIES)
     }
 
-    /// A register space whose CPU window has `n` static entries (the RTL parameter
-    /// `CPU_STATIC_ENTRIES`, 1-64), at power-on (before the first reset, as the Verilated RTL starts).
+    /// A register space whose CPU window reaches `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-4096), in its reset state.
+    pub fn with_static_entries(n: usize) -> Result<Self, RegsParamError> {
+        Self::check_static(n)?;
+        Ok(Self::reset_state(n))
+    }
+
+    /// A register space whose CPU window reaches `n` static entries (the RTL parameter
+    /// `CPU_STATIC_ENTRIES`, 1-4096), at power-on (before the first reset, as the Verilated RTL starts).
     pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
-        if !(1..=MAX_CPU_STATIC_ENTRIES).contains(&n) {
-            return Err(RegsParamError::CpuStaticEntries(n));
+        Self::check_static(n)?;
+        Ok(Self::power_on_state(n))
+    }
+
+    /// Cycles left of the post-reset clearing sweep of the static entries' RAM (0: none).
+    pub fn sweep_remaining(&self) -> usize {
+        self.sweep.map_or(0, |j| self.static_entries() - j)
+    }
+
+    /// `n` idle cycles of the clearing sweep in closed form (what `n` steps with no access do to it; the
+    /// rest of an idle register space does not change: `PacketEngine::advance_idle` checks that).
+    pub fn advance_sweep(&mut self, n: u64) {
+        if let Some(j) = self.sweep {
+            let left = (self.static_entries() - j) as u64;
+            self.sweep = (n < left).then(|| j + n as usize);
         }
-        Ok(RegisterSpace { cpu_static: n, ..Self::power_on() })
+    }
+
+    fn check_static(n: usize) -> Result<(), RegsParamError> {
+        if (1..=MAX_CPU_STATIC_ENTRIES).contains(&n) { Ok(()) } else { Err(RegsParamError::CpuStaticEntries(n)) }
+    }
+
+    /// `CPU_STATIC_ENTRIES`.
+    pub fn static_entries(&self) -> usize {
+        self.static_key.len()
+    }
+
+    /// Cycles after a reset before the first access can be taken: the longer of the post-reset copy
+    /// to the CPU and the clearing sweep of the static entries' RAM (docs/blocks/register_space.md §Timing).
+    pub fn reset_cycles(&self) -> usize {
+        self.static_entries().max(usize::from(SYNC_WRITES))
     }
 
     fn reset_state(cpu_static: usize) -> Self {
@@ -252,9 +297,12 @@ impl RegisterSpace {
             engine_sfa: 0,
             retry_limit: reset::RETRY_LIMIT,
             pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
-            static_key: [CpuStaticKey::new(); MAX_CPU_STATIC_ENTRIES],
-            static_wait: [0; MAX_CPU_STATIC_ENTRIES],
-            cpu_static,
+            static_key: vec![CpuStaticKey::new(); cpu_static],
+            static_wait: vec![0; cpu_static],
+            static_index: [None; STATIC_INDEX_SLOTS],
+            static_next: 0,
+            static_load: false,
+            sweep: Some(0),
             cpu_pending: None,
             sync: Some(0),
             out: RegisterSpaceOut::default(),
@@ -264,6 +312,10 @@ impl RegisterSpace {
     /// The state before the first reset: every register 0, as the Verilated RTL starts
     /// (`--x-initial fast`); the co-simulation starts the model here so that cycle 0 compares equal.
     pub fn power_on() -> Self {
+        Self::power_on_state(CPU_STATIC_ENTRIES)
+    }
+
+    fn power_on_state(cpu_static: usize) -> Self {
         RegisterSpace {
             ethertype: 0,
             vendor_id: 0,
@@ -274,7 +326,8 @@ impl RegisterSpace {
             red_threshold: [0; RED_THRESHOLDS],
             retry_limit: 0,
             sync: None,
-            ..Self::new()
+            sweep: None,
+            ..Self::reset_state(cpu_static)
         }
     }
 
@@ -314,7 +367,7 @@ impl RegisterSpace {
 
     /// The CPU writes an authorized write to `reg` with byte enables `be` forwards (after the write is
     /// applied): none, one, or two (a PBV / PBV_FLAGS DW with bytes of both entries enabled).
-    fn cpu_forward(&self, reg: Reg, be: u8) -> [Option<(u16, u32)>; 2] {
+    fn cpu_forward(&self, reg: Reg, be: u8, src: u16) -> [Option<(u16, u32)>; 2] {
         if be & 0xF == 0 {
             return [None, None];
         }
@@ -329,8 +382,8 @@ impl RegisterSpace {
             Reg::RedThreshold(i) => one(cpu_addr::THRESHOLD + i as u16, self.red_threshold[i]),
             Reg::EngineSfa => one(cpu_addr::ENGINE_SFA, self.engine_sfa),
             Reg::RedCfgMode | Reg::RetryLimit => one(cpu_addr::MODE, self.cpu_mode_word()),
-            Reg::CpuStatic(s, 0) => one(cpu_addr::STATIC + 2 * s as u16, self.static_key[s].into()),
-            Reg::CpuStatic(s, _) => one(cpu_addr::STATIC + 2 * s as u16 + 1, self.static_wait[s]),
+            Reg::StaticKey => one(cpu_addr::STATIC + 2 * self.index_of(src) as u16, self.read_as(Reg::StaticKey, src)),
+            Reg::StaticWait => one(cpu_addr::STATIC + 2 * self.index_of(src) as u16 + 1, self.read_as(Reg::StaticWait, src)),
             _ => [None, None],
         }
     }
@@ -345,10 +398,11 @@ impl RegisterSpace {
     }
 
     /// What a read of `reg` returns with the inputs `i` of the cycle it is taken (ENGINE_ID reads the
-    /// strap, FAILURE the CPU's status inputs).
+    /// strap, FAILURE the CPU's status inputs, the static window the requester's own index).
     pub fn read_at(&self, reg: Reg, i: &RegisterSpaceIn) -> u32 {
         match reg {
             Reg::Failure => failure_word(i.cpu_fail_valid, i.cpu_fail_family, i.cpu_fail_ctx, i.cpu_fail_count),
+            Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, i.s_reg_src),
             _ => self.read_with(reg, i.cfg_engine_id),
         }
     }
@@ -380,9 +434,41 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa,
             Reg::RetryLimit => self.retry_limit,
             Reg::PbvFlags(k) => self.pbv_flags[k].into(),
-            Reg::CpuStatic(s, 0) => self.static_key[s].into(),
-            Reg::CpuStatic(s, _) => self.static_wait[s],
+            // The static window as requester 0 sees it (see `read_as`).
+            Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, 0),
         }
+    }
+
+    /// What a read of `reg` by requester `src` returns (the static window is per requester).
+    pub fn read_as(&self, reg: Reg, src: u16) -> u32 {
+        match reg {
+            Reg::StaticIndex => self.index_of(src),
+            Reg::StaticKey => self.static_entry(src).map_or(0, |s| self.static_key[s].into()),
+            Reg::StaticWait => self.static_entry(src).map_or(0, |s| self.static_wait[s]),
+            _ => self.read(reg),
+        }
+    }
+
+    /// Requester `src`'s slot of STATIC_INDEX, if it has one.
+    fn slot_of(&self, src: u16) -> Option<usize> {
+        self.static_index.iter().position(|x| x.is_some_and(|(r, _)| r == src))
+    }
+
+    /// Requester `src`'s STATIC_INDEX (0 without a slot).
+    fn index_of(&self, src: u16) -> u32 {
+        self.slot_of(src).and_then(|j| self.static_index[j]).map_or(0, |(_, s)| s)
+    }
+
+    /// The static entry requester `src`'s STATIC_INDEX names, if it has one and the table has that entry
+    /// (else STATIC_KEY / STATIC_WAIT are unmapped for it).
+    fn static_entry(&self, src: u16) -> Option<usize> {
+        let s = self.slot_of(src).and_then(|j| self.static_index[j])?.1 as usize;
+        (s < self.static_entries()).then_some(s)
+    }
+
+    /// The word the CPU holds for its static entry `s` (word 0, word 1) as written through this window.
+    pub fn static_words(&self, s: usize) -> (u32, u32) {
+        (self.static_key[s].into(), self.static_wait[s])
     }
 
     fn cfg_outputs(&self) -> RegisterSpaceOut {
@@ -409,7 +495,7 @@ impl RegisterSpace {
 
     /// Applies an authorized write of `data` under byte mask `m` to `reg`; returns false if read-only.
     /// `stat_event` is the cycle's event input: a counter cleared by the write takes its event bit.
-    fn write(&mut self, reg: Reg, data: u32, m: u32, stat_event: u32) -> bool {
+    fn write(&mut self, reg: Reg, data: u32, m: u32, stat_event: u32, src: u16) -> bool {
         let merge = |old: u32, field: u32| (old & !(m & field)) | (data & m & field);
         match reg {
             Reg::Pbv(k) => self.pbv[k] = merge(self.pbv[k], u32::MAX),
@@ -417,8 +503,28 @@ impl RegisterSpace {
             Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
             Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
-            Reg::CpuStatic(s, 0) => self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK)),
-            Reg::CpuStatic(s, _) => self.static_wait[s] = merge(self.static_wait[s], CPU_STATIC_WORD1_MASK),
+            // An index write loads the entry from the RAM: the next cycle takes no access.
+            // (Any byte enabled) the requester's slot, or the round robin's next one, takes the index.
+            Reg::StaticIndex => {
+                if m != 0 {
+                    let index = merge(self.index_of(src), STATIC_INDEX_MASK);
+                    let j = self.slot_of(src).unwrap_or_else(|| {
+                        let j = self.static_next;
+                        self.static_next = (j + 1) % STATIC_INDEX_SLOTS;
+                        j
+                    });
+                    self.static_index[j] = Some((src, index));
+                    self.static_load = true;
+                }
+            }
+            Reg::StaticKey | Reg::StaticWait => {
+                let Some(s) = self.static_entry(src) else { return false };
+                if reg == Reg::StaticKey {
+                    self.static_key[s] = CpuStaticKey::from(merge(self.static_key[s].into(), CPU_STATIC_KEY_MASK));
+                } else {
+                    self.static_wait[s] = merge(self.static_wait[s], CPU_STATIC_WORD1_MASK);
+                }
+            }
             Reg::Ctrl => self.ctrl = Ctrl::from(merge(self.ctrl.into(), 1)),
             Reg::MasterId => self.master_id = merge(self.master_id, MASK16),
             Reg::Ethertype => self.ethertype = merge(self.ethertype, MASK16),
@@ -487,7 +593,11 @@ impl Block for RegisterSpace {
     type Out = RegisterSpaceOut;
 
     fn step(&mut self, i: &RegisterSpaceIn) -> RegisterSpaceOut {
-        let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready) && self.sync.is_none() && self.cpu_pending.is_none();
+        let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready)
+            && self.sync.is_none()
+            && self.cpu_pending.is_none()
+            && !self.static_load
+            && self.sweep.is_none();
         let mut out = self.cfg_outputs();
         out.s_reg_ready = s_reg_ready;
         out.pbv_rd_dev_id = self.pbv(usize::from(i.pbv_rd_index) % PBV_ENTRIES);
@@ -502,6 +612,12 @@ impl Block for RegisterSpace {
         self.out.cfg_mcast_wr_en = false;
         self.out.cpu_cfg_wr_en = false;
         let mut cpu_write = None;
+        // The load of an index write ends; the sweep clears one entry a cycle (the model cleared the
+        // whole RAM copy at the reset: nothing reads it before the sweep ends).
+        self.static_load = false;
+        if let Some(j) = self.sweep {
+            self.sweep = (j + 1 < self.static_entries()).then_some(j + 1);
+        }
         if let Some(k) = self.sync {
             cpu_write = Some((cpu_addr::TIMEOUT + k, self.sync_word(k, i.cfg_engine_id)));
             self.sync = (k + 1 < SYNC_WRITES).then_some(k + 1);
@@ -510,7 +626,8 @@ impl Block for RegisterSpace {
         }
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
-            let reg = decode_with(i.s_reg_addr, self.cpu_static);
+            // STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table.
+            let reg = decode(i.s_reg_addr).filter(|&r| !matches!(r, Reg::StaticKey | Reg::StaticWait) || self.static_entry(i.s_reg_src).is_some());
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
@@ -533,8 +650,8 @@ impl Block for RegisterSpace {
             }
             if st == status::OK && i.s_reg_write {
                 let r = reg.expect("OK writes are mapped");
-                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), stat_event);
-                let [first, second] = self.cpu_forward(r, i.s_reg_be);
+                self.write(r, i.s_reg_wdata, be_mask(i.s_reg_be), stat_event, i.s_reg_src);
+                let [first, second] = self.cpu_forward(r, i.s_reg_be, i.s_reg_src);
                 cpu_write = first;
                 self.cpu_pending = second;
             }
@@ -566,7 +683,14 @@ impl Block for RegisterSpace {
             bits &= bits - 1;
         }
         if i.rst {
-            *self = Self::reset_state(self.cpu_static);
+            let n = self.static_entries();
+            // The RAM copy is reused (its clearing is the sweep's), not reallocated: a reset of a 4096-entry
+            // table costs no allocation.
+            let (mut key, mut wait) = (std::mem::take(&mut self.static_key), std::mem::take(&mut self.static_wait));
+            key.fill(CpuStaticKey::new());
+            wait.fill(0);
+            *self = RegisterSpace { static_key: key, static_wait: wait, ..Self::reset_state(0) };
+            debug_assert_eq!(self.static_entries(), n);
         }
         out
     }

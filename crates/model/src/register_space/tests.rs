@@ -21,7 +21,7 @@ fn idle() -> RegisterSpaceIn {
 /// Out of reset, with the post-reset copy to the CPU done.
 fn synced() -> RegisterSpace {
     let mut r = RegisterSpace::new();
-    for _ in 0..SYNC_WRITES {
+    for _ in 0..r.reset_cycles() {
         r.step(&idle());
     }
     r
@@ -124,7 +124,8 @@ mod bridge {
 
     #[test]
     fn after_reset_the_cpu_gets_the_reset_values_then_accesses_are_taken() {
-        let mut r = RegisterSpace::new();
+        // Five static entries: the clearing sweep (5 cycles) ends before the copy (10).
+        let mut r = RegisterSpace::with_static_entries(5).expect("5 entries");
         let mut writes = Vec::new();
         for _ in 0..SYNC_WRITES + 2 {
             let o = r.step(&idle(0x0720));
@@ -143,7 +144,7 @@ mod bridge {
     #[test]
     fn a_pbv_dw_write_configures_both_cpu_entries_on_consecutive_cycles() {
         let mut r = RegisterSpace::new();
-        for _ in 0..SYNC_WRITES {
+        for _ in 0..r.reset_cycles() {
             r.step(&idle(1));
         }
         let w = |off: u32, be: u8, data: u32| RegisterSpaceIn {
@@ -169,5 +170,152 @@ mod bridge {
         let o = r.step(&idle(1));
         assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 5, 0x8000_0033));
         assert!(!r.step(&idle(1)).cpu_cfg_wr_en);
+    }
+}
+
+/// The CPU window's indirect access to the static entries (docs/blocks/register_space.md §CPU window).
+mod static_window {
+    use crate::register_space::*;
+
+    fn idle() -> RegisterSpaceIn {
+        RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }
+    }
+    fn acc(write: bool, off: u32, data: u32) -> RegisterSpaceIn {
+        RegisterSpaceIn { s_reg_valid: true, s_reg_write: write, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: data, m_reg_rsp_ready: true, ..Default::default() }
+    }
+    /// Out of reset with `n` entries, the sweep and the copy done; the number of cycles that took.
+    fn ready(n: usize) -> (RegisterSpace, usize) {
+        let mut r = RegisterSpace::with_static_entries(n).expect("entries");
+        let mut cycles = 0;
+        while !r.step(&idle()).s_reg_ready {
+            cycles += 1;
+        }
+        (r, cycles)
+    }
+    /// Offers `i` until it is taken; returns the cycles it waited.
+    fn take(r: &mut RegisterSpace, i: &RegisterSpaceIn) -> (usize, RegisterSpaceOut) {
+        let mut waited = 0;
+        loop {
+            let o = r.step(i);
+            if o.s_reg_ready {
+                return (waited, o);
+            }
+            waited += 1;
+        }
+    }
+    fn read(r: &mut RegisterSpace, off: u32) -> (u8, u32) {
+        take(r, &acc(false, off, 0));
+        let o = r.step(&idle());
+        (o.m_reg_rsp_status, o.m_reg_rsp_rdata)
+    }
+
+    #[test]
+    fn the_clearing_sweep_holds_accesses_for_the_longer_of_it_and_the_copy() {
+        assert_eq!(ready(5).1, usize::from(SYNC_WRITES));
+        assert_eq!(ready(4096).1, 4096);
+        assert_eq!(RegisterSpace::new().reset_cycles(), 4096);
+        assert!(RegisterSpace::with_static_entries(4097).is_err() && RegisterSpace::with_static_entries(0).is_err());
+    }
+
+    #[test]
+    fn entry_4095_is_written_through_the_index_read_back_and_forwarded() {
+        let (mut r, _) = ready(4096);
+        let [(io, iv), (wo, wv), (ko, kv)] = static_entry_writes(4095, 0x8011_0FFF, 0x8000_0003);
+        take(&mut r, &acc(true, io, iv));
+        // The index write's RAM read: the next access waits one cycle.
+        let (waited, _) = take(&mut r, &acc(true, wo, wv));
+        assert_eq!(waited, 1, "an index write holds the next access for one cycle");
+        let o = r.step(&idle());
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 0x100 + 2 * 4095 + 1, 0x8000_0003));
+        take(&mut r, &acc(true, ko, kv | 0x0100_0000));
+        let o = r.step(&idle());
+        // Reserved bits are dropped; the CPU's word address 0x20FE is the 14-bit map's last static word 0.
+        assert_eq!((o.cpu_cfg_wr_en, o.cpu_cfg_wr_addr, o.cpu_cfg_wr_data), (true, 0x20FE, 0x8011_0FFF));
+        assert_eq!(read(&mut r, offset::STATIC_KEY), (status::OK, 0x8011_0FFF));
+        assert_eq!(read(&mut r, offset::STATIC_WAIT), (status::OK, 0x8000_0003));
+        assert_eq!(read(&mut r, offset::STATIC_INDEX), (status::OK, 4095));
+        // Another entry reads its own (0), and 4095 keeps what was written.
+        take(&mut r, &acc(true, offset::STATIC_INDEX, 4095 - 16));
+        assert_eq!(read(&mut r, offset::STATIC_KEY), (status::OK, 0));
+        take(&mut r, &acc(true, offset::STATIC_INDEX, 0xFFFF_FFFF));
+        assert_eq!(read(&mut r, offset::STATIC_INDEX), (status::OK, 4095), "the index keeps bits 11:0");
+        assert_eq!(read(&mut r, offset::STATIC_KEY), (status::OK, 0x8011_0FFF));
+        assert_eq!(r.static_words(4095), (0x8011_0FFF, 0x8000_0003));
+    }
+
+    #[test]
+    fn an_index_beyond_the_table_or_none_leaves_key_and_wait_unmapped() {
+        let (mut r, _) = ready(16);
+        take(&mut r, &acc(true, offset::STATIC_INDEX, 16));
+        take(&mut r, &acc(true, offset::STATIC_KEY, 0x8000_0001));
+        let o = r.step(&idle());
+        assert_eq!(o.m_reg_rsp_status, status::UNMAPPED);
+        assert!(!o.cpu_cfg_wr_en, "nothing forwarded");
+        assert_eq!(read(&mut r, offset::STATIC_WAIT).0, status::UNMAPPED);
+        assert_eq!(r.counter(1), 2, "both counted as unmapped");
+        assert_eq!(read(&mut r, offset::STATIC_INDEX), (status::OK, 16));
+        assert_eq!(decode(0x60C), None);
+    }
+
+    #[test]
+    fn the_sweep_advances_in_closed_form_as_it_steps() {
+        for n in [0u64, 1, 100, 4095, 4096, 5000] {
+            let (mut stepped, mut advanced) = (RegisterSpace::new(), RegisterSpace::new());
+            // The copy's last write is on the outputs one cycle after it ends.
+            for _ in 0..=SYNC_WRITES {
+                stepped.step(&idle());
+                advanced.step(&idle());
+            }
+            for _ in 0..n {
+                stepped.step(&idle());
+            }
+            advanced.advance_sweep(n);
+            assert_eq!(stepped.sweep_remaining(), advanced.sweep_remaining(), "{n}");
+            assert_eq!(stepped, advanced, "{n} cycles");
+        }
+    }
+
+    #[test]
+    fn each_requester_has_its_own_index_so_interleaved_streams_reach_their_entries() {
+        let (mut r, _) = ready(4096);
+        let from = |src: u16, write: bool, off: u32, data: u32| RegisterSpaceIn { s_reg_src: src, ..acc(write, off, data) };
+        // Sources 1 and 2 interleave their triples (the fabric's configuration frames meet at the engine).
+        let (a, b) = (static_entry_writes(5, 0x8000_0005, 7), static_entry_writes(4095, 0x8010_0FFF, 9));
+        for k in 0..3 {
+            take(&mut r, &from(1, true, a[k].0, a[k].1));
+            take(&mut r, &from(2, true, b[k].0, b[k].1));
+        }
+        r.step(&idle());
+        assert_eq!((r.static_words(5), r.static_words(4095)), ((0x8000_0005, 7), (0x8010_0FFF, 9)));
+        take(&mut r, &from(1, false, offset::STATIC_INDEX, 0));
+        assert_eq!(r.step(&idle()).m_reg_rsp_rdata, 5, "requester 1's own index");
+        // More requesters take the other slots and one more the oldest (requester 1's).
+        for src in 3..=STATIC_INDEX_SLOTS as u16 + 1 {
+            take(&mut r, &from(src, true, offset::STATIC_INDEX, 100));
+        }
+        take(&mut r, &from(1, false, offset::STATIC_KEY, 0));
+        assert_eq!(r.step(&idle()).m_reg_rsp_status, status::UNMAPPED, "requester 1 lost its slot");
+        take(&mut r, &from(2, false, offset::STATIC_KEY, 0));
+        let o = r.step(&idle());
+        assert_eq!((o.m_reg_rsp_status, o.m_reg_rsp_rdata), (status::OK, 0x8010_0FFF), "requester 2 keeps its");
+    }
+
+    #[test]
+    fn a_reset_clears_the_entries() {
+        let (mut r, _) = ready(16);
+        for w in static_entry_writes(15, 0x8000_0007, 2) {
+            take(&mut r, &acc(true, w.0, w.1));
+        }
+        r.step(&idle());
+        assert_eq!(r.static_words(15), (0x8000_0007, 2));
+        r.step(&RegisterSpaceIn { rst: true, ..idle() });
+        let mut waited = 0;
+        while !r.step(&idle()).s_reg_ready {
+            waited += 1;
+        }
+        assert_eq!(waited, 16);
+        take(&mut r, &acc(true, offset::STATIC_INDEX, 15));
+        assert_eq!(read(&mut r, offset::STATIC_KEY), (status::OK, 0));
+        assert_eq!(read(&mut r, offset::STATIC_WAIT), (status::OK, 0));
     }
 }

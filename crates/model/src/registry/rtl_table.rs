@@ -95,7 +95,7 @@ pub static RTL_MODULES: &[RtlModule] = &[
             RtlParam { name: "MCAST_ENTRIES", default: "16" },
             RtlParam { name: "MCAST_INDEX_WIDTH", default: "4" },
             RtlParam { name: "STAT_EVENTS", default: "32" },
-            RtlParam { name: "CPU_STATIC_ENTRIES", default: "16" },
+            RtlParam { name: "CPU_STATIC_ENTRIES", default: "4096" },
         ],
         ports: &[
             RtlPort { name: "clk", output: false, msb: "0", lsb: "0" },
@@ -447,7 +447,7 @@ pub static RTL_MODULES: &[RtlModule] = &[
         params: &[
             RtlParam { name: "DATA_WIDTH", default: "256" },
             RtlParam { name: "KEEP_WIDTH", default: "DATA_WIDTH / 8" },
-            RtlParam { name: "STATIC_ENTRIES", default: "16" },
+            RtlParam { name: "STATIC_ENTRIES", default: "4096" },
             RtlParam { name: "DESCRIPTORS", default: "8" },
             RtlParam { name: "TICK_CYCLES", default: "1024" },
             RtlParam { name: "FIFO_DEPTH", default: "32" },
