@@ -502,7 +502,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         }
         let Some(entry) = free_static.next() else { break };
         let tree = crate::twin::TWIN_TREE_BASE + entry as u16;
-        let plan = crate::twin::portals_twin_plan(&f, tree, PORTALS_VNI, pportals[k].source, &pportals[k].leaves, entry as u8, &|s| per_engine[s] as u8);
+        let plan = crate::twin::portals_twin_plan(&f, tree, PORTALS_VNI, pportals[k].source, &pportals[k].leaves, entry as u16, &|s| per_engine[s] as u8);
         for &s in &sw {
             per_engine[s] += 1;
         }

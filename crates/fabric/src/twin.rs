@@ -54,7 +54,7 @@ pub fn twin_switches(f: &Fabric, source: usize, leaves: &[usize]) -> Vec<usize> 
 /// also `VNI_ALLOWED[0]` := `vni`,
 /// `ENGINE_SFA` and static entry `static_slot` (SUBSERVIENT, wait = the leaves outside the root's
 /// switch).
-pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves: &[usize], static_slot: u8, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves: &[usize], static_slot: u16, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
     let t = &f.topo;
     let top = t.endpoints[source].switch;
     let engine_at = twin_engine(f, top, leaves);
