@@ -17,7 +17,7 @@ module inswitch_packet_engine_check #
 (
     parameter DATA_WIDTH = 256,
     parameter KEEP_WIDTH = DATA_WIDTH / 8,
-    parameter STATIC_ENTRIES = 16,
+    parameter STATIC_ENTRIES = 4096,
     parameter DESCRIPTORS = 8,
     parameter TICK_CYCLES = 1024,
     parameter FIFO_DEPTH = 32,

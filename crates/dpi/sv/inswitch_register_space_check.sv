@@ -21,7 +21,7 @@ module inswitch_register_space_check #
     parameter MCAST_ENTRIES = 16,
     parameter MCAST_INDEX_WIDTH = 4,
     parameter STAT_EVENTS = 32,
-    parameter CPU_STATIC_ENTRIES = 16,
+    parameter CPU_STATIC_ENTRIES = 4096,
     parameter STOP_ON_MISMATCH = 1,
     parameter MAX_REPORTS = 10,
     parameter CHECK_FROM_START = 0

@@ -16,7 +16,7 @@ module inswitch_register_space_model #
     parameter MCAST_ENTRIES = 16,
     parameter MCAST_INDEX_WIDTH = 4,
     parameter STAT_EVENTS = 32,
-    parameter CPU_STATIC_ENTRIES = 16
+    parameter CPU_STATIC_ENTRIES = 4096
 )
 (
     input  wire clk,
