@@ -535,6 +535,20 @@ fn register_reads_through_the_engine_are_answered_with_completions() {
     assert_eq!(statuses, vec![0, 0, 0, 2], "{:?}", rec.responses);
 }
 
+/// The register writes shared by the directed tests with three participant end devices: output-queue
+/// route 0 (0x200/0x204: every destination to `PORT`), PBV entries 0-2 = device IDs 0x0011-0x0013
+/// (0x000/0x004) and their flags (0x500/0x504: valid, end devices). Sequence numbers 1-6.
+fn three_participants_setup() -> Vec<Vec<u8>> {
+    vec![
+        reg_write_frame(1, SOURCE, ENGINE_ID, 0x200, 0, 0xF),
+        reg_write_frame(2, SOURCE, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
+        reg_write_frame(3, SOURCE, ENGINE_ID, 0x000, 0x0012_0011, 0xF),
+        reg_write_frame(4, SOURCE, ENGINE_ID, 0x004, 0x0013, 0x3),
+        reg_write_frame(5, SOURCE, ENGINE_ID, 0x500, 0x0001_0001, 0xF),
+        reg_write_frame(6, SOURCE, ENGINE_ID, 0x504, 0x0000_0001, 0x3),
+    ]
+}
+
 /// 001's Failure flag read through the register map (docs/blocks/register_space.md FAILURE, 0x16C; docs/blocks/cpu.md §State machine):
 /// a master context takes an INITIALIZATION, then a FAILURE from a participant on the live context sets
 /// the CPU's Failure flag; a register read of FAILURE before it returns 0 and after it returns
@@ -544,19 +558,14 @@ fn the_failure_flag_reads_through_the_register_map() {
     use inswitch_frames::collective::ErrorBody;
     use inswitch_frames::tlp::Header;
     let p = params_of("packet_engine").unwrap();
-    let mut frames = vec![
-        reg_write_frame(1, SOURCE, ENGINE_ID, 0x200, 0, 0xF),
-        reg_write_frame(2, SOURCE, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
-        reg_write_frame(3, SOURCE, ENGINE_ID, 0x000, 0x0012_0011, 0xF),
-        reg_write_frame(4, SOURCE, ENGINE_ID, 0x004, 0x0013, 0x3),
-        reg_write_frame(5, SOURCE, ENGINE_ID, 0x500, 0x0001_0001, 0xF),
-        reg_write_frame(6, SOURCE, ENGINE_ID, 0x504, 0x0000_0001, 0x3),
+    let mut frames = three_participants_setup();
+    frames.extend([
         reg_write_frame(50, SOURCE, ENGINE_ID, 0x600, 1, 0xF),
         reg_write_frame(7, SOURCE, ENGINE_ID, 0x604, 1 << 31 | 1 << 20 | 1, 0xF),
         vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 8),
         mrd_frame(9, SOURCE, 0x16C, 0xF, 0x055, 1),
         vdm(8, Body::Error(ErrorBody { reason: 1, device_id: 0xFFFF, ..Default::default() }), 0, 0x0011, 10),
-    ];
+    ]);
     // Writes to another switch pass through while the FAILURE reaches the CPU.
     for k in 0..24 {
         frames.push(reg_write_frame(11 + k, SOURCE, 0x0020, 0x108, 0, 0xF));
@@ -599,14 +608,7 @@ fn the_top_at_4096_static_entries_reaches_the_last_entry_and_keeps_aliases_apart
     let p = params_of("packet_engine_full").unwrap();
     assert_eq!(p.static_entries, 4096);
     let parts = [0x0011u16, 0x0012, 0x0013];
-    let mut frames = vec![
-        reg_write_frame(1, SOURCE, ENGINE_ID, 0x200, 0, 0xF),
-        reg_write_frame(2, SOURCE, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
-        reg_write_frame(3, SOURCE, ENGINE_ID, 0x000, 0x0012_0011, 0xF),
-        reg_write_frame(4, SOURCE, ENGINE_ID, 0x004, 0x0013, 0x3),
-        reg_write_frame(5, SOURCE, ENGINE_ID, 0x500, 0x0001_0001, 0xF),
-        reg_write_frame(6, SOURCE, ENGINE_ID, 0x504, 0x0000_0001, 0x3),
-    ];
+    let mut frames = three_participants_setup();
     let contexts = [0x001u16, 0x011, 0xFFF];
     let key_word = |cc: u16| 1 << 31 | 1 << 20 | u32::from(cc); // valid, MASTER, TLP
     let mut seq = 10;

@@ -304,7 +304,7 @@ pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], stat
         let mut wait = on(s).count() as u32;
         if s == top {
             for &c in &below {
-                let l = t.isls.iter().position(|l| (l.a, l.b) == (s, c) || (l.a, l.b) == (c, s)).expect("a one-level fabric: an ISL to every switch");
+                let l = t.isl_between(s, c).expect("a one-level fabric: an ISL to every switch");
                 ports.extend(f.portals.port_number(s, Port::Isl(l)));
                 wait += on(c).count() as u32;
             }

@@ -45,18 +45,19 @@ pub fn fault_name(k: &FaultKind) -> &'static str {
     }
 }
 
-/// The name of collective kind `k` (docs/frames.md §4).
+/// The name of collective kind `k` (docs/frames.md §4), short as the diagnosis table prints it.
 pub fn kind_name(k: u8) -> &'static str {
-    match k {
-        1 => "CONFIGURATION",
-        2 => "INIT",
-        3 => "CONTROL",
-        4 => "CONTRIBUTION",
-        5 => "RESPONSE",
-        6 => "COMPLETION",
-        7 => "RETRY",
-        8 => "FAILURE",
-        _ => "?",
+    use inswitch_frames::collective::Kind;
+    match Kind::from(k) {
+        Kind::Configuration => "CONFIGURATION",
+        Kind::Initialization => "INIT",
+        Kind::Control => "CONTROL",
+        Kind::Contribution => "CONTRIBUTION",
+        Kind::Response => "RESPONSE",
+        Kind::Completion => "COMPLETION",
+        Kind::Retry => "RETRY",
+        Kind::Failure => "FAILURE",
+        Kind::Unknown(_) => "?",
     }
 }
 

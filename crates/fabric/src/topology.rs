@@ -217,6 +217,11 @@ impl Topology {
         self.switches.iter().position(|s| s.name == name)
     }
 
+    /// The first ISL between switches `a` and `b` (either direction), if any.
+    pub fn isl_between(&self, a: usize, b: usize) -> Option<usize> {
+        self.isls.iter().position(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+    }
+
     /// Index of the end node named `name`.
     pub fn endpoint_named(&self, name: &str) -> Option<usize> {
         self.endpoints.iter().position(|e| e.name == name)

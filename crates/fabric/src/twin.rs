@@ -35,7 +35,7 @@ pub fn twin_engine(f: &Fabric, top: usize, leaves: &[usize]) -> Option<usize> {
         return None;
     }
     let on = |s: usize| leaves.iter().filter(|&&e| t.endpoints[e].switch == s).count();
-    (0..t.switches.len()).filter(|&s| s != top && t.isls.iter().any(|l| (l.a, l.b) == (s, top) || (l.a, l.b) == (top, s))).min_by_key(|&s| (on(s), s))
+    (0..t.switches.len()).filter(|&s| s != top && t.isl_between(s, top).is_some()).min_by_key(|&s| (on(s), s))
 }
 
 /// The switches the twin of a tree from root end node `source` over `leaves` takes a multicast entry
@@ -59,7 +59,7 @@ pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves:
     let top = t.endpoints[source].switch;
     let engine_at = twin_engine(f, top, leaves);
     let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
-    let isl = |a: usize, b: usize| t.isls.iter().position(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)).expect("a one-level fabric: an ISL between every two switches");
+    let isl = |a: usize, b: usize| t.isl_between(a, b).expect("a one-level fabric: an ISL between every two switches");
     let src = t.endpoints[source].id;
     let mut plan = MPlan::default();
     for s in twin_switches(f, source, leaves) {
