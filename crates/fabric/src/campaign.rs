@@ -83,6 +83,13 @@ pub struct CampaignSpec {
     pub portals_twin_share: f64,
     /// The Portals roots' arm retry ([`crate::sim::portals::Root::rearm`]; `None`: none).
     pub portals_rearm: Option<(Ps, u8)>,
+    /// Admission by the manager (003: a tree avoids "switches whose reduction capacity is exhausted"):
+    /// while an exhaustion episode's fillers (another tenant's contexts, which the manager admitted)
+    /// hold an engine's descriptors, a round that would need a new descriptor there waits a period
+    /// instead of running without one ([`CampaignReport::deferred`]); a TLP job that took its
+    /// descriptors before the episode keeps running. `false`: rounds run regardless (the fault
+    /// campaign, which asserts the pass-up paths).
+    pub admission: bool,
 }
 
 /// Whether TLP context `k` of the pool runs posted, for a share `share` of posted contexts: the
@@ -194,6 +201,9 @@ pub struct CampaignReport {
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
+    /// Rounds [`CampaignSpec::admission`] held back a period (a job counted once per period it waited):
+    /// (TLP, Soft Portals).
+    pub deferred: (usize, usize),
     /// Engine cycles stepped.
     pub engine_steps: u64,
     /// Simulated time, ps.
@@ -415,6 +425,8 @@ pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, 
 struct Slot {
     ctx: Option<usize>,
     left: usize,
+    /// The period of the job's first round: a TLP job holds its descriptors from then until its STOP.
+    since: Option<usize>,
 }
 
 /// Runs the campaign.
@@ -525,7 +537,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     f.cpu_log = Some(Vec::new());
 
     let mut report = CampaignReport::default();
-    let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0 }).collect();
+    let mut slots: Vec<Slot> = (0..spec.slots).map(|_| Slot { ctx: None, left: 0, since: None }).collect();
     let mut next_ctx = 0usize;
     let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
     let mut pending: Vec<(usize, Ps, usize, u64, u8)> = Vec::new(); // (context, at, log start, expected, TID)
@@ -533,7 +545,10 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     let mut start = f.now() + 1_000_000;
     let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
     let mut done = 0usize;
+    let mut period = 0usize;
+    let mut fill_since = 0usize; // the period the present (or last) exhaustion episode began
     while done < spec.reductions {
+        let filled_before = fill.map(|x| x.0);
         // Engine exhaustion: fill one engine's descriptors for a few periods.
         match fill {
             Some((s, n, 0)) => {
@@ -548,6 +563,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 let n = spec.descriptors;
                 f.fill_descriptors(s, n, via, start);
                 fill = Some((s, n, rng.random_range(1..=3)));
+                fill_since = period;
             }
             None => {}
         }
@@ -566,14 +582,40 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                     }
                 }
                 slots[i].left = rng.random_range(spec.per_job.0..=spec.per_job.1);
+                slots[i].since = None;
             }
         }
+        // The engine the fillers hold, this period (also the period of their release: the release and
+        // a new job's INITIALIZATIONs leave at the same time).
+        let filled = if spec.admission { fill.map(|x| x.0).or(filled_before) } else { None };
         let log_start = f.log.len();
         for slot in &mut slots {
             let Some(k) = slot.ctx else { continue };
             if done >= spec.reductions {
                 break;
             }
+            if let Some(s) = filled {
+                // Admission (`CampaignSpec::admission`): a round that needs a new descriptor on the
+                // filled engine waits. A Portals round arms (takes a descriptor on) the root's switch,
+                // every switch with leaves and its twin's engine; a TLP job takes its descriptors at its
+                // first round and holds them until its STOP.
+                let waits = if k >= n_tlp {
+                    let p = &pportals[k - n_tlp];
+                    let top = t.endpoints[p.source].switch;
+                    s == top || p.leaves.iter().any(|&e| t.endpoints[e].switch == s) || (p.twin.is_some() && crate::twin::twin_engine(&f, top, &p.leaves) == Some(s))
+                } else {
+                    contexts[k].engines.iter().any(|e| e.switch == s) && slot.since.is_none_or(|p| p >= fill_since)
+                };
+                if waits {
+                    if k >= n_tlp {
+                        report.deferred.1 += 1;
+                    } else {
+                        report.deferred.0 += 1;
+                    }
+                    continue;
+                }
+            }
+            slot.since.get_or_insert(period);
             if k >= n_tlp {
                 // A Portals round: fresh values at the leaves, the root end node arms the tree.
                 let p = &mut pportals[k - n_tlp];
@@ -718,6 +760,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             eprintln!("period at {start} ps: done {done} frames {} log {} steps {} now {}", f.frames.len(), f.log.len(), f.stats.engine_steps, f.now());
         }
         start = end;
+        period += 1;
     }
     // Teardown: every job's context stopped, fillers released; then nothing may hold a descriptor.
     for slot in &mut slots {

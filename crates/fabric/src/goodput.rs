@@ -114,6 +114,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         start_watch: None,
         portals_twin_share: 0.0,
         portals_rearm: None,
+        admission: false,
     };
     if recovery == Recovery::PerPacket {
         s.end_retry = Some((END_RETRY_PS, 3));
@@ -127,6 +128,9 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         // A twin tree takes a descriptor on one more engine while it is armed: with 6 per engine, two
         // fault-free TLP rounds found none (`ACTIVATE_NO_DESC`, their contributions passed up).
         s.descriptors = RECOVERY_DESCRIPTORS;
+        // An exhaustion episode is another tenant's contexts filling an engine: the manager, which
+        // admitted them, holds back a round that would need a descriptor there (session 16).
+        s.admission = true;
     }
     s
 }
@@ -232,6 +236,9 @@ pub struct GoodputRow {
     pub start_watch_retries: u64,
     /// RESPONSEs subservient engines resent on their retry timer (`RETRY`).
     pub engine_retries: u64,
+    /// Rounds the manager's admission held back a period while an engine of theirs was filled
+    /// ([`CampaignReport::deferred`]): TLP, Soft Portals.
+    pub deferred: (usize, usize),
     /// Rounds left open at a period's end (non-posted and Portals; must be 0).
     pub stuck: usize,
     /// The first rounds left open (engine, descriptor, context, state), for the report.
@@ -284,6 +291,7 @@ impl GoodputRow {
             init_retries: r.init_retries,
             start_watch_retries: r.start_watch_retries,
             engine_retries: r.events.get("RETRY").copied().unwrap_or(0),
+            deferred: r.deferred,
             stuck: r.stuck.len(),
             stuck_first: r.stuck.iter().take(5).cloned().collect(),
             open_posted: r.open_posted.len(),
@@ -420,16 +428,18 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             );
         }
     }
-    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | engine RETRY | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for row in std::iter::once(base).chain(rows) {
         s += &format!(
-            "| {:.1} % | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
+            "| {:.1} % | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
             row.drop * 100.0,
             row.end_node_retries,
             row.init_retries,
             row.start_retries,
             row.start_watch_retries,
             row.engine_retries,
+            row.deferred.0,
+            row.deferred.1,
             row.stuck,
             row.open_posted,
             row.leaked,

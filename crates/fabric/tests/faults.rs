@@ -446,12 +446,20 @@ fn goodput_sweep_keeps_its_invariants() {
         assert_eq!(c.success, c.n, "fault-free {name}\n{table}");
     }
     let (low, one, high) = (&rows[0], &rows[1], &rows[2]);
+    // The manager's admission (`CampaignSpec::admission`): while an exhaustion episode fills an engine,
+    // rounds that would need a descriptor there wait, so no failed non-posted round found an engine
+    // without a descriptor for its context (before it, 43 of the 58 failures at 1 % drop).
+    for r in &rows {
+        let nd = r.no_descriptor.iter().find(|x| x.0 == "TLP non-posted").expect("the class");
+        assert_eq!(nd.2, 0, "drop {}: non-posted failures with no descriptor\n{table}", r.drop);
+        assert!(r.deferred.0 + r.deferred.1 > 0, "drop {}: admission held back no round\n{table}", r.drop);
+    }
     // Issue 20's floor at 1 % drop, on this small budget: non-posted TLP rounds and twin-tree Portals
-    // rounds recover (10^4 reductions per point: 99.0 % and 98.7 %, docs/fabric.md §Goodput); a few
-    // in a hundred may still fail here (800 reductions). Posted rounds have no retry timer and fail
-    // visibly below them.
-    assert!(one.tlp_non_posted.rate() >= 0.97, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
-    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.95, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
+    // rounds recover (10^4 reductions per point, seeds 0x5eed_fa17 / 1 / 2: 99.74-99.95 % and
+    // 98.45-99.24 %, docs/fabric.md §Goodput); a few in a hundred may still fail here (800
+    // reductions). Posted rounds have no retry timer and fail visibly below them.
+    assert!(one.tlp_non_posted.rate() >= 0.98, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
+    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.96, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
     assert!(one.tlp_posted.rate() < one.tlp_non_posted.rate(), "{table}");
     assert!(one.init_retries > 0 && one.start_watch_retries > 0, "{table}");
     for k in 0..4 {
