@@ -52,7 +52,9 @@ pub enum Recovery {
     /// INITIALIZATIONs ([`INIT_RETRY_PS`]) and send the START after the last acknowledgement, and resend
     /// the START after its acknowledgement until the result comes ([`START_WATCH_PS`]); half the Soft
     /// Portals jobs run on twin trees ([`TWIN_SHARE`]) and roots re-arm short trees
-    /// ([`PORTALS_REARM_PS`]); engines have [`RECOVERY_DESCRIPTORS`] descriptors.
+    /// ([`PORTALS_REARM_PS`]); engines have [`RECOVERY_DESCRIPTORS`] descriptors. Since session 16 the
+    /// manager's admission ([`CampaignSpec::admission`]) holds back a round that would need a descriptor
+    /// on an engine an exhaustion episode fills.
     PerPacket,
 }
 
