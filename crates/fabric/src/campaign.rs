@@ -83,6 +83,9 @@ pub struct CampaignSpec {
     pub portals_twin_share: f64,
     /// The Portals roots' arm retry ([`crate::sim::portals::Root::rearm`]; `None`: none).
     pub portals_rearm: Option<(Ps, u8)>,
+    /// The Portals roots' round restart ([`crate::sim::portals::Root::restart`]; `None`: none). A round
+    /// then takes two seqnos (its own and its restart's).
+    pub portals_restart: Option<Ps>,
     /// Admission by the manager (003: a tree avoids "switches whose reduction capacity is exhausted"):
     /// while an exhaustion episode's fillers (another tenant's contexts, which the manager admitted)
     /// hold an engine's descriptors, a round that would need a new descriptor there waits a period
@@ -633,12 +636,15 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 // The root's timer: longer than the engines' and the latest late contribution, within
                 // the period.
                 let timeout = spec.period_ps * 2 / 3;
-                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: p.twin.map(|x| x.1).into_iter().collect(), await_all: false, rearm: spec.portals_rearm };
+                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: p.twin.map(|x| x.1).into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
                 f.portals_root(p.source, p.dfa, root);
                 f.portals_start(p.source, p.dfa, start + 300_000);
                 ppending.push((k, start, p.seqno, expected));
                 // The round's result re-arms the tree with the next seqno; the next round uses it.
                 p.seqno = portals::next_seqno(p.seqno);
+                if spec.portals_restart.is_some() {
+                    p.seqno = portals::next_seqno(p.seqno);
+                }
                 slot.left -= 1;
                 done += 1;
                 continue;
@@ -706,7 +712,10 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         for (k, at, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
             let n = p.leaves.len();
-            let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno).cloned();
+            // The round's result, or its restart's (`CampaignSpec::portals_restart`: the next seqno).
+            let restart_seqno = portals::next_seqno(seqno);
+            let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno || (spec.portals_restart.is_some() && r.seqno == restart_seqno)).cloned();
+            let second_round = r.as_ref().is_some_and(|x| x.seqno != seqno && x.count as usize == n && x.data[0] == expected);
             let latency = r.as_ref().filter(|x| x.count as usize == n && x.data[0] == expected).map(|x| x.at - at);
             let (outcome, result) = match r {
                 None => (Outcome::RootTimeout, None),
@@ -737,7 +746,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round: false, twin: p.twin.is_some() });
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some() });
         }
         let stuck_before = report.stuck.len();
         let mut open = Vec::new();

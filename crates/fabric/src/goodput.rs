@@ -78,6 +78,10 @@ pub const RECOVERY_DESCRIPTORS: usize = 8;
 /// ([`crate::sim::portals::Root::rearm`]): longer than a fault-free round (1.1 us), and a leaf that
 /// missed the arm still answers before its engine's timeout (4 us), ps.
 pub const PORTALS_REARM_PS: Ps = 1_500_000;
+/// A Portals root whose trees are all short this long after the arm runs the round again under the next
+/// seqno ([`crate::sim::portals::Root::restart`], session 16): after the arm retries (2 x 1.5 us), the
+/// engines' timeout (4 us) and the latest late contribution (3 us) folded as a passed-up frame, ps.
+pub const PORTALS_RESTART_PS: Ps = 7_000_000;
 /// Arm retries of [`PORTALS_REARM_PS`].
 pub const PORTALS_REARM_LIMIT: u8 = 2;
 /// Resends of [`START_WATCH_PS`].
@@ -116,6 +120,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         start_watch: None,
         portals_twin_share: 0.0,
         portals_rearm: None,
+        portals_restart: None,
         admission: false,
     };
     if recovery == Recovery::PerPacket {
@@ -133,6 +138,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         // An exhaustion episode is another tenant's contexts filling an engine: the manager, which
         // admitted them, holds back a round that would need a descriptor there (session 16).
         s.admission = true;
+        s.portals_restart = Some(PORTALS_RESTART_PS);
     }
     s
 }
@@ -355,7 +361,12 @@ pub fn success_bound(spec: &CampaignSpec, fault_free_max: Ps) -> Ps {
     // A START resent after the acknowledgement may run a second round (the first's result lost): the
     // last resend, then a round again.
     let watch = spec.start_watch.map_or(0, |(after, n)| after * Ps::from(n) + fault_free_max);
-    fault_free_max + late + end + start + init + watch + Ps::from(RETRY_LIMIT_RESET) * sub_timeout + tick
+    let tlp = fault_free_max + late + end + start + init + watch + Ps::from(RETRY_LIMIT_RESET) * sub_timeout + tick;
+    // A Portals round restarted (`portals_restart`): the restart, then a round with its arm retries,
+    // late contributions and engines' timeouts.
+    let rearm = spec.portals_rearm.map_or(0, |(after, n)| after * Ps::from(n));
+    let portals = spec.portals_restart.map_or(0, |r| r + fault_free_max + rearm + late + sub_timeout + tick);
+    tlp.max(portals)
 }
 
 /// Runs the campaign of [`spec`] at the fault-free point (drop 0, no other fault, no exhaustion: the

@@ -64,7 +64,7 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
         let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
         f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values });
     }
-    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None };
+    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }
@@ -277,7 +277,7 @@ fn butterfly_twins(rounds: u32, await_all: bool, timeout_ticks: u32, value: &Val
         }
     }
     let twins = job.twins.iter().map(|t| t.dfa).collect();
-    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins, await_all, rearm: None };
+    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins, await_all, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }

@@ -29,6 +29,7 @@ impl Fabric {
             Ev::InitRetry { cc } => self.retry_inits(cc, t),
             Ev::PortalsRoot { e, dfa, seqno } => self.portals_root_timer(e as usize, dfa, seqno, t),
             Ev::PortalsRearm { e, dfa, seqno, n } => self.portals_rearm(e as usize, dfa, seqno, n, t),
+            Ev::PortalsRestart { e, dfa, seqno } => self.portals_restart(e as usize, dfa, seqno, t),
             Ev::AtSwitch { f, sw, head, tail } => {
                 let lat = self.cfg.hop_latency_ps;
                 let (head, tail) = (head + lat, tail + lat);

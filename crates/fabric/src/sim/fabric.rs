@@ -186,6 +186,7 @@ pub(super) enum Ev {
     PortalsRoot { e: u32, dfa: u32, seqno: u16 },
     /// The Portals root end node `e`'s arm retry for round `seqno` of tree `dfa`, the `n`-th ([`portals::Root::rearm`]).
     PortalsRearm { e: u32, dfa: u32, seqno: u16, n: u8 },
+    PortalsRestart { e: u32, dfa: u32, seqno: u16 },
     /// The engine of switch `sw`, asleep with a running CPU timer or in its clearing sweep, wakes in
     /// `cycle`, the cycle whose tick expires the timer or the sweep's last cycle (ignored if it woke
     /// earlier).

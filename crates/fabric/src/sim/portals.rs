@@ -126,6 +126,12 @@ pub struct Root {
     /// an engine drops an arm that is not newer than its live one (`STALE_ARM`), so only a switch, engine
     /// or leaf whose arm was lost acts on it.
     pub rearm: Option<(Ps, u8)>,
+    /// The root's round restart (issue 20, session 16): a round in which no tree is complete this long
+    /// after its arm is run again, once, on every tree under the next seqno (a start arm: `rt_resno` =
+    /// `rt_seqno`, count 0); the newer arm clears every engine's state of the round (002 (70)-(72)) and
+    /// each leaf answers it with the value it gave the round ([`EndTree::Leaf`]). The result carries the
+    /// restart's seqno (`None`: never).
+    pub restart: Option<Ps>,
 }
 
 /// What one tree had given a root when its round ended.
@@ -183,13 +189,15 @@ pub(super) struct RootState {
     pub(super) first: Option<usize>,
     pub(super) armed_at: Ps,
     pub(super) results: Vec<RoundResult>,
+    /// The open round is a restart ([`Root::restart`]): it is not restarted again.
+    pub(super) restarted: bool,
 }
 
 #[derive(Clone, Debug)]
 pub(super) enum EndTree {
-    /// A leaf and the last `rt_seqno` it answered (it contributes once per round: a repeated arm is
-    /// not answered again).
-    Leaf(Leaf, Option<u16>),
+    /// A leaf, the last `rt_seqno` it answered (it contributes once per round: a repeated arm is
+    /// not answered again), and the value it last gave, kept for a restart of that round ([`Root::restart`]).
+    Leaf(Leaf, Option<u16>, Option<[u64; OPERANDS]>),
     Root(Box<RootState>),
     /// A redundant tree of the root whose own tree is `primary` (002 (70)).
     Twin { primary: u32 },
@@ -227,6 +235,8 @@ pub struct PortalsStats {
     pub late_contributions: u64,
     /// Arms roots sent again ([`Root::rearm`]).
     pub rearms: u64,
+    /// Rounds roots ran again under the next seqno ([`Root::restart`]).
+    pub restarts: u64,
 }
 
 /// The Portals side of a fabric (module doc).

@@ -32,13 +32,13 @@ impl Fabric {
         for &t in &cfg.twins {
             self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
         }
-        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new() };
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false };
         self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
     }
 
     /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
     pub fn portals_leaf(&mut self, e: usize, dfa: u32, cfg: Leaf) {
-        self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None));
+        self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None, None));
     }
 
     /// The root end node `e` arms tree `dfa` (and its twins) at `at` (002 (36)): the first round's
@@ -64,13 +64,17 @@ impl Fabric {
         r.open = true;
         r.first = None;
         r.armed_at = at;
+        r.restarted = false;
         let own = r.cfg.own.pop_front().flatten().map(|d| Contribution { rt_op: r.cfg.op, rt_data: d, sfa: u32::from(id), ..Contribution::default() });
         for t in &mut r.trees {
             (t.count, t.frames, t.acc) = (0, 0, own);
         }
         let timeout = r.cfg.timeout;
-        let rearm = r.cfg.rearm;
+        let (rearm, restart) = (r.cfg.rearm, r.cfg.restart);
         self.push(at + timeout, Ev::PortalsRoot { e: e as u32, dfa, seqno });
+        if let Some(after) = restart {
+            self.push(at + after, Ev::PortalsRestart { e: e as u32, dfa, seqno });
+        }
         if let Some((after, _)) = rearm {
             self.push(at + after, Ev::PortalsRearm { e: e as u32, dfa, seqno, n: 1 });
         }
@@ -90,6 +94,25 @@ impl Fabric {
         }
         if n < limit {
             self.push(t + after, Ev::PortalsRearm { e: e as u32, dfa, seqno, n: n + 1 });
+        }
+    }
+
+    /// The root's round restart ([`Root::restart`]): round `seqno` still open with no complete tree and
+    /// not a restart itself: it is opened again under the next seqno and armed on every tree.
+    pub(super) fn portals_restart(&mut self, e: usize, dfa: u32, seqno: u16, t: Ps) {
+        let Some(EndTree::Root(r)) = self.portals.ends.get(&(e, dfa)) else { return };
+        if !r.open || r.seqno != seqno || r.first.is_some() || r.restarted {
+            return;
+        }
+        let next = next_seqno(seqno);
+        let arms: Vec<ReductionFrame> = r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, next, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
+        self.open_round(e, dfa, next, t);
+        if let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) {
+            r.restarted = true;
+        }
+        self.portals.stats.restarts += 1;
+        for arm in arms {
+            self.send_portals(e, t, arm);
         }
     }
 
@@ -148,12 +171,23 @@ impl Fabric {
             _ => fr.dfa,
         };
         match self.portals.ends.get_mut(&(e, primary)) {
-            Some(EndTree::Leaf(l, last)) if h.arm => {
+            Some(EndTree::Leaf(l, last, sent)) if h.arm => {
                 if *last == Some(h.seqno) {
                     return;
                 }
                 *last = Some(h.seqno);
-                if let Some(Some(data)) = l.values.pop_front() {
+                let value = match l.values.pop_front() {
+                    Some(v) => {
+                        *sent = v;
+                        v
+                    }
+                    // No value left and a start arm (not a result: rt_resno = rt_seqno, no count) under a
+                    // new seqno: the root restarted the round this leaf answered (`Root::restart`); the
+                    // same value once more.
+                    None if h.resno == h.seqno && h.count == 0 => sent.take(),
+                    None => None,
+                };
+                if let Some(data) = value {
                     let c = reduction_frame(fr.dfa, 0, l.vni, l.cookie, false, h.seqno, 0, 1, l.op, 0, data);
                     let at = t + l.compute;
                     // The fault campaign's late contributions (`faults::FaultConfig::late`).
