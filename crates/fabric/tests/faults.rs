@@ -455,11 +455,14 @@ fn goodput_sweep_keeps_its_invariants() {
         assert!(r.deferred.0 + r.deferred.1 > 0, "drop {}: admission held back no round\n{table}", r.drop);
     }
     // Issue 20's floor at 1 % drop, on this small budget: non-posted TLP rounds and twin-tree Portals
-    // rounds recover (10^4 reductions per point, seeds 0x5eed_fa17 / 1 / 2: 99.74-99.95 % and
-    // 98.45-99.24 %, docs/fabric.md §Goodput); a few in a hundred may still fail here (800
-    // reductions). Posted rounds have no retry timer and fail visibly below them.
+    // rounds recover (10^4 reductions per point, seeds 0x5eed_fa17 / 1 / 2: 99.77-99.84 % and
+    // 100 %, docs/fabric.md §Goodput); a few in a hundred may still fail here (800 reductions). Posted rounds have no retry timer and fail visibly below them.
     assert!(one.tlp_non_posted.rate() >= 0.98, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
-    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.96, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
+    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.98, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
+    // The Portals roots' round restart (`goodput::PORTALS_RESTART_PS`) recovers single-tree rounds too
+    // (seeds 0x5eed_fa17 / 1 / 2 / 3 here: 98.2-100 %; 91 % before it) and ran.
+    assert!(one.portals.rate() >= 0.95, "Soft Portals at 1 %: {}\n{table}", one.portals.rate());
+    assert!(one.portals.second_round + one.portals_twin.second_round > 0, "no Portals round restarted at 1 %\n{table}");
     assert!(one.tlp_posted.rate() < one.tlp_non_posted.rate(), "{table}");
     assert!(one.init_retries > 0 && one.start_watch_retries > 0, "{table}");
     for k in 0..4 {
