@@ -360,6 +360,7 @@ impl Block for CompletionBuilder {
     type In = CompletionBuilderIn;
     type Out = CompletionBuilderOut;
 
+    #[inline(always)]
     fn step(&mut self, i: &CompletionBuilderIn) -> CompletionBuilderOut {
         let free = !i.rst && (!self.valid || i.m_axis_tready);
         let out = CompletionBuilderOut {

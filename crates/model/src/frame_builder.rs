@@ -255,6 +255,7 @@ impl Block for FrameBuilder {
     type In = FrameBuilderIn;
     type Out = FrameBuilderOut;
 
+    #[inline(always)]
     fn step(&mut self, i: &FrameBuilderIn) -> FrameBuilderOut {
         let kw = self.p.data_width / 8;
         let last = (self.beat + 1) * kw >= self.len;

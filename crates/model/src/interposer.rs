@@ -351,6 +351,7 @@ impl Block for Interposer {
     type In = InterposerIn;
     type Out = InterposerOut;
 
+    #[inline(always)]
     fn step(&mut self, i: &InterposerIn) -> InterposerOut {
         let keep_mask = if self.p.data_width >= 512 { u64::MAX } else { (1u64 << (self.p.data_width / 8)) - 1 };
         let vl_free = !self.out.m_axis_vl_tvalid || i.m_axis_vl_tready;

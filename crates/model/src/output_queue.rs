@@ -213,6 +213,7 @@ impl Block for OutputQueue {
     type In = OutputQueueIn;
     type Out = OutputQueueOut;
 
+    #[inline(always)]
     fn step(&mut self, i: &OutputQueueIn) -> OutputQueueOut {
         let depth = self.p.fifo_depth;
         let ptr_mod = 2 * depth;
