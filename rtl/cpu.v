@@ -265,7 +265,7 @@ reg [PBV_WADDR_W-1:0]          scan_word_reg, scan_word_next;
 wire any_expired;
 wire [DIDX_W-1:0] first_expired;
 
-assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst;
+assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst && !sweep_reg;
 assign m_msg_valid = out_valid_reg;
 assign `COLLECTIVE_MSG_BUS(m_msg) = out_reg;
 assign stat_valid = stat_valid_reg;
@@ -318,22 +318,29 @@ wire [MSG_W-1:0] m_rewritten = {msg_reg[MSG_W-1:M_SRC+32], 16'd0, engine_id_reg,
 //   st_cfg_mem: S_VALID..S_ONE_TARGET, written by the configuration port only;
 //   st_ctx_mem: S_STORED..S_TID, the stored context, written by the sequencer only (EXEC, and FINISH's
 //   next round), whole words: the entry it read, changed.
-// Three flip-flops per entry stand in for a clearing sweep at reset and for a second write port (word 0
-// of a configuration write makes a new context: stored and tid 0): st_cfg_ok_reg, configured since the
-// reset (the first configuration write of an entry writes both words, the other one 0); st_ctx_ok_reg,
-// written by the sequencer since the reset (else the stored context reads 0); st_new_reg, word 0 written
-// since the sequencer last wrote the entry (stored and tid read 0; the sequencer writes them back so).
-reg [ST_CFG_W-1:0]       st_cfg_mem [0:STATIC_ENTRIES-1];
-reg [ST_CTX_W-1:0]       st_ctx_mem [0:STATIC_ENTRIES-1];
+// No flip-flop per entry (docs/blocks/cpu.md §Where the tables live, "Reset" and "Two writers"):
+//   - a reset starts a clearing sweep (sweep_reg, sweep_idx_reg): STATIC_ENTRIES cycles, one entry a
+//     cycle, that write 0 to both RAMs (each through its one write port: the sequencer is held, s_msg_ready
+//     low, and a configuration write of a static entry is ignored while the sweep runs);
+//   - word 0 of a configuration write makes a new context (stored and tid read 0) through a stamp bit per
+//     RAM: st_cfg_mem's top bit (c, written by the configuration) and st_ctx_mem's (q, written by the
+//     sequencer); the entry is new while c != q. A word-0 write sets c to the inverse of q, read from
+//     st_q_mem (a copy of the q bits with a combinational read port at the configuration's address); the
+//     sequencer's write of an entry sets q to the c it read (no longer new), or keeps q if a word-0 write
+//     of the same entry comes at the same edge (the configuration wins, as in the model).
+reg [ST_CFG_W:0]         st_cfg_mem [0:STATIC_ENTRIES-1];
+reg [ST_CTX_W:0]         st_ctx_mem [0:STATIC_ENTRIES-1];
+reg                      st_q_mem [0:STATIC_ENTRIES-1];
 reg [SIDX_W-1:0]         st_raddr_reg;
-reg [STATIC_ENTRIES-1:0] st_cfg_ok_reg, st_ctx_ok_reg, st_new_reg;
-wire [ST_CFG_W-1:0]      st_cfg_rd = st_cfg_mem[st_raddr_reg];
-wire [ST_CTX_W-1:0]      st_ctx_rd = st_ctx_mem[st_raddr_reg];
+reg                      sweep_reg;
+reg [SIDX_W-1:0]         sweep_idx_reg;
+wire [ST_CFG_W:0]        st_cfg_rd = st_cfg_mem[st_raddr_reg];
+wire [ST_CTX_W:0]        st_ctx_rd = st_ctx_mem[st_raddr_reg];
+wire                     st_new = st_cfg_rd[ST_CFG_W] ^ st_ctx_rd[ST_CTX_W];
 reg [S_W-1:0]            st_ent;     // the entry at st_raddr_reg, as the model's table holds it
 always @* begin
-    st_ent = {st_ctx_ok_reg[st_raddr_reg] ? st_ctx_rd : {ST_CTX_W{1'b0}},
-              st_cfg_ok_reg[st_raddr_reg] ? st_cfg_rd : {ST_CFG_W{1'b0}}};
-    if (st_new_reg[st_raddr_reg]) begin
+    st_ent = {st_ctx_rd[ST_CTX_W-1:0], st_cfg_rd[ST_CFG_W-1:0]};
+    if (st_new) begin
         st_ent[S_STORED] = 1'b0;
         st_ent[S_TID +: 2] = 2'd0;
     end
@@ -514,7 +521,7 @@ always @* begin
             if (any_expired) begin
                 cur_next = first_expired;
                 seq_next = SEQ_EXPIRE;
-            end else if (s_msg_valid) begin
+            end else if (s_msg_valid && !sweep_reg) begin
                 msg_next = s_msg_packed;
                 if (needs_scan(s_msg_packed[M_FAMILY], s_msg_packed[M_KIND +: 4], s_msg_packed[M_PID +: 16])) begin
                     lk_p_hit_next = 1'b0;
@@ -719,39 +726,46 @@ wire [15:0]       msg_next_ctx = msg_next[M_CTX +: 16];
 wire [12:0]       msg_next_skey = msg_next[M_FAMILY] ? msg_next_ctx[12:0] : {1'b0, msg_next_ctx[11:0]};
 wire              st_raddr_msg = seq_next == SEQ_SCAN || seq_next == SEQ_LOOKUP || seq_next == SEQ_EXEC;
 wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey) : d_after[D_SIDX +: SIDX_W];
-wire              cfg_st_first = !st_cfg_ok_reg[cfg_sidx];
 wire [S_WAIT-1:0] cfg_st_word0 = {cfg_wr_data[21:20], cfg_wr_data[12:0], cfg_wr_data[16], cfg_wr_data[31]};
 wire [ST_CFG_W-S_WAIT-1:0] cfg_st_word1 = {cfg_wr_data[31], cfg_wr_data[19:0]};
+// A word-0 write makes the entry new: c = !q (st_q_mem's combinational read at the written entry).
+wire              cfg_st_c = !st_q_mem[cfg_sidx];
+wire              cfg_new_w0 = cfg_st_we && cfg_st_w0;
+// The sequencer's stamp: the c it read (su_idx is the entry at st_raddr_reg whenever st_ctx_we), or the
+// old q when a word-0 write of the same entry comes at this edge (the entry stays new).
+wire              su_q = (cfg_new_w0 && cfg_sidx == su_idx) ? st_ctx_rd[ST_CTX_W] : st_cfg_rd[ST_CFG_W];
+localparam [SIDX_W-1:0] SWEEP_LAST = STATIC_ENTRIES[SIDX_W-1:0] - 1'b1;
 
 always @(posedge clk) begin
-    if (st_ctx_we) begin
-        st_ctx_mem[su_idx] <= su[S_STORED +: ST_CTX_W];
-    end
-    if (cfg_st_we && (cfg_st_w0 || cfg_st_first)) begin
-        st_cfg_mem[cfg_sidx][S_WAIT-1:0] <= cfg_st_w0 ? cfg_st_word0 : {S_WAIT{1'b0}};
-    end
-    if (cfg_st_we && (!cfg_st_w0 || cfg_st_first)) begin
-        st_cfg_mem[cfg_sidx][ST_CFG_W-1:S_WAIT] <= cfg_st_w0 ? {(ST_CFG_W-S_WAIT){1'b0}} : cfg_st_word1;
+    if (sweep_reg) begin
+        st_ctx_mem[sweep_idx_reg] <= {(ST_CTX_W+1){1'b0}};
+        st_q_mem[sweep_idx_reg] <= 1'b0;
+        st_cfg_mem[sweep_idx_reg] <= {(ST_CFG_W+1){1'b0}};
+    end else begin
+        if (st_ctx_we) begin
+            st_ctx_mem[su_idx] <= {su_q, su[S_STORED +: ST_CTX_W]};
+            st_q_mem[su_idx] <= su_q;
+        end
+        if (cfg_st_we && cfg_st_w0) begin
+            st_cfg_mem[cfg_sidx][S_WAIT-1:0] <= cfg_st_word0;
+            st_cfg_mem[cfg_sidx][ST_CFG_W] <= cfg_st_c;
+        end
+        if (cfg_st_we && !cfg_st_w0) begin
+            st_cfg_mem[cfg_sidx][ST_CFG_W-1:S_WAIT] <= cfg_st_word1;
+        end
     end
     st_raddr_reg <= st_raddr;
 end
 
-// The entries' flags: the sequencer's write, then a configuration write on top (a word 0 written at the
-// edge the sequencer writes the entry makes it new all the same, as in the model).
+// The clearing sweep after a reset: entry sweep_idx_reg is cleared at each edge, the last at the
+// STATIC_ENTRIES-th edge after the reset's.
 always @(posedge clk) begin
     if (rst) begin
-        st_cfg_ok_reg <= {STATIC_ENTRIES{1'b0}};
-        st_ctx_ok_reg <= {STATIC_ENTRIES{1'b0}};
-        st_new_reg <= {STATIC_ENTRIES{1'b0}};
-    end else begin
-        if (st_ctx_we) begin
-            st_ctx_ok_reg[su_idx] <= 1'b1;
-            st_new_reg[su_idx] <= 1'b0;
-        end
-        if (cfg_st_we) begin
-            st_cfg_ok_reg[cfg_sidx] <= 1'b1;
-            if (cfg_st_w0) st_new_reg[cfg_sidx] <= 1'b1;
-        end
+        sweep_reg <= 1'b1;
+        sweep_idx_reg <= {SIDX_W{1'b0}};
+    end else if (sweep_reg) begin
+        sweep_reg <= sweep_idx_reg != SWEEP_LAST;
+        sweep_idx_reg <= sweep_idx_reg + 1'b1;
     end
 end
 

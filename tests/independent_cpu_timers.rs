@@ -40,11 +40,35 @@ fn documented_report(reset: u64, accepted: u64, t: u32, tick: u64) -> u64 {
     expiring_tick + 3
 }
 
+/// Largest post-reset clearing sweep: one cycle per static entry, at most 4096 (docs/blocks/cpu.md §Where
+/// the tables live, "Reset").
+const MAX_SWEEP: u64 = 4096;
+
+/// Resets `dut` at cycle 0 and holds it idle through the clearing sweep after the reset (docs/blocks/cpu.md
+/// §Where the tables live: `s_msg_ready` low for `STATIC_ENTRIES` cycles, static entries not writable),
+/// then idle up to the next multiple of `tick` cycles; returns the sweep's length (the cycles with
+/// `s_msg_ready` low). These cycles are not counted in the callers' cycle numbers: a whole number of ticks
+/// after the reset the tick phase is the reset's, and nothing else has changed (no context, no timer),
+/// so their documented cycles, counted from the reset, stand.
+fn reset_and_sweep<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64) -> u64 {
+    dut.step(&CpuIn { rst: true, ..CpuIn::default() });
+    let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+    let mut swept = 0;
+    while !dut.step(&idle).s_msg_ready {
+        swept += 1;
+        assert!(swept <= MAX_SWEEP, "the CPU is still not ready {swept} cycles after the reset");
+    }
+    for _ in (swept + 1)..(swept + 1).next_multiple_of(tick) {
+        dut.step(&idle);
+    }
+    swept
+}
+
 /// Resets `dut` at cycle 0 and configures TIMEOUT[0] = `t` and one Portals subservient tree `KEY`
 /// (wait count 4) on cycles 1-3; returns the last cycle and the idle input (output always ready).
-fn reset_and_configure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, t: u32) -> (u64, CpuIn) {
+fn reset_and_configure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, t: u32, tick: u64) -> (u64, CpuIn) {
     let mut cycle = 0u64;
-    dut.step(&CpuIn { rst: true, ..CpuIn::default() });
+    reset_and_sweep(dut, tick);
     let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
     for (a, d) in [(TIMEOUT0, t), (STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
         cycle += 1;
@@ -57,7 +81,7 @@ fn reset_and_configure<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, t: u32) 
 /// arm so that it is accepted at the first cycle of phase `phase` (cycles since the reset, modulo
 /// `tick`) after the configuration, and returns (acceptance cycle, cycle of the expiry report).
 fn arm_and_wait<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, phase: u64) -> Result<(u64, u64), String> {
-    let (mut cycle, idle) = reset_and_configure(dut, t);
+    let (mut cycle, idle) = reset_and_configure(dut, t, tick);
     let arm = arm_of(KEY);
     // Idle up to the wanted phase (at least a few cycles after the configuration).
     loop {
@@ -201,7 +225,7 @@ fn the_lockstep_run_checks_many_expiries_to_the_cycle() {
 /// (`DROP_VNI`, 002 (52)); returns (the drop's acceptance cycle, the cycle the expiry is pending, the
 /// cycle of the expiry report).
 fn busy_across_the_expiry<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick: u64, t: u32, k: u64) -> Result<(u64, u64, u64), String> {
-    let (mut cycle, idle) = reset_and_configure(dut, t);
+    let (mut cycle, idle) = reset_and_configure(dut, t, tick);
     let arm = arm_of(KEY);
     loop {
         cycle += 1;
@@ -424,7 +448,7 @@ fn arm_of(key: u16) -> CollectiveMsg {
     }
 }
 
-/// Drives `dut` from a reset at cycle 0: configures TIMEOUT[0] = `t` and two Portals subservient
+/// Drives `dut` from a reset at cycle 0 and its sweep ([`reset_and_sweep`]): configures TIMEOUT[0] = `t` and two Portals subservient
 /// trees `KEY`, `KEY2` (wait count 4), then on each cycle offers what `offer(cycle)` says with
 /// `m_msg_ready` = `ready(cycle)`, up to cycle `until`. Returns the cycles each offered message was
 /// accepted, the expiry reports (cycle, ctx) and the cycles a message appeared on `m_msg`.
@@ -435,8 +459,9 @@ fn drive<B: Block<In = CpuIn, Out = CpuOut>>(
     offer: &dyn Fn(u64) -> Option<CollectiveMsg>,
     ready: &dyn Fn(u64) -> bool,
     until: u64,
+    tick: u64,
 ) -> Trace {
-    dut.step(&CpuIn { rst: true, ..CpuIn::default() });
+    reset_and_sweep(dut, tick);
     let config = [
         (TIMEOUT0, t),
         (STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)),
@@ -491,7 +516,7 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
             c if c == a + 3 => Some(arm_of(KEY2)),
             _ => None,
         };
-        let (acc, reports, _) = drive(&mut make(), t, &offer, &|_| true, a + u64::from(t) * tick + 64);
+        let (acc, reports, _) = drive(&mut make(), t, &offer, &|_| true, a + u64::from(t) * tick + 64, tick);
         if acc != [a, a + 3] {
             return Err(format!("T = {t}: the arms at {a} and {} were accepted at {acc:?}", a + 3));
         }
@@ -517,7 +542,7 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
             };
             // The first pass-up appears on b0 + 4 and is held there for `s` cycles.
             let ready = |c: u64| !(b0 + 4..b0 + 4 + s).contains(&c);
-            let (acc, reports, appeared) = drive(&mut make(), t, &offer, &ready, first + 64);
+            let (acc, reports, appeared) = drive(&mut make(), t, &offer, &ready, first + 64, tick);
             if acc != [a, b0, b2] {
                 return Err(format!("T = {t}, stall {s}: messages offered at {a}, {b0}, {b2} were accepted at {acc:?}"));
             }
@@ -550,4 +575,129 @@ fn an_expiry_queued_behind_another_expiry_or_a_stalled_emission_is_reported_on_t
     let late = TimerRule { expire_at: TIMER_RULE.expire_at - 1 };
     let e = check_queued(&|| Cpu::with_timer_rule(p, late).unwrap(), tick).expect_err("one tick late");
     assert!(e.contains("late"), "{e}");
+}
+
+/// The clearing sweep after a reset (docs/blocks/cpu.md §Where the tables live, "Reset"): `s_msg_ready`
+/// low for exactly `STATIC_ENTRIES` cycles after the last reset cycle, on the RTL and the model; a
+/// static-entry write during the sweep is ignored (a context written there is not found: its arm is
+/// dropped as unknown), one after it takes effect.
+#[test]
+fn the_sweep_holds_the_cpu_for_static_entries_cycles_and_ignores_static_writes() {
+    fn check<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, entries: u64) {
+        let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+        dut.step(&CpuIn { rst: true, ..CpuIn::default() });
+        // Entry 0 written in the sweep's first two cycles: ignored.
+        let mut swept = 0;
+        for (a, d) in [(STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
+            assert!(!dut.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..idle }).s_msg_ready);
+            swept += 1;
+        }
+        while !dut.step(&idle).s_msg_ready {
+            swept += 1;
+        }
+        assert_eq!(swept, entries, "s_msg_ready low for STATIC_ENTRIES cycles after the reset");
+        let arm_event = |dut: &mut B| {
+            let mut offer = idle;
+            offer.set_msg(&arm_of(KEY));
+            assert!(dut.step(&offer).s_msg_ready);
+            (0..8).find_map(|_| Some(dut.step(&idle)).filter(|o| o.stat_valid).map(|o| o.stat_event)).expect("an event")
+        };
+        assert_eq!(arm_event(dut), event::DROP_UNKNOWN, "the write during the sweep was ignored");
+        for (a, d) in [(STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
+            dut.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..idle });
+        }
+        assert_eq!(arm_event(dut), event::ARM, "the write after the sweep took");
+    }
+    let p = cpu::params_of("cpu").unwrap();
+    check(&mut CpuRtl::new("cpu").expect("the cpu model is built"), p.static_entries as u64);
+    check(&mut Cpu::new(p).unwrap(), p.static_entries as u64);
+    let full = cpu::params_of("cpu_full").unwrap();
+    check(&mut CpuRtl::new("cpu_full").expect("the cpu_full model is built"), full.static_entries as u64);
+    check(&mut Cpu::new(full).unwrap(), full.static_entries as u64);
+}
+
+/// The stamp bits that replace the per-entry "new" flag (docs/blocks/cpu.md §Where the tables live, "Two
+/// writers"): a word-0 write of a TLP context's entry at every cycle from its INITIALIZATION's
+/// acceptance (A) to A + 7, so at the edge of EXEC (A + 2), where the sequencer writes the same entry
+/// back and the configuration must win, and before and after it. The RTL and the model are stepped
+/// together on the same inputs and must agree on every output of every cycle, through a CONTRIBUTION and
+/// a second INITIALIZATION and CONTRIBUTION after the write; and the model's entry must hold no stored
+/// context after a write at or after EXEC's edge, and the INITIALIZATION's after one before it.
+#[test]
+fn a_word0_write_around_a_sequencer_write_matches_the_model() {
+    const ENGINE_ID: u16 = 0x0100;
+    const DEVICE: u16 = 0x0010;
+    const CC_ID: u16 = 5;
+    const ROLE_MASTER: u32 = 1 << 20;
+    const EXEC: u64 = 2;
+    let p = cpu::params_of("cpu").unwrap();
+    let word0 = VALID | ROLE_MASTER | u32::from(CC_ID);
+    let init = CollectiveMsg {
+        kind: Kind::INITIALIZATION,
+        family: Family::Tlp,
+        ctx: CC_ID,
+        src: 0x0777,
+        pid: 0xffff,
+        count: 1,
+        pbv: 1,
+        op: 0x14,
+        tid: 2,
+        posted: true,
+        ..CollectiveMsg::default()
+    };
+    let contribution = CollectiveMsg { kind: Kind::CONTRIBUTION, src: u32::from(DEVICE), pid: 0, count: 1, pbv: 0, data: [1, 2, 3, 4], ..init };
+    for d in 0..8u64 {
+        let mut rtl = CpuRtl::new("cpu").expect("the cpu model is built");
+        let mut model = Cpu::new(p).unwrap();
+        let mut cycle = 0u64;
+        let mut step = |i: &CpuIn| -> CpuOut {
+            let (a, b) = (rtl.step(i), model.step(i));
+            assert_eq!(a, b, "RTL and model differ at cycle {cycle}, word-0 write {d} cycles after the acceptance");
+            cycle += 1;
+            a
+        };
+        let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+        let cfg = |a: u16, v: u32| CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..idle };
+        step(&CpuIn { rst: true, ..idle });
+        while !step(&idle).s_msg_ready {}
+        step(&cfg(0x087, u32::from(ENGINE_ID)));
+        step(&cfg(0x000, VALID | u32::from(DEVICE)));
+        step(&cfg(STATIC0_WORD0 + 2 * CC_ID, word0));
+        step(&cfg(STATIC0_WORD1 + 2 * CC_ID, 0));
+        // Offers `m` (with the word-0 write in the same input when `at` is 0) until taken, then 39
+        // idle cycles, with the write on the `at`-th after the acceptance.
+        let send = |step: &mut dyn FnMut(&CpuIn) -> CpuOut, m: &CollectiveMsg, at: Option<u64>| {
+            let mut offer = if at == Some(0) { cfg(STATIC0_WORD0 + 2 * CC_ID, word0) } else { idle };
+            offer.set_msg(m);
+            while !step(&offer).s_msg_ready {}
+            for k in 1..40 {
+                step(&if at == Some(k) { cfg(STATIC0_WORD0 + 2 * CC_ID, word0) } else { idle });
+            }
+        };
+        send(&mut step, &init, Some(d));
+        send(&mut step, &contribution, None);
+        send(&mut step, &init, None);
+        send(&mut step, &contribution, None);
+    }
+
+    // (The model's entry is checked in a second pass below: `step` borrows both DUTs.)
+    for d in 0..8u64 {
+        let mut model = Cpu::new(p).unwrap();
+        let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+        let cfg = |a: u16, v: u32| CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..idle };
+        model.step(&CpuIn { rst: true, ..idle });
+        while !model.step(&idle).s_msg_ready {}
+        model.step(&cfg(0x087, u32::from(ENGINE_ID)));
+        model.step(&cfg(0x000, VALID | u32::from(DEVICE)));
+        model.step(&cfg(STATIC0_WORD0 + 2 * CC_ID, word0));
+        let mut offer = if d == 0 { cfg(STATIC0_WORD0 + 2 * CC_ID, word0) } else { idle };
+        offer.set_msg(&init);
+        assert!(model.step(&offer).s_msg_ready);
+        for k in 1..40 {
+            model.step(&if k == d { cfg(STATIC0_WORD0 + 2 * CC_ID, word0) } else { idle });
+        }
+        let e = *model.static_entry(usize::from(CC_ID) % p.static_entries);
+        assert_eq!(e.stored, d < EXEC, "word-0 write {d} cycles after the acceptance: stored {} (EXEC at + {EXEC})", e.stored);
+        assert_eq!(e.tid, if d < EXEC { 2 } else { 0 });
+    }
 }

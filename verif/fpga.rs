@@ -60,6 +60,7 @@ const CARRY_STEP_UNITS: u64 = 1;
 pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("cpu", "st_cfg_mem", "CPU static entries: configured fields (direct-mapped, key and family the tag)"),
     ("cpu", "st_ctx_mem", "CPU static entries: stored contexts, stored and tid"),
+    ("cpu", "st_q_mem", "CPU static entries: the sequencer's stamp bits, read at the configuration's address"),
     ("cpu", "d_pay_mem", "CPU descriptors: data"),
     ("cpu", "d_reg", "CPU descriptors: keys, states and timers (associative)"),
     ("cpu", "pbv_dev_mem", "CPU PBV table: device IDs (one RAM per 16-bit slot of a word)"),

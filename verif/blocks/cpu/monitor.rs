@@ -134,7 +134,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         }
         // 4. Configuration.
         if i.cfg_wr_en {
-            self.rf.configure(i.cfg_wr_addr, i.cfg_wr_data);
+            self.rf.configure(cycle, i.cfg_wr_addr, i.cfg_wr_data);
         }
         // 5. No timer may be overdue.
         self.rf.check_overdue(cycle, o.m_msg_valid && !i.m_msg_ready)

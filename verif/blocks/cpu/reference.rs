@@ -270,6 +270,19 @@ impl Reference {
     /// expiry"), with `out_free` the output register empty or taken on this cycle and `ready` the CPU's
     /// `s_msg_ready`. Returns whether EMIT wrote a message into the output register on this cycle.
     pub(super) fn cycle(&mut self, cycle: u64, out_free: bool, ready: bool) -> Result<bool, String> {
+        if self.sweeping(cycle) {
+            // The documented sequencer is idle and no timer runs (every descriptor was freed by the
+            // reset): the CPU must simply not be ready.
+            if !ready {
+                return Ok(false);
+            }
+            return Err(format!(
+                "the CPU is ready for messages at cycle {cycle}, {} cycles after the reset at {}: docs/blocks/cpu.md §Where the tables live holds it for the {}-cycle clearing sweep",
+                cycle - self.last_reset,
+                self.last_reset,
+                self.p.static_entries
+            ));
+        }
         let was_idle = self.seq == Seq::Idle;
         let wrote = self.seq_step(cycle, out_free);
         self.seq_take(cycle, ready, was_idle)?;
@@ -294,9 +307,20 @@ impl Reference {
         self.plan(cycle, "emission");
     }
 
-    /// A configuration write of `d` at CPU address `a` (docs/blocks/cpu.md §Ports).
-    pub(super) fn configure(&mut self, a: u16, d: u32) {
+    /// Whether `cycle` is one of the clearing sweep's after the last reset (docs/blocks/cpu.md §Where the
+    /// tables live, "Reset": `STATIC_ENTRIES` cycles from the one after the reset's last).
+    fn sweeping(&self, cycle: u64) -> bool {
+        cycle <= self.last_reset + self.p.static_entries as u64
+    }
+
+    /// A configuration write of `d` at CPU address `a` on `cycle` (docs/blocks/cpu.md §Ports); a static
+    /// entry's is ignored during the clearing sweep after a reset.
+    pub(super) fn configure(&mut self, cycle: u64, a: u16, d: u32) {
         self.cov.bump("cfg_writes");
+        if self.sweeping(cycle) && (a & 0x3fff) >= 0x100 {
+            self.cov.bump("sweep_static_writes_ignored");
+            return;
+        }
         self.write(a, d);
     }
 

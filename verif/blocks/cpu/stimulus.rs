@@ -20,6 +20,21 @@ use crate::checker::Stimulus;
 const MAX_CONFIGURED: usize = 64;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
+/// Probability, per cycle of the clearing sweep after a reset that the configuration waits out, of a
+/// static-entry write the CPU must ignore.
+const SWEEP_WRITE_P: f64 = 0.01;
+/// The random stream of the word-0 rewrites during traffic.
+const REWRITE_STREAM: u64 = 1;
+/// Probability, per accepted message for a configured context, that its entry's word 0 is written again
+/// later (with the configured value: a new context, `stored` and `tid` cleared, docs/blocks/cpu.md
+/// §Ports). The write comes on a cycle on which the sequencer is idle and takes nothing (the CPU was
+/// ready on the cycle before and offered nothing, nothing is offered with the write, and no expiry can
+/// become pending: not the cycle after a timer tick): the reference decides a message, or an expiry, when
+/// the sequencer takes it, so a write while one is in flight would be a race it does not model
+/// (configuration is meant to be written before traffic, §Ports). The write at the edge of a sequencer
+/// write of the same entry is checked directed, RTL against model
+/// (`tests/independent_cpu_timers.rs`, `a_word0_write_around_a_sequencer_write_matches_the_model`).
+const REWRITE_P: f64 = 0.004;
 /// Cycles of reset at the start of every episode.
 const RESET_CYCLES: u64 = 3;
 /// Shortest and longest episode (reset, configuration, traffic), in cycles.
@@ -44,6 +59,8 @@ struct World {
     portals: bool,
     key: u16,
     role: u8,
+    /// Its static entry's word 0 as configured: (address, value).
+    word0: (u16, u32),
     op: u8,
     // TLP
     participants: Vec<usize>,
@@ -83,6 +100,14 @@ pub struct CpuStimulus {
     offered: Option<CollectiveMsg>,
     /// The engine's own device ID this episode (an INITIALIZATION with this P_ID is its own).
     engine_id: u16,
+    /// The last cycle of the clearing sweep after the episode's reset (docs/blocks/cpu.md §Where the
+    /// tables live): static entries are written after it.
+    swept_at: u64,
+    /// The rewrites of a configured entry's word 0 during traffic (a new context: `stored` and `tid`
+    /// cleared) draw from a stream of their own, so the rest of the stimulus keeps its random stream.
+    rewrites: StimRng,
+    /// A rewrite due (the world index), made on the first cycle the sequencer is idle ([`REWRITE_P`]).
+    rewrite: Option<usize>,
 }
 
 impl CpuStimulus {
@@ -105,6 +130,9 @@ impl CpuStimulus {
             scheduled: Vec::new(),
             offered: None,
             engine_id: 0,
+            swept_at: 0,
+            rewrites: stimulus::rng(seed, REWRITE_STREAM),
+            rewrite: None,
         }
     }
 
@@ -178,7 +206,8 @@ impl CpuStimulus {
             let role = if r.random_bool(0.35) { role::MASTER } else { role::SUBSERVIENT };
             let wait = r.random_range(1..6);
             let valid = r.random_bool(0.95);
-            w.push_back((reg::STATIC + 2 * s as u16, static_word0(valid, portals, role, key)));
+            let word0 = (reg::STATIC + 2 * s as u16, static_word0(valid, portals, role, key));
+            w.push_back(word0);
             // Reduce to one target (bit 31 of word 1) on about half the contexts of either family and
             // role (it changes a TLP master's copies only): the parity of the random key, so the random
             // stream, and with it the rest of the stimulus, is the one the coverage minimums were set on.
@@ -197,6 +226,7 @@ impl CpuStimulus {
                 portals,
                 key,
                 role,
+                word0,
                 op: OPS[r.random_range(0..OPS.len())],
                 participants,
                 init: false,
@@ -572,6 +602,12 @@ impl Stimulus<CpuIn, CpuOut> for CpuStimulus {
         let taken = self.last.s_msg_valid && previous.s_msg_ready;
         if taken {
             self.offered = None;
+            let m = self.last.msg();
+            let key = if m.family == Family::Portals { m.ctx & 0x1fff } else { m.ctx & 0xfff };
+            let wi = self.world.iter().position(|w| w.portals == (m.family == Family::Portals) && w.key == key);
+            if let Some(wi) = wi.filter(|_| self.rewrite.is_none() && self.rewrites.random_bool(REWRITE_P)) {
+                self.rewrite = Some(wi);
+            }
         }
         self.react(previous);
         self.cycle += 1;
@@ -581,15 +617,26 @@ impl Stimulus<CpuIn, CpuOut> for CpuStimulus {
         match &mut self.phase {
             Phase::Reset(left) => {
                 i.rst = true;
+                self.rewrite = None;
                 *left -= 1;
                 if *left == 0 {
                     let cfg = self.configure();
                     self.phase = Phase::Config(cfg);
+                    self.swept_at = self.cycle + self.p.static_entries as u64;
                 }
                 self.offered = None;
             }
             Phase::Config(q) => {
-                if let Some((a, d)) = q.pop_front() {
+                let sweeping = self.cycle <= self.swept_at;
+                if sweeping && q.front().is_some_and(|&(a, _)| a >= reg::STATIC) {
+                    // The static entries wait for the end of the sweep; now and then a write of one
+                    // during it, which the CPU ignores (the reference too).
+                    if self.r.random_bool(SWEEP_WRITE_P) {
+                        let e = self.r.random_range(0..self.p.static_entries) as u16;
+                        let w0 = static_word0(true, self.r.random_bool(0.5), role::MASTER, self.r.random_range(0..0x2000));
+                        i = CpuIn { cfg_wr_en: true, cfg_wr_addr: reg::STATIC + 2 * e, cfg_wr_data: w0, ..i };
+                    }
+                } else if let Some((a, d)) = q.pop_front() {
                     i = CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..i };
                 } else {
                     let len = self.r.random_range(EPISODE_CYCLES.0..=EPISODE_CYCLES.1);
@@ -604,8 +651,21 @@ impl Stimulus<CpuIn, CpuOut> for CpuStimulus {
                 if self.offered.is_none() && !self.idle.gap(&mut self.r, prof.idle, prof.persist) {
                     self.offered = Some(self.generate());
                 }
-                if let Some(m) = self.offered {
+                let tick = u64::from(self.p.tick_cycles);
+                let reset_at = self.swept_at - self.p.static_entries as u64;
+                let quiet = previous.s_msg_ready && !self.last.s_msg_valid && (self.cycle - reset_at) % tick != 1;
+                if let Some(m) = self.offered.filter(|_| !(quiet && self.rewrite.is_some())) {
                     i.set_msg(&m);
+                }
+                if let Some(wi) = self.rewrite.filter(|_| quiet) {
+                    self.rewrite = None;
+                    let (a, d) = self.world[wi].word0;
+                    i = CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: d, ..i };
+                    // The context is new: the world initializes it again (TLP) before contributing.
+                    let w = &mut self.world[wi];
+                    w.init = false;
+                    w.tid = 0;
+                    w.pending.clear();
                 }
             }
         }

@@ -139,6 +139,11 @@ pub fn cpus_after(m: &Manager, enc: &plan::Encoded) -> BTreeMap<DeviceId, Cpu> {
         // The CPU the manager planned for: its static entries are the engine's capacity (the manager
         // puts a context at its key's entry, key mod that).
         let mut cpu = Cpu::new(CpuParams { static_entries: t.switch(s).capacity.contexts, ..CpuParams::default() }).unwrap();
+        // Static entries are writable once the clearing sweep after the reset is over (docs/blocks/cpu.md
+        // §Where the tables live); the engine's register space holds its accesses as long.
+        while cpu.sweep_remaining() > 0 {
+            cpu.step(&CpuIn::default());
+        }
         for (a, d) in register_space_and_cpu_writes(enc, dev).1 {
             cpu.step(&CpuIn::cfg(a, d));
         }

@@ -237,6 +237,11 @@ pub struct Cpu {
     stat_family: bool,
     stat_ctx: u16,
     tick_cnt: u32,
+    /// Cycles of the clearing sweep of the static table still to run after a reset (RTL `sweep_reg`,
+    /// `sweep_idx_reg`; docs/blocks/cpu.md §Where the tables live): while it runs, `s_msg_ready` is low
+    /// and a configuration write of a static entry is ignored. The model's table is cleared at the reset
+    /// itself; the sweep is the RTL's clearing of its RAMs, one entry a cycle.
+    sweep: u32,
     /// FAILURE status register: `{valid, family, ctx, count}` (docs/blocks/cpu.md §Ports).
     fail: (bool, bool, u16, u8),
     ru: ReduceUnit,
@@ -304,6 +309,8 @@ impl Cpu {
             stat_family: false,
             stat_ctx: 0,
             tick_cnt: 0,
+            // At most 4096 (`CpuParams::validate`).
+            sweep: p.static_entries as u32,
             fail: (false, false, 0, 0),
             ru: ReduceUnit::new(),
             timer_rule: TIMER_RULE,
@@ -356,6 +363,13 @@ impl Cpu {
         u64::from(self.tick_cnt)
     }
 
+    /// Cycles of the post-reset clearing sweep still to run (0 when it is over): the CPU takes no
+    /// message and ignores configuration writes of static entries until then (docs/blocks/cpu.md
+    /// §Where the tables live).
+    pub fn sweep_remaining(&self) -> u64 {
+        u64::from(self.sweep)
+    }
+
     /// Cycles from now to the one whose timer tick expires the first running timer (`docs/blocks/cpu.md` §Timers),
     /// counting that cycle; `None` when no timer runs. A timer of T ticks (T ≥ 1; 0 counts as 1) expires
     /// on its T-th tick, and the first tick comes in the cycle the prescaler reaches `TICK_CYCLES - 1`.
@@ -368,9 +382,12 @@ impl Cpu {
 
     /// What `n` cycles do to the timer prescaler and the running timers when nothing else happens (no
     /// message, no configuration write, the sequencer idle): `(tick_cnt + n) / TICK_CYCLES` ticks, each
-    /// decrementing every running timer and expiring it at 1 (the tick logic of [`Block::step`]).
+    /// decrementing every running timer and expiring it at 1 (the tick logic of [`Block::step`]), and
+    /// the clearing sweep's `n` cycles.
     /// Exact only while `n` ≤ [`Cpu::cycles_to_expiry`]: an expired timer starts the sequencer.
     pub(crate) fn advance_timers(&mut self, n: u64) {
+        // The sweep is at most 4096 cycles: the remainder fits.
+        self.sweep = u64::from(self.sweep).saturating_sub(n) as u32;
         let tick = u64::from(self.p.tick_cycles);
         let total = u64::from(self.tick_cnt) + n;
         // The remainder is below TICK_CYCLES, a u32.
@@ -445,13 +462,15 @@ impl Cpu {
         self.stat_ctx = ctx;
     }
 
-    fn config_write(&mut self, addr: u16, data: u32) {
+    /// A configuration write; `sweeping`: the clearing sweep holds the static table's write ports, so a
+    /// write of a static entry is ignored.
+    fn config_write(&mut self, addr: u16, data: u32, sweeping: bool) {
         let addr = addr & ((1 << config::ADDR_BITS) - 1);
         if self.cfg.write(addr, data) {
             return;
         }
         let base = config::STATIC;
-        if addr >= base && usize::from(addr - base) < 2 * self.p.static_entries {
+        if !sweeping && addr >= base && usize::from(addr - base) < 2 * self.p.static_entries {
             let e = &mut self.st[usize::from(addr - base) / 2];
             if (addr - base) % 2 == 0 {
                 e.valid = data >> 31 & 1 != 0;
@@ -474,7 +493,8 @@ impl Block for Cpu {
 
     fn step(&mut self, i: &CpuIn) -> CpuOut {
         let first_expired = self.d.iter().position(|d| d.valid && d.expired);
-        let ready = self.seq == seq::IDLE && first_expired.is_none() && !i.rst;
+        let sweeping = self.sweep > 0;
+        let ready = self.seq == seq::IDLE && first_expired.is_none() && !i.rst && !sweeping;
         let out = self.outputs(ready);
 
         // The reduction unit: an operand pair in state ISSUE, from registers only.
@@ -523,7 +543,7 @@ impl Block for Cpu {
                 if let Some(di) = first_expired {
                     self.cur = di;
                     self.seq = seq::EXPIRE;
-                } else if i.s_msg_valid {
+                } else if i.s_msg_valid && !sweeping {
                     self.msg = i.msg();
                     if Self::needs_scan(&self.msg) {
                         self.lk.p_hit = false;
@@ -584,7 +604,10 @@ impl Block for Cpu {
         }
 
         if i.cfg_wr_en {
-            self.config_write(i.cfg_wr_addr, i.cfg_wr_data);
+            self.config_write(i.cfg_wr_addr, i.cfg_wr_data, sweeping);
+        }
+        if sweeping {
+            self.sweep -= 1;
         }
         out
     }
