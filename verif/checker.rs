@@ -236,6 +236,29 @@ where
     S: Stimulus<M::In, M::Out>,
     Mon: Monitor<M::In, M::Out>,
 {
+    lockstep_until(model, rtl, stimulus, monitor, cycles, waveform, progress, &mut |_| false)
+}
+
+/// [`lockstep`] that also ends early, before the cycle for which `stop(cycle)` is true (asked before
+/// every cycle, after the previous one was compared): the differential fuzzers end a run a fixed tail
+/// after their input is used up (fuzz/src/lib.rs).
+#[allow(clippy::too_many_arguments)]
+pub fn lockstep_until<M, R, S, Mon>(
+    model: &mut M,
+    rtl: &mut R,
+    stimulus: &mut S,
+    monitor: &mut Mon,
+    cycles: u64,
+    waveform: Option<(u64, &Path, u64)>,
+    progress: &mut dyn FnMut(u64),
+    stop: &mut dyn FnMut(u64) -> bool,
+) -> Result<Outcome, Failure>
+where
+    M: Block,
+    R: Rtl<In = M::In, Out = M::Out>,
+    S: Stimulus<M::In, M::Out>,
+    Mon: Monitor<M::In, M::Out>,
+{
     let mut previous = M::Out::default();
     let mut result = Ok(());
     let (wave_start, wave_stop) = match waveform {
@@ -243,7 +266,7 @@ where
         None => (u64::MAX, u64::MAX),
     };
     let mut cycle = 0;
-    while cycle < cycles.min(wave_stop) {
+    while cycle < cycles.min(wave_stop) && !stop(cycle) {
         if cycle == wave_start {
             if let Some((_, path, _)) = waveform {
                 // A waveform that cannot be opened is reported by the caller; keep checking.

@@ -4,19 +4,66 @@
 //! stimulus, independent scoreboard) inside [`inswitch::stimulus::with_choices`], so that every random
 //! draw of the block's own stimulus (which frame, which defect, field values, idle gaps, sink stalls,
 //! resets, configuration, register and route writes) reads one byte of the fuzzer's input first. The
-//! bench then runs in lockstep through [`inswitch::checker::lockstep`]; a mismatch between model and RTL,
-//! or a scoreboard failure, panics with the usual failure report, which libFuzzer records as a crash.
+//! bench then runs in lockstep through [`inswitch::checker::lockstep_until`], until a fixed tail after the
+//! input is used up (or the target's cycle limit); a mismatch between model and RTL, or a scoreboard
+//! failure, panics with the usual failure report, which libFuzzer records as a crash.
 
 use std::path::PathBuf;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use inswitch::checker::{self, Bench, Failure, FailureReport, Monitor, Rtl, Stimulus, WAVEFORM_TAIL, WAVEFORM_WINDOW};
-use inswitch::stimulus;
+use inswitch::stimulus::{self, Choices};
 use inswitch::HarnessError;
 use inswitch_model::Block;
 
 /// Environment variable naming a directory: when set, a failing input is rerun to write a waveform of
 /// the failing window there (`bash scripts/fuzz <target> --replay <file>` sets it).
 pub const WAVE_DIR_ENV: &str = "INSWITCH_FUZZ_WAVE_DIR";
+
+/// Environment variable: the cycles a run goes on after its input is used up ([`cycles::TAIL`]), or
+/// `none` for no early end (every input runs the target's full `cycles`, as before session 16); for
+/// measuring what the early end costs and gains (docs/performance.md §Differential fuzzing).
+pub const TAIL_ENV: &str = "INSWITCH_FUZZ_TAIL";
+
+/// Environment variable: when set, every execution prints to stderr the cycles it ran, the cycle its
+/// input was used up at and the bytes read (to profile where an execution's cycles go).
+pub const PROFILE_ENV: &str = "INSWITCH_FUZZ_PROFILE";
+
+/// The tail after the input is used up: [`TAIL_ENV`] if set, else [`cycles::TAIL`]; `None`: no early end.
+fn tail() -> Option<u64> {
+    match std::env::var(TAIL_ENV) {
+        Err(_) => Some(cycles::TAIL),
+        Ok(v) if v == "none" => None,
+        Ok(v) => Some(v.parse().unwrap_or_else(|_| panic!("{TAIL_ENV}={v}: a number of cycles or `none`"))),
+    }
+}
+
+/// The early end of a run: true from `tail` cycles after the cycle at which every byte of the input had
+/// been read. Past that point every draw comes from the seeded generator alone, the same stream for
+/// every input (offset by the draws the input made), i.e. the seeded regression CI already runs; the
+/// tail lets the transactions the input started go through the block and be compared.
+struct EarlyEnd {
+    choices: Rc<RefCell<Choices>>,
+    tail: Option<u64>,
+    used_up_at: Option<u64>,
+}
+
+impl EarlyEnd {
+    fn new(choices: Rc<RefCell<Choices>>) -> Self {
+        EarlyEnd { choices, tail: tail(), used_up_at: None }
+    }
+    fn stop(&mut self, cycle: u64) -> bool {
+        if self.used_up_at.is_none() && self.choices.borrow().exhausted() {
+            self.used_up_at = Some(cycle);
+        }
+        match (self.tail, self.used_up_at) {
+            (Some(t), Some(at)) => cycle >= at + t,
+            _ => false,
+        }
+    }
+}
 
 /// Runs one fuzz input through a lockstep bench for `cycles` cycles; panics on the first failure.
 ///
@@ -29,9 +76,16 @@ where
     S: Stimulus<M::In, M::Out>,
     Mon: Monitor<M::In, M::Out>,
 {
-    let (bench, _) = stimulus::with_choices(data, make);
+    let (bench, choices) = stimulus::with_choices(data, make);
     let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = bench.unwrap_or_else(|e| panic!("{target}: cannot build the bench: {e}"));
-    let failure = match checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, None, &mut |_| {}) {
+    let mut end = EarlyEnd::new(choices.clone());
+    let result = checker::lockstep_until(&mut m, &mut r, &mut s, &mut mon, cycles, None, &mut |_| {}, &mut |c| end.stop(c));
+    if std::env::var_os(PROFILE_ENV).is_some() {
+        let ran = result.as_ref().map_or_else(|f| f.cycle() + 1, |o| o.cycles);
+        let used_up = end.used_up_at.map_or("never".to_string(), |c| c.to_string());
+        eprintln!("profile {target}: {} bytes, {} read, used up at cycle {used_up}, ran {ran} cycles", data.len(), choices.borrow().consumed());
+    }
+    let failure = match result {
         Ok(_) => return,
         Err(f) => f,
     };
@@ -67,18 +121,23 @@ where
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let cycle = failure.cycle();
     let path = dir.join(format!("fuzz-{target}-cycle{cycle}.fst"));
-    let (bench, _) = stimulus::with_choices(data, make);
+    let (bench, choices) = stimulus::with_choices(data, make);
     let Bench { model: mut m, rtl: mut r, stimulus: mut s, monitor: mut mon } = bench.map_err(|e| e.to_string())?;
     let start = cycle.saturating_sub(WAVEFORM_WINDOW);
-    let again = checker::lockstep(&mut m, &mut r, &mut s, &mut mon, cycles, Some((start, &path, cycle - start + WAVEFORM_TAIL)), &mut |_| {});
+    let mut end = EarlyEnd::new(choices);
+    let window = Some((start, path.as_path(), cycle - start + WAVEFORM_TAIL));
+    let again = checker::lockstep_until(&mut m, &mut r, &mut s, &mut mon, cycles, window, &mut |_| {}, &mut |c| end.stop(c));
     match again {
         Err(f) if f == *failure => Ok(path),
         other => Err(format!("the rerun did not reproduce the failure ({other:?})")),
     }
 }
 
-/// Cycles each differential target runs per input: long enough for a few frames through the block and
-/// its queues to drain, short enough for hundreds of inputs per second (docs/performance.md).
+/// Cycles each differential target runs per input at most: long enough for a few frames through the block
+/// and its queues to drain, short enough for hundreds of inputs per second (docs/performance.md). A run
+/// ends earlier, [`TAIL`] cycles after its input is used up (`EarlyEnd`): measured in session 16, even a
+/// 4,000-byte input is used up by cycle 130-900 (a cycle draws several bytes) and the committed corpora's
+/// inputs by cycle 0-160, so 75-99% of a full-length run was the seeded generator's alone.
 pub mod cycles {
     /// Input checker (both widths, and the planted copy).
     pub const INPUT_CHECKER: u64 = 2_000;
@@ -90,6 +149,8 @@ pub mod cycles {
     pub const PACKET_ENGINE: u64 = 3_000;
     /// Reduction unit.
     pub const REDUCE_UNIT: u64 = 2_000;
+    /// Cycles a run goes on after its input is used up, within the limits above (`EarlyEnd`).
+    pub const TAIL: u64 = 500;
 }
 
 /// Structure-aware frames for the codec targets: reads a `Repr` from `data` with `arbitrary`, emits it
