@@ -456,9 +456,12 @@ fn goodput_sweep_keeps_its_invariants() {
     }
     // Issue 20's floor at 1 % drop, on this small budget: non-posted TLP rounds and twin-tree Portals
     // rounds recover (10^4 reductions per point, seeds 0x5eed_fa17 / 1 / 2: 99.77-99.84 % and
-    // 100 %, docs/fabric.md §Goodput); a few in a hundred may still fail here (800 reductions). Posted rounds have no retry timer and fail visibly below them.
-    assert!(one.tlp_non_posted.rate() >= 0.98, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
-    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= 0.98, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
+    // 100 %, docs/fabric.md §Goodput); the issue's floor of 99 % holds here too (800 reductions, seeds
+    // 0x5eed_fa17 / 1 / 2 / 3: non-posted 99.59-100 %, twin trees 100 %). Posted rounds have no retry timer
+    // and fail visibly below them.
+    const FLOOR: f64 = 0.99;
+    assert!(one.tlp_non_posted.rate() >= FLOOR, "TLP non-posted at 1 %: {}\n{table}", one.tlp_non_posted.rate());
+    assert!(one.portals_twin.n > 0 && one.portals_twin.rate() >= FLOOR, "twin-tree Portals at 1 %: {}\n{table}", one.portals_twin.rate());
     // The Portals roots' round restart (`goodput::PORTALS_RESTART_PS`) recovers single-tree rounds too
     // (seeds 0x5eed_fa17 / 1 / 2 / 3 here: 98.2-100 %; 91 % before it) and ran.
     assert!(one.portals.rate() >= 0.95, "Soft Portals at 1 %: {}\n{table}", one.portals.rate());
