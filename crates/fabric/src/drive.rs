@@ -59,6 +59,12 @@ pub fn load_topology(text: &str) -> Result<(Topology, TopologyMap), String> {
 /// The simulator's view of tree `tree` of a placed job: every member engine with its role and its PBV
 /// members in bit order (the order the CPU emits in), the participants and the source as end-node
 /// indices. `None` if the job or tree does not exist.
+///
+/// The view's `source`, the node that starts the rounds, is the job's target ([`JobSpec::target_node`]):
+/// a CONTROL sets the root engine's `upstream` to its requester (`docs/blocks/cpu.md` §Messages), so the
+/// node that commands a round is the one its end result goes to (003 \[0052\]). The view's master is
+/// the tree's root engine, even when the plan makes it SUBSERVIENT to the target
+/// (`Job::combines_at_target`): it is where the START goes.
 pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
     let j = m.job(job)?;
     let p = j.trees.get(tree)?;
@@ -80,7 +86,7 @@ pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
         cc_id: p.key,
         operation: j.spec.op,
         accumulator: 0,
-        source: j.spec.source.0 as usize,
+        source: j.spec.target_node().0 as usize,
         participants: p.tree.participants().iter().map(|n| n.0 as usize).collect(),
         engines,
     })
@@ -95,7 +101,8 @@ pub fn context_of(m: &Manager, job: JobId, tree: usize) -> Option<ContextPlan> {
 /// ([`Fabric::pre_reduce`], 003 \[0055\], an in-host step of [`crate::sim::HOST_LOCAL_PS`]); an end
 /// node that sends to its representative (P_ID 0xFFFF) joins to hold its operands but gets no command
 /// from an engine. An `Action::Target` makes its node collect and reduce the roots' end results
-/// ([`Fabric::target`], 003 \[0062\]).
+/// ([`Fabric::target`], 003 \[0062\]) and, for an all-reduce, send the job's result down every tree
+/// ([`Fabric::target_send_down`]).
 pub fn apply(f: &mut Fabric, m: &Manager, plan: &MPlan, from: usize, at: Ps, value: &dyn Fn(usize) -> u64) -> Result<Encoded, SimError> {
     let enc = plan.encode(m.topology()).map_err(|e| SimError::Plan(e.to_string()))?;
     apply_encoded(f, plan, &enc, from, at, &|j| m.job(j).map_or(0, |j| j.spec.op), value)?;
@@ -147,7 +154,8 @@ pub fn apply_encoded(f: &mut Fabric, plan: &MPlan, enc: &Encoded, from: usize, a
                         f.pre_reduce(e, cc_id, group);
                     }
                 }
-                Action::Target { node, ref roots, ref cc_ids } => f.target(node.0 as usize, op_of(step.job), roots, cc_ids),
+                Action::Target { node, ref roots, ref cc_ids, send_down: false } => f.target(node.0 as usize, op_of(step.job), roots, cc_ids),
+                Action::Target { node, ref roots, ref cc_ids, send_down: true } => f.target_send_down(node.0 as usize, op_of(step.job), roots, cc_ids),
                 Action::EndNodeClear { node, cc_id } => f.leave(node.0 as usize, cc_id),
                 _ => {}
             }

@@ -613,7 +613,7 @@ fn two_roots_split_the_participants_and_the_source_reduces_both_results() {
     assert!(pa.is_disjoint(&pb));
     assert_eq!(pa.len() + pb.len(), all.len());
     let target = p.steps.iter().find_map(|s| match &s.action {
-        Action::Target { node, roots, cc_ids } => Some((*node, roots.clone(), cc_ids.clone())),
+        Action::Target { node, roots, cc_ids, send_down: true } => Some((*node, roots.clone(), cc_ids.clone())),
         _ => None,
     });
     let dev = |s: SwitchId| m.topology().switch(s).device_id;

@@ -39,8 +39,14 @@ fn fabric(t: &Topology) -> Fabric {
 /// Places `spec`, applies its plan, starts every primary tree of the job from its source and runs the
 /// fabric until quiet. Returns the job and the CC_IDs of its trees.
 fn place_and_run(f: &mut Fabric, m: &mut Manager, spec: JobSpec) -> (JobId, Vec<u16>) {
+    place_and_run_with(f, m, spec, &operand)
+}
+
+/// [`place_and_run`] with the end nodes' operands from `value`. Each tree is started by its context's
+/// source (`drive::context_of`: the job's target, the source unless the job names another).
+fn place_and_run_with(f: &mut Fabric, m: &mut Manager, spec: JobSpec, value: &dyn Fn(usize) -> u64) -> (JobId, Vec<u16>) {
     let at = f.now();
-    let (job, _, _) = drive::place_and_apply(f, m, spec, at, &operand).unwrap();
+    let (job, _, _) = drive::place_and_apply(f, m, spec, at, value).unwrap();
     run(f);
     let trees = m.job(job).unwrap().trees.len();
     let mut ccs = Vec::new();
@@ -254,5 +260,285 @@ fn a_two_root_reduce_to_one_target_reaches_the_target_only() {
         for &e in &all[1..] {
             assert!(completions_at(&f, e, cc).iter().all(|c| c.0 == ROUND_DONE), "end node {e} gets no result of tree {cc:#x}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Several roots, all-reduce: the whole job's result at every participant (003 [0062] with [0052],
+// [0060]; issue 15 item 8). The target (the source) combines the roots' end results and answers each
+// root, whose engine replicates the job's result down its tree (`docs/manager.md` §3, several roots).
+
+/// binary64 maximum (`docs/blocks/reduce_unit.md`; libfabric's COLL_OPCODE_FLT_MAX).
+const FLT_MAX: u8 = inswitch_model::reduce::codes::op::FLT_MAX;
+/// binary64 sum, no flush to zero, rounding mode 0 (`inswitch_model::reduce::codes::FLT_SUM_BASE`).
+const FLT_SUM: u8 = inswitch_model::reduce::codes::FLT_SUM_BASE;
+/// Kind code of a RESPONSE (000 [0168]).
+const RESPONSE: u8 = 4 + 1;
+
+/// A float operand of end node `e`: quarter steps in -3.0 ..= 4.75 in a scattered order (the largest,
+/// 4.75, at end node 9), so every sum of them is exact in binary64 and the maximum lies in one root's
+/// group only.
+fn float_operand(e: usize) -> u64 {
+    (((e * 7) % 32) as f64 * 0.25 - 3.0).to_bits()
+}
+
+/// An all-reduce of `roots` roots over every end node of the 8x4 flattened butterfly with `op` and the
+/// operands `value`, `rounds` rounds, its target `target` (None: the source, node 0). Checks that every
+/// participant receives the whole job's result `expected` once a round (and no exit without it), that
+/// the target holds it for every round, that each root's end result went up to the target as a RESPONSE
+/// and came back as one COMPLETION from the target per root and round; returns the trees' roots' partial
+/// results (lane 0) of the first round, for the caller to compare with `expected`.
+fn all_reduce_everywhere(roots: usize, op: u8, value: &dyn Fn(usize) -> u64, expected: u64, rounds: usize, target: Option<usize>) -> Vec<u64> {
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let mut m = drive::manager_for(&t).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let spec = JobSpec { op, roots, target: target.map(|n| NodeId(n as u32)), ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+    let (job, ccs) = place_and_run_with(&mut f, &mut m, spec, value);
+    for _ in 1..rounds {
+        for i in 0..ccs.len() {
+            let ctx = drive::context_of(&m, job, i).unwrap();
+            let at = f.now() + HOP_PS;
+            f.start(&ctx, at);
+        }
+        run(&mut f);
+    }
+    assert_eq!(ccs.len(), roots, "one tree per root");
+    let j = m.job(job).unwrap();
+    let tgt = target.unwrap_or(0);
+    let tgt_id = t.endpoints[tgt].id;
+    let mut partials = Vec::new();
+    for (i, p) in j.trees.iter().enumerate() {
+        let cc = ccs[i];
+        let root_id = t.switches[p.tree.root.0 as usize].engine_id;
+        // The root's end result goes up to the target (a RESPONSE: the root is SUBSERVIENT to it) ...
+        let up: Vec<&inswitch_fabric::sim::Delivery> = f.log.iter().filter(|d| d.kind == RESPONSE && d.cc_id == cc && d.from == root_id && d.to == tgt_id).collect();
+        assert_eq!(up.len(), rounds, "tree {cc:#x}: one end result up to the target per round");
+        partials.push(up[0].operands[0]);
+        assert_eq!(up[0].contributions as usize, p.tree.participants().len(), "tree {cc:#x}: the root's count");
+        // ... and the job's result comes back down from the target: one COMPLETION per round.
+        let down: Vec<&inswitch_fabric::sim::Delivery> = f.log.iter().filter(|d| d.kind == COMPLETION && d.cc_id == cc && d.from == tgt_id && d.to == root_id).collect();
+        assert_eq!(down.len(), rounds, "tree {cc:#x}: one COMPLETION from the target per round");
+        assert!(down.iter().all(|d| d.code == RESULT && d.operands[0] == expected && d.contributions as usize == all.len()), "tree {cc:#x}: {down:?}");
+        let results: Vec<u64> = f.target_results(tgt, cc).iter().map(|r| r.1[0]).collect();
+        assert_eq!(results, vec![expected; rounds], "the target's result of every round");
+        for n in p.tree.participants() {
+            let e = n.0 as usize;
+            let got = completions_at(&f, e, cc);
+            let res: Vec<u64> = got.iter().filter(|c| c.0 == RESULT).map(|c| c.1[0]).collect();
+            assert_eq!(res, vec![expected; rounds], "end node {e} (tree {cc:#x}) gets the whole job's result every round");
+            assert!(got.iter().all(|c| c.0 == RESULT), "end node {e}: only results: {got:?}");
+        }
+    }
+    assert_eq!(contributions_at_engines(&f), rounds * all.len(), "every participant contributes once a round");
+    partials
+}
+
+/// The whole job's INT_SUM (wrapping) over every end node.
+fn int_sum_of_all() -> u64 {
+    (0..32).map(operand).fold(0u64, u64::wrapping_add)
+}
+
+/// 2 roots, INT_SUM, two rounds: every participant gets the sum of all 32 operands, not its root's
+/// partial sum (the behaviour before: each root's result went to its own participants only).
+#[test]
+fn a_two_root_all_reduce_gives_every_participant_the_whole_result() {
+    let expected = int_sum_of_all();
+    let partials = all_reduce_everywhere(2, INT_SUM, &operand, expected, 2, None);
+    assert!(partials.iter().all(|&p| p != expected), "each root alone reduces a strict subset: {partials:?}");
+    assert_eq!(partials.iter().fold(0u64, |a, &p| a.wrapping_add(p)), expected, "the roots' partials add up");
+}
+
+#[test]
+fn a_three_root_all_reduce_gives_every_participant_the_whole_result() {
+    let expected = int_sum_of_all();
+    let partials = all_reduce_everywhere(3, INT_SUM, &operand, expected, 2, None);
+    assert!(partials.iter().all(|&p| p != expected), "{partials:?}");
+}
+
+/// A float maximum over 3 roots: the largest operand (end node 9) is in one root's group only, yet
+/// every participant gets it.
+#[test]
+fn a_three_root_float_max_gives_every_participant_the_global_maximum() {
+    let expected = (0..32).map(|e| f64::from_bits(float_operand(e))).fold(f64::NEG_INFINITY, f64::max).to_bits();
+    assert_eq!(f64::from_bits(expected), 4.75);
+    let partials = all_reduce_everywhere(3, FLT_MAX, &float_operand, expected, 1, None);
+    assert_eq!(partials.iter().filter(|&&p| p == expected).count(), 1, "one root's group holds the maximum");
+}
+
+/// A float sum over 2 roots (quarter steps: exact in binary64 in any order).
+#[test]
+fn a_two_root_float_sum_gives_every_participant_the_whole_sum() {
+    let expected = (0..32).map(|e| f64::from_bits(float_operand(e))).sum::<f64>().to_bits();
+    let partials = all_reduce_everywhere(2, FLT_SUM, &float_operand, expected, 1, None);
+    assert!(partials.iter().all(|&p| p != expected));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A target other than the source (003 [0052]: "forward the end result to the node running that
+// process"). The manager writes the root's INITIALIZATION with the target's requester ID and the target
+// starts the rounds, so the root engine's `upstream` (`docs/blocks/cpu.md` §Messages) is the target.
+
+/// End node 13 (switch s3 of the 8x4 butterfly; the source, node 0, is on s0).
+const CHOSEN: usize = 13;
+
+/// Reduce to one target with the target at [`CHOSEN`], one root, two rounds: the result reaches node 13
+/// every round and nobody else, the source included (a participant like any other: the exit only).
+#[test]
+fn reduce_to_a_chosen_target_delivers_the_result_there_only() {
+    let rounds = 2;
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let mut m = drive::manager_for(&t).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let spec = JobSpec { op: INT_SUM, one_target: true, target: Some(NodeId(CHOSEN as u32)), ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+    let (job, ccs) = place_and_run(&mut f, &mut m, spec);
+    let ctx = drive::context_of(&m, job, 0).unwrap();
+    assert_eq!(ctx.source, CHOSEN, "the target commands the rounds");
+    f.start(&ctx, f.now() + HOP_PS);
+    run(&mut f);
+    let cc = ccs[0];
+    let expected = int_sum_of_all();
+    let master = t.switches[ctx.master()].engine_id;
+    assert_ne!(t.endpoints[CHOSEN].switch, ctx.master(), "the target is not on the master's switch");
+    // The master's result, to its upstream: node 13 (pid 0xFFFF: not as a participant).
+    let at_target: Vec<u64> = f.log.iter().filter(|d| d.to == t.endpoints[CHOSEN].id && d.from == master && d.cc_id == cc && d.kind == COMPLETION && d.code == RESULT && d.p_id == 0xFFFF).map(|d| d.operands[0]).collect();
+    assert_eq!(at_target, vec![expected; rounds], "the chosen target gets the end result every round");
+    for &e in &all {
+        let got = completions_at(&f, e, cc);
+        let exits = got.iter().filter(|c| c.0 == ROUND_DONE).count();
+        assert_eq!(exits, rounds, "end node {e}: one exit per round");
+        if e != CHOSEN {
+            assert!(got.iter().all(|c| c.0 == ROUND_DONE), "end node {e} gets no result: {got:?}");
+        }
+    }
+    assert_eq!(contributions_at_engines(&f), rounds * all.len());
+}
+
+/// Several roots reducing to a chosen target: each root's end result goes to node 13, which reduces
+/// them; the source holds nothing and no participant gets a result.
+#[test]
+fn a_two_root_reduce_to_a_chosen_target_is_reduced_there() {
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let mut m = drive::manager_for(&t).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let spec = JobSpec { op: INT_SUM, roots: 2, one_target: true, target: Some(NodeId(CHOSEN as u32)), ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+    let (_, ccs) = place_and_run(&mut f, &mut m, spec);
+    let expected = int_sum_of_all();
+    for &cc in &ccs {
+        assert_eq!(f.target_result(CHOSEN, cc).map(|r| r.1[0]), Some(expected), "the chosen target reduces both roots' results");
+        assert_eq!(f.target_result(0, cc), None, "the source is not the target");
+        for &e in &all {
+            if e != CHOSEN {
+                assert!(completions_at(&f, e, cc).iter().all(|c| c.0 == ROUND_DONE), "end node {e}");
+            }
+        }
+    }
+}
+
+/// A three-root all-reduce whose target is node 13: it combines and sends the result down.
+#[test]
+fn a_three_root_all_reduce_combined_at_a_chosen_target() {
+    all_reduce_everywhere(3, INT_SUM, &operand, int_sum_of_all(), 1, Some(CHOSEN));
+}
+
+/// The plans of the above: the root's INITIALIZATION carries the target's requester ID (its upstream),
+/// an all-reduce's roots are SUBSERVIENT and its `Target` step sends down; a reduce-to-one's roots are
+/// MASTERs with the one-target bit and its `Target` only collects; a Portals job's target must be its
+/// source.
+#[test]
+fn the_plan_points_each_root_at_the_target() {
+    use inswitch_fabric::manager::{Action, Family, ManagerError, Role};
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let target = NodeId(CHOSEN as u32);
+    for one_target in [false, true] {
+        let mut m = drive::manager_for(&t).unwrap();
+        let spec = JobSpec { op: INT_SUM, roots: 2, one_target, target: Some(target), ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+        let (job, plan) = m.place(spec).unwrap();
+        let j = m.job(job).unwrap();
+        let roots: Vec<_> = j.trees.iter().map(|p| p.tree.root).collect();
+        let tdev = m.topology().node(target).device_id;
+        for s in &plan.steps {
+            match s.action {
+                Action::Initialize { engine, upstream, relay: None, .. } => {
+                    assert!(roots.contains(&engine));
+                    assert_eq!(upstream, tdev, "a root's upstream is the target");
+                }
+                Action::StaticEntry { engine, role, one_target: bit, .. } if roots.contains(&engine) => {
+                    assert_eq!(role, if one_target { Role::Master } else { Role::Subservient });
+                    assert_eq!(bit, one_target);
+                }
+                Action::Target { node, send_down, .. } => {
+                    assert_eq!(node, target);
+                    assert_eq!(send_down, !one_target);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut m = drive::manager_for(&t).unwrap();
+    let spec = JobSpec { family: Family::Portals, target: Some(target), ..JobSpec::new(drive::node_ids(&all[..8]), NodeId(0)) };
+    assert_eq!(m.place(spec).unwrap_err(), ManagerError::PortalsTarget);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reduce to one target on a Soft Portals tree (`docs/fabric.md` §Portals): the root end node is where
+// the result lands (002 (32), (37)); in a one-target round it keeps it and re-arms the tree without it.
+
+/// FIG. 7's Portals job (root end node 735 = node 0, the 8 other nodes leaves), `rounds` INT_SUM rounds
+/// from seqno 5, leaf `e` giving `100 · round + e`; `one_target` selects the one-target round. Returns
+/// the root's results and each leaf's arms (seqno, resno, count, lane 0).
+fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::portals::RoundResult>, Vec<Vec<(u16, u16, u32, u64)>>) {
+    use inswitch_fabric::manager::Family;
+    use inswitch_fabric::sim::portals::{Leaf, Root};
+    use inswitch_model::packet_engine::EngineParams;
+    const VNI: u16 = 0x42;
+    const COOKIE: u32 = 0x5eed_0008;
+    const US: Ps = 1_000_000;
+    let t = Topology::fig7(LinkSpec::default());
+    let cfg = SimConfig { hop_latency_ps: HOP_PS, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(0, 0);
+    let mut m = drive::manager_for(&t).unwrap();
+    let spec = JobSpec { family: Family::Portals, op: INT_SUM, vni: VNI, one_target, ..JobSpec::new((0..9).map(NodeId).collect(), NodeId(0)) };
+    let job = drive::place_portals(&mut f, &mut m, spec, 0).unwrap();
+    // Engine timeouts of 64 ticks of 16 cycles, as tests/portals.rs: longer than a round's arm-to-contribution time.
+    inswitch_fabric::campaign::set_timeouts(&mut f, 64);
+    run(&mut f);
+    for &e in &job.leaves {
+        let values = (0..rounds).map(|r| Some([u64::from(100 * r) + e as u64, 0, 0, 0])).collect();
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: US, values });
+    }
+    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 5, expected: 8, rounds, timeout: 10 * US, ..Root::default() };
+    f.portals_root(0, job.dfa, root);
+    if one_target {
+        f.portals_one_target(0, job.dfa);
+    }
+    f.portals_start(0, job.dfa, f.now() + US);
+    run(&mut f);
+    let arms = job.leaves.iter().map(|&e| f.portals.arms_at(e, job.dfa).into_iter().map(|(s, r, c, d)| (s, r, c, d[0])).collect()).collect();
+    (f.portals.results(0, job.dfa).to_vec(), arms)
+}
+
+/// Three one-target Soft Portals rounds: the root end node (the target) gets every round's sum, complete;
+/// every leaf gets each round's arm, none carrying a result (start arms: resno = seqno, count 0, no
+/// data), and no arm after the last round. The all-reduce run of the same job gives every leaf the
+/// results (the contrast: the one-target mode is what withholds them).
+#[test]
+fn a_one_target_portals_round_keeps_the_result_at_the_root() {
+    let rounds = 3;
+    let sum = |r: u32| (1..9u64).map(|e| u64::from(100 * r) + e).sum::<u64>();
+    let (results, arms) = portals_rounds(true, rounds);
+    let got: Vec<(u64, u32, bool)> = results.iter().map(|r| (r.data[0], r.count, r.complete)).collect();
+    assert_eq!(got, (0..rounds).map(|r| (sum(r), 8, true)).collect::<Vec<_>>(), "the root's result of every round");
+    for a in &arms {
+        assert_eq!(a, &vec![(5, 5, 0, 0), (6, 6, 0, 0), (7, 7, 0, 0)], "a leaf gets each round's start arm and no result");
+    }
+    let (results, arms) = portals_rounds(false, rounds);
+    assert_eq!(results.iter().map(|r| r.data[0]).collect::<Vec<_>>(), (0..rounds).map(sum).collect::<Vec<_>>());
+    for a in &arms {
+        assert_eq!(a.iter().filter(|x| x.0 != x.1).map(|x| x.3).collect::<Vec<_>>(), (0..rounds).map(sum).collect::<Vec<_>>(), "all-reduce: every result reaches the leaf");
     }
 }

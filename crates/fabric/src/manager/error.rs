@@ -40,4 +40,8 @@ pub enum ManagerError {
     /// A job id not placed.
     #[error("no job {0}")]
     UnknownJob(u32),
+    /// A Portals job whose target is not its source: a Soft Portals result lands at the tree's root
+    /// end node, the source (002 (32), (37)); place the job from the target instead.
+    #[error("a Portals job's target must be its source (the tree's root end node)")]
+    PortalsTarget,
 }

@@ -70,8 +70,17 @@ pub struct JobSpec {
     /// Reduce to one target (003 \[0052\], \[0060\]: MPI_REDUCE): each master sends the end result to
     /// the source only (its `upstream`, the target) and its participants the exit without the result
     /// (COMPLETION ROUND_DONE, `docs/blocks/cpu.md` §Messages); `false`: all-reduce, every participant gets
-    /// it. TLP jobs; a Portals tree's result is its root end node's (the source's) to distribute.
+    /// it. TLP jobs: the plan sets the masters' one-target bit. A Portals tree's result lands at its
+    /// root end node (the source), which is then the target and keeps it
+    /// (`Fabric::portals_one_target`, host software: the plan is the same).
     pub one_target: bool,
+    /// The node the end result goes to (003 \[0052\]: "the node running that process"; \[0062\]: the
+    /// target that reduces several roots' end results); `None`: the source. TLP: each root's
+    /// INITIALIZATION carries the target's requester ID, so the root engine stores the target as its
+    /// `upstream` (`docs/blocks/cpu.md` §Messages), and the simulator's view of the tree
+    /// (`drive::context_of`) has the target command the rounds (its STARTs set `upstream` again).
+    /// Portals jobs: must be `None` or the source (the root end node is where the result lands).
+    pub target: Option<NodeId>,
 }
 
 /// Default per-round bytes: one 1056-byte response frame (000 \[0115\]: 1 KiB payload + header).
@@ -82,7 +91,12 @@ pub const DEFAULT_VNI: u16 = 1;
 impl JobSpec {
     /// A TLP barrier over `participants` from `source`, one root, no twin, no pre-reduction.
     pub fn new(participants: Vec<NodeId>, source: NodeId) -> Self {
-        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES, vni: DEFAULT_VNI, one_target: false }
+        JobSpec { participants, source, family: Family::Tlp, op: 0, master: None, roots: 1, redundant: false, pre_reduce: false, bytes: DEFAULT_JOB_BYTES, vni: DEFAULT_VNI, one_target: false, target: None }
+    }
+
+    /// The node the end result goes to: [`JobSpec::target`], else the source.
+    pub fn target_node(&self) -> NodeId {
+        self.target.unwrap_or(self.source)
     }
 }
 
@@ -155,6 +169,15 @@ impl Job {
     /// The primary trees.
     pub fn primaries(&self) -> impl Iterator<Item = &PlacedTree> {
         self.trees.iter().filter(|t| matches!(t.kind, TreeKind::Primary { .. }))
+    }
+
+    /// A TLP all-reduce of several roots whose target combines the roots' end results and sends the
+    /// whole job's result back down every tree (003 \[0062\] with \[0052\], \[0060\];
+    /// `docs/manager.md` §3, several roots): each primary's root engine is then SUBSERVIENT (its end
+    /// result goes up to the target as a RESPONSE, and it waits in Full for the target's COMPLETION,
+    /// which it replicates down as any subservient does, `docs/blocks/cpu.md` §Messages).
+    pub fn combines_at_target(&self) -> bool {
+        self.spec.family == Family::Tlp && !self.spec.one_target && self.primaries().count() > 1
     }
 }
 
@@ -295,7 +318,7 @@ impl Manager {
         if spec.participants.is_empty() {
             return Err(ManagerError::EmptyJob);
         }
-        for &p in spec.participants.iter().chain(std::iter::once(&spec.source)) {
+        for &p in spec.participants.iter().chain([&spec.source]).chain(spec.target.as_ref()) {
             if p.0 >= n {
                 return Err(ManagerError::UnknownNode(p.0));
             }
@@ -306,6 +329,11 @@ impl Manager {
             }
         }
         spec.roots = spec.roots.max(1);
+        // A Portals tree's result lands at its root end node, the source (002 (32), (37)): another
+        // target would need the root end node to be the target (place the job from it).
+        if spec.family == Family::Portals && spec.target.is_some_and(|t| t != spec.source) {
+            return Err(ManagerError::PortalsTarget);
+        }
         Ok(())
     }
 
@@ -332,6 +360,7 @@ impl Manager {
             self.reachable(p)?;
         }
         self.reachable(job.spec.source)?;
+        self.reachable(job.spec.target_node())?;
         let spec = job.spec.clone();
         let source_sw = self.topo.node(spec.source).switch;
         let need_mcast = spec.family == Family::Portals;
@@ -502,10 +531,15 @@ impl Manager {
         let t = &p.tree;
         let dev = |s: SwitchId| self.topo.switch(s).device_id;
         let source = self.topo.node(job.spec.source).device_id;
+        // The root engine's upstream: where its end result goes (003 [0052]).
+        let target = self.topo.node(job.spec.target_node()).device_id;
         let root = dev(t.root);
         let order = t.top_down();
         let requester = |s: SwitchId| if s == t.root { source } else { root };
-        let role = |s: SwitchId| if s == t.root { Role::Master } else { Role::Subservient };
+        // Several roots of an all-reduce: the target combines their end results and sends the job's
+        // result back down (`Job::combines_at_target`), so a primary's root is SUBSERVIENT to it.
+        let root_role = if job.combines_at_target() && matches!(p.kind, TreeKind::Primary { .. }) { Role::Subservient } else { Role::Master };
+        let role = |s: SwitchId| if s == t.root { root_role } else { Role::Subservient };
         // A Portals tree is a multicast tree from the root end node (the source): its switches and links
         // re-rooted at the source's switch (`portals_shape`), so that a redundant twin whose root switch
         // is elsewhere is reached through its own links (002 (70)).
@@ -561,7 +595,7 @@ impl Manager {
         }
         if job.spec.family == Family::Tlp {
             for &s in &order {
-                let upstream = t.members[&s].parent.map_or(source, |(u, _)| dev(u));
+                let upstream = t.members[&s].parent.map_or(target, |(u, _)| dev(u));
                 let pbv = p.engines[&s].pbv_bits();
                 // The source initializes the master; the master replicates the others' down the tree
                 // (000 [0106]-[0107], [0157]): each sent to the master, naming its engine.
@@ -587,7 +621,9 @@ impl Manager {
         plan
     }
 
-    /// With several roots, the source reduces their end results (003 [0062]).
+    /// With several roots, the target (the source unless the job names one) reduces their end results
+    /// (003 [0062]); for an all-reduce it then sends the job's result down every tree
+    /// (`Job::combines_at_target`).
     fn target_plan(&self, job: &Job) -> Plan {
         let mut plan = Plan::default();
         let prim: Vec<&PlacedTree> = job.primaries().collect();
@@ -595,7 +631,8 @@ impl Manager {
             let roots = prim.iter().map(|t| self.topo.switch(t.tree.root).device_id).collect();
             let cc_ids = prim.iter().map(|t| t.key).collect();
             let source = self.topo.node(job.spec.source).device_id;
-            plan.push(job.id, 0, source, Action::Target { node: job.spec.source, roots, cc_ids });
+            let send_down = job.combines_at_target();
+            plan.push(job.id, 0, source, Action::Target { node: job.spec.target_node(), roots, cc_ids, send_down });
         }
         plan
     }
@@ -713,6 +750,7 @@ impl Manager {
             self.reachable(n)?;
         }
         self.reachable(spec.source)?;
+        self.reachable(spec.target_node())?;
         let source_sw = self.topo.node(spec.source).switch;
         let need_mcast = spec.family == Family::Portals;
         let roots: HashSet<SwitchId> = job

@@ -77,7 +77,11 @@ pub enum Action {
     /// no frame. `p_id` is its PBV index at `send_to` (0xFFFF when it sends to its representative).
     EndNode { node: NodeId, send_to: DeviceId, cc_id: u16, p_id: u16, pre_reduce_from: Vec<DeviceId> },
     /// A target that reduces several roots' end results into one (003 \[0062\]); host software, no frame.
-    Target { node: NodeId, roots: Vec<DeviceId>, cc_ids: Vec<u16> },
+    /// `send_down`: the roots are SUBSERVIENT to the node (an all-reduce, `Job::combines_at_target`): it
+    /// takes each root's end result as a RESPONSE and answers every root with a COMPLETION carrying the
+    /// job's result, which the root engines replicate down their trees; else it only collects the
+    /// COMPLETIONs the roots' masters send it.
+    Target { node: NodeId, roots: Vec<DeviceId>, cc_ids: Vec<u16>, send_down: bool },
     /// The end node is no longer part of the context (host software, no frame).
     EndNodeClear { node: NodeId, cc_id: u16 },
 }

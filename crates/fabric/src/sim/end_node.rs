@@ -38,6 +38,10 @@ impl Fabric {
     /// FAILURE DuplicateContribution, which says it was counted and the round is still open.
     pub(super) fn end_node(&mut self, e: usize, t: Ps, m: &CollectiveMessage, from: u16) {
         let cc = m.header.cc_id;
+        // A root's end result for the target of a several-root all-reduce (`target.rs`).
+        if m.header.kind == inswitch_model::message::Kind::RESPONSE.0 {
+            return self.target_response(e, t, m, from);
+        }
         if m.header.kind == inswitch_model::message::Kind::COMPLETION.0 {
             if let Body::Data { fixed, operands } = &m.body {
                 if fixed.completion == inswitch_model::cpu::completion::RESULT {
@@ -216,6 +220,7 @@ impl Fabric {
     pub fn leave(&mut self, e: usize, cc: u16) {
         self.ends[e].ctx.remove(&cc);
         self.ends[e].targets.retain(|tc| tc.roots.iter().all(|r| r.1 != cc));
+        self.ends[e].send_down.retain(|tc| !tc.has(cc));
     }
 
     /// End node `e` is the representative of its host's other end nodes `group` in context `cc`
@@ -237,9 +242,13 @@ impl Fabric {
     }
 
     /// The result of the target end node `e` whose trees include context `cc`: when the last root's end
-    /// result arrived, and the reduction of all of them; `None` until then.
+    /// result arrived, and the reduction of all of them; `None` until then. For the target of a
+    /// several-root all-reduce, its first round's ([`Fabric::target_results`] gives every round's).
     pub fn target_result(&self, e: usize, cc: u16) -> Option<(Ps, Vec<u64>)> {
-        self.ends.get(e)?.targets.iter().find(|tc| tc.roots.iter().any(|r| r.1 == cc))?.result.clone()
+        match self.ends.get(e)?.targets.iter().find(|tc| tc.roots.iter().any(|r| r.1 == cc)) {
+            Some(tc) => tc.result.clone(),
+            None => self.send_down_first(e, cc),
+        }
     }
 
     /// The source of `c` sends the command (CONTROL START) to the master engine at `at`.

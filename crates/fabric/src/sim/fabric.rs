@@ -272,6 +272,8 @@ pub(super) struct EndNode {
     pub(super) retry: Option<(Ps, u8)>,
     /// Targets of several roots this end node is (`Action::Target`).
     pub(super) targets: Vec<TargetCtx>,
+    /// Targets of several-root all-reduces this end node is (`Action::Target` with `send_down`).
+    pub(super) send_down: Vec<super::target::SendDownTarget>,
 }
 
 pub(super) struct CycleEngine {

@@ -31,7 +31,8 @@
 //!
 //! Layout, by role (each a set of `Fabric` methods over the state defined in `fabric`):
 //! `fabric` (state, channels, frames, the event queue), `events` (the event loop), `engine` (the
-//! cycle engines and idle skipping), `end_node` (end nodes and the source's commands), `stand_in`
+//! cycle engines and idle skipping), `end_node` (end nodes and the source's commands), `target` (the target of a several-root
+//! all-reduce, which sends the job's result down every tree), `stand_in`
 //! (the table-arithmetic stand-in), `window` (engine-major windows of cycles), `failures` (fault injection on links, failing links, switches and
 //! engines), [`portals`] (Soft Portals trees: their state and results) and `portals_fabric` (their
 //! switch multicast and root and leaf end nodes). Configuration from a plan is `crate::drive`'s.
@@ -44,6 +45,7 @@ mod failures;
 pub mod portals;
 mod portals_fabric;
 mod stand_in;
+mod target;
 mod window;
 
 pub use end_node::{fold_operands, HOST_LOCAL_PS};

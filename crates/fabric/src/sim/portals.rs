@@ -191,6 +191,8 @@ pub(super) struct RootState {
     pub(super) results: Vec<RoundResult>,
     /// The open round is a restart ([`Root::restart`]): it is not restarted again.
     pub(super) restarted: bool,
+    /// Reduce to one target ([`Fabric::portals_one_target`]): the result stays at the root.
+    pub(super) one_target: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -32,8 +32,22 @@ impl Fabric {
         for &t in &cfg.twins {
             self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
         }
-        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false };
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false, one_target: false };
         self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
+    }
+
+    /// Root end node `e` of tree `dfa` runs its rounds as reduce to one target (003 \[0052\], \[0060\]:
+    /// MPI_REDUCE): a Soft Portals round's result lands at the root end node (002 (32), (37)), which is
+    /// then the one target, and it keeps it. Instead of multicasting the result with `rt_arm` set
+    /// (which both re-arms the tree and tells every leaf the result), it re-arms the tree for the next
+    /// round with a start arm (`rt_resno` = `rt_seqno`, count 0, no data: the first round's arm), which
+    /// carries the round's exit but no result, and after the last round it sends nothing. The engines
+    /// need no one-target mode: a Portals engine never sends a result down (every one is SUBSERVIENT,
+    /// `docs/fabric.md` §Portals). Ignored if `e` is not that tree's root.
+    pub fn portals_one_target(&mut self, e: usize, dfa: u32) {
+        if let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) {
+            r.one_target = true;
+        }
     }
 
     /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
@@ -149,7 +163,13 @@ impl Fabric {
         r.open = false;
         let (resno, next) = (r.seqno, next_seqno(r.seqno));
         let more = (r.results.len() as u32) < r.cfg.rounds;
-        let arms: Vec<ReductionFrame> = r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect();
+        let arms: Vec<ReductionFrame> = if r.one_target {
+            // Reduce to one target: the next round's start arm, no result; nothing after the last.
+            let trees = if more { r.trees.as_slice() } else { &[] };
+            trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, next, 0, r.cfg.op, 0, [0; OPERANDS])).collect()
+        } else {
+            r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect()
+        };
         if more {
             self.open_round(e, dfa, next, t);
         }
