@@ -262,6 +262,31 @@ pub(super) struct TargetCtx {
     pub(super) result: Option<(Ps, Vec<u64>)>,
 }
 
+/// One root's end result of the open round: its TID, contributions counted, error mark, operands.
+#[derive(Clone, Debug)]
+pub(super) struct RootResult {
+    pub(super) tid: u8,
+    pub(super) count: u16,
+    pub(super) error: bool,
+    pub(super) operands: Vec<u64>,
+}
+
+/// A target that combines several roots' end results and sends the job's result down (an all-reduce
+/// of several roots, `crate::manager::Action::Target` with `send_down`; its behaviour is `target.rs`'s).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SendDownTarget {
+    pub(super) operation: u8,
+    /// Each root tree: (root engine's device ID, CC_ID).
+    pub(super) roots: Vec<(u16, u16)>,
+    /// Each root's end result of the open round, once it arrived.
+    pub(super) open: Vec<Option<RootResult>>,
+    /// The COMPLETION last sent to each root: sent again if that root's RESPONSE of the answered round
+    /// comes again (the COMPLETION was lost and the root retries, `docs/blocks/cpu.md` §Timers).
+    pub(super) sent: Vec<Option<CollectiveMessage>>,
+    /// The job's result of each completed round, with when the last root's end result arrived.
+    pub(super) results: Vec<(Ps, Vec<u64>)>,
+}
+
 #[derive(Clone, Debug, Default)]
 pub(super) struct EndNode {
     pub(super) ctx: HashMap<u16, EndCtx>,
@@ -273,7 +298,7 @@ pub(super) struct EndNode {
     /// Targets of several roots this end node is (`Action::Target`).
     pub(super) targets: Vec<TargetCtx>,
     /// Targets of several-root all-reduces this end node is (`Action::Target` with `send_down`).
-    pub(super) send_down: Vec<super::target::SendDownTarget>,
+    pub(super) send_down: Vec<SendDownTarget>,
 }
 
 pub(super) struct CycleEngine {

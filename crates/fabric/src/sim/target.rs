@@ -18,7 +18,7 @@ use inswitch_frames::collective::{Body, CollectiveMessage, DataFixed, NO_PARTICI
 use inswitch_model::cpu::completion;
 
 use super::end_node::fold_operands;
-use super::fabric::Fabric;
+use super::fabric::{Fabric, RootResult, SendDownTarget};
 use crate::topology::Ps;
 use crate::wire;
 
@@ -28,31 +28,6 @@ const COMPLETION: u8 = 6;
 const RESPONSE: u8 = 5;
 /// The barrier's opcode (`docs/blocks/reduce_unit.md`): its COMPLETION code is BarrierSatisfied.
 const BARRIER: u8 = 0;
-
-/// One root's end result of the open round: its TID, contributions counted, error mark, operands.
-#[derive(Clone, Debug)]
-struct RootResult {
-    tid: u8,
-    count: u16,
-    error: bool,
-    operands: Vec<u64>,
-}
-
-/// A target that combines several roots' end results and sends the job's result down (an all-reduce
-/// of several roots, `crate::manager::Action::Target` with `send_down`).
-#[derive(Clone, Debug, Default)]
-pub(super) struct SendDownTarget {
-    operation: u8,
-    /// Each root tree: (root engine's device ID, CC_ID).
-    roots: Vec<(u16, u16)>,
-    /// Each root's end result of the open round, once it arrived.
-    open: Vec<Option<RootResult>>,
-    /// The COMPLETION last sent to each root: sent again if that root's RESPONSE of the answered round
-    /// comes again (the COMPLETION was lost and the root retries, `docs/blocks/cpu.md` §Timers).
-    sent: Vec<Option<CollectiveMessage>>,
-    /// The job's result of each completed round, with when the last root's end result arrived.
-    results: Vec<(Ps, Vec<u64>)>,
-}
 
 impl SendDownTarget {
     fn root_of(&self, from: u16, cc: u16) -> Option<usize> {
