@@ -274,6 +274,10 @@ const FLT_MAX: u8 = inswitch_model::reduce::codes::op::FLT_MAX;
 const FLT_SUM: u8 = inswitch_model::reduce::codes::FLT_SUM_BASE;
 /// Kind code of a RESPONSE (000 [0168]).
 const RESPONSE: u8 = 4 + 1;
+/// The barrier's opcode (`docs/blocks/reduce_unit.md`).
+const BARRIER: u8 = inswitch_model::reduce::codes::op::BARRIER;
+/// Completion code of a satisfied barrier (000 [0168]).
+const BARRIER_SATISFIED: u8 = 2;
 
 /// A float operand of end node `e`: quarter steps in -3.0 ..= 4.75 in a scattered order (the largest,
 /// 4.75, at end node 9), so every sum of them is exact in binary64 and the maximum lies in one root's
@@ -306,6 +310,8 @@ fn all_reduce_everywhere(roots: usize, op: u8, value: &dyn Fn(usize) -> u64, exp
     assert_eq!(ccs.len(), roots, "one tree per root");
     let j = m.job(job).unwrap();
     let tgt = target.unwrap_or(0);
+    // A barrier's result is BarrierSatisfied, a reduction's a Result (000 [0168]).
+    let code = if op == BARRIER { BARRIER_SATISFIED } else { RESULT };
     let tgt_id = t.endpoints[tgt].id;
     let mut partials = Vec::new();
     for (i, p) in j.trees.iter().enumerate() {
@@ -314,24 +320,29 @@ fn all_reduce_everywhere(roots: usize, op: u8, value: &dyn Fn(usize) -> u64, exp
         // The root's end result goes up to the target (a RESPONSE: the root is SUBSERVIENT to it) ...
         let up: Vec<&inswitch_fabric::sim::Delivery> = f.log.iter().filter(|d| d.kind == RESPONSE && d.cc_id == cc && d.from == root_id && d.to == tgt_id).collect();
         assert_eq!(up.len(), rounds, "tree {cc:#x}: one end result up to the target per round");
-        partials.push(up[0].operands[0]);
+        partials.push(lane0(&up[0].operands));
         assert_eq!(up[0].contributions as usize, p.tree.participants().len(), "tree {cc:#x}: the root's count");
         // ... and the job's result comes back down from the target: one COMPLETION per round.
         let down: Vec<&inswitch_fabric::sim::Delivery> = f.log.iter().filter(|d| d.kind == COMPLETION && d.cc_id == cc && d.from == tgt_id && d.to == root_id).collect();
         assert_eq!(down.len(), rounds, "tree {cc:#x}: one COMPLETION from the target per round");
-        assert!(down.iter().all(|d| d.code == RESULT && d.operands[0] == expected && d.contributions as usize == all.len()), "tree {cc:#x}: {down:?}");
-        let results: Vec<u64> = f.target_results(tgt, cc).iter().map(|r| r.1[0]).collect();
+        assert!(down.iter().all(|d| d.code == code && lane0(&d.operands) == expected && d.contributions as usize == all.len()), "tree {cc:#x}: {down:?}");
+        let results: Vec<u64> = f.target_results(tgt, cc).iter().map(|r| lane0(&r.1)).collect();
         assert_eq!(results, vec![expected; rounds], "the target's result of every round");
         for n in p.tree.participants() {
             let e = n.0 as usize;
             let got = completions_at(&f, e, cc);
-            let res: Vec<u64> = got.iter().filter(|c| c.0 == RESULT).map(|c| c.1[0]).collect();
+            let res: Vec<u64> = got.iter().filter(|c| c.0 == code).map(|c| lane0(&c.1)).collect();
             assert_eq!(res, vec![expected; rounds], "end node {e} (tree {cc:#x}) gets the whole job's result every round");
-            assert!(got.iter().all(|c| c.0 == RESULT), "end node {e}: only results: {got:?}");
+            assert!(got.iter().all(|c| c.0 == code), "end node {e}: only results: {got:?}");
         }
     }
     assert_eq!(contributions_at_engines(&f), rounds * all.len(), "every participant contributes once a round");
     partials
+}
+
+/// Lane 0 of `operands` (0 if it has none: a barrier's messages may carry no operand).
+fn lane0(operands: &[u64]) -> u64 {
+    operands.first().copied().unwrap_or(0)
 }
 
 /// The whole job's INT_SUM (wrapping) over every end node.
@@ -372,6 +383,69 @@ fn a_two_root_float_sum_gives_every_participant_the_whole_sum() {
     let expected = (0..32).map(|e| f64::from_bits(float_operand(e))).sum::<f64>().to_bits();
     let partials = all_reduce_everywhere(2, FLT_SUM, &float_operand, expected, 1, None);
     assert!(partials.iter().all(|&p| p != expected));
+}
+
+/// A two-root barrier, two rounds: each root's BarrierMet goes up to the target, which answers each
+/// root with BarrierSatisfied; every participant gets it once a round (the data 0).
+#[test]
+fn a_two_root_barrier_is_satisfied_at_every_participant() {
+    all_reduce_everywhere(2, BARRIER, &operand, 0, 2, None);
+}
+
+/// The target's COMPLETION to one root is lost (a fault rule drops exactly that frame). The contexts are
+/// stored non-posted first, so the root, in Full, resends its RESPONSE on its retry timer
+/// (`docs/blocks/cpu.md` §Timers); the target, which answered that round already, sends the same
+/// COMPLETION again, and that root's participants still get the whole job's result; the other root's
+/// are not disturbed.
+#[test]
+fn a_lost_completion_from_the_target_is_sent_again_on_the_root_s_retry() {
+    use inswitch_fabric::faults::{FaultConfig, FaultInjector, FaultKind, Rule};
+    let t = Topology::flattened_butterfly(8, 4, LinkSpec::default()).unwrap();
+    let mut f = fabric(&t);
+    let mut m = drive::manager_for(&t).unwrap();
+    let all: Vec<usize> = (0..t.endpoints.len()).collect();
+    let spec = JobSpec { op: INT_SUM, roots: 2, ..JobSpec::new(drive::node_ids(&all), NodeId(0)) };
+    let at = f.now();
+    let (job, _, _) = drive::place_and_apply(&mut f, &mut m, spec, at, &operand).unwrap();
+    run(&mut f);
+    let ctxs: Vec<_> = (0..2).map(|i| drive::context_of(&m, job, i).unwrap()).collect();
+    // Non-posted contexts: a RESPONSE waiting in Full has a retry timer.
+    inswitch_fabric::campaign::store_non_posted(&mut f, &ctxs);
+    let src = t.endpoints[0].id;
+    let roots: Vec<u16> = ctxs.iter().map(|c| t.switches[c.master()].engine_id).collect();
+    let mut inj = FaultInjector::new(1, FaultConfig::default());
+    inj.rules.push(Rule { action: FaultKind::Drop, kind: Some(COMPLETION), cc_id: Some(ctxs[0].cc_id), to: Some(roots[0]), from: Some(src), count: 1 });
+    f.inject(inj);
+    let from_log = f.log.len();
+    for c in &ctxs {
+        let at = f.now() + HOP_PS;
+        f.start(c, at);
+    }
+    run(&mut f);
+    assert_eq!(f.faults.as_ref().unwrap().counts().dropped, 1, "{}", f.faults.as_ref().unwrap().report());
+    let expected = int_sum_of_all();
+    let log = &f.log[from_log..];
+    for (i, c) in ctxs.iter().enumerate() {
+        let up: Vec<u16> = log.iter().filter(|d| d.kind == RESPONSE && d.cc_id == c.cc_id && d.from == roots[i] && d.to == src).map(|d| d.contributions).collect();
+        let down: Vec<u64> = log.iter().filter(|d| d.kind == COMPLETION && d.cc_id == c.cc_id && d.from == src && d.to == roots[i]).map(|d| lane0(&d.operands)).collect();
+        // Root 0: its end result, the lost COMPLETION, its retry of the same end result, the COMPLETION
+        // again (delivered once). Its children, waiting in Full as well, time out and resend their
+        // partial results, which root 0 passes up (fewer contributions): the target does not answer them.
+        let n = c.participants.len() as u16;
+        let own = up.iter().filter(|&&k| k == n).count();
+        assert_eq!((own, down.len()), (if i == 0 { 2 } else { 1 }, 1), "tree {i}: the root's end results up, COMPLETIONs delivered: {up:?}");
+        assert!(up.iter().all(|&k| k <= n), "tree {i}: {up:?}");
+        if i == 1 {
+            assert_eq!(up, vec![n], "tree 1 undisturbed");
+        }
+        assert!(down.iter().all(|&v| v == expected));
+        for &e in &c.participants {
+            let id = t.endpoints[e].id;
+            let got: Vec<u64> = log.iter().filter(|d| d.to == id && d.cc_id == c.cc_id && d.kind == COMPLETION).map(|d| lane0(&d.operands)).collect();
+            assert_eq!(got, vec![expected], "end node {e} (tree {i})");
+        }
+    }
+    assert_eq!(f.target_results(0, ctxs[0].cc_id).len(), 1, "one round combined once");
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -280,9 +280,10 @@ pub(super) struct SendDownTarget {
     pub(super) roots: Vec<(u16, u16)>,
     /// Each root's end result of the open round, once it arrived.
     pub(super) open: Vec<Option<RootResult>>,
-    /// The COMPLETION last sent to each root: sent again if that root's RESPONSE of the answered round
-    /// comes again (the COMPLETION was lost and the root retries, `docs/blocks/cpu.md` §Timers).
-    pub(super) sent: Vec<Option<CollectiveMessage>>,
+    /// Each root's end result of the last answered round and the COMPLETION sent to it: sent again if
+    /// that root repeats that RESPONSE (the COMPLETION was lost and the root retries,
+    /// `docs/blocks/cpu.md` §Timers).
+    pub(super) sent: Vec<Option<(RootResult, CollectiveMessage)>>,
     /// The job's result of each completed round, with when the last root's end result arrived.
     pub(super) results: Vec<(Ps, Vec<u64>)>,
 }

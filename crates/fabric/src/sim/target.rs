@@ -85,14 +85,27 @@ impl Fabric {
         }
         let tc = &mut self.ends[e].send_down[x];
         let i = tc.root_of(from, cc).expect("found above");
-        let answered = tc.sent[i].as_ref().is_some_and(|c| c.header.tid == m.header.tid);
-        if answered && tc.open[i].is_none() {
-            // A round this target answered already: its COMPLETION to this root was lost; send it again.
-            let c = tc.sent[i].clone().expect("checked");
-            self.send_to_root(e, t, &c, from);
+        let got = RootResult { tid: m.header.tid, count: fixed.contributions, error: m.header.error_mark, operands: operands.clone() };
+        // The root's first RESPONSE of a round is its end result. Any other RESPONSE from it is its own
+        // retry (the same packet) or a late child's frame it passed up from Full (`PASS_UP`,
+        // `docs/blocks/cpu.md` §Messages: a child that timed out and resent its partial result).
+        if tc.open[i].is_some() {
             return;
         }
-        tc.open[i] = Some(RootResult { tid: m.header.tid, count: fixed.contributions, error: m.header.error_mark, operands: operands.clone() });
+        if let Some((r, c)) = tc.sent[i].clone() {
+            if r.tid == got.tid {
+                // The answered round again: the root's retry of the same end result means the
+                // COMPLETION was lost, so it is sent again; a passed-up frame is not answered.
+                if (r.count, &r.operands) == (got.count, &got.operands) {
+                    self.send_to_root(e, t, &c, from);
+                }
+                return;
+            }
+            if wire::next_tid(got.tid) == r.tid {
+                return; // a frame of the round before, late
+            }
+        }
+        tc.open[i] = Some(got);
         if tc.open.iter().any(Option::is_none) {
             return;
         }
@@ -109,7 +122,7 @@ impl Fabric {
             let mut c = CollectiveMessage { header: wire::header(COMPLETION, cc, NO_PARTICIPANT), body: Body::Data { fixed, operands: result.clone() } };
             c.header.tid = r.tid;
             c.header.error_mark = error;
-            tc.sent[i] = Some(c.clone());
+            tc.sent[i] = Some((r.clone(), c.clone()));
             out.push((c, root));
         }
         for (c, root) in out {
