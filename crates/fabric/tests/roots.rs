@@ -273,7 +273,7 @@ const FLT_MAX: u8 = inswitch_model::reduce::codes::op::FLT_MAX;
 /// binary64 sum, no flush to zero, rounding mode 0 (`inswitch_model::reduce::codes::FLT_SUM_BASE`).
 const FLT_SUM: u8 = inswitch_model::reduce::codes::FLT_SUM_BASE;
 /// Kind code of a RESPONSE (000 [0168]).
-const RESPONSE: u8 = 4 + 1;
+const RESPONSE: u8 = inswitch_model::message::Kind::RESPONSE.0;
 /// The barrier's opcode (`docs/blocks/reduce_unit.md`).
 const BARRIER: u8 = inswitch_model::reduce::codes::op::BARRIER;
 /// Completion code of a satisfied barrier (000 [0168]).

@@ -23,11 +23,11 @@ use crate::topology::Ps;
 use crate::wire;
 
 /// Kind code of a COMPLETION (000 \[0168\]).
-const COMPLETION: u8 = 6;
+const COMPLETION: u8 = inswitch_model::message::Kind::COMPLETION.0;
 /// Kind code of a RESPONSE (000 \[0168\]).
-const RESPONSE: u8 = 5;
+const RESPONSE: u8 = inswitch_model::message::Kind::RESPONSE.0;
 /// The barrier's opcode (`docs/blocks/reduce_unit.md`): its COMPLETION code is BarrierSatisfied.
-const BARRIER: u8 = 0;
+const BARRIER: u8 = inswitch_model::reduce::codes::op::BARRIER;
 
 impl SendDownTarget {
     fn root_of(&self, from: u16, cc: u16) -> Option<usize> {
@@ -52,7 +52,8 @@ impl Fabric {
     pub fn target_send_down(&mut self, e: usize, operation: u8, roots: &[u16], cc_ids: &[u16]) {
         let roots: Vec<(u16, u16)> = roots.iter().copied().zip(cc_ids.iter().copied()).collect();
         let k = roots.len();
-        let n = &mut self.ends[e];
+        // An end node the fabric does not have: nothing to configure (a plan for another fabric).
+        let Some(n) = self.ends.get_mut(e) else { return };
         n.send_down.retain(|tc| !roots.iter().any(|r| tc.has(r.1)));
         n.send_down.push(SendDownTarget { operation, roots, open: vec![None; k], sent: vec![None; k], results: Vec::new() });
     }
