@@ -561,10 +561,13 @@ fn the_plan_points_each_root_at_the_target() {
 // Reduce to one target on a Soft Portals tree (`docs/fabric.md` §Portals): the root end node is where
 // the result lands (002 (32), (37)); in a one-target round it keeps it and re-arms the tree without it.
 
+/// An arm a leaf received: (seqno, resno, count, lane 0).
+type Arm = (u16, u16, u32, u64);
+
 /// FIG. 7's Portals job (root end node 735 = node 0, the 8 other nodes leaves), `rounds` INT_SUM rounds
 /// from seqno 5, leaf `e` giving `100 · round + e`; `one_target` selects the one-target round. Returns
-/// the root's results and each leaf's arms (seqno, resno, count, lane 0).
-fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::portals::RoundResult>, Vec<Vec<(u16, u16, u32, u64)>>) {
+/// the root's results and each leaf's arms.
+fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::portals::RoundResult>, Vec<Vec<Arm>>) {
     use inswitch_fabric::manager::Family;
     use inswitch_fabric::sim::portals::{Leaf, Root};
     use inswitch_model::packet_engine::EngineParams;
