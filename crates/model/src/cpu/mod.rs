@@ -433,7 +433,6 @@ impl Cpu {
             fail_ctx: self.fail.2,
             fail_count: self.fail.3,
             m_msg: self.out,
-            ..CpuOut::default()
         }
     }
 
