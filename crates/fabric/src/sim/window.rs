@@ -14,8 +14,9 @@
 //! engine, [`Fabric::frame_queued`]), and the event itself (its delivery record) is processed in cycle
 //! order with the others, marked as taken. An engine that goes to sleep before such a frame stops there,
 //! and the frame's event wakes it as it would any sleeping engine. A frame reaching an engine stepped past
-//! it without having been taken would panic (checked while the window's events are processed). A wake-up on a running timer inside the window is processed there too: that
-//! engine is stepped cycle by cycle from it, like an engine woken in [`Fabric::step_engines`].
+//! it without having been taken would panic (checked while the window's events are processed). A
+//! wake-up on a running timer inside the window is processed there too: that engine is stepped cycle by
+//! cycle from it, like an engine woken in [`Fabric::step_engines`].
 
 use super::engine::{quiescent, step_one, Effect};
 use super::fabric::{EngineSlot, Ev, Fabric, ENGINE_CLOCK_PS};
