@@ -593,10 +593,14 @@ struct Beat {
     user: u16,
 }
 
-/// A frame as its last beat left the stream side (stage C).
+/// A frame as its last beat left the stream side (stage C). Its captured bytes are the checker's
+/// capture (`InputChecker::cap`), not a copy: stage C classifies the frame in the first cycle the stages
+/// advance after its last beat, before stage B takes the next beat into the capture (and a cycle that
+/// does not advance moves neither), so the capture still holds this frame's bytes when C reads them.
+/// The copy this held, 128 bytes moved with the stage every beat, was 8% of the top's model time
+/// (issue 23, docs/performance.md §Session 17).
 #[derive(Clone, Debug, PartialEq)]
 struct Frame {
-    cap: [u8; CAPTURE_BYTES],
     summary: FrameSummary,
 }
 
@@ -696,9 +700,9 @@ impl Block for InputChecker {
                     vni_valid: i.cfg_vni_valid,
                     vni: i.cfg_vni,
                 };
-                let verdict = classify(&f.cap, &f.summary, &cfg);
+                let verdict = classify(&self.cap, &f.summary, &cfg);
                 let ur = match verdict {
-                    Verdict::Drop(reason) => unsupported_request(&f.cap, &f.summary, reason),
+                    Verdict::Drop(reason) => unsupported_request(&self.cap, &f.summary, reason),
                     _ => None,
                 };
                 Decided { verdict, ur }
@@ -775,7 +779,6 @@ impl InputChecker {
         self.pos = (pos + kw).min(POS_MAX);
         self.in_frame = !b.last;
         b.last.then(|| Frame {
-            cap: self.cap,
             summary: FrameSummary {
                 bytes: (pos + keep.count_ones() as usize).min(POS_MAX),
                 link_crc_ok: crc == CRC32_RESIDUE,

@@ -79,23 +79,7 @@ impl Fabric {
                     None => self.stats.unroutable += 1,
                 }
             }
-            Ev::ToEngine { f, sw, tail } => {
-                let cycle = t.div_ceil(ENGINE_CLOCK_PS);
-                if let EngineSlot::Cycle(c) = &mut self.engines[sw as usize] {
-                    if c.stopped {
-                        let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
-                        let fault = Fault { at: t, kind: FaultKind::LostAtStoppedEngine, channel: Some(sw as usize), frame: Some(f), what };
-                        self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
-                        return;
-                    }
-                    if self.faults.is_some() && !wire::frame_ok(&self.frames[f as usize].bytes) {
-                        self.stats.corrupt_to_engines += 1;
-                    }
-                }
-                self.frame_queued(sw as usize, f, cycle);
-                let id = self.topo.switches[sw as usize].engine_id;
-                self.record(f, tail, id);
-            }
+            Ev::ToEngine { f, sw, tail } => self.to_engine(t, f, sw, tail, false),
             Ev::ToStandIn { f, sw } => {
                 let id = self.topo.switches[sw as usize].engine_id;
                 if let Some(m) = self.record(f, t, id) {
@@ -119,6 +103,28 @@ impl Fabric {
                 }
             }
         }
+    }
+
+    /// Frame `f` at engine `sw`'s port ([`Ev::ToEngine`] at `t`). `queued`: an engine-major window has put
+    /// it in the engine's receive queue already (`sim::window`), where this would have.
+    pub(super) fn to_engine(&mut self, t: Ps, f: u32, sw: u32, tail: Ps, queued: bool) {
+        let cycle = t.div_ceil(ENGINE_CLOCK_PS);
+        if let EngineSlot::Cycle(c) = &mut self.engines[sw as usize] {
+            if c.stopped {
+                let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
+                let fault = Fault { at: t, kind: FaultKind::LostAtStoppedEngine, channel: Some(sw as usize), frame: Some(f), what };
+                self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
+                return;
+            }
+            if self.faults.is_some() && !wire::frame_ok(&self.frames[f as usize].bytes) {
+                self.stats.corrupt_to_engines += 1;
+            }
+        }
+        if !queued {
+            self.frame_queued(sw as usize, f, cycle);
+        }
+        let id = self.topo.switches[sw as usize].engine_id;
+        self.record(f, tail, id);
     }
 
     /// The time of the next event, after dropping the wake-ups no longer due at the head of the queue

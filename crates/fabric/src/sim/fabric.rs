@@ -457,6 +457,9 @@ pub struct Fabric {
     pub cpu_log: Option<Vec<(Ps, u16, u8, u16)>>,
     /// Soft Portals reduction trees: switch multicast forwarding, end nodes ([`super::portals`]).
     pub portals: Portals,
+    /// Frames engines took into their receive queue inside engine-major windows (`sim::window`): a
+    /// scheduling counter, kept out of [`Stats`], which is the same with and without windows.
+    pub window_frames: u64,
 }
 
 /// An error building the simulator.
@@ -554,6 +557,7 @@ impl Fabric {
             pending_inits: HashMap::new(),
             cpu_log: None,
             portals,
+            window_frames: 0,
         })
     }
 

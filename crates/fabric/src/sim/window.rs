@@ -9,10 +9,14 @@
 //! event still queued is later than cycle `c0`, and a frame an engine finishes in the window enters its
 //! switch at `c0 + 1` at the earliest; at a switch a frame takes the hop latency before it goes anywhere,
 //! so no event reaches an engine's port (`Ev::ToEngine`) before cycle `c0 + 1 + hop latency / cycle`,
-//! except the frames already queued for a port: their engine stops before that frame's cycle and goes on
-//! cycle by cycle. A frame reaching an engine stepped past it would panic (checked while the window's
-//! events are processed). A wake-up on a running timer inside the window is processed there too: that
-//! engine is stepped cycle by cycle from it, like an engine woken in [`Fabric::step_engines`].
+//! except the frames already queued for a port. An awake engine takes each of those into its receive
+//! queue before stepping the cycle its event is processed before (all such an event does to an awake
+//! engine, [`Fabric::frame_queued`]), and the event itself (its delivery record) is processed in cycle
+//! order with the others, marked as taken. An engine that goes to sleep before such a frame stops there,
+//! and the frame's event wakes it as it would any sleeping engine. A frame reaching an engine stepped past
+//! it without having been taken would panic (checked while the window's events are processed). A
+//! wake-up on a running timer inside the window is processed there too: that engine is stepped cycle by
+//! cycle from it, like an engine woken in [`Fabric::step_engines`].
 
 use super::engine::{quiescent, step_one, Effect};
 use super::fabric::{EngineSlot, Ev, Fabric, ENGINE_CLOCK_PS};
@@ -26,9 +30,9 @@ impl Fabric {
     }
 
     /// Steps cycles `self.cycle..c1` engine-major and applies their effects in cycle order, processing
-    /// the events between its cycles as [`Fabric::run_until_quiet`] would. An engine with a frame
-    /// queued for its port stops before the cycle that frame's event is processed in, and is stepped
-    /// cycle-major from there, as is one a wake-up wakes. With `guard`, the window also ends where its
+    /// the events between its cycles as [`Fabric::run_until_quiet`] would. An awake engine takes the
+    /// frames queued for its port inside the window where their events would have put them (module doc);
+    /// one a wake-up wakes is stepped cycle-major from there. With `guard`, the window also ends where its
     /// first engine is quiescent or asleep (the run loop's quiescence check, module doc). The caller
     /// guarantees that `c1` is within the lookahead and that `c1 - 1` is within the run's limit. Returns
     /// the cycles stepped (fewer than asked if every engine went to sleep: the run loop goes on from
@@ -40,14 +44,18 @@ impl Fabric {
             self.awake.sort_unstable();
             self.awake_sorted = true;
         }
-        // The first cycle each engine with a queued frame must not be stepped ahead of (by switch).
-        let mut limits: Vec<(u32, u64)> = Vec::new();
-        for &(t, _, sw) in self.to_engine_queued.range(..(c1 * ENGINE_CLOCK_PS, 0, 0)) {
-            if !limits.iter().any(|l| l.0 == sw) {
-                limits.push((sw, t.div_ceil(ENGINE_CLOCK_PS)));
+        // The frames queued for a port inside the window (every one that can reach an engine in it, module
+        // doc), by switch and in event order: (switch, event time, order, frame, its first cycle).
+        let mut queued: Vec<(u32, Ps, u64, u32, u64)> = Vec::new();
+        for &(t, order, sw) in self.to_engine_queued.range(..(c1 * ENGINE_CLOCK_PS, 0, 0)) {
+            if let Some(&Ev::ToEngine { f, .. }) = self.heap.get(&(t, order)) {
+                queued.push((sw, t, order, f, t.div_ceil(ENGINE_CLOCK_PS)));
             }
         }
-        limits.sort_unstable();
+        // Stable: each switch's frames keep the queue's (time, order).
+        queued.sort_by_key(|q| q.0);
+        // The events whose frame an engine took into its receive queue inside the window, by (time, order).
+        let mut delivered: Vec<(Ps, u64)> = Vec::new();
         let batch = std::mem::take(&mut self.awake);
         // Each engine through the window until it goes to sleep: (cycle, engine, effect).
         let mut fx: Vec<(u64, u32, Effect)> = Vec::new();
@@ -61,14 +69,25 @@ impl Fabric {
             if !c.active || c.stopped {
                 continue;
             }
-            let own = limits.binary_search_by_key(&s, |l| l.0).map_or(c1, |k| limits[k].1.clamp(c0 + 1, c1));
+            let first = queued.partition_point(|q| q.0 < s);
+            let mine = &queued[first..first + queued[first..].partition_point(|q| q.0 == s)];
+            let mut next = 0;
             // The guard (the first engine, if asked): the window ends where it is quiescent or asleep.
             let is_guard = !guarded;
             guarded = true;
             let (mut cycle, mut awake) = (c0, true);
-            while cycle < own {
+            while cycle < c1 {
                 if is_guard && cycle > c0 && quiescent(c, cycle) {
                     break;
+                }
+                // The frames whose events fall before this cycle's step: an awake engine takes each into its
+                // receive queue and nothing else ([`Fabric::frame_queued`]), so it is done here, the rest
+                // of the event (its delivery record) in cycle order below. An engine that went to sleep
+                // stopped before them: their events wake it there.
+                while let Some(&(_, t, order, f, from)) = mine.get(next).filter(|q| q.4 <= cycle) {
+                    c.rx.push_back((f, from));
+                    delivered.push((t, order));
+                    next += 1;
                 }
                 awake = step_one(c, &self.frames, &mut self.stats, log, skip, s, cycle, &mut one);
                 fx.extend(one.drain(..).map(|(s, x)| (cycle, s, x)));
@@ -85,6 +104,8 @@ impl Fabric {
             }
             end = end.max(cycle);
         }
+        self.window_frames += delivered.len() as u64;
+        delivered.sort_unstable();
         joins.sort_unstable();
         joins.reverse();
         // Cycle order, switch order within a cycle; the sort is stable (an engine's effects of one
@@ -98,16 +119,24 @@ impl Fabric {
             // The events due before this cycle's step: those the window's own frames and wake-ups made.
             while self.next_event_time().is_some_and(|t| t <= cyc_t) {
                 let Some(((t, order), ev)) = self.heap.pop_first() else { break };
+                let mut taken = false;
                 if let Ev::ToEngine { sw, .. } = ev {
                     self.to_engine_queued.remove(&(t, order, sw));
+                    taken = delivered.binary_search(&(t, order)).is_ok();
                     let ahead = matches!(&self.engines[sw as usize], EngineSlot::Cycle(c) if c.last.is_some_and(|l| l >= cycle));
-                    assert!(!ahead, "a frame reached engine {sw} in cycle {cycle}, inside its engine-major window {c0}..{c1}");
+                    assert!(taken || !ahead, "a frame reached engine {sw} in cycle {cycle}, inside its engine-major window {c0}..{c1}");
                 }
                 self.now = t;
                 if !matches!(ev, Ev::Wake { .. }) {
                     *last_event = t;
                 }
-                self.process(t, ev);
+                match ev {
+                    Ev::ToEngine { f, sw, tail } if taken => {
+                        self.stats.events += 1;
+                        self.to_engine(t, f, sw, tail, true);
+                    }
+                    _ => self.process(t, ev),
+                }
             }
             while joins.last().is_some_and(|j| j.0 == cycle) {
                 let (_, s) = joins.pop().expect("checked");

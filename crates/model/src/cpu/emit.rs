@@ -25,13 +25,13 @@ impl Cpu {
                 let copy = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
                 // Reduce to one target (003 [0052], [0060]): the participants learn the round is over,
                 // not its result.
-                self.out = if self.em_one_target { Self::without_result(copy) } else { copy };
+                self.out = MsgPort::from(&if self.em_one_target { Self::without_result(copy) } else { copy });
                 self.out_valid = true;
                 self.em_mask &= !(1u128 << b);
             }
         } else if self.em_one {
             if out_free {
-                self.out = if self.em_ack { self.answer(&self.msg, completion::ACKNOWLEDGED) } else { self.tmpl };
+                self.out = MsgPort::from(&if self.em_ack { self.answer(&self.msg, completion::ACKNOWLEDGED) } else { self.tmpl });
                 self.out_valid = true;
                 self.em_one = false;
                 self.em_ack = false;

@@ -186,10 +186,6 @@ impl CpuOut {
     pub fn msg(&self) -> CollectiveMsg {
         self.m_msg.msg()
     }
-
-    fn set_msg(&mut self, m: &CollectiveMsg) {
-        self.m_msg = MsgPort::from(m);
-    }
 }
 
 /// The contribution a message carries, as the reduction unit sees it (SFA = the message's source).
@@ -230,7 +226,9 @@ pub struct Cpu {
     em_one_target: bool,
     fin: u8,
     rat_target: CtxState,
-    out: CollectiveMsg,
+    /// The output message register as the `m_msg_*` port shows it: converted once when loaded
+    /// (`emit`), not on every cycle's outputs (issue 23).
+    out: MsgPort,
     out_valid: bool,
     stat_valid: bool,
     stat_event: u8,
@@ -302,7 +300,7 @@ impl Cpu {
             em_one_target: false,
             fin: fin::NONE,
             rat_target: CtxState::Idle,
-            out: CollectiveMsg::default(),
+            out: MsgPort::from(&CollectiveMsg::default()),
             out_valid: false,
             stat_valid: false,
             stat_event: 0,
@@ -421,8 +419,9 @@ impl Cpu {
         self.fail
     }
 
+    #[inline(always)]
     fn outputs(&self, s_msg_ready: bool) -> CpuOut {
-        let mut o = CpuOut {
+        CpuOut {
             s_msg_ready,
             m_msg_valid: self.out_valid,
             stat_valid: self.stat_valid,
@@ -433,10 +432,8 @@ impl Cpu {
             fail_family: self.fail.1,
             fail_ctx: self.fail.2,
             fail_count: self.fail.3,
-            ..CpuOut::default()
-        };
-        o.set_msg(&self.out);
-        o
+            m_msg: self.out,
+        }
     }
 
     fn mode(&self) -> Mode {
@@ -491,6 +488,9 @@ impl Block for Cpu {
     type In = CpuIn;
     type Out = CpuOut;
 
+    // Inlined into the top's step (as the other blocks' steps are): its inputs reach it in registers
+    // rather than through the input struct the top has just written (store-forwarding stalls, issue 23).
+    #[inline(always)]
     fn step(&mut self, i: &CpuIn) -> CpuOut {
         let first_expired = self.d.iter().position(|d| d.valid && d.expired);
         let sweeping = self.sweep > 0;

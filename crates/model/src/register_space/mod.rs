@@ -592,6 +592,9 @@ impl Block for RegisterSpace {
     type In = RegisterSpaceIn;
     type Out = RegisterSpaceOut;
 
+    // Inlined into the top's step, as the other blocks' steps are (store-forwarding stalls on its input
+    // struct, issue 23).
+    #[inline(always)]
     fn step(&mut self, i: &RegisterSpaceIn) -> RegisterSpaceOut {
         let s_reg_ready = (!self.out.m_reg_rsp_valid || i.m_reg_rsp_ready)
             && self.sync.is_none()
