@@ -126,15 +126,16 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
  */
 `include "cpu_codes.vh"
 
-// The data of a descriptor: the contiguous fields D_PBV..D_PORT (tracking copies, count, wait,
-// accumulator, arm fields), kept in RAM; the fields every descriptor needs every cycle (the key the
+// The data of a descriptor: the contiguous fields D_PBV..D_RES_ERROR (tracking copies, count, wait,
+// accumulator, arm fields, the kept result's flag, code and error mark), kept in RAM; the fields every descriptor needs every cycle (the key the
 // lookup compares, the state and timer a tick reads and writes, D_POSTED included) stay in d_reg.
 localparam integer D_PAY_LSB = D_PBV, D_PAY_END = D_POSTED, D_PAY_W = D_PAY_END - D_PAY_LSB;
 generate
     if (D_PBV != D_PAUSED + 1 || D_PCOUNT <= D_PBV || D_COUNT <= D_PCOUNT || D_WAIT <= D_COUNT || D_ACCV <= D_WAIT
             || D_ACC_OP <= D_ACCV || D_ACC_DATA <= D_ACC_OP || D_ACC_RC <= D_ACC_DATA || D_ACC_RSM <= D_ACC_RC
             || D_ACC_OFLOW <= D_ACC_RSM || D_ACC_SFA <= D_ACC_OFLOW || D_VNI <= D_ACC_SFA || D_COOKIE <= D_VNI
-            || D_SEQNO <= D_COOKIE || D_DST <= D_SEQNO || D_PORT <= D_DST || D_POSTED != D_PORT + 8
+            || D_SEQNO <= D_COOKIE || D_DST <= D_SEQNO || D_PORT <= D_DST || D_KEPT != D_PORT + 8
+            || D_RES_CODE != D_KEPT + 1 || D_RES_ERROR != D_RES_CODE + 4 || D_POSTED != D_RES_ERROR + 1
             || D_TIMER <= D_POSTED || D_LOAD <= D_TIMER || D_EXPIRED <= D_LOAD || D_ATTEMPTS <= D_EXPIRED
             || D_SENT_ERROR <= D_ATTEMPTS) begin : g_bad_d_layout
         cpu_descriptor_layout_must_keep_the_data_contiguous u_err();

@@ -37,6 +37,22 @@ wire [19:0] dx_count_plus = sat_add(dx[D_COUNT +: 20], m_count);
 // A RETRY request from the parent: the RESPONSE of the message's descriptor, resent (000 [0117]).
 wire [MSG_W-1:0] t_retry_resend = tlp_msg(dx, sx, engine_id_reg, 1'b0, dx[D_SENT_ERROR], 1'b1);
 wire [MSG_W-1:0] t_nothing_to_resend = failure_reply(msg_reg, engine_id_reg, WHY_NOTHING_TO_RESEND);
+// A RETRY request for the round just completed (TID - 1; docs/blocks/cpu.md §Messages "Kept result"): from a
+// master's upstream, or from a participant named by a P_ID whose entry holds the requester. The kept
+// result (accumulator, count, code, error mark) is resent to it alone, as a reply, marked as a
+// retransmission; a one-target master's participant gets ROUND_DONE without the result, as it did.
+wire retry_from_upstream = dx[D_ROLE +: 2] == ROLE_MASTER && m_src[15:0] == s_upstream;
+wire retry_from_participant = lk_p_hit_reg && s_pbv[lk_p_idx_reg] && lk_p_sender_reg;
+wire retry_kept = lk_d_hit_reg && dx[D_KEPT] && tid_behind == 2'd1 && (retry_from_upstream || retry_from_participant);
+wire retry_round_done = dx[D_ROLE +: 2] == ROLE_MASTER && sx[S_ONE_TARGET] && !retry_from_upstream;
+wire [MSG_W-1:0] t_retry_result = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src, m_pid,
+                                           m_dmu, dx[D_COUNT +: 20],
+                                           retry_round_done ? CODE_ROUND_DONE : dx[D_RES_CODE +: 4], 1'b1,
+                                           dx[D_RES_ERROR], m_tid, 16'd0, 32'd0, 10'd0, 10'd0, 1'b1,
+                                           dx[D_ACC_OP +: 6], retry_round_done ? 4'd0 : dx[D_ACC_RC +: 4],
+                                           retry_round_done ? 8'd0 : dx[D_ACC_RSM +: 8],
+                                           retry_round_done ? 2'd0 : dx[D_ACC_OFLOW +: 2],
+                                           retry_round_done ? 256'd0 : dx[D_ACC_DATA +: 256], 128'd0);
 
 reg [3:0]        exec_seq;
 reg [DIDX_W-1:0] exec_cur;
@@ -238,6 +254,18 @@ always @* begin
                         exec_du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
                         exec_du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
                         exec_du[D_COUNT +: 20] = dx_count_plus;
+                        if (dx[D_KEPT]) begin
+                            // The round's first contribution: the kept result of the last round gives
+                            // way to the stored initial accumulator (the re-load FINISH deferred).
+                            exec_du[D_KEPT] = 1'b0;
+                            exec_du[D_COUNT +: 20] = m_count;
+                            exec_du[D_ACC_OP +: 6] = sx[S_OP +: 6];
+                            exec_du[D_ACC_DATA +: 256] = sx[S_DATA +: 256];
+                            exec_du[D_ACC_RC +: 4] = 4'd0;
+                            exec_du[D_ACC_RSM +: 8] = 8'd0;
+                            exec_du[D_ACC_OFLOW +: 2] = 2'd0;
+                            exec_du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
+                        end
                         exec_cur = lk_d_idx_reg;
                         exec_seq = SEQ_ISSUE;
                         exec_ev = EV_ACCEPT;
@@ -299,6 +327,9 @@ always @* begin
                             m_src[15:0] == s_upstream) begin
                             exec_tmpl = t_retry_resend;
                             exec_ev = EV_RETRY_RESEND;
+                        end else if (retry_kept) begin
+                            exec_tmpl = t_retry_result;
+                            exec_ev = EV_RETRY_RESULT;
                         end else begin
                             exec_tmpl = t_nothing_to_resend;
                             exec_ev = EV_RETRY_NONE;

@@ -47,14 +47,30 @@ always @* begin
                 finish_du[D_STATE +: 2] = CS_IDLE;
                 finish_du[D_PBV +: 128] = scur[S_PBV +: 128];
                 finish_du[D_PCOUNT +: 20] = scur[S_PCOUNT +: 20];
-                finish_du[D_COUNT +: 20] = 20'd0;
                 finish_du[D_ACCV] = 1'b1;
-                finish_du[D_ACC_OP +: 6] = scur[S_OP +: 6];
-                finish_du[D_ACC_DATA +: 256] = scur[S_DATA +: 256];
-                finish_du[D_ACC_RC +: 4] = 4'd0;
-                finish_du[D_ACC_RSM +: 8] = 8'd0;
-                finish_du[D_ACC_OFLOW +: 2] = 2'd0;
-                finish_du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
+                // A round that ended with a COMPLETION (the master's result or timeout, the parent's
+                // result at a subservient) keeps it for a RETRY (000 [0098], [0117]): accumulator and
+                // count take the message's result fields, re-loaded at the next round's first
+                // contribution (EXECUTE). A round that ended with retries exhausted keeps nothing.
+                finish_du[D_KEPT] = tmpl_reg[M_KIND +: 4] == K_COMPLETION;
+                if (tmpl_reg[M_KIND +: 4] == K_COMPLETION) begin
+                    finish_du[D_COUNT +: 20] = tmpl_reg[M_COUNT +: 20];
+                    finish_du[D_ACC_OP +: 6] = tmpl_reg[M_OP +: 6];
+                    finish_du[D_ACC_DATA +: 256] = tmpl_reg[M_DATA +: 256];
+                    finish_du[D_ACC_RC +: 4] = tmpl_reg[M_RC +: 4];
+                    finish_du[D_ACC_RSM +: 8] = tmpl_reg[M_RSM +: 8];
+                    finish_du[D_ACC_OFLOW +: 2] = tmpl_reg[M_OFLOW +: 2];
+                    finish_du[D_RES_CODE +: 4] = tmpl_reg[M_CODE +: 4];
+                    finish_du[D_RES_ERROR] = tmpl_reg[M_ERROR];
+                end else begin
+                    finish_du[D_COUNT +: 20] = 20'd0;
+                    finish_du[D_ACC_OP +: 6] = scur[S_OP +: 6];
+                    finish_du[D_ACC_DATA +: 256] = scur[S_DATA +: 256];
+                    finish_du[D_ACC_RC +: 4] = 4'd0;
+                    finish_du[D_ACC_RSM +: 8] = 8'd0;
+                    finish_du[D_ACC_OFLOW +: 2] = 2'd0;
+                    finish_du[D_ACC_SFA +: 32] = {16'd0, engine_id_reg};
+                end
                 finish_du[D_ATTEMPTS +: 4] = 4'd0;
                 finish_du[D_SENT_ERROR] = 1'b0;
                 finish_du[D_TIMER +: 25] = dcur[D_LOAD +: 25];

@@ -21,14 +21,14 @@ function [MSG_W-1:0] msg_pack(
     end
 endfunction
 
-// A fresh descriptor: state Idle, nothing counted, timer loaded.
+// A fresh descriptor: state Idle, nothing counted, no result kept, timer loaded.
 function [D_W-1:0] desc_new(
     input portals, input [15:0] key, input [11:0] sidx, input [1:0] role, input [127:0] pbv,
     input [19:0] pcount, input [19:0] waitc, input accv, input [5:0] acc_op, input [255:0] acc_data,
     input [31:0] acc_sfa, input [15:0] vni, input [31:0] cookie, input [9:0] seqno, input [31:0] dst,
     input [7:0] port, input posted, input [24:0] load);
     begin
-        desc_new = {1'b0, 4'd0, 1'b0, load, load, posted, port, dst, seqno, cookie, vni, acc_sfa, 2'd0, 8'd0,
+        desc_new = {1'b0, 4'd0, 1'b0, load, load, posted, 1'b0, 4'd0, 1'b0, port, dst, seqno, cookie, vni, acc_sfa, 2'd0, 8'd0,
                     4'd0, acc_data, acc_op, accv, waitc, 20'd0, pcount, pbv, 1'b0, 1'b0, CS_IDLE, role, sidx,
                     key, portals, 1'b1};
     end

@@ -201,6 +201,10 @@ pub struct CampaignReport {
     /// STARTs resent by sources after the acknowledgement, waiting for the result
     /// ([`CampaignSpec::start_watch`]).
     pub start_watch_retries: u64,
+    /// RETRY requests sources sent for a result not in after the acknowledgement
+    /// ([`crate::sim::Stats::result_retries`]; the masters' answers with the result are their CPU event
+    /// `RETRY_RESULT` in [`CampaignReport::events`]).
+    pub result_retries: u64,
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
@@ -833,6 +837,8 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         event::ARM_NO_DESC,
         event::DROP_SEQNO,
         event::TIMEOUT_EMPTY,
+        event::RETRY_RESULT,
+        event::RETRY_NONE,
     ] {
         report.events.insert(event::name(e), f.cpu_event_total(e));
     }
@@ -846,6 +852,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     report.start_retries = f.stats.start_retries;
     report.init_retries = f.stats.init_retries;
     report.start_watch_retries = f.stats.start_watch_retries;
+    report.result_retries = f.stats.result_retries;
     report.engine_steps = f.stats.engine_steps;
     report.portals = f.portals.stats.clone();
     report.sim_ps = f.now();

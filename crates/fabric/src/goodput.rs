@@ -242,6 +242,9 @@ pub struct GoodputRow {
     pub init_retries: u64,
     /// STARTs sources resent after the acknowledgement, the result not in yet.
     pub start_watch_retries: u64,
+    /// RETRYs sources sent for a missing result ([`CampaignReport::result_retries`]), and the results
+    /// engines resent on a RETRY (CPU event `RETRY_RESULT`).
+    pub result_retries: (u64, u64),
     /// RESPONSEs subservient engines resent on their retry timer (`RETRY`).
     pub engine_retries: u64,
     /// Rounds the manager's admission held back a period while an engine of theirs was filled
@@ -298,6 +301,7 @@ impl GoodputRow {
             start_retries: r.start_retries,
             init_retries: r.init_retries,
             start_watch_retries: r.start_watch_retries,
+            result_retries: (r.result_retries, r.events.get("RETRY_RESULT").copied().unwrap_or(0)),
             engine_retries: r.events.get("RETRY").copied().unwrap_or(0),
             deferred: r.deferred,
             stuck: r.stuck.len(),
@@ -441,15 +445,17 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             );
         }
     }
-    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | result RETRY / resent | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for row in std::iter::once(base).chain(rows) {
         s += &format!(
-            "| {:.1} % | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
+            "| {:.1} % | {} | {} | {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
             row.drop * 100.0,
             row.end_node_retries,
             row.init_retries,
             row.start_retries,
             row.start_watch_retries,
+            row.result_retries.0,
+            row.result_retries.1,
             row.engine_retries,
             row.deferred.0,
             row.deferred.1,

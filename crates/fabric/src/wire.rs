@@ -4,7 +4,7 @@
 //! `crate::sim::portals`). [`LinkFrame`] is a frame read once, for the fault injector's decisions and
 //! the fault log's one-line summaries.
 
-use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed};
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, DataFixed, ErrorBody};
 use inswitch_frames::crc;
 use inswitch_frames::ethernet::{SoftPortals, DEFAULT_SOFT_PORTALS_ETHERTYPE, SOFT_PORTALS_LEN};
 use inswitch_frames::portals::ReductionFrame;
@@ -80,6 +80,17 @@ pub fn control(cc_id: u16, command: u8, p_count: u16) -> CollectiveMessage {
 pub fn contribution(cc_id: u16, p_id: u16, tid: u8, operation: u8, operands: Vec<u64>) -> CollectiveMessage {
     let fixed = DataFixed { operation, contributions: 1, n_operands: operands.len() as u16, ..Default::default() };
     let mut m = CollectiveMessage { header: header(4, cc_id, p_id), body: Body::Data { fixed, operands } };
+    m.header.tid = tid & TID_MASK;
+    m
+}
+
+/// A RETRY request (kind 7; 000 \[0098\]: "retry message" types, \[0117\]: retries are per packet) for
+/// context `cc_id`'s transaction `tid`: the engine sends again what it sent the requester for that
+/// transaction, its result (`docs/blocks/cpu.md` §Messages "Kept result"), or FAILURE NothingToResend.
+/// Reason 1 (timeout: the answer did not come in time), `attempt` the requester's count.
+pub fn retry(cc_id: u16, tid: u8, attempt: u8) -> CollectiveMessage {
+    let body = Body::Error(ErrorBody { reason: 1, attempt, engine_id: 0, device_id: collective::NO_PARTICIPANT, reserved: 0 });
+    let mut m = CollectiveMessage { header: header(7, cc_id, collective::NO_PARTICIPANT), body };
     m.header.tid = tid & TID_MASK;
     m
 }

@@ -44,6 +44,11 @@ struct RDesc {
     posted: bool,
     attempts: u8,
     sent_error: bool,
+    /// TLP: the message that ended the last round (the master's result or timeout, the parent's
+    /// result), kept for a RETRY until the next round's first contribution (docs/blocks/cpu.md §Messages
+    /// "Kept result"); `None` after an activation, a round ended by exhausted retries, or once the
+    /// next round has a contribution.
+    kept: Option<CollectiveMsg>,
     /// Timer load in ticks.
     load: u32,
     /// Cycle from which the timer runs (None: not running).
@@ -520,6 +525,7 @@ impl Reference {
             posted: s.posted,
             attempts: 0,
             sent_error: false,
+            kept: None,
             load: self.load(s.pcount, s.role),
             run_from: None,
             run_on_output: false,
@@ -806,6 +812,8 @@ impl Reference {
                 let p = p.unwrap_or(0);
                 let c = contribution(m);
                 let dd = &mut self.live[k];
+                // The round's first contribution: the last round's result is no longer kept.
+                dd.kept = None;
                 dd.pbv &= !(1u128 << p);
                 dd.pcount -= 1;
                 dd.count = (dd.count + m.count).min(COUNT_MAX);
@@ -845,7 +853,7 @@ impl Reference {
                 self.ratchet(k, 3);
                 let t = CollectiveMsg { src: u32::from(self.engine_id), ..*m };
                 self.copies(t, s.pbv);
-                self.next_round(k);
+                self.next_round(k, Some(t));
                 event::COMPLETION_DOWN
             }
             Kind::FAILURE => {
@@ -868,6 +876,13 @@ impl Reference {
                 if !s.stored && live.is_none() {
                     return event::DROP_UNKNOWN;
                 }
+                // The kept result (docs/blocks/cpu.md §Messages "Kept result"; 000 [0098], [0117]: per-packet
+                // retries): for the round just completed (TID one behind the context's), to a master's
+                // upstream or to a participant whose P_ID's table entry holds the requester.
+                let from_upstream = live.is_some_and(|k| self.live[k].role == role::MASTER) && m.src as u16 == s.upstream;
+                let p = usize::from(m.pid);
+                let participant = p < 128 && bit(s.pbv, p) && self.pbv_valid[p] && self.pbv_dev[p] == m.src as u16;
+                let previous = (s.tid + 4 - m.tid) % 4 == 1;
                 match live {
                     Some(k)
                         if self.live[k].role != role::MASTER && self.live[k].state == 2 && m.src as u16 == s.upstream =>
@@ -878,7 +893,36 @@ impl Reference {
                         self.out(r);
                         event::RETRY_RESEND
                     }
+                    Some(k) if previous && (from_upstream || participant) && self.live[k].kept.is_some() => {
+                        let kr = self.live[k].kept.expect("checked");
+                        // A one-target master's participant got ROUND_DONE without the result: again.
+                        let round_done = self.live[k].role == role::MASTER && s.one_target && !from_upstream;
+                        let mut r = CollectiveMsg {
+                            code: kr.code,
+                            count: kr.count,
+                            op: kr.op,
+                            rc: kr.rc,
+                            repsum_m: kr.repsum_m,
+                            repsum_oflow_id: kr.repsum_oflow_id,
+                            data: kr.data,
+                            error: kr.error,
+                            retry: true,
+                            ..self.reply(m, Kind::COMPLETION, 0)
+                        };
+                        if round_done {
+                            r = CollectiveMsg { code: completion::ROUND_DONE, rc: 0, repsum_m: 0, repsum_oflow_id: 0, data: [0; 4], ..r };
+                            self.cov.bump("retry_result_round_done");
+                        }
+                        self.cov.bump(if from_upstream { "retry_result_upstream" } else { "retry_result_participant" });
+                        self.out(r);
+                        event::RETRY_RESULT
+                    }
                     _ => {
+                        if live.is_some() && previous && (from_upstream || participant) {
+                            // The next round has begun: an older round's request gets nothing, never the
+                            // newer result.
+                            self.cov.bump("retry_result_gone");
+                        }
                         let r = self.reply(m, Kind::FAILURE, reason::NOTHING_TO_RESEND);
                         self.cov.bump(if live.is_some() { "retry_none_live" } else { "retry_none_stored" });
                         self.out(r);
@@ -921,6 +965,7 @@ impl Reference {
                     posted: false,
                     attempts: 0,
                     sent_error: false,
+                    kept: None,
                     load: self.load(s.wait, s.role),
                     run_from: Some(cycle + 3),
                     run_on_output: false,

@@ -299,6 +299,22 @@ impl CpuStimulus {
         }
         let delay = self.r.random_range(0..3 * tick * u64::from(self.timeout_ticks));
         let answer = self.r.random_bool(0.8);
+        // A round ended with a COMPLETION: now and then its result is "lost" on the way to the source (a
+        // master's upstream) or a participant, which asks again with a RETRY for that round soon after
+        // (docs/blocks/cpu.md §Messages "Kept result"), mostly before the next round's first contribution.
+        let master = self.world[wi].role == role::MASTER;
+        let ended = (e == event::COMPLETE && master) || e == event::TIMEOUT_MASTER || e == event::COMPLETION_DOWN;
+        if ended && self.r.random_bool(0.25) {
+            let w = &self.world[wi];
+            let mut m = CollectiveMsg { kind: Kind::RETRY, ctx, src: u32::from(SOURCE_ID), code: reason::TIMEOUT, tid: w.tid, ..self.base(w) };
+            if !w.participants.is_empty() && (!master || self.r.random_bool(0.5)) {
+                let p = w.participants[self.r.random_range(0..w.participants.len())];
+                m.src = u32::from(self.dev_of(p));
+                m.pid = p as u16;
+            }
+            let at = now + self.r.random_range(0..40);
+            self.scheduled.push((at, m));
+        }
         let w = &mut self.world[wi];
         let all = w.participants.iter().copied().filter(|&p| w.pbv >> p & 1 != 0).collect::<Vec<_>>();
         match e {
@@ -485,9 +501,10 @@ impl CpuStimulus {
                 pbv |= 1 << p;
             }
             let n = pbv.count_ones();
+            // p_count one too many or (more often: COUNT_UNDERFLOW at either role) one too few.
             let count = match self.r.random_range(0..20) {
                 0 => n + 1,
-                1 => n.saturating_sub(1),
+                1 | 2 => n.saturating_sub(1),
                 _ => n,
             };
             let c = self.operands(w.op);
@@ -548,12 +565,20 @@ impl CpuStimulus {
             return m;
         }
         if roll < 75 {
-            // A retry request (000 [0117]), mostly from the parent, sometimes from a participant.
+            // A retry request (000 [0117]), mostly from the parent, sometimes from a participant; half of
+            // them for the round just completed (TID - 1: its result lost, docs/blocks/cpu.md §Messages
+            // "Kept result"), a participant mostly naming itself by P_ID.
             m.kind = Kind::RETRY;
             m.code = reason::TIMEOUT;
-            if self.r.random_bool(0.2) {
+            if self.r.random_bool(0.5) {
+                m.tid = w.tid.wrapping_sub(1) & 3;
+            }
+            if self.r.random_bool(0.3) {
                 let p = w.participants[self.r.random_range(0..w.participants.len())];
                 m.src = u32::from(self.dev_of(p));
+                if self.r.random_bool(0.8) {
+                    m.pid = p as u16;
+                }
             }
             return m;
         }

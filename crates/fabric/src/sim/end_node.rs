@@ -92,8 +92,21 @@ impl Fabric {
                 }
                 // The result at the source ends its START's watch.
                 let result = matches!(&m.body, Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == inswitch_model::cpu::completion::RESULT);
+                let watched = self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from && p.acked);
                 if result && self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from) {
                     self.starts.remove(&cc);
+                }
+                // FAILURE NothingToResend from the master answers the source's RETRY (`retry_start`): the
+                // round is still open, so a START copy may have been lost; the START goes again now (the
+                // master replicates it, `CTRL_NOOP`) and the watch's timer restarts. It says nothing of a
+                // contribution of this node, which stays pending.
+                if watched && matches!(&m.body, Body::Error(x) if m.header.kind == 8 && x.reason == inswitch_model::cpu::reason::NOTHING_TO_RESEND) {
+                    self.stats.start_watch_retries += 1;
+                    if let Some(p) = self.starts.get_mut(&cc) {
+                        p.sent = t;
+                    }
+                    self.send_start(cc, t);
+                    return;
                 }
                 // FAILURE DuplicateContribution (000 [0143] (a): the participant's PBV bit was already
                 // clear): the contribution had arrived, so this retry's answer reads "received" and the
@@ -381,11 +394,22 @@ impl Fabric {
         p.attempts += 1;
         p.sent = t;
         if p.acked {
-            self.stats.start_watch_retries += 1;
+            // The result is late (issue 20; 000 [0098], [0117]: retries are per packet): ask the master
+            // for it with a RETRY for the round's TID rather than resend the START, which would run a
+            // finished round again. The master resends its kept result, or answers NothingToResend while
+            // the round is open, which resends the START (`end_node`: a START copy may have been lost
+            // below).
+            self.stats.result_retries += 1;
+            let (source, master, attempt, tid, after) = (p.source, p.master, p.attempts, p.message.header.tid, p.after);
+            let m = wire::retry(cc, tid, attempt);
+            let src = self.topo.endpoints[source].id;
+            let seq = self.next_seq();
+            self.send_from(source, t, wire::message_frame(&m, src, master, seq));
+            self.push(t + after, Ev::StartRetry { cc });
         } else {
             self.stats.start_retries += 1;
+            self.send_start(cc, t);
         }
-        self.send_start(cc, t);
     }
 
     /// The source of `c` sends CONTROL `command` (4 STOP, 5 RESET, ...) to the master engine at `at`;

@@ -386,6 +386,9 @@ pub struct Stats {
     /// STARTs sources sent again after the acknowledgement, the result not in yet
     /// ([`Fabric::start_watched`]).
     pub start_watch_retries: u64,
+    /// RETRY requests sources sent for a result that did not come after the acknowledgement
+    /// ([`Fabric::start_watched`]; the master resends its kept result, `docs/blocks/cpu.md` §Messages).
+    pub result_retries: u64,
     /// FAILURE DuplicateContribution replies end nodes read as "received" (000 \[0143\] (a): the
     /// retried contribution had arrived; its retries stop).
     pub duplicate_acks: u64,

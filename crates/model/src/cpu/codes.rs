@@ -88,6 +88,7 @@ code_table! {
         WRONG_SENDER = 38, "Contribution whose P_ID names a PBV-table entry of another device: dropped.";
         STALE_ARM = 39, "ARM whose sequence number is not newer than the live descriptor's: dropped.";
         INIT_RELAY = 40, "INITIALIZATION for an engine below relayed down the context's switch participants.";
+        RETRY_RESULT = 41, "RETRY request for the round just completed: the kept result resent to the requester (000 \\[0098\\], \\[0117\\]).";
     }
     /// Number of event codes (0 is "none").
     pub const COUNT: usize = TABLE.len() + 1;
@@ -148,6 +149,9 @@ pub const DESCRIPTOR_RECORD: &[(&str, u32)] = &[
     ("SEQNO", 10),
     ("DST", 32),
     ("PORT", 8),
+    ("KEPT", 1),
+    ("RES_CODE", 4),
+    ("RES_ERROR", 1),
     ("POSTED", 1),
     ("TIMER", 25),
     ("LOAD", 25),
@@ -244,8 +248,8 @@ mod tests {
             }
         }
         let total = |r: &[(&str, u32)]| r.iter().map(|&(_, w)| w).sum::<u32>();
-        assert_eq!(total(DESCRIPTOR_RECORD), 688);
+        assert_eq!(total(DESCRIPTOR_RECORD), 694);
         assert_eq!(total(STATIC_RECORD), 484);
-        assert_eq!(event::COUNT, 41);
+        assert_eq!(event::COUNT, 42);
     }
 }

@@ -149,6 +149,14 @@ pub struct Descriptor {
     pub dst: u32,
     /// Parent port.
     pub port: u8,
+    /// TLP: the accumulator, `count`, [`Descriptor::res_code`] and [`Descriptor::res_error`] hold the
+    /// result of the round just completed (TID − 1), kept for a RETRY until the next round's first
+    /// contribution (`docs/blocks/cpu.md` §Messages "Kept result").
+    pub kept: bool,
+    /// The completion code the kept result went out with (2, 3, or the parent's code at a subservient).
+    pub res_code: u8,
+    /// The kept result's error mark.
+    pub res_error: bool,
     /// TLP: the context's responses are posted.
     pub posted: bool,
     /// Timer, in ticks.

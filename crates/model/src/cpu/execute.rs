@@ -193,7 +193,15 @@ impl Cpu {
                 } else if d.pcount == 0 {
                     (reason::COUNT_UNDERFLOW, event::COUNT_UNDERFLOW)
                 } else {
+                    let init = self.tlp_acc(s.op, s.data);
                     let dd = &mut self.d[lk.d_idx];
+                    if dd.kept {
+                        // The round's first contribution: the kept result of the last round gives way to
+                        // the stored initial accumulator (the re-load `finish` deferred).
+                        dd.kept = false;
+                        dd.acc = init;
+                        dd.count = 0;
+                    }
                     dd.pbv &= !bit;
                     dd.pcount -= 1;
                     dd.count = (dd.count + m.count).min(COUNT_MAX);
@@ -245,9 +253,18 @@ impl Cpu {
                     return event::DROP_UNKNOWN;
                 }
                 let d = self.d[lk.d_idx];
+                // The result of the round just completed (TID − 1), kept until the next round's first
+                // contribution, to a master's `upstream` or to a participant named by a P_ID that holds
+                // the requester (docs/blocks/cpu.md §Messages "Kept result").
+                let from_upstream = d.role == role::MASTER && m.src as u16 == s.upstream;
+                let participant = lk.p_hit && s.pbv & (1u128 << lk.p_idx) != 0 && lk.p_sender;
                 if lk.d_hit && d.role != role::MASTER && d.state == CtxState::Full && m.src as u16 == s.upstream {
                     self.emit_one(self.tlp_response(&d, d.sent_error, true), fin::NONE);
                     event::RETRY_RESEND
+                } else if lk.d_hit && d.kept && s.tid.wrapping_sub(m.tid) & 3 == 1 && (from_upstream || participant) {
+                    let r = self.kept_result(m, &d, d.role == role::MASTER && s.one_target && !from_upstream);
+                    self.emit_one(r, fin::NONE);
+                    event::RETRY_RESULT
                 } else {
                     self.emit_one(self.failure_reply(m, reason::NOTHING_TO_RESEND), fin::NONE);
                     event::RETRY_NONE

@@ -33,12 +33,29 @@ impl Cpu {
                 let s = self.st[si];
                 self.st[si].tid = (s.tid + 1) & 3;
                 let acc = self.tlp_acc(s.op, s.data);
+                let t = self.tmpl;
                 let d = &mut self.d[di];
                 d.state = CtxState::Idle;
                 d.pbv = s.pbv;
                 d.pcount = s.pcount;
-                d.count = 0;
-                d.acc = acc;
+                // A round that ended with a COMPLETION (the master's result or timeout, the parent's
+                // result at a subservient) keeps it for a RETRY (000 [0098], [0117]): the accumulator and
+                // count take the message's result fields, re-loaded at the next round's first
+                // contribution (`exec`). A round that ended with retries exhausted keeps nothing.
+                d.kept = t.kind == Kind::COMPLETION;
+                if d.kept {
+                    d.acc.rt_op = t.op;
+                    d.acc.rt_data = t.data;
+                    d.acc.rt_rc = Rc::from_raw(t.rc);
+                    d.acc.rt_repsum_m = t.repsum_m;
+                    d.acc.rt_repsum_oflow_id = t.repsum_oflow_id;
+                    d.count = t.count;
+                    d.res_code = t.code;
+                    d.res_error = t.error;
+                } else {
+                    d.count = 0;
+                    d.acc = acc;
+                }
                 d.acc_valid = true;
                 d.attempts = 0;
                 d.sent_error = false;

@@ -118,6 +118,19 @@ impl Cpu {
         }
     }
 
+    /// The kept result of `d` (the round just completed) resent to the sender of RETRY `m`: COMPLETION
+    /// with the code, count, result fields and error mark it went out with, `retry` set (a
+    /// retransmission, 000 \[0117\]); addressed as a reply (`m`'s ctx, pid, dmu_id, tid). A one-target
+    /// master's participant gets what it got, `ROUND_DONE` without the result (`round_done`).
+    pub(super) fn kept_result(&self, m: &CollectiveMsg, d: &Descriptor, round_done: bool) -> CollectiveMsg {
+        let r = Self::with_acc(d, CollectiveMsg { code: d.res_code, error: d.res_error, retry: true, ..self.answer(m, 0) });
+        if round_done {
+            Self::without_result(r)
+        } else {
+            r
+        }
+    }
+
     fn with_acc(d: &Descriptor, m: CollectiveMsg) -> CollectiveMsg {
         CollectiveMsg {
             op: d.acc.rt_op,

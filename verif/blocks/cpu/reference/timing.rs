@@ -134,7 +134,7 @@ impl Reference {
             let msg = self.tlp_out(&d, true, false, false);
             self.ratchet(k, 3);
             self.master_copies(msg, d.sidx);
-            self.next_round(k);
+            self.next_round(k, Some(msg));
         } else {
             self.cov.bump("complete_tlp_subservient");
             let msg = self.tlp_out(&d, false, false, false);
@@ -147,8 +147,9 @@ impl Reference {
         }
     }
 
-    /// Exiting -> Idle of a TLP context: TID + 1, tracking store re-loaded (001; 000 [0141]).
-    pub(super) fn next_round(&mut self, k: usize) {
+    /// Exiting -> Idle of a TLP context: TID + 1, tracking store re-loaded (001; 000 [0141]); `kept`, the
+    /// COMPLETION that ended the round, is kept for a RETRY (docs/blocks/cpu.md §Messages "Kept result").
+    pub(super) fn next_round(&mut self, k: usize, kept: Option<CollectiveMsg>) {
         self.ratchet(k, 0);
         let si = self.live[k].sidx;
         self.st[si].tid = (self.st[si].tid + 1) & 3;
@@ -162,6 +163,7 @@ impl Reference {
         d.accepted.clear();
         d.attempts = 0;
         d.sent_error = false;
+        d.kept = kept;
         d.run_from = None;
         d.run_on_output = false;
         d.paused_since_load = d.paused;
@@ -227,7 +229,7 @@ impl Reference {
                     let msg = self.tlp_out(&d, true, true, false);
                     self.ratchet(k, 3);
                     self.master_copies(msg, d.sidx);
-                    self.next_round(k);
+                    self.next_round(k, Some(msg));
                     event::TIMEOUT_MASTER
                 }
                 2 if !master && d.attempts < self.retry_limit => {
@@ -260,7 +262,7 @@ impl Reference {
                     };
                     self.ratchet(k, 3);
                     self.out(msg);
-                    self.next_round(k);
+                    self.next_round(k, None);
                     event::RETRY_EXHAUSTED
                 }
                 _ => return Err(format!("TLP context {key:#06x} expired in state {}", d.state)),

@@ -5,7 +5,9 @@ use super::context::{role, CtxState};
 use super::*;
 use crate::reduce::{combine, Opcode};
 
-// The Portals family (002) in its own file; the TLP family and the shared bench below.
+// The Portals family (002) and the kept result in their own files; the TLP family and the shared
+// bench below.
+mod kept;
 mod portals;
 
 const ENGINE_ID: u16 = 0x0100;
@@ -222,7 +224,7 @@ fn a_master_completes_when_pbv_and_p_count_are_zero_and_answers_every_participan
         assert_eq!((o.kind, o.code, o.data[0], o.count, o.tid, o.src), (Kind::COMPLETION, completion::RESULT, 106, 3, 0, 0x100));
     }
     let d = tb.cpu.live(false, 0x345).unwrap();
-    assert_eq!((d.state, d.pbv, d.pcount, d.acc.rt_data[0]), (CtxState::Idle, 0b1101, 3, 100), "next round re-loaded");
+    assert_eq!((d.state, d.pbv, d.pcount, d.kept, d.acc.rt_data[0]), (CtxState::Idle, 0b1101, 3, true, 106), "next round re-loaded, the result kept for a RETRY");
     assert_eq!(tb.entry(0).tid, 1, "001: TID + 1 on Exiting -> Idle");
 }
 
@@ -677,7 +679,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 41);
+    assert_eq!(event::COUNT, 42);
 }
 
 /// Ready is low in reset and in the clearing sweep after it, `STATIC_ENTRIES` cycles in which an
