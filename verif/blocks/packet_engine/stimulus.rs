@@ -343,10 +343,21 @@ impl PacketEngineStimulus {
         let body = match kind {
             2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
             3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            // FIG. 4 (000 [0154]-[0158]): the episode's own table (entry 3 the subservient switch), so an
+            // accepted message rewrites the PBV table and flags the CPU already has; timeouts that fit
+            // SUB_TIMEOUT / MASTER_TIMEOUT, or (10%) one that does not (dropped, `coll_config`).
             1 => Body::Configuration {
-                fixed: collective::ConfigFixed { master_id: r.random(), n_devices: 2, ..Default::default() },
-                device_ids: vec![0x0011, 0x0012],
-                subservient_ids: vec![],
+                fixed: collective::ConfigFixed {
+                    master_id: r.random(),
+                    error_reporting: r.random(),
+                    n_devices: PARTICIPANTS.len() as u16,
+                    n_subservient: 1,
+                    subservient_timeout: r.random_range(0..1 << 24),
+                    master_timeout: if r.random_bool(0.1) { r.random_range(1 << 24..=u32::MAX) } else { r.random_range(0..1 << 24) },
+                    ..Default::default()
+                },
+                device_ids: PARTICIPANTS.to_vec(),
+                subservient_ids: vec![PARTICIPANTS[3]],
             },
             4..=6 => {
                 let n = if r.random_bool(0.03) { r.random_range(5..=8) } else { r.random_range(0..=4) };
