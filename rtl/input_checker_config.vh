@@ -37,27 +37,23 @@ wire [8:0] cfg_count = cfg_entry_writes + CONFIG_FIXED_WRITES[8:0];
 assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] && cfg_sent_reg != cfg_count;
 wire cfg_load = cfg_wait && reg_free && !rst;
 
-// Write k = cfg_sent_reg: entry i = k / 2 (its device ID for an even k, its flags for an odd one).
+// Write k = cfg_sent_reg: entry i = k / 2 (its device ID for an even k, its flags for an odd one). The
+// slot is picked by a shift (a mux tree) and the switch test is an OR over one comparator per slot, both
+// of logarithmic depth (a loop of `if`s made a 43-deep priority chain).
 wire [7:0] cfg_i = cfg_sent_reg[8:1];
-reg [15:0] cfg_word;
-reg        cfg_switch;
-integer j;
-always @* begin
-    cfg_word = 16'd0;
-    for (j = 0; j < CONFIG_SLOTS; j = j + 1) begin
-        if ({24'd0, cfg_i} == j) begin
-            cfg_word = d_cfg_words_reg[16*j +: 16];
-        end
+/* verilator lint_off UNUSEDSIGNAL */
+wire [16*CONFIG_SLOTS-1:0] cfg_shifted = d_cfg_words_reg >> {cfg_i, 4'd0};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [15:0] cfg_word = cfg_shifted[15:0];
+// The entry is a switch when its ID is one of slots n .. n+s-1 (the subservient engines).
+wire [8:0] cfg_sub_end = {1'b0, d_cfg_n_reg} + {1'b0, d_cfg_s_reg};
+wire [CONFIG_SLOTS-1:0] cfg_sub_hit;
+generate
+    for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_sub
+        assign cfg_sub_hit[g] = g >= d_cfg_n_reg && g < cfg_sub_end && d_cfg_words_reg[16*g +: 16] == cfg_word;
     end
-    // The entry is a switch when its ID is one of slots n .. n+s-1 (the subservient engines).
-    cfg_switch = 1'b0;
-    for (j = 0; j < CONFIG_SLOTS; j = j + 1) begin
-        if (j >= {24'd0, d_cfg_n_reg} && j < {23'd0, {1'b0, d_cfg_n_reg} + {1'b0, d_cfg_s_reg}} &&
-                d_cfg_words_reg[16*j +: 16] == cfg_word) begin
-            cfg_switch = 1'b1;
-        end
-    end
-end
+endgenerate
+wire cfg_switch = |cfg_sub_hit;
 
 wire        cfg_hi = cfg_i[0];
 wire [15:0] cfg_dw = {7'd0, cfg_i[7:1], 2'b00};

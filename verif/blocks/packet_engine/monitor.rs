@@ -207,6 +207,7 @@ impl PacketEngineMonitor {
             return Ok(());
         }
         // Receive frames after the last passed one were all extracted.
+        let unpassed = self.rx.len();
         while self.rx.pop_front().is_some() {
             self.bump("extracted_frames");
         }
@@ -238,7 +239,11 @@ impl PacketEngineMonitor {
         ];
         for (what, a, b) in checks {
             if a != b {
-                return Err(format!("balance after the drain: {what}: {a} != {b}"));
+                return Err(format!(
+                    "balance after the drain: {what}: {a} != {b} (receive frame in progress: {} bytes; VL frame in progress: {} bytes; receive frames after the last passed one: {unpassed})",
+                    self.rx_cur.len(),
+                    self.vl_cur.len()
+                ));
             }
         }
         // Quiet for 400 cycles with every sink ready: the outputs stopped because nothing is left, not
