@@ -349,7 +349,7 @@ fn the_scoreboard_rejects_each_kind_of_deviation() {
         })
     };
     let cases: [(&str, Option<String>, &[&str]); 5] = [
-        ("a register response lost", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_valid = false), &["configuration writes = responses"]),
+        ("a register response lost", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_valid = false), &["configuration writes = W x (register accesses - other responses)"]),
         ("an undefined response status", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_status = 3), &["register response status 3"]),
         ("a CplD not reported", first(|o| o.stat_event >> 28 & 1 != 0, |o| o.stat_event &= !(1 << 28)), &["= CplD", "frames built + completions"]),
         ("a built frame not reported", first(|o| o.stat_event >> 25 & 1 != 0, |o| o.stat_event &= !(1 << 25)), &["frames built + completions"]),
