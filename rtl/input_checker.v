@@ -160,8 +160,11 @@ localparam [15:0] ECRC_END_NO_DATA_3DW = 16'd2 + 16'd12 + 16'd4;
 localparam [15:0] ECRC_END_NO_DATA_4DW = 16'd2 + 16'd16 + 16'd4;
 
 wire [KEEP_WIDTH-1:0] keep_all = {KEEP_WIDTH{1'b1}};
-wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} ||
-                                     (s_axis_tkeep & (s_axis_tkeep + 1'b1)) != {KEEP_WIDTH{1'b0}})
+// A last beat's tkeep is contiguous from bit 0 when no set bit has a clear bit below it: one two-input
+// term per bit pair, ORed (tkeep & (tkeep + 1) said the same through a KEEP_WIDTH-bit carry chain, 9 LUT
+// levels at 256 bits).
+wire keep_gap = |(s_axis_tkeep[KEEP_WIDTH-1:1] & ~s_axis_tkeep[KEEP_WIDTH-2:0]);
+wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} || keep_gap)
                                   : s_axis_tkeep != keep_all;
 
 // Bytes in the beat: 1 + the highest tkeep bit set. That is the count of a tkeep the rules allow
@@ -400,10 +403,15 @@ wire [15:0] coll_expected_kind = coll_kind == K_INIT ? 16'd40 : coll_data_kind ?
 // part and one 16-bit slot each, padded to a DW.
 wire is_config = coll_kind == K_CONFIGURATION;
 wire [15:0] cfg_n = {pl[14], pl[15]};
+// C5 for a configuration message: the payload is 24 + 4 x ceil((n + s) / 2) bytes, i.e. Length - 6 DW =
+// (n + s + 1) / 2. Only n_devices <= CONFIG_MAX_ENTRIES (8 bits) reaches C5 (a larger one is
+// `coll_config`, C3), so the sum is 9 bits and Length - 6 is computed beside it, not after it: the
+// 18-bit three-operand sum and compare were 10 LUT levels into d_flags_reg.
 /* verilator lint_off UNUSEDSIGNAL */
-wire [17:0] cfg_len_raw = CONFIG_FIXED_BYTES + {1'b0, cfg_n, 1'b0} + {9'd0, pl[13], 1'b0} + 18'd3;
+wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, pl[13]} + 10'd1;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [17:0] coll_expected = is_config ? {cfg_len_raw[17:2], 2'b00} : {2'd0, coll_expected_kind};
+wire [12:0] len_dw_cfg = len_dw - 13'd6;
+wire cfg_len_bad = !has_data || len_dw_cfg != {4'd0, cfg_slots_up[9:1]};
 wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                       {pl[20], pl[21], pl[22], pl[23]} >> CONFIG_TIMEOUT_BITS != 32'd0;
 
@@ -483,7 +491,7 @@ assign c_flags[FC_CONFIG] = is_config && cfg_limits_bad;
 assign c_flags[FC_IS_CFG] = is_config;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
-assign c_flags[FC_LENGTH] = {2'd0, plen} != coll_expected;
+assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : plen != coll_expected_kind;
 assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id};
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
@@ -910,13 +918,16 @@ always @(posedge clk) begin
         d_addr_reg <= addr_lo_raw[6:0];
         d_cfg_words_reg <= cfg_words;
         d_cfg_n_reg <= pl[15];
-        d_cfg_s_reg <= pl[13];
+        d_cfg_sub_end_reg <= cfg_sub_end_c;
         d_cfg_err_reg <= pl[12];
         d_cfg_sub_reg <= {pl[16], pl[17], pl[18], pl[19]};
         d_cfg_master_reg <= {pl[20], pl[21], pl[22], pl[23]};
     end
     if (cfg_load) begin
         cfg_sent_reg <= cfg_sent_reg + 9'd1;
+        if (!cfg_sent_reg[0]) begin
+            cfg_switch_reg <= cfg_switch;
+        end
     end
     if (d_take) begin
         cfg_sent_reg <= 9'd0;

@@ -22,10 +22,14 @@ generate
     end
 endgenerate
 
+// Stage C: the end of the subservient slots, n + s, so that stage D's switch test compares the slot
+// index with registers only (the sum in D was 10 LUT levels; the whole range mask in C was 9).
+wire [8:0] cfg_sub_end_c = {1'b0, pl[15]} + {1'b0, pl[13]};
+
 // Stage D: the message's fields (loaded with the other D registers) and the writes already loaded.
 reg [16*CONFIG_SLOTS-1:0] d_cfg_words_reg;
 reg [7:0]                 d_cfg_n_reg;
-reg [7:0]                 d_cfg_s_reg;
+reg [8:0]                 d_cfg_sub_end_reg;
 reg [7:0]                 d_cfg_err_reg;
 reg [31:0]                d_cfg_sub_reg;
 reg [31:0]                d_cfg_master_reg;
@@ -45,20 +49,25 @@ wire [7:0] cfg_i = cfg_sent_reg[8:1];
 wire [16*CONFIG_SLOTS-1:0] cfg_shifted = d_cfg_words_reg >> {cfg_i, 4'd0};
 /* verilator lint_on UNUSEDSIGNAL */
 wire [15:0] cfg_word = cfg_shifted[15:0];
-// The entry is a switch when its ID is one of slots n .. n+s-1 (the subservient engines).
-wire [8:0] cfg_sub_end = {1'b0, d_cfg_n_reg} + {1'b0, d_cfg_s_reg};
+// The entry is a switch when its ID is one of slots n .. n+s-1 (the subservient engines; n + s from stage C).
 wire [CONFIG_SLOTS-1:0] cfg_sub_hit;
 generate
     for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_sub
-        assign cfg_sub_hit[g] = g >= d_cfg_n_reg && g < cfg_sub_end && d_cfg_words_reg[16*g +: 16] == cfg_word;
+        assign cfg_sub_hit[g] = g >= d_cfg_n_reg && g < d_cfg_sub_end_reg && d_cfg_words_reg[16*g +: 16] == cfg_word;
     end
 endgenerate
+// Registered with entry i's device-ID write (even k) and used by its flags write (k + 1): the mux of the
+// slot, the comparators and their OR end at a register, not at reg_wdata.
+reg cfg_switch_reg;
 wire cfg_switch = |cfg_sub_hit;
 
 wire        cfg_hi = cfg_i[0];
 wire [15:0] cfg_dw = {7'd0, cfg_i[7:1], 2'b00};
-wire [15:0] cfg_flags = {14'd0, cfg_switch ? PBV_FLAG_SWITCH : 2'd0} | {14'd0, PBV_FLAG_VALID};
-wire [8:0]  cfg_fixed_k = cfg_sent_reg - cfg_entry_writes;
+wire [15:0] cfg_flags = {14'd0, cfg_switch_reg ? PBV_FLAG_SWITCH : 2'd0} | {14'd0, PBV_FLAG_VALID};
+// The fixed writes: k = 2n (ERROR_REPORTING), 2n + 1 (SUB_TIMEOUT), then MASTER_TIMEOUT; equalities, not a
+// subtraction and its compares (9 LUT levels into reg_wdata).
+wire cfg_fixed_0 = cfg_sent_reg == {d_cfg_n_reg, 1'b0};
+wire cfg_fixed_1 = cfg_sent_reg == {d_cfg_n_reg, 1'b1};
 reg  [15:0] cfg_addr;
 reg  [3:0]  cfg_be;
 reg  [31:0] cfg_wdata;
@@ -67,11 +76,11 @@ always @* begin
         cfg_addr = (cfg_sent_reg[0] ? CFG_OFFSET_PBV_FLAGS : CFG_OFFSET_PBV) + cfg_dw;
         cfg_be = cfg_hi ? 4'hC : 4'h3;
         cfg_wdata = cfg_hi ? {cfg_sent_reg[0] ? cfg_flags : cfg_word, 16'd0} : {16'd0, cfg_sent_reg[0] ? cfg_flags : cfg_word};
-    end else if (cfg_fixed_k == 9'd0) begin
+    end else if (cfg_fixed_0) begin
         cfg_addr = CFG_OFFSET_ERROR_REPORTING;
         cfg_be = 4'h1;
         cfg_wdata = {24'd0, d_cfg_err_reg};
-    end else if (cfg_fixed_k == 9'd1) begin
+    end else if (cfg_fixed_1) begin
         cfg_addr = CFG_OFFSET_SUB_TIMEOUT;
         cfg_be = 4'hF;
         cfg_wdata = d_cfg_sub_reg;
