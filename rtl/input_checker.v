@@ -134,7 +134,10 @@ endgenerate
 wire reg_free = !m_reg_valid || m_reg_ready;
 wire msg_free = !m_msg_valid || m_msg_ready;
 wire ur_free = !m_ur_valid || m_ur_ready;
-wire adv = !rst && reg_free && msg_free && ur_free;
+// cfg_wait: a configuration message in D with writes still to load (input_checker_config.vh) holds the
+// pipeline as a stalled output does.
+wire cfg_wait;
+wire adv = !rst && reg_free && msg_free && ur_free && !cfg_wait;
 assign s_axis_tready = adv;
 
 localparam [15:0] KEEP_BYTES16 = KEEP_WIDTH[15:0];
@@ -157,8 +160,11 @@ localparam [15:0] ECRC_END_NO_DATA_3DW = 16'd2 + 16'd12 + 16'd4;
 localparam [15:0] ECRC_END_NO_DATA_4DW = 16'd2 + 16'd16 + 16'd4;
 
 wire [KEEP_WIDTH-1:0] keep_all = {KEEP_WIDTH{1'b1}};
-wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} ||
-                                     (s_axis_tkeep & (s_axis_tkeep + 1'b1)) != {KEEP_WIDTH{1'b0}})
+// A last beat's tkeep is contiguous from bit 0 when no set bit has a clear bit below it: one two-input
+// term per bit pair, ORed (tkeep & (tkeep + 1) said the same through a KEEP_WIDTH-bit carry chain, 9 LUT
+// levels at 256 bits).
+wire keep_gap = |(s_axis_tkeep[KEEP_WIDTH-1:1] & ~s_axis_tkeep[KEEP_WIDTH-2:0]);
+wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} || keep_gap)
                                   : s_axis_tkeep != keep_all;
 
 // Bytes in the beat: 1 + the highest tkeep bit set. That is the count of a tkeep the rules allow
@@ -392,7 +398,22 @@ wire [7:0]  coll_flags = pl[1];
 wire [11:0] coll_cc_id = {pl[2][3:0], pl[3]};
 wire [15:0] coll_n = {pl[12], pl[13]};
 wire coll_data_kind = coll_kind >= K_CONTRIB && coll_kind <= K_COMPLETION;
-wire [15:0] coll_expected = coll_kind == K_INIT ? 16'd40 : coll_data_kind ? 16'd16 + {coll_n[12:0], 3'b000} : 16'd16;
+wire [15:0] coll_expected_kind = coll_kind == K_INIT ? 16'd40 : coll_data_kind ? 16'd16 + {coll_n[12:0], 3'b000} : 16'd16;
+// Configuration (FIG. 4, docs §Configuration messages): n_devices, n_subservient; the payload is the fixed
+// part and one 16-bit slot each, padded to a DW.
+wire is_config = coll_kind == K_CONFIGURATION;
+wire [15:0] cfg_n = {pl[14], pl[15]};
+// C5 for a configuration message: the payload is 24 + 4 x ceil((n + s) / 2) bytes, i.e. Length - 6 DW =
+// (n + s + 1) / 2. Only n_devices <= CONFIG_MAX_ENTRIES (8 bits) reaches C5 (a larger one is
+// `coll_config`, C3), so the sum is 9 bits and Length - 6 is computed beside it, not after it: the
+// 18-bit three-operand sum and compare were 10 LUT levels into d_flags_reg.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, pl[13]} + 10'd1;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [12:0] len_dw_cfg = len_dw - 13'd6;
+wire cfg_len_bad = !has_data || len_dw_cfg != {4'd0, cfg_slots_up[9:1]};
+wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+                      {pl[20], pl[21], pl[22], pl[23]} >> CONFIG_TIMEOUT_BITS != 32'd0;
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -431,7 +452,8 @@ localparam F_TKEEP = 0, F_CRC = 1, F_TOO_LONG = 2, F_PORTALS = 3,
            FT_WINDOW = 20, FT_REGS = 21, FT_NOT_1DW = 22, FT_LAST_BE = 23, FT_DATA = 24,
            FV_CODE = 25, FV_TARGET = 26, FV_VENDOR = 27,
            FC_SHORT = 28, FC_HEADER = 29, FC_RESERVED = 30, FC_CONFIG = 31, FC_DATA_SHORT = 32,
-           FC_OPERANDS = 33, FC_LENGTH = 34, FC_DW3 = 35, FT_NON_POSTED = 36, F_COUNT = 37;
+           FC_OPERANDS = 33, FC_LENGTH = 34, FC_DW3 = 35, FT_NON_POSTED = 36, FC_CFG_SHORT = 37, FC_IS_CFG = 38,
+           F_COUNT = 39;
 wire [F_COUNT-1:0] c_flags;
 assign c_flags[F_TKEEP] = c_tkeep_bad_reg;
 assign c_flags[F_CRC] = !crc_ok && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
@@ -464,10 +486,12 @@ assign c_flags[FV_VENDOR] = vendor_id != cfg_vendor_id;
 assign c_flags[FC_SHORT] = plen < 16'd8;
 assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE;
 assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
-assign c_flags[FC_CONFIG] = coll_kind == K_CONFIGURATION;
+assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
+assign c_flags[FC_CONFIG] = is_config && cfg_limits_bad;
+assign c_flags[FC_IS_CFG] = is_config;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
-assign c_flags[FC_LENGTH] = plen != coll_expected;
+assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : plen != coll_expected_kind;
 assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id};
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
@@ -616,8 +640,9 @@ localparam R_TKEEP = 0, R_FCS = 1, R_LCRC = 2, R_TOO_LONG = 3,
            R_T_TYPE_MALFORMED = 14, R_T_TH = 15, R_T_LENGTH = 16, R_T_POISONED = 17, R_T_ECRC = 18,
            R_T_RESERVED = 19, R_M_WINDOW = 20, R_M_NOT_1DW = 21, R_M_LAST_BE = 22, R_M_ACCEPT_REG = 23,
            R_M_READ = 24, R_V_CODE = 25, R_V_TARGET = 26, R_V_VENDOR = 27,
-           R_C_SHORT = 28, R_C_HEADER = 29, R_C_RESERVED = 30, R_C_CONFIG = 31, R_C_DATA_SHORT = 32,
-           R_C_OPERANDS = 33, R_C_LENGTH = 34, R_C_DW3 = 35, R_C_ACCEPT = 36, ROWS = 37;
+           R_C_SHORT = 28, R_C_HEADER = 29, R_C_RESERVED = 30, R_C_CONFIG_SHORT = 31, R_C_CONFIG = 32,
+           R_C_DATA_SHORT = 33, R_C_OPERANDS = 34, R_C_LENGTH = 35, R_C_DW3 = 36, R_C_CONFIG_ACCEPT = 37,
+           R_C_ACCEPT = 38, ROWS = 39;
 
 // The event of each row.
 function [4:0] row_event(input integer r);
@@ -653,11 +678,13 @@ function [4:0] row_event(input integer r);
         R_C_SHORT: row_event = EV_COLL_MALFORMED;
         R_C_HEADER: row_event = EV_COLL_MALFORMED;
         R_C_RESERVED: row_event = EV_RESERVED;
+        R_C_CONFIG_SHORT: row_event = EV_COLL_MALFORMED;
         R_C_CONFIG: row_event = EV_COLL_CONFIG;
         R_C_DATA_SHORT: row_event = EV_COLL_MALFORMED;
         R_C_OPERANDS: row_event = EV_COLL_OPERANDS;
         R_C_LENGTH: row_event = EV_COLL_MALFORMED;
         R_C_DW3: row_event = EV_VENDOR;
+        R_C_CONFIG_ACCEPT: row_event = EV_ACCEPT_REG;
         default: row_event = EV_ACCEPT_MSG;
     endcase
 endfunction
@@ -694,11 +721,13 @@ assign why[R_V_VENDOR] = !fl[FT_MEM] && fl[FV_VENDOR];
 assign why[R_C_SHORT] = fl[FC_SHORT];
 assign why[R_C_HEADER] = fl[FC_HEADER];
 assign why[R_C_RESERVED] = fl[FC_RESERVED];
+assign why[R_C_CONFIG_SHORT] = fl[FC_CFG_SHORT];
 assign why[R_C_CONFIG] = fl[FC_CONFIG];
 assign why[R_C_DATA_SHORT] = fl[FC_DATA_SHORT];
 assign why[R_C_OPERANDS] = fl[FC_OPERANDS];
 assign why[R_C_LENGTH] = fl[FC_LENGTH];
 assign why[R_C_DW3] = fl[FC_DW3];
+assign why[R_C_CONFIG_ACCEPT] = fl[FC_IS_CFG];
 assign why[R_C_ACCEPT] = 1'b1;
 
 // win: the lowest row that holds, one-hot (row r holds and no row below it); ev_hot: its event,
@@ -717,6 +746,9 @@ always @* begin
 end
 wire to_reg = win[R_M_ACCEPT_REG];
 wire to_msg = win[R_P_ACCEPT] || win[R_C_ACCEPT];
+
+// Configuration messages: their fields in C and D, and the writes they stand for.
+`include "input_checker_config.vh"
 
 /*
  * Output registers
@@ -804,6 +836,15 @@ always @* begin
 
     stat_event_next = {EV_COUNT{1'b0}};
 
+    if (cfg_load) begin
+        reg_valid_next = 1'b1;
+        reg_write_next = 1'b1;
+        reg_addr_next = cfg_addr;
+        reg_be_next = cfg_be;
+        reg_wdata_next = cfg_wdata;
+        reg_src_next = d_src_reg;
+        reg_tag_next = d_tag_reg;
+    end
     if (d_take) begin
         stat_event_next = ev_hot;
         if (to_reg) begin
@@ -875,6 +916,21 @@ always @(posedge clk) begin
         d_locked_reg <= typ == 5'h01;
         d_length_reg <= length;
         d_addr_reg <= addr_lo_raw[6:0];
+        d_cfg_words_reg <= cfg_words;
+        d_cfg_n_reg <= pl[15];
+        d_cfg_sub_end_reg <= cfg_sub_end_c;
+        d_cfg_err_reg <= pl[12];
+        d_cfg_sub_reg <= {pl[16], pl[17], pl[18], pl[19]};
+        d_cfg_master_reg <= {pl[20], pl[21], pl[22], pl[23]};
+    end
+    if (cfg_load) begin
+        cfg_sent_reg <= cfg_sent_reg + 9'd1;
+        if (!cfg_sent_reg[0]) begin
+            cfg_switch_reg <= cfg_switch;
+        end
+    end
+    if (d_take) begin
+        cfg_sent_reg <= 9'd0;
     end
 
     cap_reg <= cap_next;
@@ -918,6 +974,7 @@ always @(posedge clk) begin
         a_valid_reg <= 1'b0;
         c_valid_reg <= 1'b0;
         d_valid_reg <= 1'b0;
+        cfg_sent_reg <= 9'd0;
         in_frame_reg <= 1'b0;
         pos_reg <= 16'd0;
         crc_reg <= 32'd0;

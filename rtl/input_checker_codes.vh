@@ -39,6 +39,19 @@ localparam [15:0] SOFT_PORTALS_BYTES = 16'd102;
 localparam [11:0] MAILBOX_OFFSET = 12'h800;
 localparam [7:0] VDM_TYPE1_CODE = 8'h7F;
 localparam [7:0] VDM_PROTOCOL_ID = 8'hCE;
+// Configuration messages, FIG. 4 (crates/model/src/input_checker/config.rs)
+localparam CONFIG_FIXED_BYTES = 24;
+localparam CONFIG_MAX_ENTRIES = 128;
+localparam CONFIG_TIMEOUT_BITS = 24;
+localparam CONFIG_SLOTS = 43;
+localparam CONFIG_FIXED_WRITES = 3;
+localparam [15:0] CFG_OFFSET_PBV = 16'h0;
+localparam [15:0] CFG_OFFSET_PBV_FLAGS = 16'h500;
+localparam [15:0] CFG_OFFSET_ERROR_REPORTING = 16'h118;
+localparam [15:0] CFG_OFFSET_SUB_TIMEOUT = 16'h120;
+localparam [15:0] CFG_OFFSET_MASTER_TIMEOUT = 16'h124;
+localparam [1:0] PBV_FLAG_VALID = 2'h1;
+localparam [1:0] PBV_FLAG_SWITCH = 2'h2;
 // Defined Soft Portals reduction-header codes: bit c set when rt_op / rt_rc c is defined (crates/model/src/input_checker.rs)
 localparam [63:0] PORTALS_OP_DEFINED = 64'h1FF770017000F;
 localparam [15:0] PORTALS_RC_DEFINED = 16'h1FB;

@@ -14,7 +14,7 @@ fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
@@ -155,4 +155,70 @@ fn the_scoreboard_rejects_a_wrong_verdict_and_a_lost_pulse() {
     let early = InputCheckerOut { stat_event: 1 << event::LCRC, ..ready };
     let err = mon.observe(1, &InputCheckerIn::default(), &early).unwrap_err();
     assert!(err.contains("no verdict due"), "{err}");
+}
+
+/// Issue 15 item 6, 000 [0154]-[0158]: a FIG. 4 configuration message (four devices, one of them a
+/// subservient engine) becomes its register writes on `m_reg`, one a cycle while the register space
+/// takes them, in the documented order (docs/blocks/input_checker.md §Configuration messages, the
+/// reference's [`input_checker::expected_config_writes`]); the input is held while they drain (2N + 3
+/// cycles), then the frame's one `accept_reg` pulse, and the next frame goes through. Before the checker
+/// took configuration messages this frame was dropped (`coll_config`) and no write left.
+#[test]
+fn a_configuration_message_becomes_its_register_writes_then_one_pulse() {
+    use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
+    let devices = vec![0x0011u16, 0x0012, 0x0013, 0x8014];
+    let fixed = ConfigFixed { master_id: 0x0001, error_reporting: 0x5, n_subservient: 1, n_devices: 4, subservient_timeout: 0x500, master_timeout: 0xF00, ..Default::default() };
+    let m = CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 7, ..Default::default() },
+        body: Body::Configuration { fixed, device_ids: devices.clone(), subservient_ids: vec![0x8014] },
+    };
+    let (src, tag) = (0x0001u16, 0x21u8);
+    let frame = tlp_frame(1, &collective::to_vdm(&m, src, 0x0010, tag).unwrap().to_bytes().unwrap());
+    let want: Vec<_> = input_checker::expected_config_writes(&fixed, &devices, &[0x8014], src, u16::from(tag)).into_iter().collect();
+    assert_eq!(want.len(), 2 * devices.len() + 3);
+    let w = want.len() as u64;
+    let reg_write = Tlp::memory_write(src, 0, 0x0010_C000 + 0x108, 7u32.to_le_bytes().to_vec()).unwrap();
+    let mut stream: Beats = beats_of(&frame, 32);
+    let config_beats = stream.len() as u64;
+    // Register writes behind it, offered back to back: the input is refused while the writes drain.
+    for seq in 2..8 {
+        stream.extend(beats_of(&tlp_frame(seq, &reg_write.to_bytes().unwrap()), 32));
+    }
+
+    let mut m = InputChecker::new(CheckerParams::default()).unwrap();
+    let base = InputCheckerIn { m_reg_ready: true, m_msg_ready: true, m_ur_ready: true, cfg_engine_id: 0x0010, cfg_ethertype: 0x88B5, cfg_vendor_id: 0xC011, cfg_validation: 0xF, ..Default::default() };
+    m.step(&InputCheckerIn { rst: true, ..base });
+    let (mut writes, mut pulses, mut refused) = (Vec::new(), Vec::new(), Vec::new());
+    let mut next = 0;
+    for cycle in 0..200u64 {
+        let mut i = base;
+        if let Some(&(d, k, l)) = stream.get(next) {
+            (i.s_axis_tdata, i.s_axis_tkeep, i.s_axis_tvalid, i.s_axis_tlast) = (d, k, true, l);
+        }
+        let o = m.step(&i);
+        if i.s_axis_tvalid && o.s_axis_tready {
+            next += 1;
+        } else if i.s_axis_tvalid {
+            refused.push(cycle);
+        }
+        if o.m_reg_valid {
+            writes.push((cycle, inswitch_model::input_checker::RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag }));
+        }
+        if o.stat_event != 0 {
+            pulses.push((cycle, o.stat_event));
+        }
+    }
+    let last = config_beats - 1;
+    let edges = u64::from(VERDICT_EDGES);
+    // The writes: one a cycle from the cycle a plain verdict would be out (stage D holds the message).
+    let cfg_writes: Vec<_> = writes.iter().take(want.len()).map(|&(_, a)| a).collect();
+    assert_eq!(cfg_writes, want);
+    assert!(writes.iter().take(want.len()).enumerate().all(|(n, &(c, _))| c == last + edges + n as u64), "{writes:x?}");
+    // The pulse after the last write; the input refused while the writes drain (W cycles); the register
+    // writes behind it then accepted as usual.
+    assert_eq!(pulses[0], (last + edges + w, 1 << event::ACCEPT_REG), "{pulses:?}");
+    assert_eq!(refused.len() as u64, w, "{refused:?}");
+    assert_eq!(pulses.len(), 7);
+    assert!(pulses.iter().all(|&(_, e)| e == 1 << event::ACCEPT_REG), "{pulses:?}");
+    assert_eq!(writes.last().map(|&(_, a)| (a.addr, a.wdata)), Some((0x108, 7)));
 }

@@ -24,9 +24,11 @@ use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
 pub mod codes;
+pub mod config;
 pub mod crc_matrix;
 pub mod protocol;
 pub use codes::{event, validation};
+pub use config::ConfigWrites;
 pub use protocol::*;
 
 /// DW0 fields of a non-flit TLP as this block reads them (PCIe Base Specification Table 2-3; the frames
@@ -91,23 +93,6 @@ pub struct CheckerConfig {
     pub vni_valid: u8,
     /// Allowed VNIs, entry i in bits 16i+15:16i.
     pub vni: u64,
-}
-
-/// A register access produced from a 1-DW memory request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RegAccess {
-    /// MWr (1) or MRd (0).
-    pub write: bool,
-    /// Byte offset in the window (bits 1:0 zero).
-    pub addr: u16,
-    /// First DW BE.
-    pub be: u8,
-    /// Payload DW, little-endian (0 for reads).
-    pub wdata: u32,
-    /// Requester ID.
-    pub src: u16,
-    /// 10-bit tag.
-    pub tag: u16,
 }
 
 /// A dropped non-posted request that needs an Unsupported Request completion (`m_ur_*`, to the
@@ -191,6 +176,8 @@ pub enum Verdict {
     Reg(RegAccess),
     /// To the CPU.
     Msg(CollectiveMsg),
+    /// A configuration message (FIG. 4): its register writes, one at a time on the register path.
+    Config(ConfigWrites),
     /// Dropped, with its [`event`] bit.
     Drop(u32),
 }
@@ -199,7 +186,7 @@ impl Verdict {
     /// The [`event`] bit this verdict pulses.
     pub fn event(&self) -> u32 {
         match self {
-            Verdict::Reg(_) => event::ACCEPT_REG,
+            Verdict::Reg(_) | Verdict::Config(_) => event::ACCEPT_REG,
             Verdict::Msg(_) => event::ACCEPT_MSG,
             Verdict::Drop(e) => *e,
         }
@@ -367,14 +354,14 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
             if c[t + 7] >> 4 != 0 {
                 return Verdict::Drop(TLP_MALFORMED);
             }
-            let tag = u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6]);
+            let tag = reg_tag(c);
             let wdata = if data { u32::from_le_bytes([c[p], c[p + 1], c[p + 2], c[p + 3]]) } else { 0 };
             return Verdict::Reg(RegAccess { write: data, addr: off as u16, be: c[t + 7] & 0xF, wdata, src, tag });
         }
         if !data {
             return Verdict::Drop(REG_ACCESS);
         }
-        return collective(c, p, plen, src, u32::from(cfg.engine_id), None, f.port);
+        return collective(c, p, plen, src, u32::from(cfg.engine_id), None, f.port, reg_tag(c));
     }
     if c[t + 7] != VDM_TYPE1_CODE {
         return Verdict::Drop(TLP_UNSUPPORTED);
@@ -386,7 +373,13 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     if be16(c, t + 10) != cfg.vendor_id {
         return Verdict::Drop(VENDOR);
     }
-    collective(c, p, plen, src, u32::from(target), Some(be32(c, t + 12)), f.port)
+    collective(c, p, plen, src, u32::from(target), Some(be32(c, t + 12)), f.port, reg_tag(c))
+}
+
+/// The 10-bit tag of a request or message: {T9, T8, Tag\[7:0\]}.
+fn reg_tag(c: &[u8; CAPTURE_BYTES]) -> u16 {
+    let (b1, t) = (c[TLP_OFFSET + 1], TLP_OFFSET);
+    u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6])
 }
 
 /// The collective header's flag byte (byte 1) `{NP, EM, RT, TID[1:0], rsvd[2:0]}` (docs/frames.md §4).
@@ -404,7 +397,8 @@ pub mod coll_flag {
 }
 
 /// A collective message at `p` of `plen` bytes (docs/frames.md §4) to a normalized message.
-fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32, dw3: Option<u32>, port: u8) -> Verdict {
+#[allow(clippy::too_many_arguments)]
+fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32, dw3: Option<u32>, port: u8, tag: u16) -> Verdict {
     use event::*;
     if plen < 8 {
         return Verdict::Drop(COLL_MALFORMED);
@@ -418,11 +412,21 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
     if flags & coll_flag::RESERVED != 0 || c[p + 2] >> 4 != 0 {
         return Verdict::Drop(RESERVED);
     }
+    // C3: a configuration message's fixed part, then the limits the engine applies (§Configuration messages).
+    let mut config_expected = 0;
     if kind == 1 {
-        return Verdict::Drop(COLL_CONFIG);
+        if plen < config::CONFIG_FIXED_BYTES {
+            return Verdict::Drop(COLL_MALFORMED);
+        }
+        let (n, s, timeouts_fit) = config::config_counts(c, p);
+        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit {
+            return Verdict::Drop(COLL_CONFIG);
+        }
+        config_expected = config::config_len(n, s);
     }
     let data_kind = (4..=6).contains(&kind);
     let expected = match kind {
+        1 => config_expected,
         2 => 40,
         4..=6 => {
             if plen < 16 {
@@ -443,6 +447,9 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         if dw3 != VDM_PROTOCOL_ID << 24 | u32::from(kind) << 16 | u32::from(cc_id) {
             return Verdict::Drop(VENDOR);
         }
+    }
+    if kind == 1 {
+        return Verdict::Config(ConfigWrites::new(c, p, src, tag));
     }
     let mut m = CollectiveMsg {
         kind: Kind(kind),
@@ -633,6 +640,8 @@ pub struct InputChecker {
     port: u8,
     c: Option<Frame>,
     d: Option<Decided>,
+    /// Writes of the configuration message in stage D already loaded into the register output.
+    cfg_sent: usize,
     out: InputCheckerOut,
 }
 
@@ -659,6 +668,7 @@ impl InputChecker {
             port: 0,
             c: None,
             d: None,
+            cfg_sent: 0,
             out: InputCheckerOut::default(),
         })
     }
@@ -673,8 +683,15 @@ impl Block for InputChecker {
         let reg_free = !self.out.m_reg_valid || i.m_reg_ready;
         let msg_free = !self.out.m_msg_valid || i.m_msg_ready;
         let ur_free = !self.out.m_ur_valid || i.m_ur_ready;
-        // Every stage advances together, when all three outputs are free (the RTL's `adv`).
-        let adv = !i.rst && reg_free && msg_free && ur_free;
+        // A configuration message in stage D with writes still to load holds the whole pipeline, as a
+        // stalled output does; its next write goes out whenever the register output is free.
+        let cfg = match &self.d {
+            Some(Decided { verdict: Verdict::Config(w), .. }) if self.cfg_sent < w.count() => Some(w.write(self.cfg_sent)),
+            _ => None,
+        };
+        // Every stage advances together, when all three outputs are free and no configuration write
+        // waits (the RTL's `adv`).
+        let adv = !i.rst && reg_free && msg_free && ur_free && cfg.is_none();
         let out = InputCheckerOut { s_axis_tready: adv, ..self.out };
 
         // Rising edge.
@@ -682,6 +699,10 @@ impl Block for InputChecker {
         self.out.m_msg_valid &= !i.m_msg_ready;
         self.out.m_ur_valid &= !i.m_ur_ready;
         self.out.stat_event = 0;
+        if let Some(a) = cfg.filter(|_| reg_free && !i.rst) {
+            self.set_reg(&a);
+            self.cfg_sent += 1;
+        }
         if adv {
             // Each stage is taken only when it holds something: `Option::take` moves the whole option
             // (a `Frame` is 150 bytes) even when it is `None`, and these moves were 6% of the top's
@@ -689,6 +710,7 @@ impl Block for InputChecker {
             // D: the verdict to the output registers.
             if let Some(d) = self.d.is_some().then(|| self.d.take()).flatten() {
                 self.load(&d);
+                self.cfg_sent = 0;
             }
             // C: classified with this cycle's configuration.
             self.d = self.c.is_some().then(|| self.c.take()).flatten().map(|f| {
@@ -724,6 +746,7 @@ impl Block for InputChecker {
             self.port = 0;
             self.c = None;
             self.d = None;
+            self.cfg_sent = 0;
             self.out = InputCheckerOut::default();
         }
         out
@@ -790,19 +813,24 @@ impl InputChecker {
         })
     }
 
+    /// A register access into the register output.
+    fn set_reg(&mut self, a: &RegAccess) {
+        self.out.m_reg_valid = true;
+        self.out.m_reg_write = a.write;
+        self.out.m_reg_addr = a.addr;
+        self.out.m_reg_be = a.be;
+        self.out.m_reg_wdata = a.wdata;
+        self.out.m_reg_src = a.src;
+        self.out.m_reg_tag = a.tag;
+    }
+
     /// Stage D: a verdict into the output registers, with its pulse.
     fn load(&mut self, d: &Decided) {
         self.out.stat_event = 1 << d.verdict.event();
         match d.verdict {
-            Verdict::Reg(a) => {
-                self.out.m_reg_valid = true;
-                self.out.m_reg_write = a.write;
-                self.out.m_reg_addr = a.addr;
-                self.out.m_reg_be = a.be;
-                self.out.m_reg_wdata = a.wdata;
-                self.out.m_reg_src = a.src;
-                self.out.m_reg_tag = a.tag;
-            }
+            Verdict::Reg(a) => self.set_reg(&a),
+            // Its writes went out while it held stage D; the pulse closes it.
+            Verdict::Config(_) => {}
             Verdict::Msg(m) => {
                 self.out.m_msg_valid = true;
                 self.out.set_msg(&m);

@@ -22,10 +22,17 @@ pub mod counter {
     pub const TID_NONZERO: &str = "messages_with_tid";
     /// Collective messages dropped for a reserved flag bit (header byte 1 bits 2:0).
     pub const RESERVED_FLAG_DROPS: &str = "reserved_flag_drops";
+    /// Configuration messages (FIG. 4) accepted, all their writes seen.
+    pub const CONFIG_ACCEPTED: &str = "config_messages_accepted";
+    /// Register writes of configuration messages.
+    pub const CONFIG_WRITES: &str = "config_writes";
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 10] = [counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT, counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS];
+pub(super) const COUNTER_NAMES: [&str; 12] = [
+    counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
+    counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES,
+];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The
 /// outcomes and their families are the table of docs/blocks/input_checker.md §Checks written out here

@@ -38,7 +38,7 @@ mod stimulus;
 
 pub use coverage::{counter, verdict_cross};
 pub use monitor::{InputCheckerMonitor, VERDICT_EDGES};
-pub use reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect};
+pub use reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect};
 pub use stimulus::{InputCheckerStimulus, ENGINE_ID};
 
 /// Parameters of a Verilated checker from its build.rs entry.

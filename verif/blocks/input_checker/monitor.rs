@@ -93,6 +93,12 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                         }
                         self.reg_pending = true;
                     }
+                    Expect::Config(left) => {
+                        if bit != event::ACCEPT_REG || !left.is_empty() {
+                            return Err(format!("frame '{what}': outcome {name} with {} of its configuration writes not seen, expected accept_reg after all", left.len()));
+                        }
+                        self.bump(counter::CONFIG_ACCEPTED);
+                    }
                     Expect::Msg(m) => {
                         if bit != event::ACCEPT_MSG || !o.m_msg_valid || o.msg() != *m {
                             return Err(format!("frame '{what}': outcome {name}, message {:x?} (valid {}), expected {m:x?}", o.msg(), o.m_msg_valid));
@@ -140,6 +146,22 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 }
                 self.log.push(cycle, format!("{what}: {name}{}", if matches!(ur, UrExpect::Request(_)) { " + Unsupported Request" } else { "" }));
             }
+        }
+        // A register access on the output that no pulse announced: the next write of the configuration
+        // message whose verdict is due next (it holds the pipeline until its writes are out, docs
+        // §Configuration messages).
+        if o.m_reg_valid && !self.reg_pending {
+            let front = self.in_flight.front_mut().filter(|f| f.4 <= 1);
+            let Some((Expect::Config(left), what, ..)) = front else {
+                return Err(format!("register access {:x?} with no accepted frame or configuration message due", o.m_reg_addr));
+            };
+            let got = RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag };
+            match left.pop_front() {
+                Some(want) if want == got => {}
+                want => return Err(format!("frame '{what}': configuration write {got:x?}, expected {want:x?}")),
+            }
+            self.reg_pending = true;
+            self.bump(counter::CONFIG_WRITES);
         }
         if o.m_reg_valid != self.reg_pending || o.m_msg_valid != self.msg_pending {
             return Err(format!("output valid (reg {}, msg {}) without an accepted frame (reg {}, msg {})", o.m_reg_valid, o.m_msg_valid, self.reg_pending, self.msg_pending));

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use inswitch_frames::collective::{Body, CollectiveMessage};
+use inswitch_frames::collective::{Body, CollectiveMessage, ConfigFixed};
 use inswitch_frames::crc;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_frames::tlp::{self, Header, Tlp};
@@ -25,6 +25,8 @@ pub enum Expect {
     Reg(RegAccess),
     /// A normalized message.
     Msg(CollectiveMsg),
+    /// A configuration message (FIG. 4): these register writes, in order, then its `accept_reg` pulse.
+    Config(VecDeque<RegAccess>),
     /// A drop with this [`event`] bit.
     Drop(u32),
     /// Some drop (random bytes).
@@ -91,6 +93,38 @@ pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
 }
 
 
+
+/// Register offsets a configuration message writes, from docs/blocks/register_space.md §Map (written
+/// from the document, not from the model's map).
+mod reg_map {
+    pub const PBV: u16 = 0x000;
+    pub const PBV_FLAGS: u16 = 0x500;
+    pub const ERROR_REPORTING: u16 = 0x118;
+    pub const SUB_TIMEOUT: u16 = 0x120;
+    pub const MASTER_TIMEOUT: u16 = 0x124;
+}
+
+/// The register writes a FIG. 4 configuration message stands for (000 [0155], [0157]: "payload locations
+/// (e.g., 2 bytes each) ... may include a 16-bit device ID" of PBV entry i, and [0175]'s 2-byte writes
+/// into the PBV block; docs/blocks/input_checker.md §Configuration messages), written from the frames
+/// crate's repr: per entry its device ID into the PBV table's half-DW, then its PBV_FLAGS half (bit 0
+/// valid, bit 1 switch = the ID is one of the subservient engines, [0154]); then the error-reporting
+/// configuration and the two timeouts ([0154]).
+pub fn expected_config_writes(fixed: &ConfigFixed, device_ids: &[u16], subservient_ids: &[u16], src: u16, tag: u16) -> VecDeque<RegAccess> {
+    let w = |addr: u16, be: u8, wdata: u32| RegAccess { write: true, addr, be, wdata, src, tag };
+    let mut v = VecDeque::new();
+    for (i, &dev) in device_ids.iter().enumerate() {
+        let (dw, odd) = (4 * (i / 2) as u16, i % 2 == 1);
+        let (be, shift) = if odd { (0xC, 16) } else { (0x3, 0) };
+        v.push_back(w(reg_map::PBV + dw, be, u32::from(dev) << shift));
+        let flags = 1 | u32::from(subservient_ids.contains(&dev)) << 1;
+        v.push_back(w(reg_map::PBV_FLAGS + dw, be, flags << shift));
+    }
+    v.push_back(w(reg_map::ERROR_REPORTING, 0x1, u32::from(fixed.error_reporting)));
+    v.push_back(w(reg_map::SUB_TIMEOUT, 0xF, fixed.subservient_timeout));
+    v.push_back(w(reg_map::MASTER_TIMEOUT, 0xF, fixed.master_timeout));
+    v
+}
 
 /// Data-link wrapping of a TLP: `{0000, seq[11:0]}`, TLP, LCRC little-endian (docs §Frames).
 pub fn tlp_frame(seq: u16, tlp_bytes: &[u8]) -> Vec<u8> {

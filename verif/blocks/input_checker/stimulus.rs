@@ -14,7 +14,7 @@ use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 
 use super::monitor::VERDICT_EDGES;
-use super::reference::{expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
+use super::reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
 
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
 pub const ENGINE_ID: u16 = 0x0010;
@@ -164,7 +164,9 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..36) {
+        match self.r.random_range(0..40) {
+            // FIG. 4 configuration messages, valid or with one defect.
+            36..=39 => self.config_frame(port, src),
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).
@@ -286,11 +288,7 @@ impl InputCheckerStimulus {
                         });
                         (bytes, COLL_MALFORMED, "data message of 2-3 DW")
                     }
-                    22 => {
-                        let cfgm = self.collective_message(1);
-                        let c = collective::to_vdm(&cfgm, src, ENGINE_ID, 0).expect("vdm");
-                        (self.wrap(&c, |_| {}), COLL_CONFIG, "configuration message")
-                    }
+                    22 => return self.config_frame(port, src),
                     23 => (self.wrap(&t, |b| b[0] = (b[0] & 0x1F) | 0xA0), TLP_MALFORMED, "reserved Fmt 101"),
                     24 => {
                         let mut w = Tlp::memory_write(src, 0, base + 0x10, vec![0; 4]).expect("mwr");
@@ -312,6 +310,79 @@ impl InputCheckerStimulus {
                 g(bytes, Expect::Drop(reason), what)
             }
         }
+    }
+
+    /// A FIG. 4 configuration message (000 [0154]-[0158]) by VDM or mailbox write, with and without
+    /// ECRC: valid (its register writes expected, [`expected_config_writes`]), too long for the capture,
+    /// or with one defect (more than 128 devices, a timeout wider than 24 bits, n_devices disagreeing with
+    /// the length, a payload shorter than the fixed part).
+    fn config_frame(&mut self, port: u8, src: u16) -> GenFrame {
+        use event::*;
+        let r = &mut self.r;
+        // Mostly frames that fit the capture; sometimes up to 46 slots, past it.
+        let n = if r.random_bool(0.2) { r.random_range(0..=40) } else { r.random_range(0..=24) };
+        let s = r.random_range(0..=6usize);
+        let device_ids: Vec<u16> = (0..n).map(|_| r.random()).collect();
+        // Subservient engines: mostly PBV entries (switch participants), some not.
+        let subservient_ids: Vec<u16> = (0..s).map(|_| if n > 0 && r.random_bool(0.6) { device_ids[r.random_range(0..n)] } else { r.random() }).collect();
+        let fixed = ConfigFixed {
+            master_id: r.random(),
+            isl_port: r.random(),
+            validation: r.random(),
+            error_reporting: r.random(),
+            n_subservient: s as u8,
+            n_devices: n as u16,
+            subservient_timeout: r.random_range(0..1 << 24),
+            master_timeout: r.random_range(0..1 << 24),
+        };
+        let mut m = self.collective_message(1);
+        m.body = Body::Configuration { fixed, device_ids: device_ids.clone(), subservient_ids: subservient_ids.clone() };
+        let mailbox = self.r.random_bool(0.3);
+        let (mut t, tag) = if mailbox {
+            let tag = self.r.random_range(0..0x400u16);
+            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
+            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
+        } else {
+            let tag: u8 = self.r.random();
+            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
+        };
+        let (reason, what) = match self.r.random_range(0..10) {
+            0 => {
+                let big = self.r.random_range(129..=0xFFFFu16);
+                t.payload[14..16].copy_from_slice(&big.to_be_bytes());
+                (Some(COLL_CONFIG), "configuration: more than 128 devices")
+            }
+            1 => {
+                let at = [16, 20][self.r.random_range(0..2)];
+                t.payload[at] |= 1 << self.r.random_range(0..8);
+                (Some(COLL_CONFIG), "configuration: a timeout wider than 24 bits")
+            }
+            2 => {
+                // Two more devices than the slots carry: four bytes more than the payload has.
+                t.payload[14..16].copy_from_slice(&(n as u16 + 2).to_be_bytes());
+                (Some(COLL_MALFORMED), "configuration: n_devices disagrees with the length")
+            }
+            3 => {
+                let dw = self.r.random_range(2..=5usize);
+                t.payload.truncate(4 * dw);
+                t.dw0.set_length_dw(dw);
+                (Some(COLL_MALFORMED), "configuration: shorter than its fixed part")
+            }
+            _ => (None, if mailbox { "configuration (mailbox)" } else { "configuration (VDM)" }),
+        };
+        if self.r.random_bool(0.3) {
+            t.fill_ecrc().expect("ecrc");
+        }
+        let bytes = self.wrap(&t, |_| {});
+        // Check 3 of docs §Checks: a frame over 128 bytes is too long, whatever it carries.
+        let expect = if bytes.len() > 128 {
+            Expect::Drop(TOO_LONG)
+        } else if let Some(reason) = reason {
+            Expect::Drop(reason)
+        } else {
+            Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
+        };
+        GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() }
     }
 
     /// A memory read request (3 DW, or 4 DW with a zero upper address) of `len_dw` DW.

@@ -10,7 +10,7 @@ use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
 
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
-use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES};
+use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG};
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
 pub const COUNTERS: [&str; N_COUNTERS] = [
@@ -50,16 +50,45 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "start_contention_cycles",
     "interposer_extracted",
     "arm_candidates_on_vl",
+    "config_writes",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 36;
+pub const N_COUNTERS: usize = 37;
+
+/// Bytes of a beat of the top's streams (DATA_WIDTH 256).
+const BEAT_BYTES: usize = 32;
 
 /// 002 (39)-(40): an arm (rt_arm, bit 10 of the reduction header: byte 14 + 40 + 10 = 64, bit 2, of a Soft
 /// Portals frame) that the engine takes passes on as well. A receive frame seen on m_axis_vl that could be
 /// such an arm may have been extracted too (its tree armed or not: the scoreboard does not follow the table).
-fn arm_candidate(f: &[u8]) -> bool {
-    f.len() > 64 && f.len() <= inswitch_frames::ethernet::SOFT_PORTALS_LEN && f[64] >> 2 & 1 == 1
+/// The interposer's rule is on beats and byte lanes, not on the frame's bytes (docs/blocks/interposer.md
+/// §The multicast arm passes on): at most `ceil(ARM_COPY_BYTES / beat)` beats, and in the beat holding lane
+/// 64 that lane's tkeep set and its bit 2 set. A frame with a hole in tkeep before lane 64 is one byte
+/// shorter once reassembled and its byte 64 is another lane's, so the test on the reassembled bytes missed
+/// such an arm's copy (seed 0x5eed_4096 at 4096 entries: a 102-byte arm of tree 5 with a hole in its first
+/// two beats, extracted, dropped by the checker as `tkeep` and copied, counted as passed but not as an arm).
+#[derive(Clone, Copy, Default)]
+struct ArmWatch {
+    beats: usize,
+    arm_lane: bool,
+}
+
+impl ArmWatch {
+    /// Takes one beat of a frame on m_axis_vl.
+    fn beat(&mut self, d: &Wide, keep: u64) {
+        use inswitch_model::interposer::{ARM_BIT, ARM_BYTE};
+        if self.beats == ARM_BYTE / BEAT_BYTES {
+            let lane = ARM_BYTE % BEAT_BYTES;
+            self.arm_lane = keep >> lane & 1 != 0 && d.byte(lane) >> ARM_BIT & 1 != 0;
+        }
+        self.beats += 1;
+    }
+
+    /// Whether the frame whose beats were taken could be an arm's copy.
+    fn candidate(&self) -> bool {
+        self.beats <= inswitch_model::interposer::ARM_COPY_BYTES.div_ceil(BEAT_BYTES) && self.arm_lane
+    }
 }
 
 fn ix(name: &str) -> usize {
@@ -110,6 +139,8 @@ pub struct PacketEngineMonitor {
     rx: VecDeque<Vec<u8>>,
     rx_cur: Vec<u8>,
     vl_cur: Vec<u8>,
+    /// The beats of the frame in progress on m_axis_vl, for [`ArmWatch::candidate`].
+    vl_arm: ArmWatch,
     eg_open: bool,
     partner: i64,
     occupancy: i64,
@@ -123,7 +154,7 @@ pub struct PacketEngineMonitor {
 
 /// Appends the bytes of beat `d` that `keep` marks to `v` (a frame being reassembled).
 pub(super) fn append(v: &mut Vec<u8>, d: &Wide, keep: u64) {
-    for k in 0..32 {
+    for k in 0..BEAT_BYTES {
         if keep >> k & 1 != 0 {
             v.push(d.byte(k));
         }
@@ -141,6 +172,7 @@ impl PacketEngineMonitor {
             rx: VecDeque::new(),
             rx_cur: Vec::new(),
             vl_cur: Vec::new(),
+            vl_arm: ArmWatch::default(),
             eg_open: false,
             partner: VL_DEPTH - i64::from(p.inj_credits),
             occupancy: 0,
@@ -207,17 +239,25 @@ impl PacketEngineMonitor {
             return Ok(());
         }
         // Receive frames after the last passed one were all extracted.
+        let unpassed = self.rx.len();
         while self.rx.pop_front().is_some() {
             self.bump("extracted_frames");
         }
         let e = |n: &str| self.e(n);
+        let responses = e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped");
+        // Accepted configuration messages: the accept_reg pulses not answered by a response of their own
+        // (a plain register access has exactly one; a message's writes carry CONFIG_TAG).
+        let configs = e("reg_accesses") - (responses - e("config_writes"));
         let checks = [
             ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
             // The interposer's extractions: the receive frames not seen on m_axis_vl, and arms seen there
             // that were also extracted (passed on, 002 (39)-(40)): at most every arm candidate seen.
             ("extracted = register accesses + messages + checker drops", e("interposer_extracted"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
             ("interposer extractions = receive frames not passed + arms passed on", (e("interposer_extracted") - e("extracted_frames")).clamp(0, e("arm_candidates_on_vl")), e("interposer_extracted") - e("extracted_frames")),
-            ("register accesses = responses", e("reg_accesses"), e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped")),
+            // An accepted configuration message is one accept_reg pulse and exactly W = 2 n_devices + 3
+            // register writes (docs/blocks/input_checker.md §Configuration messages); the stimulus's all name
+            // the PARTICIPANTS. A lost or extra response of either kind breaks this.
+            ("configuration writes = W x (register accesses - other responses)", e("config_writes"), CONFIG_WRITES_PER_MESSAGE * configs),
             ("register reads answered OK = CplD", e("reg_reads_ok"), e("cpl_sc")),
             ("register reads rejected = Completer Aborts", e("reg_reads_rejected"), e("cpl_ca")),
             ("register writes = posted (no completion)", e("reg_writes"), e("cpl_posted")),
@@ -232,7 +272,11 @@ impl PacketEngineMonitor {
         ];
         for (what, a, b) in checks {
             if a != b {
-                return Err(format!("balance after the drain: {what}: {a} != {b}"));
+                return Err(format!(
+                    "balance after the drain: {what}: {a} != {b} (receive frame in progress: {} bytes; VL frame in progress: {} bytes; receive frames after the last passed one: {unpassed})",
+                    self.rx_cur.len(),
+                    self.vl_cur.len()
+                ));
             }
         }
         // Quiet for 400 cycles with every sink ready: the outputs stopped because nothing is left, not
@@ -263,6 +307,7 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             self.rx.clear();
             self.rx_cur.clear();
             self.vl_cur.clear();
+            self.vl_arm = ArmWatch::default();
             self.eg_open = false;
             self.partner = VL_DEPTH - self.inj_credits;
             self.occupancy = 0;
@@ -290,8 +335,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
         if o.m_axis_vl_tvalid && i.m_axis_vl_tready {
             self.occupancy += 1;
             append(&mut self.vl_cur, &o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
+            self.vl_arm.beat(&o.m_axis_vl_tdata, o.m_axis_vl_tkeep);
             if o.m_axis_vl_tlast {
                 let f = std::mem::take(&mut self.vl_cur);
+                let arm = std::mem::take(&mut self.vl_arm).candidate();
                 if let Some(k) = self.rx.iter().position(|x| *x == f) {
                     for _ in 0..k {
                         self.rx.pop_front();
@@ -299,7 +346,7 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                     }
                     self.rx.pop_front();
                     self.bump("passed_frames");
-                    if arm_candidate(&f) {
+                    if arm {
                         self.bump("arm_candidates_on_vl");
                     }
                     self.log.push(cycle, format!("passed a {}-byte frame", f.len()));
@@ -352,6 +399,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                 s => return Err(format!("register response status {s}")),
             };
             self.bump(n);
+            if o.m_reg_rsp_tag == u16::from(CONFIG_TAG) {
+                self.bump("config_writes");
+            }
             self.log.push(cycle, format!("register response {n} tag {:#x} src {:#06x}", o.m_reg_rsp_tag, o.m_reg_rsp_src));
         }
         // Events (docs/blocks/packet_engine.md §Events).

@@ -33,6 +33,13 @@ pub(super) const ETHERTYPE: u16 = 0x88B5;
 pub(super) const VNI: u16 = 0x0042;
 /// Participants (PBV table entries 0-3 of the CPU).
 pub(super) const PARTICIPANTS: [u16; 4] = [0x0011, 0x0012, 0x0013, 0x8014];
+/// Register writes of one accepted configuration message of the stimulus (it names the PARTICIPANTS): 2 per
+/// entry and 3 fixed ones (docs/blocks/input_checker.md §Configuration messages).
+pub(super) const CONFIG_WRITES_PER_MESSAGE: i64 = 2 * PARTICIPANTS.len() as i64 + 3;
+/// The tag of the stimulus's configuration messages, which their register writes carry (`m_reg_rsp_tag`):
+/// no other register access of the stimulus has it (writes are tag 0, reads avoid it), so the scoreboard
+/// counts an accepted message's writes exactly.
+pub(super) const CONFIG_TAG: u8 = 0xC5;
 /// TLP contexts with a static entry (CC_ID).
 pub(super) const TLP_CTX: [u16; 3] = [1, 2, 3];
 /// Multicast trees armed in the interposer (wait count > 0) and their static entries.

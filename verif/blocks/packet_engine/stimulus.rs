@@ -18,7 +18,7 @@ use crate::blocks::input_checker::tlp_frame;
 use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
-use super::shared::{CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
+use super::shared::{CONFIG_TAG, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.
 pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
@@ -28,6 +28,11 @@ pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u3
         req.first_be = be;
     }
     tlp_frame(seq, &t.to_bytes().expect("emit"))
+}
+
+/// `tag`, or another one if it is [`CONFIG_TAG`] (reserved for the configuration messages' writes).
+fn not_config_tag(tag: u16) -> u16 {
+    if tag == u16::from(CONFIG_TAG) { tag | 0x200 } else { tag }
 }
 
 /// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
@@ -343,10 +348,21 @@ impl PacketEngineStimulus {
         let body = match kind {
             2 => Body::Initialization(InitBody { p_count: r.random_range(0..5), operation: [0, 0x14, 0x28][r.random_range(0..3)], accumulator: r.random(), pbv: r.random_range(0..16), ..Default::default() }),
             3 => Body::Control(ControlBody { command: r.random_range(1..7), p_count: r.random_range(0..5), ..Default::default() }),
+            // FIG. 4 (000 [0154]-[0158]): the episode's own table (entry 3 the subservient switch), so an
+            // accepted message rewrites the PBV table and flags the CPU already has; timeouts that fit
+            // SUB_TIMEOUT / MASTER_TIMEOUT, or (10%) one that does not (dropped, `coll_config`).
             1 => Body::Configuration {
-                fixed: collective::ConfigFixed { master_id: r.random(), n_devices: 2, ..Default::default() },
-                device_ids: vec![0x0011, 0x0012],
-                subservient_ids: vec![],
+                fixed: collective::ConfigFixed {
+                    master_id: r.random(),
+                    error_reporting: r.random(),
+                    n_devices: PARTICIPANTS.len() as u16,
+                    n_subservient: 1,
+                    subservient_timeout: r.random_range(0..1 << 24),
+                    master_timeout: if r.random_bool(0.1) { r.random_range(1 << 24..=u32::MAX) } else { r.random_range(0..1 << 24) },
+                    ..Default::default()
+                },
+                device_ids: PARTICIPANTS.to_vec(),
+                subservient_ids: vec![PARTICIPANTS[3]],
             },
             4..=6 => {
                 let n = if r.random_bool(0.03) { r.random_range(5..=8) } else { r.random_range(0..=4) };
@@ -376,7 +392,7 @@ impl PacketEngineStimulus {
             }
             _ => {
                 let off = [0x100u32, 0x104, 0x108, 0x160, 0x16C][r.random_range(0..5)];
-                return reg_read_frame(seq, MASTER, off, 0xF, r.random_range(0..0x400));
+                return reg_read_frame(seq, MASTER, off, 0xF, not_config_tag(r.random_range(0..0x400)));
             }
         };
         let header = CommonHeader { version: collective::VERSION, kind, non_posted: true, tid: self.tids[c], cc_id: TLP_CTX[c], p_id: collective::NO_PARTICIPANT, ..Default::default() };
@@ -432,7 +448,7 @@ impl PacketEngineStimulus {
                     let off = if r.random_bool(0.6) { [0x100u64, 0x104, 0x108, 0x160, 0x16C, 0x000, 0x500, 0x600, 0x400][r.random_range(0..9)] } else { u64::from(r.random::<u16>() & 0xFFC) };
                     let (len, first_be, last_be) = if r.random_bool(0.1) { (2, 0xF, r.random_range(1..16)) } else { (1, r.random_range(0..16), 0) };
                     let req = if r.random_bool(0.5) { MASTER } else { PARTICIPANTS[r.random_range(0..4)] };
-                    let tag = r.random_range(0..0x400u16);
+                    let tag = not_config_tag(r.random_range(0..0x400u16));
                     let mut dw0 = inswitch_frames::tlp::Dw0 { tlp_type: inswitch_frames::tlp::types::MEM, t9: tag & 0x200 != 0, t8: tag & 0x100 != 0, ..Default::default() };
                     dw0.set_length_dw(len);
                     let address = inswitch_frames::tlp::Address::new32(u32::from(ENGINE_ID) << 16 | 0xC000 | off as u32, 0);
@@ -476,7 +492,9 @@ impl PacketEngineStimulus {
                     let r = &mut self.r;
                     let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
                     let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
-                    match collective::to_vdm(&m, src, dst, 0).and_then(|t| t.to_bytes()) {
+                    // A configuration message carries CONFIG_TAG, which its register writes carry.
+                    let tag = if kind == 1 { CONFIG_TAG } else { 0 };
+                    match collective::to_vdm(&m, src, dst, tag).and_then(|t| t.to_bytes()) {
                         Ok(mut b) => {
                             // 15%: one header field made wrong before the LCRC is computed.
                             if r.random_bool(0.15) {

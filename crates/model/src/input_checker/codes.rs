@@ -5,7 +5,9 @@
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
 use super::protocol::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
+use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
 use super::crc_matrix;
+use crate::register_space::offset;
 use crate::code_table;
 
 code_table! {
@@ -22,7 +24,7 @@ code_table! {
     /// `stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority
     /// order (the first check a frame fails names it).
     pub mod event: "EV", 5 bits as u32 {
-        ACCEPT_REG = 0, "`stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority order (the first check a frame fails names it). Steered to the register space.";
+        ACCEPT_REG = 0, "`stat_event` bits: one pulse per frame, the frame's outcome. Drop reasons are listed in priority order (the first check a frame fails names it). Steered to the register space: a register access, or a configuration message (FIG. 4) as its register writes.";
         ACCEPT_MSG = 1, "Steered to the CPU as a collective message.";
         TKEEP = 2, "tkeep not all ones before the last beat, or not contiguous from byte 0 on it.";
         LCRC = 3, "TLP LCRC wrong.";
@@ -38,7 +40,7 @@ code_table! {
         REG_ACCESS = 13, "A register access that is not one DW, or a read of the message mailbox.";
         VENDOR = 14, "Vendor-defined message with another Vendor ID, or DW3 disagreeing with the payload.";
         COLL_MALFORMED = 15, "Collective message: bad version, unknown kind, length not the kind's.";
-        COLL_CONFIG = 16, "Collective configuration message: not handled by hardware (docs: future work).";
+        COLL_CONFIG = 16, "Collective configuration message the engine cannot apply: more than 128 PBV entries, or a timeout wider than its 24-bit register.";
         COLL_OPERANDS = 17, "Collective data message with more than four operands.";
         ETHERTYPE = 18, "Soft Portals EtherType not the port's.";
         PORTALS_HEADER = 19, "Reduction header: undefined rt_op or rt_rc, or rt_count 0 on an upward frame.";
@@ -89,6 +91,19 @@ pub fn verilog_header() -> String {
         });
     }
     h.section("Sizes and protocol constants (crates/model/src/input_checker.rs)", &lines);
+    let config = [
+        ("CONFIG_FIXED_BYTES", CONFIG_FIXED_BYTES as u64),
+        ("CONFIG_MAX_ENTRIES", CONFIG_MAX_ENTRIES as u64),
+        ("CONFIG_TIMEOUT_BITS", u64::from(CONFIG_TIMEOUT_BITS)),
+        ("CONFIG_SLOTS", CONFIG_SLOTS as u64),
+        ("CONFIG_FIXED_WRITES", CONFIG_FIXED_WRITES as u64),
+    ];
+    let mut cfg_lines = crate::codes::integers(config);
+    // The registers a configuration message writes (docs/blocks/register_space.md §Map) and the PBV_FLAGS bits.
+    let regs = [("PBV", offset::PBV), ("PBV_FLAGS", offset::PBV_FLAGS), ("ERROR_REPORTING", offset::ERROR_REPORTING), ("SUB_TIMEOUT", offset::SUB_TIMEOUT), ("MASTER_TIMEOUT", offset::MASTER_TIMEOUT)];
+    cfg_lines.push_str(&crate::codes::hex_localparams("CFG_OFFSET", 16, regs.iter().map(|&(n, v)| (n, u64::from(v)))));
+    cfg_lines.push_str(&crate::codes::hex_localparams("PBV_FLAG", 2, [("VALID", u64::from(PBV_FLAG_VALID)), ("SWITCH", u64::from(PBV_FLAG_SWITCH))]));
+    h.section("Configuration messages, FIG. 4 (crates/model/src/input_checker/config.rs)", &cfg_lines);
     // The defined rt_op / rt_rc codes, one bit per code, indexed by the field in the RTL.
     let masks = [("PORTALS_OP_DEFINED", 1u32 << PORTALS_OP_BITS, PORTALS_OP_DEFINED), ("PORTALS_RC_DEFINED", 1 << PORTALS_RC_BITS, u64::from(PORTALS_RC_DEFINED))];
     let masks: String = masks.iter().map(|&(name, bits, v)| format!("localparam [{}:0] {name} = {bits}'h{v:X};\n", bits - 1)).collect();

@@ -2,6 +2,23 @@
 //! CRC-32 step: shared by the checker ([`super`]) and its code tables and CRC matrix (siblings), so that
 //! none of them reads the others' items through the parent.
 
+/// A register access produced from a 1-DW memory request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RegAccess {
+    /// MWr (1) or MRd (0).
+    pub write: bool,
+    /// Byte offset in the window (bits 1:0 zero).
+    pub addr: u16,
+    /// First DW BE.
+    pub be: u8,
+    /// Payload DW, little-endian (0 for reads).
+    pub wdata: u32,
+    /// Requester ID.
+    pub src: u16,
+    /// 10-bit tag.
+    pub tag: u16,
+}
+
 /// Bytes of a frame captured for parsing: longer frames are dropped as [`super::event::TOO_LONG`]. The longest
 /// frame the engine accepts is a Soft Portals frame (102 bytes).
 pub const CAPTURE_BYTES: usize = 128;

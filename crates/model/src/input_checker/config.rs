@@ -1,0 +1,130 @@
+//! FIG. 4 configuration messages (seed 000 \[0154\]-\[0158\]) as register writes: the checker turns an
+//! accepted kind-1 collective message into the register writes it stands for, one at a time on its
+//! register path (`m_reg_*`), so the register space stays the single source of the PBV table and
+//! forwards it to the CPU as it does for the \[0175\] writes (docs/blocks/input_checker.md §Configuration
+//! messages). Layout of the message: docs/frames.md §4 (`ConfigFixed`, then `n_devices` device IDs, PBV
+//! entry i → device ID (\[0155\], \[0157\]), then `n_subservient` subservient engine IDs).
+
+use super::protocol::{RegAccess, CAPTURE_BYTES, TLP_OFFSET};
+use crate::register_space::offset;
+
+/// Bytes of the message before the first device ID: the 8-byte common header and `ConfigFixed`.
+pub const CONFIG_FIXED_BYTES: usize = 24;
+/// The most PBV entries a configuration message may name (000 \[0157\]: "up to 128 PBVs"; the PBV
+/// table's size). More: the message is dropped (`coll_config`).
+pub const CONFIG_MAX_ENTRIES: usize = 128;
+/// Width of the timeout registers the message's two 32-bit timeouts are written to (SUB_TIMEOUT,
+/// MASTER_TIMEOUT): a timeout with a bit set above them is dropped (`coll_config`).
+pub const CONFIG_TIMEOUT_BITS: u32 = 24;
+/// 16-bit slots (device IDs and subservient IDs) a message can carry inside the capture: a 3-DW memory
+/// write carrier (header 12 bytes) and the LCRC leave `CAPTURE_BYTES - 2 - 12 - 24 - 4` bytes. A longer
+/// frame is dropped as too long before its kind is looked at.
+pub const CONFIG_SLOTS: usize = (CAPTURE_BYTES - TLP_OFFSET - 12 - CONFIG_FIXED_BYTES - 4) / 2;
+/// Writes after the PBV entries' (ERROR_REPORTING, SUB_TIMEOUT, MASTER_TIMEOUT).
+pub const CONFIG_FIXED_WRITES: usize = 3;
+/// PBV_FLAGS bits of one entry (its 16-bit half of the DW): valid, switch (docs/blocks/register_space.md).
+pub const PBV_FLAG_VALID: u32 = 0x1;
+/// The entry is a participant switch (its device ID is one of the message's subservient engines).
+pub const PBV_FLAG_SWITCH: u32 = 0x2;
+
+/// An accepted configuration message, as the checker's stage D holds it while its writes drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigWrites {
+    /// Requester ID of the message (the writes' source: the register space's lock applies to each).
+    pub src: u16,
+    /// Its 10-bit tag.
+    pub tag: u16,
+    /// `n_devices` (≤ the slots when accepted).
+    pub n: u8,
+    /// `n_subservient`.
+    pub s: u8,
+    /// The message's 16-bit slots from byte 24 on: device IDs `0..n`, subservient IDs `n..n+s`, then
+    /// whatever the capture holds.
+    pub words: [u16; CONFIG_SLOTS],
+    /// Error-reporting configuration (ConfigFixed byte 12).
+    pub error_reporting: u8,
+    /// Subservient timeout (bytes 16-19).
+    pub sub_timeout: u32,
+    /// Master timeout (bytes 20-23).
+    pub master_timeout: u32,
+}
+
+fn be16(c: &[u8], o: usize) -> u16 {
+    u16::from_be_bytes([c[o], c[o + 1]])
+}
+fn be32(c: &[u8], o: usize) -> u32 {
+    u32::from_be_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]])
+}
+
+/// What the fixed part of a configuration message at `p` says, for the checks: (`n_devices`,
+/// `n_subservient`, the timeouts fit their registers).
+pub fn config_counts(c: &[u8; CAPTURE_BYTES], p: usize) -> (usize, usize, bool) {
+    let fits = |v: u32| v >> CONFIG_TIMEOUT_BITS == 0;
+    (usize::from(be16(c, p + 14)), usize::from(c[p + 13]), fits(be32(c, p + 16)) && fits(be32(c, p + 20)))
+}
+
+/// Payload bytes of a configuration message naming `n` devices and `s` subservient engines: the fixed
+/// part and the slots, padded to a DW (docs/frames.md §4).
+pub fn config_len(n: usize, s: usize) -> usize {
+    (CONFIG_FIXED_BYTES + 2 * (n + s)).next_multiple_of(4)
+}
+
+impl ConfigWrites {
+    /// The message at payload offset `p` of the capture (its checks passed).
+    pub fn new(c: &[u8; CAPTURE_BYTES], p: usize, src: u16, tag: u16) -> ConfigWrites {
+        let mut words = [0u16; CONFIG_SLOTS];
+        for (j, w) in words.iter_mut().enumerate() {
+            // Slots past the capture (a 4-DW carrier starts them 4 bytes later) read 0; an accepted
+            // message never reaches them.
+            let o = p + CONFIG_FIXED_BYTES + 2 * j;
+            *w = if o + 1 < CAPTURE_BYTES { be16(c, o) } else { 0 };
+        }
+        ConfigWrites {
+            src,
+            tag,
+            n: c[p + 15],
+            s: c[p + 13],
+            words,
+            error_reporting: c[p + 12],
+            sub_timeout: be32(c, p + 16),
+            master_timeout: be32(c, p + 20),
+        }
+    }
+
+    /// Number of writes: two per PBV entry (the entry, its flags) and [`CONFIG_FIXED_WRITES`].
+    pub fn count(&self) -> usize {
+        2 * usize::from(self.n) + CONFIG_FIXED_WRITES
+    }
+
+    /// Whether PBV entry `i` is a switch: its device ID is one of the subservient engines' IDs.
+    pub fn switch(&self, i: usize) -> bool {
+        let (n, s) = (usize::from(self.n), usize::from(self.s));
+        (n..(n + s).min(CONFIG_SLOTS)).any(|j| self.words[j] == self.words[i])
+    }
+
+    /// Write `k` (< [`Self::count`]), in order: for each entry i, a 2-byte write of its device ID into the
+    /// PBV table (\[0175\]'s form) then a 2-byte write of its PBV_FLAGS (valid, switch); then
+    /// ERROR_REPORTING, SUB_TIMEOUT, MASTER_TIMEOUT.
+    pub fn write(&self, k: usize) -> RegAccess {
+        let w = |addr: u32, be: u8, wdata: u32| RegAccess { write: true, addr: addr as u16, be, wdata, src: self.src, tag: self.tag };
+        let n2 = 2 * usize::from(self.n);
+        if k < n2 {
+            let i = k / 2;
+            let (dw, hi) = (4 * (i / 2) as u32, i % 2 == 1);
+            let be = if hi { 0xC } else { 0x3 };
+            let shift = if hi { 16 } else { 0 };
+            if k % 2 == 0 {
+                w(offset::PBV + dw, be, u32::from(self.words[i]) << shift)
+            } else {
+                let flags = PBV_FLAG_VALID | if self.switch(i) { PBV_FLAG_SWITCH } else { 0 };
+                w(offset::PBV_FLAGS + dw, be, flags << shift)
+            }
+        } else {
+            match k - n2 {
+                0 => w(offset::ERROR_REPORTING, 0x1, u32::from(self.error_reporting)),
+                1 => w(offset::SUB_TIMEOUT, 0xF, self.sub_timeout),
+                _ => w(offset::MASTER_TIMEOUT, 0xF, self.master_timeout),
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+// inswitch input checker: FIG. 4 configuration messages as register writes (seed 000 [0154]-[0158];
+// docs/blocks/input_checker.md §Configuration messages). Included inside module input_checker
+// (rtl/input_checker.v), after stage D's verdict; model crates/model/src/input_checker/config.rs.
+//
+// A configuration message (collective kind 1) that passes every check leaves stage D as
+// 2 x n_devices + CONFIG_FIXED_WRITES register writes on m_reg, one whenever the register output is free:
+// for each PBV entry i its device ID (a 2-byte write into the PBV table, [0175]'s form) then its
+// PBV_FLAGS (valid; switch when the ID is one of the message's subservient engines), then ERROR_REPORTING,
+// SUB_TIMEOUT, MASTER_TIMEOUT. While writes remain, cfg_wait holds the whole pipeline (adv low, as a
+// stalled output); the frame's stat_event pulse (accept_reg) comes when D is taken after the last write.
+
+// Stage C: the message's 16-bit slots from payload byte 24 on (device IDs, then subservient IDs), from
+// the capture: the payload starts at byte 14 (3-DW carrier) or 18 (4-DW), so slot j is at byte 38 + 2j or
+// 42 + 2j; CONFIG_SLOTS of them end inside the capture.
+localparam CFG_SLOT0_3DW = 14 + CONFIG_FIXED_BYTES;
+localparam CFG_SLOT0_4DW = 18 + CONFIG_FIXED_BYTES;
+wire [16*CONFIG_SLOTS-1:0] cfg_words;
+generate
+    for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_slot
+        assign cfg_words[16*g +: 16] = four ? {c_cap_reg[8*(CFG_SLOT0_4DW + 2*g) +: 8], c_cap_reg[8*(CFG_SLOT0_4DW + 2*g + 1) +: 8]}
+                                            : {c_cap_reg[8*(CFG_SLOT0_3DW + 2*g) +: 8], c_cap_reg[8*(CFG_SLOT0_3DW + 2*g + 1) +: 8]};
+    end
+endgenerate
+
+// Stage C: the end of the subservient slots, n + s, so that stage D's switch test compares the slot
+// index with registers only (the sum in D was 10 LUT levels; the whole range mask in C was 9).
+wire [8:0] cfg_sub_end_c = {1'b0, pl[15]} + {1'b0, pl[13]};
+
+// Stage D: the message's fields (loaded with the other D registers) and the writes already loaded.
+reg [16*CONFIG_SLOTS-1:0] d_cfg_words_reg;
+reg [7:0]                 d_cfg_n_reg;
+reg [8:0]                 d_cfg_sub_end_reg;
+reg [7:0]                 d_cfg_err_reg;
+reg [31:0]                d_cfg_sub_reg;
+reg [31:0]                d_cfg_master_reg;
+reg [8:0]                 cfg_sent_reg;
+
+// The accepted message's writes: 2 per entry (n <= CONFIG_SLOTS once accepted), then the fixed ones.
+wire [8:0] cfg_entry_writes = {d_cfg_n_reg, 1'b0};
+wire [8:0] cfg_count = cfg_entry_writes + CONFIG_FIXED_WRITES[8:0];
+assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] && cfg_sent_reg != cfg_count;
+wire cfg_load = cfg_wait && reg_free && !rst;
+
+// Write k = cfg_sent_reg: entry i = k / 2 (its device ID for an even k, its flags for an odd one). The
+// slot is picked by a shift (a mux tree) and the switch test is an OR over one comparator per slot, both
+// of logarithmic depth (a loop of `if`s made a 43-deep priority chain).
+wire [7:0] cfg_i = cfg_sent_reg[8:1];
+/* verilator lint_off UNUSEDSIGNAL */
+wire [16*CONFIG_SLOTS-1:0] cfg_shifted = d_cfg_words_reg >> {cfg_i, 4'd0};
+/* verilator lint_on UNUSEDSIGNAL */
+wire [15:0] cfg_word = cfg_shifted[15:0];
+// The entry is a switch when its ID is one of slots n .. n+s-1 (the subservient engines; n + s from stage C).
+wire [CONFIG_SLOTS-1:0] cfg_sub_hit;
+generate
+    for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_sub
+        assign cfg_sub_hit[g] = g >= d_cfg_n_reg && g < d_cfg_sub_end_reg && d_cfg_words_reg[16*g +: 16] == cfg_word;
+    end
+endgenerate
+// Registered with entry i's device-ID write (even k) and used by its flags write (k + 1): the mux of the
+// slot, the comparators and their OR end at a register, not at reg_wdata.
+reg cfg_switch_reg;
+wire cfg_switch = |cfg_sub_hit;
+
+wire        cfg_hi = cfg_i[0];
+wire [15:0] cfg_dw = {7'd0, cfg_i[7:1], 2'b00};
+wire [15:0] cfg_flags = {14'd0, cfg_switch_reg ? PBV_FLAG_SWITCH : 2'd0} | {14'd0, PBV_FLAG_VALID};
+// The fixed writes: k = 2n (ERROR_REPORTING), 2n + 1 (SUB_TIMEOUT), then MASTER_TIMEOUT; equalities, not a
+// subtraction and its compares (9 LUT levels into reg_wdata).
+wire cfg_fixed_0 = cfg_sent_reg == {d_cfg_n_reg, 1'b0};
+wire cfg_fixed_1 = cfg_sent_reg == {d_cfg_n_reg, 1'b1};
+reg  [15:0] cfg_addr;
+reg  [3:0]  cfg_be;
+reg  [31:0] cfg_wdata;
+always @* begin
+    if (cfg_sent_reg < cfg_entry_writes) begin
+        cfg_addr = (cfg_sent_reg[0] ? CFG_OFFSET_PBV_FLAGS : CFG_OFFSET_PBV) + cfg_dw;
+        cfg_be = cfg_hi ? 4'hC : 4'h3;
+        cfg_wdata = cfg_hi ? {cfg_sent_reg[0] ? cfg_flags : cfg_word, 16'd0} : {16'd0, cfg_sent_reg[0] ? cfg_flags : cfg_word};
+    end else if (cfg_fixed_0) begin
+        cfg_addr = CFG_OFFSET_ERROR_REPORTING;
+        cfg_be = 4'h1;
+        cfg_wdata = {24'd0, d_cfg_err_reg};
+    end else if (cfg_fixed_1) begin
+        cfg_addr = CFG_OFFSET_SUB_TIMEOUT;
+        cfg_be = 4'hF;
+        cfg_wdata = d_cfg_sub_reg;
+    end else begin
+        cfg_addr = CFG_OFFSET_MASTER_TIMEOUT;
+        cfg_be = 4'hF;
+        cfg_wdata = d_cfg_master_reg;
+    end
+end
