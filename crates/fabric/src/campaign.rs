@@ -78,6 +78,9 @@ pub struct CampaignSpec {
     /// times, until the result reaches it ([`Fabric::start_watched`]; `None`: not after the
     /// acknowledgement). Needs [`CampaignSpec::start_retry`].
     pub start_watch: Option<(Ps, u8)>,
+    /// A participant whose result is late asks its engine for the kept result with a RETRY every `.0`
+    /// ps, at most `.1` times ([`Fabric::participant_watch`], issue 20; `None`: never).
+    pub participant_watch: Option<(Ps, u8)>,
     /// Share of the Soft Portals trees that run on twin trees (002 (70)-(72), [`portals_twin_plan`]),
     /// spread as [`is_posted`] spreads posted contexts.
     pub portals_twin_share: f64,
@@ -163,6 +166,10 @@ pub struct Reduction {
     pub second_round: bool,
     /// A Soft Portals round run on twin trees ([`PortalsCtx::twin`]).
     pub twin: bool,
+    /// TLP: every participant end node got the round's result in its period (a COMPLETION code 2 / 3
+    /// counting every participant, no error mark, lane 0 the expected value: [`delivered_to_all`]);
+    /// `None` for a Soft Portals round (its leaves get no result here).
+    pub all_delivered: Option<bool>,
 }
 
 /// What the campaign measured.
@@ -205,6 +212,9 @@ pub struct CampaignReport {
     /// ([`crate::sim::Stats::result_retries`]; the masters' answers with the result are their CPU event
     /// `RETRY_RESULT` in [`CampaignReport::events`]).
     pub result_retries: u64,
+    /// RETRYs participants sent for a late result, and contributions they resent on NothingToResend
+    /// ([`crate::sim::Stats::participant_retries`], [`crate::sim::Stats::participant_resends`]).
+    pub participant_retries: (u64, u64),
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
@@ -383,6 +393,16 @@ pub const START_LEAD_PS: Ps = 300_000;
 /// (as the campaign's first STOP: any time after the present will do).
 const STORE_LEAD_PS: Ps = 1_000_000;
 
+/// Whether every participant end node in `ids` got the round's result among the deliveries
+/// `from_log..to_log`: a COMPLETION code 2 / 3 of context `cc` counting every participant, no error mark,
+/// lane 0 `expected` (the all-reduce delivered, not only the root's copy).
+pub fn delivered_to_all(f: &Fabric, from_log: usize, to_log: usize, ids: &[u16], cc: u16, expected: u64) -> bool {
+    let log = &f.log[from_log..to_log];
+    ids.iter().all(|&id| {
+        log.iter().any(|d| d.to == id && d.cc_id == cc && d.kind == 6 && matches!(d.code, 2 | 3) && usize::from(d.contributions) == ids.len() && !d.error && d.operands.first() == Some(&expected))
+    })
+}
+
 /// How the root's deliveries for one reduction classify it.
 pub fn classify(f: &Fabric, from_log: usize, to_log: usize, root: u16, cc: u16, n: usize, expected: u64) -> (Outcome, Option<(u16, bool, u64)>) {
     let mut result: Option<(u16, bool, u64)> = None;
@@ -464,6 +484,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     set_timeouts(&mut f, spec.timeout_ticks);
     f.auto_respond(Some(spec.compute_ps));
     f.end_node_retry(spec.end_retry);
+    f.participant_watch(spec.participant_watch);
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
     let posted: Vec<bool> = (0..contexts.len()).map(|k| is_posted(k, spec.posted_share)).collect();
     let non_posted: Vec<ContextPlan> = contexts.iter().zip(&posted).filter(|(_, &p)| !p).map(|(c, _)| c.clone()).collect();
@@ -702,6 +723,8 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let complete = (outcome == Outcome::Success).then(|| f.log[from..log_end].iter().find(|d| d.to == root && d.cc_id == c.cc_id && d.kind == 6 && matches!(d.code, 2 | 3) && usize::from(d.contributions) == n && !d.error)).flatten();
             let latency = complete.map(|d| d.at - at);
             let second_round = complete.is_some_and(|d| d.tid != tid);
+            let ids: Vec<u16> = c.participants.iter().map(|&p| t.endpoints[p].id).collect();
+            let all_delivered = delivered_to_all(&f, from, log_end, &ids, c.cc_id, expected);
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
@@ -711,7 +734,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false });
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false, all_delivered: Some(all_delivered) });
         }
         for (k, at, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
@@ -750,7 +773,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some() });
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some(), all_delivered: None });
         }
         let stuck_before = report.stuck.len();
         let mut open = Vec::new();
@@ -853,6 +876,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     report.init_retries = f.stats.init_retries;
     report.start_watch_retries = f.stats.start_watch_retries;
     report.result_retries = f.stats.result_retries;
+    report.participant_retries = (f.stats.participant_retries, f.stats.participant_resends);
     report.engine_steps = f.stats.engine_steps;
     report.portals = f.portals.stats.clone();
     report.sim_ps = f.now();

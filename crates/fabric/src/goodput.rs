@@ -86,6 +86,10 @@ pub const PORTALS_RESTART_PS: Ps = 7_000_000;
 pub const PORTALS_REARM_LIMIT: u8 = 2;
 /// Resends of [`START_WATCH_PS`].
 pub const START_WATCH_LIMIT: u8 = 2;
+/// RETRYs a participant sends for a late result, [`START_WATCH_PS`] apart (issue 20,
+/// [`crate::sim::Fabric::participant_watch`]): 12 x 1.5 us = 18 us covers a round that completes as late
+/// as a subservient's RESPONSE retries allow within the period ([`RECOVERY_PERIOD_PS`]).
+pub const PARTICIPANT_WATCH_LIMIT: u8 = 12;
 /// Engine timeouts under [`Recovery::PerPacket`], ticks of 16 cycles of 2 ns: 4 us.
 pub const RECOVERY_TIMEOUT_TICKS: u32 = 125;
 /// Period (the root's timeout) under [`Recovery::PerPacket`], ps: every round must have ended by then,
@@ -118,6 +122,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         start_retry: None,
         init_retry: None,
         start_watch: None,
+        participant_watch: None,
         portals_twin_share: 0.0,
         portals_rearm: None,
         portals_restart: None,
@@ -130,6 +135,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         s.start_retry = Some((START_RETRY_PS, 3));
         s.init_retry = Some((INIT_RETRY_PS, 3));
         s.start_watch = Some((START_WATCH_PS, START_WATCH_LIMIT));
+        s.participant_watch = Some((START_WATCH_PS, PARTICIPANT_WATCH_LIMIT));
         s.portals_twin_share = TWIN_SHARE;
         s.portals_rearm = Some((PORTALS_REARM_PS, PORTALS_REARM_LIMIT));
         // A twin tree takes a descriptor on one more engine while it is armed: with 6 per engine, two
@@ -162,6 +168,9 @@ pub struct ClassStats {
     pub wrong: usize,
     /// Successes from a second round (the first round's result lost, [`Reduction::second_round`]).
     pub second_round: usize,
+    /// Successes whose result reached every participant end node too ([`Reduction::all_delivered`];
+    /// TLP only, 0 for Soft Portals).
+    pub delivered: usize,
     /// Median time to complete of the successful ones, ps (0: none).
     pub median_ps: Ps,
     /// 99th percentile (nearest rank), ps.
@@ -187,6 +196,7 @@ impl ClassStats {
             }
             times.extend(r.latency);
             c.second_round += usize::from(r.second_round);
+            c.delivered += usize::from(r.outcome == Outcome::Success && r.all_delivered == Some(true));
         }
         times.sort_unstable();
         c.median_ps = percentile(&times, 50);
@@ -201,6 +211,16 @@ impl ClassStats {
             1.0
         } else {
             self.success as f64 / self.n as f64
+        }
+    }
+
+    /// Share of the reductions whose result reached the root and every participant, 0.0 to 1.0 (1.0
+    /// for an empty class; TLP only).
+    pub fn delivered_rate(&self) -> f64 {
+        if self.n == 0 {
+            1.0
+        } else {
+            self.delivered as f64 / self.n as f64
         }
     }
 
@@ -245,6 +265,9 @@ pub struct GoodputRow {
     /// RETRYs sources sent for a missing result ([`CampaignReport::result_retries`]), and the results
     /// engines resent on a RETRY (CPU event `RETRY_RESULT`).
     pub result_retries: (u64, u64),
+    /// RETRYs participants sent for a late result, and contributions they resent on NothingToResend
+    /// ([`CampaignReport::participant_retries`]).
+    pub participant_retries: (u64, u64),
     /// RESPONSEs subservient engines resent on their retry timer (`RETRY`).
     pub engine_retries: u64,
     /// Rounds the manager's admission held back a period while an engine of theirs was filled
@@ -302,6 +325,7 @@ impl GoodputRow {
             init_retries: r.init_retries,
             start_watch_retries: r.start_watch_retries,
             result_retries: (r.result_retries, r.events.get("RETRY_RESULT").copied().unwrap_or(0)),
+            participant_retries: r.participant_retries,
             engine_retries: r.events.get("RETRY").copied().unwrap_or(0),
             deferred: r.deferred,
             stuck: r.stuck.len(),
@@ -423,12 +447,13 @@ fn us(ps: Ps) -> f64 {
 /// The sweep as a Markdown table: per drop rate and class, the reductions, success rate, outcomes, and
 /// time to complete against the fault-free run's median; then the retries and the state checks.
 pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
-    let mut s = String::from("| drop | class | reductions | success | incomplete | failure | passed up | root timeout | wrong | second round | median us | p99 us | max us | median / fault-free |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    let mut s = String::from("| drop | class | reductions | success | every participant | incomplete | failure | passed up | root timeout | wrong | second round | median us | p99 us | max us | median / fault-free |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for row in std::iter::once(base).chain(rows) {
         for ((name, c), (_, b)) in row.classes().into_iter().zip(base.classes()) {
             let vs = if b.median_ps > 0 && c.median_ps > 0 { format!("{:.2}", c.median_ps as f64 / b.median_ps as f64) } else { "-".into() };
+            let every = if name.starts_with("TLP") { format!("{:.2} % ({})", c.delivered_rate() * 100.0, c.delivered) } else { "-".into() };
             s += &format!(
-                "| {:.1} % | {name} | {} | {:.2} % ({}) | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {vs} |\n",
+                "| {:.1} % | {name} | {} | {:.2} % ({}) | {every} | {} | {} | {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {vs} |\n",
                 row.drop * 100.0,
                 c.n,
                 c.rate() * 100.0,
@@ -445,10 +470,10 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             );
         }
     }
-    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | result RETRY / resent | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | result RETRY / resent | participant RETRY / contribution resent | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for row in std::iter::once(base).chain(rows) {
         s += &format!(
-            "| {:.1} % | {} | {} | {} | {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
+            "| {:.1} % | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
             row.drop * 100.0,
             row.end_node_retries,
             row.init_retries,
@@ -456,6 +481,8 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             row.start_watch_retries,
             row.result_retries.0,
             row.result_retries.1,
+            row.participant_retries.0,
+            row.participant_retries.1,
             row.engine_retries,
             row.deferred.0,
             row.deferred.1,

@@ -4,7 +4,7 @@
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
 
-use super::fabric::{EndCtx, Ev, Fabric, PendingInits, PendingStart, TargetCtx};
+use super::fabric::{EndCtx, Ev, Fabric, PendingInits, PendingStart, ResultWatch, TargetCtx};
 use crate::faults::{Fault, FaultKind};
 use crate::setup::{ContextPlan, Role};
 use crate::topology::Ps;
@@ -108,6 +108,13 @@ impl Fabric {
                     self.send_start(cc, t);
                     return;
                 }
+                // A participant's wait for its result (issue 20, `participant_watch`): the result ends
+                // it; "already completed" asks the engine for the kept result; NothingToResend (the round
+                // open) resends a contribution not known to be counted; DuplicateContribution marks it
+                // counted. Either reply to a RETRY says nothing of a pending contribution.
+                if self.ends[e].watch.is_some() && self.ends[e].ctx.get(&cc).is_some_and(|c| c.watch.is_some()) && self.participant_reply(e, t, m) {
+                    return;
+                }
                 // FAILURE DuplicateContribution (000 [0143] (a): the participant's PBV bit was already
                 // clear): the contribution had arrived, so this retry's answer reads "received" and the
                 // retries stop (the round is still open; its result comes down when it completes).
@@ -140,13 +147,15 @@ impl Fabric {
     }
 
     /// The retry timer of end node `e` for `cc`: the contribution is still unanswered, send it again.
+    /// With no contribution pending (answered, or its retries spent), the participant's result watch
+    /// ([`Fabric::participant_watch`]) asks for a late result.
     pub(super) fn retry_contribution(&mut self, e: usize, cc: u16, t: Ps) {
-        let Some((after, limit)) = self.ends[e].retry else { return };
+        let Some((after, limit)) = self.ends[e].retry else { return self.watch_timer(e, cc, t) };
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
-        let Some((to, pid, tid, operands)) = c.pending.clone() else { return };
+        let Some((to, pid, tid, operands)) = c.pending.clone() else { return self.watch_timer(e, cc, t) };
         if c.attempts >= limit {
             c.pending = None;
-            return;
+            return self.arm_watch(e, cc, t);
         }
         c.attempts += 1;
         let m = wire::contribution(cc, pid, tid, c.operation, operands);
@@ -155,6 +164,111 @@ impl Fabric {
         let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
         self.send_from(e, t, bytes);
         self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// A participant's reply for its result watch (issue 20): true if `m` was a reply to it (handled).
+    /// The result (COMPLETION code 2 / 3, or 6 at a one-target context, first or resent) ends the watch. "Already completed" (code 4,
+    /// the round's TID: a contribution reached its engine after the round) asks at once for the kept
+    /// result with a RETRY naming the participant (P_ID). FAILURE NothingToResend answers that RETRY
+    /// while the round is open: a contribution not known to be counted goes again (its retries
+    /// continue); a counted one waits for the timer. DuplicateContribution marks it counted (and ends
+    /// its pending contribution, as before: returns false).
+    fn participant_reply(&mut self, e: usize, t: Ps, m: &CollectiveMessage) -> bool {
+        use inswitch_model::cpu::{completion, reason};
+        let cc = m.header.cc_id;
+        let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return false };
+        let Some(w) = c.watch.as_mut() else { return false };
+        match &m.body {
+            Body::Data { fixed, .. } if m.header.kind == 6 && matches!(fixed.completion, completion::RESULT | completion::BARRIER_SATISFIED | completion::ROUND_DONE) => {
+                c.watch = None;
+                false
+            }
+            Body::Data { fixed, .. } if m.header.kind == 6 && fixed.completion == completion::ALREADY_COMPLETED && m.header.tid == w.tid => {
+                c.pending = None;
+                // A subservient whose copy of the result was lost got "already completed" from its
+                // master and keeps that code, no value: its answer to this RETRY is the same code again,
+                // and so are the next ones, up to the limit (`docs/fabric.md` §Goodput: not built).
+                self.send_participant_retry(e, cc, t);
+                true
+            }
+            Body::Error(x) if m.header.kind == 8 && x.reason == reason::DUPLICATE => {
+                w.counted = true;
+                let armed = c.pending.is_some();
+                if armed {
+                    self.stats.duplicate_acks += 1;
+                }
+                c.pending = None;
+                self.arm_watch(e, cc, t);
+                true
+            }
+            Body::Error(x) if m.header.kind == 8 && x.reason == reason::NOTHING_TO_RESEND && m.header.tid == w.tid => {
+                if !w.counted && c.pending.is_none() {
+                    let (to, pid, tid, operands) = (w.to, w.pid, w.tid, w.operands.clone());
+                    let msg = wire::contribution(cc, pid, tid, c.operation, operands.clone());
+                    c.pending = Some((to, pid, tid, operands));
+                    self.stats.participant_resends += 1;
+                    let seq = self.next_seq();
+                    let bytes = wire::message_frame(&msg, self.topo.endpoints[e].id, to, seq);
+                    self.send_from(e, t, bytes);
+                    if let Some((after, _)) = self.ends[e].retry {
+                        self.push(t + after, Ev::Retry { e: e as u32, cc });
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Starts (or restarts) the result watch's timer of participant `e` for `cc`.
+    fn arm_watch(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some((after, _)) = self.ends[e].watch else { return };
+        let Some(w) = self.ends[e].ctx.get_mut(&cc).and_then(|c| c.watch.as_mut()) else { return };
+        w.due = t + after;
+        self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// The result watch's timer: no contribution pending and the result still missing, ask for it.
+    fn watch_timer(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some(c) = self.ends[e].ctx.get(&cc) else { return };
+        if c.pending.is_some() || c.watch.as_ref().is_none_or(|w| t < w.due) {
+            return; // a contribution's retry runs, no watch, or an earlier timer
+        }
+        self.send_participant_retry(e, cc, t);
+    }
+
+    /// Participant `e` sends its engine a RETRY for its round's result (TID of its contribution, its
+    /// P_ID): the engine resends its kept result to it (`docs/blocks/cpu.md` §Messages "Kept result"),
+    /// or answers NothingToResend while the round is open. At most the watch's limit per round; each
+    /// restarts the watch's timer.
+    fn send_participant_retry(&mut self, e: usize, cc: u16, t: Ps) {
+        let Some((after, limit)) = self.ends[e].watch else { return };
+        let Some(w) = self.ends[e].ctx.get_mut(&cc).and_then(|c| c.watch.as_mut()) else { return };
+        if w.retries >= limit {
+            return;
+        }
+        w.retries += 1;
+        w.due = t + after;
+        let mut m = wire::retry(cc, w.tid, w.retries);
+        m.header.p_id = w.pid;
+        let to = w.to;
+        self.stats.participant_retries += 1;
+        let seq = self.next_seq();
+        let bytes = wire::message_frame(&m, self.topo.endpoints[e].id, to, seq);
+        self.send_from(e, t, bytes);
+        self.push(t + after, Ev::Retry { e: e as u32, cc });
+    }
+
+    /// Participants ask for a late result (issue 20; 000 \[0098\], \[0117\]): once its contribution is
+    /// answered "already completed" (the round ended without its result reaching it), or
+    /// DuplicateContribution (counted) or its retries ran out and then `watch.0` ps pass without the
+    /// result, an end node sends its engine a RETRY for the round's TID naming itself (P_ID), every
+    /// `watch.0` ps, at most `watch.1` times; the engine's kept result answers it. `None`: never (an
+    /// end node then learns only that the round is over).
+    pub fn participant_watch(&mut self, watch: Option<(Ps, u8)>) {
+        for n in &mut self.ends {
+            n.watch = watch;
+        }
     }
 
     /// End node `e` resends an unanswered contribution every `after` ps, at most `limit` times
@@ -191,6 +305,7 @@ impl Fabric {
         let Some(c) = self.ends[e].ctx.get_mut(&cc) else { return };
         let Some((to, pid, tid)) = c.answer.take() else { return };
         let m = wire::contribution(cc, pid, tid, c.operation, operands.clone());
+        c.watch = Some(ResultWatch { to, pid, tid, operands: operands.clone(), counted: false, retries: 0, due: 0 });
         c.pending = Some((to, pid, tid, operands));
         c.attempts = 0;
         let seq = self.next_seq();

@@ -249,6 +249,23 @@ pub(super) struct EndCtx {
     /// Node-level pre-reduction (003 \[0055\]): the other end nodes of this representative's host whose
     /// operands (their own contexts' `operands`) it reduces with its own before it contributes.
     pub(super) group: Vec<usize>,
+    /// The round whose result this participant still waits for, since its contribution left (issue 20:
+    /// [`Fabric::participant_watch`]); the result (COMPLETION code 2 / 3) ends it.
+    pub(super) watch: Option<ResultWatch>,
+}
+
+/// A participant's wait for its round's result (issue 20, 000 \[0098\], \[0117\]): where its
+/// contribution went, with which P_ID, TID and operands; whether the engine said it was counted
+/// (DuplicateContribution); the RETRYs sent; the time before which a timer is an earlier one's.
+#[derive(Clone, Debug)]
+pub(super) struct ResultWatch {
+    pub(super) to: u16,
+    pub(super) pid: u16,
+    pub(super) tid: u8,
+    pub(super) operands: Vec<u64>,
+    pub(super) counted: bool,
+    pub(super) retries: u8,
+    pub(super) due: Ps,
 }
 
 /// A target of several roots (003 \[0062\]): it collects each root's end result (the COMPLETION with
@@ -296,6 +313,9 @@ pub(super) struct EndNode {
     /// Resend an unanswered contribution after this long, at most this many times (001: a participant
     /// that missed the Exit contributes again and is answered "already completed").
     pub(super) retry: Option<(Ps, u8)>,
+    /// A participant whose result is late asks its engine for it with a RETRY every this long, at most
+    /// this many times ([`Fabric::participant_watch`]; `None`: never).
+    pub(super) watch: Option<(Ps, u8)>,
     /// Targets of several roots this end node is (`Action::Target`).
     pub(super) targets: Vec<TargetCtx>,
     /// Targets of several-root all-reduces this end node is (`Action::Target` with `send_down`).
@@ -392,6 +412,11 @@ pub struct Stats {
     /// FAILURE DuplicateContribution replies end nodes read as "received" (000 \[0143\] (a): the
     /// retried contribution had arrived; its retries stop).
     pub duplicate_acks: u64,
+    /// RETRYs participants sent for their round's missing result ([`Fabric::participant_watch`]).
+    pub participant_retries: u64,
+    /// Contributions participants resent on a NothingToResend answer to such a RETRY (the round still
+    /// open, their contribution not known to be counted).
+    pub participant_resends: u64,
     /// Corrupted frames (LCRC wrong) that reached an engine's receive port: its input checker drops
     /// and counts each one (LCRC) unless the interposer passes it (a header no longer for the engine).
     pub corrupt_to_engines: u64,
