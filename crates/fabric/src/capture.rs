@@ -53,7 +53,7 @@ pub fn channel_name(f: &Fabric, c: usize) -> (String, String) {
 fn name_with(f: &Fabric, p: &Ports, c: usize) -> (String, String) {
     let t = &f.topo;
     let sw = |s: usize| t.switches[s].name.as_str();
-    match f.channels[c].kind {
+    match f.channel(c).kind {
         ChannelKind::Up(e) => {
             let ep = &t.endpoints[e];
             let port = p.endpoint[e];
@@ -96,7 +96,7 @@ pub fn write_links_pcapng<W: Write>(w: W, f: &Fabric, filter: LinkFilter) -> Res
     let mut index: HashMap<(usize, u32), u32> = HashMap::new();
     let mut records = Vec::new();
     for c in &f.captured {
-        if !filter.picks(f, f.channels[c.channel].kind) {
+        if !filter.picks(f, f.channel(c.channel).kind) {
             continue;
         }
         let frame = &f.frames[c.frame as usize];

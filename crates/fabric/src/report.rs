@@ -170,7 +170,7 @@ impl LinkFilter {
             (LinkFilter::Isls, ChannelKind::Isl(_)) => true,
             (LinkFilter::Engines, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)) => true,
             (LinkFilter::SwitchIsls(s), ChannelKind::Isl(i)) => {
-                let d = f.routes.directed[i];
+                let d = f.routes.directed(i);
                 d.0 == *s || d.1 == *s
             }
             _ => false,
@@ -184,7 +184,7 @@ impl LinkFilter {
 pub fn write_links_pcap<W: Write>(w: W, f: &Fabric, filter: LinkFilter) -> Result<usize, inswitch_frames::error::Error> {
     let mut records = Vec::new();
     for c in &f.captured {
-        if !filter.picks(f, f.channels[c.channel].kind) {
+        if !filter.picks(f, f.channel(c.channel).kind) {
             continue;
         }
         let b = &f.frames[c.frame as usize].bytes;

@@ -391,8 +391,13 @@ pub struct Routes {
     /// index is arithmetic, so no `n x n` table is built (1,024 switches: 1 M entries and a search per
     /// destination, a cost that grew with the square of the switches, issue 23).
     mesh: bool,
-    /// Directed ISLs: `(from switch, to switch, link)`; ISL `i` of the topology is `2i` (a→b) and `2i+1`.
-    pub directed: Vec<(usize, usize, LinkSpec)>,
+    /// Per topology ISL, its switches `(a, b)`; empty in a canonical mesh, where they follow from the
+    /// ISL's index ([`mesh_pair`]). Directed ISL `2i` is ISL `i` from `a` to `b`, `2i + 1` from `b` to `a`
+    /// ([`Routes::directed`]): the directed list is not stored (1,024 switches: a million entries of 32
+    /// bytes, memory that grew with the square of the switches, issue 23).
+    ends: Vec<(u32, u32)>,
+    /// Per topology ISL, its link; one entry when every ISL has the same (a generated shape).
+    links: Vec<LinkSpec>,
     /// Per topology ISL: it works.
     isl_up: Vec<bool>,
     /// Per switch: it works (a failed switch forwards nothing and is no one's transit).
@@ -407,6 +412,23 @@ const NO_ROUTE: u32 = u32::MAX;
 /// first switch below `a`, then `b`'s place after `a`.
 fn mesh_index(n: usize, a: usize, b: usize) -> usize {
     a * (n - 1) - a * a.saturating_sub(1) / 2 + (b - a - 1)
+}
+
+/// The switches `(a, b)`, `a < b`, of ISL `k` of a 1-D flattened butterfly of `n` switches: the inverse
+/// of [`mesh_index`] (`a` is the last first switch whose pairs start at or before `k`).
+fn mesh_pair(n: usize, k: usize) -> (usize, usize) {
+    let first = |a: usize| mesh_index(n, a, a + 1);
+    // Binary search over the first switches 0..n-1 (their first indices grow with `a`).
+    let (mut lo, mut hi) = (0, n - 1);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if first(mid) <= k {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, lo + 1 + (k - first(lo)))
 }
 
 impl Routes {
@@ -432,10 +454,14 @@ impl Routes {
             put(e.id, Device::Endpoint(i))?;
         }
         let n = t.switches.len();
-        let mut directed = Vec::with_capacity(2 * t.isls.len());
-        directed.extend(t.isls.iter().flat_map(|l| [(l.a, l.b, l.link), (l.b, l.a, l.link)]));
         let canonical_mesh = t.isls.len() == n * n.saturating_sub(1) / 2 && (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).zip(&t.isls).all(|((a, b), l)| (l.a, l.b) == (a, b));
-        let mut r = Routes { device, next_isl: Vec::new(), n, canonical_mesh, mesh: false, directed, isl_up: vec![true; t.isls.len()], switch_up: vec![true; n] };
+        let ends = if canonical_mesh { Vec::new() } else { t.isls.iter().map(|l| (l.a as u32, l.b as u32)).collect() };
+        let links = match t.isls.first() {
+            Some(l0) if t.isls.iter().all(|l| l.link == l0.link) => vec![l0.link],
+            _ => t.isls.iter().map(|l| l.link).collect(),
+        };
+        let isl_up = vec![true; t.isls.len()];
+        let mut r = Routes { device, next_isl: Vec::new(), n, canonical_mesh, mesh: false, ends, links, isl_up, switch_up: vec![true; n] };
         r.recompute();
         // A full mesh with everything up is connected.
         for dst in (0..n).filter(|_| !r.mesh) {
@@ -458,11 +484,11 @@ impl Routes {
             return;
         }
         let live = |k: usize, r: &Routes| {
-            let (a, b, _) = r.directed[k];
+            let (a, b, _) = r.directed(k);
             r.isl_up[k / 2] && r.switch_up[a] && r.switch_up[b]
         };
         let mut adj: Vec<Vec<(usize, u32)>> = vec![vec![]; n];
-        for (k, d) in self.directed.iter().enumerate() {
+        for (k, d) in self.directed_iter().enumerate() {
             if live(k, self) {
                 adj[d.0].push((d.1, k as u32));
             }
@@ -470,7 +496,7 @@ impl Routes {
         // Neighbours first: the direct ISL (the lowest-index live one) is a shortest path. Destinations
         // that every switch neighbours (a 1-D flattened butterfly) need no search.
         let mut next_isl = vec![NO_ROUTE; n * n];
-        for (k, d) in self.directed.iter().enumerate() {
+        for (k, d) in self.directed_iter().enumerate() {
             if live(k, self) && next_isl[d.0 * n + d.1] == NO_ROUTE {
                 next_isl[d.0 * n + d.1] = k as u32;
             }
@@ -510,6 +536,15 @@ impl Routes {
         (k != NO_ROUTE).then_some(k as usize)
     }
 
+    /// The first hop from switch `s` to switch `t` as [`Routes::next_hop`], with the switch it leads to
+    /// (in a full mesh with everything up, `t` itself: no [`Routes::directed`] lookup per frame).
+    pub fn next_hop_to(&self, s: usize, t: usize) -> Option<(usize, usize)> {
+        if self.mesh {
+            return self.direct(s, t).map(|i| (i, t));
+        }
+        self.next_hop(s, t).map(|i| (i, self.directed(i).1))
+    }
+
     /// In a canonical mesh ([`Routes::recompute`]), the directed ISL from switch `s` to switch `t`.
     fn direct(&self, s: usize, t: usize) -> Option<usize> {
         (s != t && s < self.n && t < self.n).then(|| 2 * mesh_index(self.n, s.min(t), s.max(t)) + usize::from(s > t))
@@ -522,8 +557,32 @@ impl Routes {
             let others = || (0..self.n).filter(move |&t| t != s);
             return (others().filter_map(|t| self.direct(s, t)).collect(), others().filter_map(|t| self.direct(t, s)).collect());
         }
-        let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| self.directed.iter().enumerate().filter(|(_, d)| pick(d) == s).map(|(i, _)| i).collect();
+        let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| self.directed_iter().enumerate().filter(|(_, d)| pick(d) == s).map(|(i, _)| i).collect();
         (ends(|d| d.0), ends(|d| d.1))
+    }
+
+    /// Directed ISLs: two per topology ISL.
+    pub fn directed_count(&self) -> usize {
+        2 * self.isl_up.len()
+    }
+
+    /// Directed ISL `i`: `(from switch, to switch, link)`; ISL `k` of the topology is `2k` (a→b) and
+    /// `2k+1` (b→a). Panics if there is no directed ISL `i`, as an index would.
+    pub fn directed(&self, i: usize) -> (usize, usize, LinkSpec) {
+        assert!(i < self.directed_count(), "directed ISL {i} of {}", self.directed_count());
+        let k = i / 2;
+        let (a, b) = if self.canonical_mesh { mesh_pair(self.n, k) } else { (self.ends[k].0 as usize, self.ends[k].1 as usize) };
+        let link = self.links[if self.links.len() == 1 { 0 } else { k }];
+        if i % 2 == 0 {
+            (a, b, link)
+        } else {
+            (b, a, link)
+        }
+    }
+
+    /// Every directed ISL in index order ([`Routes::directed`]).
+    pub fn directed_iter(&self) -> impl Iterator<Item = (usize, usize, LinkSpec)> + '_ {
+        (0..self.directed_count()).map(|i| self.directed(i))
     }
 
     /// Marks topology ISL `i` (both directions) up or down; call [`Self::recompute`] to route around it.
@@ -547,7 +606,10 @@ impl Routes {
 
     /// Whether topology ISL `i` works (it and both its switches).
     pub fn isl_up(&self, i: usize) -> bool {
-        self.isl_up.get(i).copied().unwrap_or(false) && self.directed.get(2 * i).is_some_and(|&(a, b, _)| self.switch_up(a) && self.switch_up(b))
+        self.isl_up.get(i).copied().unwrap_or(false) && {
+            let (a, b, _) = self.directed(2 * i);
+            self.switch_up(a) && self.switch_up(b)
+        }
     }
 }
 
@@ -565,7 +627,7 @@ mod tests {
         let r = Routes::new(&t).unwrap();
         assert_eq!(r.device[0x22], Some(Device::Endpoint(7)));
         // 725 → 730 goes through 720.
-        assert_eq!(r.directed[r.next_hop(1, 2).unwrap()].1, 0);
+        assert_eq!(r.directed(r.next_hop(1, 2).unwrap()).1, 0);
     }
 
     #[test]
@@ -594,12 +656,13 @@ mod tests {
         let t = Topology::flattened_butterfly(n, 2, LinkSpec::default()).unwrap();
         let mut r = Routes::new(&t).unwrap();
         assert!(r.mesh && r.next_isl.is_empty());
-        let scan = |r: &Routes, s: usize, t: usize| r.directed.iter().position(|d| (d.0, d.1) == (s, t));
+        let scan = |r: &Routes, s: usize, t: usize| r.directed_iter().position(|d| (d.0, d.1) == (s, t));
         for s in 0..n {
             for d in 0..n {
                 assert_eq!(r.next_hop(s, d), if s == d { None } else { scan(&r, s, d) }, "{s} -> {d}");
+                assert_eq!(r.next_hop_to(s, d), r.next_hop(s, d).map(|i| (i, r.directed(i).1)), "{s} -> {d}");
             }
-            let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| r.directed.iter().enumerate().filter(|(_, x)| pick(x) == s).map(|(i, _)| i).collect::<Vec<_>>();
+            let ends = |pick: fn(&(usize, usize, LinkSpec)) -> usize| r.directed_iter().enumerate().filter(|(_, x)| pick(x) == s).map(|(i, _)| i).collect::<Vec<_>>();
             assert_eq!(r.isls_at(s), (ends(|x| x.0), ends(|x| x.1)), "ISLs of {s}");
         }
         assert_eq!((r.next_hop(0, n), r.next_hop(n, 0)), (None, None));
@@ -608,7 +671,8 @@ mod tests {
         r.set_isl_up(0, false);
         r.recompute();
         assert!(!r.mesh);
-        assert_eq!(r.directed[r.next_hop(0, 1).unwrap()].1, 2);
+        assert_eq!(r.directed(r.next_hop(0, 1).unwrap()).1, 2);
+        assert_eq!(r.next_hop_to(0, 1).map(|h| h.1), Some(2), "through switch 2");
         let table: Vec<_> = (0..n * n).map(|k| r.next_hop(k / n, k % n)).collect();
         assert_eq!(closed.iter().zip(&table).filter(|(a, b)| a != b).count(), 2, "only 0 -> 1 and 1 -> 0 change");
         r.set_isl_up(0, true);
@@ -622,9 +686,31 @@ mod tests {
         assert!(!r2.mesh);
         for s in 0..n {
             for d in (0..n).filter(|&d| d != s) {
-                assert_eq!(r2.directed[r2.next_hop(s, d).unwrap()].1, d, "{s} -> {d} direct");
+                assert_eq!(r2.directed(r2.next_hop(s, d).unwrap()).1, d, "{s} -> {d} direct");
             }
         }
+    }
+
+    /// The directed ISLs [`Routes::directed`] derives (from the index in a canonical mesh, from the
+    /// stored ends otherwise, one link or one per ISL) are the topology's ISLs, both ways, in order.
+    #[test]
+    fn directed_isls_are_the_topologys_both_ways_without_a_stored_list() {
+        let explicit = |t: &Topology| t.isls.iter().flat_map(|l| [(l.a, l.b, l.link), (l.b, l.a, l.link)]).collect::<Vec<_>>();
+        let slow = LinkSpec { bytes_per_s: 1_000, delay_ps: 7 };
+        let mut shapes: Vec<Topology> = [1, 2, 3, 4, 7, 16, 63, 64, 65].iter().map(|&n| Topology::flattened_butterfly(n, 1, LinkSpec::default()).unwrap()).collect();
+        let mut mixed = Topology::flattened_butterfly(5, 1, LinkSpec::default()).unwrap();
+        mixed.isls[3].link = slow;
+        shapes.extend([mixed, Topology::fat_tree(4, slow).unwrap(), Topology::fig7(slow), Topology::fig3(LinkSpec::default())]);
+        for t in &shapes {
+            let r = Routes::new(t).unwrap();
+            assert_eq!(r.directed_iter().collect::<Vec<_>>(), explicit(t), "{t}");
+            assert_eq!(r.directed_count(), 2 * t.isls.len());
+        }
+        // The largest mesh: every ISL's pair from its index, no list.
+        let t = Topology::flattened_butterfly(1024, 1, LinkSpec::default()).unwrap();
+        let r = Routes::new(&t).unwrap();
+        assert!(r.ends.is_empty() && r.links.len() == 1);
+        assert!(t.isls.iter().enumerate().all(|(k, l)| r.directed(2 * k) == (l.a, l.b, l.link) && r.directed(2 * k + 1) == (l.b, l.a, l.link)));
     }
 
     #[test]
@@ -645,7 +731,7 @@ mod tests {
         // [0149]: a flattened butterfly, so every switch reaches every other on their own ISL.
         for a in 0..4 {
             for b in (0..4).filter(|&b| b != a) {
-                assert_eq!(r.directed[r.next_hop(a, b).unwrap()], (a, b, LinkSpec::default()), "{a} -> {b}");
+                assert_eq!(r.directed(r.next_hop(a, b).unwrap()), (a, b, LinkSpec::default()), "{a} -> {b}");
             }
         }
         assert_eq!((t.switch_named("330"), t.endpoint_named("328"), t.switch_named("310")), (Some(2), Some(3), None));
@@ -680,7 +766,7 @@ mod tests {
         assert_eq!(t.switches.len(), 6);
         assert_eq!(t.endpoints.len(), 8);
         let r = Routes::new(&t).unwrap();
-        let first = r.directed[r.next_hop(0, 1).unwrap()].1;
+        let first = r.directed(r.next_hop(0, 1).unwrap()).1;
         assert!(first >= 4, "leaf 0 to leaf 1 goes up to a spine");
     }
 
@@ -689,7 +775,7 @@ mod tests {
         let mut r = Routes::new(&Topology::fat_tree(4, LinkSpec::default()).unwrap()).unwrap();
         // Leaves 0-3, spines 4 and 5; ISL 2l + k joins leaf l and spine 4 + k. Leaf 0 to leaf 1 goes
         // through spine 4 (the lowest link index on ties).
-        let via = |r: &Routes, a: usize, b: usize| r.next_hop(a, b).map(|k| r.directed[k].1);
+        let via = |r: &Routes, a: usize, b: usize| r.next_hop(a, b).map(|k| r.directed(k).1);
         assert_eq!(via(&r, 0, 1), Some(4));
         // Leaf 0's uplink to spine 4 fails: through spine 5; back up: through spine 4 again.
         r.set_isl_up(0, false);

@@ -211,7 +211,7 @@ fn the_table_arithmetic_stand_in_sends_what_the_engines_send() {
             if msg.header.kind < 3 {
                 continue; // configuration: the stand-in is configured from the plan
             }
-            if let inswitch_fabric::sim::ChannelKind::Isl(i) = f.channels[c.channel].kind {
+            if let inswitch_fabric::sim::ChannelKind::Isl(i) = f.channel(c.channel).kind {
                 *per_isl.entry(i).or_default() += 1;
             }
         }
@@ -238,9 +238,8 @@ fn pcap_of_the_master_isls_holds_every_frame_they_carried() {
     spec.capture = true;
     let f = run_collective(&spec, &mut |_| {}).1.unwrap();
     let carried: u64 = f
-        .channels
-        .iter()
-        .filter(|c| matches!(c.kind, inswitch_fabric::sim::ChannelKind::Isl(i) if f.routes.directed[i].0 == 0 || f.routes.directed[i].1 == 0))
+        .channels()
+        .filter(|c| matches!(c.kind, inswitch_fabric::sim::ChannelKind::Isl(i) if f.routes.directed(i).0 == 0 || f.routes.directed(i).1 == 0))
         .map(|c| c.frames)
         .sum();
     let buf = write_links_pcap(Vec::new(), &f, LinkFilter::SwitchIsls(0)).unwrap();

@@ -124,7 +124,7 @@ fn expected_frames(f: &Fabric, source: usize, master: usize, participants: &[usi
 
 /// The index of the fabric's channel `kind`.
 fn chan(f: &Fabric, kind: ChannelKind) -> usize {
-    f.channels.iter().position(|c| c.kind == kind).unwrap_or_else(|| panic!("no channel {kind:?}"))
+    f.channels().position(|c| c.kind == kind).unwrap_or_else(|| panic!("no channel {kind:?}"))
 }
 
 /// A collective frame on a channel: kind, requester, destination, P_ID.
@@ -219,7 +219,7 @@ fn check_contexts(r: &scenario::Fig3Run, f: &Fabric, specs: &[scenario::Fig3Cont
         // The scenario's summary reports the same counts for the links (not the engine ports).
         let links: Vec<(String, u64)> = want
             .iter()
-            .filter(|(&k, _)| !matches!(f.channels[k].kind, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)))
+            .filter(|(&k, _)| !matches!(f.channel(k).kind, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)))
             .map(|(&k, n)| (scenario::channel_name(f, k), *n))
             .collect();
         let mut reported = got.link_frames.clone();
@@ -247,7 +247,7 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
 
     // [0148]: 328 takes part in nothing: no frame reaches it, in configuration or collective.
     let n328 = node(t, "328");
-    assert!(f.captured.iter().all(|c| f.channels[c.channel].kind != ChannelKind::Down(n328)), "a frame went to 328");
+    assert!(f.captured.iter().all(|c| f.channel(c.channel).kind != ChannelKind::Down(n328)), "a frame went to 328");
     assert!(f.log.iter().all(|d| d.to != t.endpoints[n328].id));
 
     // [0152]: M's traffic stays on board 304 but for its initiating frame from 318 and its final result
@@ -257,13 +257,13 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
     let on_302 = |k: ChannelKind| match k {
         ChannelKind::Up(e) | ChannelKind::Down(e) => board(&t.switches[t.endpoints[e].switch].name) == "302",
         ChannelKind::Isl(i) => {
-            let (a, b, _) = f.routes.directed[i];
+            let (a, b, _) = f.routes.directed(i);
             board(&t.switches[a].name) == "302" || board(&t.switches[b].name) == "302"
         }
         ChannelKind::ToEngine(s) | ChannelKind::FromEngine(s) => board(&t.switches[s].name) == "302",
     };
     let m_frames = captured_frames(&f, r.first_collective_capture, r.contexts[1].cc_id, &engines_by_context[1]);
-    let m_on_302: BTreeMap<usize, Vec<Msg>> = m_frames.into_iter().filter(|(k, _)| on_302(f.channels[*k].kind)).collect();
+    let m_on_302: BTreeMap<usize, Vec<Msg>> = m_frames.into_iter().filter(|(k, _)| on_302(f.channel(*k).kind)).collect();
     let initiating = (CONTROL, id318, id334, NO_PARTICIPANT);
     let result = (COMPLETION, id334, id318, NO_PARTICIPANT);
     let want: BTreeMap<usize, Vec<Msg>> = [
@@ -278,7 +278,7 @@ fn fig3_contexts_n_and_m_with_different_masters_at_once() {
     assert_eq!(m_on_302, want);
     // And N's stays on board 302.
     let n_frames = captured_frames(&f, r.first_collective_capture, r.contexts[0].cc_id, &engines_by_context[0]);
-    assert!(n_frames.keys().all(|&k| on_302(f.channels[k].kind)), "{n_frames:?}");
+    assert!(n_frames.keys().all(|&k| on_302(f.channel(k).kind)), "{n_frames:?}");
     // The summary names both contexts and says ok.
     let text = r.text();
     assert!(r.ok() && text.contains("context N") && text.contains("context M") && !text.contains("WRONG"), "{text}");

@@ -92,12 +92,12 @@ fn run(f: &mut Fabric) {
 }
 
 fn channel(f: &Fabric, kind: ChannelKind) -> usize {
-    f.channels.iter().position(|c| c.kind == kind).unwrap_or_else(|| panic!("no channel {kind:?}"))
+    f.channels().position(|c| c.kind == kind).unwrap_or_else(|| panic!("no channel {kind:?}"))
 }
 
 /// The directed ISL from switch `a` to switch `b` (switch indices).
 fn isl(f: &Fabric, a: usize, b: usize) -> ChannelKind {
-    ChannelKind::Isl(f.routes.directed.iter().position(|d| d.0 == a && d.1 == b).unwrap())
+    ChannelKind::Isl(f.routes.directed_iter().position(|d| d.0 == a && d.1 == b).unwrap())
 }
 
 /// The frames that entered the channels `kinds`, in the order their heads entered (ties: capture order),

@@ -102,8 +102,8 @@ fn fold(op: u8, r: u32, leaves: &[usize], value: &Values) -> [u64; 4] {
 
 /// Frames and bytes on the directed ISL from switch `a` to switch `b`.
 fn isl(f: &Fabric, a: usize, b: usize) -> (u64, u64) {
-    let i = f.routes.directed.iter().position(|d| d.0 == a && d.1 == b).unwrap();
-    let c = &f.channels[f.isl_channel(i)];
+    let i = f.routes.directed_iter().position(|d| d.0 == a && d.1 == b).unwrap();
+    let c = f.channel(f.isl_channel(i));
     (c.frames, c.bytes)
 }
 

@@ -8,15 +8,17 @@
 //! | DLLP CRC | CRC-16, poly 0x100B, init 0xFFFF, reflected, xorout 0xFFFF | the 4 DLLP bytes | little-endian |
 //! | Ethernet FCS | CRC-32/ISO-HDLC | destination MAC .. end of payload | little-endian |
 
-use crc::{Algorithm, Crc, CRC_32_ISO_HDLC};
+use crc::{Algorithm, Crc, Table, CRC_32_ISO_HDLC};
 
 /// Width of the data-link sequence number that precedes a TLP in the LCRC computation.
 pub const SEQUENCE_BITS: u32 = 12;
 /// Mask of [`SEQUENCE_BITS`].
 pub const SEQUENCE_MASK: u16 = (1 << SEQUENCE_BITS) - 1;
 
-/// CRC-32 shared by LCRC, ECRC and the Ethernet FCS.
-pub const CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+/// CRC-32 shared by LCRC, ECRC and the Ethernet FCS, sixteen bytes a step (slice-by-16 tables, 16 KiB;
+/// the fabric computes an LCRC per frame sent). A `static`: a `const` would be a new 16 KiB value
+/// wherever it is used.
+pub static CRC32: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISO_HDLC);
 
 /// The DLLP CRC-16: polynomial 0x100B, seed 0xFFFF, bits processed LSB first (reflected), result
 /// complemented. Matches cocotbext-pcie `dllp.crc16` (reflected poly 0xD008) followed by `~crc`.
@@ -110,6 +112,24 @@ mod tests {
         for v in [[0u8, 0, 0, 0], [0x00, 0x00, 0x00, 0x05], [0x40, 0x08, 0x03, 0x40], [0xff; 4]] {
             assert_eq!(dllp_crc16(&v), reference(&v), "{v:02x?}");
         }
+    }
+
+    /// The slice-by-16 form is the byte-at-a-time one at every length around its 16-byte steps.
+    #[test]
+    fn sliced_crc32_is_the_bytewise_one() {
+        let bytewise = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+        let data: Vec<u8> = (0..300u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        for start in 0..16 {
+            for end in start..data.len() {
+                assert_eq!(CRC32.checksum(&data[start..end]), bytewise.checksum(&data[start..end]), "{start}..{end}");
+            }
+        }
+        assert_eq!(lcrc(5, &data[..100]), {
+            let mut d = bytewise.digest();
+            d.update(&5u16.to_be_bytes());
+            d.update(&data[..100]);
+            d.finalize()
+        });
     }
 
     #[test]

@@ -18,7 +18,6 @@
 //! and 0 for every other request. The Portals family has no completions (its reductions are posted).
 
 use crate::code_table;
-use crate::input_checker::crc32_byte;
 // The register space's response status (`s_rsp_status`).
 use crate::register_space::status as rsp_status;
 use crate::frame_buf::FrameBuf;
@@ -181,7 +180,7 @@ pub fn completion_frame_buf(r: &CompletionRequest, engine_id: u16, seq: u16) -> 
     if with_data {
         f.extend_from_slice(&r.data.to_le_bytes());
     }
-    let crc = !f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b));
+    let crc = crate::crc32::crc32_frame(&f);
     f.extend_from_slice(&crc.to_le_bytes());
     Some(f)
 }
@@ -444,6 +443,7 @@ pub fn verilog_header() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input_checker::crc32_byte;
 
     #[test]
     fn completion_builder_codes_vh_is_current() {

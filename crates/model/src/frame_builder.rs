@@ -15,7 +15,7 @@
 //! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
 //! and dropped with a `stat_event` pulse (bit 1).
 
-use crate::input_checker::{coll_flag, crc32_byte, crc_matrix};
+use crate::input_checker::{coll_flag, crc_matrix};
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
 use crate::frame_buf::FrameBuf;
 use crate::ports;
@@ -151,7 +151,7 @@ pub fn build_buf(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Fra
             }
         }
     }
-    let crc = !f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b));
+    let crc = crate::crc32::crc32_frame(&f);
     f.extend_from_slice(&crc.to_le_bytes());
     Some(f)
 }
@@ -340,6 +340,7 @@ pub fn verilog_header() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input_checker::crc32_byte;
 
     #[test]
     fn frame_builder_codes_vh_is_current() {

@@ -16,6 +16,7 @@ pub mod axis_register;
 pub mod codes;
 pub mod completion_builder;
 pub mod cpu;
+pub mod crc32;
 pub mod frame_buf;
 pub mod frame_builder;
 pub mod input_checker;

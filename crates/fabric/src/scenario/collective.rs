@@ -246,14 +246,14 @@ pub fn run_collective(spec: &RunSpec, progress: &mut dyn FnMut(Ps)) -> (RunResul
 fn isl_counts(f: &Fabric, s: usize) -> (Vec<u64>, Vec<u64>) {
     // Only the switch's own ISLs (a scan of every directed ISL grew with the square of the switches).
     let (out, inn) = f.routes.isls_at(s);
-    let frames = |v: Vec<usize>| v.into_iter().map(|i| f.channels[f.isl_channel(i)].frames).collect();
+    let frames = |v: Vec<usize>| v.into_iter().map(|i| f.channel(f.isl_channel(i)).frames).collect();
     (frames(out), frames(inn))
 }
 
 /// Frames each kind of channel carried (for the summary).
 pub fn channel_summary(f: &Fabric) -> Vec<(&'static str, u64)> {
     let mut v = vec![("end-node links", 0), ("ISLs", 0), ("engine ports", 0)];
-    for c in &f.channels {
+    for c in f.channels() {
         let k = match c.kind {
             ChannelKind::Up(_) | ChannelKind::Down(_) => 0,
             ChannelKind::Isl(_) => 1,

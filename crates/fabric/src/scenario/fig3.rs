@@ -135,11 +135,11 @@ impl Fig3Run {
 pub fn channel_name(f: &Fabric, c: usize) -> String {
     let sw = |s: usize| f.topo.switches[s].name.clone();
     let ep = |e: usize| &f.topo.endpoints[e];
-    match f.channels[c].kind {
+    match f.channel(c).kind {
         ChannelKind::Up(e) => format!("{}->{}", ep(e).name, sw(ep(e).switch)),
         ChannelKind::Down(e) => format!("{}->{}", sw(ep(e).switch), ep(e).name),
         ChannelKind::Isl(i) => {
-            let (a, b, _) = f.routes.directed[i];
+            let (a, b, _) = f.routes.directed(i);
             format!("{}->{}", sw(a), sw(b))
         }
         ChannelKind::ToEngine(s) => format!("{}->engine", sw(s)),
@@ -155,7 +155,7 @@ pub fn link_frames_by_context(f: &Fabric, from_capture: usize, ctxs: &[ContextPl
     let mut per = vec![std::collections::BTreeMap::new(); ctxs.len()];
     let mut rest = 0;
     for cap in &f.captured[from_capture..] {
-        if matches!(f.channels[cap.channel].kind, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)) {
+        if matches!(f.channel(cap.channel).kind, ChannelKind::ToEngine(_) | ChannelKind::FromEngine(_)) {
             continue;
         }
         let bytes = &f.frames[cap.frame as usize].bytes;
@@ -218,7 +218,7 @@ pub fn run_fig3_contexts(contexts: &[Fig3ContextSpec], hop_latency_ps: Ps, progr
     let board = |s: usize| f.topo.switches[s].engine_id >> FIG3_BOARD_SHIFT;
     out.config_frames_between_boards = f.captured[configured..]
         .iter()
-        .filter(|c| matches!(f.channels[c.channel].kind, ChannelKind::Isl(i) if board(f.routes.directed[i].0) != board(f.routes.directed[i].1)))
+        .filter(|c| matches!(f.channel(c.channel).kind, ChannelKind::Isl(i) if board(f.routes.directed(i).0) != board(f.routes.directed(i).1)))
         .count() as u64;
     let cap0 = f.captured.len();
     let log0 = f.log.len();
@@ -231,7 +231,7 @@ pub fn run_fig3_contexts(contexts: &[Fig3ContextSpec], hop_latency_ps: Ps, progr
     (out.started_at, out.first_collective_capture) = (t, cap0);
     let (per, rest) = link_frames_by_context(&f, cap0, &ctxs);
     out.unattributed = rest;
-    let port_frames = |k: ChannelKind| f.captured[cap0..].iter().filter(|c| f.channels[c.channel].kind == k).count() as u64;
+    let port_frames = |k: ChannelKind| f.captured[cap0..].iter().filter(|c| f.channel(c.channel).kind == k).count() as u64;
     out.engine_frames = (0..f.topo.switches.len()).map(|s| (f.topo.switches[s].name.clone(), port_frames(ChannelKind::ToEngine(s)), port_frames(ChannelKind::FromEngine(s)))).collect();
     for ((spec, c), links) in contexts.iter().zip(&ctxs).zip(per) {
         let master_id = f.topo.switches[c.master()].engine_id;

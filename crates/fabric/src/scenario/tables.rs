@@ -99,7 +99,7 @@ pub fn two_masters_captured(contexts: usize, masters: usize, mode: Mode, hop_lat
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
     let masters_at: Vec<usize> = (0..masters.max(1)).map(master_of).collect();
     let isl_out = |f: &Fabric| -> Vec<u64> {
-        f.routes.directed.iter().enumerate().filter(|(_, d)| masters_at.contains(&d.0)).map(|(i, _)| f.channels[f.isl_channel(i)].frames).collect()
+        f.routes.directed_iter().enumerate().filter(|(_, d)| masters_at.contains(&d.0)).map(|(i, _)| f.channel(f.isl_channel(i)).frames).collect()
     };
     let before = isl_out(&f);
     let log0 = f.log.len();

@@ -67,12 +67,12 @@ impl Fabric {
                             Device::Engine(s) => s,
                             Device::Endpoint(e) => self.topo.endpoints[e].switch,
                         };
-                        let Some(i) = self.routes.next_hop(sw, target) else {
+                        let Some((i, next)) = self.routes.next_hop_to(sw, target) else {
                             self.stats.unreachable += 1;
                             return;
                         };
-                        let next = self.routes.directed[i].1 as u32;
-                        for (f, h, tl) in self.hop(self.isl[i], f, head, tail) {
+                        let next = next as u32;
+                        for (f, h, tl) in self.hop(self.isl_channel(i), f, head, tail) {
                             self.push(h, Ev::AtSwitch { f, sw: next, head: h, tail: tl });
                         }
                     }

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use inswitch_frames::collective::{Body, CollectiveMessage};
 use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 
+use super::channels::Channels;
 use super::portals::Portals;
 use crate::faults::FaultInjector;
 use crate::setup::Role;
@@ -97,7 +98,7 @@ pub enum ChannelKind {
 }
 
 /// One direction of a link.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Channel {
     /// What it joins.
     pub kind: ChannelKind,
@@ -434,11 +435,10 @@ pub struct Fabric {
     pub routes: Routes,
     /// Parameters.
     pub cfg: SimConfig,
-    /// Every channel.
-    pub channels: Vec<Channel>,
+    /// Every channel ([`Fabric::channel`]; ISLs' implicit until they carry a frame, `sim::channels`).
+    pub(super) channels: Channels,
     pub(super) up: Vec<usize>,
     pub(super) down: Vec<usize>,
-    pub(super) isl: Vec<usize>,
     pub(super) to_engine: Vec<usize>,
     pub(super) from_engine: Vec<usize>,
     /// Every frame ever sent.
@@ -514,19 +514,18 @@ impl Fabric {
     /// [`RESET_CYCLES`] cycles).
     pub fn new(topo: Topology, cfg: SimConfig) -> Result<Fabric, SimError> {
         let routes = Routes::new(&topo)?;
-        // Up and down per end node, the directed ISLs, to and from each engine: reserved at once (a
-        // flattened butterfly of 1,024 switches has a million directed ISLs; growing by doubling
-        // copied them and touched half as much memory again).
-        let mut channels = Vec::with_capacity(2 * topo.endpoints.len() + routes.directed.len() + 2 * topo.switches.len());
-        let mut add = |kind, link| {
-            channels.push(Channel { kind, link, free_at: 0, frames: 0, bytes: 0 });
-            channels.len() - 1
-        };
-        let up = topo.endpoints.iter().enumerate().map(|(i, e)| add(ChannelKind::Up(i), e.link)).collect();
-        let down = topo.endpoints.iter().enumerate().map(|(i, e)| add(ChannelKind::Down(i), e.link)).collect();
-        let isl = routes.directed.iter().enumerate().map(|(i, d)| add(ChannelKind::Isl(i), d.2)).collect();
-        let to_engine = (0..topo.switches.len()).map(|s| add(ChannelKind::ToEngine(s), topo.engine_port)).collect();
-        let from_engine = (0..topo.switches.len()).map(|s| add(ChannelKind::FromEngine(s), topo.engine_port)).collect();
+        // Up and down per end node, the directed ISLs (implicit until used, `sim::channels`), to and
+        // from each engine.
+        let channel = |kind, link| Channel { kind, link, free_at: 0, frames: 0, bytes: 0 };
+        let (ends, switches) = (topo.endpoints.len(), topo.switches.len());
+        let mut links: Vec<Channel> = topo.endpoints.iter().enumerate().map(|(i, e)| channel(ChannelKind::Up(i), e.link)).collect();
+        links.extend(topo.endpoints.iter().enumerate().map(|(i, e)| channel(ChannelKind::Down(i), e.link)));
+        let mut ports: Vec<Channel> = (0..switches).map(|s| channel(ChannelKind::ToEngine(s), topo.engine_port)).collect();
+        ports.extend((0..switches).map(|s| channel(ChannelKind::FromEngine(s), topo.engine_port)));
+        let channels = Channels::new(links, routes.directed_count(), ports);
+        let (up, down) = ((0..ends).collect(), (ends..2 * ends).collect());
+        let to_engine = (0..switches).map(|s| channels.after_isls(s)).collect();
+        let from_engine = (0..switches).map(|s| channels.after_isls(switches + s)).collect();
         let mut engines = Vec::with_capacity(topo.switches.len());
         for s in &topo.switches {
             engines.push(match cfg.engine {
@@ -560,7 +559,6 @@ impl Fabric {
             channels,
             up,
             down,
-            isl,
             to_engine,
             from_engine,
             frames: Vec::new(),
@@ -596,7 +594,22 @@ impl Fabric {
 
     /// Channel index of directed ISL `i`.
     pub fn isl_channel(&self, i: usize) -> usize {
-        self.isl[i]
+        self.channels.isl_channel(i)
+    }
+
+    /// Channel `c` (panics if there is none, as an index would).
+    pub fn channel(&self, c: usize) -> Channel {
+        self.channels.get(c, &self.routes)
+    }
+
+    /// Every channel, in index order (a directed ISL no frame entered has zero counters).
+    pub fn channels(&self) -> impl Iterator<Item = Channel> + '_ {
+        self.channels.iter(&self.routes)
+    }
+
+    /// Number of channels.
+    pub fn channel_count(&self) -> usize {
+        self.channels.len()
     }
 
     /// Channel index of switch `s`'s port into its engine.
@@ -645,7 +658,7 @@ impl Fabric {
     pub(super) fn traverse(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> (Ps, Ps) {
         let len = self.frames[f as usize].wire_len;
         self.frames[f as usize].via = Some(c);
-        let ch = &mut self.channels[c];
+        let ch = self.channels.get_mut(c, &self.routes);
         let ser = ch.link.serialize_ps(len);
         let start = head.max(ch.free_at);
         let end = (start + ser).max(tail);
@@ -701,7 +714,7 @@ impl Fabric {
 
     /// Frames carried by each channel of `kind` (a filter), for reports.
     pub fn channel_frames(&self, pick: impl Fn(ChannelKind) -> bool) -> Vec<(usize, u64)> {
-        self.channels.iter().enumerate().filter(|(_, c)| pick(c.kind)).map(|(i, c)| (i, c.frames)).collect()
+        self.channels().enumerate().filter(|(_, c)| pick(c.kind)).map(|(i, c)| (i, c.frames)).collect()
     }
 
     /// Cycles each cycle engine was stepped.

@@ -79,7 +79,7 @@ impl Fabric {
         let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a)).map(|(i, _)| i).collect();
         for &i in &isls {
             for k in [2 * i, 2 * i + 1] {
-                self.fail_channel(self.isl[k]);
+                self.fail_channel(self.isl_channel(k));
             }
         }
         isls
@@ -107,8 +107,9 @@ impl Fabric {
         let isls: Vec<usize> = self.topo.isls.iter().enumerate().filter(|(_, l)| l.a == s || l.b == s).map(|(i, _)| i).collect();
         for i in isls {
             for k in [2 * i, 2 * i + 1] {
-                if !self.faults.as_ref().is_some_and(|x| x.is_down(self.isl[k])) {
-                    self.fail_channel(self.isl[k]);
+                let c = self.isl_channel(k);
+                if !self.faults.as_ref().is_some_and(|x| x.is_down(c)) {
+                    self.fail_channel(c);
                 }
             }
         }

@@ -30,13 +30,15 @@
 //! table's frame sizes); its traffic is checked against the cycle engines' in `tests/`.
 //!
 //! Layout, by role (each a set of `Fabric` methods over the state defined in `fabric`):
-//! `fabric` (state, channels, frames, the event queue), `events` (the event loop), `engine` (the
+//! `fabric` (state, frames, the event queue), `channels` (the links' directions, ISLs implicit until
+//! used), `events` (the event loop), `engine` (the
 //! cycle engines and idle skipping), `end_node` (end nodes and the source's commands), `target` (the target of a several-root
 //! all-reduce, which sends the job's result down every tree), `stand_in`
 //! (the table-arithmetic stand-in), `window` (engine-major windows of cycles), `failures` (fault injection on links, failing links, switches and
 //! engines), [`portals`] (Soft Portals trees: their state and results) and `portals_fabric` (their
 //! switch multicast and root and leaf end nodes). Configuration from a plan is `crate::drive`'s.
 
+mod channels;
 mod end_node;
 mod engine;
 mod events;

@@ -67,6 +67,9 @@ pub fn reduction_frame(dfa: u32, sfa: u16, vni: u16, cookie: u32, arm: bool, seq
     }
 }
 
+/// Ports of a switch that a port number (a `u8`, [`Portals::port_number`]) can name.
+const PORT_NUMBERS: usize = 1 << u8::BITS;
+
 /// A port of a switch, in the manager's numbering (module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Port {
@@ -256,19 +259,25 @@ pub struct Portals {
 impl Portals {
     /// The port tables of `t` (module doc).
     pub fn new(t: &Topology) -> Portals {
-        // Each switch's list reserved at its length: in a flattened butterfly of 1,024 switches a list
-        // holds 1,086 ports, and growing 1,024 of them by doubling touched about twice the memory.
+        // Only the ports a number can name are kept (the first `PORT_NUMBERS` of each switch): in a
+        // flattened butterfly of 1,024 switches a switch has 1,086, and the lists of them all (18 MB)
+        // grew with the square of the switches (issue 23). Each list is reserved at its length.
         let mut count = vec![0usize; t.switches.len()];
         for s in t.endpoints.iter().map(|n| n.switch).chain(t.isls.iter().flat_map(|l| [l.a, l.b])) {
             count[s] += 1;
         }
-        let mut ports: Vec<Vec<Port>> = count.into_iter().map(Vec::with_capacity).collect();
+        let mut ports: Vec<Vec<Port>> = count.into_iter().map(|n| Vec::with_capacity(n.min(PORT_NUMBERS))).collect();
+        let mut add = |s: usize, p: Port| {
+            if ports[s].len() < PORT_NUMBERS {
+                ports[s].push(p);
+            }
+        };
         for (e, n) in t.endpoints.iter().enumerate() {
-            ports[n.switch].push(Port::Node(e));
+            add(n.switch, Port::Node(e));
         }
         for (l, isl) in t.isls.iter().enumerate() {
-            ports[isl.a].push(Port::Isl(l));
-            ports[isl.b].push(Port::Isl(l));
+            add(isl.a, Port::Isl(l));
+            add(isl.b, Port::Isl(l));
         }
         Portals { ports, ..Portals::default() }
     }

@@ -255,7 +255,7 @@ impl Fabric {
 
     /// The switch port frame `f` came in on.
     pub(super) fn ingress(&self, f: u32) -> Option<Port> {
-        match self.channels[self.frames[f as usize].via?].kind {
+        match self.channel(self.frames[f as usize].via?).kind {
             ChannelKind::Up(e) => Some(Port::Node(e)),
             ChannelKind::Isl(i) => Some(Port::Isl(i / 2)),
             ChannelKind::FromEngine(_) => Some(Port::Engine),
@@ -348,8 +348,8 @@ impl Fabric {
             }
             Port::Isl(l) => {
                 let i = if self.topo.isls[l].a == sw { 2 * l } else { 2 * l + 1 };
-                let next = self.routes.directed[i].1 as u32;
-                for (g, h, tl) in self.hop(self.isl[i], g, head, tail) {
+                let next = self.routes.directed(i).1 as u32;
+                for (g, h, tl) in self.hop(self.isl_channel(i), g, head, tail) {
                     self.push(h, Ev::AtSwitch { f: g, sw: next, head: h, tail: tl });
                 }
             }
