@@ -775,9 +775,8 @@ impl Reference {
                 };
                 if m.tid != s.tid {
                     if (s.tid + 4 - m.tid) % 4 == 1 {
-                        let r = self.reply(m, Kind::COMPLETION, completion::ALREADY_COMPLETED);
-                        self.out(r);
-                        return event::OLD_TID;
+                        // "Already completed", or the kept result to a switch participant (kept.rs).
+                        return self.tlp_one_behind(m, &s, k);
                     }
                     return event::BAD_TID;
                 }
