@@ -352,8 +352,9 @@ fn a_retry_for_a_completed_round_gets_the_kept_result_from_the_rtl() {
 /// kept the master answers it with the kept result (COMPLETION code 3, the sum and count, `retry` set, to
 /// that requester alone; event RESPONSE_RESULT), not "already completed" (code 4, no value); an end
 /// device's CONTRIBUTION one behind still gets code 4, and so does the RESPONSE once the next round has a
-/// contribution. A subservient (context 6) takes a COMPLETION marked `retry` with its TID as its round's
-/// result and sends it down. RTL, model and scoreboard in lockstep; before this rule the first answer
+/// contribution. A subservient (context 6) in Full answers its participant's retried contribution
+/// DuplicateContribution (not a pass-up), and takes a COMPLETION marked `retry` with its TID as its
+/// round's result and sends it down. RTL, model and scoreboard in lockstep; before this rule the first answer
 /// was code 4 (docs/blocks/cpu.md §Messages "Kept result").
 #[test]
 fn a_subservients_resent_response_gets_the_kept_result_from_the_rtl() {
@@ -399,8 +400,13 @@ fn a_subservients_resent_response_gets_the_kept_result_from_the_rtl() {
     init.pbv = 0b01;
     l.send(&init);
     l.send(&msg(Kind::CONTRIBUTION, SUB, 0x0010, 0, 0, 1, 9));
+    // In Full, its participant's retried contribution (already counted) gets DuplicateContribution,
+    // not a pass-up the master would answer "already completed" (FAILURE reason 2, the requester's ID in
+    // data lane 0).
+    l.send(&msg(Kind::CONTRIBUTION, SUB, 0x0010, 0, 0, 1, 9));
     let up = l.outs.len();
-    assert_eq!((l.outs[up - 1].kind, l.outs[up - 1].dst), (Kind::RESPONSE, u32::from(SOURCE)));
+    assert_eq!((l.outs[up - 2].kind, l.outs[up - 2].dst), (Kind::RESPONSE, u32::from(SOURCE)));
+    assert_eq!((l.outs[up - 1].kind, l.outs[up - 1].code, l.outs[up - 1].dst), (Kind::FAILURE, 2, 0x0010));
     let mut result = msg(Kind::COMPLETION, SUB, SOURCE, NO_PID, 0, 4, 125);
     (result.code, result.retry) = (3, true);
     l.send(&result);

@@ -102,6 +102,8 @@ pub const REQUIRED: &[&str] = &[
     "response_result_master",
     "response_result_subservient",
     "response_result_gone",
+    // A counted participant's retried contribution to a context in Full: DuplicateContribution.
+    "duplicate_in_full",
     "control_copies_retagged",
     "failure_status_set",
     "init_relay_direct",

@@ -186,6 +186,16 @@ impl Cpu {
                     return event::PAUSED_DROP;
                 }
                 if matches!(d.state, CtxState::Full | CtxState::Exiting) {
+                    // A late frame goes up (002 (62)), unless its participant is already counted: a
+                    // retried contribution gets the seed's reply, DuplicateContribution (000 [0143] (a)),
+                    // here as while Filling; passed up, the master would answer it "already completed"
+                    // after the round, which this engine would take for its parent's result.
+                    let bit = 1u128 << lk.p_idx;
+                    let counted = lk.p_hit && s.pbv & bit != 0 && lk.p_sender && (m.kind == Kind::RESPONSE) == self.cfg.pbv[lk.p_idx].switch && d.pbv & bit == 0;
+                    if counted {
+                        self.emit_one(self.failure_reply(m, reason::DUPLICATE), fin::NONE);
+                        return event::DUPLICATE;
+                    }
                     self.emit_one(up, fin::NONE);
                     return event::PASS_UP;
                 }
