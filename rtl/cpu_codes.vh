@@ -68,6 +68,7 @@ localparam [5:0] EV_WRONG_SENDER = 6'd38;
 localparam [5:0] EV_STALE_ARM = 6'd39;
 localparam [5:0] EV_INIT_RELAY = 6'd40;
 localparam [5:0] EV_RETRY_RESULT = 6'd41;
+localparam [5:0] EV_RESPONSE_RESULT = 6'd42;
 // Sequencer states (docs/blocks/cpu.md §Timing)
 localparam [3:0] SEQ_IDLE = 4'd0;
 localparam [3:0] SEQ_LOOKUP = 4'd1;

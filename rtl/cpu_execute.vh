@@ -45,6 +45,14 @@ wire retry_from_upstream = dx[D_ROLE +: 2] == ROLE_MASTER && m_src[15:0] == s_up
 wire retry_from_participant = lk_p_hit_reg && s_pbv[lk_p_idx_reg] && lk_p_sender_reg;
 wire retry_kept = lk_d_hit_reg && dx[D_KEPT] && tid_behind == 2'd1 && (retry_from_upstream || retry_from_participant);
 wire retry_round_done = dx[D_ROLE +: 2] == ROLE_MASTER && sx[S_ONE_TARGET] && !retry_from_upstream;
+// A switch participant's RESPONSE for the round just completed (its copy of the result lost, its RESPONSE
+// resent) gets the same kept result while it is kept, instead of "already completed" (docs/blocks/cpu.md
+// §Messages "Kept result"): the participant verified as a RETRY's P_ID is, and a switch entry.
+// A contribution to a context in Full or Exiting from a participant whose tracking bit is already clear
+// (a retry of a counted frame) gets DuplicateContribution, as while Filling (docs/blocks/cpu.md §Messages).
+wire full_counted = lk_p_hit_reg && s_pbv[lk_p_idx_reg] && lk_p_sender_reg &&
+                    ((m_kind == K_RESPONSE) == pbv_switch_reg[lk_p_idx_reg]) && !dx[D_PBV + {25'd0, lk_p_idx_reg}];
+wire response_kept = m_kind == K_RESPONSE && dx[D_KEPT] && retry_from_participant && pbv_switch_reg[lk_p_idx_reg];
 wire [MSG_W-1:0] t_retry_result = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src, m_pid,
                                            m_dmu, dx[D_COUNT +: 20],
                                            retry_round_done ? CODE_ROUND_DONE : dx[D_RES_CODE +: 4], 1'b1,
@@ -221,7 +229,10 @@ always @* begin
                         exec_tmpl = tlp_up;
                         exec_ev = EV_PASS_UP;
                     end else if (m_tid != s_tid) begin
-                        if (tid_behind == 2'd1) begin
+                        if (tid_behind == 2'd1 && response_kept) begin
+                            exec_tmpl = t_retry_result;
+                            exec_ev = EV_RESPONSE_RESULT;
+                        end else if (tid_behind == 2'd1) begin
                             exec_tmpl = already_completed;
                             exec_ev = EV_OLD_TID;
                         end else begin
@@ -229,6 +240,11 @@ always @* begin
                         end
                     end else if (dx[D_PAUSED]) begin
                         exec_ev = EV_PAUSED_DROP;
+                    end else if (dx[D_STATE + 1] && full_counted) begin
+                        // Full or Exiting, the participant already counted: the seed's reply
+                        // (000 [0143] (a)), not a pass-up the parent would answer "already completed".
+                        exec_tmpl = t_duplicate;
+                        exec_ev = EV_DUPLICATE;
                     end else if (dx[D_STATE + 1]) begin
                         // Full or Exiting: a late frame goes up (002 (62)).
                         exec_tmpl = tlp_up;
@@ -271,7 +287,8 @@ always @* begin
                         exec_ev = EV_ACCEPT;
                     end
                     // Every outcome but a drop or a combine sends the one message set up above.
-                    if (exec_ev == EV_PASS_UP || exec_ev == EV_OLD_TID || exec_ev == EV_UNKNOWN_PARTICIPANT ||
+                    if (exec_ev == EV_PASS_UP || exec_ev == EV_OLD_TID || exec_ev == EV_RESPONSE_RESULT ||
+                        exec_ev == EV_UNKNOWN_PARTICIPANT ||
                         exec_ev == EV_MALFORMED || exec_ev == EV_DUPLICATE || exec_ev == EV_COUNT_UNDERFLOW) begin
                         exec_em_mask = 128'd0;
                         exec_em_one = 1'b1;

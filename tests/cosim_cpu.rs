@@ -42,8 +42,9 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     eprint!("{}", cross.report(false));
     assert!(cross.excluded_hits().is_empty(), "{}", cross.report(false));
     // 89: INIT_RELAY (event 40, TLP only, needs a stored context) adds master and subservient; 91:
-    // RETRY_RESULT (event 41, TLP only, a live descriptor) adds master and subservient.
-    assert_eq!(cross.bins() - cross.excluded_count(), 91, "reachable bins (exclusions changed?)");
+    // RETRY_RESULT (event 41, TLP only, a live descriptor) adds master and subservient; 93:
+    // RESPONSE_RESULT (event 42, the same) adds master and subservient.
+    assert_eq!(cross.bins() - cross.excluded_count(), 93, "reachable bins (exclusions changed?)");
     assert!(cross.holes().is_empty(), "{}", cross.report(false));
     assert!(outcome.counter("messages_in") > 50_000, "too little traffic");
     // The acknowledgements of non-posted INITIALIZATION / CONTROL and the RETRY requests (docs/blocks/cpu.md
@@ -63,6 +64,12 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
         ("retry_result_upstream", 10),
         ("retry_result_participant", 10),
         ("retry_result_gone", 10),
+        // A subservient's resent RESPONSE after its result was lost (the kept result, or "already
+        // completed" once the next round began), at either role.
+        (event::name(event::RESPONSE_RESULT), 100),
+        ("response_result_master", 30),
+        ("response_result_subservient", 30),
+        ("response_result_gone", 30),
     ];
     let low: Vec<_> = minimums.iter().filter(|(n, min)| outcome.counter(n) < *min).collect();
     assert!(low.is_empty(), "below their minimums: {low:?}");
@@ -212,6 +219,88 @@ fn the_scoreboard_rejects_timers_that_run_slow_or_fast() {
 // Synthesis of the CPU (about 5 minutes with Yosys) is gated once, by `inswitch synth` in scripts/test,
 // which fails the run on an error or a latch.
 
+/// Directed lockstep of the RTL and the model on the same inputs, every output compared every cycle, the
+/// reference scoreboard watching; the messages taken from m_msg recorded (the directed tests below write
+/// the expected ones out).
+mod directed {
+    use inswitch::bench::Monitor;
+    use inswitch::blocks::cpu::{self, CpuMonitor, CpuRtl};
+    use inswitch_model::cpu::{Cpu, CpuIn, CpuOut};
+    use inswitch_model::message::{CollectiveMsg, Family, Kind};
+    use inswitch_model::Block;
+
+    pub const ENGINE_ID: u16 = 0x0100;
+    pub const SOURCE: u16 = 0x0777;
+    pub const VALID: u32 = 1 << 31;
+    pub const ROLE_MASTER: u32 = 1 << 20;
+    /// PBV-table word: the entry is a switch (an engine below, 000 [0096]).
+    pub const SWITCH: u32 = 1 << 16;
+    pub const NO_PID: u16 = 0xffff;
+    pub const INT_SUM: u8 = 0x14;
+
+    pub struct Lockstep {
+        rtl: CpuRtl,
+        model: Cpu,
+        sb: CpuMonitor,
+        cycle: u64,
+        pub outs: Vec<CollectiveMsg>,
+    }
+
+    impl Lockstep {
+        /// The `cpu` instance out of reset, its engine ID written.
+        pub fn new() -> Lockstep {
+            let p = cpu::params_of("cpu").unwrap();
+            let rtl = CpuRtl::new("cpu").expect("the cpu model is built");
+            let mut l = Lockstep { rtl, model: Cpu::new(p).unwrap(), sb: CpuMonitor::new(p), cycle: 0, outs: Vec::new() };
+            l.step(&CpuIn { rst: true, ..Self::idle() });
+            while !l.step(&Self::idle()).s_msg_ready {}
+            l.cfg(0x087, u32::from(ENGINE_ID));
+            l
+        }
+
+        fn idle() -> CpuIn {
+            CpuIn { m_msg_ready: true, ..CpuIn::default() }
+        }
+
+        fn step(&mut self, i: &CpuIn) -> CpuOut {
+            let (a, b) = (self.rtl.step(i), self.model.step(i));
+            assert_eq!(a, b, "RTL and model differ at cycle {}", self.cycle);
+            if let Err(e) = self.sb.observe(self.cycle, i, &a) {
+                panic!("scoreboard at cycle {}: {e}", self.cycle);
+            }
+            if a.m_msg_valid && i.m_msg_ready {
+                self.outs.push(a.msg());
+            }
+            self.cycle += 1;
+            a
+        }
+
+        /// A configuration write (register address `a`, docs/blocks/cpu.md §Configuration registers).
+        pub fn cfg(&mut self, a: u16, v: u32) {
+            self.step(&CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..Self::idle() });
+        }
+
+        /// Offers `m` until taken, then 40 idle cycles (the decision and its messages).
+        pub fn send(&mut self, m: &CollectiveMsg) {
+            let mut offer = Self::idle();
+            offer.set_msg(m);
+            while !self.step(&offer).s_msg_ready {}
+            for _ in 0..40 {
+                self.step(&Self::idle());
+            }
+        }
+    }
+
+    /// A TLP message for context `cc` to the engine (posted, IntSum), operand `v`.
+    pub fn msg(kind: Kind, cc: u16, src: u16, pid: u16, tid: u8, count: u32, v: u64) -> CollectiveMsg {
+        let mut m = CollectiveMsg::default();
+        (m.kind, m.family, m.ctx, m.dst, m.posted) = (kind, Family::Tlp, cc, u32::from(ENGINE_ID), true);
+        (m.src, m.pid, m.tid, m.count, m.op) = (u32::from(src), pid, tid, count, INT_SUM);
+        m.data[0] = v;
+        m
+    }
+}
+
 /// Issue 20 item 2 (000 [0098], [0117]: retries are per packet, not a restart of the collective): the
 /// result of a round a TLP master completed is kept, and a RETRY for that round (its TID, one behind the
 /// context's) from the source (`upstream`) or from a participant naming itself by P_ID gets it again,
@@ -222,72 +311,28 @@ fn the_scoreboard_rejects_timers_that_run_slow_or_fast() {
 /// "Kept result"). Before the kept result, both RETRYs got FAILURE NothingToResend.
 #[test]
 fn a_retry_for_a_completed_round_gets_the_kept_result_from_the_rtl() {
-    use inswitch::bench::Monitor;
-    use inswitch_model::message::{CollectiveMsg, Family, Kind};
-    const ENGINE_ID: u16 = 0x0100;
-    const SOURCE: u16 = 0x0777;
+    use directed::*;
+    use inswitch_model::message::{CollectiveMsg, Kind};
     const CC_ID: u16 = 5;
-    const VALID: u32 = 1 << 31;
-    const ROLE_MASTER: u32 = 1 << 20;
-    const NO_PID: u16 = 0xffff;
-    let p = cpu::params_of("cpu").unwrap();
-    let mut rtl = CpuRtl::new("cpu").expect("the cpu model is built");
-    let mut model = Cpu::new(p).unwrap();
-    let mut sb = CpuMonitor::new(p);
-    let mut cycle = 0u64;
-    // Messages taken from m_msg (a cell: `step` adds to it while the test reads it between messages).
-    let outs: std::cell::RefCell<Vec<CollectiveMsg>> = Default::default();
-    let mut step = |i: &CpuIn| -> CpuOut {
-        let (a, b) = (rtl.step(i), model.step(i));
-        assert_eq!(a, b, "RTL and model differ at cycle {cycle}");
-        if let Err(e) = sb.observe(cycle, i, &a) {
-            panic!("scoreboard at cycle {cycle}: {e}");
-        }
-        if a.m_msg_valid && i.m_msg_ready {
-            outs.borrow_mut().push(a.msg());
-        }
-        cycle += 1;
-        a
-    };
-    let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
-    let cfg = |a: u16, v: u32| CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..idle };
-    step(&CpuIn { rst: true, ..idle });
-    while !step(&idle).s_msg_ready {}
-    step(&cfg(0x087, u32::from(ENGINE_ID)));
-    step(&cfg(0x000, VALID | 0x0010));
-    step(&cfg(0x001, VALID | 0x0011));
-    step(&cfg(0x100 + 2 * CC_ID, VALID | ROLE_MASTER | u32::from(CC_ID)));
-    step(&cfg(0x101 + 2 * CC_ID, 0));
-    let mut send = |m: &CollectiveMsg| {
-        let mut offer = idle;
-        offer.set_msg(m);
-        while !step(&offer).s_msg_ready {}
-        for _ in 0..40 {
-            step(&idle);
-        }
-    };
-    // (Plain functions, not closures over a template message: rustc 1.9x fails on the latter, an ICE.)
-    fn msg(kind: Kind, src: u16, pid: u16, tid: u8, count: u32, v: u64) -> CollectiveMsg {
-        let mut m = CollectiveMsg::default();
-        (m.kind, m.family, m.ctx, m.dst, m.posted) = (kind, Family::Tlp, CC_ID, u32::from(ENGINE_ID), true);
-        (m.src, m.pid, m.tid, m.count, m.op) = (u32::from(src), pid, tid, count, 0x14);
-        m.data[0] = v;
-        m
-    }
-    let mut init = msg(Kind::INITIALIZATION, SOURCE, NO_PID, 0, 2, 100);
+    let mut l = Lockstep::new();
+    l.cfg(0x000, VALID | 0x0010);
+    l.cfg(0x001, VALID | 0x0011);
+    l.cfg(0x100 + 2 * CC_ID, VALID | ROLE_MASTER | u32::from(CC_ID));
+    l.cfg(0x101 + 2 * CC_ID, 0);
+    let mut init = msg(Kind::INITIALIZATION, CC_ID, SOURCE, NO_PID, 0, 2, 100);
     init.pbv = 0b11;
-    let contribution = |dev: u16, pid: u16, tid: u8, v: u64| msg(Kind::CONTRIBUTION, dev, pid, tid, 1, v);
-    let retry = |src: u16, pid: u16, tid: u8| msg(Kind::RETRY, src, pid, tid, 0, 0);
-    send(&init);
-    send(&contribution(0x0010, 0, 0, 20));
-    send(&contribution(0x0011, 1, 0, 3));
-    let round = outs.borrow().len();
-    assert_eq!(round, 3, "two copies and the source's result: {:?}", outs.borrow());
-    send(&retry(SOURCE, NO_PID, 0));
-    send(&retry(0x0011, 1, 0));
-    send(&contribution(0x0010, 0, 1, 7));
-    send(&retry(SOURCE, NO_PID, 0));
-    let outs = outs.borrow();
+    let contribution = |dev: u16, pid: u16, tid: u8, v: u64| msg(Kind::CONTRIBUTION, CC_ID, dev, pid, tid, 1, v);
+    let retry = |src: u16, pid: u16, tid: u8| msg(Kind::RETRY, CC_ID, src, pid, tid, 0, 0);
+    l.send(&init);
+    l.send(&contribution(0x0010, 0, 0, 20));
+    l.send(&contribution(0x0011, 1, 0, 3));
+    let round = l.outs.len();
+    assert_eq!(round, 3, "two copies and the source's result: {:?}", l.outs);
+    l.send(&retry(SOURCE, NO_PID, 0));
+    l.send(&retry(0x0011, 1, 0));
+    l.send(&contribution(0x0010, 0, 1, 7));
+    l.send(&retry(SOURCE, NO_PID, 0));
+    let outs = &l.outs;
     let got: Vec<(Kind, u8, u32, u16, u8, u32, u64, bool)> =
         outs[round..].iter().map(|m| (m.kind, m.code, m.dst, m.pid, m.tid, m.count, m.data[0], m.retry)).collect();
     assert_eq!(
@@ -300,4 +345,71 @@ fn a_retry_for_a_completed_round_gets_the_kept_result_from_the_rtl() {
         "the kept result (100 + 20 + 3) to each requester alone, then nothing once the next round began"
     );
     assert_eq!(outs[2], CollectiveMsg { retry: false, ..outs[round] }, "the same COMPLETION the source got");
+}
+
+/// Issue 20: the master's COMPLETION to a subservient (a switch participant) is lost; the subservient,
+/// still Full, resends its RESPONSE for that round (TID one behind the master's). While the result is
+/// kept the master answers it with the kept result (COMPLETION code 3, the sum and count, `retry` set, to
+/// that requester alone; event RESPONSE_RESULT), not "already completed" (code 4, no value); an end
+/// device's CONTRIBUTION one behind still gets code 4, and so does the RESPONSE once the next round has a
+/// contribution. A subservient (context 6) in Full answers its participant's retried contribution
+/// DuplicateContribution (not a pass-up), and takes a COMPLETION marked `retry` with its TID as its
+/// round's result and sends it down. RTL, model and scoreboard in lockstep; before this rule the first answer
+/// was code 4 (docs/blocks/cpu.md §Messages "Kept result").
+#[test]
+fn a_subservients_resent_response_gets_the_kept_result_from_the_rtl() {
+    use directed::*;
+    use inswitch_model::message::{CollectiveMsg, Kind};
+    const MASTER: u16 = 5;
+    const SUB: u16 = 6;
+    let mut l = Lockstep::new();
+    l.cfg(0x000, VALID | 0x0010);
+    l.cfg(0x001, VALID | SWITCH | 0x0201);
+    l.cfg(0x100 + 2 * MASTER, VALID | ROLE_MASTER | u32::from(MASTER));
+    l.cfg(0x101 + 2 * MASTER, 0);
+    l.cfg(0x100 + 2 * SUB, VALID | u32::from(SUB));
+    l.cfg(0x101 + 2 * SUB, 0);
+    let mut init = msg(Kind::INITIALIZATION, MASTER, SOURCE, NO_PID, 0, 2, 100);
+    init.pbv = 0b11;
+    l.send(&init);
+    l.send(&msg(Kind::CONTRIBUTION, MASTER, 0x0010, 0, 0, 1, 20));
+    let response = msg(Kind::RESPONSE, MASTER, 0x0201, NO_PID, 0, 3, 5);
+    l.send(&response);
+    let round = l.outs.len();
+    assert_eq!(round, 3, "two copies and the source's result: {:?}", l.outs);
+    let lost = l.outs[1];
+    assert_eq!((lost.dst, lost.pid, lost.code, lost.count, lost.data[0]), (0x0201, 1, 3, 4, 125));
+    l.send(&CollectiveMsg { retry: true, ..response });
+    l.send(&msg(Kind::CONTRIBUTION, MASTER, 0x0010, 0, 0, 1, 20));
+    l.send(&msg(Kind::CONTRIBUTION, MASTER, 0x0010, 0, 1, 1, 7));
+    l.send(&response);
+    let got: Vec<(Kind, u8, u32, u16, u8, u32, u64, bool)> =
+        l.outs[round..].iter().map(|m| (m.kind, m.code, m.dst, m.pid, m.tid, m.count, m.data[0], m.retry)).collect();
+    assert_eq!(
+        got,
+        [
+            (Kind::COMPLETION, 3, 0x0201, NO_PID, 0, 4, 125, true),
+            (Kind::COMPLETION, 4, 0x0010, 0, 0, 0, 0, false),
+            (Kind::COMPLETION, 4, 0x0201, NO_PID, 0, 0, 0, false),
+        ],
+        "the kept result (100 + 20 + 5) to the subservient alone; code 4 to an end device, and after the next round began"
+    );
+    assert_eq!(l.outs[round], CollectiveMsg { pid: NO_PID, retry: true, ..lost }, "the copy it lost, as a reply");
+    // The subservient's side: Full after its RESPONSE, it takes the retransmitted COMPLETION.
+    let mut init = msg(Kind::INITIALIZATION, SUB, SOURCE, NO_PID, 0, 1, 0);
+    init.pbv = 0b01;
+    l.send(&init);
+    l.send(&msg(Kind::CONTRIBUTION, SUB, 0x0010, 0, 0, 1, 9));
+    // In Full, its participant's retried contribution (already counted) gets DuplicateContribution,
+    // not a pass-up the master would answer "already completed" (FAILURE reason 2, the requester's ID in
+    // data lane 0).
+    l.send(&msg(Kind::CONTRIBUTION, SUB, 0x0010, 0, 0, 1, 9));
+    let up = l.outs.len();
+    assert_eq!((l.outs[up - 2].kind, l.outs[up - 2].dst), (Kind::RESPONSE, u32::from(SOURCE)));
+    assert_eq!((l.outs[up - 1].kind, l.outs[up - 1].code, l.outs[up - 1].dst), (Kind::FAILURE, 2, 0x0010));
+    let mut result = msg(Kind::COMPLETION, SUB, SOURCE, NO_PID, 0, 4, 125);
+    (result.code, result.retry) = (3, true);
+    l.send(&result);
+    let down: Vec<(Kind, u8, u32, u16, u8, u32, u64)> = l.outs[up..].iter().map(|m| (m.kind, m.code, m.dst, m.pid, m.tid, m.count, m.data[0])).collect();
+    assert_eq!(down, [(Kind::COMPLETION, 3, 0x0010, 0, 0, 4, 125)], "the result down to its participant");
 }

@@ -725,6 +725,9 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let second_round = complete.is_some_and(|d| d.tid != tid);
             let ids: Vec<u16> = c.participants.iter().map(|&p| t.endpoints[p].id).collect();
             let all_delivered = delivered_to_all(&f, from, log_end, &ids, c.cc_id, expected);
+            if outcome == Outcome::Success && !all_delivered && std::env::var_os("INSWITCH_DELIVERY_TRACE").is_some() {
+                eprint!("UNDELIVERED cc {} at {at}\n{}", c.cc_id, crate::explain::tlp_round_trace(&f, c, from, log_end, at, end, expected));
+            }
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
@@ -862,6 +865,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         event::TIMEOUT_EMPTY,
         event::RETRY_RESULT,
         event::RETRY_NONE,
+        event::RESPONSE_RESULT,
     ] {
         report.events.insert(event::name(e), f.cpu_event_total(e));
     }

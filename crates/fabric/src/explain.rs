@@ -137,3 +137,31 @@ pub fn portals_label(f: &Fabric, root: usize, leaves: &[usize], x: &Fault) -> St
     };
     format!("{what} {msg}")
 }
+
+/// A TLP round's frames and faults, one line each in time order, roles named (`INSWITCH_DELIVERY_TRACE`:
+/// the campaign prints it for each round that succeeded at the root but missed a participant, the
+/// diagnosis of `docs/fabric.md` §Goodput: every participant): deliveries `[from, to)` of the log for
+/// context `c`, as `t ps sub->node COMPLETION/3 tid 1 n 3 err v ok`, and the faults on it at `at..end`.
+pub fn tlp_round_trace(f: &Fabric, c: &ContextPlan, from: usize, to: usize, at: crate::topology::Ps, end: crate::topology::Ps, expected: u64) -> String {
+    let role = |id: u16| tlp_role(f, c, id);
+    let mut lines: Vec<(crate::topology::Ps, String)> = f.log[from..to]
+        .iter()
+        .filter(|d| d.cc_id == c.cc_id)
+        .map(|d| {
+            let v = match d.operands.first() {
+                Some(&v) if v == expected => " v ok",
+                Some(_) => " v other",
+                None => "",
+            };
+            let who = |id: u16| format!("{}:{id:#06x}", role(id));
+            (d.at, format!("{} {}->{} {}/{} tid {} n {}{}{}", d.at, who(d.from), who(d.to), kind_name(d.kind), d.code, d.tid, d.contributions, if d.error { " err" } else { "" }, v))
+        })
+        .collect();
+    if let Some(faults) = f.faults.as_ref() {
+        for x in faults.log.iter().filter(|x| x.at >= at && x.at < end && x.cc_id() == Some(c.cc_id)) {
+            lines.push((x.at, format!("{} FAULT {} ({})", x.at, tlp_label(f, c, x), x.what)));
+        }
+    }
+    lines.sort_by_key(|l| l.0);
+    lines.into_iter().map(|l| l.1 + "\n").collect()
+}

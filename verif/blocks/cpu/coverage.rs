@@ -97,6 +97,13 @@ pub const REQUIRED: &[&str] = &[
     "retry_result_participant",
     "retry_result_round_done",
     "retry_result_gone",
+    // A switch participant's RESPONSE one TID behind (its result lost): the kept result at either role,
+    // and "already completed" once the next round began (docs/blocks/cpu.md §Messages "Kept result").
+    "response_result_master",
+    "response_result_subservient",
+    "response_result_gone",
+    // A counted participant's retried contribution to a context in Full: DuplicateContribution.
+    "duplicate_in_full",
     "control_copies_retagged",
     "failure_status_set",
     "init_relay_direct",
@@ -108,7 +115,7 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 /// Cross coverage of the CPU's decisions (issue 13 point 4): event x role x family. The event names are
-/// docs/blocks/cpu.md's, numbered 1-41 as `stat_event` carries them (written out here; a unit test reads them
+/// docs/blocks/cpu.md's, numbered 1-42 as `stat_event` carries them (written out here; a unit test reads them
 /// back from `rtl/cpu.v`'s `EV_*`); the role is the one the context's static entry was configured with
 /// (docs/blocks/cpu.md §Ports static word 0 bits 21:20: 0 subservient, 1 master), `no_context` when no valid static
 /// entry has the event's family and key; the family is `stat_family`.
@@ -124,7 +131,7 @@ pub mod event_cross {
         "DROP_COOKIE", "DROP_SEQNO", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID",
         "BAD_TID", "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "BAD_KIND", "COMPLETE", "TIMEOUT_PARTIAL",
         "TIMEOUT_EMPTY", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND", "RETRY_NONE", "WRONG_SENDER",
-        "STALE_ARM", "INIT_RELAY", "RETRY_RESULT",
+        "STALE_ARM", "INIT_RELAY", "RETRY_RESULT", "RESPONSE_RESULT",
     ];
     /// Static word 0 role field, and no static entry.
     pub const ROLES: &[&str] = &["subservient", "master", "no_context"];
@@ -138,7 +145,7 @@ pub mod event_cross {
         "INIT", "ACTIVATE_NO_DESC", "CTRL_START", "CTRL_PAUSE", "CTRL_RESTART", "CTRL_STOP", "CTRL_RESET", "CTRL_NOOP",
         "CTRL_BAD", "UNKNOWN_PARTICIPANT", "MALFORMED", "DUPLICATE", "COUNT_UNDERFLOW", "OLD_TID", "BAD_TID",
         "PAUSED_DROP", "COMPLETION_DOWN", "FAILURE_UP", "TIMEOUT_MASTER", "RETRY", "RETRY_EXHAUSTED", "RETRY_RESEND",
-        "RETRY_NONE", "WRONG_SENDER", "INIT_RELAY", "RETRY_RESULT",
+        "RETRY_NONE", "WRONG_SENDER", "INIT_RELAY", "RETRY_RESULT", "RESPONSE_RESULT",
     ];
     /// Events of the Portals table of docs/blocks/cpu.md §State machine and the Portals rows of §4 only.
     const PORTALS_ONLY: &[&str] =

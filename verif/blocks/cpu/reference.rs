@@ -775,9 +775,8 @@ impl Reference {
                 };
                 if m.tid != s.tid {
                     if (s.tid + 4 - m.tid) % 4 == 1 {
-                        let r = self.reply(m, Kind::COMPLETION, completion::ALREADY_COMPLETED);
-                        self.out(r);
-                        return event::OLD_TID;
+                        // "Already completed", or the kept result to a switch participant (kept.rs).
+                        return self.tlp_one_behind(m, &s, k);
                     }
                     return event::BAD_TID;
                 }
@@ -785,16 +784,26 @@ impl Reference {
                 if d.paused {
                     return event::PAUSED_DROP;
                 }
-                if d.state >= 2 {
-                    let u = self.up(m, &s);
-                    self.out(u);
-                    return event::PASS_UP;
-                }
                 let p = if m.pid != NO_PARTICIPANT {
                     (m.pid < 128).then_some(usize::from(m.pid))
                 } else {
                     (0..128).find(|&i| self.pbv_valid[i] && self.pbv_dev[i] == m.src as u16)
                 };
+                if d.state >= 2 {
+                    // docs/blocks/cpu.md §Messages: a late frame goes up, unless its participant (in the
+                    // stored PBV, the entry holding the sender, the right kind) is already counted: then
+                    // DuplicateContribution, as while Filling (000 [0143] (a)).
+                    let counted = p.is_some_and(|p| bit(s.pbv, p) && self.pbv_valid[p] && self.pbv_dev[p] == m.src as u16 && (m.kind == Kind::RESPONSE) == self.pbv_switch[p] && !bit(d.pbv, p));
+                    if counted {
+                        self.cov.bump("duplicate_in_full");
+                        let r = self.reply(m, Kind::FAILURE, reason::DUPLICATE);
+                        self.out(r);
+                        return event::DUPLICATE;
+                    }
+                    let u = self.up(m, &s);
+                    self.out(u);
+                    return event::PASS_UP;
+                }
                 let failure = match p {
                     None => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),
                     Some(p) if !bit(s.pbv, p) => Some((reason::UNKNOWN_PARTICIPANT, event::UNKNOWN_PARTICIPANT)),

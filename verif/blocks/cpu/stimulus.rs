@@ -25,6 +25,8 @@ use crate::stimulus::{self, Gaps, Phases, StimRng};
 const SWEEP_WRITE_P: f64 = 0.01;
 /// The random stream of the word-0 rewrites during traffic.
 const REWRITE_STREAM: u64 = 1;
+/// The random stream of the subservients' resent RESPONSEs after a round (a lost result copy).
+const RESEND_STREAM: u64 = 2;
 /// Probability, per accepted message for a configured context, that its entry's word 0 is written again
 /// later (with the configured value: a new context, `stored` and `tid` cleared, docs/blocks/cpu.md
 /// §Ports). The write comes on a cycle on which the sequencer is idle and takes nothing (the CPU was
@@ -108,6 +110,9 @@ pub struct CpuStimulus {
     rewrites: StimRng,
     /// A rewrite due (the world index), made on the first cycle the sequencer is idle ([`REWRITE_P`]).
     rewrite: Option<usize>,
+    /// The subservients' resent RESPONSEs draw from a stream of their own too (the other draws stay
+    /// where the coverage minimums were set).
+    resends: StimRng,
 }
 
 impl CpuStimulus {
@@ -133,6 +138,7 @@ impl CpuStimulus {
             swept_at: 0,
             rewrites: stimulus::rng(seed, REWRITE_STREAM),
             rewrite: None,
+            resends: stimulus::rng(seed, RESEND_STREAM),
         }
     }
 
@@ -314,6 +320,35 @@ impl CpuStimulus {
             }
             let at = now + self.r.random_range(0..40);
             self.scheduled.push((at, m));
+        }
+        // Or its copy to a switch participant (a subservient) is lost: the subservient, still Full,
+        // resends its RESPONSE for that round (mostly without P_ID, as a subservient sends it), mostly
+        // before the next round's first contribution: the kept result answers it, else "already
+        // completed" (docs/blocks/cpu.md §Messages "Kept result").
+        if ended && self.resends.random_bool(0.25) {
+            let w = self.world[wi].clone();
+            let switches: Vec<usize> = w.participants.iter().copied().filter(|&p| self.switch_of(p)).collect();
+            if !switches.is_empty() {
+                let p = switches[self.resends.random_range(0..switches.len())];
+                let src = u32::from(self.dev_of(p));
+                let base = self.base(&w);
+                let rs = &mut self.resends;
+                let m = CollectiveMsg {
+                    kind: Kind::RESPONSE,
+                    ctx,
+                    src,
+                    pid: if rs.random_bool(0.2) { p as u16 } else { NO_PARTICIPANT },
+                    count: rs.random_range(1..9),
+                    tid: w.tid,
+                    retry: true,
+                    posted: w.posted,
+                    op: w.op,
+                    data: [rs.random(), rs.random(), rs.random(), rs.random()],
+                    ..base
+                };
+                let at = now + self.resends.random_range(0..60);
+                self.scheduled.push((at, m));
+            }
         }
         let w = &mut self.world[wi];
         let all = w.participants.iter().copied().filter(|&p| w.pbv >> p & 1 != 0).collect::<Vec<_>>();

@@ -89,6 +89,7 @@ code_table! {
         STALE_ARM = 39, "ARM whose sequence number is not newer than the live descriptor's: dropped.";
         INIT_RELAY = 40, "INITIALIZATION for an engine below relayed down the context's switch participants.";
         RETRY_RESULT = 41, "RETRY request for the round just completed: the kept result resent to the requester (000 \\[0098\\], \\[0117\\]).";
+        RESPONSE_RESULT = 42, "RESPONSE one transaction behind from a switch participant (its copy of the result lost): the kept result resent to it, instead of ALREADY_COMPLETED (000 \\[0117\\]; 001's lagging child).";
     }
     /// Number of event codes (0 is "none").
     pub const COUNT: usize = TABLE.len() + 1;
@@ -250,6 +251,6 @@ mod tests {
         let total = |r: &[(&str, u32)]| r.iter().map(|&(_, w)| w).sum::<u32>();
         assert_eq!(total(DESCRIPTOR_RECORD), 694);
         assert_eq!(total(STATIC_RECORD), 484);
-        assert_eq!(event::COUNT, 42);
+        assert_eq!(event::COUNT, 43);
     }
 }

@@ -167,6 +167,16 @@ impl Cpu {
                 let d = self.d[lk.d_idx];
                 if m.tid != s.tid {
                     if s.tid.wrapping_sub(m.tid) & 3 == 1 {
+                        // A switch participant's RESPONSE for the round just completed (its copy of the
+                        // result was lost, so it resent its RESPONSE): while the result is kept, it gets
+                        // the kept result, as its RETRY would, not "already completed", which carries no
+                        // value down (docs/blocks/cpu.md §Messages "Kept result").
+                        let bit = 1u128 << lk.p_idx;
+                        let switch = lk.p_hit && s.pbv & bit != 0 && lk.p_sender && self.cfg.pbv[lk.p_idx].switch;
+                        if m.kind == Kind::RESPONSE && d.kept && switch {
+                            self.emit_one(self.kept_reply(m, &d, s), fin::NONE);
+                            return event::RESPONSE_RESULT;
+                        }
                         self.emit_one(self.already_completed(m), fin::NONE);
                         return event::OLD_TID;
                     }
@@ -176,6 +186,16 @@ impl Cpu {
                     return event::PAUSED_DROP;
                 }
                 if matches!(d.state, CtxState::Full | CtxState::Exiting) {
+                    // A late frame goes up (002 (62)), unless its participant is already counted: a
+                    // retried contribution gets the seed's reply, DuplicateContribution (000 [0143] (a)),
+                    // here as while Filling; passed up, the master would answer it "already completed"
+                    // after the round, which this engine would take for its parent's result.
+                    let bit = 1u128 << lk.p_idx;
+                    let counted = lk.p_hit && s.pbv & bit != 0 && lk.p_sender && (m.kind == Kind::RESPONSE) == self.cfg.pbv[lk.p_idx].switch && d.pbv & bit == 0;
+                    if counted {
+                        self.emit_one(self.failure_reply(m, reason::DUPLICATE), fin::NONE);
+                        return event::DUPLICATE;
+                    }
                     self.emit_one(up, fin::NONE);
                     return event::PASS_UP;
                 }
@@ -262,8 +282,7 @@ impl Cpu {
                     self.emit_one(self.tlp_response(&d, d.sent_error, true), fin::NONE);
                     event::RETRY_RESEND
                 } else if lk.d_hit && d.kept && s.tid.wrapping_sub(m.tid) & 3 == 1 && (from_upstream || participant) {
-                    let r = self.kept_result(m, &d, d.role == role::MASTER && s.one_target && !from_upstream);
-                    self.emit_one(r, fin::NONE);
+                    self.emit_one(self.kept_reply(m, &d, s), fin::NONE);
                     event::RETRY_RESULT
                 } else {
                     self.emit_one(self.failure_reply(m, reason::NOTHING_TO_RESEND), fin::NONE);
@@ -272,6 +291,14 @@ impl Cpu {
             }
             _ => event::BAD_KIND,
         }
+    }
+
+    /// The kept result of `d` as the reply to `m` (a RETRY, or a switch participant's RESPONSE one TID
+    /// behind): a one-target master's participant gets `ROUND_DONE` without the result, as it did; its
+    /// `upstream` (the target) the result.
+    fn kept_reply(&self, m: &CollectiveMsg, d: &Descriptor, s: &StaticEntry) -> CollectiveMsg {
+        let from_upstream = d.role == role::MASTER && m.src as u16 == s.upstream;
+        self.kept_result(m, d, d.role == role::MASTER && s.one_target && !from_upstream)
     }
 
     fn exec_portals(&mut self, m: &CollectiveMsg, lk: &Lookup, _s: &StaticEntry) -> u8 {

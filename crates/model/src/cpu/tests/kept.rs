@@ -1,6 +1,7 @@
 //! Directed tests of the kept result (`docs/blocks/cpu.md` §Messages "Kept result"; 000 [0098], [0117]:
 //! retries are per packet, not a restart of the collective): a RETRY for the round just completed gets
-//! its result again, to the requester alone; nothing else changes.
+//! its result again, to the requester alone, and so does a switch participant's RESPONSE for it (its copy
+//! lost); nothing else changes.
 
 use super::*;
 
@@ -127,4 +128,108 @@ fn a_subservient_resends_its_parents_result_to_a_participant() {
     let (outs, events) = tb.take();
     assert_eq!(events, [event::RETRY_RESULT, event::RETRY_NONE]);
     assert_eq!(outs[0], CollectiveMsg { retry: true, posted: true, ..copies[1] }, "participant 1's copy again (posted, as every reply)");
+}
+
+/// A switch participant's RESPONSE for context `cc` from `src` (P_ID `pid`, often none: the subservient
+/// sends none, the master searches its requester ID), transaction `tid`, partial result `v`.
+fn response(cc: u16, pid: u16, src: u16, tid: u8, v: u64) -> CollectiveMsg {
+    CollectiveMsg { kind: Kind::RESPONSE, count: 2, ..contrib(cc, pid, src, tid, Opcode::IntSum, v) }
+}
+
+/// Issue 20: the master's COMPLETION to a subservient is lost; the subservient, still Full, resends its
+/// RESPONSE (retry timer); the master, one round on, answers it with the kept result (not "already
+/// completed", which carries no value down: 001's exit, with the value of 000's all-reduce), to the
+/// subservient alone, marked as a retransmission. The subservient takes it as its round's result and
+/// sends it down. Only a switch participant of the context (verified as a RETRY's P_ID is) and only
+/// while the result is kept; after the next round's first contribution it gets "already completed".
+#[test]
+fn a_subservients_resent_response_gets_the_kept_result_which_it_sends_down() {
+    let mut tb = Tb::small();
+    // Master 0x345: participant 0 (end device 0x10) and 8 (switch 0x208).
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.send_init(init(0x345, 0b1_0000_0001, 2, Opcode::IntSum, 100, false));
+    tb.take();
+    tb.send(contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 1));
+    tb.send(response(0x345, NO_PARTICIPANT, 0x208, 0, 20));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::ACCEPT, event::ACCEPT, event::COMPLETE]);
+    let lost = outs[1];
+    assert_eq!((lost.dst, lost.pid, lost.code, lost.data[0], lost.count, lost.retry), (0x208, 8, completion::RESULT, 121, 3, false));
+    // The copy to 0x208 is lost: its RESPONSE comes again, with or without its P_ID.
+    for pid in [NO_PARTICIPANT, 8] {
+        tb.send(CollectiveMsg { retry: true, ..response(0x345, pid, 0x208, 0, 20) });
+        let (outs, events) = tb.take();
+        assert_eq!(events, [event::RESPONSE_RESULT]);
+        assert_eq!(outs.len(), 1, "to the requester alone");
+        assert_eq!(
+            outs[0],
+            CollectiveMsg { pid, dmu_id: 0, retry: true, ..lost },
+            "the copy it lost, as a reply (P_ID and DMU_ID the request's), marked as a retransmission"
+        );
+    }
+    // Not a switch participant of the context that sent it, or not a RESPONSE: "already completed".
+    let stale = [
+        contrib(0x345, 0, 0x10, 0, Opcode::IntSum, 1),          // an end device's CONTRIBUTION
+        response(0x345, 0, 0x10, 0, 1),                          // a RESPONSE from an end-device entry
+        response(0x345, 8, 0x10, 0, 1),                          // a switch's P_ID from another device
+        response(0x345, NO_PARTICIPANT, 0x209, 0, 1),            // a switch outside the PBV
+    ];
+    for m in stale {
+        tb.send(m);
+        let (outs, events) = tb.take();
+        assert_eq!(events, [event::OLD_TID], "{m:?}");
+        assert_eq!((outs[0].code, outs[0].data[0], outs[0].retry), (completion::ALREADY_COMPLETED, 0, false), "{m:?}");
+    }
+    // The next round's first contribution: the old RESPONSE gets "already completed" again.
+    tb.send(contrib(0x345, 0, 0x10, 1, Opcode::IntSum, 5));
+    tb.send(response(0x345, NO_PARTICIPANT, 0x208, 0, 20));
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::ACCEPT, event::OLD_TID]);
+    assert_eq!(outs[0].code, completion::ALREADY_COMPLETED);
+
+    // The subservient (0x0AB here, its upstream SOURCE) in Full, waiting for its parent, gets the
+    // master's answer: COMPLETION_DOWN with the value, the retry mark carried (a retransmission), and
+    // the result kept for its own participants' RETRYs.
+    let mut sub = Tb::small();
+    tlp_sub(&mut sub, false);
+    sub.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    sub.send(contrib(0x0AB, 1, 0x11, 0, Opcode::IntMax, 9));
+    sub.take();
+    let answer = CollectiveMsg { ctx: 0x0AB, src: u32::from(SOURCE), dst: u32::from(ENGINE_ID), op: Opcode::IntMax.raw(), ..lost };
+    sub.send(CollectiveMsg { pid: NO_PARTICIPANT, retry: true, ..answer });
+    let (outs, events) = sub.take();
+    assert_eq!(events, [event::COMPLETION_DOWN]);
+    assert_eq!(outs.iter().map(|o| (o.dst, o.pid, o.code, o.data[0], o.count)).collect::<Vec<_>>(), [(0x10, 0, completion::RESULT, 121, 3), (0x11, 1, completion::RESULT, 121, 3)]);
+    assert_eq!((sub.entry(1).tid, sub.cpu.live(false, 0x0AB).unwrap().kept), (1, true));
+}
+
+/// The same rule at a one-target master (its switch participant gets ROUND_DONE again, what it lost)
+/// and at a subservient whose own child is a subservient (multi-hop, 000 [0107]: it answers with the
+/// parent's result it kept).
+#[test]
+fn a_resent_response_gets_round_done_at_a_one_target_master_and_the_result_at_a_subservient() {
+    let mut tb = Tb::small();
+    tb.static_entry(0, false, role::MASTER, 0x345, 0);
+    tb.cfg(tb.static_addr(0) + 1, static_word1(0, true));
+    tb.send_init(init(0x345, 0b1_0000_0000, 1, Opcode::IntSum, 0, false));
+    tb.send(response(0x345, NO_PARTICIPANT, 0x208, 0, 20));
+    let (outs, _) = tb.take();
+    assert_eq!((outs[0].code, outs[0].data[0], outs[1].data[0]), (completion::ROUND_DONE, 0, 20));
+    tb.send(response(0x345, NO_PARTICIPANT, 0x208, 0, 20));
+    let (again, events) = tb.take();
+    assert_eq!(events, [event::RESPONSE_RESULT]);
+    assert_eq!(again[0], CollectiveMsg { retry: true, dmu_id: 0, pid: NO_PARTICIPANT, ..outs[0] });
+
+    let mut sub = Tb::small();
+    sub.static_entry(1, false, role::SUBSERVIENT, 0x0AB, 0);
+    sub.send_init(init(0x0AB, 0b10_0000_0000, 1, Opcode::IntSum, 0, true));
+    sub.send(response(0x0AB, NO_PARTICIPANT, 0x209, 0, 4));
+    sub.take();
+    let parent = CollectiveMsg { kind: Kind::COMPLETION, ctx: 0x0AB, src: u32::from(SOURCE), pid: NO_PARTICIPANT, code: completion::RESULT, op: Opcode::IntSum.raw(), data: [77, 0, 0, 0], count: 6, ..CollectiveMsg::default() };
+    sub.send(parent);
+    sub.take();
+    sub.send(response(0x0AB, NO_PARTICIPANT, 0x209, 0, 4));
+    let (outs, events) = sub.take();
+    assert_eq!(events, [event::RESPONSE_RESULT]);
+    assert_eq!((outs[0].dst, outs[0].code, outs[0].data[0], outs[0].count, outs[0].retry, outs[0].tid), (0x209, completion::RESULT, 77, 6, true, 0));
 }

@@ -346,11 +346,14 @@ fn a_subservient_sends_one_partial_up_and_exits_on_the_parents_completion() {
     let r = outs[0];
     assert_eq!((r.kind, r.dst, r.count, r.data[0], r.posted, r.error), (Kind::RESPONSE, u32::from(SOURCE), 2, 9, false, false));
     assert_eq!(tb.cpu.live(false, 0x0AB).unwrap().state, CtxState::Full);
-    let late = contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 1);
-    tb.send(late);
+    // A counted participant's retried contribution: DuplicateContribution (000 [0143] (a)), not passed up
+    // (its parent would answer it "already completed" after the round, issue 20); a frame from a
+    // participant of the table outside the PBV is still checked as while Filling.
+    let again = contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 1);
+    tb.send(again);
     let (outs, events) = tb.take();
-    assert_eq!(events, [event::PASS_UP]);
-    assert_eq!((outs[0].dst, outs[0].src, outs[0].data), (u32::from(SOURCE), 0x100, late.data), "000 [0097]: requester rewritten");
+    assert_eq!(events, [event::DUPLICATE]);
+    assert_eq!((outs[0].kind, outs[0].code, outs[0].dst), (Kind::FAILURE, reason::DUPLICATE, 0x10));
     let result = CollectiveMsg {
         kind: Kind::COMPLETION,
         ctx: 0x0AB,
@@ -385,6 +388,30 @@ fn a_child_one_transaction_behind_is_told_already_completed() {
     assert_eq!((outs[0].kind, outs[0].code, outs[0].tid, outs[0].dst), (Kind::COMPLETION, completion::ALREADY_COMPLETED, 0, 0x12));
     tb.send(contrib(0x345, 2, 0x12, 1, Opcode::Barrier, 0));
     assert_eq!(tb.take().1, [event::ACCEPT]);
+}
+
+/// In Full after a timeout's partial result, a participant not counted yet is passed up (002 (62)),
+/// a counted one's retried contribution gets DuplicateContribution (000 [0143] (a)): passed up, the
+/// parent would answer it "already completed" after the round, which this engine would take for its
+/// result (issue 20, `docs/fabric.md` §Goodput: a subservient's lost result).
+#[test]
+fn in_full_a_late_frame_goes_up_and_a_counted_participants_retry_is_a_duplicate() {
+    let mut tb = Tb::small();
+    tb.cfg(config::TIMEOUT, 3);
+    tlp_sub(&mut tb, false);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    tb.take();
+    tb.run(u64::from(4 * TICK));
+    assert_eq!(tb.take().1, [event::TIMEOUT_PARTIAL]);
+    let late = contrib(0x0AB, 1, 0x11, 0, Opcode::IntMax, 9);
+    tb.send(late);
+    tb.send(contrib(0x0AB, 0, 0x10, 0, Opcode::IntMax, 7));
+    let (outs, events) = tb.take();
+    let events: Vec<u8> = events.into_iter().filter(|&e| e != event::RETRY).collect();
+    let outs: Vec<CollectiveMsg> = outs.into_iter().filter(|o| o.kind != Kind::RESPONSE).collect();
+    assert_eq!(events, [event::PASS_UP, event::DUPLICATE]);
+    assert_eq!((outs[0].dst, outs[0].src, outs[0].data), (u32::from(SOURCE), 0x100, late.data), "000 [0097]: requester rewritten");
+    assert_eq!((outs[1].kind, outs[1].code, outs[1].dst), (Kind::FAILURE, reason::DUPLICATE, 0x10));
 }
 
 #[test]
@@ -679,7 +706,7 @@ fn bad_parameters_are_rejected() {
     assert_eq!(Cpu::new(CpuParams { static_entries: 0, ..d }).unwrap_err(), ParamError::StaticEntries(0));
     assert_eq!(Cpu::new(CpuParams { tick_cycles: 1000, ..d }).unwrap_err(), ParamError::TickCycles(1000));
     assert_eq!(event::name(event::RETRY_EXHAUSTED), "RETRY_EXHAUSTED");
-    assert_eq!(event::COUNT, 42);
+    assert_eq!(event::COUNT, 43);
 }
 
 /// Ready is low in reset and in the clearing sweep after it, `STATIC_ENTRIES` cycles in which an
