@@ -28,6 +28,11 @@ pub const DECISION_BYTES: usize = 26;
 pub const TREE_BITS: u32 = 13;
 /// Multicast-table entries at the seed's size: one per tree (002 (61): "can distinguish 8K multicast trees").
 pub const MCAST_ENTRIES_SEED: usize = 1 << TREE_BITS;
+/// Entries in a page of the multicast table's storage (`crate::paged_table`): 512 bytes, so a fabric's
+/// few armed trees take a page or two of an engine's 16 KB table.
+const MCAST_PAGE: usize = 256;
+/// The multicast table's storage.
+type McastTable = crate::paged_table::PagedTable<u16, MCAST_PAGE>;
 /// The byte of a Soft Portals frame holding `rt_arm`: Ethernet header 14 + the reduction header at Portals
 /// byte 40 + byte 10 of that 96-bit big-endian header (bit 10, docs/frames.md §5-§6).
 pub const ARM_BYTE: usize = 14 + 40 + 10;
@@ -190,8 +195,9 @@ struct RxStage {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interposer {
     p: InterposerParams,
-    /// The table RAM: entry = tag (tree bits above the index) << 1 | armed.
-    mcast: Vec<u16>,
+    /// The table RAM: entry = tag (tree bits above the index) << 1 | armed; paged, as an engine arms
+    /// few of its 8,192 entries (`crate::paged_table`).
+    mcast: McastTable,
     /// The RAM's read register (read when a receive beat is taken).
     mcast_rd: u16,
     /// The clearing sweep after reset: the next entry it clears.
@@ -253,15 +259,15 @@ impl Interposer {
         if !sizes_ok || !(1..=255).contains(&p.inj_credits) {
             return Err(InterposerParamError::Sizes(p.mcast_entries, p.inj_credits));
         }
-        Ok(Self::reset_state(p, vec![0; p.mcast_entries], 0))
+        Ok(Self::reset_state(p, McastTable::new(p.mcast_entries), 0))
     }
 
     /// The reset state with the multicast table `mcast` and its read register `mcast_rd` (a reset clears
     /// neither: the RAM is cleared by the sweep that the reset starts, and no receive beat is taken, so no
     /// entry is read, before the sweep ends; the model clears the storage at once, which is the same seen
     /// from the ports). A reset reuses the table's storage.
-    fn reset_state(p: InterposerParams, mut mcast: Vec<u16>, mcast_rd: u16) -> Self {
-        mcast.fill(0);
+    fn reset_state(p: InterposerParams, mut mcast: McastTable, mcast_rd: u16) -> Self {
+        mcast.clear();
         Interposer {
             p,
             mcast,
@@ -455,7 +461,7 @@ impl Block for Interposer {
             // The table is read before this edge's write (read-before-write, as the RAM's registered read).
             let d = &i.s_axis_rx_tdata;
             let tree = (u16::from_be_bytes([d.byte(16), d.byte(17)]) >> 3) & ((1 << TREE_BITS) - 1);
-            self.mcast_rd = self.mcast[self.mcast_slot(tree).0];
+            self.mcast_rd = self.mcast.get(self.mcast_slot(tree).0);
             // The header's parse at this edge, against this edge's straps; the tree's tag is compared in the stage.
             let (id, et) = (i.cfg_engine_id, i.cfg_ethertype);
             self.rxs = Some(RxStage {
@@ -510,7 +516,7 @@ impl Block for Interposer {
         } else if i.cfg_mcast_wr_en {
             let (index, tag) = self.mcast_slot(i.cfg_mcast_wr_tree);
             let armed = i.cfg_mcast_wr_valid && i.cfg_mcast_wr_wait_count & 0xF_FFFF != 0;
-            self.mcast[index] = tag << 1 | u16::from(armed);
+            self.mcast.set(index, tag << 1 | u16::from(armed));
         }
         if i.rst {
             // In place: a reset makes no heap allocation (issue 23, tests/zero_alloc.rs).

@@ -23,6 +23,7 @@ pub mod input_checker;
 pub mod interposer;
 pub mod message;
 pub mod output_queue;
+pub mod paged_table;
 pub mod packet_engine;
 pub mod port_value;
 pub mod reduce;

@@ -9,6 +9,7 @@ use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 
 use super::channels::Channels;
 use super::portals::Portals;
+use super::small_map::SmallMap;
 use crate::faults::FaultInjector;
 use crate::setup::Role;
 use crate::topology::{LinkSpec, Ps, Routes, Topology, TopologyError};
@@ -308,7 +309,7 @@ pub(super) struct SendDownTarget {
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct EndNode {
-    pub(super) ctx: HashMap<u16, EndCtx>,
+    pub(super) ctx: SmallMap<EndCtx>,
     /// Respond as soon as the command arrives (after `compute`) instead of on [`Fabric::respond_all`].
     pub(super) auto: Option<Ps>,
     /// Resend an unanswered contribution after this long, at most this many times (001: a participant
