@@ -7,8 +7,37 @@
 //! channel for each (56 bytes) was 59 MB written at build time, the largest part of the memory that
 //! grew with the square of the switches (issue 23).
 
-use super::fabric::{Channel, ChannelKind};
-use crate::topology::Routes;
+use crate::topology::{LinkSpec, Ps, Routes};
+
+/// What a channel joins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChannelKind {
+    /// End node → its switch.
+    Up(usize),
+    /// Switch → end node.
+    Down(usize),
+    /// Directed ISL `i` (`Routes::directed`).
+    Isl(usize),
+    /// Crossbar → engine of switch `s`.
+    ToEngine(usize),
+    /// Engine of switch `s` → crossbar (serializes the stand-in's frames; cycle engines emit at port rate
+    /// themselves).
+    FromEngine(usize),
+}
+
+/// One direction of a link.
+#[derive(Clone, Copy, Debug)]
+pub struct Channel {
+    /// What it joins.
+    pub kind: ChannelKind,
+    /// Bandwidth and delay.
+    pub link: LinkSpec,
+    pub(super) free_at: Ps,
+    /// Frames carried.
+    pub frames: u64,
+    /// Bytes carried (serialized sizes).
+    pub bytes: u64,
+}
 
 /// `slot` entry of a directed ISL whose channel is still implicit.
 const IMPLICIT: u32 = 0;

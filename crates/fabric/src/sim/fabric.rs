@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use inswitch_frames::collective::{Body, CollectiveMessage};
 use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 
-use super::channels::Channels;
+use super::channels::{Channel, ChannelKind, Channels};
 use super::portals::Portals;
 use super::small_map::SmallMap;
 use crate::faults::FaultInjector;
@@ -81,36 +81,6 @@ impl Default for SimConfig {
 /// (`manager::topology::DEFAULT_CONTEXTS`, 16), so that its slots (key mod 16) are the CPUs' entries; the
 /// top's RTL default is 4096 (`EngineParams::default`).
 pub const SIM_STATIC_ENTRIES: usize = crate::manager::topology::DEFAULT_CONTEXTS;
-
-/// What a channel joins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChannelKind {
-    /// End node → its switch.
-    Up(usize),
-    /// Switch → end node.
-    Down(usize),
-    /// Directed ISL `i` (`Routes::directed`).
-    Isl(usize),
-    /// Crossbar → engine of switch `s`.
-    ToEngine(usize),
-    /// Engine of switch `s` → crossbar (serializes the stand-in's frames; cycle engines emit at port rate
-    /// themselves).
-    FromEngine(usize),
-}
-
-/// One direction of a link.
-#[derive(Clone, Copy, Debug)]
-pub struct Channel {
-    /// What it joins.
-    pub kind: ChannelKind,
-    /// Bandwidth and delay.
-    pub link: LinkSpec,
-    pub(super) free_at: Ps,
-    /// Frames carried.
-    pub frames: u64,
-    /// Bytes carried (serialized sizes).
-    pub bytes: u64,
-}
 
 /// A frame on the fabric.
 #[derive(Clone, Debug)]

@@ -53,4 +53,5 @@ mod window;
 
 pub use end_node::{fold_operands, HOST_LOCAL_PS};
 pub use engine::{bring_up_timeouts, QUIET_CYCLES};
-pub use fabric::{Captured, Channel, ChannelKind, Delivery, EngineKind, Fabric, Frame, NominalSizes, SimConfig, SimError, Stats, BEAT_BYTES, ENGINE_CLOCK_PS, ENGINE_PORT, RESET_CYCLES, SIM_STATIC_ENTRIES};
+pub use channels::{Channel, ChannelKind};
+pub use fabric::{Captured, Delivery, EngineKind, Fabric, Frame, NominalSizes, SimConfig, SimError, Stats, BEAT_BYTES, ENGINE_CLOCK_PS, ENGINE_PORT, RESET_CYCLES, SIM_STATIC_ENTRIES};

@@ -8,7 +8,8 @@ use inswitch_model::reduce::{self, Contribution, Mode, Rc};
 use inswitch_model::register_space::{Reg, MCAST_ENTRIES};
 use inswitch_model::Wide;
 
-use super::fabric::{beats_of, ChannelKind, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS};
+use super::channels::ChannelKind;
+use super::fabric::{beats_of, EngineSlot, Ev, Fabric, BEAT_BYTES, ENGINE_CLOCK_PS};
 use super::portals::*;
 use crate::faults::{Fault, FaultKind};
 use crate::topology::Ps;
