@@ -17,6 +17,7 @@
 //  below 0x800)          message, both families)  accept_reg / accept_msg / drop reason)
 //
 // TLP frame:      | rsvd(4) seq(12) | TLP header (3/4 DW) | payload | ECRC (if TD) | LCRC (LE) |
+// Flit-mode TLP:  | header base (DW0 Type/TC/OHC/TS/Attr/Length, DW1 RID/EP/R/Tag, ...) | payload | ECRC (TS 001) |
 // Soft Portals:   | dst MAC | src MAC | EtherType | Portals reduction frame (84) | FCS (LE) |
 //
 // Latency: the verdict of a frame whose last beat is taken at edge k is on m_reg / m_msg / stat_event
@@ -42,14 +43,15 @@ module input_checker #
     input  wire                   rst,
 
     /*
-     * Extracted frames (from the interposer); tuser = {family (1 Portals), port[7:0]}
+     * Extracted frames (from the interposer); tuser = {flit mode, family (1 Portals), port[7:0]}
+     * (flit mode: a PCIe 6 flit-mode TLP, docs/blocks/input_checker.md §Flit-mode TLPs)
      */
     input  wire [DATA_WIDTH-1:0]  s_axis_tdata,
     input  wire [KEEP_WIDTH-1:0]  s_axis_tkeep,
     input  wire                   s_axis_tvalid,
     output wire                   s_axis_tready,
     input  wire                   s_axis_tlast,
-    input  wire [8:0]             s_axis_tuser,
+    input  wire [9:0]             s_axis_tuser,
 
     /*
      * Register accesses (to the register space)
@@ -142,173 +144,8 @@ assign s_axis_tready = adv;
 
 localparam [15:0] KEEP_BYTES16 = KEEP_WIDTH[15:0];
 
-/*
- * Stage A
- */
-// ECRC range of a frame, if this is its first beat: TLP bytes 2..header+payload+digest (docs §Frames).
-// Header bytes are declared whole; not every bit of them is a field used here.
-/* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] fb0 = s_axis_tdata[8*2 +: 8];
-wire [7:0] fb2 = s_axis_tdata[8*4 +: 8];
-wire [7:0] fb3 = s_axis_tdata[8*5 +: 8];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [9:0] first_length = {fb2[1:0], fb3};
-wire [12:0] first_len_dw = first_length == 10'd0 ? 13'd1024 : {3'd0, first_length};
-wire [15:0] first_ecrc_end = 16'd2 + (fb0[5] ? 16'd16 : 16'd12) + (fb0[6] ? {1'b0, first_len_dw, 2'b00} : 16'd0) + 16'd4;
-// The ECRC range's end without payload (bytes 2.., a 3DW or 4DW header, the 4-byte digest).
-localparam [15:0] ECRC_END_NO_DATA_3DW = 16'd2 + 16'd12 + 16'd4;
-localparam [15:0] ECRC_END_NO_DATA_4DW = 16'd2 + 16'd16 + 16'd4;
-
-wire [KEEP_WIDTH-1:0] keep_all = {KEEP_WIDTH{1'b1}};
-// A last beat's tkeep is contiguous from bit 0 when no set bit has a clear bit below it: one two-input
-// term per bit pair, ORed (tkeep & (tkeep + 1) said the same through a KEEP_WIDTH-bit carry chain, 9 LUT
-// levels at 256 bits).
-wire keep_gap = |(s_axis_tkeep[KEEP_WIDTH-1:1] & ~s_axis_tkeep[KEEP_WIDTH-2:0]);
-wire keep_bad_beat = s_axis_tlast ? (s_axis_tkeep == {KEEP_WIDTH{1'b0}} || keep_gap)
-                                  : s_axis_tkeep != keep_all;
-
-// Bytes in the beat: 1 + the highest tkeep bit set. That is the count of a tkeep the rules allow
-// (contiguous from bit 0); a frame with any other tkeep is dropped as `tkeep` whatever its length, so a
-// priority encoder (a few LUT levels) stands in for a population count (a chain of adders).
-reg [15:0] keep_count;
-// Bytes of a first beat inside the ECRC range: 2 <= byte < first_ecrc_end.
-reg [KEEP_WIDTH-1:0] first_emask;
-integer k;
-always @* begin
-    keep_count = 16'd0;
-    first_emask = {KEEP_WIDTH{1'b0}};
-    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        if (s_axis_tkeep[k] && (k == KEEP_WIDTH - 1 || !s_axis_tkeep[(k + 1) % KEEP_WIDTH])) begin
-            keep_count = keep_count | (k[15:0] + 16'd1);
-        end
-        // k < first_ecrc_end without its add in series (the add then this comparison were the checker's
-        // deepest LUT path): the end is 2 + header + 4 x Length + 4, so past the header's own range a
-        // byte is inside iff floor((k - range end without payload) / 4) < Length in DW, a comparison of
-        // the input's Length with a constant per byte, chosen by Fmt.
-        first_emask[k] = k >= 2 && (fb0[5] ? (k[15:0] < ECRC_END_NO_DATA_4DW ||
-                                              (fb0[6] && {3'd0, first_len_dw} > ((k[15:0] - ECRC_END_NO_DATA_4DW) >> 2)))
-                                           : (k[15:0] < ECRC_END_NO_DATA_3DW ||
-                                              (fb0[6] && {3'd0, first_len_dw} > ((k[15:0] - ECRC_END_NO_DATA_3DW) >> 2))));
-    end
-end
-
-reg                   a_valid_reg;
-reg [DATA_WIDTH-1:0]  a_data_reg;
-reg [KEEP_WIDTH-1:0]  a_keep_reg;
-reg                   a_last_reg;
-reg [8:0]             a_user_reg;
-reg                   a_keep_bad_reg;
-reg [15:0]            a_count_reg;
-reg [15:0]            a_ecrc_end_reg;
-reg [KEEP_WIDTH-1:0]  a_emask_reg;
-
-/*
- * Stage B: stream side
- */
-reg [8*CAPTURE_BYTES-1:0] cap_reg, cap_next;
-reg        in_frame_reg, in_frame_next;
-reg [15:0] pos_reg, pos_next;
-reg [31:0] crc_reg, crc_next;
-reg [31:0] ecrc_reg, ecrc_next;
-// Bytes of the ECRC range from the next beat on, saturating at 0; the next beat's byte mask; whether
-// the ECRC register still moves; the frame's ECRC end modulo the beat (zero bytes the last ECRC beat adds).
-reg [15:0] erem_reg, erem_next;
-reg [KEEP_WIDTH-1:0] emask_reg, emask_next;
-reg        elive_reg, elive_next;
-reg [BEAT_SHIFT-1:0] ecrc_m_reg, ecrc_m_next;
-reg        tkeep_bad_reg, tkeep_bad_next;
-reg        portals_reg, portals_next;
-reg [7:0]  port_reg, port_next;
-
-wire first = !in_frame_reg;
-wire [15:0] pos = first ? 16'd0 : pos_reg;
-wire [KEEP_WIDTH-1:0] emask = first ? a_emask_reg : emask_reg;
-wire [15:0] erem = first ? a_ecrc_end_reg : erem_reg;
-
-// Beat inputs of the two CRCs: the LCRC/FCS over the bytes tkeep marks (a frame whose tkeep breaks the
-// rules is dropped whatever its CRC), the ECRC over its range with the variant bits forced to 1.
-reg [DATA_WIDTH-1:0] lcrc_in;
-reg [DATA_WIDTH-1:0] ecrc_in;
-always @* begin
-    for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-        lcrc_in[8*k +: 8] = a_keep_reg[k] ? a_data_reg[8*k +: 8] : 8'd0;
-        ecrc_in[8*k +: 8] = emask[k] ? a_data_reg[8*k +: 8] : 8'd0;
-    end
-    if (first) begin
-        ecrc_in[8*2] = 1'b1;
-        ecrc_in[8*4 + 6] = 1'b1;
-    end
-end
-wire [31:0] lcrc_state = first ? 32'hFFFF_FFFF : crc_reg;
-wire [31:0] ecrc_state = first ? CRC32_INIT_TWO_BYTES_EARLY : ecrc_reg;
-
-// CRC-32 of a whole beat: bit i is the XOR of the inputs row i selects (generated rows,
-// crates/model/src/input_checker/crc_matrix.rs), a balanced tree instead of a byte-serial chain.
-wire [31:0] lcrc_beat;
-wire [31:0] ecrc_beat;
-genvar g;
-generate
-    for (g = 0; g < 32; g = g + 1) begin : g_crc
-        localparam [DATA_WIDTH-1:0] ROW = CRC32_ROWS[g*CRC32_ROW_BITS + CRC32_ROW_BITS - DATA_WIDTH +: DATA_WIDTH];
-        assign lcrc_beat[g] = ^(ROW & lcrc_in) ^ ^(ROW[31:0] & lcrc_state);
-        assign ecrc_beat[g] = ^(ROW & ecrc_in) ^ ^(ROW[31:0] & ecrc_state);
-    end
-endgenerate
-
-wire a_beat = adv && a_valid_reg;
-// Zero bytes the last ECRC beat / the last beat adds after the range's end / the frame's end: -end mod beat.
-/* verilator lint_off UNUSEDSIGNAL */
-wire [15:0] neg_ecrc_end = 16'd0 - a_ecrc_end_reg;
-wire [15:0] neg_count = 16'd0 - a_count_reg;
-/* verilator lint_on UNUSEDSIGNAL */
-wire [BEAT_SHIFT-1:0] lcrc_m = neg_count[BEAT_SHIFT-1:0];
-wire [16:0] pos_sum = {1'b0, pos} + {1'b0, KEEP_BYTES16};
-wire [16:0] bytes_sum = {1'b0, pos} + {1'b0, a_count_reg};
-wire [15:0] frame_bytes = bytes_sum > {1'b0, POS_MAX} ? POS_MAX : bytes_sum[15:0];
-wire frame_end = a_beat && a_last_reg;
-
-always @* begin
-    cap_next = cap_reg;
-    in_frame_next = in_frame_reg;
-    pos_next = pos_reg;
-    crc_next = crc_reg;
-    ecrc_next = ecrc_reg;
-    erem_next = erem_reg;
-    emask_next = emask_reg;
-    elive_next = elive_reg;
-    ecrc_m_next = ecrc_m_reg;
-    tkeep_bad_next = tkeep_bad_reg;
-    portals_next = portals_reg;
-    port_next = port_reg;
-    // Assigned on every path so that synthesis infers no latch for the loop variable.
-    k = 0;
-
-    if (a_beat) begin
-        if (first) begin
-            portals_next = a_user_reg[8];
-            port_next = a_user_reg[7:0];
-            ecrc_m_next = neg_ecrc_end[BEAT_SHIFT-1:0];
-        end
-        crc_next = lcrc_beat;
-        if (first || elive_reg) begin
-            ecrc_next = ecrc_beat;
-        end
-        erem_next = erem > KEEP_BYTES16 ? erem - KEEP_BYTES16 : 16'd0;
-        // k < erem_next, compared with erem directly (one comparison with a constant per byte).
-        for (k = 0; k < KEEP_WIDTH; k = k + 1) begin
-            emask_next[k] = {1'b0, erem} > {1'b0, KEEP_BYTES16} + k[16:0];
-        end
-        elive_next = erem > KEEP_BYTES16;
-        for (k = 0; k < CAPTURE_BEATS; k = k + 1) begin
-            if ({16'd0, pos} >> BEAT_SHIFT == k) begin
-                cap_next[k*DATA_WIDTH +: DATA_WIDTH] = a_data_reg;
-            end
-        end
-        tkeep_bad_next = (!first && tkeep_bad_reg) || a_keep_bad_reg;
-        pos_next = pos_sum > {1'b0, POS_MAX} ? POS_MAX : pos_sum[15:0];
-        in_frame_next = !a_last_reg;
-    end
-end
+// Stages A and B: the beat, then the stream side (capture, CRCs, tkeep, byte count).
+`include "input_checker_stream.vh"
 
 /*
  * Stage C: the frame, as the last beat left it
@@ -322,6 +159,7 @@ reg [31:0]                c_ecrc_reg;
 reg [BEAT_SHIFT-1:0]      c_ecrc_m_reg;
 reg                       c_tkeep_bad_reg;
 reg                       c_portals_reg;
+reg                       c_flit_reg;
 reg [7:0]                 c_port_reg;
 
 // The CRCs pass when the register is the residue advanced over the zero bytes the last beat added.
@@ -347,34 +185,49 @@ wire [2:0] fmt = t0[7:5];
 wire [4:0] typ = t0[4:0];
 wire four = fmt[0];
 wire has_data = fmt[1];
-wire is_mem = typ == 5'b00000 && !fmt[2];
-wire is_vdm = typ == 5'b10010 && fmt == 3'b011;
+// A flit-mode frame (c_flit_reg) is read from the same bytes (its capture moved up by two): DW0 =
+// {Type[7:0], TC, OHC[4:0], TS, Attr, Length}, DW1 = {Requester ID, EP, R, Tag[13:0]}. The Types it
+// takes, MWr32 and MWr64, carry the non-flit Fmt in bits 7-5 (fmt, four, has_data hold for them).
+wire flit = c_flit_reg;
+// Flit DW1 byte 2: {EP, R, Tag[13:8]} (Tag[13:10] is not carried, below).
+/* verilator lint_off UNUSEDSIGNAL */
+wire [7:0] fdw1 = `CB(8);
+/* verilator lint_on UNUSEDSIGNAL */
+wire is_mem = flit ? (t0 == FLIT_MWR32 || t0 == FLIT_MWR64) : typ == 5'b00000 && !fmt[2];
+wire is_vdm = !flit && typ == 5'b10010 && fmt == 3'b011;
 wire is_msg_type = typ[4:3] == 2'b10;
 wire known_type = typ == 5'h01 || typ == 5'h02 || typ == 5'h04 || typ == 5'h05 ||
                   (typ >= 5'h0A && typ <= 5'h0E) || typ == 5'h1B ||
                   (is_msg_type && four && typ[2:0] < 3'd6);
-wire td = t2[7];
-wire ep = t2[6];
+wire td = flit ? t2[7:5] == FLIT_TS_ECRC : t2[7];
+wire ep = flit ? fdw1[7] : t2[6];
 wire [9:0] length = {t2[1:0], t3};
 wire [12:0] len_dw = length == 10'd0 ? 13'd1024 : {3'd0, length};
 wire [15:0] plen = has_data ? {1'b0, len_dw, 2'b00} : 16'd0;
 // Sequence number, header, digest and LCRC are one of four constants: one adder, not four.
-wire [15:0] tlp_fixed = 16'd2 + 16'd12 + 16'd4 + (four ? 16'd4 : 16'd0) + (td ? 16'd4 : 16'd0);
+// T9 compares the TLP's own bytes with what its header says: a non-flit frame's count less its sequence
+// number and LCRC, taken off the registered count beside the header's decode (a flit-mode frame has
+// neither; choosing the constant by `flit` inside the sum put the choice in series with the adder, 23
+// cells of generic synthesis into d_flags_reg). A count under 6 wraps to a value no header gives.
+wire [15:0] tlp_bytes = flit ? c_bytes : c_bytes - 16'd6;
+wire [15:0] tlp_fixed = 16'd12 + (four ? 16'd4 : 16'd0) + (td ? 16'd4 : 16'd0);
 wire [15:0] tlp_expected = tlp_fixed + plen;
 wire [31:0] addr_hi = four ? {`CB(10), `CB(11), `CB(12), `CB(13)} : 32'd0;
 wire [31:0] addr_lo_raw = four ? {`CB(14), `CB(15), `CB(16), `CB(17)} : {`CB(10), `CB(11), `CB(12), `CB(13)};
 wire [15:0] requester = {`CB(6), `CB(7)};
-wire [9:0]  tag = {t1[7], t1[3], `CB(8)};
-wire [7:0]  be_byte = `CB(9);
+// Flit mode: the 14-bit tag's low ten bits (the register path's width; the flit-mode requests taken are
+// posted); no byte-enable field without OHC-A: First DW BE 1111, Last DW BE 1111 past one DW.
+wire [9:0]  tag = flit ? {fdw1[1:0], `CB(9)} : {t1[7], t1[3], `CB(8)};
+wire [7:0]  be_byte = flit ? {len_dw == 13'd1 ? 4'h0 : 4'hF, 4'hF} : `CB(9);
 wire [15:0] target_id = {`CB(10), `CB(11)};
 wire [15:0] vendor_id = {`CB(12), `CB(13)};
 wire [31:0] vdm_dw3 = {`CB(14), `CB(15), `CB(16), `CB(17)};
 wire [11:0] win_off = {addr_lo_raw[11:2], 2'b00};
 wire in_window = addr_hi == 32'd0 && addr_lo_raw[31:16] == cfg_engine_id && addr_lo_raw[15:12] == 4'hC;
 // Non-posted requests (valid Fmt/Type pairs only): MRd, MRdLk; IORd/Wr, CfgRd/Wr 0/1; AtomicOps, DMWr.
-wire is_non_posted = ((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'b00) ||
+wire is_non_posted = !flit && (((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'b00) ||
                      ((typ == 5'h02 || typ == 5'h04 || typ == 5'h05) && (fmt == 3'b000 || fmt == 3'b010)) ||
-                     (((typ >= 5'h0C && typ <= 5'h0E) || typ == 5'h1B) && fmt[2:1] == 2'b01);
+                     (((typ >= 5'h0C && typ <= 5'h0E) || typ == 5'h1B) && fmt[2:1] == 2'b01));
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
 wire [7:0] pl [0:39];
@@ -456,24 +309,25 @@ localparam F_TKEEP = 0, F_CRC = 1, F_TOO_LONG = 2, F_PORTALS = 3,
            F_COUNT = 39;
 wire [F_COUNT-1:0] c_flags;
 assign c_flags[F_TKEEP] = c_tkeep_bad_reg;
-assign c_flags[F_CRC] = !crc_ok && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
-assign c_flags[F_TOO_LONG] = c_bytes > CAPTURE_BYTES;
+assign c_flags[F_CRC] = !crc_ok && !flit && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
+assign c_flags[F_TOO_LONG] = flit ? c_bytes > FLIT_CAPTURE_BYTES : c_bytes > CAPTURE_BYTES;
 assign c_flags[F_PORTALS] = c_portals_reg;
 assign c_flags[FP_LENGTH] = c_bytes != SOFT_PORTALS_BYTES;
 assign c_flags[FP_ETHERTYPE] = p_ethertype != cfg_ethertype;
 assign c_flags[FP_RESERVED] = p_w[63:62] != 2'd0;
 assign c_flags[FP_HEADER] = p_header_bad;
 assign c_flags[FP_VNI] = cfg_validation[VALIDATION_VNI] && !p_vni_allowed;
-assign c_flags[FT_SHORT] = c_bytes < TLP_MIN_BYTES;
-assign c_flags[FT_PREFIX] = fmt == 3'b100;
-assign c_flags[FT_FMT_RESERVED] = fmt > 3'b100;
+assign c_flags[FT_SHORT] = c_bytes < (flit ? FLIT_MIN_BYTES : TLP_MIN_BYTES);
+assign c_flags[FT_PREFIX] = flit ? t0[7:4] == FLIT_PREFIX_NIBBLE : fmt == 3'b100;
+assign c_flags[FT_FMT_RESERVED] = !flit && fmt > 3'b100;
 assign c_flags[FT_OTHER_TYPE] = !is_mem && !is_vdm;
-assign c_flags[FT_KNOWN_TYPE] = known_type;
-assign c_flags[FT_TH] = t1[0];
-assign c_flags[FT_LENGTH] = c_bytes != tlp_expected;
+assign c_flags[FT_KNOWN_TYPE] = flit ? FLIT_TYPE_DEFINED[t0] : known_type;
+// Flit mode: OHC words or a trailer other than none / ECRC (their contents are not decoded).
+assign c_flags[FT_TH] = flit ? t1[4:0] != 5'd0 || t2[7:5] > FLIT_TS_ECRC : t1[0];
+assign c_flags[FT_LENGTH] = tlp_bytes != tlp_expected;
 assign c_flags[FT_POISONED] = ep;
 assign c_flags[FT_ECRC] = td && cfg_validation[VALIDATION_ECRC] && !ecrc_ok;
-assign c_flags[FT_RESERVED] = `CB(0) >> 4 != 8'd0 || (is_mem && addr_lo_raw[1:0] != 2'd0);
+assign c_flags[FT_RESERVED] = `CB(0) >> 4 != 8'd0 || (flit && fdw1[6]) || (is_mem && addr_lo_raw[1:0] != 2'd0);
 assign c_flags[FT_MEM] = is_mem;
 assign c_flags[FT_WINDOW] = !in_window;
 assign c_flags[FT_REGS] = win_off < MAILBOX_OFFSET;
@@ -890,7 +744,9 @@ always @(posedge clk) begin
 
         c_valid_reg <= frame_end;
         if (frame_end) begin
-            c_cap_reg <= cap_next;
+            // A flit-mode frame is read moved up by two bytes: its TLP where a non-flit frame's is
+            // (docs §Flit-mode TLPs), so stage C reads every field the engine takes from the same bytes.
+            c_cap_reg <= flit_next ? {cap_next[8*(CAPTURE_BYTES-2)-1:0], 16'd0} : cap_next;
             c_bytes_reg <= frame_bytes;
             c_crc_reg <= crc_next;
             c_lcrc_m_reg <= lcrc_m;
@@ -898,6 +754,7 @@ always @(posedge clk) begin
             c_ecrc_m_reg <= ecrc_m_next;
             c_tkeep_bad_reg <= tkeep_bad_next;
             c_portals_reg <= portals_next;
+            c_flit_reg <= flit_next;
             c_port_reg <= port_next;
         end
 
@@ -944,6 +801,7 @@ always @(posedge clk) begin
     ecrc_m_reg <= ecrc_m_next;
     tkeep_bad_reg <= tkeep_bad_next;
     portals_reg <= portals_next;
+    flit_reg <= flit_next;
     port_reg <= port_next;
 
     reg_valid_reg <= reg_valid_next;
@@ -985,6 +843,7 @@ always @(posedge clk) begin
         ecrc_m_reg <= {BEAT_SHIFT{1'b0}};
         tkeep_bad_reg <= 1'b0;
         portals_reg <= 1'b0;
+        flit_reg <= 1'b0;
         port_reg <= 8'd0;
         reg_valid_reg <= 1'b0;
         reg_write_reg <= 1'b0;

@@ -52,6 +52,15 @@ localparam [15:0] CFG_OFFSET_SUB_TIMEOUT = 16'h120;
 localparam [15:0] CFG_OFFSET_MASTER_TIMEOUT = 16'h124;
 localparam [1:0] PBV_FLAG_VALID = 2'h1;
 localparam [1:0] PBV_FLAG_SWITCH = 2'h2;
+// PCIe 6 flit-mode TLPs: tuser bit, sizes, the Types taken, defined Type codes one bit each (crates/model/src/input_checker/flit.rs)
+localparam TUSER_FLIT_BIT = 9;
+localparam [15:0] FLIT_CAPTURE_BYTES = 16'd122;
+localparam [15:0] FLIT_MIN_BYTES = 16'd12;
+localparam [7:0] FLIT_MWR32 = 8'h40;
+localparam [7:0] FLIT_MWR64 = 8'h60;
+localparam [3:0] FLIT_PREFIX_NIBBLE = 4'h8;
+localparam [2:0] FLIT_TS_ECRC = 3'd1;
+localparam [255:0] FLIT_TYPE_DEFINED = 256'h0000000000000000000000000000E000083F700308007D35003F000700003C3F;
 // Defined Soft Portals reduction-header codes: bit c set when rt_op / rt_rc c is defined (crates/model/src/input_checker.rs)
 localparam [63:0] PORTALS_OP_DEFINED = 64'h1FF770017000F;
 localparam [15:0] PORTALS_RC_DEFINED = 16'h1FB;

@@ -488,7 +488,9 @@ input_checker_inst (
     .s_axis_tvalid(ext_s_tvalid),
     .s_axis_tready(ext_s_tready),
     .s_axis_tlast(ext_s_tlast),
-    .s_axis_tuser(ext_s_tuser),
+    // tuser[9] (flit mode) 0: the interposer extracts non-flit TLPs only (docs/blocks/input_checker.md
+    // §Flit-mode TLPs: what remains).
+    .s_axis_tuser({1'b0, ext_s_tuser}),
     .m_reg_valid(reg_valid),
     .m_reg_ready(reg_ready),
     .m_reg_write(reg_write),

@@ -14,7 +14,7 @@ fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 2_000), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
@@ -221,4 +221,119 @@ fn a_configuration_message_becomes_its_register_writes_then_one_pulse() {
     assert_eq!(pulses.len(), 7);
     assert!(pulses.iter().all(|&(_, e)| e == 1 << event::ACCEPT_REG), "{pulses:?}");
     assert_eq!(writes.last().map(|&(_, a)| (a.addr, a.wdata)), Some((0x108, 7)));
+}
+
+/// Drives one frame (first beat's `tuser` = `tuser`) into a reset checker, model or RTL, with every output
+/// ready; returns the register accesses it puts out and its `stat_event` pulses.
+fn drive_one<B: Block<In = InputCheckerIn, Out = InputCheckerOut>>(dut: &mut B, frame: &[u8], tuser: u16, kw: usize) -> (Vec<inswitch_model::input_checker::RegAccess>, Vec<u32>) {
+    let base = InputCheckerIn { m_reg_ready: true, m_msg_ready: true, m_ur_ready: true, cfg_engine_id: 0x0010, cfg_ethertype: 0x88B5, cfg_vendor_id: 0xC011, cfg_validation: 0xF, ..Default::default() };
+    dut.step(&InputCheckerIn { rst: true, ..base });
+    dut.step(&InputCheckerIn { rst: true, ..base });
+    let beats = beats_of(frame, kw);
+    let (mut writes, mut pulses, mut next) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..200 {
+        let mut i = base;
+        if let Some(&(d, k, l)) = beats.get(next) {
+            (i.s_axis_tdata, i.s_axis_tkeep, i.s_axis_tvalid, i.s_axis_tlast) = (d, k, true, l);
+            i.s_axis_tuser = if next == 0 { tuser } else { 0 };
+        }
+        let o = dut.step(&i);
+        if i.s_axis_tvalid && o.s_axis_tready {
+            next += 1;
+        }
+        // m_reg_ready is high: every cycle with m_reg_valid is a new access.
+        if o.m_reg_valid {
+            writes.push(inswitch_model::input_checker::RegAccess { write: o.m_reg_write, addr: o.m_reg_addr, be: o.m_reg_be, wdata: o.m_reg_wdata, src: o.m_reg_src, tag: o.m_reg_tag });
+        }
+        if o.stat_event != 0 {
+            pulses.push(o.stat_event);
+        }
+    }
+    (writes, pulses)
+}
+
+/// Issue 15 item 6, seed 000 [0156]: FIG. 4's configuration packet in PCIe 6 flit mode (its header fields
+/// Type, TC, OHC, TS, Attr, Length, Requester ID, EP, R, Tag: a flit-mode TLP's) is accepted, and makes
+/// exactly the register writes of its non-flit twin (docs/blocks/input_checker.md §Flit-mode TLPs), in the
+/// model and in the RTL at 256 and 64 bits. The flit-mode frame is written out here byte by byte from
+/// docs/frames.md §2 (the frames crate's flit codec must read it back as the same TLP with a good ECRC);
+/// the writes expected are the reference's, from the message's repr. Before this, the checker had no
+/// flit marking and parsed every TLP frame as `{sequence number, non-flit TLP, LCRC}`: this frame was
+/// dropped (as it still is when it arrives unmarked, below).
+#[test]
+fn a_flit_mode_configuration_packet_makes_the_writes_of_its_non_flit_twin() {
+    use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
+    use inswitch_frames::crc;
+    use inswitch_frames::flit::FlitTlp;
+    // [0155]'s PBV table (entry 00 device 0x0010, 01 device 0x0020, ...) and one subservient engine; [0154]:
+    // the master's timeout two to three times the subservient's.
+    let devices = vec![0x0010u16, 0x0020, 0x0031, 0x0042, 0x8014];
+    let subservient = vec![0x8014u16];
+    let fixed = ConfigFixed { master_id: 0x0001, error_reporting: 0x3, n_subservient: 1, n_devices: 5, subservient_timeout: 0x400, master_timeout: 0xC00, ..Default::default() };
+    let m = CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 9, ..Default::default() },
+        body: Body::Configuration { fixed, device_ids: devices.clone(), subservient_ids: subservient.clone() },
+    };
+    let payload = m.to_bytes().unwrap();
+    // A 14-bit flit tag: the register path carries its low ten bits.
+    let (src, tag) = (0x0001u16, 0x2155u16);
+    let reg_tag = tag & 0x3FF;
+    let mailbox = 0x0010_C800u32;
+
+    // The non-flit twin: a 3-DW MWr to the engine's mailbox, with its sequence number and LCRC.
+    let twin = tlp_frame(1, &collective::to_memory_write(&m, src, reg_tag, 0x0010_0000, 0x800).unwrap().to_bytes().unwrap());
+    // The flit-mode packet, as docs/frames.md §2 draws it: DW0 = Type 0x40 (MWr32, Table 2-5), TC 2, OHC 0,
+    // TS 001 (a 1-DW ECRC trailer), Attr 0, Length; DW1 = Requester ID, EP 0, R 0, Tag[13:0]; DW2 = the
+    // address; the payload; the ECRC: CRC-32 over header base and payload with Type[0] and EP forced to
+    // 1, little-endian (docs/frames.md §7). No sequence number, no LCRC.
+    let len_dw = payload.len() / 4;
+    let mut flit = vec![0x40, 2 << 5, 0b001 << 5 | (len_dw >> 8) as u8, len_dw as u8];
+    flit.extend_from_slice(&src.to_be_bytes());
+    flit.extend_from_slice(&tag.to_be_bytes());
+    flit.extend_from_slice(&mailbox.to_be_bytes());
+    flit.extend_from_slice(&payload);
+    let mut forced = flit.clone();
+    forced[0] |= 0x01;
+    forced[6] |= 0x80;
+    flit.extend_from_slice(&crc::CRC32.checksum(&forced).to_le_bytes());
+    let parsed = FlitTlp::parse(&flit).expect("the frames crate reads the flit-mode TLP");
+    assert_eq!((parsed.dw0.tlp_type, parsed.dw0.tc, parsed.dw0.ohc, parsed.dw0.ts), (0x40, 2, 0, 1));
+    assert_eq!(parsed.dw1().map(|d| (d.requester_id, d.ep, d.tag)), Some((src, false, tag)));
+    assert_eq!(parsed.address(), Some(u64::from(mailbox)));
+    assert_eq!(parsed.payload, payload);
+    parsed.check_ecrc().expect("the ECRC written out above is the codec's");
+    let mut bad_ecrc = flit.clone();
+    *bad_ecrc.last_mut().unwrap() ^= 0x10;
+
+    let want: Vec<_> = input_checker::expected_config_writes(&fixed, &devices, &subservient, src, reg_tag).into_iter().collect();
+    assert_eq!(want.len(), 2 * devices.len() + 3);
+    let accepted = vec![1u32 << event::ACCEPT_REG];
+    const FLIT: u16 = 1 << 9;
+    for width in [256usize, 64] {
+        let kw = width / 8;
+        let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
+        let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
+        let runs: [(&str, &[u8], u16); 4] = [("non-flit twin", &twin, 0), ("flit mode", &flit, FLIT), ("flit mode, unmarked", &flit, 0), ("flit mode, ECRC corrupted", &bad_ecrc, FLIT)];
+        for (what, frame, tuser) in runs {
+            let from_model = drive_one(&mut model, frame, tuser | 3, kw);
+            let from_rtl = drive_one(&mut rtl, frame, tuser | 3, kw);
+            assert_eq!(from_model, from_rtl, "{width} bits, {what}: model and RTL disagree");
+            let (writes, pulses) = from_model;
+            match what {
+                "non-flit twin" | "flit mode" => {
+                    assert_eq!(writes, want, "{width} bits, {what}");
+                    assert_eq!(pulses, accepted, "{width} bits, {what}");
+                }
+                "flit mode, unmarked" => {
+                    // Read as {sequence number, TLP, LCRC}: its last four bytes are no LCRC.
+                    assert!(writes.is_empty(), "{width} bits, {what}: {writes:x?}");
+                    assert_eq!(pulses, vec![1u32 << event::LCRC], "{width} bits, {what}");
+                }
+                _ => {
+                    assert!(writes.is_empty(), "{width} bits, {what}: {writes:x?}");
+                    assert_eq!(pulses, vec![1u32 << event::ECRC], "{width} bits, {what}");
+                }
+            }
+        }
+    }
 }

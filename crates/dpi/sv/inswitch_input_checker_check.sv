@@ -29,7 +29,7 @@ module inswitch_input_checker_check #
     input  wire s_axis_tvalid,
     input  wire s_axis_tready,
     input  wire s_axis_tlast,
-    input  wire [8:0] s_axis_tuser,
+    input  wire [9:0] s_axis_tuser,
     input  wire m_reg_valid,
     input  wire m_reg_ready,
     input  wire m_reg_write,
@@ -88,7 +88,7 @@ module inswitch_input_checker_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + 1 + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + 1 + 1 + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + 1 + ((15) - (0) + 1) + ((9) - (0) + 1) + ((2) - (0) + 1) + ((2) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + ((3) - (0) + 1) + ((3) - (0) + 1) + ((6) - (0) + 1) + 1 + ((4-1) - (0) + 1) + 1 + ((8-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((32-1) - (0) + 1) + ((16-1) - (0) + 1) + ((16-1) - (0) + 1) + ((20-1) - (0) + 1) + ((4-1) - (0) + 1) + 1 + 1 + ((2-1) - (0) + 1) + ((16-1) - (0) + 1) + ((32-1) - (0) + 1) + ((10-1) - (0) + 1) + ((10-1) - (0) + 1) + 1 + ((6-1) - (0) + 1) + ((4-1) - (0) + 1) + ((8-1) - (0) + 1) + ((2-1) - (0) + 1) + ((256-1) - (0) + 1) + ((128-1) - (0) + 1) + ((20) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;

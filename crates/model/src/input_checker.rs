@@ -8,7 +8,8 @@
 //!
 //! Stream framing (docs/blocks/input_checker.md §Frames): a TLP frame is `{4 reserved bits, 12-bit
 //! sequence number}` + TLP + LCRC (little-endian), the data-link form of a TLP; a Portals frame is a Soft
-//! Portals frame (Ethernet II header, 84-byte reduction frame, FCS). Both trailers are CRC-32/ISO-HDLC over
+//! Portals frame (Ethernet II header, 84-byte reduction frame, FCS); a PCIe 6 flit-mode TLP (`tuser[9]`,
+//! [`flit`]) comes without sequence number or LCRC. Both trailers are CRC-32/ISO-HDLC over
 //! everything before them, so one running CRC per frame checks either: over the whole frame, trailer
 //! included, it must leave the register at [`CRC32_RESIDUE`].
 //!
@@ -26,6 +27,7 @@ use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 pub mod codes;
 pub mod config;
 pub mod crc_matrix;
+pub mod flit;
 pub mod protocol;
 pub use codes::{event, validation};
 pub use config::ConfigWrites;
@@ -130,7 +132,7 @@ pub const UR_EVENTS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event:
 /// IOWr, CfgRd/Wr 0/1, FetchAdd, Swap, CAS, DMWr) and `reason` is one of [`UR_EVENTS`].
 pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<UrRequest> {
     let t = TLP_OFFSET;
-    if f.portals || !UR_EVENTS.contains(&reason) || f.bytes < TLP_MIN_BYTES || f.bytes > CAPTURE_BYTES {
+    if f.portals || f.flit || !UR_EVENTS.contains(&reason) || f.bytes < TLP_MIN_BYTES || f.bytes > CAPTURE_BYTES {
         return None;
     }
     let (b0, b1, b2) = (c[t], c[t + 1], c[t + 2]);
@@ -206,6 +208,8 @@ pub struct FrameSummary {
     pub tkeep_bad: bool,
     /// Portals (1) or TLP (0), from tuser\[8\] of the first beat.
     pub portals: bool,
+    /// A flit-mode TLP (tuser\[9\] of the first beat, TLP family only; [`flit`]).
+    pub flit: bool,
     /// Ingress port, from tuser\[7:0\] of the first beat.
     pub port: u8,
 }
@@ -226,14 +230,21 @@ pub fn classify(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     if f.tkeep_bad {
         return Verdict::Drop(TKEEP);
     }
-    let crc_check = cfg.validation & if f.portals { validation::FCS } else { validation::LCRC } != 0;
+    // A flit-mode TLP has no LCRC (flits carry their own CRC and FEC).
+    let crc_check = !f.flit && cfg.validation & if f.portals { validation::FCS } else { validation::LCRC } != 0;
     if crc_check && !f.link_crc_ok {
         return Verdict::Drop(if f.portals { FCS } else { LCRC });
     }
-    if f.bytes > CAPTURE_BYTES {
+    if f.bytes > if f.flit { flit::FLIT_CAPTURE_BYTES } else { CAPTURE_BYTES } {
         return Verdict::Drop(TOO_LONG);
     }
-    if f.portals { classify_portals(c, f, cfg) } else { classify_tlp(c, f, cfg) }
+    if f.portals {
+        classify_portals(c, f, cfg)
+    } else if f.flit {
+        classify_flit(&flit::aligned(c), f, cfg)
+    } else {
+        classify_tlp(c, f, cfg)
+    }
 }
 
 fn classify_portals(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
@@ -341,27 +352,8 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     let src = be16(c, t + 4);
     let p = t + hdr;
     if mem {
-        let hi = if four { be32(c, t + 8) } else { 0 };
-        let addr = be32(c, addr_lo) & !3;
-        if hi != 0 || addr >> 16 != u32::from(cfg.engine_id) || (addr >> 12) & 0xF != ENGINE_WINDOW {
-            return Verdict::Drop(NOT_FOR_ENGINE);
-        }
-        let off = addr & 0xFFF;
-        if off < MAILBOX_OFFSET {
-            if len_dw != 1 {
-                return Verdict::Drop(REG_ACCESS);
-            }
-            if c[t + 7] >> 4 != 0 {
-                return Verdict::Drop(TLP_MALFORMED);
-            }
-            let tag = reg_tag(c);
-            let wdata = if data { u32::from_le_bytes([c[p], c[p + 1], c[p + 2], c[p + 3]]) } else { 0 };
-            return Verdict::Reg(RegAccess { write: data, addr: off as u16, be: c[t + 7] & 0xF, wdata, src, tag });
-        }
-        if !data {
-            return Verdict::Drop(REG_ACCESS);
-        }
-        return collective(c, p, plen, src, u32::from(cfg.engine_id), None, f.port, reg_tag(c));
+        let req = MemRequest { four, data, len_dw, plen, be: c[t + 7], src, tag: reg_tag(c) };
+        return memory_request(c, &req, f, cfg);
     }
     if c[t + 7] != VDM_TYPE1_CODE {
         return Verdict::Drop(TLP_UNSUPPORTED);
@@ -376,24 +368,100 @@ fn classify_tlp(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     collective(c, p, plen, src, u32::from(target), Some(be32(c, t + 12)), f.port, reg_tag(c))
 }
 
+/// What the memory branch (T13-T15) needs of a memory request's header, non-flit or flit-mode.
+struct MemRequest {
+    four: bool,
+    data: bool,
+    len_dw: usize,
+    plen: usize,
+    /// {Last DW BE, First DW BE}.
+    be: u8,
+    src: u16,
+    tag: u16,
+}
+
+/// T13-T15 for a memory request whose header is at [`TLP_OFFSET`] of `c` (a flit-mode frame's capture
+/// [`flit::aligned`]): the engine's window, then a register access or a mailbox write.
+fn memory_request(c: &[u8; CAPTURE_BYTES], r: &MemRequest, f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
+    use event::*;
+    let t = TLP_OFFSET;
+    let addr_lo = t + if r.four { 12 } else { 8 };
+    let p = t + if r.four { 16 } else { 12 };
+    let hi = if r.four { be32(c, t + 8) } else { 0 };
+    let addr = be32(c, addr_lo) & !3;
+    if hi != 0 || addr >> 16 != u32::from(cfg.engine_id) || (addr >> 12) & 0xF != ENGINE_WINDOW {
+        return Verdict::Drop(NOT_FOR_ENGINE);
+    }
+    let off = addr & 0xFFF;
+    if off < MAILBOX_OFFSET {
+        if r.len_dw != 1 {
+            return Verdict::Drop(REG_ACCESS);
+        }
+        if r.be >> 4 != 0 {
+            return Verdict::Drop(TLP_MALFORMED);
+        }
+        let wdata = if r.data { u32::from_le_bytes([c[p], c[p + 1], c[p + 2], c[p + 3]]) } else { 0 };
+        return Verdict::Reg(RegAccess { write: r.data, addr: off as u16, be: r.be & 0xF, wdata, src: r.src, tag: r.tag });
+    }
+    if !r.data {
+        return Verdict::Drop(REG_ACCESS);
+    }
+    collective(c, p, r.plen, r.src, u32::from(cfg.engine_id), None, f.port, r.tag)
+}
+
+/// A flit-mode TLP ([`flit`]) from its aligned capture ([`flit::aligned`]): T4-T12 read from the flit header base's DW0
+/// and DW1, then the memory branch. Same rows and order as [`classify_tlp`].
+fn classify_flit(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
+    use event::*;
+    use flit::*;
+    let t = TLP_OFFSET;
+    if f.bytes < FLIT_MIN_BYTES {
+        return Verdict::Drop(LENGTH);
+    }
+    let ty = c[t];
+    if ty >> 4 == FLIT_PREFIX_NIBBLE {
+        return Verdict::Drop(TLP_UNSUPPORTED);
+    }
+    if ty != FLIT_MWR32 && ty != FLIT_MWR64 {
+        return Verdict::Drop(if flit_type_defined(ty) { TLP_UNSUPPORTED } else { TLP_MALFORMED });
+    }
+    // DW0 byte 1 = {TC[2:0], OHC[4:0]}, byte 2 = {TS[2:0], Attr[2:0], Length[9:8]}.
+    let (ohc, ts) = (c[t + 1] & 0x1F, c[t + 2] >> 5);
+    if ohc != 0 || ts > FLIT_TS_ECRC {
+        return Verdict::Drop(TLP_UNSUPPORTED);
+    }
+    let td = ts == FLIT_TS_ECRC;
+    let length = usize::from(c[t + 2] & 3) << 8 | usize::from(c[t + 3]);
+    let len_dw = if length == 0 { 1024 } else { length };
+    let four = ty & FLIT_TYPE_4DW != 0;
+    let plen = 4 * len_dw;
+    if f.bytes != if four { 16 } else { 12 } + plen + if td { 4 } else { 0 } {
+        return Verdict::Drop(LENGTH);
+    }
+    // DW1 byte 2 = {EP, R, Tag[13:8]}.
+    let dw1 = c[t + 6];
+    if dw1 & 0x80 != 0 {
+        return Verdict::Drop(POISONED);
+    }
+    if td && cfg.validation & validation::ECRC != 0 && !f.ecrc_ok {
+        return Verdict::Drop(ECRC);
+    }
+    let addr_lo = t + if four { 12 } else { 8 };
+    if dw1 & 0x40 != 0 || c[addr_lo + 3] & 3 != 0 {
+        return Verdict::Drop(RESERVED);
+    }
+    // No OHC-A: First DW BE 1111, Last DW BE 1111 for more than one DW. The register path's tag is 10
+    // bits: the flit tag's low ten (the engine takes only posted flit-mode requests, nothing answers them).
+    let be = if len_dw == 1 { 0x0F } else { 0xFF };
+    let tag = u16::from(dw1 & 0x3) << 8 | u16::from(c[t + 7]);
+    let req = MemRequest { four, data: true, len_dw, plen, be, src: u16::from_be_bytes([c[t + 4], c[t + 5]]), tag };
+    memory_request(c, &req, f, cfg)
+}
+
 /// The 10-bit tag of a request or message: {T9, T8, Tag\[7:0\]}.
 fn reg_tag(c: &[u8; CAPTURE_BYTES]) -> u16 {
     let (b1, t) = (c[TLP_OFFSET + 1], TLP_OFFSET);
     u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6])
-}
-
-/// The collective header's flag byte (byte 1) `{NP, EM, RT, TID[1:0], rsvd[2:0]}` (docs/frames.md §4).
-pub mod coll_flag {
-    /// Non-posted (000 \[0097\]).
-    pub const NP: u8 = 0x80;
-    /// Error mark (000 \[0242\]).
-    pub const EM: u8 = 0x40;
-    /// Lowest bit of the 2-bit transaction ID (seed 001).
-    pub const TID_SHIFT: u8 = 3;
-    /// The TID's width as a mask (seed 001: "a short 2 bit transaction ID").
-    pub const TID_MASK: u8 = 0x3;
-    /// Reserved bits 2:0: a message with any set is dropped (`RESERVED`).
-    pub const RESERVED: u8 = 0x07;
 }
 
 /// A collective message at `p` of `plen` bytes (docs/frames.md §4) to a normalized message.
@@ -507,7 +575,8 @@ ports! {
         pub s_axis_tvalid: bool,
         /// Last beat of a frame.
         pub s_axis_tlast: bool,
-        /// {family (1 Portals), ingress port\[7:0\]}, sampled on the first beat.
+        /// {flit mode, family (1 Portals), ingress port\[7:0\]}, sampled on the first beat (bit 9: a
+        /// PCIe 6 flit-mode TLP, [`flit`]; ignored on a Portals frame).
         pub s_axis_tuser: u16,
         /// The register space takes the access.
         pub m_reg_ready: bool,
@@ -637,6 +706,7 @@ pub struct InputChecker {
     ecrc_end: usize,
     tkeep_bad: bool,
     portals: bool,
+    flit: bool,
     port: u8,
     c: Option<Frame>,
     d: Option<Decided>,
@@ -665,6 +735,7 @@ impl InputChecker {
             ecrc_end: 0,
             tkeep_bad: false,
             portals: false,
+            flit: false,
             port: 0,
             c: None,
             d: None,
@@ -743,6 +814,7 @@ impl Block for InputChecker {
             self.ecrc_end = 0;
             self.tkeep_bad = false;
             self.portals = false;
+            self.flit = false;
             self.port = 0;
             self.c = None;
             self.d = None;
@@ -764,14 +836,20 @@ impl InputChecker {
         let byte = |k: usize| b.data.byte(k);
         if first {
             self.portals = b.user >> 8 & 1 != 0;
+            self.flit = !self.portals && b.user >> flit::TUSER_FLIT_BIT & 1 != 0;
             self.port = b.user as u8;
-            let (b0, b2, b3) = (byte(TLP_OFFSET), byte(TLP_OFFSET + 2), byte(TLP_OFFSET + 3));
+            // The ECRC range: from the TLP's first byte (2, or 0 in flit mode) to the end of its digest.
+            // Fmt (non-flit byte 0 bits 7-5) and the Type of the flit-mode requests taken (MWr32/MWr64)
+            // both say 4-DW header in bit 5 and data in bit 6; Length is in bytes 2-3 of both DW0s.
+            let o = self.tlp_start();
+            let (b0, b2, b3) = (byte(o), byte(o + 2), byte(o + 3));
             let length = usize::from(b2 & 3) << 8 | usize::from(b3);
             let len_dw = if length == 0 { 1024 } else { length };
             let hdr = if b0 & 0x20 != 0 { 16 } else { 12 };
             let plen = if b0 & 0x40 != 0 { 4 * len_dw } else { 0 };
-            self.ecrc_end = TLP_OFFSET + hdr + plen + 4;
+            self.ecrc_end = o + hdr + plen + 4;
         }
+        let (tlp_start, variant_bits) = if self.flit { (0, &flit::FLIT_ECRC_VARIANT_BITS) } else { (TLP_OFFSET, &ECRC_VARIANT_BITS) };
         let mut crc = if first { u32::MAX } else { self.crc };
         let mut ecrc = if first { u32::MAX } else { self.ecrc };
         // The beat's bytes unpacked once (byte k of the beat is bits 8k+7:8k).
@@ -784,8 +862,8 @@ impl InputChecker {
             if keep >> k & 1 != 0 {
                 crc = crc32_byte(crc, v);
                 let at = pos + k;
-                if at >= TLP_OFFSET && at < self.ecrc_end {
-                    let forced = ECRC_VARIANT_BITS.iter().filter(|(o, _)| TLP_OFFSET + o == at).fold(0, |a, (_, m)| a | m);
+                if at >= tlp_start && at < self.ecrc_end {
+                    let forced = variant_bits.iter().filter(|(o, _)| tlp_start + o == at).fold(0, |a, (_, m)| a | m);
                     ecrc = crc32_byte(ecrc, v | forced);
                 }
             }
@@ -808,9 +886,15 @@ impl InputChecker {
                 ecrc_ok: ecrc == CRC32_RESIDUE,
                 tkeep_bad: self.tkeep_bad,
                 portals: self.portals,
+                flit: self.flit,
                 port: self.port,
             },
         })
+    }
+
+    /// Offset of the TLP in the frame being received: after the sequence number, or 0 in flit mode.
+    fn tlp_start(&self) -> usize {
+        if self.flit { 0 } else { TLP_OFFSET }
     }
 
     /// A register access into the register output.

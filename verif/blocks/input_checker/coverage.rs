@@ -26,12 +26,20 @@ pub mod counter {
     pub const CONFIG_ACCEPTED: &str = "config_messages_accepted";
     /// Register writes of configuration messages.
     pub const CONFIG_WRITES: &str = "config_writes";
+    /// PCIe 6 flit-mode frames (docs/blocks/input_checker.md §Flit-mode TLPs) accepted: register writes,
+    /// collective and configuration messages.
+    pub const FLIT_ACCEPTED: &str = "flit_frames_accepted";
+    /// Flit-mode configuration messages (FIG. 4, 000 [0156]) accepted, all their writes seen.
+    pub const FLIT_CONFIG_ACCEPTED: &str = "flit_config_messages_accepted";
+    /// Flit-mode frames dropped with the reason expected (a header or payload defect, too long).
+    pub const FLIT_DROPS: &str = "flit_frames_dropped";
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 12] = [
+pub(super) const COUNTER_NAMES: [&str; 15] = [
     counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
-    counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES,
+    counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES, counter::FLIT_ACCEPTED,
+    counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS,
 ];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

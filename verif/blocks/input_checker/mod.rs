@@ -3,7 +3,7 @@
 //! Stimulus (seeded, in phases): frames of both families built with the frames crate codecs
 //! (`inswitch_frames`: TLP memory reads/writes to the register window, collective messages of every kind
 //! as vendor-defined messages and as mailbox memory writes, with and without ECRC, with random TIDs;
-//! Soft Portals reduction frames), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
+//! Soft Portals reduction frames; PCIe 6 flit-mode MWr32/MWr64 from the flit codec, `stimulus/flit.rs`), each either valid or given exactly one defect whose drop reason is known (a CRC, tkeep,
 //! length, EP, reserved bit (the collective header's flag bits 2:0 and nibble), address, Vendor ID, VDM DW3, collective version/kind/length/operand count,
 //! EtherType, reduction header, VNI ...), plus random garbage and over-long frames; idle gaps inside and
 //! between frames, backpressure on both outputs, configuration (validation enables, EtherType, allowed

@@ -8,7 +8,7 @@ use inswitch_model::message::Family;
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
 use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
-use super::reference::{Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
+use super::reference::{Expect, Labels, UrExpect, FLIT_LABEL, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
@@ -98,6 +98,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                             return Err(format!("frame '{what}': outcome {name} with {} of its configuration writes not seen, expected accept_reg after all", left.len()));
                         }
                         self.bump(counter::CONFIG_ACCEPTED);
+                        if what.starts_with(FLIT_LABEL) {
+                            self.bump(counter::FLIT_CONFIG_ACCEPTED);
+                        }
                     }
                     Expect::Msg(m) => {
                         if bit != event::ACCEPT_MSG || !o.m_msg_valid || o.msg() != *m {
@@ -117,6 +120,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                             self.bump(counter::RESERVED_FLAG_DROPS);
                         }
                     }
+                }
+                if what.starts_with(FLIT_LABEL) {
+                    self.bump(if bit <= event::ACCEPT_MSG { counter::FLIT_ACCEPTED } else { counter::FLIT_DROPS });
                 }
                 let got = UrRequest {
                     src: o.m_ur_src,

@@ -18,6 +18,9 @@ pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 /// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
 pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
+/// Label prefix of the stimulus's flit-mode frames (counted by the scoreboard).
+pub(super) const FLIT_LABEL: &str = "flit ";
+
 /// What a frame must lead to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expect {

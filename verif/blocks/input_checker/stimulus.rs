@@ -14,6 +14,9 @@ use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, Resets, StimRng};
 
 use super::monitor::VERDICT_EDGES;
+
+// Flit-mode frames (`flit_frame`).
+mod flit;
 use super::reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
 
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
@@ -24,6 +27,8 @@ pub const ENGINE_ID: u16 = 0x0010;
 struct GenFrame {
     bytes: Vec<u8>,
     portals: bool,
+    /// A PCIe 6 flit-mode TLP (`tuser[9]`, docs/blocks/input_checker.md §Flit-mode TLPs).
+    flit: bool,
     port: u8,
     bad_keep: bool,
     expect: Expect,
@@ -39,6 +44,10 @@ struct Cfg {
     vni_valid: u8,
     vni: [u16; 4],
 }
+
+/// `tuser` bit of a flit-mode frame (docs/blocks/input_checker.md §Flit-mode TLPs), and the port's bits.
+const TUSER_FLIT_BIT: u32 = 9;
+const TUSER_MASK: u16 = (1 << (TUSER_FLIT_BIT + 1)) - 1;
 
 /// Offset of the collective message in a VDM's TLP bytes (a 4-DW header).
 const VDM_PAYLOAD: usize = 16;
@@ -163,7 +172,7 @@ impl InputCheckerStimulus {
         let src: u16 = self.r.random();
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
-        let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() };
+        let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() };
         match self.r.random_range(0..40) {
             // FIG. 4 configuration messages, valid or with one defect.
             36..=39 => self.config_frame(port, src),
@@ -318,6 +327,42 @@ impl InputCheckerStimulus {
     /// the length, a payload shorter than the fixed part).
     fn config_frame(&mut self, port: u8, src: u16) -> GenFrame {
         use event::*;
+        let (m, fixed, device_ids, subservient_ids) = self.config_message();
+        let n = device_ids.len();
+        let mailbox = self.r.random_bool(0.3);
+        let (mut t, tag) = if mailbox {
+            let tag = self.r.random_range(0..0x400u16);
+            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
+            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
+        } else {
+            let tag: u8 = self.r.random();
+            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
+        };
+        let (reason, what) = self.config_defect(&mut t.payload, n);
+        t.dw0.set_length_dw(t.payload.len() / 4);
+        let what = match reason {
+            None if mailbox => "configuration (mailbox)",
+            None => "configuration (VDM)",
+            Some(_) => what,
+        };
+        if self.r.random_bool(0.3) {
+            t.fill_ecrc().expect("ecrc");
+        }
+        let bytes = self.wrap(&t, |_| {});
+        // Check 3 of docs §Checks: a frame over 128 bytes is too long, whatever it carries.
+        let expect = if bytes.len() > 128 {
+            Expect::Drop(TOO_LONG)
+        } else if let Some(reason) = reason {
+            Expect::Drop(reason)
+        } else {
+            Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
+        };
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() }
+    }
+
+    /// A FIG. 4 configuration message: n_devices 0-40 (mostly up to 24), n_subservient 0-6, the
+    /// subservient IDs mostly PBV entries' (switch participants); with its fixed part and both ID lists.
+    fn config_message(&mut self) -> (CollectiveMessage, ConfigFixed, Vec<u16>, Vec<u16>) {
         let r = &mut self.r;
         // Mostly frames that fit the capture; sometimes up to 46 slots, past it.
         let n = if r.random_bool(0.2) { r.random_range(0..=40) } else { r.random_range(0..=24) };
@@ -337,52 +382,38 @@ impl InputCheckerStimulus {
         };
         let mut m = self.collective_message(1);
         m.body = Body::Configuration { fixed, device_ids: device_ids.clone(), subservient_ids: subservient_ids.clone() };
-        let mailbox = self.r.random_bool(0.3);
-        let (mut t, tag) = if mailbox {
-            let tag = self.r.random_range(0..0x400u16);
-            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
-            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
-        } else {
-            let tag: u8 = self.r.random();
-            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
-        };
-        let (reason, what) = match self.r.random_range(0..10) {
+        (m, fixed, device_ids, subservient_ids)
+    }
+
+    /// At most one configuration defect (four draws in ten), edited into the message's bytes `payload`
+    /// (n devices): more than 128 devices, a timeout wider than 24 bits (`coll_config`), n_devices
+    /// disagreeing with the length, a payload shorter than the fixed part (`coll_malformed`). The caller's
+    /// carrier takes its Length from the payload.
+    fn config_defect(&mut self, payload: &mut Vec<u8>, n: usize) -> (Option<u32>, &'static str) {
+        use event::*;
+        match self.r.random_range(0..10) {
             0 => {
                 let big = self.r.random_range(129..=0xFFFFu16);
-                t.payload[14..16].copy_from_slice(&big.to_be_bytes());
+                payload[14..16].copy_from_slice(&big.to_be_bytes());
                 (Some(COLL_CONFIG), "configuration: more than 128 devices")
             }
             1 => {
                 let at = [16, 20][self.r.random_range(0..2)];
-                t.payload[at] |= 1 << self.r.random_range(0..8);
+                payload[at] |= 1 << self.r.random_range(0..8);
                 (Some(COLL_CONFIG), "configuration: a timeout wider than 24 bits")
             }
             2 => {
                 // Two more devices than the slots carry: four bytes more than the payload has.
-                t.payload[14..16].copy_from_slice(&(n as u16 + 2).to_be_bytes());
+                payload[14..16].copy_from_slice(&(n as u16 + 2).to_be_bytes());
                 (Some(COLL_MALFORMED), "configuration: n_devices disagrees with the length")
             }
             3 => {
                 let dw = self.r.random_range(2..=5usize);
-                t.payload.truncate(4 * dw);
-                t.dw0.set_length_dw(dw);
+                payload.truncate(4 * dw);
                 (Some(COLL_MALFORMED), "configuration: shorter than its fixed part")
             }
-            _ => (None, if mailbox { "configuration (mailbox)" } else { "configuration (VDM)" }),
-        };
-        if self.r.random_bool(0.3) {
-            t.fill_ecrc().expect("ecrc");
+            _ => (None, "configuration"),
         }
-        let bytes = self.wrap(&t, |_| {});
-        // Check 3 of docs §Checks: a frame over 128 bytes is too long, whatever it carries.
-        let expect = if bytes.len() > 128 {
-            Expect::Drop(TOO_LONG)
-        } else if let Some(reason) = reason {
-            Expect::Drop(reason)
-        } else {
-            Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
-        };
-        GenFrame { bytes, portals: false, port, bad_keep: false, expect, what: what.to_string() }
     }
 
     /// A memory read request (3 DW, or 4 DW with a zero upper address) of `len_dw` DW.
@@ -494,7 +525,7 @@ impl InputCheckerStimulus {
                 }
             }
         };
-        GenFrame { bytes, portals: false, port, bad_keep: false, expect: Expect::Drop(reason), what: what.to_string() }
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect: Expect::Drop(reason), what: what.to_string() }
     }
 
     fn portals(&mut self) -> GenFrame {
@@ -600,7 +631,7 @@ impl InputCheckerStimulus {
             let (at, bit) = (self.r.random_range(0..4), self.r.random_range(0..8));
             bytes[n - 1 - at] ^= 1 << bit;
         }
-        GenFrame { bytes, portals: true, port, bad_keep: false, expect, what: what.to_string() }
+        GenFrame { bytes, portals: true, flit: false, port, bad_keep: false, expect, what: what.to_string() }
     }
 
     fn frame(&mut self) -> GenFrame {
@@ -609,7 +640,10 @@ impl InputCheckerStimulus {
                 // Random garbage of a random family.
                 let n = self.r.random_range(1..140);
                 let bytes = (0..n).map(|_| self.r.random()).collect();
-                GenFrame { bytes, portals: self.r.random(), port: 0, bad_keep: false, expect: Expect::AnyDrop, what: "random bytes".into() }
+                let portals: bool = self.r.random();
+                // Flit-mode garbage too: no LCRC stops it, the header checks must.
+                let flit = !portals && self.r.random_bool(0.3);
+                GenFrame { bytes, portals, flit, port: 0, bad_keep: false, expect: Expect::AnyDrop, what: "random bytes".into() }
             }
             1 => {
                 // Over-long with a good CRC: too long whatever the enables.
@@ -617,9 +651,10 @@ impl InputCheckerStimulus {
                 let mut bytes: Vec<u8> = (0..n - 4).map(|_| self.r.random()).collect();
                 let c = crc::CRC32.checksum(&bytes);
                 bytes.extend_from_slice(&c.to_le_bytes());
-                GenFrame { bytes, portals: self.r.random(), port: 0, bad_keep: false, expect: Expect::Drop(event::TOO_LONG), what: "over-long".into() }
+                GenFrame { bytes, portals: self.r.random(), flit: false, port: 0, bad_keep: false, expect: Expect::Drop(event::TOO_LONG), what: "over-long".into() }
             }
-            2..=9 => self.portals(),
+            2..=8 => self.portals(),
+            9 | 10 => self.flit_frame(),
             _ => self.tlp(),
         };
         if self.r.random_bool(0.03) {
@@ -662,9 +697,9 @@ impl InputCheckerStimulus {
             }
         }
         self.next_beat = 0;
-        self.tuser = u16::from(g.portals) << 8 | u16::from(g.port);
-        // A tkeep defect or a Portals frame is never a request to answer.
-        let ur = if g.portals || g.bad_keep { if g.expect == Expect::AnyDrop { UrExpect::Any } else { UrExpect::None } } else { expected_ur(&g.bytes, &g.expect) };
+        self.tuser = u16::from(g.flit) << TUSER_FLIT_BIT | u16::from(g.portals) << 8 | u16::from(g.port);
+        // A tkeep defect, a Portals frame or a flit-mode frame is never a request to answer.
+        let ur = if g.portals || g.bad_keep || g.flit { if g.expect == Expect::AnyDrop { UrExpect::Any } else { UrExpect::None } } else { expected_ur(&g.bytes, &g.expect) };
         self.labels.borrow_mut().push_back((g.expect, format!("{} ({} bytes)", g.what, n), ur));
     }
 }
@@ -729,7 +764,7 @@ impl Stimulus<InputCheckerIn, InputCheckerOut> for InputCheckerStimulus {
             i.s_axis_tlast = l;
             i.s_axis_tvalid = true;
             // tuser matters on the first beat only.
-            i.s_axis_tuser = if self.next_beat == 0 { self.tuser } else { self.r.random::<u16>() & 0x1FF };
+            i.s_axis_tuser = if self.next_beat == 0 { self.tuser } else { self.r.random::<u16>() & TUSER_MASK };
         }
         self.last = i;
         i

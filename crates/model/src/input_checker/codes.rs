@@ -7,6 +7,7 @@
 use super::protocol::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
 use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
 use super::crc_matrix;
+use super::flit::{FLIT_CAPTURE_BYTES, FLIT_MIN_BYTES, FLIT_MWR32, FLIT_MWR64, FLIT_PREFIX_NIBBLE, FLIT_TS_ECRC, FLIT_TYPE_DEFINED, TUSER_FLIT_BIT};
 use crate::register_space::offset;
 use crate::code_table;
 
@@ -107,6 +108,17 @@ pub fn verilog_header() -> String {
     // The defined rt_op / rt_rc codes, one bit per code, indexed by the field in the RTL.
     let masks = [("PORTALS_OP_DEFINED", 1u32 << PORTALS_OP_BITS, PORTALS_OP_DEFINED), ("PORTALS_RC_DEFINED", 1 << PORTALS_RC_BITS, u64::from(PORTALS_RC_DEFINED))];
     let masks: String = masks.iter().map(|&(name, bits, v)| format!("localparam [{}:0] {name} = {bits}'h{v:X};\n", bits - 1)).collect();
+    let flit = [
+        format!("localparam TUSER_FLIT_BIT = {TUSER_FLIT_BIT};\n"),
+        format!("localparam [15:0] FLIT_CAPTURE_BYTES = 16'd{FLIT_CAPTURE_BYTES};\n"),
+        format!("localparam [15:0] FLIT_MIN_BYTES = 16'd{FLIT_MIN_BYTES};\n"),
+        format!("localparam [7:0] FLIT_MWR32 = 8'h{FLIT_MWR32:02X};\n"),
+        format!("localparam [7:0] FLIT_MWR64 = 8'h{FLIT_MWR64:02X};\n"),
+        format!("localparam [3:0] FLIT_PREFIX_NIBBLE = 4'h{FLIT_PREFIX_NIBBLE:X};\n"),
+        format!("localparam [2:0] FLIT_TS_ECRC = 3'd{FLIT_TS_ECRC};\n"),
+        format!("localparam [255:0] FLIT_TYPE_DEFINED = 256'h{:016X}{:016X}{:016X}{:016X};\n", FLIT_TYPE_DEFINED[3], FLIT_TYPE_DEFINED[2], FLIT_TYPE_DEFINED[1], FLIT_TYPE_DEFINED[0]),
+    ];
+    h.section("PCIe 6 flit-mode TLPs: tuser bit, sizes, the Types taken, defined Type codes one bit each (crates/model/src/input_checker/flit.rs)", &flit.concat());
     h.section("Defined Soft Portals reduction-header codes: bit c set when rt_op / rt_rc c is defined (crates/model/src/input_checker.rs)", &masks);
     h.section("CRC-32 of a whole beat as XOR trees (crates/model/src/input_checker/crc_matrix.rs)", &crc_matrix::localparams());
     h.text()

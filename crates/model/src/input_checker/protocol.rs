@@ -46,6 +46,20 @@ pub const CRC32_RESIDUE: u32 = 0xDEBB_20E3;
 /// the TLP start, mask).
 pub const ECRC_VARIANT_BITS: [(usize, u8); 2] = [(0, 0x01), (2, 0x40)];
 
+/// The collective header's flag byte (byte 1) `{NP, EM, RT, TID[1:0], rsvd[2:0]}` (docs/frames.md §4).
+pub mod coll_flag {
+    /// Non-posted (000 \[0097\]).
+    pub const NP: u8 = 0x80;
+    /// Error mark (000 \[0242\]).
+    pub const EM: u8 = 0x40;
+    /// Lowest bit of the 2-bit transaction ID (seed 001).
+    pub const TID_SHIFT: u8 = 3;
+    /// The TID's width as a mask (seed 001: "a short 2 bit transaction ID").
+    pub const TID_MASK: u8 = 0x3;
+    /// Reserved bits 2:0: a message with any set is dropped (`RESERVED`).
+    pub const RESERVED: u8 = 0x07;
+}
+
 /// Width of the reduction header's rt_op field (bits 16:11 of its 64-bit word).
 pub const PORTALS_OP_BITS: u32 = 6;
 /// Width of the reduction header's rt_rc field (bits 50:47).

@@ -174,7 +174,7 @@ pub static RTL_MODULES: &[RtlModule] = &[
             RtlPort { name: "s_axis_tvalid", output: false, msb: "0", lsb: "0" },
             RtlPort { name: "s_axis_tready", output: true, msb: "0", lsb: "0" },
             RtlPort { name: "s_axis_tlast", output: false, msb: "0", lsb: "0" },
-            RtlPort { name: "s_axis_tuser", output: false, msb: "8", lsb: "0" },
+            RtlPort { name: "s_axis_tuser", output: false, msb: "9", lsb: "0" },
             RtlPort { name: "m_reg_valid", output: true, msb: "0", lsb: "0" },
             RtlPort { name: "m_reg_ready", output: false, msb: "0", lsb: "0" },
             RtlPort { name: "m_reg_write", output: true, msb: "0", lsb: "0" },
