@@ -348,7 +348,13 @@ impl Cpu {
         &self.st[i]
     }
 
-    /// Descriptor `i`.
+    /// The number of descriptors: `DESCRIPTORS` tree slots x [`REDUCTIONS`] (docs/blocks/cpu.md §Descriptors).
+    pub fn descriptor_count(&self) -> usize {
+        self.d.len()
+    }
+
+    /// Descriptor `i` (below [`Cpu::descriptor_count`]): reduction id `i % REDUCTIONS` of the tree in slot
+    /// `i / REDUCTIONS`.
     pub fn descriptor(&self, i: usize) -> &Descriptor {
         &self.d[i]
     }
