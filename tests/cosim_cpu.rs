@@ -68,10 +68,10 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     assert!(low.is_empty(), "below their minimums: {low:?}");
 }
 
-/// The CPU at its largest tables (`cpu_full`: 4096 static entries, the default, and 16 descriptors), whose
-/// data is in RAM (docs/blocks/cpu.md §Where the tables live): every output compared every cycle, the
-/// scoreboard clean, 64 static entries spread over the whole table and more descriptors than the
-/// default's 8 in use.
+/// The CPU at its largest tables (`cpu_full`: 4096 static entries, the default, and 16 tree slots, 128
+/// descriptors), all in RAM (docs/blocks/cpu.md §Where the tables live): every output compared every
+/// cycle, the scoreboard clean, 64 static entries spread over the whole table and more than 8 descriptors
+/// in use.
 #[test]
 fn cpu_at_full_size_matches_rtl() {
     let p = cpu::params_of("cpu_full").unwrap();
