@@ -39,7 +39,8 @@ module cpu #
     // Static context-table entries (docs/blocks/cpu.md §Static table), 1 to 4096: direct-mapped, context
     // key k in entry k mod STATIC_ENTRIES (4096: one per CC_ID, 000 [0169])
     parameter STATIC_ENTRIES = 4096,
-    // Descriptors: concurrently live contexts (002 (35): eight active trees per engine), 1 to 16
+    // Tree slots, 1 to 16: the trees live at once (002 (35): eight active trees per engine), each with
+    // REDUCTIONS (8) descriptors, one per reduction id (002 (61)): DESCRIPTORS * 8 descriptors
     parameter DESCRIPTORS = 8,
     // Clock cycles per timer tick (002 (80): 1024; smaller values scale timeouts down for simulation);
     // a power of two, at least 2
@@ -85,7 +86,6 @@ module cpu #
 );
 
 localparam SIDX_W = STATIC_ENTRIES > 1 ? $clog2(STATIC_ENTRIES) : 1;
-localparam DIDX_W = DESCRIPTORS > 1 ? $clog2(DESCRIPTORS) : 1;
 localparam TICK_W = $clog2(TICK_CYCLES);
 localparam PBV_ENTRIES = 128;
 localparam integer TICK_LAST_INT = TICK_CYCLES - 1;
@@ -126,19 +126,51 @@ localparam M_KIND = `COLLECTIVE_MSG_KIND_LSB, M_FAMILY = `COLLECTIVE_MSG_FAMILY_
  */
 `include "cpu_codes.vh"
 
-// The data of a descriptor: the contiguous fields D_PBV..D_RES_ERROR (tracking copies, count, wait,
-// accumulator, arm fields, the kept result's flag, code and error mark), kept in RAM; the fields every descriptor needs every cycle (the key the
-// lookup compares, the state and timer a tick reads and writes, D_POSTED included) stay in d_reg.
-localparam integer D_PAY_LSB = D_PBV, D_PAY_END = D_POSTED, D_PAY_W = D_PAY_END - D_PAY_LSB;
+// The descriptors (docs/blocks/cpu.md §Descriptors): ND of them, descriptor slot * REDUCTIONS + rid for
+// the tree in slot `slot` and its reduction id `rid` (REDUCTIONS a power of two).
+localparam integer ND = DESCRIPTORS * REDUCTIONS;
+localparam integer DIDX_W = $clog2(ND);
+localparam integer RID_W = $clog2(REDUCTIONS);
+localparam integer SLOT_W = DESCRIPTORS > 1 ? $clog2(DESCRIPTORS) : 1;
+// The timer scan (§Timer scan below) visits SCAN_LANES descriptors a cycle, so that a whole pass (SCAN_WORDS
+// cycles) fits between two ticks: the smallest power of two with ND / SCAN_LANES <= TICK_CYCLES.
+function integer scan_lanes(input integer n, input integer t);
+    integer i;
+    begin
+        scan_lanes = 1;
+        for (i = 0; i < 8; i = i + 1) begin
+            if ((n + scan_lanes - 1) / scan_lanes > t) scan_lanes = scan_lanes * 2;
+        end
+    end
+endfunction
+localparam integer SCAN_LANES = scan_lanes(ND, TICK_CYCLES);
+localparam integer LANE_B = $clog2(SCAN_LANES);
+localparam integer SCAN_WORDS = (ND + SCAN_LANES - 1) / SCAN_LANES;
+localparam integer SWORD_W = SCAN_WORDS > 1 ? $clog2(SCAN_WORDS) : 1;
+// A descriptor's slot, its scan lane and its word in the lane's RAM (the shifted index's top bits unused).
+/* verilator lint_off UNUSEDSIGNAL */
+function automatic [SLOT_W-1:0] slot_of(input [DIDX_W-1:0] i);
+    reg [DIDX_W:0] r;
+    begin
+        r = {1'b0, i} >> RID_W;
+        slot_of = r[SLOT_W-1:0];
+    end
+endfunction
+function automatic integer lane_of(input [DIDX_W-1:0] i);
+    lane_of = {{(32-DIDX_W){1'b0}}, i} % SCAN_LANES;
+endfunction
+function automatic [SWORD_W-1:0] word_of(input [DIDX_W-1:0] i);
+    reg [DIDX_W:0] r;
+    begin
+        r = {1'b0, i} >> LANE_B;
+        word_of = r[SWORD_W-1:0];
+    end
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+
 generate
-    if (D_PBV != D_PAUSED + 1 || D_PCOUNT <= D_PBV || D_COUNT <= D_PCOUNT || D_WAIT <= D_COUNT || D_ACCV <= D_WAIT
-            || D_ACC_OP <= D_ACCV || D_ACC_DATA <= D_ACC_OP || D_ACC_RC <= D_ACC_DATA || D_ACC_RSM <= D_ACC_RC
-            || D_ACC_OFLOW <= D_ACC_RSM || D_ACC_SFA <= D_ACC_OFLOW || D_VNI <= D_ACC_SFA || D_COOKIE <= D_VNI
-            || D_SEQNO <= D_COOKIE || D_DST <= D_SEQNO || D_PORT <= D_DST || D_KEPT != D_PORT + 8
-            || D_RES_CODE != D_KEPT + 1 || D_RES_ERROR != D_RES_CODE + 4 || D_POSTED != D_RES_ERROR + 1
-            || D_TIMER <= D_POSTED || D_LOAD <= D_TIMER || D_EXPIRED <= D_LOAD || D_ATTEMPTS <= D_EXPIRED
-            || D_SENT_ERROR <= D_ATTEMPTS) begin : g_bad_d_layout
-        cpu_descriptor_layout_must_keep_the_data_contiguous u_err();
+    if ((1 << RID_W) != REDUCTIONS || REDUCTIONS > 8) begin : g_bad_reductions
+        cpu_reductions_must_be_a_power_of_two_up_to_8 u_err();
     end
 endgenerate
 
@@ -228,13 +260,14 @@ reg [127:0]        pbv_valid_reg, pbv_valid_next;
 reg [127:0]        pbv_switch_reg, pbv_switch_next;
 
 // Context tables (docs/blocks/cpu.md §Context model, "Where the tables live"). The static table is in
-// the RAMs st_cfg_mem and st_ctx_mem below (direct-mapped: no search). A descriptor is split in two:
-// its data (D_PBV..D_PORT) in the RAM d_pay_mem, the rest in d_reg (whose data bits are held at 0 and
-// never read).
-/* verilator lint_off UNUSEDSIGNAL */
-reg [D_W-1:0]      d_reg [0:DESCRIPTORS-1];
-/* verilator lint_on UNUSEDSIGNAL */
-reg [D_W-1:0]      d_next [0:DESCRIPTORS-1];
+// the RAMs st_cfg_mem and st_ctx_mem below (direct-mapped: no search). The descriptors are in the RAM
+// d_mem below, indexed by (tree slot, reduction id); what is read every cycle is one bit per descriptor
+// (valid, expired, due) and one tree tag per slot, in flip-flops (§Descriptors below).
+reg [ND-1:0]       d_valid_reg, d_valid_next;
+reg [ND-1:0]       d_exp_reg, d_exp_next;
+reg [ND-1:0]       d_due_reg, d_due_next;
+reg [13:0]         slot_tag_reg [0:DESCRIPTORS-1];   // {family, tree}: the tree of the slot's live descriptors
+reg [24:0]         now_reg;                          // ticks since reset, modulo 2^25 (§Timer scan)
 
 // The PBV table's device IDs in RAM: PBV_WORDS words of PBV_SCAN_ENTRIES IDs (entry i in word
 // i / PBV_SCAN_ENTRIES, bits 16 (i mod PBV_SCAN_ENTRIES) + 15 : 16 (i mod PBV_SCAN_ENTRIES)), one RAM per
@@ -360,18 +393,29 @@ function automatic [SIDX_W-1:0] st_index(input [12:0] key);
     end
 endfunction
 
-// The descriptors' data in RAM, read the same way: in EXEC the message's descriptor (lk_d_idx_reg), in
-// every other state the current one (cur_reg), which is also the descriptor the sequencer writes back.
-reg [D_PAY_W-1:0]        d_pay_mem [0:DESCRIPTORS-1];
-reg [DIDX_W-1:0]         d_pay_raddr_reg;
-reg [DESCRIPTORS-1:0]    d_pay_ok_reg;
-wire [D_PAY_W-1:0]       d_pay_rd = d_pay_mem[d_pay_raddr_reg];
-wire [D_PAY_W-1:0]       d_pay = d_pay_ok_reg[d_pay_raddr_reg] ? d_pay_rd : {D_PAY_W{1'b0}};
+// The descriptors in RAM (docs/blocks/cpu.md §Descriptors), one word of D_W bits each, read the same way:
+// in EXEC the message's descriptor (lk_d_idx_reg), in every other state the current one (cur_reg), which
+// is also the descriptor the sequencer writes back. The word's D_VALID bit is unused (d_valid_reg) and its
+// D_EXPIRED bit is the timer's form `dl` (d_exp_reg holds expired): 1 while the timer runs, its D_TIMER
+// field then the tick count now_reg reaches at its expiry (a deadline), else the timer itself.
+reg [D_W-1:0]            d_mem [0:ND-1];
+reg [DIDX_W-1:0]         d_raddr_reg;
+reg [ND-1:0]             d_ok_reg;        // written since reset (an unwritten descriptor reads 0)
+wire [D_W-1:0]           d_rd = d_mem[d_raddr_reg];
+reg [D_W-1:0]            d_word;          // the descriptor as the model holds it, before this cycle's tick
+always @* begin
+    d_word = {D_W{1'b0}};
+    if (d_ok_reg[d_raddr_reg]) begin
+        d_word = d_rd;
+        d_word[D_VALID] = d_valid_reg[d_raddr_reg];
+        d_word[D_EXPIRED] = d_exp_reg[d_raddr_reg];
+        // A running timer's deadline, back to the ticks it has left (0 once a tick expired it).
+        if (d_rd[D_EXPIRED]) d_word[D_TIMER +: 25] = d_exp_reg[d_raddr_reg] ? 25'd0 : d_rd[D_TIMER +: 25] - now_reg;
+    end
+end
 
-wire [D_W-1:0] dx_tag = d_reg[lk_d_idx_reg];
-wire [D_W-1:0] dcur_tag = d_reg[cur_reg];
-wire [D_W-1:0] dx = {dx_tag[D_W-1:D_PAY_END], d_pay, dx_tag[D_PAY_LSB-1:0]};        // its live descriptor (EXEC)
-wire [D_W-1:0] dcur = {dcur_tag[D_W-1:D_PAY_END], d_pay, dcur_tag[D_PAY_LSB-1:0]};  // the descriptor being worked on
+wire [D_W-1:0] dx = d_word;      // its live descriptor (EXEC)
+wire [D_W-1:0] dcur = d_word;    // the descriptor being worked on
 // The static entry of the message (LOOKUP, EXEC) and the one of the descriptor being worked on (every
 // other state): both are the RAMs' read port, which reads the entry the state needs (st_raddr, below).
 wire [S_W-1:0] sx = st_ent;
@@ -397,20 +441,10 @@ end
  */
 wire tick = tick_cnt_reg == TICK_LAST;
 // The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
+// (The RAM's read address, d_raddr_reg, is sel_idx in every cycle.)
 wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
-/* verilator lint_off UNUSEDSIGNAL */
-wire [D_W-1:0] dsel_tag = d_reg[sel_idx];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [D_W-1:0] dsel = ticked({dsel_tag[D_W-1:D_PAY_END], d_pay, dsel_tag[D_PAY_LSB-1:0]}, tick);
-
-// Every descriptor with its timer tick.
-wire [D_W-1:0] d_ticked [0:DESCRIPTORS-1];
+wire [D_W-1:0] dsel = ticked(d_word, tick);
 genvar g;
-generate
-    for (g = 0; g < DESCRIPTORS; g = g + 1) begin : g_tick
-        assign d_ticked[g] = ticked(d_reg[g], tick);
-    end
-endgenerate
 
 // The one descriptor and the one static entry the sequencer writes this cycle (each step's outcome
 // starts from dsel, its descriptor with the tick, and from sx). The sequencer writes the stored context
@@ -702,12 +736,52 @@ wire              cfg_st_w0 = !cfg_off[0];
 
 always @* begin
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
-    // Every descriptor takes its timer tick, except the one the sequencer wrote (docs/blocks/cpu.md §Timers).
-    for (k = 0; k < DESCRIPTORS; k = k + 1) begin
-        d_next[k] = k[DIDX_W-1:0] == du_idx ? du : d_ticked[k];
-        // The data is in d_pay_mem.
-        d_next[k][D_PAY_LSB +: D_PAY_W] = {D_PAY_W{1'b0}};
+end
+
+/*
+ * Descriptors (docs/blocks/cpu.md §Descriptors, §Timers "Timer scan"). The sequencer writes its one
+ * descriptor (du at du_idx) back into d_mem every cycle, a running timer as its deadline: the tick count
+ * at which it expires, now + max(T, 1) after this cycle's tick (25 bits, modulo 2^25: a timer holds at
+ * most 2^25 - 1 ticks). Every other descriptor takes its timer tick through its `due` bit: set when its
+ * deadline is the next tick, a tick then sets its `expired` bit, exactly when the model's tick loop
+ * expires it. The due bits are kept by the sequencer's write (due when T <= 1) and by the timer scan,
+ * which reads SCAN_LANES deadlines a cycle from dl_mem (a copy of each descriptor's running flag and
+ * deadline) and so sees every descriptor between two ticks (SCAN_WORDS <= TICK_CYCLES): a deadline is
+ * due at tick n + 1 once tick n has passed, and no deadline changes without a write of the sequencer.
+ */
+wire [24:0]       now_next = now_reg + {24'd0, tick};
+wire              du_runs = timer_runs(du);
+wire [24:0]       du_t = du[D_TIMER +: 25];
+wire [24:0]       du_deadline = now_next + (du_t == 25'd0 ? 25'd1 : du_t);
+reg  [D_W-1:0]    du_word;
+always @* begin
+    du_word = du;
+    du_word[D_VALID] = 1'b0;
+    du_word[D_EXPIRED] = du_runs;
+    if (du_runs) du_word[D_TIMER +: 25] = du_deadline;
+end
+
+// The timer scan's word (SCAN_LANES descriptors: lane l of word w is descriptor w * SCAN_LANES + l).
+reg  [SWORD_W-1:0]       scan_dw_reg;
+integer                  si;
+wire [26*SCAN_LANES-1:0] dl_rd;            // per lane: {running, deadline}
+always @* begin
+    for (k = 0; k < ND; k = k + 1) begin
+        d_valid_next[k] = d_valid_reg[k];
+        d_exp_next[k] = d_exp_reg[k] || (tick && d_due_reg[k]);
+        d_due_next[k] = d_due_reg[k];
     end
+    for (k = 0; k < SCAN_LANES; k = k + 1) begin
+        si = {{(32-SWORD_W){1'b0}}, scan_dw_reg} * SCAN_LANES + k;
+        if (si < ND) begin
+            d_due_next[si] = d_valid_reg[si] && dl_rd[26*k + 25] && !d_exp_next[si]
+                             && dl_rd[26*k +: 25] - now_next == 25'd1;
+        end
+    end
+    // The sequencer's write wins.
+    d_valid_next[du_idx] = du[D_VALID];
+    d_exp_next[du_idx] = du[D_EXPIRED];
+    d_due_next[du_idx] = du_runs && du_t <= 25'd1;
 end
 
 /*
@@ -720,13 +794,16 @@ end
  * descriptor the sequencer works on next.
  */
 wire              st_ctx_we = seq_reg == SEQ_EXEC || (seq_reg == SEQ_FINISH && fin_reg == FIN_NEXT_ROUND);
+// The static entry of the next current descriptor: the one the sequencer writes (du), else its slot's
+// tree (a descriptor's sidx is its tree's entry, st_index of the tag; read only for a live descriptor).
 /* verilator lint_off UNUSEDSIGNAL */
-wire [D_W-1:0]    d_after = d_next[cur_next];
+wire [13:0]       cur_next_tag = slot_tag_reg[slot_of(cur_next)];
 wire [15:0]       msg_next_ctx = msg_next[M_CTX +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
 wire [12:0]       msg_next_skey = msg_next[M_FAMILY] ? msg_next_ctx[12:0] : {1'b0, msg_next_ctx[11:0]};
 wire              st_raddr_msg = seq_next == SEQ_SCAN || seq_next == SEQ_LOOKUP || seq_next == SEQ_EXEC;
-wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey) : d_after[D_SIDX +: SIDX_W];
+wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey)
+                           : cur_next == du_idx ? du[D_SIDX +: SIDX_W] : st_index(cur_next_tag[12:0]);
 wire [S_WAIT-1:0] cfg_st_word0 = {cfg_wr_data[21:20], cfg_wr_data[12:0], cfg_wr_data[16], cfg_wr_data[31]};
 wire [ST_CFG_W-S_WAIT-1:0] cfg_st_word1 = {cfg_wr_data[31], cfg_wr_data[19:0]};
 // A word-0 write makes the entry new: c = !q (st_q_mem's combinational read at the written entry).
@@ -771,22 +848,45 @@ always @(posedge clk) begin
 end
 
 /*
- * The descriptor-data RAM: the sequencer writes its one descriptor (du at du_idx) back every cycle (the
- * data it read, or the step's new value); the read address is the descriptor the next state reads: the
- * message's (lookup_d_idx) before EXEC, else the next current one.
+ * The descriptor RAM: the sequencer writes its one descriptor (du at du_idx, as du_word) back every cycle
+ * (the descriptor it read, or the step's new value); the read address is the descriptor the next state
+ * reads: the message's (lookup_d_idx) before EXEC, else the next current one. dl_mem: the running flag and
+ * deadline again, one RAM per scan lane, read by the timer scan at scan_dw_reg.
  */
-wire [DIDX_W-1:0] d_pay_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
+wire [DIDX_W-1:0] d_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
 
 always @(posedge clk) begin
-    d_pay_mem[du_idx] <= du[D_PAY_LSB +: D_PAY_W];
-    d_pay_raddr_reg <= d_pay_raddr;
+    d_mem[du_idx] <= du_word;
+    d_raddr_reg <= d_raddr;
+    if (du[D_VALID]) slot_tag_reg[slot_of(du_idx)] <= {du[D_PORTALS], du[D_KEY +: 13]};
 end
 
+generate
+    for (g = 0; g < SCAN_LANES; g = g + 1) begin : g_dl
+        reg [25:0] dl_mem [0:SCAN_WORDS-1];
+        always @(posedge clk) begin
+            if (lane_of(du_idx) == g) dl_mem[word_of(du_idx)] <= {du_runs, du_word[D_TIMER +: 25]};
+        end
+        assign dl_rd[26*g +: 26] = dl_mem[scan_dw_reg];
+    end
+endgenerate
+
+localparam [SWORD_W-1:0] SCAN_LAST = SCAN_WORDS[SWORD_W-1:0] - 1'b1;
+
 always @(posedge clk) begin
+    d_valid_reg <= d_valid_next;
+    d_exp_reg <= d_exp_next;
+    d_due_reg <= d_due_next;
+    d_ok_reg[du_idx] <= 1'b1;
+    now_reg <= now_next;
+    scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
     if (rst) begin
-        d_pay_ok_reg <= {DESCRIPTORS{1'b0}};
-    end else begin
-        d_pay_ok_reg[du_idx] <= 1'b1;
+        d_valid_reg <= {ND{1'b0}};
+        d_exp_reg <= {ND{1'b0}};
+        d_due_reg <= {ND{1'b0}};
+        d_ok_reg <= {ND{1'b0}};
+        now_reg <= 25'd0;
+        scan_dw_reg <= {SWORD_W{1'b0}};
     end
 end
 
@@ -869,7 +969,6 @@ always @(posedge clk) begin
     pbv_switch_reg <= pbv_switch_next;
     for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= timeout_next[k];
     for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= threshold_next[k];
-    for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= d_next[k];
     if (fail_mark) begin
         // FAILURE status register: the event that set a Failure flag (its family and context).
         fail_valid_reg <= 1'b1;
@@ -921,7 +1020,6 @@ always @(posedge clk) begin
         pbv_switch_reg <= 128'd0;
         for (k = 0; k < 4; k = k + 1) timeout_reg[k] <= TIMEOUT_RESET;
         for (k = 0; k < 3; k = k + 1) threshold_reg[k] <= THRESHOLD_RESET;
-        for (k = 0; k < DESCRIPTORS; k = k + 1) d_reg[k] <= {D_W{1'b0}};
     end
 end
 

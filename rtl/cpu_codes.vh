@@ -89,6 +89,8 @@ localparam [2:0] FIN_WAIT = 3'd3;
 localparam [2:0] FIN_NEXT_ROUND = 3'd4;
 // PBV table: device IDs per word of the device-ID RAM, compared in one SCAN cycle (docs/blocks/cpu.md §PBV table)
 localparam integer PBV_SCAN_ENTRIES = 32;
+// Descriptors per tree slot, one per reduction id (docs/blocks/cpu.md §Descriptors, 002 (61))
+localparam integer REDUCTIONS = 8;
 // Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)
 localparam [13:0] CFG_PBV = 14'h0;
 localparam [13:0] CFG_TIMEOUT = 14'h80;

@@ -4,39 +4,54 @@
 
 // The static entry: the message key's one entry (direct-mapped, read from the RAMs at the address
 // registered when the message was accepted), a hit when its tag is the message's key and family.
-// The descriptors: associative matches as bit vectors (bit k: descriptor k matches); the lowest index
-// wins, found by isolating the lowest set bit and encoding it (no deep priority chains).
+// The descriptors (docs/blocks/cpu.md §Descriptors): indexed by (tree slot, reduction id). The tree's slot
+// is the one whose tag (family and tree of its live descriptors) matches, searched as a bit vector over the
+// DESCRIPTORS slots (a slot is live while one of its REDUCTIONS valid bits is set); a tree without a
+// slot takes the lowest free one. The reduction id is ctx bits 15:13 (Portals, DFA bits 20-18, 002 (61));
+// TLP: 0. The lowest index wins, found by isolating the lowest set bit and encoding it.
 integer j;
-reg [127:0] d_match, d_free, d_expired;
+reg [127:0] slot_match, slot_free, d_expired;
 wire [12:0] skey = m_portals ? m_ctx[12:0] : {1'b0, m_ctx[11:0]};
-wire [15:0] dkey = m_portals ? m_ctx : {4'd0, m_ctx[11:0]};
+wire [RID_W-1:0] rid = m_portals ? m_ctx[13 +: RID_W] : {RID_W{1'b0}};
 
 always @* begin
-    d_match = 128'd0;
-    d_free = 128'd0;
-    d_expired = 128'd0;
+    slot_match = 128'd0;
+    slot_free = 128'd0;
     for (j = 0; j < DESCRIPTORS; j = j + 1) begin
-        d_match[j] = d_reg[j][D_VALID] && d_reg[j][D_PORTALS] == m_portals && d_reg[j][D_KEY +: 16] == dkey;
-        d_free[j] = !d_reg[j][D_VALID];
-        d_expired[j] = d_reg[j][D_VALID] && d_reg[j][D_EXPIRED];
+        slot_match[j] = |d_valid_reg[REDUCTIONS*j +: REDUCTIONS] && slot_tag_reg[j] == {m_portals, skey};
+        slot_free[j] = !(|d_valid_reg[REDUCTIONS*j +: REDUCTIONS]);
     end
+    d_expired = 128'd0;
+    d_expired[ND-1:0] = d_exp_reg & d_valid_reg;
 end
 
 /* verilator lint_off UNUSEDSIGNAL */
-wire [6:0] d_first = lowest_index(d_match);
-wire [6:0] free_first = lowest_index(d_free);
+wire [6:0] slot_first = lowest_index(slot_match);
+wire [6:0] free_slot_first = lowest_index(slot_free);
 wire [6:0] expired_first = lowest_index(d_expired);
 /* verilator lint_on UNUSEDSIGNAL */
+// Descriptor `slot * REDUCTIONS + rid` (below ND: the product's top bits unused).
+/* verilator lint_off UNUSEDSIGNAL */
+function automatic [DIDX_W-1:0] d_index(input [6:0] slot, input [RID_W-1:0] r);
+    reg [13:0] x;
+    begin
+        x = {7'd0, slot} * REDUCTIONS[13:0] + {{(14-RID_W){1'b0}}, r};
+        d_index = x[DIDX_W-1:0];
+    end
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+wire [DIDX_W-1:0] slot_idx = d_index(slot_first, rid);
+wire [DIDX_W-1:0] free_idx = d_index(free_slot_first, rid);
 // A pending expiry is served before the next message (IDLE).
-assign any_expired = |d_expired;
+assign any_expired = |(d_exp_reg & d_valid_reg);
 assign first_expired = expired_first[DIDX_W-1:0];
 
 wire              lookup_s_hit = sx[S_VALID] && sx[S_PORTALS] == m_portals && sx[S_KEY +: 13] == skey;
 wire [SIDX_W-1:0] lookup_s_idx = st_index(skey);
-wire              lookup_d_hit = |d_match;
-wire [DIDX_W-1:0] lookup_d_idx = d_first[DIDX_W-1:0];
-wire              lookup_f_hit = |d_free;
-wire [DIDX_W-1:0] lookup_f_idx = free_first[DIDX_W-1:0];
+wire              lookup_d_hit = |slot_match && d_valid_reg[slot_idx];
+wire [DIDX_W-1:0] lookup_d_idx = lookup_d_hit ? slot_idx : {DIDX_W{1'b0}};
+wire              lookup_f_hit = |slot_match ? !d_valid_reg[slot_idx] : |slot_free;
+wire [DIDX_W-1:0] lookup_f_idx = !lookup_f_hit ? {DIDX_W{1'b0}} : |slot_match ? slot_idx : free_idx;
 reg               lookup_p_hit;
 reg [6:0]         lookup_p_idx;
 reg               lookup_p_sender;

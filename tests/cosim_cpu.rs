@@ -75,10 +75,10 @@ fn cpu_matches_rtl_for_a_million_cycles_with_no_coverage_hole() {
     assert!(low.is_empty(), "below their minimums: {low:?}");
 }
 
-/// The CPU at its largest tables (`cpu_full`: 4096 static entries, the default, and 16 descriptors), whose
-/// data is in RAM (docs/blocks/cpu.md §Where the tables live): every output compared every cycle, the
-/// scoreboard clean, 64 static entries spread over the whole table and more descriptors than the
-/// default's 8 in use.
+/// The CPU at its largest tables (`cpu_full`: 4096 static entries, the default, and 16 tree slots, 128
+/// descriptors), all in RAM (docs/blocks/cpu.md §Where the tables live): every output compared every
+/// cycle, the scoreboard clean, 64 static entries spread over the whole table and more than 8 descriptors
+/// in use.
 #[test]
 fn cpu_at_full_size_matches_rtl() {
     let p = cpu::params_of("cpu_full").unwrap();
@@ -89,6 +89,84 @@ fn cpu_at_full_size_matches_rtl() {
     for (name, min) in [("messages_in", 10_000), (event::name(event::ACCEPT), 1_000), (event::name(event::COMPLETE), 100), ("max_live_descriptors", 9)] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
+}
+
+/// Issue 15 item 9 (002 (35), (61)) in the RTL: the `cpu` build's 8 tree slots (the default) hold eight
+/// concurrent reductions of one tree, eight of a second and one of each of six more at once (22 live;
+/// before session 18 its pool held 8 reductions in all), a ninth tree gets no descriptor, and every
+/// reduction completes on its own. RTL and model stepped together, every output compared every cycle, the scoreboard watching.
+#[test]
+fn eight_concurrent_reductions_on_one_tree_are_held_by_the_rtl() {
+    use inswitch::bench::Monitor;
+    use inswitch_model::cpu::config::{self as ccfg, static_word0};
+    use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
+    let p = cpu::params_of("cpu").unwrap();
+    assert_eq!(p.descriptors, 8, "eight tree slots, the default");
+    let mut rtl = CpuRtl::new("cpu").expect("the cpu model is built");
+    let mut model = Cpu::new(p).unwrap();
+    let mut sb = CpuMonitor::new(p);
+    let mut cycle = 0u64;
+    let events: std::cell::RefCell<Vec<(u8, u16)>> = Default::default();
+    let outs: std::cell::RefCell<Vec<CollectiveMsg>> = Default::default();
+    let mut step = |i: &CpuIn| -> CpuOut {
+        let (a, b) = (rtl.step(i), model.step(i));
+        assert_eq!(a, b, "RTL and model differ at cycle {cycle}");
+        if let Err(e) = sb.observe(cycle, i, &a) {
+            panic!("scoreboard at cycle {cycle}: {e}");
+        }
+        if a.stat_valid {
+            events.borrow_mut().push((a.stat_event, a.stat_ctx));
+        }
+        if a.m_msg_valid && i.m_msg_ready {
+            outs.borrow_mut().push(a.msg());
+        }
+        cycle += 1;
+        a
+    };
+    let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+    let cfg = |a: u16, v: u32| CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..idle };
+    step(&CpuIn { rst: true, ..idle });
+    while !step(&idle).s_msg_ready {}
+    for t in 0x10..0x19u16 {
+        let e = ccfg::static_index(t, p.static_entries) as u16;
+        step(&cfg(ccfg::STATIC + 2 * e, static_word0(true, true, 0, t)));
+        step(&cfg(ccfg::STATIC + 2 * e + 1, 1));
+    }
+    let mut send = |m: &CollectiveMsg| {
+        let mut offer = idle;
+        offer.set_msg(m);
+        while !step(&offer).s_msg_ready {}
+        for _ in 0..30 {
+            step(&idle);
+        }
+    };
+    fn portals(kind: Kind, tree: u16, red: u16, v: u64) -> CollectiveMsg {
+        let mut m = CollectiveMsg::default();
+        (m.kind, m.family, m.port, m.ctx, m.src, m.dst, m.pid) = (kind, Family::Portals, 3, red << 13 | tree, 0x100, 0x0080_0000 | u32::from(tree) << 3, NO_PARTICIPANT);
+        (m.count, m.posted, m.vni, m.cookie, m.seqno, m.op) = (u32::from(kind == Kind::CONTRIBUTION), true, 7, 0xC00C_1E00, 1 + red, 0x14);
+        m.data = [v; 4];
+        m
+    }
+    let held: Vec<(u16, u16)> =
+        (0x10..0x18u16).flat_map(|t| (0..if t < 0x12 { 8 } else { 1 }).map(move |r: u16| (t, r))).collect();
+    assert_eq!(held.len(), 22);
+    for &(t, r) in &held {
+        send(&portals(Kind::ARM, t, r, 0));
+    }
+    send(&portals(Kind::ARM, 0x18, 0, 0));
+    let got: Vec<u8> = events.borrow().iter().map(|e| e.0).collect();
+    let mut want = vec![event::ARM; held.len()];
+    want.push(event::ARM_NO_DESC);
+    assert_eq!(got, want, "22 reductions held, the ninth tree finds no slot");
+    events.borrow_mut().clear();
+    for &(t, r) in &held {
+        send(&portals(Kind::CONTRIBUTION, t, r, u64::from(t) * 100 + u64::from(r)));
+    }
+    let got: Vec<u8> = events.borrow().iter().map(|e| e.0).collect();
+    assert_eq!(got, [event::ACCEPT, event::COMPLETE].repeat(held.len()));
+    let results: Vec<(u16, u64)> = outs.borrow().iter().map(|o| (o.ctx, o.data[0])).collect();
+    let want: Vec<(u16, u64)> = held.iter().map(|&(t, r)| (r << 13 | t, u64::from(t) * 100 + u64::from(r))).collect();
+    assert_eq!(results, want, "each reduction's own result, in order");
 }
 
 /// A model with one bug on the wire: every Portals partial result leaves with `resno` one too high.

@@ -42,10 +42,10 @@ pub const MODELS: &[ModelSpec] = &[
     // §Timers) and a small static table (16 of the default 4096 entries: the random messages' keys meet
     // the configured entries' tags, docs/blocks/cpu.md §Static table).
     ModelSpec { name: "cpu", top: "cpu", params: &[("STATIC_ENTRIES", "16"), ("TICK_CYCLES", "16")] },
-    // The CPU at its largest tables (4096 static entries, one per CC_ID, the default; 16 descriptors, the
-    // descriptor index's bound), whose data is in RAM (docs/blocks/cpu.md §Where the tables live).
+    // The CPU at its largest tables (4096 static entries, one per CC_ID, the default; 16 tree slots, the
+    // bound: 128 descriptors), whose data is in RAM (docs/blocks/cpu.md §Where the tables live).
     ModelSpec { name: "cpu_full", top: "cpu", params: &[("STATIC_ENTRIES", "4096"), ("DESCRIPTORS", "16"), ("TICK_CYCLES", "16")] },
-    // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 descriptors,
+    // The packet-engine top (docs/blocks/packet_engine.md) with a small CPU (5 static entries, 3 tree slots,
     // 16-cycle tick) and a 16-entry multicast table (a reset's clearing sweep lasts 16 cycles, not 8192) so
     // that the whole engine simulates at a usable speed.
     ModelSpec {

@@ -820,7 +820,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         }
         for s in 0..t.switches.len() {
             let cpu = f.engine(s).expect("cycle engine").cpu();
-            for d in (0..cpu.params().descriptors).map(|i| cpu.descriptor(i)).filter(|d| d.valid) {
+            for d in (0..cpu.descriptor_count()).map(|i| cpu.descriptor(i)).filter(|d| d.valid) {
                 eprintln!("  engine {s} still holds {d:?}");
             }
         }
@@ -828,7 +828,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
     for s in 0..t.switches.len() {
         let cpu = f.engine(s).expect("cycle engine").cpu();
-        for i in 0..cpu.params().descriptors {
+        for i in 0..cpu.descriptor_count() {
             let d = cpu.descriptor(i);
             if d.valid {
                 report.leaked.push(format!("engine {s} descriptor {i}: cc {} {:?}", d.key, d.state));
@@ -918,7 +918,7 @@ pub fn check_rounds_closed(f: &Fabric, at: Ps, stuck: &mut Vec<String>) {
     for s in 0..f.topo.switches.len() {
         let Some(e) = f.engine(s) else { continue };
         let cpu = e.cpu();
-        for i in 0..cpu.params().descriptors {
+        for i in 0..cpu.descriptor_count() {
             let d = cpu.descriptor(i);
             if d.valid && (d.state != CtxState::Idle || d.expired) {
                 stuck.push(format!("{at} ps: engine {s} descriptor {i}: cc {} {:?} expired {} timer {}", d.key, d.state, d.expired, d.timer));

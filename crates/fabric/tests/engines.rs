@@ -143,7 +143,7 @@ fn skip_is_exact_when_engines_sleep_on_running_timers() {
         let timers: Vec<(u32, bool)> = (0..t.switches.len())
             .flat_map(|s| {
                 let cpu = f.engine(s).unwrap().cpu();
-                (0..cpu.params().descriptors).map(|i| (cpu.descriptor(i).timer, cpu.descriptor(i).expired)).collect::<Vec<_>>()
+                (0..cpu.descriptor_count()).map(|i| (cpu.descriptor(i).timer, cpu.descriptor(i).expired)).collect::<Vec<_>>()
             })
             .collect();
         f.run_until_quiet(u64::MAX / 4, &mut |_| {});

@@ -44,7 +44,7 @@ use crate::{ports, Wide};
 pub struct EngineParams {
     /// CPU static entries (`STATIC_ENTRIES`).
     pub static_entries: usize,
-    /// CPU descriptors (`DESCRIPTORS`).
+    /// CPU tree slots (`DESCRIPTORS`), each with `cpu::REDUCTIONS` descriptors (docs/blocks/cpu.md §Descriptors).
     pub descriptors: usize,
     /// CPU timer tick (`TICK_CYCLES`).
     pub tick_cycles: u32,

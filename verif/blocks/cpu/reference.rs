@@ -473,6 +473,19 @@ impl Reference {
         self.live.iter().position(|d| d.portals == portals && d.key == key)
     }
 
+    /// Whether a context without a live descriptor can have one (docs/blocks/cpu.md §Descriptors): its
+    /// tree (TLP: the CC_ID; Portals: ctx bits 12:0) already has a slot (then its reduction id's
+    /// descriptor there is free, the context having none), or fewer trees than `DESCRIPTORS` (the tree
+    /// slots) are live.
+    fn has_room(&self, portals: bool, key: u16) -> bool {
+        let tree = |p: bool, k: u16| (p, if p { k & 0x1fff } else { k & 0xfff });
+        let t = tree(portals, key);
+        let mut trees: Vec<(bool, u16)> = self.live.iter().map(|d| tree(d.portals, d.key)).collect();
+        trees.sort_unstable();
+        trees.dedup();
+        trees.contains(&t) || trees.len() < self.p.descriptors
+    }
+
     /// An expected `stat_*` event.
     fn ev(&mut self, e: u8, portals: bool, ctx: u16) {
         self.events.push_back((e, portals, ctx));
@@ -541,7 +554,7 @@ impl Reference {
         let d = self.new_tlp_desc(sidx, key, &s);
         if let Some(k) = self.find_live(false, key) {
             self.live[k] = d;
-        } else if self.live.len() < self.p.descriptors {
+        } else if self.has_room(false, key) {
             self.live.push(d);
             self.cov.live(self.live.len());
         } else {
@@ -932,7 +945,7 @@ impl Reference {
                     }
                     self.live[k] = d;
                     event::REARM
-                } else if self.live.len() < self.p.descriptors {
+                } else if self.has_room(true, m.ctx) {
                     self.live.push(d);
                     self.cov.live(self.live.len());
                     event::ARM

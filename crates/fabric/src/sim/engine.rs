@@ -408,7 +408,7 @@ fn idle(c: &CycleEngine, cycle: u64) -> bool {
     // An expired timer is work only on a valid descriptor, as the CPU's sequencer sees it
     // (`docs/blocks/cpu.md` §Timers): a descriptor freed (STOP, RESET) in the tick its timer ran out keeps its
     // `expired` flag, which nothing handles or clears until the descriptor is allocated again.
-    cpu.seq_state() == seq::IDLE && (0..cpu.params().descriptors).all(|i| {
+    cpu.seq_state() == seq::IDLE && (0..cpu.descriptor_count()).all(|i| {
         let d = cpu.descriptor(i);
         !(d.valid && d.expired)
     })

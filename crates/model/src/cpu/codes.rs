@@ -202,6 +202,10 @@ pub fn verilog_header() -> String {
         &format!("localparam integer PBV_SCAN_ENTRIES = {};\n", super::context::PBV_SCAN_ENTRIES),
     );
     h.section(
+        "Descriptors per tree slot, one per reduction id (docs/blocks/cpu.md §Descriptors, 002 (61))",
+        &format!("localparam integer REDUCTIONS = {};\n", super::REDUCTIONS),
+    );
+    h.section(
         "Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)",
         &crate::codes::hex_localparams("CFG", super::config::ADDR_BITS, super::config::ADDRESSES.map(|(n, a)| (n, u64::from(a)))),
     );

@@ -28,8 +28,23 @@ impl Cpu {
         let si = config::static_index(skey, self.p.static_entries);
         let e = &self.st[si];
         let s_hit = e.valid && e.portals == portals && e.key == skey;
-        let d = self.d.iter().position(|e| e.valid && e.portals == portals && e.key == dkey);
-        let f = self.d.iter().position(|e| !e.valid);
+        // The descriptors are indexed by (tree slot, reduction id) (docs/blocks/cpu.md §Descriptors): the
+        // tree's slot is the one whose live descriptors belong to it (a search of the slots' tags, eight
+        // at the default), the reduction id is ctx bits 15:13 (Portals; TLP: 0). A tree without a slot
+        // takes the lowest free slot; none free: no descriptor.
+        let (tree, rid) = (skey, if portals { usize::from(m.ctx >> 13) } else { 0 });
+        let slots = self.d.len() / REDUCTIONS;
+        let in_slot = |s: usize| &self.d[s * REDUCTIONS..(s + 1) * REDUCTIONS];
+        let slot = (0..slots).find(|&s| in_slot(s).iter().any(|e| e.valid && e.portals == portals && Self::tree_of(e) == tree));
+        let free_slot = (0..slots).find(|&s| in_slot(s).iter().all(|e| !e.valid));
+        let (d, f) = match slot {
+            Some(s) => {
+                let i = s * REDUCTIONS + rid;
+                debug_assert!(!self.d[i].valid || self.d[i].key == dkey);
+                if self.d[i].valid { (Some(i), None) } else { (None, Some(i)) }
+            }
+            None => (None, free_slot.map(|s| s * REDUCTIONS + rid)),
+        };
         // The participant: P_ID if given ([0169]), an index; else the reverse lookup that state SCAN did
         // (a TLP INITIALIZATION's P_ID is the device ID of the engine it is for, a relay,
         // docs/blocks/cpu.md §Messages, found the same way). Other messages use no participant.
@@ -56,6 +71,12 @@ impl Cpu {
             p_idx,
             p_sender,
         }
+    }
+
+    /// The tree of a descriptor (its static key: Portals ctx bits 12:0, TLP the CC_ID), the tag its
+    /// slot holds.
+    pub(super) fn tree_of(d: &Descriptor) -> u16 {
+        if d.portals { d.key & 0x1fff } else { d.key & 0xfff }
     }
 
     /// State `SCAN`: one word of the reverse lookup (entries `scan_word * PBV_SCAN_ENTRIES` and the

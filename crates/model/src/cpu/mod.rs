@@ -64,13 +64,20 @@ pub fn seqno_newer(new: u16, old: u16) -> bool {
 
 pub use codes::{command, completion, event, fin, reason, seq};
 
+/// Descriptors per tree slot: one per reduction id, DFA bits 20-18 (002 (61): up to 8 concurrent
+/// reductions on one tree; ctx bits 15:13 of a Portals message). Descriptor `slot * REDUCTIONS + rid`
+/// (docs/blocks/cpu.md §Descriptors).
+pub const REDUCTIONS: usize = 8;
+
 /// Parameters of one CPU instance (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CpuParams {
     /// Static-table entries (`STATIC_ENTRIES`), 1 to 4096 (direct-mapped: context key k in entry
     /// k mod `STATIC_ENTRIES`, docs/blocks/cpu.md §Static table).
     pub static_entries: usize,
-    /// Descriptors (`DESCRIPTORS`), 1 to 16.
+    /// Tree slots (`DESCRIPTORS`), 1 to 16: the trees (TLP contexts, Portals multicast trees) live at
+    /// once (002 (35): eight), each with [`REDUCTIONS`] descriptors, one per reduction id (002 (61));
+    /// `descriptors * REDUCTIONS` descriptors in all (docs/blocks/cpu.md §Descriptors).
     pub descriptors: usize,
     /// Clock cycles per timer tick (`TICK_CYCLES`): 1024 in hardware (002 (80)); a power of two ≥ 2.
     pub tick_cycles: u32,
@@ -274,7 +281,7 @@ impl Cpu {
     /// A CPU in its reset state.
     pub fn new(p: CpuParams) -> Result<Cpu, ParamError> {
         p.validate()?;
-        Ok(Self::reset_state(p, vec![StaticEntry::default(); p.static_entries], vec![Descriptor::default(); p.descriptors]))
+        Ok(Self::reset_state(p, vec![StaticEntry::default(); p.static_entries], vec![Descriptor::default(); p.descriptors * REDUCTIONS]))
     }
 
     /// The reset state with the tables `st` and `d` (cleared): a reset reuses their storage, so it makes
@@ -341,7 +348,13 @@ impl Cpu {
         &self.st[i]
     }
 
-    /// Descriptor `i`.
+    /// The number of descriptors: `DESCRIPTORS` tree slots x [`REDUCTIONS`] (docs/blocks/cpu.md §Descriptors).
+    pub fn descriptor_count(&self) -> usize {
+        self.d.len()
+    }
+
+    /// Descriptor `i` (below [`Cpu::descriptor_count`]): reduction id `i % REDUCTIONS` of the tree in slot
+    /// `i / REDUCTIONS`.
     pub fn descriptor(&self, i: usize) -> &Descriptor {
         &self.d[i]
     }

@@ -387,7 +387,7 @@ impl Reference {
     /// [`OVERDUE_PER_EVENT`] cycles), and every cycle the output was stalled meanwhile.
     pub(super) fn overdue(&mut self, cycle: u64, stalled: bool) -> Option<String> {
         let tick = u64::from(self.p.tick_cycles);
-        let slack = (self.p.descriptors as u64 + 1) * OVERDUE_PER_EVENT;
+        let slack = ((self.p.descriptors * inswitch_model::cpu::REDUCTIONS) as u64 + 1) * OVERDUE_PER_EVENT;
         self.live.iter_mut().find_map(|d| {
             let from = d.run_from?;
             let deadline = from + u64::from(d.load.max(1)) * tick + 2;

@@ -70,6 +70,47 @@ fn without_a_free_descriptor_frames_pass_up_unchanged() {
     assert_eq!(outs, [late], "002 (59): the frame goes on up the multicast path as it came");
 }
 
+/// Issue 15 item 9, 002 (35), (61): each tree slot holds eight reductions of its tree at once (reduction
+/// ids 0-7, ctx bits 15:13), beside the other slots' trees; a tree with no slot left gets none. Before
+/// session 18 one pool of `DESCRIPTORS` (2 here) served every reduction of every tree: the third ARM
+/// found no descriptor.
+#[test]
+fn each_tree_slot_holds_eight_concurrent_reductions_of_its_tree() {
+    let mut tb = Tb::small();
+    for (s, tree) in [(0u16, 0x10u16), (1, 0x11), (2, 0x12)] {
+        tb.static_entry(s, true, role::SUBSERVIENT, tree, 1);
+    }
+    for tree in [0x10u16, 0x11] {
+        for red in 0..8 {
+            tb.send(arm(tree, red, 1 + red));
+        }
+    }
+    tb.send(arm(0x12, 0, 1));
+    let (_, events) = tb.take();
+    assert_eq!(events[..16], [event::ARM; 16], "sixteen reductions live: eight on each of two trees");
+    assert_eq!(events[16], event::ARM_NO_DESC, "a third tree: both slots are taken");
+    for tree in [0x10u16, 0x11] {
+        for red in 0..8 {
+            assert!(tb.cpu.live(true, red << 13 | tree).is_some(), "tree {tree:#x} reduction {red} held");
+        }
+    }
+    // Every one of them combines on its own and completes (wait count 1).
+    for tree in [0x10u16, 0x11] {
+        for red in 0..8 {
+            tb.send(pdata(tree, red, 1 + red, Opcode::IntSum, u64::from(100 * tree + red), 0x100));
+        }
+    }
+    let (outs, events) = tb.take();
+    assert_eq!(events, [event::ACCEPT, event::COMPLETE].repeat(16));
+    let got: Vec<(u16, u16, u64)> = outs.iter().map(|o| (o.ctx, o.seqno, o.data[0])).collect();
+    let want: Vec<(u16, u16, u64)> =
+        [0x10u16, 0x11].iter().flat_map(|&t| (0..8u16).map(move |r| (r << 13 | t, 1 + r, u64::from(100 * t + r)))).collect();
+    assert_eq!(got, want);
+    // The slots are free again: the third tree now arms.
+    tb.send(arm(0x12, 5, 1));
+    assert_eq!(tb.take().1, [event::ARM]);
+}
+
 #[test]
 fn a_timeout_sends_the_partial_result_and_late_frames_pass_up() {
     // 7 ticks (28 cycles): the two contributions (the second combined, 11 cycles since the reduction
