@@ -12,7 +12,7 @@ use super::portals::Portals;
 use super::small_map::SmallMap;
 use crate::faults::FaultInjector;
 use crate::setup::Role;
-use crate::topology::{LinkSpec, Ps, Routes, Topology, TopologyError};
+use crate::topology::{Ps, Routes, Topology, TopologyError};
 use crate::wire;
 
 /// The engine clock: one 256-bit beat per cycle at 500 MHz is 16 GB/s, the rate of the PCIe Gen 6 x2
