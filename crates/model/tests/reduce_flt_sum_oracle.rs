@@ -5,8 +5,6 @@
 //! optimised; override with REDUCE_ORACLE_PAIRS). FTZ is applied to SoftFloat's result as 002 (81)
 //! defines it: a subnormal result becomes a zero of the same sign and raises inexact.
 
-#[path = "support/mod.rs"]
-
 use inswitch_model::reduce::{combine, Contribution, Mode, Rc};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

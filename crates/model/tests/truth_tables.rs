@@ -6,8 +6,6 @@
 //! copy of the table the model uses, with one wrong reading planted, must make the directed check *and*
 //! the SoftFloat oracle fail.
 
-#[path = "support/mod.rs"]
-
 use inswitch_model::cpu::{CpuParams, TIMER_RULE};
 use inswitch_model::reduce::opcode::FLT_SUM_ROUNDING;
 use inswitch_model::reduce::rc::PRIORITY;
