@@ -8,6 +8,11 @@
 
 use crate::code_table;
 
+/// Descriptors per tree slot: one per reduction id, DFA bits 20-18 (002 (61): up to 8 concurrent
+/// reductions on one tree; ctx bits 15:13 of a Portals message). Descriptor `slot * REDUCTIONS + rid`
+/// (docs/blocks/cpu.md §Descriptors).
+pub const REDUCTIONS: usize = 8;
+
 code_table! {
     /// Control commands (`code` of a CONTROL message; 000 \[0168\]; frames crate `collective::Command`).
     pub mod command: "CMD", 4 bits {
@@ -203,7 +208,7 @@ pub fn verilog_header() -> String {
     );
     h.section(
         "Descriptors per tree slot, one per reduction id (docs/blocks/cpu.md §Descriptors, 002 (61))",
-        &format!("localparam integer REDUCTIONS = {};\n", super::REDUCTIONS),
+        &format!("localparam integer REDUCTIONS = {};\n", REDUCTIONS),
     );
     h.section(
         "Configuration word addresses on cfg_wr_addr (crates/model/src/cpu/config.rs)",

@@ -62,12 +62,8 @@ pub fn seqno_newer(new: u16, old: u16) -> bool {
     d != 0 && d <= SEQNO_NEWER_SPAN
 }
 
-pub use codes::{command, completion, event, fin, reason, seq};
+pub use codes::{command, completion, event, fin, reason, seq, REDUCTIONS};
 
-/// Descriptors per tree slot: one per reduction id, DFA bits 20-18 (002 (61): up to 8 concurrent
-/// reductions on one tree; ctx bits 15:13 of a Portals message). Descriptor `slot * REDUCTIONS + rid`
-/// (docs/blocks/cpu.md §Descriptors).
-pub const REDUCTIONS: usize = 8;
 
 /// Parameters of one CPU instance (the RTL parameters of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
