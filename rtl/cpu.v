@@ -454,10 +454,10 @@ wire [24:0] now_next_1 = tick ? now2_reg : now1_reg;
 // The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
 // (The RAM's read address, d_raddr_reg, is sel_idx in every cycle.)
 wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
-// The tick (the model's tick loop in `Cpu::step`) without the timer arithmetic in series: a running timer expires at this
-// tick exactly when its due bit is set (its deadline is now_reg + 1: the due bits are exact at every
-// tick, §Timer scan), and has rd_t - now_next ticks left after it (0 when it expires). A timer not
-// running (rd_run low: not timer_runs) takes no tick.
+// The tick (the model's tick loop in `Cpu::step`) without timer arithmetic in series: a running timer
+// expires at this tick exactly when its due bit is set (its deadline is now_reg + 1: the due bits are
+// exact at every tick, §Timer scan), and has rd_t - now_next ticks left after it (0 when it expires). A
+// timer not running (rd_run low: not timer_runs) takes no tick.
 wire           rd_tick_exp = tick && rd_run && d_due_reg[d_raddr_reg];
 reg [D_W-1:0]  dsel;
 always @* begin
