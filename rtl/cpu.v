@@ -268,6 +268,7 @@ reg [ND-1:0]       d_exp_reg, d_exp_next;
 reg [ND-1:0]       d_due_reg, d_due_next;
 reg [13:0]         slot_tag_reg [0:DESCRIPTORS-1];   // {family, tree}: the tree of the slot's live descriptors
 reg [24:0]         now_reg;                          // ticks since reset, modulo 2^25 (§Timer scan)
+reg [24:0]         now1_reg, now2_reg;               // now_reg + 1, now_reg + 2 (no adder after the tick)
 
 // The PBV table's device IDs in RAM: PBV_WORDS words of PBV_SCAN_ENTRIES IDs (entry i in word
 // i / PBV_SCAN_ENTRIES, bits 16 (i mod PBV_SCAN_ENTRIES) + 15 : 16 (i mod PBV_SCAN_ENTRIES)), one RAM per
@@ -402,15 +403,22 @@ reg [D_W-1:0]            d_mem [0:ND-1];
 reg [DIDX_W-1:0]         d_raddr_reg;
 reg [ND-1:0]             d_ok_reg;        // written since reset (an unwritten descriptor reads 0)
 wire [D_W-1:0]           d_rd = d_mem[d_raddr_reg];
+// The read word's timer (§Timer scan): rd_dl, stored as a deadline (it ran when written); rd_run, still
+// running (the word's other fields are as written, and only a tick's expiry stops a timer unwritten);
+// rd_t, the deadline or the stopped timer's ticks.
+wire                     rd_ok = d_ok_reg[d_raddr_reg];
+wire                     rd_dl = rd_ok && d_rd[D_EXPIRED];
+wire                     rd_run = rd_dl && !d_exp_reg[d_raddr_reg];
+wire [24:0]              rd_t = d_rd[D_TIMER +: 25];
 reg [D_W-1:0]            d_word;          // the descriptor as the model holds it, before this cycle's tick
 always @* begin
     d_word = {D_W{1'b0}};
-    if (d_ok_reg[d_raddr_reg]) begin
+    if (rd_ok) begin
         d_word = d_rd;
         d_word[D_VALID] = d_valid_reg[d_raddr_reg];
         d_word[D_EXPIRED] = d_exp_reg[d_raddr_reg];
         // A running timer's deadline, back to the ticks it has left (0 once a tick expired it).
-        if (d_rd[D_EXPIRED]) d_word[D_TIMER +: 25] = d_exp_reg[d_raddr_reg] ? 25'd0 : d_rd[D_TIMER +: 25] - now_reg;
+        if (d_rd[D_EXPIRED]) d_word[D_TIMER +: 25] = d_exp_reg[d_raddr_reg] ? 25'd0 : rd_t - now_reg;
     end
 end
 
@@ -440,10 +448,25 @@ end
  * Timer ticks (docs/blocks/cpu.md §Timers; model: the tick loop of `Cpu::step`).
  */
 wire tick = tick_cnt_reg == TICK_LAST;
+// The tick count after this cycle's tick, and the next tick's (a deadline equal to it is due).
+wire [24:0] now_next = tick ? now1_reg : now_reg;
+wire [24:0] now_next_1 = tick ? now2_reg : now1_reg;
 // The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
 // (The RAM's read address, d_raddr_reg, is sel_idx in every cycle.)
 wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
-wire [D_W-1:0] dsel = ticked(d_word, tick);
+// The tick (the model's tick loop in `Cpu::step`) without timer arithmetic in series: a running timer
+// expires at this tick exactly when its due bit is set (its deadline is now_reg + 1: the due bits are
+// exact at every tick, §Timer scan), and has rd_t - now_next ticks left after it (0 when it expires). A
+// timer not running (rd_run low: not timer_runs) takes no tick.
+wire           rd_tick_exp = tick && rd_run && d_due_reg[d_raddr_reg];
+reg [D_W-1:0]  dsel;
+always @* begin
+    dsel = d_word;
+    if (rd_run) begin
+        dsel[D_TIMER +: 25] = rd_t - now_next;
+        dsel[D_EXPIRED] = rd_tick_exp;
+    end
+end
 genvar g;
 
 // The one descriptor and the one static entry the sequencer writes this cycle (each step's outcome
@@ -451,6 +474,7 @@ genvar g;
 // of a static entry only (st_ctx_mem): su's configured fields are not read.
 reg [DIDX_W-1:0] du_idx;
 reg [D_W-1:0]    du;
+reg              du_tld;          // du's timer is a load (EXEC's fresh descriptor, FINISH), not dsel's
 reg [SIDX_W-1:0] su_idx;
 /* verilator lint_off UNUSEDSIGNAL */
 reg [S_W-1:0]    su;
@@ -540,6 +564,7 @@ always @* begin
     out_valid_next = out_valid_reg && !m_msg_ready;
     du_idx = sel_idx;
     du = dsel;
+    du_tld = 1'b0;
     su_idx = lk_s_idx_reg;
     su = sx;
     stat_valid_next = 1'b0;
@@ -604,6 +629,7 @@ always @* begin
             rat_target_next = exec_rat_target;
             du_idx = exec_du_idx;
             du = exec_du;
+            du_tld = exec_tld;
             su = exec_su;
             fail_mark = exec_fail;
             stat_valid_next = 1'b1;
@@ -667,6 +693,7 @@ always @* begin
         SEQ_FINISH: begin
             seq_next = SEQ_IDLE;
             du = finish_du;
+            du_tld = finish_tld;
             su_idx = finish_su_idx;
             su = finish_su;
         end
@@ -749,10 +776,21 @@ end
  * deadline) and so sees every descriptor between two ticks (SCAN_WORDS <= TICK_CYCLES): a deadline is
  * due at tick n + 1 once tick n has passed, and no deadline changes without a write of the sequencer.
  */
-wire [24:0]       now_next = now_reg + {24'd0, tick};
 wire              du_runs = timer_runs(du);
-wire [24:0]       du_t = du[D_TIMER +: 25];
-wire [24:0]       du_deadline = now_next + (du_t == 25'd0 ? 25'd1 : du_t);
+// The deadline written, now_next + max(T, 1) with no adder after the step's decision: a timer that ran
+// from its deadline and still runs with the ticks dsel gave it keeps the deadline read (rd_t = now_next
+// + du_t); a load (du_tld) adds its value, known from registers and RAM reads alone (EXEC's fresh
+// descriptor: the message's family and kind choose desc_new's load, as in cpu_execute.vh; FINISH: the
+// descriptor's D_LOAD); any other running timer is one dsel did not tick, its ticks the stopped timer's
+// as read (rd_t), or 0 (an expired timer, or an unwritten word). Due when the deadline is now_next + 1.
+wire [24:0]       t_load = seq_reg == SEQ_FINISH ? dcur[D_LOAD +: 25]
+                         : m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored;
+wire [24:0]       t_stop = (rd_ok && !rd_dl) ? rd_t : 25'd0;
+wire [24:0]       dl_load = t_load == 25'd0 ? now_next_1 : now_next + t_load;
+wire [24:0]       dl_stop = t_stop == 25'd0 ? now_next_1 : now_next + t_stop;
+wire              du_keep = !du_tld && rd_run && !rd_tick_exp;
+wire [24:0]       du_deadline = du_tld ? dl_load : du_keep ? rd_t : dl_stop;
+wire              du_due = du_runs && (du_tld ? t_load <= 25'd1 : du_keep ? rd_t == now_next_1 : t_stop <= 25'd1);
 reg  [D_W-1:0]    du_word;
 always @* begin
     du_word = du;
@@ -775,13 +813,13 @@ always @* begin
         si = {{(32-SWORD_W){1'b0}}, scan_dw_reg} * SCAN_LANES + k;
         if (si < ND) begin
             d_due_next[si] = d_valid_reg[si] && dl_rd[26*k + 25] && !d_exp_next[si]
-                             && dl_rd[26*k +: 25] - now_next == 25'd1;
+                             && dl_rd[26*k +: 25] == now_next_1;
         end
     end
     // The sequencer's write wins.
     d_valid_next[du_idx] = du[D_VALID];
     d_exp_next[du_idx] = du[D_EXPIRED];
-    d_due_next[du_idx] = du_runs && du_t <= 25'd1;
+    d_due_next[du_idx] = du_due;
 end
 
 /*
@@ -879,6 +917,8 @@ always @(posedge clk) begin
     d_due_reg <= d_due_next;
     d_ok_reg[du_idx] <= 1'b1;
     now_reg <= now_next;
+    now1_reg <= now_next_1;
+    now2_reg <= now_next_1 + 25'd1;
     scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
     if (rst) begin
         d_valid_reg <= {ND{1'b0}};
@@ -886,6 +926,8 @@ always @(posedge clk) begin
         d_due_reg <= {ND{1'b0}};
         d_ok_reg <= {ND{1'b0}};
         now_reg <= 25'd0;
+        now1_reg <= 25'd1;
+        now2_reg <= 25'd2;
         scan_dw_reg <= {SWORD_W{1'b0}};
     end
 end

@@ -73,6 +73,7 @@ reg [2:0]        exec_fin;
 reg [1:0]        exec_rat_target;
 reg [DIDX_W-1:0] exec_du_idx;
 reg [D_W-1:0]    exec_du;
+reg              exec_tld;          // exec_du's timer is a load (a fresh descriptor), not dsel's
 reg [S_W-1:0]    exec_su;
 reg [5:0]        exec_ev;
 reg              exec_fail;         // the decision sets a Failure flag
@@ -90,6 +91,7 @@ always @* begin
     exec_rat_target = rat_target_reg;
     exec_du_idx = lk_d_idx_reg;
     exec_du = dsel;
+    exec_tld = 1'b0;
     exec_su = sx;
     exec_ev = 6'd0;
     exec_fail = 1'b0;
@@ -138,10 +140,10 @@ always @* begin
                             exec_seq = SEQ_EMIT;
                         end
                         if (lk_d_hit_reg) begin
-                            exec_du = act_msg;
+                            exec_du = act_msg; exec_tld = 1'b1;
                             exec_ev = EV_INIT;
                         end else if (lk_f_hit_reg) begin
-                            begin exec_du_idx = lk_f_idx_reg; exec_du = act_msg; end
+                            begin exec_du_idx = lk_f_idx_reg; exec_du = act_msg; exec_tld = 1'b1; end
                             exec_ev = EV_INIT;
                         end else begin
                             exec_ev = EV_ACTIVATE_NO_DESC;
@@ -167,7 +169,7 @@ always @* begin
                                 end else if (!s_stored) begin
                                     exec_ev = EV_CTRL_NOOP;
                                 end else if (lk_f_hit_reg) begin
-                                    begin exec_du_idx = lk_f_idx_reg; exec_du = act_st; end
+                                    begin exec_du_idx = lk_f_idx_reg; exec_du = act_st; exec_tld = 1'b1; end
                                     exec_ev = EV_CTRL_START;
                                 end else begin
                                     exec_ev = EV_ACTIVATE_NO_DESC;
@@ -185,10 +187,10 @@ always @* begin
                                 if (!s_stored) begin
                                     exec_ev = EV_CTRL_NOOP;
                                 end else if (lk_d_hit_reg) begin
-                                    exec_du = act_st;
+                                    exec_du = act_st; exec_tld = 1'b1;
                                     exec_ev = EV_CTRL_RESTART;
                                 end else if (lk_f_hit_reg) begin
-                                    begin exec_du_idx = lk_f_idx_reg; exec_du = act_st; end
+                                    begin exec_du_idx = lk_f_idx_reg; exec_du = act_st; exec_tld = 1'b1; end
                                     exec_ev = EV_CTRL_RESTART;
                                 end else begin
                                     exec_ev = EV_ACTIVATE_NO_DESC;
@@ -373,13 +375,13 @@ always @* begin
                         // 002 (71): only a newer seqno clears the state; a duplicated or old arm
                         // is dropped and counted.
                         if (seqno_newer(m_seqno, dx[D_SEQNO +: 10])) begin
-                            exec_du = arm_vec;
+                            exec_du = arm_vec; exec_tld = 1'b1;
                             exec_ev = EV_REARM;
                         end else begin
                             exec_ev = EV_STALE_ARM;
                         end
                     end else if (lk_f_hit_reg) begin
-                        begin exec_du_idx = lk_f_idx_reg; exec_du = arm_vec; end
+                        begin exec_du_idx = lk_f_idx_reg; exec_du = arm_vec; exec_tld = 1'b1; end
                         exec_ev = EV_ARM;
                     end else begin
                         exec_ev = EV_ARM_NO_DESC;

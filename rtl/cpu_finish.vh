@@ -5,11 +5,13 @@
 wire [9:0] dcur_next_seqno = next_seqno(dcur[D_SEQNO +: 10]);
 
 reg [D_W-1:0]    finish_du;
+reg              finish_tld;        // finish_du's timer is re-loaded, not dsel's
 reg [SIDX_W-1:0] finish_su_idx;
 reg [S_W-1:0]    finish_su;
 
 always @* begin
     finish_du = dsel;
+    finish_tld = 1'b0;
     finish_su_idx = lk_s_idx_reg;
     finish_su = sx;
     // Only in the state that commits this step: its branches then count in line coverage only
@@ -33,10 +35,12 @@ always @* begin
                 finish_du[D_ACC_OFLOW +: 2] = 2'd0;
                 finish_du[D_ACC_SFA +: 32] = 32'd0;
                 finish_du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                finish_tld = 1'b1;
                 finish_du[D_EXPIRED] = 1'b0;
             end
             FIN_WAIT: begin
                 finish_du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                finish_tld = 1'b1;
                 finish_du[D_EXPIRED] = 1'b0;
             end
             FIN_NEXT_ROUND: begin
@@ -74,6 +78,7 @@ always @* begin
                 finish_du[D_ATTEMPTS +: 4] = 4'd0;
                 finish_du[D_SENT_ERROR] = 1'b0;
                 finish_du[D_TIMER +: 25] = dcur[D_LOAD +: 25];
+                finish_tld = 1'b1;
                 finish_du[D_EXPIRED] = 1'b0;
             end
             default: begin

@@ -147,18 +147,3 @@ function timer_runs(input [D_W-1:0] d);
                           (d[D_STATE +: 2] == CS_FULL && d[D_ROLE +: 2] != ROLE_MASTER && !d[D_POSTED]);
     end
 endfunction
-
-// One tick of a descriptor's timer (docs/blocks/cpu.md §Timers).
-function [D_W-1:0] ticked(input [D_W-1:0] d, input tick);
-    begin
-        ticked = d;
-        if (tick && timer_runs(d)) begin
-            if (d[D_TIMER +: 25] <= 25'd1) begin
-                ticked[D_TIMER +: 25] = 25'd0;
-                ticked[D_EXPIRED] = 1'b1;
-            end else begin
-                ticked[D_TIMER +: 25] = d[D_TIMER +: 25] - 25'd1;
-            end
-        end
-    end
-endfunction
