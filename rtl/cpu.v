@@ -765,62 +765,8 @@ always @* begin
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
 end
 
-/*
- * Descriptors (docs/blocks/cpu.md §Descriptors, §Timers "Timer scan"). The sequencer writes its one
- * descriptor (du at du_idx) back into d_mem every cycle, a running timer as its deadline: the tick count
- * at which it expires, now + max(T, 1) after this cycle's tick (25 bits, modulo 2^25: a timer holds at
- * most 2^25 - 1 ticks). Every other descriptor takes its timer tick through its `due` bit: set when its
- * deadline is the next tick, a tick then sets its `expired` bit, exactly when the model's tick loop
- * expires it. The due bits are kept by the sequencer's write (due when T <= 1) and by the timer scan,
- * which reads SCAN_LANES deadlines a cycle from dl_mem (a copy of each descriptor's running flag and
- * deadline) and so sees every descriptor between two ticks (SCAN_WORDS <= TICK_CYCLES): a deadline is
- * due at tick n + 1 once tick n has passed, and no deadline changes without a write of the sequencer.
- */
-wire              du_runs = timer_runs(du);
-// The deadline written, now_next + max(T, 1) with no adder after the step's decision: a timer that ran
-// from its deadline and still runs with the ticks dsel gave it keeps the deadline read (rd_t = now_next
-// + du_t); a load (du_tld) adds its value, known from registers and RAM reads alone (EXEC's fresh
-// descriptor: the message's family and kind choose desc_new's load, as in cpu_execute.vh; FINISH: the
-// descriptor's D_LOAD); any other running timer is one dsel did not tick, its ticks the stopped timer's
-// as read (rd_t), or 0 (an expired timer, or an unwritten word). Due when the deadline is now_next + 1.
-wire [24:0]       t_load = seq_reg == SEQ_FINISH ? dcur[D_LOAD +: 25]
-                         : m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored;
-wire [24:0]       t_stop = (rd_ok && !rd_dl) ? rd_t : 25'd0;
-wire [24:0]       dl_load = t_load == 25'd0 ? now_next_1 : now_next + t_load;
-wire [24:0]       dl_stop = t_stop == 25'd0 ? now_next_1 : now_next + t_stop;
-wire              du_keep = !du_tld && rd_run && !rd_tick_exp;
-wire [24:0]       du_deadline = du_tld ? dl_load : du_keep ? rd_t : dl_stop;
-wire              du_due = du_runs && (du_tld ? t_load <= 25'd1 : du_keep ? rd_t == now_next_1 : t_stop <= 25'd1);
-reg  [D_W-1:0]    du_word;
-always @* begin
-    du_word = du;
-    du_word[D_VALID] = 1'b0;
-    du_word[D_EXPIRED] = du_runs;
-    if (du_runs) du_word[D_TIMER +: 25] = du_deadline;
-end
-
-// The timer scan's word (SCAN_LANES descriptors: lane l of word w is descriptor w * SCAN_LANES + l).
-reg  [SWORD_W-1:0]       scan_dw_reg;
-integer                  si;
-wire [26*SCAN_LANES-1:0] dl_rd;            // per lane: {running, deadline}
-always @* begin
-    for (k = 0; k < ND; k = k + 1) begin
-        d_valid_next[k] = d_valid_reg[k];
-        d_exp_next[k] = d_exp_reg[k] || (tick && d_due_reg[k]);
-        d_due_next[k] = d_due_reg[k];
-    end
-    for (k = 0; k < SCAN_LANES; k = k + 1) begin
-        si = {{(32-SWORD_W){1'b0}}, scan_dw_reg} * SCAN_LANES + k;
-        if (si < ND) begin
-            d_due_next[si] = d_valid_reg[si] && dl_rd[26*k + 25] && !d_exp_next[si]
-                             && dl_rd[26*k +: 25] == now_next_1;
-        end
-    end
-    // The sequencer's write wins.
-    d_valid_next[du_idx] = du[D_VALID];
-    d_exp_next[du_idx] = du[D_EXPIRED];
-    d_due_next[du_idx] = du_due;
-end
+// ==== DESCRIPTOR STORAGE AND TIMER SCAN ====
+`include "cpu_descriptors.vh"
 
 /*
  * The static table's RAMs (declared with the outputs). st_ctx_mem: one write port, the sequencer's, in
@@ -882,53 +828,6 @@ always @(posedge clk) begin
     end else if (sweep_reg) begin
         sweep_reg <= sweep_idx_reg != SWEEP_LAST;
         sweep_idx_reg <= sweep_idx_reg + 1'b1;
-    end
-end
-
-/*
- * The descriptor RAM: the sequencer writes its one descriptor (du at du_idx, as du_word) back every cycle
- * (the descriptor it read, or the step's new value); the read address is the descriptor the next state
- * reads: the message's (lookup_d_idx) before EXEC, else the next current one. dl_mem: the running flag and
- * deadline again, one RAM per scan lane, read by the timer scan at scan_dw_reg.
- */
-wire [DIDX_W-1:0] d_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
-
-always @(posedge clk) begin
-    d_mem[du_idx] <= du_word;
-    d_raddr_reg <= d_raddr;
-    if (du[D_VALID]) slot_tag_reg[slot_of(du_idx)] <= {du[D_PORTALS], du[D_KEY +: 13]};
-end
-
-generate
-    for (g = 0; g < SCAN_LANES; g = g + 1) begin : g_dl
-        reg [25:0] dl_mem [0:SCAN_WORDS-1];
-        always @(posedge clk) begin
-            if (lane_of(du_idx) == g) dl_mem[word_of(du_idx)] <= {du_runs, du_word[D_TIMER +: 25]};
-        end
-        assign dl_rd[26*g +: 26] = dl_mem[scan_dw_reg];
-    end
-endgenerate
-
-localparam [SWORD_W-1:0] SCAN_LAST = SCAN_WORDS[SWORD_W-1:0] - 1'b1;
-
-always @(posedge clk) begin
-    d_valid_reg <= d_valid_next;
-    d_exp_reg <= d_exp_next;
-    d_due_reg <= d_due_next;
-    d_ok_reg[du_idx] <= 1'b1;
-    now_reg <= now_next;
-    now1_reg <= now_next_1;
-    now2_reg <= now_next_1 + 25'd1;
-    scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
-    if (rst) begin
-        d_valid_reg <= {ND{1'b0}};
-        d_exp_reg <= {ND{1'b0}};
-        d_due_reg <= {ND{1'b0}};
-        d_ok_reg <= {ND{1'b0}};
-        now_reg <= 25'd0;
-        now1_reg <= 25'd1;
-        now2_reg <= 25'd2;
-        scan_dw_reg <= {SWORD_W{1'b0}};
     end
 end
 
