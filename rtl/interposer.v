@@ -12,7 +12,7 @@
 //
 //  s_axis_rx --+-- first beat: addressed to the engine? (fixed header bytes, multicast table) --+
 //              |                                                                                |
-//              +--> [ ext output register ] --> m_axis_ext (tuser = {family, port})             |
+//              +--> [ ext output register ] --> m_axis_ext (tuser = {flit, family, port})       |
 //              +--> [ VL output register ]  --> m_axis_vl  <-- s_axis_inj (between rx frames,  |
 //                                                              one credit per beat)             |
 //  vl_credit_return --> refill injection credits first --> link_credit_return (+1 per extracted beat)
@@ -71,14 +71,14 @@ module interposer #
     output wire                         m_axis_vl_tlast,
 
     /*
-     * Extracted frames to the input checker; tuser = {family, port}
+     * Extracted frames to the input checker; tuser = {flit, family, port}
      */
     output wire [DATA_WIDTH-1:0]        m_axis_ext_tdata,
     output wire [KEEP_WIDTH-1:0]        m_axis_ext_tkeep,
     output wire                         m_axis_ext_tvalid,
     input  wire                         m_axis_ext_tready,
     output wire                         m_axis_ext_tlast,
-    output wire [8:0]                   m_axis_ext_tuser,
+    output wire [9:0]                   m_axis_ext_tuser,
 
     /*
      * Frames to inject (from the output queue, already routed to this port)
@@ -101,6 +101,8 @@ module interposer #
      */
     input  wire                         cfg_family,
     input  wire [7:0]                   cfg_port,
+    // The link runs in PCIe 6 flit mode (a strap, as the family): TLPs without sequence number or LCRC
+    input  wire                         cfg_flit,
     input  wire [15:0]                  cfg_engine_id,
     input  wire [15:0]                  cfg_ethertype,
     input  wire                         cfg_mcast_wr_en,
@@ -166,20 +168,25 @@ endgenerate
  * routed.
  */
 `define RB(i) s_axis_rx_tdata[8*(i) +: 8]
+// A TLP header byte at its non-flit position i (the TLP at byte 2, after the sequence number); on a
+// flit-mode link the TLP starts at byte 0 (docs/blocks/interposer.md §Flit-mode links), so the byte is
+// two lower. Only the Soft Portals fields are read with RB.
+`define RT(i) (cfg_flit ? `RB((i) - 2) : `RB(i))
 // Whole header fields are declared; the decision uses only some of their bits.
 /* verilator lint_off UNUSEDSIGNAL */
-wire [7:0]  t0 = `RB(2);
+wire [7:0]  t0 = `RT(2);
 wire [2:0]  fmt = t0[7:5];
 wire [4:0]  typ = t0[4:0];
-wire [31:0] addr_hi = fmt[0] ? {`RB(10), `RB(11), `RB(12), `RB(13)} : 32'd0;
-wire [31:0] addr_lo = fmt[0] ? {`RB(14), `RB(15), `RB(16), `RB(17)} : {`RB(10), `RB(11), `RB(12), `RB(13)};
+wire [31:0] addr_hi = fmt[0] ? {`RT(10), `RT(11), `RT(12), `RT(13)} : 32'd0;
+wire [31:0] addr_lo = fmt[0] ? {`RT(14), `RT(15), `RT(16), `RT(17)} : {`RT(10), `RT(11), `RT(12), `RT(13)};
 wire [15:0] rx_dfa_low = {`RB(16), `RB(17)};
 /* verilator lint_on UNUSEDSIGNAL */
 wire tlp_mem_hit = typ == 5'd0 && !fmt[2] && addr_hi == 32'd0 && addr_lo[31:16] == cfg_engine_id && addr_lo[15:12] == 4'hC;
-wire tlp_msg_hit = typ == 5'b10010 && fmt[0] && {`RB(10), `RB(11)} == cfg_engine_id;
+wire tlp_msg_hit = typ == 5'b10010 && fmt[0] && {`RT(10), `RT(11)} == cfg_engine_id;
 // For the engine if a TLP port; if a Soft Portals port, for the engine when its tree is armed.
 wire rx_tlp_hit = tlp_mem_hit || (typ != 5'd0 && tlp_msg_hit);
 wire rx_portals_hit = {`RB(12), `RB(13)} == cfg_ethertype && s_axis_rx_tdata[8*25];
+`undef RT
 `undef RB
 // Only the index bits of the incoming beat's tree address the read (the tag is compared a cycle later).
 /* verilator lint_off UNUSEDSIGNAL */
@@ -196,6 +203,7 @@ reg                  rxs_tlast_reg;
 reg                  rxs_tlp_hit_reg;
 reg                  rxs_portals_hit_reg;
 reg                  rxs_family_reg;
+reg                  rxs_flit_reg;
 reg [7:0]            rxs_port_reg;
 
 /*
@@ -254,7 +262,7 @@ reg [DATA_WIDTH-1:0] ext_tdata_reg, ext_tdata_next;
 reg [KEEP_WIDTH-1:0] ext_tkeep_reg, ext_tkeep_next;
 reg                  ext_tvalid_reg, ext_tvalid_next;
 reg                  ext_tlast_reg, ext_tlast_next;
-reg [8:0]            ext_tuser_reg, ext_tuser_next;
+reg [9:0]            ext_tuser_reg, ext_tuser_next;
 
 assign m_axis_vl_tdata = vl_tdata_reg;
 assign m_axis_vl_tkeep = vl_tkeep_reg;
@@ -376,7 +384,7 @@ always @* begin
             ext_tkeep_next = rxs_tkeep_reg;
             ext_tvalid_next = 1'b1;
             ext_tlast_next = rxs_tlast_reg;
-            ext_tuser_next = {rxs_family_reg, rxs_port_reg};
+            ext_tuser_next = {rxs_flit_reg, rxs_family_reg, rxs_port_reg};
         end else begin
             vl_tdata_next = rxs_tdata_reg;
             vl_tkeep_next = rxs_tkeep_reg;
@@ -474,6 +482,8 @@ always @(posedge clk) begin
         rxs_tlp_hit_reg <= rx_tlp_hit;
         rxs_portals_hit_reg <= rx_portals_hit;
         rxs_family_reg <= cfg_family;
+        // flit marks a TLP port only (the checker reads tuser[9] with tuser[8] clear)
+        rxs_flit_reg <= cfg_flit && !cfg_family;
         rxs_port_reg <= cfg_port;
     end
     rxs_tvalid_reg <= rx_take || (rxs_tvalid_reg && !rx_beat);
@@ -505,7 +515,7 @@ always @(posedge clk) begin
         ext_tkeep_reg <= {KEEP_WIDTH{1'b0}};
         ext_tvalid_reg <= 1'b0;
         ext_tlast_reg <= 1'b0;
-        ext_tuser_reg <= 9'd0;
+        ext_tuser_reg <= 10'd0;
         rxs_tvalid_reg <= 1'b0;
         clear_reg <= 1'b1;
         clear_index_reg <= {MCAST_INDEX_WIDTH{1'b0}};

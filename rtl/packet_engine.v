@@ -91,6 +91,10 @@ module packet_engine #
      * Straps
      */
     input  wire                   cfg_family,
+    // The port's link runs in PCIe 6 flit mode (negotiated per link at training): its TLPs come without
+    // sequence number or LCRC; the interposer decides them at byte 0 and marks them for the checker
+    // (tuser[9], docs/blocks/interposer.md §Flit-mode links). Ignored on a Soft Portals port.
+    input  wire                   cfg_flit,
     input  wire [7:0]             cfg_port,
     input  wire [15:0]            cfg_engine_id,
     input  wire [47:0]            cfg_src_mac,
@@ -126,8 +130,8 @@ module packet_engine #
 );
 
 // Payload widths of the slices: the sum of the fields each stream carries.
-// interposer m_axis_ext_tuser = {family, port} (docs/blocks/interposer.md)
-localparam EXT_TUSER_WIDTH = 9;
+// interposer m_axis_ext_tuser = {flit, family, port} (docs/blocks/interposer.md), the checker's s_axis_tuser
+localparam EXT_TUSER_WIDTH = 10;
 // output_queue m_axis_tdest (its PORT_WIDTH default) and frame_builder m_axis_tuser (destination ID)
 localparam OQ_TDEST_WIDTH = 4;
 localparam FB_TUSER_WIDTH = 16;
@@ -466,6 +470,7 @@ interposer_inst (
     .link_credit_return(link_credit_return),
     .stat_inj_credits(stat_inj_credits),
     .cfg_family(cfg_family),
+    .cfg_flit(cfg_flit),
     .cfg_port(cfg_port),
     .cfg_engine_id(cfg_engine_id),
     .cfg_ethertype(cfg_ethertype),
@@ -488,9 +493,8 @@ input_checker_inst (
     .s_axis_tvalid(ext_s_tvalid),
     .s_axis_tready(ext_s_tready),
     .s_axis_tlast(ext_s_tlast),
-    // tuser[9] (flit mode) 0: the interposer extracts non-flit TLPs only (docs/blocks/input_checker.md
-    // §Flit-mode TLPs: what remains).
-    .s_axis_tuser({1'b0, ext_s_tuser}),
+    // {flit, family, port}: tuser[9] marks a flit-mode link's TLP (docs/blocks/input_checker.md §Flit-mode TLPs)
+    .s_axis_tuser(ext_s_tuser),
     .m_reg_valid(reg_valid),
     .m_reg_ready(reg_ready),
     .m_reg_write(reg_write),

@@ -74,7 +74,7 @@ fn packet_engine_at_4096_static_entries_matches_rtl() {
     let outcome = packet_engine::run("packet_engine_full", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, FULL_CYCLES);
     // Accepted configuration messages' writes, 11 each (1,309 measured in session 17).
-    for (name, min) in [("resets", 3), ("reg_rsp_ok", 100), ("messages_to_cpu", 1_000), ("cpu_events", 1_000), ("cpu_accept", 20), ("frames_built", 100), ("config_writes", 50 * 11)] {
+    for (name, min) in [("resets", 3), ("reg_rsp_ok", 100), ("messages_to_cpu", 1_000), ("cpu_events", 1_000), ("cpu_accept", 20), ("frames_built", 100), ("config_writes", 50 * 11), ("flit_frames", 100), ("flit_reg_writes", 30)] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
 }
@@ -265,6 +265,87 @@ fn a_fig4_configuration_message_programs_the_pbv_table_then_a_barrier() {
         })
         .collect();
     assert_eq!(dsts, vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
+}
+
+/// Issue 15 item 6, 000 [0156]: FIG. 4's packet in PCIe 6 flit mode through the top. On a port whose link
+/// is in flit mode (`cfg_flit`), a flit-mode MWr32 carrying a configuration message to the mailbox makes
+/// its register writes, and a flit-mode 1-DW write to ERROR_REPORTING its one (docs/blocks/interposer.md
+/// §Flit-mode links, docs/blocks/input_checker.md §Flit-mode TLPs). The expectations are the message's
+/// fields; before the interposer marked flit-mode links the top tied the checker's flit bit to 0, read
+/// the TLP two bytes late, and passed these frames to the VL queue: the second run, the same bytes on a
+/// non-flit link, shows that behaviour.
+#[test]
+fn a_flit_mode_fig4_configuration_packet_makes_its_register_writes_through_the_top() {
+    use inswitch::blocks::packet_engine::flit_write_frame;
+    use inswitch_model::register_space::Reg;
+    let p = params_of("packet_engine").unwrap();
+    let devices = [0x0021u16, 0x0022, 0x0023, 0x8024, 0x0025];
+    let fixed = collective::ConfigFixed {
+        master_id: MASTER_720,
+        isl_port: 1,
+        validation: 0x7,
+        error_reporting: 0x3,
+        n_subservient: 1,
+        n_devices: devices.len() as u16,
+        subservient_timeout: 0x0000_0700,
+        master_timeout: 0x0000_0E00,
+    };
+    let config = Body::Configuration { fixed, device_ids: devices.to_vec(), subservient_ids: vec![0x8024] };
+    let m = CollectiveMessage { header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 1, p_id: collective::NO_PARTICIPANT, ..Default::default() }, body: config };
+    let frames = vec![
+        flit_write_frame(MASTER_720, ENGINE_ID, 0x800, m.to_bytes().unwrap(), 0x1234),
+        // A register write after it: the register write path of a flit link (ERROR_REPORTING's offset).
+        flit_write_frame(MASTER_720, ENGINE_ID, inswitch_model::register_space::offset::ERROR_REPORTING as u16, 0x0000_0006u32.to_le_bytes().to_vec(), 0x0035),
+    ];
+    {
+        use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
+        let mk = |four: bool, ecrc: bool, tc: u8| {
+            let address = u64::from(ENGINE_ID) << 16 | 0xC000 | 0x118;
+            let dw0 = FlitDw0 { tlp_type: if four { flit::types::MWR64 } else { flit::types::MWR32 }, tc, length: 1, ..Default::default() };
+            let dw1 = 1u32 << 16 | 0x2A7;
+            let header = if four { vec![dw1, (address >> 32) as u32, address as u32] } else { vec![dw1, address as u32] };
+            let mut t = FlitTlp { prefixes: vec![], dw0, header, ohc: vec![], payload: vec![1, 0, 0, 0], trailer: vec![] };
+            if ecrc { t.fill_ecrc().unwrap(); }
+            t.to_bytes().unwrap()
+        };
+        // The header variants a flit link carries: MWr64, an ECRC (TS 001), a traffic class.
+        let fs = vec![mk(false, false, 0), mk(true, false, 0), mk(false, true, 0), mk(false, false, 5)];
+        let mut model = PacketEngine::power_on(p).unwrap();
+        let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+        let mut stim = DirectedStimulus::on_link(p, fs.clone(), true);
+        let mut rec = Recorder::default();
+        lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 2_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+        assert_eq!(rec.responses, vec![(0, 1); fs.len()], "MWr32, MWr64, with ECRC, TC 5: each one register write");
+    }
+    for f in &frames {
+        assert_eq!(f[0], inswitch_frames::flit::types::MWR32, "no sequence-number prefix: a flit-mode TLP starts with its Type");
+    }
+    let run = |flit: bool| {
+        let mut model = PacketEngine::power_on(p).unwrap();
+        let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+        let mut stim = DirectedStimulus::on_link(p, frames.clone(), flit);
+        let mut rec = Recorder::default();
+        lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 2_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+        (model, rec)
+    };
+    let (model, rec) = run(true);
+    for (i, &dev) in devices.iter().enumerate() {
+        assert_eq!(model.regs().pbv(i), dev, "PBV {i}");
+        let e = model.cpu().config().pbv[i];
+        assert!(e.valid && e.switch == (i == 3) && e.device_id == dev, "CPU PBV {i}: {e:?}");
+    }
+    assert_eq!(model.regs().read(Reg::SubTimeout), 0x700);
+    assert_eq!(model.regs().read(Reg::MasterTimeout), 0xE00);
+    assert_eq!(model.regs().read(Reg::ErrorReporting), 0x6, "the later flit-mode register write");
+    // The message's writes (2 per entry + 3) and the register write, answered OK from the requester.
+    assert_eq!(rec.responses, vec![(0, MASTER_720); 2 * devices.len() + 3 + 1]);
+    assert!(rec.vl.is_empty(), "nothing passed to the VL queue: {:02x?}", rec.vl);
+
+    // The same bytes on a non-flit link: read from byte 2, not for the engine, passed on untouched.
+    let (model, rec) = run(false);
+    assert!(!model.cpu().config().pbv[0].valid && model.regs().pbv(0) != devices[0], "no configuration write");
+    assert!(rec.responses.is_empty(), "{:?}", rec.responses);
+    assert_eq!(rec.vl, frames, "both frames passed to the VL queue");
 }
 
 /// Runs the model alone under the cosim stimulus and scoreboard, with `mutate` applied to the outputs the

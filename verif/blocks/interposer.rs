@@ -2,7 +2,8 @@
 //!
 //! Stimulus (seeded, in phases): a credit-respecting link partner sending frames built with the frames
 //! crate (TLP memory writes and vendor-defined messages to the engine and to others, Soft Portals frames
-//! on armed, unarmed and unknown trees, random bytes) on a port whose family changes between frames; an
+//! on armed, unarmed and unknown trees, random bytes) on a port whose family and link mode (PCIe 6 flit
+//! mode, `cfg_flit`: memory writes then come as flit-mode TLPs) change between frames; an
 //! output queue injecting frames of 1-8 beats; a VL queue that stalls and returns credits at random
 //! rates; an input checker that stalls; multicast-table writes; idle gaps; resets.
 //!
@@ -21,6 +22,7 @@ use std::collections::VecDeque;
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody};
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
+use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_frames::tlp::Tlp;
 use inswitch_model::interposer::{Interposer, InterposerIn, InterposerOut, InterposerParams};
@@ -60,6 +62,13 @@ pub struct InterposerStimulus {
     partner_credits: i64,
     vl_occupancy: i64,
     family: bool,
+    /// The link mode switches between frames ([`run_on_flit_links`]); else the link is never in flit mode.
+    pub flit_links: bool,
+    /// The link is in flit mode (`cfg_flit`).
+    flit: bool,
+    /// The flit-mode draws' own stream, so that the rest of the stimulus draws what it drew before the
+    /// link mode existed.
+    fr: StimRng,
     seq: u16,
     /// Probability per cycle that the VL queue frees slots (this phase).
     drain: f64,
@@ -85,6 +94,9 @@ impl InterposerStimulus {
             partner_credits: VL_DEPTH - i64::from(p.inj_credits),
             vl_occupancy: 0,
             family: false,
+            flit_links: false,
+            flit: false,
+            fr: stimulus::rng(seed, 1),
             seq: 0,
             drain: 0.5,
         }
@@ -107,7 +119,18 @@ impl InterposerStimulus {
                     addr |= u64::from(r.random_range(0..2u32)) << 32;
                 }
                 let n = 4 * r.random_range(1..20);
-                let t = Tlp::memory_write(r.random(), 0, addr, (0..n).map(|_| r.random()).collect()).expect("mwr");
+                let requester: u16 = r.random();
+                let payload: Vec<u8> = (0..n).map(|_| r.random()).collect();
+                if self.flit {
+                    // A flit-mode MWr32/MWr64 (docs/frames.md §2): no sequence number, no LCRC.
+                    let four = addr >> 32 != 0 || self.fr.random_bool(0.3);
+                    let dw0 = FlitDw0 { tlp_type: if four { flit::types::MWR64 } else { flit::types::MWR32 }, length: (n / 4) as u16, ..Default::default() };
+                    // DW1: Requester ID, EP 0, R 0, Tag[13:0].
+                    let dw1 = u32::from(requester) << 16 | u32::from(self.fr.random::<u16>() >> 2);
+                    let header = if four { vec![dw1, (addr >> 32) as u32, addr as u32] } else { vec![dw1, addr as u32] };
+                    return FlitTlp { prefixes: vec![], dw0, header, ohc: vec![], payload, trailer: vec![] }.to_bytes().expect("flit TLP");
+                }
+                let t = Tlp::memory_write(requester, 0, addr, payload).expect("mwr");
                 tlp_frame(self.seq, &t.to_bytes().expect("emit"))
             }
             2..=3 => {
@@ -180,6 +203,7 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             m_axis_vl_tready: !self.vl_stall.gap(&mut self.r, prof.stall, prof.persist),
             m_axis_ext_tready: !self.ext_stall.gap(&mut self.r, prof.stall, prof.persist),
             cfg_family: self.family,
+            cfg_flit: self.flit,
             cfg_port: 7,
             cfg_engine_id: ENGINE_ID,
             cfg_ethertype: ETHERTYPE,
@@ -212,6 +236,9 @@ impl Stimulus<InterposerIn, InterposerOut> for InterposerStimulus {
             i.s_axis_rx_tvalid = true;
         } else if self.partner_credits > 0 && !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist) {
             if self.rx_beats.is_empty() {
+                // The link retrains between frames: half the frames of a flit-links run on a flit-mode link.
+                self.flit = self.flit_links && self.fr.random_bool(0.5);
+                i.cfg_flit = self.flit;
                 let f = self.rx_frame();
                 self.rx_beats = stimulus::frame_beats(&f, kw, 0.0, &mut self.r);
             }
@@ -261,9 +288,11 @@ pub mod counter {
     pub const INDEX_SHARED: &str = "mcast_index_shared_writes";
     /// Multicast arms extracted and passed on (002 (39)-(40)).
     pub const ARMS_COPIED: &str = "arms_copied";
+    /// Receive frames extracted on a flit-mode link (tuser bit 9 set).
+    pub const FLIT_EXTRACTED: &str = "flit_frames_extracted";
 }
 
-const NAMES: [&str; 11] = [
+const NAMES: [&str; 12] = [
     counter::EXTRACTED,
     counter::PASSED,
     counter::INJECTED,
@@ -275,6 +304,7 @@ const NAMES: [&str; 11] = [
     counter::WRITES_IN_CLEAR,
     counter::INDEX_SHARED,
     counter::ARMS_COPIED,
+    counter::FLIT_EXTRACTED,
 ];
 
 type Beat = (Wide, u64, bool);
@@ -310,23 +340,25 @@ fn arm_passes_on(beats: &[Beat], portals_port: bool, kw: usize) -> bool {
         && beats.get(beat).is_some_and(|&(d, keep, _)| keep >> byte & 1 == 1 && d.byte(byte) >> RT_ARM_BIT & 1 == 1)
 }
 
-/// The documented decision, restated (docs/blocks/interposer.md §Decision, §Multicast table): `armed[t
-/// mod entries]` holds the armed tree of that index, if any.
-fn for_engine(d: &Wide, portals: bool, armed: &[Option<u16>]) -> bool {
+/// The documented decision, restated (docs/blocks/interposer.md §Decision, §Multicast table, §Flit-mode
+/// links): `armed[t mod entries]` holds the armed tree of that index, if any; on a flit-mode link a TLP
+/// starts at byte 0 (no sequence number), else at byte 2.
+fn for_engine(d: &Wide, portals: bool, flit: bool, armed: &[Option<u16>]) -> bool {
     let b: Vec<u8> = (0..26).map(|k| d.byte(k)).collect();
     if portals {
         let tree = (u16::from_be_bytes([b[16], b[17]]) >> 3) & 0x1FFF;
         u16::from_be_bytes([b[12], b[13]]) == ETHERTYPE && b[25] & 1 == 1 && armed[usize::from(tree) % armed.len()] == Some(tree)
     } else {
-        let fmt = b[2] >> 5;
-        let typ = b[2] & 0x1F;
-        let word = |o: usize| u32::from_be_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]);
+        let t = if flit { 0 } else { 2 };
+        let fmt = b[t] >> 5;
+        let typ = b[t] & 0x1F;
+        let word = |o: usize| u32::from_be_bytes([b[t + o], b[t + o + 1], b[t + o + 2], b[t + o + 3]]);
         match (typ, fmt) {
             (0, 0..=3) => {
-                let (hi, lo) = if fmt & 1 == 1 { (word(10), word(14)) } else { (0, word(10)) };
+                let (hi, lo) = if fmt & 1 == 1 { (word(8), word(12)) } else { (0, word(8)) };
                 hi == 0 && (lo >> 16) as u16 == ENGINE_ID && lo & 0xF000 == 0xC000
             }
-            (0b10010, f) if f & 1 == 1 => u16::from_be_bytes([b[10], b[11]]) == ENGINE_ID,
+            (0b10010, f) if f & 1 == 1 => u16::from_be_bytes([b[t + 8], b[t + 9]]) == ENGINE_ID,
             _ => false,
         }
     }
@@ -502,8 +534,13 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
             let ext = match self.rx_current_ext {
                 Some(e) => e,
                 None => {
-                    let e = for_engine(&i.s_axis_rx_tdata, i.cfg_family, &self.armed);
-                    let tuser = u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
+                    // tuser = {flit, family, port}: flit marks a TLP port's flit-mode link only.
+                    let flit = i.cfg_flit && !i.cfg_family;
+                    let e = for_engine(&i.s_axis_rx_tdata, i.cfg_family, flit, &self.armed);
+                    let tuser = u16::from(flit) << 9 | u16::from(i.cfg_family) << 8 | u16::from(i.cfg_port);
+                    if e && flit {
+                        self.bump(counter::FLIT_EXTRACTED);
+                    }
                     let f = Frame { beats: Vec::new(), complete: false, sent: 0, tuser, copy: false };
                     if e { self.ext.push_back(f) } else { self.pass.push_back(f) }
                     self.bump(if e { counter::EXTRACTED } else { counter::PASSED });
@@ -515,7 +552,7 @@ impl Monitor<InterposerIn, InterposerOut> for InterposerMonitor {
             let f = q.back_mut().ok_or("no frame to append to")?;
             f.beats.push(beat);
             f.complete = beat.2;
-            if ext && beat.2 && arm_passes_on(&f.beats, f.tuser >> 8 == 1, self.p.data_width / 8) {
+            if ext && beat.2 && arm_passes_on(&f.beats, f.tuser >> 8 & 1 == 1, self.p.data_width / 8) {
                 let copy = Frame { beats: f.beats.clone(), complete: true, sent: 0, tuser: 0, copy: true };
                 self.pass.push_back(copy);
                 self.bump(counter::ARMS_COPIED);
@@ -582,4 +619,18 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<Interposer, InterposerRtl, 
 pub fn run(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
     let reproduce = |seed: u64, cycles: u64| format!("cargo run --release -- cosim --block interposer --seed {seed} --cycles {cycles}");
     checker::run_target(model, &reproduce, &|seed| bench(model, seed), cfg, progress)
+}
+
+/// Runs the interposer target with the link mode switched between frames (PCIe 6 flit mode, `cfg_flit`:
+/// memory writes then come as flit-mode TLPs; docs/blocks/interposer.md §Flit-mode links). A separate
+/// run, so that [`run`]'s stimulus (and the coverage its seeds reach) is what it was before flit mode.
+pub fn run_on_flit_links(model: &str, cfg: &RunConfig, progress: &mut dyn FnMut(u64)) -> Result<Outcome, RunError> {
+    let reproduce = |seed: u64, cycles: u64| format!("interposer::run_on_flit_links, seed {seed}, {cycles} cycles");
+    let flit_bench = |seed| {
+        bench(model, seed).map(|mut b| {
+            b.stimulus.flit_links = true;
+            b
+        })
+    };
+    checker::run_target(model, &reproduce, &flit_bench, cfg, progress)
 }

@@ -43,7 +43,7 @@ module inswitch_interposer_check #
     input  wire m_axis_ext_tvalid,
     input  wire m_axis_ext_tready,
     input  wire m_axis_ext_tlast,
-    input  wire [8:0] m_axis_ext_tuser,
+    input  wire [9:0] m_axis_ext_tuser,
     input  wire [DATA_WIDTH-1:0] s_axis_inj_tdata,
     input  wire [KEEP_WIDTH-1:0] s_axis_inj_tkeep,
     input  wire s_axis_inj_tvalid,
@@ -54,6 +54,7 @@ module inswitch_interposer_check #
     input  wire [CREDIT_WIDTH-1:0] stat_inj_credits,
     input  wire cfg_family,
     input  wire [7:0] cfg_port,
+    input  wire cfg_flit,
     input  wire [15:0] cfg_engine_id,
     input  wire [15:0] cfg_ethertype,
     input  wire cfg_mcast_wr_en,
@@ -66,8 +67,8 @@ module inswitch_interposer_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
-    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
     initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
@@ -92,7 +93,7 @@ import inswitch_dpi_pkg::*;
     bit [KEEP_WIDTH-1:0] model_m_axis_ext_tkeep;
     bit model_m_axis_ext_tvalid;
     bit model_m_axis_ext_tlast;
-    bit [8:0] model_m_axis_ext_tuser;
+    bit [9:0] model_m_axis_ext_tuser;
     bit model_s_axis_inj_tready;
     bit [CREDIT_WIDTH-1:0] model_link_credit_return;
     bit [CREDIT_WIDTH-1:0] model_stat_inj_credits;
@@ -129,7 +130,7 @@ import inswitch_dpi_pkg::*;
 
     // Every input, packed (registry order, first port at bit 0).
     function automatic bit [IN_BITS-1:0] packed_inputs();
-        return {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+        return {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_flit, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
     endfunction
 
     generate

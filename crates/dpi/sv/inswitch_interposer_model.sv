@@ -35,7 +35,7 @@ module inswitch_interposer_model #
     output reg  m_axis_ext_tvalid,
     input  wire m_axis_ext_tready,
     output reg  m_axis_ext_tlast,
-    output reg  [8:0] m_axis_ext_tuser,
+    output reg  [9:0] m_axis_ext_tuser,
     input  wire [DATA_WIDTH-1:0] s_axis_inj_tdata,
     input  wire [KEEP_WIDTH-1:0] s_axis_inj_tkeep,
     input  wire s_axis_inj_tvalid,
@@ -46,6 +46,7 @@ module inswitch_interposer_model #
     output reg  [CREDIT_WIDTH-1:0] stat_inj_credits,
     input  wire cfg_family,
     input  wire [7:0] cfg_port,
+    input  wire cfg_flit,
     input  wire [15:0] cfg_engine_id,
     input  wire [15:0] cfg_ethertype,
     input  wire cfg_mcast_wr_en,
@@ -58,8 +59,8 @@ module inswitch_interposer_model #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
-    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((8) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + 1 + ((7) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((9) - (0) + 1) + 1 + ((CREDIT_WIDTH-1) - (0) + 1) + ((CREDIT_WIDTH-1) - (0) + 1) + ((2) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
     initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
@@ -75,7 +76,7 @@ import inswitch_dpi_pkg::*;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
     // Every input, packed (registry order, first port at bit 0).
-    wire [IN_BITS-1:0] packed_ins = {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+    wire [IN_BITS-1:0] packed_ins = {cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_ethertype, cfg_engine_id, cfg_flit, cfg_port, cfg_family, vl_credit_return, s_axis_inj_tlast, s_axis_inj_tvalid, s_axis_inj_tkeep, s_axis_inj_tdata, m_axis_ext_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
 
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;

@@ -57,6 +57,7 @@ module inswitch_packet_engine_check #
     input  wire [7:0] link_credit_return,
     input  wire [7:0] stat_inj_credits,
     input  wire cfg_family,
+    input  wire cfg_flit,
     input  wire [7:0] cfg_port,
     input  wire [15:0] cfg_engine_id,
     input  wire [47:0] cfg_src_mac,
@@ -80,7 +81,7 @@ module inswitch_packet_engine_check #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((3) - (0) + 1) + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((7) - (0) + 1) + ((7) - (0) + 1) + ((15) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
@@ -171,7 +172,7 @@ import inswitch_dpi_pkg::*;
 
     // Every input, packed (registry order, first port at bit 0).
     function automatic bit [IN_BITS-1:0] packed_inputs();
-        return {pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+        return {pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_flit, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
     endfunction
 
     generate

@@ -49,6 +49,7 @@ module inswitch_packet_engine_model #
     output reg  [7:0] link_credit_return,
     output reg  [7:0] stat_inj_credits,
     input  wire cfg_family,
+    input  wire cfg_flit,
     input  wire [7:0] cfg_port,
     input  wire [15:0] cfg_engine_id,
     input  wire [47:0] cfg_src_mac,
@@ -72,7 +73,7 @@ module inswitch_packet_engine_model #
 import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
-    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
+    localparam int unsigned IN_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + 1 + 1 + 1 + ((7) - (0) + 1) + 1 + 1 + ((7) - (0) + 1) + ((15) - (0) + 1) + ((47) - (0) + 1) + ((47) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1) + ((6) - (0) + 1);
     localparam int unsigned OUT_BITS = 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((DATA_WIDTH-1) - (0) + 1) + ((KEEP_WIDTH-1) - (0) + 1) + 1 + 1 + ((3) - (0) + 1) + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((7) - (0) + 1) + ((7) - (0) + 1) + ((15) - (0) + 1) + 1 + ((5) - (0) + 1) + 1 + ((15) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
@@ -89,7 +90,7 @@ import inswitch_dpi_pkg::*;
     localparam int unsigned CYCLE_BITS = IO_NEED <= 64 ? 64 : IO_NEED <= 128 ? 128 : IO_NEED <= 256 ? 256 : IO_NEED <= 512 ? 512 : IO_NEED <= 1024 ? 1024 : IO_BITS;
 
     // Every input, packed (registry order, first port at bit 0).
-    wire [IN_BITS-1:0] packed_ins = {pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
+    wire [IN_BITS-1:0] packed_ins = {pbv_rd_index, cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, cfg_dst_mac, cfg_src_mac, cfg_engine_id, cfg_port, cfg_flit, cfg_family, vl_credit_return, m_reg_rsp_ready, m_axis_egress_tready, m_axis_vl_tready, s_axis_rx_tlast, s_axis_rx_tvalid, s_axis_rx_tkeep, s_axis_rx_tdata, rst};
 
     // Edges stepped so far: a change wakes the combinational process below after each edge.
     longint unsigned edges = 0;

@@ -5,7 +5,7 @@
 //! virtual-link (VL) queue:
 //!
 //! * receive beats (`s_axis_rx`) whose frame is addressed to the engine are extracted to the input
-//!   checker (`m_axis_ext`, with `{family, port}` in tuser); every other frame passes to the VL queue
+//!   checker (`m_axis_ext`, with `{flit, family, port}` in tuser); every other frame passes to the VL queue
 //!   (`m_axis_vl`) untouched and in order. The decision is made on the first beat from fixed header bytes
 //!   and the multicast table, a RAM indexed by the tree and read synchronously: a receive beat waits one
 //!   cycle in the receive stage, where the table's answer arrives, then moves to its output register.
@@ -22,6 +22,11 @@ use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
 /// Offset of the TLP in a TLP frame (after the 2-byte sequence-number field).
 pub const TLP_OFFSET: usize = 2;
+/// Offset of the TLP in a frame of a flit-mode link: PCIe 6 flit mode protects flits, not TLPs, so a TLP
+/// comes without sequence number or LCRC (docs/blocks/interposer.md §Flit-mode links).
+pub const FLIT_TLP_OFFSET: usize = 0;
+/// `m_axis_ext_tuser`'s flit-mode bit (the input checker's `s_axis_tuser[9]`); below it family and port.
+pub const TUSER_FLIT_BIT: u32 = 9;
 /// Bytes of the first beat the decision reads (up to the Portals flags byte 25).
 pub const DECISION_BYTES: usize = 26;
 /// Bits of a multicast tree: DFA bits 15-3, 8K trees (002 (60)-(61)).
@@ -116,6 +121,10 @@ ports! {
         pub cfg_family: bool,
         /// The port number (goes to the checker in tuser).
         pub cfg_port: u8,
+        /// The link runs in PCIe 6 flit mode (negotiated per link at training; a strap as the family):
+        /// a TLP port's frames are TLPs without sequence number or LCRC, decided at offset 0 and marked
+        /// in tuser bit 9 (ignored on a Soft Portals port).
+        pub cfg_flit: bool,
         /// The engine's device ID.
         pub cfg_engine_id: u16,
         /// Soft Portals EtherType.
@@ -152,7 +161,7 @@ ports! {
         pub m_axis_ext_tvalid: bool,
         /// Last beat.
         pub m_axis_ext_tlast: bool,
-        /// {family, port}.
+        /// {flit, family, port}: flit = `cfg_flit` and not `cfg_family`, as sampled with the beat.
         pub m_axis_ext_tuser: u16,
         /// An inject beat is taken.
         pub s_axis_inj_tready: bool,
@@ -188,6 +197,8 @@ struct RxStage {
     /// For the engine on a Soft Portals port if its tree is armed (EtherType and multicast flag match).
     portals_hit: bool,
     family: bool,
+    /// A flit-mode TLP port's frame (`cfg_flit` and not `cfg_family` at the edge).
+    flit: bool,
     port: u8,
 }
 
@@ -229,6 +240,13 @@ pub struct Interposer {
 
 /// Whether a receive frame whose first beat is `d` is for the engine (docs/blocks/interposer.md §Decision).
 pub fn addressed_to_engine(d: &Wide, portals: bool, engine_id: u16, ethertype: u16, armed_tree: &dyn Fn(u16) -> bool) -> bool {
+    addressed_to_engine_on(d, portals, false, engine_id, ethertype, armed_tree)
+}
+
+/// [`addressed_to_engine`] on a link in flit mode or not: a flit-mode TLP is read at [`FLIT_TLP_OFFSET`]
+/// (its header base keeps the Fmt in Type bits 7-5 and the address and Target ID in DW2-DW3, as a
+/// non-flit header: docs/frames.md §2); `flit` is ignored on a Soft Portals port.
+pub fn addressed_to_engine_on(d: &Wide, portals: bool, flit: bool, engine_id: u16, ethertype: u16, armed_tree: &dyn Fn(u16) -> bool) -> bool {
     let b = |i: usize| d.byte(i);
     let be16 = |i: usize| u16::from_be_bytes([b(i), b(i + 1)]);
     let be32 = |i: usize| u32::from_be_bytes([b(i), b(i + 1), b(i + 2), b(i + 3)]);
@@ -236,7 +254,7 @@ pub fn addressed_to_engine(d: &Wide, portals: bool, engine_id: u16, ethertype: u
         let dfa = be32(14);
         be16(12) == ethertype && b(25) & 1 != 0 && armed_tree(((dfa >> 3) & 0x1FFF) as u16)
     } else {
-        let t = TLP_OFFSET;
+        let t = if flit { FLIT_TLP_OFFSET } else { TLP_OFFSET };
         let (fmt, typ) = (b(t) >> 5, b(t) & 0x1F);
         let four = fmt & 1 != 0;
         if typ == 0 && fmt < 4 {
@@ -445,7 +463,7 @@ impl Block for Interposer {
                 self.out.m_axis_ext_tkeep = st.tkeep;
                 self.out.m_axis_ext_tvalid = true;
                 self.out.m_axis_ext_tlast = st.tlast;
-                self.out.m_axis_ext_tuser = u16::from(st.family) << 8 | u16::from(st.port);
+                self.out.m_axis_ext_tuser = u16::from(st.flit) << TUSER_FLIT_BIT | u16::from(st.family) << 8 | u16::from(st.port);
             } else {
                 self.out.m_axis_vl_tdata = st.tdata;
                 self.out.m_axis_vl_tkeep = st.tkeep;
@@ -468,9 +486,10 @@ impl Block for Interposer {
                 tdata: d.truncated(self.p.data_width),
                 tkeep: i.s_axis_rx_tkeep & keep_mask,
                 tlast: i.s_axis_rx_tlast,
-                tlp_hit: addressed_to_engine(d, false, id, et, &|_| false),
+                tlp_hit: addressed_to_engine_on(d, false, i.cfg_flit, id, et, &|_| false),
                 portals_hit: addressed_to_engine(d, true, id, et, &|_| true),
                 family: i.cfg_family,
+                flit: i.cfg_flit && !i.cfg_family,
                 port: i.cfg_port,
             });
         }
@@ -669,6 +688,29 @@ mod tests {
         let o = m.step(&idle());
         assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "decided as a TLP frame");
         assert_eq!(o.m_axis_ext_tuser, 3, "tuser: family 0, port 3, as sampled");
+    }
+
+    /// A flit-mode link (`cfg_flit`): the TLP starts at byte 0 (no sequence number), is decided there and
+    /// marked in tuser bit 9; the same bytes on a non-flit link are read two bytes later and pass; a Soft
+    /// Portals port ignores the strap (issue 15 item 6).
+    #[test]
+    fn a_flit_mode_link_decides_at_byte_0_and_marks_tuser_bit_9() {
+        // A flit-mode MWr32 (Type 0x40, Length 1) to 0x0010_C004: DW0 | Requester ID, tag | address.
+        let flit = [0x40, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x0F, 0x00, 0x10, 0xC0, 0x04];
+        assert!(addressed_to_engine_on(&beat(&flit, true), false, true, 0x0010, 0x88B5, &|_| false));
+        assert!(!addressed_to_engine(&beat(&flit, true), false, 0x0010, 0x88B5, &|_| false));
+        let run = |flit_link: bool, family: bool| {
+            let mut m = Interposer::power_on(InterposerParams { mcast_entries: 16, ..Default::default() }).unwrap();
+            let i = InterposerIn { cfg_family: family, cfg_flit: flit_link, cfg_port: 3, cfg_engine_id: 0x0010, ..portals_in(beat(&flit, true)) };
+            assert!(m.step(&i).s_axis_rx_tready);
+            m.step(&InterposerIn { cfg_flit: !flit_link, ..idle() });
+            m.step(&idle())
+        };
+        let o = run(true, false);
+        assert!(o.m_axis_ext_tvalid && !o.m_axis_vl_tvalid, "a flit-mode link's MWr to the window is extracted");
+        assert_eq!(o.m_axis_ext_tuser, 1 << TUSER_FLIT_BIT | 3, "tuser: flit 1, family 0, port 3, as sampled");
+        assert!(run(false, false).m_axis_vl_tvalid, "unmarked, the bytes are read at byte 2 and pass");
+        assert!(run(true, true).m_axis_vl_tvalid, "a Soft Portals port ignores the flit strap");
     }
 
     /// A Soft Portals frame of `len` bytes (102: the real size) to multicast `tree`, `rt_arm` = `arm`

@@ -93,6 +93,9 @@ ports! {
         pub vl_credit_return: u8,
         /// Strap: port family (1 Portals).
         pub cfg_family: bool,
+        /// Strap: the port's link runs in PCIe 6 flit mode (TLPs without sequence number or LCRC, marked
+        /// to the checker in tuser bit 9; ignored on a Soft Portals port).
+        pub cfg_flit: bool,
         /// Strap: port number.
         pub cfg_port: u8,
         /// Strap: engine device ID.
@@ -586,6 +589,7 @@ impl Block for PacketEngine {
             s_axis_inj_tlast: inj.tlast,
             vl_credit_return: t.vl_credit_return,
             cfg_family: t.cfg_family,
+            cfg_flit: t.cfg_flit,
             cfg_port: t.cfg_port,
             cfg_engine_id: t.cfg_engine_id,
             cfg_ethertype: rs.cfg_ethertype,

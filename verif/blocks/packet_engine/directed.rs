@@ -18,6 +18,21 @@ pub struct DirectedStimulus {
     r: StimRng,
     cycle: u64,
     family: bool,
+    /// The port's link is in PCIe 6 flit mode (`cfg_flit`) for the whole run.
+    flit: bool,
+}
+
+/// A PCIe 6 flit-mode MWr32 (no OHC, no trailer; docs/frames.md §2) of `payload` from `requester` into
+/// engine `id`'s register window at `offset` (the mailbox at 0x800): the frame a flit-mode link delivers,
+/// with no sequence number and no LCRC (flit mode protects flits, not TLPs).
+pub fn flit_write_frame(requester: u16, id: u16, offset: u16, payload: Vec<u8>, tag: u16) -> Vec<u8> {
+    use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
+    let address = u32::from(id) << 16 | 0xC000 | u32::from(offset & 0xFFC);
+    let length = (payload.len() / 4 % flit::MAX_PAYLOAD_DW) as u16;
+    let dw0 = FlitDw0 { tlp_type: flit::types::MWR32, tc: 0, ohc: 0, ts: 0, attr: 0, length };
+    // DW1: Requester ID, EP 0, R 0, Tag[13:0].
+    let dw1 = u32::from(requester) << 16 | u32::from(tag & ((1 << flit::TAG_BITS) - 1));
+    FlitTlp { prefixes: vec![], dw0, header: vec![dw1, address], ohc: vec![], payload, trailer: vec![] }.to_bytes().expect("flit TLP")
 }
 
 impl DirectedStimulus {
@@ -34,7 +49,14 @@ impl DirectedStimulus {
             r: stimulus::rng(0, 1),
             cycle: 0,
             family: false,
+            flit: false,
         }
+    }
+
+    /// Sends `frames` on a TLP port whose link is in flit mode (`cfg_flit` = 1 throughout: the frames are
+    /// flit-mode TLPs, [`flit_write_frame`]), or, with `flit` false, the same bytes on a non-flit link.
+    pub fn on_link(p: EngineParams, frames: Vec<Vec<u8>>, flit: bool) -> Self {
+        Self { flit, ..Self::new(p, vec![], frames) }
     }
 }
 
@@ -53,6 +75,7 @@ impl Stimulus<EngineIn, EngineOut> for DirectedStimulus {
             // Walk the PBV read port over the first 8 entries (compared in lockstep).
             pbv_rd_index: (self.cycle % 8) as u8,
             cfg_family: self.family,
+            cfg_flit: self.flit,
             ..Default::default()
         };
         self.cycle += 1;

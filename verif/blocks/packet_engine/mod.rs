@@ -40,7 +40,7 @@ mod monitor;
 mod shared;
 mod stimulus;
 
-pub use directed::{DirectedStimulus, Recorder};
+pub use directed::{flit_write_frame, DirectedStimulus, Recorder};
 pub use monitor::{completion_of, malformed_engine_frame, PacketEngineMonitor, COUNTERS, N_COUNTERS};
 pub use stimulus::{reg_read_frame, reg_write_frame, PacketEngineStimulus};
 pub use shared::{

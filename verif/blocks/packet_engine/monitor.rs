@@ -10,7 +10,7 @@ use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
 
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
-use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG};
+use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG, FLIT_REG_TAG, MASTER};
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
 pub const COUNTERS: [&str; N_COUNTERS] = [
@@ -51,10 +51,12 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "interposer_extracted",
     "arm_candidates_on_vl",
     "config_writes",
+    "flit_frames",
+    "flit_reg_writes",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 37;
+pub const N_COUNTERS: usize = 39;
 
 /// Bytes of a beat of the top's streams (DATA_WIDTH 256).
 const BEAT_BYTES: usize = 32;
@@ -258,6 +260,10 @@ impl PacketEngineMonitor {
             // register writes (docs/blocks/input_checker.md §Configuration messages); the stimulus's all name
             // the PARTICIPANTS. A lost or extra response of either kind breaks this.
             ("configuration writes = W x (register accesses - other responses)", e("config_writes"), CONFIG_WRITES_PER_MESSAGE * configs),
+            // A valid flit-mode MWr32/MWr64 of one DW below the mailbox from the master is one register
+            // write (docs/blocks/input_checker.md §Flit-mode TLPs, on a flit-mode link:
+            // docs/blocks/interposer.md §Flit-mode links); one with a header defect is none.
+            ("flit-mode register writes answered = valid ones sent", e("flit_reg_writes"), self.shared.flit_reg_writes.get()),
             ("register reads answered OK = CplD", e("reg_reads_ok"), e("cpl_sc")),
             ("register reads rejected = Completer Aborts", e("reg_reads_rejected"), e("cpl_ca")),
             ("register writes = posted (no completion)", e("reg_writes"), e("cpl_posted")),
@@ -325,6 +331,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             if i.s_axis_rx_tlast {
                 self.rx.push_back(std::mem::take(&mut self.rx_cur));
                 self.bump("rx_frames");
+                if i.cfg_flit && !i.cfg_family {
+                    self.bump("flit_frames");
+                }
             }
         } else if i.s_axis_rx_tvalid {
             self.counts[ix("rx_stall_cycles")] += 1;
@@ -401,6 +410,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             self.bump(n);
             if o.m_reg_rsp_tag == u16::from(CONFIG_TAG) {
                 self.bump("config_writes");
+            }
+            // Whatever its status (the register space's lock decides that): the access was taken.
+            if o.m_reg_rsp_tag == FLIT_REG_TAG && o.m_reg_rsp_write && o.m_reg_rsp_src == MASTER {
+                self.bump("flit_reg_writes");
             }
             self.log.push(cycle, format!("register response {n} tag {:#x} src {:#06x}", o.m_reg_rsp_tag, o.m_reg_rsp_src));
         }

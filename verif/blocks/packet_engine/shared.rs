@@ -40,6 +40,13 @@ pub(super) const CONFIG_WRITES_PER_MESSAGE: i64 = 2 * PARTICIPANTS.len() as i64 
 /// no other register access of the stimulus has it (writes are tag 0, reads avoid it), so the scoreboard
 /// counts an accepted message's writes exactly.
 pub(super) const CONFIG_TAG: u8 = 0xC5;
+/// The tag of the stimulus's flit-mode register writes (docs/blocks/input_checker.md §Flit-mode TLPs: the
+/// register path carries the flit tag's low ten bits): no other register access of the stimulus has it,
+/// so the scoreboard counts the flit-mode writes the engine answered.
+pub(super) const FLIT_REG_TAG: u16 = 0x2A7;
+/// Probability that a random frame of a TLP port in a mixed phase is sent on a flit-mode link
+/// (`cfg_flit`, docs/blocks/interposer.md §Flit-mode links).
+pub(super) const FLIT_FRAME_WEIGHT: f64 = 0.08;
 /// TLP contexts with a static entry (CC_ID).
 pub(super) const TLP_CTX: [u16; 3] = [1, 2, 3];
 /// Multicast trees armed in the interposer (wait count > 0) and their static entries.
@@ -86,6 +93,10 @@ pub struct Shared {
     pub(super) seed: Rc<Cell<u64>>,
     /// The model's interposer start contention of this cycle ([`ObservedEngine`]).
     pub(super) contention: Rc<Cell<bool>>,
+    /// Flit-mode register writes sent this episode that the document says the engine takes as register
+    /// accesses (a valid MWr32/MWr64 of one DW below the mailbox, docs/blocks/input_checker.md §Flit-mode
+    /// TLPs): each is answered once on the response tap, OK or rejected as the lock says.
+    pub(super) flit_reg_writes: Rc<Cell<i64>>,
 }
 
 /// The top's model as the lockstep steps it, passing the interposer's start contention

@@ -18,7 +18,7 @@ use crate::blocks::input_checker::tlp_frame;
 use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
-use super::shared::{CONFIG_TAG, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
+use super::shared::{CONFIG_TAG, FLIT_REG_TAG, FLIT_FRAME_WEIGHT, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.
 pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
@@ -30,9 +30,10 @@ pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u3
     tlp_frame(seq, &t.to_bytes().expect("emit"))
 }
 
-/// `tag`, or another one if it is [`CONFIG_TAG`] (reserved for the configuration messages' writes).
+/// `tag`, or another one if it is [`CONFIG_TAG`] (reserved for the configuration messages' writes) or
+/// [`FLIT_REG_TAG`] (the flit-mode register writes').
 fn not_config_tag(tag: u16) -> u16 {
-    if tag == u16::from(CONFIG_TAG) { tag | 0x200 } else { tag }
+    if tag == u16::from(CONFIG_TAG) || tag == FLIT_REG_TAG { tag ^ 0x100 } else { tag }
 }
 
 /// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
@@ -178,6 +179,8 @@ pub struct PacketEngineStimulus {
     link: LinkPartner,
     vl_occupancy: i64,
     family: bool,
+    /// The link is in flit mode for the frame being sent (`cfg_flit`).
+    flit: bool,
     seq: u16,
     drain: f64,
     mode: TrafficMode,
@@ -214,6 +217,7 @@ impl PacketEngineStimulus {
             link: LinkPartner::new(&p, VecDeque::new(), VecDeque::new()),
             vl_occupancy: 0,
             family: false,
+            flit: false,
             seq: 0,
             drain: 0.5,
             mode: TrafficMode::Mixed,
@@ -238,6 +242,8 @@ impl PacketEngineStimulus {
     fn episode(&mut self) {
         let r = &mut self.r;
         self.traffic_left = r.random_range(4_000..60_000);
+        // The scoreboard's per-episode count of flit-mode writes taken starts again with the reset.
+        self.shared.flit_reg_writes.set(0);
         self.drain_left = DRAIN_CYCLES;
         self.vl_occupancy = 0;
         // CPU, through the register space's CPU window (docs/blocks/register_space.md; the ENGINE_ID strap reaches
@@ -400,6 +406,51 @@ impl PacketEngineStimulus {
         tlp_frame(seq, &collective::to_vdm(&m, MASTER, ENGINE_ID, 0).and_then(|t| t.to_bytes()).expect("a well-formed message"))
     }
 
+    /// A frame of a flit-mode link (000 [0156]; docs/blocks/input_checker.md §Flit-mode TLPs), built with
+    /// the frames crate's flit codec: a FIG. 4 configuration message to the mailbox (its writes carry
+    /// [`CONFIG_TAG`]) or a one-DW register write from the master (tag [`FLIT_REG_TAG`]), by MWr32 or
+    /// MWr64, with or without ECRC; a third of the writes with one header defect the document drops (EP
+    /// `poisoned`, R `reserved`, an OHC `tlp_unsupported`, a Length that does not match `length`). The
+    /// writes the document says are taken are counted for the scoreboard ([`Shared`]).
+    fn flit_frame(&mut self) -> Vec<u8> {
+        use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
+        let config = self.r.random_bool(0.4);
+        let (payload, off, tag) = if config {
+            let m = self.collective(1);
+            (m.to_bytes().expect("configuration message"), 0x800 + 4 * self.r.random_range(0..0x200u32), u16::from(CONFIG_TAG))
+        } else {
+            // Registers whose value the rest of the stimulus does not depend on: ERROR_REPORTING (for the
+            // CPU), VALIDATION with every check on (as the episode leaves it).
+            let (off, v) = if self.r.random_bool(0.5) { (0x118, self.r.random::<u32>() & 0xFF) } else { (0x114, 0xF) };
+            (u32::to_le_bytes(v).to_vec(), off, FLIT_REG_TAG)
+        };
+        let r = &mut self.r;
+        let four = r.random_bool(0.3);
+        let address = u64::from(ENGINE_ID) << 16 | 0xC000 | u64::from(off);
+        let dw0 = FlitDw0 { tlp_type: if four { flit::types::MWR64 } else { flit::types::MWR32 }, tc: r.random_range(0..8), length: (payload.len() / 4) as u16, ..Default::default() };
+        let src = if config { PARTICIPANTS[r.random_range(0..4)] } else { MASTER };
+        let defect = if config || r.random_bool(0.67) { 0 } else { r.random_range(1..5) };
+        // DW1: Requester ID, EP, R, Tag[13:0] (docs/frames.md §2).
+        let dw1 = u32::from(src) << 16 | u32::from(defect == 1) << 15 | u32::from(defect == 2) << 14 | u32::from(tag);
+        let header = if four { vec![dw1, (address >> 32) as u32, address as u32] } else { vec![dw1, address as u32] };
+        let mut t = FlitTlp { prefixes: vec![], dw0, header, ohc: vec![], payload, trailer: vec![] };
+        if defect == 3 {
+            t.dw0.ohc = flit::OHC_A;
+            t.ohc = vec![r.random()];
+        }
+        if r.random_bool(0.3) {
+            t.fill_ecrc().expect("ecrc");
+        }
+        let mut b = t.to_bytes().expect("flit TLP");
+        if defect == 4 {
+            b.extend_from_slice(&[0; 4]);
+        }
+        if !config && defect == 0 {
+            self.shared.flit_reg_writes.set(self.shared.flit_reg_writes.get() + 1);
+        }
+        b
+    }
+
     /// A random frame for a port of family `portals`.
     fn frame(&mut self, portals: bool) -> Vec<u8> {
         let seq = self.next_seq();
@@ -552,6 +603,7 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
             m_axis_egress_tready: draining || !self.eg_stall.gap(&mut self.r, prof.stall, prof.persist),
             m_reg_rsp_ready: draining || !self.rsp_stall.gap(&mut self.r, prof.stall, prof.persist),
             cfg_family: self.family,
+            cfg_flit: self.flit,
             cfg_port: PORT,
             cfg_engine_id: ENGINE_ID,
             cfg_src_mac: 0x0200_0000_0010,
@@ -585,6 +637,9 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
         }
         if !hold_rx(&l, previous, &mut i) && self.link.credits() > 0 && (self.link.sending() || (!draining && self.link.cpu_cfg_done())) && (emit || !self.rx_idle.gap(&mut self.r, prof.idle, prof.persist)) {
             if !self.link.sending() {
+                // The link's flit mode holds for one frame: a mixed phase's TLP frames are sometimes sent
+                // on a flit-mode link (the partner retrains between frames, as it switches the family).
+                let mut flit = false;
                 let (fam, f) = match self.link.next_queued() {
                     Some(x) => x,
                     None if emit => (false, self.emit_frame()),
@@ -593,11 +648,14 @@ impl Stimulus<EngineIn, EngineOut> for PacketEngineStimulus {
                             self.family = !self.family;
                         }
                         let fam = self.family;
-                        (fam, self.frame(fam))
+                        flit = !fam && self.r.random_bool(FLIT_FRAME_WEIGHT);
+                        (fam, if flit { self.flit_frame() } else { self.frame(fam) })
                     }
                 };
                 self.family = fam;
                 i.cfg_family = fam;
+                self.flit = flit;
+                i.cfg_flit = flit;
                 self.link.send(&f, kw, &mut self.r);
             }
             self.link.offer(&mut i);
