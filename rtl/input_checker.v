@@ -230,9 +230,10 @@ wire is_non_posted = !flit && (((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'
                      (((typ >= 5'h0C && typ <= 5'h0E) || typ == 5'h1B) && fmt[2:1] == 2'b01));
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
-wire [7:0] pl [0:39];
+// 44 bytes: an encapsulated configuration's fixed part ends at payload byte 43 (see cf below).
+wire [7:0] pl [0:43];
 generate
-    for (g = 0; g < 40; g = g + 1) begin : g_payload
+    for (g = 0; g < 44; g = g + 1) begin : g_payload
         assign pl[g] = four ? `CB(18 + g) : `CB(14 + g);
     end
 endgenerate
@@ -255,18 +256,38 @@ wire [15:0] coll_expected_kind = coll_kind == K_INIT ? 16'd40 : coll_data_kind ?
 // Configuration (FIG. 4, docs §Configuration messages): n_devices, n_subservient; the payload is the fixed
 // part and one 16-bit slot each, padded to a DW.
 wire is_config = coll_kind == K_CONFIGURATION;
-wire [15:0] cfg_n = {pl[14], pl[15]};
+// An encapsulated configuration (kind 10, docs §Encapsulated configuration): descriptor at payload byte
+// 8, the original memory write's header at 12 (3 or 4 DW by its Fmt), then the configuration body. cf[g]
+// is byte g of the kind-1 message the body stands for: the payload's own byte g for kind 1, byte g + 16
+// or g + 20 for kind 10 (cf[0..11] are never read).
+wire is_encap = coll_kind == K_ENCAP;
+wire encap_4dw = (pl[12] & ENCAP_FMT_4DW) != 8'd0;
+wire [7:0] cf [12:23];
+generate
+    for (g = 12; g < 24; g = g + 1) begin : g_cfg_field
+        assign cf[g] = !is_encap ? pl[g] : encap_4dw ? pl[g + 20] : pl[g + 16];
+    end
+endgenerate
+wire [15:0] cfg_n = {cf[14], cf[15]};
 // C5 for a configuration message: the payload is 24 + 4 x ceil((n + s) / 2) bytes, i.e. Length - 6 DW =
 // (n + s + 1) / 2. Only n_devices <= CONFIG_MAX_ENTRIES (8 bits) reaches C5 (a larger one is
 // `coll_config`, C3), so the sum is 9 bits and Length - 6 is computed beside it, not after it: the
 // 18-bit three-operand sum and compare were 10 LUT levels into d_flags_reg.
 /* verilator lint_off UNUSEDSIGNAL */
-wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, pl[13]} + 10'd1;
+wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, cf[13]} + 10'd1;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [12:0] len_dw_cfg = len_dw - 13'd6;
 wire cfg_len_bad = !has_data || len_dw_cfg != {4'd0, cfg_slots_up[9:1]};
-wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
-                      {pl[20], pl[21], pl[22], pl[23]} >> CONFIG_TIMEOUT_BITS != 32'd0;
+wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {cf[16], cf[17], cf[18], cf[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+                      {cf[20], cf[21], cf[22], cf[23]} >> CONFIG_TIMEOUT_BITS != 32'd0;
+// Kind 10: the descriptor (type configuration, apply, version known, reserved 0), the header a memory
+// write without digest or poison, its Length the body's DWs (4 + (n + s + 1) / 2, as C5 above) and the
+// message exactly descriptor + header + body (carrier Length = 3 + 3 or 4 + that). One drop for all.
+wire [9:0] encap_length = {pl[14][1:0], pl[15]};
+wire encap_bad = pl[8] != ENCAP_TYPE_CONFIGURATION || pl[9] != ENCAP_OP_APPLY || pl[10] != ENCAP_VERSION ||
+                 pl[11] != 8'd0 || (pl[12] & ~ENCAP_FMT_4DW) != ENCAP_MWR || (pl[14] & ENCAP_TD_EP) != 8'd0 ||
+                 encap_length != 10'd4 + {1'b0, cfg_slots_up[9:1]} ||
+                 !has_data || len_dw != (encap_4dw ? 13'd7 : 13'd6) + {3'd0, encap_length} || cfg_limits_bad;
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -338,14 +359,14 @@ assign c_flags[FV_CODE] = `CB(9) != VDM_TYPE1_CODE;
 assign c_flags[FV_TARGET] = target_id != cfg_engine_id;
 assign c_flags[FV_VENDOR] = vendor_id != cfg_vendor_id;
 assign c_flags[FC_SHORT] = plen < 16'd8;
-assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE;
+assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || (coll_kind > K_FAILURE && !is_encap);
 assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
 assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
-assign c_flags[FC_CONFIG] = is_config && cfg_limits_bad;
-assign c_flags[FC_IS_CFG] = is_config;
+assign c_flags[FC_CONFIG] = is_config ? cfg_limits_bad : is_encap && encap_bad;
+assign c_flags[FC_IS_CFG] = is_config || is_encap;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
-assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : plen != coll_expected_kind;
+assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : !is_encap && plen != coll_expected_kind;
 assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id};
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
@@ -774,11 +795,11 @@ always @(posedge clk) begin
         d_length_reg <= length;
         d_addr_reg <= addr_lo_raw[6:0];
         d_cfg_words_reg <= cfg_words;
-        d_cfg_n_reg <= pl[15];
+        d_cfg_n_reg <= cf[15];
         d_cfg_sub_end_reg <= cfg_sub_end_c;
-        d_cfg_err_reg <= pl[12];
-        d_cfg_sub_reg <= {pl[16], pl[17], pl[18], pl[19]};
-        d_cfg_master_reg <= {pl[20], pl[21], pl[22], pl[23]};
+        d_cfg_err_reg <= cf[12];
+        d_cfg_sub_reg <= {cf[16], cf[17], cf[18], cf[19]};
+        d_cfg_master_reg <= {cf[20], cf[21], cf[22], cf[23]};
     end
     if (cfg_load) begin
         cfg_sent_reg <= cfg_sent_reg + 9'd1;
