@@ -108,9 +108,9 @@ impl Encapsulated {
     /// subservient IDs), decoded as the kind-1 message with this body.
     pub fn configuration(&self) -> Option<Result<(ConfigFixed, Vec<u16>, Vec<u16>)>> {
         (self.payload_type == TYPE_CONFIGURATION).then(|| {
-            let mut h = self.header;
-            h.kind = MsgKind::CONFIGURATION.0;
-            let mut buf = CollectiveMessage { header: h, body: Body::Raw(vec![0; 0]) }.to_bytes()?;
+            // The common header as emitted for kind 10 (a raw body), then its kind nibble set to 1.
+            let mut buf = CollectiveMessage { header: self.header, body: Body::Raw(Vec::new()) }.to_bytes()?;
+            buf[0] = buf[0] & 0xF0 | MsgKind::CONFIGURATION.0;
             buf.extend_from_slice(&self.original.payload);
             match CollectiveMessage::parse(&buf)?.body {
                 Body::Configuration { fixed, device_ids, subservient_ids } => Ok((fixed, device_ids, subservient_ids)),
