@@ -46,6 +46,7 @@ mod fabric;
 mod failures;
 pub mod portals;
 mod portals_fabric;
+mod queue;
 mod small_map;
 mod stand_in;
 mod target;
