@@ -226,8 +226,10 @@ pub struct Interposer {
     rx_count: usize,
     /// `rt_arm` as seen in the receive frame in progress.
     arm: bool,
-    /// The arm's copy: its beats (data, keep), kept as they were extracted.
-    copy_buf: [(Wide, u64); COPY_BEATS_MAX],
+    /// The arm's copy: its beats (data, keep), kept as they were extracted. Out of line: only a frame of an
+    /// armed tree writes it, and the registers every cycle reads then fit fewer cache lines (a fabric steps
+    /// 1,024 engines in turn; docs/performance.md §Session 19, the engine's hot state).
+    copy_buf: Box<[(Wide, u64); COPY_BEATS_MAX]>,
     /// A copy is waiting for or going to `m_axis_vl`.
     copy_pending: bool,
     /// The copy's next beat to send, and the index of its last.
@@ -301,7 +303,7 @@ impl Interposer {
             watch: false,
             rx_count: 0,
             arm: false,
-            copy_buf: [(Wide::ZERO, 0); COPY_BEATS_MAX],
+            copy_buf: Box::new([(Wide::ZERO, 0); COPY_BEATS_MAX]),
             copy_pending: false,
             copy_index: 0,
             copy_last: 0,

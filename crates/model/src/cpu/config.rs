@@ -62,8 +62,10 @@ pub const RETRY_LIMIT_RESET: u8 = 3;
 /// The engine registers and the PBV table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// PBV table.
-    pub pbv: [PbvEntry; PBV_ENTRIES],
+    /// PBV table. Out of line: a message's lookup or emission reads it, not every cycle, and the
+    /// registers every cycle reads then fit fewer cache lines (a fabric steps 1,024 engines in turn;
+    /// docs/performance.md §Session 19, the engine's hot state).
+    pub pbv: Box<[PbvEntry; PBV_ENTRIES]>,
     /// TIMEOUT[0..4], ticks.
     pub timeout: [u32; TIMEOUTS],
     /// THRESHOLD[0..3].
@@ -82,7 +84,7 @@ impl Default for Config {
     /// The reset values.
     fn default() -> Self {
         Config {
-            pbv: [PbvEntry::default(); PBV_ENTRIES],
+            pbv: Box::new([PbvEntry::default(); PBV_ENTRIES]),
             timeout: [TIMEOUT_RESET; TIMEOUTS],
             threshold: [THRESHOLD_RESET; THRESHOLDS],
             engine_id: 0,
