@@ -17,6 +17,7 @@
 //! context entries) are forwarded, on every authorized write, as CPU register writes on `cpu_cfg_wr_*`
 //! (`docs/blocks/cpu.md` §Ports); after a reset the block first copies its reset values and the ENGINE_ID strap.
 
+use crate::out_of_line::OutOfLine;
 use crate::ports;
 use crate::signal::Block;
 
@@ -189,6 +190,18 @@ struct Tables {
     static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
 }
 
+impl Tables {
+    const RESET: Tables = Tables {
+        route_key: [RouteKey::new(); ROUTE_ENTRIES],
+        route_action: [RouteAction::new(); ROUTE_ENTRIES],
+        mcast_key: [McastKey::new(); MCAST_ENTRIES],
+        mcast_wait: [McastWait::new(); MCAST_ENTRIES],
+        mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
+        pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
+        static_index: [None; STATIC_INDEX_SLOTS],
+    };
+}
+
 /// The register space's registers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegisterSpace {
@@ -206,7 +219,7 @@ pub struct RegisterSpace {
     red_threshold: [u32; RED_THRESHOLDS],
     vni_allowed: [VniAllowed; VNI_ENTRIES],
     /// The tables only a register access reads or writes, out of line ([`Tables`]).
-    t: Box<Tables>,
+    t: OutOfLine<Tables>,
     counters: [u32; INTERNAL_COUNTERS + STAT_EVENTS],
     engine_sfa: u32,
     retry_limit: u32,
@@ -285,6 +298,12 @@ impl RegisterSpace {
     }
 
     fn reset_state(cpu_static: usize) -> Self {
+        Self::reset_with(vec![CpuStaticKey::new(); cpu_static], vec![0; cpu_static], OutOfLine::new(Tables::RESET))
+    }
+
+    /// The reset state in the storage of `static_key`, `static_wait` (taken as they are: the caller clears
+    /// them) and `t` (reset here), so that a reset allocates nothing.
+    fn reset_with(static_key: Vec<CpuStaticKey>, static_wait: Vec<u32>, t: OutOfLine<Tables>) -> Self {
         RegisterSpace {
             pbv: [0; PBV_ENTRIES / 2],
             ctrl: Ctrl::new(),
@@ -299,20 +318,12 @@ impl RegisterSpace {
             red_timeout: reset::RED_TIMEOUT,
             red_threshold: reset::RED_THRESHOLD,
             vni_allowed: [VniAllowed::new(); VNI_ENTRIES],
-            t: Box::new(Tables {
-                route_key: [RouteKey::new(); ROUTE_ENTRIES],
-                route_action: [RouteAction::new(); ROUTE_ENTRIES],
-                mcast_key: [McastKey::new(); MCAST_ENTRIES],
-                mcast_wait: [McastWait::new(); MCAST_ENTRIES],
-                mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
-                pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
-                static_index: [None; STATIC_INDEX_SLOTS],
-            }),
+            t: t.refill(Tables::RESET),
             counters: [0; INTERNAL_COUNTERS + STAT_EVENTS],
             engine_sfa: 0,
             retry_limit: reset::RETRY_LIMIT,
-            static_key: vec![CpuStaticKey::new(); cpu_static],
-            static_wait: vec![0; cpu_static],
+            static_key,
+            static_wait,
             static_next: 0,
             static_load: false,
             sweep: Some(0),
@@ -705,7 +716,7 @@ impl Block for RegisterSpace {
             let (mut key, mut wait) = (std::mem::take(&mut self.static_key), std::mem::take(&mut self.static_wait));
             key.fill(CpuStaticKey::new());
             wait.fill(0);
-            *self = RegisterSpace { static_key: key, static_wait: wait, ..Self::reset_state(0) };
+            *self = Self::reset_with(key, wait, self.t.take());
             debug_assert_eq!(self.static_entries(), n);
         }
         out
