@@ -340,10 +340,8 @@ impl InputCheckerStimulus {
                 p = p.wrapping_add(1);
             }
             p
-        } else if self.r.random_bool(0.5) {
-            collective::NO_PARTICIPANT
         } else {
-            ENGINE_ID
+            m.header.p_id
         };
         let mailbox = self.r.random_bool(0.3);
         let (mut t, tag) = if mailbox {
@@ -401,6 +399,8 @@ impl InputCheckerStimulus {
             master_timeout: r.random_range(0..1 << 24),
         };
         let mut m = self.collective_message(1);
+        // For this engine (0xFFFF or its ID): applied here. `config_frame` names another engine in some.
+        m.header.p_id = if self.r.random_bool(0.5) { collective::NO_PARTICIPANT } else { ENGINE_ID };
         m.body = Body::Configuration { fixed, device_ids: device_ids.clone(), subservient_ids: subservient_ids.clone() };
         (m, fixed, device_ids, subservient_ids)
     }
