@@ -155,8 +155,6 @@ wire [CLASS_W-1:0] frame_class = s_msg_family ? FC_PORTALS : s_msg_kind == K_INI
 /* verilator lint_off UNUSEDSIGNAL */
 wire [7:0] tlp_plen = class_plen(frame_class);
 /* verilator lint_on UNUSEDSIGNAL */
-// A configuration message's slot bytes (after the 24 bytes of header and ConfigFixed).
-wire [7:0] cfg_slot_bytes = tlp_plen - 8'd24;
 
 wire is_tlp_kind = (s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE) || (s_msg_kind == K_CONFIGURATION && cfg_fits);
 wire is_portals_kind = s_msg_kind == K_CONTRIB || s_msg_kind == K_ARM;
@@ -215,8 +213,9 @@ always @* begin
                     `FB(26 + k) = s_msg_pbv[8*(15-k) +: 8];
                 end
                 for (k = 0; k < 2*CONFIG_RELAY_SLOTS; k = k + 1) begin
-                    // Slot k/2 is bits 63-16(k/2 % 4) of operand k/8, big-endian.
-                    if (k < {24'd0, cfg_slot_bytes}) `FB(42 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
+                    // Slot k/2 is bits 63-16(k/2 % 4) of operand k/8, big-endian; the n + s slots only
+                    // (the padding slot of an odd count stays zero, docs/frames.md §4).
+                    if (k < {14'd0, cfg_slots, 1'b0}) `FB(42 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
                 end
             end
             K_INIT: begin

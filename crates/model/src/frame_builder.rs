@@ -114,8 +114,11 @@ pub fn build_buf(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Fra
             match kind {
                 1 => {
                     f.extend_from_slice(&m.pbv.to_be_bytes());
+                    // The n + s slots, then the padding slot of an odd count, zero (docs/frames.md §4).
+                    let (n, s) = config_counts(m);
                     for j in 0..(plen - crate::input_checker::config::CONFIG_FIXED_BYTES) / 2 {
-                        f.extend_from_slice(&((m.data[j / 4] >> (48 - 16 * (j % 4))) as u16).to_be_bytes());
+                        let slot = if j < n + s { (m.data[j / 4] >> (48 - 16 * (j % 4))) as u16 } else { 0 };
+                        f.extend_from_slice(&slot.to_be_bytes());
                     }
                 }
                 2 => {
@@ -415,7 +418,7 @@ mod tests {
 
     /// Issue 15 item 5 (000 [0157]): the configuration message the CPU relays becomes a FIG. 4 message
     /// (docs/frames.md §4): `ConfigFixed` = `pbv` byte for byte, then the n + s slots from `data` (first
-    /// slot in the high bits of operand 0) and the padding slot of an odd count.
+    /// slot in the high bits of operand 0) and, for an odd count, a zero padding slot.
     #[test]
     fn a_relayed_configuration_message_is_its_fig4_frame() {
         let cfg = BuilderConfig { engine_id: 0x0209, vendor_id: 0xC011, ..Default::default() };
@@ -429,7 +432,7 @@ mod tests {
         let p = &f[TLP_PAYLOAD_OFFSET..f.len() - 4];
         assert_eq!((p[0], p[6], p[7]), (0x11, 0x80, 0x14), "version 1 kind 1, P_ID");
         assert_eq!(p[8..24], pbv.to_be_bytes());
-        assert_eq!(p[24..36], [0x00, 0x11, 0x00, 0x12, 0x80, 0x14, 0x80, 0x14, 0x00, 0x12, 0xAB, 0xCD]);
+        assert_eq!(p[24..36], [0x00, 0x11, 0x00, 0x12, 0x80, 0x14, 0x80, 0x14, 0x00, 0x12, 0x00, 0x00], "the padding slot is zero");
     }
 
     #[test]
