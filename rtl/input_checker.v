@@ -389,6 +389,8 @@ reg [255:0] mdata;
 reg [127:0] mpbv;
 
 always @* begin
+    // The loop variable is assigned on every path, so no latch is inferred for it.
+    q = 0;
     mk = K_NONE;
     mfam = 1'b0;
     mctx = 16'd0;
