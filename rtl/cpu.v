@@ -326,8 +326,11 @@ wire [31:0]  m_dst = msg_reg[M_DST +: 32];
 wire [15:0]  m_pid = msg_reg[M_PID +: 16];
 // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (docs/blocks/cpu.md §Messages): the PBV-table
 // reverse lookup matches it instead of the requester.
-wire         m_init_tlp = !msg_reg[M_FAMILY] && m_kind == K_INIT;
+// A configuration message (FIG. 4) reaches the CPU only when it names another engine: the same.
+wire         m_init_tlp = !msg_reg[M_FAMILY] && (m_kind == K_INIT || m_kind == K_CONFIGURATION);
 wire [15:0]  p_who = m_init_tlp ? m_pid : m_src[15:0];
+// An INITIALIZATION or configuration message for an engine below: relayed (docs/blocks/cpu.md §Messages).
+wire         m_for_below = m_pid != NO_PARTICIPANT && m_pid != engine_id_reg;
 wire [15:0]  m_dmu = msg_reg[M_DMU +: 16];
 wire [19:0]  m_count = msg_reg[M_COUNT +: 20];
 wire [3:0]   m_code = msg_reg[M_CODE +: 4];

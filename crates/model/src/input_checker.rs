@@ -487,7 +487,11 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
             return Verdict::Drop(COLL_MALFORMED);
         }
         let (n, s, timeouts_fit) = config::config_counts(c, p);
-        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit {
+        // A message for another engine (P_ID = its device ID) goes to the CPU to be relayed down the
+        // tree (000 [0106], [0157]; §Configuration messages): its slots must fit the normalized
+        // message's `data`.
+        let too_many_to_relay = config::relayed(be16(c, p + 6), dst as u16) && n + s > config::CONFIG_RELAY_SLOTS;
+        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit || too_many_to_relay {
             return Verdict::Drop(COLL_CONFIG);
         }
         config_expected = config::config_len(n, s);
@@ -516,7 +520,7 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
             return Verdict::Drop(VENDOR);
         }
     }
-    if kind == 1 {
+    if kind == 1 && !config::relayed(be16(c, p + 6), dst as u16) {
         return Verdict::Config(ConfigWrites::new(c, p, src, tag));
     }
     let mut m = CollectiveMsg {
@@ -534,6 +538,15 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         ..CollectiveMsg::default()
     };
     match kind {
+        1 => {
+            // A configuration message to relay (docs/blocks/input_checker.md §Configuration messages):
+            // `ConfigFixed` (payload bytes 8-23) in `pbv`, the slots (bytes 24 to the end of the
+            // payload, padding included; at most CONFIG_RELAY_SLOTS) in `data`, four per operand.
+            m.pbv = u128::from(be64(c, p + 8)) << 64 | u128::from(be64(c, p + 16));
+            for j in 0..(plen - config::CONFIG_FIXED_BYTES) / 2 {
+                m.data[j / 4] |= u64::from(be16(c, p + config::CONFIG_FIXED_BYTES + 2 * j)) << (48 - 16 * (j % 4));
+            }
+        }
         2 => {
             m.count = u32::from(be16(c, p + 8));
             m.op = c[p + 10];

@@ -5,7 +5,7 @@
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
 use super::protocol::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
-use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
+use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_RELAY_SLOTS, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
 use super::crc_matrix;
 use super::flit::{FLIT_CAPTURE_BYTES, FLIT_MIN_BYTES, FLIT_MWR32, FLIT_MWR64, FLIT_PREFIX_NIBBLE, FLIT_TS_ECRC, FLIT_TYPE_DEFINED, TUSER_FLIT_BIT};
 use crate::register_space::offset;
@@ -98,6 +98,7 @@ pub fn verilog_header() -> String {
         ("CONFIG_TIMEOUT_BITS", u64::from(CONFIG_TIMEOUT_BITS)),
         ("CONFIG_SLOTS", CONFIG_SLOTS as u64),
         ("CONFIG_FIXED_WRITES", CONFIG_FIXED_WRITES as u64),
+        ("CONFIG_RELAY_SLOTS", CONFIG_RELAY_SLOTS as u64),
     ];
     let mut cfg_lines = crate::codes::integers(config);
     // The registers a configuration message writes (docs/blocks/register_space.md §Map) and the PBV_FLAGS bits.
