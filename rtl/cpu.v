@@ -5,11 +5,12 @@
 // a static context table (configuration, and the information an INITIALIZATION stores), a pool of
 // descriptors (the dynamic state an ARM or an activation creates), the PBV table, four timeouts, the
 // ratcheted state machine Idle -> Filling -> Full -> Exiting of seed 001 per descriptor, and the
-// reduction unit (rtl/reduce_unit.v) for the arithmetic.
+// reduction unit for the arithmetic (rtl/reduce_shared.v: rtl/reduce_unit.v's combine and latency, its
+// lanes through one shared datapath; it reads its operands, held, in the cycles after ISSUE).
 // Specification: docs/blocks/cpu.md. Rust model: crates/model/src/cpu/ (the same registers, same names).
 //
 //  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
-//                                               \--ISSUE--> reduce_unit --REDUCE--> accumulator --CHECK
+//                                               \--ISSUE--> reduce_shared --REDUCE--> accumulator --CHECK
 //  tmpl_reg + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
 //
 // One message or one timer expiry at a time (sequencer seq_reg, docs/blocks/cpu.md §Timing). Inside a cycle the
@@ -325,8 +326,11 @@ wire [31:0]  m_dst = msg_reg[M_DST +: 32];
 wire [15:0]  m_pid = msg_reg[M_PID +: 16];
 // A TLP INITIALIZATION's P_ID is the device ID of the engine it is for (docs/blocks/cpu.md §Messages): the PBV-table
 // reverse lookup matches it instead of the requester.
-wire         m_init_tlp = !msg_reg[M_FAMILY] && m_kind == K_INIT;
+// A configuration message (FIG. 4) reaches the CPU only when it names another engine: the same.
+wire         m_init_tlp = !msg_reg[M_FAMILY] && (m_kind == K_INIT || m_kind == K_CONFIGURATION);
 wire [15:0]  p_who = m_init_tlp ? m_pid : m_src[15:0];
+// An INITIALIZATION or configuration message for an engine below: relayed (docs/blocks/cpu.md §Messages).
+wire         m_for_below = m_pid != NO_PARTICIPANT && m_pid != engine_id_reg;
 wire [15:0]  m_dmu = msg_reg[M_DMU +: 16];
 wire [19:0]  m_count = msg_reg[M_COUNT +: 20];
 wire [3:0]   m_code = msg_reg[M_CODE +: 4];
@@ -501,7 +505,9 @@ reg [S_W-1:0]    su;
 // ==== SEQUENCER (model: `Cpu::step`, crates/model/src/cpu/mod.rs) ====
 
 /*
- * The reduction unit: one operand pair in state ISSUE (accumulator, contribution).
+ * The reduction unit: one operand pair in state ISSUE (accumulator, contribution), held through REDUCE
+ * (the descriptor RAM's word at cur_reg and msg_reg are not written before the result), as
+ * reduce_shared's contract asks.
  */
 wire         ru_out_valid;
 wire [5:0]   ru_out_rt_op;
@@ -510,7 +516,7 @@ wire [3:0]   ru_out_rt_rc;
 wire [7:0]   ru_out_rt_repsum_m;
 wire [1:0]   ru_out_rt_repsum_oflow_id;
 
-reduce_unit u_reduce (
+reduce_shared u_reduce (
     .clk(clk),
     .rst(rst),
     .in_valid(seq_reg == SEQ_ISSUE),

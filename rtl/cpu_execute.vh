@@ -101,13 +101,17 @@ always @* begin
         if (!m_portals) begin
             // TLP family (model: `exec_tlp`).
             case (m_kind)
-                K_INIT: begin
-                    if (!lk_s_hit_reg) begin
+                K_INIT, K_CONFIGURATION: begin
+                    if (m_kind == K_CONFIGURATION && !m_for_below) begin
+                        // The checker applies a configuration message for this engine itself.
+                        exec_ev = EV_BAD_KIND;
+                    end else if (!lk_s_hit_reg) begin
                         exec_ev = EV_DROP_UNKNOWN;
-                    end else if (m_pid != NO_PARTICIPANT && m_pid != engine_id_reg) begin
+                    end else if (m_for_below) begin
                         // For an engine below (000 [0106]-[0107], [0157]; docs/blocks/cpu.md §Messages): relayed
                         // to the target if it is a switch participant of the stored context, else to
                         // every switch participant; acknowledged if non-posted. Nothing stored here.
+                        // A configuration message (FIG. 4) takes the same way, its pbv and data as they came.
                         if (!s_stored) begin
                             exec_ev = EV_DROP_UNKNOWN;
                         end else begin

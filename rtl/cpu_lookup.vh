@@ -60,7 +60,7 @@ reg               lookup_p_sender;
 // CONTRIBUTION or RESPONSE without a P_ID (the requester's device ID is searched), a TLP INITIALIZATION
 // with one (its P_ID, a device ID, is searched). No other message reads the participant.
 function automatic needs_scan(input portals, input [3:0] kind, input [15:0] pid);
-    needs_scan = !portals && ((kind == K_INIT && pid != NO_PARTICIPANT)
+    needs_scan = !portals && (((kind == K_INIT || kind == K_CONFIGURATION) && pid != NO_PARTICIPANT)
                               || ((kind == K_CONTRIB || kind == K_RESPONSE) && pid == NO_PARTICIPANT));
 endfunction
 

@@ -10,8 +10,8 @@
 //     |  each beat: the CRC takes the beat whole (XOR rows); the CRC bytes are the finished CRC
 //  m_axis (tuser = dst[15:0])
 //
-// TLP (kinds 2-8): | 0000 seq(12) | 72 00 00 len | engine ID | 00 7F | dst | vendor ID | CE kind CC_ID |
-//                  collective message (40, 16 or 48 bytes) | LCRC (LE) |
+// TLP (kinds 1-8): | 0000 seq(12) | 72 00 00 len | engine ID | 00 7F | dst | vendor ID | CE kind CC_ID |
+//                  collective message (40, 16, 48 or, configuration, 24 + 4i bytes) | LCRC (LE) |
 // Soft Portals (kinds 4, 9): | dst MAC | src MAC | EtherType | reduction frame (84) | FCS (LE) |
 //
 // Latency: a message taken at edge k has its first beat offered from cycle k+1. Throughput: one beat per
@@ -94,65 +94,69 @@ wire [7:0]  unused_port = s_msg_port;
 wire [3:0]  unused_ctx = s_msg_ctx[15:12];
 /* verilator lint_on UNUSEDSIGNAL */
 
-localparam [1:0] FC_SHORT = 2'd0;    // control, retry, failure: 38 bytes
-localparam [1:0] FC_INIT = 2'd1;     // initialization: 62
-localparam [1:0] FC_DATA = 2'd2;     // contribution, response, completion: 70
-localparam [1:0] FC_PORTALS = 2'd3;  // Soft Portals: 102
+// Frame classes: one per frame length. The four fixed ones, then the configuration messages (FIG. 4) the
+// CPU relays down the tree (docs/blocks/cpu.md §Messages), one class per payload length 24 + 4i
+// (FC_CONFIG + i: i DW of 16-bit slots, i <= CONFIG_RELAY_SLOTS / 2; the classes above are unused).
+localparam CLASS_W = 4;
+localparam CLASSES = 1 << CLASS_W;
+localparam [CLASS_W-1:0] FC_SHORT = 4'd0;    // control, retry, failure: 38 bytes
+localparam [CLASS_W-1:0] FC_INIT = 4'd1;     // initialization: 62
+localparam [CLASS_W-1:0] FC_DATA = 4'd2;     // contribution, response, completion: 70
+localparam [CLASS_W-1:0] FC_PORTALS = 4'd3;  // Soft Portals: 102
+localparam [CLASS_W-1:0] FC_CONFIG = 4'd4;   // configuration: 46 + 4i
 localparam CRC_BYTES = 4;
 
 // TLP payload (collective message) bytes of a class; the TLP frame adds 18 (sequence number and header).
-function [7:0] class_plen(input [1:0] c);
+function [7:0] class_plen(input [CLASS_W-1:0] c);
     begin
         case (c)
             FC_SHORT: class_plen = 8'd16;
             FC_INIT: class_plen = 8'd40;
-            default: class_plen = 8'd48;
+            FC_DATA, FC_PORTALS: class_plen = 8'd48;
+            default: class_plen = 8'd24 + {2'd0, c - FC_CONFIG, 2'b00};
         endcase
     end
 endfunction
 
-function [7:0] class_len(input [1:0] c);
+function [7:0] class_len(input [CLASS_W-1:0] c);
     begin
         class_len = c == FC_PORTALS ? 8'd102 : 8'd18 + class_plen(c) + CRC_BYTES[7:0];
     end
 endfunction
 
 // Zero bytes before a frame of class c so that its data (all but the CRC) ends on a beat boundary.
-// Called only to set the PAD_* localparams below, at elaboration: its lines never run in simulation, so
+// Called only to set the per-class constants below (g_pad), at elaboration: its lines never run in simulation, so
 // they are kept out of line coverage (verif/coverage-floors.txt) rather than counted as holes.
 /* verilator coverage_off */
-function integer class_pad(input [1:0] c);
+function integer class_pad(input [CLASS_W-1:0] c);
     begin
         class_pad = (KEEP_WIDTH - ({24'd0, class_len(c)} - CRC_BYTES) % KEEP_WIDTH) % KEEP_WIDTH;
     end
 endfunction
 /* verilator coverage_on */
 
-localparam PAD_SHORT = class_pad(FC_SHORT);
-localparam PAD_INIT = class_pad(FC_INIT);
-localparam PAD_DATA = class_pad(FC_DATA);
-localparam PAD_PORTALS = class_pad(FC_PORTALS);
+// A relayed configuration message: n_devices and n_subservient from ConfigFixed (payload bytes 8-23 in
+// pbv, big-endian: bytes 14-15 and 13); its slots, n + s, must fit data (CONFIG_RELAY_SLOTS), else it has
+// no frame. Its class: FC_CONFIG + ceil((n + s) / 2).
+wire [15:0] cfg_n_devices = s_msg_pbv[79:64];
+wire [7:0]  cfg_n_sub = s_msg_pbv[87:80];
+wire [16:0] cfg_slots = {1'b0, cfg_n_devices} + {9'd0, cfg_n_sub};
+wire        cfg_fits = cfg_slots <= CONFIG_RELAY_SLOTS;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [16:0] cfg_slots_up = cfg_slots + 17'd1;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [CLASS_W-1:0] cfg_class = FC_CONFIG + cfg_slots_up[CLASS_W:1];
 
-wire [1:0] frame_class = s_msg_family ? FC_PORTALS : s_msg_kind == K_INIT ? FC_INIT :
-                         (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? FC_DATA : FC_SHORT;
-localparam [7:0] PLEN_SHORT = class_plen(FC_SHORT);
-localparam [7:0] PLEN_INIT = class_plen(FC_INIT);
-localparam [7:0] PLEN_DATA = class_plen(FC_DATA);
+wire [CLASS_W-1:0] frame_class = s_msg_family ? FC_PORTALS : s_msg_kind == K_INIT ? FC_INIT :
+                                 s_msg_kind == K_CONFIGURATION ? cfg_class :
+                                 (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? FC_DATA : FC_SHORT;
 // The TLP payload length of the offered message (for a Portals frame, unused); the header carries it in
 // DW (tlp_plen[7:2]). The frame's length is its class's, class_len.
 /* verilator lint_off UNUSEDSIGNAL */
-reg [7:0] tlp_plen;
+wire [7:0] tlp_plen = class_plen(frame_class);
 /* verilator lint_on UNUSEDSIGNAL */
 
-always @* begin
-    case (frame_class)
-        FC_SHORT: tlp_plen = PLEN_SHORT;
-        FC_INIT: tlp_plen = PLEN_INIT;
-        default: tlp_plen = PLEN_DATA;
-    endcase
-end
-
-wire is_tlp_kind = s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE;
+wire is_tlp_kind = (s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE) || (s_msg_kind == K_CONFIGURATION && cfg_fits);
 wire is_portals_kind = s_msg_kind == K_CONTRIB || s_msg_kind == K_ARM;
 wire supported = s_msg_family ? is_portals_kind : is_tlp_kind;
 wire [63:0] red_w = {2'b00, s_msg_retry, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_resno,
@@ -204,6 +208,16 @@ always @* begin
         {`FB(22), `FB(23)} = s_msg_dmu_id;
         {`FB(24), `FB(25)} = s_msg_pid;
         case (s_msg_kind)
+            K_CONFIGURATION: begin
+                for (k = 0; k < 16; k = k + 1) begin
+                    `FB(26 + k) = s_msg_pbv[8*(15-k) +: 8];
+                end
+                for (k = 0; k < 2*CONFIG_RELAY_SLOTS; k = k + 1) begin
+                    // Slot k/2 is bits 63-16(k/2 % 4) of operand k/8, big-endian; the n + s slots only
+                    // (the padding slot of an odd count stays zero, docs/frames.md §4).
+                    if (k < {14'd0, cfg_slots, 1'b0}) `FB(42 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
+                end
+            end
             K_INIT: begin
                 {`FB(26), `FB(27)} = s_msg_count[15:0];
                 `FB(28) = {2'b00, s_msg_op};
@@ -249,22 +263,30 @@ end
 // register starts at CRC32_INIT_BYTES_EARLY[PAD], the value PAD zero bytes turn into 0xFFFF_FFFF. A beat
 // of the frame is read back PAD bytes further on. The four frame lengths are the four classes FC_*.
 
-// The offered frame PAD bytes late (a constant shift per class; what falls off the top is the zero CRC
-// field or beyond: the data ends at most at BUFFER_BYTES).
-reg [8*BUFFER_BYTES-1:0] build_padded;
-
-always @* begin
-    case (frame_class)
-        FC_SHORT: build_padded = build << (8 * PAD_SHORT);
-        FC_INIT: build_padded = build << (8 * PAD_INIT);
-        FC_DATA: build_padded = build << (8 * PAD_DATA);
-        default: build_padded = build << (8 * PAD_PORTALS);
-    endcase
-end
+// Per class, a constant: its pad. The offered frame PAD bytes late (a constant shift per class; what
+// falls off the top is the zero CRC field or beyond: the data ends at most at BUFFER_BYTES), the beat's
+// bytes PAD bytes into the stored frame, and the CRC's initial value.
+/* verilator lint_off UNUSEDSIGNAL */
+wire [8*(BUFFER_BYTES+KEEP_WIDTH)-1:0] frame_ext;
+/* verilator lint_on UNUSEDSIGNAL */
+wire [8*BUFFER_BYTES-1:0] padded_rows [0:CLASSES-1];
+wire [DATA_WIDTH-1:0]     beat_rows [0:CLASSES-1];
+wire [31:0]               init_crc_rows [0:CLASSES-1];
+genvar gp;
+generate
+    for (gp = 0; gp < CLASSES; gp = gp + 1) begin : g_pad
+        localparam [CLASS_W-1:0] C = gp;
+        localparam integer PAD = class_pad(C);
+        assign padded_rows[gp] = build << (8 * PAD);
+        assign beat_rows[gp] = frame_ext[8*PAD +: DATA_WIDTH];
+        assign init_crc_rows[gp] = CRC32_INIT_BYTES_EARLY[32*PAD +: 32];
+    end
+endgenerate
+wire [8*BUFFER_BYTES-1:0] build_padded = padded_rows[frame_class];
 
 // frame_reg shifts one beat down per beat sent, so the CRC's beat is always its lowest DATA_WIDTH bits.
 reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
-reg [1:0]                  class_reg, class_next;
+reg [CLASS_W-1:0]          class_reg, class_next;
 reg [BEAT_INDEX_WIDTH-1:0] beat_reg, beat_next;
 reg                        busy_reg, busy_next;
 reg [15:0]                 dest_reg, dest_next;
@@ -279,21 +301,21 @@ reg [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_reg, crc_mask_next;
 // Everything that depends on the frame's length is a constant of its class and beat index, read from
 // tables indexed by {class, beat} (one LUT level: no length arithmetic in any path, issue 19): the beat's
 // tkeep, whether it is the last, and its masks.
-function [KEEP_WIDTH-1:0] keep_of(input [1:0] c, input integer b);
+function [KEEP_WIDTH-1:0] keep_of(input [CLASS_W-1:0] c, input integer b);
     integer i;
     begin
         for (i = 0; i < KEEP_WIDTH; i = i + 1) keep_of[i] = b * KEEP_WIDTH + i < {24'd0, class_len(c)};
     end
 endfunction
 
-function [KEEP_WIDTH-1:0] data_mask_of(input [1:0] c, input integer b);
+function [KEEP_WIDTH-1:0] data_mask_of(input [CLASS_W-1:0] c, input integer b);
     integer i;
     begin
         for (i = 0; i < KEEP_WIDTH; i = i + 1) data_mask_of[i] = b * KEEP_WIDTH + i < {24'd0, class_len(c)} - CRC_BYTES;
     end
 endfunction
 
-function [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_of(input [1:0] c, input integer b);
+function [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_of(input [CLASS_W-1:0] c, input integer b);
     integer i, n;
     begin
         for (n = 0; n < CRC_BYTES; n = n + 1) begin
@@ -304,7 +326,7 @@ function [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_of(input [1:0] c, input integer b);
     end
 endfunction
 
-localparam TABLE_ROWS = 4 * BUFFER_BEATS;
+localparam TABLE_ROWS = CLASSES * BUFFER_BEATS;
 wire [KEEP_WIDTH-1:0]           keep_rows [0:TABLE_ROWS-1];
 wire [KEEP_WIDTH-1:0]           data_mask_rows [0:TABLE_ROWS-1];
 wire [CRC_BYTES*KEEP_WIDTH-1:0] crc_mask_rows [0:TABLE_ROWS-1];
@@ -312,12 +334,13 @@ wire [TABLE_ROWS-1:0]           last_rows;
 
 genvar gc, gb;
 generate
-    for (gc = 0; gc < 4; gc = gc + 1) begin : g_class
+    for (gc = 0; gc < CLASSES; gc = gc + 1) begin : g_class
+        localparam [CLASS_W-1:0] C = gc;
         for (gb = 0; gb < BUFFER_BEATS; gb = gb + 1) begin : g_beat
-            assign keep_rows[gc*BUFFER_BEATS + gb] = keep_of(gc[1:0], gb);
-            assign data_mask_rows[gc*BUFFER_BEATS + gb] = data_mask_of(gc[1:0], gb);
-            assign crc_mask_rows[gc*BUFFER_BEATS + gb] = crc_mask_of(gc[1:0], gb);
-            assign last_rows[gc*BUFFER_BEATS + gb] = (gb + 1) * KEEP_WIDTH >= class_len(gc[1:0]);
+            assign keep_rows[gc*BUFFER_BEATS + gb] = keep_of(C, gb);
+            assign data_mask_rows[gc*BUFFER_BEATS + gb] = data_mask_of(C, gb);
+            assign crc_mask_rows[gc*BUFFER_BEATS + gb] = crc_mask_of(C, gb);
+            assign last_rows[gc*BUFFER_BEATS + gb] = (gb + 1) * KEEP_WIDTH >= class_len(C);
         end
     end
 endgenerate
@@ -326,31 +349,11 @@ wire last = last_rows[{class_reg, beat_reg}];
 
 // The beat's frame bytes: PAD (of its class) bytes into the stored frame (zero bytes above it, so every
 // class reads a whole beat; the pads' range leaves bytes at both ends unread).
-/* verilator lint_off UNUSEDSIGNAL */
-wire [8*(BUFFER_BYTES+KEEP_WIDTH)-1:0] frame_ext = {{8*KEEP_WIDTH{1'b0}}, frame_reg};
-/* verilator lint_on UNUSEDSIGNAL */
-reg [DATA_WIDTH-1:0] beat_bytes;
-
-always @* begin
-    case (class_reg)
-        FC_SHORT: beat_bytes = frame_ext[8*PAD_SHORT +: DATA_WIDTH];
-        FC_INIT: beat_bytes = frame_ext[8*PAD_INIT +: DATA_WIDTH];
-        FC_DATA: beat_bytes = frame_ext[8*PAD_DATA +: DATA_WIDTH];
-        default: beat_bytes = frame_ext[8*PAD_PORTALS +: DATA_WIDTH];
-    endcase
-end
+assign frame_ext = {{8*KEEP_WIDTH{1'b0}}, frame_reg};
+wire [DATA_WIDTH-1:0] beat_bytes = beat_rows[class_reg];
 
 // The CRC of the lowest beat of frame_reg: bit g is the XOR of row g over the beat and the register.
-reg [31:0] init_crc;
-
-always @* begin
-    case (class_reg)
-        FC_SHORT: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_SHORT +: 32];
-        FC_INIT: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_INIT +: 32];
-        FC_DATA: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_DATA +: 32];
-        default: init_crc = CRC32_INIT_BYTES_EARLY[32*PAD_PORTALS +: 32];
-    endcase
-end
+wire [31:0] init_crc = init_crc_rows[class_reg];
 
 wire [31:0] crc_state = beat_reg == {BEAT_INDEX_WIDTH{1'b0}} ? init_crc : crc_reg;
 wire [31:0] crc_of_beat;

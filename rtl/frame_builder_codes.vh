@@ -8,6 +8,7 @@ localparam [0:0] EV_DROPPED = 1'd1;
 localparam EV_COUNT = 2;
 // The frame buffer's bytes
 localparam BUFFER_BYTES = 128;
+localparam CONFIG_RELAY_SLOTS = 16;
 // FCS / LCRC: the reflected CRC-32 of a whole beat as XOR trees, and the initial values z zero bytes early (crates/model/src/input_checker/crc_matrix.rs)
 localparam CRC32_ROW_BITS = 1024;
 localparam [32*CRC32_ROW_BITS-1:0] CRC32_ROWS = {

@@ -230,10 +230,15 @@ wire is_non_posted = !flit && (((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'
                      (((typ >= 5'h0C && typ <= 5'h0E) || typ == 5'h1B) && fmt[2:1] == 2'b01));
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
-// 44 bytes: an encapsulated configuration's fixed part ends at payload byte 43 (see cf below).
-wire [7:0] pl [0:43];
+// Bytes 0-39 are the longest fixed message's (INITIALIZATION); a configuration message relayed to the CPU
+// has its slots up to byte 24 + 2 x CONFIG_RELAY_SLOTS; an encapsulated configuration's fixed part ends at
+// byte 24 + ENCAP_DESCRIPTOR_BYTES + 16 (a 4-DW original header; see cf below). The larger of the two.
+localparam PL_RELAY_BYTES = 24 + 2 * CONFIG_RELAY_SLOTS;
+localparam PL_ENCAP_BYTES = 24 + ENCAP_DESCRIPTOR_BYTES + 16;
+localparam PL_BYTES = PL_RELAY_BYTES > PL_ENCAP_BYTES ? PL_RELAY_BYTES : PL_ENCAP_BYTES;
+wire [7:0] pl [0:PL_BYTES-1];
 generate
-    for (g = 0; g < 44; g = g + 1) begin : g_payload
+    for (g = 0; g < PL_BYTES; g = g + 1) begin : g_payload
         assign pl[g] = four ? `CB(18 + g) : `CB(14 + g);
     end
 endgenerate
@@ -278,16 +283,27 @@ wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, cf[13]} + 10'd1;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [12:0] len_dw_cfg = len_dw - 13'd6;
 wire cfg_len_bad = !has_data || len_dw_cfg != {4'd0, cfg_slots_up[9:1]};
+// A configuration message for another engine (P_ID = its device ID, not 0xFFFF, not this engine) goes to
+// the CPU to be relayed down the tree (000 [0106], [0157]; docs §Configuration messages), its slots in the
+// message's data: at most CONFIG_RELAY_SLOTS of them, else C3 drops it.
+wire [15:0] coll_pid = {pl[6], pl[7]};
+wire cfg_relay = coll_pid != 16'hFFFF && coll_pid != cfg_engine_id;
+/* verilator lint_off UNUSEDSIGNAL */
+wire [16:0] cfg_slots = {1'b0, cfg_n} + {9'd0, cf[13]};
+/* verilator lint_on UNUSEDSIGNAL */
 wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {cf[16], cf[17], cf[18], cf[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
-                      {cf[20], cf[21], cf[22], cf[23]} >> CONFIG_TIMEOUT_BITS != 32'd0;
+                      {cf[20], cf[21], cf[22], cf[23]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+                      (cfg_relay && cfg_slots > CONFIG_RELAY_SLOTS);
 // Kind 10: the descriptor (type configuration, apply, version known, reserved 0), the header a memory
 // write without digest or poison, its Length the body's DWs (4 + (n + s + 1) / 2, as C5 above) and the
-// message exactly descriptor + header + body (carrier Length = 3 + 3 or 4 + that). One drop for all.
+// message exactly descriptor + header + body (carrier Length = 3 + 3 or 4 + that), and P_ID this engine
+// or none: one for another engine is not relayed (docs §Encapsulated configuration). One drop for all.
 wire [9:0] encap_length = {pl[14][1:0], pl[15]};
 wire encap_bad = pl[8] != ENCAP_TYPE_CONFIGURATION || pl[9] != ENCAP_OP_APPLY || pl[10] != ENCAP_VERSION ||
                  pl[11] != 8'd0 || (pl[12] & ~ENCAP_FMT_4DW) != ENCAP_MWR || (pl[14] & ENCAP_TD_EP) != 8'd0 ||
                  encap_length != 10'd4 + {1'b0, cfg_slots_up[9:1]} ||
-                 !has_data || len_dw != (encap_4dw ? 13'd7 : 13'd6) + {3'd0, encap_length} || cfg_limits_bad;
+                 !has_data || len_dw != (encap_4dw ? 13'd7 : 13'd6) + {3'd0, encap_length} || cfg_limits_bad ||
+                 cfg_relay;
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -363,7 +379,9 @@ assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || (coll
 assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
 assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
 assign c_flags[FC_CONFIG] = is_config ? cfg_limits_bad : is_encap && encap_bad;
-assign c_flags[FC_IS_CFG] = is_config || is_encap;
+// Applied here (register writes); a kind-1 message for another engine is a message to the CPU (a kind-10
+// one is dropped by FC_CONFIG above).
+assign c_flags[FC_IS_CFG] = (is_config && !cfg_relay) || is_encap;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
 assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : !is_encap && plen != coll_expected_kind;
@@ -371,6 +389,7 @@ assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind,
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
 // Stage C: the message the frame would make, if accepted.
+integer q;
 reg [3:0]   mk;
 reg         mfam;
 reg [15:0]  mctx;
@@ -396,6 +415,8 @@ reg [255:0] mdata;
 reg [127:0] mpbv;
 
 always @* begin
+    // The loop variable is assigned on every path, so no latch is inferred for it.
+    q = 0;
     mk = K_NONE;
     mfam = 1'b0;
     mctx = 16'd0;
@@ -443,12 +464,22 @@ always @* begin
         mctx = {4'd0, coll_cc_id};
         msrc = {16'd0, requester};
         mdst = {16'd0, cfg_engine_id};
-        mpid = {pl[6], pl[7]};
+        mpid = coll_pid;
         mdmu = {pl[4], pl[5]};
         mposted = !coll_flags[7];
         merror = coll_flags[6];
         mtid = coll_flags[4:3];
         case (coll_kind)
+            K_CONFIGURATION: begin
+                // Relayed by the CPU: ConfigFixed (bytes 8-23) in pbv, the slots (bytes 24 to the end of
+                // the payload, padding included) in data, four per operand, big-endian.
+                for (q = 0; q < 16; q = q + 1) begin
+                    mpbv[8*(15-q) +: 8] = pl[8 + q];
+                end
+                for (q = 0; q < CONFIG_RELAY_SLOTS; q = q + 1) begin
+                    if (24 + 2*q < {16'd0, plen}) mdata[64*(q/4) + 48 - 16*(q%4) +: 16] = {pl[24 + 2*q], pl[25 + 2*q]};
+                end
+            end
             K_INIT: begin
                 mcount = {4'd0, pl[8], pl[9]};
                 mop = pl[10][5:0];

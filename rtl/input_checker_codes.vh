@@ -46,6 +46,7 @@ localparam CONFIG_TIMEOUT_BITS = 24;
 localparam CONFIG_SLOTS = 43;
 localparam CONFIG_FIXED_WRITES = 3;
 localparam ENCAP_DESCRIPTOR_BYTES = 4;
+localparam CONFIG_RELAY_SLOTS = 16;
 localparam [15:0] CFG_OFFSET_PBV = 16'h0;
 localparam [15:0] CFG_OFFSET_PBV_FLAGS = 16'h500;
 localparam [15:0] CFG_OFFSET_ERROR_REPORTING = 16'h118;

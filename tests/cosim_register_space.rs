@@ -153,7 +153,7 @@ fn the_register_space_is_the_cpus_only_configuration_source() {
     for _ in 0..2 {
         cycle(&mut rs, &mut cpu, RegisterSpaceIn::default());
     }
-    let p = cpu.config().pbv;
+    let p = *cpu.config().pbv;
     assert!(p[0].valid && p[0].switch && p[0].device_id == 0x0010, "{:?}", p[0]);
     assert!(p[2].valid && !p[2].switch && p[2].device_id == 0x0001, "{:?}", p[2]);
     assert!(!p[5].valid);

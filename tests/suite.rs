@@ -32,6 +32,7 @@ mod independent_cpu_timers;
 mod independent_reduce_unit;
 mod independent_scoreboards;
 mod layout;
+mod reduce_shared;
 mod registry;
 mod rtl_quality;
 mod sim_cli;

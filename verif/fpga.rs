@@ -40,11 +40,11 @@ pub const LUT_DEPTH_GOAL: u64 = 8;
 /// docs/performance.md §LUT depth per block (session 14), §Reduction unit pipelined (session 15: the
 /// reduction unit's four modules removed from this list).
 pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
-    // Session 15 (2026-11-27), composed: the CPU's netlist from its own run with a register-only stand-in
-    // of the reduction unit, joined with the pipelined unit's netlist from its run (each module is mapped
-    // on its own, the hierarchy kept). 36 before (session 14: the operands through the unit's alignment).
-    // docs/performance.md §Reduction unit pipelined (session 15), §The CPU's own paths.
-    ("cpu", 28, "its sequencer: the descriptor RAM's write index (EXEC's decode; the walk counts a LUT RAM's write address as a read path) through d_pay_rd, the ARM vector compare, lk_d_hit, d_reg into st_raddr_reg"),
+    // Session 19 (2026-11-27): `inswitch synth --target xilinx --top cpu` with the lane-shared reduction
+    // unit, 24 (the same depth session 18's run measured, at the same end point). 28 in session 15
+    // (composed, through d_pay_rd and d_reg, which sessions 11-18 replaced), 36 in session 14.
+    // docs/performance.md §The CPU's lane-shared reduction unit (session 19).
+    ("cpu", 24, "its timer scan: the deepest stage ends at d_due_reg (the due bits, from the descriptors' deadlines against the tick count)"),
     // Session 15 (2026-11-27): the first xilinx run of the whole top that finished (64 min, at 4,096 static
     // entries), made before the reduction unit was pipelined; its deepest path is the CPU's (36 then).
     // Lower it to the CPU's entry once a run of the top with the pipelined unit measures it.

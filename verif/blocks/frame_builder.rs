@@ -19,6 +19,7 @@ use inswitch_frames::crc;
 use inswitch_frames::ethernet::SoftPortals;
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::frame_builder::{FrameBuilder, FrameBuilderIn, FrameBuilderOut, FrameBuilderParams};
+use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 use rand::RngExt;
 
@@ -59,6 +60,8 @@ impl FrameBuilderStimulus {
         let family = if r.random_bool(0.5) { Family::Portals } else { Family::Tlp };
         let kind = if r.random_bool(0.1) {
             r.random_range(0..16)
+        } else if family == Family::Tlp && r.random_bool(0.1) {
+            1
         } else if family == Family::Portals {
             [4, 9][r.random_range(0..2)]
         } else {
@@ -88,7 +91,7 @@ impl FrameBuilderStimulus {
             repsum_m: r.random(),
             repsum_oflow_id: r.random(),
             data: [r.random(), r.random(), r.random(), r.random()],
-            pbv: r.random(),
+            pbv: if kind == 1 && r.random_bool(0.9) { config_pbv(r) } else { r.random() },
         }
     }
 }
@@ -126,6 +129,37 @@ impl Stimulus<FrameBuilderIn, FrameBuilderOut> for FrameBuilderStimulus {
     }
 }
 
+/// A relayed configuration message's `pbv` (its `ConfigFixed`, payload bytes 8-23 big-endian): random,
+/// with n_devices (bytes 14-15) and n_subservient (byte 13) mostly fitting CONFIG_RELAY_SLOTS together,
+/// sometimes one more.
+fn config_pbv(r: &mut StimRng) -> u128 {
+    let n = r.random_range(0..=CONFIG_RELAY_SLOTS);
+    let s = r.random_range(0..=CONFIG_RELAY_SLOTS - n) + usize::from(r.random_bool(0.1));
+    let mut b = r.random::<u128>().to_be_bytes();
+    b[5] = s as u8;
+    b[6..8].copy_from_slice(&(n as u16).to_be_bytes());
+    u128::from_be_bytes(b)
+}
+
+/// (n_devices, n_subservient) of a configuration message's `pbv`.
+fn config_counts(pbv: u128) -> (usize, usize) {
+    let b = pbv.to_be_bytes();
+    (usize::from(u16::from_be_bytes([b[6], b[7]])), usize::from(b[5]))
+}
+
+/// Whether the builder has a frame for `m` (docs/blocks/frame_builder.md): TLP kinds 2-8, and kind 1 (a
+/// configuration message the CPU relays) with at most CONFIG_RELAY_SLOTS slots; Portals kinds 4 and 9.
+fn has_frame(m: &CollectiveMsg) -> bool {
+    match m.family {
+        Family::Tlp if m.kind.0 == 1 => {
+            let (n, s) = config_counts(m.pbv);
+            n + s <= CONFIG_RELAY_SLOTS
+        }
+        Family::Tlp => (2..=8).contains(&m.kind.0),
+        Family::Portals => m.kind == Kind::CONTRIBUTION || m.kind == Kind::ARM,
+    }
+}
+
 /// What the frame must decode to: the message cut to what its family and kind carry
 /// (docs/blocks/frame_builder.md §Mapping).
 pub fn canonical(m: &CollectiveMsg, engine_id: u16) -> CollectiveMsg {
@@ -146,6 +180,16 @@ pub fn canonical(m: &CollectiveMsg, engine_id: u16) -> CollectiveMsg {
                 ..CollectiveMsg::default()
             };
             match m.kind.0 {
+                1 => {
+                    // ConfigFixed whole, and the n + s slots it names (the padding slot of an odd count
+                    // is sent but not decoded).
+                    e.pbv = m.pbv;
+                    let (n, s) = config_counts(m.pbv);
+                    for j in 0..n + s {
+                        let at = 48 - 16 * (j % 4);
+                        e.data[j / 4] |= (m.data[j / 4] >> at & 0xFFFF) << at;
+                    }
+                }
                 2 => {
                     e.count = m.count & 0xFFFF;
                     e.op = m.op;
@@ -318,10 +362,7 @@ impl Monitor<FrameBuilderIn, FrameBuilderOut> for FrameBuilderMonitor {
         }
         if i.s_msg_valid && o.s_msg_ready && !i.rst {
             let m = i.msg();
-            let built = match m.family {
-                Family::Tlp => (2..=8).contains(&m.kind.0),
-                Family::Portals => m.kind == Kind::CONTRIBUTION || m.kind == Kind::ARM,
-            };
+            let built = has_frame(&m);
             self.due = Some(built.then_some(Pending { msg: m, ethertype: i.cfg_ethertype, src_mac: i.cfg_src_mac & 0xFFFF_FFFF_FFFF, dst_mac: i.cfg_dst_mac & 0xFFFF_FFFF_FFFF, seq: self.seq }));
             if built && m.family == Family::Tlp {
                 self.seq = (self.seq + 1) & 0xFFF;

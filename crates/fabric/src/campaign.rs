@@ -464,6 +464,8 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     let params = EngineParams { tick_cycles: spec.tick_cycles, descriptors: spec.descriptors, static_entries: CAMPAIGN_STATIC_ENTRIES, ..EngineParams::default() };
     let cfg = SimConfig { hop_latency_ps: 50_000, engine_params: params, ..SimConfig::default() };
     let mut f = Fabric::new(t.clone(), cfg).expect("fabric");
+    // The trace prints the last frames' bytes after the run.
+    f.keep_frame_bytes = std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some();
     // The pool of contexts (jobs): random sources and participants, overlapping.
     let n_end = t.endpoints.len();
     let contexts: Vec<ContextPlan> = (0..spec.contexts)

@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// Picoseconds, the simulator's time unit.
 pub type Ps = u64;
@@ -75,6 +77,46 @@ pub struct Isl {
     pub link: LinkSpec,
 }
 
+/// A topology's inter-switch links, shared by its clones: read as a `Vec<Isl>`; a write copies them
+/// first if another clone still shares them. Why: a flattened butterfly of 1,024 switches has 523,776
+/// ISLs (17 MB), and the scenario's topology and the simulator's were two copies of them, the second
+/// made for every run (docs/performance.md §Session 19).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Isls(Arc<Vec<Isl>>);
+
+impl Deref for Isls {
+    type Target = Vec<Isl>;
+    fn deref(&self) -> &Vec<Isl> {
+        &self.0
+    }
+}
+
+impl DerefMut for Isls {
+    fn deref_mut(&mut self) -> &mut Vec<Isl> {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<Vec<Isl>> for Isls {
+    fn from(v: Vec<Isl>) -> Isls {
+        Isls(Arc::new(v))
+    }
+}
+
+impl FromIterator<Isl> for Isls {
+    fn from_iter<I: IntoIterator<Item = Isl>>(it: I) -> Isls {
+        Isls(Arc::new(it.into_iter().collect()))
+    }
+}
+
+impl<'a> IntoIterator for &'a Isls {
+    type Item = &'a Isl;
+    type IntoIter = std::slice::Iter<'a, Isl>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 /// A whole fabric.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Topology {
@@ -84,8 +126,8 @@ pub struct Topology {
     pub switches: Vec<Switch>,
     /// End nodes.
     pub endpoints: Vec<Endpoint>,
-    /// Inter-switch links.
-    pub isls: Vec<Isl>,
+    /// Inter-switch links (shared by the topology's clones).
+    pub isls: Isls,
     /// The internal port between the crossbar and the engine (the engine sits on a data-plane port,
     /// \[0091\], so it runs at port speed by default).
     pub engine_port: LinkSpec,
@@ -155,7 +197,7 @@ impl Topology {
         if n == 0 || n * stride > 0x1_0000 {
             return Err(TopologyError::Shape(format!("{n} switches x {per_switch} end nodes do not fit 16-bit device IDs")));
         }
-        let mut t = Topology { name: name.into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        let mut t = Topology { name: name.into(), switches: vec![], endpoints: vec![], isls: Isls::default(), engine_port: LinkSpec::default() };
         for s in 0..n {
             let base = (s * stride) as u16;
             t.switches.push(Switch { name: format!("s{s}"), engine_id: base });
@@ -181,7 +223,7 @@ impl Topology {
             }
         }
         t.endpoints[0].name = "735".into();
-        t.isls = vec![Isl { a: 0, b: 1, link }, Isl { a: 0, b: 2, link }];
+        t.isls = vec![Isl { a: 0, b: 1, link }, Isl { a: 0, b: 2, link }].into();
         t
     }
 
@@ -196,7 +238,7 @@ impl Topology {
     /// board linked to every switch of the other, and the two switches of a board to each other (a 1-D
     /// flattened butterfly of the four): 306-308, 330-332, 306-330, 306-332, 308-330, 308-332.
     pub fn fig3(link: LinkSpec) -> Topology {
-        let mut t = Topology { name: "fig3".into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        let mut t = Topology { name: "fig3".into(), switches: vec![], endpoints: vec![], isls: Isls::default(), engine_port: LinkSpec::default() };
         for (board, switches) in FIG3_BOARDS.iter().enumerate() {
             for (s, (name, nodes)) in switches.iter().enumerate() {
                 let engine_id = (board as u16) << FIG3_BOARD_SHIFT | (s as u16) << FIG3_SWITCH_SHIFT;
@@ -232,12 +274,13 @@ impl Topology {
     pub fn flattened_butterfly(switches: usize, per_switch: usize, link: LinkSpec) -> Result<Topology, TopologyError> {
         let mut t = Topology::with_switches(&format!("fbfly{switches}x{per_switch}"), switches, per_switch, link)?;
         // Reserved at once: 1,024 switches take 523,776 ISLs, which growing by doubling would copy.
-        t.isls.reserve_exact(switches * switches.saturating_sub(1) / 2);
+        let mut isls = Vec::with_capacity(switches * switches.saturating_sub(1) / 2);
         for a in 0..switches {
             for b in a + 1..switches {
-                t.isls.push(Isl { a, b, link });
+                isls.push(Isl { a, b, link });
             }
         }
+        t.isls = isls.into();
         Ok(t)
     }
 
@@ -281,7 +324,7 @@ impl Topology {
 
     /// Parses the text format of `docs/fabric.md` §Topology files.
     pub fn parse(text: &str) -> Result<Topology, TopologyError> {
-        let mut t = Topology { name: "file".into(), switches: vec![], endpoints: vec![], isls: vec![], engine_port: LinkSpec::default() };
+        let mut t = Topology { name: "file".into(), switches: vec![], endpoints: vec![], isls: Isls::default(), engine_port: LinkSpec::default() };
         let mut default_link = LinkSpec::default();
         let mut by_name: HashMap<String, usize> = HashMap::new();
         for (n, raw) in text.lines().enumerate() {

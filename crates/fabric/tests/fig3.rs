@@ -331,6 +331,8 @@ enum Seen {
     Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write into an engine's window: requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
+    /// A FIG. 4 configuration message: requester, destination, P_ID (the engine it is for), device IDs.
+    Config { from: u16, to: u16, pid: u16, devices: Vec<u16> },
 }
 
 fn msg(kind: u8, from: u16, to: u16, pid: u16, code: u8) -> Seen {
@@ -345,6 +347,7 @@ fn seen(bytes: &[u8]) -> Seen {
             Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count, pid },
             Body::Control(c) => Seen::Msg { kind: m.header.kind, from, to, cc, pid, code: c.command },
             Body::Data { fixed, .. } => Seen::Msg { kind: m.header.kind, from, to, cc, pid, code: fixed.completion },
+            Body::Configuration { device_ids, .. } => Seen::Config { from, to, pid, devices: device_ids },
             _ => panic!("unexpected collective message {m:?}"),
         };
     }
@@ -422,10 +425,13 @@ fn fig8_ladder_on_fig3() {
     let (e310, e334) = (t.switches[s306].engine_id, t.switches[s330].engine_id);
     let (src, local, r340, r342) = (id(n316), id(n318), id(n340), id(n342));
     // PBVs (engines first, then end nodes in device-ID order, Table 5): 310 = [334, 316, 318], 334 =
-    // [340, 342]. 805: the master's configuration from the source; 810: packet engine 334's, written
-    // with the master's requester ID ([0175]).
+    // [340, 342]. 805: the master's configuration from the source; 810: packet engine 334's: its static
+    // entry written with the master's requester ID ([0175]), its PBV table in a FIG. 4 configuration
+    // message from the source to the master, which relays it to 334 (000 [0157]; issue 15 item 5).
     let cfg310 = [pbv_entry(src, e310, 0, e334, true).to_vec(), pbv_entry(src, e310, 1, src, false).to_vec(), pbv_entry(src, e310, 2, local, false).to_vec(), static_entry(src, e310, true).to_vec()].concat();
-    let cfg334 = [pbv_entry(e310, e334, 0, r340, false).to_vec(), pbv_entry(e310, e334, 1, r342, false).to_vec(), static_entry(e310, e334, false).to_vec()].concat();
+    let cfg334 = static_entry(e310, e334, false).to_vec();
+    let config334_to_master = Seen::Config { from: src, to: e310, pid: e334, devices: vec![r340, r342] };
+    let config334 = Seen::Config { from: e310, to: e334, pid: e334, devices: vec![r340, r342] };
     // 815, 820.
     // 815, 820: 334's from the source to the master, naming 334, re-emitted by the master to 334 (000
     // [0106], [0157], docs/blocks/cpu.md §Messages).
@@ -435,7 +441,9 @@ fn fig8_ladder_on_fig3() {
     let mut want = [cfg310, cfg334.clone()].concat();
     want.extend([
         init310,
+        config334_to_master,
         init334_to_master,
+        config334.clone(),
         init334.clone(),
         // The set-up command ([0184]) and its copies (825-835).
         msg(CONTROL, src, e310, NO_PARTICIPANT, CMD_START),
@@ -463,7 +471,7 @@ fn fig8_ladder_on_fig3() {
     // [0214]: one hop between 310 and 334, the ISL 306 → 330 between the boards: 810, 820, the command
     // and 865 down; 855 up.
     let mut down = cfg334;
-    down.extend([init334, msg(CONTROL, e310, e334, 0, CMD_START), msg(COMPLETION, e310, e334, 0, BARRIER_SATISFIED)]);
+    down.extend([config334, init334, msg(CONTROL, e310, e334, 0, CMD_START), msg(COMPLETION, e310, e334, 0, BARRIER_SATISFIED)]);
     assert_eq!(on(&[isl(&t, s306, s330)]), down);
     assert_eq!(on(&[isl(&t, s330, s306)]), [msg(RESPONSE, e334, e310, NO_PARTICIPANT, BARRIER_MET)]);
     // Local switch 308 and remote switch 332 take no part: nothing on any of their ISLs or engine ports.

@@ -16,6 +16,7 @@ use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
 use inswitch_fabric::wire;
 use inswitch_frames::collective::{Body, NO_PARTICIPANT};
 use inswitch_frames::tlp::{Header, Tlp};
+use inswitch_model::register_space::offset;
 
 /// Crossbar latency per hop (the realistic default).
 const HOP_PS: Ps = 100_000;
@@ -41,6 +42,9 @@ enum Seen {
     Init { from: u16, to: u16, cc: u16, pbv: u128, p_count: u16, pid: u16 },
     /// A register write (memory write into an engine's window): requester, byte address, First BE, data.
     Write { from: u16, addr: u64, be: u8, data: u32 },
+    /// A FIG. 4 configuration message: requester, destination, CC_ID, P_ID (the engine it is for, which
+    /// the engines relay it to), its PBV entries' device IDs and its subservient engines.
+    Config { from: u16, to: u16, cc: u16, pid: u16, devices: Vec<u16>, subservient: Vec<u16> },
 }
 
 const CONTROL: u8 = 3;
@@ -67,6 +71,7 @@ fn seen(bytes: &[u8]) -> Seen {
             Body::Initialization(i) => Seen::Init { from, to, cc, pbv: i.pbv, p_count: i.p_count, pid },
             Body::Control(c) => msg(m.header.kind, from, to, cc, pid, c.command),
             Body::Data { fixed, .. } => msg(m.header.kind, from, to, cc, pid, fixed.completion),
+            Body::Configuration { device_ids, subservient_ids, .. } => Seen::Config { from, to, cc, pid, devices: device_ids, subservient: subservient_ids },
             _ => panic!("unexpected collective message {m:?}"),
         };
     }
@@ -121,7 +126,7 @@ fn all(_: &Seen) -> bool {
 
 fn of_cc(cc: u16) -> impl Fn(&Seen) -> bool {
     move |s| match *s {
-        Seen::Msg { cc: c, .. } | Seen::Init { cc: c, .. } => c == cc,
+        Seen::Msg { cc: c, .. } | Seen::Init { cc: c, .. } | Seen::Config { cc: c, .. } => c == cc,
         Seen::Write { .. } => false,
     }
 }
@@ -227,8 +232,12 @@ fn fig8_ladder_on_fig7() {
     // 805: configuration of the master, from the source: its PBV entries (ID, then flags; 725 is a
     // switch, [0096]) and its static entry (slot 0, master).
     let cfg720 = [pbv_entry(src, SW720, 0, SW725, true).to_vec(), pbv_entry(src, SW720, 1, src, false).to_vec(), pbv_entry(src, SW720, 2, node1, false).to_vec(), static_entry(src, SW720, 0, 0, true).to_vec()].concat();
-    // 810: configuration of packet engine 334 (the master writes the subservient's registers, [0175]).
-    let cfg725 = [pbv_entry(SW720, SW725, 0, r0, false).to_vec(), pbv_entry(SW720, SW725, 1, r1, false).to_vec(), static_entry(SW720, SW725, 0, 0, false).to_vec()].concat();
+    // 810: configuration of packet engine 334: its static entry by the master's register writes ([0175]);
+    // its PBV table in a FIG. 4 configuration message from the source to the master, which relays it
+    // (000 [0157]; issue 15 item 5), before 334's INITIALIZATION.
+    let cfg725 = static_entry(SW720, SW725, 0, 0, false).to_vec();
+    let config725_to_master = Seen::Config { from: src, to: SW720, cc: 0, pid: SW725, devices: vec![r0, r1], subservient: vec![] };
+    let config725 = Seen::Config { from: SW720, to: SW725, cc: 0, pid: SW725, devices: vec![r0, r1], subservient: vec![] };
     // 815: INITIALIZATION to the master; 820: packet engine 334's, from the source to the master, which
     // relays it to 334 with itself as requester (000 [0106], [0157]).
     let init720 = Seen::Init { from: src, to: SW720, cc: 0, pbv: 0b111, p_count: 3, pid: NO_PARTICIPANT };
@@ -237,7 +246,9 @@ fn fig8_ladder_on_fig7() {
     let mut want = [cfg720, cfg725.clone()].concat();
     want.extend([
         init720,
+        config725_to_master,
         init725_to_master,
+        config725.clone(),
         init725.clone(),
         // The set-up command ([0184]) and its copies (825-835 in the ladder).
         msg(CONTROL, src, SW720, 0, NO_PARTICIPANT, CMD_START),
@@ -268,7 +279,7 @@ fn fig8_ladder_on_fig7() {
     // 810, 820, the command and 865 down; 855 up.
     let down = on(&f, &[isl(&f, 0, 1)], 0, all);
     let mut want_down = cfg725;
-    want_down.extend([init725, msg(CONTROL, SW720, SW725, 0, 0, CMD_START), msg(COMPLETION, SW720, SW725, 0, 0, BARRIER_SATISFIED)]);
+    want_down.extend([config725, init725, msg(CONTROL, SW720, SW725, 0, 0, CMD_START), msg(COMPLETION, SW720, SW725, 0, 0, BARRIER_SATISFIED)]);
     assert_eq!(down, want_down);
     assert_eq!(on(&f, &[isl(&f, 1, 0)], 0, all), [msg(RESPONSE, SW725, SW720, 0, NO_PARTICIPANT, BARRIER_MET)]);
     // Switch 730 takes no part: nothing on its ISLs.
@@ -289,9 +300,10 @@ fn fig7_barrier_of_collective_2() {
     run(&mut f);
     assert_eq!(ctxs.iter().map(|c| c.cc_id).collect::<Vec<_>>(), [0, 1, 2], "[0180]-[0182]");
 
-    // Configuration on the source's link: Table 5 into 720 from the source, then Tables 6-7 (as the text of
-    // [0177]-[0178] gives them) into 725 and 730 from the master, each PBV entry followed by its CPU flags
-    // (725 and 730 are switches in 720's table, [0096]) and each engine's static entry (the CC_ID's
+    // Configuration on the source's link: Table 5 into 720 from the source, each PBV entry followed by its
+    // CPU flags (725 and 730 are switches in 720's table, [0096]), then Tables 6-7 (as the text of
+    // [0177]-[0178] gives them) for 725 and 730 in configuration messages the master relays, and each
+    // engine's static entry (the CC_ID's
     // slot, master at 720); the INITIALIZATIONs carry the PBVs of [0180]-[0182]. Collectives #1 and
     // #2 reuse the tables: only their static entries and INITIALIZATIONs.
     let cfg = on(&f, &[ChannelKind::Up(SOURCE)], 0, all);
@@ -301,11 +313,17 @@ fn fig7_barrier_of_collective_2() {
     let want: Vec<Seen> = [
         table(0x0001, SW720, &[(SW725, true), (SW730, true), (0x0001, false), (0x0002, false), (0x0003, false)]),
         static_entry(0x0001, SW720, 0, 0, true).to_vec(),
-        table(SW720, SW725, &[(0x0011, false), (0x0012, false), (0x0013, false)]),
         static_entry(SW720, SW725, 0, 0, false).to_vec(),
-        table(SW720, SW730, &[(0x0021, false), (0x0022, false), (0x0023, false)]),
         static_entry(SW720, SW730, 0, 0, false).to_vec(),
-        vec![init(0x0001, SW720, 0, 0x001f), init(SW720, SW725, 0, 0x0007), init(SW720, SW730, 0, 0x0007)],
+        // Tables 6-7 in FIG. 4 configuration messages to the master, naming 725 and 730, each before
+        // the INITIALIZATION it relays next (000 [0157]; issue 15 item 5).
+        vec![
+            init(0x0001, SW720, 0, 0x001f),
+            Seen::Config { from: 0x0001, to: SW720, cc: 0, pid: SW725, devices: vec![0x0011, 0x0012, 0x0013], subservient: vec![] },
+            init(SW720, SW725, 0, 0x0007),
+            Seen::Config { from: 0x0001, to: SW720, cc: 0, pid: SW730, devices: vec![0x0021, 0x0022, 0x0023], subservient: vec![] },
+            init(SW720, SW730, 0, 0x0007),
+        ],
         static_entry(0x0001, SW720, 1, 1, true).to_vec(),
         static_entry(SW720, SW725, 1, 1, false).to_vec(),
         vec![init(0x0001, SW720, 1, 0x001d), init(SW720, SW725, 1, 0x0007)],
@@ -562,7 +580,7 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     let s1_id = f.topo.switches[1].engine_id;
     let to_s1 = |s: &Seen| match *s {
         Seen::Write { addr, .. } => addr >> 16 == u64::from(s1_id),
-        Seen::Msg { to, .. } | Seen::Init { to, .. } => to == s1_id,
+        Seen::Msg { to, .. } | Seen::Init { to, .. } | Seen::Config { to, .. } => to == s1_id,
     };
     let via_s2 = on(&f, &[isl(&f, 2, 1)], mark_cfg, to_s1);
     assert!(via_s2.iter().any(|s| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. })), "the RESET for s1 went via s2: {via_s2:?}");
@@ -572,9 +590,12 @@ fn a_tree_moves_off_a_failed_link_through_the_fabric() {
     assert!(via_s2.iter().any(|s| matches!(*s, Seen::Init { from, pid, .. } if from == s2_id && pid == s1_id)), "s1's new INITIALIZATION relayed by s2: {via_s2:?}");
     // Every frame the source sent for s1 (and s0's engine's copy of its RESET to s1, P_ID 0, [0172], and
     // s2's engine's relay of the INITIALIZATION).
-    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. } | Seen::Init { .. })).cloned().collect();
+    // s1's PBV table, if the change rewrites it, in a configuration message relayed the same way (issue
+    // 15 item 5), the last hop from s2.
+    let configs = via_s2.iter().filter(|s| matches!(**s, Seen::Config { from, pid, .. } if from == s2_id && pid == s1_id)).count();
+    let from_source: Vec<Seen> = via_s2.iter().filter(|s| !matches!(s, Seen::Msg { pid: 0, .. } | Seen::Init { .. } | Seen::Config { .. })).cloned().collect();
     assert_eq!(from_source, on(&f, &[ChannelKind::Up(0)], mark_cfg, to_s1), "every frame for s1 went via s2");
-    assert_eq!(via_s2.len(), from_source.len() + 2);
+    assert_eq!(via_s2.len(), from_source.len() + 2 + configs);
     let ctx = drive::context_of(&m, job, 0).unwrap();
     let mark = f.captured.len();
     let log0 = f.log.len();
@@ -623,14 +644,41 @@ fn fig7_barrier_with_725_as_the_master() {
     assert_eq!(on(&f, &[ChannelKind::FromEngine(0)], 0, is_init), [init(SW720, SW730, 0b111, SW730)]);
     let stored = |s: usize| f.engine(s).unwrap().cpu().static_entry(0).upstream;
     assert_eq!((stored(1), stored(0), stored(2)), (0x0001, SW725, SW720), "each engine's upstream is the engine that relayed its INITIALIZATION");
-    let writes: Vec<(u16, u64)> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Write { .. }))
+    let writes: Vec<(u16, u64, u64)> = on(&f, &[ChannelKind::Up(SOURCE)], 0, |s| matches!(s, Seen::Write { .. }))
         .iter()
-        .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16) } else { unreachable!() })
+        .map(|s| if let Seen::Write { from, addr, .. } = *s { (from, addr >> 16, addr & 0xFFF) } else { unreachable!() })
         .collect();
-    // Per engine: two writes per PBV entry (ID, flags) and three for the static entry (INDEX, WAIT, KEY).
-    assert_eq!(writes.iter().filter(|w| **w == (0x0001, 0x0010)).count(), 2 * 4 + 3, "725's table written by the source");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0000)).count(), 2 * 4 + 3, "720's by the master 725");
-    assert_eq!(writes.iter().filter(|w| **w == (SW725, 0x0020)).count(), 2 * 3 + 3, "730's by the master 725");
+    // The master's engine: two writes per PBV entry (ID, flags) and three for the static entry (INDEX,
+    // WAIT, KEY), from the source. The engines below: their static entries only (requester the master);
+    // no PBV or PBV_FLAGS write reaches them from the source (issue 15 item 5).
+    // The PBV table and PBV_FLAGS: 64 DWs each (docs/blocks/register_space.md).
+    let pbv_block = |off: u64| (u64::from(offset::PBV)..u64::from(offset::PBV) + 0x100).contains(&off) || (u64::from(offset::PBV_FLAGS)..u64::from(offset::PBV_FLAGS) + 0x100).contains(&off);
+    assert_eq!(writes.iter().filter(|w| (w.0, w.1) == (0x0001, 0x0010)).count(), 2 * 4 + 3, "725's table written by the source");
+    assert_eq!(writes.iter().filter(|w| (w.0, w.1) == (SW725, 0x0000)).count(), 3, "720's static entry by the master 725");
+    assert_eq!(writes.iter().filter(|w| (w.0, w.1) == (SW725, 0x0020)).count(), 3, "730's static entry");
+    assert!(!writes.iter().any(|w| w.1 != 0x0010 && pbv_block(w.2)), "no PBV write from the source to an engine below: {writes:x?}");
+    // Their tables come in FIG. 4 configuration messages (000 [0154]-[0158]), one per engine, from the
+    // source to the master 725 naming the engine ([0157]: the master engine sends one configuration
+    // packet to each packet engine), relayed down the tree as the INITIALIZATIONs are: 725 → 720 for 720
+    // and for 730 (730 is below 720), 720 → 730 for 730 (multi-hop, [0107]).
+    let cfg = |from, to, pid, devices: &[u16], subservient: &[u16]| Seen::Config { from, to, cc: 0, pid, devices: devices.to_vec(), subservient: subservient.to_vec() };
+    let is_cfg = |s: &Seen| matches!(s, Seen::Config { .. });
+    let t720 = f.topo.endpoints.iter().filter(|n| n.switch == 0).map(|n| n.id).collect::<Vec<_>>();
+    let t730 = f.topo.endpoints.iter().filter(|n| n.switch == 2).map(|n| n.id).collect::<Vec<_>>();
+    let mut d720 = vec![SW730];
+    d720.extend(&t720);
+    let (c720, c730) = (cfg(0x0001, SW725, SW720, &d720, &[SW730]), cfg(0x0001, SW725, SW730, &t730, &[]));
+    assert_eq!(on(&f, &[ChannelKind::Up(SOURCE)], 0, is_cfg), [c720.clone(), c730.clone()]);
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(1)], 0, is_cfg), [cfg(SW725, SW720, SW720, &d720, &[SW730]), cfg(SW725, SW720, SW730, &t730, &[])]);
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(0)], 0, is_cfg), [cfg(SW720, SW730, SW730, &t730, &[])]);
+    // And the engines below hold them: entry i = the message's device i, valid, a switch if named so.
+    for (s, devices, switches) in [(0usize, &d720, &[SW730][..]), (2, &t730, &[][..])] {
+        let pbv = &f.engine(s).unwrap().cpu().config().pbv;
+        for (i, &d) in devices.iter().enumerate() {
+            assert_eq!((pbv[i].valid, pbv[i].device_id, pbv[i].switch), (true, d, switches.contains(&d)), "engine {s} entry {i}");
+        }
+        assert!(!pbv[devices.len()].valid, "engine {s}: nothing past its entries");
+    }
     let mark = f.captured.len();
     barrier(&mut f, &ctx);
     let data = |s: &Seen| matches!(s, Seen::Msg { kind: CONTROL | RESPONSE | COMPLETION, cc: 0, .. });

@@ -7,7 +7,7 @@ use inswitch_fabric::manager::tree::check_tree;
 use inswitch_fabric::manager::{
     Action, DeviceId, EngineCapacity, Family, JobId, JobSpec, LinkId, Manager, ManagerError, NodeId, Plan, Role, SwitchId, Tid, TopologyMap, TreeKind, Vertex,
 };
-use inswitch_frames::collective;
+use inswitch_frames::collective::{self, Body};
 use inswitch_frames::tlp::Header;
 use inswitch_model::cpu::context::role;
 use inswitch_model::message::{CollectiveMsg, Kind};
@@ -72,9 +72,15 @@ fn fig7_plan_programs_tables_5_to_7() {
     // Table 5 ([0176]): PBV0 switch 725, PBV1 switch 730, PBV2 source node 735, PBV3/4 nodes 1, 2.
     assert_eq!(pbv_writes(&f.plans[0], s720), vec![(0, 0x0010, true), (1, 0x0020, true), (2, 0x0001, false), (3, 0x0002, false), (4, 0x0003, false)]);
     // Tables 6 and 7 as the text of [0177]-[0178] gives them (the printed tables repeat Table 5's first
-    // three IDs, docs/manager.md §7): each switch's own three nodes.
+    // three IDs, docs/manager.md §7): each switch's own three nodes, in one FIG. 4 configuration message
+    // each, relayed by the master (000 [0157]; issue 15 item 5), no [0175] write of the source.
     assert_eq!(pbv_writes(&f.plans[0], s725), vec![(0, 0x0011, false), (1, 0x0012, false), (2, 0x0013, false)]);
     assert_eq!(pbv_writes(&f.plans[0], s730), vec![(0, 0x0021, false), (1, 0x0022, false), (2, 0x0023, false)]);
+    for s in [s725, s730] {
+        let steps: Vec<&Action> = f.plans[0].for_engine(s).map(|st| &st.action).collect();
+        assert!(steps.iter().all(|a| !matches!(a, Action::PbvEntry { .. })), "{steps:?}");
+        assert!(steps.iter().any(|a| matches!(a, Action::Configure { master, cc_id: 0, .. } if *master == s720)), "{steps:?}");
+    }
     // Collectives #1 and #2 reuse the tables: no PBV write at all.
     for p in &f.plans[1..] {
         assert!(p.steps.iter().all(|s| !matches!(s.action, Action::PbvEntry { .. })), "{p:?}");
@@ -95,14 +101,28 @@ fn fig7_plan_programs_tables_5_to_7() {
             assert_eq!(req.requester_id, expect_req);
         }
     }
+    // The engines below get their tables in configuration messages: from the source to the master 720,
+    // P_ID naming the engine, Tables 6 and 7 as device IDs (no subservient engine below them).
+    let configs: Vec<(u16, DeviceId, u16, Vec<u16>)> = enc
+        .frames
+        .iter()
+        .filter_map(|fr| {
+            let m = collective::from_vdm(&fr.tlp).ok()?;
+            let Body::Configuration { device_ids, subservient_ids, .. } = m.body else { return None };
+            assert!(subservient_ids.is_empty());
+            Some((fr.tlp.requester_id().unwrap(), fr.to, m.header.p_id, device_ids))
+        })
+        .collect();
+    assert_eq!(configs, [(0x0001, 0x0000, 0x0010, vec![0x0011, 0x0012, 0x0013]), (0x0001, 0x0000, 0x0020, vec![0x0021, 0x0022, 0x0023])]);
     let table = |w: u64, lo: u64, hi: u64| per_window[&w].iter().filter(|&&(a, _)| (lo..hi).contains(&a)).copied().collect::<Vec<_>>();
     let pbv_at = [(0xC000, 0x3), (0xC000, 0xC), (0xC004, 0x3), (0xC004, 0xC), (0xC008, 0x3)];
     let flags_at = pbv_at.map(|(a, be)| (a + 0x500, be));
     assert_eq!(table(0x0000, 0xC000, 0xC100), pbv_at);
-    assert_eq!(table(0x0010, 0xC000, 0xC100), pbv_at[..3]);
-    assert_eq!(table(0x0020, 0xC000, 0xC100), pbv_at[..3]);
     assert_eq!(table(0x0000, 0xC500, 0xC600), flags_at);
-    assert_eq!(table(0x0010, 0xC500, 0xC600), flags_at[..3]);
+    for w in [0x0010, 0x0020] {
+        assert!(table(w, 0xC000, 0xC100).is_empty(), "window {w:#x}: no PBV write");
+        assert!(table(w, 0xC500, 0xC600).is_empty(), "window {w:#x}: no PBV_FLAGS write");
+    }
     for w in [0x0000, 0x0010, 0x0020] {
         assert_eq!(table(w, 0xC600, 0xC700), [(0xC600, 0xF), (0xC608, 0xF), (0xC604, 0xF)], "window {w:#x}: static entry 0");
         // Every PBV ID write is directly followed by its flags.
@@ -112,7 +132,8 @@ fn fig7_plan_programs_tables_5_to_7() {
         }
     }
 
-    // The register-space model holds the tables after the writes.
+    // The register-space model holds the tables after the writes (and, below the master, the writes
+    // each engine's input checker makes of its configuration message).
     let tables: [(DeviceId, &[DeviceId]); 3] = [(0x0000, &[0x0010, 0x0020, 0x0001, 0x0002, 0x0003]), (0x0010, &[0x0011, 0x0012, 0x0013]), (0x0020, &[0x0021, 0x0022, 0x0023])];
     for (dev, table) in tables {
         let r = register_space_after(&enc, dev);
@@ -166,6 +187,11 @@ fn fig7_frames_configure_the_cpu_models() {
     for fr in &enc.frames {
         if let Header::Message(_) = fr.tlp.header {
             let msg = collective::from_vdm(&fr.tlp).unwrap();
+            if matches!(msg.body, Body::Configuration { .. }) {
+                // 725's and 730's PBV tables (above).
+                assert!(matches!(all.steps[fr.step].action, Action::Configure { .. }));
+                continue;
+            }
             let Action::Initialize { engine, cc_id, pbv, p_count, op, upstream, tid, relay } = all.steps[fr.step].action else { panic!("not an init step") };
             // 720's own from the source; 725's and 730's from the source to 720, naming them (000
             // [0106], [0157], docs/blocks/cpu.md §Messages).

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod concurrent;
 mod engines;
 mod faults;
 mod fig3;

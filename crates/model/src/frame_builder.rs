@@ -8,13 +8,16 @@
 //! * family TLP: a vendor-defined Type 1 MsgD routed by ID (Requester ID = the engine's own device ID,
 //!   000 \[0097\]; Target ID = `dst[15:0]`) carrying the collective message of `kind` 2-8, in the
 //!   data-link form the checker reads (`{0000, seq[11:0]}`, TLP, LCRC little-endian), with the sequence
-//!   number counting frames;
+//!   number counting frames; kind 1, a FIG. 4 configuration message the CPU relays down the tree
+//!   (000 \[0157\]), with its `ConfigFixed` from `pbv` and its device-ID slots from `data`;
 //! * family Portals: a Soft Portals frame (Ethernet header from the configuration, 84-byte reduction
 //!   frame with rt_arm = (kind == ARM), FCS) for kinds 4 and 9.
 //!
-//! Messages the builder cannot express (TLP kinds 0, 1, 9-15; Portals kinds other than 4 and 9) are taken
+//! Messages the builder cannot express (TLP kinds 0, 9-15, a configuration message with more slots than
+//! `data` holds; Portals kinds other than 4 and 9) are taken
 //! and dropped with a `stat_event` pulse (bit 1).
 
+use crate::input_checker::config::CONFIG_RELAY_SLOTS;
 use crate::input_checker::{coll_flag, crc_matrix};
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort};
 use crate::frame_buf::FrameBuf;
@@ -55,14 +58,28 @@ pub struct BuilderConfig {
     pub dst_mac: u64,
 }
 
-/// Collective-message payload length of a TLP kind, or `None` if the builder has no frame for it.
-pub fn tlp_payload_len(kind: Kind) -> Option<usize> {
-    match kind.0 {
+/// Collective-message payload length of a TLP message, or `None` if the builder has no frame for it. A
+/// configuration message (kind 1, FIG. 4) is one the CPU relays down the tree (docs/blocks/cpu.md
+/// §Messages): `ConfigFixed` in `pbv`, its slots in `data`; its length follows from n_devices and
+/// n_subservient (docs/frames.md §4), and more slots than `data` holds have no frame.
+pub fn tlp_payload_len(m: &CollectiveMsg) -> Option<usize> {
+    match m.kind.0 {
+        1 => {
+            let (n, s) = config_counts(m);
+            (n + s <= CONFIG_RELAY_SLOTS).then(|| crate::input_checker::config::config_len(n, s))
+        }
         2 => Some(40),
         3 | 7 | 8 => Some(16),
         4..=6 => Some(48),
         _ => None,
     }
+}
+
+/// (n_devices, n_subservient) of a configuration message in the normalized form: `ConfigFixed` bytes
+/// 14-15 and 13 (payload bytes 8-23 are `pbv`, big-endian).
+fn config_counts(m: &CollectiveMsg) -> (usize, usize) {
+    let b = m.pbv.to_be_bytes();
+    (usize::from(u16::from_be_bytes([b[6], b[7]])), usize::from(b[5]))
 }
 
 /// The frame for `m` (CRC included), or `None` when dropped. `seq` is the TLP sequence number.
@@ -75,7 +92,7 @@ pub fn build_buf(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Fra
     let mut f = FrameBuf::new();
     match m.family {
         Family::Tlp => {
-            let plen = tlp_payload_len(m.kind)?;
+            let plen = tlp_payload_len(m)?;
             let kind = m.kind.0 & 0xF;
             let cc = m.ctx & 0xFFF;
             f.extend_from_slice(&(seq & 0xFFF).to_be_bytes());
@@ -95,6 +112,15 @@ pub fn build_buf(m: &CollectiveMsg, cfg: &BuilderConfig, seq: u16) -> Option<Fra
             f.extend_from_slice(&m.pid.to_be_bytes());
             let count16 = (m.count as u16).to_be_bytes();
             match kind {
+                1 => {
+                    f.extend_from_slice(&m.pbv.to_be_bytes());
+                    // The n + s slots, then the padding slot of an odd count, zero (docs/frames.md §4).
+                    let (n, s) = config_counts(m);
+                    for j in 0..(plen - crate::input_checker::config::CONFIG_FIXED_BYTES) / 2 {
+                        let slot = if j < n + s { (m.data[j / 4] >> (48 - 16 * (j % 4))) as u16 } else { 0 };
+                        f.extend_from_slice(&slot.to_be_bytes());
+                    }
+                }
                 2 => {
                     f.extend_from_slice(&count16);
                     f.extend_from_slice(&[m.op & 0x3F, 0, 0, 0, 0, 0]);
@@ -328,7 +354,7 @@ pub fn verilog_header() -> String {
     ]);
     let count = format!("localparam EV_COUNT = {};\n", event::COUNT);
     h.section("Event bits: the bit of stat_event a frame's outcome pulses (EV_COUNT bits in all)", &(event::localparams() + &count));
-    let sizes = crate::codes::integers([("BUFFER_BYTES", BUFFER_BYTES as u64)]);
+    let sizes = crate::codes::integers([("BUFFER_BYTES", BUFFER_BYTES as u64), ("CONFIG_RELAY_SLOTS", CONFIG_RELAY_SLOTS as u64)]);
     h.section("The frame buffer's bytes", &sizes);
     h.section(
         "FCS / LCRC: the reflected CRC-32 of a whole beat as XOR trees, and the initial values z zero bytes early (crates/model/src/input_checker/crc_matrix.rs)",
@@ -362,10 +388,14 @@ mod tests {
     fn whole_beat_crc_from_z_bytes_early_is_the_frame_crc() {
         let cfg = BuilderConfig { engine_id: 0x1234, vendor_id: 0x1E0F, ethertype: 0x88B5, src_mac: 0x0200_0000_0001, dst_mac: 0x0200_0000_0002 };
         let data = [0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210, 0x5555_AAAA_3333_CCCC, 0x0F0F_F0F0_1111_EEEE];
-        let msgs = [(Family::Tlp, Kind::INITIALIZATION), (Family::Tlp, Kind::CONTROL), (Family::Tlp, Kind::CONTRIBUTION), (Family::Portals, Kind::ARM)];
+        let msgs = [(Family::Tlp, Kind::INITIALIZATION, 0), (Family::Tlp, Kind::CONTROL, 0), (Family::Tlp, Kind::CONTRIBUTION, 0), (Family::Portals, Kind::ARM, 0)];
+        // And a relayed configuration message of every slot count 0-16 (n_devices in ConfigFixed bytes
+        // 14-15, n_subservient 0): payload 24 + 4 ceil(n / 2).
+        let configs = (0..=CONFIG_RELAY_SLOTS as u128).map(|n| (Family::Tlp, Kind::CONFIGURATION, n << 64));
         let mut lens = Vec::new();
-        for (family, kind) in msgs {
-            let m = CollectiveMsg { family, kind, data, pbv: 0xA5A5_0000_FFFF_1234_0000_0000_8000_0001, count: 7, ..Default::default() };
+        for (family, kind, counts) in msgs.into_iter().chain(configs) {
+            let pbv = if kind == Kind::CONFIGURATION { counts | 0xA5A5_0000_0000_0000_0000_0000_8000_0001 } else { 0xA5A5_0000_FFFF_1234_0000_0000_8000_0001 };
+            let m = CollectiveMsg { family, kind, data, pbv, count: 7, ..Default::default() };
             let f = build(&m, &cfg, 5).unwrap();
             lens.push(f.len());
             let n = f.len() - 4;
@@ -381,13 +411,37 @@ mod tests {
                 assert_eq!(!crc, want, "length {} width {}", f.len(), 8 * kw);
             }
         }
-        assert_eq!(lens, [62, 38, 70, 102]);
+        assert_eq!(lens[..4], [62, 38, 70, 102]);
+        let config_lens: Vec<usize> = (0..=CONFIG_RELAY_SLOTS).map(|n| 18 + 24 + 4 * n.div_ceil(2) + 4).collect();
+        assert_eq!(lens[4..], config_lens);
+    }
+
+    /// Issue 15 item 5 (000 [0157]): the configuration message the CPU relays becomes a FIG. 4 message
+    /// (docs/frames.md §4): `ConfigFixed` = `pbv` byte for byte, then the n + s slots from `data` (first
+    /// slot in the high bits of operand 0) and, for an odd count, a zero padding slot.
+    #[test]
+    fn a_relayed_configuration_message_is_its_fig4_frame() {
+        let cfg = BuilderConfig { engine_id: 0x0209, vendor_id: 0xC011, ..Default::default() };
+        // n_devices 3, n_subservient 2.
+        let pbv = 0x0001_0402_0302_0003_0000_0400_0000_0C00u128;
+        let data = [0x0011_0012_8014_8014, 0x0012_ABCD_FFFF_FFFF, 0xFFFF, 0xFFFF];
+        let m = CollectiveMsg { kind: Kind::CONFIGURATION, ctx: 9, dst: 0x8014, pid: 0x8014, posted: true, pbv, data, ..Default::default() };
+        let f = build(&m, &cfg, 0).unwrap();
+        assert_eq!(f.len(), 18 + 36 + 4);
+        assert_eq!(f[5], 9, "Length: 36 bytes = 9 DW");
+        let p = &f[TLP_PAYLOAD_OFFSET..f.len() - 4];
+        assert_eq!((p[0], p[6], p[7]), (0x11, 0x80, 0x14), "version 1 kind 1, P_ID");
+        assert_eq!(p[8..24], pbv.to_be_bytes());
+        assert_eq!(p[24..36], [0x00, 0x11, 0x00, 0x12, 0x80, 0x14, 0x80, 0x14, 0x00, 0x12, 0x00, 0x00], "the padding slot is zero");
     }
 
     #[test]
     fn unsupported_kinds_are_dropped() {
         let cfg = BuilderConfig::default();
-        assert!(build(&CollectiveMsg { kind: Kind::CONFIGURATION, ..Default::default() }, &cfg, 0).is_none());
+        // A configuration message with more slots than `data` carries (n_devices 16, n_subservient 1).
+        let too_many = 16u128 << 64 | 1 << 80;
+        assert!(build(&CollectiveMsg { kind: Kind::CONFIGURATION, pbv: too_many, ..Default::default() }, &cfg, 0).is_none());
+        assert!(build(&CollectiveMsg { kind: Kind::NONE, ..Default::default() }, &cfg, 0).is_none());
         assert!(build(&CollectiveMsg { kind: Kind::CONTROL, family: Family::Portals, ..Default::default() }, &cfg, 0).is_none());
         assert_eq!(build(&CollectiveMsg { kind: Kind::CONTROL, ..Default::default() }, &cfg, 0).unwrap().len(), 38);
     }

@@ -482,9 +482,10 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         return Verdict::Drop(RESERVED);
     }
     // An encapsulated configuration (kind 10): every check of the encapsulation and of the body it
-    // carries is one drop, then the VDM's DW3, then the body's register writes as for kind 1.
+    // carries is one drop, then the VDM's DW3, then the body's register writes as for kind 1. One naming
+    // another engine in P_ID is not relayed (the CPU's path carries kind 1 only): the same drop.
     if encap {
-        if !config::encap_ok(c, p, plen) {
+        if !config::encap_ok(c, p, plen) || config::relayed(be16(c, p + 6), dst as u16) {
             return Verdict::Drop(COLL_CONFIG);
         }
         if dw3.is_some_and(|dw3| dw3 != VDM_PROTOCOL_ID << 24 | u32::from(kind) << 16 | u32::from(cc_id)) {
@@ -499,7 +500,11 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
             return Verdict::Drop(COLL_MALFORMED);
         }
         let (n, s, timeouts_fit) = config::config_counts(c, p);
-        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit {
+        // A message for another engine (P_ID = its device ID) goes to the CPU to be relayed down the
+        // tree (000 [0106], [0157]; §Configuration messages): its slots must fit the normalized
+        // message's `data`.
+        let too_many_to_relay = config::relayed(be16(c, p + 6), dst as u16) && n + s > config::CONFIG_RELAY_SLOTS;
+        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit || too_many_to_relay {
             return Verdict::Drop(COLL_CONFIG);
         }
         config_expected = config::config_len(n, s);
@@ -528,7 +533,7 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
             return Verdict::Drop(VENDOR);
         }
     }
-    if kind == 1 {
+    if kind == 1 && !config::relayed(be16(c, p + 6), dst as u16) {
         return Verdict::Config(ConfigWrites::new(c, p, src, tag));
     }
     let mut m = CollectiveMsg {
@@ -546,6 +551,15 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         ..CollectiveMsg::default()
     };
     match kind {
+        1 => {
+            // A configuration message to relay (docs/blocks/input_checker.md §Configuration messages):
+            // `ConfigFixed` (payload bytes 8-23) in `pbv`, the slots (bytes 24 to the end of the
+            // payload, padding included; at most CONFIG_RELAY_SLOTS) in `data`, four per operand.
+            m.pbv = u128::from(be64(c, p + 8)) << 64 | u128::from(be64(c, p + 16));
+            for j in 0..(plen - config::CONFIG_FIXED_BYTES) / 2 {
+                m.data[j / 4] |= u64::from(be16(c, p + config::CONFIG_FIXED_BYTES + 2 * j)) << (48 - 16 * (j % 4));
+            }
+        }
         2 => {
             m.count = u32::from(be16(c, p + 8));
             m.op = c[p + 10];
@@ -1046,6 +1060,16 @@ mod tests {
         // The message a DW longer or shorter than descriptor + header + body.
         assert_eq!(run(&c, plen + 4), Verdict::Drop(event::COLL_CONFIG));
         assert_eq!(run(&c, plen - 4), Verdict::Drop(event::COLL_CONFIG));
+        // P_ID this engine (0x10): applied. P_ID another engine: kind 1 goes to the CPU to be relayed, kind
+        // 10 is dropped (not relayed; docs/blocks/input_checker.md §Encapsulated configuration).
+        let with_pid = |c: &[u8; CAPTURE_BYTES], pid: u16| {
+            let mut c = *c;
+            c[20..22].copy_from_slice(&pid.to_be_bytes());
+            c
+        };
+        assert_eq!(run(&with_pid(&c, 0x10), plen), Verdict::Config(w));
+        assert_eq!(run(&with_pid(&c, 0x11), plen), Verdict::Drop(event::COLL_CONFIG));
+        assert!(matches!(run(&with_pid(&c1, 0x11), plen1), Verdict::Msg(m) if m.kind == Kind(1) && m.pid == 0x11));
         // Kind 9 (the Portals arm, never a TLP message) stays an unknown kind.
         let mut c9 = c;
         c9[14] = 0x19;

@@ -17,6 +17,7 @@
 //!   to the partner. No credit is lost or invented: partner credits + injection credits + VL occupancy +
 //!   beats in flight + credits being returned = VL depth, on every cycle.
 
+use crate::out_of_line::OutOfLine;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -38,6 +39,10 @@ pub const MCAST_ENTRIES_SEED: usize = 1 << TREE_BITS;
 const MCAST_PAGE: usize = 256;
 /// The multicast table's storage.
 type McastTable = crate::paged_table::PagedTable<u16, MCAST_PAGE>;
+/// The arm's copy buffer: (data, keep) per beat, on the heap ([`OutOfLine`]).
+type CopyBuf = OutOfLine<[(Wide, u64); COPY_BEATS_MAX]>;
+/// The copy buffer after a reset.
+const COPY_BUF_RESET: [(Wide, u64); COPY_BEATS_MAX] = [(Wide::ZERO, 0); COPY_BEATS_MAX];
 /// The byte of a Soft Portals frame holding `rt_arm`: Ethernet header 14 + the reduction header at Portals
 /// byte 40 + byte 10 of that 96-bit big-endian header (bit 10, docs/frames.md §5-§6).
 pub const ARM_BYTE: usize = 14 + 40 + 10;
@@ -226,8 +231,10 @@ pub struct Interposer {
     rx_count: usize,
     /// `rt_arm` as seen in the receive frame in progress.
     arm: bool,
-    /// The arm's copy: its beats (data, keep), kept as they were extracted.
-    copy_buf: [(Wide, u64); COPY_BEATS_MAX],
+    /// The arm's copy: its beats (data, keep), kept as they were extracted. Out of line: only a frame of an
+    /// armed tree writes it, and the registers every cycle reads then fit fewer cache lines (a fabric steps
+    /// 1,024 engines in turn; docs/performance.md §Session 19, the engine's hot state).
+    copy_buf: CopyBuf,
     /// A copy is waiting for or going to `m_axis_vl`.
     copy_pending: bool,
     /// The copy's next beat to send, and the index of its last.
@@ -277,14 +284,14 @@ impl Interposer {
         if !sizes_ok || !(1..=255).contains(&p.inj_credits) {
             return Err(InterposerParamError::Sizes(p.mcast_entries, p.inj_credits));
         }
-        Ok(Self::reset_state(p, McastTable::new(p.mcast_entries), 0))
+        Ok(Self::reset_state(p, McastTable::new(p.mcast_entries), 0, OutOfLine::new(COPY_BUF_RESET)))
     }
 
     /// The reset state with the multicast table `mcast` and its read register `mcast_rd` (a reset clears
     /// neither: the RAM is cleared by the sweep that the reset starts, and no receive beat is taken, so no
     /// entry is read, before the sweep ends; the model clears the storage at once, which is the same seen
-    /// from the ports). A reset reuses the table's storage.
-    fn reset_state(p: InterposerParams, mut mcast: McastTable, mcast_rd: u16) -> Self {
+    /// from the ports). A reset reuses the storage of the table and of `copy_buf` (cleared here).
+    fn reset_state(p: InterposerParams, mut mcast: McastTable, mcast_rd: u16, copy_buf: CopyBuf) -> Self {
         mcast.clear();
         Interposer {
             p,
@@ -301,7 +308,7 @@ impl Interposer {
             watch: false,
             rx_count: 0,
             arm: false,
-            copy_buf: [(Wide::ZERO, 0); COPY_BEATS_MAX],
+            copy_buf: copy_buf.refill(COPY_BUF_RESET),
             copy_pending: false,
             copy_index: 0,
             copy_last: 0,
@@ -539,7 +546,7 @@ impl Block for Interposer {
         }
         if i.rst {
             // In place: a reset makes no heap allocation (issue 23, tests/zero_alloc.rs).
-            *self = Self::reset_state(self.p, std::mem::take(&mut self.mcast), self.mcast_rd);
+            *self = Self::reset_state(self.p, std::mem::take(&mut self.mcast), self.mcast_rd, self.copy_buf.take());
         }
         out
     }

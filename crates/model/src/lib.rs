@@ -22,6 +22,7 @@ pub mod frame_builder;
 pub mod input_checker;
 pub mod interposer;
 pub mod message;
+pub mod out_of_line;
 pub mod output_queue;
 pub mod paged_table;
 pub mod packet_engine;

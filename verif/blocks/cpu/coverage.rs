@@ -111,6 +111,10 @@ pub const REQUIRED: &[&str] = &[
     "init_relay_copies",
     "init_relay_invalid_skipped",
     "init_relay_to_nobody",
+    // A FIG. 4 configuration message for an engine below relayed as its INITIALIZATION is; one for this
+    // engine is not the CPU's.
+    "config_relay",
+    "config_not_for_below",
     "ack_is_not_a_result",
 ];
 

@@ -638,9 +638,17 @@ impl Reference {
 
     fn tlp_message(&mut self, cycle: u64, m: &CollectiveMsg) -> u8 {
         let key = m.ctx & 0xfff;
+        // An INITIALIZATION or configuration message for another engine (P_ID = its device ID) is relayed
+        // down; a configuration message for this engine is not the CPU's (the checker applies it).
+        let for_below = m.pid != NO_PARTICIPANT && m.pid != self.engine_id;
+        if m.kind == Kind::CONFIGURATION && !for_below {
+            self.cov.bump("config_not_for_below");
+            return event::BAD_KIND;
+        }
         let Some(si) = self.find_static(m) else {
             return match m.kind {
-                Kind::INITIALIZATION
+                Kind::CONFIGURATION
+                | Kind::INITIALIZATION
                 | Kind::CONTROL
                 | Kind::CONTRIBUTION
                 | Kind::RESPONSE
@@ -655,7 +663,10 @@ impl Reference {
         let s = self.st[si];
         let live = self.find_live(false, key);
         match m.kind {
-            Kind::INITIALIZATION if m.pid != NO_PARTICIPANT && m.pid != self.engine_id => {
+            Kind::INITIALIZATION | Kind::CONFIGURATION if for_below => {
+                if m.kind == Kind::CONFIGURATION {
+                    self.cov.bump("config_relay");
+                }
                 // docs/blocks/cpu.md §Messages: an INITIALIZATION for another engine (P_ID = its device ID) is
                 // relayed down (000 [0106]-[0107], [0157]): to the target if it is a switch
                 // participant of the stored context, else to every switch participant of it; the

@@ -504,7 +504,14 @@ impl CpuStimulus {
             pid = pid.wrapping_add(1);
         }
         let c = self.operands(w.op);
-        m.kind = Kind::INITIALIZATION;
+        // Two in five: a FIG. 4 configuration message for that engine instead (docs/blocks/cpu.md
+        // §Messages: relayed the same way, its pbv and data as they came); one of those in ten names this
+        // engine or none, which the checker never hands over (BAD_KIND).
+        let config = self.r.random_bool(0.4);
+        if config && self.r.random_bool(0.1) {
+            pid = if self.r.random_bool(0.5) { self.engine_id } else { NO_PARTICIPANT };
+        }
+        m.kind = if config { Kind::CONFIGURATION } else { Kind::INITIALIZATION };
         m.pid = pid;
         m.count = self.r.random_range(0..9);
         m.pbv = self.r.random();

@@ -182,6 +182,25 @@ pub fn expected_tlp_msg(m: &CollectiveMessage, src: u16, dst: u16, port: u8) -> 
             e.count = b.attempt.into();
             e.data[0] = u64::from(b.engine_id) | u64::from(b.device_id) << 16;
         }
+        Body::Configuration { fixed, device_ids, subservient_ids } => {
+            // For another engine, to the CPU to relay (docs §Configuration messages): the fixed part's 16
+            // bytes (docs/frames.md §4, in field order, big-endian) in `pbv`, the slots (device IDs, then
+            // subservient IDs, then the padding slot of an odd count, zero) in `data`, four per operand,
+            // the first in the high bits.
+            let mut b = Vec::with_capacity(16);
+            b.extend_from_slice(&fixed.master_id.to_be_bytes());
+            b.extend_from_slice(&fixed.isl_port.to_be_bytes());
+            b.push(fixed.validation);
+            b.push(fixed.error_reporting);
+            b.push(fixed.n_subservient);
+            b.extend_from_slice(&fixed.n_devices.to_be_bytes());
+            b.extend_from_slice(&fixed.subservient_timeout.to_be_bytes());
+            b.extend_from_slice(&fixed.master_timeout.to_be_bytes());
+            e.pbv = u128::from_be_bytes(b.try_into().expect("ConfigFixed is 16 bytes"));
+            for (j, id) in device_ids.iter().chain(subservient_ids).enumerate() {
+                e.data[j / 4] |= u64::from(*id) << (48 - 16 * (j % 4));
+            }
+        }
         _ => {}
     }
     e.masked()

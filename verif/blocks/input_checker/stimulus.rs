@@ -8,6 +8,7 @@ use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
 use inswitch_model::Wide;
 use inswitch_model::input_checker::{event, CheckerParams, InputCheckerIn, InputCheckerOut, RegAccess};
+use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
 use rand::RngExt;
 
 use crate::checker::Stimulus;
@@ -331,8 +332,21 @@ impl InputCheckerStimulus {
     /// the length, a payload shorter than the fixed part).
     fn config_frame(&mut self, port: u8, src: u16) -> GenFrame {
         use event::*;
-        let (m, fixed, device_ids, subservient_ids) = self.config_message();
+        let (mut m, fixed, device_ids, subservient_ids) = self.config_message();
         let n = device_ids.len();
+        // P_ID: for this engine (0xFFFF or its ID: applied here, its register writes), or, one in four,
+        // for another engine (docs §Configuration messages: a message to the CPU, to relay down the tree;
+        // more slots than CONFIG_RELAY_SLOTS: coll_config).
+        let relay = self.r.random_bool(0.25);
+        m.header.p_id = if relay {
+            let mut p: u16 = if self.r.random_bool(0.5) { self.r.random_range(0..128) } else { self.r.random() };
+            while p == ENGINE_ID || p == collective::NO_PARTICIPANT {
+                p = p.wrapping_add(1);
+            }
+            p
+        } else {
+            m.header.p_id
+        };
         let mailbox = self.r.random_bool(0.3);
         let (mut t, tag) = if mailbox {
             let tag = self.r.random_range(0..0x400u16);
@@ -342,7 +356,7 @@ impl InputCheckerStimulus {
             let tag: u8 = self.r.random();
             (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
         };
-        let (reason, what) = self.config_defect(&mut t.payload, n);
+        let (reason, what) = if relay { (None, "configuration to relay") } else { self.config_defect(&mut t.payload, n) };
         t.dw0.set_length_dw(t.payload.len() / 4);
         let what = match reason {
             None if mailbox => "configuration (mailbox)",
@@ -358,6 +372,10 @@ impl InputCheckerStimulus {
             Expect::Drop(TOO_LONG)
         } else if let Some(reason) = reason {
             Expect::Drop(reason)
+        } else if relay && device_ids.len() + subservient_ids.len() > CONFIG_RELAY_SLOTS {
+            Expect::Drop(COLL_CONFIG)
+        } else if relay {
+            Expect::Msg(expected_tlp_msg(&m, src, ENGINE_ID, port))
         } else {
             Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
         };
@@ -385,6 +403,8 @@ impl InputCheckerStimulus {
             master_timeout: r.random_range(0..1 << 24),
         };
         let mut m = self.collective_message(1);
+        // For this engine (0xFFFF or its ID): applied here. `config_frame` names another engine in some.
+        m.header.p_id = if self.r.random_bool(0.5) { collective::NO_PARTICIPANT } else { ENGINE_ID };
         m.body = Body::Configuration { fixed, device_ids: device_ids.clone(), subservient_ids: subservient_ids.clone() };
         (m, fixed, device_ids, subservient_ids)
     }

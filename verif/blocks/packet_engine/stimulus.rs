@@ -379,6 +379,17 @@ impl PacketEngineStimulus {
             }
             _ => Body::Error(ErrorBody { reason: r.random_range(1..7), attempt: r.random(), engine_id: r.random(), device_id: r.random(), reserved: 0 }),
         };
+        let mut header = header;
+        if kind == 1 {
+            // A configuration message for this engine (P_ID 0xFFFF or its device ID: its writes), or, one
+            // in four, for an engine below (another P_ID: to the CPU, relayed down the context's switch
+            // participants, docs/blocks/cpu.md §Messages).
+            header.p_id = match r.random_range(0..8) {
+                0..=2 => collective::NO_PARTICIPANT,
+                3..=5 => ENGINE_ID,
+                _ => PARTICIPANTS[r.random_range(0..PARTICIPANTS.len())],
+            };
+        }
         CollectiveMessage { header, body }
     }
 

@@ -552,13 +552,29 @@ impl Manager {
                 None => t.members[&s].children.clone(),
             }
         };
+        // The master configures its subservients (000 [0106], [0157]): an engine below the root whose table
+        // changes gets its whole PBV table in one FIG. 4 configuration message, relayed by the master,
+        // when the message can carry it (`plan::relayed_table`); else the master's [0175] writes as before.
+        let relayed: BTreeMap<SwitchId, Vec<(DeviceId, bool)>> = if job.spec.family == Family::Tlp {
+            order
+                .iter()
+                .filter(|&&s| s != t.root && p.engines[&s].pbv.iter().any(|e| e.3))
+                .filter_map(|&s| {
+                    let is_switch = |d: DeviceId| self.topo.switches().iter().any(|w| w.device_id == d);
+                    let table: Vec<Option<(DeviceId, bool)>> = self.books[s.0 as usize].pbv.iter().map(|e| e.map(|(d, _)| (d, is_switch(d)))).collect();
+                    plan::relayed_table(&table).map(|e| (s, e))
+                })
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
         match job.spec.family {
             Family::Tlp => {
                 for &s in &order {
                     let slots = &p.engines[&s];
                     let req = requester(s);
                     for &(index, device_id, switch, new) in &slots.pbv {
-                        if new {
+                        if new && !relayed.contains_key(&s) {
                             plan.push(job.id, i, req, Action::PbvEntry { engine: s, index, device_id, switch });
                         }
                     }
@@ -600,6 +616,10 @@ impl Manager {
                 // The source initializes the master; the master replicates the others' down the tree
                 // (000 [0106]-[0107], [0157]): each sent to the master, naming its engine.
                 let relay = (s != t.root).then_some(t.root);
+                if let Some(entries) = relayed.get(&s) {
+                    // After the INITIALIZATIONs of the engines above it, which relay it.
+                    plan.push(job.id, i, source, Action::Configure { engine: s, master: t.root, cc_id: p.key, entries: entries.clone() });
+                }
                 let action = Action::Initialize { engine: s, upstream, cc_id: p.key, pbv, p_count: pbv.count_ones() as u16, op: job.spec.op, tid: p.tid.0, relay };
                 plan.push(job.id, i, source, action);
             }

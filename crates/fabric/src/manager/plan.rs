@@ -3,10 +3,11 @@
 //! configuration through the register space's CPU window, `docs/blocks/register_space.md` §CPU window) and collective
 //! messages. `docs/manager.md` §5.
 
-use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ControlBody, InitBody, Command};
+use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed, ControlBody, InitBody, Command};
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::config as cpu_cfg;
-use inswitch_model::register_space::{offset, static_entry_writes, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
+use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
+use inswitch_model::register_space::{offset, reset as reg_reset, static_entry_writes, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::job::{Family, JobId, Role};
@@ -71,6 +72,18 @@ pub enum Action {
     /// the engines replicate it down to `engine` (`docs/blocks/cpu.md` §Messages), the last hop from `upstream`.
     /// `None`: sent to `engine` from `upstream`.
     Initialize { engine: SwitchId, upstream: DeviceId, cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8, relay: Option<SwitchId> },
+    /// A FIG. 4 configuration message (000 \[0154\]-\[0158\]) for the PBV table of `engine`, below the
+    /// tree's `master`: entries 0 .. n-1 := `entries` (device ID, switch), the whole table the engine will
+    /// hold. Sent from the step's requester (the source) to the master with P_ID = `engine`'s device ID
+    /// and CC_ID = the tree's; the master's checker hands it to its CPU, which relays it down the
+    /// context's switch participants as it relays an INITIALIZATION (\[0157\]: the master engine sends
+    /// one configuration packet to each packet engine; multi-hop, \[0107\]), and `engine`'s checker turns it
+    /// into the PBV and PBV_FLAGS writes of the entries (and the fixed writes: the timeouts and
+    /// error-reporting registers at their reset values), `docs/blocks/input_checker.md` §Configuration
+    /// messages. It replaces `engine`'s [`Action::PbvEntry`] steps when the table is a prefix without a
+    /// hole and its slots fit the relay ([`relayed_table`]); it must follow the INITIALIZATIONs of the
+    /// engines it passes (they relay it with their stored context).
+    Configure { engine: SwitchId, master: SwitchId, cc_id: u16, entries: Vec<(DeviceId, bool)> },
     /// CONTROL RESET of the context on `engine` (\[0142\], \[0168\]): the descriptor and stored state freed.
     Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16 },
     /// End node configuration (003 \[0050\]): where `node` sends its (node-level) result; host software,
@@ -100,6 +113,7 @@ impl Action {
             | Action::VniClear { engine, .. }
             | Action::EngineSfa { engine, .. }
             | Action::Initialize { engine, .. }
+            | Action::Configure { engine, .. }
             | Action::Reset { engine, .. } => Some(engine),
             Action::EndNode { .. } | Action::Target { .. } | Action::EndNodeClear { .. } => None,
         }
@@ -213,6 +227,39 @@ pub fn init_message(cc_id: u16, pbv: u128, p_count: u16, op: u8, tid: u8) -> Col
     m
 }
 
+/// The table of a [`Action::Configure`], if a configuration message can carry it: `table[i]` is PBV
+/// entry i of the engine (device ID and switch flag, `None` free); the entries in use must be 0 .. n-1
+/// (the message writes entries from 0 on and would make a free one valid), and their slots (n device IDs
+/// and one subservient ID per switch entry) must fit the relay through the CPU (`CONFIG_RELAY_SLOTS`).
+pub fn relayed_table(table: &[Option<(DeviceId, bool)>]) -> Option<Vec<(DeviceId, bool)>> {
+    let used = table.iter().rposition(Option::is_some).map_or(0, |i| i + 1);
+    let entries: Vec<(DeviceId, bool)> = table[..used].iter().copied().collect::<Option<_>>()?;
+    let switches = entries.iter().filter(|e| e.1).count();
+    (!entries.is_empty() && entries.len() + switches <= CONFIG_RELAY_SLOTS).then_some(entries)
+}
+
+/// The configuration message of an [`Action::Configure`] (posted, as the INITIALIZATIONs): `ConfigFixed`
+/// with the master's device ID, the entries' IDs, and the switch entries' IDs as the subservient engines
+/// (their PBV_FLAGS switch bit); ISL port, validation 0 (no register holds them); the error-reporting
+/// and timeout registers it also writes keep their reset values (no block reads them).
+pub fn config_message(cc_id: u16, master: DeviceId, engine: DeviceId, entries: &[(DeviceId, bool)]) -> CollectiveMessage {
+    let device_ids: Vec<u16> = entries.iter().map(|e| e.0).collect();
+    let subservient_ids: Vec<u16> = entries.iter().filter(|e| e.1).map(|e| e.0).collect();
+    let fixed = ConfigFixed {
+        master_id: master,
+        isl_port: 0,
+        validation: 0,
+        error_reporting: 0,
+        n_subservient: subservient_ids.len() as u8,
+        n_devices: device_ids.len() as u16,
+        subservient_timeout: reg_reset::SUB_TIMEOUT,
+        master_timeout: reg_reset::MASTER_TIMEOUT,
+    };
+    let mut m = message(collective::Kind::Configuration, cc_id, Body::Configuration { fixed, device_ids, subservient_ids });
+    m.header.p_id = engine;
+    m
+}
+
 /// The CONTROL RESET message of an [`Action::Reset`].
 pub fn reset_message(cc_id: u16) -> CollectiveMessage {
     message(collective::Kind::Control, cc_id, Body::Control(ControlBody { command: Command::Reset.into(), ..Default::default() }))
@@ -314,6 +361,12 @@ impl Plan {
                         None => (upstream, dev),
                     };
                     let t = collective::to_vdm(&m, from, to, next_tag(&out) as u8).map_err(err)?;
+                    frame(&mut out, to, t);
+                }
+                Action::Configure { engine, master, cc_id, entries } => {
+                    let to = device_of(*master);
+                    let m = config_message(*cc_id, to, device_of(*engine), entries);
+                    let t = collective::to_vdm(&m, req, to, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, to, t);
                 }
                 &Action::Reset { engine, upstream, cc_id } => {

@@ -203,7 +203,16 @@ impl Fabric {
             }
         }
         for (s, x) in fx {
-            let Effect::Emit { bytes, egress, first } = x else { continue };
+            let (bytes, egress, first) = match x {
+                Effect::Emit { bytes, egress, first } => (bytes, egress, first),
+                Effect::Taken(f) => {
+                    if !wire::is_soft_portals(&self.frames[f as usize].bytes) {
+                        self.release(f);
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
             let s = s as usize;
             if egress {
                 self.stats.egress_frames += 1;
@@ -250,6 +259,10 @@ pub(super) enum Effect {
     Wake(u64),
     /// A frame whose last beat is out, from the VL or the egress output, its first beat in `first`.
     Emit { bytes: Vec<u8>, egress: bool, first: u64 },
+    /// The engine took the last beat of this frame: its buffer may be released ([`Fabric::release`];
+    /// applied with the cycle's effects, after the frame's [`Ev::ToEngine`], whose time is at or before
+    /// its first beat's cycle, has recorded it).
+    Taken(u32),
 }
 
 /// Steps engine `s` (active, not stopped) in `cycle`: its receive beat in, its beats out, its counters;
@@ -274,7 +287,9 @@ pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats,
         c.rx_beat += 1;
         c.last_activity = cycle;
         if i.s_axis_rx_tlast {
-            c.rx.pop_front();
+            if let Some((f, _)) = c.rx.pop_front() {
+                fx.push((s, Effect::Taken(f)));
+            }
             c.rx_beat = 0;
         }
     }
@@ -296,7 +311,9 @@ pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats,
                 }
             }
             if last {
-                fx.push((s, Effect::Emit { bytes: std::mem::take(&mut c.out), egress, first: c.out_first }));
+                // The next frame's buffer at this one's size: one allocation, not a doubling per few beats.
+                let next = Vec::with_capacity(c.out.len());
+                fx.push((s, Effect::Emit { bytes: std::mem::replace(&mut c.out, next), egress, first: c.out_first }));
             }
         }
     }

@@ -101,6 +101,7 @@ impl Fabric {
                     let from = wire::requester(&self.frames[f as usize].bytes).unwrap_or(0);
                     self.end_node(e as usize, t, &m, from);
                 }
+                self.release(f);
             }
         }
     }
@@ -130,10 +131,10 @@ impl Fabric {
     /// The time of the next event, after dropping the wake-ups no longer due at the head of the queue
     /// unseen: they must not hold the run open or move the clock.
     pub(super) fn next_event_time(&mut self) -> Option<Ps> {
-        while let Some((&(t, _), &ev)) = self.heap.first_key_value() {
+        while let Some((t, _, ev)) = self.heap.first() {
             match ev {
                 Ev::Wake { sw, cycle } if !self.wake_due(sw as usize, cycle) => {
-                    self.heap.pop_first();
+                    self.heap.pop();
                 }
                 _ => return Some(t),
             }
@@ -188,7 +189,7 @@ impl Fabric {
                 if self.cfg.engine_major && self.awake.len() > 1 && c1 > self.cycle + 1 {
                     // With no event left (the queue may empty inside the window), the loop stops at the
                     // first cycle in which every awake engine is quiescent: the window keeps one that is not.
-                    let guard = !self.heap.last_key_value().is_some_and(|(&(t, _), ev)| t >= c1 * ENGINE_CLOCK_PS && !matches!(ev, Ev::Wake { .. }));
+                    let guard = !self.heap.last().is_some_and(|(t, _, ev)| t >= c1 * ENGINE_CLOCK_PS && !matches!(ev, Ev::Wake { .. }));
                     let stepped = self.run_window(c1, guard, &mut last_event);
                     if (n + stepped) / PROGRESS_EVERY != n / PROGRESS_EVERY {
                         progress(self.now);
@@ -198,14 +199,14 @@ impl Fabric {
                 }
                 self.step_engines();
                 self.cycle += 1;
-            } else if let Some(((t, order), ev)) = self.heap.pop_first() {
+            } else if let Some((t, order, ev)) = self.heap.first() {
                 if t > limit {
-                    self.heap.insert((t, order), ev);
                     self.catch_up_timer_sleepers();
                     break;
                 }
-                if let Ev::ToEngine { sw, .. } = ev {
-                    self.to_engine_queued.remove(&(t, order, sw));
+                self.heap.pop();
+                if let Ev::ToEngine { f, sw, .. } = ev {
+                    self.to_engine_queued.remove(&(t, order, sw, f));
                 }
                 self.now = t;
                 if !clocked && self.cfg.engine == EngineKind::Cycle {

@@ -2,13 +2,14 @@
 //! and end nodes' state, and the moves every role uses (scheduling, a frame crossing a channel, the
 //! log of delivered messages). The roles' behaviour is in the sibling modules ([`super`]).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use inswitch_frames::collective::{Body, CollectiveMessage};
 use inswitch_model::packet_engine::{EngineParams, PacketEngine};
 
 use super::channels::{Channel, ChannelKind, Channels};
 use super::portals::Portals;
+use super::queue::EventQueue;
 use super::small_map::SmallMap;
 use crate::faults::FaultInjector;
 use crate::setup::Role;
@@ -412,15 +413,19 @@ pub struct Fabric {
     pub(super) down: Vec<usize>,
     pub(super) to_engine: Vec<usize>,
     pub(super) from_engine: Vec<usize>,
-    /// Every frame ever sent.
+    /// Every frame ever sent. A frame's `bytes` are released (left empty) once its last receiver has
+    /// taken it (an end node, or an engine its last beat) unless `keep_frame_bytes`, `cfg.capture` or
+    /// fault injection is on (pcap output and the fault log read frames after the run); its other
+    /// fields stay.
     pub frames: Vec<Frame>,
-    /// The event queue by (time, order of scheduling): a B-tree rather than a binary heap, whose pops
-    /// walk a path through the whole queue (cache misses once it holds an event per end node); the
-    /// B-tree's next event is in its leftmost leaf, and new events land near it.
-    pub(super) heap: BTreeMap<(Ps, u64), Ev>,
-    /// The queued [`Ev::ToEngine`] events (time, order, switch): each bounds its engine's engine-major window
-    /// (`sim::window`).
-    pub(super) to_engine_queued: BTreeSet<(Ps, u64, u32)>,
+    /// Keep every frame's bytes after delivery (see `frames`).
+    pub keep_frame_bytes: bool,
+    /// The event queue by (time, order of scheduling): a radix heap by time, FIFO within a time
+    /// (`sim::queue`; a B-tree until session 19, a binary heap before).
+    pub(super) heap: EventQueue<Ev>,
+    /// The queued [`Ev::ToEngine`] events (time, order, switch, frame): each bounds its engine's
+    /// engine-major window (`sim::window`).
+    pub(super) to_engine_queued: BTreeSet<(Ps, u64, u32, u32)>,
     pub(super) order: u64,
     pub(super) now: Ps,
     pub(super) cycle: u64,
@@ -533,7 +538,8 @@ impl Fabric {
             to_engine,
             from_engine,
             frames: Vec::new(),
-            heap: BTreeMap::new(),
+            keep_frame_bytes: false,
+            heap: EventQueue::new(),
             to_engine_queued: BTreeSet::new(),
             order: 0,
             now: 0,
@@ -590,10 +596,10 @@ impl Fabric {
 
     pub(super) fn push(&mut self, t: Ps, ev: Ev) {
         self.order += 1;
-        if let Ev::ToEngine { sw, .. } = ev {
-            self.to_engine_queued.insert((t, self.order, sw));
+        if let Ev::ToEngine { f, sw, .. } = ev {
+            self.to_engine_queued.insert((t, self.order, sw, f));
         }
-        self.heap.insert((t, self.order), ev);
+        self.heap.push(t, self.order, ev);
     }
 
     pub(super) fn next_seq(&mut self) -> u16 {
@@ -617,6 +623,18 @@ impl Fabric {
         let wire_len = self.wire_len(&bytes);
         self.frames.push(Frame { bytes, wire_len, dst, origin, via: None });
         (self.frames.len() - 1) as u32
+    }
+
+    /// Frame `f` has reached its last receiver: its buffer is freed, unless frames are read after the
+    /// run (see [`Fabric::frames`]). Why: 340,984 frames at 64,512 end nodes were all kept for the run,
+    /// each new one in memory not touched before; a freed buffer is what the allocator hands the next
+    /// frame of its size, still in the caches (a pool of our own measured slower, docs/performance.md
+    /// §Session 19).
+    pub(super) fn release(&mut self, f: u32) {
+        if self.keep_frame_bytes || self.cfg.capture || self.faults.is_some() {
+            return;
+        }
+        drop(std::mem::take(&mut self.frames[f as usize].bytes));
     }
 
     /// Schedules end node `e` to send `bytes` at `at`.

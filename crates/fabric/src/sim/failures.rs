@@ -9,24 +9,33 @@ use crate::topology::Ps;
 use crate::wire;
 use inswitch_model::register_space::offset;
 
+/// The copies of a frame a hop passes on (frame, head and tail at the far end): none, one, or two (a
+/// duplicate), held inline: a `Vec` here was an allocation and a free per frame per hop.
+pub(super) type Hops = std::iter::Take<std::array::IntoIter<(u32, Ps, Ps), 2>>;
+
+fn hops(copies: [(u32, Ps, Ps); 2], n: usize) -> Hops {
+    copies.into_iter().take(n)
+}
+
 impl Fabric {
     /// A frame entering link channel `c` (head at `head`, tail at `tail`), through the fault injector:
     /// the copies that go on (frame index, head and tail at the far end), none if it is lost.
-    pub(super) fn hop(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> Vec<(u32, Ps, Ps)> {
+    pub(super) fn hop(&mut self, c: usize, f: u32, head: Ps, tail: Ps) -> Hops {
+        let one = |x| hops([x, x], 1);
         let Some(inj) = self.faults.as_mut() else {
             let (h, tl) = self.traverse(c, f, head, tail);
-            return vec![(f, h, tl)];
+            return one((f, h, tl));
         };
         match inj.decide(head, c, f, &self.frames[f as usize].bytes) {
             Verdict::Pass => {
                 let (h, tl) = self.traverse(c, f, head, tail);
-                vec![(f, h, tl)]
+                one((f, h, tl))
             }
-            Verdict::Drop => vec![],
+            Verdict::Drop => hops([(f, 0, 0); 2], 0),
             Verdict::Duplicate => {
                 let (h, tl) = self.traverse(c, f, head, tail);
                 let (h2, tl2) = self.traverse(c, f, tail, tail);
-                vec![(f, h, tl), (f, h2, tl2)]
+                hops([(f, h, tl), (f, h2, tl2)], 2)
             }
             Verdict::Corrupt { byte, bit } => {
                 let fr = &self.frames[f as usize];
@@ -37,7 +46,7 @@ impl Fabric {
                     x.frame = Some(g);
                 }
                 let (h, tl) = self.traverse(c, g, head, tail);
-                vec![(g, h, tl)]
+                one((g, h, tl))
             }
         }
     }

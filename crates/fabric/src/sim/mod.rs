@@ -30,7 +30,7 @@
 //! table's frame sizes); its traffic is checked against the cycle engines' in `tests/`.
 //!
 //! Layout, by role (each a set of `Fabric` methods over the state defined in `fabric`):
-//! `fabric` (state, frames, the event queue), `channels` (the links' directions, ISLs implicit until
+//! `fabric` (state, frames, the event queue), `queue` (the event queue's radix heap), `channels` (the links' directions, ISLs implicit until
 //! used), `events` (the event loop), `engine` (the
 //! cycle engines and idle skipping), `end_node` (end nodes and the source's commands), `target` (the target of a several-root
 //! all-reduce, which sends the job's result down every tree), `stand_in`
@@ -46,6 +46,7 @@ mod fabric;
 mod failures;
 pub mod portals;
 mod portals_fabric;
+mod queue;
 mod small_map;
 mod stand_in;
 mod target;

@@ -29,11 +29,18 @@
 //!   the next one, `(seqno + 1) mod 1023` (1023 is reserved, libfabric's `CXIP_COLL_MAX_SEQNO`, 002 (57)).
 //!   A *leaf* ([`Leaf`]) answers every arm with one contribution (count 1) of its next value to the
 //!   tree's multicast address, with the arm's `rt_seqno`.
+//! * **Concurrent reductions** (002 (60)-(61)). DFA bits 20-18 name one of up to
+//!   [`REDUCTIONS_PER_TREE`] reductions running on one tree at once (bits 15-3, the tree, pick the
+//!   switches' multicast entry and parent port, shared). End-node state is keyed by (end node, DFA), so
+//!   each reduction id has its own round state at the root and at every leaf (libfabric keeps one
+//!   `cxip_coll_reduction` per id, `CXIP_COLL_MAX_CONCUR` = 8), and the engines index their descriptors
+//!   by (tree slot, reduction id). [`PortalsJob::reduction`] is a reduction's address,
+//!   [`crate::sim::Fabric::portals_concurrent`] starts several on one tree.
 
 use std::collections::{HashMap, VecDeque};
 
 use inswitch_frames::ethernet::{EthernetHeader, SoftPortals};
-use inswitch_frames::portals::{width, ReductionFrame, ReductionHeader, FLAG_MULTICAST, OPERANDS};
+use inswitch_frames::portals::{dfa as dfa_bits, width, ReductionFrame, ReductionHeader, FLAG_MULTICAST, OPERANDS};
 use inswitch_model::reduce::Contribution;
 
 use crate::manager::JobId;
@@ -45,6 +52,39 @@ pub const SEQNO_RESERVED: u16 = (1 << width::SEQNO) - 1;
 /// The sequence number after `s` (002 (57); libfabric `INCMOD(seqno, CXIP_COLL_MAX_SEQNO)`: 1022 → 0):
 /// the engine's own rule, so end nodes and engines cannot drift apart.
 pub use inswitch_model::cpu::next_seqno;
+
+/// Reductions one tree can run at once: the values of the reduction id, DFA bits 20-18 (002 (61): "up
+/// to 8 reductions being performed concurrently on the same tree"; libfabric's `CXIP_COLL_MAX_CONCUR`).
+pub const REDUCTIONS_PER_TREE: usize = 1 << dfa_bits::REDUCTION_ID_BITS;
+// The engines hold one descriptor per reduction id in each tree slot (docs/blocks/cpu.md §Descriptors).
+const _: () = assert!(REDUCTIONS_PER_TREE == inswitch_model::cpu::REDUCTIONS);
+
+/// Why concurrent reductions on a tree were refused ([`crate::sim::Fabric::portals_concurrent`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConcurrencyError {
+    /// The id does not fit DFA bits 20-18.
+    #[error("reduction id {0} does not fit DFA bits 20-18 (0-7, 002 (61))")]
+    ReductionId(u8),
+    /// More reductions than a tree's reduction ids.
+    #[error("{0} concurrent reductions on one tree: at most 8, one per reduction id (002 (61))")]
+    TooMany(usize),
+    /// Two reductions given the same id.
+    #[error("reduction id {0} given twice")]
+    Duplicate(u8),
+    /// The id's round is still open at the root end node.
+    #[error("reduction id {0} of the tree is still running at root end node {1}")]
+    Busy(u8, usize),
+}
+
+/// The multicast address of reduction `rid` on the tree of multicast address `dfa` (its reduction id
+/// replaced, DFA bits 20-18, 002 (61)).
+pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
+    if usize::from(rid) >= REDUCTIONS_PER_TREE {
+        return Err(ConcurrencyError::ReductionId(rid));
+    }
+    let mask = ((REDUCTIONS_PER_TREE - 1) as u32) << dfa_bits::REDUCTION_ID_SHIFT;
+    Ok(dfa & !mask | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
+}
 
 /// A Soft Portals frame from device `src` (its MAC and SFA) carrying `frame` (FCS computed).
 pub fn soft_portals(src: u16, frame: ReductionFrame) -> Vec<u8> {
@@ -313,12 +353,19 @@ impl Portals {
 pub struct PortalsTree {
     /// The tree (the context key).
     pub tree: u16,
-    /// Its multicast address (reduction id 0).
+    /// Its multicast address of reduction id 0 ([`PortalsTree::reduction`]: the others).
     pub dfa: u32,
     /// The member switches, top-down from the root end node's switch (`manager::portals_shape`).
     pub switches: Vec<usize>,
     /// The switch the manager chose as the tree's root (for a twin, not the root end node's switch).
     pub manager_root: usize,
+}
+
+impl PortalsTree {
+    /// The multicast address of the tree's reduction `rid` (DFA bits 20-18, 002 (61)).
+    pub fn reduction(&self, rid: u8) -> Result<u32, ConcurrencyError> {
+        reduction_dfa(self.dfa, rid)
+    }
 }
 
 /// A Portals job placed by the manager and configured in the fabric (`crate::drive::place_portals`).
@@ -328,7 +375,7 @@ pub struct PortalsJob {
     pub job: JobId,
     /// The tree (the context key).
     pub tree: u16,
-    /// Its multicast address (reduction id 0).
+    /// Its multicast address of reduction id 0 ([`PortalsJob::reduction`]: the others).
     pub dfa: u32,
     /// The root end node (the job's source).
     pub root: usize,
@@ -338,4 +385,23 @@ pub struct PortalsJob {
     pub switches: Vec<usize>,
     /// The redundant twins of the tree (`JobSpec::redundant`, 002 (70)).
     pub twins: Vec<PortalsTree>,
+}
+
+impl PortalsJob {
+    /// The multicast address of the tree's reduction `rid` (DFA bits 20-18, 002 (61)); 0 is [`PortalsJob::dfa`].
+    pub fn reduction(&self, rid: u8) -> Result<u32, ConcurrencyError> {
+        reduction_dfa(self.dfa, rid)
+    }
+}
+
+/// One of the concurrent reductions [`crate::sim::Fabric::portals_concurrent`] starts on a tree.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// Its reduction id (0-7, DFA bits 20-18).
+    pub rid: u8,
+    /// The root end node's rounds of it ([`Root::twins`], if any, must be the twins' addresses of the
+    /// same id: [`PortalsTree::reduction`]).
+    pub root: Root,
+    /// Each leaf end node and what it contributes to it.
+    pub leaves: Vec<(usize, Leaf)>,
 }

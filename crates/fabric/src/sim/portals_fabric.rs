@@ -71,6 +71,41 @@ impl Fabric {
         }
     }
 
+    /// Starts `reductions` on `job`'s tree at once at `at` (002 (60)-(61): "software can perform multiple
+    /// concurrent reductions on the same tree by distinguishing such reductions using high bits of the
+    /// multicast address"): each on its own multicast address, the tree's with its reduction id in DFA
+    /// bits 20-18 ([`PortalsJob::reduction`]), with its own root and leaf end-node state (module doc of
+    /// [`super::portals`]); its arm and its contributions carry that address, so the engines hold each id
+    /// in its own descriptor of the tree's slot. Returns the reductions' addresses, in order.
+    ///
+    /// Refused, with nothing changed: more than [`REDUCTIONS_PER_TREE`] reductions, an id that does not
+    /// fit the 3 bits, an id given twice, or an id whose round is still open at the job's root end node
+    /// (a tree runs at most 8 reductions at once).
+    pub fn portals_concurrent(&mut self, job: &PortalsJob, reductions: Vec<Reduction>, at: Ps) -> Result<Vec<u32>, ConcurrencyError> {
+        if reductions.len() > REDUCTIONS_PER_TREE {
+            return Err(ConcurrencyError::TooMany(reductions.len()));
+        }
+        let mut dfas = Vec::with_capacity(reductions.len());
+        for (k, r) in reductions.iter().enumerate() {
+            let dfa = job.reduction(r.rid)?;
+            if reductions[..k].iter().any(|x| x.rid == r.rid) {
+                return Err(ConcurrencyError::Duplicate(r.rid));
+            }
+            if matches!(self.portals.ends.get(&(job.root, dfa)), Some(EndTree::Root(s)) if s.open) {
+                return Err(ConcurrencyError::Busy(r.rid, job.root));
+            }
+            dfas.push(dfa);
+        }
+        for (r, &dfa) in reductions.into_iter().zip(&dfas) {
+            for (e, leaf) in r.leaves {
+                self.portals_leaf(e, dfa, leaf);
+            }
+            self.portals_root(job.root, dfa, r.root);
+            self.portals_start(job.root, dfa, at);
+        }
+        Ok(dfas)
+    }
+
     /// Opens round `seqno` at root `e`: its own contribution taken, its timer started.
     pub(super) fn open_round(&mut self, e: usize, dfa: u32, seqno: u16, at: Ps) {
         let id = self.topo.endpoints[e].id;

@@ -47,10 +47,8 @@ impl Fabric {
         // The frames queued for a port inside the window (every one that can reach an engine in it, module
         // doc), by switch and in event order: (switch, event time, order, frame, its first cycle).
         let mut queued: Vec<(u32, Ps, u64, u32, u64)> = Vec::new();
-        for &(t, order, sw) in self.to_engine_queued.range(..(c1 * ENGINE_CLOCK_PS, 0, 0)) {
-            if let Some(&Ev::ToEngine { f, .. }) = self.heap.get(&(t, order)) {
-                queued.push((sw, t, order, f, t.div_ceil(ENGINE_CLOCK_PS)));
-            }
+        for &(t, order, sw, f) in self.to_engine_queued.range(..(c1 * ENGINE_CLOCK_PS, 0, 0, 0)) {
+            queued.push((sw, t, order, f, t.div_ceil(ENGINE_CLOCK_PS)));
         }
         // Stable: each switch's frames keep the queue's (time, order).
         queued.sort_by_key(|q| q.0);
@@ -121,10 +119,10 @@ impl Fabric {
             let cyc_t = cycle * ENGINE_CLOCK_PS;
             // The events due before this cycle's step: those the window's own frames and wake-ups made.
             while self.next_event_time().is_some_and(|t| t <= cyc_t) {
-                let Some(((t, order), ev)) = self.heap.pop_first() else { break };
+                let Some((t, order, ev)) = self.heap.pop() else { break };
                 let mut taken = false;
-                if let Ev::ToEngine { sw, .. } = ev {
-                    self.to_engine_queued.remove(&(t, order, sw));
+                if let Ev::ToEngine { f, sw, .. } = ev {
+                    self.to_engine_queued.remove(&(t, order, sw, f));
                     taken = delivered.binary_search(&(t, order)).is_ok();
                     let ahead = matches!(&self.engines[sw as usize], EngineSlot::Cycle(c) if c.last.is_some_and(|l| l >= cycle));
                     assert!(taken || !ahead, "a frame reached engine {sw} in cycle {cycle}, inside its engine-major window {c0}..{c1}");

@@ -20,12 +20,15 @@ pub fn sw(t: &TopologyMap, name: &str) -> SwitchId {
     t.switch_named(name).unwrap_or_else(|| panic!("no switch {name}"))
 }
 
-/// PBV entries a plan writes on `engine`: (index, device ID, switch flag).
+/// PBV entries a plan programs on `engine`: (index, device ID, switch flag), by [0175]'s register writes
+/// or (an engine below the master) in a FIG. 4 configuration message relayed by the master, which
+/// carries the engine's whole table.
 pub fn pbv_writes(p: &Plan, engine: SwitchId) -> Vec<(u8, DeviceId, bool)> {
     p.for_engine(engine)
-        .filter_map(|s| match s.action {
-            Action::PbvEntry { index, device_id, switch, .. } => Some((index, device_id, switch)),
-            _ => None,
+        .flat_map(|s| match &s.action {
+            &Action::PbvEntry { index, device_id, switch, .. } => vec![(index, device_id, switch)],
+            Action::Configure { entries, .. } => entries.iter().enumerate().map(|(i, &(d, sw))| (i as u8, d, sw)).collect(),
+            _ => Vec::new(),
         })
         .collect()
 }
@@ -74,7 +77,23 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
     for _ in 0..r.reset_cycles() {
         step(&mut r, &idle);
     }
-    for f in enc.frames.iter().filter(|f| f.to == dev) {
+    for f in &enc.frames {
+        // A FIG. 4 configuration message for this engine (P_ID = `dev`), sent to its master and relayed
+        // down the tree (docs/blocks/cpu.md §Messages): its input checker turns it into register writes
+        // (docs/blocks/input_checker.md §Configuration messages), replayed here as the checker's model
+        // makes them.
+        if let Some(w) = config_writes_for(f, dev) {
+            for a in w {
+                step(&mut r, &RegisterSpaceIn { s_reg_valid: true, s_reg_write: true, s_reg_addr: a.addr, s_reg_be: a.be, s_reg_wdata: a.wdata, s_reg_src: a.src, ..idle });
+                let o = step(&mut r, &idle);
+                assert_eq!(o.m_reg_rsp_status, 0, "configuration write to {:#x} accepted", a.addr);
+                step(&mut r, &idle);
+            }
+            continue;
+        }
+        if f.to != dev {
+            continue;
+        }
         let Header::Memory { req, address } = &f.tlp.header else { continue };
         let a = address.byte_address();
         assert_eq!(a >> 16, u64::from(dev), "[0175]: the write is in the engine's own 64 KiB");
@@ -90,6 +109,19 @@ pub fn register_space_and_cpu_writes(enc: &plan::Encoded, dev: DeviceId) -> (Reg
         step(&mut r, &idle);
     }
     (r, cpu)
+}
+
+/// The register writes of frame `f` if it is a configuration message for engine `dev` (P_ID = `dev`).
+pub fn config_writes_for(f: &plan::PlannedFrame, dev: DeviceId) -> Option<Vec<inswitch_model::input_checker::RegAccess>> {
+    let m = collective::from_vdm(&f.tlp).ok()?;
+    if m.header.kind != 1 || m.header.p_id != dev {
+        return None;
+    }
+    let payload = m.to_bytes().ok()?;
+    let mut c = [0u8; inswitch_model::input_checker::CAPTURE_BYTES];
+    c[..payload.len()].copy_from_slice(&payload);
+    let w = inswitch_model::input_checker::ConfigWrites::new(&c, 0, f.tlp.requester_id().unwrap_or(0), 0);
+    Some((0..w.count()).map(|k| w.write(k)).collect())
 }
 
 /// Replays a plan's frames for `engine` into a CPU model: its register writes through the register-space

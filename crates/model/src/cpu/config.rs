@@ -2,6 +2,7 @@
 //! identity, the mode register and the static context table, written one 32-bit word at a time through
 //! the `cfg_wr_*` port.
 
+use crate::out_of_line::OutOfLine;
 use super::context::{PbvEntry, PBV_ENTRIES, THRESHOLDS, TIMEOUTS, TIMEOUT_BITS};
 
 /// Width of `cfg_wr_addr`.
@@ -62,8 +63,10 @@ pub const RETRY_LIMIT_RESET: u8 = 3;
 /// The engine registers and the PBV table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// PBV table.
-    pub pbv: [PbvEntry; PBV_ENTRIES],
+    /// PBV table. Out of line: a message's lookup or emission reads it, not every cycle, and the
+    /// registers every cycle reads then fit fewer cache lines (a fabric steps 1,024 engines in turn;
+    /// docs/performance.md §Session 19, the engine's hot state).
+    pub pbv: OutOfLine<[PbvEntry; PBV_ENTRIES]>,
     /// TIMEOUT[0..4], ticks.
     pub timeout: [u32; TIMEOUTS],
     /// THRESHOLD[0..3].
@@ -81,8 +84,18 @@ pub struct Config {
 impl Default for Config {
     /// The reset values.
     fn default() -> Self {
+        Config::reset_in(OutOfLine::new(PBV_RESET))
+    }
+}
+
+/// The PBV table after a reset.
+const PBV_RESET: [PbvEntry; PBV_ENTRIES] = [PbvEntry { valid: false, switch: false, device_id: 0 }; PBV_ENTRIES];
+
+impl Config {
+    /// The reset values in the storage `pbv` (a reset allocates nothing).
+    pub fn reset_in(pbv: OutOfLine<[PbvEntry; PBV_ENTRIES]>) -> Self {
         Config {
-            pbv: [PbvEntry::default(); PBV_ENTRIES],
+            pbv: pbv.refill(PBV_RESET),
             timeout: [TIMEOUT_RESET; TIMEOUTS],
             threshold: [THRESHOLD_RESET; THRESHOLDS],
             engine_id: 0,
@@ -91,9 +104,7 @@ impl Default for Config {
             retry_limit: RETRY_LIMIT_RESET,
         }
     }
-}
 
-impl Config {
     /// The timeout selected by wait count `w` (002 (54)): the first threshold `w` does not exceed, from
     /// the top.
     pub fn timeout_for(&self, w: u32) -> u32 {

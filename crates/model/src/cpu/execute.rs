@@ -24,11 +24,20 @@ impl Cpu {
         let key = m.ctx & 0xfff;
         let from_st = Stored { pbv: s.pbv, pcount: s.pcount, op: s.op, data: s.data, posted: s.posted };
         match m.kind {
-            Kind::INITIALIZATION => {
+            Kind::INITIALIZATION | Kind::CONFIGURATION => {
+                let relay = m.pid != NO_PARTICIPANT && m.pid != self.cfg.engine_id;
+                if m.kind == Kind::CONFIGURATION && !relay {
+                    // The checker applies a configuration message for this engine itself (register
+                    // writes); none is the CPU's.
+                    return event::BAD_KIND;
+                }
                 if !lk.s_hit {
                     return event::DROP_UNKNOWN;
                 }
-                if m.pid != NO_PARTICIPANT && m.pid != self.cfg.engine_id {
+                if relay {
+                    // A configuration message (FIG. 4) for an engine below takes the same way as its
+                    // INITIALIZATION ([0157]: the master engine sends one configuration packet to each
+                    // packet engine), with its fields (`pbv`, `data`) as they came.
                     // For an engine below (000 [0106]-[0107], [0157]): the source configures the master,
                     // the master replicates down. Relayed, with this engine as requester (so the target
                     // stores its parent as upstream), to the target if it is a switch participant of the

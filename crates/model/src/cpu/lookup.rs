@@ -8,14 +8,22 @@ impl Cpu {
     /// Whether the participant of `m` needs the reverse lookup of state `SCAN` (docs/blocks/cpu.md §PBV
     /// table): a TLP CONTRIBUTION or RESPONSE without a P_ID (the requester ID is searched), and a TLP
     /// INITIALIZATION with one (its P_ID, a device ID, is searched). No other message reads the
-    /// participant, so no other spends the cycles.
+    /// participant, so no other spends the cycles. A configuration message reaches the CPU only when it
+    /// names another engine (the checker applies the others), and is searched as an INITIALIZATION is.
     pub(super) fn needs_scan(m: &CollectiveMsg) -> bool {
         m.family == Family::Tlp
             && match m.kind {
-                Kind::INITIALIZATION => m.pid != NO_PARTICIPANT,
+                Kind::INITIALIZATION | Kind::CONFIGURATION => m.pid != NO_PARTICIPANT,
                 Kind::CONTRIBUTION | Kind::RESPONSE => m.pid == NO_PARTICIPANT,
                 _ => false,
             }
+    }
+
+    /// The TLP kinds whose P_ID is the device ID of the engine they are for (a relay down the tree,
+    /// docs/blocks/cpu.md §Messages): INITIALIZATION and configuration (FIG. 4). Their reverse lookup
+    /// searches the P_ID.
+    pub(super) fn names_an_engine(k: Kind) -> bool {
+        k == Kind::INITIALIZATION || k == Kind::CONFIGURATION
     }
 
     pub(super) fn lookup(&self) -> Lookup {
@@ -48,7 +56,7 @@ impl Cpu {
         // The participant: P_ID if given ([0169]), an index; else the reverse lookup that state SCAN did
         // (a TLP INITIALIZATION's P_ID is the device ID of the engine it is for, a relay,
         // docs/blocks/cpu.md §Messages, found the same way). Other messages use no participant.
-        let init = !portals && m.kind == Kind::INITIALIZATION;
+        let init = !portals && Self::names_an_engine(m.kind);
         let (p_hit, p_idx, p_sender) = if Self::needs_scan(m) {
             (self.lk.p_hit, self.lk.p_idx, self.lk.p_hit)
         } else if m.pid != NO_PARTICIPANT && !init {
@@ -87,7 +95,7 @@ impl Cpu {
     /// participant `LOOKUP` ends with are the same, so the model does a word whole.
     pub(super) fn scan(&mut self) {
         let m = &self.msg;
-        let who = if m.kind == Kind::INITIALIZATION { m.pid } else { m.src as u16 };
+        let who = if Self::names_an_engine(m.kind) { m.pid } else { m.src as u16 };
         let base = self.scan_word * PBV_SCAN_ENTRIES;
         if !self.lk.p_hit {
             let word = &self.cfg.pbv[base..base + PBV_SCAN_ENTRIES];

@@ -29,13 +29,14 @@ mod expire;
 mod records;
 mod types;
 
+use crate::out_of_line::OutOfLine;
 use crate::message::{CollectiveMsg, Family, Kind, MsgPort, NO_PARTICIPANT};
 use crate::reduce_unit::{wide_to_lanes, ReduceUnit, ReduceUnitIn};
 use crate::reduce::{Contribution, Mode, Rc, Tables};
 use crate::signal::Block;
 
 use config::Config;
-use context::{role, CtxState, Descriptor, StaticEntry, PBV_ENTRIES, PBV_SCAN_ENTRIES, PBV_SCAN_WORDS};
+use context::{role, CtxState, Descriptor, PbvEntry, StaticEntry, PBV_ENTRIES, PBV_SCAN_ENTRIES, PBV_SCAN_WORDS};
 use types::Lookup;
 
 /// Largest rt_count / p_count (20 bits, 002 (79)); counts saturate here.
@@ -247,6 +248,23 @@ pub struct Cpu {
     fail: (bool, bool, u16, u8),
     ru: ReduceUnit,
     timer_rule: TimerRule,
+    /// Whether a descriptor may be valid and expired ([`ExpiryHint`]).
+    maybe_expired: ExpiryHint,
+}
+
+/// A summary of the descriptors, not a register: false only when no descriptor is both valid and
+/// expired. Set wherever a timer expires, cleared when the step's search for the first expired
+/// descriptor finds none; so a step reads the descriptors (`CPU_DESCRIPTORS` x 112 bytes) only while one
+/// may have expired, not every cycle. That search was a third of the packet-engine step at 1,024 engines,
+/// whose descriptors were out of the caches (docs/performance.md §Session 19, the engine's hot state).
+/// It is derived from the descriptors, so it takes no part in comparing two CPUs' state.
+#[derive(Clone, Copy, Debug, Default)]
+struct ExpiryHint(bool);
+
+impl PartialEq for ExpiryHint {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// The timer's count rule as data (docs/blocks/cpu.md §Timers, 002 (80)): on a tick, a running timer holding
@@ -277,17 +295,17 @@ impl Cpu {
     /// A CPU in its reset state.
     pub fn new(p: CpuParams) -> Result<Cpu, ParamError> {
         p.validate()?;
-        Ok(Self::reset_state(p, vec![StaticEntry::default(); p.static_entries], vec![Descriptor::default(); p.descriptors * REDUCTIONS]))
+        Ok(Self::reset_state(p, vec![StaticEntry::default(); p.static_entries], vec![Descriptor::default(); p.descriptors * REDUCTIONS], OutOfLine::new([PbvEntry::default(); PBV_ENTRIES])))
     }
 
     /// The reset state with the tables `st` and `d` (cleared): a reset reuses their storage, so it makes
     /// no heap allocation (issue 23, tests/zero_alloc.rs).
-    fn reset_state(p: CpuParams, mut st: Vec<StaticEntry>, mut d: Vec<Descriptor>) -> Cpu {
+    fn reset_state(p: CpuParams, mut st: Vec<StaticEntry>, mut d: Vec<Descriptor>, pbv: OutOfLine<[PbvEntry; PBV_ENTRIES]>) -> Cpu {
         st.fill(StaticEntry::default());
         d.fill(Descriptor::default());
         Cpu {
             p,
-            cfg: Config::default(),
+            cfg: Config::reset_in(pbv),
             st,
             d,
             seq: seq::IDLE,
@@ -315,6 +333,7 @@ impl Cpu {
             fail: (false, false, 0, 0),
             ru: ReduceUnit::new(),
             timer_rule: TIMER_RULE,
+            maybe_expired: ExpiryHint(false),
         }
     }
 
@@ -407,6 +426,7 @@ impl Cpu {
             if self.timer_rule.ticks_to_expire(d.timer) <= ticks {
                 d.timer = 0;
                 d.expired = true;
+                self.maybe_expired.0 = true;
             } else {
                 // Fewer ticks than the timer holds: the difference is below the timer, a u32.
                 d.timer -= ticks as u32;
@@ -417,7 +437,7 @@ impl Cpu {
     fn reset(&mut self) {
         let rule = self.timer_rule;
         let tables = self.ru.tables();
-        *self = Cpu::reset_state(self.p, std::mem::take(&mut self.st), std::mem::take(&mut self.d));
+        *self = Cpu::reset_state(self.p, std::mem::take(&mut self.st), std::mem::take(&mut self.d), self.cfg.pbv.take());
         self.timer_rule = rule;
         self.ru = ReduceUnit::with_tables(tables);
     }
@@ -501,7 +521,13 @@ impl Block for Cpu {
     // rather than through the input struct the top has just written (store-forwarding stalls, issue 23).
     #[inline(always)]
     fn step(&mut self, i: &CpuIn) -> CpuOut {
-        let first_expired = self.d.iter().position(|d| d.valid && d.expired);
+        let first_expired = if self.maybe_expired.0 {
+            let first = self.d.iter().position(|d| d.valid && d.expired);
+            self.maybe_expired.0 = first.is_some();
+            first
+        } else {
+            None
+        };
         let sweeping = self.sweep > 0;
         let ready = self.seq == seq::IDLE && first_expired.is_none() && !i.rst && !sweeping;
         let out = self.outputs(ready);
@@ -528,6 +554,7 @@ impl Block for Cpu {
                     if d.timer <= self.timer_rule.expire_at {
                         d.timer = 0;
                         d.expired = true;
+                        self.maybe_expired.0 = true;
                     } else {
                         d.timer -= 1;
                     }

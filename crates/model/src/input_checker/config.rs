@@ -20,6 +20,17 @@ pub const CONFIG_TIMEOUT_BITS: u32 = 24;
 /// write carrier (header 12 bytes) and the LCRC leave `CAPTURE_BYTES - 2 - 12 - 24 - 4` bytes. A longer
 /// frame is dropped as too long before its kind is looked at.
 pub const CONFIG_SLOTS: usize = (CAPTURE_BYTES - TLP_OFFSET - 12 - CONFIG_FIXED_BYTES - 4) / 2;
+/// The most slots (device IDs and subservient IDs) a configuration message for another engine may carry:
+/// the checker hands it to the CPU to be relayed down the tree (000 \[0106\], \[0157\]) in the normalized
+/// message, `ConfigFixed` in `pbv` and the slots in `data` (256 bits, 16 slots). More: `coll_config`.
+pub const CONFIG_RELAY_SLOTS: usize = 16;
+
+/// Whether a configuration message with P_ID `pid` received by engine `engine_id` is for another engine
+/// (relayed by the CPU), not applied here: its P_ID names an engine (not 0xFFFF) and not this one.
+pub fn relayed(pid: u16, engine_id: u16) -> bool {
+    pid != crate::message::NO_PARTICIPANT && pid != engine_id
+}
+
 /// Writes after the PBV entries' (ERROR_REPORTING, SUB_TIMEOUT, MASTER_TIMEOUT).
 pub const CONFIG_FIXED_WRITES: usize = 3;
 /// PBV_FLAGS bits of one entry (its 16-bit half of the DW): valid, switch (docs/blocks/register_space.md).

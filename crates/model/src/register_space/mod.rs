@@ -17,6 +17,7 @@
 //! context entries) are forwarded, on every authorized write, as CPU register writes on `cpu_cfg_wr_*`
 //! (`docs/blocks/cpu.md` §Ports); after a reset the block first copies its reset values and the ENGINE_ID strap.
 
+use crate::out_of_line::OutOfLine;
 use crate::ports;
 use crate::signal::Block;
 
@@ -170,6 +171,37 @@ ports! {
     }
 }
 
+/// The register space's tables that only a register access reads or writes (the route and multicast
+/// tables, PBV_FLAGS, the STATIC_INDEX slots): kept out of line, so that the registers every cycle reads
+/// (the configuration outputs, the pipeline's state) fit a few cache lines. A fabric steps 1,024 engines
+/// in turn, and each step's first loads of an engine's state missed the caches (docs/performance.md
+/// §Session 19, the engine's hot state).
+#[derive(Clone, Debug, PartialEq)]
+struct Tables {
+    route_key: [RouteKey; ROUTE_ENTRIES],
+    route_action: [RouteAction; ROUTE_ENTRIES],
+    mcast_key: [McastKey; MCAST_ENTRIES],
+    mcast_wait: [McastWait; MCAST_ENTRIES],
+    mcast_ports: [McastPorts; MCAST_ENTRIES],
+    pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
+    /// STATIC_INDEX per requester: (requester ID, entry), `STATIC_INDEX_SLOTS` slots, `None` = free. The
+    /// RTL's data registers of a slot hold its entry (loaded from the RAM after an index write, written
+    /// with the RAM); they always equal the RAM's entry, so the model reads the RAM.
+    static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+}
+
+impl Tables {
+    const RESET: Tables = Tables {
+        route_key: [RouteKey::new(); ROUTE_ENTRIES],
+        route_action: [RouteAction::new(); ROUTE_ENTRIES],
+        mcast_key: [McastKey::new(); MCAST_ENTRIES],
+        mcast_wait: [McastWait::new(); MCAST_ENTRIES],
+        mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
+        pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
+        static_index: [None; STATIC_INDEX_SLOTS],
+    };
+}
+
 /// The register space's registers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegisterSpace {
@@ -186,23 +218,15 @@ pub struct RegisterSpace {
     red_timeout: [u32; RED_TIMEOUTS],
     red_threshold: [u32; RED_THRESHOLDS],
     vni_allowed: [VniAllowed; VNI_ENTRIES],
-    route_key: [RouteKey; ROUTE_ENTRIES],
-    route_action: [RouteAction; ROUTE_ENTRIES],
-    mcast_key: [McastKey; MCAST_ENTRIES],
-    mcast_wait: [McastWait; MCAST_ENTRIES],
-    mcast_ports: [McastPorts; MCAST_ENTRIES],
+    /// The tables only a register access reads or writes, out of line ([`Tables`]).
+    t: OutOfLine<Tables>,
     counters: [u32; INTERNAL_COUNTERS + STAT_EVENTS],
     engine_sfa: u32,
     retry_limit: u32,
-    pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
     /// The RAM copy of the CPU's static entries, word 0 (the RTL's `static_key_mem`), `CPU_STATIC_ENTRIES` long.
     static_key: Vec<CpuStaticKey>,
     /// Word 1 (`static_wait_mem`).
     static_wait: Vec<u32>,
-    /// STATIC_INDEX per requester: (requester ID, entry), `STATIC_INDEX_SLOTS` slots, `None` = free. The
-    /// RTL's data registers of a slot hold its entry (loaded from the RAM after an index write, written
-    /// with the RAM); they always equal the RAM's entry, so the model reads the RAM.
-    static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
     /// The slot the next requester without one takes (round robin).
     static_next: usize,
     /// An index write's RAM read is under way: no access is taken this cycle.
@@ -274,6 +298,12 @@ impl RegisterSpace {
     }
 
     fn reset_state(cpu_static: usize) -> Self {
+        Self::reset_with(vec![CpuStaticKey::new(); cpu_static], vec![0; cpu_static], OutOfLine::new(Tables::RESET))
+    }
+
+    /// The reset state in the storage of `static_key`, `static_wait` (taken as they are: the caller clears
+    /// them) and `t` (reset here), so that a reset allocates nothing.
+    fn reset_with(static_key: Vec<CpuStaticKey>, static_wait: Vec<u32>, t: OutOfLine<Tables>) -> Self {
         RegisterSpace {
             pbv: [0; PBV_ENTRIES / 2],
             ctrl: Ctrl::new(),
@@ -288,18 +318,12 @@ impl RegisterSpace {
             red_timeout: reset::RED_TIMEOUT,
             red_threshold: reset::RED_THRESHOLD,
             vni_allowed: [VniAllowed::new(); VNI_ENTRIES],
-            route_key: [RouteKey::new(); ROUTE_ENTRIES],
-            route_action: [RouteAction::new(); ROUTE_ENTRIES],
-            mcast_key: [McastKey::new(); MCAST_ENTRIES],
-            mcast_wait: [McastWait::new(); MCAST_ENTRIES],
-            mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
+            t: t.refill(Tables::RESET),
             counters: [0; INTERNAL_COUNTERS + STAT_EVENTS],
             engine_sfa: 0,
             retry_limit: reset::RETRY_LIMIT,
-            pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
-            static_key: vec![CpuStaticKey::new(); cpu_static],
-            static_wait: vec![0; cpu_static],
-            static_index: [None; STATIC_INDEX_SLOTS],
+            static_key,
+            static_wait,
             static_next: 0,
             static_load: false,
             sweep: Some(0),
@@ -344,7 +368,7 @@ impl RegisterSpace {
 
     /// The CPU's PBV-table word of entry `i` (docs/blocks/cpu.md §Ports: \[31\] valid, \[16\] switch, \[15:0\] device ID).
     pub fn cpu_pbv_word(&self, i: usize) -> u32 {
-        let f = self.pbv_flags[i / 2];
+        let f = self.t.pbv_flags[i / 2];
         let (valid, switch) = if i % 2 == 0 { (f.even_valid(), f.even_switch()) } else { (f.odd_valid(), f.odd_switch()) };
         u32::from(valid) << 31 | u32::from(switch) << 16 | u32::from(self.pbv(i))
     }
@@ -424,16 +448,16 @@ impl RegisterSpace {
             Reg::RedTimeout(i) => self.red_timeout[i],
             Reg::RedThreshold(i) => self.red_threshold[i],
             Reg::VniAllowed(i) => self.vni_allowed[i].into(),
-            Reg::Route(i, 0) => self.route_key[i].into(),
-            Reg::Route(i, _) => self.route_action[i].into(),
-            Reg::Mcast(i, 0) => self.mcast_key[i].into(),
-            Reg::Mcast(i, 1) => self.mcast_wait[i].into(),
-            Reg::Mcast(i, _) => self.mcast_ports[i].into(),
+            Reg::Route(i, 0) => self.t.route_key[i].into(),
+            Reg::Route(i, _) => self.t.route_action[i].into(),
+            Reg::Mcast(i, 0) => self.t.mcast_key[i].into(),
+            Reg::Mcast(i, 1) => self.t.mcast_wait[i].into(),
+            Reg::Mcast(i, _) => self.t.mcast_ports[i].into(),
             Reg::Counter(i) => self.counters[i],
             Reg::EngineId | Reg::Failure => 0,
             Reg::EngineSfa => self.engine_sfa,
             Reg::RetryLimit => self.retry_limit,
-            Reg::PbvFlags(k) => self.pbv_flags[k].into(),
+            Reg::PbvFlags(k) => self.t.pbv_flags[k].into(),
             // The static window as requester 0 sees it (see `read_as`).
             Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, 0),
         }
@@ -451,18 +475,18 @@ impl RegisterSpace {
 
     /// Requester `src`'s slot of STATIC_INDEX, if it has one.
     fn slot_of(&self, src: u16) -> Option<usize> {
-        self.static_index.iter().position(|x| x.is_some_and(|(r, _)| r == src))
+        self.t.static_index.iter().position(|x| x.is_some_and(|(r, _)| r == src))
     }
 
     /// Requester `src`'s STATIC_INDEX (0 without a slot).
     fn index_of(&self, src: u16) -> u32 {
-        self.slot_of(src).and_then(|j| self.static_index[j]).map_or(0, |(_, s)| s)
+        self.slot_of(src).and_then(|j| self.t.static_index[j]).map_or(0, |(_, s)| s)
     }
 
     /// The static entry requester `src`'s STATIC_INDEX names, if it has one and the table has that entry
     /// (else STATIC_KEY / STATIC_WAIT are unmapped for it).
     fn static_entry(&self, src: u16) -> Option<usize> {
-        let s = self.slot_of(src).and_then(|j| self.static_index[j])?.1 as usize;
+        let s = self.slot_of(src).and_then(|j| self.t.static_index[j])?.1 as usize;
         (s < self.static_entries()).then_some(s)
     }
 
@@ -502,7 +526,7 @@ impl RegisterSpace {
             Reg::Id | Reg::EngineId | Reg::Failure => return false,
             Reg::EngineSfa => self.engine_sfa = merge(self.engine_sfa, u32::MAX),
             Reg::RetryLimit => self.retry_limit = merge(self.retry_limit, 0xF),
-            Reg::PbvFlags(k) => self.pbv_flags[k] = PbvFlags::from(merge(self.pbv_flags[k].into(), 0x0003_0003)),
+            Reg::PbvFlags(k) => self.t.pbv_flags[k] = PbvFlags::from(merge(self.t.pbv_flags[k].into(), 0x0003_0003)),
             // An index write loads the entry from the RAM: the next cycle takes no access.
             // (Any byte enabled) the requester's slot, or the round robin's next one, takes the index.
             Reg::StaticIndex => {
@@ -513,7 +537,7 @@ impl RegisterSpace {
                         self.static_next = (j + 1) % STATIC_INDEX_SLOTS;
                         j
                     });
-                    self.static_index[j] = Some((src, index));
+                    self.t.static_index[j] = Some((src, index));
                     self.static_load = true;
                 }
             }
@@ -537,11 +561,11 @@ impl RegisterSpace {
             Reg::RedTimeout(i) => self.red_timeout[i] = merge(self.red_timeout[i], MASK24),
             Reg::RedThreshold(i) => self.red_threshold[i] = merge(self.red_threshold[i], MASK20),
             Reg::VniAllowed(i) => self.vni_allowed[i] = VniAllowed::from(merge(self.vni_allowed[i].into(), 0x8000_FFFF)),
-            Reg::Route(i, 0) => self.route_key[i] = RouteKey::from(merge(self.route_key[i].into(), u32::MAX)),
+            Reg::Route(i, 0) => self.t.route_key[i] = RouteKey::from(merge(self.t.route_key[i].into(), u32::MAX)),
             Reg::Route(i, _) => {
-                self.route_action[i] = RouteAction::from(merge(self.route_action[i].into(), 0x8000_00FF));
+                self.t.route_action[i] = RouteAction::from(merge(self.t.route_action[i].into(), 0x8000_00FF));
                 if m != 0 {
-                    let (k, a) = (self.route_key[i], self.route_action[i]);
+                    let (k, a) = (self.t.route_key[i], self.t.route_action[i]);
                     self.out.cfg_route_wr_en = true;
                     self.out.cfg_route_wr_index = i as u8;
                     self.out.cfg_route_wr_valid = a.valid();
@@ -551,22 +575,22 @@ impl RegisterSpace {
                 }
             }
             Reg::Mcast(i, 0) => {
-                let old = self.mcast_key[i];
-                self.mcast_key[i] = McastKey::from(merge(self.mcast_key[i].into(), 0x8000_1FFF));
+                let old = self.t.mcast_key[i];
+                self.t.mcast_key[i] = McastKey::from(merge(self.t.mcast_key[i].into(), 0x8000_1FFF));
                 if m != 0 {
-                    let k = self.mcast_key[i];
+                    let k = self.t.mcast_key[i];
                     self.out.cfg_mcast_wr_en = true;
                     self.out.cfg_mcast_wr_index = i as u8;
                     self.out.cfg_mcast_wr_valid = k.valid();
                     // The interposer's table is indexed by the tree: a valid entry written invalid clears
                     // the tree it held (docs/blocks/register_space.md, multicast entries).
                     self.out.cfg_mcast_wr_tree = if k.valid() || !old.valid() { k.tree() } else { old.tree() };
-                    self.out.cfg_mcast_wr_wait_count = self.mcast_wait[i].wait_count();
-                    self.out.cfg_mcast_wr_ports = self.mcast_ports[i].ports();
+                    self.out.cfg_mcast_wr_wait_count = self.t.mcast_wait[i].wait_count();
+                    self.out.cfg_mcast_wr_ports = self.t.mcast_ports[i].ports();
                 }
             }
-            Reg::Mcast(i, 1) => self.mcast_wait[i] = McastWait::from(merge(self.mcast_wait[i].into(), MASK20)),
-            Reg::Mcast(i, _) => self.mcast_ports[i] = McastPorts::from(merge(self.mcast_ports[i].into(), MASK16)),
+            Reg::Mcast(i, 1) => self.t.mcast_wait[i] = McastWait::from(merge(self.t.mcast_wait[i].into(), MASK20)),
+            Reg::Mcast(i, _) => self.t.mcast_ports[i] = McastPorts::from(merge(self.t.mcast_ports[i].into(), MASK16)),
             // Writing a counter clears it; an event in the same cycle is still counted.
             Reg::Counter(i) => {
                 if m != 0 {
@@ -692,7 +716,7 @@ impl Block for RegisterSpace {
             let (mut key, mut wait) = (std::mem::take(&mut self.static_key), std::mem::take(&mut self.static_wait));
             key.fill(CpuStaticKey::new());
             wait.fill(0);
-            *self = RegisterSpace { static_key: key, static_wait: wait, ..Self::reset_state(0) };
+            *self = Self::reset_with(key, wait, self.t.take());
             debug_assert_eq!(self.static_entries(), n);
         }
         out

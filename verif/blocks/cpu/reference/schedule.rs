@@ -14,7 +14,7 @@ pub(super) const REDUCE_CYCLES: u64 = 6;
 /// The CHECK cycle of a combined contribution: ISSUE on A + 3, REDUCE A + 4 .. A + 3 + REDUCE_CYCLES.
 pub(super) const CHECK_AFTER_COMBINE: u64 = EXEC_DONE + 1 + REDUCE_CYCLES;
 /// docs/blocks/cpu.md §PBV table: a message whose participant is searched by device ID (a TLP
-/// CONTRIBUTION or RESPONSE with P_ID 0xFFFF, a TLP INITIALIZATION with a P_ID) spends this many cycles
+/// CONTRIBUTION or RESPONSE with P_ID 0xFFFF, a TLP INITIALIZATION or configuration message with a P_ID) spends this many cycles
 /// in state SCAN (128 entries, 32 device IDs per RAM word and cycle) between its acceptance and LOOKUP:
 /// every later cycle of its decision is that much later.
 pub(super) const SCAN_CYCLES: u64 = 128 / 32;
@@ -22,7 +22,8 @@ pub(super) const SCAN_CYCLES: u64 = 128 / 32;
 /// The cycles `m` spends in SCAN (written out from docs/blocks/cpu.md §PBV table, not the model's rule).
 pub(super) fn scan_cycles(m: &CollectiveMsg) -> u64 {
     let searched = match m.kind {
-        Kind::INITIALIZATION => m.pid != 0xffff,
+        // A configuration message's P_ID is the device ID of the engine it is for, as an INITIALIZATION's.
+        Kind::INITIALIZATION | Kind::CONFIGURATION => m.pid != 0xffff,
         Kind::CONTRIBUTION | Kind::RESPONSE => m.pid == 0xffff,
         _ => false,
     };

@@ -23,7 +23,7 @@ const DESCRIPTOR: [u8; 4] = [1, 0x80, 1, 0];
 const HEADER: usize = 8;
 
 impl InputCheckerStimulus {
-    /// A kind-10 message in a mailbox write or a VDM: valid, or with one defect (four draws in ten).
+    /// A kind-10 message in a mailbox write or a VDM: valid, or with one defect (half the draws).
     pub(super) fn encap_frame(&mut self, port: u8, src: u16) -> GenFrame {
         use event::*;
         let (inner, fixed, device_ids, subservient_ids) = self.config_message();
@@ -37,6 +37,7 @@ impl InputCheckerStimulus {
         enc.extend_from_slice(&orig[..hlen]);
         enc.extend_from_slice(&body);
         // Defects, in the message's bytes after the common header (descriptor at 0, header at 4).
+        let mut other_engine = false;
         let (reason, what) = match self.r.random_range(0..20) {
             0 => {
                 enc[0] = self.r.random_range(2..=255);
@@ -84,10 +85,22 @@ impl InputCheckerStimulus {
                 enc[at] |= 1 << self.r.random_range(0..8);
                 (Some(COLL_CONFIG), "encapsulated: a timeout wider than 24 bits")
             }
+            9 => {
+                other_engine = true;
+                (Some(COLL_CONFIG), "encapsulated: P_ID names another engine (not relayed)")
+            }
             _ => (None, "encapsulated configuration"),
         };
         let mut m = inner.clone();
         m.header.kind = KIND_ENCAPSULATED;
+        if other_engine {
+            // docs §Encapsulated configuration: kind 10 for another engine is dropped, not relayed.
+            let mut p: u16 = self.r.random();
+            while p == ENGINE_ID || p == collective::NO_PARTICIPANT {
+                p = p.wrapping_add(1);
+            }
+            m.header.p_id = p;
+        }
         m.body = Body::Raw(enc);
         let m = CollectiveMessage { header: m.header, body: m.body };
         let mailbox = self.r.random_bool(0.5);

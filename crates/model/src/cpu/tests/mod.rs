@@ -9,6 +9,7 @@ use crate::reduce::{combine, Opcode};
 // bench below.
 mod kept;
 mod portals;
+mod relay;
 
 const ENGINE_ID: u16 = 0x0100;
 const ENGINE_SFA: u32 = 0xE000_0001;
