@@ -80,6 +80,17 @@ function [3:0] rc_max(input [3:0] p, input [3:0] q);
     rc_max = (p > q) ? p : q;
 endfunction
 
+// Lane `sel` of a 256-bit operand: a plain 4:1 select (an indexed part-select `d[64*sel +: 64]` maps
+// through Yosys' shift logic, an adder chain deep; LUT depth, issue 19).
+function [63:0] lane_of(input [255:0] d, input [1:0] sel);
+    case (sel)
+        2'd0: lane_of = d[0 +: 64];
+        2'd1: lane_of = d[64 +: 64];
+        2'd2: lane_of = d[128 +: 64];
+        default: lane_of = d[192 +: 64];
+    endcase
+endfunction
+
 // An adder's flags as a result code (the worst of invalid, overflow, inexact).
 function [3:0] fadd_rc(input inv, input ovf, input inx);
     fadd_rc = inv ? RC_FLT_INVALID : ovf ? RC_FLT_OVERFLOW : inx ? RC_FLT_INEXACT : RC_SUCCESS;
@@ -117,6 +128,23 @@ reg  [1:0]   oflow_reg = 2'd0;
 reg          fsum_reg = 1'b0;             // a FLT_SUM combine: the result comes from the adders
 reg          repsum_reg = 1'b0;           // a FLT_REPSUM combine: its lanes are aligned, its codes apart
 
+// Stage 3's select, decoded when a combine starts with the pass-on cases folded in (LUT depth, issue 19:
+// stage 3 reads a few flags, not op_reg and case_reg). A lane's result is a 2-input function of its
+// operands' bits (truth table, index {a, b}) unless overridden (the sum, NaN, the mismatch report).
+localparam [3:0] TT_ZERO = 4'b0000;
+localparam [3:0] TT_AND = 4'b1000;
+localparam [3:0] TT_OR = 4'b1110;
+localparam [3:0] TT_XOR = 4'b0110;
+localparam [3:0] TT_A = 4'b1100;
+localparam [3:0] TT_B = 4'b1010;
+reg  [3:0]   k_tt = TT_A;                 // the truth table of a fixed operator (and pass-on cases)
+reg          k_pick = 1'b0;               // a selecting operator (MIN/MAX/MINMAXLOC): a or b per lane
+reg          k_imin = 1'b0, k_imax = 1'b0, k_iloc = 1'b0, k_fsel = 1'b0, k_floc = 1'b0;
+reg          k_log = 1'b0;                // LOG_*: bit 0 = k_log_tt over (a != 0, b != 0)
+reg  [3:0]   k_log_tt = TT_ZERO;
+reg          k_isum = 1'b0;               // INT_SUM: the sum, its overflow raised
+reg          k_opmis = 1'b0;              // CASE_OP_MISMATCH: lane 0 is the mismatch report
+
 reg  [1:0]   case_next;
 
 always @* begin
@@ -138,6 +166,35 @@ always @(posedge clk) begin
         oflow_reg <= (case_next == CASE_B_MISMATCH) ? b_rt_repsum_oflow_id : a_rt_repsum_oflow_id;
         fsum_reg <= case_next == CASE_COMBINE && a_rt_op[5:3] == OP_FLT_SUM_PREFIX;
         repsum_reg <= rep_next;
+        k_tt <= (case_next == CASE_B_MISMATCH) ? TT_B : TT_A;
+        k_pick <= 1'b0;
+        k_imin <= 1'b0;
+        k_imax <= 1'b0;
+        k_iloc <= 1'b0;
+        k_fsel <= 1'b0;
+        k_floc <= 1'b0;
+        k_log <= 1'b0;
+        k_log_tt <= TT_ZERO;
+        k_isum <= 1'b0;
+        k_opmis <= case_next == CASE_OP_MISMATCH;
+        if (case_next == CASE_COMBINE) begin
+            case (a_rt_op)
+                OP_BARRIER, OP_FLT_REPSUM: k_tt <= TT_ZERO;   // FLT_REPSUM: the sum overrides
+                OP_BIT_AND: k_tt <= TT_AND;
+                OP_BIT_OR: k_tt <= TT_OR;
+                OP_BIT_XOR: k_tt <= TT_XOR;
+                OP_LOG_AND: begin k_tt <= TT_ZERO; k_log <= 1'b1; k_log_tt <= TT_AND; end
+                OP_LOG_OR: begin k_tt <= TT_ZERO; k_log <= 1'b1; k_log_tt <= TT_OR; end
+                OP_LOG_XOR: begin k_tt <= TT_ZERO; k_log <= 1'b1; k_log_tt <= TT_XOR; end
+                OP_INT_MIN: begin k_pick <= 1'b1; k_imin <= 1'b1; end
+                OP_INT_MAX: begin k_pick <= 1'b1; k_imax <= 1'b1; end
+                OP_INT_MINMAXLOC: begin k_pick <= 1'b1; k_iloc <= 1'b1; end
+                OP_INT_SUM: k_isum <= 1'b1;
+                OP_FLT_MIN, OP_FLT_MAX, OP_FLT_MINNUM, OP_FLT_MAXNUM: begin k_pick <= 1'b1; k_fsel <= 1'b1; end
+                OP_FLT_MINMAXLOC, OP_FLT_MINMAXNUMLOC: begin k_pick <= 1'b1; k_floc <= 1'b1; end
+                default: ;                                  // FLT_SUM (the adders overwrite), others: a
+            endcase
+        end
     end
 end
 
@@ -158,18 +215,24 @@ wire         swap_c = $signed(b_rt_repsum_m) > $signed(a_rt_repsum_m);
 // Both differences beside the compare; the one of the larger m is chosen.
 wire [8:0]   d_ab = {a_rt_repsum_m[7], a_rt_repsum_m} - {b_rt_repsum_m[7], b_rt_repsum_m};
 wire [8:0]   d_ba = {b_rt_repsum_m[7], b_rt_repsum_m} - {a_rt_repsum_m[7], a_rt_repsum_m};
-wire         sw = start ? swap_c : rs_swap;
-wire [8:0]   dd = start ? (swap_c ? d_ba : d_ab) : rs_d;
-wire [255:0] x_data = sw ? b_rt_data : a_rt_data;
-wire [255:0] y_data = sw ? a_rt_data : b_rt_data;
-wire [2:0]   y_idx = {1'b0, lane_sel} + {1'b0, dd[1:0]};
-wire         y_in = dd[8:2] == 7'd0 && !y_idx[2];
+// Lane 0 at start: x's lane 0 and y's bin d (0 when d > 3), both orders side by side, the compare
+// choosing at the end (LUT depth, issue 19: the compare is not in front of the bin select).
+wire [63:0]  x0 = swap_c ? b_rt_data[0 +: 64] : a_rt_data[0 +: 64];
+wire [63:0]  y0_ab = (d_ab[8:2] == 7'd0) ? lane_of(b_rt_data, d_ab[1:0]) : 64'd0;   // x = a, y = b
+wire [63:0]  y0_ba = (d_ba[8:2] == 7'd0) ? lane_of(a_rt_data, d_ba[1:0]) : 64'd0;   // x = b, y = a
+// Lanes 1..3 (phases 1..3) from rs_swap and rs_d.
+wire [255:0] x_data = rs_swap ? b_rt_data : a_rt_data;
+wire [255:0] y_data = rs_swap ? a_rt_data : b_rt_data;
+wire [2:0]   y_idx = {1'b0, lane_sel} + {1'b0, rs_d[1:0]};
+wire         y_in = rs_d[8:2] == 7'd0 && !y_idx[2];
+wire [63:0]  x_lane = start ? x0 : lane_of(x_data, lane_sel);
+wire [63:0]  y_lane = start ? (swap_c ? y0_ba : y0_ab) : y_in ? lane_of(y_data, y_idx[1:0]) : 64'd0;
 
 always @(posedge clk) begin
     p1_valid <= lane_in;
     p1_lane <= lane_sel;
-    p1_a <= rep_lane ? x_data[64*lane_sel +: 64] : a_rt_data[64*lane_sel +: 64];
-    p1_b <= !rep_lane ? b_rt_data[64*lane_sel +: 64] : y_in ? y_data[64*y_idx[1:0] +: 64] : 64'd0;
+    p1_a <= rep_lane ? x_lane : lane_of(a_rt_data, lane_sel);
+    p1_b <= rep_lane ? y_lane : lane_of(b_rt_data, lane_sel);
     if (start) begin
         rs_swap <= swap_c;
         rs_d <= swap_c ? d_ba : d_ab;
@@ -237,7 +300,9 @@ end
 
 // FLT_SUM adders: lanes 0 and 1 at start, lanes 2 and 3 one edge later (the operands are held);
 // rounding = opcode bits 1:0, FTZ = opcode bit 2. Each result 5 edges after its operands.
-wire         upper = ph == PH_UPPER_ADD;
+// upper_reg = (ph == PH_UPPER_ADD), a register: the adders' stage 1 is deep from their ports.
+reg          upper_reg = 1'b0;
+wire         upper = upper_reg;
 wire [63:0]  fadd_lo_result, fadd_hi_result;
 wire         fadd_lo_inexact, fadd_lo_overflow, fadd_lo_invalid;
 wire         fadd_hi_inexact, fadd_hi_overflow, fadd_hi_invalid;
@@ -326,60 +391,40 @@ reg          hold_lt = 1'b0, hold_gt = 1'b0, hold_eq = 1'b0, hold_pick_a = 1'b0,
 
 reg  [63:0]  lane_res;
 reg  [3:0]   lane_raised;
-reg          loc;
-wire [63:0]  fsel_value = fsel_nan ? DEFAULT_NAN : fsel_pick_b ? p2_b : p2_a;
 wire         value_lane = !p2_lane[0];    // lanes 0, 2: MINMAXLOC's values; 1, 3: their indices
+// The lane's value from the floating-point selection (NaN, a or b).
+wire         fsel_lane = k_fsel || (k_floc && value_lane);
+// A selecting operator's choice of b. INT_MINMAXLOC: lexicographic (value, index), the lower index
+// winning a tie (002 (44), (83)); the value lane alone: equal values are equal whichever is picked.
+// FLT_MINMAXLOC's index: of the picked operand; equal values (or two NaNs for FLT_MINMAXLOC): the lower.
+wire         iloc_b = value_lane ? (p2_lane[1] ? p2_b_gt : p2_b_lt)
+                                 : ((p2_lane[1] ? hold_gt : hold_lt) || (hold_eq && p2_b_ult));
+wire         floc_idx_b = !hold_pick_a && (hold_pick_b || p2_b_ult);
+wire         pick_b = (k_imin && p2_b_lt) || (k_imax && p2_b_gt) || (k_iloc && iloc_b)
+                   || (fsel_lane && fsel_pick_b) || (k_floc && !value_lane && floc_idx_b);
+wire         use_nan = fsel_lane && fsel_nan;
+wire [3:0]   tt = k_pick ? (pick_b ? TT_B : TT_A) : k_tt;
+// Bits of DEFAULT_NAN that are 1 take all-ones when it is chosen, the others all-zeros; bit 0 (a 0 in
+// DEFAULT_NAN) is LOG_*'s result.
+wire [3:0]   tt_one = use_nan ? 4'b1111 : tt;
+wire [3:0]   tt_zero = use_nan ? 4'b0000 : tt;
+wire         log_res = k_log_tt[{p2_a_nz, p2_b_nz}];
+wire [3:0]   tt_bit0 = k_log ? {4{log_res}} : tt_zero;
+wire         use_sum = k_isum || (repsum_reg && !rs_special);
+wire         use_sfa = k_opmis && p2_lane == 2'd0;
+integer      li;
 
 always @* begin
-    lane_res = p2_a;
+    for (li = 0; li < 64; li = li + 1) begin
+        if (li == 0) lane_res[li] = tt_bit0[{p2_a[li], p2_b[li]}];
+        else if (DEFAULT_NAN[li]) lane_res[li] = tt_one[{p2_a[li], p2_b[li]}];
+        else lane_res[li] = tt_zero[{p2_a[li], p2_b[li]}];
+    end
+    if (use_sum) lane_res = p2_sum;
+    if (use_sfa) lane_res = {b_sfa, a_sfa};
     lane_raised = RC_SUCCESS;
-    loc = 1'b0;
-    case (op_reg)
-        OP_BARRIER:   lane_res = 64'd0;
-        OP_BIT_AND:   lane_res = p2_a & p2_b;
-        OP_BIT_OR:    lane_res = p2_a | p2_b;
-        OP_BIT_XOR:   lane_res = p2_a ^ p2_b;
-        OP_LOG_AND:   lane_res = {63'd0, p2_a_nz && p2_b_nz};
-        OP_LOG_OR:    lane_res = {63'd0, p2_a_nz || p2_b_nz};
-        OP_LOG_XOR:   lane_res = {63'd0, p2_a_nz != p2_b_nz};
-        OP_INT_MIN:   lane_res = p2_b_lt ? p2_b : p2_a;
-        OP_INT_MAX:   lane_res = p2_b_gt ? p2_b : p2_a;
-        OP_INT_SUM: begin
-            lane_res = p2_sum;
-            if (p2_sum_ovf) lane_raised = RC_INT_OVERFLOW;
-        end
-        OP_FLT_MIN, OP_FLT_MAX, OP_FLT_MINNUM, OP_FLT_MAXNUM: begin
-            lane_res = fsel_value;
-            if (fsel_invalid) lane_raised = RC_FLT_INVALID;
-        end
-        OP_FLT_REPSUM: lane_res = rs_special ? 64'd0 : p2_sum;
-        OP_INT_MINMAXLOC: begin
-            // Lexicographic (value, index); the lower index wins a tie (002 (44), (83)). The value
-            // lane alone: equal values are equal whichever operand is picked.
-            if (value_lane) lane_res = (p2_lane[1] ? p2_b_gt : p2_b_lt) ? p2_b : p2_a;
-            else begin
-                loc = (p2_lane[1] ? hold_gt : hold_lt) || (hold_eq && p2_b_ult);
-                lane_res = loc ? p2_b : p2_a;
-            end
-        end
-        OP_FLT_MINMAXLOC, OP_FLT_MINMAXNUMLOC: begin
-            // Index of the picked operand; equal values (or two NaNs for FLT_MINMAXLOC): the lower.
-            if (value_lane) begin
-                lane_res = fsel_value;
-                if (fsel_invalid) lane_raised = RC_FLT_INVALID;
-            end else begin
-                loc = !hold_pick_a && (hold_pick_b || p2_b_ult);
-                lane_res = loc ? p2_b : p2_a;
-            end
-        end
-        default: ;
-    endcase
-    case (case_reg)
-        CASE_A_MISMATCH:  lane_res = p2_a;
-        CASE_B_MISMATCH:  lane_res = p2_b;
-        CASE_OP_MISMATCH: lane_res = (p2_lane == 2'd0) ? {b_sfa, a_sfa} : p2_a;
-        default: ;
-    endcase
+    if (k_isum && p2_sum_ovf) lane_raised = RC_INT_OVERFLOW;
+    if (fsel_lane && fsel_invalid) lane_raised = RC_FLT_INVALID;
 end
 
 reg  [255:0] res_data = 256'd0;
@@ -399,6 +444,7 @@ wire [3:0]   rep_rc = rs_special ? rs_special_rc : rep_ovf ? rc_max(rs_rc, RC_IN
 wire [1:0]   rep_ov = (rep_ovf && (!rs_ov_valid || rep_ovf_lane > rs_ov)) ? rep_ovf_lane : rs_ov;
 
 wire [3:0]   raised_all = rc_max(raised_reg, lane_raised);
+integer      wj;
 
 always @(posedge clk) begin
     if (start) rs_bin_ovf <= 1'b0;
@@ -406,8 +452,11 @@ always @(posedge clk) begin
         rs_bin_ovf <= 1'b1;
         rs_bin_ovf_lane <= p2_lane;
     end
+    // Each lane's write by a constant index (an indexed part-select write is Yosys' shift logic).
+    for (wj = 0; wj < 4; wj = wj + 1) begin
+        if (p2_valid && p2_lane == wj[1:0]) res_data[64*wj +: 64] <= lane_res;
+    end
     if (p2_valid) begin
-        res_data[64*p2_lane +: 64] <= lane_res;
         raised_reg <= (p2_lane == 2'd0) ? lane_raised : raised_all;
     end
     if (value_lane) begin
@@ -433,11 +482,13 @@ always @(posedge clk) begin
             res_oflow_id <= (!rs_special && rep_rc == RC_INT_OVERFLOW) ? rep_ov : 2'd0;
         end
     end
+    upper_reg <= start;
     if (start) ph <= ph + 3'd1;
     else if (ph == PH_DONE) ph <= PH_IDLE;
     else if (ph != PH_IDLE) ph <= ph + 3'd1;
     if (rst) begin
         ph <= PH_IDLE;
+        upper_reg <= 1'b0;
         out_valid_reg <= 1'b0;
     end
 end

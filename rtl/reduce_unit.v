@@ -16,11 +16,10 @@ SPDX-License-Identifier: Apache-2.0
  * 002 (42)-(48), (81)-(97). Bit-exact with crates/model/src/reduce/mod.rs `combine`; cycle model
  * crates/model/src/reduce_unit.rs `ReduceUnit`. Specification: docs/blocks/reduce_unit.md.
  *
- * Throughput: one operand pair per cycle, no backpressure. Latency: 3 rising edges (LATENCY):
- *
- *   edge k   samples in_valid, cfg_mode, a_*, b_*   -> p1_* (all operators but FLT_SUM; fadd stage A)
- *   edge k+1                                        -> p2_* (fadd stage B)
- *   edge k+2                                        -> out_* (fadd stage C, rt_rc merge)
+ * Throughput: one operand pair per cycle, no backpressure. Latency: 6 rising edges (the model's
+ * reduce_unit::LATENCY; 3 before session 15's pipelining): the pair sampled at edge k (into p1_*) is on
+ * out_* after edge k+5, through p2_* .. p5_* beside the FLT_SUM adders' stages and FLT_REPSUM's
+ * registers; the stage table is docs/blocks/reduce_unit.md §Timing.
  *
  * While out_valid is 0 every out_* port is 0. rst (synchronous, active high) clears the pipeline.
  *
