@@ -26,7 +26,6 @@ function integer cfg_slot_base(input integer base);
         default: cfg_slot_base = CFG_SLOT0_3DW + ENCAP_DESCRIPTOR_BYTES + 20;
     endcase
 endfunction
-wire [2:0] cfg_slot_sel = !is_encap ? {2'd0, four} : 3'd2 + {2'd0, four} + {2'd0, encap_4dw};
 wire [16*CONFIG_SLOTS-1:0] cfg_words_at [0:CFG_SLOT_BASES-1];
 genvar gk;
 generate
@@ -41,7 +40,19 @@ generate
         end
     end
 endgenerate
-wire [16*CONFIG_SLOTS-1:0] cfg_words = cfg_words_at[cfg_slot_sel];
+// One-hot choice of the base (an AND-OR, from the placement bits stage C's checks use): kind 1 by the
+// carrier's Fmt, kind 10 by `encap_at` (an index summed from kind and both Fmts put an adder in front of
+// the 5:1 multiplexer).
+localparam integer CFG_WORD_BITS = 16 * CONFIG_SLOTS;
+wire [CFG_SLOT_BASES-1:0] cfg_base_hot = {encap_at[3], encap_at[1] || encap_at[2], encap_at[0],
+                                          !is_encap && four, !is_encap && !four};
+reg [CFG_WORD_BITS-1:0] cfg_words;
+always @* begin
+    cfg_words = {CFG_WORD_BITS{1'b0}};
+    for (k = 0; k < CFG_SLOT_BASES; k = k + 1) begin
+        cfg_words = cfg_words | ({CFG_WORD_BITS{cfg_base_hot[k]}} & cfg_words_at[k]);
+    end
+end
 
 // Stage C: the end of the subservient slots, n + s, so that stage D's switch test compares the slot
 // index with registers only (the sum in D was 10 LUT levels; the whole range mask in C was 9).
@@ -58,8 +69,10 @@ reg [8:0]                 cfg_sent_reg;
 
 // The accepted message's writes: 2 per entry (n <= CONFIG_SLOTS once accepted), then the fixed ones.
 wire [8:0] cfg_entry_writes = {d_cfg_n_reg, 1'b0};
-wire [8:0] cfg_count = cfg_entry_writes + CONFIG_FIXED_WRITES[8:0];
-assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] && cfg_sent_reg != cfg_count;
+// Done when cfg_sent_reg is 2n + CONFIG_FIXED_WRITES: a sum_eq (logic; the adder's carry chain hid the
+// compare and the AND after it from ABC, and cfg_wait gates `adv`, every stage's enable).
+assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] &&
+                  !sum_eq({7'd0, cfg_entry_writes}, 16'd0, CONFIG_FIXED_WRITES, {7'd0, cfg_sent_reg});
 wire cfg_load = cfg_wait && reg_free && !rst;
 
 // Write k = cfg_sent_reg: entry i = k / 2 (its device ID for an even k, its flags for an odd one). The
