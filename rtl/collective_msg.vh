@@ -185,6 +185,7 @@
     localparam [3:0] K_RETRY = 4'd7; \
     localparam [3:0] K_FAILURE = 4'd8; \
     localparam [3:0] K_ARM = 4'd9; \
+    localparam [3:0] K_ENCAP = 4'd10; \
     /* verilator lint_on UNUSEDPARAM */
 
 `endif

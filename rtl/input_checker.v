@@ -204,14 +204,62 @@ wire ep = flit ? fdw1[7] : t2[6];
 wire [9:0] length = {t2[1:0], t3};
 wire [12:0] len_dw = length == 10'd0 ? 13'd1024 : {3'd0, length};
 wire [15:0] plen = has_data ? {1'b0, len_dw, 2'b00} : 16'd0;
+// Stage C's sums and comparisons feed d_flags_reg through further logic. Written with `+`, `>` or `<`
+// they map to carry chains, and ABC maps the logic after a chain as if its output were at hand from the
+// start: the chain ends ABC's view, so it cannot balance the paths through it (the encapsulation's
+// Length checks were 5 LUT levels after a 2-level adder; docs/performance.md, session 20). These
+// functions say the same as logic ABC sees whole.
+//
+// a + b + e == c (modulo 2^16), no carry chain: a carry-save step makes a + b + e = x + y, and x + y == c
+// holds iff every bit i of x ^ y ^ c is the carry that bit i - 1 would pass on were the sum c (the
+// majority of x, y and ~c there; 0 into bit 0). Each bit's test reads bits i to i - 2 of the operands,
+// then one AND: a constant depth, whatever the width.
+function automatic sum_eq(input [15:0] a, input [15:0] b, input [15:0] e, input [15:0] c);
+    reg [15:0] x, y;
+    reg [14:0] m;
+    begin
+        x = a ^ b ^ e;
+        y = {(a[14:0] & b[14:0]) | (a[14:0] & e[14:0]) | (b[14:0] & e[14:0]), 1'b0};
+        m = (x[14:0] & y[14:0]) | (x[14:0] & ~c[14:0]) | (y[14:0] & ~c[14:0]);
+        sum_eq = (x ^ y ^ c) == {m, 1'b0};
+    end
+endfunction
+// a > v for a constant v: some bit of a set where v's is clear, the bits above equal.
+function automatic gt_const(input [15:0] a, input [15:0] v);
+    integer i;
+    begin
+        gt_const = 1'b0;
+        for (i = 0; i < 16; i = i + 1) begin
+            if (a[i] && !v[i] && (a >> (i + 1)) == (v >> (i + 1))) gt_const = 1'b1;
+        end
+    end
+endfunction
+// a + b > v for a constant v, the sum written out bit by bit (gates, not an adder cell; a ripple, so
+// callers pass only the low bits that matter).
+function automatic sum_gt_const(input [15:0] a, input [15:0] b, input [15:0] v);
+    integer i;
+    reg [16:0] sum;
+    reg carry;
+    begin
+        carry = 1'b0;
+        for (i = 0; i < 16; i = i + 1) begin
+            sum[i] = a[i] ^ b[i] ^ carry;
+            carry = (a[i] && b[i]) || (carry && (a[i] ^ b[i]));
+        end
+        sum[16] = carry;
+        sum_gt_const = sum[16] || gt_const(sum[15:0], v);
+    end
+endfunction
+
 // Sequence number, header, digest and LCRC are one of four constants: one adder, not four.
 // T9 compares the TLP's own bytes with what its header says: a non-flit frame's count less its sequence
 // number and LCRC, taken off the registered count beside the header's decode (a flit-mode frame has
 // neither; choosing the constant by `flit` inside the sum put the choice in series with the adder, 23
 // cells of generic synthesis into d_flags_reg). A count under 6 wraps to a value no header gives.
-wire [15:0] tlp_bytes = flit ? c_bytes : c_bytes - 16'd6;
-wire [15:0] tlp_fixed = 16'd12 + (four ? 16'd4 : 16'd0) + (td ? 16'd4 : 16'd0);
-wire [15:0] tlp_expected = tlp_fixed + plen;
+// The count is plen plus one of these constants, checked in one sum_eq: header 12 or 16, digest 4, and
+// a non-flit frame's sequence number 2 and LCRC 4 (chosen whole, not summed: a sum is an adder).
+wire [15:0] tlp_fixed = flit ? (four && td ? 16'd20 : four || td ? 16'd16 : 16'd12)
+                             : (four && td ? 16'd26 : four || td ? 16'd22 : 16'd18);
 wire [31:0] addr_hi = four ? {`CB(10), `CB(11), `CB(12), `CB(13)} : 32'd0;
 wire [31:0] addr_lo_raw = four ? {`CB(14), `CB(15), `CB(16), `CB(17)} : {`CB(10), `CB(11), `CB(12), `CB(13)};
 wire [15:0] requester = {`CB(6), `CB(7)};
@@ -231,8 +279,11 @@ wire is_non_posted = !flit && (((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
 // Bytes 0-39 are the longest fixed message's (INITIALIZATION); a configuration message relayed to the CPU
-// has its slots up to byte 24 + 2 x CONFIG_RELAY_SLOTS.
-localparam PL_BYTES = 24 + 2 * CONFIG_RELAY_SLOTS;
+// has its slots up to byte 24 + 2 x CONFIG_RELAY_SLOTS; an encapsulated configuration's fixed part ends at
+// byte 24 + ENCAP_DESCRIPTOR_BYTES + 16 (a 4-DW original header; see cf below). The larger of the two.
+localparam PL_RELAY_BYTES = 24 + 2 * CONFIG_RELAY_SLOTS;
+localparam PL_ENCAP_BYTES = 24 + ENCAP_DESCRIPTOR_BYTES + 16;
+localparam PL_BYTES = PL_RELAY_BYTES > PL_ENCAP_BYTES ? PL_RELAY_BYTES : PL_ENCAP_BYTES;
 wire [7:0] pl [0:PL_BYTES-1];
 generate
     for (g = 0; g < PL_BYTES; g = g + 1) begin : g_payload
@@ -254,31 +305,94 @@ wire [7:0]  coll_flags = pl[1];
 wire [11:0] coll_cc_id = {pl[2][3:0], pl[3]};
 wire [15:0] coll_n = {pl[12], pl[13]};
 wire coll_data_kind = coll_kind >= K_CONTRIB && coll_kind <= K_COMPLETION;
-wire [15:0] coll_expected_kind = coll_kind == K_INIT ? 16'd40 : coll_data_kind ? 16'd16 + {coll_n[12:0], 3'b000} : 16'd16;
+// C5 for the other kinds: INITIALIZATION 40 bytes, a data message 16 + 8 per operand (a sum_eq), any
+// other 16.
+wire coll_len_bad = coll_kind == K_INIT ? plen != 16'd40 :
+                    coll_data_kind ? !sum_eq({coll_n[12:0], 3'b000}, 16'd0, 16'd16, plen) : plen != 16'd16;
 // Configuration (FIG. 4, docs §Configuration messages): n_devices, n_subservient; the payload is the fixed
 // part and one 16-bit slot each, padded to a DW.
 wire is_config = coll_kind == K_CONFIGURATION;
 wire [15:0] cfg_n = {pl[14], pl[15]};
 // C5 for a configuration message: the payload is 24 + 4 x ceil((n + s) / 2) bytes, i.e. Length - 6 DW =
 // (n + s + 1) / 2. Only n_devices <= CONFIG_MAX_ENTRIES (8 bits) reaches C5 (a larger one is
-// `coll_config`, C3), so the sum is 9 bits and Length - 6 is computed beside it, not after it: the
-// 18-bit three-operand sum and compare were 10 LUT levels into d_flags_reg.
-/* verilator lint_off UNUSEDSIGNAL */
-wire [9:0]  cfg_slots_up = {2'd0, cfg_n[7:0]} + {2'd0, pl[13]} + 10'd1;
-/* verilator lint_on UNUSEDSIGNAL */
-wire [12:0] len_dw_cfg = len_dw - 13'd6;
-wire cfg_len_bad = !has_data || len_dw_cfg != {4'd0, cfg_slots_up[9:1]};
+// `coll_config`, C3), so 8 bits of it are summed. One sum_eq: n + s + 13 (2 x 6 + 1) is {Length in DW,
+// the sum's own parity}, Length in DW being 1024 for a field of 0 (the 18-bit three-operand sum and
+// compare were 10 LUT levels into d_flags_reg; Length - 6 beside a 9-bit sum, sessions 17-19, 8).
+localparam [15:0] CONFIG_FIXED_DW = CONFIG_FIXED_BYTES / 4;
+wire cfg_len_bad = !has_data || !sum_eq({8'd0, cfg_n[7:0]}, {8'd0, pl[13]}, 16'd2 * CONFIG_FIXED_DW + 16'd1,
+                                        {2'd0, len_dw, !(cfg_n[0] ^ pl[13][0])});
 // A configuration message for another engine (P_ID = its device ID, not 0xFFFF, not this engine) goes to
 // the CPU to be relayed down the tree (000 [0106], [0157]; docs §Configuration messages), its slots in the
 // message's data: at most CONFIG_RELAY_SLOTS of them, else C3 drops it.
 wire [15:0] coll_pid = {pl[6], pl[7]};
 wire cfg_relay = coll_pid != 16'hFFFF && coll_pid != cfg_engine_id;
-/* verilator lint_off UNUSEDSIGNAL */
-wire [16:0] cfg_slots = {1'b0, cfg_n} + {9'd0, pl[13]};
-/* verilator lint_on UNUSEDSIGNAL */
-wire cfg_limits_bad = cfg_n > CONFIG_MAX_ENTRIES || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+// n + s > CONFIG_RELAY_SLOTS: either has a bit at or above RELAY_BITS (the bits the bound needs), or the
+// sum of their low RELAY_BITS bits is over it (a ripple of RELAY_BITS bits, not 17).
+localparam RELAY_BITS = $clog2(CONFIG_RELAY_SLOTS + 1);
+localparam [15:0] RELAY_LOW = (16'd1 << RELAY_BITS) - 16'd1;
+wire cfg_slots_over = (cfg_n & ~RELAY_LOW) != 16'd0 || ({8'd0, pl[13]} & ~RELAY_LOW) != 16'd0 ||
+                      sum_gt_const(cfg_n & RELAY_LOW, {8'd0, pl[13]} & RELAY_LOW, CONFIG_RELAY_SLOTS);
+wire cfg_limits_bad = gt_const(cfg_n, CONFIG_MAX_ENTRIES) || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                       {pl[20], pl[21], pl[22], pl[23]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
-                      (cfg_relay && cfg_slots > CONFIG_RELAY_SLOTS);
+                      (cfg_relay && cfg_slots_over);
+
+// An encapsulated configuration (kind 10, docs §Encapsulated configuration): descriptor at payload byte
+// 8, the original memory write's header at 12 (3 or 4 DW by its Fmt), then the configuration body, whose
+// byte g is byte g + 16 or g + 20 of the payload. The body's place is one of four, by the carrier's Fmt
+// (`four`) and the original header's: each placement is checked on its own, from the capture's bytes at
+// fixed offsets, and one-hot `encap_at[p]` (kind 10 with that placement) picks the verdict. Choosing the
+// fields first (a multiplexer `cf` on the payload by kind and both Fmts) put the choice in series with
+// C3's sums and the Length equalities: 12 LUT levels into d_flags_reg (docs/performance.md, session 20).
+// Placement g = 2 x (carrier 4 DW) + (original header 4 DW).
+wire is_encap = coll_kind == K_ENCAP;
+// The body's fixed part in DW (ConfigFixed less the common header: 16 bytes).
+localparam [15:0] ENCAP_BODY_FIXED_DW = (CONFIG_FIXED_BYTES - 8) / 4;
+wire encap_4dw = (pl[12] & ENCAP_FMT_4DW) != 8'd0;
+wire [3:0] encap_at;
+wire [3:0] encap_bad_at;
+generate
+    for (g = 0; g < 4; g = g + 1) begin : g_encap
+        // The payload's offset in the capture (carrier header 3 or 4 DW), the body's offset in the
+        // payload (original header 3 or 4 DW); body byte j is kind-1 payload byte j + 8.
+        localparam integer PO = 14 + 4 * (g / 2);
+        localparam integer BO = PO + 8 + ENCAP_DESCRIPTOR_BYTES + 12 + 4 * (g % 2);
+        localparam [7:0] HDR0 = ENCAP_MWR | (g % 2 == 1 ? ENCAP_FMT_4DW : 8'd0);
+        // The carrier's Length in DW less the DWs before the body: common header 2, descriptor 1, header 3 or 4.
+        localparam [15:0] BEFORE_DW = 16'd6 + (g % 2 == 1 ? 16'd1 : 16'd0);
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire [7:0] head0 = `CB(PO);
+        wire [7:0] orig2 = `CB(PO + 14);
+        /* verilator lint_on UNUSEDSIGNAL */
+        assign encap_at[g] = four == (g / 2 == 1) && head0[3:0] == K_ENCAP &&
+                             ((`CB(PO + 12) & ENCAP_FMT_4DW) != 8'd0) == (g % 2 == 1);
+        wire [7:0] n_devices = `CB(BO + 7);
+        wire [7:0] n_sub = `CB(BO + 5);
+        wire [9:0] orig_length = {orig2[1:0], `CB(PO + 15)};
+        // The original header's Length is the body's DWs, 4 + (n + s + 1) / 2: n + s + 9 is {Length, the
+        // sum's own parity}. The carrier's Length in DW (len_dw) is BEFORE_DW + that. Both one sum_eq.
+        wire body_length_ok = sum_eq({8'd0, n_devices}, {8'd0, n_sub}, 16'd2 * ENCAP_BODY_FIXED_DW + 16'd1,
+                                     {5'd0, orig_length, !(n_devices[0] ^ n_sub[0])});
+        wire carrier_length_ok = sum_eq({6'd0, orig_length}, 16'd0, BEFORE_DW, {3'd0, len_dw});
+        assign encap_bad_at[g] = `CB(PO + 8) != ENCAP_TYPE_CONFIGURATION || `CB(PO + 9) != ENCAP_OP_APPLY ||
+                                 `CB(PO + 10) != ENCAP_VERSION || `CB(PO + 11) != 8'd0 || `CB(PO + 12) != HDR0 ||
+                                 (orig2 & ENCAP_TD_EP) != 8'd0 || !has_data ||
+                                 !body_length_ok || !carrier_length_ok ||
+                                 gt_const({`CB(BO + 6), `CB(BO + 7)}, CONFIG_MAX_ENTRIES) ||
+                                 {`CB(BO + 8), `CB(BO + 9), `CB(BO + 10), `CB(BO + 11)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+                                 {`CB(BO + 12), `CB(BO + 13), `CB(BO + 14), `CB(BO + 15)} >> CONFIG_TIMEOUT_BITS != 32'd0;
+    end
+endgenerate
+// Any kind-10 failure is C3's drop; P_ID naming another engine too (a kind-10 message is not relayed).
+wire encap_config_bad = |(encap_at & encap_bad_at) || (is_encap && cfg_relay);
+// Stage D's copy of the body's fixed fields (loaded with the other D registers, no check reads them): cf[g]
+// is byte g of the kind-1 message the body stands for, the payload's own byte g for kind 1, byte g + 16
+// or g + 20 for kind 10.
+wire [7:0] cf [12:23];
+generate
+    for (g = 12; g < 24; g = g + 1) begin : g_cfg_field
+        assign cf[g] = !is_encap ? pl[g] : encap_4dw ? pl[g + 20] : pl[g + 16];
+    end
+endgenerate
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -336,7 +450,7 @@ assign c_flags[FT_OTHER_TYPE] = !is_mem && !is_vdm;
 assign c_flags[FT_KNOWN_TYPE] = flit ? FLIT_TYPE_DEFINED[t0] : known_type;
 // Flit mode: OHC words or a trailer other than none / ECRC (their contents are not decoded).
 assign c_flags[FT_TH] = flit ? t1[4:0] != 5'd0 || t2[7:5] > FLIT_TS_ECRC : t1[0];
-assign c_flags[FT_LENGTH] = tlp_bytes != tlp_expected;
+assign c_flags[FT_LENGTH] = !sum_eq(plen, 16'd0, tlp_fixed, c_bytes);
 assign c_flags[FT_POISONED] = ep;
 assign c_flags[FT_ECRC] = td && cfg_validation[VALIDATION_ECRC] && !ecrc_ok;
 assign c_flags[FT_RESERVED] = `CB(0) >> 4 != 8'd0 || (flit && fdw1[6]) || (is_mem && addr_lo_raw[1:0] != 2'd0);
@@ -350,15 +464,16 @@ assign c_flags[FV_CODE] = `CB(9) != VDM_TYPE1_CODE;
 assign c_flags[FV_TARGET] = target_id != cfg_engine_id;
 assign c_flags[FV_VENDOR] = vendor_id != cfg_vendor_id;
 assign c_flags[FC_SHORT] = plen < 16'd8;
-assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || coll_kind > K_FAILURE;
+assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || (coll_kind > K_FAILURE && !is_encap);
 assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
 assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
-assign c_flags[FC_CONFIG] = is_config && cfg_limits_bad;
-// Applied here (register writes); one for another engine is a message to the CPU.
-assign c_flags[FC_IS_CFG] = is_config && !cfg_relay;
+assign c_flags[FC_CONFIG] = (is_config && cfg_limits_bad) || encap_config_bad;
+// Applied here (register writes); a kind-1 message for another engine is a message to the CPU (a kind-10
+// one is dropped by FC_CONFIG above).
+assign c_flags[FC_IS_CFG] = (is_config && !cfg_relay) || is_encap;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
-assign c_flags[FC_OPERANDS] = coll_data_kind && coll_n > 16'd4;
-assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : plen != coll_expected_kind;
+assign c_flags[FC_OPERANDS] = coll_data_kind && gt_const(coll_n, 16'd4);
+assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : !is_encap && coll_len_bad;
 assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind, 4'd0, coll_cc_id};
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
@@ -450,8 +565,10 @@ always @* begin
                 for (q = 0; q < 16; q = q + 1) begin
                     mpbv[8*(15-q) +: 8] = pl[8 + q];
                 end
+                // Slot q (at 24 + 2q) is inside the payload when 4 x Length in DW > 24 + 2q, i.e. Length in
+                // DW > 6 + q / 2 (a Length field of 0 is 1024): the field against a constant.
                 for (q = 0; q < CONFIG_RELAY_SLOTS; q = q + 1) begin
-                    if (24 + 2*q < {16'd0, plen}) mdata[64*(q/4) + 48 - 16*(q%4) +: 16] = {pl[24 + 2*q], pl[25 + 2*q]};
+                    if (has_data && (length == 10'd0 || gt_const({6'd0, length}, 16'd6 + q[15:0] / 16'd2))) mdata[64*(q/4) + 48 - 16*(q%4) +: 16] = {pl[24 + 2*q], pl[25 + 2*q]};
                 end
             end
             K_INIT: begin
@@ -470,10 +587,10 @@ always @* begin
                 mrc = pl[9][3:0];
                 mcount = {4'd0, pl[10], pl[11]};
                 mcode = pl[14][3:0];
-                if (coll_n > 16'd0) mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
-                if (coll_n > 16'd1) mdata[127:64] = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31]};
-                if (coll_n > 16'd2) mdata[191:128] = {pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
-                if (coll_n > 16'd3) mdata[255:192] = four ? be64_at(c_cap_reg, 18 + 40) : be64_at(c_cap_reg, 14 + 40);
+                if (gt_const(coll_n, 16'd0)) mdata[63:0] = {pl[16], pl[17], pl[18], pl[19], pl[20], pl[21], pl[22], pl[23]};
+                if (gt_const(coll_n, 16'd1)) mdata[127:64] = {pl[24], pl[25], pl[26], pl[27], pl[28], pl[29], pl[30], pl[31]};
+                if (gt_const(coll_n, 16'd2)) mdata[191:128] = {pl[32], pl[33], pl[34], pl[35], pl[36], pl[37], pl[38], pl[39]};
+                if (gt_const(coll_n, 16'd3)) mdata[255:192] = four ? be64_at(c_cap_reg, 18 + 40) : be64_at(c_cap_reg, 14 + 40);
             end
             default: begin
                 mcode = pl[8][3:0];
@@ -800,11 +917,11 @@ always @(posedge clk) begin
         d_length_reg <= length;
         d_addr_reg <= addr_lo_raw[6:0];
         d_cfg_words_reg <= cfg_words;
-        d_cfg_n_reg <= pl[15];
+        d_cfg_n_reg <= cf[15];
         d_cfg_sub_end_reg <= cfg_sub_end_c;
-        d_cfg_err_reg <= pl[12];
-        d_cfg_sub_reg <= {pl[16], pl[17], pl[18], pl[19]};
-        d_cfg_master_reg <= {pl[20], pl[21], pl[22], pl[23]};
+        d_cfg_err_reg <= cf[12];
+        d_cfg_sub_reg <= {cf[16], cf[17], cf[18], cf[19]};
+        d_cfg_master_reg <= {cf[20], cf[21], cf[22], cf[23]};
     end
     if (cfg_load) begin
         cfg_sent_reg <= cfg_sent_reg + 9'd1;

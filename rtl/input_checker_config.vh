@@ -11,20 +11,52 @@
 
 // Stage C: the message's 16-bit slots from payload byte 24 on (device IDs, then subservient IDs), from
 // the capture: the payload starts at byte 14 (3-DW carrier) or 18 (4-DW), so slot j is at byte 38 + 2j or
-// 42 + 2j; CONFIG_SLOTS of them end inside the capture.
+// 42 + 2j; CONFIG_SLOTS of them end inside the capture. An encapsulated configuration (kind 10) puts
+// them 4 + 12 or 4 + 16 bytes later (descriptor, original header): slot 0 at 54, 58 or 62; a slot past
+// the capture reads 0 (an accepted message never reaches it).
 localparam CFG_SLOT0_3DW = 14 + CONFIG_FIXED_BYTES;
-localparam CFG_SLOT0_4DW = 18 + CONFIG_FIXED_BYTES;
-wire [16*CONFIG_SLOTS-1:0] cfg_words;
+localparam integer CFG_SLOT_BASES = 5;
+function integer cfg_slot_base(input integer base);
+    // kind 1 (3-DW, 4-DW carrier), kind 10 (3/3, 3/4 or 4/3, 4/4 DW carrier/original)
+    case (base)
+        0: cfg_slot_base = CFG_SLOT0_3DW;
+        1: cfg_slot_base = CFG_SLOT0_3DW + 4;
+        2: cfg_slot_base = CFG_SLOT0_3DW + ENCAP_DESCRIPTOR_BYTES + 12;
+        3: cfg_slot_base = CFG_SLOT0_3DW + ENCAP_DESCRIPTOR_BYTES + 16;
+        default: cfg_slot_base = CFG_SLOT0_3DW + ENCAP_DESCRIPTOR_BYTES + 20;
+    endcase
+endfunction
+wire [16*CONFIG_SLOTS-1:0] cfg_words_at [0:CFG_SLOT_BASES-1];
+genvar gk;
 generate
-    for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_slot
-        assign cfg_words[16*g +: 16] = four ? {c_cap_reg[8*(CFG_SLOT0_4DW + 2*g) +: 8], c_cap_reg[8*(CFG_SLOT0_4DW + 2*g + 1) +: 8]}
-                                            : {c_cap_reg[8*(CFG_SLOT0_3DW + 2*g) +: 8], c_cap_reg[8*(CFG_SLOT0_3DW + 2*g + 1) +: 8]};
+    for (gk = 0; gk < CFG_SLOT_BASES; gk = gk + 1) begin : g_cfg_base
+        for (g = 0; g < CONFIG_SLOTS; g = g + 1) begin : g_cfg_slot
+            localparam integer O = cfg_slot_base(gk) + 2 * g;
+            if (O + 1 < CAPTURE_BYTES) begin : g_in
+                assign cfg_words_at[gk][16*g +: 16] = {c_cap_reg[8*O +: 8], c_cap_reg[8*(O + 1) +: 8]};
+            end else begin : g_out
+                assign cfg_words_at[gk][16*g +: 16] = 16'd0;
+            end
+        end
     end
 endgenerate
+// One-hot choice of the base (an AND-OR, from the placement bits stage C's checks use): kind 1 by the
+// carrier's Fmt, kind 10 by `encap_at` (an index summed from kind and both Fmts put an adder in front of
+// the 5:1 multiplexer).
+localparam integer CFG_WORD_BITS = 16 * CONFIG_SLOTS;
+wire [CFG_SLOT_BASES-1:0] cfg_base_hot = {encap_at[3], encap_at[1] || encap_at[2], encap_at[0],
+                                          !is_encap && four, !is_encap && !four};
+reg [CFG_WORD_BITS-1:0] cfg_words;
+always @* begin
+    cfg_words = {CFG_WORD_BITS{1'b0}};
+    for (k = 0; k < CFG_SLOT_BASES; k = k + 1) begin
+        cfg_words = cfg_words | ({CFG_WORD_BITS{cfg_base_hot[k]}} & cfg_words_at[k]);
+    end
+end
 
 // Stage C: the end of the subservient slots, n + s, so that stage D's switch test compares the slot
 // index with registers only (the sum in D was 10 LUT levels; the whole range mask in C was 9).
-wire [8:0] cfg_sub_end_c = {1'b0, pl[15]} + {1'b0, pl[13]};
+wire [8:0] cfg_sub_end_c = {1'b0, cf[15]} + {1'b0, cf[13]};
 
 // Stage D: the message's fields (loaded with the other D registers) and the writes already loaded.
 reg [16*CONFIG_SLOTS-1:0] d_cfg_words_reg;
@@ -37,8 +69,10 @@ reg [8:0]                 cfg_sent_reg;
 
 // The accepted message's writes: 2 per entry (n <= CONFIG_SLOTS once accepted), then the fixed ones.
 wire [8:0] cfg_entry_writes = {d_cfg_n_reg, 1'b0};
-wire [8:0] cfg_count = cfg_entry_writes + CONFIG_FIXED_WRITES[8:0];
-assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] && cfg_sent_reg != cfg_count;
+// Done when cfg_sent_reg is 2n + CONFIG_FIXED_WRITES: a sum_eq (logic; the adder's carry chain hid the
+// compare and the AND after it from ABC, and cfg_wait gates `adv`, every stage's enable).
+assign cfg_wait = d_valid_reg && win[R_C_CONFIG_ACCEPT] &&
+                  !sum_eq({7'd0, cfg_entry_writes}, 16'd0, CONFIG_FIXED_WRITES, {7'd0, cfg_sent_reg});
 wire cfg_load = cfg_wait && reg_free && !rst;
 
 // Write k = cfg_sent_reg: entry i = k / 2 (its device ID for an even k, its flags for an odd one). The

@@ -132,6 +132,13 @@ fn flit_dllp_collective_and_malformed_frames_decode() {
     // A collective message alone.
     let coll = write("collective", &["13000005 00100002 01000003 00000000"], "coll.pcap", true);
     assert_eq!(tshark_field(&coll, "inswitch.coll.cc_id"), ["0x0005"]);
+    // An encapsulated configuration, kind 10 (docs/frames.md §4's example): descriptor, the original
+    // MWr32's header, the configuration body it carries.
+    let enc = write("collective", &["1a000005 0000ffff 01800100 40000006 004207ff 12345678 00200307 05010002 00000100 00000300 00110012 00120000"], "encap.pcap", true);
+    let v = tshark_verbose(&enc);
+    for needle in ["inswitch collective message, encapsulated, CC_ID 0x005", "Encapsulated payload type: configuration (1)", "Encapsulation version: 1", "Encapsulated Length (DW): 6", "PBV entry 1: Device ID: 0x0012", "Subservient: Engine ID: 0x0012"] {
+        assert!(v.contains(needle), "missing {needle:?} in\n{v}");
+    }
     // A memory write whose Length says 2 DW but carries 1: malformed, said so, no Lua error.
     let bad = write("tlp", &["40000002 01002a0f 0010c004 deadbeef"], "bad.pcap", false);
     let v = tshark_verbose(&bad);

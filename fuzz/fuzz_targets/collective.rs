@@ -1,8 +1,9 @@
 //! CollectiveMessage: parse; on success re-emit (must give the same bytes), re-parse (same repr), render the
-//! decode text. No input may panic.
+//! decode text; the same for the kind-10 encapsulated packet's codec (docs/frames.md §4). No input may panic.
 #![no_main]
 use inswitch_frames::decode::{render_text, FrameKind};
 use inswitch_frames::collective::CollectiveMessage;
+use inswitch_frames::encapsulated::Encapsulated;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,5 +22,12 @@ fn check(data: &[u8]) {
         assert_eq!(&b[..], data);
         assert_eq!(CollectiveMessage::parse(&b).expect("re-parse"), f);
         render_text(FrameKind::Collective, data).expect("decode of a valid frame");
+    }
+    if let Ok(e) = Encapsulated::parse(data) {
+        let b = e.to_bytes().expect("a parsed encapsulated packet must emit");
+        assert_eq!(&b[..], data);
+        assert_eq!(Encapsulated::parse(&b).expect("re-parse"), e);
+        // The configuration body, when the type says so: decoded or a typed error, never a panic.
+        let _ = e.configuration();
     }
 }

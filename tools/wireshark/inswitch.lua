@@ -46,8 +46,10 @@ local rc_names = {
 }
 local coll_kinds = {
     [1] = "configuration", [2] = "initialization", [3] = "control", [4] = "contribution",
-    [5] = "response", [6] = "completion", [7] = "retry", [8] = "failure",
+    [5] = "response", [6] = "completion", [7] = "retry", [8] = "failure", [10] = "encapsulated",
 }
+-- Kind 10's encapsulated payload types (docs/frames.md §4, Encapsulated).
+local encap_types = { [1] = "configuration" }
 local commands = { [1] = "start", [2] = "pause", [3] = "restart", [4] = "stop", [5] = "reset" }
 local completions = {
     [0] = "none", [1] = "barrier_met", [2] = "barrier_satisfied", [3] = "result",
@@ -256,6 +258,11 @@ fld(p_coll, "operand", ProtoField.uint64("inswitch.coll.operand", "Operand", bas
 fld(p_coll, "reason", ProtoField.uint8("inswitch.coll.reason", "Reason", base.DEC, reasons))
 fld(p_coll, "attempt", ProtoField.uint8("inswitch.coll.attempt", "Attempt", base.DEC))
 fld(p_coll, "body", ProtoField.bytes("inswitch.coll.body", "Body"))
+fld(p_coll, "encap_type", ProtoField.uint8("inswitch.coll.encap.type", "Encapsulated payload type", base.DEC, encap_types))
+fld(p_coll, "encap_op", ProtoField.bool("inswitch.coll.encap.apply", "Operation bit (apply)", 8, nil, 0x80))
+fld(p_coll, "encap_version", ProtoField.uint8("inswitch.coll.encap.version", "Encapsulation version", base.DEC))
+fld(p_coll, "encap_header", ProtoField.bytes("inswitch.coll.encap.header", "Encapsulated original header"))
+fld(p_coll, "encap_length", ProtoField.uint16("inswitch.coll.encap.length", "Encapsulated Length (DW)", base.DEC, nil, 0x03ff))
 for _, p in ipairs({ p_tlp, p_flit, p_dllp, p_portals, p_coll }) do
     p.fields = fields_of[p]
 end
@@ -275,6 +282,18 @@ local function u32(tvb, o) return tvb(o, 4):uint() end
 
 -- Collective message ----------------------------------------------------------------------------------
 
+-- A FIG. 4 configuration body laid out as in a kind-1 message starting at byte `b` (fields from b + 8).
+local function config_body(tvb, t, b)
+    if not need(p_coll, tvb, t, b + 8, 16, "configuration body") then return end
+    t:add(C.master_id, tvb(b + 8, 2)); t:add(C.isl_port, tvb(b + 10, 1)); t:add(C.validation, tvb(b + 11, 1))
+    t:add(C.error_reporting, tvb(b + 12, 1)); t:add(C.n_subservient, tvb(b + 13, 1)); t:add(C.n_devices, tvb(b + 14, 2))
+    t:add(C.subservient_timeout, tvb(b + 16, 4)); t:add(C.master_timeout, tvb(b + 20, 4))
+    local n = u16(tvb, b + 14) + u8(tvb, b + 13)
+    if not need(p_coll, tvb, t, b + 24, 2 * n, "device and engine IDs") then return end
+    for i = 0, u16(tvb, b + 14) - 1 do t:add(C.device_id, tvb(b + 24 + 2 * i, 2)):prepend_text("PBV entry " .. i .. ": ") end
+    for i = u16(tvb, b + 14), n - 1 do t:add(C.engine_id, tvb(b + 24 + 2 * i, 2)):prepend_text("Subservient: ") end
+end
+
 local function dissect_collective(tvb, pinfo, tree)
     local t = tree:add(p_coll, tvb())
     if not need(p_coll, tvb, t, 0, 8, "collective header") then return 0 end
@@ -289,14 +308,19 @@ local function dissect_collective(tvb, pinfo, tree)
     t:append_text(string.format(", %s, CC_ID 0x%03x", coll_kinds[kind] or "unknown kind", cc))
     pinfo.cols.info:append(string.format(" [collective %s CC_ID 0x%03x]", coll_kinds[kind] or "?", cc))
     if kind == 1 then
-        if not need(p_coll, tvb, t, 8, 16, "configuration body") then return tvb:len() end
-        t:add(C.master_id, tvb(8, 2)); t:add(C.isl_port, tvb(10, 1)); t:add(C.validation, tvb(11, 1))
-        t:add(C.error_reporting, tvb(12, 1)); t:add(C.n_subservient, tvb(13, 1)); t:add(C.n_devices, tvb(14, 2))
-        t:add(C.subservient_timeout, tvb(16, 4)); t:add(C.master_timeout, tvb(20, 4))
-        local n = u16(tvb, 14) + u8(tvb, 13)
-        if not need(p_coll, tvb, t, 24, 2 * n, "device and engine IDs") then return tvb:len() end
-        for i = 0, u16(tvb, 14) - 1 do t:add(C.device_id, tvb(24 + 2 * i, 2)):prepend_text("PBV entry " .. i .. ": ") end
-        for i = u16(tvb, 14), n - 1 do t:add(C.engine_id, tvb(24 + 2 * i, 2)):prepend_text("Subservient: ") end
+        config_body(tvb, t, 0)
+    elseif kind == 10 then
+        -- Descriptor, the original memory write's header (3 or 4 DW by Fmt), its payload.
+        if not need(p_coll, tvb, t, 8, 8, "encapsulation descriptor") then return tvb:len() end
+        t:add(C.encap_type, tvb(8, 1)); t:add(C.encap_op, tvb(9, 1)); t:add(C.encap_version, tvb(10, 1))
+        local hdr = (band(u8(tvb, 12), 0x20) ~= 0) and 16 or 12
+        if not need(p_coll, tvb, t, 12, hdr, "encapsulated original header") then return tvb:len() end
+        t:add(C.encap_header, tvb(12, hdr)); t:add(C.encap_length, tvb(14, 2))
+        if u8(tvb, 8) == 1 then
+            config_body(tvb, t, 12 + hdr - 8)
+        elseif tvb:len() > 12 + hdr then
+            t:add(C.body, tvb(12 + hdr))
+        end
     elseif kind == 2 then
         if not need(p_coll, tvb, t, 8, 32, "initialization body") then return tvb:len() end
         t:add(C.p_count, tvb(8, 2)); t:add(C.operation, tvb(10, 1))

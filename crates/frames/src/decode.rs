@@ -292,7 +292,7 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
     let h = &m.header;
     let mut c = vec![
         Node::leaf("Version", h.version.to_string()),
-        Node::leaf("Kind", format!("{} ({})", h.kind, m.kind().name())),
+        Node::leaf("Kind", format!("{} ({})", h.kind, if h.kind == crate::encapsulated::KIND { "encapsulated".into() } else { m.kind().name() })),
         Node::leaf("Non-posted", flag(h.non_posted)),
         Node::leaf("Error mark", flag(h.error_mark)),
         Node::leaf("Retry", flag(h.retry)),
@@ -302,24 +302,7 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
         Node::leaf("P_ID", if h.p_id == collective::NO_PARTICIPANT { "none".into() } else { h.p_id.to_string() }),
     ];
     match &m.body {
-        Body::Configuration { fixed, device_ids, subservient_ids } => {
-            c.push(Node::leaf("Master engine ID", id(fixed.master_id)));
-            c.push(Node::leaf("Inter-switch link port", fixed.isl_port.to_string()));
-            c.push(Node::leaf("Validation config", format!("{:#010b}", fixed.validation)));
-            c.push(Node::leaf("Error-reporting config", format!("{:#010b}", fixed.error_reporting)));
-            c.push(Node::leaf("Subservient timeout", fixed.subservient_timeout.to_string()));
-            c.push(Node::leaf("Master timeout", fixed.master_timeout.to_string()));
-            c.push(Node::section(
-                "PBV table",
-                format!("{} entries", device_ids.len()),
-                device_ids.iter().enumerate().map(|(i, d)| Node::leaf(&format!("PBV entry {i}"), id(*d))).collect(),
-            ));
-            c.push(Node::section(
-                "Subservient engines",
-                format!("{}", subservient_ids.len()),
-                subservient_ids.iter().enumerate().map(|(i, d)| Node::leaf(&format!("engine {i}"), id(*d))).collect(),
-            ));
-        }
+        Body::Configuration { fixed, device_ids, subservient_ids } => config_nodes(&mut c, fixed, device_ids, subservient_ids),
         Body::Initialization(b) => {
             c.push(Node::leaf("P_count", b.p_count.to_string()));
             c.push(Node::leaf("Operation", format!("{:#04x} ({})", b.operation, json::op_display(b.operation))));
@@ -347,9 +330,42 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
             c.push(Node::leaf("Engine ID", id(b.engine_id)));
             c.push(Node::leaf("Device ID", id(b.device_id)));
         }
-        Body::Raw(b) => c.push(Node::leaf("Body", hexs(b))),
+        // Kind 10: an encapsulated packet (docs/frames.md §4), when its codec takes it.
+        Body::Raw(b) => match crate::encapsulated::Encapsulated::from_message(m) {
+            Ok(e) => {
+                let ty = if e.payload_type == crate::encapsulated::TYPE_CONFIGURATION { "configuration" } else { "unknown" };
+                c.push(Node::leaf("Encapsulated payload type", format!("{} ({ty})", e.payload_type)));
+                c.push(Node::leaf("Operation bit", if e.apply { "1 (apply)" } else { "0" }));
+                c.push(Node::leaf("Encapsulation version", e.version.to_string()));
+                c.push(tlp_node(&e.original, b.len() - crate::encapsulated::DESCRIPTOR_LEN));
+                if let Some(Ok((fixed, device_ids, subservient_ids))) = e.configuration() {
+                    config_nodes(&mut c, &fixed, &device_ids, &subservient_ids);
+                }
+            }
+            Err(_) => c.push(Node::leaf("Body", hexs(b))),
+        },
     }
     Node::section("Collective message", format!("{len} bytes"), c)
+}
+
+/// The fields of a FIG. 4 configuration body (kind 1, or inside an encapsulated packet).
+fn config_nodes(c: &mut Vec<Node>, fixed: &collective::ConfigFixed, device_ids: &[u16], subservient_ids: &[u16]) {
+    c.push(Node::leaf("Master engine ID", id(fixed.master_id)));
+    c.push(Node::leaf("Inter-switch link port", fixed.isl_port.to_string()));
+    c.push(Node::leaf("Validation config", format!("{:#010b}", fixed.validation)));
+    c.push(Node::leaf("Error-reporting config", format!("{:#010b}", fixed.error_reporting)));
+    c.push(Node::leaf("Subservient timeout", fixed.subservient_timeout.to_string()));
+    c.push(Node::leaf("Master timeout", fixed.master_timeout.to_string()));
+    c.push(Node::section(
+        "PBV table",
+        format!("{} entries", device_ids.len()),
+        device_ids.iter().enumerate().map(|(i, d)| Node::leaf(&format!("PBV entry {i}"), id(*d))).collect(),
+    ));
+    c.push(Node::section(
+        "Subservient engines",
+        format!("{}", subservient_ids.len()),
+        subservient_ids.iter().enumerate().map(|(i, d)| Node::leaf(&format!("engine {i}"), id(*d))).collect(),
+    ));
 }
 
 /// The field tree of a decoded frame.

@@ -79,6 +79,7 @@ pub mod dllp;
 pub mod portals;
 pub mod ethernet;
 pub mod collective;
+pub mod encapsulated;
 pub mod frame;
 pub mod decode;
 pub mod json;

@@ -3,6 +3,7 @@
 //! (committed) and replayed first on every run.
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader};
+use inswitch_frames::encapsulated::{self, Encapsulated};
 use inswitch_frames::ethernet::{SoftPortals, SOFT_PORTALS_LEN};
 use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
 use inswitch_frames::portals::{ReductionFrame, ReductionHeader, FRAME_LEN};
@@ -275,6 +276,37 @@ proptest! {
         let t = collective::to_vdm(&m, 1, 2, 3).unwrap();
         let tb = t.to_bytes().unwrap();
         prop_assert_eq!(collective::from_vdm(&Tlp::parse(&tb).unwrap()).unwrap(), m);
+    }
+
+    /// Kind 10 (docs/frames.md §4, Encapsulated): an original memory write (3 or 4 DW) carrying a kind-1
+    /// message's body, under a descriptor; parse ∘ emit is the identity and the body decodes back.
+    #[test]
+    fn encapsulated_parse_emit_identity(m in collective_message(), r in any::<u64>(), four in any::<bool>(), desc in any::<[u8; 4]>()) {
+        let mut m = m;
+        if !matches!(m.body, Body::Configuration { .. }) {
+            return Ok(());
+        }
+        m.header.kind = 1;
+        let body = m.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec();
+        let addr = if four { r | 1 << 40 } else { r & 0xFFFF_FFFF } & !3;
+        let original = Tlp::memory_write((r >> 8) as u16, (r >> 24) as u16 & 0x3FF, addr, body).unwrap();
+        let e = Encapsulated {
+            header: CommonHeader { kind: encapsulated::KIND, ..m.header }, payload_type: 1, apply: desc[1] & 0x80 != 0,
+            reserved_op: desc[1] & 0x7F, version: desc[2], reserved: desc[3], original,
+        };
+        let b = e.to_bytes().unwrap();
+        prop_assert_eq!(b.len(), 8 + 4 + if four { 16 } else { 12 } + e.original.payload.len());
+        let p = Encapsulated::parse(&b).unwrap();
+        prop_assert_eq!(&p, &e);
+        let Body::Configuration { fixed, device_ids, subservient_ids } = m.body else { unreachable!() };
+        prop_assert_eq!(p.configuration().unwrap().unwrap(), (fixed, device_ids, subservient_ids));
+    }
+
+    #[test]
+    fn encapsulated_arbitrary_bytes(b in prop::collection::vec(any::<u8>(), 0..96)) {
+        if let Ok(p) = Encapsulated::parse(&b) {
+            prop_assert_eq!(p.to_bytes().unwrap(), b);
+        }
     }
 
     #[test]

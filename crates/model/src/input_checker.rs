@@ -474,11 +474,24 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
     let (version, kind) = (c[p] >> 4, c[p] & 0xF);
     let flags = c[p + 1];
     let cc_id = u16::from(c[p + 2] & 0xF) << 8 | u16::from(c[p + 3]);
-    if version != 1 || kind == 0 || kind > 8 {
+    let encap = kind == Kind::ENCAPSULATED.0;
+    if version != 1 || kind == 0 || (kind > 8 && !encap) {
         return Verdict::Drop(COLL_MALFORMED);
     }
     if flags & coll_flag::RESERVED != 0 || c[p + 2] >> 4 != 0 {
         return Verdict::Drop(RESERVED);
+    }
+    // An encapsulated configuration (kind 10): every check of the encapsulation and of the body it
+    // carries is one drop, then the VDM's DW3, then the body's register writes as for kind 1. One naming
+    // another engine in P_ID is not relayed (the CPU's path carries kind 1 only): the same drop.
+    if encap {
+        if !config::encap_ok(c, p, plen) || config::relayed(be16(c, p + 6), dst as u16) {
+            return Verdict::Drop(COLL_CONFIG);
+        }
+        if dw3.is_some_and(|dw3| dw3 != VDM_PROTOCOL_ID << 24 | u32::from(kind) << 16 | u32::from(cc_id)) {
+            return Verdict::Drop(VENDOR);
+        }
+        return Verdict::Config(ConfigWrites::new(c, config::encap_base(c, p), src, tag));
     }
     // C3: a configuration message's fixed part, then the limits the engine applies (§Configuration messages).
     let mut config_expected = 0;

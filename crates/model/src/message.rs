@@ -85,6 +85,10 @@ kinds! {
     FAILURE = 8, FAILURE;
     /// Portals arm / result frame going down the tree (002 (37)-(40)).
     ARM = 9, ARM;
+    /// An encapsulated original multicast TLP (000 FIG. 4, \[0156\]): a descriptor, the original memory
+    /// write's header and payload. Wire-only, as CONFIGURATION: the checker applies an encapsulated
+    /// configuration as register writes (docs/frames.md §4); never a stream message.
+    ENCAPSULATED = 10, ENCAP;
 }
 
 /// Wire family a message came in on or goes out on.

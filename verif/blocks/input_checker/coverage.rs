@@ -33,13 +33,17 @@ pub mod counter {
     pub const FLIT_CONFIG_ACCEPTED: &str = "flit_config_messages_accepted";
     /// Flit-mode frames dropped with the reason expected (a header or payload defect, too long).
     pub const FLIT_DROPS: &str = "flit_frames_dropped";
+    /// Encapsulated configurations (kind 10, docs/frames.md §4) applied, all their writes seen.
+    pub const ENCAP_ACCEPTED: &str = "encapsulated_configs_accepted";
+    /// Encapsulated configurations dropped for a defect of the encapsulation (`coll_config`).
+    pub const ENCAP_DROPS: &str = "encapsulated_configs_dropped";
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 15] = [
+pub(super) const COUNTER_NAMES: [&str; 17] = [
     counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
     counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES, counter::FLIT_ACCEPTED,
-    counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS,
+    counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS, counter::ENCAP_ACCEPTED, counter::ENCAP_DROPS,
 ];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

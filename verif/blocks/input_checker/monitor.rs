@@ -8,7 +8,7 @@ use inswitch_model::message::Family;
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
 use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
-use super::reference::{Expect, Labels, UrExpect, FLIT_LABEL, RESERVED_FLAG_LABEL};
+use super::reference::{Expect, Labels, UrExpect, ENCAP_LABEL, FLIT_LABEL, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
@@ -123,6 +123,11 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 }
                 if what.starts_with(FLIT_LABEL) {
                     self.bump(if bit <= event::ACCEPT_MSG { counter::FLIT_ACCEPTED } else { counter::FLIT_DROPS });
+                }
+                // Kind 10: applied (all its writes seen, checked above) or dropped for a defect of the
+                // encapsulation (coll_config), not counting frames too long for the capture.
+                if what.starts_with(ENCAP_LABEL) && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
+                    self.bump(if bit == event::ACCEPT_REG { counter::ENCAP_ACCEPTED } else { counter::ENCAP_DROPS });
                 }
                 let got = UrRequest {
                     src: o.m_ur_src,

@@ -21,6 +21,9 @@ pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 /// Label prefix of the stimulus's flit-mode frames (counted by the scoreboard).
 pub(super) const FLIT_LABEL: &str = "flit ";
 
+/// Label prefix of the stimulus's encapsulated configurations, kind 10 (counted by the scoreboard).
+pub(super) const ENCAP_LABEL: &str = "encapsulated";
+
 /// What a frame must lead to.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expect {

@@ -18,6 +18,8 @@ use super::monitor::VERDICT_EDGES;
 
 // Flit-mode frames (`flit_frame`).
 mod flit;
+// Encapsulated configurations, collective kind 10 (`encap_frame`).
+mod encap;
 use super::reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
 
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
@@ -174,9 +176,11 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..40) {
+        match self.r.random_range(0..43) {
             // FIG. 4 configuration messages, valid or with one defect.
             36..=39 => self.config_frame(port, src),
+            // FIG. 4 encapsulated configurations (kind 10), valid or with one defect.
+            40..=42 => self.encap_frame(port, src),
             // Non-posted requests the engine does not serve: dropped with an Unsupported Request.
             26..=31 => self.non_posted(port, src),
             // Register write / read (valid).

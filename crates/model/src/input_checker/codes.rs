@@ -5,7 +5,7 @@
 //! input_checker_codes` rewrites it), as `cpu::codes` does for `rtl/cpu_codes.vh`.
 
 use super::protocol::{CAPTURE_BYTES, MAILBOX_OFFSET, PORTALS_OP_BITS, PORTALS_OP_DEFINED, PORTALS_RC_BITS, PORTALS_RC_DEFINED, SOFT_PORTALS_BYTES, TLP_MIN_BYTES, VDM_PROTOCOL_ID, VDM_TYPE1_CODE};
-use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_RELAY_SLOTS, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
+use super::config::{CONFIG_FIXED_BYTES, CONFIG_FIXED_WRITES, CONFIG_MAX_ENTRIES, CONFIG_RELAY_SLOTS, CONFIG_SLOTS, CONFIG_TIMEOUT_BITS, ENCAP_DESCRIPTOR_BYTES, ENCAP_FMT_4DW, ENCAP_MWR, ENCAP_OP_APPLY, ENCAP_TD_EP, ENCAP_TYPE_CONFIGURATION, ENCAP_VERSION, PBV_FLAG_SWITCH, PBV_FLAG_VALID};
 use super::crc_matrix;
 use super::flit::{FLIT_CAPTURE_BYTES, FLIT_MIN_BYTES, FLIT_MWR32, FLIT_MWR64, FLIT_PREFIX_NIBBLE, FLIT_TS_ECRC, FLIT_TYPE_DEFINED, TUSER_FLIT_BIT};
 use crate::register_space::offset;
@@ -41,7 +41,7 @@ code_table! {
         REG_ACCESS = 13, "A register access that is not one DW, or a read of the message mailbox.";
         VENDOR = 14, "Vendor-defined message with another Vendor ID, or DW3 disagreeing with the payload.";
         COLL_MALFORMED = 15, "Collective message: bad version, unknown kind, length not the kind's.";
-        COLL_CONFIG = 16, "Collective configuration message the engine cannot apply: more than 128 PBV entries, or a timeout wider than its 24-bit register.";
+        COLL_CONFIG = 16, "Collective configuration message the engine cannot apply: more than 128 PBV entries, or a timeout wider than its 24-bit register; or an encapsulated configuration (kind 10) whose descriptor, encapsulated header or lengths the engine does not take.";
         COLL_OPERANDS = 17, "Collective data message with more than four operands.";
         ETHERTYPE = 18, "Soft Portals EtherType not the port's.";
         PORTALS_HEADER = 19, "Reduction header: undefined rt_op or rt_rc, or rt_count 0 on an upward frame.";
@@ -98,6 +98,7 @@ pub fn verilog_header() -> String {
         ("CONFIG_TIMEOUT_BITS", u64::from(CONFIG_TIMEOUT_BITS)),
         ("CONFIG_SLOTS", CONFIG_SLOTS as u64),
         ("CONFIG_FIXED_WRITES", CONFIG_FIXED_WRITES as u64),
+        ("ENCAP_DESCRIPTOR_BYTES", ENCAP_DESCRIPTOR_BYTES as u64),
         ("CONFIG_RELAY_SLOTS", CONFIG_RELAY_SLOTS as u64),
     ];
     let mut cfg_lines = crate::codes::integers(config);
@@ -105,6 +106,15 @@ pub fn verilog_header() -> String {
     let regs = [("PBV", offset::PBV), ("PBV_FLAGS", offset::PBV_FLAGS), ("ERROR_REPORTING", offset::ERROR_REPORTING), ("SUB_TIMEOUT", offset::SUB_TIMEOUT), ("MASTER_TIMEOUT", offset::MASTER_TIMEOUT)];
     cfg_lines.push_str(&crate::codes::hex_localparams("CFG_OFFSET", 16, regs.iter().map(|&(n, v)| (n, u64::from(v)))));
     cfg_lines.push_str(&crate::codes::hex_localparams("PBV_FLAG", 2, [("VALID", u64::from(PBV_FLAG_VALID)), ("SWITCH", u64::from(PBV_FLAG_SWITCH))]));
+    let encap = [
+        ("TYPE_CONFIGURATION", u64::from(ENCAP_TYPE_CONFIGURATION)),
+        ("OP_APPLY", u64::from(ENCAP_OP_APPLY)),
+        ("VERSION", u64::from(ENCAP_VERSION)),
+        ("MWR", u64::from(ENCAP_MWR)),
+        ("FMT_4DW", u64::from(ENCAP_FMT_4DW)),
+        ("TD_EP", u64::from(ENCAP_TD_EP)),
+    ];
+    cfg_lines.push_str(&crate::codes::hex_localparams("ENCAP", 8, encap));
     h.section("Configuration messages, FIG. 4 (crates/model/src/input_checker/config.rs)", &cfg_lines);
     // The defined rt_op / rt_rc codes, one bit per code, indexed by the field in the RTL.
     let masks = [("PORTALS_OP_DEFINED", 1u32 << PORTALS_OP_BITS, PORTALS_OP_DEFINED), ("PORTALS_RC_DEFINED", 1 << PORTALS_RC_BITS, u64::from(PORTALS_RC_DEFINED))];

@@ -38,6 +38,58 @@ pub const PBV_FLAG_VALID: u32 = 0x1;
 /// The entry is a participant switch (its device ID is one of the message's subservient engines).
 pub const PBV_FLAG_SWITCH: u32 = 0x2;
 
+/// Bytes of the encapsulation descriptor of a kind-10 message (000 FIG. 4, \[0156\]'s "encapsulated
+/// payload descriptors"), after the common header: payload type, {operation bit, 7 reserved bits},
+/// version, a reserved byte (docs/frames.md §4, Encapsulated).
+pub const ENCAP_DESCRIPTOR_BYTES: usize = 4;
+/// Encapsulated payload type: a FIG. 4 configuration body (`ConfigFixed` and the slots, without the
+/// common header). No other type is defined: the checker drops any other (`coll_config`).
+pub const ENCAP_TYPE_CONFIGURATION: u8 = 1;
+/// Descriptor byte 1: the operation bit (bit 7) set = apply (write the encapsulated configuration), the
+/// other bits reserved. Only "apply" is defined; a clear bit or a reserved bit set is dropped.
+pub const ENCAP_OP_APPLY: u8 = 0x80;
+/// Encapsulation version the engine knows.
+pub const ENCAP_VERSION: u8 = 1;
+/// Byte 0 of the encapsulated original header: a memory write, Fmt 010 (3 DW) or 011 (4 DW), Type 00000;
+/// [`ENCAP_FMT_4DW`] is the bit that tells them apart.
+pub const ENCAP_MWR: u8 = 0x40;
+/// The Fmt bit of a 4-DW header in byte 0.
+pub const ENCAP_FMT_4DW: u8 = 0x20;
+/// Byte 2 bits TD (a digest, which the encapsulation does not carry) and EP (poisoned): both must be clear.
+pub const ENCAP_TD_EP: u8 = 0xC0;
+
+/// Where the encapsulated configuration body of a kind-10 message at `p` starts, less 8: the base a
+/// kind-1 message with the same body would have, so that [`config_counts`] and [`ConfigWrites::new`] read
+/// it unchanged. The encapsulated header is 3 or 4 DW by its Fmt.
+pub fn encap_base(c: &[u8; CAPTURE_BYTES], p: usize) -> usize {
+    let h = if c[p + 8 + ENCAP_DESCRIPTOR_BYTES] & ENCAP_FMT_4DW != 0 { 16 } else { 12 };
+    p + ENCAP_DESCRIPTOR_BYTES + h
+}
+
+/// Whether a kind-10 message at `p` of `plen` bytes is an encapsulated configuration the engine applies
+/// (docs/blocks/input_checker.md §Encapsulated configuration): descriptor (type configuration, apply,
+/// version known, reserved zero), header a memory write (3 or 4 DW, no digest, not poisoned) whose Length
+/// is the configuration body's DWs, the message exactly descriptor + header + body, and the body's
+/// limits those of a kind-1 message. Every failure is the one drop `coll_config`.
+pub fn encap_ok(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize) -> bool {
+    let (d, i) = (p + 8, p + 8 + ENCAP_DESCRIPTOR_BYTES);
+    let h = if c[i] & ENCAP_FMT_4DW != 0 { 16 } else { 12 };
+    let (n, s, timeouts_fit) = config_counts(c, encap_base(c, p));
+    // Bytes of the configuration body (the kind-1 payload less its 8-byte common header).
+    let body = config_len(n.min(CONFIG_MAX_ENTRIES), s) - 8;
+    let length = usize::from(c[i + 2] & 3) << 8 | usize::from(c[i + 3]);
+    c[d] == ENCAP_TYPE_CONFIGURATION
+        && c[d + 1] == ENCAP_OP_APPLY
+        && c[d + 2] == ENCAP_VERSION
+        && c[d + 3] == 0
+        && c[i] & !ENCAP_FMT_4DW == ENCAP_MWR
+        && c[i + 2] & ENCAP_TD_EP == 0
+        && 4 * length == body
+        && plen == 8 + ENCAP_DESCRIPTOR_BYTES + h + body
+        && n <= CONFIG_MAX_ENTRIES
+        && timeouts_fit
+}
+
 /// An accepted configuration message, as the checker's stage D holds it while its writes drain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConfigWrites {

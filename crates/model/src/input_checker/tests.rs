@@ -1,4 +1,4 @@
-//! The input checker's unit tests (CRC residues and tables, codes, parameters).
+//! The input checker's unit tests (CRC residues and tables, codes, kind-10 encapsulated configuration, parameters).
 use super::*;
 
 #[test]
@@ -39,6 +39,75 @@ fn defined_codes() {
     assert!(!portals_op_defined(64) && !portals_rc_defined(16));
 }
 
+/// A kind-10 encapsulated configuration (docs/frames.md §4), written out byte by byte, is applied as
+/// exactly the register writes of the kind-1 message with the same body; before it was built kind 10
+/// was an unknown kind (`coll_malformed`). Each defect of the encapsulation is `coll_config`.
+#[test]
+fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
+    #[rustfmt::skip]
+    let body: [u8; 24] = [
+        0x00, 0x20, 0x03, 0x07,  0x05, 0x01, 0x00, 0x02, // master 0x0020, ISL 3, validation 7, error-rep 5, S 1, N 2
+        0x00, 0x00, 0x01, 0x00,  0x00, 0x00, 0x03, 0x00, // timeouts 0x100, 0x300
+        0x00, 0x11, 0x00, 0x12,  0x00, 0x12, 0x00, 0x00, // devices 0x0011, 0x0012; subservient 0x0012; pad
+    ];
+    #[rustfmt::skip]
+    let encap_head: [u8; 24] = [
+        0x1A, 0x00, 0x00, 0x05,  0x00, 0x00, 0xFF, 0xFF, // version 1 kind 10, CC_ID 5, DMU 0, P_ID none
+        0x01, 0x80, 0x01, 0x00,                          // type configuration, apply, version 1
+        0x40, 0x00, 0x00, 0x06,  0x00, 0x42, 0x07, 0xFF,  0x12, 0x34, 0x56, 0x78, // MWr32, Length 6
+    ];
+    let kind1_head = [0x11, 0x00, 0x00, 0x05, 0x00, 0x00, 0xFF, 0xFF];
+    let capture = |head: &[u8]| {
+        let mut c = [0u8; CAPTURE_BYTES];
+        c[14..14 + head.len()].copy_from_slice(head);
+        c[14 + head.len()..14 + head.len() + body.len()].copy_from_slice(&body);
+        (c, head.len() + body.len())
+    };
+    let run = |c: &[u8; CAPTURE_BYTES], plen| collective(c, 14, plen, 0x0042, 0x10, None, 0, 9);
+    let (c, plen) = capture(&encap_head);
+    assert_eq!(plen, 48);
+    let Verdict::Config(w) = run(&c, plen) else { panic!("kind 10 not applied: {:?}", run(&c, plen)) };
+    let (c1, plen1) = capture(&kind1_head);
+    let Verdict::Config(w1) = run(&c1, plen1) else { panic!("kind 1 not applied") };
+    let writes: Vec<RegAccess> = (0..w.count()).map(|k| w.write(k)).collect();
+    assert_eq!(writes, (0..w1.count()).map(|k| w1.write(k)).collect::<Vec<_>>());
+    let wr = |addr: u32, be, wdata| RegAccess { write: true, addr: addr as u16, be, wdata, src: 0x0042, tag: 9 };
+    use crate::register_space::offset::*;
+    assert_eq!(writes, [
+        wr(PBV, 0x3, 0x0011), wr(PBV_FLAGS, 0x3, 1), wr(PBV, 0xC, 0x0012 << 16), wr(PBV_FLAGS, 0xC, 3 << 16),
+        wr(ERROR_REPORTING, 0x1, 5), wr(SUB_TIMEOUT, 0xF, 0x100), wr(MASTER_TIMEOUT, 0xF, 0x300),
+    ]);
+    // A 4-DW original header (Fmt 011) moves the body 4 bytes on.
+    let mut head4 = encap_head.to_vec();
+    head4[12] = 0x60;
+    head4.extend_from_slice(&[0, 0, 0, 1]);
+    let (c4, plen4) = capture(&head4);
+    assert_eq!(run(&c4, plen4), Verdict::Config(w));
+    // One defect each: payload type, operation bit, a reserved bit, version, reserved byte, a memory
+    // read, another Type, TD, EP, Length off by one, a timeout past 24 bits.
+    for (at, v) in [(8, 2), (9, 0), (9, 0x81), (10, 2), (11, 1), (12, 0x00), (12, 0x41), (14, 0x80), (14, 0x40), (15, 7), (32, 1)] {
+        let mut c = c;
+        c[14 + at] = v;
+        assert_eq!(run(&c, plen), Verdict::Drop(event::COLL_CONFIG), "byte {at} = {v:#x}");
+    }
+    // The message a DW longer or shorter than descriptor + header + body.
+    assert_eq!(run(&c, plen + 4), Verdict::Drop(event::COLL_CONFIG));
+    assert_eq!(run(&c, plen - 4), Verdict::Drop(event::COLL_CONFIG));
+    // P_ID this engine (0x10): applied. P_ID another engine: kind 1 goes to the CPU to be relayed, kind
+    // 10 is dropped (not relayed; docs/blocks/input_checker.md §Encapsulated configuration).
+    let with_pid = |c: &[u8; CAPTURE_BYTES], pid: u16| {
+        let mut c = *c;
+        c[20..22].copy_from_slice(&pid.to_be_bytes());
+        c
+    };
+    assert_eq!(run(&with_pid(&c, 0x10), plen), Verdict::Config(w));
+    assert_eq!(run(&with_pid(&c, 0x11), plen), Verdict::Drop(event::COLL_CONFIG));
+    assert!(matches!(run(&with_pid(&c1, 0x11), plen1), Verdict::Msg(m) if m.kind == Kind(1) && m.pid == 0x11));
+    // Kind 9 (the Portals arm, never a TLP message) stays an unknown kind.
+    let mut c9 = c;
+    c9[14] = 0x19;
+    assert_eq!(run(&c9, plen), Verdict::Drop(event::COLL_MALFORMED));
+}
 #[test]
 fn bad_width_is_rejected() {
     assert!(InputChecker::new(CheckerParams { data_width: 32 }).is_err());

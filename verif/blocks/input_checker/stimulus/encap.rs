@@ -1,0 +1,130 @@
+//! Encapsulated configurations for the input checker's stimulus (collective kind 10; seed 000 FIG. 4,
+//! [0156]: "encapsulated payload descriptors (type, operation bit, version)", the "encapsulated original
+//! multicast TLP header" and its payload; docs/frames.md §4 Encapsulated). The bytes are written here
+//! from the document (descriptor bytes, the original memory write from the frames crate's TLP codec), the
+//! outcome from the document too: the same register writes as the kind-1 message with the same body, or
+//! one defect and the drop the document names for it (`coll_config` for every defect of the
+//! encapsulation; `vendor` for a VDM whose DW3 disagrees).
+
+use inswitch_frames::collective::{self, Body, CollectiveMessage};
+use inswitch_frames::tlp::Tlp;
+use inswitch_model::input_checker::event;
+use rand::RngExt;
+
+use super::{GenFrame, InputCheckerStimulus, ENGINE_ID};
+use super::super::reference::{expected_config_writes, Expect};
+
+/// Collective kind of an encapsulated packet (docs/frames.md §4).
+const KIND_ENCAPSULATED: u8 = 10;
+/// The descriptor of an encapsulated configuration the engine applies: payload type 1 (configuration),
+/// operation bit set (apply), version 1, reserved 0.
+const DESCRIPTOR: [u8; 4] = [1, 0x80, 1, 0];
+/// Bytes of the common header (the configuration body is the kind-1 message from here on).
+const HEADER: usize = 8;
+
+impl InputCheckerStimulus {
+    /// A kind-10 message in a mailbox write or a VDM: valid, or with one defect (half the draws).
+    pub(super) fn encap_frame(&mut self, port: u8, src: u16) -> GenFrame {
+        use event::*;
+        let (inner, fixed, device_ids, subservient_ids) = self.config_message();
+        let body = inner.to_bytes().expect("configuration emits")[HEADER..].to_vec();
+        // The original multicast memory write: 3 or 4 DW by its address.
+        let addr: u64 = if self.r.random_bool(0.5) { u64::from(self.r.random::<u32>() & !3) } else { (self.r.random::<u64>() | 1 << 40) & !3 };
+        let orig = Tlp::memory_write(self.r.random(), self.r.random_range(0..0x400), addr, body.clone()).expect("original mwr");
+        let orig = orig.to_bytes().expect("original emits");
+        let hlen = orig.len() - body.len();
+        let mut enc = DESCRIPTOR.to_vec();
+        enc.extend_from_slice(&orig[..hlen]);
+        enc.extend_from_slice(&body);
+        // Defects, in the message's bytes after the common header (descriptor at 0, header at 4).
+        let mut other_engine = false;
+        let (reason, what) = match self.r.random_range(0..20) {
+            0 => {
+                enc[0] = self.r.random_range(2..=255);
+                (Some(COLL_CONFIG), "encapsulated: unknown payload type")
+            }
+            1 => {
+                enc[1] = if self.r.random_bool(0.5) { 0 } else { 0x80 | 1 << self.r.random_range(0..7) };
+                (Some(COLL_CONFIG), "encapsulated: operation bit clear or a reserved bit set")
+            }
+            2 => {
+                enc[2] = self.r.random_range(2..=255);
+                (Some(COLL_CONFIG), "encapsulated: unknown version")
+            }
+            3 => {
+                enc[3] = self.r.random_range(1..=255);
+                (Some(COLL_CONFIG), "encapsulated: reserved descriptor byte set")
+            }
+            4 => {
+                // Not a memory write: a memory read (Fmt 000/001) or another Type.
+                enc[4] = if self.r.random_bool(0.5) { enc[4] & 0x20 } else { enc[4] | self.r.random_range(1..0x20) };
+                (Some(COLL_CONFIG), "encapsulated: header not a memory write")
+            }
+            5 => {
+                enc[6] |= [0x80, 0x40][self.r.random_range(0..2)];
+                (Some(COLL_CONFIG), "encapsulated: header with TD or EP")
+            }
+            6 => {
+                // The header's Length one DW off the body.
+                let l = (u16::from(enc[6] & 3) << 8 | u16::from(enc[7])) ^ 1;
+                enc[6] = enc[6] & !3 | (l >> 8) as u8;
+                enc[7] = l as u8;
+                (Some(COLL_CONFIG), "encapsulated: header Length disagrees with the payload")
+            }
+            7 => {
+                // The message one DW shorter or longer than descriptor + header + body.
+                if self.r.random_bool(0.5) {
+                    enc.truncate(enc.len() - 4);
+                } else {
+                    enc.extend_from_slice(&[0; 4]);
+                }
+                (Some(COLL_CONFIG), "encapsulated: message length disagrees with the header")
+            }
+            8 => {
+                let at = 4 + hlen + [8, 12][self.r.random_range(0..2)];
+                enc[at] |= 1 << self.r.random_range(0..8);
+                (Some(COLL_CONFIG), "encapsulated: a timeout wider than 24 bits")
+            }
+            9 => {
+                other_engine = true;
+                (Some(COLL_CONFIG), "encapsulated: P_ID names another engine (not relayed)")
+            }
+            _ => (None, "encapsulated configuration"),
+        };
+        let mut m = inner.clone();
+        m.header.kind = KIND_ENCAPSULATED;
+        if other_engine {
+            // docs §Encapsulated configuration: kind 10 for another engine is dropped, not relayed.
+            let mut p: u16 = self.r.random();
+            while p == ENGINE_ID || p == collective::NO_PARTICIPANT {
+                p = p.wrapping_add(1);
+            }
+            m.header.p_id = p;
+        }
+        m.body = Body::Raw(enc);
+        let m = CollectiveMessage { header: m.header, body: m.body };
+        let mailbox = self.r.random_bool(0.5);
+        let (mut t, tag) = if mailbox {
+            let tag = self.r.random_range(0..0x400u16);
+            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
+            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
+        } else {
+            let tag: u8 = self.r.random();
+            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
+        };
+        if self.r.random_bool(0.3) {
+            t.fill_ecrc().expect("ecrc");
+        }
+        let bytes = self.wrap(&t, |_| {});
+        // Check 3 of docs §Checks: a frame over 128 bytes is too long, whatever it carries.
+        let expect = if bytes.len() > 128 {
+            Expect::Drop(TOO_LONG)
+        } else if let Some(reason) = reason {
+            Expect::Drop(reason)
+        } else {
+            Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
+        };
+        let what = if reason.is_none() && mailbox { "encapsulated configuration (mailbox)" } else { what };
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() }
+    }
+}
