@@ -11,7 +11,7 @@
 //
 //  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
 //                                               \--ISSUE--> reduce_shared --REDUCE--> accumulator --CHECK
-//  tmpl_reg + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
+//  msg_reg (the template, from EXEC, CHECK or EXPIRE) + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
 //
 // One message or one timer expiry at a time (sequencer seq_reg, docs/blocks/cpu.md §Timing). Inside a cycle the
 // writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
@@ -225,11 +225,17 @@ reg                lk_p_hit_reg, lk_p_hit_next;
 reg [6:0]          lk_p_idx_reg, lk_p_idx_next;
 reg                lk_p_sender_reg, lk_p_sender_next; // the requester is entry lk_p_idx's device
 reg [DIDX_W-1:0]   cur_reg, cur_next;
-reg [MSG_W-1:0]    tmpl_reg, tmpl_next;
+// The outgoing message's template (the model's `tmpl`) is written into msg_reg (by EXEC, CHECK and EXPIRE):
+// no state reads the latched message after the step that sets a template (ISSUE and REDUCE read it
+// as the contribution, on paths that set none), so one 626-bit register serves both. What EMIT's
+// acknowledgement needs of the latched message and the template may have replaced (its requester and
+// TID) EXEC keeps in ack_src_reg and ack_tid_reg.
+reg [31:0]         ack_src_reg, ack_src_next;
+reg [1:0]          ack_tid_reg, ack_tid_next;
 reg [127:0]        em_mask_reg, em_mask_next;
 reg                em_one_reg, em_one_next;
-reg                em_ack_reg, em_ack_next;     // the single message is `acknowledged`, not tmpl_reg
-reg                em_keep_pid_reg, em_keep_pid_next; // copies keep tmpl's P_ID (a relayed INITIALIZATION)
+reg                em_ack_reg, em_ack_next;     // the single message is `acknowledged`, not the template
+reg                em_keep_pid_reg, em_keep_pid_next; // copies keep the template's P_ID (a relayed INITIALIZATION)
 reg                em_one_target_reg, em_one_target_next; // copies of a one-target master: ROUND_DONE, no result (003 [0052], [0060])
 reg [2:0]          fin_reg, fin_next;
 reg [1:0]          rat_target_reg, rat_target_next;
@@ -558,7 +564,8 @@ always @* begin
     scan_word_next = scan_word_reg;
     lk_p_sender_next = lk_p_sender_reg;
     cur_next = cur_reg;
-    tmpl_next = tmpl_reg;
+    ack_src_next = ack_src_reg;
+    ack_tid_next = ack_tid_reg;
     em_mask_next = em_mask_reg;
     em_one_next = em_one_reg;
     em_ack_next = em_ack_reg;
@@ -626,7 +633,9 @@ always @* begin
         SEQ_EXEC: begin
             seq_next = exec_seq;
             cur_next = exec_cur;
-            tmpl_next = exec_tmpl;
+            msg_next = exec_tmpl;
+            ack_src_next = m_src;
+            ack_tid_next = m_tid;
             em_mask_next = exec_em_mask;
             em_one_next = exec_em_one;
             em_ack_next = exec_em_ack;
@@ -662,7 +671,7 @@ always @* begin
         SEQ_CHECK: begin
             seq_next = check_seq;
             du = check_du;
-            tmpl_next = check_tmpl;
+            msg_next = check_tmpl;
             em_mask_next = check_em_mask;
             em_one_next = check_em_one;
             em_one_target_next = check_em_one_target;
@@ -707,7 +716,7 @@ always @* begin
         SEQ_EXPIRE: begin
             seq_next = expire_seq;
             du = expire_du;
-            tmpl_next = expire_tmpl;
+            msg_next = expire_tmpl;
             em_mask_next = expire_em_mask;
             em_one_next = expire_em_one;
             em_one_target_next = expire_em_one_target;
@@ -893,7 +902,8 @@ always @(posedge clk) begin
     scan_word_reg <= scan_word_next;
     lk_p_sender_reg <= lk_p_sender_next;
     cur_reg <= cur_next;
-    tmpl_reg <= tmpl_next;
+    ack_src_reg <= ack_src_next;
+    ack_tid_reg <= ack_tid_next;
     em_mask_reg <= em_mask_next;
     em_one_reg <= em_one_next;
     em_ack_reg <= em_ack_next;
@@ -940,7 +950,8 @@ always @(posedge clk) begin
         scan_word_reg <= {PBV_WADDR_W{1'b0}};
         lk_p_sender_reg <= 1'b0;
         cur_reg <= {DIDX_W{1'b0}};
-        tmpl_reg <= {MSG_W{1'b0}};
+        ack_src_reg <= 32'd0;
+        ack_tid_reg <= 2'd0;
         em_mask_reg <= 128'd0;
         em_one_reg <= 1'b0;
         em_ack_reg <= 1'b0;

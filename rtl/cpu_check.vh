@@ -25,7 +25,7 @@ reg [1:0]        check_rat_target;
 always @* begin
     check_seq = SEQ_IDLE;
     check_du = dsel;
-    check_tmpl = tmpl_reg;
+    check_tmpl = msg_reg;
     check_em_mask = em_mask_reg;
     check_em_one = em_one_reg;
     check_em_one_target = em_one_target_reg;

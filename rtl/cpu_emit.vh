@@ -7,8 +7,11 @@ wire out_free = !out_valid_reg || m_msg_ready;
 // The next copy goes to the lowest PBV entry left in em_mask_reg.
 wire [6:0] em_b = lowest_index(em_mask_reg);
 // Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/blocks/cpu.md §Messages).
-wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,
-                                         m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, m_tid,
+// msg_reg holds the template by now (the message itself, or the relayed copy: the same CC_ID, P_ID, DMU_ID
+// and op, another requester and, for a CONTROL copy, another TID); the requester and TID the
+// acknowledgement answers are the latched message's, kept by EXEC in ack_src_reg and ack_tid_reg.
+wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, ack_src_reg,
+                                         m_pid, m_dmu, 20'd0, CODE_ACKNOWLEDGED, 1'b1, 1'b0, ack_tid_reg,
                                          16'd0, 32'd0, 10'd0, 10'd0, 1'b0, m_op, 4'd0, 8'd0, 2'd0,
                                          256'd0, 128'd0);
 
@@ -37,9 +40,9 @@ always @* begin
             if (!pbv_valid_reg[em_b]) begin
                 emit_em_mask[em_b] = 1'b0;
             end else if (out_free) begin
-                emit_out = tmpl_reg;
+                emit_out = msg_reg;
                 emit_out[M_DST +: 32] = {16'd0, pbv_dev_rd[16*em_b[PBV_SLOT_W-1:0] +: 16]};
-                emit_out[M_PID +: 16] = em_keep_pid_reg ? tmpl_reg[M_PID +: 16] : {9'd0, em_b};
+                emit_out[M_PID +: 16] = em_keep_pid_reg ? msg_reg[M_PID +: 16] : {9'd0, em_b};
                 // Reduce to one target (003 [0052], [0060]): the participants learn the round is
                 // over, not its result (model: Cpu::without_result).
                 if (em_one_target_reg) begin
@@ -54,7 +57,7 @@ always @* begin
             end
         end else if (em_one_reg) begin
             if (out_free) begin
-                emit_out = em_ack_reg ? acknowledged : tmpl_reg;
+                emit_out = em_ack_reg ? acknowledged : msg_reg;
                 emit_send = 1'b1;
                 emit_em_one = 1'b0;
                 emit_em_ack = 1'b0;

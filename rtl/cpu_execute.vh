@@ -82,7 +82,7 @@ always @* begin
     // docs/blocks/cpu.md §Messages. Default: done, back to IDLE.
     exec_seq = SEQ_IDLE;
     exec_cur = cur_reg;
-    exec_tmpl = tmpl_reg;
+    exec_tmpl = msg_reg;
     exec_em_mask = em_mask_reg;
     exec_em_one = em_one_reg;
     exec_em_ack = em_ack_reg;

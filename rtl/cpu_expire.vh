@@ -25,7 +25,7 @@ reg              expire_fail;       // the timeout sets a Failure flag
 
 always @* begin
     expire_du = dsel;
-    expire_tmpl = tmpl_reg;
+    expire_tmpl = msg_reg;
     expire_fin = fin_reg;
     expire_rat_target = rat_target_reg;
     expire_ev = 6'd0;

@@ -56,16 +56,16 @@ always @* begin
                 // result at a subservient) keeps it for a RETRY (000 [0098], [0117]): accumulator and
                 // count take the message's result fields, re-loaded at the next round's first
                 // contribution (EXECUTE). A round that ended with retries exhausted keeps nothing.
-                finish_du[D_KEPT] = tmpl_reg[M_KIND +: 4] == K_COMPLETION;
-                if (tmpl_reg[M_KIND +: 4] == K_COMPLETION) begin
-                    finish_du[D_COUNT +: 20] = tmpl_reg[M_COUNT +: 20];
-                    finish_du[D_ACC_OP +: 6] = tmpl_reg[M_OP +: 6];
-                    finish_du[D_ACC_DATA +: 256] = tmpl_reg[M_DATA +: 256];
-                    finish_du[D_ACC_RC +: 4] = tmpl_reg[M_RC +: 4];
-                    finish_du[D_ACC_RSM +: 8] = tmpl_reg[M_RSM +: 8];
-                    finish_du[D_ACC_OFLOW +: 2] = tmpl_reg[M_OFLOW +: 2];
-                    finish_du[D_RES_CODE +: 4] = tmpl_reg[M_CODE +: 4];
-                    finish_du[D_RES_ERROR] = tmpl_reg[M_ERROR];
+                finish_du[D_KEPT] = msg_reg[M_KIND +: 4] == K_COMPLETION;
+                if (msg_reg[M_KIND +: 4] == K_COMPLETION) begin
+                    finish_du[D_COUNT +: 20] = msg_reg[M_COUNT +: 20];
+                    finish_du[D_ACC_OP +: 6] = msg_reg[M_OP +: 6];
+                    finish_du[D_ACC_DATA +: 256] = msg_reg[M_DATA +: 256];
+                    finish_du[D_ACC_RC +: 4] = msg_reg[M_RC +: 4];
+                    finish_du[D_ACC_RSM +: 8] = msg_reg[M_RSM +: 8];
+                    finish_du[D_ACC_OFLOW +: 2] = msg_reg[M_OFLOW +: 2];
+                    finish_du[D_RES_CODE +: 4] = msg_reg[M_CODE +: 4];
+                    finish_du[D_RES_ERROR] = msg_reg[M_ERROR];
                 end else begin
                     finish_du[D_COUNT +: 20] = 20'd0;
                     finish_du[D_ACC_OP +: 6] = scur[S_OP +: 6];

@@ -26,20 +26,20 @@ impl Cpu {
         if d.portals {
             self.rat_target = CtxState::Exiting;
             if d.role == role::MASTER {
-                self.tmpl = self.portals_result(&d);
+                self.msg = self.portals_result(&d);
                 self.fin = fin::REARM;
             } else {
-                self.tmpl = self.portals_partial(&d);
+                self.msg = self.portals_partial(&d);
                 self.fin = fin::FREE;
             }
         } else if d.role == role::MASTER {
-            self.tmpl = self.tlp_completion(&d, false);
+            self.msg = self.tlp_completion(&d, false);
             self.em_mask = self.st[usize::from(d.sidx)].pbv;
             self.em_one_target = self.st[usize::from(d.sidx)].one_target;
             self.rat_target = CtxState::Exiting;
             self.fin = fin::NEXT_ROUND;
         } else {
-            self.tmpl = self.tlp_response(&d, false, false);
+            self.msg = self.tlp_response(&d, false, false);
             self.d[di].attempts = 0;
             self.d[di].sent_error = false;
             self.rat_target = CtxState::Full;

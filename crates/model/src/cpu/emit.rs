@@ -6,7 +6,7 @@ use super::*;
 impl Cpu {
     /// Emission of one message (`em_one`), no per-participant copies.
     pub(super) fn emit_one(&mut self, tmpl: CollectiveMsg, f: u8) {
-        self.tmpl = tmpl;
+        self.msg = tmpl;
         self.em_mask = 0;
         self.em_one = true;
         self.fin = f;
@@ -21,8 +21,8 @@ impl Cpu {
             if !e.valid {
                 self.em_mask &= !(1u128 << b);
             } else if out_free {
-                let pid = if self.em_keep_pid { self.tmpl.pid } else { b as u16 };
-                let copy = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.tmpl };
+                let pid = if self.em_keep_pid { self.msg.pid } else { b as u16 };
+                let copy = CollectiveMsg { dst: u32::from(e.device_id), pid, ..self.msg };
                 // Reduce to one target (003 [0052], [0060]): the participants learn the round is over,
                 // not its result.
                 self.out = MsgPort::from(&if self.em_one_target { Self::without_result(copy) } else { copy });
@@ -31,7 +31,10 @@ impl Cpu {
             }
         } else if self.em_one {
             if out_free {
-                self.out = MsgPort::from(&if self.em_ack { self.answer(&self.msg, completion::ACKNOWLEDGED) } else { self.tmpl });
+                // The acknowledgement answers the latched message's requester and TID (kept by EXEC: the
+                // template in `msg` may be a relayed copy with the engine as requester and another TID).
+                let acked = CollectiveMsg { src: self.ack_src, tid: self.ack_tid, ..self.msg };
+                self.out = MsgPort::from(&if self.em_ack { self.answer(&acked, completion::ACKNOWLEDGED) } else { self.msg });
                 self.out_valid = true;
                 self.em_one = false;
                 self.em_ack = false;

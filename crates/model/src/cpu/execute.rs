@@ -8,6 +8,8 @@ impl Cpu {
     /// State `EXEC`: the decision for the latched message (`docs/blocks/cpu.md` §Messages).
     pub(super) fn exec(&mut self) {
         let m = self.msg;
+        self.ack_src = m.src;
+        self.ack_tid = m.tid;
         let lk = self.lk;
         let s = self.st[lk.s_idx];
         let portals = m.family == Family::Portals;
@@ -48,7 +50,7 @@ impl Cpu {
                     }
                     let switches = self.switch_mask();
                     let direct = lk.p_hit && self.cfg.pbv[lk.p_idx].switch && s.pbv & (1u128 << lk.p_idx) != 0;
-                    self.tmpl = self.rewritten(m);
+                    self.msg = self.rewritten(m);
                     self.em_mask = if direct { 1u128 << lk.p_idx } else { s.pbv & switches };
                     self.em_keep_pid = true;
                     self.em_one = !m.posted;
@@ -155,7 +157,7 @@ impl Cpu {
                 // in its CONTRIBUTION (001). Then, if non-posted, acknowledged to the sender (000 [0097],
                 // claim 14; the acknowledgement keeps `m.tid`).
                 if s.stored || !m.posted {
-                    self.tmpl = CollectiveMsg { tid: s.tid, ..self.rewritten(m) };
+                    self.msg = CollectiveMsg { tid: s.tid, ..self.rewritten(m) };
                     self.em_mask = if s.stored { s.pbv } else { 0 };
                     self.em_one = !m.posted;
                     self.em_ack = !m.posted;
@@ -253,7 +255,7 @@ impl Cpu {
                 if m.tid != s.tid {
                     return event::BAD_TID;
                 }
-                self.tmpl = self.rewritten(m);
+                self.msg = self.rewritten(m);
                 self.em_mask = s.pbv;
                 self.em_one = false;
                 self.fin = fin::NEXT_ROUND;

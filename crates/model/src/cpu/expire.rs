@@ -16,7 +16,7 @@ impl Cpu {
             self.rat_target = CtxState::Exiting;
             self.fin = fin::FREE;
             self.em_one = d.acc_valid;
-            self.tmpl = self.portals_partial(&d);
+            self.msg = self.portals_partial(&d);
             if d.acc_valid {
                 event::TIMEOUT_PARTIAL
             } else {
@@ -28,14 +28,14 @@ impl Cpu {
                 CtxState::Filling if !master => {
                     self.d[di].sent_error = true;
                     self.d[di].attempts = 0;
-                    self.tmpl = self.tlp_response(&d, true, false);
+                    self.msg = self.tlp_response(&d, true, false);
                     self.rat_target = CtxState::Full;
                     self.fin = fin::WAIT;
                     event::TIMEOUT_PARTIAL
                 }
                 CtxState::Filling => {
                     self.set_failure(di, false, d.key);
-                    self.tmpl = self.tlp_completion(&d, true);
+                    self.msg = self.tlp_completion(&d, true);
                     self.em_mask = self.st[usize::from(d.sidx)].pbv;
                     self.em_one_target = self.st[usize::from(d.sidx)].one_target;
                     self.rat_target = CtxState::Exiting;
@@ -44,14 +44,14 @@ impl Cpu {
                 }
                 CtxState::Full if !master && d.attempts < self.cfg.retry_limit => {
                     self.d[di].attempts += 1;
-                    self.tmpl = self.tlp_response(&d, d.sent_error, true);
+                    self.msg = self.tlp_response(&d, d.sent_error, true);
                     self.rat_target = CtxState::Full;
                     self.fin = fin::WAIT;
                     event::RETRY
                 }
                 CtxState::Full if !master => {
                     self.set_failure(di, false, d.key);
-                    self.tmpl = self.retry_failure(&d);
+                    self.msg = self.retry_failure(&d);
                     self.rat_target = CtxState::Exiting;
                     self.fin = fin::NEXT_ROUND;
                     event::RETRY_EXHAUSTED

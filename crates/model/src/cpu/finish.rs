@@ -33,7 +33,7 @@ impl Cpu {
                 let s = self.st[si];
                 self.st[si].tid = (s.tid + 1) & 3;
                 let acc = self.tlp_acc(s.op, s.data);
-                let t = self.tmpl;
+                let t = self.msg;
                 let d = &mut self.d[di];
                 d.state = CtxState::Idle;
                 d.pbv = s.pbv;

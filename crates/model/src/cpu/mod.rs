@@ -212,15 +212,21 @@ pub struct Cpu {
     st: Vec<StaticEntry>,
     d: Vec<Descriptor>,
     seq: u8,
+    /// The latched message, then the outgoing message's template once EXEC, CHECK or EXPIRE sets one
+    /// (RTL `msg_reg`: one register for both, since no state reads the message after its template is
+    /// set; ISSUE's contribution is read on paths that set none).
     msg: CollectiveMsg,
     lk: Lookup,
     /// The word of the device-ID RAM the reverse lookup compares (state `SCAN`; RTL `pbv_raddr_reg`).
     scan_word: usize,
     cur: usize,
-    tmpl: CollectiveMsg,
+    /// The latched message's requester and TID, for the acknowledgement EMIT sends (RTL `ack_src_reg`,
+    /// `ack_tid_reg`): the template replaces `msg` (see `msg`).
+    ack_src: u32,
+    ack_tid: u8,
     em_mask: u128,
     em_one: bool,
-    /// The single message is the acknowledgement of the latched message (`ack_msg`), not `tmpl`.
+    /// The single message is the acknowledgement of the latched message (`ack_msg`), not the template.
     em_ack: bool,
     /// The copies keep the template's P_ID (a relayed INITIALIZATION names its target engine there)
     /// instead of taking their PBV bit; cleared when the emission ends.
@@ -313,7 +319,8 @@ impl Cpu {
             lk: Lookup::default(),
             scan_word: 0,
             cur: 0,
-            tmpl: CollectiveMsg::default(),
+            ack_src: 0,
+            ack_tid: 0,
             em_mask: 0,
             em_one: false,
             em_ack: false,
