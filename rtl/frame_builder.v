@@ -263,30 +263,43 @@ end
 // register starts at CRC32_INIT_BYTES_EARLY[PAD], the value PAD zero bytes turn into 0xFFFF_FFFF. A beat
 // of the frame is read back PAD bytes further on. The four frame lengths are the four classes FC_*.
 
-// Per class, a constant: its pad. The offered frame PAD bytes late (a constant shift per class; what
-// falls off the top is the zero CRC field or beyond: the data ends at most at BUFFER_BYTES), the beat's
-// bytes PAD bytes into the stored frame, and the CRC's initial value.
+// Per class, a constant: its pad and the CRC's initial value. The offered frame PAD bytes late (a constant
+// shift per class; what falls off the top is the zero CRC field or beyond: the data ends at most at
+// BUFFER_BYTES), and the beat's bytes PAD bytes into the stored frame, are each the one class's shift,
+// chosen in a loop of ifs: a table of every class's shifted copy (as session 19 first wrote it) made the
+// Verilated top compute all sixteen 1,024-bit copies at every evaluation, 0.76x the simulation speed
+// (docs/performance.md §Session 20).
 /* verilator lint_off UNUSEDSIGNAL */
 wire [8*(BUFFER_BYTES+KEEP_WIDTH)-1:0] frame_ext;
 /* verilator lint_on UNUSEDSIGNAL */
-wire [8*BUFFER_BYTES-1:0] padded_rows [0:CLASSES-1];
-wire [DATA_WIDTH-1:0]     beat_rows [0:CLASSES-1];
-wire [31:0]               init_crc_rows [0:CLASSES-1];
+wire [7:0]  pad_rows [0:CLASSES-1];
+wire [31:0] init_crc_rows [0:CLASSES-1];
 genvar gp;
 generate
     for (gp = 0; gp < CLASSES; gp = gp + 1) begin : g_pad
         localparam [CLASS_W-1:0] C = gp;
         localparam integer PAD = class_pad(C);
-        assign padded_rows[gp] = build << (8 * PAD);
-        assign beat_rows[gp] = frame_ext[8*PAD +: DATA_WIDTH];
+        assign pad_rows[gp] = PAD[7:0];
         assign init_crc_rows[gp] = CRC32_INIT_BYTES_EARLY[32*PAD +: 32];
     end
 endgenerate
-wire [8*BUFFER_BYTES-1:0] build_padded = padded_rows[frame_class];
+
+reg [8*BUFFER_BYTES-1:0] build_padded;
+reg [DATA_WIDTH-1:0]     beat_bytes;
+reg [CLASS_W-1:0]        class_reg, class_next;
+integer pc;
+
+always @* begin
+    build_padded = {8*BUFFER_BYTES{1'b0}};
+    beat_bytes = {DATA_WIDTH{1'b0}};
+    for (pc = 0; pc < CLASSES; pc = pc + 1) begin
+        if (frame_class == pc[CLASS_W-1:0]) build_padded = build << (8 * pad_rows[pc]);
+        if (class_reg == pc[CLASS_W-1:0]) beat_bytes = frame_ext[8 * pad_rows[pc] +: DATA_WIDTH];
+    end
+end
 
 // frame_reg shifts one beat down per beat sent, so the CRC's beat is always its lowest DATA_WIDTH bits.
 reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
-reg [CLASS_W-1:0]          class_reg, class_next;
 reg [BEAT_INDEX_WIDTH-1:0] beat_reg, beat_next;
 reg                        busy_reg, busy_next;
 reg [15:0]                 dest_reg, dest_next;
@@ -347,10 +360,9 @@ endgenerate
 
 wire last = last_rows[{class_reg, beat_reg}];
 
-// The beat's frame bytes: PAD (of its class) bytes into the stored frame (zero bytes above it, so every
-// class reads a whole beat; the pads' range leaves bytes at both ends unread).
+// The stored frame with zero bytes above it, so every class reads a whole beat (beat_bytes, above; the
+// pads' range leaves bytes at both ends unread).
 assign frame_ext = {{8*KEEP_WIDTH{1'b0}}, frame_reg};
-wire [DATA_WIDTH-1:0] beat_bytes = beat_rows[class_reg];
 
 // The CRC of the lowest beat of frame_reg: bit g is the XOR of row g over the beat and the register.
 wire [31:0] init_crc = init_crc_rows[class_reg];

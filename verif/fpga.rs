@@ -45,10 +45,10 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // (composed, through d_pay_rd and d_reg, which sessions 11-18 replaced), 36 in session 14.
     // docs/performance.md §The CPU's lane-shared reduction unit (session 19).
     ("cpu", 24, "the sequencer and timer scan: the deepest stage ends at d_due_reg (the due bits, from the descriptors' deadlines against the tick count) in one run, at d_rd (the descriptor LUT RAM's write input) in the next, both 24"),
-    // Session 15 (2026-11-27): the first xilinx run of the whole top that finished (64 min, at 4,096 static
-    // entries), made before the reduction unit was pipelined; its deepest path is the CPU's (36 then).
-    // Lower it to the CPU's entry once a run of the top with the pipelined unit measures it.
-    ("packet_engine", 38, "inside the CPU (measured with the reduction unit before its pipelining): see the cpu entry"),
+    // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
+    // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
+    // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
+    ("packet_engine", 24, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
