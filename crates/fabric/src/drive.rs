@@ -225,8 +225,12 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
     if cycle {
         // The same path as the manager's placements: bring-up, then each context's plan encoded by the
         // manager's encoder, frames from its source.
+        // The bring-up first, run until quiet: an engine must hold its route entry 0 before a plan makes
+        // it emit (a master relaying INITIALIZATIONs), and another context's source may be nearer to it
+        // than the first's (docs/fabric.md §Two masters: the relays lost to route misses).
         if let Some(first) = plan.contexts.first() {
             f.bring_up(first.source, at);
+            f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         }
         for (c, p) in plan.contexts.iter().zip(builtin_plans(&f.topo, &plan.contexts, entries_per_engine)) {
             let enc = p.encode_with(&|s| f.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;

@@ -199,3 +199,49 @@ fn two_masters_initialize_through_their_masters() {
     assert_eq!(f.cpu_event_total(event::INIT_RELAY), 16 * 31);
     assert_eq!(f.cpu_event_total(event::DROP_UNKNOWN), 0);
 }
+
+/// Two contexts configured at once from two sources (as the two-master case does), the second master's
+/// switch far from the first source on a slow link (30 us, longer than the engines' 16 us clearing sweep
+/// after reset): the bring-up, sent from the first context's source, reaches the second master after
+/// its own source's INITIALIZATIONs. A master relays its subservients' INITIALIZATIONs as it takes them;
+/// before its route entry 0 exists, every copy is dropped by its output queue (a route miss) and the
+/// subservients never hold the context. `drive::configure` runs the bring-up until quiet before the
+/// plans: no route miss, every engine holds both contexts, both all-reduces are right.
+#[test]
+fn a_master_nearer_another_source_than_the_bring_up_loses_no_relay() {
+    use inswitch_fabric::drive;
+    use inswitch_fabric::manager::static_slot_of;
+    use inswitch_fabric::scenario::{value_of, INT_SUM};
+    use inswitch_fabric::setup::{self, Plan};
+    use inswitch_fabric::sim::{Fabric, SimConfig};
+    let t = Topology::parse(
+        "switch a id=0x0000\nswitch b id=0x0010\nswitch c id=0x0020\n\
+         endpoint a0 a id=0x0001\nendpoint a1 a id=0x0002\nendpoint b0 b id=0x0011\nendpoint b1 b id=0x0012\n\
+         endpoint c0 c id=0x0021\nendpoint c1 c id=0x0022\n\
+         link a b delay_ns=30000\nlink a c\nlink b c\n",
+    )
+    .unwrap();
+    let ctxs = vec![setup::plan(&t, Arrangement::Distributed, 1, INT_SUM, 0, 0), setup::plan(&t, Arrangement::Distributed, 2, INT_SUM, 2, 1)];
+    let mut f = Fabric::new(t.clone(), SimConfig { hop_latency_ps: 100_000, ..SimConfig::default() }).unwrap();
+    drive::configure(&mut f, &Plan { contexts: ctxs.clone() }, 0, &value_of).unwrap();
+    f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+    assert_eq!(f.stats.route_misses, 0, "no engine emitted before its route entry");
+    for c in &ctxs {
+        let slot = usize::from(static_slot_of(c.cc_id, f.cfg.engine_params.static_entries));
+        for s in 0..3 {
+            assert!(f.engine(s).unwrap().cpu().static_entry(slot).stored, "CC_ID {}: switch {s} holds the context", c.cc_id);
+        }
+    }
+    for c in &ctxs {
+        let log0 = f.log.len();
+        f.start(c, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        f.respond_all(c.cc_id, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        let sum = c.participants.iter().map(|&e| value_of(e)).sum::<u64>();
+        for &e in &c.participants {
+            let got: Vec<u64> = f.log[log0..].iter().filter(|d| d.kind == 6 && d.cc_id == c.cc_id && d.to == t.endpoints[e].id).map(|d| d.operands[0]).collect();
+            assert_eq!(got, [sum], "CC_ID {}: end node {e} gets the sum once", c.cc_id);
+        }
+    }
+}
