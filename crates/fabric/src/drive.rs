@@ -225,8 +225,12 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
     if cycle {
         // The same path as the manager's placements: bring-up, then each context's plan encoded by the
         // manager's encoder, frames from its source.
+        // The bring-up first, run until quiet: an engine must hold its route entry 0 before a plan makes
+        // it emit (a master relaying INITIALIZATIONs), and another context's source may be nearer to it
+        // than the first's (docs/fabric.md §Two masters: the relays lost to route misses).
         if let Some(first) = plan.contexts.first() {
             f.bring_up(first.source, at);
+            f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         }
         for (c, p) in plan.contexts.iter().zip(builtin_plans(&f.topo, &plan.contexts, entries_per_engine)) {
             let enc = p.encode_with(&|s| f.topo.switches[s.0 as usize].engine_id).map_err(|e| SimError::Plan(e.to_string()))?;
@@ -241,11 +245,14 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
 /// table per engine, shared by its contexts, `docs/blocks/cpu.md` §Not built; in first-use order, which is the
 /// context's PBV order), then its static entry (the CC_ID's, CC_ID mod `static_entries`: the CPU's static
-/// table is direct-mapped); then one INITIALIZATION per
-/// INITIALIZATION per engine from the source, each to its engine (the built-in plans do not use the
-/// master's relay of the manager's plans, `Action::Initialize::relay`: the master's replicated CONTROL
-/// START sets each subservient's upstream, `docs/blocks/cpu.md` §Messages). Requester of every frame: the source. The initial accumulator is 0 (the identity of the built-ins' INT_SUM and
-/// barrier). End nodes are not in the plans ([`configure`] joins them).
+/// table is direct-mapped); then one INITIALIZATION per engine from the source, all to the context's
+/// master, the subservients' naming their engine in P_ID (`Action::Initialize::relay`), which the
+/// engines relay down the tree as they do the manager's (000 \[0106\]-\[0107\], \[0161\];
+/// `docs/blocks/cpu.md` §Messages): each subservient stores the engine that has it as a switch member,
+/// its parent, as its upstream. The engines are in top-down order in every built-in plan (master
+/// first; the hierarchy's parents before their children), so an engine holds the context before it
+/// relays. Requester of every frame: the source. The initial accumulator is 0 (the identity of the
+/// built-ins' INT_SUM and barrier). End nodes are not in the plans ([`configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan], static_entries: usize) -> Vec<MPlan> {
     let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
     let mut plans = Vec::with_capacity(contexts.len());
@@ -272,10 +279,16 @@ pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan], static_entries: usi
             let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
             let slot = crate::manager::static_slot_of(c.cc_id, static_entries);
             plan.push(job, 0, source, Action::StaticEntry { engine, slot, key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
-            // Not relayed by the master (unlike the manager's plans, docs/blocks/cpu.md §Messages): with two masters
-            // configuring at once (`scenario::two_masters`) the first three relayed INITIALIZATIONs of
-            // the second master's context were lost (not yet understood; docs/fabric.md §Limits).
-            inits.push(Action::Initialize { engine, upstream: source, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay: None });
+            // The master's from the source; the others' to the master naming their engine, relayed down
+            // the tree (000 [0106]-[0107], [0161]; docs/blocks/cpu.md §Messages): their upstream is the
+            // engine that has them as a switch member.
+            let id = t.switches[ec.switch].engine_id;
+            let parent = c.engines.iter().find(|p| p.members.iter().any(|m| m.switch && m.id == id));
+            let (upstream, relay) = match (ec.role, parent) {
+                (Role::Subservient, Some(p)) => (t.switches[p.switch].engine_id, Some(SwitchId(c.master() as u32))),
+                _ => (source, None),
+            };
+            inits.push(Action::Initialize { engine, upstream, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay });
         }
         for a in inits {
             plan.push(job, 0, source, a);

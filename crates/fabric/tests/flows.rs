@@ -481,8 +481,9 @@ fn satisfied(f: &Fabric, from: usize, e: usize, cc: u16) -> usize {
 }
 
 /// A job removed through the fabric ([0142], `docs/manager.md` §5 removal): the manager's removal plan
-/// sent as frames (RESETs bottom-up from each engine's upstream) and CPU writes frees the engines'
-/// contexts; the engines replicate the RESET to their end nodes ([0172]). With eight contexts live on
+/// sent as frames (one RESET from the source to the master, which the engines replicate down the tree,
+/// 000 [0161], [0172]; then the static entries' clears) frees the engines' contexts; the engines
+/// replicate the RESET to their end nodes ([0172]). With eight contexts live on
 /// every engine (8 descriptors, 002 (35)) the ninth job is refused; after the removal it is placed on the
 /// freed CC_ID and slot and its barrier completes through the engines.
 #[test]
@@ -507,21 +508,29 @@ fn a_removed_job_frees_its_contexts_in_the_engines() {
     // Static entry 0 freed: STATIC_INDEX := 0, then STATIC_KEY written 0 (docs/blocks/register_space.md CPU window).
     let index = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC600, be: 0xF, data: 0 };
     let clear = |from, engine: u16| Seen::Write { from, addr: u64::from(engine) << 16 | 0xC604, be: 0xF, data: 0 };
-    // The RESETs leave the source bottom-up, each with the requester the engine knows as its upstream,
-    // each followed by the clear of the engine's static entry (from the master for the subservient
-    // engines, the source for the master), sent once the RESET has been taken (drive::apply_encoded's
-    // phases). No PBV entry is cleared: the other seven jobs use them.
+    // One RESET leaves the source, to the master 720 (000 [0161]: the engine at the top distributes
+    // "reset collective operation" to the other packet engines; [0172]), then the clears of the
+    // engines' static entries, bottom-up (from the master for the subservient engines, the source for
+    // the master), sent once the RESET has been taken (drive::apply_encoded's phases). No RESET from the
+    // source for 725 or 730. No PBV entry is cleared: the other seven jobs use them.
     let sent: Vec<Seen> = on(&f, &[ChannelKind::Up(SOURCE)], mark, all);
     assert_eq!(sent, [
-        reset(SW720, SW730, NO_PARTICIPANT), index(SW720, SW730), clear(SW720, SW730),
-        reset(SW720, SW725, NO_PARTICIPANT), index(SW720, SW725), clear(SW720, SW725),
-        reset(0x0001, SW720, NO_PARTICIPANT), index(0x0001, SW720), clear(0x0001, SW720),
+        reset(0x0001, SW720, NO_PARTICIPANT),
+        index(SW720, SW730), clear(SW720, SW730),
+        index(SW720, SW725), clear(SW720, SW725),
+        index(0x0001, SW720), clear(0x0001, SW720),
     ]);
-    // Every end node got the RESET once from its own engine; 720's copies to 725 and 730 find them cleared.
-    // Bottom-up ([0172]: each engine copies the RESET to its PBV participants): 730, 725, then 720.
+    // Each engine copies the RESET to its PBV participants ([0172]), the engines below among them: 720 to
+    // 725 (PBV 0), 730 (PBV 1) and its nodes; 725 and 730, reset by 720's copies, to theirs. Every
+    // end node gets the RESET once, from its own engine.
     let copies = |from: u16, to: &[u16]| to.iter().enumerate().map(move |(pid, &d)| reset(from, d, pid as u16)).collect::<Vec<_>>();
-    let want = [copies(SW730, &[0x0021, 0x0022, 0x0023]), copies(SW725, &[0x0011, 0x0012, 0x0013]), copies(SW720, &[SW725, SW730, 0x0001, 0x0002, 0x0003])].concat();
-    assert_eq!(on(&f, &[ChannelKind::FromEngine(0), ChannelKind::FromEngine(1), ChannelKind::FromEngine(2)], mark, all), want);
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(0)], mark, all), copies(SW720, &[SW725, SW730, 0x0001, 0x0002, 0x0003]));
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(1)], mark, all), copies(SW725, &[0x0011, 0x0012, 0x0013]));
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(2)], mark, all), copies(SW730, &[0x0021, 0x0022, 0x0023]));
+    // What reaches the subservient engines: 720's copy of the RESET, then the source's clears (sent by
+    // the source with the master's requester ID, [0175]).
+    assert_eq!(on(&f, &[isl(&f, 0, 1)], mark, all), [reset(SW720, SW725, 0), index(SW720, SW725), clear(SW720, SW725)]);
+    assert_eq!(on(&f, &[isl(&f, 0, 2)], mark, all), [reset(SW720, SW730, 1), index(SW720, SW730), clear(SW720, SW730)]);
     for e in 0..9 {
         let own = f.topo.switches[f.topo.endpoints[e].switch].engine_id;
         let got: Vec<Seen> = on(&f, &[ChannelKind::Down(e)], mark, of_cc(0));
@@ -689,6 +698,42 @@ fn fig7_barrier_with_725_as_the_master() {
     assert_eq!(on(&f, &[isl(&f, 2, 0)], mark, data), [msg(RESPONSE, SW730, SW720, 0, NO_PARTICIPANT, BARRIER_MET)]);
     let log0 = f.log.iter().position(|d| d.kind == CONTROL && d.to == SW725).unwrap();
     assert!((0..9).all(|e| satisfied(&f, log0, e, 0) == 1), "every end node satisfied once");
+}
+
+/// The removal of [0209]'s tree (725 the master, 720 below it, 730 below 720): the source sends one RESET,
+/// to 725 (000 [0161]: the engine at the top distributes "reset collective operation" to the other
+/// packet engines); 725 copies it to its PBV participants, 720 among them, and 720 to its own, 730 among
+/// them (the CPU's CONTROL rule, [0172]; multi-hop, [0107]). No RESET from the source reaches 720 or 730,
+/// and every engine's context is freed.
+#[test]
+fn a_removal_is_relayed_down_two_levels() {
+    let (mut f, mut m) = fig7();
+    let spec = JobSpec { master: Some(SwitchId(1)), ..JobSpec::new(drive::node_ids(&(0..9).collect::<Vec<_>>()), NodeId(SOURCE as u32)) };
+    let at = f.now();
+    let (job, _, ctx) = drive::place_and_apply(&mut f, &mut m, spec, at, &value_of).unwrap();
+    run(&mut f);
+    barrier(&mut f, &ctx);
+    assert!((0..3).all(|s| f.engine(s).unwrap().cpu().live(false, 0).is_some()), "the context is live on every engine");
+    let removal = m.remove(job).unwrap();
+    let mark = f.captured.len();
+    let at = f.now();
+    drive::apply(&mut f, &m, &removal, SOURCE, at, &value_of).unwrap();
+    run(&mut f);
+    let is_reset = |s: &Seen| matches!(s, Seen::Msg { kind: CONTROL, code: 5, .. });
+    let reset = |from, to, pid| msg(CONTROL, from, to, 0, pid, 5);
+    assert_eq!(on(&f, &[ChannelKind::Up(SOURCE)], mark, is_reset), [reset(0x0001, SW725, NO_PARTICIPANT)], "one RESET from the source, to the master");
+    // 725's PBV: [720, its three nodes]; 720's: [730, 735, node 1, node 2]; 730's: its three nodes.
+    let copies = |from: u16, to: &[u16]| to.iter().enumerate().map(move |(pid, &d)| reset(from, d, pid as u16)).collect::<Vec<_>>();
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(1)], mark, is_reset), copies(SW725, &[SW720, 0x0011, 0x0012, 0x0013]));
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(0)], mark, is_reset), copies(SW720, &[SW730, 0x0001, 0x0002, 0x0003]));
+    assert_eq!(on(&f, &[ChannelKind::FromEngine(2)], mark, is_reset), copies(SW730, &[0x0021, 0x0022, 0x0023]));
+    // What reaches 720 and 730: their parent engine's copy only.
+    assert_eq!(on(&f, &[ChannelKind::ToEngine(0)], mark, is_reset), [reset(SW725, SW720, 0)]);
+    assert_eq!(on(&f, &[ChannelKind::ToEngine(2)], mark, is_reset), [reset(SW720, SW730, 0)]);
+    for s in 0..3 {
+        let cpu = f.engine(s).unwrap().cpu();
+        assert!(!cpu.static_entry(0).valid && cpu.live(false, 0).is_none(), "switch {s}: context 0 freed");
+    }
 }
 
 /// A scenario file with `"arrangement": "managed"` runs through the manager (`docs/fabric.md` §Scenario

@@ -545,9 +545,18 @@ fn link_down_recomputes_only_the_trees_on_it() {
     assert_eq!(resets.len(), old_a.tree.members.len());
     assert_eq!(inits.len(), new_a.tree.members.len());
     assert!(resets.iter().max() < inits.iter().min());
+    // The master's RESET goes from the source; the engines below it have it relayed by the master (000
+    // [0161], [0172]): their steps name the root and send no frame. One RESET frame, to the old root.
+    let old_root = old_a.tree.root;
+    for &i in &resets {
+        let Action::Reset { engine, relay, .. } = c.plan.steps[i].action else { unreachable!() };
+        assert_eq!(relay, (engine != old_root).then_some(old_root), "engine {engine:?}");
+    }
+    let enc = frames_round_trip(&m, &c.plan);
+    let reset_frames: Vec<DeviceId> = enc.frames.iter().filter(|f| resets.contains(&f.step)).map(|f| f.to).collect();
+    assert_eq!(reset_frames, [m.topology().switch(old_root).device_id]);
     // The victim carries no load any more; loads match the placed trees.
     assert_eq!(m.topology().link(victim).load.jobs, 0);
-    frames_round_trip(&m, &c.plan);
 }
 
 #[test]
@@ -568,6 +577,10 @@ fn switch_down_moves_the_tree_or_drops_the_job() {
     let c = m.switch_down(s0);
     assert_eq!(c.replaced, vec![(a, 0)]);
     assert!(c.plan.steps.iter().all(|s| s.action.engine() != Some(s0)));
+    // The dead master cannot relay the RESETs: each engine left of the old tree gets its own, from the
+    // source with its parent's requester ID (the relay's fallback).
+    let resets: Vec<&Action> = c.plan.steps.iter().map(|s| &s.action).filter(|a| matches!(a, Action::Reset { .. })).collect();
+    assert!(!resets.is_empty() && resets.iter().all(|a| matches!(a, Action::Reset { relay: None, .. })), "{resets:?}");
     assert!(c.plan.steps.iter().all(|s| s.job == a));
     assert_eq!(m.job(a).unwrap().trees[0].tree.root, s1);
     assert_eq!(m.job(b).unwrap(), &before_b);

@@ -120,3 +120,128 @@ fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
     let real = table1(Mode::Realistic, 100_000, &mut |_| {})[1].clone();
     assert_eq!((real.master_sent_command, real.master_received_responses, real.subservient_sent_command), (62, 62, 32));
 }
+
+/// The built-in plans initialize through the master (000 [0106]-[0107], [0161]: the engine at the top
+/// distributes "initialize collective operation" to the other packet engines): on a hierarchical plan of
+/// 40 switches (the master serves switches 1-31, switch 1 serves 32-39: two levels below the master)
+/// every INITIALIZATION leaves the source for the master, the others' naming their engine in P_ID, and
+/// each engine stores the engine that relayed it, its parent, as its upstream; no message is dropped for
+/// an unknown context and the all-reduce is right.
+#[test]
+fn builtin_plans_initialize_through_the_master() {
+    use inswitch_fabric::manager::static_slot_of;
+    use inswitch_fabric::sim::ChannelKind;
+    use inswitch_fabric::wire;
+    use inswitch_model::cpu::event;
+    let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
+    spec.capture = true;
+    let (r, f) = run_collective(&spec, &mut |_| {});
+    check_sum(&r);
+    let f = f.expect("a fabric");
+    let t = &f.topo;
+    let id = |s: usize| t.switches[s].engine_id;
+    let source = f.channels().position(|c| c.kind == ChannelKind::Up(spec.source)).unwrap();
+    let inits: Vec<(u16, u16, u16)> = f
+        .captured
+        .iter()
+        .filter(|c| c.channel == source)
+        .filter_map(|c| {
+            let b = &f.frames[c.frame as usize].bytes;
+            let m = wire::collective_of(b)?;
+            (m.header.kind == 2).then(|| (wire::requester(b).unwrap(), wire::destination(b).unwrap(), m.header.p_id))
+        })
+        .collect();
+    let src = t.endpoints[spec.source].id;
+    let mut want = vec![(src, id(0), 0xFFFF)];
+    want.extend((1..40).map(|s| (src, id(0), id(s))));
+    assert_eq!(inits, want, "every INITIALIZATION from the source to the master, the others naming their engine");
+    let slot = usize::from(static_slot_of(1, f.cfg.engine_params.static_entries));
+    for s in 0..40 {
+        let parent = match s {
+            0 => src,
+            1..=31 => id(0),
+            _ => id(1),
+        };
+        // (The run's CONTROL START sets the upstream to the same parent: the frames on the source's link,
+        // above, are what tell the relay from INITIALIZATIONs sent to each engine.)
+        let e = f.engine(s).unwrap().cpu().static_entry(slot);
+        assert_eq!((e.stored, e.upstream), (true, parent), "switch {s}: stored, its upstream its parent");
+    }
+    assert_eq!(f.cpu_event_total(event::DROP_UNKNOWN), 0);
+}
+
+/// The two-master case ([0150]-[0153]) initializes through each context's master as well: every
+/// subservient engine of every one of the 16 contexts holds it with its master as the upstream, each
+/// master relayed 31 INITIALIZATIONs per context, nothing was dropped for an unknown context (the relays
+/// lost in session 19's attempt, docs/fabric.md §The manager drives the fabric), and every participant
+/// got its result.
+#[test]
+fn two_masters_initialize_through_their_masters() {
+    use inswitch_fabric::manager::static_slot_of;
+    use inswitch_fabric::scenario::two_masters_captured;
+    use inswitch_model::cpu::event;
+    let (r, f) = two_masters_captured(16, 2, Mode::Realistic, 100_000, true);
+    assert_eq!(r.results_ok, Some(true), "{r:?}");
+    let f = f.expect("a fabric");
+    let id = |s: usize| f.topo.switches[s].engine_id;
+    for k in 0..16u16 {
+        let (cc, master) = (1 + k, if k % 2 == 1 { 16 } else { 0 });
+        let slot = usize::from(static_slot_of(cc, f.cfg.engine_params.static_entries));
+        for s in (0..32).filter(|&s| s != master) {
+            let e = f.engine(s).unwrap().cpu().static_entry(slot);
+            assert_eq!((e.key, e.stored, e.upstream), (cc, true, id(master)), "CC_ID {cc}, switch {s}");
+        }
+    }
+    // (The upstream above is also what the masters' CONTROL START sets; the relay counts are what tell
+    // the relay from INITIALIZATIONs sent to each engine.)
+    let relays = |s: usize| f.cpu_events(s).unwrap()[usize::from(event::INIT_RELAY)];
+    assert_eq!((relays(0), relays(16)), (8 * 31, 8 * 31));
+    assert_eq!(f.cpu_event_total(event::INIT_RELAY), 16 * 31);
+    assert_eq!(f.cpu_event_total(event::DROP_UNKNOWN), 0);
+}
+
+/// Two contexts configured at once from two sources (as the two-master case does), the second master's
+/// switch far from the first source on a slow link (30 us, longer than the engines' 16 us clearing sweep
+/// after reset): the bring-up, sent from the first context's source, reaches the second master after
+/// its own source's INITIALIZATIONs. A master relays its subservients' INITIALIZATIONs as it takes them;
+/// before its route entry 0 exists, every copy is dropped by its output queue (a route miss) and the
+/// subservients never hold the context. `drive::configure` runs the bring-up until quiet before the
+/// plans: no route miss, every engine holds both contexts, both all-reduces are right.
+#[test]
+fn a_master_nearer_another_source_than_the_bring_up_loses_no_relay() {
+    use inswitch_fabric::drive;
+    use inswitch_fabric::manager::static_slot_of;
+    use inswitch_fabric::scenario::{value_of, INT_SUM};
+    use inswitch_fabric::setup::{self, Plan};
+    use inswitch_fabric::sim::{Fabric, SimConfig};
+    let t = Topology::parse(
+        "switch a id=0x0000\nswitch b id=0x0010\nswitch c id=0x0020\n\
+         endpoint a0 a id=0x0001\nendpoint a1 a id=0x0002\nendpoint b0 b id=0x0011\nendpoint b1 b id=0x0012\n\
+         endpoint c0 c id=0x0021\nendpoint c1 c id=0x0022\n\
+         link a b delay_ns=30000\nlink a c\nlink b c\n",
+    )
+    .unwrap();
+    let ctxs = vec![setup::plan(&t, Arrangement::Distributed, 1, INT_SUM, 0, 0), setup::plan(&t, Arrangement::Distributed, 2, INT_SUM, 2, 1)];
+    let mut f = Fabric::new(t.clone(), SimConfig { hop_latency_ps: 100_000, ..SimConfig::default() }).unwrap();
+    drive::configure(&mut f, &Plan { contexts: ctxs.clone() }, 0, &value_of).unwrap();
+    f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+    assert_eq!(f.stats.route_misses, 0, "no engine emitted before its route entry");
+    for c in &ctxs {
+        let slot = usize::from(static_slot_of(c.cc_id, f.cfg.engine_params.static_entries));
+        for s in 0..3 {
+            assert!(f.engine(s).unwrap().cpu().static_entry(slot).stored, "CC_ID {}: switch {s} holds the context", c.cc_id);
+        }
+    }
+    for c in &ctxs {
+        let log0 = f.log.len();
+        f.start(c, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        f.respond_all(c.cc_id, f.now() + 2_000);
+        f.run_until_quiet(u64::MAX / 4, &mut |_| {});
+        let sum = c.participants.iter().map(|&e| value_of(e)).sum::<u64>();
+        for &e in &c.participants {
+            let got: Vec<u64> = f.log[log0..].iter().filter(|d| d.kind == 6 && d.cc_id == c.cc_id && d.to == t.endpoints[e].id).map(|d| d.operands[0]).collect();
+            assert_eq!(got, [sum], "CC_ID {}: end node {e} gets the sum once", c.cc_id);
+        }
+    }
+}

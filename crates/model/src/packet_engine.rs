@@ -192,6 +192,12 @@ pub const STAT_EVENT_FIELDS: [(&str, u32); 6] = [
 ];
 /// Bits of `stat_event` the blocks drive (`EVENT_WIDTH` in the RTL).
 pub const EVENT_WIDTH: u32 = event_lsb(STAT_EVENT_FIELDS.len());
+/// The field of [`STAT_EVENT_FIELDS`] that is the output queue's route miss.
+const OQ_FIELD: usize = 2;
+const _: () = assert!(STAT_EVENT_FIELDS[OQ_FIELD].1 == 1, "the route miss is one bit");
+/// The `stat_event` bit of the output queue's route miss: a frame dropped because no route entry
+/// matched its destination (`docs/blocks/output_queue.md`; the fabric counts them, `Stats::route_misses`).
+pub const ROUTE_MISS_EVENT: u32 = 1 << event_lsb(OQ_FIELD);
 const _: () = assert!(EVENT_WIDTH <= 32, "stat_event is a u32");
 /// The bits of `stat_event` the blocks drive.
 const EVENT_MASK: u32 = low_bits(EVENT_WIDTH);
@@ -689,7 +695,7 @@ impl Block for PacketEngine {
         // (STAT_EVENT_FIELDS).
         let stat_event = event_field(0, ck.stat_event)
             | event_field(1, u32::from(ip.stat_event))
-            | event_field(2, u32::from(oq.stat_route_miss))
+            | event_field(OQ_FIELD, u32::from(oq.stat_route_miss))
             | event_field(3, u32::from(fb.stat_event))
             | event_field(4, u32::from(cpu.stat_valid))
             | event_field(5, u32::from(cb.stat_event));

@@ -657,8 +657,17 @@ impl Manager {
         plan
     }
 
-    /// The removal of tree `i` of `job`, bottom-up, skipping engines on switches that are down. Call
-    /// before [`Self::release`] (it reads the PBV reference counts).
+    /// The removal of tree `i` of `job`, skipping engines on switches that are down. Call before
+    /// [`Self::release`] (it reads the PBV reference counts).
+    ///
+    /// TLP: the RESETs first, top-down, then each engine's clears, bottom-up. The master's RESET goes
+    /// from the source to the master, which replicates it to its PBV participants, the engines below
+    /// it among them, and they to theirs (000 \[0161\]: the engine at the top distributes "reset
+    /// collective operation" to the other packet engines; \[0172\], multi-hop \[0107\]; the CPU's
+    /// CONTROL rule, `docs/blocks/cpu.md` §Messages): an engine below the master whose way up to it is
+    /// all up has a RESET step relayed by the master and no frame of its own. An engine cut off from the
+    /// master by a switch that is down (or whose master is down) gets its RESET from the source, with
+    /// its parent's requester ID, as before the relay.
     fn removal_plan(&self, job: &Job, i: usize) -> Plan {
         let mut plan = Plan::default();
         let p = &job.trees[i];
@@ -668,16 +677,29 @@ impl Manager {
         for n in t.participants() {
             plan.push(job.id, i, source, Action::EndNodeClear { node: n, cc_id: p.key });
         }
+        let up = |s: SwitchId| self.topo.switch(s).up;
+        if job.spec.family == Family::Tlp {
+            for &s in t.top_down().iter().filter(|&&s| up(s)) {
+                let upstream = t.members[&s].parent.map_or(source, |(u, _)| self.topo.switch(u).device_id);
+                // Every engine from `s` up to the root is up: the root's RESET reaches `s` through them.
+                let mut way = t.members[&s].parent.map(|(u, _)| u);
+                let mut reached = true;
+                while let Some(u) = way {
+                    reached &= up(u);
+                    way = t.members[&u].parent.map(|(v, _)| v);
+                }
+                let relay = (s != t.root && reached).then_some(t.root);
+                plan.push(job.id, i, upstream, Action::Reset { engine: s, upstream, cc_id: p.key, relay });
+            }
+        }
         for &s in t.top_down().iter().rev() {
-            if !self.topo.switch(s).up {
+            if !up(s) {
                 continue;
             }
             let slots = &p.engines[&s];
             let req = if s == t.root { source } else { root };
             match job.spec.family {
                 Family::Tlp => {
-                    let upstream = t.members[&s].parent.map_or(source, |(u, _)| self.topo.switch(u).device_id);
-                    plan.push(job.id, i, upstream, Action::Reset { engine: s, upstream, cc_id: p.key });
                     plan.push(job.id, i, req, Action::StaticClear { engine: s, slot: slots.static_slot });
                     let book = &self.books[s.0 as usize];
                     for &(index, ..) in &slots.pbv {

@@ -85,7 +85,12 @@ pub enum Action {
     /// engines it passes (they relay it with their stored context).
     Configure { engine: SwitchId, master: SwitchId, cc_id: u16, entries: Vec<(DeviceId, bool)> },
     /// CONTROL RESET of the context on `engine` (\[0142\], \[0168\]): the descriptor and stored state freed.
-    Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16 },
+    /// `relay`: the tree's master when `engine` is below it and reached through engines that are up
+    /// (000 \[0161\], \[0172\], \[0107\]): the step has no frame of its own; the master's RESET (its own
+    /// step, from the source) is replicated by each engine to its PBV participants, the engines below
+    /// among them (the CPU's CONTROL rule, `docs/blocks/cpu.md` §Messages), so the copy reaches `engine`
+    /// from its parent. `None`: sent to `engine` with `upstream` as the requester.
+    Reset { engine: SwitchId, upstream: DeviceId, cc_id: u16, relay: Option<SwitchId> },
     /// End node configuration (003 \[0050\]): where `node` sends its (node-level) result; host software,
     /// no frame. `p_id` is its PBV index at `send_to` (0xFFFF when it sends to its representative).
     EndNode { node: NodeId, send_to: DeviceId, cc_id: u16, p_id: u16, pre_reduce_from: Vec<DeviceId> },
@@ -155,7 +160,8 @@ pub struct PlannedFrame {
 /// A plan turned into what travels.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Encoded {
-    /// Frames, in plan order.
+    /// Frames, in plan order. A relayed RESET step (`Action::Reset` with `relay`) has none: the
+    /// master's copies carry it.
     pub frames: Vec<PlannedFrame>,
     /// Steps with no frame (end-node and target configuration: host software).
     pub host_steps: Vec<usize>,
@@ -369,7 +375,9 @@ impl Plan {
                     let t = collective::to_vdm(&m, req, to, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, to, t);
                 }
-                &Action::Reset { engine, upstream, cc_id } => {
+                // Relayed: the master's copies carry it (the master's own step sends the frame).
+                Action::Reset { relay: Some(_), .. } => {}
+                &Action::Reset { engine, upstream, cc_id, relay: None } => {
                     let dev = device_of(engine);
                     let t = collective::to_vdm(&reset_message(cc_id), upstream, dev, next_tag(&out) as u8).map_err(err)?;
                     frame(&mut out, dev, t);

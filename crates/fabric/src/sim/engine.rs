@@ -277,6 +277,9 @@ pub(super) fn step_one(c: &mut CycleEngine, frames: &[Frame], stats: &mut Stats,
     c.steps += 1;
     stats.engine_steps += 1;
     c.last = Some(cycle);
+    if o.stat_event & inswitch_model::packet_engine::ROUTE_MISS_EVENT != 0 {
+        stats.route_misses += 1;
+    }
     if o.cpu_stat_valid {
         c.events[usize::from(o.cpu_stat_event) % inswitch_model::cpu::event::COUNT] += 1;
         if log {

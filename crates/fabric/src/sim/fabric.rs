@@ -368,6 +368,10 @@ pub struct Stats {
     pub unreachable: u64,
     /// Frames an engine sent out of `m_axis_egress` (never expected: its only route is its own port).
     pub egress_frames: u64,
+    /// Frames an engine's output queue dropped because no route entry matched (`stat_route_miss`): an
+    /// engine that emits before its bring-up's route entry 0 has reached it (never expected: the
+    /// bring-up runs until quiet before any plan, `docs/fabric.md` §Two masters, the lost relays).
+    pub route_misses: u64,
     /// Frames end nodes dropped because their LCRC did not match (corrupted on a link).
     pub end_node_lcrc_drops: u64,
     /// Contributions end nodes sent again (retry timer).
