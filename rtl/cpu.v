@@ -11,7 +11,8 @@
 //
 //  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
 //                                               \--ISSUE--> reduce_shared --REDUCE--> accumulator --CHECK
-//  msg_reg (the template, from EXEC, CHECK or EXPIRE) + em_mask_reg / em_one_reg --EMIT--> [out_reg] --> m_msg
+//  msg_reg (the template, from EXEC, CHECK or EXPIRE) + em_mask_reg / em_one_reg --EMIT--> [out_*_reg]
+//  msg_reg + out_*_reg (a copy's DST and P_ID) --> m_msg
 //
 // One message or one timer expiry at a time (sequencer seq_reg, docs/blocks/cpu.md §Timing). Inside a cycle the
 // writers of a register have a fixed priority: timer ticks, then the sequencer, then configuration.
@@ -239,7 +240,16 @@ reg                em_keep_pid_reg, em_keep_pid_next; // copies keep the templat
 reg                em_one_target_reg, em_one_target_next; // copies of a one-target master: ROUND_DONE, no result (003 [0052], [0060])
 reg [2:0]          fin_reg, fin_next;
 reg [1:0]          rat_target_reg, rat_target_next;
-reg [MSG_W-1:0]    out_reg, out_next;
+// The output register (docs/blocks/cpu.md §Timing "Output register"): m_msg is msg_reg as EMIT left it
+// (the template, or the acknowledgement EMIT writes there), a PBV copy's DST and P_ID (and a one-target
+// master's ROUND_DONE) applied on the way out. msg_reg does not change while m_msg_valid is high: the
+// sequencer leaves IDLE (a message or an expiry, the only ways to a new template) only once the output
+// register is empty, and EMIT writes msg_reg and out_*_reg only when the register is free.
+reg                out_copy_reg, out_copy_next;       // m_msg is a PBV copy of msg_reg, else msg_reg as is
+reg [15:0]         out_dst_reg, out_dst_next;         // the copy's device ID (its DST)
+reg                out_keep_pid_reg, out_keep_pid_next; // the copy keeps msg_reg's P_ID (a relayed INITIALIZATION)
+reg [6:0]          out_pid_reg, out_pid_next;         // else its P_ID: the PBV bit
+reg                out_round_done_reg, out_round_done_next; // the copy is a one-target master's ROUND_DONE
 reg                out_valid_reg, out_valid_next;
 reg                stat_valid_reg, stat_valid_next;
 reg [5:0]          stat_event_reg, stat_event_next;
@@ -307,9 +317,30 @@ reg [PBV_WADDR_W-1:0]          scan_word_reg, scan_word_next;
 wire any_expired;
 wire [DIDX_W-1:0] first_expired;
 
-assign s_msg_ready = seq_reg == SEQ_IDLE && !any_expired && !rst && !sweep_reg;
+assign s_msg_ready = seq_reg == SEQ_IDLE && !out_valid_reg && !any_expired && !rst && !sweep_reg;
 assign m_msg_valid = out_valid_reg;
-assign `COLLECTIVE_MSG_BUS(m_msg) = out_reg;
+// The output message (0 while m_msg_valid is low: msg_reg is then the sequencer's).
+reg [MSG_W-1:0] out_msg;
+always @* begin
+    out_msg = {MSG_W{1'b0}};
+    if (out_valid_reg) begin
+        out_msg = msg_reg;
+        if (out_copy_reg) begin
+            out_msg[M_DST +: 32] = {16'd0, out_dst_reg};
+            if (!out_keep_pid_reg) out_msg[M_PID +: 16] = {9'd0, out_pid_reg};
+            // Reduce to one target (003 [0052], [0060]): the participants learn the round is over, not
+            // its result (model: Cpu::without_result).
+            if (out_round_done_reg) begin
+                out_msg[M_CODE +: 4] = CODE_ROUND_DONE;
+                out_msg[M_DATA +: 256] = 256'd0;
+                out_msg[M_RC +: 4] = 4'd0;
+                out_msg[M_RSM +: 8] = 8'd0;
+                out_msg[M_OFLOW +: 2] = 2'd0;
+            end
+        end
+    end
+end
+assign `COLLECTIVE_MSG_BUS(m_msg) = out_msg;
 assign stat_valid = stat_valid_reg;
 assign stat_event = stat_event_reg;
 assign stat_family = stat_family_reg;
@@ -573,7 +604,11 @@ always @* begin
     em_one_target_next = em_one_target_reg;
     fin_next = fin_reg;
     rat_target_next = rat_target_reg;
-    out_next = out_reg;
+    out_copy_next = out_copy_reg;
+    out_dst_next = out_dst_reg;
+    out_keep_pid_next = out_keep_pid_reg;
+    out_pid_next = out_pid_reg;
+    out_round_done_next = out_round_done_reg;
     out_valid_next = out_valid_reg && !m_msg_ready;
     du_idx = sel_idx;
     du = dsel;
@@ -591,7 +626,10 @@ always @* begin
     case (seq_reg)
         // ==== IDLE (model: the sequencer's start in `Cpu::step`)
         SEQ_IDLE: begin
-            if (any_expired) begin
+            // Nothing starts while the output register holds a message: it is read from msg_reg.
+            if (out_valid_reg) begin
+                seq_next = SEQ_IDLE;
+            end else if (any_expired) begin
                 cur_next = first_expired;
                 seq_next = SEQ_EXPIRE;
             end else if (s_msg_valid && !sweep_reg) begin
@@ -696,8 +734,15 @@ always @* begin
         // ==== EMIT (emit.rs)
         SEQ_EMIT: begin
             seq_next = emit_seq;
-            out_next = emit_out;
-            if (emit_send) out_valid_next = 1'b1;
+            if (emit_send) begin
+                out_valid_next = 1'b1;
+                out_copy_next = emit_copy;
+                out_dst_next = emit_dst;
+                out_keep_pid_next = em_keep_pid_reg;
+                out_pid_next = em_b;
+                out_round_done_next = em_one_target_reg;
+                if (!emit_copy && em_ack_reg) msg_next = acknowledged;
+            end
             em_mask_next = emit_em_mask;
             em_one_next = emit_em_one;
             em_ack_next = emit_em_ack;
@@ -911,7 +956,11 @@ always @(posedge clk) begin
     em_one_target_reg <= em_one_target_next;
     fin_reg <= fin_next;
     rat_target_reg <= rat_target_next;
-    out_reg <= out_next;
+    out_copy_reg <= out_copy_next;
+    out_dst_reg <= out_dst_next;
+    out_keep_pid_reg <= out_keep_pid_next;
+    out_pid_reg <= out_pid_next;
+    out_round_done_reg <= out_round_done_next;
     out_valid_reg <= out_valid_next;
     stat_valid_reg <= stat_valid_next;
     stat_event_reg <= stat_event_next;
@@ -959,7 +1008,11 @@ always @(posedge clk) begin
         em_one_target_reg <= 1'b0;
         fin_reg <= FIN_NONE;
         rat_target_reg <= CS_IDLE;
-        out_reg <= {MSG_W{1'b0}};
+        out_copy_reg <= 1'b0;
+        out_dst_reg <= 16'd0;
+        out_keep_pid_reg <= 1'b0;
+        out_pid_reg <= 7'd0;
+        out_round_done_reg <= 1'b0;
         out_valid_reg <= 1'b0;
         stat_valid_reg <= 1'b0;
         stat_event_reg <= 6'd0;

@@ -16,8 +16,9 @@ wire [MSG_W-1:0] acknowledged = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0
                                          256'd0, 128'd0);
 
 reg [3:0]        emit_seq;
-reg [MSG_W-1:0]  emit_out;
-reg              emit_send;         // emit_out goes into the output register
+reg              emit_send;         // a message goes into the output register
+reg              emit_copy;         // it is the copy for PBV bit em_b (else msg_reg, or `acknowledged`)
+reg [15:0]       emit_dst;          // the copy's device ID
 reg [127:0]      emit_em_mask;
 reg              emit_em_one;
 reg              emit_em_ack;
@@ -26,8 +27,9 @@ reg              emit_em_one_target;
 
 always @* begin
     emit_seq = SEQ_EMIT;
-    emit_out = out_reg;
     emit_send = 1'b0;
+    emit_copy = 1'b0;
+    emit_dst = pbv_dev_rd[16*em_b[PBV_SLOT_W-1:0] +: 16];
     emit_em_mask = em_mask_reg;
     emit_em_one = em_one_reg;
     emit_em_ack = em_ack_reg;
@@ -40,24 +42,15 @@ always @* begin
             if (!pbv_valid_reg[em_b]) begin
                 emit_em_mask[em_b] = 1'b0;
             end else if (out_free) begin
-                emit_out = msg_reg;
-                emit_out[M_DST +: 32] = {16'd0, pbv_dev_rd[16*em_b[PBV_SLOT_W-1:0] +: 16]};
-                emit_out[M_PID +: 16] = em_keep_pid_reg ? msg_reg[M_PID +: 16] : {9'd0, em_b};
-                // Reduce to one target (003 [0052], [0060]): the participants learn the round is
-                // over, not its result (model: Cpu::without_result).
-                if (em_one_target_reg) begin
-                    emit_out[M_CODE +: 4] = CODE_ROUND_DONE;
-                    emit_out[M_DATA +: 256] = 256'd0;
-                    emit_out[M_RC +: 4] = 4'd0;
-                    emit_out[M_RSM +: 8] = 8'd0;
-                    emit_out[M_OFLOW +: 2] = 2'd0;
-                end
+                // The copy: msg_reg with the entry's device ID and P_ID (applied on the way out, m_msg
+                // in rtl/cpu.v).
+                emit_copy = 1'b1;
                 emit_send = 1'b1;
                 emit_em_mask[em_b] = 1'b0;
             end
         end else if (em_one_reg) begin
             if (out_free) begin
-                emit_out = em_ack_reg ? acknowledged : msg_reg;
+                // msg_reg as is; the acknowledgement is written into msg_reg (the sequencer, rtl/cpu.v).
                 emit_send = 1'b1;
                 emit_em_one = 1'b0;
                 emit_em_ack = 1'b0;

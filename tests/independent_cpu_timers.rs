@@ -317,7 +317,9 @@ enum After {
     /// A pass-up (one message, EMIT from A + 3) never stalled: reported 4 cycles after the message
     /// appeared (EMIT writes it, one more EMIT cycle, FINISH, idle, 2 cycles to the report).
     Emission,
-    /// The same with the output stalled while the message waited in EMIT.
+    /// The same with its message stalled on `m_msg` past the cycle the sequencer would be idle: nothing
+    /// starts while the output register holds a message (§Timing "Output register"), so reported 3
+    /// cycles after it is taken (idle the cycle after).
     StalledEmission,
     /// Another expiry with nothing to send (TIMEOUT_EMPTY: 3 ratchet steps, a cycle to see the target,
     /// EMIT, FINISH): reported 8 cycles after it.
@@ -372,7 +374,9 @@ fn late_after(after: After) -> String {
                 After::Exec => a + 5 == c && at + 2 == c && !is_expiry(last),
                 After::Combine => a + 13 == c && last == event::ACCEPT && at == a + 3,
                 After::Emission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && st.stalled < a,
-                After::StalledEmission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && (a + 3..c - 4).contains(&st.stalled),
+                After::StalledEmission => {
+                    last == event::PASS_UP && at == a + 3 && st.appeared == a + 4 && st.stalled > st.appeared && st.stalled + 4 == c
+                }
                 After::Expiry => last == event::TIMEOUT_EMPTY && at + 8 == c && a < at,
                 After::Relay => {
                     // A TLP INITIALIZATION naming its engine by P_ID is searched first (docs/blocks/cpu.md
@@ -501,11 +505,14 @@ fn drive<B: Block<In = CpuIn, Out = CpuOut>>(
 ///    (an empty Portals expiry holds the sequencer 3 ratchet steps, a cycle that sees the target, one
 ///    EMIT cycle with nothing to send, FINISH: idle 6 cycles after its report).
 /// 2. Behind an emission waiting on a stalled output: a contribution for the unarmed tree `KEY2` is
-///    passed up (EMIT from acceptance + 3); a second one accepted 6 cycles after the first (the
-///    sequencer idle again: EMIT wrote at once, an EMIT cycle, FINISH) finds the output register still
-///    holding the first, stalled for `s` cycles: EMIT writes it on W = max(B2 + 3, the cycle the first
-///    is taken), it appears on W + 1, the sequencer is idle from W + 3 and an expiry pending from P is
-///    reported on max(P, W + 3) + 2.
+///    passed up (EMIT from acceptance B0 + 3, on `m_msg` from B0 + 4), its message held there for `s`
+///    cycles. The sequencer is idle again from I = max(B0 + 6, the cycle after the message is taken):
+///    an EMIT cycle and FINISH, and nothing starts while the output register holds a message (§Timing
+///    "Output register"). If the expiry, pending from P, is pending on I, it is taken there, reported on
+///    E = I + 2 and holds the sequencer to E + 6 (an empty Portals expiry), where a second pass-up is
+///    accepted (B2); else the second is accepted on B2 = I. It is written on W = B2 + 3 and appears on
+///    W + 1, and the expiry (if not yet taken) is reported on max(P, W + 3) + 2. The second is offered on
+///    B2 - 1 too, where the CPU must refuse it.
 fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u64) -> Result<usize, String> {
     let mut n = 0;
     for t in [1, 2] {
@@ -533,26 +540,28 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
         for s in [0, 2, 5, 8, 12] {
             let pending = first - 2;
             let b0 = pending - 12;
-            let b2 = b0 + 6;
+            let taken = b0 + 4 + s;
+            let idle = (b0 + 6).max(taken + 1);
+            let early = pending <= idle;
+            let b2 = if early { idle + 2 + 6 } else { idle };
             let contribution = CollectiveMsg { kind: Kind::CONTRIBUTION, ctx: KEY2, count: 1, data: [1, 2, 3, 4], ..arm_of(KEY2) };
             let offer = |c: u64| match c {
                 c if c == a => Some(arm_of(KEY)),
-                c if c == b0 || c == b2 => Some(contribution),
+                c if c == b0 || c == b2 - 1 || c == b2 => Some(contribution),
                 _ => None,
             };
             // The first pass-up appears on b0 + 4 and is held there for `s` cycles.
             let ready = |c: u64| !(b0 + 4..b0 + 4 + s).contains(&c);
             let (acc, reports, appeared) = drive(&mut make(), t, &offer, &ready, first + 64, tick);
             if acc != [a, b0, b2] {
-                return Err(format!("T = {t}, stall {s}: messages offered at {a}, {b0}, {b2} were accepted at {acc:?}"));
+                return Err(format!("T = {t}, stall {s}: messages offered at {a}, {b0}, {}, {b2} must be accepted at {:?}, were at {acc:?}", b2 - 1, [a, b0, b2]));
             }
-            let taken = b0 + 4 + s;
-            let w = (b2 + 3).max(taken);
+            let w = b2 + 3;
             let want_out = vec![b0 + 4, w + 1];
             if appeared != want_out {
                 return Err(format!("T = {t}, stall {s}: pass-ups appeared at {appeared:?}, docs/blocks/cpu.md §Timing says {want_out:?}"));
             }
-            let want = pending.max(w + 3) + 2;
+            let want = if early { idle + 2 } else { pending.max(w + 3) + 2 };
             if reports != [(want, KEY)] {
                 return Err(format!(
                     "T = {t}, stall {s}: expiry pending from {pending}, second pass-up written on {w}: reported at {reports:?}, docs/blocks/cpu.md §Timers, §Timing say {want} ({})",

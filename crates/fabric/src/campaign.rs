@@ -650,11 +650,14 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 // A Portals round: fresh values at the leaves, the root end node arms the tree.
                 let p = &mut pportals[k - n_tlp];
                 let mut expected = 0u64;
+                // The values are this round's: its seqno and its restart's (a result arm of this round
+                // arms the next seqno, which the next round's values answer).
+                let seqnos = if spec.portals_restart.is_some() { vec![p.seqno, portals::next_seqno(p.seqno)] } else { vec![p.seqno] };
                 for &e in &p.leaves {
                     let v = u64::from(rng.random::<u32>());
                     expected = expected.wrapping_add(v);
                     let values = VecDeque::from([Some([v, 0, 0, 0])]);
-                    let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values };
+                    let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
                     if let Some((_, dfa)) = p.twin {
                         f.portals_leaf(e, dfa, leaf.clone());
                     }
@@ -763,6 +766,9 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                     (o, Some((u16::try_from(x.count).unwrap_or(u16::MAX), false, x.data[0])))
                 }
             };
+            if matches!(outcome, Outcome::WrongSuccess | Outcome::Overcount) && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
+                eprint!("WRONG portals tree {} seqno {seqno} at {at}: expected {expected}, result {result:?}\n{}", p.tree, crate::explain::portals_round_trace(&f, p.source, &p.leaves, p.tree, p.dfa, at.saturating_sub(spec.period_ps), end));
+            }
             let faults = &f.faults.as_ref().expect("injector").log;
             let ours = |x: &crate::faults::Fault| x.portals_tree() == Some(p.tree) || p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
             let explained = outcome == Outcome::Success
@@ -794,7 +800,8 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             trace_stuck(&f, start.saturating_sub(spec.period_ps), end, &report.stuck[stuck_before..]);
         }
         // Only this period's CPU events are needed.
-        if let Some(l) = f.cpu_log.as_mut() {
+        // (Kept under INSWITCH_CAMPAIGN_TRACE: a wrong Portals round's trace shows the period before.)
+        if let Some(l) = f.cpu_log.as_mut().filter(|_| std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_none()) {
             l.clear();
         }
         if std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {

@@ -99,7 +99,7 @@ fn fold(rid: u8, r: u32, leaves: &[usize]) -> [u64; 4] {
 fn reduction(job: &PortalsJob, rid: u8) -> Reduction {
     let op = op_of(rid);
     let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno: FIRST_SEQNO, expected: 8, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
-    let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values: (0..ROUNDS).map(|r| Some(operand(rid, r, e))).collect() })).collect();
+    let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values: (0..ROUNDS).map(|r| Some(operand(rid, r, e))).collect(), seqnos: Vec::new() })).collect();
     Reduction { rid, root, leaves }
 }
 

@@ -62,7 +62,7 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
     assert_eq!(job.switches, vec![S720, S725, S730]);
     for &e in &job.leaves {
         let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
-        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values });
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values, seqnos: Vec::new() });
     }
     let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
@@ -273,7 +273,7 @@ fn butterfly_twins(rounds: u32, await_all: bool, timeout_ticks: u32, value: &Val
     for tr in std::iter::once(job.dfa).chain(job.twins.iter().map(|t| t.dfa)) {
         for &e in &job.leaves {
             let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
-            f.portals_leaf(e, tr, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values });
+            f.portals_leaf(e, tr, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
         }
     }
     let twins = job.twins.iter().map(|t| t.dfa).collect();
@@ -383,4 +383,61 @@ fn the_arm_passes_through_every_engine_and_the_crossbar_makes_no_copy() {
     for (r, x) in res.iter().enumerate() {
         assert_eq!(x.data, fold(INT_SUM, r as u32, &job.leaves, &values), "round {r}");
     }
+}
+
+/// A round in which leaf 8 misses the arm (its link from 730 drops every Portals frame while the arm
+/// passes), ended by the root's timer; its result arm (the next seqno, which re-arms the tree, 002 (36))
+/// reaches every leaf; the next round is started under that seqno right after, as the fault campaign
+/// does, with fresh values. `seqnos`: the leaves' values are tied to their round's seqno
+/// ([`Leaf::seqnos`]). Returns the second round's result, its fold of the fresh values, and the
+/// contributions engine 730 accepted before the second round's arm.
+fn stale_leaf_value(seqnos: bool) -> (RoundResult, [u64; 4], u64) {
+    use inswitch_fabric::faults::{kinds, FaultConfig, FaultInjector};
+    use inswitch_fabric::sim::ChannelKind;
+    const FIRST: u16 = 5;
+    const STARVED: usize = 8;
+    let (mut f, job) = fig7(INT_SUM, 1, FIRST, &values);
+    let leaves = |f: &mut Fabric, r: u32, seqno: u16| {
+        for &e in &job.leaves {
+            let tied = if seqnos { vec![seqno] } else { Vec::new() };
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
+        }
+    };
+    leaves(&mut f, 0, FIRST);
+    let down = f.channels().position(|c| c.kind == ChannelKind::Down(STARVED)).expect("leaf 8's link");
+    f.faults = Some(FaultInjector::new(1, FaultConfig { drop: 1.0, kinds: kinds::PORTALS, channels: Some(vec![down]), ..FaultConfig::default() }));
+    let at = f.now() + US;
+    f.portals_start(ROOT, job.dfa, at);
+    f.run_until_quiet(at + 3 * US, &mut |_| {});
+    f.faults.as_mut().expect("injector").enabled = false;
+    // The root's timer ends the first round at `at + ROOT_TIMEOUT`; its result arm reaches the leaves a
+    // hop later and a leaf answers it after its compute time.
+    f.run_until_quiet(at + ROOT_TIMEOUT + COMPUTE + US, &mut |_| {});
+    let first = f.portals.results(ROOT, job.dfa).to_vec();
+    assert_eq!((first.len(), first[0].count), (1, 7), "the first round misses leaf 8: {first:?}");
+    let accepted = events(&f, S730, event::ACCEPT);
+    leaves(&mut f, 1, portals::next_seqno(FIRST));
+    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: portals::next_seqno(FIRST), expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+    f.portals_root(ROOT, job.dfa, root);
+    let r = run(&mut f, &job);
+    (r[0].clone(), fold(INT_SUM, 1, &job.leaves, &values), accepted)
+}
+
+/// The fault campaign's wrong Soft Portals result (session 20, docs/fabric.md §Goodput: a leaf's stale
+/// value): a leaf that missed its round's arm still held that round's value and gave it to the round's
+/// result arm, which carries the next round's seqno; the next round, started under that seqno, found
+/// the engine already armed (`STALE_ARM`) with the stale value counted, and the leaf, its state new,
+/// answered the same seqno again. With the values tied to their round's seqno, the result arm goes
+/// unanswered and the next round is exact.
+#[test]
+fn a_leaf_that_missed_its_round_does_not_give_its_value_to_the_next() {
+    // Untied (as the campaign's leaves were): the next round counts 9 of 8, leaf 8's first value on top
+    // of the fresh fold (with one fresh contribution lost it counts 8 and is wrong, as in the campaign).
+    let (r, expected, accepted) = stale_leaf_value(false);
+    assert_eq!(accepted, 3, "engine 730 counted leaf 8's stale value under the next seqno");
+    let stale = values(0, 8).expect("a value")[0];
+    assert_eq!((r.count, r.data[0]), (9, expected[0].wrapping_add(stale)), "{r:?}");
+    let (r, expected, accepted) = stale_leaf_value(true);
+    assert_eq!(accepted, 2, "engine 730 counted its two live leaves of the first round only");
+    assert_eq!((r.count, r.data, r.complete), (8, expected, true), "{r:?}");
 }

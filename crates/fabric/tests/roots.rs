@@ -586,7 +586,7 @@ fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::p
     run(&mut f);
     for &e in &job.leaves {
         let values = (0..rounds).map(|r| Some([u64::from(100 * r) + e as u64, 0, 0, 0])).collect();
-        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: US, values });
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: US, values, seqnos: Vec::new() });
     }
     let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 5, expected: 8, rounds, timeout: 10 * US, ..Root::default() };
     f.portals_root(0, job.dfa, root);

@@ -123,7 +123,7 @@ impl Monitor<CpuIn, CpuOut> for CpuMonitor {
         // 2b. Exact timers (docs/blocks/cpu.md §Timers "Exact expiry"): from the cycle a running timer's expiry is
         // pending, the CPU may not be ready (an expiry blocks new messages); if the sequencer is seen
         // idle the cycle before, it takes the expiry at once and reports it two cycles later.
-        if self.rf.cycle(cycle, !o.m_msg_valid || i.m_msg_ready, o.s_msg_ready)? {
+        if self.rf.cycle(cycle, !o.m_msg_valid || i.m_msg_ready, o.m_msg_valid, o.s_msg_ready)? {
             self.wrote = Some(cycle);
         }
         // 3. An accepted message.

@@ -273,9 +273,10 @@ impl Reference {
     }
 
     /// One cycle of the documented sequencer and of the exact timers (docs/blocks/cpu.md §Timers "Exact
-    /// expiry"), with `out_free` the output register empty or taken on this cycle and `ready` the CPU's
-    /// `s_msg_ready`. Returns whether EMIT wrote a message into the output register on this cycle.
-    pub(super) fn cycle(&mut self, cycle: u64, out_free: bool, ready: bool) -> Result<bool, String> {
+    /// expiry"), with `out_free` the output register empty or taken on this cycle, `out_held` it holds a
+    /// message on this cycle (`m_msg_valid`) and `ready` the CPU's `s_msg_ready`. Returns whether EMIT
+    /// wrote a message into the output register on this cycle.
+    pub(super) fn cycle(&mut self, cycle: u64, out_free: bool, out_held: bool, ready: bool) -> Result<bool, String> {
         if self.sweeping(cycle) {
             // The documented sequencer is idle and no timer runs (every descriptor was freed by the
             // reset): the CPU must simply not be ready.
@@ -290,7 +291,7 @@ impl Reference {
             ));
         }
         let was_idle = self.seq == Seq::Idle;
-        let wrote = self.seq_step(cycle, out_free);
+        let wrote = self.seq_step(cycle, out_free, out_held);
         self.seq_take(cycle, ready, was_idle)?;
         match self.exact_timers(cycle, ready) {
             Some(e) => Err(e),

@@ -110,7 +110,7 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
         for &e in &job.leaves {
             let values: VecDeque<_> = (0..ROUNDS).map(|r| Some(value(r, e))).collect();
-            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values });
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
         }
         let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
         f.portals_root(job.root, job.dfa, root);

@@ -135,6 +135,12 @@ pub struct Leaf {
     /// One entry per arm, in order: `Some(data)` is contributed, `None` is a round the node misses
     /// (FIG. 5A's failed endpoint). No entry left: the node does not answer.
     pub values: VecDeque<Option<[u64; OPERANDS]>>,
+    /// The sequence numbers the values are for (empty: every arm's). An arm under another seqno is not
+    /// answered: the fault campaign gives a leaf one value per round, for the round's seqno and its
+    /// restart's; a leaf that missed every arm of its round must not give that value to the next round
+    /// when the round's result arm (the next seqno, 002 (36)) reaches it (docs/fabric.md §Goodput: a
+    /// leaf's stale value).
+    pub seqnos: Vec<u16>,
 }
 
 /// The root end node of a tree (002 (32)-(33), (37)): arms, completes, multicasts the result.

@@ -228,7 +228,7 @@ impl Fabric {
         };
         match self.portals.ends.get_mut(&(e, primary)) {
             Some(EndTree::Leaf(l, last, sent)) if h.arm => {
-                if *last == Some(h.seqno) {
+                if *last == Some(h.seqno) || !(l.seqnos.is_empty() || l.seqnos.contains(&h.seqno)) {
                     return;
                 }
                 *last = Some(h.seqno);

@@ -31,10 +31,14 @@ impl Cpu {
             }
         } else if self.em_one {
             if out_free {
-                // The acknowledgement answers the latched message's requester and TID (kept by EXEC: the
-                // template in `msg` may be a relayed copy with the engine as requester and another TID).
-                let acked = CollectiveMsg { src: self.ack_src, tid: self.ack_tid, ..self.msg };
-                self.out = MsgPort::from(&if self.em_ack { self.answer(&acked, completion::ACKNOWLEDGED) } else { self.msg });
+                if self.em_ack {
+                    // The acknowledgement answers the latched message's requester and TID (kept by EXEC:
+                    // the template in `msg` may be a relayed copy with the engine as requester and
+                    // another TID); the RTL writes it into msg_reg, which its output register shows.
+                    let acked = CollectiveMsg { src: self.ack_src, tid: self.ack_tid, ..self.msg };
+                    self.msg = self.answer(&acked, completion::ACKNOWLEDGED);
+                }
+                self.out = MsgPort::from(&self.msg);
                 self.out_valid = true;
                 self.em_one = false;
                 self.em_ack = false;

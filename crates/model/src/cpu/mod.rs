@@ -468,7 +468,9 @@ impl Cpu {
             fail_family: self.fail.1,
             fail_ctx: self.fail.2,
             fail_count: self.fail.3,
-            m_msg: self.out,
+            // 0 while not valid: the RTL's output register is msg_reg with a copy's DST and P_ID
+            // (docs/blocks/cpu.md §Timing "Output register"), msg_reg the sequencer's once taken.
+            m_msg: if self.out_valid { self.out } else { MsgPort::default() },
         }
     }
 
@@ -536,7 +538,10 @@ impl Block for Cpu {
             None
         };
         let sweeping = self.sweep > 0;
-        let ready = self.seq == seq::IDLE && first_expired.is_none() && !i.rst && !sweeping;
+        // Nothing starts while the output register holds a message (docs/blocks/cpu.md §Timing "Output
+        // register": the RTL reads it from msg_reg, which a message or an expiry would change).
+        let out_held = self.out_valid;
+        let ready = self.seq == seq::IDLE && !out_held && first_expired.is_none() && !i.rst && !sweeping;
         let out = self.outputs(ready);
 
         // The reduction unit: an operand pair in state ISSUE, from registers only.
@@ -583,7 +588,9 @@ impl Block for Cpu {
         match self.seq {
             // ==== IDLE
             seq::IDLE => {
-                if let Some(di) = first_expired {
+                if out_held {
+                    // Waits for the output register (above).
+                } else if let Some(di) = first_expired {
                     self.cur = di;
                     self.seq = seq::EXPIRE;
                 } else if i.s_msg_valid && !sweeping {

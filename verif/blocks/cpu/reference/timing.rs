@@ -315,9 +315,11 @@ impl Reference {
     }
 
     /// One cycle of the documented sequencer (docs/blocks/cpu.md §Timing), with `out_free` = the output register
-    /// empty or taken on this cycle (`!m_msg_valid || m_msg_ready`). Returns whether EMIT wrote a
-    /// message into the output register on this cycle (it must appear on `m_msg` on the next one).
-    pub(super) fn seq_step(&mut self, cycle: u64, out_free: bool) -> bool {
+    /// empty or taken on this cycle (`!m_msg_valid || m_msg_ready`) and `out_held` = it holds a message
+    /// (`m_msg_valid`): the sequencer is idle only once it is empty (§Timing "Output register"). Returns
+    /// whether EMIT wrote a message into the output register on this cycle (it must appear on `m_msg`
+    /// on the next one).
+    pub(super) fn seq_step(&mut self, cycle: u64, out_free: bool, out_held: bool) -> bool {
         let mut wrote = false;
         if let Seq::Emit { turn, items } = &mut self.seq {
             if cycle >= *turn {
@@ -340,7 +342,10 @@ impl Reference {
             }
         }
         if let Seq::Until(u) = self.seq {
-            if cycle >= u {
+            if cycle >= u && out_held {
+                // Idle only once the output register is empty: the emission's last message is stalled.
+                self.seq_stalled = true;
+            } else if cycle >= u {
                 self.seq = Seq::Idle;
             }
         }
