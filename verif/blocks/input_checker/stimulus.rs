@@ -162,6 +162,19 @@ impl InputCheckerStimulus {
     }
 
     /// A TLP frame (its TLP bytes can be edited by `edit` before the LCRC is computed).
+    /// A configuration message's carrier: a mailbox memory write (probability `mailbox_p`) or a VDM, with
+    /// its tag (the register path's ten bits, or the VDM's eight); returns whether it went to the mailbox.
+    fn config_carrier(&mut self, m: &CollectiveMessage, src: u16, mailbox_p: f64) -> (Tlp, u16, bool) {
+        if self.r.random_bool(mailbox_p) {
+            let tag = self.r.random_range(0..0x400u16);
+            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
+            (collective::to_memory_write(m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag, true)
+        } else {
+            let tag: u8 = self.r.random();
+            (collective::to_vdm(m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag), false)
+        }
+    }
+
     fn wrap(&mut self, t: &Tlp, edit: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
         let mut b = t.to_bytes().expect("generated TLPs emit");
         edit(&mut b);
@@ -347,15 +360,7 @@ impl InputCheckerStimulus {
         } else {
             m.header.p_id
         };
-        let mailbox = self.r.random_bool(0.3);
-        let (mut t, tag) = if mailbox {
-            let tag = self.r.random_range(0..0x400u16);
-            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
-            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
-        } else {
-            let tag: u8 = self.r.random();
-            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
-        };
+        let (mut t, tag, mailbox) = self.config_carrier(&m, src, 0.3);
         let (reason, what) = if relay { (None, "configuration to relay") } else { self.config_defect(&mut t.payload, n) };
         t.dw0.set_length_dw(t.payload.len() / 4);
         let what = match reason {

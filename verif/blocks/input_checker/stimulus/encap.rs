@@ -103,15 +103,7 @@ impl InputCheckerStimulus {
         }
         m.body = Body::Raw(enc);
         let m = CollectiveMessage { header: m.header, body: m.body };
-        let mailbox = self.r.random_bool(0.5);
-        let (mut t, tag) = if mailbox {
-            let tag = self.r.random_range(0..0x400u16);
-            let off = 0x800 + 4 * self.r.random_range(0..0x200u32);
-            (collective::to_memory_write(&m, src, tag, u64::from(ENGINE_ID) << 16, off).expect("mailbox"), tag)
-        } else {
-            let tag: u8 = self.r.random();
-            (collective::to_vdm(&m, src, ENGINE_ID, tag).expect("vdm"), u16::from(tag))
-        };
+        let (mut t, tag, mailbox) = self.config_carrier(&m, src, 0.5);
         if self.r.random_bool(0.3) {
             t.fill_ecrc().expect("ecrc");
         }
