@@ -72,7 +72,7 @@ impl Fabric {
                 if ack {
                     // While INITIALIZATIONs wait for theirs, the START is not sent: an acknowledgement is
                     // an INITIALIZATION's.
-                    if self.init_acked(e, cc, from, t) {
+                    if self.init_acked(e, cc, from, m.header.p_id, t) {
                         return;
                     }
                     if self.starts.get(&cc).is_some_and(|p| p.source == e && p.master == from && p.sent < t && !p.acked && !p.deferred) {
@@ -422,10 +422,16 @@ impl Fabric {
 
     /// An acknowledgement from engine `from` at source `e` for `cc` answers one of its waiting
     /// INITIALIZATIONs ([`Fabric::reinitialize_acked`]): that one is done; after the last, a deferred
-    /// START leaves. False if none waited for it.
-    fn init_acked(&mut self, e: usize, cc: u16, from: u16, t: Ps) -> bool {
+    /// START leaves. False if none waited for it. The one whose P_ID the acknowledgement carries: a master
+    /// acknowledges the INITIALIZATIONs it relays for the engines below it as well as its own (000 [0106]),
+    /// all from its own ID, so matching the sender alone let a relayed one's acknowledgement stand for a
+    /// lost own one, which was then never resent (the master ran the next round on its previous
+    /// period's counts: a wrong result, docs/fabric.md §Goodput, session 20). An acknowledgement naming
+    /// no waiting P_ID falls back to the sender's first.
+    fn init_acked(&mut self, e: usize, cc: u16, from: u16, p_id: u16, t: Ps) -> bool {
         let Some(p) = self.pending_inits.get_mut(&cc).filter(|p| p.source == e) else { return false };
-        let Some(i) = p.waiting.iter().position(|w| w.0 == from) else { return false };
+        let exact = p.waiting.iter().position(|w| w.0 == from && w.2.header.p_id == p_id);
+        let Some(i) = exact.or_else(|| p.waiting.iter().position(|w| w.0 == from)) else { return false };
         p.waiting.remove(i);
         if p.waiting.is_empty() {
             self.pending_inits.remove(&cc);
