@@ -226,7 +226,7 @@ reg                lk_p_hit_reg, lk_p_hit_next;
 reg [6:0]          lk_p_idx_reg, lk_p_idx_next;
 reg                lk_p_sender_reg, lk_p_sender_next; // the requester is entry lk_p_idx's device
 reg [DIDX_W-1:0]   cur_reg, cur_next;
-// The outgoing message's template (the model's `tmpl`) is written into msg_reg (by EXEC, CHECK and EXPIRE):
+// The outgoing message's template is written into msg_reg (the model's `msg` too) by EXEC, CHECK and EXPIRE:
 // no state reads the latched message after the step that sets a template (ISSUE and REDUCE read it
 // as the contribution, on paths that set none), so one 626-bit register serves both. What EMIT's
 // acknowledgement needs of the latched message and the template may have replaced (its requester and
