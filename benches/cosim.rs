@@ -21,7 +21,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(t.name(), |b| {
                 b.iter_batched(
                     || (OutputQueue::new(p).unwrap(), OutputQueueRtl::new(model).unwrap()),
-                    |(mut m, mut r)| replay::replay(t, &mut m, &mut r, &inputs),
+                    |pair| replay::replay_fresh(t, pair, &inputs),
                     BatchSize::LargeInput,
                 )
             });

@@ -19,7 +19,7 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for t in Target::ALL {
         g.bench_function(t.name(), |b| {
-            b.iter_batched(|| (Cpu::new(p).unwrap(), CpuRtl::new("cpu").unwrap()), |(mut m, mut r)| replay::replay(t, &mut m, &mut r, &inputs), BatchSize::LargeInput)
+            b.iter_batched(|| (Cpu::new(p).unwrap(), CpuRtl::new("cpu").unwrap()), |pair| replay::replay_fresh(t, pair, &inputs), BatchSize::LargeInput)
         });
     }
     g.finish();

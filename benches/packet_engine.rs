@@ -30,7 +30,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(format!("{}{suffix}", t.name()), |b| {
                 b.iter_batched(
                     || (PacketEngine::power_on(p).unwrap(), PacketEngineRtl::new(model).unwrap()),
-                    |(mut m, mut r)| replay::replay(t, &mut m, &mut r, &inputs),
+                    |pair| replay::replay_fresh(t, pair, &inputs),
                     BatchSize::LargeInput,
                 )
             });
