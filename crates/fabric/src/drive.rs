@@ -244,7 +244,9 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
 /// context (job id = its index, tree 0), so that they are encoded and sent exactly as the manager's
 /// placements are: per engine of the context, the PBV-table entries the engine does not hold yet (one
 /// table per engine, shared by its contexts, `docs/blocks/cpu.md` §Not built; in first-use order, which is the
-/// context's PBV order), then its static entry (the CC_ID's, CC_ID mod `static_entries`: the CPU's static
+/// context's PBV order; for an engine below the master whose whole table a FIG. 4 configuration message
+/// can carry, that message through the master instead, just before the engine's INITIALIZATION, as the
+/// manager sends it: `Action::Configure`), then its static entry (the CC_ID's, CC_ID mod `static_entries`: the CPU's static
 /// table is direct-mapped); then one INITIALIZATION per engine from the source, all to the context's
 /// master, the subservients' naming their engine in P_ID (`Action::Initialize::relay`), which the
 /// engines relay down the tree as they do the manager's (000 \[0106\]-\[0107\], \[0161\];
@@ -254,40 +256,51 @@ pub fn configure(f: &mut Fabric, plan: &Plan, at: Ps, value: &dyn Fn(usize) -> u
 /// relays. Requester of every frame: the source. The initial accumulator is 0 (the identity of the
 /// built-ins' INT_SUM and barrier). End nodes are not in the plans ([`configure`] joins them).
 pub fn builtin_plans(t: &Topology, contexts: &[ContextPlan], static_entries: usize) -> Vec<MPlan> {
-    let mut table: Vec<Vec<u16>> = vec![Vec::new(); t.switches.len()];
+    // Each engine's PBV table as the plans so far have filled it: (device ID, switch participant).
+    let mut table: Vec<Vec<(u16, bool)>> = vec![Vec::new(); t.switches.len()];
     let mut plans = Vec::with_capacity(contexts.len());
     for (k, c) in contexts.iter().enumerate() {
         let job = JobId(k as u32);
         let source = t.endpoints[c.source].id;
+        let master = SwitchId(c.master() as u32);
         let mut plan = MPlan::default();
         let mut inits = Vec::new();
         for ec in &c.engines {
             let engine = SwitchId(ec.switch as u32);
             let mut pbv = 0u128;
+            let mut added = Vec::new();
             for mem in &ec.members {
-                let index = match table[ec.switch].iter().position(|&d| d == mem.id) {
+                let index = match table[ec.switch].iter().position(|&(d, _)| d == mem.id) {
                     Some(i) => i,
                     None => {
-                        table[ec.switch].push(mem.id);
-                        let index = table[ec.switch].len() - 1;
-                        plan.push(job, 0, source, Action::PbvEntry { engine, index: index as u8, device_id: mem.id, switch: mem.switch });
-                        index
+                        table[ec.switch].push((mem.id, mem.switch));
+                        added.push(Action::PbvEntry { engine, index: (table[ec.switch].len() - 1) as u8, device_id: mem.id, switch: mem.switch });
+                        table[ec.switch].len() - 1
                     }
                 };
                 pbv |= 1 << index;
             }
-            let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
-            let slot = crate::manager::static_slot_of(c.cc_id, static_entries);
-            plan.push(job, 0, source, Action::StaticEntry { engine, slot, key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
             // The master's from the source; the others' to the master naming their engine, relayed down
             // the tree (000 [0106]-[0107], [0161]; docs/blocks/cpu.md §Messages): their upstream is the
             // engine that has them as a switch member.
             let id = t.switches[ec.switch].engine_id;
             let parent = c.engines.iter().find(|p| p.members.iter().any(|m| m.switch && m.id == id));
             let (upstream, relay) = match (ec.role, parent) {
-                (Role::Subservient, Some(p)) => (t.switches[p.switch].engine_id, Some(SwitchId(c.master() as u32))),
+                (Role::Subservient, Some(p)) => (t.switches[p.switch].engine_id, Some(master)),
                 _ => (source, None),
             };
+            // A relayed engine's new entries travel as one FIG. 4 configuration message through the
+            // master, as the manager's placements send them (000 [0157]: the master's engine sends one
+            // configuration packet to each packet engine; `Action::Configure`), when the message can carry
+            // the whole table; else as the register writes of [0175].
+            let whole: Vec<Option<(u16, bool)>> = table[ec.switch].iter().copied().map(Some).collect();
+            match relay.and(crate::manager::plan::relayed_table(&whole)) {
+                Some(entries) if !added.is_empty() => inits.push(Action::Configure { engine, master, cc_id: c.cc_id, entries }),
+                _ => added.into_iter().for_each(|a| plan.push(job, 0, source, a)),
+            }
+            let role = if ec.role == Role::Master { MRole::Master } else { MRole::Subservient };
+            let slot = crate::manager::static_slot_of(c.cc_id, static_entries);
+            plan.push(job, 0, source, Action::StaticEntry { engine, slot, key: c.cc_id, family: Family::Tlp, role, wait: 0, one_target: false });
             inits.push(Action::Initialize { engine, upstream, cc_id: c.cc_id, pbv, p_count: ec.members.len() as u16, op: c.operation, tid: 0, relay });
         }
         for a in inits {

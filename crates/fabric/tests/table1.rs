@@ -170,6 +170,44 @@ fn builtin_plans_initialize_through_the_master() {
     assert_eq!(f.cpu_event_total(event::DROP_UNKNOWN), 0);
 }
 
+/// The built-in plans configure the engines below the master through it too (000 [0157]: the master's
+/// engine sends one configuration packet to each packet engine; [0106]): on the 40-switch hierarchy,
+/// every engine below the master whose whole PBV table fits the relay (switches 2-39: two end nodes
+/// each) gets it as one FIG. 4 configuration message (kind 1) from the source to the master naming the
+/// engine in P_ID, relayed down; switch 1 (two end nodes and eight switches below it: 10 device IDs and
+/// 8 subservient IDs, over the relay's 16 slots) keeps [0175]'s register writes. Every engine applied
+/// it (the all-reduce is right, nothing dropped for an unknown context).
+#[test]
+fn builtin_plans_configure_the_engines_below_through_the_master() {
+    use inswitch_fabric::sim::ChannelKind;
+    use inswitch_fabric::wire;
+    use inswitch_model::cpu::event;
+    // Collective message kind of a FIG. 4 configuration message (docs/frames.md §4).
+    const CONFIGURATION: u8 = 1;
+    let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
+    spec.capture = true;
+    let (r, f) = run_collective(&spec, &mut |_| {});
+    check_sum(&r);
+    let f = f.expect("a fabric");
+    let t = &f.topo;
+    let id = |s: usize| t.switches[s].engine_id;
+    let source = f.channels().position(|c| c.kind == ChannelKind::Up(spec.source)).unwrap();
+    let configs: Vec<(u16, u16, u16)> = f
+        .captured
+        .iter()
+        .filter(|c| c.channel == source)
+        .filter_map(|c| {
+            let b = &f.frames[c.frame as usize].bytes;
+            let m = wire::collective_of(b)?;
+            (m.header.kind == CONFIGURATION).then(|| (wire::requester(b).unwrap(), wire::destination(b).unwrap(), m.header.p_id))
+        })
+        .collect();
+    let src = t.endpoints[spec.source].id;
+    let want: Vec<(u16, u16, u16)> = (2..40).map(|s| (src, id(0), id(s))).collect();
+    assert_eq!(configs, want, "one configuration message per engine below the master whose table fits, to the master");
+    assert_eq!(f.cpu_event_total(event::DROP_UNKNOWN), 0);
+}
+
 /// The two-master case ([0150]-[0153]) initializes through each context's master as well: every
 /// subservient engine of every one of the 16 contexts holds it with its master as the upstream, each
 /// master relayed 31 INITIALIZATIONs per context, nothing was dropped for an unknown context (the relays
