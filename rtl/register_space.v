@@ -206,12 +206,22 @@ generate
     if (CPU_STATIC_ENTRIES < 1 || CPU_STATIC_ENTRIES > (1 << STATIC_INDEX_BITS)) begin : g_bad_static
         register_space_bad_parameter_CPU_STATIC_ENTRIES u_err();
     end
+    // The static entries' CPU addresses are built as {CPU_STATIC / 2 + s, word}.
+    if (CPU_STATIC[0] != 1'b0) begin : g_bad_cpu_static
+        register_space_bad_map_CPU_STATIC_odd u_err();
+    end
 endgenerate
 
 /*
  * Registers
  */
-reg [31:0] pbv_reg [0:PBV_DWS-1];
+// The PBV table and its flags, in LUT RAM (docs/blocks/register_space.md §PBV table in RAM): word k is
+// {PBV_FLAGS DW k [3:0], PBV DW k [31:0]}. One write port, two asynchronous read ports (the access's DW,
+// also the write address, and pbv_rd_index), no reset: a reset clears pbv_written_reg, and a word not
+// written since reads 0, its reset value. (Flip-flops with a reset were 2,304 bits and two 64:1 muxes.)
+localparam PBV_WORD_BITS = 36;
+reg [PBV_WORD_BITS-1:0] pbv_mem [0:PBV_DWS-1];
+reg [PBV_DWS-1:0]       pbv_written_reg;
 reg        lock_reg;
 reg [15:0] master_id_reg;
 reg [15:0] ethertype_reg;
@@ -235,8 +245,6 @@ reg [15:0] mcast_ports_reg [0:MCAST_ENTRIES-1];
 reg [31:0] counter_reg [0:COUNTERS-1];
 reg [31:0] engine_sfa_reg;
 reg [3:0]  retry_limit_reg;
-// PBV flags of DW k: {entry 2k+1 switch, valid, entry 2k switch, valid}.
-reg [3:0]  pbv_flags_reg [0:PBV_DWS-1];
 // The CPU static entries, in RAM (no reset: the sweep clears them). One write port (the sweep, else a
 // STATIC_KEY / STATIC_WAIT write at STATIC_INDEX), one synchronous read port (an index write).
 reg [STATIC_KEY_BITS-1:0]  static_key_mem [0:CPU_STATIC_ENTRIES-1];
@@ -253,7 +261,10 @@ reg [STATIC_INDEX_BITS-1:0] slot_index_reg [0:STATIC_INDEX_SLOTS-1];
 reg [STATIC_KEY_BITS-1:0]   slot_key_reg [0:STATIC_INDEX_SLOTS-1];
 reg [STATIC_WAIT_BITS-1:0]  slot_wait_reg [0:STATIC_INDEX_SLOTS-1];
 reg [SLOT_WIDTH-1:0]        static_next_reg;
-reg [SLOT_WIDTH-1:0]        static_load_slot_reg;
+reg [STATIC_INDEX_SLOTS-1:0] static_load_slot_reg;
+// The slot's index names an entry of the table (index < CPU_STATIC_ENTRIES), kept with the index so that
+// an access's decode needs no compare after the slot lookup (issue 19: LUT depth).
+reg                         slot_in_table_reg [0:STATIC_INDEX_SLOTS-1];
 reg                         static_load_reg;
 // Post-reset clearing sweep of the RAM.
 reg                        sweep_reg;
@@ -340,7 +351,10 @@ assign cfg_mcast_wr_tree = mcast_wr_tree_reg;
 assign cfg_mcast_wr_wait_count = mcast_wr_wait_reg;
 assign cfg_mcast_wr_ports = mcast_wr_ports_reg;
 
-assign pbv_rd_dev_id = pbv_rd_index[0] ? pbv_reg[pbv_rd_index[6:1]][31:16] : pbv_reg[pbv_rd_index[6:1]][15:0];
+/* verilator lint_off UNUSEDSIGNAL */
+wire [PBV_WORD_BITS-1:0] pbv_rd_word = pbv_written_reg[pbv_rd_index[6:1]] ? pbv_mem[pbv_rd_index[6:1]] : {PBV_WORD_BITS{1'b0}};
+/* verilator lint_on UNUSEDSIGNAL */
+assign pbv_rd_dev_id = pbv_rd_index[0] ? pbv_rd_word[31:16] : pbv_rd_word[15:0];
 
 /*
  * Decode of the access offered this cycle
@@ -350,6 +364,9 @@ wire [9:0]  dw = s_reg_addr[11:2];
 wire [31:0] be_mask = {{8{s_reg_be[3]}}, {8{s_reg_be[2]}}, {8{s_reg_be[1]}}, {8{s_reg_be[0]}}};
 wire        be_any = s_reg_be != 4'd0;
 wire        authorized = !lock_reg || s_reg_src == master_id_reg;
+// The PBV word of the access's DW (PBV DW k and PBV_FLAGS DW k share it: dw[5:0] = k for both).
+wire [PBV_WORD_BITS-1:0] pbv_cur = pbv_written_reg[dw[5:0]] ? pbv_mem[dw[5:0]] : {PBV_WORD_BITS{1'b0}};
+wire [3:0] flags_cur = pbv_cur[35:32];
 
 // Index of a table entry from a DW offset (sized to the largest table; the range checks below do not
 // use them, so only the bits that index a table are read).
@@ -377,29 +394,40 @@ wire is_vni = in_range(dw, DW_VNI_ALLOWED, VNI_DWS);
 wire is_route = in_range(dw, DW_ROUTE, ROUTE_DWS);
 wire is_mcast = in_range(dw, DW_MCAST, MCAST_DWS) && rel_mcast[1:0] != 2'd3;
 wire is_counter = in_range(dw, DW_COUNTERS, COUNTER_DWS);
-/* verilator lint_off UNUSEDSIGNAL */
-wire [9:0] rel_flags = dw - DW_PBV_FLAGS;
-/* verilator lint_on UNUSEDSIGNAL */
 wire is_flags = in_range(dw, DW_PBV_FLAGS, PBV_FLAGS_DWS);
-// The requester's slot of STATIC_INDEX, if it has one (else the slot it would take).
-reg                  slot_hit;
-reg [SLOT_WIDTH-1:0] slot_sel;
+// The requester's slot of STATIC_INDEX, one-hot (a requester holds at most one slot: a slot is given only
+// to a requester that has none), and what it holds, as AND-OR of the slots: no priority encoder and no
+// multiplexer after the 32 compares (issue 19: this lookup was most of the block's 12 LUT levels).
+reg [STATIC_INDEX_SLOTS-1:0] slot_match;
+reg [STATIC_INDEX_BITS-1:0]  static_index_cur;
+reg [STATIC_KEY_BITS-1:0]    static_key_cur;
+reg [STATIC_WAIT_BITS-1:0]   static_wait_cur;
+reg                          static_in_table;
+// CPU word address of word 0 of the requester's entry over 2 (CPU_STATIC + 2s = 2 (CPU_STATIC / 2 + s)): the
+// sum per slot, beside the compares, rather than after the lookup.
+reg [12:0]                   static_cpu_half_cur;
 integer j;
 always @* begin
-    slot_hit = 1'b0;
-    slot_sel = static_next_reg;
+    static_index_cur = {STATIC_INDEX_BITS{1'b0}};
+    static_key_cur = {STATIC_KEY_BITS{1'b0}};
+    static_wait_cur = {STATIC_WAIT_BITS{1'b0}};
+    static_in_table = 1'b0;
+    static_cpu_half_cur = 13'd0;
     for (j = 0; j < STATIC_INDEX_SLOTS; j = j + 1) begin
-        if (slot_valid_reg[j] && slot_src_reg[j] == s_reg_src) begin
-            slot_hit = 1'b1;
-            slot_sel = j[SLOT_WIDTH-1:0];
-        end
+        slot_match[j] = slot_valid_reg[j] && slot_src_reg[j] == s_reg_src;
+        static_index_cur = static_index_cur | ({STATIC_INDEX_BITS{slot_match[j]}} & slot_index_reg[j]);
+        static_key_cur = static_key_cur | ({STATIC_KEY_BITS{slot_match[j]}} & slot_key_reg[j]);
+        static_wait_cur = static_wait_cur | ({STATIC_WAIT_BITS{slot_match[j]}} & slot_wait_reg[j]);
+        // STATIC_KEY / STATIC_WAIT are mapped while the requester's STATIC_INDEX names an entry of the table.
+        static_in_table = static_in_table | (slot_match[j] && slot_in_table_reg[j]);
+        static_cpu_half_cur = static_cpu_half_cur |
+                              ({13{slot_match[j]}} & (CPU_STATIC[13:1] + {{(13-STATIC_INDEX_BITS){1'b0}}, slot_index_reg[j]}));
     end
 end
-wire [STATIC_INDEX_BITS-1:0] static_index_cur = slot_hit ? slot_index_reg[slot_sel] : {STATIC_INDEX_BITS{1'b0}};
-wire [STATIC_KEY_BITS-1:0]   static_key_cur = slot_key_reg[slot_sel];
-wire [STATIC_WAIT_BITS-1:0]  static_wait_cur = slot_wait_reg[slot_sel];
-// STATIC_KEY / STATIC_WAIT are mapped while the requester's STATIC_INDEX names an entry of the table.
-wire static_in_table = slot_hit && {1'b0, static_index_cur} < STATIC_COUNT;
+wire slot_hit = |slot_match;
+// The slot an index write takes: the requester's, else the round robin's next one.
+wire [STATIC_INDEX_SLOTS-1:0] slot_next = {{(STATIC_INDEX_SLOTS-1){1'b0}}, 1'b1} << static_next_reg;
+wire [STATIC_INDEX_SLOTS-1:0] slot_take = slot_hit ? slot_match : slot_next;
 wire is_sindex = dw == DW_STATIC_INDEX;
 wire is_skey = dw == DW_STATIC_KEY && static_in_table;
 wire is_swait = dw == DW_STATIC_WAIT && static_in_table;
@@ -427,7 +455,7 @@ integer i;
 always @* begin
     read_data = 32'd0;
     if (is_pbv) begin
-        read_data = pbv_reg[dw[5:0]];
+        read_data = pbv_cur[31:0];
     end else if (is_timeout) begin
         read_data = {8'd0, red_timeout_reg[rel_timeout[1:0]]};
     end else if (is_threshold) begin
@@ -445,7 +473,7 @@ always @* begin
     end else if (is_counter) begin
         read_data = counter_reg[rel_counter[5:0]];
     end else if (is_flags) begin
-        read_data = {14'd0, pbv_flags_reg[rel_flags[5:0]][3:2], 14'd0, pbv_flags_reg[rel_flags[5:0]][1:0]};
+        read_data = {14'd0, flags_cur[3:2], 14'd0, flags_cur[1:0]};
     end else if (is_sindex) begin
         read_data = {{(32-STATIC_INDEX_BITS){1'b0}}, static_index_cur};
     end else if (is_skey) begin
@@ -488,8 +516,8 @@ wire [31:0] wr_value = (read_data & ~be_mask) | (s_reg_wdata & be_mask);
  * CPU configuration bridge: the CPU's copy of a written register (docs/blocks/register_space.md §CPU window)
  */
 // Fields of the PBV table and flags as they will be after this write.
-wire [31:0] pbv_new = is_pbv ? wr_value : pbv_reg[dw[5:0]];
-wire [3:0] flags_new = is_flags ? {wr_value[17:16], wr_value[1:0]} : pbv_flags_reg[dw[5:0]];
+wire [31:0] pbv_new = is_pbv ? wr_value : pbv_cur[31:0];
+wire [3:0] flags_new = is_flags ? {wr_value[17:16], wr_value[1:0]} : flags_cur;
 // CPU PBV-table word: [31] valid, [16] switch, [15:0] device ID.
 wire [31:0] cpu_pbv_even = {flags_new[0], 14'd0, flags_new[1], pbv_new[15:0]};
 wire [31:0] cpu_pbv_odd = {flags_new[2], 14'd0, flags_new[3], pbv_new[31:16]};
@@ -524,7 +552,7 @@ always @* begin
         fwd_addr = CPU_MODE;
         fwd_data = mode_word;
     end else if (is_static) begin
-        fwd_addr = CPU_STATIC + {{(13-STATIC_INDEX_BITS){1'b0}}, static_index_cur, is_swait};
+        fwd_addr = {static_cpu_half_cur, is_swait};
         fwd_data = is_swait ? (wr_value & CPU_STATIC_WORD1_MASK) : (wr_value & CPU_STATIC_KEY_MASK);
     end else begin
         fwd_en = 1'b0;
@@ -632,6 +660,15 @@ always @* begin
 end
 
 /*
+ * The PBV table's RAM: a PBV or PBV_FLAGS write writes the DW's whole word (the other half as it was)
+ */
+always @(posedge clk) begin
+    if (do_write && (is_pbv || is_flags)) begin
+        pbv_mem[dw[5:0]] <= {flags_new, pbv_new};
+    end
+end
+
+/*
  * The static entries' RAM
  */
 // An index write (any byte enabled) reads the new index's entry; the data registers take it next cycle.
@@ -688,17 +725,26 @@ always @(posedge clk) begin
     static_load_reg <= static_rd;
     if (static_rd) begin
         // The requester's slot, or the next one (then the round robin moves on).
-        slot_valid_reg[slot_sel] <= 1'b1;
-        slot_src_reg[slot_sel] <= s_reg_src;
-        slot_index_reg[slot_sel] <= sindex_new;
-        static_load_slot_reg <= slot_sel;
+        for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+            if (slot_take[i]) begin
+                slot_valid_reg[i] <= 1'b1;
+                slot_src_reg[i] <= s_reg_src;
+                slot_index_reg[i] <= sindex_new;
+                slot_in_table_reg[i] <= {1'b0, sindex_new} < STATIC_COUNT;
+            end
+        end
+        static_load_slot_reg <= slot_take;
         if (!slot_hit) begin
             static_next_reg <= static_next_reg + {{(SLOT_WIDTH-1){1'b0}}, 1'b1};
         end
     end
     if (static_load_reg) begin
-        slot_key_reg[static_load_slot_reg] <= static_key_q;
-        slot_wait_reg[static_load_slot_reg] <= static_wait_q;
+        for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
+            if (static_load_slot_reg[i]) begin
+                slot_key_reg[i] <= static_key_q;
+                slot_wait_reg[i] <= static_wait_q;
+            end
+        end
     end
     // A KEY / WAIT write reaches every slot that holds the entry (the RAM's copy in each).
     for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
@@ -726,8 +772,12 @@ always @(posedge clk) begin
     mcast_wr_ports_reg <= mcast_wr_ports_next;
 
     if (do_write) begin
-        if (is_pbv) begin
-            pbv_reg[dw[5:0]] <= wr_value;
+        // A decoded set per word (a bit-select on the left-hand side with a variable index makes Yosys
+        // build a shifter with a 32-bit subtraction in front: 14 LUT levels).
+        for (i = 0; i < PBV_DWS; i = i + 1) begin
+            if ((is_pbv || is_flags) && {26'd0, dw[5:0]} == i) begin
+                pbv_written_reg[i] <= 1'b1;
+            end
         end
         case (dw)
             DW_CTRL: lock_reg <= wr_value[0];
@@ -770,9 +820,6 @@ always @(posedge clk) begin
         if (is_mcast && rel_mcast[1:0] == 2'd2) begin
             mcast_ports_reg[mcast_i] <= wr_value[15:0];
         end
-        if (is_flags) begin
-            pbv_flags_reg[dw[5:0]] <= {wr_value[17:16], wr_value[1:0]};
-        end
 
     end
 
@@ -787,9 +834,7 @@ always @(posedge clk) begin
     end
 
     if (rst) begin
-        for (i = 0; i < PBV_DWS; i = i + 1) begin
-            pbv_reg[i] <= 32'd0;
-        end
+        pbv_written_reg <= {PBV_DWS{1'b0}};
         lock_reg <= 1'b0;
         master_id_reg <= 16'd0;
         ethertype_reg <= RESET_ETHERTYPE;
@@ -826,18 +871,16 @@ always @(posedge clk) begin
         end
         engine_sfa_reg <= 32'd0;
         retry_limit_reg <= RESET_RETRY_LIMIT;
-        for (i = 0; i < PBV_DWS; i = i + 1) begin
-            pbv_flags_reg[i] <= 4'd0;
-        end
         for (i = 0; i < STATIC_INDEX_SLOTS; i = i + 1) begin
             slot_valid_reg[i] <= 1'b0;
             slot_src_reg[i] <= 16'd0;
             slot_index_reg[i] <= {STATIC_INDEX_BITS{1'b0}};
+            slot_in_table_reg[i] <= 1'b0;
             slot_key_reg[i] <= {STATIC_KEY_BITS{1'b0}};
             slot_wait_reg[i] <= {STATIC_WAIT_BITS{1'b0}};
         end
         static_next_reg <= {SLOT_WIDTH{1'b0}};
-        static_load_slot_reg <= {SLOT_WIDTH{1'b0}};
+        static_load_slot_reg <= {STATIC_INDEX_SLOTS{1'b0}};
         static_load_reg <= 1'b0;
         sweep_reg <= 1'b1;
         sweep_index_reg <= {STATIC_ADDR_WIDTH{1'b0}};

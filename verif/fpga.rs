@@ -64,7 +64,7 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("cpu", "d_mem", "CPU descriptors (indexed by tree slot and reduction id): keys, states, deadlines, data"),
     ("cpu", "dl_mem", "CPU descriptors: the timer scan's copy of running flags and deadlines (one RAM per lane)"),
     ("cpu", "pbv_dev_mem", "CPU PBV table: device IDs (one RAM per 16-bit slot of a word)"),
-    ("register_space", "pbv_reg", "register-space PBV table"),
+    ("register_space", "pbv_mem", "register-space PBV table and its CPU flags (PBV_FLAGS)"),
     ("register_space", "static_key_mem", "register-space copy of the CPU static entries, word 0 (read back through STATIC_INDEX)"),
     ("register_space", "static_wait_mem", "register-space copy of the CPU static entries, word 1"),
     ("interposer", "mcast_mem", "interposer multicast table"),
