@@ -18,7 +18,7 @@ use crate::topology::{Ps, Topology};
 use crate::wire::LinkFrame;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_model::cpu::context::CtxState;
-use inswitch_model::cpu::event;
+use inswitch_model::cpu::{event, seqno_newer};
 use inswitch_model::packet_engine::EngineParams;
 
 /// INT_SUM (`docs/blocks/reduce_unit.md`).
@@ -218,6 +218,11 @@ pub struct CampaignReport {
     /// The Soft Portals forwarding and end-node counters (stale frames the roots dropped, late
     /// contributions).
     pub portals: crate::sim::portals::PortalsStats,
+    /// Soft Portals rounds whose start arm an engine of their tree (or twin) would drop as not newer
+    /// (`STALE_ARM`, 002 (71)) when their period began: it still held an arming under the round's seqno
+    /// or a newer one (the previous round's result arm, [`Fabric::portals_next_seqno`]), and the round
+    /// would run on that arming and its timer ([`stale_arming`]).
+    pub portals_stale_starts: usize,
     /// Rounds [`CampaignSpec::admission`] held back a period (a job counted once per period it waited):
     /// (TLP, Soft Portals).
     pub deferred: (usize, usize),
@@ -304,7 +309,8 @@ pub struct PortalsCtx {
     pub source: usize,
     /// The leaves.
     pub leaves: Vec<usize>,
-    /// The sequence number of its next round.
+    /// The sequence number of its round: 0 for the first, then at each round's start the one after its
+    /// root's last arm ([`Fabric::portals_next_seqno`]).
     pub seqno: u16,
     /// Its twin tree and the twin's multicast address, if it runs on two ([`crate::twin`]).
     pub twin: Option<(u16, u32)>,
@@ -649,10 +655,22 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             if k >= n_tlp {
                 // A Portals round: fresh values at the leaves, the root end node arms the tree.
                 let p = &mut pportals[k - n_tlp];
+                // The round's own start arm under a seqno newer than every arm the tree's root sent: its
+                // last round's result arm armed the next seqno, and a round restarted late (its timer
+                // counted from the restart) multicasts it just before this period; under that seqno
+                // this round's arm would be dropped (`STALE_ARM`) and the engines would run the round on
+                // the result's arming and its timer (docs/fabric.md §Goodput: the next round after a
+                // late result).
+                if let Some(s) = f.portals_next_seqno(p.source, p.dfa) {
+                    p.seqno = s;
+                }
                 let mut expected = 0u64;
-                // The values are this round's: its seqno and its restart's (a result arm of this round
-                // arms the next seqno, which the next round's values answer).
+                // The values are this round's: its seqno and its restart's (not the seqno its result
+                // arm arms, which no round answers).
                 let seqnos = if spec.portals_restart.is_some() { vec![p.seqno, portals::next_seqno(p.seqno)] } else { vec![p.seqno] };
+                if stale_arming(&f, p.tree, p.seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(&f, tw, p.seqno)) {
+                    report.portals_stale_starts += 1;
+                }
                 for &e in &p.leaves {
                     let v = u64::from(rng.random::<u32>());
                     expected = expected.wrapping_add(v);
@@ -670,11 +688,6 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 f.portals_root(p.source, p.dfa, root);
                 f.portals_start(p.source, p.dfa, start + 300_000);
                 ppending.push((k, start, p.seqno, expected));
-                // The round's result re-arms the tree with the next seqno; the next round uses it.
-                p.seqno = portals::next_seqno(p.seqno);
-                if spec.portals_restart.is_some() {
-                    p.seqno = portals::next_seqno(p.seqno);
-                }
                 slot.left -= 1;
                 done += 1;
                 continue;
@@ -919,6 +932,15 @@ fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
             eprintln!("  {d:?}");
         }
     }
+}
+
+/// An engine holds a live Soft Portals arming of `tree` that an arm under `seqno` would not replace:
+/// its seqno is `seqno` or newer (`cpu::seqno_newer`), so the arm is dropped (`STALE_ARM`).
+pub fn stale_arming(f: &Fabric, tree: u16, seqno: u16) -> bool {
+    (0..f.topo.switches.len()).filter_map(|s| f.engine(s)).any(|e| {
+        let cpu = e.cpu();
+        (0..cpu.descriptor_count()).map(|i| cpu.descriptor(i)).any(|d| d.valid && d.portals && d.key == tree && !seqno_newer(seqno, d.seqno))
+    })
 }
 
 /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that

@@ -273,6 +273,9 @@ pub struct GoodputRow {
     /// Rounds the manager's admission held back a period while an engine of theirs was filled
     /// ([`CampaignReport::deferred`]): TLP, Soft Portals.
     pub deferred: (usize, usize),
+    /// Soft Portals rounds whose start arm met an engine still armed under its seqno or a newer one
+    /// ([`CampaignReport::portals_stale_starts`]).
+    pub portals_stale_starts: usize,
     /// Rounds left open at a period's end (non-posted and Portals; must be 0).
     pub stuck: usize,
     /// The first rounds left open (engine, descriptor, context, state), for the report.
@@ -328,6 +331,7 @@ impl GoodputRow {
             participant_retries: r.participant_retries,
             engine_retries: r.events.get("RETRY").copied().unwrap_or(0),
             deferred: r.deferred,
+            portals_stale_starts: r.portals_stale_starts,
             stuck: r.stuck.len(),
             stuck_first: r.stuck.iter().take(5).cloned().collect(),
             open_posted: r.open_posted.len(),
@@ -470,10 +474,10 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             );
         }
     }
-    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | result RETRY / resent | participant RETRY / contribution resent | engine RETRY | deferred TLP / Portals | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "\n| drop | end-node retries | INIT retries | START retries | START watch retries | result RETRY / resent | participant RETRY / contribution resent | engine RETRY | deferred TLP / Portals | Portals start arm stale | stuck | posted open | leaked | unexplained | success bound us | wall s |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for row in std::iter::once(base).chain(rows) {
         s += &format!(
-            "| {:.1} % | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
+            "| {:.1} % | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} / {} | {} | {} | {} | {} | {} | {:.2} | {:.1} |\n",
             row.drop * 100.0,
             row.end_node_retries,
             row.init_retries,
@@ -486,6 +490,7 @@ pub fn table(base: &GoodputRow, rows: &[GoodputRow]) -> String {
             row.engine_retries,
             row.deferred.0,
             row.deferred.1,
+            row.portals_stale_starts,
             row.stuck,
             row.open_posted,
             row.leaked,

@@ -441,3 +441,77 @@ fn a_leaf_that_missed_its_round_does_not_give_its_value_to_the_next() {
     assert_eq!(accepted, 2, "engine 730 counted its two live leaves of the first round only");
     assert_eq!((r.count, r.data, r.complete), (8, expected, true), "{r:?}");
 }
+
+/// The root's round restart (`Root::restart`) reopens the round and restarts its timer, so a restarted
+/// round that stays short ends on the timer late and its result multicast arms the tree for the next
+/// seqno (002 (37), (57)) just before the next round. Round 1: leaf 8 misses the arm and the restart's
+/// (its link drops every Portals frame), the timer ends the restart with 7 of 8, and the result arm
+/// reaches the engines; round 2, fresh values tied to its seqnos as the campaign ties them, starts 1 us
+/// later, within the engines' 2-us timeout of that arming. `next`: round 2's seqno from the seqno of the
+/// root's last arm. Returns round 2's result, its fold, and the engines' `STALE_ARM` and `REARM` events
+/// during round 2.
+fn next_round_after_a_late_result(next: &dyn Fn(&Fabric, &PortalsJob) -> u16) -> (RoundResult, [u64; 4], u64, u64) {
+    use inswitch_fabric::faults::{kinds, FaultConfig, FaultInjector};
+    use inswitch_fabric::sim::ChannelKind;
+    const FIRST: u16 = 5;
+    const STARVED: usize = 8;
+    /// After the engines' timeout of round 1 (its partial results reached the root, count 7).
+    const RESTART: Ps = 3 * US;
+    /// Round 2 starts this long after round 1's result arm left the root: within the engines' timeout
+    /// of the arming it gives them.
+    const GAP: Ps = US;
+    let (mut f, job) = fig7(INT_SUM, 1, FIRST, &values);
+    let leaves = |f: &mut Fabric, r: u32, seqno: u16| {
+        for &e in &job.leaves {
+            let tied = vec![seqno, portals::next_seqno(seqno)];
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
+        }
+    };
+    let root = |first_seqno: u16| Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno, expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: Some(RESTART) };
+    leaves(&mut f, 0, FIRST);
+    f.portals_root(ROOT, job.dfa, root(FIRST));
+    let down = f.channels().position(|c| c.kind == ChannelKind::Down(STARVED)).expect("leaf 8's link");
+    f.faults = Some(FaultInjector::new(1, FaultConfig { drop: 1.0, kinds: kinds::PORTALS, channels: Some(vec![down]), ..FaultConfig::default() }));
+    let at = f.now() + US;
+    f.portals_start(ROOT, job.dfa, at);
+    // The restart's arm has reached leaf 8's link by a microsecond after the restart.
+    f.run_until_quiet(at + RESTART + US, &mut |_| {});
+    f.faults.as_mut().expect("injector").enabled = false;
+    // The restart's timer ends round 1 at `at + RESTART + ROOT_TIMEOUT`.
+    let ended = at + RESTART + ROOT_TIMEOUT;
+    f.run_until_quiet(ended + GAP - 1, &mut |_| {});
+    let first = f.portals.results(ROOT, job.dfa).to_vec();
+    assert_eq!((first.len(), first[0].seqno, first[0].count, first[0].at), (1, portals::next_seqno(FIRST), 7, ended), "round 1 restarted, ended by the timer without leaf 8: {first:?}");
+    let arms = f.portals.arms_at(1, job.dfa);
+    assert_eq!(arms.last().map(|a| (a.0, a.1)), Some((portals::next_seqno(first[0].seqno), first[0].seqno)), "the result arm reached leaf 1: {arms:?}");
+    let count = |f: &Fabric, ev: u8| [S720, S725, S730].iter().map(|&s| events(f, s, ev)).sum::<u64>();
+    let (stale, rearm) = (count(&f, event::STALE_ARM), count(&f, event::REARM));
+    let seqno = next(&f, &job);
+    leaves(&mut f, 1, seqno);
+    f.portals_root(ROOT, job.dfa, root(seqno));
+    f.portals_start(ROOT, job.dfa, ended + GAP);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let r = f.portals.results(ROOT, job.dfa).to_vec();
+    (r[0].clone(), fold(INT_SUM, 1, &job.leaves, &values), count(&f, event::STALE_ARM) - stale, count(&f, event::REARM) - rearm)
+}
+
+/// The next round after a late result (docs/fabric.md §Goodput: the next round after a late result):
+/// started under the seqno its predecessor's result arm armed (the campaign's rule until session 21: a
+/// round and its restart take two seqnos), its arm is dropped by every engine (`STALE_ARM`, 002 (71))
+/// and the round runs on the result's arming, whose timer runs out before the leaves answer: every
+/// contribution is passed up and the root folds 8 frames in software (002 (59)); the result is still
+/// exact. Started under the seqno after the root's last arm (`Fabric::portals_next_seqno`), its arm
+/// re-arms every engine ("rt_arm can advance the sequence number and clear the state", 002 (71)) and
+/// the engines reduce the round: one frame, count 8.
+#[test]
+fn the_round_after_a_late_result_arms_the_tree_under_a_newer_seqno() {
+    let result_arms = |f: &Fabric, job: &PortalsJob| portals::next_seqno(f.portals.results(ROOT, job.dfa)[0].seqno);
+    let (r, expected, stale, rearm) = next_round_after_a_late_result(&result_arms);
+    assert_eq!((stale, rearm), (3, 0), "under the result arm's seqno every engine drops the round's arm");
+    assert_eq!((r.count, r.data, r.complete), (8, expected, true), "{r:?}");
+    assert_eq!(r.frames, 8, "the engines' arming ran out before the contributions: all passed up, {r:?}");
+    let newer = |f: &Fabric, job: &PortalsJob| f.portals_next_seqno(ROOT, job.dfa).expect("the root armed");
+    let (r, expected, stale, rearm) = next_round_after_a_late_result(&newer);
+    assert_eq!((stale, rearm), (0, 3), "a newer seqno re-arms every engine");
+    assert_eq!((r.seqno, r.count, r.data, r.complete, r.frames), (8, 8, expected, true, 1), "{r:?}");
+}

@@ -240,6 +240,9 @@ pub(super) struct RootState {
     pub(super) results: Vec<RoundResult>,
     /// The open round is a restart ([`Root::restart`]): it is not restarted again.
     pub(super) restarted: bool,
+    /// The seqno of the last arm the root sent (a round's start arm, its restart's, or a result's, which
+    /// arms the next seqno, 002 (37), (57)); `None` before its first ([`crate::sim::Fabric::portals_next_seqno`]).
+    pub(super) armed: Option<u16>,
     /// Reduce to one target ([`Fabric::portals_one_target`]): the result stays at the root.
     pub(super) one_target: bool,
 }

@@ -33,7 +33,7 @@ impl Fabric {
         for &t in &cfg.twins {
             self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
         }
-        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false, one_target: false };
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false, armed: None, one_target: false };
         self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
     }
 
@@ -51,6 +51,21 @@ impl Fabric {
         }
     }
 
+    /// The seqno a new round of root end node `e` on tree `dfa` arms the tree under when it sends its own
+    /// start arm ([`Fabric::portals_start`] of a new [`Root`]): the one after the last arm the root sent
+    /// (`None`: no root there, or it never armed). A round's result multicast arms the tree for the next
+    /// seqno (002 (37), (57)), and the engines keep that arming until their timeout; a start arm under the
+    /// same seqno is not newer, so the engines drop it (`STALE_ARM`, 002 (71)) and the round runs on the
+    /// result's arming and its timer. A newer seqno re-arms them ("rt_arm can advance the sequence number
+    /// and clear the state", 002 (71); `rt_seqno` one above `rt_resno` "may not be the case in the event
+    /// of error", (57)). docs/fabric.md §Goodput: the next round after a late result.
+    pub fn portals_next_seqno(&self, e: usize, dfa: u32) -> Option<u16> {
+        match self.portals.ends.get(&(e, dfa)) {
+            Some(EndTree::Root(r)) => r.armed.map(next_seqno),
+            _ => None,
+        }
+    }
+
     /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
     pub fn portals_leaf(&mut self, e: usize, dfa: u32, cfg: Leaf) {
         self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None, None));
@@ -65,6 +80,7 @@ impl Fabric {
         }
         let seqno = r.cfg.first_seqno;
         let arms: Vec<ReductionFrame> = r.trees.iter().map(|t| reduction_frame(t.dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
+        r.armed = Some(seqno);
         self.open_round(e, dfa, seqno, at);
         for arm in arms {
             self.send_portals(e, at, arm);
@@ -159,6 +175,7 @@ impl Fabric {
         self.open_round(e, dfa, next, t);
         if let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) {
             r.restarted = true;
+            r.armed = Some(next);
         }
         self.portals.stats.restarts += 1;
         for arm in arms {
@@ -206,6 +223,9 @@ impl Fabric {
         } else {
             r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect()
         };
+        if !arms.is_empty() {
+            r.armed = Some(next);
+        }
         if more {
             self.open_round(e, dfa, next, t);
         }
