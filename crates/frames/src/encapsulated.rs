@@ -56,6 +56,9 @@ pub struct Encapsulated {
     pub original: Tlp,
 }
 
+/// A configuration body: `ConfigFixed`, the device IDs, the subservient engines' IDs.
+pub type ConfigurationBody = (ConfigFixed, Vec<u16>, Vec<u16>);
+
 impl Encapsulated {
     /// Decodes a kind-10 message occupying all of `buf`.
     pub fn parse(buf: &[u8]) -> Result<Encapsulated> {
@@ -68,9 +71,9 @@ impl Encapsulated {
             return Err(Error::InvalidField { layer: L, field: "kind", offset: 0, value: m.header.kind.into(), reason: "not an encapsulated packet (kind 10)" });
         }
         let Body::Raw(b) = &m.body else { return Err(Error::Inconsistent { layer: L, reason: "kind 10 with a typed body" }) };
-        let d = b.get(..DESCRIPTOR_LEN).ok_or(Error::Truncated { layer: L, field: "descriptor", offset: HEADER_LEN, needed: DESCRIPTOR_LEN, actual: b.len() })?;
-        let original = Tlp::parse(&b[DESCRIPTOR_LEN..])?;
-        let e = Encapsulated { header: m.header, payload_type: d[0], apply: d[1] & ENCAP_OP_APPLY != 0, reserved_op: d[1] & !ENCAP_OP_APPLY, version: d[2], reserved: d[3], original };
+        let (&[payload_type, op, version, reserved], rest) = b.split_first_chunk::<DESCRIPTOR_LEN>().ok_or(Error::Truncated { layer: L, field: "descriptor", offset: HEADER_LEN, needed: DESCRIPTOR_LEN, actual: b.len() })?;
+        let original = Tlp::parse(rest)?;
+        let e = Encapsulated { header: m.header, payload_type, apply: op & ENCAP_OP_APPLY != 0, reserved_op: op & !ENCAP_OP_APPLY, version, reserved, original };
         e.check()?;
         Ok(e)
     }
@@ -106,11 +109,12 @@ impl Encapsulated {
 
     /// The configuration body, when the payload type is configuration: (`ConfigFixed`, device IDs,
     /// subservient IDs), decoded as the kind-1 message with this body.
-    pub fn configuration(&self) -> Option<Result<(ConfigFixed, Vec<u16>, Vec<u16>)>> {
+    pub fn configuration(&self) -> Option<Result<ConfigurationBody>> {
         (self.payload_type == TYPE_CONFIGURATION).then(|| {
             // The common header as emitted for kind 10 (a raw body), then its kind nibble set to 1.
             let mut buf = CollectiveMessage { header: self.header, body: Body::Raw(Vec::new()) }.to_bytes()?;
-            buf[0] = buf[0] & 0xF0 | MsgKind::CONFIGURATION.0;
+            let kind = buf.first_mut().ok_or(Error::Inconsistent { layer: L, reason: "an empty common header" })?;
+            *kind = *kind & 0xF0 | MsgKind::CONFIGURATION.0;
             buf.extend_from_slice(&self.original.payload);
             match CollectiveMessage::parse(&buf)?.body {
                 Body::Configuration { fixed, device_ids, subservient_ids } => Ok((fixed, device_ids, subservient_ids)),

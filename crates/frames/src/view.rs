@@ -169,8 +169,8 @@ impl<T: AsRef<[u8]>> TlpView<T> {
             return None;
         }
         let o = self.header_len + self.payload_len;
-        let d = self.b().get(o..o + tlp::DIGEST_LEN)?;
-        Some(u32::from_le_bytes([d[0], d[1], d[2], d[3]]))
+        let d = self.b().get(o..)?.first_chunk::<{ tlp::DIGEST_LEN }>()?;
+        Some(u32::from_le_bytes(*d))
     }
 }
 
