@@ -447,14 +447,14 @@ wire [D_W-1:0]           d_rd = d_mem[d_raddr_reg];
 // The read word's timer (§Timer scan): rd_dl, stored as a deadline (it ran when written); rd_run, still
 // running (the word's other fields are as written, and only a tick's expiry stops a timer unwritten);
 // rd_t, the deadline or the stopped timer's ticks.
-wire                     rd_ok = d_ok_reg[d_raddr_reg];
-wire                     rd_dl = rd_ok && d_rd[D_EXPIRED];
+reg                      rd_ok_reg;       // d_ok_reg[d_raddr_reg], a cycle ahead (cpu_descriptors.vh)
+wire                     rd_dl = rd_ok_reg && d_rd[D_EXPIRED];
 wire                     rd_run = rd_dl && !d_exp_reg[d_raddr_reg];
 wire [24:0]              rd_t = d_rd[D_TIMER +: 25];
 reg [D_W-1:0]            d_word;          // the descriptor as the model holds it, before this cycle's tick
 always @* begin
     d_word = {D_W{1'b0}};
-    if (rd_ok) begin
+    if (rd_ok_reg) begin
         d_word = d_rd;
         d_word[D_VALID] = d_valid_reg[d_raddr_reg];
         d_word[D_EXPIRED] = d_exp_reg[d_raddr_reg];

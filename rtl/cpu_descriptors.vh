@@ -22,7 +22,7 @@ wire              du_runs = timer_runs(du);
 // as read (rd_t), or 0 (an expired timer, or an unwritten word). Due when the deadline is now_next + 1.
 wire [24:0]       t_load = seq_reg == SEQ_FINISH ? dcur[D_LOAD +: 25]
                          : m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored;
-wire [24:0]       t_stop = (rd_ok && !rd_dl) ? rd_t : 25'd0;
+wire [24:0]       t_stop = (rd_ok_reg && !rd_dl) ? rd_t : 25'd0;
 wire [24:0]       dl_load = t_load == 25'd0 ? now_next_1 : now_next + t_load;
 wire [24:0]       dl_stop = t_stop == 25'd0 ? now_next_1 : now_next + t_stop;
 wire              du_keep = !du_tld && rd_run && !rd_tick_exp;
@@ -38,25 +38,37 @@ end
 
 // The timer scan's word (SCAN_LANES descriptors: lane l of word w is descriptor w * SCAN_LANES + l).
 reg  [SWORD_W-1:0]       scan_dw_reg;
-integer                  si;
 wire [26*SCAN_LANES-1:0] dl_rd;            // per lane: {running, deadline}
+// Each lane's deadline against the next tick, once per lane; and which descriptors this cycle's
+// scan word and the sequencer's write address select, one comparison with a constant per descriptor
+// (an index `x[du_idx] = ...` costs a 32-bit offset adder and a shifter chain in Yosys: the CPU's
+// longest stage ended at d_ok_reg through it, docs/performance.md §FPGA mapping, session 21).
+wire [SCAN_LANES-1:0]    lane_due;
+wire [ND-1:0]            scan_sel;
+wire [ND-1:0]            du_sel;
+generate
+    for (g = 0; g < SCAN_LANES; g = g + 1) begin : g_lane_due
+        assign lane_due[g] = dl_rd[26*g + 25] && dl_rd[26*g +: 25] == now_next_1;
+    end
+    for (g = 0; g < ND; g = g + 1) begin : g_dsel
+        assign scan_sel[g] = word_of(g[DIDX_W-1:0]) == scan_dw_reg;
+        assign du_sel[g] = du_idx == g[DIDX_W-1:0];
+    end
+endgenerate
 always @* begin
     for (k = 0; k < ND; k = k + 1) begin
         d_valid_next[k] = d_valid_reg[k];
         d_exp_next[k] = d_exp_reg[k] || (tick && d_due_reg[k]);
         d_due_next[k] = d_due_reg[k];
-    end
-    for (k = 0; k < SCAN_LANES; k = k + 1) begin
-        si = {{(32-SWORD_W){1'b0}}, scan_dw_reg} * SCAN_LANES + k;
-        if (si < ND) begin
-            d_due_next[si] = d_valid_reg[si] && dl_rd[26*k + 25] && !d_exp_next[si]
-                             && dl_rd[26*k +: 25] == now_next_1;
+        // The timer scan's lane of descriptor k, if its word is read this cycle.
+        if (scan_sel[k]) d_due_next[k] = d_valid_reg[k] && lane_due[lane_of(k[DIDX_W-1:0])] && !d_exp_next[k];
+        // The sequencer's write wins.
+        if (du_sel[k]) begin
+            d_valid_next[k] = du[D_VALID];
+            d_exp_next[k] = du[D_EXPIRED];
+            d_due_next[k] = du_due;
         end
     end
-    // The sequencer's write wins.
-    d_valid_next[du_idx] = du[D_VALID];
-    d_exp_next[du_idx] = du[D_EXPIRED];
-    d_due_next[du_idx] = du_due;
 end
 
 /*
@@ -67,9 +79,15 @@ end
  */
 wire [DIDX_W-1:0] d_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
 
+// Whether the word read next was written since reset, registered with its address (the 64-to-1 mux of
+// d_ok_reg read at d_raddr_reg gated the whole read word: the CPU's longest stage started there,
+// docs/performance.md §FPGA mapping, session 21). This cycle's write counts (d_ok_reg | du_sel).
+wire [ND-1:0]     d_ok_next = rst ? {ND{1'b0}} : d_ok_reg | du_sel;
+
 always @(posedge clk) begin
     d_mem[du_idx] <= du_word;
     d_raddr_reg <= d_raddr;
+    rd_ok_reg <= d_ok_next[d_raddr];
     if (du[D_VALID]) slot_tag_reg[slot_of(du_idx)] <= {du[D_PORTALS], du[D_KEY +: 13]};
 end
 
@@ -89,7 +107,7 @@ always @(posedge clk) begin
     d_valid_reg <= d_valid_next;
     d_exp_reg <= d_exp_next;
     d_due_reg <= d_due_next;
-    d_ok_reg[du_idx] <= 1'b1;
+    d_ok_reg <= d_ok_next;
     now_reg <= now_next;
     now1_reg <= now_next_1;
     now2_reg <= now_next_1 + 25'd1;

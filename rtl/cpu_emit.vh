@@ -6,6 +6,18 @@
 wire out_free = !out_valid_reg || m_msg_ready;
 // The next copy goes to the lowest PBV entry left in em_mask_reg.
 wire [6:0] em_b = lowest_index(em_mask_reg);
+// The same bit without its index: em_below[i], some bit below i is set (a prefix OR in seven doubling
+// steps); the lowest set bit is the one set with none below. Clearing it and reading its valid bit from
+// these keeps em_b's encoder out of the next mask (`mask[em_b] = 0` cost a 32-bit offset adder and a
+// shifter after the encoder: the CPU's longest stage ended at pbv_raddr through it, docs/performance.md
+// §FPGA mapping, session 21).
+reg [127:0] em_below;
+integer     em_s;
+always @* begin
+    em_below = {em_mask_reg[126:0], 1'b0};
+    for (em_s = 1; em_s < 128; em_s = em_s * 2) em_below = em_below | (em_below << em_s);
+end
+wire        em_b_valid = |(pbv_valid_reg & em_mask_reg & ~em_below);
 // Acknowledgement of a non-posted INITIALIZATION / CONTROL (000 [0097], claim 14; docs/blocks/cpu.md §Messages).
 // msg_reg holds the template by now (the message itself, or the relayed copy: the same CC_ID, P_ID, DMU_ID
 // and op, another requester and, for a CONTROL copy, another TID); the requester and TID the
@@ -39,14 +51,14 @@ always @* begin
     // when the sequencer uses them (the outputs above hold otherwise).
     if (seq_reg == SEQ_EMIT) begin
         if (em_mask_reg != 128'd0) begin
-            if (!pbv_valid_reg[em_b]) begin
-                emit_em_mask[em_b] = 1'b0;
+            if (!em_b_valid) begin
+                emit_em_mask = em_mask_reg & em_below;
             end else if (out_free) begin
                 // The copy: msg_reg with the entry's device ID and P_ID (applied on the way out, m_msg
                 // in rtl/cpu.v).
                 emit_copy = 1'b1;
                 emit_send = 1'b1;
-                emit_em_mask[em_b] = 1'b0;
+                emit_em_mask = em_mask_reg & em_below;
             end
         end else if (em_one_reg) begin
             if (out_free) begin

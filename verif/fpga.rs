@@ -44,11 +44,20 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // unit, 24 (the same depth session 18's run measured); a later run after the unit's depth fix ends at d_rd, also 24. 28 in session 15
     // (composed, through d_pay_rd and d_reg, which sessions 11-18 replaced), 36 in session 14.
     // docs/performance.md §The CPU's lane-shared reduction unit (session 19).
-    ("cpu", 24, "the sequencer and timer scan: the deepest stage ends at d_due_reg (the due bits, from the descriptors' deadlines against the tick count) in one run, at d_rd (the descriptor LUT RAM's write input) in the next, both 24"),
+    // Session 21 (2026-11-27, branch s21-dpi): 16 (25 on main that day with the walk of the time, 22 with the
+    // session's RTL alone): the descriptors' bits selected by index compares (`du_sel`, `scan_sel`), the
+    // emission's next mask by a prefix OR (`em_below`), the read word's written-since-reset bit registered
+    // (`rd_ok_reg`), and the walk taking a LUT RAM's read port from its own address ([`read_ports`]: the
+    // descriptor RAM's write address had been counted on its read data). The deepest stage is the
+    // sequencer's: the read descriptor's seqno, ARM's seqno_newer compare, the decision, the written
+    // descriptor's state, timer_runs, the due bit. docs/performance.md §FPGA mapping, session 21.
+    ("cpu", 16, "the sequencer: the deepest stage ends at d_due_reg (the read descriptor through EXEC's decision, the written descriptor's timer_runs, its due bit)"),
     // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
     // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
     // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
-    ("packet_engine", 24, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
+    // Session 21: lowered with the cpu entry, not re-measured (the top instantiates the CPU at the same
+    // defaults, hierarchy kept, and its other blocks measured 12 or less in session 20's run).
+    ("packet_engine", 16, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
@@ -541,10 +550,72 @@ impl Design {
                     let inner = format!("{prefix}{}.", c.name.trim_start_matches('\\'));
                     self.flatten_into(&c.kind, &mut child_map, next, &inner, f, depth + 1);
                 }
-                _ => f.cells.push((format!("{prefix}{}", c.name), c.kind.clone(), conns)),
+                _ => {
+                    let name = format!("{prefix}{}", c.name);
+                    for part in read_ports(&c.kind, conns) {
+                        f.cells.push((name.clone(), c.kind.clone(), part));
+                    }
+                }
             }
         }
     }
+}
+
+/// A LUT RAM cell with several read ports as one cell per read port (its address in, its data out) and
+/// one for its write inputs (path ends), so that the depth walk follows what the primitive computes: a
+/// read port's output depends on its own address only. As one cell, a RAM64M's read data (DOA-DOC, read
+/// at ADDRA-ADDRC) took the arrival of its write address (ADDRD, read only by the unused DOD): the CPU's
+/// descriptor RAM then counted its write address's depth on every read path (docs/performance.md §FPGA
+/// mapping, session 21). Any other cell is returned whole.
+fn read_ports(kind: &str, conns: Vec<(String, bool, Vec<u64>)>) -> Vec<Vec<(String, bool, Vec<u64>)>> {
+    if !(kind.starts_with("RAM") && !kind.starts_with("RAMB")) {
+        return vec![conns];
+    }
+    // The read port a port belongs to: RAMxxM's DO<L>/ADDR<L>, RAMxxX1D's SPO/A<n> ("S") and DPO/DPRA<n> ("P").
+    let port_of = |p: &str, input: bool| -> Option<String> {
+        if input {
+            if let Some(l) = p.strip_prefix("ADDR") {
+                Some(l.to_string())
+            } else if p.starts_with("DPRA") {
+                Some("P".to_string())
+            } else if p.starts_with('A') && p[1..].chars().all(|c| c.is_ascii_digit()) {
+                Some("S".to_string())
+            } else {
+                None
+            }
+        } else if let Some(l) = p.strip_prefix("DO") {
+            Some(l.to_string())
+        } else {
+            match p {
+                "SPO" => Some("S".to_string()),
+                "DPO" => Some("P".to_string()),
+                _ => None,
+            }
+        }
+    };
+    let outputs: Vec<String> = conns.iter().filter(|(_, i, _)| !i).filter_map(|(p, _, _)| port_of(p, false)).collect();
+    if outputs.is_empty() || conns.iter().any(|(p, i, _)| !i && port_of(p, false).is_none()) {
+        return vec![conns];
+    }
+    // The write address: the last read port's (RAMxxM's ADDRD or ADDRH, RAMxxX1D's A<n>), also read there.
+    let addresses: Vec<String> = conns.iter().filter(|(_, i, _)| *i).filter_map(|(p, _, _)| port_of(p, true)).collect();
+    let write_port = if addresses.iter().any(|a| a == "S") { "S".to_string() } else { addresses.iter().max().cloned().unwrap_or_default() };
+    let mut parts: Vec<Vec<(String, bool, Vec<u64>)>> = outputs.iter().map(|_| Vec::new()).collect();
+    let mut writes = Vec::new();
+    for (p, input, b) in conns {
+        let port = port_of(&p, input);
+        if input && port.as_deref() == Some(write_port.as_str()) {
+            // Also a path end of the write (a name input_cost does not take for an address).
+            writes.push((format!("write {p}"), true, b.clone()));
+        }
+        match port.and_then(|l| outputs.iter().position(|o| *o == l)) {
+            Some(i) => parts[i].push((p, input, b)),
+            // Write data, enable and clock: path ends.
+            None => writes.push((p, input, b)),
+        }
+    }
+    parts.push(writes);
+    parts
 }
 
 /// The global number of local bit `x` (a fresh one for a constant or a bit not seen yet).

@@ -36,6 +36,42 @@ fn the_depth_walk_counts_luts_carry_steps_and_wide_muxes_as_documented() {
     assert_eq!(FpgaRow { depth_units: units, ..row }.lut_depth(), 3, "9 quarters round up to 3 levels");
 }
 
+/// A RAM64M read at a register's address (ADDRA, one level) and written at an address three LUTs deep
+/// (ADDRD): its read data DOA depends on ADDRA only, so the stage from DOA's reader ends at 2 levels, and
+/// the write address ends a stage of its own (3 levels). Counted as one cell (before session 21), the read
+/// took the write address's arrival: 3 + 1 + 1 = 5 levels.
+#[test]
+fn a_lut_ram_read_port_does_not_take_its_write_address_depth() {
+    let cell = |kind: &str, conns: &[(&str, &str, u64)]| {
+        let dirs: serde_json::Map<String, Value> = conns.iter().map(|(p, d, _)| (p.to_string(), Value::from(*d))).collect();
+        let c: serde_json::Map<String, Value> = conns.iter().map(|(p, _, b)| (p.to_string(), serde_json::json!([b]))).collect();
+        serde_json::json!({"type": kind, "port_directions": dirs, "connections": c})
+    };
+    let json = serde_json::json!({"modules": {"m": {
+        "attributes": {}, "ports": {"clk": {"direction": "input", "bits": [1]}},
+        "netnames": {"q_reg": {"hide_name": 0, "bits": [9]}},
+        "cells": {
+            "ff_a": cell("FDRE", &[("C", "input", 1), ("D", "input", 2), ("Q", "output", 2)]),
+            "l0": cell("LUT6", &[("I0", "input", 2), ("O", "output", 3)]),
+            "l1": cell("LUT6", &[("I0", "input", 3), ("O", "output", 4)]),
+            "l2": cell("LUT6", &[("I0", "input", 4), ("O", "output", 5)]),
+            "ram": cell("RAM64M", &[("ADDRA", "input", 2), ("ADDRD", "input", 5), ("DIA", "input", 2), ("WCLK", "input", 1),
+                                   ("DOA", "output", 7)]),
+            "l3": cell("LUT6", &[("I0", "input", 7), ("O", "output", 8)]),
+            "ff_q": cell("FDRE", &[("C", "input", 1), ("D", "input", 8), ("Q", "output", 9)]),
+        }
+    }}});
+    let d = Design::from_json(&json);
+    let (units, end) = d.flatten("m").depth();
+    assert_eq!(units, 12, "the write address's stage (3 LUTs) is the deepest: {end}");
+    assert_eq!(end, "ram (RAM64M write ADDRD)", "the write address ends its stage at the RAM");
+    // Without the write address's LUTs the read path alone: ADDRA (1) + LUT (1) = 2 levels.
+    let mut shallow = json.clone();
+    shallow["modules"]["m"]["cells"]["ram"]["connections"]["ADDRD"] = serde_json::json!([2]);
+    let (units, end) = Design::from_json(&shallow).flatten("m").depth();
+    assert_eq!((units, end.as_str()), (8, "q_reg (FDRE D)"));
+}
+
 #[test]
 fn memory_libmap_lines_name_the_module_and_the_memory() {
     let log = "mapping memory $paramod$ab12\\cpu.st_reg via $__XILINX_BLOCKRAM_TDP_\nusing FF mapping for memory cpu.d_reg\n";
