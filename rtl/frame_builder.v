@@ -338,52 +338,26 @@ reg [8*BUFFER_BYTES-1:0] build_padded;
 reg [DATA_WIDTH-1:0]     beat_bytes;
 reg [CLASS_W-1:0]        class_reg, class_next;
 
-// One case per class, each a constant shift: a 16-way parallel select on the class's four bits (one LUT
-// level with the slice's wide muxes), where a chain of ifs was a priority chain; and, as the ifs, the
-// Verilated model computes only the one class's shift.
-`define FB_PAD(c) (8 * pad_rows[c])
+integer pc;
+
+// Per class a constant shift, chosen in a loop of ifs (the classes exclude each other, so the mapper
+// makes it one 16-way select on the class's four bits). Not a case: Verilator computes every case item's
+// wide shift ahead of the case (a temporary per item, as a table of all sixteen shifted copies would,
+// docs/performance.md §Session 20), where an if's shift stays inside its branch.
 always @* begin
-    case (frame_class)
-        4'd0: build_padded = build << `FB_PAD(0);
-        4'd1: build_padded = build << `FB_PAD(1);
-        4'd2: build_padded = build << `FB_PAD(2);
-        4'd3: build_padded = build << `FB_PAD(3);
-        4'd4: build_padded = build << `FB_PAD(4);
-        4'd5: build_padded = build << `FB_PAD(5);
-        4'd6: build_padded = build << `FB_PAD(6);
-        4'd7: build_padded = build << `FB_PAD(7);
-        4'd8: build_padded = build << `FB_PAD(8);
-        4'd9: build_padded = build << `FB_PAD(9);
-        4'd10: build_padded = build << `FB_PAD(10);
-        4'd11: build_padded = build << `FB_PAD(11);
-        4'd12: build_padded = build << `FB_PAD(12);
-        4'd13: build_padded = build << `FB_PAD(13);
-        4'd14: build_padded = build << `FB_PAD(14);
-        default: build_padded = build << `FB_PAD(15);
-    endcase
+    build_padded = {8*BUFFER_BYTES{1'b0}};
+    for (pc = 0; pc < CLASSES; pc = pc + 1) begin
+        if (frame_class == pc[CLASS_W-1:0]) build_padded = build << (8 * pad_rows[pc]);
+    end
 end
 
 always @* begin
-    case (class_reg)
-        4'd0: beat_bytes = frame_ext[`FB_PAD(0) +: DATA_WIDTH];
-        4'd1: beat_bytes = frame_ext[`FB_PAD(1) +: DATA_WIDTH];
-        4'd2: beat_bytes = frame_ext[`FB_PAD(2) +: DATA_WIDTH];
-        4'd3: beat_bytes = frame_ext[`FB_PAD(3) +: DATA_WIDTH];
-        4'd4: beat_bytes = frame_ext[`FB_PAD(4) +: DATA_WIDTH];
-        4'd5: beat_bytes = frame_ext[`FB_PAD(5) +: DATA_WIDTH];
-        4'd6: beat_bytes = frame_ext[`FB_PAD(6) +: DATA_WIDTH];
-        4'd7: beat_bytes = frame_ext[`FB_PAD(7) +: DATA_WIDTH];
-        4'd8: beat_bytes = frame_ext[`FB_PAD(8) +: DATA_WIDTH];
-        4'd9: beat_bytes = frame_ext[`FB_PAD(9) +: DATA_WIDTH];
-        4'd10: beat_bytes = frame_ext[`FB_PAD(10) +: DATA_WIDTH];
-        4'd11: beat_bytes = frame_ext[`FB_PAD(11) +: DATA_WIDTH];
-        4'd12: beat_bytes = frame_ext[`FB_PAD(12) +: DATA_WIDTH];
-        4'd13: beat_bytes = frame_ext[`FB_PAD(13) +: DATA_WIDTH];
-        4'd14: beat_bytes = frame_ext[`FB_PAD(14) +: DATA_WIDTH];
-        default: beat_bytes = frame_ext[`FB_PAD(15) +: DATA_WIDTH];
-    endcase
+    beat_bytes = {DATA_WIDTH{1'b0}};
+    for (pc = 0; pc < CLASSES; pc = pc + 1) begin
+        if (class_reg == pc[CLASS_W-1:0]) beat_bytes = frame_ext[8 * pad_rows[pc] +: DATA_WIDTH];
+    end
 end
-`undef FB_PAD
+
 
 // frame_reg shifts one beat down per beat sent, so the CRC's beat is always its lowest DATA_WIDTH bits.
 reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
