@@ -146,6 +146,7 @@ wire [7:0]  cfg_n_sub = s_msg_pbv[87:80];
 // 2^SLOT_SUM_W (CONFIG_RELAY_SLOTS < 2^SLOT_SUM_W), so the sum of their low SLOT_SUM_W bits decides; it is
 // written as gates (a ripple of full adders), which the mapper folds into the functions of its bits.
 localparam SLOT_SUM_W = $clog2(CONFIG_RELAY_SLOTS + 1);
+// Width of the gate helpers' operands: the sum (SLOT_SUM_W + 1 bits) and the classes, with room to spare.
 localparam GATE_W = 8;
 function [GATE_W-1:0] gate_add(input [GATE_W-1:0] a, input [GATE_W-1:0] b);
     integer i;
