@@ -187,7 +187,6 @@ reg [2:0]  tc;
 reg [2:0]  attr;
 reg        mem_read;
 reg        locked;
-reg [9:0]  length;
 reg [3:0]  first_be;
 reg [3:0]  last_be;
 reg [4:0]  addr_dw;
@@ -203,7 +202,6 @@ always @* begin
         attr = 3'd0;
         mem_read = 1'b1;
         locked = 1'b0;
-        length = 10'd1;
         first_be = s_rsp_be;
         last_be = 4'd0;
         addr_dw = s_rsp_addr[6:2];
@@ -217,7 +215,6 @@ always @* begin
         attr = s_ur_attr;
         mem_read = s_ur_mem_read;
         locked = s_ur_locked;
-        length = s_ur_length;
         first_be = s_ur_first_be;
         last_be = s_ur_last_be;
         addr_dw = s_ur_addr[6:2];
@@ -227,7 +224,38 @@ end
 wire with_data = status == CPL_SC;
 
 // Byte Count (§2.3.1.1; 4 for every request but a memory read). 4 x 1024 DW wraps to 0 = 4096.
-wire [11:0] multi_dw_count = {length, 2'b00} - {10'd0, first_be_offset(first_be)} - {10'd0, last_be_gap(last_be)};
+// A multi-DW count, 4 length - trim (trim = first_be_offset + last_be_gap, 0-6), only comes from s_ur (a
+// register response is 1 DW). It is written without adder cells (issue 19): the subtraction was two
+// carry chains in series ahead of the LCRC's XOR trees, the deepest stage (session 21). 4 length - trim is
+// {length - ceil(trim / 4), -trim mod 4}; length - 1 and length - 2 are borrow ripples of the input alone,
+// chosen by ceil(trim / 4), all as gates the LUT mapper folds.
+wire [1:0] ur_first_offset = first_be_offset(s_ur_first_be);
+wire [1:0] ur_last_gap = last_be_gap(s_ur_last_be);
+wire [2:0] ur_trim = {(ur_first_offset[1] & ur_last_gap[1]) | (ur_first_offset[0] & ur_last_gap[0] & (ur_first_offset[1] ^ ur_last_gap[1])),
+                      ur_first_offset[1] ^ ur_last_gap[1] ^ (ur_first_offset[0] & ur_last_gap[0]),
+                      ur_first_offset[0] ^ ur_last_gap[0]};
+// ceil(trim / 4): 0 for 0, 1 for 1-4, 2 for 5-6.
+wire ur_trim_over_4 = ur_trim[2] && ur_trim[1:0] != 2'd0;
+wire ur_trim_some = ur_trim != 3'd0;
+
+// n - 1 modulo 2^10, as a borrow ripple.
+function [9:0] dw_dec;
+    input [9:0] n;
+    integer i;
+    reg borrow;
+    begin
+        borrow = 1'b1;
+        for (i = 0; i < 10; i = i + 1) begin
+            dw_dec[i] = n[i] ^ borrow;
+            borrow = borrow & !n[i];
+        end
+    end
+endfunction
+
+wire [9:0] ur_length_less_1 = dw_dec(s_ur_length);
+wire [9:0] ur_length_less_2 = dw_dec(ur_length_less_1);
+wire [9:0] ur_length_dw = ur_trim_over_4 ? ur_length_less_2 : ur_trim_some ? ur_length_less_1 : s_ur_length;
+wire [11:0] multi_dw_count = {ur_length_dw, ur_trim[1] ^ ur_trim[0], ur_trim[0]};
 wire [11:0] byte_count = !mem_read ? 12'd4 :
                          last_be == 4'd0 ? {9'd0, single_dw_count(first_be)} : multi_dw_count;
 wire [6:0]  lower_address = mem_read ? {addr_dw, first_be_offset(first_be)} : 7'd0;

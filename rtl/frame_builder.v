@@ -140,23 +140,73 @@ endfunction
 // no frame. Its class: FC_CONFIG + ceil((n + s) / 2).
 wire [15:0] cfg_n_devices = s_msg_pbv[79:64];
 wire [7:0]  cfg_n_sub = s_msg_pbv[87:80];
-wire [16:0] cfg_slots = {1'b0, cfg_n_devices} + {9'd0, cfg_n_sub};
-wire        cfg_fits = cfg_slots <= CONFIG_RELAY_SLOTS;
+// No adder or comparator cells on this path (issue 19): an adder or a compare becomes a carry chain, which
+// the LUT mapper cannot merge with the logic around it, and the sum fed the frame's class, its slot mask
+// and whether it has a frame, ten LUT levels in all (session 21). n + s fits only when both are below
+// 2^SLOT_SUM_W (CONFIG_RELAY_SLOTS < 2^SLOT_SUM_W), so the sum of their low SLOT_SUM_W bits decides; it is
+// written as gates (a ripple of full adders), which the mapper folds into the functions of its bits.
+localparam SLOT_SUM_W = $clog2(CONFIG_RELAY_SLOTS + 1);
+// Width of the gate helpers' operands: the sum (SLOT_SUM_W + 1 bits) and the classes, with room to spare.
+localparam GATE_W = 8;
+function [GATE_W-1:0] gate_add(input [GATE_W-1:0] a, input [GATE_W-1:0] b);
+    integer i;
+    reg c;
+    begin
+        c = 1'b0;
+        for (i = 0; i < GATE_W; i = i + 1) begin
+            gate_add[i] = a[i] ^ b[i] ^ c;
+            c = (a[i] & b[i]) | (c & (a[i] ^ b[i]));
+        end
+    end
+endfunction
+// a < b, from the most significant bit down, as gates.
+function gate_less(input [GATE_W-1:0] a, input [GATE_W-1:0] b);
+    integer i;
+    reg eq;
+    begin
+        gate_less = 1'b0;
+        eq = 1'b1;
+        for (i = GATE_W - 1; i >= 0; i = i - 1) begin
+            gate_less = gate_less | (eq & !a[i] & b[i]);
+            eq = eq & !(a[i] ^ b[i]);
+        end
+    end
+endfunction
+wire [GATE_W-1:0] cfg_slots = gate_add({{(GATE_W-SLOT_SUM_W){1'b0}}, cfg_n_devices[SLOT_SUM_W-1:0]},
+                                       {{(GATE_W-SLOT_SUM_W){1'b0}}, cfg_n_sub[SLOT_SUM_W-1:0]});
+wire cfg_counts_small = cfg_n_devices[15:SLOT_SUM_W] == 0 && cfg_n_sub[7:SLOT_SUM_W] == 0;
+// ceil(slots / 2), taken modulo the classes (a count that does not fit has no frame: its class is unused).
+wire [GATE_W-1:0] cfg_half_up = gate_add(cfg_slots >> 1, {{(GATE_W-1){1'b0}}, cfg_slots[0]});
 /* verilator lint_off UNUSEDSIGNAL */
-wire [16:0] cfg_slots_up = cfg_slots + 17'd1;
+wire [GATE_W-1:0] cfg_class_wide = gate_add(cfg_half_up, {{(GATE_W-CLASS_W){1'b0}}, FC_CONFIG});
 /* verilator lint_on UNUSEDSIGNAL */
-wire [CLASS_W-1:0] cfg_class = FC_CONFIG + cfg_slots_up[CLASS_W:1];
+wire [CLASS_W-1:0] cfg_class = cfg_class_wide[CLASS_W-1:0];
+wire cfg_fits = cfg_counts_small && !gate_less(CONFIG_RELAY_SLOTS[GATE_W-1:0], cfg_slots);
+// slot_present[j]: slot j is one of the n + s (j < n + s), a thermometer code of the sum.
+wire [CONFIG_RELAY_SLOTS-1:0] slot_present;
+genvar gs;
+generate
+    for (gs = 0; gs < CONFIG_RELAY_SLOTS; gs = gs + 1) begin : g_slot
+        localparam [GATE_W-1:0] J = gs;
+        assign slot_present[gs] = gate_less(J, cfg_slots);
+    end
+endgenerate
 
-wire [CLASS_W-1:0] frame_class = s_msg_family ? FC_PORTALS : s_msg_kind == K_INIT ? FC_INIT :
-                                 s_msg_kind == K_CONFIGURATION ? cfg_class :
-                                 (s_msg_kind >= K_CONTRIB && s_msg_kind <= K_COMPLETION) ? FC_DATA : FC_SHORT;
+wire is_init = s_msg_kind == K_INIT;
+wire is_config = s_msg_kind == K_CONFIGURATION;
+wire is_data = s_msg_kind == K_CONTRIB || s_msg_kind == K_RESPONSE || s_msg_kind == K_COMPLETION;
+wire [CLASS_W-1:0] frame_class = s_msg_family ? FC_PORTALS : is_init ? FC_INIT : is_config ? cfg_class :
+                                 is_data ? FC_DATA : FC_SHORT;
 // The TLP payload length of the offered message (for a Portals frame, unused); the header carries it in
-// DW (tlp_plen[7:2]). The frame's length is its class's, class_len.
+// DW (tlp_plen[7:2]). The frame's length is its class's, class_len. Read from a table of the classes'
+// constants (g_pad, below), not computed from the class: the sum was a carry chain (issue 19).
+wire [7:0] plen_rows [0:CLASSES-1];
 /* verilator lint_off UNUSEDSIGNAL */
-wire [7:0] tlp_plen = class_plen(frame_class);
+wire [7:0] tlp_plen = plen_rows[frame_class];
 /* verilator lint_on UNUSEDSIGNAL */
 
-wire is_tlp_kind = (s_msg_kind >= K_INIT && s_msg_kind <= K_FAILURE) || (s_msg_kind == K_CONFIGURATION && cfg_fits);
+wire is_tlp_kind = is_init || s_msg_kind == K_CONTROL || is_data || s_msg_kind == K_RETRY || s_msg_kind == K_FAILURE ||
+                   (is_config && cfg_fits);
 wire is_portals_kind = s_msg_kind == K_CONTRIB || s_msg_kind == K_ARM;
 wire supported = s_msg_family ? is_portals_kind : is_tlp_kind;
 wire [63:0] red_w = {2'b00, s_msg_retry, s_msg_repsum_oflow_id, s_msg_repsum_m, s_msg_rc, s_msg_resno,
@@ -215,7 +265,7 @@ always @* begin
                 for (k = 0; k < 2*CONFIG_RELAY_SLOTS; k = k + 1) begin
                     // Slot k/2 is bits 63-16(k/2 % 4) of operand k/8, big-endian; the n + s slots only
                     // (the padding slot of an odd count stays zero, docs/frames.md §4).
-                    if (k < {14'd0, cfg_slots, 1'b0}) `FB(42 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
+                    if (slot_present[k/2]) `FB(42 + k) = s_msg_data[64*(k/8) + 8*(7 - k%8) +: 8];
                 end
             end
             K_INIT: begin
@@ -280,6 +330,7 @@ generate
         localparam [CLASS_W-1:0] C = gp;
         localparam integer PAD = class_pad(C);
         assign pad_rows[gp] = PAD[7:0];
+        assign plen_rows[gp] = class_plen(C);
         assign init_crc_rows[gp] = CRC32_INIT_BYTES_EARLY[32*PAD +: 32];
     end
 endgenerate
@@ -287,16 +338,27 @@ endgenerate
 reg [8*BUFFER_BYTES-1:0] build_padded;
 reg [DATA_WIDTH-1:0]     beat_bytes;
 reg [CLASS_W-1:0]        class_reg, class_next;
+
 integer pc;
 
+// Per class a constant shift, chosen in a loop of ifs (the classes exclude each other, so the mapper
+// makes it one 16-way select on the class's four bits). Not a case: Verilator computes every case item's
+// wide shift ahead of the case (a temporary per item, as a table of all sixteen shifted copies would,
+// docs/performance.md §Session 20), where an if's shift stays inside its branch.
 always @* begin
     build_padded = {8*BUFFER_BYTES{1'b0}};
-    beat_bytes = {DATA_WIDTH{1'b0}};
     for (pc = 0; pc < CLASSES; pc = pc + 1) begin
         if (frame_class == pc[CLASS_W-1:0]) build_padded = build << (8 * pad_rows[pc]);
+    end
+end
+
+always @* begin
+    beat_bytes = {DATA_WIDTH{1'b0}};
+    for (pc = 0; pc < CLASSES; pc = pc + 1) begin
         if (class_reg == pc[CLASS_W-1:0]) beat_bytes = frame_ext[8 * pad_rows[pc] +: DATA_WIDTH];
     end
 end
+
 
 // frame_reg shifts one beat down per beat sent, so the CRC's beat is always its lowest DATA_WIDTH bits.
 reg [8*BUFFER_BYTES-1:0]   frame_reg, frame_next;
@@ -397,12 +459,6 @@ always @* begin
     end
 end
 
-// The masks of the beat beat_next of a frame of class class_next.
-always @* begin
-    data_mask_next = data_mask_rows[{class_next, beat_next}];
-    crc_mask_next = crc_mask_rows[{class_next, beat_next}];
-end
-
 assign m_axis_tdata = busy_reg ? beat_data : {DATA_WIDTH{1'b0}};
 assign m_axis_tkeep = busy_reg ? keep_rows[{class_reg, beat_reg}] : {KEEP_WIDTH{1'b0}};
 assign m_axis_tvalid = busy_reg;
@@ -410,6 +466,25 @@ assign m_axis_tlast = busy_reg && last;
 assign m_axis_tuser = dest_reg;
 assign stat_event = stat_event_reg;
 assign s_msg_ready = !rst && (!busy_reg || (m_axis_tready && last));
+// A message taken. The frame buffer, class and masks load on it whether or not the message has a frame:
+// they are read only while busy_reg, which an unsupported message leaves low, so whether it is supported
+// (the deepest signal of the offered message) stays off their paths.
+wire take = s_msg_valid && s_msg_ready;
+
+// The masks of the beat beat_next of a frame of class class_next: the offered frame's first beat when a
+// message is taken, else the current frame's beat after this one's advance. Two table reads side by side
+// and one select (issue 19: the offered class is the deepest signal here, so it reads a table of its own
+// rather than going through class_next and beat_next first).
+wire [BEAT_INDEX_WIDTH-1:0] beat_advanced = beat_reg + {{(BEAT_INDEX_WIDTH-1){1'b0}}, busy_reg && m_axis_tready};
+always @* begin
+    if (take) begin
+        data_mask_next = data_mask_rows[{frame_class, {BEAT_INDEX_WIDTH{1'b0}}}];
+        crc_mask_next = crc_mask_rows[{frame_class, {BEAT_INDEX_WIDTH{1'b0}}}];
+    end else begin
+        data_mask_next = data_mask_rows[{class_reg, beat_advanced}];
+        crc_mask_next = crc_mask_rows[{class_reg, beat_advanced}];
+    end
+end
 
 always @* begin
     frame_next = frame_reg;
@@ -429,11 +504,11 @@ always @* begin
             busy_next = 1'b0;
         end
     end
-    if (s_msg_valid && s_msg_ready) begin
+    if (take) begin
+        frame_next = build_padded;
+        class_next = frame_class;
+        beat_next = {BEAT_INDEX_WIDTH{1'b0}};
         if (supported) begin
-            frame_next = build_padded;
-            class_next = frame_class;
-            beat_next = {BEAT_INDEX_WIDTH{1'b0}};
             busy_next = 1'b1;
             dest_next = s_msg_dst[15:0];
             if (!s_msg_family) begin
