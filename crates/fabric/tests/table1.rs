@@ -121,6 +121,23 @@ fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
     assert_eq!((real.master_sent_command, real.master_received_responses, real.subservient_sent_command), (62, 62, 32));
 }
 
+/// The collective messages of `kind` that end node `node` sent, as captured on its link up, in order:
+/// (requester ID, destination ID, P_ID).
+fn messages_from_node(f: &inswitch_fabric::sim::Fabric, node: usize, kind: u8) -> Vec<(u16, u16, u16)> {
+    use inswitch_fabric::sim::ChannelKind;
+    use inswitch_fabric::wire;
+    let up = f.channels().position(|c| c.kind == ChannelKind::Up(node)).expect("the node's link up");
+    f.captured
+        .iter()
+        .filter(|c| c.channel == up)
+        .filter_map(|c| {
+            let b = &f.frames[c.frame as usize].bytes;
+            let m = wire::collective_of(b)?;
+            (m.header.kind == kind).then(|| (wire::requester(b).unwrap(), wire::destination(b).unwrap(), m.header.p_id))
+        })
+        .collect()
+}
+
 /// The built-in plans initialize through the master (000 [0106]-[0107], [0161]: the engine at the top
 /// distributes "initialize collective operation" to the other packet engines): on a hierarchical plan of
 /// 40 switches (the master serves switches 1-31, switch 1 serves 32-39: two levels below the master)
@@ -130,8 +147,6 @@ fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
 #[test]
 fn builtin_plans_initialize_through_the_master() {
     use inswitch_fabric::manager::static_slot_of;
-    use inswitch_fabric::sim::ChannelKind;
-    use inswitch_fabric::wire;
     use inswitch_model::cpu::event;
     let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
     spec.capture = true;
@@ -140,17 +155,9 @@ fn builtin_plans_initialize_through_the_master() {
     let f = f.expect("a fabric");
     let t = &f.topo;
     let id = |s: usize| t.switches[s].engine_id;
-    let source = f.channels().position(|c| c.kind == ChannelKind::Up(spec.source)).unwrap();
-    let inits: Vec<(u16, u16, u16)> = f
-        .captured
-        .iter()
-        .filter(|c| c.channel == source)
-        .filter_map(|c| {
-            let b = &f.frames[c.frame as usize].bytes;
-            let m = wire::collective_of(b)?;
-            (m.header.kind == 2).then(|| (wire::requester(b).unwrap(), wire::destination(b).unwrap(), m.header.p_id))
-        })
-        .collect();
+    // Collective message kind of an INITIALIZATION (docs/frames.md §4).
+    const INITIALIZATION: u8 = 2;
+    let inits = messages_from_node(&f, spec.source, INITIALIZATION);
     let src = t.endpoints[spec.source].id;
     let mut want = vec![(src, id(0), 0xFFFF)];
     want.extend((1..40).map(|s| (src, id(0), id(s))));
@@ -179,8 +186,6 @@ fn builtin_plans_initialize_through_the_master() {
 /// it (the all-reduce is right, nothing dropped for an unknown context).
 #[test]
 fn builtin_plans_configure_the_engines_below_through_the_master() {
-    use inswitch_fabric::sim::ChannelKind;
-    use inswitch_fabric::wire;
     use inswitch_model::cpu::event;
     // Collective message kind of a FIG. 4 configuration message (docs/frames.md §4).
     const CONFIGURATION: u8 = 1;
@@ -191,17 +196,7 @@ fn builtin_plans_configure_the_engines_below_through_the_master() {
     let f = f.expect("a fabric");
     let t = &f.topo;
     let id = |s: usize| t.switches[s].engine_id;
-    let source = f.channels().position(|c| c.kind == ChannelKind::Up(spec.source)).unwrap();
-    let configs: Vec<(u16, u16, u16)> = f
-        .captured
-        .iter()
-        .filter(|c| c.channel == source)
-        .filter_map(|c| {
-            let b = &f.frames[c.frame as usize].bytes;
-            let m = wire::collective_of(b)?;
-            (m.header.kind == CONFIGURATION).then(|| (wire::requester(b).unwrap(), wire::destination(b).unwrap(), m.header.p_id))
-        })
-        .collect();
+    let configs = messages_from_node(&f, spec.source, CONFIGURATION);
     let src = t.endpoints[spec.source].id;
     let want: Vec<(u16, u16, u16)> = (2..40).map(|s| (src, id(0), id(s))).collect();
     assert_eq!(configs, want, "one configuration message per engine below the master whose table fits, to the master");
