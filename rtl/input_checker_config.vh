@@ -50,12 +50,40 @@ always @* begin
         cfg_rbase1_c = cfg_rbase1_c | ({16{cfg_base_hot[k]}} & (cfg_slot_base(k, flit) + 16'd2));
     end
 end
-// The first subservient ID's byte (slot n) and the next's (n + 1), and the slot the store reads while the
-// frame waits in C: the first subservient ID if there is one (the preload's first), else device ID 0 (the
-// first write's).
-wire [15:0] cfg_sub0_c = cfg_rbase_c + {7'd0, cf[15], 1'b0};
-wire [15:0] cfg_sub1_c = cfg_rbase1_c + {7'd0, cf[15], 1'b0};
-wire [15:0] cfg_first_rb_c = cf[13] != 8'd0 ? cfg_sub0_c : cfg_rbase_c;
+// Per placement, from the capture's own bytes (n_devices' low byte 9 bytes before slot 0, n_subservient
+// 11 before; no payload or field multiplexer in front of the adders, and one adder per sum, both
+// flit-mode constants beside the non-flit ones): the slot the store reads while the frame waits in C,
+// the first subservient ID (slot n) if there is one (the preload's first), else device ID 0 (the first
+// write's); and subservient ID 1's byte (slot n + 1), for D. Chosen one-hot after the adders (a choice
+// in front of them was 9 LUT levels into the RAM's address).
+genvar gk;
+wire [15:0] cfg_first_at [0:CFG_SLOT_BASES-1];
+wire [15:0] cfg_sub1_at [0:CFG_SLOT_BASES-1];
+generate
+    for (gk = 0; gk < CFG_SLOT_BASES; gk = gk + 1) begin : g_cfg_first
+        localparam [15:0] BASE = cfg_slot_base(gk, 1'b0);
+        localparam integer NB = {16'd0, BASE} - (CONFIG_FIXED_BYTES - 15);
+        localparam [15:0] BASE_FLIT = cfg_slot_base(gk, 1'b1);
+        wire [15:0] twice_n = {7'd0, c_cap_reg[8*NB +: 8], 1'b0};
+        wire [15:0] sub0 = BASE + twice_n;
+        wire [15:0] sub0_flit = BASE_FLIT + twice_n;
+        wire [15:0] sub1 = BASE + 16'd2 + twice_n;
+        wire [15:0] sub1_flit = BASE_FLIT + 16'd2 + twice_n;
+        wire any_sub = c_cap_reg[8*(NB - 2) +: 8] != 8'd0;
+        assign cfg_first_at[gk] = any_sub ? (flit ? sub0_flit : sub0) : (flit ? BASE_FLIT : BASE);
+        assign cfg_sub1_at[gk] = flit ? sub1_flit : sub1;
+    end
+endgenerate
+reg [15:0] cfg_first_rb_c;
+reg [15:0] cfg_sub1_c;
+always @* begin
+    cfg_first_rb_c = 16'd0;
+    cfg_sub1_c = 16'd0;
+    for (k = 0; k < CFG_SLOT_BASES; k = k + 1) begin
+        cfg_first_rb_c = cfg_first_rb_c | ({16{cfg_base_hot[k]}} & cfg_first_at[k]);
+        cfg_sub1_c = cfg_sub1_c | ({16{cfg_base_hot[k]}} & cfg_sub1_at[k]);
+    end
+end
 // Which subservient registers the switch test compares with (m < s), a thermometer of s.
 reg [CONFIG_MAX_SUBSERVIENT-1:0] cfg_sub_mask_c;
 always @* begin
