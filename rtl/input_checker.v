@@ -287,7 +287,7 @@ localparam RELAY_BITS = $clog2(CONFIG_RELAY_SLOTS + 1);
 localparam [15:0] RELAY_LOW = (16'd1 << RELAY_BITS) - 16'd1;
 wire cfg_slots_over = (cfg_n & ~RELAY_LOW) != 16'd0 || ({8'd0, pl[13]} & ~RELAY_LOW) != 16'd0 ||
                       sum_gt_const(cfg_n & RELAY_LOW, {8'd0, pl[13]} & RELAY_LOW, CONFIG_RELAY_SLOTS);
-wire cfg_limits_bad = gt_const(cfg_n, CONFIG_MAX_ENTRIES) || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+wire cfg_limits_bad = gt_const(cfg_n, CONFIG_MAX_ENTRIES) || gt_const({8'd0, pl[13]}, CONFIG_MAX_SUBSERVIENT) || {pl[16], pl[17], pl[18], pl[19]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                       {pl[20], pl[21], pl[22], pl[23]} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                       (cfg_relay && cfg_slots_over);
 
@@ -333,6 +333,7 @@ generate
                                  (orig2 & ENCAP_TD_EP) != 8'd0 || !has_data ||
                                  !body_length_ok || !carrier_length_ok ||
                                  gt_const({`CB(BO + 6), `CB(BO + 7)}, CONFIG_MAX_ENTRIES) ||
+                                 gt_const({8'd0, n_sub}, CONFIG_MAX_SUBSERVIENT) ||
                                  {`CB(BO + 8), `CB(BO + 9), `CB(BO + 10), `CB(BO + 11)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                                  {`CB(BO + 12), `CB(BO + 13), `CB(BO + 14), `CB(BO + 15)} >> CONFIG_TIMEOUT_BITS != 32'd0;
     end
@@ -391,7 +392,11 @@ localparam F_TKEEP = 0, F_CRC = 1, F_TOO_LONG = 2, F_PORTALS = 3,
 wire [F_COUNT-1:0] c_flags;
 assign c_flags[F_TKEEP] = c_tkeep_bad_reg;
 assign c_flags[F_CRC] = !crc_ok && !flit && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
-assign c_flags[F_TOO_LONG] = flit ? c_bytes > FLIT_CAPTURE_BYTES : c_bytes > CAPTURE_BYTES;
+// Check 3: longer than the capture, unless a configuration message (kind 1) by memory write or VDM, read
+// up to CONFIG_FRAME_BYTES (its slots past the capture from the slot store, input_checker_store.vh).
+wire long_cfg_shape = !c_portals_reg && c_bytes <= CONFIG_FRAME_BYTES && (is_mem || is_vdm) &&
+                      coll_version == 4'd1 && coll_kind == K_CONFIGURATION;
+assign c_flags[F_TOO_LONG] = (flit ? c_bytes > FLIT_CAPTURE_BYTES : c_bytes > CAPTURE_BYTES) && !long_cfg_shape;
 assign c_flags[F_PORTALS] = c_portals_reg;
 assign c_flags[FP_LENGTH] = c_bytes != SOFT_PORTALS_BYTES;
 assign c_flags[FP_ETHERTYPE] = p_ethertype != cfg_ethertype;
@@ -699,7 +704,8 @@ end
 wire to_reg = win[R_M_ACCEPT_REG];
 wire to_msg = win[R_P_ACCEPT] || win[R_C_ACCEPT];
 
-// Configuration messages: their fields in C and D, and the writes they stand for.
+// Configuration messages: the slot store, their fields in C and D, and the writes they stand for.
+`include "input_checker_store.vh"
 `include "input_checker_config.vh"
 
 /*
@@ -871,21 +877,6 @@ always @(posedge clk) begin
         d_locked_reg <= typ == 5'h01;
         d_length_reg <= length;
         d_addr_reg <= addr_lo_raw[6:0];
-        d_cfg_words_reg <= cfg_words;
-        d_cfg_n_reg <= cf[15];
-        d_cfg_sub_end_reg <= cfg_sub_end_c;
-        d_cfg_err_reg <= cf[12];
-        d_cfg_sub_reg <= {cf[16], cf[17], cf[18], cf[19]};
-        d_cfg_master_reg <= {cf[20], cf[21], cf[22], cf[23]};
-    end
-    if (cfg_load) begin
-        cfg_sent_reg <= cfg_sent_reg + 9'd1;
-        if (!cfg_sent_reg[0]) begin
-            cfg_switch_reg <= cfg_switch;
-        end
-    end
-    if (d_take) begin
-        cfg_sent_reg <= 9'd0;
     end
 
     cap_reg <= cap_next;
@@ -930,7 +921,6 @@ always @(posedge clk) begin
         a_valid_reg <= 1'b0;
         c_valid_reg <= 1'b0;
         d_valid_reg <= 1'b0;
-        cfg_sent_reg <= 9'd0;
         in_frame_reg <= 1'b0;
         pos_reg <= 16'd0;
         crc_reg <= 32'd0;

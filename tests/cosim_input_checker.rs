@@ -162,8 +162,9 @@ fn the_scoreboard_rejects_a_wrong_verdict_and_a_lost_pulse() {
 /// Issue 15 item 6, 000 [0154]-[0158]: a FIG. 4 configuration message (four devices, one of them a
 /// subservient engine) becomes its register writes on `m_reg`, one a cycle while the register space
 /// takes them, in the documented order (docs/blocks/input_checker.md §Configuration messages, the
-/// reference's [`input_checker::expected_config_writes`]); the input is held while they drain (2N + 3
-/// cycles), then the frame's one `accept_reg` pulse, and the next frame goes through. Before the checker
+/// reference's [`input_checker::expected_config_writes`]), after one cycle per subservient ID (the
+/// preload from the slot store); the input is held while they drain (S + 2N + 3 cycles), then the
+/// frame's one `accept_reg` pulse, and the next frame goes through. Before the checker
 /// took configuration messages this frame was dropped (`coll_config`) and no write left.
 #[test]
 fn a_configuration_message_becomes_its_register_writes_then_one_pulse() {
@@ -178,7 +179,9 @@ fn a_configuration_message_becomes_its_register_writes_then_one_pulse() {
     let frame = tlp_frame(1, &collective::to_vdm(&m, src, 0x0010, tag).unwrap().to_bytes().unwrap());
     let want: Vec<_> = input_checker::expected_config_writes(&fixed, &devices, &[0x8014], src, u16::from(tag)).into_iter().collect();
     assert_eq!(want.len(), 2 * devices.len() + 3);
+    // One subservient ID: one preload cycle before the writes.
     let w = want.len() as u64;
+    let pre = 1u64;
     let reg_write = Tlp::memory_write(src, 0, 0x0010_C000 + 0x108, 7u32.to_le_bytes().to_vec()).unwrap();
     let mut stream: Beats = beats_of(&frame, 32);
     let config_beats = stream.len() as u64;
@@ -212,18 +215,22 @@ fn a_configuration_message_becomes_its_register_writes_then_one_pulse() {
     }
     let last = config_beats - 1;
     let edges = u64::from(VERDICT_EDGES);
-    // The writes: one a cycle from the cycle a plain verdict would be out (stage D holds the message).
+    // The writes: one a cycle from the cycle a plain verdict would be out, after the preload (stage D
+    // holds the message).
     let cfg_writes: Vec<_> = writes.iter().take(want.len()).map(|&(_, a)| a).collect();
     assert_eq!(cfg_writes, want);
-    assert!(writes.iter().take(want.len()).enumerate().all(|(n, &(c, _))| c == last + edges + n as u64), "{writes:x?}");
+    assert!(writes.iter().take(want.len()).enumerate().all(|(n, &(c, _))| c == last + edges + pre + n as u64), "{writes:x?}");
     // The pulse after the last write; the input refused while the writes drain (W cycles); the register
     // writes behind it then accepted as usual.
-    assert_eq!(pulses[0], (last + edges + w, 1 << event::ACCEPT_REG), "{pulses:?}");
-    assert_eq!(refused.len() as u64, w, "{refused:?}");
+    assert_eq!(pulses[0], (last + edges + pre + w, 1 << event::ACCEPT_REG), "{pulses:?}");
+    assert_eq!(refused.len() as u64, pre + w, "{refused:?}");
     assert_eq!(pulses.len(), 7);
     assert!(pulses.iter().all(|&(_, e)| e == 1 << event::ACCEPT_REG), "{pulses:?}");
     assert_eq!(writes.last().map(|&(_, a)| (a.addr, a.wdata)), Some((0x108, 7)));
 }
+
+/// Cycles [`drive_one`] runs: the longest configuration frame at 64 bits and its preload and writes fit.
+const DRIVE_CYCLES: usize = 500;
 
 /// Drives one frame (first beat's `tuser` = `tuser`) into a reset checker, model or RTL, with every output
 /// ready; returns the register accesses it puts out and its `stat_event` pulses.
@@ -233,7 +240,8 @@ fn drive_one<B: Block<In = InputCheckerIn, Out = InputCheckerOut>>(dut: &mut B, 
     dut.step(&InputCheckerIn { rst: true, ..base });
     let beats = beats_of(frame, kw);
     let (mut writes, mut pulses, mut next) = (Vec::new(), Vec::new(), 0);
-    for _ in 0..200 {
+    // Long enough for the longest message: 86 beats of 64 bits, 16 preload cycles and 259 writes.
+    for _ in 0..DRIVE_CYCLES {
         let mut i = base;
         if let Some(&(d, k, l)) = beats.get(next) {
             (i.s_axis_tdata, i.s_axis_tkeep, i.s_axis_tvalid, i.s_axis_tlast) = (d, k, true, l);
@@ -438,4 +446,122 @@ fn drive_msgs<B: Block<In = InputCheckerIn, Out = InputCheckerOut>>(dut: &mut B,
         }
     }
     (writes, msgs, pulses)
+}
+
+/// Seed 000 [0155], [0157] (issue 15 item 6): a FIG. 4 configuration message with all 128 PBV entries'
+/// device IDs and 16 subservient engine IDs (a 334-byte frame, more than twice the 128-byte capture) is
+/// applied: its 2 x 128 + 3 register writes, in order, checked against a scoreboard computed here from the
+/// frame's own bytes, written out byte by byte below (docs/frames.md §4; the frames crate must encode the
+/// same message to the same bytes). Model and RTL agree at 256 and 64 bits. The same message with an ECRC
+/// is the longest frame read (CONFIG_FRAME_BYTES, 338); one more subservient ID is `coll_config`, and
+/// with an ECRC too long. Before the slot store every frame over 128 bytes was `too_long`: this message
+/// could not be sent (docs/blocks/input_checker.md §Configuration messages).
+#[test]
+fn a_128_entry_configuration_message_is_applied_from_the_slot_store() {
+    use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
+    use inswitch_frames::crc;
+    use inswitch_model::input_checker::config::{CONFIG_FRAME_BYTES, CONFIG_MAX_ENTRIES, CONFIG_MAX_SUBSERVIENT};
+    let (src, tag, engine) = (0x0001u16, 0x5Au8, 0x0010u16);
+    // [0155]'s table: entry 00 device 0x0010, 01 0x0020, ...; the subservient engines: every ninth entry
+    // (switch participants) and a few IDs no entry has.
+    let devices: Vec<u16> = (0..CONFIG_MAX_ENTRIES as u16).map(|i| 0x0010 * (i + 1)).collect();
+    let subs: Vec<u16> = (0..CONFIG_MAX_SUBSERVIENT as u16).map(|m| if m < 12 { devices[usize::from(9 * m + 3)] } else { 0x9000 + m }).collect();
+    // The frame: sequence number 1; a 4-DW vendor-defined message by ID (Fmt 011, Type 10010, Length in
+    // DW), Requester ID, tag, Message Code 0x7F, Target ID, Vendor ID 0xC011, DW3 = 0xCE, kind 1, CC_ID 7;
+    // the payload: common header (version 1 kind 1, flags 0, CC_ID 7, DMU_ID 0, P_ID 0xFFFF),
+    // ConfigFixed (master 0x0001, ISL port 4, validation 2, error reporting 5, n_subservient, n_devices,
+    // timeouts 0x400 and 0xC00), the slots; the LCRC over all of it, little-endian.
+    let slots = devices.len() + subs.len();
+    let payload_dw = (24 + 2 * slots).div_ceil(4);
+    let mut frame = vec![0x00, 0x01, 0x72, 0x00, (payload_dw >> 8) as u8, payload_dw as u8];
+    frame.extend_from_slice(&src.to_be_bytes());
+    frame.extend_from_slice(&[tag, 0x7F]);
+    frame.extend_from_slice(&engine.to_be_bytes());
+    frame.extend_from_slice(&[0xC0, 0x11, 0xCE, 0x01, 0x00, 0x07]);
+    frame.extend_from_slice(&[0x11, 0x00, 0x00, 0x07, 0x00, 0x00, 0xFF, 0xFF]);
+    frame.extend_from_slice(&[0x00, 0x01, 0x04, 0x02, 0x05, subs.len() as u8, 0x00, devices.len() as u8]);
+    frame.extend_from_slice(&[0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x0C, 0x00]);
+    for id in devices.iter().chain(&subs) {
+        frame.extend_from_slice(&id.to_be_bytes());
+    }
+    frame.resize(18 + 4 * payload_dw, 0);
+    let lcrc = crc::CRC32.checksum(&frame);
+    frame.extend_from_slice(&lcrc.to_le_bytes());
+    assert_eq!(frame.len(), 334);
+
+    // The frames crate encodes the message to the same bytes.
+    let message = |subs: &[u16]| CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 7, p_id: collective::NO_PARTICIPANT, ..Default::default() },
+        body: Body::Configuration {
+            fixed: ConfigFixed { master_id: 0x0001, isl_port: 4, validation: 2, error_reporting: 5, n_subservient: subs.len() as u8, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00 },
+            device_ids: devices.clone(),
+            subservient_ids: subs.to_vec(),
+        },
+    };
+    let vdm = |subs: &[u16], ecrc: bool| {
+        let mut t = collective::to_vdm(&message(subs), src, engine, tag).unwrap();
+        if ecrc {
+            t.fill_ecrc().unwrap();
+        }
+        tlp_frame(1, &t.to_bytes().unwrap())
+    };
+    assert_eq!(vdm(&subs, false), frame, "the frames codec's encoding");
+    let with_ecrc = vdm(&subs, true);
+    assert_eq!(with_ecrc.len(), CONFIG_FRAME_BYTES);
+    let mut one_more = subs.clone();
+    one_more.push(0x9999);
+    let over_subs = vdm(&one_more, false);
+    let over_long = vdm(&one_more, true);
+    assert!(over_long.len() > CONFIG_FRAME_BYTES);
+
+    // The scoreboard, from the frame's bytes: entry i's device ID at byte 42 + 2i, the subservient IDs
+    // after the 128th; for each entry its 2-byte PBV write, then its PBV_FLAGS (valid, switch when its ID
+    // is a subservient one), then ERROR_REPORTING, SUB_TIMEOUT, MASTER_TIMEOUT (payload bytes 12, 16-19,
+    // 20-23), at the register map's offsets (docs/blocks/register_space.md §Map).
+    use inswitch_model::register_space::offset::{ERROR_REPORTING, MASTER_TIMEOUT, PBV, PBV_FLAGS, SUB_TIMEOUT};
+    let be16 = |o: usize| u16::from_be_bytes([frame[o], frame[o + 1]]);
+    let be32 = |o: usize| u32::from_be_bytes([frame[o], frame[o + 1], frame[o + 2], frame[o + 3]]);
+    let (p, n, s) = (18usize, usize::from(be16(18 + 14)), usize::from(frame[18 + 13]));
+    let sub_ids: Vec<u16> = (0..s).map(|m| be16(p + 24 + 2 * (n + m))).collect();
+    let w = |addr: u32, be: u8, wdata: u32| inswitch_model::input_checker::RegAccess { write: true, addr: addr as u16, be, wdata, src, tag: u16::from(tag) };
+    let mut want = Vec::new();
+    for i in 0..n {
+        let id = be16(p + 24 + 2 * i);
+        let (dw, shift, be) = (4 * (i / 2) as u32, 16 * (i % 2), if i % 2 == 1 { 0xC } else { 0x3 });
+        want.push(w(PBV + dw, be, u32::from(id) << shift));
+        want.push(w(PBV_FLAGS + dw, be, (1 | u32::from(sub_ids.contains(&id)) << 1) << shift));
+    }
+    want.push(w(ERROR_REPORTING, 0x1, u32::from(frame[p + 12])));
+    want.push(w(SUB_TIMEOUT, 0xF, be32(p + 16)));
+    want.push(w(MASTER_TIMEOUT, 0xF, be32(p + 20)));
+    assert_eq!(want.len(), 2 * CONFIG_MAX_ENTRIES + 3);
+    assert_eq!(want.iter().filter(|a| u32::from(a.addr) >= PBV_FLAGS && a.wdata & 0x0002_0002 != 0).count(), 12, "twelve switch entries");
+
+    let accepted = vec![1u32 << event::ACCEPT_REG];
+    for width in [256usize, 64] {
+        let kw = width / 8;
+        let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
+        let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
+        let runs: [(&str, &[u8]); 4] = [("128 entries", &frame), ("with ECRC", &with_ecrc), ("17 subservient", &over_subs), ("too long", &over_long)];
+        for (what, f) in runs {
+            let from_model = drive_one(&mut model, f, 3, kw);
+            let from_rtl = drive_one(&mut rtl, f, 3, kw);
+            assert_eq!(from_model, from_rtl, "{width} bits, {what}: model and RTL disagree");
+            let (writes, pulses) = from_model;
+            match what {
+                "128 entries" | "with ECRC" => {
+                    assert_eq!(writes, want, "{width} bits, {what}");
+                    assert_eq!(pulses, accepted, "{width} bits, {what}");
+                }
+                "17 subservient" => {
+                    assert!(writes.is_empty(), "{width} bits, {what}");
+                    assert_eq!(pulses, vec![1u32 << event::COLL_CONFIG], "{width} bits, {what}");
+                }
+                _ => {
+                    assert!(writes.is_empty(), "{width} bits, {what}");
+                    assert_eq!(pulses, vec![1u32 << event::TOO_LONG], "{width} bits, {what}");
+                }
+            }
+        }
+    }
 }

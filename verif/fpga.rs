@@ -77,6 +77,7 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("register_space", "static_key_mem", "register-space copy of the CPU static entries, word 0 (read back through STATIC_INDEX)"),
     ("register_space", "static_wait_mem", "register-space copy of the CPU static entries, word 1"),
     ("interposer", "mcast_mem", "interposer multicast table"),
+    ("input_checker", "store_mem", "input checker slot store: each frame's beats up to CONFIG_FRAME_BYTES (configuration slots)"),
 ];
 
 /// One named table to locate: the module that declares it and the register/array name.

@@ -637,6 +637,47 @@ pub fn to_memory_write(msg: &CollectiveMessage, requester_id: u16, tag: u16, swi
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Seed 000 [0155], [0157]: FIG. 4's configuration message carries up to 128 PBV entries' device IDs
+    /// (plus the subservient engines'): with all 128 and 16 subservient IDs it encodes to 24 + 2 x 144 =
+    /// 312 payload bytes, carried whole by a VDM (Length 78 DW) and by a mailbox write, and both decode
+    /// back to the same message (the input checker reads such a frame, 334 bytes with its sequence
+    /// number and LCRC, from its slot store). 129 device IDs is refused both ways.
+    #[test]
+    fn a_128_entry_configuration_message_round_trips_through_both_carriers() {
+        let devices: Vec<u16> = (1..=128u16).map(|i| 0x0010 * i).collect();
+        let subs: Vec<u16> = (0..16u16).map(|m| 0x9000 + m).collect();
+        let config = |devices: Vec<u16>| CollectiveMessage {
+            header: CommonHeader { version: VERSION, kind: 1, cc_id: 7, p_id: NO_PARTICIPANT, ..Default::default() },
+            body: Body::Configuration {
+                fixed: ConfigFixed { master_id: 1, error_reporting: 5, n_subservient: 16, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00, ..Default::default() },
+                device_ids: devices,
+                subservient_ids: subs.clone(),
+            },
+        };
+        let m = config(devices.clone());
+        let bytes = m.to_bytes().unwrap();
+        assert_eq!(bytes.len(), 24 + 2 * (128 + 16));
+        assert_eq!(&bytes[14..16], &[0x00, 0x80]);
+        assert_eq!(&bytes[24..26], &[0x00, 0x10]);
+        assert_eq!(&bytes[24 + 2 * 127..24 + 2 * 128], &[0x08, 0x00]);
+        assert_eq!(CollectiveMessage::parse(&bytes).unwrap(), m);
+        let vdm = to_vdm(&m, 0x0001, 0x0010, 0x5A).unwrap();
+        assert_eq!(vdm.dw0.length_dw(), 78);
+        let wire = vdm.to_bytes().unwrap();
+        assert_eq!(wire.len(), 16 + 312);
+        assert_eq!(from_vdm(&Tlp::parse(&wire).unwrap()).unwrap(), m);
+        let mwr = to_memory_write(&m, 0x0001, 0x5A, 0x0010_0000, 0x800).unwrap();
+        assert_eq!(mwr.payload, bytes);
+        let mut more = devices;
+        more.push(0x0FF0);
+        assert!(config(more.clone()).to_bytes().is_err());
+        let mut raw = bytes.clone();
+        raw[14..16].copy_from_slice(&129u16.to_be_bytes());
+        assert!(CollectiveMessage::parse(&raw).is_err());
+    }
+
     #[test]
     fn deku_matches_the_header_table() {
         use crate::field::deku_check::u;

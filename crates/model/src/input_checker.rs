@@ -235,17 +235,37 @@ pub fn classify(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) 
     if crc_check && !f.link_crc_ok {
         return Verdict::Drop(if f.portals { FCS } else { LCRC });
     }
-    if f.bytes > if f.flit { flit::FLIT_CAPTURE_BYTES } else { CAPTURE_BYTES } {
+    // Check 3: the capture's length, except for a configuration message (kind 1) by memory write or
+    // VDM, read up to CONFIG_FRAME_BYTES (its slots past the capture from the slot store).
+    let aligned = if f.flit { flit::aligned(c) } else { *c };
+    let over = f.bytes > if f.flit { flit::FLIT_CAPTURE_BYTES } else { CAPTURE_BYTES };
+    if over && (f.portals || f.bytes > config::CONFIG_FRAME_BYTES || !long_config_shape(&aligned, f.flit)) {
         return Verdict::Drop(TOO_LONG);
     }
     if f.portals {
         classify_portals(c, f, cfg)
     } else if f.flit {
-        classify_flit(&flit::aligned(c), f, cfg)
+        classify_flit(&aligned, f, cfg)
     } else {
         classify_tlp(c, f, cfg)
     }
 }
+
+/// Whether a TLP frame's (flit-aligned) capture starts like a configuration message longer than the
+/// capture may: a memory request (non-flit Fmt 0xx Type 00000, or flit-mode MWr32/MWr64) or a
+/// vendor-defined message (Fmt 011 Type 10010) whose payload byte 0 is version 1, kind 1. Every check
+/// then runs as for any frame; only this shape lifts check 3's limit to [`config::CONFIG_FRAME_BYTES`].
+fn long_config_shape(c: &[u8; CAPTURE_BYTES], flit: bool) -> bool {
+    let t = TLP_OFFSET;
+    let b0 = c[t];
+    let (fmt, typ) = (b0 >> tlp_dw0::FMT_SHIFT, b0 & tlp_dw0::TYPE_MASK);
+    let carrier = if flit { b0 == flit::FLIT_MWR32 || b0 == flit::FLIT_MWR64 } else { (typ == 0 && fmt < 4) || (typ == 0b1_0010 && fmt == 0b011) };
+    let p = t + if fmt & tlp_dw0::FMT_4DW != 0 { 16 } else { 12 };
+    carrier && c[p] == CONFIG_MESSAGE_BYTE0
+}
+
+/// Byte 0 of a configuration message: version 1, kind 1 (docs/frames.md §4).
+const CONFIG_MESSAGE_BYTE0: u8 = 1 << 4 | Kind::CONFIGURATION.0;
 
 fn classify_portals(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, cfg: &CheckerConfig) -> Verdict {
     use event::*;
@@ -504,7 +524,7 @@ fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u16, dst: u32
         // tree (000 [0106], [0157]; §Configuration messages): its slots must fit the normalized
         // message's `data`.
         let too_many_to_relay = config::relayed(be16(c, p + 6), dst as u16) && n + s > config::CONFIG_RELAY_SLOTS;
-        if n > config::CONFIG_MAX_ENTRIES || !timeouts_fit || too_many_to_relay {
+        if n > config::CONFIG_MAX_ENTRIES || s > config::CONFIG_MAX_SUBSERVIENT || !timeouts_fit || too_many_to_relay {
             return Verdict::Drop(COLL_CONFIG);
         }
         config_expected = config::config_len(n, s);
@@ -734,8 +754,12 @@ pub struct InputChecker {
     portals: bool,
     flit: bool,
     port: u8,
+    /// The frame's bytes past the capture, up to [`config::CONFIG_FRAME_BYTES`] (the RTL's slot store).
+    ext: [u8; config::CONFIG_FRAME_BYTES - CAPTURE_BYTES],
     c: Option<Frame>,
     d: Option<Decided>,
+    /// Subservient IDs of the configuration message in stage D already read (its preload).
+    cfg_pre: usize,
     /// Writes of the configuration message in stage D already loaded into the register output.
     cfg_sent: usize,
     out: InputCheckerOut,
@@ -763,8 +787,10 @@ impl InputChecker {
             portals: false,
             flit: false,
             port: 0,
+            ext: [0; config::CONFIG_FRAME_BYTES - CAPTURE_BYTES],
             c: None,
             d: None,
+            cfg_pre: 0,
             cfg_sent: 0,
             out: InputCheckerOut::default(),
         })
@@ -780,15 +806,17 @@ impl Block for InputChecker {
         let reg_free = !self.out.m_reg_valid || i.m_reg_ready;
         let msg_free = !self.out.m_msg_valid || i.m_msg_ready;
         let ur_free = !self.out.m_ur_valid || i.m_ur_ready;
-        // A configuration message in stage D with writes still to load holds the whole pipeline, as a
-        // stalled output does; its next write goes out whenever the register output is free.
-        let cfg = match &self.d {
-            Some(Decided { verdict: Verdict::Config(w), .. }) if self.cfg_sent < w.count() => Some(w.write(self.cfg_sent)),
-            _ => None,
+        // A configuration message in stage D with subservient IDs to preload or writes still to load
+        // holds the whole pipeline, as a stalled output does; it preloads one subservient ID a cycle,
+        // then its next write goes out whenever the register output is free.
+        let (preload, cfg) = match &self.d {
+            Some(Decided { verdict: Verdict::Config(w), .. }) if self.cfg_pre < w.preload() => (true, None),
+            Some(Decided { verdict: Verdict::Config(w), .. }) if self.cfg_sent < w.count() => (false, Some(w.write(self.cfg_sent))),
+            _ => (false, None),
         };
         // Every stage advances together, when all three outputs are free and no configuration write
         // waits (the RTL's `adv`).
-        let adv = !i.rst && reg_free && msg_free && ur_free && cfg.is_none();
+        let adv = !i.rst && reg_free && msg_free && ur_free && !preload && cfg.is_none();
         let out = InputCheckerOut { s_axis_tready: adv, ..self.out };
 
         // Rising edge.
@@ -796,6 +824,9 @@ impl Block for InputChecker {
         self.out.m_msg_valid &= !i.m_msg_ready;
         self.out.m_ur_valid &= !i.m_ur_ready;
         self.out.stat_event = 0;
+        if preload && !i.rst {
+            self.cfg_pre += 1;
+        }
         if let Some(a) = cfg.filter(|_| reg_free && !i.rst) {
             self.set_reg(&a);
             self.cfg_sent += 1;
@@ -807,6 +838,7 @@ impl Block for InputChecker {
             // D: the verdict to the output registers.
             if let Some(d) = self.d.is_some().then(|| self.d.take()).flatten() {
                 self.load(&d);
+                self.cfg_pre = 0;
                 self.cfg_sent = 0;
             }
             // C: classified with this cycle's configuration.
@@ -819,7 +851,14 @@ impl Block for InputChecker {
                     vni_valid: i.cfg_vni_valid,
                     vni: i.cfg_vni,
                 };
-                let verdict = classify(&self.cap, &f.summary, &cfg);
+                let verdict = match classify(&self.cap, &f.summary, &cfg) {
+                    // The slots as the write sequencer reads them: capture, then the slot store.
+                    Verdict::Config(w) => {
+                        let (cap, ext) = (&self.cap, &self.ext);
+                        Verdict::Config(w.with_store(|o| if o < CAPTURE_BYTES { cap[o] } else { ext[o - CAPTURE_BYTES] }, f.summary.flit))
+                    }
+                    v => v,
+                };
                 let ur = match verdict {
                     Verdict::Drop(reason) => unsupported_request(&self.cap, &f.summary, reason),
                     _ => None,
@@ -844,6 +883,7 @@ impl Block for InputChecker {
             self.port = 0;
             self.c = None;
             self.d = None;
+            self.cfg_pre = 0;
             self.cfg_sent = 0;
             self.out = InputCheckerOut::default();
         }
@@ -898,6 +938,10 @@ impl InputChecker {
         if pos < CAPTURE_BYTES {
             let captured = (CAPTURE_BYTES - pos).min(kw);
             self.cap[pos..pos + captured].copy_from_slice(&beat[..captured]);
+        } else if pos < config::CONFIG_FRAME_BYTES {
+            // Past the capture: the slot store (a configuration message's slots, read after the verdict).
+            let stored = (config::CONFIG_FRAME_BYTES - pos).min(kw);
+            self.ext[pos - CAPTURE_BYTES..pos - CAPTURE_BYTES + stored].copy_from_slice(&beat[..stored]);
         }
         let bad = if b.last { keep == 0 || keep & keep.wrapping_add(1) & keep_all != 0 } else { keep != keep_all };
         self.tkeep_bad = (!first && self.tkeep_bad) || bad;

@@ -24,6 +24,9 @@ pub mod counter {
     pub const RESERVED_FLAG_DROPS: &str = "reserved_flag_drops";
     /// Configuration messages (FIG. 4) accepted, all their writes seen.
     pub const CONFIG_ACCEPTED: &str = "config_messages_accepted";
+    /// Configuration messages longer than the capture (frames over 128 bytes, up to 128 devices and 16
+    /// subservient engines) accepted, all their writes seen.
+    pub const LONG_CONFIG_ACCEPTED: &str = "long_config_messages_accepted";
     /// Register writes of configuration messages.
     pub const CONFIG_WRITES: &str = "config_writes";
     /// PCIe 6 flit-mode frames (docs/blocks/input_checker.md §Flit-mode TLPs) accepted: register writes,
@@ -40,10 +43,10 @@ pub mod counter {
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 17] = [
+pub(super) const COUNTER_NAMES: [&str; 18] = [
     counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
     counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES, counter::FLIT_ACCEPTED,
-    counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS, counter::ENCAP_ACCEPTED, counter::ENCAP_DROPS,
+    counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS, counter::ENCAP_ACCEPTED, counter::ENCAP_DROPS, counter::LONG_CONFIG_ACCEPTED,
 ];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

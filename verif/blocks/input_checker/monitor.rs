@@ -8,7 +8,7 @@ use inswitch_model::message::Family;
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
 use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
-use super::reference::{Expect, Labels, UrExpect, ENCAP_LABEL, FLIT_LABEL, RESERVED_FLAG_LABEL};
+use super::reference::{Expect, Labels, UrExpect, ENCAP_LABEL, FLIT_LABEL, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
@@ -100,6 +100,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                         self.bump(counter::CONFIG_ACCEPTED);
                         if what.starts_with(FLIT_LABEL) {
                             self.bump(counter::FLIT_CONFIG_ACCEPTED);
+                        }
+                        if what.ends_with(LONG_CONFIG_LABEL) {
+                            self.bump(counter::LONG_CONFIG_ACCEPTED);
                         }
                     }
                     Expect::Msg(m) => {

@@ -19,6 +19,9 @@ pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
 /// Label prefix of the stimulus's flit-mode frames (counted by the scoreboard).
+/// Suffix of the label of a configuration message longer than the capture (its slots past it read from
+/// the slot store), counted by the monitor when applied.
+pub(super) const LONG_CONFIG_LABEL: &str = " (long)";
 pub(super) const FLIT_LABEL: &str = "flit ";
 
 /// Label prefix of the stimulus's encapsulated configurations, kind 10 (counted by the scoreboard).

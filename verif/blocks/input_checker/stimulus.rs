@@ -8,7 +8,7 @@ use inswitch_frames::portals::{ReductionFrame, ReductionHeader};
 use inswitch_frames::tlp::{self, Address, Dw0, Header, RequestDw1, Tlp};
 use inswitch_model::Wide;
 use inswitch_model::input_checker::{event, CheckerParams, InputCheckerIn, InputCheckerOut, RegAccess};
-use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
+use inswitch_model::input_checker::config::{CONFIG_FRAME_BYTES, CONFIG_MAX_ENTRIES, CONFIG_MAX_SUBSERVIENT, CONFIG_RELAY_SLOTS};
 use rand::RngExt;
 
 use crate::checker::Stimulus;
@@ -20,7 +20,7 @@ use super::monitor::VERDICT_EDGES;
 mod flit;
 // Encapsulated configurations, collective kind 10 (`encap_frame`).
 mod encap;
-use super::reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, RESERVED_FLAG_LABEL};
+use super::reference::{expected_config_writes, expected_portals_msg, expected_tlp_msg, expected_ur, tlp_frame, Expect, Labels, UrExpect, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
 
 /// The engine's device ID in every run (switch 725 of seed 000 Table 3).
 pub const ENGINE_ID: u16 = 0x0010;
@@ -361,7 +361,8 @@ impl InputCheckerStimulus {
             m.header.p_id
         };
         let (mut t, tag, mailbox) = self.config_carrier(&m, src, 0.3);
-        let (reason, what) = if relay { (None, "configuration to relay") } else { self.config_defect(&mut t.payload, n) };
+        let s = subservient_ids.len();
+        let (reason, what) = if relay { (None, "configuration to relay") } else { self.config_defect(&mut t.payload, n, s) };
         t.dw0.set_length_dw(t.payload.len() / 4);
         let what = match reason {
             None if mailbox => "configuration (mailbox)",
@@ -372,8 +373,9 @@ impl InputCheckerStimulus {
             t.fill_ecrc().expect("ecrc");
         }
         let bytes = self.wrap(&t, |_| {});
-        // Check 3 of docs §Checks: a frame over 128 bytes is too long, whatever it carries.
-        let expect = if bytes.len() > 128 {
+        // Check 3 of docs §Checks: a configuration message is read up to CONFIG_FRAME_BYTES (its slots
+        // past the capture from the slot store), a longer one is too long.
+        let expect = if bytes.len() > CONFIG_FRAME_BYTES {
             Expect::Drop(TOO_LONG)
         } else if let Some(reason) = reason {
             Expect::Drop(reason)
@@ -384,16 +386,25 @@ impl InputCheckerStimulus {
         } else {
             Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
         };
-        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() }
+        let what = if bytes.len() > 128 && matches!(expect, Expect::Config(_)) { format!("{what}{LONG_CONFIG_LABEL}") } else { what.to_string() };
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what }
     }
 
     /// A FIG. 4 configuration message: n_devices 0-40 (mostly up to 24), n_subservient 0-6, the
-    /// subservient IDs mostly PBV entries' (switch participants); with its fixed part and both ID lists.
+    /// subservient IDs mostly PBV entries' (switch participants); one in seven a long one (000 [0157]:
+    /// 41-128 devices, 0-17 subservient engines: past the capture, one more subservient ID than
+    /// CONFIG_MAX_SUBSERVIENT sometimes); with its fixed part and both ID lists.
     fn config_message(&mut self) -> (CollectiveMessage, ConfigFixed, Vec<u16>, Vec<u16>) {
         let r = &mut self.r;
-        // Mostly frames that fit the capture; sometimes up to 46 slots, past it.
-        let n = if r.random_bool(0.2) { r.random_range(0..=40) } else { r.random_range(0..=24) };
-        let s = r.random_range(0..=6usize);
+        let long = r.random_bool(0.15);
+        let n = if long {
+            r.random_range(41..=CONFIG_MAX_ENTRIES)
+        } else if r.random_bool(0.2) {
+            r.random_range(0..=40)
+        } else {
+            r.random_range(0..=24)
+        };
+        let s = if long { r.random_range(0..=CONFIG_MAX_SUBSERVIENT + 1) } else { r.random_range(0..=6usize) };
         let device_ids: Vec<u16> = (0..n).map(|_| r.random()).collect();
         // Subservient engines: mostly PBV entries (switch participants), some not.
         let subservient_ids: Vec<u16> = (0..s).map(|_| if n > 0 && r.random_bool(0.6) { device_ids[r.random_range(0..n)] } else { r.random() }).collect();
@@ -418,8 +429,10 @@ impl InputCheckerStimulus {
     /// (n devices): more than 128 devices, a timeout wider than 24 bits (`coll_config`), n_devices
     /// disagreeing with the length, a payload shorter than the fixed part (`coll_malformed`). The caller's
     /// carrier takes its Length from the payload.
-    fn config_defect(&mut self, payload: &mut Vec<u8>, n: usize) -> (Option<u32>, &'static str) {
+    /// More than CONFIG_MAX_SUBSERVIENT subservient IDs (`s`) is `coll_config` too (C3, before C5's length).
+    fn config_defect(&mut self, payload: &mut Vec<u8>, n: usize, s: usize) -> (Option<u32>, &'static str) {
         use event::*;
+        let too_many_subs = s > CONFIG_MAX_SUBSERVIENT;
         match self.r.random_range(0..10) {
             0 => {
                 let big = self.r.random_range(129..=0xFFFFu16);
@@ -434,13 +447,15 @@ impl InputCheckerStimulus {
             2 => {
                 // Two more devices than the slots carry: four bytes more than the payload has.
                 payload[14..16].copy_from_slice(&(n as u16 + 2).to_be_bytes());
-                (Some(COLL_MALFORMED), "configuration: n_devices disagrees with the length")
+                let limit = n + 2 > CONFIG_MAX_ENTRIES || too_many_subs;
+                (Some(if limit { COLL_CONFIG } else { COLL_MALFORMED }), "configuration: n_devices disagrees with the length")
             }
             3 => {
                 let dw = self.r.random_range(2..=5usize);
                 payload.truncate(4 * dw);
                 (Some(COLL_MALFORMED), "configuration: shorter than its fixed part")
             }
+            _ if too_many_subs => (Some(COLL_CONFIG), "configuration: more than 16 subservient engines"),
             _ => (None, "configuration"),
         }
     }
@@ -678,6 +693,9 @@ impl InputCheckerStimulus {
                 // Over-long with a good CRC: too long whatever the enables.
                 let n = self.r.random_range(129..400);
                 let mut bytes: Vec<u8> = (0..n - 4).map(|_| self.r.random()).collect();
+                // Byte 2 (a TLP's Fmt/Type) a reserved Fmt: no memory request or VDM, so never a
+                // configuration message, which is read up to CONFIG_FRAME_BYTES.
+                bytes[2] = 0xFF;
                 let c = crc::CRC32.checksum(&bytes);
                 bytes.extend_from_slice(&c.to_le_bytes());
                 GenFrame { bytes, portals: self.r.random(), flit: false, port: 0, bad_keep: false, expect: Expect::Drop(event::TOO_LONG), what: "over-long".into() }

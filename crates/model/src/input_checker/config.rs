@@ -16,10 +16,19 @@ pub const CONFIG_MAX_ENTRIES: usize = 128;
 /// Width of the timeout registers the message's two 32-bit timeouts are written to (SUB_TIMEOUT,
 /// MASTER_TIMEOUT): a timeout with a bit set above them is dropped (`coll_config`).
 pub const CONFIG_TIMEOUT_BITS: u32 = 24;
-/// 16-bit slots (device IDs and subservient IDs) a message can carry inside the capture: a 3-DW memory
-/// write carrier (header 12 bytes) and the LCRC leave `CAPTURE_BYTES - 2 - 12 - 24 - 4` bytes. A longer
-/// frame is dropped as too long before its kind is looked at.
-pub const CONFIG_SLOTS: usize = (CAPTURE_BYTES - TLP_OFFSET - 12 - CONFIG_FIXED_BYTES - 4) / 2;
+/// The most subservient engine IDs a configuration message applied here may carry (more: `coll_config`).
+/// The seed bounds only the PBV entries (000 \[0157\]); each subservient ID is compared with every
+/// entry's device ID in parallel (the entry's PBV_FLAGS switch bit), so they are held in flip-flops,
+/// 16 of them: a switch engine's children in the tree, one per port group (docs/blocks/input_checker.md
+/// §Configuration messages).
+pub const CONFIG_MAX_SUBSERVIENT: usize = 16;
+/// 16-bit slots (device IDs, then subservient IDs) of the largest message applied here.
+pub const CONFIG_STORE_SLOTS: usize = CONFIG_MAX_ENTRIES + CONFIG_MAX_SUBSERVIENT;
+/// Bytes of the longest configuration frame the checker reads (any longer frame is `too_long`): the
+/// sequence number, a 4-DW carrier header, the message with [`CONFIG_STORE_SLOTS`] slots, ECRC and LCRC.
+/// The frame's bytes are kept up to here (the capture's 128, the rest in the RTL's slot store) so that
+/// the write sequencer reads every slot after the verdict.
+pub const CONFIG_FRAME_BYTES: usize = TLP_OFFSET + 16 + config_len(CONFIG_MAX_ENTRIES, CONFIG_MAX_SUBSERVIENT) + 4 + 4;
 /// The most slots (device IDs and subservient IDs) a configuration message for another engine may carry:
 /// the checker hands it to the CPU to be relayed down the tree (000 \[0106\], \[0157\]) in the normalized
 /// message, `ConfigFixed` in `pbv` and the slots in `data` (256 bits, 16 slots). More: `coll_config`.
@@ -87,6 +96,7 @@ pub fn encap_ok(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize) -> bool {
         && 4 * length == body
         && plen == 8 + ENCAP_DESCRIPTOR_BYTES + h + body
         && n <= CONFIG_MAX_ENTRIES
+        && s <= CONFIG_MAX_SUBSERVIENT
         && timeouts_fit
 }
 
@@ -101,9 +111,11 @@ pub struct ConfigWrites {
     pub n: u8,
     /// `n_subservient`.
     pub s: u8,
+    /// Offset in the (flit-aligned) capture of slot 0, the message's byte 24 (or the body's, kind 10).
+    pub slot0: usize,
     /// The message's 16-bit slots from byte 24 on: device IDs `0..n`, subservient IDs `n..n+s`, then
-    /// whatever the capture holds.
-    pub words: [u16; CONFIG_SLOTS],
+    /// whatever the frame store holds.
+    pub words: [u16; CONFIG_STORE_SLOTS],
     /// Error-reporting configuration (ConfigFixed byte 12).
     pub error_reporting: u8,
     /// Subservient timeout (bytes 16-19).
@@ -128,23 +140,24 @@ pub fn config_counts(c: &[u8; CAPTURE_BYTES], p: usize) -> (usize, usize, bool) 
 
 /// Payload bytes of a configuration message naming `n` devices and `s` subservient engines: the fixed
 /// part and the slots, padded to a DW (docs/frames.md §4).
-pub fn config_len(n: usize, s: usize) -> usize {
+pub const fn config_len(n: usize, s: usize) -> usize {
     (CONFIG_FIXED_BYTES + 2 * (n + s)).next_multiple_of(4)
 }
 
 impl ConfigWrites {
     /// The message at payload offset `p` of the capture (its checks passed).
     pub fn new(c: &[u8; CAPTURE_BYTES], p: usize, src: u16, tag: u16) -> ConfigWrites {
-        let mut words = [0u16; CONFIG_SLOTS];
+        let mut words = [0u16; CONFIG_STORE_SLOTS];
         for (j, w) in words.iter_mut().enumerate() {
-            // Slots past the capture (a 4-DW carrier starts them 4 bytes later) read 0; an accepted
-            // message never reaches them.
+            // Slots past the capture read 0 here; the checker reads them from its frame store
+            // ([`Self::with_store`]).
             let o = p + CONFIG_FIXED_BYTES + 2 * j;
             *w = if o + 1 < CAPTURE_BYTES { be16(c, o) } else { 0 };
         }
         ConfigWrites {
             src,
             tag,
+            slot0: p + CONFIG_FIXED_BYTES,
             n: c[p + 15],
             s: c[p + 13],
             words,
@@ -152,6 +165,24 @@ impl ConfigWrites {
             sub_timeout: be32(c, p + 16),
             master_timeout: be32(c, p + 20),
         }
+    }
+
+    /// The slots read from the whole frame as received (`frame(o)`: byte o of the frame, its capture and
+    /// beyond; `flit`: a flit-mode frame, whose capture was read moved up by [`TLP_OFFSET`]): what the
+    /// RTL's write sequencer reads from its slot store after the verdict.
+    pub fn with_store(mut self, frame: impl Fn(usize) -> u8, flit: bool) -> ConfigWrites {
+        let raw0 = self.slot0 - if flit { TLP_OFFSET } else { 0 };
+        for (j, w) in self.words.iter_mut().enumerate() {
+            let o = raw0 + 2 * j;
+            *w = if o + 1 < CONFIG_FRAME_BYTES { u16::from_be_bytes([frame(o), frame(o + 1)]) } else { 0 };
+        }
+        self
+    }
+
+    /// Cycles the write sequencer spends before the first write: one per subservient ID, read from the
+    /// slot store into the flip-flops the switch test compares with.
+    pub fn preload(&self) -> usize {
+        usize::from(self.s)
     }
 
     /// Number of writes: two per PBV entry (the entry, its flags) and [`CONFIG_FIXED_WRITES`].
@@ -162,7 +193,7 @@ impl ConfigWrites {
     /// Whether PBV entry `i` is a switch: its device ID is one of the subservient engines' IDs.
     pub fn switch(&self, i: usize) -> bool {
         let (n, s) = (usize::from(self.n), usize::from(self.s));
-        (n..(n + s).min(CONFIG_SLOTS)).any(|j| self.words[j] == self.words[i])
+        (n..(n + s).min(CONFIG_STORE_SLOTS)).any(|j| self.words[j] == self.words[i])
     }
 
     /// Write `k` (< [`Self::count`]), in order: for each entry i, a 2-byte write of its device ID into the

@@ -31,9 +31,8 @@ use super::protocol::{CAPTURE_BYTES, TLP_OFFSET};
 pub const TUSER_FLIT_BIT: u32 = 9;
 /// Longest flit-mode frame read: the TLP of the longest non-flit frame the capture holds (the capture
 /// less the sequence number and the LCRC), so that a flit-mode message fits exactly when its non-flit
-/// form does (a configuration message's slots: at most [`super::config::CONFIG_SLOTS`], 43, by MWr32).
-/// A longer one is `too_long`. (The capture is read moved up by [`TLP_OFFSET`]: 126 bytes of it would
-/// be there, but 124 bytes by MWr32 carry 44 slots, one more than stage D holds.)
+/// form does. A longer one is `too_long`, unless it is a configuration message (read up to
+/// [`super::config::CONFIG_FRAME_BYTES`], its slots past the capture from the slot store).
 pub const FLIT_CAPTURE_BYTES: usize = CAPTURE_BYTES - TLP_OFFSET - LCRC_BYTES;
 /// The LCRC a non-flit frame carries and a flit-mode one does not.
 const LCRC_BYTES: usize = 4;

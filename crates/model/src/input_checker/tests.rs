@@ -82,7 +82,9 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     head4[12] = 0x60;
     head4.extend_from_slice(&[0, 0, 0, 1]);
     let (c4, plen4) = capture(&head4);
-    assert_eq!(run(&c4, plen4), Verdict::Config(w));
+    let Verdict::Config(w4) = run(&c4, plen4) else { panic!("4-DW original header not applied") };
+    assert_eq!(w4.slot0, w.slot0 + 4);
+    assert_eq!((0..w4.count()).map(|k| w4.write(k)).collect::<Vec<_>>(), writes);
     // One defect each: payload type, operation bit, a reserved bit, version, reserved byte, a memory
     // read, another Type, TD, EP, Length off by one, a timeout past 24 bits.
     for (at, v) in [(8, 2), (9, 0), (9, 0x81), (10, 2), (11, 1), (12, 0x00), (12, 0x41), (14, 0x80), (14, 0x40), (15, 7), (32, 1)] {

@@ -6,15 +6,16 @@
 //! anything else is dropped for the reason the document gives.
 
 use inswitch_frames::flit::{self, FlitDw0, FlitTlp};
+use inswitch_model::input_checker::config::CONFIG_FRAME_BYTES;
 use inswitch_model::input_checker::{event, RegAccess};
 use rand::RngExt;
 
 use super::{GenFrame, InputCheckerStimulus, ENGINE_ID};
-use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect};
+use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect, LONG_CONFIG_LABEL};
 
 /// The longest flit-mode frame the checker reads (docs §Flit-mode TLPs: the TLP of the longest non-flit
 /// frame the 128-byte capture holds, less its 2-byte sequence number and 4-byte LCRC); a longer one is
-/// `too_long`.
+/// `too_long`, unless a configuration message (kind 1 by MWr32/MWr64: read up to CONFIG_FRAME_BYTES).
 const FLIT_CAPTURE: usize = 128 - 2 - 4;
 /// Register-window offset of the collective mailbox (docs §Checks, T15).
 const MAILBOX: u32 = 0x800;
@@ -61,7 +62,7 @@ impl InputCheckerStimulus {
                 let (m, fixed, ids, subs) = self.config_message();
                 let mut payload = m.to_bytes().expect("configuration message");
                 let n = ids.len();
-                let (reason, what) = self.config_defect(&mut payload, n);
+                let (reason, what) = self.config_defect(&mut payload, n, subs.len());
                 let expect = match reason {
                     Some(r) => Expect::Drop(r),
                     None => Expect::Config(expected_config_writes(&fixed, &ids, &subs, src, tag & REG_TAG_MASK)),
@@ -157,7 +158,13 @@ impl InputCheckerStimulus {
             _ => {}
         }
         // Checks in priority order: the capture, then the header's defect, then what the payload says.
-        let expect = if bytes.len() > FLIT_CAPTURE {
+        // A configuration message (payload byte 0: version 1, kind 1) still carried by MWr32/MWr64 after
+        // the header's defect is read up to CONFIG_FRAME_BYTES.
+        let hdr = if bytes[0] & 0x20 != 0 { 16 } else { 12 };
+        let config_shape = (bytes[0] == flit::types::MWR32 || bytes[0] == flit::types::MWR64) && bytes.get(hdr) == Some(&0x11);
+        let limit = if config_shape { CONFIG_FRAME_BYTES } else { FLIT_CAPTURE };
+        let long_config = bytes.len() > FLIT_CAPTURE && matches!(expect, Expect::Config(_));
+        let expect = if bytes.len() > limit {
             Expect::Drop(TOO_LONG)
         } else if let Some(r) = reason {
             Expect::Drop(r)
@@ -165,6 +172,7 @@ impl InputCheckerStimulus {
             expect
         };
         let what = if reason.is_some() { format!("{what}, flit header defect") } else { what };
+        let what = if long_config && matches!(expect, Expect::Config(_)) { format!("{what}{LONG_CONFIG_LABEL}") } else { what };
         GenFrame { bytes, portals: false, flit: true, port, bad_keep: false, expect, what }
     }
 }
