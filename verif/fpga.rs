@@ -51,13 +51,16 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // descriptor RAM's write address had been counted on its read data). The deepest stage is the
     // sequencer's: the read descriptor's seqno, ARM's seqno_newer compare, the decision, the written
     // descriptor's state, timer_runs, the due bit. docs/performance.md §FPGA mapping, session 21.
-    ("cpu", 16, "the sequencer: the deepest stage ends at d_due_reg (the read descriptor through EXEC's decision, the written descriptor's timer_runs, its due bit)"),
+    // The lead's run of the whole top (`--top packet_engine`, main 2eefd07: s21-dpi merged, 20:58-21:45 UTC)
+    // measured the CPU at 17 as a root of its own in that run (the helper's run: 16) and the top at 17 at
+    // the same end point: ABC's one-level difference between runs (above); the deepest seen is the bound.
+    ("cpu", 17, "the sequencer: the deepest stage ends at d_due_reg (the read descriptor through EXEC's decision, the written descriptor's timer_runs, its due bit)"),
     // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
     // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
     // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
-    // Session 21: lowered with the cpu entry, not re-measured (the top instantiates the CPU at the same
-    // defaults, hierarchy kept, and its other blocks measured 12 or less in session 20's run).
-    ("packet_engine", 16, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
+    // Session 21: lowered with the cpu entry, then measured by the lead's run of the top at 2eefd07 (before
+    // the frame and completion builders' depth fixes merged): 17, ending at cpu_inst.d_due_reg.
+    ("packet_engine", 17, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
