@@ -121,6 +121,16 @@ fn frames_each_engine_sends_and_receives_as_table_1_counts_them() {
     assert_eq!((real.master_sent_command, real.master_received_responses, real.subservient_sent_command), (62, 62, 32));
 }
 
+/// The realistic all-reduce on the 40-switch hierarchy (the master serves switches 1-31, switch 1 serves
+/// 32-39: two levels below the master), frames captured; its sum checked.
+fn hierarchy_of_40_captured() -> (inswitch_fabric::scenario::RunSpec, inswitch_fabric::sim::Fabric) {
+    let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
+    spec.capture = true;
+    let (r, f) = run_collective(&spec, &mut |_| {});
+    check_sum(&r);
+    (spec, f.expect("a fabric"))
+}
+
 /// The collective messages of `kind` that end node `node` sent, as captured on its link up, in order:
 /// (requester ID, destination ID, P_ID).
 fn messages_from_node(f: &inswitch_fabric::sim::Fabric, node: usize, kind: u8) -> Vec<(u16, u16, u16)> {
@@ -148,11 +158,7 @@ fn messages_from_node(f: &inswitch_fabric::sim::Fabric, node: usize, kind: u8) -
 fn builtin_plans_initialize_through_the_master() {
     use inswitch_fabric::manager::static_slot_of;
     use inswitch_model::cpu::event;
-    let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
-    spec.capture = true;
-    let (r, f) = run_collective(&spec, &mut |_| {});
-    check_sum(&r);
-    let f = f.expect("a fabric");
+    let (spec, f) = hierarchy_of_40_captured();
     let t = &f.topo;
     let id = |s: usize| t.switches[s].engine_id;
     // Collective message kind of an INITIALIZATION (docs/frames.md §4).
@@ -189,11 +195,7 @@ fn builtin_plans_configure_the_engines_below_through_the_master() {
     use inswitch_model::cpu::event;
     // Collective message kind of a FIG. 4 configuration message (docs/frames.md §4).
     const CONFIGURATION: u8 = 1;
-    let mut spec = table1_spec(40, 2, Arrangement::Hierarchical, Mode::Realistic, 100_000);
-    spec.capture = true;
-    let (r, f) = run_collective(&spec, &mut |_| {});
-    check_sum(&r);
-    let f = f.expect("a fabric");
+    let (spec, f) = hierarchy_of_40_captured();
     let t = &f.topo;
     let id = |s: usize| t.switches[s].engine_id;
     let configs = messages_from_node(&f, spec.source, CONFIGURATION);
