@@ -57,3 +57,21 @@ fn decode_reports_a_truncated_frame_and_fails() {
     assert_ne!(code, 0);
     assert!(err.contains("need 84 bytes, have 1"), "{err}");
 }
+
+/// Issue 15 item 3: `decode --kind portals` shows the reduction header as current libfabric lays it out
+/// (`prov/cxi`, commit 52b3927e9: the retry flag moved from cookie bit 31 to header bit 61, the cookie's
+/// magic widened to bits 31-16). The frame is written out here: 84 bytes, zero but for the header's first
+/// five bytes (bytes 40-44, big-endian): cookie 0xBEEF_0001 and bit 61 set. Under the old layout the
+/// magic would read 0x3EEF (15 bits) and the cookie's bit 31 would be the retry flag.
+#[test]
+fn decode_shows_libfabrics_16_bit_magic_and_the_retry_bit_61() {
+    let mut frame = [0u8; 84];
+    frame[40..44].copy_from_slice(&[0xBE, 0xEF, 0x00, 0x01]);
+    frame[44] = 0x20; // header bit 61: bit 5 of the header's fifth byte (bits 63-56)
+    let hex: String = frame.iter().map(|b| format!("{b:02x}")).collect();
+    let (code, out, err) = inswitch(&["decode", "--kind", "portals", &hex]);
+    assert_eq!(code, 0, "{err}");
+    for line in ["rt_cookie: 0xbeef0001", "magic (bits 31-16): 0xbeef", "mcast_id (bits 12-0): 1", "retry (bit 61): 1 (set)"] {
+        assert!(out.contains(line), "missing {line:?} in:\n{out}");
+    }
+}
