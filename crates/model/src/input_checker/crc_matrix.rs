@@ -88,7 +88,7 @@ pub fn init_two_bytes_early() -> u32 {
 /// `W`-bit beat is its top `W` bits).
 pub fn rows_localparams() -> String {
     let mut s = format!("localparam CRC32_ROW_BITS = {ROW_BITS};\n");
-    s.push_str(&format!("localparam [32*CRC32_ROW_BITS-1:0] CRC32_ROWS = {{\n"));
+    s.push_str("localparam [32*CRC32_ROW_BITS-1:0] CRC32_ROWS = {\n");
     for i in (0..32).rev() {
         let r = row(i, ROW_BITS);
         let hex: String = r.chunks(4).rev().map(|n| char::from_digit(n.iter().rev().fold(0, |a, &b| a << 1 | u32::from(b)), 16).unwrap()).collect();
@@ -103,7 +103,7 @@ fn table32(name: &str, entries: usize, f: impl Fn(usize) -> u32) -> String {
     let mut s = format!("localparam [32*{entries}-1:0] {name} = {{\n");
     for m in (0..entries).rev() {
         let sep = if m > 0 { "," } else { "" };
-        s.push_str(&format!("{}32'h{:08X}{sep}{}", if m % 8 == 7 || m == entries - 1 && m % 8 != 7 { "    " } else { "" }, f(m), if m % 8 == 0 { "\n" } else { " " }));
+        s.push_str(&format!("{}32'h{:08X}{sep}{}", if m % 8 == 7 || m == entries - 1 { "    " } else { "" }, f(m), if m % 8 == 0 { "\n" } else { " " }));
     }
     s.push_str("};\n");
     s

@@ -44,9 +44,9 @@ pub const STATIC_INDEX_SLOTS: usize = 32;
 /// CPU writes of the post-reset copy: CPU registers TIMEOUT0 (0x080) to MODE (0x089).
 pub const SYNC_WRITES: u16 = 10;
 
-/// CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports).
 pub mod cpu_addr {
-    //! The CPU's own map ([`crate::cpu::config`]), which the bridge writes into.
+    //! CPU register word addresses the bridge writes (docs/blocks/cpu.md §Ports): the CPU's own map
+    //! ([`crate::cpu::config`]), which the bridge writes into.
     /// PBV-table entry i at `PBV + i`.
     pub use crate::cpu::config::PBV_TABLE as PBV;
     pub use crate::cpu::config::{ENGINE_ID, ENGINE_SFA, MODE, STATIC, THRESHOLD, TIMEOUT};
