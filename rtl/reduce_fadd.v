@@ -27,17 +27,33 @@ SPDX-License-Identifier: Apache-2.0
  * (5.5 LUT levels measured) because the caller's operands arrive through its own logic (the CPU's
  * descriptor RAM).
  */
-module reduce_fadd
+module reduce_fadd #
+(
+    // 0: a new pair may come every cycle (reduce_unit); stage 1 registers the operands and every stage
+    // its rounding mode. 1 (reduce_shared, issue 19: the CPU's flip-flops): the caller presents the pair
+    // stage 1 sampled again on a_held / b_held in the cycle after (its operands are ports it holds), and
+    // holds rounding and ftz from the first sample to the result, so no stage keeps a copy of either
+    // (140 flip-flops fewer).
+    parameter HELD_OPERANDS = 0
+)
 (
     input  wire        clk,
 
     /*
      * Operands (sampled every cycle)
      */
+    // (HELD_OPERANDS = 1: stage 1 reads all but the signs, which stage 2 takes from a_held / b_held)
+    /* verilator lint_off UNUSEDSIGNAL */
     input  wire [63:0] a,
     input  wire [63:0] b,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [1:0]  rounding,      // RND0..3: nearest-even, toward +inf, toward -inf, toward zero
     input  wire        ftz,           // flush subnormal results to zero
+    // HELD_OPERANDS = 1: the a and b sampled at the last edge (read by stage 2); else unused
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [63:0] a_held,
+    input  wire [63:0] b_held,
+    /* verilator lint_on UNUSEDSIGNAL */
 
     /*
      * Result of the operands sampled 5 edges ago
@@ -93,15 +109,48 @@ wire [11:0] align_dist = ({12{pick_ba1}} & d_ba1) | ({12{pick_ba0}} & d_ba0)
 // x is the larger magnitude (a on equal magnitudes).
 wire        swap = e_gtb || (e_eq && (mhi_gtb || (mhi_eq && mlo_gtb)));
 
-reg [63:0] s1_a = 64'd0;
-reg [63:0] s1_b = 64'd0;
+wire [63:0] s1_a, s1_b;                  // the operands stage 1 sampled (a register, or a_held / b_held)
 reg        s1_a_enz = 1'b0, s1_b_enz = 1'b0;
 reg        s1_a_nan = 1'b0, s1_b_nan = 1'b0;
 reg        s1_a_inf = 1'b0, s1_b_inf = 1'b0;
 reg        s1_swap = 1'b0;
 reg [11:0] s1_dist = 12'd0;
-reg [1:0]  s1_rounding = 2'd0;
-reg        s1_ftz = 1'b0;
+
+// The rounding mode as stage 3 (s2_rounding) and stage 5 (s4_*) read it: the stages' registers, or the
+// held ports.
+wire [1:0] s2_rounding, s4_rounding;
+wire       s4_ftz;
+
+generate
+if (HELD_OPERANDS) begin : g_held
+    assign s1_a = a_held;
+    assign s1_b = b_held;
+    assign s2_rounding = rounding;
+    assign s4_rounding = rounding;
+    assign s4_ftz = ftz;
+end else begin : g_sampled
+    reg [63:0] s1_a_reg = 64'd0, s1_b_reg = 64'd0;
+    reg [1:0]  s1_rounding = 2'd0, s2_rounding_reg = 2'd0, s3_rounding = 2'd0, s4_rounding_reg = 2'd0;
+    reg        s1_ftz = 1'b0, s2_ftz = 1'b0, s3_ftz = 1'b0, s4_ftz_reg = 1'b0;
+    always @(posedge clk) begin
+        s1_a_reg <= a;
+        s1_b_reg <= b;
+        s1_rounding <= rounding;
+        s2_rounding_reg <= s1_rounding;
+        s3_rounding <= s2_rounding_reg;
+        s4_rounding_reg <= s3_rounding;
+        s1_ftz <= ftz;
+        s2_ftz <= s1_ftz;
+        s3_ftz <= s2_ftz;
+        s4_ftz_reg <= s3_ftz;
+    end
+    assign s1_a = s1_a_reg;
+    assign s1_b = s1_b_reg;
+    assign s2_rounding = s2_rounding_reg;
+    assign s4_rounding = s4_rounding_reg;
+    assign s4_ftz = s4_ftz_reg;
+end
+endgenerate
 
 // ---------------------------------------------------------------------------------------------
 // Stage 2: swap, align, sticky; the special cases
@@ -185,8 +234,6 @@ reg [10:0] s2_exp = 11'd0;
 reg [55:0] s2_wx = 56'd0;
 reg [55:0] s2_wy = 56'd0;
 reg        s2_sticky = 1'b0;
-reg [1:0]  s2_rounding = 2'd0;
-reg        s2_ftz = 1'b0;
 
 // ---------------------------------------------------------------------------------------------
 // Stage 3: add or subtract; the normalisation stopper
@@ -206,8 +253,6 @@ reg        s3_zero_sign = 1'b0;
 reg [10:0] s3_exp = 11'd0;
 reg [56:0] s3_sum = 57'd0;
 reg [56:0] s3_lzv = 57'd0;               // sum | stopper: what the leading zeros are counted on
-reg [1:0]  s3_rounding = 2'd0;
-reg        s3_ftz = 1'b0;
 
 // ---------------------------------------------------------------------------------------------
 // Stage 4: leading zeros of s3_lzv in groups of 8 bits; shift by the whole groups
@@ -250,8 +295,6 @@ reg [11:0] s4_exp_p2 = 12'd0;
 reg [56:0] s4_coarse = 57'd0;            // sum << 8 * lz_hi
 reg [2:0]  s4_lz_hi = 3'd0;
 reg [2:0]  s4_lz_lo = 3'd0;
-reg [1:0]  s4_rounding = 2'd0;
-reg        s4_ftz = 1'b0;
 
 // ---------------------------------------------------------------------------------------------
 // Stage 5: shift by the rest, round; the exponent and its overflow
@@ -342,8 +385,6 @@ end
 
 always @(posedge clk) begin
     // Stage 1
-    s1_a <= a;
-    s1_b <= b;
     s1_a_enz <= a_enz;
     s1_b_enz <= b_enz;
     s1_a_nan <= a_nan;
@@ -352,8 +393,6 @@ always @(posedge clk) begin
     s1_b_inf <= b_inf;
     s1_swap <= swap;
     s1_dist <= align_dist;
-    s1_rounding <= rounding;
-    s1_ftz <= ftz;
 
     // Stage 2. Special cases: a NaN gives the default NaN; +Inf with -Inf too (invalid); else an
     // infinite operand is the result; a signalling NaN is invalid.
@@ -369,8 +408,6 @@ always @(posedge clk) begin
     // A shift by 56..63 leaves nothing, as by 64 and more.
     s2_wy <= align_big ? 56'd0 : wy_shifted;
     s2_sticky <= s1_swap ? sticky_a : sticky_b;
-    s2_rounding <= s1_rounding;
-    s2_ftz <= s1_ftz;
 
     // Stage 3
     s3_special <= s2_special;
@@ -383,8 +420,6 @@ always @(posedge clk) begin
     s3_exp <= s2_exp;
     s3_sum <= sum;
     s3_lzv <= sum | stopper;
-    s3_rounding <= s2_rounding;
-    s3_ftz <= s2_ftz;
 
     // Stage 4
     s4_special <= s3_special;
@@ -399,8 +434,6 @@ always @(posedge clk) begin
     s4_coarse <= s3_sum << {lz_hi, 3'b000};
     s4_lz_hi <= lz_hi;
     s4_lz_lo <= lz_lo;
-    s4_rounding <= s3_rounding;
-    s4_ftz <= s3_ftz;
 
     // Stage 5
     s5_special <= s4_special;

@@ -23,7 +23,8 @@ SPDX-License-Identifier: Apache-2.0
  * Contract (what the CPU does: it issues in state ISSUE and waits in REDUCE, its operands being the
  * descriptor RAM's word and the message register, neither written before the result):
  *   - a_*, b_* and cfg_mode are held from the in_valid cycle until the out_valid cycle (the lanes and
- *     FLT_REPSUM's codes are read from the ports in the cycles after in_valid);
+ *     FLT_REPSUM's codes are read from the ports in the cycles after in_valid; since session 22
+ *     stage 3 reads its lane's operands there, and the adders keep no copy of theirs, issue 19);
  *   - in_valid while a combine is in flight (the 5 cycles after an accepted one) is ignored.
  * cfg_mode is taken at in_valid.
  *
@@ -301,30 +302,38 @@ end
 // FLT_SUM adders: lanes 0 and 1 at start, lanes 2 and 3 one edge later (the operands are held);
 // rounding = opcode bits 1:0, FTZ = opcode bit 2. Each result 5 edges after its operands.
 // upper_reg = (ph == PH_UPPER_ADD), a register: the adders' stage 1 is deep from their ports.
+// HELD_OPERANDS (issue 19, session 22): the adders keep no copy of their operands or of the opcode's
+// rounding bits; their stage 2 reads the lanes stage 1 took from the held ports again (upper_held: lanes
+// 2/3 one edge after upper_reg chose them), the rounding mode and FTZ the held a_rt_op.
 reg          upper_reg = 1'b0;
+reg          upper_held = 1'b0;
 wire         upper = upper_reg;
 wire [63:0]  fadd_lo_result, fadd_hi_result;
 wire         fadd_lo_inexact, fadd_lo_overflow, fadd_lo_invalid;
 wire         fadd_hi_inexact, fadd_hi_overflow, fadd_hi_invalid;
 
-reduce_fadd fadd_lo (                     // lanes 0, then 2
+reduce_fadd #(.HELD_OPERANDS(1)) fadd_lo (  // lanes 0, then 2
     .clk(clk),
     .a(upper ? a_rt_data[128 +: 64] : a_rt_data[0 +: 64]),
     .b(upper ? b_rt_data[128 +: 64] : b_rt_data[0 +: 64]),
     .rounding(a_rt_op[1:0]),
     .ftz(a_rt_op[2]),
+    .a_held(upper_held ? a_rt_data[128 +: 64] : a_rt_data[0 +: 64]),
+    .b_held(upper_held ? b_rt_data[128 +: 64] : b_rt_data[0 +: 64]),
     .result(fadd_lo_result),
     .flag_inexact(fadd_lo_inexact),
     .flag_overflow(fadd_lo_overflow),
     .flag_invalid(fadd_lo_invalid)
 );
 
-reduce_fadd fadd_hi (                     // lanes 1, then 3
+reduce_fadd #(.HELD_OPERANDS(1)) fadd_hi (  // lanes 1, then 3
     .clk(clk),
     .a(upper ? a_rt_data[192 +: 64] : a_rt_data[64 +: 64]),
     .b(upper ? b_rt_data[192 +: 64] : b_rt_data[64 +: 64]),
     .rounding(a_rt_op[1:0]),
     .ftz(a_rt_op[2]),
+    .a_held(upper_held ? a_rt_data[192 +: 64] : a_rt_data[64 +: 64]),
+    .b_held(upper_held ? b_rt_data[192 +: 64] : b_rt_data[64 +: 64]),
     .result(fadd_hi_result),
     .flag_inexact(fadd_hi_inexact),
     .flag_overflow(fadd_hi_overflow),
@@ -356,7 +365,12 @@ reduce_fminmax fminmax_inst (
 
 reg          p2_valid = 1'b0;
 reg  [1:0]   p2_lane = 2'd0;
-reg  [63:0]  p2_a = 64'd0, p2_b = 64'd0;
+// The lane's operands in stage 3, read from the held ports again, not registered (issue 19, session 22:
+// 128 flip-flops). Stage 3 reads them for every operator but FLT_SUM (the adders' results) and
+// FLT_REPSUM (its aligned bins: only the sum p2_sum, or 0, is written), and those are the ports' lane
+// p2_lane as p1 took it.
+wire [63:0]  p2_a = lane_of(a_rt_data, p2_lane);
+wire [63:0]  p2_b = lane_of(b_rt_data, p2_lane);
 reg  [63:0]  p2_sum = 64'd0;              // x + y
 reg          p2_sum_ovf = 1'b0;           // its signed overflow
 reg          p2_b_lt = 1'b0;              // $signed(y) < $signed(x)
@@ -370,8 +384,6 @@ wire [63:0]  s1 = p1_a + p1_b;
 always @(posedge clk) begin
     p2_valid <= p1_valid;
     p2_lane <= p1_lane;
-    p2_a <= p1_a;
-    p2_b <= p1_b;
     p2_sum <= s1;
     p2_sum_ovf <= p1_a[63] == p1_b[63] && s1[63] != p1_a[63];
     p2_b_lt <= $signed(p1_b) < $signed(p1_a);
@@ -483,12 +495,14 @@ always @(posedge clk) begin
         end
     end
     upper_reg <= start;
+    upper_held <= upper_reg;
     if (start) ph <= ph + 3'd1;
     else if (ph == PH_DONE) ph <= PH_IDLE;
     else if (ph != PH_IDLE) ph <= ph + 3'd1;
     if (rst) begin
         ph <= PH_IDLE;
         upper_reg <= 1'b0;
+        upper_held <= 1'b0;
         out_valid_reg <= 1'b0;
     end
 end
