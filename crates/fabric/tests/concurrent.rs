@@ -327,3 +327,25 @@ fn the_campaigns_portals_jobs_run_eight_rounds_of_a_tree_at_once_under_distinct_
     assert!(twins > 50, "twin-tree rounds under ids 1-7: {twins}");
     println!("{} Portals rounds ({twins} on twin trees under ids 1-7), {} periods of a tree, {full} with 8 at once", portals.len(), at_once.len());
 }
+
+/// `inswitch sim --scenario portals` issues its six rounds as libfabric issues consecutive collectives on
+/// one tree, each under the tree's next reduction id: rounds 0, 2, 4 under id 0 and 1, 3, 5 under id 1,
+/// two DFAs differing in bits 20-18 only, the two ids' rounds in flight at once (each id's round is armed
+/// before the other id's round of the same turn completes), every result the plain sum with every leaf
+/// counted. Before, the six rounds ran one after another under id 0.
+#[test]
+fn the_portals_scenario_runs_two_reductions_of_its_tree_at_once_under_distinct_ids() {
+    let run = inswitch_fabric::scenario::run_portals(100 * NS, &mut |_| {});
+    println!("{}", run.text());
+    assert!(run.ok(), "{}", run.text());
+    assert_eq!(run.dfas.len(), 2);
+    assert_eq!(run.dfas[0] ^ run.dfas[1], 1 << inswitch_frames::portals::dfa::REDUCTION_ID_SHIFT, "{:#x?}", run.dfas);
+    let ids: Vec<u8> = run.rounds.iter().map(|r| r.rid).collect();
+    assert_eq!(ids, vec![0, 1, 0, 1, 0, 1]);
+    for turn in run.rounds.chunks(2) {
+        let end = |r: &inswitch_fabric::scenario::PortalsRound| r.armed_at_ps + r.arm_to_result_ps;
+        assert!(turn[0].armed_at_ps < end(&turn[1]) && turn[1].armed_at_ps < end(&turn[0]), "ids 0 and 1 in flight at once: {turn:?}");
+        assert_eq!(turn[0].seqno, turn[1].seqno, "each id's own sequence");
+    }
+    assert!(run.rounds.iter().all(|r| r.ok && r.count == 8 && r.result == r.expected));
+}
