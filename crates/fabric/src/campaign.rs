@@ -3,14 +3,14 @@
 //! classified by what its root (the source node) received, and the engines' state is checked after
 //! every period and after the teardown. `docs/fabric.md` §Faults, `tests/faults.rs`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Instant;
 
 use rand::RngExt;
 
 use crate::faults::{FaultConfig, FaultCounts, FaultInjector, FaultKind};
 use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
-use crate::sim::portals;
+use crate::sim::portals::{self, Leaf, Root};
 use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
 use crate::topology::{Ps, Topology};
 use crate::wire::LinkFrame;
@@ -20,8 +20,7 @@ use inswitch_model::cpu::event;
 use inswitch_model::packet_engine::EngineParams;
 
 mod portals_trees;
-use portals_trees::portals_round;
-pub use portals_trees::{ctx_tree, portals_ctx, portals_plan, stale_arming};
+pub use portals_trees::{ctx_tree, portals_ctx, portals_plan, stale_arming, PortalsCtx, PORTALS_COOKIE, PORTALS_VNI};
 
 /// INT_SUM (`docs/blocks/reduce_unit.md`).
 pub const INT_SUM: u8 = 0x14;
@@ -307,28 +306,6 @@ pub const PORTALS_TREE_BASE: u16 = 0x100;
 /// Static entries of the campaign's engines: TLP contexts at entries 1..=contexts (their CC_IDs), the
 /// Portals trees after them, the exhaustion fillers at the top.
 pub const CAMPAIGN_STATIC_ENTRIES: usize = 64;
-/// VNI of the campaign's Portals trees.
-pub const PORTALS_VNI: u16 = 0x42;
-/// Cookie of the campaign's Portals trees.
-pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
-
-/// A Portals tree of the campaign.
-#[derive(Clone, Debug)]
-pub struct PortalsCtx {
-    /// The multicast tree (context key).
-    pub tree: u16,
-    /// Its multicast address of reduction id 0 (a round's: [`portals::reduction_dfa`] with the round's id).
-    pub dfa: u32,
-    /// The root end node.
-    pub source: usize,
-    /// The leaves.
-    pub leaves: Vec<usize>,
-    /// The reduction id its next round takes (libfabric's `next_red_id`, round-robin over the 8 ids of
-    /// DFA bits 20-18, 002 (61)).
-    pub next_rid: u8,
-    /// Its twin tree and the twin's multicast address, if it runs on two ([`crate::twin`]).
-    pub twin: Option<(u16, u32)>,
-}
 
 
 /// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/blocks/cpu.md` §Ports) to `ticks`: register
@@ -893,6 +870,43 @@ fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
         }
     }
 }
+
+/// Starts one Soft Portals round of `p` under reduction `rid` (multicast address `dfa`, its twin's
+/// `twin_dfa`) at `start`: fresh values at the leaves, the root end node arms the tree 300 ns into the
+/// period. Returns its seqno and the expected sum.
+#[allow(clippy::too_many_arguments)] // the campaign's state, passed as it is
+fn portals_round(f: &mut Fabric, rng: &mut rand_chacha::ChaCha8Rng, spec: &CampaignSpec, report: &mut CampaignReport, p: &PortalsCtx, rid: u8, dfa: u32, twin_dfa: Option<u32>, start: Ps) -> (u16, u64) {
+    // The round's own start arm under a seqno newer than every arm the id's root sent: its last round's
+    // result arm armed the next seqno, and a round restarted late (its timer counted from the restart)
+    // multicasts it just before this period; under that seqno this round's arm would be dropped
+    // (`STALE_ARM`) and the engines would run the round on the result's arming and its timer
+    // (docs/fabric.md §Goodput: the next round after a late result). An id's first round takes 0.
+    let seqno = f.portals_next_seqno(p.source, dfa).unwrap_or(0);
+    let mut expected = 0u64;
+    // The values are this round's: its seqno and its restart's (not the seqno its result arm arms,
+    // which no round answers).
+    let seqnos = if spec.portals_restart.is_some() { vec![seqno, portals::next_seqno(seqno)] } else { vec![seqno] };
+    if stale_arming(f, p.tree, rid, seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(f, tw, rid, seqno)) {
+        report.portals_stale_starts += 1;
+    }
+    for &e in &p.leaves {
+        let v = u64::from(rng.random::<u32>());
+        expected = expected.wrapping_add(v);
+        let values = VecDeque::from([Some([v, 0, 0, 0])]);
+        let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
+        if let Some(d) = twin_dfa {
+            f.portals_leaf(e, d, leaf.clone());
+        }
+        f.portals_leaf(e, dfa, leaf);
+    }
+    // The root's timer: longer than the engines' and the latest late contribution, within the period.
+    let timeout = spec.period_ps * 2 / 3;
+    let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: twin_dfa.into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
+    f.portals_root(p.source, dfa, root);
+    f.portals_start(p.source, dfa, start + 300_000);
+    (seqno, expected)
+}
+
 
 /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that
 /// did not complete was ended by a timeout (or a result from above) within the period.
