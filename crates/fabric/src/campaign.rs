@@ -9,17 +9,18 @@ use std::time::Instant;
 use rand::RngExt;
 
 use crate::faults::{FaultConfig, FaultCounts, FaultInjector, FaultKind};
-use crate::manager::plan::{Action, Plan as MPlan};
-use crate::manager::{Family, JobId, Role as MRole, SwitchId};
 use crate::setup::{ContextPlan, EngineContext, Member, Plan, Role};
-use crate::sim::portals::{self, Leaf, Port, Root};
+use crate::sim::portals::{self, Leaf, Root};
 use crate::sim::{Fabric, SimConfig, ENGINE_CLOCK_PS};
 use crate::topology::{Ps, Topology};
 use crate::wire::LinkFrame;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_model::cpu::context::CtxState;
-use inswitch_model::cpu::{event, seqno_newer};
+use inswitch_model::cpu::event;
 use inswitch_model::packet_engine::EngineParams;
+
+mod portals_trees;
+pub use portals_trees::{ctx_tree, portals_ctx, portals_plan, stale_arming, PortalsCtx, PORTALS_COOKIE, PORTALS_VNI};
 
 /// INT_SUM (`docs/blocks/reduce_unit.md`).
 pub const INT_SUM: u8 = 0x14;
@@ -89,6 +90,12 @@ pub struct CampaignSpec {
     /// The Portals roots' round restart ([`crate::sim::portals::Root::restart`]; `None`: none). A round
     /// then takes two seqnos (its own and its restart's).
     pub portals_restart: Option<Ps>,
+    /// Rounds a Soft Portals job starts at once in a period, each under the tree's next reduction id
+    /// (DFA bits 20-18, 002 (60)-(61); 1 to [`portals::REDUCTIONS_PER_TREE`]): consecutive rounds of a
+    /// tree take the ids in turn, as libfabric's CXI provider gives each collective the next
+    /// `next_red_id` of its multicast object (`cxip_coll.c`, `_cxip_coll_inject`), so up to 8 run at
+    /// once on one tree. 1: one round per period (each still under the next id).
+    pub portals_in_flight: usize,
     /// Admission by the manager (003: a tree avoids "switches whose reduction capacity is exhausted"):
     /// while an exhaustion episode's fillers (another tenant's contexts, which the manager admitted)
     /// hold an engine's descriptors, a round that would need a new descriptor there waits a period
@@ -166,6 +173,9 @@ pub struct Reduction {
     pub second_round: bool,
     /// A Soft Portals round run on twin trees ([`PortalsCtx::twin`]).
     pub twin: bool,
+    /// A Soft Portals round's reduction id (DFA bits 20-18, [`CampaignSpec::portals_in_flight`]); `None`
+    /// for a TLP reduction.
+    pub rid: Option<u8>,
     /// TLP: every participant end node got the round's result in its period (a COMPLETION code 2 / 3
     /// counting every participant, no error mark, lane 0 the expected value: [`delivered_to_all`]);
     /// `None` for a Soft Portals round (its leaves get no result here).
@@ -223,6 +233,9 @@ pub struct CampaignReport {
     /// or a newer one (the previous round's result arm, [`Fabric::portals_next_seqno`]), and the round
     /// would run on that arming and its timer ([`stale_arming`]).
     pub portals_stale_starts: usize,
+    /// Soft Portals rounds that waited a period because the tree's next reduction id was still open at
+    /// its root end node ([`CampaignSpec::portals_in_flight`]; libfabric's `-FI_EAGAIN`).
+    pub portals_id_busy: usize,
     /// Rounds [`CampaignSpec::admission`] held back a period (a job counted once per period it waited):
     /// (TLP, Soft Portals).
     pub deferred: (usize, usize),
@@ -293,68 +306,7 @@ pub const PORTALS_TREE_BASE: u16 = 0x100;
 /// Static entries of the campaign's engines: TLP contexts at entries 1..=contexts (their CC_IDs), the
 /// Portals trees after them, the exhaustion fillers at the top.
 pub const CAMPAIGN_STATIC_ENTRIES: usize = 64;
-/// VNI of the campaign's Portals trees.
-pub const PORTALS_VNI: u16 = 0x42;
-/// Cookie of the campaign's Portals trees.
-pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
 
-/// A Portals tree of the campaign.
-#[derive(Clone, Debug)]
-pub struct PortalsCtx {
-    /// The multicast tree (context key).
-    pub tree: u16,
-    /// Its multicast address.
-    pub dfa: u32,
-    /// The root end node.
-    pub source: usize,
-    /// The leaves.
-    pub leaves: Vec<usize>,
-    /// The sequence number of its round: 0 for the first, then at each round's start the one after its
-    /// root's last arm ([`Fabric::portals_next_seqno`]).
-    pub seqno: u16,
-    /// Its twin tree and the twin's multicast address, if it runs on two ([`crate::twin`]).
-    pub twin: Option<(u16, u32)>,
-}
-
-/// The manager plan of one Portals tree over `source` and `leaves` (the Portals counterpart of
-/// [`job_plan`], for a one-level fabric): the source's switch on top, every other switch with leaves
-/// one ISL below it; per member engine `VNI_ALLOWED[0]` := [`PORTALS_VNI`], `ENGINE_SFA`, a static
-/// entry (slot `static_slot(switch)`, SUBSERVIENT, wait = the contributions beneath, 002 (58)) and
-/// multicast entry `mcast_slot(switch)` (002 (49)-(50)). Ports are numbered as the fabric's
-/// multicast forwarding numbers them ([`portals::Portals::port_number`]).
-pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u16, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
-    let t = &f.topo;
-    let top = t.endpoints[source].switch;
-    let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
-    let mut below: Vec<usize> = leaves.iter().map(|&e| t.endpoints[e].switch).filter(|&s| s != top).collect();
-    below.sort_unstable();
-    below.dedup();
-    let src = t.endpoints[source].id;
-    let mut plan = MPlan::default();
-    for s in std::iter::once(top).chain(below.iter().copied()) {
-        let engine = SwitchId(s as u32);
-        let mut ports: Vec<u8> = on(s).filter_map(|e| f.portals.port_number(s, Port::Node(e))).collect();
-        let mut wait = on(s).count() as u32;
-        if s == top {
-            for &c in &below {
-                let l = t.isl_between(s, c).expect("a one-level fabric: an ISL to every switch");
-                ports.extend(f.portals.port_number(s, Port::Isl(l)));
-                wait += on(c).count() as u32;
-            }
-        }
-        ports.sort_unstable();
-        let id = t.switches[s].engine_id;
-        for action in [
-            Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
-            Action::EngineSfa { engine, sfa: u32::from(id) },
-            Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait, one_target: false },
-            Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports },
-        ] {
-            plan.push(JobId(u32::from(tree)), 0, src, action);
-        }
-    }
-    plan
-}
 
 /// Sets the CPU timeouts of every engine (`TIMEOUT[0..3]`, `docs/blocks/cpu.md` §Ports) to `ticks`: register
 /// writes into RED_TIMEOUT[0..3] from end node 0, which the register space forwards to the CPU
@@ -532,7 +484,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
         let enc = plan.encode_with(&|s| t.switches[s.0 as usize].engine_id).expect("the Portals plan encodes");
         let now = f.now();
         crate::drive::apply_encoded(&mut f, &plan, &enc, source, now, &|_| INT_SUM, &|_| 0).expect("the Portals plan applies");
-        pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, seqno: 0, twin: None });
+        pportals.push(PortalsCtx { tree, dfa: ReductionFrame::multicast_dfa(tree, 0).expect("a 13-bit tree"), source, leaves, next_rid: 0, twin: None });
     }
     f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
     // Twin trees (002 (70)-(72), `crate::twin`): a share of the Portals jobs, spread as posted contexts
@@ -577,7 +529,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
     let mut next_ctx = 0usize;
     let mut fill: Option<(usize, usize, usize)> = None; // (switch, fillers, periods left)
     let mut pending: Vec<(usize, Ps, usize, u64, u8)> = Vec::new(); // (context, at, log start, expected, TID)
-    let mut ppending: Vec<(usize, Ps, u16, u64)> = Vec::new(); // (Portals context, at, seqno, expected)
+    let mut ppending: Vec<(usize, Ps, u8, u16, u64)> = Vec::new(); // (Portals context, at, reduction id, seqno, expected)
     let mut start = f.now() + 1_000_000;
     let in_use = |slots: &[Slot], k: usize| slots.iter().any(|s| s.ctx == Some(k));
     let mut done = 0usize;
@@ -653,43 +605,27 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             }
             slot.since.get_or_insert(period);
             if k >= n_tlp {
-                // A Portals round: fresh values at the leaves, the root end node arms the tree.
-                let p = &mut pportals[k - n_tlp];
-                // The round's own start arm under a seqno newer than every arm the tree's root sent: its
-                // last round's result arm armed the next seqno, and a round restarted late (its timer
-                // counted from the restart) multicasts it just before this period; under that seqno
-                // this round's arm would be dropped (`STALE_ARM`) and the engines would run the round on
-                // the result's arming and its timer (docs/fabric.md §Goodput: the next round after a
-                // late result).
-                if let Some(s) = f.portals_next_seqno(p.source, p.dfa) {
-                    p.seqno = s;
-                }
-                let mut expected = 0u64;
-                // The values are this round's: its seqno and its restart's (not the seqno its result
-                // arm arms, which no round answers).
-                let seqnos = if spec.portals_restart.is_some() { vec![p.seqno, portals::next_seqno(p.seqno)] } else { vec![p.seqno] };
-                if stale_arming(&f, p.tree, p.seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(&f, tw, p.seqno)) {
-                    report.portals_stale_starts += 1;
-                }
-                for &e in &p.leaves {
-                    let v = u64::from(rng.random::<u32>());
-                    expected = expected.wrapping_add(v);
-                    let values = VecDeque::from([Some([v, 0, 0, 0])]);
-                    let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
-                    if let Some((_, dfa)) = p.twin {
-                        f.portals_leaf(e, dfa, leaf.clone());
+                // Portals rounds: `portals_in_flight` at once, each under the tree's next reduction id.
+                for _ in 0..spec.portals_in_flight.clamp(1, portals::REDUCTIONS_PER_TREE) {
+                    if done >= spec.reductions {
+                        break;
                     }
-                    f.portals_leaf(e, p.dfa, leaf);
+                    let p = &mut pportals[k - n_tlp];
+                    let rid = p.next_rid;
+                    let dfa = portals::reduction_dfa(p.dfa, rid).expect("an id below REDUCTIONS_PER_TREE");
+                    let twin_dfa = p.twin.map(|(_, d)| portals::reduction_dfa(d, rid).expect("an id below REDUCTIONS_PER_TREE"));
+                    // An id whose last round is still open at the root (a late restart) is not taken:
+                    // the round waits (libfabric's `-FI_EAGAIN` when `next_red_id` is in use).
+                    if f.portals_open(p.source, dfa) {
+                        report.portals_id_busy += 1;
+                        break;
+                    }
+                    p.next_rid = (rid + 1) % portals::REDUCTIONS_PER_TREE as u8;
+                    let (seqno, expected) = portals_round(&mut f, &mut rng, spec, &mut report, p, rid, dfa, twin_dfa, start);
+                    ppending.push((k, start, rid, seqno, expected));
+                    slot.left = slot.left.saturating_sub(1);
+                    done += 1;
                 }
-                // The root's timer: longer than the engines' and the latest late contribution, within
-                // the period.
-                let timeout = spec.period_ps * 2 / 3;
-                let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: p.seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: p.twin.map(|x| x.1).into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
-                f.portals_root(p.source, p.dfa, root);
-                f.portals_start(p.source, p.dfa, start + 300_000);
-                ppending.push((k, start, p.seqno, expected));
-                slot.left -= 1;
-                done += 1;
                 continue;
             }
             let c = &contexts[k];
@@ -755,14 +691,15 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false, all_delivered: Some(all_delivered) });
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false, rid: None, all_delivered: Some(all_delivered) });
         }
-        for (k, at, seqno, expected) in ppending.drain(..) {
+        for (k, at, rid, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
             let n = p.leaves.len();
+            let dfa = portals::reduction_dfa(p.dfa, rid).expect("an id below REDUCTIONS_PER_TREE");
             // The round's result, or its restart's (`CampaignSpec::portals_restart`: the next seqno).
             let restart_seqno = portals::next_seqno(seqno);
-            let r = f.portals.results(p.source, p.dfa).iter().rev().find(|r| r.seqno == seqno || (spec.portals_restart.is_some() && r.seqno == restart_seqno)).cloned();
+            let r = f.portals.results(p.source, dfa).iter().rev().find(|r| r.seqno == seqno || (spec.portals_restart.is_some() && r.seqno == restart_seqno)).cloned();
             let second_round = r.as_ref().is_some_and(|x| x.seqno != seqno && x.count as usize == n && x.data[0] == expected);
             let latency = r.as_ref().filter(|x| x.count as usize == n && x.data[0] == expected).map(|x| x.at - at);
             let (outcome, result) = match r {
@@ -780,24 +717,24 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 }
             };
             if matches!(outcome, Outcome::WrongSuccess | Outcome::Overcount) && std::env::var_os("INSWITCH_CAMPAIGN_TRACE").is_some() {
-                eprint!("WRONG portals tree {} seqno {seqno} at {at}: expected {expected}, result {result:?}\n{}", p.tree, crate::explain::portals_round_trace(&f, p.source, &p.leaves, p.tree, p.dfa, at.saturating_sub(spec.period_ps), end));
+                eprint!("WRONG portals tree {} seqno {seqno} at {at}: expected {expected}, result {result:?}\n{}", p.tree, crate::explain::portals_round_trace(&f, p.source, &p.leaves, p.tree, dfa, at.saturating_sub(spec.period_ps), end));
             }
             let faults = &f.faults.as_ref().expect("injector").log;
             let ours = |x: &crate::faults::Fault| x.portals_tree() == Some(p.tree) || p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
             let explained = outcome == Outcome::Success
                 || faults.iter().any(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. })))
-                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (cc == p.tree || p.twin.is_some_and(|x| x.0 == cc)) && e == event::ARM_NO_DESC);
+                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC);
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
                 let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
                 let mut v: Vec<String> = faults.iter().filter(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }))).map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
-                if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (cc == p.tree || p.twin.is_some_and(|x| x.0 == cc)) && e == event::ARM_NO_DESC) {
+                if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC) {
                     v.push("no descriptor".into());
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some(), all_delivered: None });
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some(), rid: Some(rid), all_delivered: None });
         }
         let stuck_before = report.stuck.len();
         let mut open = Vec::new();
@@ -934,14 +871,42 @@ fn trace_stuck(f: &Fabric, from: Ps, end: Ps, stuck: &[String]) {
     }
 }
 
-/// An engine holds a live Soft Portals arming of `tree` that an arm under `seqno` would not replace:
-/// its seqno is `seqno` or newer (`cpu::seqno_newer`), so the arm is dropped (`STALE_ARM`).
-pub fn stale_arming(f: &Fabric, tree: u16, seqno: u16) -> bool {
-    (0..f.topo.switches.len()).filter_map(|s| f.engine(s)).any(|e| {
-        let cpu = e.cpu();
-        (0..cpu.descriptor_count()).map(|i| cpu.descriptor(i)).any(|d| d.valid && d.portals && d.key == tree && !seqno_newer(seqno, d.seqno))
-    })
+/// Starts one Soft Portals round of `p` under reduction `rid` (multicast address `dfa`, its twin's
+/// `twin_dfa`) at `start`: fresh values at the leaves, the root end node arms the tree 300 ns into the
+/// period. Returns its seqno and the expected sum.
+#[allow(clippy::too_many_arguments)] // the campaign's state, passed as it is
+fn portals_round(f: &mut Fabric, rng: &mut rand_chacha::ChaCha8Rng, spec: &CampaignSpec, report: &mut CampaignReport, p: &PortalsCtx, rid: u8, dfa: u32, twin_dfa: Option<u32>, start: Ps) -> (u16, u64) {
+    // The round's own start arm under a seqno newer than every arm the id's root sent: its last round's
+    // result arm armed the next seqno, and a round restarted late (its timer counted from the restart)
+    // multicasts it just before this period; under that seqno this round's arm would be dropped
+    // (`STALE_ARM`) and the engines would run the round on the result's arming and its timer
+    // (docs/fabric.md §Goodput: the next round after a late result). An id's first round takes 0.
+    let seqno = f.portals_next_seqno(p.source, dfa).unwrap_or(0);
+    let mut expected = 0u64;
+    // The values are this round's: its seqno and its restart's (not the seqno its result arm arms,
+    // which no round answers).
+    let seqnos = if spec.portals_restart.is_some() { vec![seqno, portals::next_seqno(seqno)] } else { vec![seqno] };
+    if stale_arming(f, p.tree, rid, seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(f, tw, rid, seqno)) {
+        report.portals_stale_starts += 1;
+    }
+    for &e in &p.leaves {
+        let v = u64::from(rng.random::<u32>());
+        expected = expected.wrapping_add(v);
+        let values = VecDeque::from([Some([v, 0, 0, 0])]);
+        let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
+        if let Some(d) = twin_dfa {
+            f.portals_leaf(e, d, leaf.clone());
+        }
+        f.portals_leaf(e, dfa, leaf);
+    }
+    // The root's timer: longer than the engines' and the latest late contribution, within the period.
+    let timeout = spec.period_ps * 2 / 3;
+    let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: twin_dfa.into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
+    f.portals_root(p.source, dfa, root);
+    f.portals_start(p.source, dfa, start + 300_000);
+    (seqno, expected)
 }
+
 
 /// Every allocated descriptor of every engine must be Idle, its timer not expired: a round that
 /// did not complete was ended by a timeout (or a result from above) within the period.

@@ -126,6 +126,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         portals_twin_share: 0.0,
         portals_rearm: None,
         portals_restart: None,
+        portals_in_flight: 1,
         admission: false,
     };
     if recovery == Recovery::PerPacket {

@@ -6,9 +6,11 @@
 //! once, one per reduction id, with the same cookie, VNI and sequence numbers: only the DFA's bits 20-18
 //! tell them apart. The oracles are plain folds in the test over the operands it gives the leaves.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use inswitch_fabric::campaign;
+use inswitch_fabric::campaign::{self, Outcome};
+use inswitch_fabric::faults::FaultConfig;
+use inswitch_fabric::goodput::{self, Recovery};
 use inswitch_fabric::drive;
 use inswitch_fabric::manager::{Family, JobSpec, NodeId};
 use inswitch_fabric::sim::portals::{self, ConcurrencyError, Leaf, PortalsJob, Reduction, Root, RoundResult, REDUCTIONS_PER_TREE};
@@ -45,6 +47,8 @@ const COMPUTE: Ps = US;
 /// The first round of every id: the same seqno on all of them (1022 → 0 → 1 crosses the reserved 1023).
 const FIRST_SEQNO: u16 = 1022;
 const ROUNDS: u32 = 3;
+/// Engine timeouts of the campaign test below, ticks of 16 cycles.
+const CAMPAIGN_TIMEOUT_TICKS: u32 = 64;
 /// Bits of the engines' Portals ctx key that hold the tree (DFA bits 15-3); the reduction id is above.
 const CTX_TREE_BITS: u32 = 13;
 
@@ -276,4 +280,72 @@ fn eight_concurrent_reductions_with_short_timeouts_reduce_higher_up_and_give_the
     assert!(unreduced >= 1, "some round reduced at the root, {frames:?}");
     assert!(events(&f, S720, event::TIMEOUT_PARTIAL) >= 1 && events(&f, S720, event::PASS_UP) >= 1);
     assert_eq!(f.portals.stats, Default::default());
+}
+
+/// The fault campaign's Soft Portals jobs run 8 rounds of one tree at once, each under its own reduction
+/// id (`CampaignSpec::portals_in_flight`, libfabric's round-robin `next_red_id`), without faults: every
+/// reduction succeeds, every period's rounds of a tree have 8 distinct ids and each tree's rounds take
+/// the ids in turn (0, 1, ..., 7, 0, ...), twin trees too; the engines end with nothing held. With every
+/// round under id 0 (the campaign's behaviour before, one multicast address per tree) the 8 roots of a
+/// tree share one address and one root state, and the test fails.
+#[test]
+fn the_campaigns_portals_jobs_run_eight_rounds_of_a_tree_at_once_under_distinct_ids() {
+    const REDUCTIONS: usize = 480;
+    let mut s = goodput::spec(3, REDUCTIONS, FaultConfig::default(), 0.0, Recovery::Campaign);
+    (s.descriptors, s.slots, s.portals_in_flight, s.portals_twin_share) = (goodput::RECOVERY_DESCRIPTORS, 6, REDUCTIONS_PER_TREE, 0.5);
+    // Engine timeouts of 64 ticks (2 us) instead of the campaign's 16: an engine takes one contribution
+    // per 11 cycles, and 8 rounds of up to 8 leaves at once keep it busy longer than 16 ticks (512 ns),
+    // so a TLP context sharing it timed out (13 of 480 reductions Incomplete, every Portals round right).
+    s.timeout_ticks = CAMPAIGN_TIMEOUT_TICKS;
+    let r = campaign::run(&s);
+    println!("{}", r.summary(s.seed));
+    for x in r.reductions.iter().filter(|x| x.outcome != Outcome::Success) {
+        println!("not a success: cc {} at {} portals {} twin {} rid {:?} {:?} {:?} {:?}", x.cc_id, x.at, x.portals, x.twin, x.rid, x.outcome, x.result, x.causes);
+    }
+    assert_eq!(r.count(Outcome::Success), REDUCTIONS, "{}", r.summary(s.seed));
+    assert!(r.stuck.is_empty() && r.leaked.is_empty(), "{:?} {:?}", r.stuck, r.leaked);
+    assert_eq!(r.portals_id_busy, 0);
+    let portals: Vec<_> = r.reductions.iter().filter(|x| x.portals).collect();
+    // Rounds of one tree started in one period: (tree, period start) -> ids.
+    let mut at_once: BTreeMap<(u16, u64), Vec<u8>> = BTreeMap::new();
+    let mut per_tree: BTreeMap<u16, Vec<u8>> = BTreeMap::new();
+    for x in &portals {
+        let rid = x.rid.expect("a Portals round has a reduction id");
+        at_once.entry((x.cc_id, x.at)).or_default().push(rid);
+        per_tree.entry(x.cc_id).or_default().push(rid);
+    }
+    let full = at_once.values().filter(|ids| ids.len() == REDUCTIONS_PER_TREE).count();
+    assert!(full >= 10, "periods with 8 rounds of one tree at once: {full} of {}", at_once.len());
+    for (k, ids) in &at_once {
+        assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len(), "tree {:#x} at {} ps: an id twice {ids:?}", k.0, k.1);
+    }
+    for (tree, ids) in &per_tree {
+        let turn: Vec<u8> = (0..ids.len()).map(|i| (i % REDUCTIONS_PER_TREE) as u8).collect();
+        assert_eq!(ids, &turn, "tree {tree:#x}: the ids in turn");
+    }
+    let twins = portals.iter().filter(|x| x.twin && x.rid != Some(0)).count();
+    assert!(twins > 50, "twin-tree rounds under ids 1-7: {twins}");
+    println!("{} Portals rounds ({twins} on twin trees under ids 1-7), {} periods of a tree, {full} with 8 at once", portals.len(), at_once.len());
+}
+
+/// `inswitch sim --scenario portals` issues its six rounds as libfabric issues consecutive collectives on
+/// one tree, each under the tree's next reduction id: rounds 0, 2, 4 under id 0 and 1, 3, 5 under id 1,
+/// two DFAs differing in bits 20-18 only, the two ids' rounds in flight at once (each id's round is armed
+/// before the other id's round of the same turn completes), every result the plain sum with every leaf
+/// counted. Before, the six rounds ran one after another under id 0.
+#[test]
+fn the_portals_scenario_runs_two_reductions_of_its_tree_at_once_under_distinct_ids() {
+    let run = inswitch_fabric::scenario::run_portals(100 * NS, &mut |_| {});
+    println!("{}", run.text());
+    assert!(run.ok(), "{}", run.text());
+    assert_eq!(run.dfas.len(), 2);
+    assert_eq!(run.dfas[0] ^ run.dfas[1], 1 << inswitch_frames::portals::dfa::REDUCTION_ID_SHIFT, "{:#x?}", run.dfas);
+    let ids: Vec<u8> = run.rounds.iter().map(|r| r.rid).collect();
+    assert_eq!(ids, vec![0, 1, 0, 1, 0, 1]);
+    for turn in run.rounds.chunks(2) {
+        let end = |r: &inswitch_fabric::scenario::PortalsRound| r.armed_at_ps + r.arm_to_result_ps;
+        assert!(turn[0].armed_at_ps < end(&turn[1]) && turn[1].armed_at_ps < end(&turn[0]), "ids 0 and 1 in flight at once: {turn:?}");
+        assert_eq!(turn[0].seqno, turn[1].seqno, "each id's own sequence");
+    }
+    assert!(run.rounds.iter().all(|r| r.ok && r.count == 8 && r.result == r.expected));
 }

@@ -311,6 +311,46 @@ fn two_redundant_trees_give_the_same_result() {
     }
 }
 
+/// Two reductions at once on the primary and its twin, under reduction ids 0 and 5 (002 (60)-(61), (70);
+/// issue 15 item 9): each id's rounds run on both trees at the id's address of each (`PortalsTree::reduction`),
+/// with the same seqnos; every round of each id gives both trees the complete reduction of that id's
+/// values (count 15), different for the two ids. Before session 22 the twins' tests ran id 0 only.
+#[test]
+fn two_redundant_trees_run_two_reductions_at_once_under_distinct_ids() {
+    const RIDS: [u8; 2] = [0, 5];
+    let rounds = 3;
+    let (mut f, job) = butterfly_twins(rounds, true, TWIN_ENGINE_TIMEOUT_TICKS, &values);
+    let twin = job.twins[0].clone();
+    // Id k's values: the primary's of the test above, shifted per id so the two results differ.
+    let value_of = |rid: u8| move |r: u32, e: usize| values(r, e).map(|v| v.map(|x| x.wrapping_add(u64::from(rid) << 32)));
+    let mut reductions = Vec::new();
+    for rid in RIDS {
+        let twin_dfa = twin.reduction(rid).unwrap();
+        let leaf = |e: usize| Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: (0..rounds).map(|r| value_of(rid)(r, e)).collect(), seqnos: Vec::new() };
+        for &e in &job.leaves {
+            f.portals_leaf(e, twin_dfa, leaf(e));
+        }
+        let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: vec![twin_dfa], await_all: true, rearm: None, restart: None };
+        reductions.push(portals::Reduction { rid, root, leaves: job.leaves.iter().map(|&e| (e, leaf(e))).collect() });
+    }
+    let dfas = f.portals_concurrent(&job, reductions, f.now() + US).unwrap();
+    f.run_until_quiet(QUIET, &mut |_| {});
+    for (rid, dfa) in RIDS.into_iter().zip(dfas) {
+        assert_eq!(dfa, job.reduction(rid).unwrap());
+        let res = f.portals.results(ROOT, dfa);
+        assert_eq!(res.len(), rounds as usize, "id {rid}");
+        for (r, x) in res.iter().enumerate() {
+            let want = fold(INT_SUM, r as u32, &job.leaves, &value_of(rid));
+            assert_eq!((x.data, x.count, x.complete, x.seqno), (want, 15, true, 40 + r as u16), "id {rid} round {r}");
+            for (k, tr) in x.trees.iter().enumerate() {
+                assert_eq!((tr.count, tr.data), (15, want), "id {rid} round {r} tree {k}");
+            }
+        }
+    }
+    assert_ne!(f.portals.results(ROOT, job.reduction(0).unwrap())[0].data, f.portals.results(ROOT, job.reduction(5).unwrap())[0].data);
+    assert_eq!(f.portals.stats, Default::default());
+}
+
 /// A link of the primary tree fails after the first round: every later round still completes with the
 /// right result, through the twin (002 (70)); the primary's rounds from then on count fewer than 15.
 /// The result of every round re-arms both trees with the next seqno (002 (71)); the primary's stale

@@ -9,6 +9,8 @@ use crate::topology::{LinkSpec, Ps, Topology};
 /// One round of the Portals scenario at the root end node.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PortalsRound {
+    /// The reduction id it ran under (DFA bits 20-18, 002 (60)-(61)).
+    pub rid: u8,
     /// `rt_seqno` of the round.
     pub seqno: u16,
     /// Lane 0 of the result, as a signed integer.
@@ -19,11 +21,16 @@ pub struct PortalsRound {
     pub count: u32,
     /// Frames the root folded.
     pub frames: u32,
+    /// When the round's arm left the root, ps.
+    pub armed_at_ps: Ps,
     /// From the round's arm leaving the root to the root holding every contribution, ps.
     pub arm_to_result_ps: Ps,
     /// All four lanes equal the fold, every contribution counted.
     pub ok: bool,
 }
+
+/// Reductions the Portals scenario runs at once on its tree, ids 0 and 1 ([`run_portals`]).
+pub const SCENARIO_REDUCTIONS: usize = 2;
 
 /// The Portals scenario (`inswitch sim --scenario portals`, [`run_portals`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -32,13 +39,15 @@ pub struct PortalsRun {
     pub topology: String,
     /// Why the run could not be done.
     pub error: Option<String>,
-    /// Multicast address of the tree.
+    /// Multicast address of the tree (reduction id 0).
     pub dfa: u32,
+    /// Multicast addresses of the reductions run, one per id (the tree's with the id in bits 20-18).
+    pub dfas: Vec<u32>,
     /// Leaves.
     pub leaves: usize,
     /// Per switch of the tree (top-down): name, wait count.
     pub wait_counts: Vec<(String, u32)>,
-    /// Rounds, in order.
+    /// Rounds, in the order they were issued (the ids in turn).
     pub rounds: Vec<PortalsRound>,
     /// Soft Portals frames that crossed ISLs.
     pub isl_frames: u64,
@@ -52,7 +61,15 @@ impl PortalsRun {
 
     /// The summary `inswitch sim --scenario portals` prints.
     pub fn text(&self) -> String {
-        let mut s = format!("portals: {}, Soft Portals INT_SUM rounds, root end node = the source, {} leaves, tree DFA {:#x}\n", self.topology, self.leaves, self.dfa);
+        let dfas: Vec<String> = self.dfas.iter().map(|d| format!("{d:#x}")).collect();
+        let mut s = format!(
+            "portals: {}, Soft Portals INT_SUM rounds, root end node = the source, {} leaves, tree DFA {:#x}, {} reductions at once (DFAs {})\n",
+            self.topology,
+            self.leaves,
+            self.dfa,
+            self.dfas.len(),
+            dfas.join(", ")
+        );
         if let Some(e) = &self.error {
             return s + &format!("  not run: {e}\n");
         }
@@ -61,24 +78,29 @@ impl PortalsRun {
         for r in &self.rounds {
             let verdict = if r.ok { "ok" } else { "WRONG" };
             s += &format!(
-                "  seqno {:4}: result {} (expected {}), count {}, {} frame(s) at the root, arm to result {:.3} us: {verdict}\n",
+                "  id {} seqno {:4}: result {} (expected {}), count {}, {} frame(s) at the root, armed at {:.3} us, arm to result {:.3} us: {verdict}\n",
+                r.rid,
                 r.seqno,
                 r.result,
                 r.expected,
                 r.count,
                 r.frames,
+                r.armed_at_ps as f64 / 1e6,
                 r.arm_to_result_ps as f64 / 1e6
             );
         }
-        s + &format!("  {} Soft Portals frames (102 bytes) crossed ISLs: one partial result up and one arm down per round and ISL\n", self.isl_frames)
+        s + &format!("  {} Soft Portals frames (102 bytes) crossed ISLs: per ISL one partial result up per round, and every arm down (each id's start arm and its results)\n", self.isl_frames)
     }
 }
 
 /// FIG. 7 with a Portals job over every end node (manager-placed; cycle engines, real frames,
-/// `hop_latency_ps` per hop): the source (735) is the root end node; six back-to-back INT_SUM rounds
-/// from seqno 1020 (so the sequence number crosses the reserved 1023: 1020, 1021, 1022, 0, 1, 2), each
-/// re-armed by the previous result; leaf `e` contributes `(e + 1) * (round + 1)` in lane 0 and checks
-/// against a plain sum. `docs/fabric.md` §Portals.
+/// `hop_latency_ps` per hop): the source (735) is the root end node; six INT_SUM rounds issued as
+/// libfabric's CXI provider issues consecutive collectives on one tree, each under the tree's next
+/// reduction id (`next_red_id`, round-robin; DFA bits 20-18, 002 (60)-(61)), here over
+/// [`SCENARIO_REDUCTIONS`] ids: rounds 0, 2, 4 under id 0 and 1, 3, 5 under id 1, both ids in flight
+/// at once, each id's rounds back to back from seqno 1021 (1021, 1022, 0: the reserved 1023 is
+/// crossed), re-armed by the id's previous result; leaf `e` contributes `(e + 1) * (round + 1)` in
+/// lane 0 and checks against a plain sum. `docs/fabric.md` §Portals.
 pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsRun {
     run_portals_captured(hop_latency_ps, false, progress).0
 }
@@ -86,10 +108,10 @@ pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsR
 /// [`run_portals`], returning the fabric as well, with every frame captured when `capture` (for
 /// `inswitch sim --scenario portals --pcap`).
 pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dyn FnMut(Ps)) -> (PortalsRun, Option<Fabric>) {
-    use crate::sim::portals::{Leaf, Root};
+    use crate::sim::portals::{Leaf, Reduction, Root};
     use std::collections::VecDeque;
     const ROUNDS: u32 = 6;
-    const FIRST_SEQNO: u16 = 1020;
+    const FIRST_SEQNO: u16 = 1021;
     const VNI: u16 = 0x42;
     const COOKIE: u32 = 0x0C0E_0001;
     /// Engine timeouts: 4 ticks of 1024 cycles, about 8 us.
@@ -108,16 +130,19 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
         let job = drive::place_portals(&mut f, &mut m, spec, 0).map_err(|e| e.to_string())?;
         crate::campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
         f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
-        for &e in &job.leaves {
-            let values: VecDeque<_> = (0..ROUNDS).map(|r| Some(value(r, e))).collect();
-            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
-        }
-        let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
-        f.portals_root(job.root, job.dfa, root);
+        // Reduction `rid` runs rounds rid, rid + SCENARIO_REDUCTIONS, ...
+        let rounds_of = |rid: u8| (0..ROUNDS).filter(move |r| *r as usize % SCENARIO_REDUCTIONS == usize::from(rid));
+        let reductions = (0..SCENARIO_REDUCTIONS as u8)
+            .map(|rid| {
+                let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: rounds_of(rid).map(|r| Some(value(r, e))).collect(), seqnos: Vec::new() })).collect();
+                let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: rounds_of(rid).count() as u32, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+                Reduction { rid, root, leaves }
+            })
+            .collect();
         out.wait_counts = job.switches.iter().map(|&s| (f.topo.switches[s].name.clone(), f.engine(s).map_or(0, |e| e.regs().read(inswitch_model::register_space::Reg::Mcast(0, 1))))).collect();
         let isl_before: u64 = f.channel_frames(|k| matches!(k, crate::sim::ChannelKind::Isl(_))).iter().map(|x| x.1).sum();
         let at = f.now() + COMPUTE;
-        f.portals_start(job.root, job.dfa, at);
+        out.dfas = f.portals_concurrent(&job, reductions, at).map_err(|e| e.to_string())?;
         f.run_until_quiet(Ps::MAX / 4, progress);
         out.isl_frames = f.channel_frames(|k| matches!(k, crate::sim::ChannelKind::Isl(_))).iter().map(|x| x.1).sum::<u64>() - isl_before;
         Ok((f, job))
@@ -131,14 +156,19 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
     };
     out.dfa = job.dfa;
     out.leaves = job.leaves.len();
-    for (r, x) in f.portals.results(job.root, job.dfa).iter().enumerate() {
+    // Round r is its id's (r / SCENARIO_REDUCTIONS)-th.
+    for r in 0..ROUNDS as usize {
+        let rid = r % SCENARIO_REDUCTIONS;
+        let Some(x) = out.dfas.get(rid).and_then(|&d| f.portals.results(job.root, d).get(r / SCENARIO_REDUCTIONS)) else { continue };
         let expected: [u64; 4] = job.leaves.iter().map(|&e| value(r as u32, e)).fold([0; 4], |a, v| std::array::from_fn(|k| a[k].wrapping_add(v[k])));
         out.rounds.push(PortalsRound {
+            rid: rid as u8,
             seqno: x.seqno,
             result: x.data[0] as i64,
             expected: expected[0] as i64,
             count: x.count,
             frames: x.frames,
+            armed_at_ps: x.armed_at,
             arm_to_result_ps: x.at - x.armed_at,
             ok: x.data == expected && x.complete && x.count == job.leaves.len() as u32,
         });

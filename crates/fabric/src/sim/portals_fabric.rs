@@ -66,6 +66,11 @@ impl Fabric {
         }
     }
 
+    /// Root end node `e` has a round of tree `dfa` open (libfabric's `in_use` of the reduction id).
+    pub fn portals_open(&self, e: usize, dfa: u32) -> bool {
+        matches!(self.portals.ends.get(&(e, dfa)), Some(EndTree::Root(r)) if r.open)
+    }
+
     /// End node `e` is a leaf of tree `dfa` ([`Leaf`]).
     pub fn portals_leaf(&mut self, e: usize, dfa: u32, cfg: Leaf) {
         self.portals.ends.insert((e, dfa), EndTree::Leaf(cfg, None, None));
@@ -107,7 +112,7 @@ impl Fabric {
             if reductions[..k].iter().any(|x| x.rid == r.rid) {
                 return Err(ConcurrencyError::Duplicate(r.rid));
             }
-            if matches!(self.portals.ends.get(&(job.root, dfa)), Some(EndTree::Root(s)) if s.open) {
+            if self.portals_open(job.root, dfa) {
                 return Err(ConcurrencyError::Busy(r.rid, job.root));
             }
             dfas.push(dfa);
