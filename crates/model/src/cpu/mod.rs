@@ -610,8 +610,12 @@ impl Block for Cpu {
             // ==== LOOKUP (lookup.rs)
             seq::LOOKUP => {
                 self.lk = self.lookup();
-                self.seq = seq::EXEC;
+                self.seq = seq::COMPARE;
             }
+            // ==== COMPARE: the RTL reads the message's descriptor and registers its compares with the
+            // message for EXEC (docs/blocks/cpu.md §Timing, session 22); the model's EXEC reads the
+            // descriptor itself, which nothing but a tick (its timer) changes in between.
+            seq::COMPARE => self.seq = seq::EXEC,
             // ==== EXECUTE (execute.rs)
             seq::EXEC => self.exec(),
             // ==== ISSUE, REDUCE
