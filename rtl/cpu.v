@@ -26,7 +26,7 @@
 // mod.rs: LOOKUP, EXECUTE, CHECK, EMIT, FINISH, EXPIRE. Each step is an `always @*` block that computes
 // its outcome (`<step>_*` signals, the step's values for the registers it writes) from registers and
 // inputs; the SEQUENCER section (`Cpu::step`) commits the outcome of the state seq_reg is in, and keeps
-// the states of a few lines (IDLE, ISSUE, REDUCE, RATCHET) inline, as `step` does. A step is a process
+// the states of a few lines (IDLE, COMPARE, ISSUE, REDUCE, RATCHET) inline, as `step` does. A step is a process
 // of its own rather than a task called from one process, so that `@*` sees every signal a step reads
 // in any simulator, event-driven ones included.
 
