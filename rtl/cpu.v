@@ -9,8 +9,8 @@
 // lanes through one shared datapath; it reads its operands, held, in the cycles after ISSUE).
 // Specification: docs/blocks/cpu.md. Rust model: crates/model/src/cpu/ (the same registers, same names).
 //
-//  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --EXEC--> tables, stat, emission set-up
-//                                               \--ISSUE--> reduce_shared --REDUCE--> accumulator --CHECK
+//  s_msg --> [msg_reg] --LOOKUP--> [lk_*] --COMPARE--> [cmp_*] --EXEC--> tables, stat, emission set-up
+//                                                                \--ISSUE--> reduce_shared --REDUCE--> accumulator --CHECK
 //  msg_reg (the template, from EXEC, CHECK or EXPIRE) + em_mask_reg / em_one_reg --EMIT--> [out_*_reg]
 //  msg_reg + out_*_reg (a copy's DST and P_ID) --> m_msg
 //
@@ -26,7 +26,7 @@
 // mod.rs: LOOKUP, EXECUTE, CHECK, EMIT, FINISH, EXPIRE. Each step is an `always @*` block that computes
 // its outcome (`<step>_*` signals, the step's values for the registers it writes) from registers and
 // inputs; the SEQUENCER section (`Cpu::step`) commits the outcome of the state seq_reg is in, and keeps
-// the states of a few lines (IDLE, ISSUE, REDUCE, RATCHET) inline, as `step` does. A step is a process
+// the states of a few lines (IDLE, COMPARE, ISSUE, REDUCE, RATCHET) inline, as `step` does. A step is a process
 // of its own rather than a task called from one process, so that `@*` sees every signal a step reads
 // in any simulator, event-driven ones included.
 
@@ -492,9 +492,9 @@ wire tick = tick_cnt_reg == TICK_LAST;
 // The tick count after this cycle's tick, and the next tick's (a deadline equal to it is due).
 wire [24:0] now_next = tick ? now1_reg : now_reg;
 wire [24:0] now_next_1 = tick ? now2_reg : now1_reg;
-// The descriptor the sequencer works on: the message's in EXEC, else the current one; with its tick.
-// (The RAM's read address, d_raddr_reg, is sel_idx in every cycle.)
-wire [DIDX_W-1:0] sel_idx = seq_reg == SEQ_EXEC ? lk_d_idx_reg : cur_reg;
+// The descriptor the sequencer works on: the message's in COMPARE and EXEC, else the current one; with
+// its tick. (The RAM's read address, d_raddr_reg, is sel_idx in every cycle.)
+wire [DIDX_W-1:0] sel_idx = (seq_reg == SEQ_COMPARE || seq_reg == SEQ_EXEC) ? lk_d_idx_reg : cur_reg;
 // The tick (the model's tick loop in `Cpu::step`) without timer arithmetic in series: a running timer
 // expires at this tick exactly when its due bit is set (its deadline is now_reg + 1: the due bits are
 // exact at every tick, §Timer scan), and has rd_t - now_next ticks left after it (0 when it expires). A
@@ -665,6 +665,10 @@ always @* begin
             lk_p_hit_next = lookup_p_hit;
             lk_p_idx_next = lookup_p_idx;
             lk_p_sender_next = lookup_p_sender;
+            seq_next = SEQ_COMPARE;
+        end
+        // ==== COMPARE: the message's descriptor read, its compares registered (cmp_*_reg, cpu_execute.vh)
+        SEQ_COMPARE: begin
             seq_next = SEQ_EXEC;
         end
         // ==== EXECUTE (execute.rs)
@@ -783,6 +787,12 @@ end
  * Register writes (docs/blocks/cpu.md §Ports; model: `Cpu::config_write`, crates/model/src/cpu/config.rs).
  */
 integer k;
+wire [PBV_ENTRIES-1:0] cfg_pbv_sel;
+generate
+    for (g = 0; g < PBV_ENTRIES; g = g + 1) begin : g_cfg_pbv
+        assign cfg_pbv_sel[g] = cfg_wr_en && cfg_wr_addr < CFG_TIMEOUT && cfg_wr_addr[6:0] == g[6:0];
+    end
+endgenerate
 
 always @* begin
     engine_id_next = engine_id_reg;
@@ -794,10 +804,18 @@ always @* begin
     for (k = 0; k < 4; k = k + 1) timeout_next[k] = timeout_reg[k];
     for (k = 0; k < 3; k = k + 1) threshold_next[k] = threshold_reg[k];
 
+    // A PBV-table entry's bits by one compare per entry with its constant index (cfg_pbv_sel): an index
+    // `x[cfg_wr_addr[6:0]] = ...` is a shifter chain in Yosys, the CPU's deepest stage after session 22's
+    // COMPARE (docs/performance.md §FPGA mapping, session 22).
+    for (k = 0; k < PBV_ENTRIES; k = k + 1) begin
+        if (cfg_pbv_sel[k]) begin
+            pbv_valid_next[k] = cfg_wr_data[31];
+            pbv_switch_next[k] = cfg_wr_data[16];
+        end
+    end
     if (cfg_wr_en) begin
         if (cfg_wr_addr < CFG_TIMEOUT) begin
-            pbv_valid_next[cfg_wr_addr[6:0]] = cfg_wr_data[31];
-            pbv_switch_next[cfg_wr_addr[6:0]] = cfg_wr_data[16];
+            // The PBV table's entry: above.
         end else if (cfg_wr_addr < CFG_THRESHOLD) begin
             timeout_next[cfg_wr_addr[1:0]] = cfg_wr_data[23:0];
         end else if (cfg_wr_addr < CFG_ENGINE_ID) begin
@@ -813,14 +831,6 @@ always @* begin
     end
 end
 
-/*
- * Table writes: the sequencer's, then a configuration write on top (it wins, as in the model).
- */
-wire [31:0]       cfg_off = {18'd0, cfg_wr_addr} - {18'd0, CFG_STATIC};
-wire              cfg_st_we = cfg_wr_en && cfg_wr_addr >= CFG_STATIC && cfg_off < 2 * STATIC_ENTRIES;
-wire [SIDX_W-1:0] cfg_sidx = cfg_off[SIDX_W:1];
-wire              cfg_st_w0 = !cfg_off[0];
-
 always @* begin
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
 end
@@ -828,68 +838,8 @@ end
 // ==== DESCRIPTOR STORAGE AND TIMER SCAN ====
 `include "cpu_descriptors.vh"
 
-/*
- * The static table's RAMs (declared with the outputs). st_ctx_mem: one write port, the sequencer's, in
- * EXEC (the message's entry written back, with what an INITIALIZATION stores, a CONTROL's upstream, a
- * RESET's clear) and in FINISH for the next round (the TID). st_cfg_mem: one write port, the
- * configuration port's (word 0 below S_WAIT, word 1 from it; both on the entry's first write since the
- * reset, the other as 0, so that one ok bit covers the entry). The read address is the entry the next
- * state reads: the message's (its key's entry) from acceptance to EXEC, else the static entry of the
- * descriptor the sequencer works on next.
- */
-wire              st_ctx_we = seq_reg == SEQ_EXEC || (seq_reg == SEQ_FINISH && fin_reg == FIN_NEXT_ROUND);
-// The static entry of the next current descriptor: the one the sequencer writes (du), else its slot's
-// tree (a descriptor's sidx is its tree's entry, st_index of the tag; read only for a live descriptor).
-/* verilator lint_off UNUSEDSIGNAL */
-wire [13:0]       cur_next_tag = slot_tag_reg[slot_of(cur_next)];
-wire [15:0]       msg_next_ctx = msg_next[M_CTX +: 16];
-/* verilator lint_on UNUSEDSIGNAL */
-wire [12:0]       msg_next_skey = msg_next[M_FAMILY] ? msg_next_ctx[12:0] : {1'b0, msg_next_ctx[11:0]};
-wire              st_raddr_msg = seq_next == SEQ_SCAN || seq_next == SEQ_LOOKUP || seq_next == SEQ_EXEC;
-wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey)
-                           : cur_next == du_idx ? du[D_SIDX +: SIDX_W] : st_index(cur_next_tag[12:0]);
-wire [S_WAIT-1:0] cfg_st_word0 = {cfg_wr_data[21:20], cfg_wr_data[12:0], cfg_wr_data[16], cfg_wr_data[31]};
-wire [ST_CFG_W-S_WAIT-1:0] cfg_st_word1 = {cfg_wr_data[31], cfg_wr_data[19:0]};
-// A word-0 write makes the entry new: c = !q (st_q_mem's combinational read at the written entry).
-wire              cfg_st_c = !st_q_mem[cfg_sidx];
-wire              cfg_new_w0 = cfg_st_we && cfg_st_w0;
-// The sequencer's stamp: the c it read (su_idx is the entry at st_raddr_reg whenever st_ctx_we), or the
-// old q when a word-0 write of the same entry comes at this edge (the entry stays new).
-wire              su_q = (cfg_new_w0 && cfg_sidx == su_idx) ? st_ctx_rd[ST_CTX_W] : st_cfg_rd[ST_CFG_W];
-localparam [SIDX_W-1:0] SWEEP_LAST = STATIC_ENTRIES[SIDX_W-1:0] - 1'b1;
-
-always @(posedge clk) begin
-    if (sweep_reg) begin
-        st_ctx_mem[sweep_idx_reg] <= {(ST_CTX_W+1){1'b0}};
-        st_q_mem[sweep_idx_reg] <= 1'b0;
-        st_cfg_mem[sweep_idx_reg] <= {(ST_CFG_W+1){1'b0}};
-    end else begin
-        if (st_ctx_we) begin
-            st_ctx_mem[su_idx] <= {su_q, su[S_STORED +: ST_CTX_W]};
-            st_q_mem[su_idx] <= su_q;
-        end
-        if (cfg_st_we && cfg_st_w0) begin
-            st_cfg_mem[cfg_sidx][S_WAIT-1:0] <= cfg_st_word0;
-            st_cfg_mem[cfg_sidx][ST_CFG_W] <= cfg_st_c;
-        end
-        if (cfg_st_we && !cfg_st_w0) begin
-            st_cfg_mem[cfg_sidx][ST_CFG_W-1:S_WAIT] <= cfg_st_word1;
-        end
-    end
-    st_raddr_reg <= st_raddr;
-end
-
-// The clearing sweep after a reset: entry sweep_idx_reg is cleared at each edge, the last at the
-// STATIC_ENTRIES-th edge after the reset's.
-always @(posedge clk) begin
-    if (rst) begin
-        sweep_reg <= 1'b1;
-        sweep_idx_reg <= {SIDX_W{1'b0}};
-    end else if (sweep_reg) begin
-        sweep_reg <= sweep_idx_reg != SWEEP_LAST;
-        sweep_idx_reg <= sweep_idx_reg + 1'b1;
-    end
-end
+// ==== STATIC TABLE STORAGE: its write ports and the clearing sweep ====
+`include "cpu_static.vh"
 
 /*
  * The PBV table's device-ID RAM (declared with the registers): written by the configuration port (a PBV-table

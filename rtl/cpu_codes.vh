@@ -81,6 +81,7 @@ localparam [3:0] SEQ_EMIT = 4'd7;
 localparam [3:0] SEQ_FINISH = 4'd8;
 localparam [3:0] SEQ_EXPIRE = 4'd9;
 localparam [3:0] SEQ_SCAN = 4'd10;
+localparam [3:0] SEQ_COMPARE = 4'd11;
 // End-of-emission actions (state FINISH)
 localparam [2:0] FIN_NONE = 3'd0;
 localparam [2:0] FIN_FREE = 3'd1;

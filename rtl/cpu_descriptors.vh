@@ -74,10 +74,11 @@ end
 /*
  * The descriptor RAM: the sequencer writes its one descriptor (du at du_idx, as du_word) back every cycle
  * (the descriptor it read, or the step's new value); the read address is the descriptor the next state
- * reads: the message's (lookup_d_idx) before EXEC, else the next current one. dl_mem: the running flag and
- * deadline again, one RAM per scan lane, read by the timer scan at scan_dw_reg.
+ * reads: the message's (lookup_d_idx, then lk_d_idx_reg) before COMPARE and EXEC, else the next current
+ * one. dl_mem: the running flag and deadline again, one RAM per scan lane, read by the timer scan at scan_dw_reg.
  */
-wire [DIDX_W-1:0] d_raddr = seq_next == SEQ_EXEC ? lookup_d_idx : cur_next;
+// (LOOKUP always goes on to COMPARE, COMPARE to EXEC: the state decides, not seq_next.)
+wire [DIDX_W-1:0] d_raddr = seq_reg == SEQ_LOOKUP ? lookup_d_idx : seq_reg == SEQ_COMPARE ? lk_d_idx_reg : cur_next;
 
 // Whether the word read next was written since reset, registered with its address (the 64-to-1 mux of
 // d_ok_reg read at d_raddr_reg gated the whole read word: the CPU's longest stage started there,

@@ -2,6 +2,52 @@
 // Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits exec_* in
 // state EXEC. The decision for the latched message, per family and kind (docs/blocks/cpu.md §Messages).
 
+// State COMPARE, the cycle before EXEC (session 22; docs/blocks/cpu.md §Timing): the message's descriptor
+// is read (at lk_d_idx_reg, as in EXEC) and its compares with the message, and the static entry's with
+// it, are registered here, so that EXEC's decision starts from flip-flops rather than from the RAM read
+// and a subtract or a 32-bit compare after it (the CPU's deepest stage, docs/performance.md §FPGA
+// mapping, session 22). Only what nothing changes between the two cycles is registered: the descriptor's
+// fields but its timer (a tick changes the timer and the expired bit alone; the sequencer rewrites the
+// descriptor as read), and the static entry's stored context but `stored` and `tid` (the sequencer writes
+// it in EXEC and FINISH only; a configuration write of word 0 clears those two). What a configuration
+// write may change in between (the entry's configured fields, `stored`, `tid`, the PBV table's switch
+// bits, the engine ID) EXEC reads itself. The registers are written in every cycle; EXEC reads the
+// values of the COMPARE cycle before it.
+reg       cmp_newer_reg;     // seqno_newer(m_seqno, the descriptor's seqno): an ARM re-arms
+reg       cmp_vni_ne_reg;    // the message's VNI, cookie, seqno differ from the descriptor's
+reg       cmp_cookie_ne_reg;
+reg       cmp_seqno_ne_reg;
+reg       cmp_pcount0_reg;   // the descriptor's p_count is 0
+reg       cmp_d_pbv_reg;     // the descriptor's tracking bit of the participant (lk_p_idx_reg)
+reg       cmp_s_pbv_reg;     // the stored PBV's bit of the participant
+reg       cmp_upstream_reg;  // the requester is the stored upstream
+reg [1:0] cmp_state_reg;     // the descriptor's state, and its flags below
+reg       cmp_paused_reg;
+reg       cmp_kept_reg;
+reg       cmp_accv_reg;
+reg       cmp_master_reg;    // its role is MASTER
+// The descriptor's tracking bits and the participant's as a one-hot mask: read and cleared through the
+// 128-bit field, not through an index into the whole record (`x[D_PBV + i]`), which Yosys builds as a
+// 32-bit offset adder and a shifter over every bit of the record, EXEC's written state and valid bits
+// included (the CPU's deepest stage after COMPARE, docs/performance.md §FPGA mapping, session 22).
+wire [127:0] dx_pbv = dx[D_PBV +: 128];
+wire [127:0] p_onehot = 128'd1 << lk_p_idx_reg;
+always @(posedge clk) begin
+    cmp_newer_reg <= seqno_newer(m_seqno, dx[D_SEQNO +: 10]);
+    cmp_vni_ne_reg <= m_vni != dx[D_VNI +: 16];
+    cmp_cookie_ne_reg <= m_cookie != dx[D_COOKIE +: 32];
+    cmp_seqno_ne_reg <= m_seqno != dx[D_SEQNO +: 10];
+    cmp_pcount0_reg <= dx[D_PCOUNT +: 20] == 20'd0;
+    cmp_d_pbv_reg <= dx_pbv[lk_p_idx_reg];
+    cmp_s_pbv_reg <= s_pbv[lk_p_idx_reg];
+    cmp_upstream_reg <= m_src[15:0] == s_upstream;
+    cmp_state_reg <= dx[D_STATE +: 2];
+    cmp_paused_reg <= dx[D_PAUSED];
+    cmp_kept_reg <= dx[D_KEPT];
+    cmp_accv_reg <= dx[D_ACCV];
+    cmp_master_reg <= dx[D_ROLE +: 2] == ROLE_MASTER;
+end
+
 wire [24:0] load_stored = load_for(s_pcount, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
                                    timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
 wire [24:0] load_msg = load_for(m_count, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
@@ -41,18 +87,18 @@ wire [MSG_W-1:0] t_nothing_to_resend = failure_reply(msg_reg, engine_id_reg, WHY
 // master's upstream, or from a participant named by a P_ID whose entry holds the requester. The kept
 // result (accumulator, count, code, error mark) is resent to it alone, as a reply, marked as a
 // retransmission; a one-target master's participant gets ROUND_DONE without the result, as it did.
-wire retry_from_upstream = dx[D_ROLE +: 2] == ROLE_MASTER && m_src[15:0] == s_upstream;
-wire retry_from_participant = lk_p_hit_reg && s_pbv[lk_p_idx_reg] && lk_p_sender_reg;
-wire retry_kept = lk_d_hit_reg && dx[D_KEPT] && tid_behind == 2'd1 && (retry_from_upstream || retry_from_participant);
-wire retry_round_done = dx[D_ROLE +: 2] == ROLE_MASTER && sx[S_ONE_TARGET] && !retry_from_upstream;
+wire retry_from_upstream = cmp_master_reg && cmp_upstream_reg;
+wire retry_from_participant = lk_p_hit_reg && cmp_s_pbv_reg && lk_p_sender_reg;
+wire retry_kept = lk_d_hit_reg && cmp_kept_reg && tid_behind == 2'd1 && (retry_from_upstream || retry_from_participant);
+wire retry_round_done = cmp_master_reg && sx[S_ONE_TARGET] && !retry_from_upstream;
 // A switch participant's RESPONSE for the round just completed (its copy of the result lost, its RESPONSE
 // resent) gets the same kept result while it is kept, instead of "already completed" (docs/blocks/cpu.md
 // §Messages "Kept result"): the participant verified as a RETRY's P_ID is, and a switch entry.
 // A contribution to a context in Full or Exiting from a participant whose tracking bit is already clear
 // (a retry of a counted frame) gets DuplicateContribution, as while Filling (docs/blocks/cpu.md §Messages).
-wire full_counted = lk_p_hit_reg && s_pbv[lk_p_idx_reg] && lk_p_sender_reg &&
-                    ((m_kind == K_RESPONSE) == pbv_switch_reg[lk_p_idx_reg]) && !dx[D_PBV + {25'd0, lk_p_idx_reg}];
-wire response_kept = m_kind == K_RESPONSE && dx[D_KEPT] && retry_from_participant && pbv_switch_reg[lk_p_idx_reg];
+wire full_counted = lk_p_hit_reg && cmp_s_pbv_reg && lk_p_sender_reg &&
+                    ((m_kind == K_RESPONSE) == pbv_switch_reg[lk_p_idx_reg]) && !cmp_d_pbv_reg;
+wire response_kept = m_kind == K_RESPONSE && cmp_kept_reg && retry_from_participant && pbv_switch_reg[lk_p_idx_reg];
 wire [MSG_W-1:0] t_retry_result = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src, m_pid,
                                            m_dmu, dx[D_COUNT +: 20],
                                            retry_round_done ? CODE_ROUND_DONE : dx[D_RES_CODE +: 4], 1'b1,
@@ -116,8 +162,8 @@ always @* begin
                             exec_ev = EV_DROP_UNKNOWN;
                         end else begin
                             exec_tmpl = m_rewritten;
-                            exec_em_mask = (lk_p_hit_reg && pbv_switch_reg[lk_p_idx_reg] && s_pbv[lk_p_idx_reg])
-                                ? (128'd1 << lk_p_idx_reg) : (s_pbv & pbv_switch_reg);
+                            exec_em_mask = (lk_p_hit_reg && pbv_switch_reg[lk_p_idx_reg] && cmp_s_pbv_reg)
+                                ? p_onehot : (s_pbv & pbv_switch_reg);
                             exec_em_keep_pid = 1'b1;
                             exec_em_one = !m_posted;
                             exec_em_ack = !m_posted;
@@ -164,7 +210,7 @@ always @* begin
                         case (m_code)
                             CMD_START: begin
                                 if (lk_d_hit_reg) begin
-                                    if (dx[D_PAUSED]) begin
+                                    if (cmp_paused_reg) begin
                                         exec_du[D_PAUSED] = 1'b0;
                                         exec_ev = EV_CTRL_START;
                                     end else begin
@@ -244,18 +290,18 @@ always @* begin
                         end else begin
                             exec_ev = EV_BAD_TID;
                         end
-                    end else if (dx[D_PAUSED]) begin
+                    end else if (cmp_paused_reg) begin
                         exec_ev = EV_PAUSED_DROP;
-                    end else if (dx[D_STATE + 1] && full_counted) begin
+                    end else if (cmp_state_reg[1] && full_counted) begin
                         // Full or Exiting, the participant already counted: the seed's reply
                         // (000 [0143] (a)), not a pass-up the parent would answer "already completed".
                         exec_tmpl = t_duplicate;
                         exec_ev = EV_DUPLICATE;
-                    end else if (dx[D_STATE + 1]) begin
+                    end else if (cmp_state_reg[1]) begin
                         // Full or Exiting: a late frame goes up (002 (62)).
                         exec_tmpl = tlp_up;
                         exec_ev = EV_PASS_UP;
-                    end else if (!lk_p_hit_reg || !s_pbv[lk_p_idx_reg]) begin
+                    end else if (!lk_p_hit_reg || !cmp_s_pbv_reg) begin
                         exec_tmpl = t_unknown_participant;
                         exec_ev = EV_UNKNOWN_PARTICIPANT;
                     end else if (!lk_p_sender_reg) begin
@@ -265,18 +311,18 @@ always @* begin
                     end else if ((m_kind == K_RESPONSE) != pbv_switch_reg[lk_p_idx_reg]) begin
                         exec_tmpl = t_malformed;
                         exec_ev = EV_MALFORMED;
-                    end else if (!dx[D_PBV + {25'd0, lk_p_idx_reg}]) begin
+                    end else if (!cmp_d_pbv_reg) begin
                         exec_tmpl = t_duplicate;
                         exec_ev = EV_DUPLICATE;
-                    end else if (dx[D_PCOUNT +: 20] == 20'd0) begin
+                    end else if (cmp_pcount0_reg) begin
                         exec_tmpl = t_count_underflow;
                         exec_ev = EV_COUNT_UNDERFLOW;
                     end else begin
                         // 000 [0143]: clear the bit, decrement p_count, add the count; combine next.
-                        exec_du[D_PBV + {25'd0, lk_p_idx_reg}] = 1'b0;
+                        exec_du[D_PBV +: 128] = dx_pbv & ~p_onehot;
                         exec_du[D_PCOUNT +: 20] = dx[D_PCOUNT +: 20] - 20'd1;
                         exec_du[D_COUNT +: 20] = dx_count_plus;
-                        if (dx[D_KEPT]) begin
+                        if (cmp_kept_reg) begin
                             // The round's first contribution: the kept result of the last round gives
                             // way to the stored initial accumulator (the re-load FINISH deferred).
                             exec_du[D_KEPT] = 1'b0;
@@ -305,7 +351,7 @@ always @* begin
                 K_COMPLETION: begin
                     if (!lk_s_hit_reg || !lk_d_hit_reg) begin
                         exec_ev = EV_DROP_UNKNOWN;
-                    end else if (dx[D_ROLE +: 2] == ROLE_MASTER || m_code == CODE_ACKNOWLEDGED) begin
+                    end else if (cmp_master_reg || m_code == CODE_ACKNOWLEDGED) begin
                         // An acknowledgement (a child's answer to a relayed non-posted command)
                         // is not the parent's result (docs/blocks/cpu.md §Messages).
                         exec_ev = EV_BAD_KIND;
@@ -346,8 +392,7 @@ always @* begin
                     if (!lk_s_hit_reg || (!s_stored && !lk_d_hit_reg)) begin
                         exec_ev = EV_DROP_UNKNOWN;
                     end else begin
-                        if (lk_d_hit_reg && dx[D_ROLE +: 2] != ROLE_MASTER && dx[D_STATE +: 2] == CS_FULL &&
-                            m_src[15:0] == s_upstream) begin
+                        if (lk_d_hit_reg && !cmp_master_reg && cmp_state_reg == CS_FULL && cmp_upstream_reg) begin
                             exec_tmpl = t_retry_resend;
                             exec_ev = EV_RETRY_RESEND;
                         end else if (retry_kept) begin
@@ -378,7 +423,7 @@ always @* begin
                     end else if (lk_d_hit_reg) begin
                         // 002 (71): only a newer seqno clears the state; a duplicated or old arm
                         // is dropped and counted.
-                        if (seqno_newer(m_seqno, dx[D_SEQNO +: 10])) begin
+                        if (cmp_newer_reg) begin
                             exec_du = arm_vec; exec_tld = 1'b1;
                             exec_ev = EV_REARM;
                         end else begin
@@ -400,16 +445,16 @@ always @* begin
                         exec_fin = FIN_NONE;
                         exec_seq = SEQ_EMIT;
                         exec_ev = EV_PASS_UP;
-                    end else if (m_vni != dx[D_VNI +: 16]) begin
+                    end else if (cmp_vni_ne_reg) begin
                         exec_ev = EV_DROP_VNI;
-                    end else if (m_cookie != dx[D_COOKIE +: 32]) begin
+                    end else if (cmp_cookie_ne_reg) begin
                         exec_ev = EV_DROP_COOKIE;
-                    end else if (m_seqno != dx[D_SEQNO +: 10]) begin
+                    end else if (cmp_seqno_ne_reg) begin
                         exec_ev = EV_DROP_SEQNO;
                     end else begin
                         exec_du[D_COUNT +: 20] = dx_count_plus;
                         exec_cur = lk_d_idx_reg;
-                        if (dx[D_ACCV]) begin
+                        if (cmp_accv_reg) begin
                             exec_seq = SEQ_ISSUE;
                         end else begin
                             exec_du[D_ACC_OP +: 6] = m_op;
@@ -419,7 +464,7 @@ always @* begin
                             exec_du[D_ACC_OFLOW +: 2] = m_oflow;
                             exec_du[D_ACC_SFA +: 32] = m_src;
                             exec_du[D_ACCV] = 1'b1;
-                            if (dx[D_STATE +: 2] == CS_IDLE) exec_du[D_STATE +: 2] = CS_FILLING;
+                            if (cmp_state_reg == CS_IDLE) exec_du[D_STATE +: 2] = CS_FILLING;
                             exec_seq = SEQ_CHECK;
                         end
                         exec_ev = EV_ACCEPT;

@@ -178,9 +178,11 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
     assert!(rec.egress.is_empty());
     // Latencies documented in docs/blocks/packet_engine.md §Timing: a 1-beat register write's response
     // (the tap) 9 cycles after its beat is taken (interposer 2, extraction slice, checker 4 (its pipeline),
-    // request slice, register space); the first COMPLETION's first beat on the VL stream 48 cycles after the last
+    // request slice, register space); the first COMPLETION's first beat on the VL stream 52 cycles after the last
     // contribution's last beat (39 before session 15: the three contributions wait for each other's combine,
-    // 3 cycles longer each since the reduction unit's 6-cycle pipeline); the four 3-beat completions back to back.
+    // 3 cycles longer each since the reduction unit's 6-cycle pipeline; 48 before session 22: the INITIALIZATION
+    // and the three contributions queue at the CPU, one COMPARE cycle longer each); the four 3-beat completions
+    // back to back.
     // The PBV_FLAGS write with both entries enabled (response 8) configures two CPU entries and holds
     // the register space one cycle (docs/blocks/register_space.md §Timing): the accesses arriving back to
     // back behind it (responses 9 and 10) each wait one cycle. Response 10 is the STATIC_INDEX write,
@@ -193,7 +195,7 @@ fn tables_5_to_7_through_the_engine_then_a_barrier() {
         };
         assert_eq!(at - rec.rx_done[8 + k], want, "register response {k}: {:?} {:?}", rec.rx_done, rec.rsp_at);
     }
-    assert_eq!(rec.vl_start[8] - rec.rx_done[23], 48, "{:?} {:?}", rec.rx_done, rec.vl_start);
+    assert_eq!(rec.vl_start[8] - rec.rx_done[23], 52, "{:?} {:?}", rec.rx_done, rec.vl_start);
     assert!(rec.vl_start[8..].windows(2).all(|w| w[1] - w[0] == 3), "{:?}", rec.vl_start);
 }
 

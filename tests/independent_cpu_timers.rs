@@ -3,7 +3,8 @@
 //! of the rule of docs/blocks/cpu.md §Timers ("Exact expiry"), computed here from that rule alone:
 //!
 //! - ticks come at cycles `R + n * TICK_CYCLES`, n >= 1, R the last reset cycle;
-//! - the timer of an arm accepted at cycle A counts the ticks from cycle A + 3 on;
+//! - the timer of an arm accepted at cycle A counts the ticks from cycle A + 4 on (A + 3 before session
+//!   22's COMPARE state);
 //! - it expires on its max(T, 1)-th tick (002 (80): timeouts are counts of ticks);
 //! - the idle sequencer reports it on `stat_*` (TIMEOUT_EMPTY, nothing accumulated) 3 cycles after that
 //!   tick.
@@ -34,7 +35,7 @@ const T_MAX: u32 = (1 << 24) - 1;
 /// The documented cycle of the expiry report of an arm accepted at `accepted` with `t` ticks, after a
 /// reset at cycle `reset`, with `tick` cycles per tick (docs/blocks/cpu.md §Timers "Exact expiry").
 fn documented_report(reset: u64, accepted: u64, t: u32, tick: u64) -> u64 {
-    let from = accepted + 3;
+    let from = accepted + 4;
     let first = (from - reset).div_ceil(tick).max(1);
     let expiring_tick = reset + (first + u64::from(t.max(1)) - 1) * tick;
     expiring_tick + 3
@@ -270,11 +271,11 @@ fn busy_across_the_expiry<B: Block<In = CpuIn, Out = CpuOut>>(dut: &mut B, tick:
 }
 
 /// docs/blocks/cpu.md §Timers and §6: an expiry that becomes pending while the sequencer is busy is taken when the
-/// sequencer is next idle and reported two cycles later; a dropped message holds the sequencer for 3
-/// cycles (accept, LOOKUP, EXEC: "one dropped message per 3 cycles"), so a drop accepted at cycle A
-/// makes the report come at max(pending, A + 3) + 2 exactly, never a cycle earlier or later.
+/// sequencer is next idle and reported two cycles later; a dropped message holds the sequencer for 4
+/// cycles (accept, LOOKUP, COMPARE, EXEC: "one dropped message per 4 cycles"), so a drop accepted at cycle
+/// A makes the report come at max(pending, A + 4) + 2 exactly, never a cycle earlier or later.
 fn check_busy<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u64) -> Result<usize, String> {
-    const DROP_CYCLES: u64 = 3;
+    const DROP_CYCLES: u64 = 4;
     let mut n = 0;
     for t in [1, 2] {
         for k in 1..=DROP_CYCLES + 1 {
@@ -296,8 +297,8 @@ fn check_busy<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u6
 fn an_expiry_while_the_sequencer_is_busy_is_reported_on_the_documented_cycle() {
     let p = cpu::params_of("cpu").unwrap();
     let tick = u64::from(p.tick_cycles);
-    assert_eq!(check_busy(&|| CpuRtl::new("cpu").expect("the cpu model is built"), tick).unwrap(), 8);
-    assert_eq!(check_busy(&|| Cpu::new(p).unwrap(), tick).unwrap(), 8);
+    assert_eq!(check_busy(&|| CpuRtl::new("cpu").expect("the cpu model is built"), tick).unwrap(), 10);
+    assert_eq!(check_busy(&|| Cpu::new(p).unwrap(), tick).unwrap(), 10);
     // A timer one tick late is late here too.
     let late = TimerRule { expire_at: TIMER_RULE.expire_at - 1 };
     let e = check_busy(&|| Cpu::with_timer_rule(p, late).unwrap(), tick).expect_err("one tick late");
@@ -308,13 +309,13 @@ fn an_expiry_while_the_sequencer_is_busy_is_reported_on_the_documented_cycle() {
 /// and RTL from what it shows on its ports (docs/blocks/cpu.md §Sequencer timing).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum After {
-    /// A decision in EXEC with nothing to send: the expiry reported 5 cycles after the message was
-    /// accepted (idle from A + 3).
+    /// A decision in EXEC with nothing to send: the expiry reported 6 cycles after the message was
+    /// accepted (idle from A + 4).
     Exec,
-    /// A combine that does not complete: reported 13 cycles after the contribution was accepted
-    /// (ISSUE, 6 cycles of REDUCE, CHECK; idle from A + 11).
+    /// A combine that does not complete: reported 14 cycles after the contribution was accepted
+    /// (ISSUE, 6 cycles of REDUCE, CHECK; idle from A + 12).
     Combine,
-    /// A pass-up (one message, EMIT from A + 3) never stalled: reported 4 cycles after the message
+    /// A pass-up (one message, EMIT from A + 4) never stalled: reported 4 cycles after the message
     /// appeared (EMIT writes it, one more EMIT cycle, FINISH, idle, 2 cycles to the report).
     Emission,
     /// The same with its message stalled on `m_msg` past the cycle the sequencer would be idle: nothing
@@ -324,10 +325,10 @@ enum After {
     /// Another expiry with nothing to send (TIMEOUT_EMPTY: 3 ratchet steps, a cycle to see the target,
     /// EMIT, FINISH): reported 8 cycles after it.
     Expiry,
-    /// An INITIALIZATION relayed down (INIT_RELAY, EMIT from A + 3 of its copies, then the
-    /// acknowledgement if non-posted): reported 4 cycles after the last message appeared, or 7 cycles
+    /// An INITIALIZATION relayed down (INIT_RELAY, EMIT from A + 4 of its copies, then the
+    /// acknowledgement if non-posted): reported 4 cycles after the last message appeared, or 8 cycles
     /// after the INITIALIZATION was accepted when the list is empty (EMIT sees nothing, FINISH, idle
-    /// from A + 5).
+    /// from A + 6).
     Relay,
 }
 
@@ -371,19 +372,19 @@ fn late_after(after: After) -> String {
             let (last, at) = st.last_event;
             let a = st.accepted;
             let planted = match after {
-                After::Exec => a + 5 == c && at + 2 == c && !is_expiry(last),
-                After::Combine => a + 13 == c && last == event::ACCEPT && at == a + 3,
-                After::Emission => last == event::PASS_UP && at == a + 3 && st.appeared + 4 == c && st.stalled < a,
+                After::Exec => a + 6 == c && at + 2 == c && !is_expiry(last),
+                After::Combine => a + 14 == c && last == event::ACCEPT && at == a + 4,
+                After::Emission => last == event::PASS_UP && at == a + 4 && st.appeared + 4 == c && st.stalled < a,
                 After::StalledEmission => {
-                    last == event::PASS_UP && at == a + 3 && st.appeared == a + 4 && st.stalled > st.appeared && st.stalled + 4 == c
+                    last == event::PASS_UP && at == a + 4 && st.appeared == a + 5 && st.stalled > st.appeared && st.stalled + 4 == c
                 }
                 After::Expiry => last == event::TIMEOUT_EMPTY && at + 8 == c && a < at,
                 After::Relay => {
                     // A TLP INITIALIZATION naming its engine by P_ID is searched first (docs/blocks/cpu.md
-                    // §PBV table: 4 SCAN cycles before LOOKUP), so its event is 3 or 7 cycles after it.
-                    let scan = if at == a + 3 + SCAN_CYCLES { SCAN_CYCLES } else { 0 };
-                    let idle = if st.appeared > a { st.appeared + 2 } else { a + 5 + scan };
-                    last == event::INIT_RELAY && at == a + 3 + scan && idle + 2 == c
+                    // §PBV table: 4 SCAN cycles before LOOKUP), so its event is 4 or 8 cycles after it.
+                    let scan = if at == a + 4 + SCAN_CYCLES { SCAN_CYCLES } else { 0 };
+                    let idle = if st.appeared > a { st.appeared + 2 } else { a + 6 + scan };
+                    last == event::INIT_RELAY && at == a + 4 + scan && idle + 2 == c
                 }
             };
             if planted {
@@ -500,17 +501,17 @@ fn drive<B: Block<In = CpuIn, Out = CpuOut>>(
 /// docs/blocks/cpu.md §Sequencer timing, on two queued paths (the rule written out here, not taken from
 /// the scoreboard):
 ///
-/// 1. Two trees armed 3 cycles apart in the same tick period expire on the same tick: the lower
+/// 1. Two trees armed 4 cycles apart (an ARM holds the sequencer 4) in the same tick period expire on the same tick: the lower
 ///    descriptor's TIMEOUT_EMPTY is reported 3 cycles after the tick, and the other's 8 cycles later
 ///    (an empty Portals expiry holds the sequencer 3 ratchet steps, a cycle that sees the target, one
 ///    EMIT cycle with nothing to send, FINISH: idle 6 cycles after its report).
 /// 2. Behind an emission waiting on a stalled output: a contribution for the unarmed tree `KEY2` is
-///    passed up (EMIT from acceptance B0 + 3, on `m_msg` from B0 + 4), its message held there for `s`
-///    cycles. The sequencer is idle again from I = max(B0 + 6, the cycle after the message is taken):
+///    passed up (EMIT from acceptance B0 + 4, on `m_msg` from B0 + 5), its message held there for `s`
+///    cycles. The sequencer is idle again from I = max(B0 + 7, the cycle after the message is taken):
 ///    an EMIT cycle and FINISH, and nothing starts while the output register holds a message (§Timing
 ///    "Output register"). If the expiry, pending from P, is pending on I, it is taken there, reported on
 ///    E = I + 2 and holds the sequencer to E + 6 (an empty Portals expiry), where a second pass-up is
-///    accepted (B2); else the second is accepted on B2 = I. It is written on W = B2 + 3 and appears on
+///    accepted (B2); else the second is accepted on B2 = I. It is written on W = B2 + 4 and appears on
 ///    W + 1, and the expiry (if not yet taken) is reported on max(P, W + 3) + 2. The second is offered on
 ///    B2 - 1 too, where the CPU must refuse it.
 fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: u64) -> Result<usize, String> {
@@ -520,12 +521,12 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
         let a = 2 * tick;
         let offer = |c: u64| match c {
             c if c == a => Some(arm_of(KEY)),
-            c if c == a + 3 => Some(arm_of(KEY2)),
+            c if c == a + 4 => Some(arm_of(KEY2)),
             _ => None,
         };
         let (acc, reports, _) = drive(&mut make(), t, &offer, &|_| true, a + u64::from(t) * tick + 64, tick);
-        if acc != [a, a + 3] {
-            return Err(format!("T = {t}: the arms at {a} and {} were accepted at {acc:?}", a + 3));
+        if acc != [a, a + 4] {
+            return Err(format!("T = {t}: the arms at {a} and {} were accepted at {acc:?}", a + 4));
         }
         let first = documented_report(0, a, t, tick);
         let want = vec![(first, KEY), (first + 8, KEY2)];
@@ -540,8 +541,8 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
         for s in [0, 2, 5, 8, 12] {
             let pending = first - 2;
             let b0 = pending - 12;
-            let taken = b0 + 4 + s;
-            let idle = (b0 + 6).max(taken + 1);
+            let taken = b0 + 5 + s;
+            let idle = (b0 + 7).max(taken + 1);
             let early = pending <= idle;
             let b2 = if early { idle + 2 + 6 } else { idle };
             let contribution = CollectiveMsg { kind: Kind::CONTRIBUTION, ctx: KEY2, count: 1, data: [1, 2, 3, 4], ..arm_of(KEY2) };
@@ -550,14 +551,14 @@ fn check_queued<B: Block<In = CpuIn, Out = CpuOut>>(make: &dyn Fn() -> B, tick: 
                 c if c == b0 || c == b2 - 1 || c == b2 => Some(contribution),
                 _ => None,
             };
-            // The first pass-up appears on b0 + 4 and is held there for `s` cycles.
-            let ready = |c: u64| !(b0 + 4..b0 + 4 + s).contains(&c);
+            // The first pass-up appears on b0 + 5 and is held there for `s` cycles.
+            let ready = |c: u64| !(b0 + 5..b0 + 5 + s).contains(&c);
             let (acc, reports, appeared) = drive(&mut make(), t, &offer, &ready, first + 64, tick);
             if acc != [a, b0, b2] {
                 return Err(format!("T = {t}, stall {s}: messages offered at {a}, {b0}, {}, {b2} must be accepted at {:?}, were at {acc:?}", b2 - 1, [a, b0, b2]));
             }
-            let w = b2 + 3;
-            let want_out = vec![b0 + 4, w + 1];
+            let w = b2 + 4;
+            let want_out = vec![b0 + 5, w + 1];
             if appeared != want_out {
                 return Err(format!("T = {t}, stall {s}: pass-ups appeared at {appeared:?}, docs/blocks/cpu.md §Timing says {want_out:?}"));
             }
@@ -627,8 +628,8 @@ fn the_sweep_holds_the_cpu_for_static_entries_cycles_and_ignores_static_writes()
 
 /// The stamp bits that replace the per-entry "new" flag (docs/blocks/cpu.md §Where the tables live, "Two
 /// writers"): a word-0 write of a TLP context's entry at every cycle from its INITIALIZATION's
-/// acceptance (A) to A + 7, so at the edge of EXEC (A + 2), where the sequencer writes the same entry
-/// back and the configuration must win, and before and after it. The RTL and the model are stepped
+/// acceptance (A) to A + 7, so at the edge of EXEC (A + 3; A + 2 before session 22's COMPARE), where the
+/// sequencer writes the same entry back and the configuration must win, and before and after it. The RTL and the model are stepped
 /// together on the same inputs and must agree on every output of every cycle, through a CONTRIBUTION and
 /// a second INITIALIZATION and CONTRIBUTION after the write; and the model's entry must hold no stored
 /// context after a write at or after EXEC's edge, and the INITIALIZATION's after one before it.
@@ -638,7 +639,7 @@ fn a_word0_write_around_a_sequencer_write_matches_the_model() {
     const DEVICE: u16 = 0x0010;
     const CC_ID: u16 = 5;
     const ROLE_MASTER: u32 = 1 << 20;
-    const EXEC: u64 = 2;
+    const EXEC: u64 = 3;
     let p = cpu::params_of("cpu").unwrap();
     let word0 = VALID | ROLE_MASTER | u32::from(CC_ID);
     let init = CollectiveMsg {

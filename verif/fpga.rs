@@ -54,13 +54,23 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // The lead's run of the whole top (`--top packet_engine`, main 2eefd07: s21-dpi merged, 20:58-21:45 UTC)
     // measured the CPU at 17 as a root of its own in that run (the helper's run: 16) and the top at 17 at
     // the same end point: ABC's one-level difference between runs (above); the deepest seen is the bound.
-    ("cpu", 17, "the sequencer: the deepest stage ends at d_due_reg (the read descriptor through EXEC's decision, the written descriptor's timer_runs, its due bit)"),
+    // Session 22 (2026-11-27, branch s22-seq): 14 (main e40e2e9 measured 15 in the same session's run): state
+    // COMPARE registers EXEC's compares of the read descriptor a cycle before the decision (a cycle change:
+    // every decision one cycle later), the PBV bit cleared through its 128-bit field (an index into the
+    // whole record was an offset adder and a shifter ahead of every written bit), the configuration's PBV
+    // bits by per-entry compares. The deepest stages (14) start at the descriptor RAM's read in CHECK and
+    // EXPIRE: the step's template into msg_next, then st_raddr; its emission mask into pbv_raddr; and a
+    // timer load (the static entry's thresholds, the deadline adder) into the written word.
+    // docs/performance.md §FPGA mapping, session 22.
+    ("cpu", 14, "the sequencer: CHECK's and EXPIRE's steps from the descriptor read to st_raddr_reg and pbv_raddr_reg, and a timer load's deadline into d_mem"),
     // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
     // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
     // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
     // Session 21: lowered with the cpu entry, then measured by the lead's run of the top at 2eefd07 (before
     // the frame and completion builders' depth fixes merged): 17, ending at cpu_inst.d_due_reg.
-    ("packet_engine", 17, "inside the CPU: its deepest stage ends at cpu_inst.d_due_reg (see the cpu entry)"),
+    // Session 22: lowered with the cpu entry (the top not re-run: it instantiates the CPU at the same
+    // defaults, hierarchy kept; its other blocks measured 12 or less in session 20's run).
+    ("packet_engine", 14, "inside the CPU: its deepest stages (see the cpu entry)"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).

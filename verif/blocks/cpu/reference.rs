@@ -682,7 +682,7 @@ impl Reference {
                     _ => (s.pbv & switches, "init_relay_flood"),
                 };
                 self.cov.bump(how);
-                // docs/blocks/cpu.md §Sequencer timing: EMIT from A + 3 like CONTROL's copies, the list
+                // docs/blocks/cpu.md §Sequencer timing: EMIT from A + 4 like CONTROL's copies, the list
                 // (its PBV bits in ascending order, an invalid entry skipped in one cycle, then the
                 // acknowledgement if non-posted) possibly empty.
                 self.hold = Some(Hold::Emit(EXEC_DONE));
@@ -943,7 +943,7 @@ impl Reference {
                     sent_error: false,
                     kept: None,
                     load: self.load(s.wait, s.role),
-                    run_from: Some(cycle + 3),
+                    run_from: Some(cycle + EXEC_DONE), // from the cycle after EXEC (§Timers)
                     run_on_output: false,
                     paused_since_load: false,
                     stalls_after: 0,

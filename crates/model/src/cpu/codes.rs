@@ -114,6 +114,7 @@ code_table! {
         FINISH = 8, "End-of-round action.";
         EXPIRE = 9, "Timeout decision.";
         SCAN = 10, "Reverse lookup of the requester in the PBV table's device-ID RAM, one word per cycle.";
+        COMPARE = 11, "The message's descriptor read and compared with the message, registered for EXEC's decision.";
     }
 }
 

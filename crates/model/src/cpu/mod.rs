@@ -17,7 +17,8 @@ pub mod context;
 
 // The sequencer's states, one file each, in the order of `rtl/cpu.v`'s sections (`// ==== NAME` banners,
 // the same names), each beside the RTL file of the same name (`lookup.rs` and `rtl/cpu_lookup.vh`, ...);
-// IDLE, ISSUE / REDUCE and RATCHET are a few lines in `step` below, as in the RTL's sequencer.
+// IDLE, COMPARE, ISSUE / REDUCE and RATCHET are a few lines in `step` below, as in the RTL's sequencer
+// (COMPARE's registers, which the model does not need, are in `rtl/cpu_execute.vh`).
 // `records` mirrors the RTL's record constructors (`rtl/cpu_records.vh`), `codes` its generated
 // `rtl/cpu_codes.vh`.
 mod lookup;
@@ -610,8 +611,12 @@ impl Block for Cpu {
             // ==== LOOKUP (lookup.rs)
             seq::LOOKUP => {
                 self.lk = self.lookup();
-                self.seq = seq::EXEC;
+                self.seq = seq::COMPARE;
             }
+            // ==== COMPARE: the RTL reads the message's descriptor and registers its compares with the
+            // message for EXEC (docs/blocks/cpu.md §Timing, session 22); the model's EXEC reads the
+            // descriptor itself, which nothing but a tick (its timer) changes in between.
+            seq::COMPARE => self.seq = seq::EXEC,
             // ==== EXECUTE (execute.rs)
             seq::EXEC => self.exec(),
             // ==== ISSUE, REDUCE

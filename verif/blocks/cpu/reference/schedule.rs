@@ -4,14 +4,15 @@
 use inswitch_model::message::{CollectiveMsg, Family, Kind};
 
 /// docs/blocks/cpu.md §Sequencer timing, in cycles after a message is accepted: the decision of EXEC
-/// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle).
-pub(super) const EXEC_DONE: u64 = 3;
+/// takes effect (idle again after a drop, or the first EMIT / RATCHET / ISSUE cycle; accept, LOOKUP,
+/// COMPARE, EXEC: 4 since session 22's COMPARE, 3 before).
+pub(super) const EXEC_DONE: u64 = 4;
 /// The CHECK cycle of a first Portals contribution, stored without combining.
-pub(super) const CHECK_AFTER_STORE: u64 = 3;
+pub(super) const CHECK_AFTER_STORE: u64 = 4;
 /// docs/blocks/cpu.md §Sequencer: REDUCE waits for the reduction unit, whose latency
 /// docs/blocks/reduce_unit.md §Timing gives (6 rising edges since session 15; 3 before).
 pub(super) const REDUCE_CYCLES: u64 = 6;
-/// The CHECK cycle of a combined contribution: ISSUE on A + 3, REDUCE A + 4 .. A + 3 + REDUCE_CYCLES.
+/// The CHECK cycle of a combined contribution: ISSUE on A + 4, REDUCE A + 5 .. A + 4 + REDUCE_CYCLES.
 pub(super) const CHECK_AFTER_COMBINE: u64 = EXEC_DONE + 1 + REDUCE_CYCLES;
 /// docs/blocks/cpu.md §PBV table: a message whose participant is searched by device ID (a TLP
 /// CONTRIBUTION or RESPONSE with P_ID 0xFFFF, a TLP INITIALIZATION or configuration message with a P_ID) spends this many cycles

@@ -771,16 +771,16 @@ fn a_reverse_lookup_scans_the_device_id_ram_one_word_per_cycle() {
     tb.cfg(config::PBV_TABLE + 100, pbv_word(true, false, 0x0777));
     tb.static_entry(0, false, role::MASTER, 0x345, 0);
     tb.send_init(init(0x345, 1 << 100 | 1 << 127 | 1, 3, Opcode::IntSum, 0, true));
-    // With a P_ID: accept, LOOKUP, EXEC (a combine: idle from A + 11).
+    // With a P_ID: accept, LOOKUP, COMPARE, EXEC (a combine: idle from A + 12).
     let a = offer(&mut tb, contrib(0x345, 0, 0x0010, 0, Opcode::IntSum, 1));
-    assert_eq!(next_ready(&mut tb) - a, 11, "a combine with a P_ID: no SCAN");
+    assert_eq!(next_ready(&mut tb) - a, 12, "a combine with a P_ID: no SCAN");
     // Without: 4 SCAN cycles first; the participant is entry 100 (the lowest of the two).
     let a = offer(&mut tb, contrib(0x345, NO_PARTICIPANT, 0x0777, 0, Opcode::IntSum, 2));
-    assert_eq!(next_ready(&mut tb) - a, 15, "a combine searched by device ID: 4 SCAN cycles more");
+    assert_eq!(next_ready(&mut tb) - a, 16, "a combine searched by device ID: 4 SCAN cycles more");
     assert_eq!(tb.cpu.live(false, 0x345).unwrap().pbv, 1 << 127, "entry 100 took the contribution");
-    // A drop searched by device ID (no static entry): idle from A + 3 + 4.
+    // A drop searched by device ID (no static entry): idle from A + 4 + 4.
     let a = offer(&mut tb, contrib(0x346, NO_PARTICIPANT, 0x0777, 0, Opcode::IntSum, 2));
-    assert_eq!(next_ready(&mut tb) - a, 7, "a drop after the search");
+    assert_eq!(next_ready(&mut tb) - a, 8, "a drop after the search");
     // A write to the last word while the first is compared is seen by the search: entry 127 becomes
     // device 0x0778 on the cycle after the acceptance, and 0x0778's contribution completes the context.
     tb.take();
@@ -799,22 +799,22 @@ fn latency_and_throughput_are_as_documented() {
     tb.static_entry(0, true, role::SUBSERVIENT, 0x12, 2);
     tb.send(arm(0x12, 0, 1));
     let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 1, 1));
-    assert_eq!(next_ready(&mut tb) - a, 4, "a first contribution: accept, LOOKUP, EXEC, CHECK");
+    assert_eq!(next_ready(&mut tb) - a, 5, "a first contribution: accept, LOOKUP, COMPARE, EXEC, CHECK");
     let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 2, 2));
-    assert_eq!(next_out(&mut tb) - a, 14, "completing combine: partial result visible 14 edges after acceptance");
+    assert_eq!(next_out(&mut tb) - a, 15, "completing combine: partial result visible 15 edges after acceptance");
     tb.settle();
     let a = offer(&mut tb, pdata(0x12, 0, 1, Opcode::IntSum, 3, 3));
-    assert_eq!(next_out(&mut tb) - a, 4, "pass-through visible 4 edges after acceptance");
-    assert_eq!(next_ready(&mut tb) - a, 6, "one replied or passed message per 6 cycles");
+    assert_eq!(next_out(&mut tb) - a, 5, "pass-through visible 5 edges after acceptance");
+    assert_eq!(next_ready(&mut tb) - a, 7, "one replied or passed message per 7 cycles");
     tb.send(arm(0x12, 0, 2));
     tb.static_entry(1, true, role::SUBSERVIENT, 0x13, 9);
     tb.send(arm(0x13, 0, 1));
     offer(&mut tb, pdata(0x13, 0, 1, Opcode::IntSum, 1, 1));
     tb.settle();
     let a = offer(&mut tb, pdata(0x13, 0, 1, Opcode::IntSum, 1, 1));
-    assert_eq!(next_ready(&mut tb) - a, 11, "one combining contribution per 11 cycles");
+    assert_eq!(next_ready(&mut tb) - a, 12, "one combining contribution per 12 cycles");
     let a = offer(&mut tb, CollectiveMsg { vni: 99, ..pdata(0x13, 0, 1, Opcode::IntSum, 1, 1) });
-    assert_eq!(next_ready(&mut tb) - a, 3, "one dropped message per 3 cycles");
+    assert_eq!(next_ready(&mut tb) - a, 4, "one dropped message per 4 cycles");
 }
 
 #[test]
