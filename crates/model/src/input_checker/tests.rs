@@ -1,5 +1,7 @@
 //! The input checker's unit tests (CRC residues and tables, codes, kind-10 encapsulated configuration, parameters).
+use super::collective::collective;
 use super::*;
+use crate::message::Kind;
 
 #[test]
 fn crc_residue_of_a_message_and_its_le_crc() {
