@@ -234,11 +234,11 @@ wire is_non_posted = !flit && (((typ == 5'h00 || typ == 5'h01) && fmt[2:1] == 2'
 
 // The payload (collective message or register data) starts after the header: 14 (3 DW) or 18 (4 DW).
 // Bytes 0-39 are the longest fixed message's (INITIALIZATION); a configuration message relayed to the CPU
-// has its slots up to byte 24 + 2 x CONFIG_RELAY_SLOTS; an encapsulated configuration's fixed part ends at
-// byte 24 + ENCAP_DESCRIPTOR_BYTES + 16 (a 4-DW original header; see cf below). The larger of the two.
+// has its slots up to byte 24 + 2 x CONFIG_RELAY_SLOTS, an encapsulated one (kind 10, relayed as its body)
+// up to ENCAP_DESCRIPTOR_BYTES + 16 (a 4-DW original header) later (input_checker_relay.vh).
 localparam PL_RELAY_BYTES = 24 + 2 * CONFIG_RELAY_SLOTS;
-localparam PL_ENCAP_BYTES = 24 + ENCAP_DESCRIPTOR_BYTES + 16;
-localparam PL_BYTES = PL_RELAY_BYTES > PL_ENCAP_BYTES ? PL_RELAY_BYTES : PL_ENCAP_BYTES;
+localparam PL_ENCAP_SHIFT = ENCAP_DESCRIPTOR_BYTES + 16;
+localparam PL_BYTES = PL_RELAY_BYTES + PL_ENCAP_SHIFT;
 wire [7:0] pl [0:PL_BYTES-1];
 generate
     for (g = 0; g < PL_BYTES; g = g + 1) begin : g_payload
@@ -328,6 +328,10 @@ generate
         wire body_length_ok = sum_eq({8'd0, n_devices}, {8'd0, n_sub}, 16'd2 * ENCAP_BODY_FIXED_DW + 16'd1,
                                      {5'd0, orig_length, !(n_devices[0] ^ n_sub[0])});
         wire carrier_length_ok = sum_eq({6'd0, orig_length}, 16'd0, BEFORE_DW, {3'd0, len_dw});
+        // For another engine (relayed as its body, input_checker_relay.vh): n + s <= CONFIG_RELAY_SLOTS,
+        // as kind 1's cfg_slots_over.
+        wire slots_over = `CB(BO + 6) != 8'd0 || (n_devices & ~RELAY_LOW[7:0]) != 8'd0 || (n_sub & ~RELAY_LOW[7:0]) != 8'd0 ||
+                          sum_gt_const({8'd0, n_devices} & RELAY_LOW, {8'd0, n_sub} & RELAY_LOW, CONFIG_RELAY_SLOTS);
         assign encap_bad_at[g] = `CB(PO + 8) != ENCAP_TYPE_CONFIGURATION || `CB(PO + 9) != ENCAP_OP_APPLY ||
                                  `CB(PO + 10) != ENCAP_VERSION || `CB(PO + 11) != 8'd0 || `CB(PO + 12) != HDR0 ||
                                  (orig2 & ENCAP_TD_EP) != 8'd0 || !has_data ||
@@ -335,20 +339,15 @@ generate
                                  gt_const({`CB(BO + 6), `CB(BO + 7)}, CONFIG_MAX_ENTRIES) ||
                                  gt_const({8'd0, n_sub}, CONFIG_MAX_SUBSERVIENT) ||
                                  {`CB(BO + 8), `CB(BO + 9), `CB(BO + 10), `CB(BO + 11)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
-                                 {`CB(BO + 12), `CB(BO + 13), `CB(BO + 14), `CB(BO + 15)} >> CONFIG_TIMEOUT_BITS != 32'd0;
+                                 {`CB(BO + 12), `CB(BO + 13), `CB(BO + 14), `CB(BO + 15)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
+                                 (cfg_relay && slots_over);
     end
 endgenerate
-// Any kind-10 failure is C3's drop; P_ID naming another engine too (a kind-10 message is not relayed).
-wire encap_config_bad = |(encap_at & encap_bad_at) || (is_encap && cfg_relay);
-// Stage D's copy of the body's fixed fields (loaded with the other D registers, no check reads them): cf[g]
-// is byte g of the kind-1 message the body stands for, the payload's own byte g for kind 1, byte g + 16
-// or g + 20 for kind 10.
-wire [7:0] cf [12:23];
-generate
-    for (g = 12; g < 24; g = g + 1) begin : g_cfg_field
-        assign cf[g] = !is_encap ? pl[g] : encap_4dw ? pl[g + 20] : pl[g + 16];
-    end
-endgenerate
+// Any kind-10 failure is C3's drop (for another engine, more slots than the relay carries too).
+wire encap_config_bad = |(encap_at & encap_bad_at);
+// A configuration message's kind-1 bytes (cf, for stage D's writes) and the message relayed to the CPU
+// (relay_pbv, relay_data), for kind 1 and kind 10.
+`include "input_checker_relay.vh"
 
 // Portals fields (Soft Portals: the reduction frame at byte 14).
 wire [31:0] p_dfa = {`CB(14), `CB(15), `CB(16), `CB(17)};
@@ -428,9 +427,9 @@ assign c_flags[FC_HEADER] = coll_version != 4'd1 || coll_kind == K_NONE || (coll
 assign c_flags[FC_RESERVED] = coll_flags[2:0] != 3'd0 || pl[2][7:4] != 4'd0;
 assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
 assign c_flags[FC_CONFIG] = (is_config && cfg_limits_bad) || encap_config_bad;
-// Applied here (register writes); a kind-1 message for another engine is a message to the CPU (a kind-10
-// one is dropped by FC_CONFIG above).
-assign c_flags[FC_IS_CFG] = (is_config && !cfg_relay) || is_encap;
+// Applied here (register writes); a configuration for another engine, kind 1 or kind 10, is a message to
+// the CPU (relayed as kind 1, input_checker_relay.vh).
+assign c_flags[FC_IS_CFG] = (is_config || is_encap) && !cfg_relay;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && gt_const(coll_n, 16'd4);
 assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : !is_encap && coll_len_bad;
@@ -438,7 +437,6 @@ assign c_flags[FC_DW3] = is_vdm && vdm_dw3 != {VDM_PROTOCOL_ID, 4'd0, coll_kind,
 assign c_flags[FT_NON_POSTED] = is_non_posted;
 
 // Stage C: the message the frame would make, if accepted.
-integer q;
 reg [3:0]   mk;
 reg         mfam;
 reg [15:0]  mctx;
@@ -464,8 +462,6 @@ reg [255:0] mdata;
 reg [127:0] mpbv;
 
 always @* begin
-    // The loop variable is assigned on every path, so no latch is inferred for it.
-    q = 0;
     mk = K_NONE;
     mfam = 1'b0;
     mctx = 16'd0;
@@ -519,17 +515,11 @@ always @* begin
         merror = coll_flags[6];
         mtid = coll_flags[4:3];
         case (coll_kind)
-            K_CONFIGURATION: begin
-                // Relayed by the CPU: ConfigFixed (bytes 8-23) in pbv, the slots (bytes 24 to the end of
-                // the payload, padding included) in data, four per operand, big-endian.
-                for (q = 0; q < 16; q = q + 1) begin
-                    mpbv[8*(15-q) +: 8] = pl[8 + q];
-                end
-                // Slot q (at 24 + 2q) is inside the payload when 4 x Length in DW > 24 + 2q, i.e. Length in
-                // DW > 6 + q / 2 (a Length field of 0 is 1024): the field against a constant.
-                for (q = 0; q < CONFIG_RELAY_SLOTS; q = q + 1) begin
-                    if (has_data && (length == 10'd0 || gt_const({6'd0, length}, 16'd6 + q[15:0] / 16'd2))) mdata[64*(q/4) + 48 - 16*(q%4) +: 16] = {pl[24 + 2*q], pl[25 + 2*q]};
-                end
+            K_CONFIGURATION, K_ENCAP: begin
+                // Relayed by the CPU as kind 1 (input_checker_relay.vh).
+                mk = K_CONFIGURATION;
+                mpbv = relay_pbv;
+                mdata = relay_data;
             end
             K_INIT: begin
                 mcount = {4'd0, pl[8], pl[9]};

@@ -10,13 +10,14 @@ use inswitch_model::input_checker::event;
 /// The bar: at least 10^6 cycles per width with 0 mismatches.
 const CYCLES: u64 = 1_000_000;
 // Coverage floors below. UR_OUT was 2,000: with both session-19 additions to the frame mix (relayed and
-// encapsulated configurations) the 64-bit run reached 1,888, so 1,500.
+// encapsulated configurations) the 64-bit run reached 1,888, so 1,500. ENCAP_RELAYED (session 22): 33-53
+// at 64 bits, 80-111 at 256 (`inswitch cosim --block input_checker --seeds 4`), so 20.
 
 fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100), (counter::ENCAP_RELAYED, 20)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
@@ -353,10 +354,14 @@ fn a_flit_mode_configuration_packet_makes_the_writes_of_its_non_flit_twin() {
 /// normalized message of kind 1 carrying `ConfigFixed` in `pbv` and the slots in `data`, to be relayed
 /// down the tree (docs/blocks/input_checker.md §Configuration messages). With more slots than the message
 /// holds (CONFIG_RELAY_SLOTS) it is dropped (`coll_config`); P_ID 0xFFFF or this engine's ID: its writes.
-/// Model and RTL agree at both widths. Before the relay every such message was applied.
+/// The same configuration encapsulated (kind 10, 3- or 4-DW original header) gives the same message, the
+/// same drop, the same writes (session 22: kind 10 for another engine was `coll_config` before). Model
+/// and RTL agree at both widths. Before the relay every such message was applied.
 #[test]
 fn a_configuration_message_for_another_engine_goes_to_the_cpu_with_its_fields() {
     use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
+    use inswitch_frames::encapsulated::{self, Encapsulated};
+    use inswitch_frames::tlp::Tlp;
     use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
     use inswitch_model::message::{CollectiveMsg, Kind};
     let config = |pid: u16, devices: Vec<u16>, subservient: Vec<u16>| {
@@ -367,22 +372,56 @@ fn a_configuration_message_for_another_engine_goes_to_the_cpu_with_its_fields() 
         };
         tlp_frame(1, &collective::to_vdm(&m, 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
     };
+    // The same configuration inside kind 10 (docs/frames.md §4, Encapsulated): descriptor, the original
+    // memory write (3 DW at a 32-bit address, 4 DW at a 64-bit one) whose payload is the kind-1 body.
+    let encap = |pid: u16, devices: Vec<u16>, subservient: Vec<u16>, addr: u64| {
+        let fixed = ConfigFixed { master_id: 0x0001, isl_port: 4, validation: 2, error_reporting: 0x3, n_subservient: subservient.len() as u8, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00 };
+        let inner = CollectiveMessage {
+            header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 9, p_id: pid, tid: 2, ..Default::default() },
+            body: Body::Configuration { fixed, device_ids: devices, subservient_ids: subservient },
+        };
+        let body = inner.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec();
+        let e = Encapsulated {
+            header: CommonHeader { kind: encapsulated::KIND, ..inner.header },
+            payload_type: encapsulated::TYPE_CONFIGURATION,
+            apply: true,
+            reserved_op: 0,
+            version: encapsulated::VERSION,
+            reserved: 0,
+            original: Tlp::memory_write(0x0777, 0x55, addr, body).unwrap(),
+        };
+        tlp_frame(1, &collective::to_vdm(&e.to_message().unwrap(), 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
+    };
     let devices = vec![0x0011u16, 0x0012, 0x0013, 0x8014, 0x8015];
     let below = config(0x8014, devices.clone(), vec![0x8014, 0x8015]);
     let too_many = config(0x8014, (0..CONFIG_RELAY_SLOTS as u16).collect(), vec![0x0003]);
     let here = config(collective::NO_PARTICIPANT, devices.clone(), vec![0x8014, 0x8015]);
     let mine = config(0x0010, devices.clone(), vec![0x8014, 0x8015]);
+    // Kind 10 for another engine: the kind-1 message above (until session 22, `coll_config`).
+    let below_encap = encap(0x8014, devices.clone(), vec![0x8014, 0x8015], 0xE000_0000);
+    let below_encap_4dw = encap(0x8014, devices.clone(), vec![0x8014, 0x8015], 0x1_0000_E000);
+    let too_many_encap = encap(0x8014, (0..CONFIG_RELAY_SLOTS as u16).collect(), vec![0x0003], 0xE000_0000);
+    let mine_encap = encap(0x0010, devices.clone(), vec![0x8014, 0x8015], 0x1_0000_E000);
     for width in [256usize, 64] {
         let kw = width / 8;
         let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
         let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
-        for (what, frame) in [("below", &below), ("too many", &too_many), ("here", &here), ("mine", &mine)] {
+        for (what, frame) in [
+            ("below", &below),
+            ("too many", &too_many),
+            ("here", &here),
+            ("mine", &mine),
+            ("below, kind 10", &below_encap),
+            ("below, kind 10, 4-DW original", &below_encap_4dw),
+            ("too many, kind 10", &too_many_encap),
+            ("mine, kind 10", &mine_encap),
+        ] {
             let from_model = drive_msgs(&mut model, frame, kw);
             let from_rtl = drive_msgs(&mut rtl, frame, kw);
             assert_eq!(from_model, from_rtl, "{width} bits, {what}: model and RTL disagree");
             let (writes, msgs, pulses) = from_model;
             match what {
-                "below" => {
+                "below" | "below, kind 10" | "below, kind 10, 4-DW original" => {
                     assert!(writes.is_empty(), "{what}: {writes:x?}");
                     assert_eq!(pulses, [1u32 << event::ACCEPT_MSG]);
                     let want = CollectiveMsg {
@@ -401,9 +440,9 @@ fn a_configuration_message_for_another_engine_goes_to_the_cpu_with_its_fields() 
                         data: [0x0011_0012_0013_8014, 0x8015_8014_8015_0000, 0, 0],
                         ..CollectiveMsg::default()
                     };
-                    assert_eq!(msgs, [want], "{width} bits");
+                    assert_eq!(msgs, [want], "{width} bits, {what}");
                 }
-                "too many" => {
+                "too many" | "too many, kind 10" => {
                     assert!(writes.is_empty() && msgs.is_empty(), "{what}");
                     assert_eq!(pulses, [1u32 << event::COLL_CONFIG]);
                 }

@@ -269,6 +269,76 @@ fn a_fig4_configuration_message_programs_the_pbv_table_then_a_barrier() {
     assert_eq!(dsts, vec![0x0011, 0x0012, 0x0013, SOURCE], "completions: {:?}", rec.cpu_events);
 }
 
+/// Issue 15 item 6, 000 [0106], [0156]-[0157]: the master configures the engines below it. A FIG. 4
+/// configuration encapsulated (kind 10) whose P_ID names a subservient engine (0x8014, a switch
+/// participant of the stored context) is not applied here: the checker hands the CPU the kind-1 message
+/// its body stands for, the CPU relays it down, and the frame builder sends that engine a kind-1 FIG. 4
+/// configuration VDM with the same `ConfigFixed` and device IDs (docs/blocks/input_checker.md
+/// §Encapsulated configuration). The engine's output is the same, frame for frame, as for the kind-1 twin
+/// of the message. Until session 22 the checker dropped the kind-10 message (`coll_config`) and nothing
+/// went down.
+#[test]
+fn a_fig4_configuration_encapsulated_for_an_engine_below_is_relayed_to_it_as_kind_1() {
+    use inswitch_frames::encapsulated::{self, Encapsulated};
+    let p = params_of("packet_engine").unwrap();
+    let below = 0x8014u16;
+    // This engine's own table: two end devices and the subservient engine (entry 2, a switch).
+    let mine = collective::ConfigFixed { master_id: MASTER_720, isl_port: 2, validation: 0x7, error_reporting: 0x5, n_subservient: 1, n_devices: 3, subservient_timeout: 0x500, master_timeout: 0xF00 };
+    let own = Body::Configuration { fixed: mine, device_ids: vec![0x0011, 0x0012, below], subservient_ids: vec![below] };
+    // The configuration for the engine below: its two end devices.
+    let theirs = collective::ConfigFixed { master_id: MASTER_720, isl_port: 1, validation: 0x7, error_reporting: 0x5, n_subservient: 0, n_devices: 2, subservient_timeout: 0x180, master_timeout: 0x500 };
+    let inner = CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 1, p_id: below, ..Default::default() },
+        body: Body::Configuration { fixed: theirs, device_ids: vec![0x0031, 0x0032], subservient_ids: vec![] },
+    };
+    let encap = Encapsulated {
+        header: CommonHeader { kind: encapsulated::KIND, ..inner.header },
+        payload_type: encapsulated::TYPE_CONFIGURATION,
+        apply: true,
+        reserved_op: 0,
+        version: encapsulated::VERSION,
+        reserved: 0,
+        original: Tlp::memory_write(MASTER_720, 0x21, u64::from(below) << 16 | 0xC800, inner.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec()).unwrap(),
+    };
+    let run = |relayed: &CollectiveMessage| {
+        let frames = vec![
+            reg_write_frame(1, MASTER_720, ENGINE_ID, 0x200, 0, 0xF),
+            reg_write_frame(2, MASTER_720, ENGINE_ID, 0x204, 1 << 31 | u32::from(PORT), 0xF),
+            vdm(1, own.clone(), collective::NO_PARTICIPANT, MASTER_720, 3),
+            // Static entry 1 = TLP context 1, role MASTER; its INITIALIZATION over all three entries.
+            reg_write_frame(4, MASTER_720, ENGINE_ID, 0x600, 1, 0xF),
+            reg_write_frame(5, MASTER_720, ENGINE_ID, 0x604, 1 << 31 | 1 << 20 | 1, 0xF),
+            vdm(2, Body::Initialization(InitBody { p_count: 3, operation: 0, pbv: 0b111, ..Default::default() }), collective::NO_PARTICIPANT, SOURCE, 6),
+            tlp_frame(7, &collective::to_vdm(relayed, MASTER_720, ENGINE_ID, 0).unwrap().to_bytes().unwrap()),
+        ];
+        let mut model = PacketEngine::power_on(p).unwrap();
+        let mut rtl = PacketEngineRtl::new("packet_engine").unwrap();
+        let mut stim = DirectedStimulus::new(p, vec![], frames);
+        let mut rec = Recorder::default();
+        lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
+        (model, rec)
+    };
+    let (model, rec) = run(&encap.to_message().unwrap());
+    assert_eq!(model.regs().counter(2 + inswitch_model::input_checker::event::COLL_CONFIG as usize), 0, "not dropped");
+    // What went down: the INITIALIZATION's copy and the configuration, both to the engine below.
+    let sent: Vec<CollectiveMessage> = rec
+        .vl
+        .iter()
+        .map(|f| {
+            let t = Tlp::parse(&f[2..f.len() - 4]).unwrap_or_else(|e| panic!("injected frame is not a TLP: {e:?} {f:02x?}"));
+            assert_eq!(u16::from_be_bytes([f[10], f[11]]), below, "to the engine below");
+            collective::from_vdm(&t).unwrap()
+        })
+        .collect();
+    let configs: Vec<&CollectiveMessage> = sent.iter().filter(|m| m.header.kind == 1).collect();
+    assert_eq!(configs.len(), 1, "one configuration relayed: {sent:?}");
+    assert_eq!((configs[0].header.p_id, configs[0].header.cc_id), (below, 1));
+    assert_eq!(configs[0].body, inner.body, "the body the encapsulation carried");
+    // The kind-1 twin: the same frames out.
+    let (_, twin) = run(&inner);
+    assert_eq!(rec.vl, twin.vl, "kind 10 relayed as its kind-1 twin is");
+}
+
 /// Issue 15 item 6, 000 [0156]: FIG. 4's packet in PCIe 6 flit mode through the top. On a port whose link
 /// is in flit mode (`cfg_flit`), a flit-mode MWr32 carrying a configuration message to the mailbox makes
 /// its register writes, and a flit-mode 1-DW write to ERROR_REPORTING its one (docs/blocks/interposer.md

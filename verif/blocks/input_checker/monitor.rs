@@ -132,6 +132,10 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 if what.starts_with(ENCAP_LABEL) && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
                     self.bump(if bit == event::ACCEPT_REG { counter::ENCAP_ACCEPTED } else { counter::ENCAP_DROPS });
                 }
+                // Kind 10 for another engine: the message to the CPU (its fields checked above).
+                if what.starts_with(ENCAP_LABEL) && bit == event::ACCEPT_MSG {
+                    self.bump(counter::ENCAP_RELAYED);
+                }
                 let got = UrRequest {
                     src: o.m_ur_src,
                     tag: o.m_ur_tag,

@@ -1,6 +1,7 @@
-//! The input checker's frame layout and protocol constants, the defined Portals code sets and the
-//! CRC-32 step: shared by the checker ([`super`]) and its code tables and CRC matrix (siblings), so that
-//! none of them reads the others' items through the parent.
+//! The input checker's frame layout and protocol constants, the defined Portals code sets, the CRC-32
+//! step, the TLP DW0 fields, the stream side's [`FrameSummary`] and the big-endian readers: a leaf shared
+//! by the checker ([`super`]), its checks (`classify`, `collective`, `ur`), code tables and CRC matrix
+//! (siblings), so that none of them reads the others' items through the parent.
 
 /// A register access produced from a 1-DW memory request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,3 +128,50 @@ pub const CRC32_TABLE: [u32; BYTE_VALUES] = {
     }
     t
 };
+
+/// DW0 fields of a non-flit TLP as this block reads them (PCIe Base Specification Table 2-3; the frames
+/// crate's `tlp::Dw0` and `tlp::kind` name the same bits). The model does not depend on the frames crate
+/// on purpose: it mirrors `rtl/input_checker.v` byte for byte, and the tests (`tests/cosim_input_checker.rs`)
+/// build the frames they drive it with through the frames codec, so a decoding bug in shared code would
+/// hide itself.
+pub(super) mod tlp_dw0 {
+    /// Fmt is byte 0 bits 7-5.
+    pub const FMT_SHIFT: u32 = 5;
+    /// Type is byte 0 bits 4-0.
+    pub const TYPE_MASK: u8 = 0x1F;
+    /// Fmt bit 0: 4-DW header.
+    pub const FMT_4DW: u8 = 0b001;
+    /// Fmt bit 1: data payload.
+    pub const FMT_DATA: u8 = 0b010;
+    /// Fmt of a TLP prefix.
+    pub const FMT_PREFIX: u8 = 0b100;
+}
+
+/// What the stream side knows when a frame's last beat arrives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameSummary {
+    /// Frame length in bytes (saturating at 0xFFFF).
+    pub bytes: usize,
+    /// The link CRC (LCRC or FCS) left the residue.
+    pub link_crc_ok: bool,
+    /// The ECRC range left the residue.
+    pub ecrc_ok: bool,
+    /// A tkeep rule was broken.
+    pub tkeep_bad: bool,
+    /// Portals (1) or TLP (0), from tuser\[8\] of the first beat.
+    pub portals: bool,
+    /// A flit-mode TLP (tuser\[9\] of the first beat, TLP family only; [`super::flit`]).
+    pub flit: bool,
+    /// Ingress port, from tuser\[7:0\] of the first beat.
+    pub port: u8,
+}
+
+pub(super) fn be16(c: &[u8], o: usize) -> u16 {
+    u16::from_be_bytes([c[o], c[o + 1]])
+}
+pub(super) fn be32(c: &[u8], o: usize) -> u32 {
+    u32::from_be_bytes([c[o], c[o + 1], c[o + 2], c[o + 3]])
+}
+pub(super) fn be64(c: &[u8], o: usize) -> u64 {
+    u64::from(be32(c, o)) << 32 | u64::from(be32(c, o + 4))
+}

@@ -1,5 +1,7 @@
 //! The input checker's unit tests (CRC residues and tables, codes, kind-10 encapsulated configuration, parameters).
+use super::collective::collective;
 use super::*;
+use crate::message::Kind;
 
 #[test]
 fn crc_residue_of_a_message_and_its_le_crc() {
@@ -40,8 +42,9 @@ fn defined_codes() {
 }
 
 /// A kind-10 encapsulated configuration (docs/frames.md §4), written out byte by byte, is applied as
-/// exactly the register writes of the kind-1 message with the same body; before it was built kind 10
-/// was an unknown kind (`coll_malformed`). Each defect of the encapsulation is `coll_config`.
+/// exactly the register writes of the kind-1 message with the same body, and for another engine relayed
+/// as that message; before it was built kind 10 was an unknown kind (`coll_malformed`). Each defect of
+/// the encapsulation is `coll_config`.
 #[test]
 fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     #[rustfmt::skip]
@@ -95,16 +98,34 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     // The message a DW longer or shorter than descriptor + header + body.
     assert_eq!(run(&c, plen + 4), Verdict::Drop(event::COLL_CONFIG));
     assert_eq!(run(&c, plen - 4), Verdict::Drop(event::COLL_CONFIG));
-    // P_ID this engine (0x10): applied. P_ID another engine: kind 1 goes to the CPU to be relayed, kind
-    // 10 is dropped (not relayed; docs/blocks/input_checker.md §Encapsulated configuration).
+    // P_ID this engine (0x10): applied. P_ID another engine: kind 10, like kind 1, goes to the CPU to
+    // be relayed (000 [0106], [0157]): the same normalized message as its kind-1 twin (kind 1, the
+    // carrier's common header, `ConfigFixed` in `pbv`, the slots in `data`), the original header gone,
+    // at a 3- and a 4-DW original header (docs/blocks/input_checker.md §Encapsulated configuration).
+    // Until session 22 kind 10 for another engine was dropped (`coll_config`).
     let with_pid = |c: &[u8; CAPTURE_BYTES], pid: u16| {
         let mut c = *c;
         c[20..22].copy_from_slice(&pid.to_be_bytes());
         c
     };
     assert_eq!(run(&with_pid(&c, 0x10), plen), Verdict::Config(w));
-    assert_eq!(run(&with_pid(&c, 0x11), plen), Verdict::Drop(event::COLL_CONFIG));
-    assert!(matches!(run(&with_pid(&c1, 0x11), plen1), Verdict::Msg(m) if m.kind == Kind(1) && m.pid == 0x11));
+    let Verdict::Msg(twin) = run(&with_pid(&c1, 0x11), plen1) else { panic!("kind 1 not relayed") };
+    assert_eq!((twin.kind, twin.pid, twin.ctx, twin.src), (Kind(1), 0x11, 5, 0x0042));
+    assert_eq!(twin.pbv, u128::from_be_bytes(body[..16].try_into().unwrap()));
+    assert_eq!(twin.data[0], 0x0011_0012_0012_0000);
+    assert_eq!(run(&with_pid(&c, 0x11), plen), Verdict::Msg(twin));
+    assert_eq!(run(&with_pid(&c4, 0x11), plen4), Verdict::Msg(twin));
+    // More slots than the message holds (CONFIG_RELAY_SLOTS): dropped for another engine, as kind 1.
+    let mut wide = body.to_vec();
+    wide[7] = config::CONFIG_RELAY_SLOTS as u8; // N: with S = 1, one slot over
+    wide.resize(16 + 2 * (config::CONFIG_RELAY_SLOTS + 2), 0);
+    let mut head_w = encap_head;
+    head_w[15] = (wide.len() / 4) as u8;
+    let mut cw = [0u8; CAPTURE_BYTES];
+    cw[14..38].copy_from_slice(&head_w);
+    cw[38..38 + wide.len()].copy_from_slice(&wide);
+    assert!(matches!(run(&cw, 24 + wide.len()), Verdict::Config(_)));
+    assert_eq!(run(&with_pid(&cw, 0x11), 24 + wide.len()), Verdict::Drop(event::COLL_CONFIG));
     // Kind 9 (the Portals arm, never a TLP message) stays an unknown kind.
     let mut c9 = c;
     c9[14] = 0x19;

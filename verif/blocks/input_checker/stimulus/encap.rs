@@ -2,8 +2,8 @@
 //! [0156]: "encapsulated payload descriptors (type, operation bit, version)", the "encapsulated original
 //! multicast TLP header" and its payload; docs/frames.md §4 Encapsulated). The bytes are written here
 //! from the document (descriptor bytes, the original memory write from the frames crate's TLP codec), the
-//! outcome from the document too: the same register writes as the kind-1 message with the same body, or
-//! one defect and the drop the document names for it (`coll_config` for every defect of the
+//! outcome from the document too: the same register writes as the kind-1 message with the same body (for
+//! another engine, that kind-1 message to the CPU, to relay), or one defect and the drop the document names for it (`coll_config` for every defect of the
 //! encapsulation; `vendor` for a VDM whose DW3 disagrees).
 
 use inswitch_frames::collective::{self, Body, CollectiveMessage};
@@ -12,7 +12,9 @@ use inswitch_model::input_checker::event;
 use rand::RngExt;
 
 use super::{GenFrame, InputCheckerStimulus, ENGINE_ID};
-use super::super::reference::{expected_config_writes, Expect};
+use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
+
+use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect};
 
 /// Collective kind of an encapsulated packet (docs/frames.md §4).
 const KIND_ENCAPSULATED: u8 = 10;
@@ -85,22 +87,25 @@ impl InputCheckerStimulus {
                 enc[at] |= 1 << self.r.random_range(0..8);
                 (Some(COLL_CONFIG), "encapsulated: a timeout wider than 24 bits")
             }
-            9 => {
+            9 | 10 => {
+                // For another engine: relayed as the kind-1 message with the same body (below).
                 other_engine = true;
-                (Some(COLL_CONFIG), "encapsulated: P_ID names another engine (not relayed)")
+                (None, "encapsulated configuration for another engine")
             }
             _ => (None, "encapsulated configuration"),
         };
-        let mut m = inner.clone();
-        m.header.kind = KIND_ENCAPSULATED;
+        let mut inner = inner;
         if other_engine {
-            // docs §Encapsulated configuration: kind 10 for another engine is dropped, not relayed.
-            let mut p: u16 = self.r.random();
+            // docs §Encapsulated configuration: kind 10 for another engine goes to the CPU as the kind-1
+            // message it carries, to be relayed down the tree (000 [0106], [0157]).
+            let mut p: u16 = if self.r.random_bool(0.5) { self.r.random_range(0..128) } else { self.r.random() };
             while p == ENGINE_ID || p == collective::NO_PARTICIPANT {
                 p = p.wrapping_add(1);
             }
-            m.header.p_id = p;
+            inner.header.p_id = p;
         }
+        let mut m = inner.clone();
+        m.header.kind = KIND_ENCAPSULATED;
         m.body = Body::Raw(enc);
         let m = CollectiveMessage { header: m.header, body: m.body };
         let (mut t, tag, mailbox) = self.config_carrier(&m, src, 0.5);
@@ -113,6 +118,10 @@ impl InputCheckerStimulus {
             Expect::Drop(TOO_LONG)
         } else if let Some(reason) = reason {
             Expect::Drop(reason)
+        } else if other_engine && device_ids.len() + subservient_ids.len() > CONFIG_RELAY_SLOTS {
+            Expect::Drop(COLL_CONFIG)
+        } else if other_engine {
+            Expect::Msg(expected_tlp_msg(&inner, src, ENGINE_ID, port))
         } else {
             Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
         };

@@ -1,0 +1,50 @@
+//! What the checker decides for a frame ([`Verdict`]) and the configuration it decides with
+//! ([`CheckerConfig`]): a leaf shared by the checks ([`super::classify`], [`super::collective`]) and the
+//! pipeline ([`super`]).
+
+use super::codes::event;
+use super::config::ConfigWrites;
+use super::protocol::RegAccess;
+use crate::message::CollectiveMsg;
+
+/// The checker's configuration inputs (from the register space, and the engine's device ID).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CheckerConfig {
+    /// The engine's device ID (its switch's ID; the upper half of its 32-bit window address).
+    pub engine_id: u16,
+    /// Soft Portals EtherType.
+    pub ethertype: u16,
+    /// Collective VDM vendor ID.
+    pub vendor_id: u16,
+    /// [`validation`] bits.
+    pub validation: u8,
+    /// Allowed VNIs: valid bits and values.
+    pub vni_valid: u8,
+    /// Allowed VNIs, entry i in bits 16i+15:16i.
+    pub vni: u64,
+}
+
+
+/// Where a frame goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// To the register space.
+    Reg(RegAccess),
+    /// To the CPU.
+    Msg(CollectiveMsg),
+    /// A configuration message (FIG. 4): its register writes, one at a time on the register path.
+    Config(ConfigWrites),
+    /// Dropped, with its [`event`] bit.
+    Drop(u32),
+}
+
+impl Verdict {
+    /// The [`event`] bit this verdict pulses.
+    pub fn event(&self) -> u32 {
+        match self {
+            Verdict::Reg(_) | Verdict::Config(_) => event::ACCEPT_REG,
+            Verdict::Msg(_) => event::ACCEPT_MSG,
+            Verdict::Drop(e) => *e,
+        }
+    }
+}
