@@ -101,7 +101,8 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                         if what.starts_with(FLIT_LABEL) {
                             self.bump(counter::FLIT_CONFIG_ACCEPTED);
                         }
-                        if what.ends_with(LONG_CONFIG_LABEL) {
+                        // The label goes on with the frame's size ("... (long) (334 bytes)").
+                        if what.contains(LONG_CONFIG_LABEL) {
                             self.bump(counter::LONG_CONFIG_ACCEPTED);
                         }
                     }

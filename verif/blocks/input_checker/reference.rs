@@ -18,10 +18,12 @@ pub type Labels = Rc<RefCell<VecDeque<(Expect, String, UrExpect)>>>;
 /// Label of a collective message dropped for a reserved flag bit (counted by the scoreboard).
 pub(super) const RESERVED_FLAG_LABEL: &str = "collective reserved flag";
 
-/// Label prefix of the stimulus's flit-mode frames (counted by the scoreboard).
-/// Suffix of the label of a configuration message longer than the capture (its slots past it read from
-/// the slot store), counted by the monitor when applied.
+/// Marker in the label of a configuration message longer than the capture (its slots past it read from
+/// the slot store), counted by the monitor when applied. Not a suffix: the stimulus appends the frame's
+/// size to every label when it sends the frame (a suffix test counted none of them, session 22).
 pub(super) const LONG_CONFIG_LABEL: &str = " (long)";
+
+/// Label prefix of the stimulus's flit-mode frames (counted by the scoreboard).
 pub(super) const FLIT_LABEL: &str = "flit ";
 
 /// Label prefix of the stimulus's encapsulated configurations, kind 10 (counted by the scoreboard).
