@@ -69,8 +69,15 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // Session 21: lowered with the cpu entry, then measured by the lead's run of the top at 2eefd07 (before
     // the frame and completion builders' depth fixes merged): 17, ending at cpu_inst.d_due_reg.
     // Session 22: lowered with the cpu entry (the top not re-run: it instantiates the CPU at the same
-    // defaults, hierarchy kept; its other blocks measured 12 or less in session 20's run).
+    // defaults, hierarchy kept; its other blocks measured 12 or less in session 20's run). The lead's run of
+    // the top at 942c339a (session 22, 00:44-01:02 UTC) measured 14, ending at cpu_inst.d_mem (the written word).
     ("packet_engine", 14, "inside the CPU: its deepest stages (see the cpu entry)"),
+    // Session 22 (branch s22-red): the adders read the pair the CPU holds (`reduce_fadd` HELD_OPERANDS = 1,
+    // 1,900 -> 1,493 flip-flops) measured 8 in the helper's three runs of `--top reduce_shared` and 9 as a root
+    // in the lead's run of the top at 942c339a, at fadd_hi.s2_wy: the held lane's 2-to-1 select
+    // (`upper_held`) ahead of stage 2's swap and alignment shift. The deepest seen is the bound; cutting it
+    // (the lane select into stage 1's register, a few flip-flops back) is open. docs/performance.md, session 22.
+    ("reduce_shared", 9, "stage 2 of the held-operand adder: the held lane's select, the swap, the alignment shift into s2_wy"),
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
