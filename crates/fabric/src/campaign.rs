@@ -721,15 +721,18 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             }
             let faults = &f.faults.as_ref().expect("injector").log;
             let ours = |x: &crate::faults::Fault| x.portals_tree() == Some(p.tree) || p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
-            let explained = outcome == Outcome::Success
-                || faults.iter().any(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. })))
-                || f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC);
+            let in_round = |x: &&crate::faults::Fault| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }));
+            // An ARM that found no free descriptor in this period (either tree, any of its ids): read once,
+            // and only for a round that did not succeed.
+            let no_desc = outcome != Outcome::Success
+                && f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC);
+            let explained = outcome == Outcome::Success || faults.iter().any(|x| in_round(&x)) || no_desc;
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
                 let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
-                let mut v: Vec<String> = faults.iter().filter(|x| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }))).map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
-                if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC) {
+                let mut v: Vec<String> = faults.iter().filter(in_round).map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
+                if no_desc {
                     v.push("no descriptor".into());
                 }
                 v
