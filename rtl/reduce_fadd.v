@@ -30,10 +30,13 @@ SPDX-License-Identifier: Apache-2.0
 module reduce_fadd #
 (
     // 0: a new pair may come every cycle (reduce_unit); stage 1 registers the operands and every stage
-    // its rounding mode. 1 (reduce_shared, issue 19: the CPU's flip-flops): the caller presents the pair
-    // stage 1 sampled again on a_held / b_held in the cycle after (its operands are ports it holds), and
-    // holds rounding and ftz from the first sample to the result, so no stage keeps a copy of either
-    // (140 flip-flops fewer).
+    // its rounding mode. 1 (reduce_shared, issue 19: the CPU's flip-flops): the caller holds two pairs
+    // (a, b and a_upper, b_upper), rounding and ftz from the first sample to the result, and `upper` says
+    // which pair stage 1 samples; stage 1 registers that choice (s1_upper) and stage 2 reads the pair
+    // again from the held ports, so no stage keeps a copy of the operands or the rounding mode (140
+    // flip-flops fewer, 1 more). The lane select is here, not in the caller, so that synthesis maps it
+    // with the stage it feeds (session 23: a select in the caller's module is a LUT level that the
+    // adder's own mapping does not see, and ABC fills each module's stages up to its deepest).
     parameter HELD_OPERANDS = 0
 )
 (
@@ -42,17 +45,17 @@ module reduce_fadd #
     /*
      * Operands (sampled every cycle)
      */
-    // (HELD_OPERANDS = 1: stage 1 reads all but the signs, which stage 2 takes from a_held / b_held)
-    /* verilator lint_off UNUSEDSIGNAL */
+    // HELD_OPERANDS = 1: the lower pair; stage 1 reads it unless `upper`, stage 2 again (held)
     input  wire [63:0] a,
     input  wire [63:0] b,
-    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [1:0]  rounding,      // RND0..3: nearest-even, toward +inf, toward -inf, toward zero
     input  wire        ftz,           // flush subnormal results to zero
-    // HELD_OPERANDS = 1: the a and b sampled at the last edge (read by stage 2); else unused
+    // HELD_OPERANDS = 1: the upper pair, and which pair stage 1 samples (1: the upper); both pairs held
+    // by the caller until the result. HELD_OPERANDS = 0: unused (tie to 0).
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [63:0] a_held,
-    input  wire [63:0] b_held,
+    input  wire [63:0] a_upper,
+    input  wire [63:0] b_upper,
+    input  wire        upper,
     /* verilator lint_on UNUSEDSIGNAL */
 
     /*
@@ -75,21 +78,24 @@ module reduce_fadd #
 // Stage 1: classify; compares and exponent differences, each short (no carry chain over 26 bits), and
 // one LUT after them (swap, the distance)
 // ---------------------------------------------------------------------------------------------
-wire [10:0] ea = a[62:52];
-wire [10:0] eb = b[62:52];
+// The pair stage 1 samples (HELD_OPERANDS = 1: the one `upper` chooses).
+wire [63:0] a_in = (HELD_OPERANDS != 0 && upper) ? a_upper : a;
+wire [63:0] b_in = (HELD_OPERANDS != 0 && upper) ? b_upper : b;
+wire [10:0] ea = a_in[62:52];
+wire [10:0] eb = b_in[62:52];
 wire        a_enz = ea != 11'd0;
 wire        b_enz = eb != 11'd0;
-wire        a_nan = (ea == 11'h7ff) && (a[51:0] != 52'd0);
-wire        b_nan = (eb == 11'h7ff) && (b[51:0] != 52'd0);
-wire        a_inf = (a[62:0] == INF);
-wire        b_inf = (b[62:0] == INF);
+wire        a_nan = (ea == 11'h7ff) && (a_in[51:0] != 52'd0);
+wire        b_nan = (eb == 11'h7ff) && (b_in[51:0] != 52'd0);
+wire        a_inf = (a_in[62:0] == INF);
+wire        b_inf = (b_in[62:0] == INF);
 
 // The magnitude compare b > a in pieces: exponent, upper and lower significand.
 wire        e_gtb = eb > ea;
 wire        e_eq = eb == ea;
-wire        mhi_gtb = b[51:26] > a[51:26];
-wire        mhi_eq = b[51:26] == a[51:26];
-wire        mlo_gtb = b[25:0] > a[25:0];
+wire        mhi_gtb = b_in[51:26] > a_in[51:26];
+wire        mhi_eq = b_in[51:26] == a_in[51:26];
+wire        mlo_gtb = b_in[25:0] > a_in[25:0];
 
 // A subnormal's exponent counts as 1. The alignment distance is the larger exponent minus the smaller,
 // less 1 when only the smaller is subnormal: both raw differences and both less 1 are computed side by
@@ -109,7 +115,7 @@ wire [11:0] align_dist = ({12{pick_ba1}} & d_ba1) | ({12{pick_ba0}} & d_ba0)
 // x is the larger magnitude (a on equal magnitudes).
 wire        swap = e_gtb || (e_eq && (mhi_gtb || (mhi_eq && mlo_gtb)));
 
-wire [63:0] s1_a, s1_b;                  // the operands stage 1 sampled (a register, or a_held / b_held)
+wire [63:0] s1_a, s1_b;                  // the operands stage 1 sampled (a register, or the held pair)
 reg        s1_a_enz = 1'b0, s1_b_enz = 1'b0;
 reg        s1_a_nan = 1'b0, s1_b_nan = 1'b0;
 reg        s1_a_inf = 1'b0, s1_b_inf = 1'b0;
@@ -123,8 +129,11 @@ wire       s4_ftz;
 
 generate
 if (HELD_OPERANDS) begin : g_held
-    assign s1_a = a_held;
-    assign s1_b = b_held;
+    // Stage 1's lane choice, the one flip-flop a held adder adds (its select is the stage's own LUT).
+    reg s1_upper = 1'b0;
+    always @(posedge clk) s1_upper <= upper;
+    assign s1_a = s1_upper ? a_upper : a;
+    assign s1_b = s1_upper ? b_upper : b;
     assign s2_rounding = rounding;
     assign s4_rounding = rounding;
     assign s4_ftz = ftz;
@@ -133,8 +142,8 @@ end else begin : g_sampled
     reg [1:0]  s1_rounding = 2'd0, s2_rounding_reg = 2'd0, s3_rounding = 2'd0, s4_rounding_reg = 2'd0;
     reg        s1_ftz = 1'b0, s2_ftz = 1'b0, s3_ftz = 1'b0, s4_ftz_reg = 1'b0;
     always @(posedge clk) begin
-        s1_a_reg <= a;
-        s1_b_reg <= b;
+        s1_a_reg <= a_in;
+        s1_b_reg <= b_in;
         s1_rounding <= rounding;
         s2_rounding_reg <= s1_rounding;
         s3_rounding <= s2_rounding_reg;

@@ -303,23 +303,24 @@ end
 // rounding = opcode bits 1:0, FTZ = opcode bit 2. Each result 5 edges after its operands.
 // upper_reg = (ph == PH_UPPER_ADD), a register: the adders' stage 1 is deep from their ports.
 // HELD_OPERANDS (issue 19, session 22): the adders keep no copy of their operands or of the opcode's
-// rounding bits; their stage 2 reads the lanes stage 1 took from the held ports again (upper_held: lanes
-// 2/3 one edge after upper_reg chose them), the rounding mode and FTZ the held a_rt_op.
+// rounding bits; each gets both of its lanes from the held ports and chooses them itself (stage 1 by
+// upper_reg, stage 2 by its own register of it: session 23, the select in this module was a LUT level in
+// front of the adder's stage 2 that the adder's mapping did not count), the rounding mode and FTZ from
+// the held a_rt_op.
 reg          upper_reg = 1'b0;
-reg          upper_held = 1'b0;
-wire         upper = upper_reg;
 wire [63:0]  fadd_lo_result, fadd_hi_result;
 wire         fadd_lo_inexact, fadd_lo_overflow, fadd_lo_invalid;
 wire         fadd_hi_inexact, fadd_hi_overflow, fadd_hi_invalid;
 
 reduce_fadd #(.HELD_OPERANDS(1)) fadd_lo (  // lanes 0, then 2
     .clk(clk),
-    .a(upper ? a_rt_data[128 +: 64] : a_rt_data[0 +: 64]),
-    .b(upper ? b_rt_data[128 +: 64] : b_rt_data[0 +: 64]),
+    .a(a_rt_data[0 +: 64]),
+    .b(b_rt_data[0 +: 64]),
     .rounding(a_rt_op[1:0]),
     .ftz(a_rt_op[2]),
-    .a_held(upper_held ? a_rt_data[128 +: 64] : a_rt_data[0 +: 64]),
-    .b_held(upper_held ? b_rt_data[128 +: 64] : b_rt_data[0 +: 64]),
+    .a_upper(a_rt_data[128 +: 64]),
+    .b_upper(b_rt_data[128 +: 64]),
+    .upper(upper_reg),
     .result(fadd_lo_result),
     .flag_inexact(fadd_lo_inexact),
     .flag_overflow(fadd_lo_overflow),
@@ -328,12 +329,13 @@ reduce_fadd #(.HELD_OPERANDS(1)) fadd_lo (  // lanes 0, then 2
 
 reduce_fadd #(.HELD_OPERANDS(1)) fadd_hi (  // lanes 1, then 3
     .clk(clk),
-    .a(upper ? a_rt_data[192 +: 64] : a_rt_data[64 +: 64]),
-    .b(upper ? b_rt_data[192 +: 64] : b_rt_data[64 +: 64]),
+    .a(a_rt_data[64 +: 64]),
+    .b(b_rt_data[64 +: 64]),
     .rounding(a_rt_op[1:0]),
     .ftz(a_rt_op[2]),
-    .a_held(upper_held ? a_rt_data[192 +: 64] : a_rt_data[64 +: 64]),
-    .b_held(upper_held ? b_rt_data[192 +: 64] : b_rt_data[64 +: 64]),
+    .a_upper(a_rt_data[192 +: 64]),
+    .b_upper(b_rt_data[192 +: 64]),
+    .upper(upper_reg),
     .result(fadd_hi_result),
     .flag_inexact(fadd_hi_inexact),
     .flag_overflow(fadd_hi_overflow),
@@ -495,14 +497,12 @@ always @(posedge clk) begin
         end
     end
     upper_reg <= start;
-    upper_held <= upper_reg;
     if (start) ph <= ph + 3'd1;
     else if (ph == PH_DONE) ph <= PH_IDLE;
     else if (ph != PH_IDLE) ph <= ph + 3'd1;
     if (rst) begin
         ph <= PH_IDLE;
         upper_reg <= 1'b0;
-        upper_held <= 1'b0;
         out_valid_reg <= 1'b0;
     end
 end

@@ -136,8 +136,9 @@ generate
             .b(b_rt_data[64*g +: 64]),
             .rounding(a_rt_op[1:0]),
             .ftz(a_rt_op[2]),
-            .a_held(64'd0),                 // HELD_OPERANDS = 0: a new pair every cycle
-            .b_held(64'd0),
+            .a_upper(64'd0),                // HELD_OPERANDS = 0: a new pair every cycle
+            .b_upper(64'd0),
+            .upper(1'b0),
             .result(fadd_result[64*g +: 64]),
             .flag_inexact(fadd_inexact[g]),
             .flag_overflow(fadd_overflow[g]),
