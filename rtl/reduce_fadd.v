@@ -78,9 +78,11 @@ module reduce_fadd #
 // Stage 1: classify; compares and exponent differences, each short (no carry chain over 26 bits), and
 // one LUT after them (swap, the distance)
 // ---------------------------------------------------------------------------------------------
-// The pair stage 1 samples (HELD_OPERANDS = 1: the one `upper` chooses).
+// The pair stage 1 samples (HELD_OPERANDS = 1: the one `upper` chooses; its signs are read in stage 2).
+/* verilator lint_off UNUSEDSIGNAL */
 wire [63:0] a_in = (HELD_OPERANDS != 0 && upper) ? a_upper : a;
 wire [63:0] b_in = (HELD_OPERANDS != 0 && upper) ? b_upper : b;
+/* verilator lint_on UNUSEDSIGNAL */
 wire [10:0] ea = a_in[62:52];
 wire [10:0] eb = b_in[62:52];
 wire        a_enz = ea != 11'd0;
