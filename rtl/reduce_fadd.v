@@ -242,9 +242,31 @@ reg        s2_special_invalid = 1'b0;
 reg        s2_sign = 1'b0;
 reg        s2_sub = 1'b0;
 reg [10:0] s2_exp = 11'd0;
-reg [55:0] s2_wx = 56'd0;
 reg [55:0] s2_wy = 56'd0;
 reg        s2_sticky = 1'b0;
+
+// x's significand as stage 3 reads it, {hidden bit, fraction, G R S = 000}: a register, or (HELD_OPERANDS
+// = 1, session 23: 52 flip-flops fewer) the held pair's fraction, chosen by stage 2's registers of the
+// lane and the order beside the hidden bit; the choice is one LUT (four fractions, two selects) inside
+// this module, in front of the adder's carry chain.
+wire [55:0] s2_wx;
+generate
+if (HELD_OPERANDS) begin : g_held_x
+    reg s2_upper = 1'b0, s2_swap = 1'b0, s2_x_enz = 1'b0;
+    always @(posedge clk) begin
+        s2_upper <= g_held.s1_upper;
+        s2_swap <= s1_swap;
+        s2_x_enz <= s1_swap ? s1_b_enz : s1_a_enz;
+    end
+    wire [51:0] x_frac = s2_upper ? (s2_swap ? b_upper[51:0] : a_upper[51:0])
+                                  : (s2_swap ? b[51:0] : a[51:0]);
+    assign s2_wx = {s2_x_enz, x_frac, 3'b000};
+end else begin : g_sampled_x
+    reg [55:0] s2_wx_reg = 56'd0;
+    always @(posedge clk) s2_wx_reg <= {s1_swap ? mb : ma, 3'b000};
+    assign s2_wx = s2_wx_reg;
+end
+endgenerate
 
 // ---------------------------------------------------------------------------------------------
 // Stage 3: add or subtract; the normalisation stopper
@@ -415,7 +437,6 @@ always @(posedge clk) begin
     s2_sign <= s1_swap ? s1_b[63] : s1_a[63];
     s2_sub <= s1_a[63] ^ s1_b[63];
     s2_exp <= s1_swap ? eb_adj : ea_adj;
-    s2_wx <= {s1_swap ? mb : ma, 3'b000};
     // A shift by 56..63 leaves nothing, as by 64 and more.
     s2_wy <= align_big ? 56'd0 : wy_shifted;
     s2_sticky <= s1_swap ? sticky_a : sticky_b;
