@@ -369,11 +369,10 @@ reg          p2_valid = 1'b0;
 reg  [1:0]   p2_lane = 2'd0;
 // The lane's operands in stage 3, read from the held ports again, not registered (issue 19, session 22:
 // 128 flip-flops). Stage 3 reads them for every operator but FLT_SUM (the adders' results) and
-// FLT_REPSUM (its aligned bins: only the sum p2_sum, or 0, is written), and those are the ports' lane
+// FLT_REPSUM (its aligned bins: only their sum, or 0, is written), and those are the ports' lane
 // p2_lane as p1 took it.
 wire [63:0]  p2_a = lane_of(a_rt_data, p2_lane);
 wire [63:0]  p2_b = lane_of(b_rt_data, p2_lane);
-reg  [63:0]  p2_sum = 64'd0;              // x + y
 reg          p2_sum_ovf = 1'b0;           // its signed overflow
 reg          p2_b_lt = 1'b0;              // $signed(y) < $signed(x)
 reg          p2_b_gt = 1'b0;              // $signed(y) > $signed(x)
@@ -381,12 +380,13 @@ reg          p2_eq = 1'b0;                // x == y
 reg          p2_b_ult = 1'b0;             // y < x, unsigned
 reg          p2_a_nz = 1'b0, p2_b_nz = 1'b0;
 
+// x + y: INT_SUM's and FLT_REPSUM's lane result, written into res_data by this stage (no register of its
+// own: session 23, 64 flip-flops); only its overflow goes on to stage 3.
 wire [63:0]  s1 = p1_a + p1_b;
 
 always @(posedge clk) begin
     p2_valid <= p1_valid;
     p2_lane <= p1_lane;
-    p2_sum <= s1;
     p2_sum_ovf <= p1_a[63] == p1_b[63] && s1[63] != p1_a[63];
     p2_b_lt <= $signed(p1_b) < $signed(p1_a);
     p2_b_gt <= $signed(p1_b) > $signed(p1_a);
@@ -424,7 +424,10 @@ wire [3:0]   tt_one = use_nan ? 4'b1111 : tt;
 wire [3:0]   tt_zero = use_nan ? 4'b0000 : tt;
 wire         log_res = k_log_tt[{p2_a_nz, p2_b_nz}];
 wire [3:0]   tt_bit0 = k_log ? {4{log_res}} : tt_zero;
-wire         use_sum = k_isum || (repsum_reg && !rs_special);
+// The lane's sum, written by stage 2 (INT_SUM, FLT_REPSUM); stage 3 writes every other result, and
+// FLT_REPSUM's 0 over it when x's m is special (rs_special, known from PH_UPPER_ADD on).
+wire         sum_op = k_isum || repsum_reg;
+wire         lane_from_sum = k_isum || (repsum_reg && !rs_special);
 wire         use_sfa = k_opmis && p2_lane == 2'd0;
 integer      li;
 
@@ -434,7 +437,6 @@ always @* begin
         else if (DEFAULT_NAN[li]) lane_res[li] = tt_one[{p2_a[li], p2_b[li]}];
         else lane_res[li] = tt_zero[{p2_a[li], p2_b[li]}];
     end
-    if (use_sum) lane_res = p2_sum;
     if (use_sfa) lane_res = {b_sfa, a_sfa};
     lane_raised = RC_SUCCESS;
     if (k_isum && p2_sum_ovf) lane_raised = RC_INT_OVERFLOW;
@@ -466,9 +468,11 @@ always @(posedge clk) begin
         rs_bin_ovf <= 1'b1;
         rs_bin_ovf_lane <= p2_lane;
     end
-    // Each lane's write by a constant index (an indexed part-select write is Yosys' shift logic).
+    // Each lane's write by a constant index (an indexed part-select write is Yosys' shift logic): the
+    // sum from stage 2 (lane p1_lane), any other result from stage 3 (lane p2_lane, the lane before).
     for (wj = 0; wj < 4; wj = wj + 1) begin
-        if (p2_valid && p2_lane == wj[1:0]) res_data[64*wj +: 64] <= lane_res;
+        if (p1_valid && sum_op && p1_lane == wj[1:0]) res_data[64*wj +: 64] <= s1;
+        if (p2_valid && !lane_from_sum && p2_lane == wj[1:0]) res_data[64*wj +: 64] <= lane_res;
     end
     if (p2_valid) begin
         raised_reg <= (p2_lane == 2'd0) ? lane_raised : raised_all;
