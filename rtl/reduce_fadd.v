@@ -32,11 +32,12 @@ module reduce_fadd #
     // 0: a new pair may come every cycle (reduce_unit); stage 1 registers the operands and every stage
     // its rounding mode. 1 (reduce_shared, issue 19: the CPU's flip-flops): the caller holds two pairs
     // (a, b and a_upper, b_upper), rounding and ftz from the first sample to the result, and `upper` says
-    // which pair stage 1 samples; stage 1 registers that choice (s1_upper) and stage 2 reads the pair
-    // again from the held ports, so no stage keeps a copy of the operands or the rounding mode (140
-    // flip-flops fewer, 1 more). The lane select is here, not in the caller, so that synthesis maps it
-    // with the stage it feeds (session 23: a select in the caller's module is a LUT level that the
-    // adder's own mapping does not see, and ABC fills each module's stages up to its deepest).
+    // which pair stage 1 samples; stage 1 registers that choice (s1_upper), stage 2 reads the pair again
+    // from the held ports and stage 3 x's fraction (by s2_upper, s2_swap), so no stage keeps a copy of
+    // the operands, of x's fraction or of the rounding mode (session 22: 140 flip-flops fewer; session
+    // 23: 52 fewer, 4 more). The lane select is here, not in the caller, so that synthesis maps it with
+    // the stage it feeds (session 23: a select in the caller's module is a LUT level that the adder's
+    // own mapping does not see, and ABC fills each module's stages up to its deepest).
     parameter HELD_OPERANDS = 0
 )
 (
@@ -131,7 +132,7 @@ wire       s4_ftz;
 
 generate
 if (HELD_OPERANDS) begin : g_held
-    // Stage 1's lane choice, the one flip-flop a held adder adds (its select is the stage's own LUT).
+    // Stage 1's lane choice (the select that reads it is stage 2's own LUT).
     reg s1_upper = 1'b0;
     always @(posedge clk) s1_upper <= upper;
     assign s1_a = s1_upper ? a_upper : a;

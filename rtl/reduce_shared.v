@@ -30,9 +30,10 @@ SPDX-License-Identifier: Apache-2.0
  *
  * Schedule, edge k samples in_valid (ph = the phase register, 0 when idle):
  *   edges k..k+3     lane j = 0..3 into the lane register p1_* (the pair's case, op, codes at k)
- *   edges k+1..k+4   lane j's sums and compares (p2_*); its FP selection's register
- *   edges k+2..k+5   lane j's result into res_data (MINMAXLOC index lanes use the value lane's flags,
- *                    held one cycle); rc accumulated
+ *   edges k+1..k+4   lane j's compares and its sum's overflow (p2_*); its FP selection's register;
+ *                    INT_SUM's and FLT_REPSUM's lane sum into res_data (session 23: no register of its own)
+ *   edges k+2..k+5   lane j's result into res_data, every other operator's and FLT_REPSUM's 0 for a special
+ *                    m (MINMAXLOC index lanes use the value lane's flags, held one cycle); rc accumulated
  *   edges k, k+1     the adders take lanes 0/1, then 2/3; results after k+4 and k+5
  *   edges k, k+1     FLT_REPSUM: its order and distance (k), its codes but the bins' overflows (k+1)
  *   edge  k+5        res_* complete (FLT_SUM: lanes 0/1 from the adders; FLT_REPSUM: rc, oflow_id
