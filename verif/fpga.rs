@@ -77,6 +77,12 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // in the lead's run of the top at 942c339a, at fadd_hi.s2_wy: the held lane's 2-to-1 select
     // (`upper_held`) ahead of stage 2's swap and alignment shift. The deepest seen is the bound; cutting it
     // (the lane select into stage 1's register, a few flip-flops back) is open. docs/performance.md, session 22.
+    // Session 23 (branch s23-red): the select is inside the adder (`a_upper`/`b_upper`/`upper`, `s1_upper`),
+    // so ABC maps it with stage 2 (a select in the caller is a level the adder's own mapping does not
+    // count). `--top reduce_shared` measures 8 (two xc7 runs at the built commit; a run of the top with the
+    // select moved alone: 8), but `--family xcup` measures 9 at fadd_hi.addend (s2_wy). ABC maps stage 2's
+    // swap and alignment shift as a chain of 2-to-1 LUT3s, 8 or 9 deep from run to run, so the bound stays 9.
+    // docs/performance.md, session 23.
     ("reduce_shared", 9, "stage 2 of the held-operand adder: the held lane's select, the swap, the alignment shift into s2_wy"),
 ];
 
