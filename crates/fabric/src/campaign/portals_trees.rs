@@ -10,8 +10,9 @@ use inswitch_model::cpu::seqno_newer;
 
 /// VNI of the campaign's Portals trees.
 pub const PORTALS_VNI: u16 = 0x42;
-/// Cookie of the campaign's Portals trees.
-pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
+/// Magic of the campaign's Portals cookies (cookie bits 31-16; a round's cookie is libfabric's,
+/// [`crate::sim::portals::libfabric_cookie`]): libfabric's own `MAGIC` (`cxip_coll.c`).
+pub const PORTALS_MAGIC: u16 = 0x677d;
 
 /// A Portals tree of the campaign.
 #[derive(Clone, Debug)]

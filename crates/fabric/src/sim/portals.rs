@@ -86,6 +86,20 @@ pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
     Ok(dfa & !mask | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
 }
 
+/// libfabric's cookie of reduction `rid` on tree `mcast_id` (`cxip_coll.c`, `cxip_coll_send_red_pkt`:
+/// `cookie.mcast_id = mc_obj->mcast_addr`, `cookie.red_id = reduction->red_id`, `cookie.magic =
+/// MAGIC`): the tree in bits 12-0, the reduction id in bits 15-13, `magic` in bits 31-16
+/// ([`inswitch_frames::portals::Cookie`]). libfabric keeps one `cxip_coll_reduction` per id, its own
+/// seqno among them (`_advance_seqno(reduction)`), as the end nodes here keep a round state per (end
+/// node, DFA). The engines copy an arm's cookie into the id's descriptor and drop a contribution whose
+/// cookie differs (`DROP_COOKIE`), so each id's frames carry their own.
+pub fn libfabric_cookie(mcast_id: u16, rid: u8, magic: u16) -> u32 {
+    use inswitch_frames::portals::cookie;
+    let mcast = u32::from(mcast_id) & ((1 << cookie::MCAST_ID_BITS) - 1);
+    let red = u32::from(rid) & ((1 << cookie::RED_ID_BITS) - 1);
+    u32::from(magic) << cookie::MAGIC_SHIFT | red << cookie::RED_ID_SHIFT | mcast
+}
+
 /// A Soft Portals frame from device `src` (its MAC and SFA) carrying `frame` (FCS computed).
 pub fn soft_portals(src: u16, frame: ReductionFrame) -> Vec<u8> {
     let mac = |m: u64| -> [u8; 6] { m.to_be_bytes()[2..].try_into().expect("6 bytes") };
