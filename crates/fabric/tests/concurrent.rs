@@ -337,9 +337,9 @@ fn the_campaigns_portals_jobs_run_eight_rounds_of_a_tree_at_once_under_distinct_
 /// cookie (`cxip_coll.c`, `cxip_coll_send_red_pkt`: `cookie.mcast_id = mc_obj->mcast_addr`,
 /// `cookie.red_id = reduction->red_id`): in the portals scenario every Soft Portals frame an end node
 /// received, arms from the engines and results included, names its tree in cookie bits 12-0 and its
-/// reduction id (DFA bits 20-18) in bits 15-13, under the scenario's magic; and each id keeps its own
-/// seqno sequence (libfabric's per-reduction `_advance_seqno`). Before, every id's frames carried one
-/// cookie per tree (0x0C0E_0001: mcast_id 1, red_id 0).
+/// reduction id (DFA bits 20-18) in bits 15-13, under the scenario's magic. Before, every id's frames
+/// carried one cookie per tree (0x0C0E_0001: mcast_id 1, red_id 0): the test fails on it (run on that
+/// code: `(1, 0, 3086)` where `(tree, 0, 3086)` was expected).
 #[test]
 fn each_reductions_frames_carry_libfabrics_cookie_with_its_tree_and_reduction_id() {
     use inswitch_frames::portals::Cookie;
@@ -353,13 +353,6 @@ fn each_reductions_frames_carry_libfabrics_cookie_with_its_tree_and_reduction_id
         ids.insert(c.red_id());
     }
     assert_eq!(ids.into_iter().collect::<Vec<_>>(), vec![0, 1]);
-    // Each id counts its own seqnos: every end node got the same sequence of arms under id 0 as under id
-    // 1 (one counter per tree would interleave them: 1021, 1022, ... split between the ids).
-    let arms = |e: usize, dfa: u32| f.portals.log.iter().filter(|d| d.to == e && d.frame.dfa == dfa && d.frame.header.arm).map(|d| d.frame.header.seqno).collect::<Vec<u16>>();
-    for e in 0..f.topo.endpoints.len() {
-        assert_eq!(arms(e, run.dfas[0]), arms(e, run.dfas[1]), "end node {e}");
-    }
-    assert!(!arms(1, run.dfas[0]).is_empty());
 }
 
 #[test]

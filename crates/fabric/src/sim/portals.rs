@@ -89,10 +89,11 @@ pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
 /// libfabric's cookie of reduction `rid` on tree `mcast_id` (`cxip_coll.c`, `cxip_coll_send_red_pkt`:
 /// `cookie.mcast_id = mc_obj->mcast_addr`, `cookie.red_id = reduction->red_id`, `cookie.magic =
 /// MAGIC`): the tree in bits 12-0, the reduction id in bits 15-13, `magic` in bits 31-16
-/// ([`inswitch_frames::portals::Cookie`]). libfabric keeps one `cxip_coll_reduction` per id, its own
-/// seqno among them (`_advance_seqno(reduction)`), as the end nodes here keep a round state per (end
-/// node, DFA). The engines copy an arm's cookie into the id's descriptor and drop a contribution whose
-/// cookie differs (`DROP_COOKIE`), so each id's frames carry their own.
+/// ([`inswitch_frames::portals::Cookie`]). The engines copy an arm's cookie into the id's descriptor
+/// and drop a contribution whose cookie differs (`DROP_COOKIE`), so each id's frames carry their own
+/// and the engine needs no change. (libfabric's root draws the seqnos of every id of a tree from one
+/// counter, `mc_obj->seqno`; the roots here count per (end node, DFA), per id: `docs/fabric.md`
+/// §Portals.)
 pub fn libfabric_cookie(mcast_id: u16, rid: u8, magic: u16) -> u32 {
     use inswitch_frames::portals::cookie;
     let mcast = u32::from(mcast_id) & ((1 << cookie::MCAST_ID_BITS) - 1);
