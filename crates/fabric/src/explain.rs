@@ -190,7 +190,7 @@ pub fn portals_round_trace(f: &Fabric, root: usize, leaves: &[usize], tree: u16,
             lines.push((x.at, format!("{} FAULT {} ({})", x.at, portals_label(f, root, leaves, x), x.what)));
         }
     }
-    for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == crate::campaign::portals_ctx(tree, rid) && x.0 >= from && x.0 < end) {
+    for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == crate::sim::portals::portals_ctx(tree, rid) && x.0 >= from && x.0 < end) {
         lines.push((t, format!("{t} engine {s} {}", inswitch_model::cpu::event::name(e))));
     }
     lines.sort_by_key(|l| l.0);

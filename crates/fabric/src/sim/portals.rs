@@ -86,6 +86,17 @@ pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
     Ok(dfa & !mask | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
 }
 
+/// The engines' context key of reduction `rid` of Portals tree `tree`: the tree in bits 12:0 (DFA bits
+/// 15-3), the reduction id above it (DFA bits 20-18; `docs/blocks/cpu.md` §Descriptors).
+pub fn portals_ctx(tree: u16, rid: u8) -> u16 {
+    u16::from(rid) << inswitch_frames::portals::dfa::TREE_BITS | tree
+}
+
+/// The tree of an engine context key ([`portals_ctx`]; a TLP CC_ID below 2^13 is itself).
+pub fn ctx_tree(ctx: u16) -> u16 {
+    ctx & ((1 << inswitch_frames::portals::dfa::TREE_BITS) - 1)
+}
+
 /// libfabric's cookie of reduction `rid` on tree `mcast_id` (`cxip_coll.c`, `cxip_coll_send_red_pkt`:
 /// `cookie.mcast_id = mc_obj->mcast_addr`, `cookie.red_id = reduction->red_id`, `cookie.magic =
 /// MAGIC`): the tree in bits 12-0, the reduction id in bits 15-13, `magic` in bits 31-16
