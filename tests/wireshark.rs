@@ -99,7 +99,7 @@ fn portals_pcapng_shows_the_reduction_header_with_libfabric_names() {
     for needle in ["inswitch Portals reduction frame", "Reduction header (struct cxip_coll_hdr)", "seqno (rt_seqno)", "redcnt (rt_count)", "op (rt_op): int_sum (0x14)", "magic: 0x0c0e", "retry (bit 61): False", "red_rc (rt_rc): success (0)"] {
         assert!(v.contains(needle), "missing {needle:?} in tshark -V output");
     }
-    // The scenario's cookie is 0x0C0E_0001 (crates/fabric/src/scenario/portals.rs): a 16-bit magic 0x0C0E.
+    // The scenario's cookies are libfabric's with magic 0x0C0E (crates/fabric/src/scenario/portals.rs): a 16-bit magic.
     let magic = tshark_field(&cap, "inswitch.portals.cookie.magic");
     assert!(magic.iter().any(|m| m == "0x00000c0e") && magic.iter().filter(|m| !m.is_empty()).all(|m| m == "0x00000c0e"), "{magic:?}");
     // Both link types are there: register-write TLPs and Soft Portals frames.

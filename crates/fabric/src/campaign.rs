@@ -20,7 +20,7 @@ use inswitch_model::cpu::event;
 use inswitch_model::packet_engine::EngineParams;
 
 mod portals_trees;
-pub use portals_trees::{ctx_tree, portals_ctx, portals_plan, stale_arming, PortalsCtx, PORTALS_COOKIE, PORTALS_VNI};
+pub use portals_trees::{ctx_tree, portals_ctx, portals_plan, stale_arming, PortalsCtx, PORTALS_MAGIC, PORTALS_VNI};
 
 /// INT_SUM (`docs/blocks/reduce_unit.md`).
 pub const INT_SUM: u8 = 0x14;
@@ -166,6 +166,10 @@ pub struct Reduction {
     /// For one that did not succeed: the faults on its frames in its period, in time order, labelled
     /// by [`crate::explain`] (`drop COMPLETION/2 master->src`, `exhaustion`, `no descriptor`).
     pub causes: Vec<String>,
+    /// The faults behind [`Reduction::causes`] (the ones on its frames and the exhaustion episodes, in
+    /// the same order; a Soft Portals round's are on frames of its own reduction id and seqnos,
+    /// [`crate::faults::PortalsMark::of_round`]).
+    pub faults: Vec<crate::faults::Fault>,
     /// A Success whose complete result carries a later TID than the reduction's: its first round's result
     /// was lost on its way to the root and a START resent after it ([`CampaignSpec::start_watch`]) ran
     /// the round again on the same values (the engine keeps no result to resend, `docs/fabric.md`
@@ -682,16 +686,21 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             if outcome == Outcome::Success && !all_delivered && std::env::var_os("INSWITCH_DELIVERY_TRACE").is_some() {
                 eprint!("UNDELIVERED cc {} at {at}\n{}", c.cc_id, crate::explain::tlp_round_trace(&f, c, from, log_end, at, end, expected));
             }
+            let hit: Vec<crate::faults::Fault> = if outcome == Outcome::Success {
+                Vec::new()
+            } else {
+                faults.iter().filter(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, FaultKind::Exhaust { .. }))).cloned().collect()
+            };
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
-                let mut v: Vec<String> = faults.iter().filter(|x| x.at >= at && x.at < end && (x.cc_id() == Some(c.cc_id) || matches!(x.kind, FaultKind::Exhaust { .. }))).map(|x| crate::explain::tlp_label(&f, c, x)).collect();
+                let mut v: Vec<String> = hit.iter().map(|x| crate::explain::tlp_label(&f, c, x)).collect();
                 if f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && cc == c.cc_id && e == event::ACTIVATE_NO_DESC) {
                     v.push("no descriptor".into());
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, second_round, twin: false, rid: None, all_delivered: Some(all_delivered) });
+            report.reductions.push(Reduction { cc_id: c.cc_id, at, participants: n, expected, result, outcome, explained, passed_up_to_master, portals: false, posted: posted[k], latency, causes, faults: hit, second_round, twin: false, rid: None, all_delivered: Some(all_delivered) });
         }
         for (k, at, rid, seqno, expected) in ppending.drain(..) {
             let p = &pportals[k - n_tlp];
@@ -720,24 +729,31 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
                 eprint!("WRONG portals tree {} seqno {seqno} at {at}: expected {expected}, result {result:?}\n{}", p.tree, crate::explain::portals_round_trace(&f, p.source, &p.leaves, p.tree, dfa, at.saturating_sub(spec.period_ps), end));
             }
             let faults = &f.faults.as_ref().expect("injector").log;
-            let ours = |x: &crate::faults::Fault| x.portals_tree() == Some(p.tree) || p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
+            // The round's own frames only: its tree or twin, its reduction id and its seqnos (its own,
+            // its restart's, and the result arms carrying them). The other rounds of the tree in the
+            // period run under other ids (`CampaignSpec::portals_in_flight`); a fault on theirs does not
+            // explain this one.
+            let trees: Vec<u16> = std::iter::once(p.tree).chain(p.twin.map(|x| x.0)).collect();
+            let seqnos: Vec<u16> = std::iter::once(seqno).chain(spec.portals_restart.map(|_| restart_seqno)).collect();
+            let ours = |x: &crate::faults::Fault| x.portals_frame().is_some_and(|m| m.of_round(&trees, rid, &seqnos));
             let in_round = |x: &&crate::faults::Fault| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }));
-            // An ARM that found no free descriptor in this period (either tree, any of its ids): read once,
-            // and only for a round that did not succeed.
+            // An ARM of this round's id (either tree) that found no free descriptor in this period: read
+            // once, and only for a round that did not succeed.
             let no_desc = outcome != Outcome::Success
-                && f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && (ctx_tree(cc) == p.tree || p.twin.is_some_and(|x| x.0 == ctx_tree(cc))) && e == event::ARM_NO_DESC);
+                && f.cpu_log.as_ref().expect("cpu log").iter().any(|&(t, _, e, cc)| t >= at && t < end && trees.iter().any(|&tr| cc == portals_ctx(tr, rid)) && e == event::ARM_NO_DESC);
             let explained = outcome == Outcome::Success || faults.iter().any(|x| in_round(&x)) || no_desc;
+            let hit: Vec<crate::faults::Fault> = if outcome == Outcome::Success { Vec::new() } else { faults.iter().filter(in_round).cloned().collect() };
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
                 let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
-                let mut v: Vec<String> = faults.iter().filter(in_round).map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
+                let mut v: Vec<String> = hit.iter().map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
                 if no_desc {
                     v.push("no descriptor".into());
                 }
                 v
             };
-            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, second_round, twin: p.twin.is_some(), rid: Some(rid), all_delivered: None });
+            report.reductions.push(Reduction { cc_id: p.tree, at, participants: n, expected, result, outcome, explained, passed_up_to_master: false, portals: true, posted: false, latency, causes, faults: hit, second_round, twin: p.twin.is_some(), rid: Some(rid), all_delivered: None });
         }
         let stuck_before = report.stuck.len();
         let mut open = Vec::new();
@@ -892,11 +908,14 @@ fn portals_round(f: &mut Fabric, rng: &mut rand_chacha::ChaCha8Rng, spec: &Campa
     if stale_arming(f, p.tree, rid, seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(f, tw, rid, seqno)) {
         report.portals_stale_starts += 1;
     }
+    // libfabric's cookie of the round: the tree's multicast id, the round's reduction id (on the twin
+    // tree too: one collective, `cxip_coll_reduction`, on two paths).
+    let cookie = portals::libfabric_cookie(p.tree, rid, PORTALS_MAGIC);
     for &e in &p.leaves {
         let v = u64::from(rng.random::<u32>());
         expected = expected.wrapping_add(v);
         let values = VecDeque::from([Some([v, 0, 0, 0])]);
-        let leaf = Leaf { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
+        let leaf = Leaf { vni: PORTALS_VNI, cookie, op: INT_SUM, compute: spec.compute_ps, values, seqnos: seqnos.clone() };
         if let Some(d) = twin_dfa {
             f.portals_leaf(e, d, leaf.clone());
         }
@@ -904,7 +923,7 @@ fn portals_round(f: &mut Fabric, rng: &mut rand_chacha::ChaCha8Rng, spec: &Campa
     }
     // The root's timer: longer than the engines' and the latest late contribution, within the period.
     let timeout = spec.period_ps * 2 / 3;
-    let root = Root { vni: PORTALS_VNI, cookie: PORTALS_COOKIE, op: INT_SUM, first_seqno: seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: twin_dfa.into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
+    let root = Root { vni: PORTALS_VNI, cookie, op: INT_SUM, first_seqno: seqno, expected: p.leaves.len() as u32, rounds: 1, timeout, own: VecDeque::new(), twins: twin_dfa.into_iter().collect(), await_all: false, rearm: spec.portals_rearm, restart: spec.portals_restart };
     f.portals_root(p.source, dfa, root);
     f.portals_start(p.source, dfa, start + 300_000);
     (seqno, expected)

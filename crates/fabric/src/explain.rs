@@ -169,9 +169,11 @@ pub fn tlp_round_trace(f: &Fabric, c: &ContextPlan, from: usize, to: usize, at: 
 /// A Portals round's frames and faults, one line each in time order (`INSWITCH_CAMPAIGN_TRACE`: the
 /// campaign prints it for a wrong or overcounted Portals result): every Portals frame of tree `tree`
 /// (multicast address `dfa`) delivered to an end node at `from..end` (`t ps -> leaf:3 arm seqno 5 resno
-/// 5 count 0 v 123`), the faults on the tree's frames and the CPU events of the tree that the campaign's
-/// log still holds (the current period's).
+/// 5 count 0 v 123`), the faults on the frames of the tree under the round's reduction id and the CPU
+/// events of that id's context that the campaign's log still holds (the current period's).
 pub fn portals_round_trace(f: &Fabric, root: usize, leaves: &[usize], tree: u16, dfa: u32, from: crate::topology::Ps, end: crate::topology::Ps) -> String {
+    // The round's reduction id (DFA bits 20-18): the tree's other rounds run under the others.
+    let rid = inswitch_frames::portals::ReductionFrame { dfa, ..Default::default() }.reduction_id();
     let role = |e: usize| if e == root { format!("root:{e}") } else if leaves.contains(&e) { format!("leaf:{e}") } else { format!("end:{e}") };
     let mut lines: Vec<(crate::topology::Ps, String)> = f
         .portals
@@ -184,11 +186,11 @@ pub fn portals_round_trace(f: &Fabric, root: usize, leaves: &[usize], tree: u16,
         })
         .collect();
     if let Some(faults) = f.faults.as_ref() {
-        for x in faults.log.iter().filter(|x| x.at >= from && x.at < end && x.portals_tree() == Some(tree)) {
+        for x in faults.log.iter().filter(|x| x.at >= from && x.at < end && x.portals_frame().is_some_and(|m| m.tree == tree && m.rid == rid)) {
             lines.push((x.at, format!("{} FAULT {} ({})", x.at, portals_label(f, root, leaves, x), x.what)));
         }
     }
-    for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == tree && x.0 >= from && x.0 < end) {
+    for &(t, s, e, _) in f.cpu_log.iter().flatten().filter(|x| x.3 == crate::sim::portals::portals_ctx(tree, rid) && x.0 >= from && x.0 < end) {
         lines.push((t, format!("{t} engine {s} {}", inswitch_model::cpu::event::name(e))));
     }
     lines.sort_by_key(|l| l.0);

@@ -131,6 +131,15 @@ impl Fault {
         self.what.strip_prefix("portals tree ")?.split_whitespace().next()?.parse().ok()
     }
 
+    /// The Soft Portals frame it hit, if it was one: its tree, reduction id (DFA bits 20-18), seqno,
+    /// resno and arm bit ([`LinkFrame::summary`]).
+    pub fn portals_frame(&self) -> Option<PortalsMark> {
+        let rest = self.what.strip_prefix("portals ")?;
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        let field = |name: &str| words.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse::<u16>().ok());
+        Some(PortalsMark { tree: field("tree")?, rid: u8::try_from(field("rid")?).ok()?, seqno: field("seqno")?, resno: field("resno")?, arm: field("arm")? != 0 })
+    }
+
     /// The CC_ID of the frame it hit, if it was a collective message.
     pub fn cc_id(&self) -> Option<u16> {
         let rest = self.what.strip_prefix("kind ")?;
@@ -152,6 +161,30 @@ impl std::fmt::Display for Fault {
             write!(f, " {}", self.what)?;
         }
         Ok(())
+    }
+}
+
+/// The round fields of a Soft Portals frame a fault hit ([`Fault::portals_frame`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortalsMark {
+    /// The multicast tree (DFA bits 15-3).
+    pub tree: u16,
+    /// The reduction id (DFA bits 20-18, 002 (61)).
+    pub rid: u8,
+    /// `rt_seqno`: the round a contribution or partial answers, or the round an arm arms.
+    pub seqno: u16,
+    /// `rt_resno`: for a result arm, the round whose result it carries.
+    pub resno: u16,
+    /// The arm bit.
+    pub arm: bool,
+}
+
+impl PortalsMark {
+    /// Whether the frame belongs to the round of reduction `rid` of one of `trees` that runs under
+    /// `seqnos` (its own and its restart's): the tree and id are the round's, and so is the seqno, or
+    /// the frame is the arm that carries one of those rounds' result (its resno).
+    pub fn of_round(&self, trees: &[u16], rid: u8, seqnos: &[u16]) -> bool {
+        trees.contains(&self.tree) && self.rid == rid && (seqnos.contains(&self.seqno) || (self.arm && seqnos.contains(&self.resno)))
     }
 }
 
@@ -379,6 +412,27 @@ fn control_code(m: &inswitch_frames::collective::CollectiveMessage) -> Option<u8
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The campaign explains a Soft Portals round by the faults on its own frames, read back from the
+    /// fault's summary of the frame: tree, reduction id, seqno, resno and arm bit as sent.
+    #[test]
+    fn a_portals_faults_frame_reads_back_its_tree_id_seqno_and_resno() {
+        use crate::sim::portals::{reduction_dfa, reduction_frame, soft_portals};
+        let dfa = reduction_dfa(inswitch_frames::portals::ReductionFrame::multicast_dfa(0x123, 0).unwrap(), 5).unwrap();
+        let fr = reduction_frame(dfa, 0x11, 0x42, 0x677d_a123, true, 9, 8, 0, 0x14, 0, [0; 4]);
+        let what = LinkFrame::parse(&soft_portals(0x11, fr)).summary();
+        let x = Fault { at: 0, kind: FaultKind::Drop, channel: Some(0), frame: None, what };
+        let m = x.portals_frame().expect("a Soft Portals frame");
+        assert_eq!(m, PortalsMark { tree: 0x123, rid: 5, seqno: 9, resno: 8, arm: true });
+        assert_eq!(x.portals_tree(), Some(0x123));
+        // The round of id 5 under seqno 8 (the arm carries its result) or 9 (the arm arms it); not id 4,
+        // not another tree, not a round under other seqnos.
+        assert!(m.of_round(&[0x123], 5, &[8]) && m.of_round(&[7, 0x123], 5, &[9]));
+        assert!(!m.of_round(&[0x123], 4, &[8, 9]) && !m.of_round(&[0x124], 5, &[9]) && !m.of_round(&[0x123], 5, &[7]));
+        // A contribution (no arm) belongs to its seqno's round only, whatever its resno.
+        let c = PortalsMark { arm: false, ..m };
+        assert!(!c.of_round(&[0x123], 5, &[8]) && c.of_round(&[0x123], 5, &[9]));
+    }
 
     #[test]
     fn a_flipped_bit_breaks_the_lcrc_and_keeps_the_route() {

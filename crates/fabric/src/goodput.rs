@@ -90,6 +90,13 @@ pub const START_WATCH_LIMIT: u8 = 2;
 /// [`crate::sim::Fabric::participant_watch`]): 12 x 1.5 us = 18 us covers a round that completes as late
 /// as a subservient's RESPONSE retries allow within the period ([`RECOVERY_PERIOD_PS`]).
 pub const PARTICIPANT_WATCH_LIMIT: u8 = 12;
+/// Rounds of a Soft Portals tree in flight at once under [`Recovery::Campaign`], each under its own
+/// reduction id ([`CampaignSpec::portals_in_flight`]; [`Recovery::PerPacket`] runs all 8 of 002 (61)).
+/// Not 8: at the campaign's 16-tick engine timeouts (512 ns) the engines take the contributions of 8
+/// rounds of a tree slower than a TLP context sharing them waits, and fault-free TLP rounds timed out
+/// with no fault to explain them (default seed, 10^4 reductions: 39 at 8, 10 at 6, 0 at 4 at seeds
+/// 0x5eed_fa17 / 1 / 2 / 3; `docs/fabric.md` §Goodput: several rounds of a tree at once).
+pub const CAMPAIGN_PORTALS_IN_FLIGHT: usize = 4;
 /// Engine timeouts under [`Recovery::PerPacket`], ticks of 16 cycles of 2 ns: 4 us.
 pub const RECOVERY_TIMEOUT_TICKS: u32 = 125;
 /// Period (the root's timeout) under [`Recovery::PerPacket`], ps: every round must have ended by then,
@@ -126,7 +133,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         portals_twin_share: 0.0,
         portals_rearm: None,
         portals_restart: None,
-        portals_in_flight: 1,
+        portals_in_flight: CAMPAIGN_PORTALS_IN_FLIGHT,
         admission: false,
     };
     if recovery == Recovery::PerPacket {
@@ -146,6 +153,7 @@ pub fn spec(seed: u64, reductions: usize, faults: FaultConfig, exhaust: f64, rec
         // admitted them, holds back a round that would need a descriptor there (session 16).
         s.admission = true;
         s.portals_restart = Some(PORTALS_RESTART_PS);
+        s.portals_in_flight = crate::sim::portals::REDUCTIONS_PER_TREE;
     }
     s
 }

@@ -209,7 +209,7 @@ impl LinkFrame {
         match self {
             LinkFrame::Portals(fr) => {
                 let h = fr.header;
-                format!("portals tree {} seqno {} arm {} count {} sfa {:#06x}", fr.tree(), h.seqno, u8::from(h.arm), h.count, fr.sfa)
+                format!("portals tree {} rid {} seqno {} resno {} arm {} count {} sfa {:#06x}", fr.tree(), fr.reduction_id(), h.seqno, h.resno, u8::from(h.arm), h.count, fr.sfa)
             }
             LinkFrame::Tlp { requester, destination, message } => {
                 let (from, to) = (requester.unwrap_or(0), destination.unwrap_or(0));

@@ -333,6 +333,28 @@ fn the_campaigns_portals_jobs_run_eight_rounds_of_a_tree_at_once_under_distinct_
 /// two DFAs differing in bits 20-18 only, the two ids' rounds in flight at once (each id's round is armed
 /// before the other id's round of the same turn completes), every result the plain sum with every leaf
 /// counted. Before, the six rounds ran one after another under id 0.
+/// Item 2 of issue 15's item 9 (seed-fidelity §What is left): each reduction's frames carry libfabric's
+/// cookie (`cxip_coll.c`, `cxip_coll_send_red_pkt`: `cookie.mcast_id = mc_obj->mcast_addr`,
+/// `cookie.red_id = reduction->red_id`): in the portals scenario every Soft Portals frame an end node
+/// received, arms from the engines and results included, names its tree in cookie bits 12-0 and its
+/// reduction id (DFA bits 20-18) in bits 15-13, under the scenario's magic. Before, every id's frames
+/// carried one cookie per tree (0x0C0E_0001: mcast_id 1, red_id 0): the test fails on it (run on that
+/// code: `(1, 0, 3086)` where `(tree, 0, 3086)` was expected).
+#[test]
+fn each_reductions_frames_carry_libfabrics_cookie_with_its_tree_and_reduction_id() {
+    use inswitch_frames::portals::Cookie;
+    let (run, f) = inswitch_fabric::scenario::run_portals_captured(100 * NS, false, &mut |_| {});
+    assert!(run.ok(), "{}", run.text());
+    let f = f.expect("the fabric");
+    let mut ids = BTreeSet::new();
+    for d in f.portals.log.iter().filter(|d| run.dfas.contains(&d.frame.dfa)) {
+        let c = Cookie(d.frame.header.cookie);
+        assert_eq!((c.mcast_id(), c.red_id(), c.magic()), (d.frame.tree(), d.frame.reduction_id(), 0x0C0E), "frame to {} seqno {}", d.to, d.frame.header.seqno);
+        ids.insert(c.red_id());
+    }
+    assert_eq!(ids.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+}
+
 #[test]
 fn the_portals_scenario_runs_two_reductions_of_its_tree_at_once_under_distinct_ids() {
     let run = inswitch_fabric::scenario::run_portals(100 * NS, &mut |_| {});

@@ -50,6 +50,50 @@ fn duplicated_arms_are_dropped_and_every_round_completes() {
     assert_eq!(r.count(Outcome::Success), 400, "{}", r.summary(s.seed));
 }
 
+/// Issue 15 item 9 under faults: the goodput sweep's per-packet campaign runs 8 rounds of a Soft Portals
+/// tree at once, each under its own reduction id (`goodput::spec`: `portals_in_flight` 8), at 2% drop
+/// with the sweep's other faults. The invariants hold (0 wrong, stuck, leaked, unexplained), and a failed
+/// round is explained only by faults on its own frames: its tree or twin, its reduction id (every
+/// Portals fault among its causes carries it), never by a fault on another id's round of the tree in
+/// the same period. Fails on the explanation before (every fault on the tree's frames in the period,
+/// whatever the id: a failed round listed other ids' faults).
+#[test]
+fn eight_rounds_of_a_tree_at_once_under_faults_are_each_explained_by_their_own_ids_frames() {
+    const N: usize = 3_000;
+    let s = goodput::spec(seed(), N, goodput::faults(0.02), goodput::EXHAUST, Recovery::PerPacket);
+    assert_eq!(s.portals_in_flight, inswitch_fabric::sim::portals::REDUCTIONS_PER_TREE);
+    let r = campaign::run(&s);
+    let ctx = r.summary(seed());
+    println!("{ctx}");
+    let wrong = r.reductions.iter().filter(|x| matches!(x.outcome, Outcome::WrongSuccess | Outcome::Overcount)).count();
+    assert_eq!((wrong, r.stuck.len(), r.leaked.len(), r.unexplained().len()), (0, 0, 0, 0), "{ctx}");
+    let portals: Vec<_> = r.reductions.iter().filter(|x| x.portals).collect();
+    // Several rounds of one tree in one period, under distinct ids.
+    let mut at_once: std::collections::BTreeMap<(u16, u64), Vec<u8>> = Default::default();
+    for x in &portals {
+        at_once.entry((x.cc_id, x.at)).or_default().push(x.rid.expect("a Portals round's id"));
+    }
+    let several = at_once.values().filter(|ids| ids.len() > 1).count();
+    assert!(several > 20, "periods with several rounds of a tree: {several}\n{ctx}");
+    for ids in at_once.values() {
+        let mut d = ids.clone();
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), ids.len(), "an id twice in a period: {ids:?}");
+    }
+    let failed: Vec<_> = portals.iter().filter(|x| x.outcome != Outcome::Success).collect();
+    let with_faults = failed.iter().filter(|x| x.faults.iter().any(|f| f.portals_frame().is_some())).count();
+    println!("{} Portals rounds, {several} tree-periods with several at once, {} failed ({with_faults} with faults on their frames)", portals.len(), failed.len());
+    assert!(with_faults > 0, "no failed Portals round with a fault on its frames\n{ctx}");
+    for x in &failed {
+        for f in &x.faults {
+            if let Some(m) = f.portals_frame() {
+                assert!(m.rid == x.rid.expect("an id") && (m.tree == x.cc_id || x.twin), "round of tree {:#x} id {:?} at {} explained by a fault on another round's frame: {f}", x.cc_id, x.rid, x.at);
+            }
+        }
+    }
+}
+
 /// The seed of the campaign: `INSWITCH_FAULT_SEED` or a fixed one.
 fn seed() -> u64 {
     match std::env::var("INSWITCH_FAULT_SEED") {

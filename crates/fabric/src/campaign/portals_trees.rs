@@ -1,6 +1,7 @@
 //! The campaign's Soft Portals trees (seed 002; `docs/fabric.md` §Fault campaign): their definition,
-//! their manager plan, and the engines' context key of one of a tree's reductions (its reduction id in
-//! DFA bits 20-18, 002 (60)-(61)); a round is `campaign::portals_round`.
+//! their manager plan, and (re-exported from `sim::portals`) the engines' context key of one of a
+//! tree's reductions (its reduction id in DFA bits 20-18, 002 (60)-(61)); a round is
+//! `campaign::portals_round`.
 
 use crate::manager::plan::{Action, Plan as MPlan};
 use crate::manager::{Family, JobId, Role as MRole, SwitchId};
@@ -8,10 +9,13 @@ use crate::sim::portals::Port;
 use crate::sim::Fabric;
 use inswitch_model::cpu::seqno_newer;
 
+pub use crate::sim::portals::{ctx_tree, portals_ctx};
+
 /// VNI of the campaign's Portals trees.
 pub const PORTALS_VNI: u16 = 0x42;
-/// Cookie of the campaign's Portals trees.
-pub const PORTALS_COOKIE: u32 = 0xC0FF_EE00;
+/// Magic of the campaign's Portals cookies (cookie bits 31-16; a round's cookie is libfabric's,
+/// [`crate::sim::portals::libfabric_cookie`]): libfabric's own `MAGIC` (`cxip_coll.c`).
+pub const PORTALS_MAGIC: u16 = 0x677d;
 
 /// A Portals tree of the campaign.
 #[derive(Clone, Debug)]
@@ -82,13 +86,3 @@ pub fn stale_arming(f: &Fabric, tree: u16, rid: u8, seqno: u16) -> bool {
     })
 }
 
-/// The engines' context key of reduction `rid` of Portals tree `tree`: the tree in bits 12:0 (DFA bits
-/// 15-3), the reduction id above it (DFA bits 20-18; `docs/blocks/cpu.md` §Descriptors).
-pub fn portals_ctx(tree: u16, rid: u8) -> u16 {
-    u16::from(rid) << inswitch_frames::portals::dfa::TREE_BITS | tree
-}
-
-/// The tree of an engine context key ([`portals_ctx`]; a TLP CC_ID below 2^13 is itself).
-pub fn ctx_tree(ctx: u16) -> u16 {
-    ctx & ((1 << inswitch_frames::portals::dfa::TREE_BITS) - 1)
-}

@@ -113,7 +113,9 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
     const ROUNDS: u32 = 6;
     const FIRST_SEQNO: u16 = 1021;
     const VNI: u16 = 0x42;
-    const COOKIE: u32 = 0x0C0E_0001;
+    /// Magic of the rounds' cookies (bits 31-16); the rest is the tree and the reduction id, as
+    /// libfabric fills them (`sim::portals::libfabric_cookie`).
+    const MAGIC: u16 = 0x0C0E;
     /// Engine timeouts: 4 ticks of 1024 cycles, about 8 us.
     const ENGINE_TIMEOUT_TICKS: u32 = 4;
     const ROOT_TIMEOUT: Ps = 50_000_000;
@@ -134,8 +136,9 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
         let rounds_of = |rid: u8| (0..ROUNDS).filter(move |r| *r as usize % SCENARIO_REDUCTIONS == usize::from(rid));
         let reductions = (0..SCENARIO_REDUCTIONS as u8)
             .map(|rid| {
-                let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: rounds_of(rid).map(|r| Some(value(r, e))).collect(), seqnos: Vec::new() })).collect();
-                let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: rounds_of(rid).count() as u32, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+                let cookie = crate::sim::portals::libfabric_cookie(job.tree, rid, MAGIC);
+                let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie, op: INT_SUM, compute: COMPUTE, values: rounds_of(rid).map(|r| Some(value(r, e))).collect(), seqnos: Vec::new() })).collect();
+                let root = Root { vni: VNI, cookie, op: INT_SUM, first_seqno: FIRST_SEQNO, expected: job.leaves.len() as u32, rounds: rounds_of(rid).count() as u32, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
                 Reduction { rid, root, leaves }
             })
             .collect();

@@ -86,6 +86,32 @@ pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
     Ok(dfa & !mask | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
 }
 
+/// The engines' context key of reduction `rid` of Portals tree `tree`: the tree in bits 12:0 (DFA bits
+/// 15-3), the reduction id above it (DFA bits 20-18; `docs/blocks/cpu.md` §Descriptors).
+pub fn portals_ctx(tree: u16, rid: u8) -> u16 {
+    u16::from(rid) << inswitch_frames::portals::dfa::TREE_BITS | tree
+}
+
+/// The tree of an engine context key ([`portals_ctx`]; a TLP CC_ID below 2^13 is itself).
+pub fn ctx_tree(ctx: u16) -> u16 {
+    ctx & ((1 << inswitch_frames::portals::dfa::TREE_BITS) - 1)
+}
+
+/// libfabric's cookie of reduction `rid` on tree `mcast_id` (`cxip_coll.c`, `cxip_coll_send_red_pkt`:
+/// `cookie.mcast_id = mc_obj->mcast_addr`, `cookie.red_id = reduction->red_id`, `cookie.magic =
+/// MAGIC`): the tree in bits 12-0, the reduction id in bits 15-13, `magic` in bits 31-16
+/// ([`inswitch_frames::portals::Cookie`]). The engines copy an arm's cookie into the id's descriptor
+/// and drop a contribution whose cookie differs (`DROP_COOKIE`), so each id's frames carry their own
+/// and the engine needs no change. (libfabric's root draws the seqnos of every id of a tree from one
+/// counter, `mc_obj->seqno`; the roots here count per (end node, DFA), per id: `docs/fabric.md`
+/// §Portals.)
+pub fn libfabric_cookie(mcast_id: u16, rid: u8, magic: u16) -> u32 {
+    use inswitch_frames::portals::cookie;
+    let mcast = u32::from(mcast_id) & ((1 << cookie::MCAST_ID_BITS) - 1);
+    let red = u32::from(rid) & ((1 << cookie::RED_ID_BITS) - 1);
+    u32::from(magic) << cookie::MAGIC_SHIFT | red << cookie::RED_ID_SHIFT | mcast
+}
+
 /// A Soft Portals frame from device `src` (its MAC and SFA) carrying `frame` (FCS computed).
 pub fn soft_portals(src: u16, frame: ReductionFrame) -> Vec<u8> {
     let mac = |m: u64| -> [u8; 6] { m.to_be_bytes()[2..].try_into().expect("6 bytes") };
