@@ -318,6 +318,14 @@ generate
         wire [7:0] head0 = `CB(PO);
         wire [7:0] orig2 = `CB(PO + 14);
         /* verilator lint_on UNUSEDSIGNAL */
+        // The original header's form (descriptor byte 3, docs/frames.md §4): byte 0, the 4-DW bit and
+        // Length are common to both; non-flit: TD and EP clear; flit mode: no OHC, no trailer (TS), EP
+        // (DW1 bit 7) clear. Any other form value is C3e's drop.
+        wire [7:0] form = `CB(PO + 11);
+        wire form_bad = form == ENCAP_FORM_NON_FLIT ? (orig2 & ENCAP_TD_EP) != 8'd0 :
+                        form == ENCAP_FORM_FLIT ? (`CB(PO + 13) & ENCAP_FLIT_OHC) != 8'd0 || (orig2 & ENCAP_FLIT_TS) != 8'd0 ||
+                                                  (`CB(PO + 18) & ENCAP_FLIT_EP) != 8'd0 :
+                        1'b1;
         assign encap_at[g] = four == (g / 2 == 1) && head0[3:0] == K_ENCAP &&
                              ((`CB(PO + 12) & ENCAP_FMT_4DW) != 8'd0) == (g % 2 == 1);
         wire [7:0] n_devices = `CB(BO + 7);
@@ -333,8 +341,7 @@ generate
         wire slots_over = `CB(BO + 6) != 8'd0 || (n_devices & ~RELAY_LOW[7:0]) != 8'd0 || (n_sub & ~RELAY_LOW[7:0]) != 8'd0 ||
                           sum_gt_const({8'd0, n_devices} & RELAY_LOW, {8'd0, n_sub} & RELAY_LOW, CONFIG_RELAY_SLOTS);
         assign encap_bad_at[g] = `CB(PO + 8) != ENCAP_TYPE_CONFIGURATION || `CB(PO + 9) != ENCAP_OP_APPLY ||
-                                 `CB(PO + 10) != ENCAP_VERSION || `CB(PO + 11) != 8'd0 || `CB(PO + 12) != HDR0 ||
-                                 (orig2 & ENCAP_TD_EP) != 8'd0 || !has_data ||
+                                 `CB(PO + 10) != ENCAP_VERSION || form_bad || `CB(PO + 12) != HDR0 || !has_data ||
                                  !body_length_ok || !carrier_length_ok ||
                                  gt_const({`CB(BO + 6), `CB(BO + 7)}, CONFIG_MAX_ENTRIES) ||
                                  gt_const({8'd0, n_sub}, CONFIG_MAX_SUBSERVIENT) ||

@@ -61,6 +61,11 @@ localparam [7:0] ENCAP_VERSION = 8'h1;
 localparam [7:0] ENCAP_MWR = 8'h40;
 localparam [7:0] ENCAP_FMT_4DW = 8'h20;
 localparam [7:0] ENCAP_TD_EP = 8'hC0;
+localparam [7:0] ENCAP_FORM_NON_FLIT = 8'h0;
+localparam [7:0] ENCAP_FORM_FLIT = 8'h1;
+localparam [7:0] ENCAP_FLIT_OHC = 8'h1F;
+localparam [7:0] ENCAP_FLIT_TS = 8'hE0;
+localparam [7:0] ENCAP_FLIT_EP = 8'h80;
 // PCIe 6 flit-mode TLPs: tuser bit, sizes, the Types taken, defined Type codes one bit each (crates/model/src/input_checker/flit.rs)
 localparam TUSER_FLIT_BIT = 9;
 localparam [15:0] FLIT_CAPTURE_BYTES = 16'd122;

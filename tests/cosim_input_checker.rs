@@ -15,12 +15,14 @@ const CYCLES: u64 = 1_000_000;
 // LONG_CONFIG_ACCEPTED (session 22): configuration messages past the capture, applied from the slot
 // store; 0 in every run until the monitor's count was fixed (it looked for the label's marker at its
 // end, where the frame's size goes), then 164-215 at 64 bits, 365-453 at 256 over seeds 1-4, so 100.
+// ENCAP_FLIT_ACCEPTED (session 23): kind 10 with a flit-mode original header applied, 106-141 at 64
+// bits, 219-275 at 256 (`inswitch cosim --block input_checker --seeds 2`), so 50.
 
 fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100), (counter::ENCAP_RELAYED, 20), (counter::LONG_CONFIG_ACCEPTED, 100)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100), (counter::ENCAP_RELAYED, 20), (counter::LONG_CONFIG_ACCEPTED, 100), (counter::ENCAP_FLIT_ACCEPTED, 50)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
@@ -362,39 +364,11 @@ fn a_flit_mode_configuration_packet_makes_the_writes_of_its_non_flit_twin() {
 /// and RTL agree at both widths. Before the relay every such message was applied.
 #[test]
 fn a_configuration_message_for_another_engine_goes_to_the_cpu_with_its_fields() {
-    use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
-    use inswitch_frames::encapsulated::{self, Encapsulated};
-    use inswitch_frames::tlp::Tlp;
+    use inswitch_frames::collective;
     use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
     use inswitch_model::message::{CollectiveMsg, Kind};
-    let config = |pid: u16, devices: Vec<u16>, subservient: Vec<u16>| {
-        let fixed = ConfigFixed { master_id: 0x0001, isl_port: 4, validation: 2, error_reporting: 0x3, n_subservient: subservient.len() as u8, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00 };
-        let m = CollectiveMessage {
-            header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 9, p_id: pid, tid: 2, ..Default::default() },
-            body: Body::Configuration { fixed, device_ids: devices, subservient_ids: subservient },
-        };
-        tlp_frame(1, &collective::to_vdm(&m, 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
-    };
-    // The same configuration inside kind 10 (docs/frames.md §4, Encapsulated): descriptor, the original
-    // memory write (3 DW at a 32-bit address, 4 DW at a 64-bit one) whose payload is the kind-1 body.
-    let encap = |pid: u16, devices: Vec<u16>, subservient: Vec<u16>, addr: u64| {
-        let fixed = ConfigFixed { master_id: 0x0001, isl_port: 4, validation: 2, error_reporting: 0x3, n_subservient: subservient.len() as u8, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00 };
-        let inner = CollectiveMessage {
-            header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 9, p_id: pid, tid: 2, ..Default::default() },
-            body: Body::Configuration { fixed, device_ids: devices, subservient_ids: subservient },
-        };
-        let body = inner.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec();
-        let e = Encapsulated {
-            header: CommonHeader { kind: encapsulated::KIND, ..inner.header },
-            payload_type: encapsulated::TYPE_CONFIGURATION,
-            apply: true,
-            reserved_op: 0,
-            version: encapsulated::VERSION,
-            reserved: 0,
-            original: Tlp::memory_write(0x0777, 0x55, addr, body).unwrap(),
-        };
-        tlp_frame(1, &collective::to_vdm(&e.to_message().unwrap(), 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
-    };
+    let config = config_frame;
+    let encap = |pid, devices, subservient, addr| encap_frame(pid, devices, subservient, addr, false);
     let devices = vec![0x0011u16, 0x0012, 0x0013, 0x8014, 0x8015];
     let below = config(0x8014, devices.clone(), vec![0x8014, 0x8015]);
     let too_many = config(0x8014, (0..CONFIG_RELAY_SLOTS as u16).collect(), vec![0x0003]);
@@ -455,6 +429,81 @@ fn a_configuration_message_for_another_engine_goes_to_the_cpu_with_its_fields() 
                     assert_eq!(pulses, [1u32 << event::ACCEPT_REG]);
                 }
             }
+        }
+    }
+}
+
+/// A FIG. 4 configuration message (kind 1) from 0x0001 to engine 0x0010 in a VDM: CC_ID 9, P_ID `pid`,
+/// the given device and subservient IDs (docs/frames.md §4).
+fn config_message(pid: u16, devices: Vec<u16>, subservient: Vec<u16>) -> inswitch_frames::collective::CollectiveMessage {
+    use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, ConfigFixed};
+    let fixed = ConfigFixed { master_id: 0x0001, isl_port: 4, validation: 2, error_reporting: 0x3, n_subservient: subservient.len() as u8, n_devices: devices.len() as u16, subservient_timeout: 0x400, master_timeout: 0xC00 };
+    CollectiveMessage {
+        header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 9, p_id: pid, tid: 2, ..Default::default() },
+        body: Body::Configuration { fixed, device_ids: devices, subservient_ids: subservient },
+    }
+}
+
+/// [`config_message`] in a VDM from 0x0001 to engine 0x0010 (sequence number 1).
+fn config_frame(pid: u16, devices: Vec<u16>, subservient: Vec<u16>) -> Vec<u8> {
+    use inswitch_frames::collective;
+    tlp_frame(1, &collective::to_vdm(&config_message(pid, devices, subservient), 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
+}
+
+/// The same configuration inside kind 10 (docs/frames.md §4, Encapsulated): descriptor, the original
+/// memory write (3 DW at a 32-bit address, 4 DW at a 64-bit one; `flit_mode`: in flit-mode form,
+/// descriptor byte 3 = 1) whose payload is the kind-1 body, in a VDM as [`config_frame`].
+fn encap_frame(pid: u16, devices: Vec<u16>, subservient: Vec<u16>, addr: u64, flit_mode: bool) -> Vec<u8> {
+    use inswitch_frames::{collective, encapsulated::Encapsulated};
+    let e = Encapsulated::wrap_configuration(&config_message(pid, devices, subservient), flit_mode, 0x0777, 0x55, addr).unwrap();
+    tlp_frame(1, &collective::to_vdm(&e.to_message().unwrap(), 0x0001, 0x0010, 0x21).unwrap().to_bytes().unwrap())
+}
+
+/// Issue 15 item 6, seed 000 [0156]: FIG. 4's header fields (Type, TC, OHC, TS, ...) are a flit-mode
+/// TLP's, so the encapsulated original header may be in flit-mode form; the descriptor's byte 3 says
+/// which (docs/frames.md §4). A kind-10 configuration whose original header is a flit-mode MWr32 or MWr64
+/// (descriptor byte 3 = 1, no OHC, no trailer, EP 0) makes exactly the register writes of its kind-1 twin,
+/// with one `accept_reg` pulse; for another engine it goes to the CPU as the kind-1 twin's message; with
+/// OHC, a trailer (TS), EP or an unknown form it is `coll_config`. Model and RTL agree at 256 and 64
+/// bits. Until session 23 byte 3 had to be 0: every flit-mode original was `coll_config`.
+#[test]
+fn a_flit_mode_original_header_inside_kind_10_makes_the_writes_of_its_kind_1_twin() {
+    use inswitch_frames::collective::NO_PARTICIPANT;
+    let devices = vec![0x0011u16, 0x0012, 0x0013, 0x8014, 0x8015, 0x0016];
+    let subs = vec![0x8014, 0x8015];
+    let twin = config_frame(NO_PARTICIPANT, devices.clone(), subs.clone());
+    let twin_below = config_frame(0x8014, devices.clone(), subs.clone());
+    let flit32 = encap_frame(NO_PARTICIPANT, devices.clone(), subs.clone(), 0xE000_0000, true);
+    let flit64 = encap_frame(NO_PARTICIPANT, devices.clone(), subs.clone(), 0x1_0000_E000, true);
+    let flit_below = encap_frame(0x8014, devices.clone(), subs.clone(), 0xE000_0000, true);
+    // The frame's bytes: 2 sequence number, the 4-DW VDM header 16, the common header 8, then the
+    // descriptor (byte 26 + 3 = the form) and the original header at 30 (byte 1 OHC, byte 2 TS, byte 6
+    // EP); no ECRC, the LCRC recomputed.
+    let defect = |at: usize, or: u8| {
+        let mut t = flit32[2..flit32.len() - 4].to_vec();
+        t[at - 2] |= or;
+        tlp_frame(1, &t)
+    };
+    assert_eq!(flit32[29], 1, "the form byte");
+    let (ohc, ts, ep, form) = (defect(31, 0x01), defect(32, 0x20), defect(36, 0x80), defect(29, 0x02));
+    for width in [256usize, 64] {
+        let kw = width / 8;
+        let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
+        let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
+        let mut both = |frame: &Vec<u8>, what: &str| {
+            let from_model = drive_msgs(&mut model, frame, kw);
+            assert_eq!(from_model, drive_msgs(&mut rtl, frame, kw), "{width} bits, {what}: model and RTL disagree");
+            from_model
+        };
+        let (want_writes, no_msgs, want_pulses) = both(&twin, "kind 1");
+        assert!(no_msgs.is_empty());
+        assert_eq!((want_writes.len(), want_pulses.as_slice()), (2 * devices.len() + 3, [1u32 << event::ACCEPT_REG].as_slice()));
+        for (what, f) in [("flit-mode MWr32", &flit32), ("flit-mode MWr64", &flit64)] {
+            assert_eq!(both(f, what), (want_writes.clone(), vec![], want_pulses.clone()), "{width} bits, {what}");
+        }
+        assert_eq!(both(&flit_below, "below"), both(&twin_below, "below, kind 1"), "{width} bits, relayed");
+        for (what, f) in [("OHC-A", &ohc), ("TS 001", &ts), ("EP", &ep), ("form 3", &form)] {
+            assert_eq!(both(f, what), (vec![], vec![], vec![1u32 << event::COLL_CONFIG]), "{width} bits, {what}");
         }
     }
 }

@@ -58,6 +58,9 @@ fn packet_engine_matches_rtl_for_a_million_cycles() {
         ("start_contention_cycles", 500),
         // Accepted configuration messages' writes, 11 each (10,626 measured in session 17).
         ("config_writes", 500 * 11),
+        // Long configuration messages' writes (41-128 devices, W from each message's bytes; session 23:
+        // 31,542 at this seed, 366 long messages received).
+        ("long_config_writes", 10_000),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
@@ -279,7 +282,7 @@ fn a_fig4_configuration_message_programs_the_pbv_table_then_a_barrier() {
 /// went down.
 #[test]
 fn a_fig4_configuration_encapsulated_for_an_engine_below_is_relayed_to_it_as_kind_1() {
-    use inswitch_frames::encapsulated::{self, Encapsulated};
+    use inswitch_frames::encapsulated::Encapsulated;
     let p = params_of("packet_engine").unwrap();
     let below = 0x8014u16;
     // This engine's own table: two end devices and the subservient engine (entry 2, a switch).
@@ -291,15 +294,9 @@ fn a_fig4_configuration_encapsulated_for_an_engine_below_is_relayed_to_it_as_kin
         header: CommonHeader { version: collective::VERSION, kind: 1, cc_id: 1, p_id: below, ..Default::default() },
         body: Body::Configuration { fixed: theirs, device_ids: vec![0x0031, 0x0032], subservient_ids: vec![] },
     };
-    let encap = Encapsulated {
-        header: CommonHeader { kind: encapsulated::KIND, ..inner.header },
-        payload_type: encapsulated::TYPE_CONFIGURATION,
-        apply: true,
-        reserved_op: 0,
-        version: encapsulated::VERSION,
-        reserved: 0,
-        original: Tlp::memory_write(MASTER_720, 0x21, u64::from(below) << 16 | 0xC800, inner.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec()).unwrap(),
-    };
+    // The original memory write in either header form (docs/frames.md §4; the flit-mode form since
+    // session 23): both relayed alike.
+    let encap = |flit_mode| Encapsulated::wrap_configuration(&inner, flit_mode, MASTER_720, 0x21, u64::from(below) << 16 | 0xC800).unwrap();
     let run = |relayed: &CollectiveMessage| {
         let frames = vec![
             reg_write_frame(1, MASTER_720, ENGINE_ID, 0x200, 0, 0xF),
@@ -318,7 +315,7 @@ fn a_fig4_configuration_encapsulated_for_an_engine_below_is_relayed_to_it_as_kin
         lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
         (model, rec)
     };
-    let (model, rec) = run(&encap.to_message().unwrap());
+    let (model, rec) = run(&encap(false).to_message().unwrap());
     assert_eq!(model.regs().counter(2 + inswitch_model::input_checker::event::COLL_CONFIG as usize), 0, "not dropped");
     // What went down: the INITIALIZATION's copy and the configuration, both to the engine below.
     let sent: Vec<CollectiveMessage> = rec
@@ -334,9 +331,12 @@ fn a_fig4_configuration_encapsulated_for_an_engine_below_is_relayed_to_it_as_kin
     assert_eq!(configs.len(), 1, "one configuration relayed: {sent:?}");
     assert_eq!((configs[0].header.p_id, configs[0].header.cc_id), (below, 1));
     assert_eq!(configs[0].body, inner.body, "the body the encapsulation carried");
-    // The kind-1 twin: the same frames out.
+    // The kind-1 twin: the same frames out; and the same with a flit-mode original header (session 23).
     let (_, twin) = run(&inner);
     assert_eq!(rec.vl, twin.vl, "kind 10 relayed as its kind-1 twin is");
+    let (model, flit) = run(&encap(true).to_message().unwrap());
+    assert_eq!(model.regs().counter(2 + inswitch_model::input_checker::event::COLL_CONFIG as usize), 0, "flit-mode original: not dropped");
+    assert_eq!(flit.vl, twin.vl, "kind 10 with a flit-mode original header relayed as its kind-1 twin is");
 }
 
 /// Issue 15 item 6, 000 [0156]: FIG. 4's packet in PCIe 6 flit mode through the top. On a port whose link
@@ -504,8 +504,13 @@ fn the_scoreboard_rejects_each_kind_of_deviation() {
             }
         })
     };
-    let cases: [(&str, Option<String>, &[&str]); 5] = [
-        ("a register response lost", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_valid = false), &["configuration writes = W x (register accesses - other responses)"]),
+    use inswitch::blocks::packet_engine::LONG_CONFIG_TAGS;
+    let cases: [(&str, Option<String>, &[&str]); 7] = [
+        ("a register response lost", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_valid = false), &["configuration writes = W x (register accesses - other responses"]),
+        // A long configuration message (41-128 devices, session 23): one of its writes lost, or one of
+        // its writes answered under the short messages' tag. W is read from the message's bytes.
+        ("a long message's write lost", first(|o| o.m_reg_rsp_valid && LONG_CONFIG_TAGS.contains(&o.m_reg_rsp_tag), |o| o.m_reg_rsp_valid = false), &["not a multiple of W"]),
+        ("a long message's write under another tag", first(|o| o.m_reg_rsp_valid && LONG_CONFIG_TAGS.contains(&o.m_reg_rsp_tag), |o| o.m_reg_rsp_tag = 0xC5), &["not a multiple of W", "configuration writes = W x"]),
         ("an undefined response status", first(|o| o.m_reg_rsp_valid, |o| o.m_reg_rsp_status = 3), &["register response status 3"]),
         ("a CplD not reported", first(|o| o.stat_event >> 28 & 1 != 0, |o| o.stat_event &= !(1 << 28)), &["= CplD", "frames built + completions"]),
         ("a built frame not reported", first(|o| o.stat_event >> 25 & 1 != 0, |o| o.stat_event &= !(1 << 25)), &["frames built + completions"]),

@@ -139,6 +139,19 @@ fn flit_dllp_collective_and_malformed_frames_decode() {
     for needle in ["inswitch collective message, encapsulated, CC_ID 0x005", "Encapsulated payload type: configuration (1)", "Encapsulation version: 1", "Encapsulated Length (DW): 6", "PBV entry 1: Device ID: 0x0012", "Subservient: Engine ID: 0x0012"] {
         assert!(v.contains(needle), "missing {needle:?} in\n{v}");
     }
+    // The same with a flit-mode original header (descriptor byte 3 = 1: an MWr32, Length 6, requester
+    // 0x0042, tag 7): the dissector names the form; `decode` (the frames crate's codec) reads the header
+    // as a flit-mode TLP.
+    let hex = "1a000005 0000ffff 01800101 40000006 00420007 12345678 00200307 05010002 00000100 00000300 00110012 00120000";
+    let v = tshark_verbose(&write("collective", &[hex], "encap_flit.pcap", true));
+    for needle in ["Original header form: flit mode (1)", "Encapsulated Length (DW): 6", "PBV entry 1: Device ID: 0x0012"] {
+        assert!(v.contains(needle), "missing {needle:?} in\n{v}");
+    }
+    let (code, text, err) = inswitch(&["decode", "--kind", "collective", hex]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["Original header form: 1 (flit mode)", "flit mode"] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
     // A memory write whose Length says 2 DW but carries 1: malformed, said so, no Lua error.
     let bad = write("tlp", &["40000002 01002a0f 0010c004 deadbeef"], "bad.pcap", false);
     let v = tshark_verbose(&bad);

@@ -50,6 +50,9 @@ local coll_kinds = {
 }
 -- Kind 10's encapsulated payload types (docs/frames.md §4, Encapsulated).
 local encap_types = { [1] = "configuration" }
+-- Descriptor byte 3: the original header's form (non-flit or PCIe 6 flit mode; the same byte 0, 4-DW bit
+-- and Length bits in both).
+local encap_forms = { [0] = "non-flit", [1] = "flit mode" }
 local commands = { [1] = "start", [2] = "pause", [3] = "restart", [4] = "stop", [5] = "reset" }
 local completions = {
     [0] = "none", [1] = "barrier_met", [2] = "barrier_satisfied", [3] = "result",
@@ -261,6 +264,7 @@ fld(p_coll, "body", ProtoField.bytes("inswitch.coll.body", "Body"))
 fld(p_coll, "encap_type", ProtoField.uint8("inswitch.coll.encap.type", "Encapsulated payload type", base.DEC, encap_types))
 fld(p_coll, "encap_op", ProtoField.bool("inswitch.coll.encap.apply", "Operation bit (apply)", 8, nil, 0x80))
 fld(p_coll, "encap_version", ProtoField.uint8("inswitch.coll.encap.version", "Encapsulation version", base.DEC))
+fld(p_coll, "encap_form", ProtoField.uint8("inswitch.coll.encap.form", "Original header form", base.DEC, encap_forms))
 fld(p_coll, "encap_header", ProtoField.bytes("inswitch.coll.encap.header", "Encapsulated original header"))
 fld(p_coll, "encap_length", ProtoField.uint16("inswitch.coll.encap.length", "Encapsulated Length (DW)", base.DEC, nil, 0x03ff))
 for _, p in ipairs({ p_tlp, p_flit, p_dllp, p_portals, p_coll }) do
@@ -313,6 +317,7 @@ local function dissect_collective(tvb, pinfo, tree)
         -- Descriptor, the original memory write's header (3 or 4 DW by Fmt), its payload.
         if not need(p_coll, tvb, t, 8, 8, "encapsulation descriptor") then return tvb:len() end
         t:add(C.encap_type, tvb(8, 1)); t:add(C.encap_op, tvb(9, 1)); t:add(C.encap_version, tvb(10, 1))
+        t:add(C.encap_form, tvb(11, 1))
         local hdr = (band(u8(tvb, 12), 0x20) ~= 0) and 16 or 12
         if not need(p_coll, tvb, t, 12, hdr, "encapsulated original header") then return tvb:len() end
         t:add(C.encap_header, tvb(12, hdr)); t:add(C.encap_length, tvb(14, 2))

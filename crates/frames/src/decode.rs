@@ -337,7 +337,15 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
                 c.push(Node::leaf("Encapsulated payload type", format!("{} ({ty})", e.payload_type)));
                 c.push(Node::leaf("Operation bit", if e.apply { "1 (apply)" } else { "0" }));
                 c.push(Node::leaf("Encapsulation version", e.version.to_string()));
-                c.push(tlp_node(&e.original, b.len() - crate::encapsulated::DESCRIPTOR_LEN));
+                c.push(Node::leaf("Original header form", match e.original {
+                    crate::encapsulated::Original::NonFlit(_) => "0 (non-flit)",
+                    crate::encapsulated::Original::Flit(_) => "1 (flit mode)",
+                }));
+                let len = b.len() - crate::encapsulated::DESCRIPTOR_LEN;
+                c.push(match &e.original {
+                    crate::encapsulated::Original::NonFlit(t) => tlp_node(t, len),
+                    crate::encapsulated::Original::Flit(t) => flit_node(t, len),
+                });
                 if let Some(Ok((fixed, device_ids, subservient_ids))) = e.configuration() {
                     config_nodes(&mut c, &fixed, &device_ids, &subservient_ids);
                 }

@@ -5,10 +5,11 @@
 //!  0                   1                   2                   3
 //!  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
 //! +---------------+-+-------------+---------------+---------------+
-//! | payload type  |O|  reserved   |    version    |   reserved    |   byte 8: the descriptor
+//! | payload type  |O|  reserved   |    version    |  header form  |   byte 8: the descriptor
 //! +---------------+-+-------------+---------------+---------------+
 //! |  encapsulated original multicast TLP header: a memory write,  |   byte 12
-//! |  non-flit, 3 or 4 DW (Fmt 010 / 011, Type 00000, no digest)   |
+//! |  3 or 4 DW, no digest / trailer; non-flit (form 0: Fmt 010 /  |
+//! |  011, Type 00000) or PCIe 6 flit mode (form 1: MWr32 / MWr64) |
 //! +---------------------------------------------------------------+
 //! |  encapsulated original payload: Length DW                     |   byte 24 or 28
 //! +---------------------------------------------------------------+
@@ -16,15 +17,18 @@
 //!
 //! O = operation bit (1 = apply). Payload type 1 = a FIG. 4 configuration body (the kind-1 message less
 //! its common header: `ConfigFixed`, the device IDs, the subservient IDs, padding), which the engine
-//! applies as the kind-1 message's register writes. [`CollectiveMessage`] keeps kind 10 as a raw body;
+//! applies as the kind-1 message's register writes. The header form says which of \[0156\]'s two header
+//! layouts the original header has (FIG. 4's fields are a flit-mode TLP's: Type, TC, OHC, TS, Attr,
+//! Length, Requester ID, EP, R, Tag). [`CollectiveMessage`] keeps kind 10 as a raw body;
 //! [`Encapsulated`] is its typed codec.
 
 use crate::collective::{Body, CollectiveMessage, CommonHeader, ConfigFixed, HEADER_LEN};
 use crate::error::{Error, Layer, Result};
+use crate::flit::{self, FlitDw0, FlitTlp};
 use crate::tlp::{Tlp, TlpKind};
 // The kind and descriptor values are the input checker's (`inswitch_model`), written once for the model,
 // the RTL (`rtl/input_checker_codes.vh`) and this codec.
-use inswitch_model::input_checker::config::{ENCAP_DESCRIPTOR_BYTES, ENCAP_OP_APPLY, ENCAP_TYPE_CONFIGURATION, ENCAP_VERSION};
+use inswitch_model::input_checker::config::{ENCAP_DESCRIPTOR_BYTES, ENCAP_FORM_FLIT, ENCAP_FORM_NON_FLIT, ENCAP_OP_APPLY, ENCAP_TYPE_CONFIGURATION, ENCAP_VERSION};
 use inswitch_model::message::Kind as MsgKind;
 
 const L: Layer = Layer::Collective;
@@ -36,6 +40,90 @@ pub const TYPE_CONFIGURATION: u8 = ENCAP_TYPE_CONFIGURATION;
 pub const VERSION: u8 = ENCAP_VERSION;
 /// Bytes of the descriptor.
 pub const DESCRIPTOR_LEN: usize = ENCAP_DESCRIPTOR_BYTES;
+/// Descriptor byte 3, header form: a non-flit original header.
+pub const FORM_NON_FLIT: u8 = ENCAP_FORM_NON_FLIT;
+/// Descriptor byte 3, header form: a PCIe 6 flit-mode original header.
+pub const FORM_FLIT: u8 = ENCAP_FORM_FLIT;
+
+/// The encapsulated original memory write, in one of the two header forms (descriptor byte 3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Original {
+    /// A non-flit TLP (form 0).
+    NonFlit(Tlp),
+    /// A PCIe 6 flit-mode TLP (form 1).
+    Flit(FlitTlp),
+}
+
+impl Original {
+    /// A memory write of `payload` (a whole number of DWs, 1-1024) to `address` in the chosen form: 3 DW
+    /// below 4 GiB, else 4 DW (non-flit MWr as `Tlp::memory_write`; flit mode MWr32 / MWr64, TC 0, no
+    /// OHC, no trailer, EP 0, the 14-bit tag).
+    pub fn memory_write(flit_mode: bool, requester_id: u16, tag: u16, address: u64, payload: Vec<u8>) -> Result<Original> {
+        if !flit_mode {
+            return Tlp::memory_write(requester_id, tag, address, payload).map(Original::NonFlit);
+        }
+        let dw = payload.len() / 4;
+        if payload.len() % 4 != 0 || dw == 0 || dw > flit::MAX_PAYLOAD_DW {
+            return Err(Error::LengthMismatch { layer: Layer::FlitTlp, field: "payload", expected: dw.clamp(1, flit::MAX_PAYLOAD_DW) * 4, actual: payload.len() });
+        }
+        if address & 3 != 0 {
+            return Err(Error::InvalidField { layer: Layer::FlitTlp, field: "address", offset: 8, value: address, reason: "not DW aligned" });
+        }
+        let four = address > u64::from(u32::MAX);
+        // Length 0 stands for 1024 DW.
+        let length = (dw % flit::MAX_PAYLOAD_DW) as u16;
+        let dw0 = FlitDw0 { tlp_type: if four { flit::types::MWR64 } else { flit::types::MWR32 }, length, ..FlitDw0::default() };
+        // DW1: Requester ID, EP 0, R 0, Tag[13:0].
+        let dw1 = u32::from(requester_id) << 16 | u32::from(tag & ((1 << flit::TAG_BITS) - 1));
+        let header = if four { vec![dw1, (address >> 32) as u32, address as u32] } else { vec![dw1, address as u32] };
+        let t = FlitTlp { prefixes: vec![], dw0, header, ohc: vec![], payload, trailer: vec![] };
+        t.check()?;
+        Ok(Original::Flit(t))
+    }
+
+    /// Descriptor byte 3 for this form.
+    pub fn form(&self) -> u8 {
+        match self {
+            Original::NonFlit(_) => FORM_NON_FLIT,
+            Original::Flit(_) => FORM_FLIT,
+        }
+    }
+
+    /// The original payload.
+    pub fn payload(&self) -> &[u8] {
+        match self {
+            Original::NonFlit(t) => &t.payload,
+            Original::Flit(t) => &t.payload,
+        }
+    }
+
+    /// The original TLP's bytes (header and payload).
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        match self {
+            Original::NonFlit(t) => t.to_bytes(),
+            Original::Flit(t) => t.to_bytes(),
+        }
+    }
+
+    /// Whether it is what the encapsulation carries: a memory write with no prefix and no digest (flit
+    /// mode: MWr32 / MWr64, no local prefix, no trailer; OHC is kept, the engine drops it).
+    fn is_plain_memory_write(&self) -> bool {
+        match self {
+            Original::NonFlit(t) => t.kind() == TlpKind::MemWrite && t.prefixes.is_empty() && t.digest.is_none(),
+            Original::Flit(t) => {
+                matches!(t.dw0.tlp_type, flit::types::MWR32 | flit::types::MWR64) && t.prefixes.is_empty() && t.trailer.is_empty()
+            }
+        }
+    }
+
+    /// Byte 0 of the header (Fmt/Type or flit Type), for errors.
+    fn type_byte(&self) -> u64 {
+        match self {
+            Original::NonFlit(t) => u64::from(t.dw0.fmt) << 5 | u64::from(t.dw0.tlp_type),
+            Original::Flit(t) => t.dw0.tlp_type.into(),
+        }
+    }
+}
 
 /// A kind-10 message, decoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,10 +138,9 @@ pub struct Encapsulated {
     pub reserved_op: u8,
     /// Encapsulation version.
     pub version: u8,
-    /// Reserved descriptor byte (kept).
-    pub reserved: u8,
-    /// The original memory write: header and payload (no prefixes, no digest).
-    pub original: Tlp,
+    /// The original memory write: header and payload (no prefixes, no digest); its form is descriptor
+    /// byte 3.
+    pub original: Original,
 }
 
 /// A configuration body: `ConfigFixed`, the device IDs, the subservient engines' IDs.
@@ -65,15 +152,42 @@ impl Encapsulated {
         Self::from_message(&CollectiveMessage::parse(buf)?)
     }
 
+    /// A kind-1 configuration message `inner` encapsulated as the engine applies it: kind 10 with
+    /// `inner`'s common header, payload type configuration, apply, version 1, and an original memory
+    /// write (`flit_mode`: in flit-mode form) of `inner`'s body less its common header from `requester_id`
+    /// with `tag` to `address` (3 DW below 4 GiB, else 4 DW).
+    pub fn wrap_configuration(inner: &CollectiveMessage, flit_mode: bool, requester_id: u16, tag: u16, address: u64) -> Result<Encapsulated> {
+        if !matches!(inner.body, Body::Configuration { .. }) {
+            return Err(Error::Inconsistent { layer: L, reason: "only a configuration message is encapsulated" });
+        }
+        let body = inner.to_bytes()?.split_off(HEADER_LEN);
+        let e = Encapsulated {
+            header: CommonHeader { kind: KIND, ..inner.header },
+            payload_type: TYPE_CONFIGURATION,
+            apply: true,
+            reserved_op: 0,
+            version: VERSION,
+            original: Original::memory_write(flit_mode, requester_id, tag, address, body)?,
+        };
+        e.check()?;
+        Ok(e)
+    }
+
     /// Decodes the raw body of a kind-10 [`CollectiveMessage`].
     pub fn from_message(m: &CollectiveMessage) -> Result<Encapsulated> {
         if m.header.kind != KIND {
             return Err(Error::InvalidField { layer: L, field: "kind", offset: 0, value: m.header.kind.into(), reason: "not an encapsulated packet (kind 10)" });
         }
         let Body::Raw(b) = &m.body else { return Err(Error::Inconsistent { layer: L, reason: "kind 10 with a typed body" }) };
-        let (&[payload_type, op, version, reserved], rest) = b.split_first_chunk::<DESCRIPTOR_LEN>().ok_or(Error::Truncated { layer: L, field: "descriptor", offset: HEADER_LEN, needed: DESCRIPTOR_LEN, actual: b.len() })?;
-        let original = Tlp::parse(rest)?;
-        let e = Encapsulated { header: m.header, payload_type, apply: op & ENCAP_OP_APPLY != 0, reserved_op: op & !ENCAP_OP_APPLY, version, reserved, original };
+        let (&[payload_type, op, version, form], rest) = b.split_first_chunk::<DESCRIPTOR_LEN>().ok_or(Error::Truncated { layer: L, field: "descriptor", offset: HEADER_LEN, needed: DESCRIPTOR_LEN, actual: b.len() })?;
+        let original = match form {
+            FORM_NON_FLIT => Original::NonFlit(Tlp::parse(rest)?),
+            FORM_FLIT => Original::Flit(FlitTlp::parse(rest)?),
+            _ => {
+                return Err(Error::InvalidField { layer: L, field: "header form", offset: HEADER_LEN + 3, value: form.into(), reason: "neither 0 (non-flit) nor 1 (flit mode)" });
+            }
+        };
+        let e = Encapsulated { header: m.header, payload_type, apply: op & ENCAP_OP_APPLY != 0, reserved_op: op & !ENCAP_OP_APPLY, version, original };
         e.check()?;
         Ok(e)
     }
@@ -87,9 +201,8 @@ impl Encapsulated {
         if self.reserved_op > !ENCAP_OP_APPLY {
             return Err(Error::FieldOverflow { layer: L, field: "reserved operation bits", value: self.reserved_op.into(), bits: 7 });
         }
-        let t = &self.original;
-        if t.kind() != TlpKind::MemWrite || !t.prefixes.is_empty() || t.digest.is_some() {
-            return Err(Error::InvalidField { layer: L, field: "encapsulated header", offset: off, value: u64::from(t.dw0.fmt) << 5 | u64::from(t.dw0.tlp_type), reason: "not a memory write without prefix or digest" });
+        if !self.original.is_plain_memory_write() {
+            return Err(Error::InvalidField { layer: L, field: "encapsulated header", offset: off, value: self.original.type_byte(), reason: "not a memory write without prefix or digest" });
         }
         Ok(())
     }
@@ -97,7 +210,7 @@ impl Encapsulated {
     /// The generic message (kind 10, raw body) that carries it.
     pub fn to_message(&self) -> Result<CollectiveMessage> {
         self.check()?;
-        let mut b = vec![self.payload_type, if self.apply { ENCAP_OP_APPLY } else { 0 } | self.reserved_op, self.version, self.reserved];
+        let mut b = vec![self.payload_type, if self.apply { ENCAP_OP_APPLY } else { 0 } | self.reserved_op, self.version, self.original.form()];
         b.extend_from_slice(&self.original.to_bytes()?);
         Ok(CollectiveMessage { header: self.header, body: Body::Raw(b) })
     }
@@ -115,7 +228,7 @@ impl Encapsulated {
             let mut buf = CollectiveMessage { header: self.header, body: Body::Raw(Vec::new()) }.to_bytes()?;
             let kind = buf.first_mut().ok_or(Error::Inconsistent { layer: L, reason: "an empty common header" })?;
             *kind = *kind & 0xF0 | MsgKind::CONFIGURATION.0;
-            buf.extend_from_slice(&self.original.payload);
+            buf.extend_from_slice(self.original.payload());
             match CollectiveMessage::parse(&buf)?.body {
                 Body::Configuration { fixed, device_ids, subservient_ids } => Ok((fixed, device_ids, subservient_ids)),
                 _ => Err(Error::Inconsistent { layer: L, reason: "configuration body" }),
@@ -143,9 +256,10 @@ mod tests {
     #[test]
     fn the_vector_decodes_and_round_trips() {
         let e = Encapsulated::parse(&VECTOR).expect("vector");
-        assert_eq!((e.header.cc_id, e.payload_type, e.apply, e.version, e.reserved_op, e.reserved), (5, 1, true, 1, 0, 0));
-        assert_eq!(e.original.payload.len(), 24);
-        let Header::Memory { req, address } = &e.original.header else { panic!("not a memory header") };
+        assert_eq!((e.header.cc_id, e.payload_type, e.apply, e.version, e.reserved_op, e.original.form()), (5, 1, true, 1, 0, FORM_NON_FLIT));
+        assert_eq!(e.original.payload().len(), 24);
+        let Original::NonFlit(t) = &e.original else { panic!("not a non-flit header") };
+        let Header::Memory { req, address } = &t.header else { panic!("not a memory header") };
         assert_eq!((req.requester_id, address.byte_address()), (0x0042, 0x1234_5678));
         let (fixed, dev, sub) = e.configuration().expect("configuration type").expect("body");
         assert_eq!((fixed.master_id, fixed.n_devices, fixed.n_subservient, fixed.subservient_timeout, fixed.master_timeout), (0x20, 2, 1, 0x100, 0x300));
@@ -153,8 +267,65 @@ mod tests {
         assert_eq!(e.to_bytes().expect("emit"), VECTOR);
     }
 
+    /// The same message with a flit-mode original header (docs/frames.md §4): descriptor byte 3 = 1, the
+    /// header an MWr32 (Type 0x40, TC 0, OHC 0, TS 0, Attr 0, Length 6; requester 0x0042, EP 0, R 0, tag
+    /// 7; address 0x12345678).
+    #[rustfmt::skip]
+    const FLIT_HEADER: [u8; 16] = [
+        0x01, 0x80, 0x01, 0x01,
+        0x40, 0x00, 0x00, 0x06,  0x00, 0x42, 0x00, 0x07,  0x12, 0x34, 0x56, 0x78,
+    ];
+
+    fn flit_vector() -> [u8; 48] {
+        let mut v = VECTOR;
+        v[8..24].copy_from_slice(&FLIT_HEADER);
+        v
+    }
+
+    #[test]
+    fn a_flit_mode_original_header_decodes_and_round_trips() {
+        let v = flit_vector();
+        let e = Encapsulated::parse(&v).expect("flit vector");
+        assert_eq!(e.original.form(), FORM_FLIT);
+        let Original::Flit(t) = &e.original else { panic!("not a flit-mode header") };
+        assert_eq!((t.dw0.tlp_type, t.dw0.ohc, t.dw0.ts, t.dw0.length), (flit::types::MWR32, 0, 0, 6));
+        let dw1 = t.dw1().expect("request DW1");
+        assert_eq!((dw1.requester_id, dw1.ep, dw1.tag, t.address()), (0x0042, false, 7, Some(0x1234_5678)));
+        // The same body as the non-flit vector's.
+        assert_eq!(e.configuration().expect("type").expect("body"), Encapsulated::parse(&VECTOR).unwrap().configuration().unwrap().unwrap());
+        assert_eq!(e.to_bytes().expect("emit"), v);
+        // The constructor builds it from the kind-1 message.
+        let mut inner = CollectiveMessage::parse(&{
+            let mut k1 = vec![0x11];
+            k1.extend_from_slice(&VECTOR[1..8]);
+            k1.extend_from_slice(&VECTOR[24..]);
+            k1
+        })
+        .expect("kind 1");
+        assert_eq!(Encapsulated::wrap_configuration(&inner, true, 0x0042, 7, 0x1234_5678).expect("wrap").to_bytes().unwrap(), v);
+        // A 64-bit address: MWr64, a 4-DW header base.
+        let w = Encapsulated::wrap_configuration(&inner, true, 0x0042, 7, 0x1_0000_0000).expect("wrap 64");
+        let Original::Flit(t) = &w.original else { panic!("flit") };
+        assert_eq!((t.dw0.tlp_type, t.address()), (flit::types::MWR64, Some(0x1_0000_0000)));
+        assert_eq!(Encapsulated::parse(&w.to_bytes().unwrap()).unwrap(), w);
+        inner.body = Body::Raw(vec![0; 4]);
+        assert!(Encapsulated::wrap_configuration(&inner, true, 0x0042, 7, 0x1000).is_err(), "not a configuration");
+    }
+
     #[test]
     fn typed_errors() {
+        // A header form other than 0 and 1; a flit-mode MRd32 (0x00) or a trailer (TS 001) in form 1.
+        for form in [2u8, 0x80, 0xFF] {
+            let mut f = flit_vector();
+            f[11] = form;
+            assert!(matches!(Encapsulated::parse(&f), Err(Error::InvalidField { field: "header form", .. })), "{form}");
+        }
+        let mut rd = flit_vector();
+        rd[12] = flit::types::MRD32;
+        assert!(Encapsulated::parse(&rd).is_err());
+        let mut ts = flit_vector();
+        ts[14] = flit::TS_ECRC << 5;
+        assert!(Encapsulated::parse(&ts).is_err());
         // A memory read instead of a write; a Length one DW longer than the bytes; every truncation.
         let mut rd = VECTOR;
         rd[12] = 0x00;

@@ -278,27 +278,27 @@ proptest! {
         prop_assert_eq!(collective::from_vdm(&Tlp::parse(&tb).unwrap()).unwrap(), m);
     }
 
-    /// Kind 10 (docs/frames.md §4, Encapsulated): an original memory write (3 or 4 DW) carrying a kind-1
-    /// message's body, under a descriptor; parse ∘ emit is the identity and the body decodes back.
+    /// Kind 10 (docs/frames.md §4, Encapsulated): an original memory write (3 or 4 DW, non-flit or flit
+    /// mode by the descriptor's header form) carrying a kind-1 message's body, under a descriptor; parse ∘
+    /// emit is the identity and the body decodes back.
     #[test]
-    fn encapsulated_parse_emit_identity(m in collective_message(), r in any::<u64>(), four in any::<bool>(), desc in any::<[u8; 4]>()) {
+    fn encapsulated_parse_emit_identity(m in collective_message(), r in any::<u64>(), four in any::<bool>(), flit_mode in any::<bool>(), desc in any::<[u8; 3]>()) {
         let mut m = m;
         if !matches!(m.body, Body::Configuration { .. }) {
             return Ok(());
         }
         m.header.kind = 1;
-        let body = m.to_bytes().unwrap()[collective::HEADER_LEN..].to_vec();
         let addr = if four { r | 1 << 40 } else { r & 0xFFFF_FFFF } & !3;
-        let original = Tlp::memory_write((r >> 8) as u16, (r >> 24) as u16 & 0x3FF, addr, body).unwrap();
-        let e = Encapsulated {
-            header: CommonHeader { kind: encapsulated::KIND, ..m.header }, payload_type: 1, apply: desc[1] & 0x80 != 0,
-            reserved_op: desc[1] & 0x7F, version: desc[2], reserved: desc[3], original,
-        };
+        let w = Encapsulated::wrap_configuration(&m, flit_mode, (r >> 8) as u16, (r >> 24) as u16 & 0x3FF, addr).unwrap();
+        prop_assert_eq!(w.original.form(), if flit_mode { encapsulated::FORM_FLIT } else { encapsulated::FORM_NON_FLIT });
+        let e = Encapsulated { payload_type: desc[0], apply: desc[1] & 0x80 != 0, reserved_op: desc[1] & 0x7F, version: desc[2], ..w };
         let b = e.to_bytes().unwrap();
-        prop_assert_eq!(b.len(), 8 + 4 + if four { 16 } else { 12 } + e.original.payload.len());
+        prop_assert_eq!(b.len(), 8 + 4 + if four { 16 } else { 12 } + e.original.payload().len());
+        prop_assert_eq!(b[11], e.original.form());
         let p = Encapsulated::parse(&b).unwrap();
         prop_assert_eq!(&p, &e);
         let Body::Configuration { fixed, device_ids, subservient_ids } = m.body else { unreachable!() };
+        let p = Encapsulated { payload_type: encapsulated::TYPE_CONFIGURATION, ..p };
         prop_assert_eq!(p.configuration().unwrap().unwrap(), (fixed, device_ids, subservient_ids));
     }
 

@@ -43,14 +43,16 @@ pub mod counter {
     /// Encapsulated configurations for another engine (P_ID) handed to the CPU as the kind-1 message
     /// their body stands for, to be relayed (docs/blocks/input_checker.md §Encapsulated configuration).
     pub const ENCAP_RELAYED: &str = "encapsulated_configs_relayed";
+    /// Encapsulated configurations with a flit-mode original header (descriptor byte 3 = 1) applied.
+    pub const ENCAP_FLIT_ACCEPTED: &str = "encapsulated_flit_headers_accepted";
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 19] = [
+pub(super) const COUNTER_NAMES: [&str; 20] = [
     counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
     counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES, counter::FLIT_ACCEPTED,
     counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS, counter::ENCAP_ACCEPTED, counter::ENCAP_DROPS, counter::LONG_CONFIG_ACCEPTED,
-    counter::ENCAP_RELAYED,
+    counter::ENCAP_RELAYED, counter::ENCAP_FLIT_ACCEPTED,
 ];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

@@ -8,7 +8,7 @@ use inswitch_model::message::Family;
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
 use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
-use super::reference::{Expect, Labels, UrExpect, ENCAP_LABEL, FLIT_LABEL, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
+use super::reference::{Expect, Labels, UrExpect, ENCAP_FLIT_LABEL, ENCAP_LABEL, FLIT_LABEL, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
@@ -132,6 +132,9 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 // encapsulation (coll_config), not counting frames too long for the capture.
                 if what.starts_with(ENCAP_LABEL) && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
                     self.bump(if bit == event::ACCEPT_REG { counter::ENCAP_ACCEPTED } else { counter::ENCAP_DROPS });
+                }
+                if what.starts_with(ENCAP_FLIT_LABEL) && bit == event::ACCEPT_REG {
+                    self.bump(counter::ENCAP_FLIT_ACCEPTED);
                 }
                 // Kind 10 for another engine: the message to the CPU (its fields checked above).
                 if what.starts_with(ENCAP_LABEL) && bit == event::ACCEPT_MSG {

@@ -28,6 +28,9 @@ pub(super) const FLIT_LABEL: &str = "flit ";
 
 /// Label prefix of the stimulus's encapsulated configurations, kind 10 (counted by the scoreboard).
 pub(super) const ENCAP_LABEL: &str = "encapsulated";
+/// Label prefix of those with a flit-mode original header (descriptor byte 3 = 1; starts with
+/// [`ENCAP_LABEL`]).
+pub(super) const ENCAP_FLIT_LABEL: &str = "encapsulated, flit-mode original header";
 
 /// What a frame must lead to.
 #[derive(Clone, Debug, PartialEq)]

@@ -45,7 +45,7 @@ pub use monitor::{completion_of, malformed_engine_frame, PacketEngineMonitor, CO
 pub use stimulus::{reg_read_frame, reg_write_frame, PacketEngineStimulus};
 pub use shared::{
     params_of, ObservedEngine, PacketEngineRtl, Shared, TrafficMode, CPU_BACK_DOOR_DELAY, EMIT_PHASE_WEIGHT, ENGINE_ID,
-    LIVENESS_CYCLES, MASTER, OTHER_PORT, PORT, VL_DEPTH,
+    LIVENESS_CYCLES, LONG_CONFIG_TAGS, MASTER, OTHER_PORT, PORT, VL_DEPTH,
 };
 
 /// Builds a fresh lockstep bench for the Verilated top `model` and `seed`.

@@ -1,6 +1,6 @@
 //! The top's end-to-end scoreboard (transaction level, from the top's ports only) and its counters.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use inswitch_frames::ethernet::SoftPortals;
 use inswitch_frames::tlp::{Header, Tlp};
@@ -10,7 +10,7 @@ use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
 
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
-use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG, FLIT_REG_TAG, MASTER};
+use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG, FLIT_REG_TAG, LONG_CONFIG_TAGS, MASTER};
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
 pub const COUNTERS: [&str; N_COUNTERS] = [
@@ -53,10 +53,12 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "config_writes",
     "flit_frames",
     "flit_reg_writes",
+    "long_config_writes",
+    "long_config_messages_received",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 39;
+pub const N_COUNTERS: usize = 41;
 
 /// Bytes of a beat of the top's streams (DATA_WIDTH 256).
 const BEAT_BYTES: usize = 32;
@@ -137,6 +139,11 @@ pub struct PacketEngineMonitor {
     counts: [u64; N_COUNTERS],
     /// Per-episode counts, for the balances.
     ep: [i64; N_COUNTERS],
+    /// Per episode, for each tag of [`LONG_CONFIG_TAGS`]: W = 2 n_devices + 3 read from the bytes of the
+    /// long configuration messages received with that tag (whole: LCRC good), and the register writes
+    /// answered with it.
+    long_w: BTreeMap<u16, i64>,
+    long_writes: BTreeMap<u16, i64>,
     /// Receive frames not yet seen leaving (bytes), oldest first; `rx_cur` is the one arriving.
     rx: VecDeque<Vec<u8>>,
     rx_cur: Vec<u8>,
@@ -171,6 +178,8 @@ impl PacketEngineMonitor {
             log: TransactionLog::default(),
             counts: [0; N_COUNTERS],
             ep: [0; N_COUNTERS],
+            long_w: BTreeMap::new(),
+            long_writes: BTreeMap::new(),
             rx: VecDeque::new(),
             rx_cur: Vec::new(),
             vl_cur: Vec::new(),
@@ -193,6 +202,29 @@ impl PacketEngineMonitor {
 
     fn e(&self, name: &str) -> i64 {
         self.ep[ix(name)]
+    }
+
+    /// A receive frame (non-flit link): if it is a whole VDM (its LCRC good) carrying a FIG. 4
+    /// configuration message with a tag of [`LONG_CONFIG_TAGS`], W = 2 n_devices + 3 from its bytes
+    /// (docs/frames.md §4: n_devices at payload bytes 14-15) for that tag. A tag met with two W is a
+    /// stimulus error.
+    fn note_long_config(&mut self, f: &[u8]) -> Result<(), String> {
+        use inswitch_frames::{collective, crc};
+        let Some(tlp) = f.get(2..f.len().saturating_sub(4)).filter(|t| t.len() >= 4) else { return Ok(()) };
+        let seq = u16::from_be_bytes([f[0], f[1]]);
+        if crc::lcrc(seq, tlp).to_le_bytes() != f[f.len() - 4..] {
+            return Ok(());
+        }
+        let Ok(t) = Tlp::parse(tlp) else { return Ok(()) };
+        let Some(tag) = t.tag().filter(|tag| LONG_CONFIG_TAGS.contains(tag)) else { return Ok(()) };
+        let Ok(m) = collective::from_vdm(&t) else { return Ok(()) };
+        let collective::Body::Configuration { fixed, .. } = m.body else { return Ok(()) };
+        let w = 2 * i64::from(fixed.n_devices) + 3;
+        if *self.long_w.entry(tag).or_insert(w) != w {
+            return Err(format!("tag {tag:#x} carried configuration messages of two lengths"));
+        }
+        self.bump("long_config_messages_received");
+        Ok(())
     }
 
     /// Liveness at the end of a drain (every sink ready for `DRAIN_CYCLES`): the stimulus sent every
@@ -249,7 +281,17 @@ impl PacketEngineMonitor {
         let responses = e("reg_rsp_ok") + e("reg_rsp_rejected") + e("reg_rsp_unmapped");
         // Accepted configuration messages: the accept_reg pulses not answered by a response of their own
         // (a plain register access has exactly one; a message's writes carry CONFIG_TAG).
-        let configs = e("reg_accesses") - (responses - e("config_writes"));
+        let configs = e("reg_accesses") - (responses - e("config_writes") - e("long_config_writes"));
+        // Long configuration messages: each tag's writes are a whole number of its messages' W (read from
+        // their bytes: the tag names one device count), and those messages are among the accepted ones.
+        let mut long_messages = 0;
+        for (&tag, &writes) in &self.long_writes {
+            let w = *self.long_w.get(&tag).ok_or_else(|| format!("{writes} configuration writes with tag {tag:#x}, no long configuration message received with it"))?;
+            if writes % w != 0 {
+                return Err(format!("tag {tag:#x}: {writes} configuration writes, not a multiple of W = {w} (2 n_devices + 3 of its message)"));
+            }
+            long_messages += writes / w;
+        }
         let checks = [
             ("receive frames = passed + extracted", e("rx_frames"), e("passed_frames") + e("extracted_frames")),
             // The interposer's extractions: the receive frames not seen on m_axis_vl, and arms seen there
@@ -257,9 +299,10 @@ impl PacketEngineMonitor {
             ("extracted = register accesses + messages + checker drops", e("interposer_extracted"), e("reg_accesses") + e("messages_to_cpu") + e("checker_drops")),
             ("interposer extractions = receive frames not passed + arms passed on", (e("interposer_extracted") - e("extracted_frames")).clamp(0, e("arm_candidates_on_vl")), e("interposer_extracted") - e("extracted_frames")),
             // An accepted configuration message is one accept_reg pulse and exactly W = 2 n_devices + 3
-            // register writes (docs/blocks/input_checker.md §Configuration messages); the stimulus's all name
-            // the PARTICIPANTS. A lost or extra response of either kind breaks this.
-            ("configuration writes = W x (register accesses - other responses)", e("config_writes"), CONFIG_WRITES_PER_MESSAGE * configs),
+            // register writes (docs/blocks/input_checker.md §Configuration messages); the stimulus's short
+            // ones name the PARTICIPANTS (CONFIG_TAG), the long ones' W is their own (above). A lost or
+            // extra response of either kind breaks this.
+            ("configuration writes = W x (register accesses - other responses - long messages)", e("config_writes"), CONFIG_WRITES_PER_MESSAGE * (configs - long_messages)),
             // A valid flit-mode MWr32/MWr64 of one DW below the mailbox from the master is one register
             // write (docs/blocks/input_checker.md §Flit-mode TLPs, on a flit-mode link:
             // docs/blocks/interposer.md §Flit-mode links); one with a header defect is none.
@@ -310,6 +353,8 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
                 self.bump("resets");
             }
             self.ep = [0; N_COUNTERS];
+            self.long_w.clear();
+            self.long_writes.clear();
             self.rx.clear();
             self.rx_cur.clear();
             self.vl_cur.clear();
@@ -329,6 +374,9 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             append(&mut self.rx_cur, &i.s_axis_rx_tdata, i.s_axis_rx_tkeep);
             self.partner -= 1;
             if i.s_axis_rx_tlast {
+                if !i.cfg_flit {
+                    self.note_long_config(&self.rx_cur.clone())?;
+                }
                 self.rx.push_back(std::mem::take(&mut self.rx_cur));
                 self.bump("rx_frames");
                 if i.cfg_flit && !i.cfg_family {
@@ -410,6 +458,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             self.bump(n);
             if o.m_reg_rsp_tag == u16::from(CONFIG_TAG) {
                 self.bump("config_writes");
+            }
+            if o.m_reg_rsp_write && LONG_CONFIG_TAGS.contains(&o.m_reg_rsp_tag) {
+                self.bump("long_config_writes");
+                *self.long_writes.entry(o.m_reg_rsp_tag).or_insert(0) += 1;
             }
             // Whatever its status (the register space's lock decides that): the access was taken.
             if o.m_reg_rsp_tag == FLIT_REG_TAG && o.m_reg_rsp_write && o.m_reg_rsp_src == MASTER {

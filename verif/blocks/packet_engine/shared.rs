@@ -33,13 +33,29 @@ pub(super) const ETHERTYPE: u16 = 0x88B5;
 pub(super) const VNI: u16 = 0x0042;
 /// Participants (PBV table entries 0-3 of the CPU).
 pub(super) const PARTICIPANTS: [u16; 4] = [0x0011, 0x0012, 0x0013, 0x8014];
-/// Register writes of one accepted configuration message of the stimulus (it names the PARTICIPANTS): 2 per
-/// entry and 3 fixed ones (docs/blocks/input_checker.md §Configuration messages).
+/// Register writes of one accepted short configuration message of the stimulus (it names the PARTICIPANTS,
+/// tag [`CONFIG_TAG`]): 2 per entry and 3 fixed ones (docs/blocks/input_checker.md §Configuration
+/// messages). A long one's W is read from its bytes ([`LONG_CONFIG_TAGS`]).
 pub(super) const CONFIG_WRITES_PER_MESSAGE: i64 = 2 * PARTICIPANTS.len() as i64 + 3;
 /// The tag of the stimulus's configuration messages, which their register writes carry (`m_reg_rsp_tag`):
 /// no other register access of the stimulus has it (writes are tag 0, reads avoid it), so the scoreboard
 /// counts an accepted message's writes exactly.
 pub(super) const CONFIG_TAG: u8 = 0xC5;
+/// Device IDs of a long configuration message of the stimulus: past the checker's 128-byte capture, its
+/// slots read from the slot store (docs/blocks/input_checker.md §Configuration messages, 000 [0157]: "up
+/// to 128 PBVs"). Entries 0-3 are the [`PARTICIPANTS`], the others [`LONG_CONFIG_ID_BASE`] + i.
+pub(super) const LONG_CONFIG_DEVICES: std::ops::RangeInclusive<u16> = 41..=128;
+/// Device ID of a long message's entry i ≥ 4: no other frame of the stimulus names it.
+pub(super) const LONG_CONFIG_ID_BASE: u16 = 0x4000;
+/// Tags of the long configuration messages, one per device count (`long_config_tag`), which their writes
+/// carry: the scoreboard counts each message's writes apart from the others' (no other register access of
+/// the stimulus has one of them) and takes W = 2 n_devices + 3 from the message's own bytes.
+pub const LONG_CONFIG_TAGS: std::ops::RangeInclusive<u16> = 0x20..=0x20 + (128 - 41);
+
+/// The tag of a long configuration message of `n` device IDs.
+pub(super) fn long_config_tag(n: u16) -> u8 {
+    (LONG_CONFIG_TAGS.start() + (n - LONG_CONFIG_DEVICES.start())) as u8
+}
 /// The tag of the stimulus's flit-mode register writes (docs/blocks/input_checker.md §Flit-mode TLPs: the
 /// register path carries the flit tag's low ten bits): no other register access of the stimulus has it,
 /// so the scoreboard counts the flit-mode writes the engine answered.

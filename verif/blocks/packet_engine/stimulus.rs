@@ -18,7 +18,7 @@ use crate::blocks::input_checker::tlp_frame;
 use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
-use super::shared::{CONFIG_TAG, FLIT_REG_TAG, FLIT_FRAME_WEIGHT, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
+use super::shared::{long_config_tag, LONG_CONFIG_DEVICES, LONG_CONFIG_ID_BASE, LONG_CONFIG_TAGS, CONFIG_TAG, FLIT_REG_TAG, FLIT_FRAME_WEIGHT, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.
 pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
@@ -30,10 +30,10 @@ pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u3
     tlp_frame(seq, &t.to_bytes().expect("emit"))
 }
 
-/// `tag`, or another one if it is [`CONFIG_TAG`] (reserved for the configuration messages' writes) or
-/// [`FLIT_REG_TAG`] (the flit-mode register writes').
+/// `tag`, or another one if it is [`CONFIG_TAG`] or one of [`LONG_CONFIG_TAGS`] (reserved for the
+/// configuration messages' writes) or [`FLIT_REG_TAG`] (the flit-mode register writes').
 fn not_config_tag(tag: u16) -> u16 {
-    if tag == u16::from(CONFIG_TAG) || tag == FLIT_REG_TAG { tag ^ 0x100 } else { tag }
+    if tag == u16::from(CONFIG_TAG) || tag == FLIT_REG_TAG || LONG_CONFIG_TAGS.contains(&tag) { tag ^ 0x100 } else { tag }
 }
 
 /// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
@@ -393,6 +393,18 @@ impl PacketEngineStimulus {
         CollectiveMessage { header, body }
     }
 
+    /// Makes configuration message `m` ([`Self::collective`] of kind 1) a long one: n of
+    /// [`LONG_CONFIG_DEVICES`] entries, the [`PARTICIPANTS`] first (the episode's table, as before) and
+    /// then IDs no other frame names; returns the tag that tells its writes apart ([`long_config_tag`]).
+    fn lengthen(&mut self, m: &mut CollectiveMessage) -> u8 {
+        let n = self.r.random_range(LONG_CONFIG_DEVICES);
+        if let Body::Configuration { fixed, device_ids, .. } = &mut m.body {
+            *device_ids = PARTICIPANTS.iter().copied().chain((PARTICIPANTS.len() as u16..n).map(|i| LONG_CONFIG_ID_BASE + i)).collect();
+            fixed.n_devices = n;
+        }
+        long_config_tag(n)
+    }
+
     /// A frame of an [`TrafficMode::Emit`] phase (TLP family, from the master, to this engine): a CONTROL
     /// command START, PAUSE, RESTART or STOP (replicated to every participant of the stored PBV, then
     /// acknowledged: up to five frames out for one in), an INITIALIZATION storing [`EMIT_PBV`]
@@ -550,12 +562,16 @@ impl PacketEngineStimulus {
                 }
                 _ => {
                     let kind = [1u8, 2, 3, 3, 4, 4, 4, 5, 6, 7, 8][self.r.random_range(0..11)];
-                    let m = self.collective(kind);
+                    let mut m = self.collective(kind);
+                    // A configuration message carries CONFIG_TAG, which its register writes carry; a
+                    // third of them are long (LONG_CONFIG_DEVICES), with their own tag.
+                    let mut tag = if kind == 1 { CONFIG_TAG } else { 0 };
+                    if kind == 1 && self.r.random_bool(1.0 / 3.0) {
+                        tag = self.lengthen(&mut m);
+                    }
                     let r = &mut self.r;
                     let src = if r.random_bool(0.8) { PARTICIPANTS[r.random_range(0..4)] } else { r.random() };
                     let dst = if r.random_bool(0.85) { ENGINE_ID } else { r.random() };
-                    // A configuration message carries CONFIG_TAG, which its register writes carry.
-                    let tag = if kind == 1 { CONFIG_TAG } else { 0 };
                     match collective::to_vdm(&m, src, dst, tag).and_then(|t| t.to_bytes()) {
                         Ok(mut b) => {
                             // 15%: one header field made wrong before the LCRC is computed.

@@ -59,6 +59,19 @@ pub const ENCAP_TYPE_CONFIGURATION: u8 = 1;
 pub const ENCAP_OP_APPLY: u8 = 0x80;
 /// Encapsulation version the engine knows.
 pub const ENCAP_VERSION: u8 = 1;
+/// Descriptor byte 3, the original header's form (000 \[0156\]: FIG. 4's header fields are a PCIe 6
+/// flit-mode TLP's, Type, TC, OHC, TS, ...; a non-flit original is the other form): 0 = a non-flit
+/// memory write (Fmt 010 / 011, Type 00000). Any value other than the two forms is dropped.
+pub const ENCAP_FORM_NON_FLIT: u8 = 0;
+/// Descriptor byte 3 = 1: a flit-mode memory write, MWr32 / MWr64 (Type 0x40 / 0x60: the same byte 0,
+/// Fmt bit and Length bits as the non-flit form), with no OHC, no trailer, EP 0 (docs/frames.md §2).
+pub const ENCAP_FORM_FLIT: u8 = 1;
+/// Flit-mode header byte 1 bits OHC\[4:0\] (OHC words would move the body: not taken).
+pub const ENCAP_FLIT_OHC: u8 = 0x1F;
+/// Flit-mode header byte 2 bits TS\[2:0\] (a trailer: the encapsulation carries none).
+pub const ENCAP_FLIT_TS: u8 = 0xE0;
+/// Flit-mode header byte 6 bit 7: EP (poisoned).
+pub const ENCAP_FLIT_EP: u8 = 0x80;
 /// Byte 0 of the encapsulated original header: a memory write, Fmt 010 (3 DW) or 011 (4 DW), Type 00000;
 /// [`ENCAP_FMT_4DW`] is the bit that tells them apart.
 pub const ENCAP_MWR: u8 = 0x40;
@@ -77,7 +90,8 @@ pub fn encap_base(c: &[u8; CAPTURE_BYTES], p: usize) -> usize {
 
 /// Whether a kind-10 message at `p` of `plen` bytes is an encapsulated configuration the engine applies
 /// (docs/blocks/input_checker.md §Encapsulated configuration): descriptor (type configuration, apply,
-/// version known, reserved zero), header a memory write (3 or 4 DW, no digest, not poisoned) whose Length
+/// version known, a header form known), header a memory write in that form (3 or 4 DW; non-flit: no
+/// digest, not poisoned; flit mode: no OHC, no trailer, not poisoned) whose Length
 /// is the configuration body's DWs, the message exactly descriptor + header + body, and the body's
 /// limits those of a kind-1 message. Every failure is the one drop `coll_config`.
 pub fn encap_ok(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize) -> bool {
@@ -86,13 +100,19 @@ pub fn encap_ok(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize) -> bool {
     let (n, s, timeouts_fit) = config_counts(c, encap_base(c, p));
     // Bytes of the configuration body (the kind-1 payload less its 8-byte common header).
     let body = config_len(n.min(CONFIG_MAX_ENTRIES), s) - 8;
+    // Byte 0 (MWr, the 4-DW bit) and the Length bits are the same in both forms (flit mode's MWr32 /
+    // MWr64 keep the non-flit Fmt in Type bits 7-5).
     let length = usize::from(c[i + 2] & 3) << 8 | usize::from(c[i + 3]);
+    let header_ok = match c[d + 3] {
+        ENCAP_FORM_NON_FLIT => c[i + 2] & ENCAP_TD_EP == 0,
+        ENCAP_FORM_FLIT => c[i + 1] & ENCAP_FLIT_OHC == 0 && c[i + 2] & ENCAP_FLIT_TS == 0 && c[i + 6] & ENCAP_FLIT_EP == 0,
+        _ => false,
+    };
     c[d] == ENCAP_TYPE_CONFIGURATION
         && c[d + 1] == ENCAP_OP_APPLY
         && c[d + 2] == ENCAP_VERSION
-        && c[d + 3] == 0
         && c[i] & !ENCAP_FMT_4DW == ENCAP_MWR
-        && c[i + 2] & ENCAP_TD_EP == 0
+        && header_ok
         && 4 * length == body
         && plen == 8 + ENCAP_DESCRIPTOR_BYTES + h + body
         && n <= CONFIG_MAX_ENTRIES

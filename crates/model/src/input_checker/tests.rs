@@ -67,6 +67,11 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
         (c, head.len() + body.len())
     };
     let run = |c: &[u8; CAPTURE_BYTES], plen| collective(c, 14, plen, 0x0042, 0x10, None, 0, 9);
+    let with_pid_of = |c: &[u8; CAPTURE_BYTES], pid: u16| {
+        let mut c = *c;
+        c[20..22].copy_from_slice(&pid.to_be_bytes());
+        c
+    };
     let (c, plen) = capture(&encap_head);
     assert_eq!(plen, 48);
     let Verdict::Config(w) = run(&c, plen) else { panic!("kind 10 not applied: {:?}", run(&c, plen)) };
@@ -88,9 +93,35 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     let Verdict::Config(w4) = run(&c4, plen4) else { panic!("4-DW original header not applied") };
     assert_eq!(w4.slot0, w.slot0 + 4);
     assert_eq!((0..w4.count()).map(|k| w4.write(k)).collect::<Vec<_>>(), writes);
-    // One defect each: payload type, operation bit, a reserved bit, version, reserved byte, a memory
-    // read, another Type, TD, EP, Length off by one, a timeout past 24 bits.
-    for (at, v) in [(8, 2), (9, 0), (9, 0x81), (10, 2), (11, 1), (12, 0x00), (12, 0x41), (14, 0x80), (14, 0x40), (15, 7), (32, 1)] {
+    // A flit-mode original header (descriptor byte 11 = 1, docs/frames.md §4): MWr32 (Type 0x40, TC, OHC,
+    // TS, Attr, Length 6; requester 0x0042, EP/R/tag 7; address), the same body: the same writes, at a
+    // 3- and a 4-DW (MWr64) header. Until session 23 byte 11 had to be 0 (`coll_config`).
+    let mut flit_head = encap_head;
+    flit_head[11] = config::ENCAP_FORM_FLIT;
+    flit_head[12..24].copy_from_slice(&[0x40, 0x00, 0x00, 0x06, 0x00, 0x42, 0x00, 0x07, 0x12, 0x34, 0x56, 0x78]);
+    let (cf, plenf) = capture(&flit_head);
+    assert_eq!(run(&cf, plenf), Verdict::Config(w), "flit-mode original header");
+    let mut flit4 = flit_head.to_vec();
+    flit4[12] = 0x60;
+    flit4.extend_from_slice(&[0, 0, 0, 4]);
+    let (cf4, plenf4) = capture(&flit4);
+    assert_eq!(run(&cf4, plenf4), Verdict::Config(w4), "flit-mode MWr64");
+    // Attr and TC are taken in flit mode; OHC, TS (a trailer: its bit at the non-flit TD / EP places
+    // too) and EP (DW1 bit 7) are not; another Type is not.
+    assert_eq!(run(&{ let mut c = cf; c[14 + 13] = 0xE0; c[14 + 14] = 0x1C; c }, plenf), Verdict::Config(w), "TC, Attr");
+    for (at, v) in [(13, 0x01), (13, 0x10), (14, 0x20), (14, 0x40), (14, 0x80), (18, 0x80), (12, 0x00), (12, 0x03), (12, 0x61)] {
+        let mut c = cf;
+        c[14 + at] |= v;
+        if at == 12 {
+            c[14 + at] = v;
+        }
+        assert_eq!(run(&c, plenf), Verdict::Drop(event::COLL_CONFIG), "flit form, byte {at} |= {v:#x}");
+    }
+    // P_ID another engine: relayed as its kind-1 twin in either form.
+    assert!(matches!(run(&with_pid_of(&cf, 0x11), plenf), Verdict::Msg(m) if m.kind == Kind(1)));
+    // One defect each: payload type, operation bit, a reserved bit, version, a header form neither 0 nor
+    // 1, a memory read, another Type, TD, EP, Length off by one, a timeout past 24 bits.
+    for (at, v) in [(8, 2), (9, 0), (9, 0x81), (10, 2), (11, 2), (11, 0x81), (12, 0x00), (12, 0x41), (14, 0x80), (14, 0x40), (15, 7), (32, 1)] {
         let mut c = c;
         c[14 + at] = v;
         assert_eq!(run(&c, plen), Verdict::Drop(event::COLL_CONFIG), "byte {at} = {v:#x}");
@@ -103,11 +134,7 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     // carrier's common header, `ConfigFixed` in `pbv`, the slots in `data`), the original header gone,
     // at a 3- and a 4-DW original header (docs/blocks/input_checker.md §Encapsulated configuration).
     // Until session 22 kind 10 for another engine was dropped (`coll_config`).
-    let with_pid = |c: &[u8; CAPTURE_BYTES], pid: u16| {
-        let mut c = *c;
-        c[20..22].copy_from_slice(&pid.to_be_bytes());
-        c
-    };
+    let with_pid = with_pid_of;
     assert_eq!(run(&with_pid(&c, 0x10), plen), Verdict::Config(w));
     let Verdict::Msg(twin) = run(&with_pid(&c1, 0x11), plen1) else { panic!("kind 1 not relayed") };
     assert_eq!((twin.kind, twin.pid, twin.ctx, twin.src), (Kind(1), 0x11, 5, 0x0042));

@@ -14,13 +14,18 @@ use rand::RngExt;
 use super::{GenFrame, InputCheckerStimulus, ENGINE_ID};
 use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
 
-use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect};
+use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect, ENCAP_FLIT_LABEL};
 
 /// Collective kind of an encapsulated packet (docs/frames.md §4).
 const KIND_ENCAPSULATED: u8 = 10;
 /// The descriptor of an encapsulated configuration the engine applies: payload type 1 (configuration),
-/// operation bit set (apply), version 1, reserved 0.
+/// operation bit set (apply), version 1, header form 0 (a non-flit original header).
 const DESCRIPTOR: [u8; 4] = [1, 0x80, 1, 0];
+/// Descriptor byte 3 of a flit-mode original header (docs/frames.md §4).
+const FORM_FLIT: u8 = 1;
+/// Flit-mode MWr32 / MWr64 Type codes (PCIe 6 Table 2-5, docs/frames.md §2).
+const FLIT_MWR32: u8 = 0x40;
+const FLIT_MWR64: u8 = 0x60;
 /// Bytes of the common header (the configuration body is the kind-1 message from here on).
 const HEADER: usize = 8;
 
@@ -32,11 +37,32 @@ impl InputCheckerStimulus {
         let body = inner.to_bytes().expect("configuration emits")[HEADER..].to_vec();
         // The original multicast memory write: 3 or 4 DW by its address.
         let addr: u64 = if self.r.random_bool(0.5) { u64::from(self.r.random::<u32>() & !3) } else { (self.r.random::<u64>() | 1 << 40) & !3 };
-        let orig = Tlp::memory_write(self.r.random(), self.r.random_range(0..0x400), addr, body.clone()).expect("original mwr");
-        let orig = orig.to_bytes().expect("original emits");
-        let hlen = orig.len() - body.len();
+        // A third of them in flit-mode form (000 [0156]: FIG. 4's header fields are a flit-mode TLP's),
+        // written out from docs/frames.md §2: DW0 Type, TC | OHC 0, TS 0 | Attr | Length[9:8],
+        // Length[7:0]; DW1 Requester ID, EP 0 R 0 Tag[13:0]; the address DW(s).
+        let flit = self.r.random_bool(1.0 / 3.0);
+        let header = if flit {
+            let len = (body.len() / 4) as u16;
+            let four = addr > u64::from(u32::MAX);
+            let mut h = vec![if four { FLIT_MWR64 } else { FLIT_MWR32 }, self.r.random_range(0..8u8) << 5, self.r.random_range(0..8u8) << 2 | (len >> 8) as u8, len as u8];
+            h.extend_from_slice(&self.r.random::<u16>().to_be_bytes());
+            h.extend_from_slice(&(self.r.random::<u16>() & 0x3FFF).to_be_bytes());
+            if four {
+                h.extend_from_slice(&((addr >> 32) as u32).to_be_bytes());
+            }
+            h.extend_from_slice(&(addr as u32).to_be_bytes());
+            h
+        } else {
+            let orig = Tlp::memory_write(self.r.random(), self.r.random_range(0..0x400), addr, body.clone()).expect("original mwr");
+            let orig = orig.to_bytes().expect("original emits");
+            orig[..orig.len() - body.len()].to_vec()
+        };
+        let hlen = header.len();
         let mut enc = DESCRIPTOR.to_vec();
-        enc.extend_from_slice(&orig[..hlen]);
+        if flit {
+            enc[3] = FORM_FLIT;
+        }
+        enc.extend_from_slice(&header);
         enc.extend_from_slice(&body);
         // Defects, in the message's bytes after the common header (descriptor at 0, header at 4).
         let mut other_engine = false;
@@ -54,13 +80,22 @@ impl InputCheckerStimulus {
                 (Some(COLL_CONFIG), "encapsulated: unknown version")
             }
             3 => {
-                enc[3] = self.r.random_range(1..=255);
-                (Some(COLL_CONFIG), "encapsulated: reserved descriptor byte set")
+                enc[3] = self.r.random_range(2..=255);
+                (Some(COLL_CONFIG), "encapsulated: header form neither non-flit nor flit mode")
             }
             4 => {
                 // Not a memory write: a memory read (Fmt 000/001) or another Type.
                 enc[4] = if self.r.random_bool(0.5) { enc[4] & 0x20 } else { enc[4] | self.r.random_range(1..0x20) };
                 (Some(COLL_CONFIG), "encapsulated: header not a memory write")
+            }
+            5 if flit => {
+                // OHC words (byte 1 bits 4:0), a trailer (TS, byte 2 bits 7:5) or EP (byte 6 bit 7).
+                match self.r.random_range(0..3) {
+                    0 => enc[5] |= 1 << self.r.random_range(0..5),
+                    1 => enc[6] |= self.r.random_range(1..8u8) << 5,
+                    _ => enc[10] |= 0x80,
+                }
+                (Some(COLL_CONFIG), "encapsulated: flit-mode header with OHC, a trailer or EP")
             }
             5 => {
                 enc[6] |= [0x80, 0x40][self.r.random_range(0..2)];
@@ -126,6 +161,8 @@ impl InputCheckerStimulus {
             Expect::Config(expected_config_writes(&fixed, &device_ids, &subservient_ids, src, tag))
         };
         let what = if reason.is_none() && mailbox { "encapsulated configuration (mailbox)" } else { what };
-        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() }
+        // The flit-mode form's label starts with ENCAP_LABEL too (counted with the others and on its own).
+        let what = if flit { format!("{ENCAP_FLIT_LABEL}: {what}") } else { what.to_string() };
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what }
     }
 }
