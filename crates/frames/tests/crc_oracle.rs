@@ -53,6 +53,28 @@ fn run_oracle(lines: &[Value]) -> Vec<Value> {
     answers
 }
 
+/// A xorshift64 stream from `x` (the vectors are the same every run).
+fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
+/// Runs the oracle on `lines`; every answer must be without error.
+fn assert_the_oracle_agrees(lines: &[Value]) {
+    let answers = run_oracle(lines);
+    let bad: Vec<String> = answers
+        .iter()
+        .zip(lines)
+        .filter(|(a, _)| !a["errors"].as_array().unwrap().is_empty())
+        .map(|(a, l)| format!("{l} -> {}", a["errors"]))
+        .collect();
+    assert!(bad.is_empty(), "{} of {} disagree:\n{}", bad.len(), lines.len(), bad[..bad.len().min(10)].join("\n"));
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
@@ -64,13 +86,7 @@ fn unhex(s: &str) -> Vec<u8> {
 
 #[test]
 fn lcrc_ecrc_and_dllp_crc_agree_with_zlib_the_spec_lfsr_and_cocotbext_pcie() {
-    let mut x: u64 = 0x0c5c_0de5_1eed;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x0c5c_0de5_1eed);
     let mut lines = Vec::new();
     // Known TLPs (a 3DW MWr with data, a 4DW header) and random byte strings of every length class.
     for (seq, t) in [(7u16, "40000001 01002a0f 0010c004 deadbeef"), (0xfff, "20000000 01000a0f 00000001 0010c000")] {
@@ -91,14 +107,7 @@ fn lcrc_ecrc_and_dllp_crc_agree_with_zlib_the_spec_lfsr_and_cocotbext_pcie() {
         Dllp::ack_nak(nak, s).emit(&mut out).unwrap();
         lines.push(json!({"kind": "dllp", "nak": nak, "seq": s, "hex": hex(&out)}));
     }
-    let answers = run_oracle(&lines);
-    let bad: Vec<String> = answers
-        .iter()
-        .zip(&lines)
-        .filter(|(a, _)| !a["errors"].as_array().unwrap().is_empty())
-        .map(|(a, l)| format!("{l} -> {}", a["errors"]))
-        .collect();
-    assert!(bad.is_empty(), "{} of {} disagree:\n{}", bad.len(), lines.len(), bad[..bad.len().min(10)].join("\n"));
+    assert_the_oracle_agrees(&lines);
 }
 
 /// Prefix types (Type\[4:0\]) the TLPs below carry: Local 0x00 MR-IOV, 0x0E/0x0F vendor; End-End 0x10
@@ -141,13 +150,7 @@ fn random_prefixed_tlp(next: &mut impl FnMut() -> u64) -> Vec<u8> {
 /// the prefix types and reading the header where the oracle takes it to start); the parsed TLP checks.
 #[test]
 fn ecrc_of_tlps_with_prefixes_covers_the_end_end_ones_as_zlib_and_the_spec_lfsr_do() {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
     let mut lines = Vec::new();
     let (mut with_end_end, mut with_local) = (0, 0);
     for _ in 0..300 {
@@ -161,14 +164,7 @@ fn ecrc_of_tlps_with_prefixes_covers_the_end_end_ones_as_zlib_and_the_spec_lfsr_
     }
     // Both kinds of prefix are exercised, alone and together.
     assert!(with_end_end > 100 && with_local > 100, "{with_end_end} with End-End, {with_local} with Local prefixes");
-    let answers = run_oracle(&lines);
-    let bad: Vec<String> = answers
-        .iter()
-        .zip(&lines)
-        .filter(|(a, _)| !a["errors"].as_array().unwrap().is_empty())
-        .map(|(a, l)| format!("{l} -> {}", a["errors"]))
-        .collect();
-    assert!(bad.is_empty(), "{} of {} disagree:\n{}", bad.len(), lines.len(), bad[..bad.len().min(10)].join("\n"));
+    assert_the_oracle_agrees(&lines);
 }
 
 /// A parameter of the computation under test that a mutant changes.
@@ -304,13 +300,7 @@ impl Copy {
     /// The oracle's vectors (as in the test above) for the CRCs mutant `shape` changes, with this copy's
     /// values, `n` byte strings.
     fn lines(&self, shape: Mutation, n: usize) -> Vec<Value> {
-        let mut x: u64 = 0x0c5c_0de5_1eed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = xorshift(0x0c5c_0de5_1eed);
         let mut lines = Vec::new();
         for k in 0..n {
             let len = [0, 1, 3, 4, 12, 16, 20][k % 7] + (next() % 64) as usize * usize::from(k % 3 == 0);
@@ -362,13 +352,7 @@ fn the_oracle_rejects_every_one_bit_mutant_of_the_crcs() {
         let body: [u8; 4] = [b.len() as u8, 0x5a, k as u8, 0xc3];
         assert_eq!(copy.dllp_crc16(&body), crc::dllp_crc16(&body));
     }
-    let mut x: u64 = 0x5eed;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x5eed);
     for _ in 0..50 {
         let b = random_prefixed_tlp(&mut next);
         let (covered, digest) = b.split_at(b.len() - 4);
