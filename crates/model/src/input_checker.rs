@@ -20,6 +20,7 @@
 //! together when the three outputs are free, so the block still takes one beat per cycle; the verdict is
 //! out [`PIPELINE_EDGES`] edges after the last beat.
 
+use crate::completion_builder::RequestFields;
 use crate::message::{CollectiveMsg, MsgPort};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
@@ -37,7 +38,7 @@ pub use classify::classify;
 pub use codes::{event, validation};
 pub use config::ConfigWrites;
 pub use protocol::*;
-pub use ur::{unsupported_request, UrRequest, UR_EVENTS};
+pub use ur::{unsupported_request, UR_EVENTS};
 pub use verdict::{CheckerConfig, Verdict};
 
 /// Parameters of one checker (the RTL parameters of the same names).
@@ -192,7 +193,7 @@ struct Frame {
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Decided {
     verdict: Verdict,
-    ur: Option<UrRequest>,
+    ur: Option<RequestFields>,
 }
 
 /// Cycles from the edge that takes a frame's last beat to the edge that loads its verdict into the

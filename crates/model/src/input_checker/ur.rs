@@ -3,32 +3,7 @@
 
 use super::codes::event;
 use super::protocol::{be16, tlp_dw0, FrameSummary, CAPTURE_BYTES, TLP_MIN_BYTES, TLP_OFFSET};
-
-/// A dropped non-posted request that needs an Unsupported Request completion (`m_ur_*`, to the
-/// completion builder; docs/blocks/input_checker.md §Unsupported Requests).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UrRequest {
-    /// Requester ID.
-    pub src: u16,
-    /// 10-bit tag.
-    pub tag: u16,
-    /// Traffic Class.
-    pub tc: u8,
-    /// Attr\[2:0\] (A2 in bit 2).
-    pub attr: u8,
-    /// MRd or MRdLk (the completion's Byte Count and Lower Address follow the request).
-    pub mem_read: bool,
-    /// MRdLk (the completion is a CplLk).
-    pub locked: bool,
-    /// Length field (0 = 1024 DW).
-    pub length: u16,
-    /// First DW BE.
-    pub first_be: u8,
-    /// Last DW BE.
-    pub last_be: u8,
-    /// Address bits 6:0 as on the wire (bits 1:0 are PH).
-    pub addr: u8,
-}
+use crate::completion_builder::RequestFields;
 
 /// Drop reasons of a well-formed request that the engine answers with an Unsupported Request when the
 /// request is non-posted (docs/blocks/input_checker.md §Unsupported Requests).
@@ -37,7 +12,8 @@ pub const UR_EVENTS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event:
 /// The Unsupported Request a TLP frame dropped with `reason` needs: `Some` iff the frame is a whole TLP
 /// (its length is what Fmt, Length and TD say) whose Fmt/Type is a non-posted request (MRd, MRdLk, IORd,
 /// IOWr, CfgRd/Wr 0/1, FetchAdd, Swap, CAS, DMWr) and `reason` is one of [`UR_EVENTS`].
-pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<UrRequest> {
+/// The fields are those of the completion builder's request (`m_ur_*` to its `s_ur_*`).
+pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<RequestFields> {
     let t = TLP_OFFSET;
     if f.portals || f.flit || !UR_EVENTS.contains(&reason) || f.bytes < TLP_MIN_BYTES || f.bytes > CAPTURE_BYTES {
         return None;
@@ -64,7 +40,7 @@ pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u3
         return None;
     }
     let addr_lo = t + if four { 12 } else { 8 };
-    Some(UrRequest {
+    Some(RequestFields {
         src: be16(c, t + 4),
         tag: u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6]),
         tc: (b1 >> 4) & 7,
