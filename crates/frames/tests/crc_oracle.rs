@@ -164,6 +164,7 @@ fn ecrc_of_tlps_with_prefixes_covers_the_end_end_ones_as_zlib_and_the_spec_lfsr_
     }
     // Both kinds of prefix are exercised, alone and together.
     assert!(with_end_end > 100 && with_local > 100, "{with_end_end} with End-End, {with_local} with Local prefixes");
+    eprintln!("{with_end_end} of 300 with an End-End prefix, {with_local} with a Local one");
     assert_the_oracle_agrees(&lines);
 }
 
