@@ -21,6 +21,8 @@ use crate::code_table;
 // The register space's response status (`s_rsp_status`).
 use crate::register_space::status as rsp_status;
 use crate::frame_buf::FrameBuf;
+// The request fields the input checker also puts out on `m_ur_*`: one type.
+use crate::input_checker::RequestFields;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -88,35 +90,6 @@ code_table! {
     }
     /// Number of event bits (the width of `stat_event`).
     pub const COUNT: u32 = TABLE.len() as u32;
-}
-
-/// The fields of a request that its completion copies (Requester ID, Tag, TC, Attr) or derives from it
-/// (Byte Count and Lower Address of a memory read): one type for both streams, the input checker's
-/// `m_ur_*` (a dropped non-posted request, `input_checker::unsupported_request`) and the register
-/// space's response to a read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RequestFields {
-    /// Requester ID.
-    pub src: u16,
-    /// Tag (10 bits: T9, T8, Tag\[7:0\]).
-    pub tag: u16,
-    /// Traffic Class.
-    pub tc: u8,
-    /// Attr\[2:0\] (A2 in bit 2).
-    pub attr: u8,
-    /// A memory read (MRd / MRdLk): Byte Count and Lower Address follow its length, byte enables and
-    /// address; otherwise they are 4 and 0.
-    pub mem_read: bool,
-    /// A locked memory read (MRdLk): the completion is a CplLk / CplDLk.
-    pub locked: bool,
-    /// Length field in DW (0 = 1024).
-    pub length: u16,
-    /// First DW byte enables.
-    pub first_be: u8,
-    /// Last DW byte enables (0 for a 1-DW request).
-    pub last_be: u8,
-    /// Address bits 6:0 as on the wire (bits 1:0, PH, are ignored).
-    pub addr: u8,
 }
 
 /// One completion to build, whichever stream it came from.

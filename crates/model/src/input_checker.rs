@@ -20,7 +20,6 @@
 //! together when the three outputs are free, so the block still takes one beat per cycle; the verdict is
 //! out [`PIPELINE_EDGES`] edges after the last beat.
 
-use crate::completion_builder::RequestFields;
 use crate::message::{CollectiveMsg, MsgPort};
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
@@ -38,7 +37,7 @@ pub use classify::classify;
 pub use codes::{event, validation};
 pub use config::ConfigWrites;
 pub use protocol::*;
-pub use ur::{unsupported_request, UR_EVENTS};
+pub use ur::{unsupported_request, RequestFields, UR_EVENTS};
 pub use verdict::{CheckerConfig, Verdict};
 
 /// Parameters of one checker (the RTL parameters of the same names).
@@ -331,7 +330,7 @@ impl Block for InputChecker {
             // B: the stream side takes the beat stage A holds.
             self.c = self.a.is_some().then(|| self.a.take()).flatten().and_then(|b| self.stream(&b));
             // A: the beat on the input.
-            self.a = i.s_axis_tvalid.then(|| Beat { data: i.s_axis_tdata, keep: i.s_axis_tkeep, last: i.s_axis_tlast, user: i.s_axis_tuser });
+            self.a = i.s_axis_tvalid.then_some(Beat { data: i.s_axis_tdata, keep: i.s_axis_tkeep, last: i.s_axis_tlast, user: i.s_axis_tuser });
         }
         if i.rst {
             self.a = None;

@@ -2,8 +2,7 @@
 
 use std::collections::VecDeque;
 
-use inswitch_model::completion_builder::RequestFields;
-use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut, RegAccess};
+use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut, RegAccess, RequestFields};
 use inswitch_model::message::Family;
 
 use crate::checker::{Monitor, Transaction, TransactionLog};

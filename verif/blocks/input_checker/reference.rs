@@ -9,8 +9,7 @@ use inswitch_frames::collective::{Body, CollectiveMessage, ConfigFixed};
 use inswitch_frames::crc;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_frames::tlp::{self, Header, Tlp};
-use inswitch_model::completion_builder::RequestFields;
-use inswitch_model::input_checker::{event, RegAccess};
+use inswitch_model::input_checker::{event, RegAccess, RequestFields};
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 
 /// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
