@@ -656,3 +656,68 @@ fn a_128_entry_configuration_message_is_applied_from_the_slot_store() {
         }
     }
 }
+
+/// Issue 15 item 10 (ECRC over End-End prefixes): the checker takes no TLP with a prefix (`tlp_unsupported`,
+/// docs/blocks/input_checker.md §Checks), and that check comes before the ECRC's, so it never judges the
+/// ECRC of a prefixed TLP, which would need the End-End prefixes covered (PCIe Base Specification §2.7.1,
+/// the frames codec since session 23). A register write with a good ECRC is accepted and with a corrupted
+/// one is an `ecrc` drop; the same write behind an End-End prefix (ECRC covering it, ECRC leaving it out as
+/// the codec did before, ECRC corrupted) or a Local one, and a flit-mode write behind a Local prefix (good
+/// or corrupted ECRC trailer), is `tlp_unsupported` every time. Model and RTL agree at both widths.
+#[test]
+fn a_tlp_with_prefixes_is_unsupported_before_its_ecrc_is_judged() {
+    use inswitch_frames::flit::FlitTlp;
+    use inswitch_frames::tlp::{self, TlpPrefix};
+    let (src, tag, data) = (0x0042u16, 0x15u16, 0xCAFE_F00Du32);
+    let mut write = Tlp::memory_write(src, tag, 0x0010_C000 + 0x40, data.to_le_bytes().to_vec()).unwrap();
+    write.fill_ecrc().unwrap();
+    let prefix = |end_to_end, subtype| TlpPrefix { fmt: tlp::FMT_PREFIX, end_to_end, subtype, content: 0x00_0123 };
+    let corrupt = |t: &Tlp| {
+        let mut t = t.clone();
+        t.digest = t.digest.map(|d| d ^ 0x0001_0000);
+        t
+    };
+    let mut pasid = write.clone();
+    pasid.prefixes = vec![prefix(true, 1)];
+    pasid.fill_ecrc().unwrap();
+    pasid.check_ecrc().unwrap();
+    let mut pasid_old_ecrc = pasid.clone();
+    pasid_old_ecrc.digest = write.digest;
+    assert!(pasid_old_ecrc.check_ecrc().is_err(), "the End-End prefix is covered");
+    let mut local = write.clone();
+    local.prefixes = vec![prefix(false, 0xE)];
+    local.check_ecrc().unwrap();
+    // Flit mode: a 3-DW MWr (Type 0x40) with an ECRC trailer, behind a Local vendor prefix (Type 0x8E).
+    let mut flit = FlitTlp::parse(&[0x40, 0, 0, 1, 0x00, 0x42, 0x00, 0x15, 0x00, 0x10, 0xC0, 0x40, 0xCA, 0xFE, 0xF0, 0x0D]).unwrap();
+    flit.fill_ecrc().unwrap();
+    flit.prefixes = vec![0x8E00_0123];
+    flit.check_ecrc().unwrap();
+    let mut flit_bad = flit.to_bytes().unwrap();
+    *flit_bad.last_mut().unwrap() ^= 0x10;
+    let frame = |t: &Tlp| tlp_frame(1, &t.to_bytes().unwrap());
+    const FLIT: u16 = 1 << 9;
+    let unsupported = vec![1u32 << event::TLP_UNSUPPORTED];
+    let runs: [(&str, Vec<u8>, u16, Vec<u32>); 8] = [
+        ("no prefix", frame(&write), 0, vec![1 << event::ACCEPT_REG]),
+        ("no prefix, ECRC corrupted", frame(&corrupt(&write)), 0, vec![1 << event::ECRC]),
+        ("End-End prefix", frame(&pasid), 0, unsupported.clone()),
+        ("End-End prefix, ECRC without it", frame(&pasid_old_ecrc), 0, unsupported.clone()),
+        ("End-End prefix, ECRC corrupted", frame(&corrupt(&pasid)), 0, unsupported.clone()),
+        ("Local prefix", frame(&local), 0, unsupported.clone()),
+        ("flit mode, Local prefix", flit.to_bytes().unwrap(), FLIT, unsupported.clone()),
+        ("flit mode, Local prefix, ECRC corrupted", flit_bad, FLIT, unsupported),
+    ];
+    for width in [256usize, 64] {
+        let kw = width / 8;
+        let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
+        let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
+        for (what, bytes, tuser, want) in &runs {
+            let from_model = drive_one(&mut model, bytes, tuser | 3, kw);
+            let from_rtl = drive_one(&mut rtl, bytes, tuser | 3, kw);
+            assert_eq!(from_model, from_rtl, "{width} bits, {what}: model and RTL disagree");
+            let (writes, pulses) = from_model;
+            assert_eq!(&pulses, want, "{width} bits, {what}");
+            assert_eq!(writes.len(), usize::from(*what == "no prefix"), "{width} bits, {what}: {writes:x?}");
+        }
+    }
+}

@@ -8,6 +8,17 @@ Two references that share no code with the Rust crate (nor with each other) for 
   and ECRC (§2.7.1, "the same polynomial"): polynomial 04C1_1DB7h, seed FFFF_FFFFh, each byte entering
   bit 0 first, the remainder complemented and bit-reversed (remainder bit 31 is LCRC bit 0); the 32-bit
   value is sent least significant byte first.
+For the ECRC of a whole TLP with prefixes (kind "tlp_ecrc"): the coverage rule of PCI Express Base
+Specification Rev. 6.3 §2.7.1, "All header fields, all End-End TLP Prefixes/OHC (if present), and the
+entire data payload (if present) are included in the ECRC calculation. Local TLP Prefixes (if present) are
+not included", and its variant bits are "TLP Header symbol 0, bit 0 [...] This bit in an End-End TLP Prefix
+is invariant" and "TLP Header symbol 2, bit 6": this script walks the prefixes itself (Fmt 100b; Type[4]
+= 1 End-End, 0 Local: Table 2-3 EPrfx / LPrfx), keeps the End-End ones, forces the bits at the header's
+offsets, and computes with both references above. cocotbext-pcie (which has no ECRC of its own) gives
+two further checks: its TlpType table names the prefix types it knows (PREFIX_MRIOV and PREFIX_VENDOR_L*
+Local, PREFIX_EXT_TPH and PREFIX_VENDOR_E* End-End), which must agree with the Type[4] rule, and its
+Tlp.unpack must read TD = 1 at the offset this script takes as the header's start (for the TLP kinds
+cocotbext-pcie can unpack).
 For the DLLP CRC-16: cocotbext-pcie's `Dllp.pack_crc()` / `Dllp.unpack_crc()` (its own `crc16`,
 reflected polynomial 0xD008 = 100Bh, seed FFFFh, complemented, sent little-endian; unpack checks the
 residue 0x556F).
@@ -15,6 +26,7 @@ residue 0x556F).
 Input: JSON lines, one of
   {"kind": "lcrc", "seq": n, "hex": "<TLP as transmitted>", "value": <LCRC from Rust>}
   {"kind": "ecrc", "flit": bool, "hex": "<header and data>", "value": <ECRC from Rust>}
+  {"kind": "tlp_ecrc", "hex": "<non-flit TLP as transmitted, prefixes..data, digest left out>", "value": <ECRC>}
   {"kind": "dllp", "nak": bool, "seq": n, "hex": "<6-byte DLLP from Rust>"}
   {"kind": "dllp_body", "hex": "<4 bytes>", "value": <CRC-16 from Rust>}
 Output: JSON lines {"i": n, "errors": [...]}.
@@ -25,6 +37,16 @@ import sys
 import zlib
 
 from cocotbext.pcie.core.dllp import Dllp, DllpType, crc16
+from cocotbext.pcie.core.tlp import Tlp, TlpType
+
+FMT_PREFIX = 0b100
+# Type[4] of a prefix DW: End-End (1) or Local (0) (PCIe Base Specification Table 2-3, EPrfx / LPrfx).
+END_END = 0x10
+# cocotbext-pcie's prefix type names by class.
+COCOTBEXT_END_END = {"PREFIX_EXT_TPH", "PREFIX_VENDOR_E0", "PREFIX_VENDOR_E1"}
+COCOTBEXT_LOCAL = {"PREFIX_MRIOV", "PREFIX_VENDOR_L0", "PREFIX_VENDOR_L1"}
+# Variant bits of a non-flit TLP header (offsets from the header's first byte, after every prefix).
+NON_FLIT_VARIANT = [(0, 0x01), (2, 0x40)]
 
 POLY = 0x04C11DB7
 
@@ -73,6 +95,33 @@ def check(i, f):
         want = crc32_both(forced(bytes.fromhex(f["hex"]), bits), errors, "ecrc")
         if want != f["value"]:
             errors.append(f"ecrc: reference {want:#010x} != inswitch {f['value']:#010x}")
+    elif kind == "tlp_ecrc":
+        tlp = bytes.fromhex(f["hex"])
+        covered = bytearray()
+        at = 0
+        while at + 4 <= len(tlp) and tlp[at] >> 5 == FMT_PREFIX:
+            ty = tlp[at] & 0x1F
+            end_end = ty & END_END != 0
+            try:
+                name = TlpType((FMT_PREFIX, ty)).name
+            except ValueError:
+                name = None  # a prefix type cocotbext-pcie does not name
+            if name is not None and (name in COCOTBEXT_END_END) != end_end:
+                errors.append(f"prefix type {ty:#04x}: cocotbext-pcie {name} disagrees with Type[4]")
+            if end_end:
+                covered += tlp[at:at + 4]
+            at += 4
+        header = forced(tlp[at:], NON_FLIT_VARIANT)
+        if len(header) >= 4 and header[0] >> 5 != FMT_PREFIX:
+            try:
+                read = Tlp.unpack(tlp[at:])
+                if not read.td:
+                    errors.append(f"cocotbext-pcie reads TD = 0 at byte {at}, the header's start")
+            except Exception:
+                pass  # a kind cocotbext-pcie cannot unpack (messages)
+        want = crc32_both(bytes(covered) + header, errors, "tlp_ecrc")
+        if want != f["value"]:
+            errors.append(f"tlp_ecrc: reference {want:#010x} != inswitch {f['value']:#010x}")
     elif kind == "dllp":
         d = Dllp.create_nak(f["seq"]) if f["nak"] else Dllp.create_ack(f["seq"])
         built = d.pack_crc()

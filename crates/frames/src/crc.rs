@@ -3,12 +3,12 @@
 //! | name | algorithm | covers | stored |
 //! |---|---|---|---|
 //! | LCRC | CRC-32/ISO-HDLC | `{4 reserved bits = 0, 12-bit sequence number}` (2 bytes, big-endian) + TLP | little-endian |
-//! | ECRC (non-flit) | CRC-32/ISO-HDLC | TLP header + data, with Type\[0\] (byte 0 bit 0) and EP (byte 2 bit 6) forced to 1 | little-endian |
+//! | ECRC (non-flit) | CRC-32/ISO-HDLC | End-End prefixes (Local ones left out) + TLP header + data, with the header's Type\[0\] (byte 0 bit 0) and EP (byte 2 bit 6) forced to 1 | little-endian |
 //! | ECRC (flit) | CRC-32/ISO-HDLC | header + OHC + data, with byte 0 bit 0 and byte 6 bit 7 forced to 1 | little-endian |
 //! | DLLP CRC | CRC-16, poly 0x100B, init 0xFFFF, reflected, xorout 0xFFFF | the 4 DLLP bytes | little-endian |
 //! | Ethernet FCS | CRC-32/ISO-HDLC | destination MAC .. end of payload | little-endian |
 
-use crc::{Algorithm, Crc, Table, CRC_32_ISO_HDLC};
+use crc::{Algorithm, Crc, Digest, Table, CRC_32_ISO_HDLC};
 
 /// Width of the data-link sequence number that precedes a TLP in the LCRC computation.
 pub const SEQUENCE_BITS: u32 = 12;
@@ -49,8 +49,8 @@ pub fn lcrc(seq: u16, tlp: &[u8]) -> u32 {
     d.finalize()
 }
 
-fn crc32_with_forced_bits(bytes: &[u8], forced: &[(usize, u8)]) -> u32 {
-    let mut d = CRC32.digest();
+/// Feeds `bytes` into `d` with the `forced` bits (offsets into `bytes`) taken as 1, then finishes.
+fn crc32_with_forced_bits(mut d: Digest<'_, u32, Table<16>>, bytes: &[u8], forced: &[(usize, u8)]) -> u32 {
     // Feed the bytes in three pieces so no copy of a 4 KiB payload is needed: only bytes holding a
     // variant bit are patched.
     let mut start = 0usize;
@@ -69,12 +69,22 @@ fn crc32_with_forced_bits(bytes: &[u8], forced: &[(usize, u8)]) -> u32 {
 
 /// Non-flit ECRC over a TLP header plus data (no prefixes, no digest).
 pub fn ecrc(header_and_data: &[u8]) -> u32 {
-    crc32_with_forced_bits(header_and_data, &NON_FLIT_ECRC_VARIANT_BITS)
+    ecrc_with_prefixes(&[], header_and_data)
 }
 
-/// Flit-mode ECRC over header base, OHC and data.
+/// Non-flit ECRC of a TLP with prefixes (PCIe Base Specification §2.7.1): its End-End prefixes in wire
+/// order (Local prefixes are not covered: the caller leaves them out), then its header and data (no
+/// digest). The variant bits are the header's: the same bits of an End-End prefix are invariant, so the
+/// prefixes are fed as they are.
+pub fn ecrc_with_prefixes(end_end_prefixes: &[u8], header_and_data: &[u8]) -> u32 {
+    let mut d = CRC32.digest();
+    d.update(end_end_prefixes);
+    crc32_with_forced_bits(d, header_and_data, &NON_FLIT_ECRC_VARIANT_BITS)
+}
+
+/// Flit-mode ECRC over header base, OHC and data (flit mode has Local prefixes only, none covered).
 pub fn flit_ecrc(header_and_data: &[u8]) -> u32 {
-    crc32_with_forced_bits(header_and_data, &FLIT_ECRC_VARIANT_BITS)
+    crc32_with_forced_bits(CRC32.digest(), header_and_data, &FLIT_ECRC_VARIANT_BITS)
 }
 
 /// CRC-16 of a 4-byte DLLP.

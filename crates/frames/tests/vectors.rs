@@ -250,6 +250,47 @@ fn lcrc_of_a_tlp() {
     assert_eq!(crc::lcrc(0, &[0; 12]), 0xd1bb_79c7);
 }
 
+/// A Local prefix (vendor L0, Type 0x0E) then an End-End one (PASID, Type 0x11) in front of
+/// [`TLP_MWR32`] with TD set.
+const TLP_PREFIXED_MWR32: &str = "8e00abcd 91000123 40008001 01002a0f 0010c004 deadbeef";
+
+#[test]
+fn ecrc_covers_the_end_end_prefixes_and_not_the_local_ones() {
+    // Known answers computed outside this crate, with Python's zlib over the covered bytes with the
+    // header's Type[0] and EP taken as 1 (PCIe Base Specification §2.7.1: End-End prefixes, header and
+    // data; Local prefixes not): `zlib.crc32(bytes.fromhex("91000123 4100c001 01002a0f 0010c004
+    // deadbeef"))` = 0x2ea97afb, and without the End-End prefix 0xb1fca5f3.
+    let b = hex(TLP_PREFIXED_MWR32);
+    let with_digest = |b: &[u8], e: u32| [b, &e.to_le_bytes()[..]].concat();
+    let t = Tlp::parse(&with_digest(&b, 0)).unwrap();
+    assert_eq!(t.prefixes.len(), 2);
+    assert!(!t.prefixes[0].end_to_end && t.prefixes[1].end_to_end);
+    assert_eq!(t.compute_ecrc().unwrap(), 0x2ea9_7afb);
+    let mut no_local = t.clone();
+    no_local.prefixes.remove(0);
+    assert_eq!(no_local.compute_ecrc().unwrap(), 0x2ea9_7afb, "a Local prefix is not covered");
+    let mut no_prefix = no_local.clone();
+    no_prefix.prefixes.clear();
+    assert_eq!(no_prefix.compute_ecrc().unwrap(), 0xb1fc_a5f3);
+    // The prefix's Type[0] is not a variant bit: PASID (0x11) and TPH (0x10) give different ECRCs.
+    let mut tph = no_local.clone();
+    tph.prefixes[0].subtype = 0;
+    assert_ne!(tph.compute_ecrc().unwrap(), 0x2ea9_7afb);
+    // fill_ecrc writes the digest little-endian after the data; a change to the End-End prefix breaks
+    // it, a change to the Local prefix does not.
+    let mut filled = t.clone();
+    filled.fill_ecrc().unwrap();
+    let wire = filled.to_bytes().unwrap();
+    assert_eq!(wire, with_digest(&b, 0x2ea9_7afb));
+    Tlp::parse(&wire).unwrap().check_ecrc().unwrap();
+    let mut local_changed = wire.clone();
+    local_changed[3] ^= 0x01;
+    Tlp::parse(&local_changed).unwrap().check_ecrc().unwrap();
+    let mut end_end_changed = wire;
+    end_end_changed[7] ^= 0x01;
+    assert!(matches!(Tlp::parse(&end_end_changed).unwrap().check_ecrc(), Err(Error::Checksum { .. })));
+}
+
 // ---------------------------------------------------------------- flit mode
 
 pub const FLIT_MWR32: &str = "40000001 01001234 0010c000 cafef00d";
@@ -288,6 +329,11 @@ fn flit_ohc_sizes_are_not_a_popcount() {
     let mut e = t.clone();
     e.fill_ecrc().unwrap();
     FlitTlp::parse(&e.to_bytes().unwrap()).unwrap().check_ecrc().unwrap();
+    // Flit mode has Local prefixes only, and the ECRC does not cover them (§2.7.1).
+    let mut prefixed = e.clone();
+    prefixed.prefixes = vec![0x8e00_abcd];
+    assert_eq!(prefixed.compute_ecrc().unwrap(), e.compute_ecrc().unwrap());
+    FlitTlp::parse(&prefixed.to_bytes().unwrap()).unwrap().check_ecrc().unwrap();
     let mut ohc_e4 = t;
     ohc_e4.dw0.ohc = 0b11000;
     assert_eq!(ohc_e4.dw0.ohc_dw(), 4);

@@ -21,6 +21,8 @@ use crate::code_table;
 // The register space's response status (`s_rsp_status`).
 use crate::register_space::status as rsp_status;
 use crate::frame_buf::FrameBuf;
+// The request fields the input checker also puts out on `m_ur_*`: one type.
+use crate::input_checker::RequestFields;
 use crate::ports;
 use crate::signal::{Block, Wide, WIDE_MAX_BITS};
 
@@ -97,27 +99,8 @@ pub struct CompletionRequest {
     pub status: Option<CplStatus>,
     /// Read data of a Successful Completion (little-endian: bits 7:0 are the lowest-addressed byte).
     pub data: u32,
-    /// Requester ID of the request.
-    pub requester_id: u16,
-    /// Tag (10 bits: T9, T8, Tag\[7:0\]).
-    pub tag: u16,
-    /// Traffic Class of the request.
-    pub tc: u8,
-    /// Attr\[2:0\] of the request.
-    pub attr: u8,
-    /// The request was a memory read (MRd / MRdLk): Byte Count and Lower Address follow its length,
-    /// byte enables and address; otherwise they are 4 and 0.
-    pub mem_read: bool,
-    /// The request was a locked memory read (MRdLk): the completion is a CplLk / CplDLk.
-    pub locked: bool,
-    /// Length of the request in DW (0 = 1024).
-    pub length: u16,
-    /// First DW byte enables.
-    pub first_be: u8,
-    /// Last DW byte enables (0 for a 1-DW request).
-    pub last_be: u8,
-    /// Address bits 6:0 of the request (bits 1:0, PH, are ignored).
-    pub addr: u8,
+    /// The request it answers.
+    pub request: RequestFields,
 }
 
 /// Offset of the first enabled byte of the first DW (Table 2-41: 0000 and xxx1 give 0).
@@ -130,7 +113,7 @@ pub fn first_be_offset(first_be: u8) -> u16 {
 
 /// Byte Count of a completion to `r` (§2.3.1.1 and Table 2-40 for memory reads; 4 otherwise). The 12-bit
 /// field: 4096 is 0.
-pub fn byte_count(r: &CompletionRequest) -> u16 {
+pub fn byte_count(r: &RequestFields) -> u16 {
     if !r.mem_read {
         return 4;
     }
@@ -147,7 +130,7 @@ pub fn byte_count(r: &CompletionRequest) -> u16 {
 }
 
 /// Lower Address of a completion to `r` (Table 2-41 for memory reads; 0 otherwise).
-pub fn lower_address(r: &CompletionRequest) -> u8 {
+pub fn lower_address(r: &RequestFields) -> u8 {
     if r.mem_read { (r.addr & 0x7C) | first_be_offset(r.first_be) as u8 } else { 0 }
 }
 
@@ -162,21 +145,22 @@ pub fn completion_frame_buf(r: &CompletionRequest, engine_id: u16, seq: u16) -> 
     let status = r.status?;
     let with_data = status == CplStatus::Sc;
     let fmt: u8 = if with_data { 0b010 } else { 0b000 };
-    let ty: u8 = if r.locked { tlp_type::CPL_LK } else { tlp_type::CPL };
-    let bc = byte_count(r);
-    let tag = r.tag & 0x3FF;
+    let q = &r.request;
+    let ty: u8 = if q.locked { tlp_type::CPL_LK } else { tlp_type::CPL };
+    let bc = byte_count(q);
+    let tag = q.tag & 0x3FF;
     let mut f = FrameBuf::new();
     f.extend_from_slice(&(seq & SEQ_MASK).to_be_bytes());
     f.push(fmt << 5 | ty);
-    f.push(((tag >> 9) as u8 & 1) << 7 | (r.tc & 7) << 4 | ((tag >> 8) as u8 & 1) << 3 | (r.attr >> 2 & 1) << 2);
-    f.push((r.attr & 3) << 4);
+    f.push(((tag >> 9) as u8 & 1) << 7 | (q.tc & 7) << 4 | ((tag >> 8) as u8 & 1) << 3 | (q.attr >> 2 & 1) << 2);
+    f.push((q.attr & 3) << 4);
     f.push(u8::from(with_data));
     f.extend_from_slice(&engine_id.to_be_bytes());
     f.push(status.code() << 5 | (bc >> 8) as u8);
     f.push(bc as u8);
-    f.extend_from_slice(&r.requester_id.to_be_bytes());
+    f.extend_from_slice(&q.src.to_be_bytes());
     f.push(tag as u8);
-    f.push(lower_address(r) & 0x7F);
+    f.push(lower_address(q) & 0x7F);
     if with_data {
         f.extend_from_slice(&r.data.to_le_bytes());
     }
@@ -270,16 +254,18 @@ impl CompletionBuilderIn {
         CompletionRequest {
             status,
             data: self.s_rsp_rdata,
-            requester_id: self.s_rsp_src,
-            tag: self.s_rsp_tag & 0x3FF,
-            tc: 0,
-            attr: 0,
-            mem_read: true,
-            locked: false,
-            length: 1,
-            first_be: self.s_rsp_be & 0xF,
-            last_be: 0,
-            addr: (self.s_rsp_addr & 0x7F) as u8,
+            request: RequestFields {
+                src: self.s_rsp_src,
+                tag: self.s_rsp_tag & 0x3FF,
+                tc: 0,
+                attr: 0,
+                mem_read: true,
+                locked: false,
+                length: 1,
+                first_be: self.s_rsp_be & 0xF,
+                last_be: 0,
+                addr: (self.s_rsp_addr & 0x7F) as u8,
+            },
         }
     }
 
@@ -288,16 +274,18 @@ impl CompletionBuilderIn {
         CompletionRequest {
             status: Some(CplStatus::Ur),
             data: 0,
-            requester_id: self.s_ur_src,
-            tag: self.s_ur_tag & 0x3FF,
-            tc: self.s_ur_tc & 7,
-            attr: self.s_ur_attr & 7,
-            mem_read: self.s_ur_mem_read,
-            locked: self.s_ur_locked,
-            length: self.s_ur_length & 0x3FF,
-            first_be: self.s_ur_first_be & 0xF,
-            last_be: self.s_ur_last_be & 0xF,
-            addr: self.s_ur_addr & 0x7F,
+            request: RequestFields {
+                src: self.s_ur_src,
+                tag: self.s_ur_tag & 0x3FF,
+                tc: self.s_ur_tc & 7,
+                attr: self.s_ur_attr & 7,
+                mem_read: self.s_ur_mem_read,
+                locked: self.s_ur_locked,
+                length: self.s_ur_length & 0x3FF,
+                first_be: self.s_ur_first_be & 0xF,
+                last_be: self.s_ur_last_be & 0xF,
+                addr: self.s_ur_addr & 0x7F,
+            },
         }
     }
 }
@@ -399,7 +387,7 @@ impl Block for CompletionBuilder {
                     self.tdata.set_byte(k, b);
                 }
                 self.tkeep = (1u64 << f.len()) - 1;
-                self.tuser = r.requester_id;
+                self.tuser = r.request.src;
                 self.valid = true;
                 self.seq = (self.seq + 1) & SEQ_MASK;
             }
@@ -450,8 +438,8 @@ mod tests {
         crate::codes::check_generated("completion_builder_codes.vh", &verilog_header(), "completion_builder_codes");
     }
 
-    fn mrd(first_be: u8, last_be: u8, length: u16, addr: u8) -> CompletionRequest {
-        CompletionRequest { status: Some(CplStatus::Ur), mem_read: true, first_be, last_be, length, addr, ..Default::default() }
+    fn mrd(first_be: u8, last_be: u8, length: u16, addr: u8) -> RequestFields {
+        RequestFields { mem_read: true, first_be, last_be, length, addr, ..Default::default() }
     }
 
     #[test]
@@ -462,7 +450,7 @@ mod tests {
         // Multi-DW: 4 * length minus the disabled bytes at both ends.
         assert_eq!(byte_count(&mrd(0b1110, 0b0011, 3, 0)), 12 - 1 - 2);
         assert_eq!(byte_count(&mrd(0b1111, 0b1111, 0, 0)), 0, "1024 DW = 4096 bytes is encoded 0");
-        assert_eq!(byte_count(&CompletionRequest { mem_read: false, ..mrd(0b0001, 0, 1, 0) }), 4);
+        assert_eq!(byte_count(&RequestFields { mem_read: false, ..mrd(0b0001, 0, 1, 0) }), 4);
     }
 
     #[test]
@@ -475,12 +463,13 @@ mod tests {
 
     #[test]
     fn cpld_and_cpl_frames_have_the_documented_bytes() {
-        let r = CompletionRequest { status: Some(CplStatus::Sc), data: 0x1C0E_0001, requester_id: 0x0001, tag: 0x3A5, mem_read: true, length: 1, first_be: 0xF, addr: 0x00, ..Default::default() };
+        let request = RequestFields { src: 0x0001, tag: 0x3A5, mem_read: true, length: 1, first_be: 0xF, addr: 0x00, ..Default::default() };
+        let r = CompletionRequest { status: Some(CplStatus::Sc), data: 0x1C0E_0001, request };
         let f = completion_frame(&r, 0x0010, 5).unwrap();
         assert_eq!(f.len(), CPLD_FRAME_BYTES);
         assert_eq!(&f[..18], &[0x00, 0x05, 0x4A, 0x88, 0x00, 0x01, 0x00, 0x10, 0x00, 0x04, 0x00, 0x01, 0xA5, 0x00, 0x01, 0x00, 0x0E, 0x1C]);
         assert_eq!(f.iter().fold(u32::MAX, |c, &b| crc32_byte(c, b)), crate::input_checker::CRC32_RESIDUE);
-        let ur = completion_frame(&CompletionRequest { status: Some(CplStatus::Ur), locked: true, ..r }, 0x0010, 6).unwrap();
+        let ur = completion_frame(&CompletionRequest { status: Some(CplStatus::Ur), request: RequestFields { locked: true, ..request }, ..r }, 0x0010, 6).unwrap();
         assert_eq!(ur.len(), CPL_FRAME_BYTES);
         assert_eq!(&ur[2..6], &[0x0B, 0x88, 0x00, 0x00]);
         assert_eq!(ur[8] >> 5, 1);

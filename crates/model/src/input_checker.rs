@@ -37,7 +37,7 @@ pub use classify::classify;
 pub use codes::{event, validation};
 pub use config::ConfigWrites;
 pub use protocol::*;
-pub use ur::{unsupported_request, UrRequest, UR_EVENTS};
+pub use ur::{unsupported_request, RequestFields, UR_EVENTS};
 pub use verdict::{CheckerConfig, Verdict};
 
 /// Parameters of one checker (the RTL parameters of the same names).
@@ -192,7 +192,7 @@ struct Frame {
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Decided {
     verdict: Verdict,
-    ur: Option<UrRequest>,
+    ur: Option<RequestFields>,
 }
 
 /// Cycles from the edge that takes a frame's last beat to the edge that loads its verdict into the
@@ -330,7 +330,7 @@ impl Block for InputChecker {
             // B: the stream side takes the beat stage A holds.
             self.c = self.a.is_some().then(|| self.a.take()).flatten().and_then(|b| self.stream(&b));
             // A: the beat on the input.
-            self.a = i.s_axis_tvalid.then(|| Beat { data: i.s_axis_tdata, keep: i.s_axis_tkeep, last: i.s_axis_tlast, user: i.s_axis_tuser });
+            self.a = i.s_axis_tvalid.then_some(Beat { data: i.s_axis_tdata, keep: i.s_axis_tkeep, last: i.s_axis_tlast, user: i.s_axis_tuser });
         }
         if i.rst {
             self.a = None;

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut, RegAccess, UrRequest};
+use inswitch_model::input_checker::{event, InputCheckerIn, InputCheckerOut, RegAccess, RequestFields};
 use inswitch_model::message::Family;
 
 use crate::checker::{Monitor, Transaction, TransactionLog};
@@ -140,7 +140,7 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 if what.starts_with(ENCAP_LABEL) && bit == event::ACCEPT_MSG {
                     self.bump(counter::ENCAP_RELAYED);
                 }
-                let got = UrRequest {
+                let got = RequestFields {
                     src: o.m_ur_src,
                     tag: o.m_ur_tag,
                     tc: o.m_ur_tc,

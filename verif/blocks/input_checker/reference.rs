@@ -9,7 +9,7 @@ use inswitch_frames::collective::{Body, CollectiveMessage, ConfigFixed};
 use inswitch_frames::crc;
 use inswitch_frames::portals::ReductionFrame;
 use inswitch_frames::tlp::{self, Header, Tlp};
-use inswitch_model::input_checker::{event, RegAccess, UrRequest};
+use inswitch_model::input_checker::{event, RegAccess, RequestFields};
 use inswitch_model::message::{CollectiveMsg, Family, Kind, NO_PARTICIPANT};
 
 /// Expected outcomes of the frames the stimulus started, shared with the monitor (oldest first).
@@ -53,7 +53,7 @@ pub enum UrExpect {
     /// Nothing.
     None,
     /// This request.
-    Request(UrRequest),
+    Request(RequestFields),
     /// Not predicted (random bytes): whatever the checker says.
     Any,
 }
@@ -92,7 +92,7 @@ pub fn expected_ur(frame: &[u8], expect: &Expect) -> UrExpect {
         _ => return UrExpect::None,
     };
     let d = &t.dw0;
-    UrExpect::Request(UrRequest {
+    UrExpect::Request(RequestFields {
         src: req.requester_id,
         tag: u16::from(d.t9) << 9 | u16::from(d.t8) << 8 | u16::from(req.tag),
         tc: d.tc,

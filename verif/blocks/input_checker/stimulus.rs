@@ -289,11 +289,17 @@ impl InputCheckerStimulus {
                             (self.wrap(&t, |b| b[VDM_PAYLOAD + 2] |= bits), RESERVED, "collective reserved nibble")
                         }
                     }
-                    // A TLP prefix (Fmt 100, T5): prefixes are not parsed, the frame is unsupported.
+                    // A TLP prefix (Fmt 100, T5): prefixes are not parsed, the frame is unsupported, before
+                    // its ECRC is judged: with a digest (covering the End-End prefix) good or corrupted too.
                     35 => {
                         let subtype = [0u8, 1, 14, 15][self.r.random_range(0..4)];
                         let content = self.r.random::<u32>() & 0xFF_FFFF;
                         t.prefixes = vec![tlp::TlpPrefix { fmt: tlp::FMT_PREFIX, end_to_end: self.r.random(), subtype, content }];
+                        let digest = self.r.random_range(0..3u8);
+                        if digest != 0 {
+                            t.fill_ecrc().expect("ecrc");
+                            t.digest = t.digest.map(|d| if digest == 2 { d ^ 0x0000_0100 } else { d });
+                        }
                         (self.wrap(&t, |_| {}), TLP_UNSUPPORTED, "TLP prefix")
                     }
                     // A VDM routed by ID to another device (T16).

@@ -717,21 +717,24 @@ impl Tlp {
         }
     }
 
-    /// Header and payload bytes the ECRC covers (prefixes and digest excluded).
-    fn ecrc_bytes(&self) -> Result<Vec<u8>> {
+    /// Bytes the ECRC covers (PCIe Base Specification §2.7.1): the End-End prefixes in wire order (Local
+    /// prefixes left out), then header and payload (digest excluded); and where the header starts.
+    fn ecrc_bytes(&self) -> Result<(Vec<u8>, usize)> {
         let mut copy = self.clone();
-        copy.prefixes.clear();
+        copy.prefixes.retain(|p| p.end_to_end);
         copy.digest = copy.dw0.td.then_some(0);
         let mut v = copy.to_bytes()?;
         if copy.dw0.td {
             v.truncate(v.len() - DIGEST_LEN);
         }
-        Ok(v)
+        Ok((v, copy.prefixes.len() * PREFIX_LEN))
     }
 
-    /// ECRC this TLP should carry (End-End prefixes are not covered by this codec's ECRC: docs/frames.md).
+    /// ECRC this TLP should carry: over its End-End prefixes, header and payload (docs/frames.md §7).
     pub fn compute_ecrc(&self) -> Result<u32> {
-        Ok(crc::ecrc(&self.ecrc_bytes()?))
+        let (v, header_at) = self.ecrc_bytes()?;
+        let (prefixes, rest) = v.split_at(header_at);
+        Ok(crc::ecrc_with_prefixes(prefixes, rest))
     }
 
     /// Sets TD and fills in the digest.

@@ -4,29 +4,32 @@
 use super::codes::event;
 use super::protocol::{be16, tlp_dw0, FrameSummary, CAPTURE_BYTES, TLP_MIN_BYTES, TLP_OFFSET};
 
-/// A dropped non-posted request that needs an Unsupported Request completion (`m_ur_*`, to the
-/// completion builder; docs/blocks/input_checker.md §Unsupported Requests).
+/// The fields of a request that its completion copies (Requester ID, Tag, TC, Attr) or derives from it
+/// (Byte Count and Lower Address of a memory read): one type for both streams, the input checker's
+/// `m_ur_*` (a dropped non-posted request, [`unsupported_request`]) and the register space's response
+/// to a read (`completion_builder::CompletionBuilderIn::rsp_request`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UrRequest {
+pub struct RequestFields {
     /// Requester ID.
     pub src: u16,
-    /// 10-bit tag.
+    /// Tag (10 bits: T9, T8, Tag\[7:0\]).
     pub tag: u16,
     /// Traffic Class.
     pub tc: u8,
     /// Attr\[2:0\] (A2 in bit 2).
     pub attr: u8,
-    /// MRd or MRdLk (the completion's Byte Count and Lower Address follow the request).
+    /// A memory read (MRd / MRdLk): Byte Count and Lower Address follow its length, byte enables and
+    /// address; otherwise they are 4 and 0.
     pub mem_read: bool,
-    /// MRdLk (the completion is a CplLk).
+    /// A locked memory read (MRdLk): the completion is a CplLk / CplDLk.
     pub locked: bool,
-    /// Length field (0 = 1024 DW).
+    /// Length field in DW (0 = 1024).
     pub length: u16,
-    /// First DW BE.
+    /// First DW byte enables.
     pub first_be: u8,
-    /// Last DW BE.
+    /// Last DW byte enables (0 for a 1-DW request).
     pub last_be: u8,
-    /// Address bits 6:0 as on the wire (bits 1:0 are PH).
+    /// Address bits 6:0 as on the wire (bits 1:0, PH, are ignored).
     pub addr: u8,
 }
 
@@ -37,7 +40,7 @@ pub const UR_EVENTS: [u32; 5] = [event::TLP_UNSUPPORTED, event::POISONED, event:
 /// The Unsupported Request a TLP frame dropped with `reason` needs: `Some` iff the frame is a whole TLP
 /// (its length is what Fmt, Length and TD say) whose Fmt/Type is a non-posted request (MRd, MRdLk, IORd,
 /// IOWr, CfgRd/Wr 0/1, FetchAdd, Swap, CAS, DMWr) and `reason` is one of [`UR_EVENTS`].
-pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<UrRequest> {
+pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u32) -> Option<RequestFields> {
     let t = TLP_OFFSET;
     if f.portals || f.flit || !UR_EVENTS.contains(&reason) || f.bytes < TLP_MIN_BYTES || f.bytes > CAPTURE_BYTES {
         return None;
@@ -64,7 +67,7 @@ pub fn unsupported_request(c: &[u8; CAPTURE_BYTES], f: &FrameSummary, reason: u3
         return None;
     }
     let addr_lo = t + if four { 12 } else { 8 };
-    Some(UrRequest {
+    Some(RequestFields {
         src: be16(c, t + 4),
         tag: u16::from(b1 >> 7) << 9 | u16::from((b1 >> 3) & 1) << 8 | u16::from(c[t + 6]),
         tc: (b1 >> 4) & 7,

@@ -26,6 +26,13 @@ pub struct CheckerConfig {
 
 
 /// Where a frame goes.
+///
+/// `Config` (312 bytes: the message's slots) is much larger than the other variants (`Msg` 96 bytes) and
+/// is not boxed: a verdict is made and moved once per frame, not per cycle, and waits in stage D in
+/// place (`Option<Decided>`, matched by reference), so the unboxed copy costs a 320-byte move per frame,
+/// against a heap allocation per configuration frame on the step path (issue 23 took the allocations
+/// out of it) and the loss of `Copy`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// To the register space.
