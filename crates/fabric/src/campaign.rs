@@ -88,7 +88,7 @@ pub struct CampaignSpec {
     /// The Portals roots' arm retry ([`crate::sim::portals::Root::rearm`]; `None`: none).
     pub portals_rearm: Option<(Ps, u8)>,
     /// The Portals roots' round restart ([`crate::sim::portals::Root::restart`]; `None`: none). A round
-    /// then takes two seqnos (its own and its restart's).
+    /// then takes two seqnos of its tree's counter (its own and its restart's, drawn when it restarts).
     pub portals_restart: Option<Ps>,
     /// Rounds a Soft Portals job starts at once in a period, each under the tree's next reduction id
     /// (DFA bits 20-18, 002 (60)-(61); 1 to [`portals::REDUCTIONS_PER_TREE`]): consecutive rounds of a
@@ -706,9 +706,10 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let p = &pportals[k - n_tlp];
             let n = p.leaves.len();
             let dfa = portals::reduction_dfa(p.dfa, rid).expect("an id below REDUCTIONS_PER_TREE");
-            // The round's result, or its restart's (`CampaignSpec::portals_restart`: the next seqno).
-            let restart_seqno = portals::next_seqno(seqno);
-            let r = f.portals.results(p.source, dfa).iter().rev().find(|r| r.seqno == seqno || (spec.portals_restart.is_some() && r.seqno == restart_seqno)).cloned();
+            // The round's result, or its restart's (`CampaignSpec::portals_restart`: under the seqno the
+            // root drew from the tree's counter when it restarted, `Portals::restart_of`).
+            let restart_seqno = f.portals.restart_of(p.source, dfa, seqno);
+            let r = f.portals.results(p.source, dfa).iter().rev().find(|r| r.seqno == seqno || Some(r.seqno) == restart_seqno).cloned();
             let second_round = r.as_ref().is_some_and(|x| x.seqno != seqno && x.count as usize == n && x.data[0] == expected);
             let latency = r.as_ref().filter(|x| x.count as usize == n && x.data[0] == expected).map(|x| x.at - at);
             let (outcome, result) = match r {
@@ -734,7 +735,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             // period run under other ids (`CampaignSpec::portals_in_flight`); a fault on theirs does not
             // explain this one.
             let trees: Vec<u16> = std::iter::once(p.tree).chain(p.twin.map(|x| x.0)).collect();
-            let seqnos: Vec<u16> = std::iter::once(seqno).chain(spec.portals_restart.map(|_| restart_seqno)).collect();
+            let seqnos: Vec<u16> = std::iter::once(seqno).chain(restart_seqno).collect();
             let ours = |x: &crate::faults::Fault| x.portals_frame().is_some_and(|m| m.of_round(&trees, rid, &seqnos));
             let in_round = |x: &&crate::faults::Fault| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }));
             // An ARM of this round's id (either tree) that found no free descriptor in this period: read
@@ -899,12 +900,15 @@ fn portals_round(f: &mut Fabric, rng: &mut rand_chacha::ChaCha8Rng, spec: &Campa
     // result arm armed the next seqno, and a round restarted late (its timer counted from the restart)
     // multicasts it just before this period; under that seqno this round's arm would be dropped
     // (`STALE_ARM`) and the engines would run the round on the result's arming and its timer
-    // (docs/fabric.md §Goodput: the next round after a late result). An id's first round takes 0.
+    // (docs/fabric.md §Goodput: the next round after a late result). It is the next draw of the tree's
+    // seqno counter, shared by the tree's ids as libfabric's `mc_obj->seqno` (`sim::portals` module
+    // doc); the tree's first round takes 0.
     let seqno = f.portals_next_seqno(p.source, dfa).unwrap_or(0);
     let mut expected = 0u64;
-    // The values are this round's: its seqno and its restart's (not the seqno its result arm arms,
-    // which no round answers).
-    let seqnos = if spec.portals_restart.is_some() { vec![seqno, portals::next_seqno(seqno)] } else { vec![seqno] };
+    // The values are this round's: its seqno and its restart's (a start arm under a newer seqno, which
+    // the root draws when it restarts, `Leaf::seqnos`), not the seqno its result arm arms, which no
+    // round answers.
+    let seqnos = vec![seqno];
     if stale_arming(f, p.tree, rid, seqno) || p.twin.is_some_and(|(tw, _)| stale_arming(f, tw, rid, seqno)) {
         report.portals_stale_starts += 1;
     }

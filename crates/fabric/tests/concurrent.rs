@@ -3,8 +3,9 @@
 //! reductions being performed concurrently on the same tree"; `docs/fabric.md` §Portals, Concurrent
 //! reductions). FIG. 7 as in `tests/portals.rs`: the manager places one Portals job (root end node 735,
 //! 8 leaves, wait counts 720 8, 725 3, 730 3), and the root end node starts 8 reductions on its tree at
-//! once, one per reduction id, with the same cookie, VNI and sequence numbers: only the DFA's bits 20-18
-//! tell them apart. The oracles are plain folds in the test over the operands it gives the leaves.
+//! once, one per reduction id, with the same cookie and VNI: only the DFA's bits 20-18 tell them apart.
+//! The root draws every id's seqnos from one counter per tree, as libfabric's CXI root does
+//! (`mc_obj->seqno`), so no two ids' arms share a seqno. The oracles are plain folds in the test over the operands it gives the leaves.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -16,7 +17,7 @@ use inswitch_fabric::manager::{Family, JobSpec, NodeId};
 use inswitch_fabric::sim::portals::{self, ConcurrencyError, Leaf, PortalsJob, Reduction, Root, RoundResult, REDUCTIONS_PER_TREE};
 use inswitch_fabric::sim::{Fabric, SimConfig};
 use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
-use inswitch_model::cpu::{event, REDUCTIONS};
+use inswitch_model::cpu::{event, seqno_newer, REDUCTIONS};
 use inswitch_model::packet_engine::EngineParams;
 
 const QUIET: Ps = Ps::MAX / 4;
@@ -44,7 +45,8 @@ const ENGINE_TIMEOUT_TICKS: u32 = 128;
 const SHORT_TIMEOUT_TICKS: u32 = 64;
 const ROOT_TIMEOUT: Ps = 10 * US;
 const COMPUTE: Ps = US;
-/// The first round of every id: the same seqno on all of them (1022 → 0 → 1 crosses the reserved 1023).
+/// The first seqno of the tree's counter at the root: id 0's first round; the others draw the next ones
+/// (1022 → 0 crosses the reserved 1023).
 const FIRST_SEQNO: u16 = 1022;
 const ROUNDS: u32 = 3;
 /// Engine timeouts of the campaign test below, ticks of 16 cycles.
@@ -99,7 +101,8 @@ fn fold(rid: u8, r: u32, leaves: &[usize]) -> [u64; 4] {
     acc.map(|x| x as u64)
 }
 
-/// Reduction `rid` of the job: `ROUNDS` rounds from `FIRST_SEQNO`, every leaf with its operands.
+/// Reduction `rid` of the job: `ROUNDS` rounds, the tree's counter from `FIRST_SEQNO`, every leaf with its
+/// operands.
 fn reduction(job: &PortalsJob, rid: u8) -> Reduction {
     let op = op_of(rid);
     let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno: FIRST_SEQNO, expected: 8, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
@@ -116,7 +119,8 @@ fn events(f: &Fabric, s: usize, ev: u8) -> u64 {
 }
 
 /// Every id's rounds at the root: its folds, complete, count 8, one fully reduced frame each (the
-/// engines reduced every id: nothing passed up); every leaf got every result of its id as the next arm.
+/// engines reduced every id: nothing passed up); every leaf got every result of its id as the next arm,
+/// under the seqno of the id's next round; id `k`'s first round is the counter's `k`-th draw.
 fn assert_every_result(f: &Fabric, job: &PortalsJob, dfas: &[u32]) {
     assert_results(f, job, dfas, true);
 }
@@ -128,8 +132,8 @@ fn assert_results(f: &Fabric, job: &PortalsJob, dfas: &[u32], reduced: bool) -> 
     for (rid, &dfa) in all_ids().into_iter().zip(dfas) {
         let res: &[RoundResult] = f.portals.results(ROOT, dfa);
         assert_eq!(res.len(), ROUNDS as usize, "id {rid}: {res:?}");
-        let seqnos: Vec<u16> = res.iter().map(|x| x.seqno).collect();
-        assert_eq!(seqnos, vec![1022, 0, 1], "id {rid}");
+        let first = (0..rid).fold(FIRST_SEQNO, |s, _| portals::next_seqno(s));
+        assert_eq!(res[0].seqno, first, "id {rid}: the started ids' {rid}-th draw");
         for (r, x) in res.iter().enumerate() {
             assert_eq!(x.data, fold(rid, r as u32, &job.leaves), "id {rid} round {r}");
             assert_eq!((x.count, x.complete, x.rc), (8, true, 0), "id {rid} round {r}");
@@ -139,10 +143,14 @@ fn assert_results(f: &Fabric, job: &PortalsJob, dfas: &[u32], reduced: bool) -> 
         for &e in &job.leaves {
             let arms = f.portals.arms_at(e, dfa);
             assert_eq!(arms.len(), ROUNDS as usize + 1, "id {rid} leaf {e}");
-            assert_eq!(arms[0], (FIRST_SEQNO, FIRST_SEQNO, 0, [0; 4]), "id {rid} leaf {e}: the start arm");
+            assert_eq!(arms[0], (first, first, 0, [0; 4]), "id {rid} leaf {e}: the start arm");
             for r in 0..ROUNDS as usize {
                 let want = fold(rid, r as u32, &job.leaves);
-                assert_eq!(arms[r + 1], (portals::next_seqno(res[r].seqno), res[r].seqno, 8, want), "id {rid} leaf {e}: its result of round {r}");
+                assert_eq!((arms[r + 1].1, arms[r + 1].2, arms[r + 1].3), (res[r].seqno, 8, want), "id {rid} leaf {e}: its result of round {r}");
+                assert!(seqno_newer(arms[r + 1].0, res[r].seqno), "id {rid} leaf {e}: the result arm's seqno is newer, {arms:?}");
+                if let Some(next) = res.get(r + 1) {
+                    assert_eq!(arms[r + 1].0, next.seqno, "id {rid} leaf {e}: the result arm armed round {}", r + 1);
+                }
             }
         }
     }
@@ -174,6 +182,34 @@ fn eight_concurrent_all_reduces_on_one_tree_each_give_their_own_result() {
         }
     }
     assert_eq!(f.portals.stats, Default::default());
+}
+
+/// libfabric's CXI root draws every reduction id's seqnos from one counter per tree (`prov/cxi/src/
+/// cxip_coll.c`, `_progress_root`: `reduction->seqno = mc_obj->seqno; INCMOD(mc_obj->seqno,
+/// CXIP_COLL_MOD_SEQNO)` at each retry and at each result's re-arm). The 8 concurrent ids' arms (their
+/// start arms, then each round's result arm) reach a leaf as one sequence: 32 draws, 1022, 0, 1, ..., 30,
+/// strictly increasing across the ids in the order the root sent them. Fails with a counter per id (the
+/// fabric's roots before session 23): every id's start arm under 1022.
+#[test]
+fn every_ids_arms_on_one_tree_draw_their_seqnos_from_one_counter() {
+    let (mut f, job) = fig7();
+    let at = f.now() + US;
+    let dfas = f.portals_concurrent(&job, all_ids().into_iter().map(|k| reduction(&job, k)).collect(), at).unwrap();
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let draws = REDUCTIONS_PER_TREE * (ROUNDS as usize + 1);
+    let want: Vec<u16> = std::iter::successors(Some(FIRST_SEQNO), |&s| Some(portals::next_seqno(s))).take(draws).collect();
+    assert_eq!(want[..3], [1022, 0, 1]);
+    for &e in &job.leaves {
+        // The arms of every id of the tree, in the order they reached the leaf (one path from the root).
+        let mut arms: Vec<(Ps, u16, u8)> = f.portals.log.iter().filter(|d| d.to == e && d.frame.header.arm && dfas.contains(&d.frame.dfa)).map(|d| (d.at, d.frame.header.seqno, d.frame.reduction_id())).collect();
+        arms.sort_by_key(|a| a.0);
+        let seqnos: Vec<u16> = arms.iter().map(|a| a.1).collect();
+        assert_eq!(seqnos, want, "leaf {e}: {arms:?}");
+        let ids: BTreeSet<u8> = arms.iter().map(|a| a.2).collect();
+        assert_eq!(ids.len(), REDUCTIONS_PER_TREE, "leaf {e}");
+    }
+    assert_eq!(f.portals_next_seqno(ROOT, dfas[3]), Some(portals::next_seqno(*want.last().expect("draws"))), "the counter is the tree's, whichever id asks");
+    assert_every_result(&f, &job, &dfas);
 }
 
 /// A tree has 8 reduction ids, 3 bits of the DFA: a ninth concurrent reduction is refused, whether as a
@@ -367,7 +403,11 @@ fn the_portals_scenario_runs_two_reductions_of_its_tree_at_once_under_distinct_i
     for turn in run.rounds.chunks(2) {
         let end = |r: &inswitch_fabric::scenario::PortalsRound| r.armed_at_ps + r.arm_to_result_ps;
         assert!(turn[0].armed_at_ps < end(&turn[1]) && turn[1].armed_at_ps < end(&turn[0]), "ids 0 and 1 in flight at once: {turn:?}");
-        assert_eq!(turn[0].seqno, turn[1].seqno, "each id's own sequence");
     }
+    // One seqno counter for the tree (libfabric's `mc_obj->seqno`): the two ids' rounds never share a
+    // seqno, and the first two are the counter's first two draws.
+    let seqnos: BTreeSet<u16> = run.rounds.iter().map(|r| r.seqno).collect();
+    assert_eq!(seqnos.len(), run.rounds.len(), "{:?}", run.rounds);
+    assert_eq!((run.rounds[0].seqno, run.rounds[1].seqno), (1021, 1022), "{:?}", run.rounds);
     assert!(run.rounds.iter().all(|r| r.ok && r.count == 8 && r.result == r.expected));
 }

@@ -5,7 +5,7 @@
 //! round and multicasts the result, which re-arms the tree. Every frame is a 102-byte Soft Portals frame.
 //! The oracles are plain folds over the values the tests give the leaves.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 use inswitch_fabric::drive;
 use inswitch_fabric::campaign;
@@ -313,8 +313,10 @@ fn two_redundant_trees_give_the_same_result() {
 
 /// Two reductions at once on the primary and its twin, under reduction ids 0 and 5 (002 (60)-(61), (70);
 /// issue 15 item 9): each id's rounds run on both trees at the id's address of each (`PortalsTree::reduction`),
-/// with the same seqnos; every round of each id gives both trees the complete reduction of that id's
-/// values (count 15), different for the two ids. Before session 22 the twins' tests ran id 0 only.
+/// under the same seqno on both; every round of each id gives both trees the complete reduction of that
+/// id's values (count 15), different for the two ids. Before session 22 the twins' tests ran id 0 only.
+/// The root draws both ids' seqnos from the primary tree's one counter (libfabric's `mc_obj->seqno`):
+/// ids 0 and 5 start under 40 and 41, and no two rounds share a seqno.
 #[test]
 fn two_redundant_trees_run_two_reductions_at_once_under_distinct_ids() {
     const RIDS: [u8; 2] = [0, 5];
@@ -335,17 +337,21 @@ fn two_redundant_trees_run_two_reductions_at_once_under_distinct_ids() {
     }
     let dfas = f.portals_concurrent(&job, reductions, f.now() + US).unwrap();
     f.run_until_quiet(QUIET, &mut |_| {});
-    for (rid, dfa) in RIDS.into_iter().zip(dfas) {
+    let mut seqnos = BTreeSet::new();
+    for (k, (rid, dfa)) in RIDS.into_iter().zip(dfas).enumerate() {
         assert_eq!(dfa, job.reduction(rid).unwrap());
         let res = f.portals.results(ROOT, dfa);
         assert_eq!(res.len(), rounds as usize, "id {rid}");
         for (r, x) in res.iter().enumerate() {
             let want = fold(INT_SUM, r as u32, &job.leaves, &value_of(rid));
-            assert_eq!((x.data, x.count, x.complete, x.seqno), (want, 15, true, 40 + r as u16), "id {rid} round {r}");
+            assert_eq!((x.data, x.count, x.complete), (want, 15, true), "id {rid} round {r}");
             for (k, tr) in x.trees.iter().enumerate() {
                 assert_eq!((tr.count, tr.data), (15, want), "id {rid} round {r} tree {k}");
             }
+            assert!(seqnos.insert(x.seqno), "id {rid} round {r}: seqno {} taken by the other id", x.seqno);
         }
+        assert_eq!(res[0].seqno, 40 + k as u16, "id {rid}: the counter's {k}-th draw");
+        assert!(res.windows(2).all(|w| w[1].seqno > w[0].seqno), "id {rid}: {res:?}");
     }
     assert_ne!(f.portals.results(ROOT, job.reduction(0).unwrap())[0].data, f.portals.results(ROOT, job.reduction(5).unwrap())[0].data);
     assert_eq!(f.portals.stats, Default::default());
@@ -459,6 +465,8 @@ fn stale_leaf_value(seqnos: bool) -> (RoundResult, [u64; 4], u64) {
     leaves(&mut f, 1, portals::next_seqno(FIRST));
     let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: portals::next_seqno(FIRST), expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
+    // Under the seqno the result arm drew (the campaign's rule in session 20), not the counter's next.
+    f.portals_set_next_seqno(ROOT, job.dfa, portals::next_seqno(FIRST));
     let r = run(&mut f, &job);
     (r[0].clone(), fold(INT_SUM, 1, &job.leaves, &values), accepted)
 }
@@ -529,6 +537,7 @@ fn next_round_after_a_late_result(next: &dyn Fn(&Fabric, &PortalsJob) -> u16) ->
     let seqno = next(&f, &job);
     leaves(&mut f, 1, seqno);
     f.portals_root(ROOT, job.dfa, root(seqno));
+    f.portals_set_next_seqno(ROOT, job.dfa, seqno);
     f.portals_start(ROOT, job.dfa, ended + GAP);
     f.run_until_quiet(QUIET, &mut |_| {});
     let r = f.portals.results(ROOT, job.dfa).to_vec();

@@ -98,8 +98,9 @@ impl PortalsRun {
 /// libfabric's CXI provider issues consecutive collectives on one tree, each under the tree's next
 /// reduction id (`next_red_id`, round-robin; DFA bits 20-18, 002 (60)-(61)), here over
 /// [`SCENARIO_REDUCTIONS`] ids: rounds 0, 2, 4 under id 0 and 1, 3, 5 under id 1, both ids in flight
-/// at once, each id's rounds back to back from seqno 1021 (1021, 1022, 0: the reserved 1023 is
-/// crossed), re-armed by the id's previous result; leaf `e` contributes `(e + 1) * (round + 1)` in
+/// at once, each id's rounds back to back, re-armed by the id's previous result; the root draws both
+/// ids' seqnos from the tree's one counter from 1021 (libfabric's `mc_obj->seqno`: id 0's first round
+/// 1021, id 1's 1022, then each result arm the next draw, 0, 1, ...: the reserved 1023 is crossed); leaf `e` contributes `(e + 1) * (round + 1)` in
 /// lane 0 and checks against a plain sum. `docs/fabric.md` §Portals.
 pub fn run_portals(hop_latency_ps: Ps, progress: &mut dyn FnMut(Ps)) -> PortalsRun {
     run_portals_captured(hop_latency_ps, false, progress).0

@@ -26,7 +26,14 @@
 //!   arithmetic), completes a round when their counts reach the expected number of contributions or its
 //!   own timer runs out (a partial result, (68)), and multicasts the result with `rt_arm` set, which
 //!   re-arms the tree for the next round: `rt_resno` = the completed round's `rt_seqno`, `rt_seqno` =
-//!   the next one, `(seqno + 1) mod 1023` (1023 is reserved, libfabric's `CXIP_COLL_MAX_SEQNO`, 002 (57)).
+//!   the next draw of the tree's seqno counter (below).
+//! * **Seqnos.** A root end node draws every arm's `rt_seqno` (a round's start arm, its restart's, a
+//!   result's) from **one counter per tree**, shared by the tree's reduction ids, as libfabric's CXI
+//!   root does (`prov/cxi/src/cxip_coll.c`, `_progress_root`: `reduction->seqno = mc_obj->seqno;
+//!   INCMOD(mc_obj->seqno, CXIP_COLL_MOD_SEQNO)` at a retry and at a result's re-arm). Each draw is the
+//!   one after the last, `(seqno + 1) mod 1023` (1023 is reserved, libfabric's `CXIP_COLL_MAX_SEQNO`,
+//!   002 (57)); the tree's first root seeds it with [`Root::first_seqno`]. The engines compare seqnos
+//!   per descriptor (per id), and an id's next draw is still newer than its last.
 //!   A *leaf* ([`Leaf`]) answers every arm with one contribution (count 1) of its next value to the
 //!   tree's multicast address, with the arm's `rt_seqno`.
 //! * **Concurrent reductions** (002 (60)-(61)). DFA bits 20-18 name one of up to
@@ -82,8 +89,7 @@ pub fn reduction_dfa(dfa: u32, rid: u8) -> Result<u32, ConcurrencyError> {
     if usize::from(rid) >= REDUCTIONS_PER_TREE {
         return Err(ConcurrencyError::ReductionId(rid));
     }
-    let mask = ((REDUCTIONS_PER_TREE - 1) as u32) << dfa_bits::REDUCTION_ID_SHIFT;
-    Ok(dfa & !mask | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
+    Ok(tree_address(dfa) | u32::from(rid) << dfa_bits::REDUCTION_ID_SHIFT)
 }
 
 /// The engines' context key of reduction `rid` of Portals tree `tree`: the tree in bits 12:0 (DFA bits
@@ -97,14 +103,20 @@ pub fn ctx_tree(ctx: u16) -> u16 {
     ctx & ((1 << inswitch_frames::portals::dfa::TREE_BITS) - 1)
 }
 
+/// The tree of multicast address `dfa`: its address of reduction id 0 (the key of the tree's seqno
+/// counter at a root, module doc).
+pub fn tree_address(dfa: u32) -> u32 {
+    let mask = ((REDUCTIONS_PER_TREE - 1) as u32) << dfa_bits::REDUCTION_ID_SHIFT;
+    dfa & !mask
+}
+
 /// libfabric's cookie of reduction `rid` on tree `mcast_id` (`cxip_coll.c`, `cxip_coll_send_red_pkt`:
 /// `cookie.mcast_id = mc_obj->mcast_addr`, `cookie.red_id = reduction->red_id`, `cookie.magic =
 /// MAGIC`): the tree in bits 12-0, the reduction id in bits 15-13, `magic` in bits 31-16
 /// ([`inswitch_frames::portals::Cookie`]). The engines copy an arm's cookie into the id's descriptor
 /// and drop a contribution whose cookie differs (`DROP_COOKIE`), so each id's frames carry their own
-/// and the engine needs no change. (libfabric's root draws the seqnos of every id of a tree from one
-/// counter, `mc_obj->seqno`; the roots here count per (end node, DFA), per id: `docs/fabric.md`
-/// §Portals.)
+/// and the engine needs no change. (The seqnos of every id of a tree come from one counter at the
+/// root, as libfabric's `mc_obj->seqno`: module doc.)
 pub fn libfabric_cookie(mcast_id: u16, rid: u8, magic: u16) -> u32 {
     use inswitch_frames::portals::cookie;
     let mcast = u32::from(mcast_id) & ((1 << cookie::MCAST_ID_BITS) - 1);
@@ -162,10 +174,12 @@ pub struct Leaf {
     /// (FIG. 5A's failed endpoint). No entry left: the node does not answer.
     pub values: VecDeque<Option<[u64; OPERANDS]>>,
     /// The sequence numbers the values are for (empty: every arm's). An arm under another seqno is not
-    /// answered: the fault campaign gives a leaf one value per round, for the round's seqno and its
-    /// restart's; a leaf that missed every arm of its round must not give that value to the next round
-    /// when the round's result arm (the next seqno, 002 (36)) reaches it (docs/fabric.md §Goodput: a
-    /// leaf's stale value).
+    /// answered, but for the round's restart ([`Root::restart`]): a start arm (`rt_resno` = `rt_seqno`,
+    /// count 0) under a seqno newer than the first listed, which the root draws from the tree's counter
+    /// when it restarts (module doc), so no one knows it in advance. The fault campaign gives a leaf one
+    /// value per round, for the round's seqno; a leaf that missed every arm of its round must not give
+    /// that value to the next round when the round's result arm (002 (36)) reaches it (docs/fabric.md
+    /// §Goodput: a leaf's stale value).
     pub seqnos: Vec<u16>,
 }
 
@@ -178,7 +192,8 @@ pub struct Root {
     pub cookie: u32,
     /// `rt_op`.
     pub op: u8,
-    /// Sequence number of the first round.
+    /// The first seqno of the tree's counter at this root end node (module doc), if the tree has none
+    /// there yet; a later root of the tree (another reduction id, later rounds) draws from the counter.
     pub first_seqno: u16,
     /// Contributions a round needs (the leaves).
     pub expected: u32,
@@ -266,9 +281,8 @@ pub(super) struct RootState {
     pub(super) results: Vec<RoundResult>,
     /// The open round is a restart ([`Root::restart`]): it is not restarted again.
     pub(super) restarted: bool,
-    /// The seqno of the last arm the root sent (a round's start arm, its restart's, or a result's, which
-    /// arms the next seqno, 002 (37), (57)); `None` before its first ([`crate::sim::Fabric::portals_next_seqno`]).
-    pub(super) armed: Option<u16>,
+    /// The rounds the root restarted ([`Root::restart`]): (the round's seqno, the restart's).
+    pub(super) restarts: Vec<(u16, u16)>,
     /// Reduce to one target ([`Fabric::portals_one_target`]): the result stays at the root.
     pub(super) one_target: bool,
 }
@@ -325,6 +339,9 @@ pub struct Portals {
     pub(super) ports: Vec<Vec<Port>>,
     pub(super) parent: HashMap<(usize, u16), Port>,
     pub(super) ends: HashMap<(usize, u32), EndTree>,
+    /// Each (root end node, tree)'s seqno counter: the next seqno it draws (module doc; libfabric's
+    /// `mc_obj->seqno`). The tree is its reduction id 0 address ([`tree_address`]).
+    pub(super) counters: HashMap<(usize, u32), u16>,
     /// Every Portals frame delivered to an end node.
     pub log: Vec<PortalsDelivery>,
     /// Counters.
@@ -368,6 +385,15 @@ impl Portals {
         match self.ends.get(&(e, dfa)) {
             Some(EndTree::Root(r)) => &r.results,
             _ => &[],
+        }
+    }
+
+    /// The seqno root end node `e` restarted its round `seqno` of `dfa` under ([`Root::restart`]; drawn
+    /// from the tree's counter, so not always the next one), if it restarted it.
+    pub fn restart_of(&self, e: usize, dfa: u32, seqno: u16) -> Option<u16> {
+        match self.ends.get(&(e, dfa)) {
+            Some(EndTree::Root(r)) => r.restarts.iter().find(|x| x.0 == seqno).map(|x| x.1),
+            _ => None,
         }
     }
 

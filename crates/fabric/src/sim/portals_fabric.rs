@@ -3,6 +3,7 @@
 //! the engines' `MCAST` tables.
 
 use inswitch_frames::portals::{ReductionFrame, FLAG_MULTICAST, OPERANDS};
+use inswitch_model::cpu::seqno_newer;
 use inswitch_model::interposer::addressed_to_engine;
 use inswitch_model::reduce::{self, Contribution, Mode, Rc};
 use inswitch_model::register_space::{Reg, MCAST_ENTRIES};
@@ -33,7 +34,9 @@ impl Fabric {
         for &t in &cfg.twins {
             self.portals.ends.insert((e, t), EndTree::Twin { primary: dfa });
         }
-        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false, armed: None, one_target: false };
+        // The tree's first root at `e` seeds its seqno counter (libfabric's `mc_obj->seqno`, one per tree).
+        self.portals.counters.entry((e, tree_address(dfa))).or_insert(cfg.first_seqno);
+        let st = RootState { seqno: cfg.first_seqno, cfg, open: false, trees, first: None, armed_at: 0, results: Vec::new(), restarted: false, restarts: Vec::new(), one_target: false };
         self.portals.ends.insert((e, dfa), EndTree::Root(Box::new(st)));
     }
 
@@ -51,19 +54,24 @@ impl Fabric {
         }
     }
 
-    /// The seqno a new round of root end node `e` on tree `dfa` arms the tree under when it sends its own
-    /// start arm ([`Fabric::portals_start`] of a new [`Root`]): the one after the last arm the root sent
-    /// (`None`: no root there, or it never armed). A round's result multicast arms the tree for the next
-    /// seqno (002 (37), (57)), and the engines keep that arming until their timeout; a start arm under the
-    /// same seqno is not newer, so the engines drop it (`STALE_ARM`, 002 (71)) and the round runs on the
-    /// result's arming and its timer. A newer seqno re-arms them ("rt_arm can advance the sequence number
-    /// and clear the state", 002 (71); `rt_seqno` one above `rt_resno` "may not be the case in the event
-    /// of error", (57)). docs/fabric.md §Goodput: the next round after a late result.
+    /// The seqno a new round of root end node `e` on the tree of `dfa` (any of its reduction ids) arms
+    /// the tree under when it sends its own start arm ([`Fabric::portals_start`] of a new [`Root`]): the
+    /// next draw of the tree's counter, one after the last arm the root sent on the tree under any id
+    /// (`None`: the tree never had a root at `e`). A round's result multicast arms the tree for the seqno
+    /// it drew (002 (37), (57)), and the engines keep that arming until their timeout; a start arm under
+    /// the same seqno is not newer, so the engines drop it (`STALE_ARM`, 002 (71)) and the round runs on
+    /// the result's arming and its timer. A newer seqno re-arms them ("rt_arm can advance the sequence
+    /// number and clear the state", 002 (71); `rt_seqno` one above `rt_resno` "may not be the case in the
+    /// event of error", (57)). docs/fabric.md §Goodput: the next round after a late result.
     pub fn portals_next_seqno(&self, e: usize, dfa: u32) -> Option<u16> {
-        match self.portals.ends.get(&(e, dfa)) {
-            Some(EndTree::Root(r)) => r.armed.map(next_seqno),
-            _ => None,
-        }
+        self.portals.counters.get(&(e, tree_address(dfa))).copied()
+    }
+
+    /// Sets the next seqno root end node `e` draws on the tree of `dfa` (module doc of [`super::portals`]:
+    /// libfabric sets `mc_obj->seqno` at the tree's join only); the directed tests use it to start a
+    /// round under a chosen seqno, e.g. one an engine still holds.
+    pub fn portals_set_next_seqno(&mut self, e: usize, dfa: u32, seqno: u16) {
+        self.portals.counters.insert((e, tree_address(dfa)), seqno);
     }
 
     /// Root end node `e` has a round of tree `dfa` open (libfabric's `in_use` of the reduction id).
@@ -83,9 +91,8 @@ impl Fabric {
         if r.cfg.rounds == 0 {
             return;
         }
-        let seqno = r.cfg.first_seqno;
+        let seqno = draw_seqno(&mut self.portals.counters, e, dfa, r.cfg.first_seqno);
         let arms: Vec<ReductionFrame> = r.trees.iter().map(|t| reduction_frame(t.dfa, 0, r.cfg.vni, r.cfg.cookie, true, seqno, seqno, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
-        r.armed = Some(seqno);
         self.open_round(e, dfa, seqno, at);
         for arm in arms {
             self.send_portals(e, at, arm);
@@ -169,18 +176,19 @@ impl Fabric {
     }
 
     /// The root's round restart ([`Root::restart`]): round `seqno` still open with no complete tree and
-    /// not a restart itself: it is opened again under the next seqno and armed on every tree.
+    /// not a restart itself: it is opened again under the tree counter's next seqno (libfabric's retry,
+    /// `_progress_root`) and armed on every tree.
     pub(super) fn portals_restart(&mut self, e: usize, dfa: u32, seqno: u16, t: Ps) {
         let Some(EndTree::Root(r)) = self.portals.ends.get(&(e, dfa)) else { return };
         if !r.open || r.seqno != seqno || r.first.is_some() || r.restarted {
             return;
         }
-        let next = next_seqno(seqno);
+        let next = draw_seqno(&mut self.portals.counters, e, dfa, r.cfg.first_seqno);
         let arms: Vec<ReductionFrame> = r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, next, 0, r.cfg.op, 0, [0; OPERANDS])).collect();
         self.open_round(e, dfa, next, t);
         if let Some(EndTree::Root(r)) = self.portals.ends.get_mut(&(e, dfa)) {
             r.restarted = true;
-            r.armed = Some(next);
+            r.restarts.push((seqno, next));
         }
         self.portals.stats.restarts += 1;
         for arm in arms {
@@ -219,8 +227,12 @@ impl Fabric {
         let complete = count >= r.cfg.expected;
         r.results.push(RoundResult { seqno: r.seqno, data: acc.rt_data, rc: acc.rt_rc.0, count, frames: r.trees[chosen].frames, complete, armed_at: r.armed_at, at: t, tree: chosen, trees });
         r.open = false;
-        let (resno, next) = (r.seqno, next_seqno(r.seqno));
         let more = (r.results.len() as u32) < r.cfg.rounds;
+        // The result arm (and, reducing to one target, a next round's start arm) draws the next round's
+        // seqno from the tree's counter (libfabric: "send reduction result to leaves, arm new seqno");
+        // a one-target root sends nothing after its last round and draws nothing.
+        let resno = r.seqno;
+        let next = if r.one_target && !more { next_seqno(resno) } else { draw_seqno(&mut self.portals.counters, e, dfa, r.cfg.first_seqno) };
         let arms: Vec<ReductionFrame> = if r.one_target {
             // Reduce to one target: the next round's start arm, no result; nothing after the last.
             let trees = if more { r.trees.as_slice() } else { &[] };
@@ -228,9 +240,6 @@ impl Fabric {
         } else {
             r.trees.iter().map(|x| reduction_frame(x.dfa, 0, r.cfg.vni, r.cfg.cookie, true, next, resno, count, r.cfg.op, acc.rt_rc.0, acc.rt_data)).collect()
         };
-        if !arms.is_empty() {
-            r.armed = Some(next);
-        }
         if more {
             self.open_round(e, dfa, next, t);
         }
@@ -253,7 +262,10 @@ impl Fabric {
         };
         match self.portals.ends.get_mut(&(e, primary)) {
             Some(EndTree::Leaf(l, last, sent)) if h.arm => {
-                if *last == Some(h.seqno) || !(l.seqnos.is_empty() || l.seqnos.contains(&h.seqno)) {
+                // A start arm (`rt_resno` = `rt_seqno`, count 0) newer than the round's seqno is its
+                // restart, under a seqno the root drew when it restarted ([`Leaf::seqnos`]).
+                let restart = h.resno == h.seqno && h.count == 0 && l.seqnos.first().is_some_and(|&s| seqno_newer(h.seqno, s));
+                if *last == Some(h.seqno) || !(l.seqnos.is_empty() || l.seqnos.contains(&h.seqno) || restart) {
                     return;
                 }
                 *last = Some(h.seqno);
@@ -422,4 +434,14 @@ impl Fabric {
             }
         }
     }
+}
+
+/// Draws the next seqno of root end node `e`'s counter of the tree of `dfa` (module doc of
+/// [`super::portals`]; `seed` if the tree has none: its [`Root::first_seqno`]), advancing it as
+/// libfabric's `INCMOD(mc_obj->seqno, CXIP_COLL_MOD_SEQNO)`.
+fn draw_seqno(counters: &mut std::collections::HashMap<(usize, u32), u16>, e: usize, dfa: u32, seed: u16) -> u16 {
+    let c = counters.entry((e, tree_address(dfa))).or_insert(seed);
+    let s = *c;
+    *c = next_seqno(s);
+    s
 }
