@@ -34,14 +34,22 @@ wire [1:0]        x_level = m_portals ? load_level(sx[S_WAIT +: 20], threshold_r
                           : m_kind == K_INIT ? load_level(m_count, threshold_reg[0], threshold_reg[1], threshold_reg[2])
                           : load_level(s_pcount, threshold_reg[0], threshold_reg[1], threshold_reg[2]);
 wire              x_master = s_role == ROLE_MASTER;
-wire [23:0]       x_t = timeout_reg[x_level];
 // EXEC's load (m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored) is 0 when its timeout
-// is, and at most 1 when its timeout is 0 (a master's 2T) or at most 1.
-wire              x_zero = x_t == 24'd0;
-wire              x_le1 = x_master ? x_zero : x_t <= 24'd1;
+// is, and at most 1 when its timeout is 0 (a master's 2T) or at most 1: flags of each configured timeout,
+// chosen like the sums (a compare after the choice was the next deepest stage, session 23).
+wire [3:0]        tmo_zero;
+wire [3:0]        tmo_le1;
+generate
+    for (g = 0; g < 4; g = g + 1) begin : g_tmo_flags
+        assign tmo_zero[g] = timeout_reg[g] == 24'd0;
+        assign tmo_le1[g] = timeout_reg[g][23:1] == 23'd0;
+    end
+endgenerate
+wire              x_zero = tmo_zero[x_level];
+wire              x_le1 = x_master ? x_zero : tmo_le1[x_level];
 wire [24:0]       f_load = dcur[D_LOAD +: 25];
 wire              tld_zero = seq_reg == SEQ_FINISH ? f_load == 25'd0 : x_zero;
-wire              tld_le1 = seq_reg == SEQ_FINISH ? f_load <= 25'd1 : x_le1;
+wire              tld_le1 = seq_reg == SEQ_FINISH ? f_load[24:1] == 24'd0 : x_le1;
 wire [24:0]       tld_sum = seq_reg == SEQ_FINISH ? now_next + f_load : tmo_dl_reg[{x_master, x_level}];
 wire [24:0]       t_stop = (rd_ok_reg && !rd_dl) ? rd_t : 25'd0;
 wire [24:0]       dl_load = tld_zero ? now_next_1 : tld_sum;
