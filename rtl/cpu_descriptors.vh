@@ -16,9 +16,9 @@
 wire              du_runs = timer_runs(du);
 // The deadline written, now_next + max(T, 1) with no adder after the step's decision: a timer that ran
 // from its deadline and still runs with the ticks dsel gave it keeps the deadline read (rd_t = now_next
-// + du_t); a load (du_tld) adds its value, known from registers and RAM reads alone (EXEC's fresh
-// descriptor: the message's family and kind choose desc_new's load, as in cpu_execute.vh; FINISH: the
-// descriptor's D_LOAD); any other running timer is one dsel did not tick, its ticks the stopped timer's
+// + du_t); a load (du_tld) takes now_next + its value: EXEC's fresh descriptor (the message's family and
+// kind choose desc_new's load, as in cpu_execute.vh) one of the sums tmo_dl_reg (below), FINISH the
+// descriptor's D_LOAD added to now_next; any other running timer is one dsel did not tick, its ticks the stopped timer's
 // as read (rd_t), or 0 (an expired timer, or an unwritten word). Due when the deadline is now_next + 1.
 // EXEC's load is chosen, not summed (session 23: the threshold compares, the timeout's choice and this
 // adder in series were a deepest stage, docs/performance.md §FPGA mapping): tmo_dl_reg holds now_next + T
@@ -43,6 +43,14 @@ generate
     for (g = 0; g < 4; g = g + 1) begin : g_tmo_flags
         assign tmo_zero[g] = timeout_reg[g] == 24'd0;
         assign tmo_le1[g] = timeout_reg[g][23:1] == 23'd0;
+    end
+endgenerate
+// Which timeout a configuration write sets at this edge (the register-write block's timeout branch:
+// CFG_TIMEOUT .. CFG_THRESHOLD - 1, four words).
+wire [3:0]        tmo_we;
+generate
+    for (g = 0; g < 4; g = g + 1) begin : g_tmo_we
+        assign tmo_we[g] = cfg_wr_en && cfg_wr_addr >= CFG_TIMEOUT && cfg_wr_addr < CFG_THRESHOLD && cfg_wr_addr[1:0] == g[1:0];
     end
 endgenerate
 wire              x_zero = tmo_zero[x_level];
@@ -142,9 +150,11 @@ always @(posedge clk) begin
     now1_reg <= now_next_1;
     now2_reg <= now_next_1 + 25'd1;
     scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
+    // timeout_next[k] is the written data when timeout k is written at this edge, else timeout_reg[k]: the
+    // sums of both, and the write's decode after them (before them it was the next deepest stage).
     for (k = 0; k < 4; k = k + 1) begin
-        tmo_dl_reg[k] <= now_after + {1'b0, timeout_next[k]};
-        tmo_dl_reg[4 + k] <= now_after + {timeout_next[k], 1'b0};
+        tmo_dl_reg[k] <= tmo_we[k] ? now_after + {1'b0, cfg_wr_data[23:0]} : now_after + {1'b0, timeout_reg[k]};
+        tmo_dl_reg[4 + k] <= tmo_we[k] ? now_after + {cfg_wr_data[23:0], 1'b0} : now_after + {timeout_reg[k], 1'b0};
     end
     if (rst) begin
         for (k = 0; k < 4; k = k + 1) begin
