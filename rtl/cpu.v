@@ -848,22 +848,25 @@ end
  */
 wire                   cfg_pbv_we = cfg_wr_en && !rst && cfg_wr_addr < CFG_TIMEOUT;
 /* verilator lint_off UNUSEDSIGNAL */
-wire [15:0]            msg_next_pid = msg_next[M_PID +: 16];
+wire [15:0]            msg_in_pid = msg_in[M_PID +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-// The word of the next PBV bit: the lowest word of em_mask_next with a bit set (0 if none), from one OR
+// The word of the next PBV bit: the lowest word of the next mask with a bit set (0 if none), from one OR
 // per word and a PBV_WORDS-bit priority, not from the bit's 7-bit index (a second 128-bit lowest-bit
 // search after the emission's own: that pair was the CPU's longest path, 162 cells, docs/performance.md
-// §CPU SCAN and input checker stage D).
+// §CPU SCAN and input checker stage D). The mask of EXEC and EMIT, else the held one: CHECK and EXPIRE
+// go on to RATCHET or IDLE, which read no device ID, and RATCHET sets the address from the held mask
+// before EMIT (their masks left this path, docs/performance.md §FPGA mapping, session 23).
+wire [127:0]           em_mask_rd = seq_reg == SEQ_EXEC ? exec_em_mask : seq_reg == SEQ_EMIT ? emit_em_mask : em_mask_reg;
 reg [PBV_WADDR_W-1:0]  em_next_word;
 integer                w;
 always @* begin
     em_next_word = {PBV_WADDR_W{1'b0}};
     for (w = PBV_WORDS - 1; w >= 0; w = w - 1) begin
-        if (|em_mask_next[PBV_SCAN_ENTRIES*w +: PBV_SCAN_ENTRIES]) em_next_word = w[PBV_WADDR_W-1:0];
+        if (|em_mask_rd[PBV_SCAN_ENTRIES*w +: PBV_SCAN_ENTRIES]) em_next_word = w[PBV_WADDR_W-1:0];
     end
 end
-wire [PBV_WADDR_W-1:0] pbv_raddr = seq_next == SEQ_SCAN ? (seq_reg == SEQ_SCAN ? pbv_raddr_reg + 1'b1 : {PBV_WADDR_W{1'b0}})
-                                 : seq_next == SEQ_LOOKUP ? msg_next_pid[PBV_SLOT_W +: PBV_WADDR_W]
+wire [PBV_WADDR_W-1:0] pbv_raddr = next_scan ? (seq_reg == SEQ_SCAN ? pbv_raddr_reg + 1'b1 : {PBV_WADDR_W{1'b0}})
+                                 : next_lookup ? msg_in_pid[PBV_SLOT_W +: PBV_WADDR_W]
                                  : em_next_word;
 
 generate

@@ -34,6 +34,12 @@ always @* begin
     // Only in the state that commits this step: its branches then count in line coverage only
     // when the sequencer uses them (the outputs above hold otherwise).
     if (seq_reg == SEQ_CHECK) begin
+        // The template is written whether or not the round completes: an incomplete one goes back to IDLE,
+        // where msg_reg is read by nothing until the next message or expiry replaces it (§Output register),
+        // so msg_reg's enable does not wait on the completion compare (a deepest stage of session 23's
+        // run, docs/performance.md §FPGA mapping).
+        check_tmpl = dcur[D_PORTALS] ? (dcur[D_ROLE +: 2] == ROLE_MASTER ? t_portals_result : t_portals_partial)
+                                     : (dcur[D_ROLE +: 2] == ROLE_MASTER ? t_tlp_completion : t_tlp_response);
         if (check_complete) begin
             check_du[D_STATE +: 2] = dcur[D_STATE +: 2] + 2'd1;
             check_du[D_ACC_RC +: 4] = chk_rc;
@@ -43,20 +49,16 @@ always @* begin
             if (dcur[D_PORTALS]) begin
                 check_rat_target = CS_EXITING;
                 if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                    check_tmpl = t_portals_result;
                     check_fin = FIN_REARM;
                 end else begin
-                    check_tmpl = t_portals_partial;
                     check_fin = FIN_FREE;
                 end
             end else if (dcur[D_ROLE +: 2] == ROLE_MASTER) begin
-                check_tmpl = t_tlp_completion;
                 check_em_mask = scur[S_PBV +: 128];
                 check_em_one_target = scur[S_ONE_TARGET];
                 check_rat_target = CS_EXITING;
                 check_fin = FIN_NEXT_ROUND;
             end else begin
-                check_tmpl = t_tlp_response;
                 check_du[D_ATTEMPTS +: 4] = 4'd0;
                 check_du[D_SENT_ERROR] = 1'b0;
                 check_rat_target = CS_FULL;

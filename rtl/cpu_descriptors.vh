@@ -16,18 +16,55 @@
 wire              du_runs = timer_runs(du);
 // The deadline written, now_next + max(T, 1) with no adder after the step's decision: a timer that ran
 // from its deadline and still runs with the ticks dsel gave it keeps the deadline read (rd_t = now_next
-// + du_t); a load (du_tld) adds its value, known from registers and RAM reads alone (EXEC's fresh
-// descriptor: the message's family and kind choose desc_new's load, as in cpu_execute.vh; FINISH: the
-// descriptor's D_LOAD); any other running timer is one dsel did not tick, its ticks the stopped timer's
+// + du_t); a load (du_tld) takes now_next + its value: EXEC's fresh descriptor (the message's family and
+// kind choose desc_new's load, as in cpu_execute.vh) one of the sums tmo_dl_reg (below), FINISH the
+// descriptor's D_LOAD added to now_next; any other running timer is one dsel did not tick, its ticks the stopped timer's
 // as read (rd_t), or 0 (an expired timer, or an unwritten word). Due when the deadline is now_next + 1.
-wire [24:0]       t_load = seq_reg == SEQ_FINISH ? dcur[D_LOAD +: 25]
-                         : m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored;
+// EXEC's load is chosen, not summed (session 23: the threshold compares, the timeout's choice and this
+// adder in series were a deepest stage, docs/performance.md §FPGA mapping): tmo_dl_reg holds now_next + T
+// for each configured timeout T, and + 2T (a master's), in this cycle; each is registered from the next
+// cycle's now_next (now_after: tick_after, whether that cycle ticks) and timeout_next. The step only
+// picks one by load_level and the role, as load_for picks its T.
+reg  [24:0]       tmo_dl_reg [0:7];   // index {master, timeout}
+wire              tick_after = tick_cnt_next == TICK_LAST;
+wire [24:0]       now_after = tick_after ? now_next_1 : now_next;
+// After a reset now_reg is 0 and now1_reg 1, and the first cycle ticks when a tick is one cycle.
+localparam [24:0] NOW_AFTER_RESET = TICK_LAST == {TICK_W{1'b0}} ? 25'd1 : 25'd0;
+wire [1:0]        x_level = m_portals ? load_level(sx[S_WAIT +: 20], threshold_reg[0], threshold_reg[1], threshold_reg[2])
+                          : m_kind == K_INIT ? load_level(m_count, threshold_reg[0], threshold_reg[1], threshold_reg[2])
+                          : load_level(s_pcount, threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+wire              x_master = s_role == ROLE_MASTER;
+// EXEC's load (m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored) is 0 when its timeout
+// is, and at most 1 when its timeout is 0 (a master's 2T) or at most 1: flags of each configured timeout,
+// chosen like the sums (a compare after the choice was the next deepest stage, session 23).
+wire [3:0]        tmo_zero;
+wire [3:0]        tmo_le1;
+generate
+    for (g = 0; g < 4; g = g + 1) begin : g_tmo_flags
+        assign tmo_zero[g] = timeout_reg[g] == 24'd0;
+        assign tmo_le1[g] = timeout_reg[g][23:1] == 23'd0;
+    end
+endgenerate
+// Which timeout a configuration write sets at this edge (the register-write block's timeout branch:
+// CFG_TIMEOUT .. CFG_THRESHOLD - 1, four words).
+wire [3:0]        tmo_we;
+generate
+    for (g = 0; g < 4; g = g + 1) begin : g_tmo_we
+        assign tmo_we[g] = cfg_wr_en && cfg_wr_addr >= CFG_TIMEOUT && cfg_wr_addr < CFG_THRESHOLD && cfg_wr_addr[1:0] == g[1:0];
+    end
+endgenerate
+wire              x_zero = tmo_zero[x_level];
+wire              x_le1 = x_master ? x_zero : tmo_le1[x_level];
+wire [24:0]       f_load = dcur[D_LOAD +: 25];
+wire              tld_zero = seq_reg == SEQ_FINISH ? f_load == 25'd0 : x_zero;
+wire              tld_le1 = seq_reg == SEQ_FINISH ? f_load[24:1] == 24'd0 : x_le1;
+wire [24:0]       tld_sum = seq_reg == SEQ_FINISH ? now_next + f_load : tmo_dl_reg[{x_master, x_level}];
 wire [24:0]       t_stop = (rd_ok_reg && !rd_dl) ? rd_t : 25'd0;
-wire [24:0]       dl_load = t_load == 25'd0 ? now_next_1 : now_next + t_load;
+wire [24:0]       dl_load = tld_zero ? now_next_1 : tld_sum;
 wire [24:0]       dl_stop = t_stop == 25'd0 ? now_next_1 : now_next + t_stop;
 wire              du_keep = !du_tld && rd_run && !rd_tick_exp;
 wire [24:0]       du_deadline = du_tld ? dl_load : du_keep ? rd_t : dl_stop;
-wire              du_due = du_runs && (du_tld ? t_load <= 25'd1 : du_keep ? rd_t == now_next_1 : t_stop <= 25'd1);
+wire              du_due = du_runs && (du_tld ? tld_le1 : du_keep ? rd_t == now_next_1 : t_stop <= 25'd1);
 reg  [D_W-1:0]    du_word;
 always @* begin
     du_word = du;
@@ -113,7 +150,17 @@ always @(posedge clk) begin
     now1_reg <= now_next_1;
     now2_reg <= now_next_1 + 25'd1;
     scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
+    // timeout_next[k] is the written data when timeout k is written at this edge, else timeout_reg[k]: the
+    // sums of both, and the write's decode after them (before them it was the next deepest stage).
+    for (k = 0; k < 4; k = k + 1) begin
+        tmo_dl_reg[k] <= tmo_we[k] ? now_after + {1'b0, cfg_wr_data[23:0]} : now_after + {1'b0, timeout_reg[k]};
+        tmo_dl_reg[4 + k] <= tmo_we[k] ? now_after + {cfg_wr_data[23:0], 1'b0} : now_after + {timeout_reg[k], 1'b0};
+    end
     if (rst) begin
+        for (k = 0; k < 4; k = k + 1) begin
+            tmo_dl_reg[k] <= NOW_AFTER_RESET + {1'b0, TIMEOUT_RESET};
+            tmo_dl_reg[4 + k] <= NOW_AFTER_RESET + {TIMEOUT_RESET, 1'b0};
+        end
         d_valid_reg <= {ND{1'b0}};
         d_exp_reg <= {ND{1'b0}};
         d_due_reg <= {ND{1'b0}};

@@ -76,6 +76,9 @@ always @* begin
             expire_fin = FIN_NEXT_ROUND;
             expire_ev = EV_RETRY_EXHAUSTED;
         end else begin
+            // Nothing is sent, and msg_reg is read by nothing before the next message or expiry replaces
+            // it: a template written here keeps msg_reg's enable off the decision (session 23).
+            expire_tmpl = t_tlp_response_error;
             expire_em_one = 1'b0;
             expire_seq = SEQ_IDLE;
             expire_ev = EV_TIMEOUT_EMPTY;

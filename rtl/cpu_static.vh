@@ -24,14 +24,25 @@ wire              cfg_st_w0 = !cfg_off[0];
 wire              st_ctx_we = seq_reg == SEQ_EXEC || (seq_reg == SEQ_FINISH && fin_reg == FIN_NEXT_ROUND);
 // The static entry of the next current descriptor: the one the sequencer writes (du), else its slot's
 // tree (a descriptor's sidx is its tree's entry, st_index of the tag; read only for a live descriptor).
+// The message's entry is read while the next state is SCAN, LOOKUP, COMPARE or EXEC: decoded from seq_reg
+// (IDLE accepting a message, SCAN, LOOKUP, COMPARE), not from seq_next, and its key from the message those
+// states keep (msg_in: the accepted s_msg in IDLE, else msg_reg, which is msg_next there), so that no
+// step's decision and no outgoing template EXEC, CHECK or EXPIRE writes into msg_next reaches the read
+// address (the CPU's deepest stage of session 22 ran CHECK's and EXPIRE's descriptor read -> template ->
+// msg_next -> st_raddr; docs/performance.md §FPGA mapping, session 23). The PBV RAM's address below too.
+wire              msg_accept = seq_reg == SEQ_IDLE && !out_valid_reg && !any_expired && s_msg_valid && !sweep_reg;
 /* verilator lint_off UNUSEDSIGNAL */
+wire [MSG_W-1:0]  msg_in = seq_reg == SEQ_IDLE ? s_msg_packed : msg_reg;
 wire [13:0]       cur_next_tag = slot_tag_reg[slot_of(cur_next)];
-wire [15:0]       msg_next_ctx = msg_next[M_CTX +: 16];
+wire [15:0]       msg_in_ctx = msg_in[M_CTX +: 16];
 /* verilator lint_on UNUSEDSIGNAL */
-wire [12:0]       msg_next_skey = msg_next[M_FAMILY] ? msg_next_ctx[12:0] : {1'b0, msg_next_ctx[11:0]};
-wire              st_raddr_msg = seq_next == SEQ_SCAN || seq_next == SEQ_LOOKUP || seq_next == SEQ_COMPARE
-                              || seq_next == SEQ_EXEC;
-wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_next_skey)
+wire              msg_in_scan = needs_scan(msg_in[M_FAMILY], msg_in[M_KIND +: 4], msg_in[M_PID +: 16]);
+// seq_next == SEQ_SCAN and seq_next == SEQ_LOOKUP (only IDLE and SCAN go to them).
+wire              next_scan = (msg_accept && msg_in_scan) || (seq_reg == SEQ_SCAN && !scan_last);
+wire              next_lookup = (msg_accept && !msg_in_scan) || (seq_reg == SEQ_SCAN && scan_last);
+wire [12:0]       msg_in_skey = msg_in[M_FAMILY] ? msg_in_ctx[12:0] : {1'b0, msg_in_ctx[11:0]};
+wire              st_raddr_msg = msg_accept || seq_reg == SEQ_SCAN || seq_reg == SEQ_LOOKUP || seq_reg == SEQ_COMPARE;
+wire [SIDX_W-1:0] st_raddr = st_raddr_msg ? st_index(msg_in_skey)
                            : cur_next == du_idx ? du[D_SIDX +: SIDX_W] : st_index(cur_next_tag[12:0]);
 wire [S_WAIT-1:0] cfg_st_word0 = {cfg_wr_data[21:20], cfg_wr_data[12:0], cfg_wr_data[16], cfg_wr_data[31]};
 wire [ST_CFG_W-S_WAIT-1:0] cfg_st_word1 = {cfg_wr_data[31], cfg_wr_data[19:0]};

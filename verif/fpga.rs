@@ -62,7 +62,14 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // EXPIRE: the step's template into msg_next, then st_raddr; its emission mask into pbv_raddr; and a
     // timer load (the static entry's thresholds, the deadline adder) into the written word.
     // docs/performance.md §FPGA mapping, session 22.
-    ("cpu", 14, "the sequencer: CHECK's and EXPIRE's steps from the descriptor read to st_raddr_reg and pbv_raddr_reg, and a timer load's deadline into d_mem"),
+    // Session 23 (2026-11-28, branch s23-cpu): 13, no cycle changed: the static and PBV RAMs' read
+    // addresses decoded from seq_reg and the kept message (msg_in), not from seq_next and msg_next; EXEC's
+    // timer load chosen among deadlines summed a cycle ahead (tmo_dl_reg); CHECK's and EXPIRE's templates
+    // written on every branch (msg_reg's enable off their decisions).
+    // Left (12 in the walk): CHECK's, EXPIRE's and RATCHET's decisions on the read descriptor into the
+    // written word and em_one_reg, the cut being their descriptor read a cycle ahead (a cycle change).
+    // docs/performance.md §FPGA mapping, session 23.
+    ("cpu", 13, "the sequencer: CHECK's, EXPIRE's and RATCHET's decisions from the descriptor read into the written word (du) and the emission registers; the timeouts' sums after the configuration write's decode"),
     // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
     // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
     // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
@@ -71,7 +78,8 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // Session 22: lowered with the cpu entry (the top not re-run: it instantiates the CPU at the same
     // defaults, hierarchy kept; its other blocks measured 12 or less in session 20's run). The lead's run of
     // the top at 942c339a (session 22, 00:44-01:02 UTC) measured 14, ending at cpu_inst.d_mem (the written word).
-    ("packet_engine", 14, "inside the CPU: its deepest stages (see the cpu entry)"),
+    // Session 23: lowered with the cpu entry (the top not re-run, as in session 22).
+    ("packet_engine", 13, "inside the CPU: its deepest stages (see the cpu entry)"),
     // Session 22 (branch s22-red): the adders read the pair the CPU holds (`reduce_fadd` HELD_OPERANDS = 1,
     // 1,900 -> 1,493 flip-flops) measured 8 in the helper's three runs of `--top reduce_shared` and 9 as a root
     // in the lead's run of the top at 942c339a, at fadd_hi.s2_wy: the held lane's 2-to-1 select
