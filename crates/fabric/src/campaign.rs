@@ -736,7 +736,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             // explain this one.
             let trees: Vec<u16> = std::iter::once(p.tree).chain(p.twin.map(|x| x.0)).collect();
             let seqnos: Vec<u16> = std::iter::once(seqno).chain(restart_seqno).collect();
-            let ours = |x: &crate::faults::Fault| x.portals_frame().is_some_and(|m| m.of_round(&trees, rid, &seqnos));
+            let ours = |x: &crate::faults::Fault| x.portals().is_some_and(|m| m.of_round(&trees, rid, &seqnos));
             let in_round = |x: &&crate::faults::Fault| x.at >= at && x.at < end && (ours(x) || matches!(x.kind, FaultKind::Exhaust { .. }));
             // An ARM of this round's id (either tree) that found no free descriptor in this period: read
             // once, and only for a round that did not succeed.
@@ -747,7 +747,7 @@ pub fn run(spec: &CampaignSpec) -> CampaignReport {
             let causes = if outcome == Outcome::Success {
                 Vec::new()
             } else {
-                let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals_tree() == Some(tw));
+                let twin = |x: &crate::faults::Fault| p.twin.is_some_and(|(tw, _)| x.portals().map(|m| m.tree) == Some(tw));
                 let mut v: Vec<String> = hit.iter().map(|x| crate::explain::portals_label(&f, p.source, &p.leaves, x) + if twin(x) { " (twin)" } else { "" }).collect();
                 if no_desc {
                     v.push("no descriptor".into());

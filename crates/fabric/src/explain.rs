@@ -4,11 +4,9 @@
 //! Labels only, no judgement: the first fault of a failed round is reported as its cause, which is
 //! exact for a round with one fault and the earliest candidate for one with several.
 
-use crate::faults::{Fault, FaultKind};
+use crate::faults::{Fault, FaultKind, FrameMark};
 use crate::setup::{ContextPlan, Role};
 use crate::sim::Fabric;
-use crate::wire::{self, LinkFrame};
-use inswitch_frames::collective::Body;
 
 /// The role a device ID plays in a TLP reduction: `src` (the source, its root), `node` (a participant),
 /// `master`, `sub` (a subservient engine), `other`.
@@ -85,31 +83,21 @@ pub fn single(causes: &[String]) -> bool {
 }
 
 /// A TLP fault as `drop COMPLETION/2 master->src` (the code: COMPLETION's completion code, CONTROL's
-/// command, FAILURE's reason; read from the frame when the log kept it, a corrupted one's from the
-/// summary only).
+/// command, FAILURE's reason), from the fault's mark: the frame as sent, a corrupted one's before its
+/// bit flipped.
 pub fn tlp_label(f: &Fabric, c: &ContextPlan, x: &Fault) -> String {
     let what = fault_name(&x.kind);
     if matches!(x.kind, FaultKind::Exhaust { .. }) {
         return exhaustion(x.channel.is_some_and(|s| c.engines.iter().any(|e| e.switch == s)));
     }
-    // The summary: "kind K cc C 0xFROM -> 0xTO".
-    let mut w = x.what.split_whitespace();
-    let kind = w.nth(1).and_then(|k| k.parse::<u8>().ok()).unwrap_or(0);
-    let hex = |s: Option<&str>| s.and_then(|s| u16::from_str_radix(s.trim_start_matches("0x"), 16).ok());
-    let from = hex(w.nth(2));
-    let to = hex(w.nth(1));
-    let code = x.frame.and_then(|i| f.frames.get(i as usize)).and_then(|fr| wire::collective_of(&fr.bytes)).map(|m| match &m.body {
-        Body::Control(ctl) => ctl.command,
-        Body::Data { fixed, .. } => fixed.completion,
-        Body::Error(e) => e.reason,
-        _ => 0,
-    });
+    let Some(FrameMark::Tlp(t)) = x.mark else { return format!("{what} ?") };
     let role = |id: Option<u16>| id.map_or("?", |id| tlp_role(f, c, id));
-    let code = match (kind, code) {
-        (3 | 6 | 8, Some(k)) => format!("/{k}"),
-        _ => String::new(),
+    let (kind, code) = match t.message {
+        Some(m) if matches!(m.kind, 3 | 6 | 8) => (m.kind, format!("/{}", m.code)),
+        Some(m) => (m.kind, String::new()),
+        None => (0, String::new()),
     };
-    format!("{what} {}{code} {}->{}", kind_name(kind), role(from), role(to))
+    format!("{what} {}{code} {}->{}", kind_name(kind), role(t.requester), role(t.destination))
 }
 
 /// A Soft Portals fault as `drop arm`, `late contribution leaf`, `drop partial engine` (the sender by
@@ -120,8 +108,7 @@ pub fn portals_label(f: &Fabric, root: usize, leaves: &[usize], x: &Fault) -> St
     if matches!(x.kind, FaultKind::Exhaust { .. }) {
         return exhaustion(x.channel.is_some_and(|s| leaves.iter().chain([&root]).any(|&e| t.endpoints[e].switch == s)));
     }
-    let fr = x.frame.and_then(|i| f.frames.get(i as usize)).map(|fr| LinkFrame::parse(&fr.bytes));
-    let Some(LinkFrame::Portals(p)) = fr else { return format!("{what} portals ?") };
+    let Some(p) = x.portals() else { return format!("{what} portals ?") };
     let sender = if u32::from(t.endpoints[root].id) == p.sfa {
         "root"
     } else if leaves.iter().any(|&l| u32::from(t.endpoints[l].id) == p.sfa) {
@@ -129,7 +116,7 @@ pub fn portals_label(f: &Fabric, root: usize, leaves: &[usize], x: &Fault) -> St
     } else {
         "engine"
     };
-    let msg = match (p.header.arm, sender) {
+    let msg = match (p.arm, sender) {
         (true, "root") => "result/arm from the root",
         (true, _) => "arm passed down",
         (false, "leaf") => "contribution",
@@ -186,7 +173,7 @@ pub fn portals_round_trace(f: &Fabric, root: usize, leaves: &[usize], tree: u16,
         })
         .collect();
     if let Some(faults) = f.faults.as_ref() {
-        for x in faults.log.iter().filter(|x| x.at >= from && x.at < end && x.portals_frame().is_some_and(|m| m.tree == tree && m.rid == rid)) {
+        for x in faults.log.iter().filter(|x| x.at >= from && x.at < end && x.portals().is_some_and(|m| m.tree == tree && m.rid == rid)) {
             lines.push((x.at, format!("{} FAULT {} ({})", x.at, portals_label(f, root, leaves, x), x.what)));
         }
     }

@@ -121,30 +121,40 @@ pub struct Fault {
     pub channel: Option<usize>,
     /// Frame index in `Fabric::frames` (the corrupted copy for `Corrupt`).
     pub frame: Option<u32>,
-    /// The frame, summarized: collective kind, CC_ID, requester → destination.
+    /// The frame it hit, read when the fault was logged: before a corruption flips its bits, so a
+    /// corrupted frame is known by what was sent (`None`: a link or engine fault, no frame).
+    pub mark: Option<FrameMark>,
+    /// The frame, summarized for a reader: collective kind, CC_ID, requester → destination, or Portals
+    /// tree and round ([`LinkFrame::summary`]); nothing reads it back ([`Fault::mark`] is the record).
     pub what: String,
 }
 
 impl Fault {
-    /// The multicast tree of the Soft Portals frame it hit, if it was one ([`LinkFrame::summary`]).
-    pub fn portals_tree(&self) -> Option<u16> {
-        self.what.strip_prefix("portals tree ")?.split_whitespace().next()?.parse().ok()
+    /// A fault on frame `frame` (index `f` in `Fabric::frames`, if the fabric holds it), read as it was
+    /// sent: its [`FrameMark`] and summary.
+    pub fn on_frame(at: Ps, kind: FaultKind, channel: Option<usize>, f: Option<u32>, frame: &LinkFrame) -> Fault {
+        Fault { at, kind, channel, frame: f, mark: Some(FrameMark::of(frame)), what: frame.summary() }
     }
 
-    /// The Soft Portals frame it hit, if it was one: its tree, reduction id (DFA bits 20-18), seqno,
-    /// resno and arm bit ([`LinkFrame::summary`]).
-    pub fn portals_frame(&self) -> Option<PortalsMark> {
-        let rest = self.what.strip_prefix("portals ")?;
-        let words: Vec<&str> = rest.split_whitespace().collect();
-        let field = |name: &str| words.windows(2).find(|w| w[0] == name).and_then(|w| w[1].parse::<u16>().ok());
-        Some(PortalsMark { tree: field("tree")?, rid: u8::try_from(field("rid")?).ok()?, seqno: field("seqno")?, resno: field("resno")?, arm: field("arm")? != 0 })
+    /// The Soft Portals round of the frame it hit, if it was one.
+    pub fn portals(&self) -> Option<PortalsMark> {
+        match self.mark? {
+            FrameMark::Portals(m) => Some(m),
+            FrameMark::Tlp(_) => None,
+        }
+    }
+
+    /// The collective message of the frame it hit, if it was one.
+    pub fn message(&self) -> Option<MessageMark> {
+        match self.mark? {
+            FrameMark::Tlp(t) => t.message,
+            FrameMark::Portals(_) => None,
+        }
     }
 
     /// The CC_ID of the frame it hit, if it was a collective message.
     pub fn cc_id(&self) -> Option<u16> {
-        let rest = self.what.strip_prefix("kind ")?;
-        let cc = rest.split_whitespace().nth(2)?;
-        cc.parse().ok()
+        self.message().map(|m| m.cc_id)
     }
 }
 
@@ -164,7 +174,33 @@ impl std::fmt::Display for Fault {
     }
 }
 
-/// The round fields of a Soft Portals frame a fault hit ([`Fault::portals_frame`]).
+/// The fields of the frame a fault hit that the campaign and its diagnosis read ([`Fault::mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameMark {
+    /// A Soft Portals frame.
+    Portals(PortalsMark),
+    /// A framed TLP.
+    Tlp(TlpMark),
+}
+
+impl FrameMark {
+    /// The mark of a frame as read.
+    pub fn of(frame: &LinkFrame) -> FrameMark {
+        match frame {
+            LinkFrame::Portals(fr) => {
+                let h = fr.header;
+                FrameMark::Portals(PortalsMark { tree: fr.tree(), rid: fr.reduction_id(), seqno: h.seqno, resno: h.resno, arm: h.arm, sfa: fr.sfa })
+            }
+            LinkFrame::Tlp { requester, destination, message } => FrameMark::Tlp(TlpMark {
+                requester: *requester,
+                destination: *destination,
+                message: message.as_ref().map(|m| MessageMark { kind: m.header.kind, cc_id: m.header.cc_id, code: message_code(m) }),
+            }),
+        }
+    }
+}
+
+/// The round fields of a Soft Portals frame a fault hit ([`Fault::portals`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortalsMark {
     /// The multicast tree (DFA bits 15-3).
@@ -177,6 +213,8 @@ pub struct PortalsMark {
     pub resno: u16,
     /// The arm bit.
     pub arm: bool,
+    /// The sender's fabric address (the root end node, a leaf, or an engine).
+    pub sfa: u32,
 }
 
 impl PortalsMark {
@@ -186,6 +224,28 @@ impl PortalsMark {
     pub fn of_round(&self, trees: &[u16], rid: u8, seqnos: &[u16]) -> bool {
         trees.contains(&self.tree) && self.rid == rid && (seqnos.contains(&self.seqno) || (self.arm && seqnos.contains(&self.resno)))
     }
+}
+
+/// The routing fields of a framed TLP a fault hit, and its collective message if it is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TlpMark {
+    /// Requester ID.
+    pub requester: Option<u16>,
+    /// Destination device ID.
+    pub destination: Option<u16>,
+    /// The collective message (`None`: a register write or anything else).
+    pub message: Option<MessageMark>,
+}
+
+/// The header fields of a collective message a fault hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MessageMark {
+    /// Collective kind (docs/frames.md §4).
+    pub kind: u8,
+    /// CC_ID.
+    pub cc_id: u16,
+    /// CONTROL's command, a data message's completion code, FAILURE's reason (0 for the others).
+    pub code: u8,
 }
 
 /// A directed fault: the next `count` frames matching the pattern (on any link channel) get `action`.
@@ -279,7 +339,7 @@ impl FaultInjector {
     /// The fate of `frame` entering channel `c` at `at`.
     pub fn decide(&mut self, at: Ps, c: usize, f: u32, frame: &[u8]) -> Verdict {
         if self.is_down(c) {
-            self.log.push(Fault { at, kind: FaultKind::LostOnDownLink, channel: Some(c), frame: Some(f), what: LinkFrame::parse(frame).summary() });
+            self.log.push(Fault::on_frame(at, FaultKind::LostOnDownLink, Some(c), Some(f), &LinkFrame::parse(frame)));
             return Verdict::Drop;
         }
         if !self.enabled && self.rules.iter().all(|r| r.count == 0) {
@@ -287,7 +347,8 @@ impl FaultInjector {
         }
         let lf = LinkFrame::parse(frame);
         let msg = lf.message();
-        let what = lf.summary();
+        // Every fault below is logged with the frame as read here, before a corruption changes it.
+        let fault = |kind| Fault::on_frame(at, kind, Some(c), Some(f), &lf);
         let (kind, cc, code) = match msg {
             Some(m) => (Some(m.header.kind), Some(m.header.cc_id), control_code(m)),
             None => (None, None, None),
@@ -306,7 +367,7 @@ impl FaultInjector {
         }) {
             r.count -= 1;
             let action = r.action;
-            self.log.push(Fault { at, kind: action, channel: Some(c), frame: Some(f), what });
+            self.log.push(fault(action));
             return if action == FaultKind::Duplicate { Verdict::Duplicate } else { Verdict::Drop };
         }
         if self.enabled && self.cfg.kinds & kinds::PORTALS != 0 && self.cfg.channels.as_ref().is_none_or(|v| v.contains(&c)) {
@@ -314,10 +375,10 @@ impl FaultInjector {
                 let x: f64 = self.rng.random();
                 let (d, u) = (self.cfg.drop, self.cfg.duplicate);
                 return if x < d {
-                    self.log.push(Fault { at, kind: FaultKind::Drop, channel: Some(c), frame: Some(f), what });
+                    self.log.push(fault(FaultKind::Drop));
                     Verdict::Drop
                 } else if x < d + u && fr.header.arm {
-                    self.log.push(Fault { at, kind: FaultKind::Duplicate, channel: Some(c), frame: Some(f), what });
+                    self.log.push(fault(FaultKind::Duplicate));
                     Verdict::Duplicate
                 } else {
                     Verdict::Pass
@@ -334,10 +395,10 @@ impl FaultInjector {
         let x: f64 = self.rng.random();
         let (d, u, k) = (self.cfg.drop, self.cfg.duplicate, self.cfg.corrupt);
         if x < d {
-            self.log.push(Fault { at, kind: FaultKind::Drop, channel: Some(c), frame: Some(f), what });
+            self.log.push(fault(FaultKind::Drop));
             Verdict::Drop
         } else if x < d + u {
-            self.log.push(Fault { at, kind: FaultKind::Duplicate, channel: Some(c), frame: Some(f), what });
+            self.log.push(fault(FaultKind::Duplicate));
             Verdict::Duplicate
         } else if x < d + u + k {
             let byte = loop {
@@ -348,7 +409,7 @@ impl FaultInjector {
             };
             let bit = self.rng.random_range(0..8u8);
             // The log entry is completed by the simulator with the corrupted copy's frame index.
-            self.log.push(Fault { at, kind: FaultKind::Corrupt { byte, bit }, channel: Some(c), frame: None, what });
+            self.log.push(Fault { frame: None, ..fault(FaultKind::Corrupt { byte, bit }) });
             Verdict::Corrupt { byte, bit }
         } else {
             Verdict::Pass
@@ -409,22 +470,34 @@ fn control_code(m: &inswitch_frames::collective::CollectiveMessage) -> Option<u8
     }
 }
 
+/// The code a diagnosis names a message by ([`MessageMark::code`]).
+fn message_code(m: &inswitch_frames::collective::CollectiveMessage) -> u8 {
+    use inswitch_frames::collective::Body;
+    match &m.body {
+        Body::Control(c) => c.command,
+        Body::Data { fixed, .. } => fixed.completion,
+        Body::Error(e) => e.reason,
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The campaign explains a Soft Portals round by the faults on its own frames, read back from the
-    /// fault's summary of the frame: tree, reduction id, seqno, resno and arm bit as sent.
+    /// The campaign explains a Soft Portals round by the faults on its own frames, known by the mark the
+    /// injector logged: tree, reduction id, seqno, resno, arm bit and sender as sent.
     #[test]
-    fn a_portals_faults_frame_reads_back_its_tree_id_seqno_and_resno() {
+    fn a_portals_faults_mark_holds_its_tree_id_seqno_and_resno() {
         use crate::sim::portals::{reduction_dfa, reduction_frame, soft_portals};
         let dfa = reduction_dfa(inswitch_frames::portals::ReductionFrame::multicast_dfa(0x123, 0).unwrap(), 5).unwrap();
         let fr = reduction_frame(dfa, 0x11, 0x42, 0x677d_a123, true, 9, 8, 0, 0x14, 0, [0; 4]);
-        let what = LinkFrame::parse(&soft_portals(0x11, fr)).summary();
-        let x = Fault { at: 0, kind: FaultKind::Drop, channel: Some(0), frame: None, what };
-        let m = x.portals_frame().expect("a Soft Portals frame");
-        assert_eq!(m, PortalsMark { tree: 0x123, rid: 5, seqno: 9, resno: 8, arm: true });
-        assert_eq!(x.portals_tree(), Some(0x123));
+        let mut inj = FaultInjector::new(1, FaultConfig { drop: 1.0, kinds: kinds::PORTALS, ..FaultConfig::default() });
+        assert_eq!(inj.decide(0, 0, 0, &soft_portals(0x11, fr)), Verdict::Drop);
+        let x = &inj.log[0];
+        let m = x.portals().expect("a Soft Portals frame");
+        assert_eq!(m, PortalsMark { tree: 0x123, rid: 5, seqno: 9, resno: 8, arm: true, sfa: 0x11 });
+        assert_eq!(x.cc_id(), None);
         // The round of id 5 under seqno 8 (the arm carries its result) or 9 (the arm arms it); not id 4,
         // not another tree, not a round under other seqnos.
         assert!(m.of_round(&[0x123], 5, &[8]) && m.of_round(&[7, 0x123], 5, &[9]));
@@ -432,6 +505,27 @@ mod tests {
         // A contribution (no arm) belongs to its seqno's round only, whatever its resno.
         let c = PortalsMark { arm: false, ..m };
         assert!(!c.of_round(&[0x123], 5, &[8]) && c.of_round(&[0x123], 5, &[9]));
+    }
+
+    /// A corrupted frame is logged as it was sent: its mark (kind, CC_ID, code, requester, destination)
+    /// and summary are the original's, also when the flipped bit lands in one of those fields of the
+    /// copy the receiver gets (which the loop checks happens, so the property is exercised).
+    #[test]
+    fn a_corrupted_frames_mark_is_taken_before_the_bit_flips() {
+        let f = wire::message_frame(&wire::start(7, 3), 0x0001, 0x0010, 1);
+        let sent = LinkFrame::parse(&f);
+        let mut inj = FaultInjector::new(5, FaultConfig { corrupt: 1.0, ..FaultConfig::default() });
+        let mut fields_changed = 0;
+        for i in 0..400 {
+            let Verdict::Corrupt { byte, bit } = inj.decide(0, 0, i, &f) else { panic!("corrupt") };
+            let copy = FrameMark::of(&LinkFrame::parse(&wire::corrupt(&f, byte, bit)));
+            let x = inj.log.last().expect("logged");
+            assert_eq!(x.mark, Some(FrameMark::of(&sent)), "byte {byte} bit {bit}");
+            assert_eq!(x.what, sent.summary());
+            assert_eq!(x.message(), Some(MessageMark { kind: 3, cc_id: 7, code: 1 }));
+            fields_changed += usize::from(copy != FrameMark::of(&sent));
+        }
+        assert!(fields_changed > 0, "no corruption reached a marked field");
     }
 
     #[test]

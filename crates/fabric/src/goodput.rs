@@ -69,7 +69,9 @@ pub const INIT_RETRY_PS: Ps = 1_000_000;
 /// After the master's acknowledgement, the source resends its START this long after it, and as often
 /// again, until the result comes ([`crate::sim::Fabric::start_watched`]): longer than a fault-free round
 /// (1.4 us from the INITIALIZATIONs) so that a healthy round sees none, and the resends' copies still
-/// reach a participant whose first copy was lost before its subservient's timeout (4 us), ps.
+/// reach a participant whose first copy was lost before its subservient's timeout (4 us), ps. With 8
+/// Soft Portals rounds of a tree in flight the engines' receive queues make fault-free rounds up to 2.7
+/// us long, and 247 of them see a RETRY (`docs/fabric.md` §Goodput: several rounds of a tree at once).
 pub const START_WATCH_PS: Ps = 1_500_000;
 /// Descriptors per engine under [`Recovery::PerPacket`] (the fault campaign's 6, plus room for the
 /// twin trees' engines).

@@ -3,7 +3,8 @@
 //! reductions being performed concurrently on the same tree"; `docs/fabric.md` §Portals, Concurrent
 //! reductions). FIG. 7 as in `tests/portals.rs`: the manager places one Portals job (root end node 735,
 //! 8 leaves, wait counts 720 8, 725 3, 730 3), and the root end node starts 8 reductions on its tree at
-//! once, one per reduction id, with the same cookie and VNI: only the DFA's bits 20-18 tell them apart.
+//! once, one per reduction id, with the same VNI: the DFA's bits 20-18 tell them apart, and each id's
+//! frames carry libfabric's cookie of the tree and that id (`PortalsJob::cookie`: `mcast_id`, `red_id`).
 //! The root draws every id's seqnos from one counter per tree, as libfabric's CXI root does
 //! (`mc_obj->seqno`), so no two ids' arms share a seqno. The oracles are plain folds in the test over the operands it gives the leaves.
 
@@ -29,8 +30,9 @@ const S720: usize = 0;
 const S725: usize = 1;
 const S730: usize = 2;
 const VNI: u16 = 0x42;
-/// One cookie for every reduction id (libfabric puts the id in its cookie; here only the DFA carries it).
-const COOKIE: u32 = 0x5eed_0009;
+/// The magic of the cookies: libfabric's `MAGIC` (`cxip_coll.c`); each id's rounds carry libfabric's
+/// cookie of the tree and the id under it (`PortalsJob::cookie`), as the campaign's rounds do.
+const MAGIC: u16 = campaign::PORTALS_MAGIC;
 const INT_SUM: u8 = 0x14;
 const INT_MIN: u8 = 0x10;
 const INT_MAX: u8 = 0x11;
@@ -105,8 +107,9 @@ fn fold(rid: u8, r: u32, leaves: &[usize]) -> [u64; 4] {
 /// operands.
 fn reduction(job: &PortalsJob, rid: u8) -> Reduction {
     let op = op_of(rid);
-    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno: FIRST_SEQNO, expected: 8, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
-    let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values: (0..ROUNDS).map(|r| Some(operand(rid, r, e))).collect(), seqnos: Vec::new() })).collect();
+    let cookie = job.cookie(rid, MAGIC);
+    let root = Root { vni: VNI, cookie, op, first_seqno: FIRST_SEQNO, expected: 8, rounds: ROUNDS, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+    let leaves = job.leaves.iter().map(|&e| (e, Leaf { vni: VNI, cookie, op, compute: COMPUTE, values: (0..ROUNDS).map(|r| Some(operand(rid, r, e))).collect(), seqnos: Vec::new() })).collect();
     Reduction { rid, root, leaves }
 }
 
@@ -158,7 +161,7 @@ fn assert_results(f: &Fabric, job: &PortalsJob, dfas: &[u32], reduced: bool) -> 
 }
 
 /// 8 concurrent all-reduces on one tree, each with its own id (DFA bits 20-18), operands and operation,
-/// all with the same VNI, cookie and sequence numbers: each id's results are its own folds at the root
+/// all with the same VNI, each with libfabric's cookie of its id: each id's results are its own folds at the root
 /// and at every leaf, each engine armed and completed every id's every round, nothing passed up,
 /// nothing dropped.
 #[test]
@@ -173,6 +176,12 @@ fn eight_concurrent_all_reduces_on_one_tree_each_give_their_own_result() {
     }
     f.run_until_quiet(QUIET, &mut |_| {});
     assert_every_result(&f, &job, &dfas);
+    // Every frame an end node received, arms from the engines included, carries libfabric's cookie of
+    // the tree and its own id.
+    for d in f.portals.log.iter().filter(|d| dfas.contains(&d.frame.dfa)) {
+        let c = inswitch_frames::portals::Cookie(d.frame.header.cookie);
+        assert_eq!((c.mcast_id(), c.red_id(), c.magic()), (job.tree, d.frame.reduction_id(), MAGIC), "frame to {}", d.to);
+    }
     let ids = REDUCTIONS_PER_TREE as u64;
     for s in [S720, S725, S730] {
         assert_eq!(events(&f, s, event::ARM), ids * (u64::from(ROUNDS) + 1), "switch {s}: every id's every arm");

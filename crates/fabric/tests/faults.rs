@@ -82,12 +82,12 @@ fn eight_rounds_of_a_tree_at_once_under_faults_are_each_explained_by_their_own_i
         assert_eq!(d.len(), ids.len(), "an id twice in a period: {ids:?}");
     }
     let failed: Vec<_> = portals.iter().filter(|x| x.outcome != Outcome::Success).collect();
-    let with_faults = failed.iter().filter(|x| x.faults.iter().any(|f| f.portals_frame().is_some())).count();
+    let with_faults = failed.iter().filter(|x| x.faults.iter().any(|f| f.portals().is_some())).count();
     println!("{} Portals rounds, {several} tree-periods with several at once, {} failed ({with_faults} with faults on their frames)", portals.len(), failed.len());
     assert!(with_faults > 0, "no failed Portals round with a fault on its frames\n{ctx}");
     for x in &failed {
         for f in &x.faults {
-            if let Some(m) = f.portals_frame() {
+            if let Some(m) = f.portals() {
                 assert!(m.rid == x.rid.expect("an id") && (m.tree == x.cc_id || x.twin), "round of tree {:#x} id {:?} at {} explained by a fault on another round's frame: {f}", x.cc_id, x.rid, x.at);
             }
         }

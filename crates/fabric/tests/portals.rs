@@ -25,7 +25,9 @@ const S720: usize = 0;
 const S725: usize = 1;
 const S730: usize = 2;
 const VNI: u16 = 0x42;
-const COOKIE: u32 = 0x5eed_0007;
+/// The magic of the rounds' cookies: libfabric's `MAGIC` (`cxip_coll.c`). Each round carries libfabric's
+/// cookie of its job's tree and reduction id under it (`PortalsJob::cookie`), as the campaign's rounds do.
+const MAGIC: u16 = campaign::PORTALS_MAGIC;
 const INT_SUM: u8 = 0x14;
 const INT_MIN: u8 = 0x10;
 const INT_MAX: u8 = 0x11;
@@ -62,9 +64,9 @@ fn fig7(op: u8, rounds: u32, first_seqno: u16, value: &Values) -> (Fabric, Porta
     assert_eq!(job.switches, vec![S720, S725, S730]);
     for &e in &job.leaves {
         let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
-        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op, compute: COMPUTE, values, seqnos: Vec::new() });
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: job.cookie(0, MAGIC), op, compute: COMPUTE, values, seqnos: Vec::new() });
     }
-    let root = Root { vni: VNI, cookie: COOKIE, op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+    let root = Root { vni: VNI, cookie: job.cookie(0, MAGIC), op, first_seqno, expected: 8, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }
@@ -240,7 +242,7 @@ fn a_stale_seqno_frame_is_dropped() {
     let when = clean[0].at + COMPUTE / 2;
     let node = 3;
     let src = f.topo.endpoints[node].id;
-    let stale = portals::reduction_frame(job.dfa, src, VNI, COOKIE, false, clean[0].seqno, 0, 1, INT_SUM, 0, [1 << 50, 0, 0, 0]);
+    let stale = portals::reduction_frame(job.dfa, src, VNI, job.cookie(0, MAGIC), false, clean[0].seqno, 0, 1, INT_SUM, 0, [1 << 50, 0, 0, 0]);
     f.send_from(node, when, portals::soft_portals(src, stale));
     f.run_until_quiet(QUIET, &mut |_| {});
     let res = f.portals.results(ROOT, job.dfa).to_vec();
@@ -249,6 +251,88 @@ fn a_stale_seqno_frame_is_dropped() {
     assert_eq!(events(&f, S725, event::DROP_SEQNO), 1);
 }
 
+
+/// Job A: root 735 (node 0), leaves 1 (720), 3 and 4 (725).
+const JOB_A: [usize; 4] = [0, 1, 3, 4];
+/// Job B: root node 2 (720), leaves 5 (725), 6 and 7 (730).
+const JOB_B: [usize; 4] = [2, 5, 6, 7];
+
+/// Two Portals jobs on FIG. 7 at once, on distinct trees that share engines 720 and 725 ([`JOB_A`],
+/// [`JOB_B`]), both under one VNI, each round carrying libfabric's cookie of its own job's tree
+/// (reduction id 0): `rounds` rounds each, both started at the same instant. Returns the fabric and the jobs.
+fn two_jobs(rounds: u32) -> (Fabric, [PortalsJob; 2]) {
+    let t = Topology::fig7(LinkSpec::default());
+    let cfg = SimConfig { hop_latency_ps: 100_000, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
+    let mut f = Fabric::new(t.clone(), cfg).unwrap();
+    f.bring_up(ROOT, 0);
+    let mut m = drive::manager_for(&t).unwrap();
+    let mut place = |f: &mut Fabric, nodes: &[usize]| {
+        let spec = JobSpec { family: Family::Portals, op: INT_SUM, vni: VNI, ..JobSpec::new(drive::node_ids(nodes), NodeId(nodes[0] as u32)) };
+        drive::place_portals(f, &mut m, spec, 0).unwrap()
+    };
+    let jobs = [place(&mut f, &JOB_A), place(&mut f, &JOB_B)];
+    campaign::set_timeouts(&mut f, ENGINE_TIMEOUT_TICKS);
+    f.run_until_quiet(QUIET, &mut |_| {});
+    let at = f.now() + US;
+    for job in &jobs {
+        for &e in &job.leaves {
+            let values: VecDeque<_> = (0..rounds).map(|r| values(r, e)).collect();
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
+        }
+        let expected = job.leaves.len() as u32;
+        let root = Root { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, first_seqno: 9, expected, rounds, timeout: ROOT_TIMEOUT, ..Root::default() };
+        f.portals_root(job.root, job.dfa, root);
+        f.portals_start(job.root, job.dfa, at);
+    }
+    (f, jobs)
+}
+
+/// 002 (53): an engine compares a contribution's cookie with the one its descriptor took from the arm.
+/// Two jobs on distinct trees run at once through the engines they share, each round under libfabric's
+/// cookie of its own tree (`mcast_id` = the tree, `red_id` 0, magic 0x677d): both give their folds. A
+/// contribution on job A's tree and round (A's DFA, VNI and seqno) sent by A's leaf 4 half a compute time
+/// after A's arm reached it, but carrying job B's cookie, is dropped and counted by 725's engine
+/// (`DROP_COOKIE`), and both jobs' results are as without it. The same frame under A's own cookie, which
+/// is what one cookie for every job (the directed tests before session 24) gives, is counted and
+/// changes A's result: the cookie is what drops it.
+#[test]
+fn a_frame_with_the_other_jobs_cookie_is_dropped_while_two_jobs_run_at_once() {
+    const ROUNDS: u32 = 2;
+    const LEAF: usize = 4;
+    let (mut probe, [a, b]) = two_jobs(ROUNDS);
+    probe.run_until_quiet(QUIET, &mut |_| {});
+    assert_ne!(a.tree, b.tree);
+    assert_eq!((a.leaves.clone(), b.leaves.clone()), (vec![1, 3, 4], vec![5, 6, 7]));
+    assert!(a.switches.contains(&S725) && b.switches.contains(&S725), "{:?} {:?}", a.switches, b.switches);
+    let clean: Vec<Vec<RoundResult>> = [&a, &b].iter().map(|j| probe.portals.results(j.root, j.dfa).to_vec()).collect();
+    for (job, res) in [&a, &b].into_iter().zip(&clean) {
+        assert_eq!(res.len(), ROUNDS as usize, "tree {}", job.tree);
+        for (r, x) in res.iter().enumerate() {
+            assert_eq!((x.data, x.count, x.complete), (fold(INT_SUM, r as u32, &job.leaves, &values), 3, true), "tree {} round {r}", job.tree);
+        }
+    }
+    // At once: each job's first arm reached its leaves on 725 before the other's first result.
+    let first_arm = |job: &PortalsJob, e: usize| probe.portals.log.iter().find(|d| d.to == e && d.frame.dfa == job.dfa && d.frame.header.arm).map(|d| d.at).expect("an arm");
+    assert!(first_arm(&a, LEAF) < clean[1][0].at && first_arm(&b, 5) < clean[0][0].at);
+    assert_eq!(events(&probe, S725, event::DROP_COOKIE), 0);
+    let when = first_arm(&a, LEAF) + COMPUTE / 2;
+    let forged = |cookie: u32| {
+        let (mut f, _) = two_jobs(ROUNDS);
+        let src = f.topo.endpoints[LEAF].id;
+        let fr = portals::reduction_frame(a.dfa, src, VNI, cookie, false, clean[0][0].seqno, 0, 1, INT_SUM, 0, [1 << 50, 0, 0, 0]);
+        f.send_from(LEAF, when, portals::soft_portals(src, fr));
+        f.run_until_quiet(QUIET, &mut |_| {});
+        let res: Vec<Vec<RoundResult>> = [&a, &b].iter().map(|j| f.portals.results(j.root, j.dfa).to_vec()).collect();
+        (res, events(&f, S725, event::DROP_COOKIE))
+    };
+    assert_ne!(a.cookie(0, MAGIC), b.cookie(0, MAGIC));
+    let (res, dropped) = forged(b.cookie(0, MAGIC));
+    assert_eq!(dropped, 1, "725 dropped the frame with job B's cookie");
+    assert_eq!(res, clean, "both jobs' rounds as without the frame");
+    let (res, dropped) = forged(a.cookie(0, MAGIC));
+    assert_eq!(dropped, 0);
+    assert_ne!(res[0][0].data, clean[0][0].data, "under A's own cookie the frame is counted: {:?}", res[0][0]);
+}
 
 // -------------------------------------------------------------------------------------------------
 // Redundant trees (002 (70)-(72)).
@@ -273,11 +357,11 @@ fn butterfly_twins(rounds: u32, await_all: bool, timeout_ticks: u32, value: &Val
     for tr in std::iter::once(job.dfa).chain(job.twins.iter().map(|t| t.dfa)) {
         for &e in &job.leaves {
             let values: VecDeque<_> = (0..rounds).map(|r| value(r, e)).collect();
-            f.portals_leaf(e, tr, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
+            f.portals_leaf(e, tr, Leaf { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, compute: COMPUTE, values, seqnos: Vec::new() });
         }
     }
     let twins = job.twins.iter().map(|t| t.dfa).collect();
-    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins, await_all, rearm: None, restart: None };
+    let root = Root { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins, await_all, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
     (f, job)
 }
@@ -328,11 +412,11 @@ fn two_redundant_trees_run_two_reductions_at_once_under_distinct_ids() {
     let mut reductions = Vec::new();
     for rid in RIDS {
         let twin_dfa = twin.reduction(rid).unwrap();
-        let leaf = |e: usize| Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: (0..rounds).map(|r| value_of(rid)(r, e)).collect(), seqnos: Vec::new() };
+        let leaf = |e: usize| Leaf { vni: VNI, cookie: job.cookie(rid, MAGIC), op: INT_SUM, compute: COMPUTE, values: (0..rounds).map(|r| value_of(rid)(r, e)).collect(), seqnos: Vec::new() };
         for &e in &job.leaves {
             f.portals_leaf(e, twin_dfa, leaf(e));
         }
-        let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: vec![twin_dfa], await_all: true, rearm: None, restart: None };
+        let root = Root { vni: VNI, cookie: job.cookie(rid, MAGIC), op: INT_SUM, first_seqno: 40, expected: 15, rounds, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: vec![twin_dfa], await_all: true, rearm: None, restart: None };
         reductions.push(portals::Reduction { rid, root, leaves: job.leaves.iter().map(|&e| (e, leaf(e))).collect() });
     }
     let dfas = f.portals_concurrent(&job, reductions, f.now() + US).unwrap();
@@ -446,7 +530,7 @@ fn stale_leaf_value(seqnos: bool) -> (RoundResult, [u64; 4], u64) {
     let leaves = |f: &mut Fabric, r: u32, seqno: u16| {
         for &e in &job.leaves {
             let tied = if seqnos { vec![seqno] } else { Vec::new() };
-            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
         }
     };
     leaves(&mut f, 0, FIRST);
@@ -463,7 +547,7 @@ fn stale_leaf_value(seqnos: bool) -> (RoundResult, [u64; 4], u64) {
     assert_eq!((first.len(), first[0].count), (1, 7), "the first round misses leaf 8: {first:?}");
     let accepted = events(&f, S730, event::ACCEPT);
     leaves(&mut f, 1, portals::next_seqno(FIRST));
-    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: portals::next_seqno(FIRST), expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
+    let root = Root { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, first_seqno: portals::next_seqno(FIRST), expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: None };
     f.portals_root(ROOT, job.dfa, root);
     // Under the seqno the result arm drew (the campaign's rule in session 20), not the counter's next.
     f.portals_set_next_seqno(ROOT, job.dfa, portals::next_seqno(FIRST));
@@ -512,10 +596,10 @@ fn next_round_after_a_late_result(next: &dyn Fn(&Fabric, &PortalsJob) -> u16) ->
     let leaves = |f: &mut Fabric, r: u32, seqno: u16| {
         for &e in &job.leaves {
             let tied = vec![seqno, portals::next_seqno(seqno)];
-            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
+            f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, compute: COMPUTE, values: VecDeque::from([values(r, e)]), seqnos: tied });
         }
     };
-    let root = |first_seqno: u16| Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno, expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: Some(RESTART) };
+    let root = |first_seqno: u16| Root { vni: VNI, cookie: job.cookie(0, MAGIC), op: INT_SUM, first_seqno, expected: 8, rounds: 1, timeout: ROOT_TIMEOUT, own: VecDeque::new(), twins: Vec::new(), await_all: false, rearm: None, restart: Some(RESTART) };
     leaves(&mut f, 0, FIRST);
     f.portals_root(ROOT, job.dfa, root(FIRST));
     let down = f.channels().position(|c| c.kind == ChannelKind::Down(STARVED)).expect("leaf 8's link");

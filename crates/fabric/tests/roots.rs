@@ -572,7 +572,6 @@ fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::p
     use inswitch_fabric::sim::portals::{Leaf, Root};
     use inswitch_model::packet_engine::EngineParams;
     const VNI: u16 = 0x42;
-    const COOKIE: u32 = 0x5eed_0008;
     const US: Ps = 1_000_000;
     let t = Topology::fig7(LinkSpec::default());
     let cfg = SimConfig { hop_latency_ps: HOP_PS, engine_params: EngineParams { tick_cycles: 16, ..EngineParams::default() }, ..SimConfig::default() };
@@ -586,9 +585,9 @@ fn portals_rounds(one_target: bool, rounds: u32) -> (Vec<inswitch_fabric::sim::p
     run(&mut f);
     for &e in &job.leaves {
         let values = (0..rounds).map(|r| Some([u64::from(100 * r) + e as u64, 0, 0, 0])).collect();
-        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: COOKIE, op: INT_SUM, compute: US, values, seqnos: Vec::new() });
+        f.portals_leaf(e, job.dfa, Leaf { vni: VNI, cookie: job.cookie(0, inswitch_fabric::campaign::PORTALS_MAGIC), op: INT_SUM, compute: US, values, seqnos: Vec::new() });
     }
-    let root = Root { vni: VNI, cookie: COOKIE, op: INT_SUM, first_seqno: 5, expected: 8, rounds, timeout: 10 * US, ..Root::default() };
+    let root = Root { vni: VNI, cookie: job.cookie(0, inswitch_fabric::campaign::PORTALS_MAGIC), op: INT_SUM, first_seqno: 5, expected: 8, rounds, timeout: 10 * US, ..Root::default() };
     f.portals_root(0, job.dfa, root);
     if one_target {
         f.portals_one_target(0, job.dfa);

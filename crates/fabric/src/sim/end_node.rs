@@ -314,9 +314,8 @@ impl Fabric {
         self.send_from(e, at, bytes);
         if let Some(delay) = late {
             let f = (self.frames.len() - 1) as u32;
-            let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
-            let now = self.now;
-            self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+            let fault = Fault::on_frame(self.now, FaultKind::Late { delay }, None, Some(f), &LinkFrame::parse(&self.frames[f as usize].bytes));
+            self.injector().log.push(fault);
         }
         if let Some((after, _)) = retry {
             self.push(at.max(self.now) + after, Ev::Retry { e: e as u32, cc });

@@ -112,8 +112,7 @@ impl Fabric {
         let cycle = t.div_ceil(ENGINE_CLOCK_PS);
         if let EngineSlot::Cycle(c) = &mut self.engines[sw as usize] {
             if c.stopped {
-                let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
-                let fault = Fault { at: t, kind: FaultKind::LostAtStoppedEngine, channel: Some(sw as usize), frame: Some(f), what };
+                let fault = Fault::on_frame(t, FaultKind::LostAtStoppedEngine, Some(sw as usize), Some(f), &LinkFrame::parse(&self.frames[f as usize].bytes));
                 self.faults.get_or_insert_with(|| FaultInjector::new(0, Default::default())).log.push(fault);
                 return;
             }

@@ -78,7 +78,7 @@ impl Fabric {
         let inj = self.injector();
         inj.down.resize(n, false);
         inj.down[c] = true;
-        inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, what: String::new() });
+        inj.log.push(Fault { at, kind: FaultKind::LinkDown, channel: Some(c), frame: None, mark: None, what: String::new() });
     }
 
     /// Both directions of every ISL between switches `a` and `b` lose every frame from now on, and the
@@ -144,7 +144,7 @@ impl Fabric {
             }
             self.awake.retain(|&x| x as usize != s);
         }
-        self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, what: String::new() });
+        self.injector().log.push(Fault { at, kind: FaultKind::EngineStop, channel: Some(s), frame: None, mark: None, what: String::new() });
     }
 
     /// The CC_ID of filler context `k` of [`Fabric::fill_descriptors`] in an engine of `top` static
@@ -185,7 +185,7 @@ impl Fabric {
             self.send_from(via, at, wire::message_frame(&init, src, id, seq));
         }
         let now = self.now;
-        self.injector().log.push(Fault { at: now, kind: FaultKind::Exhaust { n }, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Exhaust { n }, channel: Some(s), frame: None, mark: None, what: format!("engine {id:#06x}") });
     }
 
     /// Releases `n` filler contexts of [`Fabric::fill_descriptors`] on switch `s` (CONTROL RESET from end
@@ -199,7 +199,7 @@ impl Fabric {
             self.send_from(via, at, wire::message_frame(&wire::control(Self::filler_cc(top, k), 5, 0), src, id, seq));
         }
         let now = self.now;
-        self.injector().log.push(Fault { at: now, kind: FaultKind::Release, channel: Some(s), frame: None, what: format!("engine {id:#06x}") });
+        self.injector().log.push(Fault { at: now, kind: FaultKind::Release, channel: Some(s), frame: None, mark: None, what: format!("engine {id:#06x}") });
     }
 }
 

@@ -453,6 +453,12 @@ impl PortalsJob {
     pub fn reduction(&self, rid: u8) -> Result<u32, ConcurrencyError> {
         reduction_dfa(self.dfa, rid)
     }
+
+    /// libfabric's cookie of the job's reduction `rid` ([`libfabric_cookie`] of its tree, under
+    /// `magic`): every round of that id carries it, on the twins too (one collective on several paths).
+    pub fn cookie(&self, rid: u8, magic: u16) -> u32 {
+        libfabric_cookie(self.tree, rid, magic)
+    }
 }
 
 /// One of the concurrent reductions [`crate::sim::Fabric::portals_concurrent`] starts on a tree.

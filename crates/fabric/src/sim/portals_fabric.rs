@@ -289,9 +289,8 @@ impl Fabric {
                     if let Some(delay) = late {
                         self.portals.stats.late_contributions += 1;
                         let f = (self.frames.len() - 1) as u32;
-                        let what = LinkFrame::parse(&self.frames[f as usize].bytes).summary();
-                        let now = self.now;
-                        self.injector().log.push(Fault { at: now, kind: FaultKind::Late { delay }, channel: None, frame: Some(f), what });
+                        let fault = Fault::on_frame(self.now, FaultKind::Late { delay }, None, Some(f), &LinkFrame::parse(&self.frames[f as usize].bytes));
+                        self.injector().log.push(fault);
                     }
                 }
             }
