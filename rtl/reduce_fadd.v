@@ -18,7 +18,7 @@ SPDX-License-Identifier: Apache-2.0
  * Pipeline: five register stages (s1_* .. s5_*); the result is combinational from the fifth. Each
  * stage is kept within 8 six-input LUT levels (issue 19, docs/performance.md §Reduction unit pipelined):
  *   stage 1 (from a, b):  classify; the magnitude compare (in pieces) into swap; the alignment distance
- *   stage 2 (from s1_*):  swap, align the smaller significand (G, R, S bits), sticky
+ *   stage 2 (from s1_*):  swap, align the smaller significand (G, R, S bits: steps of 16, 4, 1), sticky
  *   stage 3 (from s2_*):  add or subtract; the normalisation stopper
  *   stage 4 (from s3_*):  leading zeros by groups of 8; shift left by the whole groups
  *   stage 5 (from s4_*):  shift left by the rest; round (RND0..3); the exponent and its overflow
@@ -172,35 +172,36 @@ wire [10:0] eb_adj = {s1_b[62:53], s1_b[52] || !s1_b_enz};
 wire [52:0] ma = {s1_a_enz, s1_a[51:0]};
 wire [52:0] mb = {s1_b_enz, s1_b[51:0]};
 wire        align_big = s1_dist[11:6] != 6'd0;
-wire [2:0]  dist_hi = s1_dist[5:3];
+wire [2:0]  dist_hi = s1_dist[5:3];     // the sticky bit's byte and bit
 wire [2:0]  dist_lo = s1_dist[2:0];
 wire [52:0] my = s1_swap ? ma : mb;
 wire [55:0] wy_full = {my, 3'b000};
-// The right shift by the distance in two steps of at most 7 (whole bytes, then bits), each a choice of 8.
-reg  [55:0] wy_bytes;
-reg  [55:0] wy_shifted;
-always @* begin
-    case (dist_hi)
-        3'd0: wy_bytes = wy_full;
-        3'd1: wy_bytes = {8'd0, wy_full[55:8]};
-        3'd2: wy_bytes = {16'd0, wy_full[55:16]};
-        3'd3: wy_bytes = {24'd0, wy_full[55:24]};
-        3'd4: wy_bytes = {32'd0, wy_full[55:32]};
-        3'd5: wy_bytes = {40'd0, wy_full[55:40]};
-        3'd6: wy_bytes = {48'd0, wy_full[55:48]};
-        default: wy_bytes = 56'd0;
-    endcase
-    case (dist_lo)
-        3'd0: wy_shifted = wy_bytes;
-        3'd1: wy_shifted = {1'd0, wy_bytes[55:1]};
-        3'd2: wy_shifted = {2'd0, wy_bytes[55:2]};
-        3'd3: wy_shifted = {3'd0, wy_bytes[55:3]};
-        3'd4: wy_shifted = {4'd0, wy_bytes[55:4]};
-        3'd5: wy_shifted = {5'd0, wy_bytes[55:5]};
-        3'd6: wy_shifted = {6'd0, wy_bytes[55:6]};
-        default: wy_shifted = {7'd0, wy_bytes[55:7]};
-    endcase
+// The right shift by the distance in three steps of a choice of 4 (16-, 4- and 1-bit steps), each bit of
+// each step an AND-OR of its four candidates under the decoded select: one six-input LUT per bit and
+// step. (Session 24: written as a case of shifted slices, two steps of 8, Yosys made the choice a shifter
+// of 2-to-1 steps, which ABC mapped as a chain of LUT3s, 8 or 9 levels deep behind the lane and order
+// selects; now 6-7, and ~90 LUTs fewer per adder.) wy_pad: the word with zeros above it, so that every
+// candidate index exists.
+wire [3:0]   dec_16 = 4'b0001 << s1_dist[5:4];
+wire [3:0]   dec_4 = 4'b0001 << s1_dist[3:2];
+wire [3:0]   dec_1 = 4'b0001 << s1_dist[1:0];
+wire [103:0] wy_pad = {48'd0, wy_full};
+wire [55:0]  wy_16, wy_4, wy_1;
+wire [67:0]  wy_16_pad = {12'd0, wy_16};
+wire [58:0]  wy_4_pad = {3'd0, wy_4};
+genvar gi;
+generate
+for (gi = 0; gi < 56; gi = gi + 1) begin : g_shift
+    assign wy_16[gi] = (dec_16[0] && wy_pad[gi]) || (dec_16[1] && wy_pad[gi + 16])
+                    || (dec_16[2] && wy_pad[gi + 32]) || (dec_16[3] && wy_pad[gi + 48]);
+    assign wy_4[gi] = (dec_4[0] && wy_16_pad[gi]) || (dec_4[1] && wy_16_pad[gi + 4])
+                   || (dec_4[2] && wy_16_pad[gi + 8]) || (dec_4[3] && wy_16_pad[gi + 12]);
+    assign wy_1[gi] = (dec_1[0] && wy_4_pad[gi]) || (dec_1[1] && wy_4_pad[gi + 1])
+                   || (dec_1[2] && wy_4_pad[gi + 2]) || (dec_1[3] && wy_4_pad[gi + 3]);
 end
+endgenerate
+// A distance of 64 or more leaves nothing (56..63 does in the steps themselves).
+wire [55:0]  wy_shifted = align_big ? 56'd0 : wy_1;
 // The sticky bit: a bit the shift drops is set. Per operand (chosen by swap afterwards), by bytes of
 // {m, 000}: the whole bytes below byte dist_hi, and that byte's bits below dist_lo; every bit when the
 // distance is 64 or more. (A mask and one OR over 56 bits mapped 10 LUT levels deep.)
@@ -438,8 +439,7 @@ always @(posedge clk) begin
     s2_sign <= s1_swap ? s1_b[63] : s1_a[63];
     s2_sub <= s1_a[63] ^ s1_b[63];
     s2_exp <= s1_swap ? eb_adj : ea_adj;
-    // A shift by 56..63 leaves nothing, as by 64 and more.
-    s2_wy <= align_big ? 56'd0 : wy_shifted;
+    s2_wy <= wy_shifted;
     s2_sticky <= s1_swap ? sticky_a : sticky_b;
 
     // Stage 3

@@ -91,7 +91,11 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // select moved alone: 8), but `--family xcup` measures 9 at fadd_hi.addend (s2_wy). ABC maps stage 2's
     // swap and alignment shift as a chain of 2-to-1 LUT3s, 8 or 9 deep from run to run, so the bound stays 9.
     // docs/performance.md, session 23.
-    ("reduce_shared", 9, "stage 2 of the held-operand adder: the held lane's select, the swap, the alignment shift into s2_wy"),
+    // Session 24 (branch s24-red): removed. The alignment shift is written as three steps of a choice of 4
+    // (AND-OR under decoded selects, no shifter for Yosys to build), so stage 2's s2_wy measures 6 (xc7) and
+    // 7 (xcup) inside `--top reduce_shared`, 8 in every earlier run; the unit measures 8 in both families
+    // (deepest `fadd_hi.s5_mant` / `s4_lz_lo`; the sticky bit `s2_sticky` is the stage-2 path at 8).
+    // docs/performance.md, session 24.
 ];
 
 /// Quarter levels per LUT level (the carry-chain step is one quarter).
