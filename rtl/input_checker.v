@@ -340,7 +340,20 @@ generate
         // as kind 1's cfg_slots_over.
         wire slots_over = `CB(BO + 6) != 8'd0 || (n_devices & ~RELAY_LOW[7:0]) != 8'd0 || (n_sub & ~RELAY_LOW[7:0]) != 8'd0 ||
                           sum_gt_const({8'd0, n_devices} & RELAY_LOW, {8'd0, n_sub} & RELAY_LOW, CONFIG_RELAY_SLOTS);
-        assign encap_bad_at[g] = `CB(PO + 8) != ENCAP_TYPE_CONFIGURATION || `CB(PO + 9) != ENCAP_OP_APPLY ||
+        // Payload type 2, a register write (docs §Encapsulated register write): Length 1, the carrier
+        // exactly descriptor + header + 1 DW, non-flit Last DW BE 0, the address (its low DW the header's
+        // last, a 4-DW header's high DW zero) a register of this engine's window; for another engine
+        // (relay not built) dropped. Its data are the body's first DW (BO).
+        localparam integer AO = PO + 12 + 8 + 4 * (g % 2);
+        wire [15:0] reg_addr = {`CB(AO + 2), `CB(AO + 3)};
+        wire regw_bad = `CB(PO + 9) != ENCAP_OP_APPLY || `CB(PO + 10) != ENCAP_VERSION || form_bad ||
+                        `CB(PO + 12) != HDR0 || !has_data || orig_length != 10'd1 ||
+                        len_dw != BEFORE_DW[12:0] + 13'd1 ||
+                        (form == ENCAP_FORM_NON_FLIT && `CB(PO + 19) >> 4 != 8'd0) ||
+                        (g % 2 == 1 && {`CB(PO + 20), `CB(PO + 21), `CB(PO + 22), `CB(PO + 23)} != 32'd0) ||
+                        {`CB(AO), `CB(AO + 1)} != cfg_engine_id || reg_addr[15:12] != 4'hC ||
+                        reg_addr[11:0] >= MAILBOX_OFFSET || reg_addr[1:0] != 2'd0 || cfg_relay;
+        wire cfg_bad = `CB(PO + 9) != ENCAP_OP_APPLY ||
                                  `CB(PO + 10) != ENCAP_VERSION || form_bad || `CB(PO + 12) != HDR0 || !has_data ||
                                  !body_length_ok || !carrier_length_ok ||
                                  gt_const({`CB(BO + 6), `CB(BO + 7)}, CONFIG_MAX_ENTRIES) ||
@@ -348,8 +361,17 @@ generate
                                  {`CB(BO + 8), `CB(BO + 9), `CB(BO + 10), `CB(BO + 11)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                                  {`CB(BO + 12), `CB(BO + 13), `CB(BO + 14), `CB(BO + 15)} >> CONFIG_TIMEOUT_BITS != 32'd0 ||
                                  (cfg_relay && slots_over);
+        assign encap_bad_at[g] = `CB(PO + 8) == ENCAP_TYPE_CONFIGURATION ? cfg_bad :
+                                 `CB(PO + 8) == ENCAP_TYPE_REGISTER_WRITE ? regw_bad : 1'b1;
     end
 endgenerate
+// A register write's fields (payload type 2): the original header's address (its last DW: payload bytes
+// 20-23, or 24-27 after a 4-DW header), First DW BE (non-flit byte 7; flit mode has none without OHC-A:
+// 1111) and the 1-DW payload, little-endian as a memory write's register data.
+wire is_regw = is_encap && pl[8] == ENCAP_TYPE_REGISTER_WRITE;
+wire [11:0] regw_off = encap_4dw ? {pl[26][3:0], pl[27]} : {pl[22][3:0], pl[23]};
+wire [3:0]  regw_be = pl[11] == ENCAP_FORM_FLIT ? 4'hF : pl[19][3:0];
+wire [31:0] regw_wdata = encap_4dw ? {pl[31], pl[30], pl[29], pl[28]} : {pl[27], pl[26], pl[25], pl[24]};
 // Any kind-10 failure is C3's drop (for another engine, more slots than the relay carries too).
 wire encap_config_bad = |(encap_at & encap_bad_at);
 // A configuration message's kind-1 bytes (cf, for stage D's writes) and the message relayed to the CPU
@@ -394,7 +416,7 @@ localparam F_TKEEP = 0, F_CRC = 1, F_TOO_LONG = 2, F_PORTALS = 3,
            FV_CODE = 25, FV_TARGET = 26, FV_VENDOR = 27,
            FC_SHORT = 28, FC_HEADER = 29, FC_RESERVED = 30, FC_CONFIG = 31, FC_DATA_SHORT = 32,
            FC_OPERANDS = 33, FC_LENGTH = 34, FC_DW3 = 35, FT_NON_POSTED = 36, FC_CFG_SHORT = 37, FC_IS_CFG = 38,
-           F_COUNT = 39;
+           FC_IS_REGW = 39, F_COUNT = 40;
 wire [F_COUNT-1:0] c_flags;
 assign c_flags[F_TKEEP] = c_tkeep_bad_reg;
 assign c_flags[F_CRC] = !crc_ok && !flit && (c_portals_reg ? cfg_validation[VALIDATION_FCS] : cfg_validation[VALIDATION_LCRC]);
@@ -436,7 +458,9 @@ assign c_flags[FC_CFG_SHORT] = is_config && plen < CONFIG_FIXED_BYTES;
 assign c_flags[FC_CONFIG] = (is_config && cfg_limits_bad) || encap_config_bad;
 // Applied here (register writes); a configuration for another engine, kind 1 or kind 10, is a message to
 // the CPU (relayed as kind 1, input_checker_relay.vh).
-assign c_flags[FC_IS_CFG] = (is_config || is_encap) && !cfg_relay;
+assign c_flags[FC_IS_CFG] = (is_config || (is_encap && !is_regw)) && !cfg_relay;
+// An encapsulated register write for this engine: one register write (for another engine C3e drops it).
+assign c_flags[FC_IS_REGW] = is_regw;
 assign c_flags[FC_DATA_SHORT] = coll_data_kind && plen < 16'd16;
 assign c_flags[FC_OPERANDS] = coll_data_kind && gt_const(coll_n, 16'd4);
 assign c_flags[FC_LENGTH] = is_config ? cfg_len_bad : !is_encap && coll_len_bad;
@@ -572,6 +596,9 @@ reg [9:0]                      d_tag_reg;
 reg [11:0]                     d_win_off_reg;
 reg [7:0]                      d_be_reg;
 reg [31:0]                     d_wdata_reg;
+reg [11:0]                     d_regw_off_reg;
+reg [3:0]                      d_regw_be_reg;
+reg [31:0]                     d_regw_wdata_reg;
 reg [2:0]                      d_tc_reg;
 reg [2:0]                      d_attr_reg;
 reg                            d_mem_read_reg;
@@ -596,7 +623,7 @@ localparam R_TKEEP = 0, R_FCS = 1, R_LCRC = 2, R_TOO_LONG = 3,
            R_M_READ = 24, R_V_CODE = 25, R_V_TARGET = 26, R_V_VENDOR = 27,
            R_C_SHORT = 28, R_C_HEADER = 29, R_C_RESERVED = 30, R_C_CONFIG_SHORT = 31, R_C_CONFIG = 32,
            R_C_DATA_SHORT = 33, R_C_OPERANDS = 34, R_C_LENGTH = 35, R_C_DW3 = 36, R_C_CONFIG_ACCEPT = 37,
-           R_C_ACCEPT = 38, ROWS = 39;
+           R_C_REGW_ACCEPT = 38, R_C_ACCEPT = 39, ROWS = 40;
 
 // The event of each row.
 function [4:0] row_event(input integer r);
@@ -639,6 +666,7 @@ function [4:0] row_event(input integer r);
         R_C_LENGTH: row_event = EV_COLL_MALFORMED;
         R_C_DW3: row_event = EV_VENDOR;
         R_C_CONFIG_ACCEPT: row_event = EV_ACCEPT_REG;
+        R_C_REGW_ACCEPT: row_event = EV_ACCEPT_REG;
         default: row_event = EV_ACCEPT_MSG;
     endcase
 endfunction
@@ -682,6 +710,7 @@ assign why[R_C_OPERANDS] = fl[FC_OPERANDS];
 assign why[R_C_LENGTH] = fl[FC_LENGTH];
 assign why[R_C_DW3] = fl[FC_DW3];
 assign why[R_C_CONFIG_ACCEPT] = fl[FC_IS_CFG];
+assign why[R_C_REGW_ACCEPT] = fl[FC_IS_REGW];
 assign why[R_C_ACCEPT] = 1'b1;
 
 // win: the lowest row that holds, one-hot (row r holds and no row below it); ev_hot: its event,
@@ -698,7 +727,8 @@ always @* begin
         ev_hot = ev_hot | ({EV_COUNT{win[r]}} & (EV_1 << row_event(r)));
     end
 end
-wire to_reg = win[R_M_ACCEPT_REG];
+wire to_reg = win[R_M_ACCEPT_REG] || win[R_C_REGW_ACCEPT];
+wire to_regw = win[R_C_REGW_ACCEPT];
 wire to_msg = win[R_P_ACCEPT] || win[R_C_ACCEPT];
 
 // Configuration messages: the slot store, their fields in C and D, and the writes they stand for.
@@ -805,9 +835,9 @@ always @* begin
         if (to_reg) begin
             reg_valid_next = 1'b1;
             reg_write_next = fl[FT_DATA];
-            reg_addr_next = {4'd0, d_win_off_reg};
-            reg_be_next = d_be_reg[3:0];
-            reg_wdata_next = d_wdata_reg;
+            reg_addr_next = {4'd0, to_regw ? d_regw_off_reg : d_win_off_reg};
+            reg_be_next = to_regw ? d_regw_be_reg : d_be_reg[3:0];
+            reg_wdata_next = to_regw ? d_regw_wdata_reg : d_wdata_reg;
             reg_src_next = d_src_reg;
             reg_tag_next = d_tag_reg;
         end
@@ -868,6 +898,11 @@ always @(posedge clk) begin
         d_win_off_reg <= win_off;
         d_be_reg <= be_byte;
         d_wdata_reg <= has_data ? reg_wdata : 32'd0;
+        // An encapsulated register write's fields, beside the memory write's: the verdict chooses (any
+        // frame's bytes may read as kind 10 type 2 here; only its row may use them).
+        d_regw_off_reg <= regw_off;
+        d_regw_be_reg <= regw_be;
+        d_regw_wdata_reg <= regw_wdata;
         d_tc_reg <= t1[6:4];
         d_attr_reg <= {t1[2], t2[5:4]};
         d_mem_read_reg <= typ[4:1] == 4'd0;

@@ -56,6 +56,7 @@ localparam [15:0] CFG_OFFSET_MASTER_TIMEOUT = 16'h124;
 localparam [1:0] PBV_FLAG_VALID = 2'h1;
 localparam [1:0] PBV_FLAG_SWITCH = 2'h2;
 localparam [7:0] ENCAP_TYPE_CONFIGURATION = 8'h1;
+localparam [7:0] ENCAP_TYPE_REGISTER_WRITE = 8'h2;
 localparam [7:0] ENCAP_OP_APPLY = 8'h80;
 localparam [7:0] ENCAP_VERSION = 8'h1;
 localparam [7:0] ENCAP_MWR = 8'h40;

@@ -17,12 +17,16 @@ const CYCLES: u64 = 1_000_000;
 // end, where the frame's size goes), then 164-215 at 64 bits, 365-453 at 256 over seeds 1-4, so 100.
 // ENCAP_FLIT_ACCEPTED (session 23): kind 10 with a flit-mode original header applied, 106-141 at 64
 // bits, 219-275 at 256 (`inswitch cosim --block input_checker --seeds 2`), so 50.
+// ENCAP_REGW_ACCEPTED / ENCAP_REGW_DROPS (session 24): kind 10 payload type 2 applied as its one
+// register write / dropped for one defect (`stimulus/encap.rs`, 2 frames in 45 TLP draws, about half
+// with a defect): 247-326 / 310-369 at 64 bits, 498-584 / 652-714 at 256 (`inswitch cosim --block
+// input_checker --cycles 1000000`, seeds 1-4), so 150 each.
 
 fn run(model: &str, seed: u64) {
     let cfg = RunConfig { seed, cycles: CYCLES, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
     let outcome = input_checker::run(model, &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
     assert_eq!(outcome.cycles, CYCLES);
-    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100), (counter::ENCAP_RELAYED, 20), (counter::LONG_CONFIG_ACCEPTED, 100), (counter::ENCAP_FLIT_ACCEPTED, 50)] {
+    for (name, min) in [(counter::FRAMES, 10_000), (counter::REG_OUT, 1_000), (counter::MSG_OUT, 1_000), (counter::RESETS, 5), (counter::REFUSED, 1_000), (counter::UR_OUT, 1_500), (counter::TID_NONZERO, 500), (counter::RESERVED_FLAG_DROPS, 50), (counter::CONFIG_ACCEPTED, 200), (counter::CONFIG_WRITES, 5_000), (counter::FLIT_ACCEPTED, 1_000), (counter::FLIT_CONFIG_ACCEPTED, 300), (counter::FLIT_DROPS, 1_000), (counter::ENCAP_ACCEPTED, 100), (counter::ENCAP_DROPS, 100), (counter::ENCAP_RELAYED, 20), (counter::LONG_CONFIG_ACCEPTED, 100), (counter::ENCAP_FLIT_ACCEPTED, 50), (counter::ENCAP_REGW_ACCEPTED, 150), (counter::ENCAP_REGW_DROPS, 150)] {
         assert!(outcome.counter(name) >= min, "{model}: coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
     // Cross coverage: every reachable outcome x family at this width, none claimed unreachable.
@@ -503,6 +507,96 @@ fn a_flit_mode_original_header_inside_kind_10_makes_the_writes_of_its_kind_1_twi
         }
         assert_eq!(both(&flit_below, "below"), both(&twin_below, "below, kind 1"), "{width} bits, relayed");
         for (what, f) in [("OHC-A", &ohc), ("TS 001", &ts), ("EP", &ep), ("form 3", &form)] {
+            assert_eq!(both(f, what), (vec![], vec![], vec![1u32 << event::COLL_CONFIG]), "{width} bits, {what}");
+        }
+    }
+}
+
+/// A kind-10 register write (payload type 2, docs/frames.md §4) of `w` in a VDM (requester 0x0001, tag
+/// 0x21) or, `mailbox`, a memory write to engine 0x0010's mailbox (requester 0x0001, tag 0x21).
+fn regw_frame(pid: u16, w: &inswitch_frames::encapsulated::RegisterWrite, flit_mode: bool, mailbox: bool) -> Vec<u8> {
+    use inswitch_frames::{collective, encapsulated::Encapsulated};
+    let h = collective::CommonHeader { version: 1, kind: 10, cc_id: 5, p_id: pid, ..Default::default() };
+    let mut e = Encapsulated::wrap_register_write(h, flit_mode, 0x0777, 0x55, w).unwrap();
+    e.header.p_id = pid;
+    let m = e.to_message().unwrap();
+    let t = if mailbox { collective::to_memory_write(&m, 0x0001, 0x21, 0x0010_0000, 0x800).unwrap() } else { collective::to_vdm(&m, 0x0001, 0x0010, 0x21).unwrap() };
+    tlp_frame(1, &t.to_bytes().unwrap())
+}
+
+/// Issue 15 item 5, seed 000 [0175]: "the master packet engine may write to register locations" of the
+/// engines it configures. A kind-10 message of payload type 2 (a register write, docs/frames.md §4) for
+/// this engine (P_ID its ID or 0xFFFF) is exactly the register write of its [0175] twin, a memory write
+/// from the carrier's requester to the register (one write, one `accept_reg` pulse), whether carried by a
+/// VDM or a mailbox write, with a 3- or 4-DW original header, non-flit (its byte enables) or flit mode
+/// (0xF); naming another engine, a register in the mailbox, or a Length of 2 DW it is `coll_config`.
+/// Model and RTL agree at 256 and 64 bits. Before session 24 every payload type but 1 was `coll_config`
+/// (this test fails there: a `coll_config` pulse and no write).
+#[test]
+fn an_encapsulated_register_write_is_the_write_of_its_0175_twin() {
+    use inswitch_frames::collective::NO_PARTICIPANT;
+    use inswitch_frames::encapsulated::RegisterWrite;
+    let w = RegisterWrite { engine_id: 0x0010, offset: 0x120, be: 0xF, wdata: 0x0012_3456 };
+    let half = RegisterWrite { offset: 0x204, be: 0x3, wdata: 0xBEEF, ..w };
+    // The [0175] twin: the memory write itself, from the carrier's requester with its tag.
+    let twin = |w: &RegisterWrite| {
+        let mut t = Tlp::memory_write(0x0001, 0x21, w.address(), w.wdata.to_le_bytes().to_vec()).unwrap();
+        if let inswitch_frames::tlp::Header::Memory { req, .. } = &mut t.header {
+            req.first_be = w.be;
+        }
+        tlp_frame(1, &t.to_bytes().unwrap())
+    };
+    // A 4-DW original header with address bits 63:32 zero (the codec chooses 3 DW below 4 GiB, so it is
+    // written out): Fmt 011, the high DW inserted.
+    let four = w;
+    let mut four_frame = regw_frame(0x0010, &four, false, false);
+    {
+        let mut t = four_frame[2..four_frame.len() - 4].to_vec();
+        // VDM header 16 + common header 8 + descriptor 4: the original header at 28.
+        t[28] = 0x60;
+        t.splice(36..36, [0u8; 4]);
+        t[3] += 1; // the carrier's Length
+        four_frame = tlp_frame(1, &t);
+    }
+    let cases: Vec<(&str, Vec<u8>, RegisterWrite)> = vec![
+        ("VDM, P_ID the engine", regw_frame(0x0010, &w, false, false), w),
+        ("VDM, P_ID 0xFFFF, byte enables 0x3", regw_frame(NO_PARTICIPANT, &half, false, false), half),
+        ("mailbox write carrier", regw_frame(0x0010, &w, false, true), w),
+        ("flit-mode original header", regw_frame(0x0010, &w, true, false), w),
+        ("4-DW original header", four_frame, four),
+    ];
+    let other = RegisterWrite { engine_id: 0x0011, ..w };
+    let mut two_dw = regw_frame(0x0010, &w, false, false);
+    {
+        let mut t = two_dw[2..two_dw.len() - 4].to_vec();
+        t[31] = 2; // the original's Length
+        t.extend_from_slice(&[0; 4]);
+        t[3] += 1;
+        two_dw = tlp_frame(1, &t);
+    }
+    let mut mailbox_reg = regw_frame(0x0010, &w, false, false);
+    {
+        let mut t = mailbox_reg[2..mailbox_reg.len() - 4].to_vec();
+        t[38] = 0xC9; // address 0x0010_C920: the mailbox
+        mailbox_reg = tlp_frame(1, &t);
+    }
+    let drops = [("another engine", regw_frame(0x0011, &other, false, false)), ("Length 2", two_dw), ("a mailbox address", mailbox_reg)];
+    for width in [256usize, 64] {
+        let kw = width / 8;
+        let mut model = InputChecker::new(CheckerParams { data_width: width }).unwrap();
+        let mut rtl = input_checker::InputCheckerRtl::new(&format!("input_checker_w{width}")).unwrap();
+        let mut both = |frame: &Vec<u8>, what: &str| {
+            let from_model = drive_msgs(&mut model, frame, kw);
+            assert_eq!(from_model, drive_msgs(&mut rtl, frame, kw), "{width} bits, {what}: model and RTL disagree");
+            from_model
+        };
+        for (what, f, w) in &cases {
+            let want = both(&twin(w), "the [0175] twin");
+            assert_eq!((want.0.len(), want.2.as_slice()), (1, [1u32 << event::ACCEPT_REG].as_slice()), "{width} bits, twin of {what}");
+            assert_eq!((want.0[0].addr, want.0[0].be, want.0[0].wdata, want.0[0].src), (w.offset, w.be, w.wdata, 0x0001));
+            assert_eq!(both(f, what), want, "{width} bits, {what}");
+        }
+        for (what, f) in &drops {
             assert_eq!(both(f, what), (vec![], vec![], vec![1u32 << event::COLL_CONFIG]), "{width} bits, {what}");
         }
     }

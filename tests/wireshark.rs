@@ -152,6 +152,18 @@ fn flit_dllp_collective_and_malformed_frames_decode() {
     for needle in ["Original header form: 1 (flit mode)", "flit mode"] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+    // Payload type 2, a register write (docs/frames.md §4's example): P_ID and the original MWr32's
+    // address name engine 0x0300, offset 0x120 (SUB_TIMEOUT), data 0x400 (byte 0 = bits 7:0).
+    let hex = "1a000005 00000300 02800100 40000001 0100090f 0300c120 00040000";
+    let v = tshark_verbose(&write("collective", &[hex], "encap_reg.pcap", true));
+    for needle in ["Encapsulated payload type: register write (2)", "Register write: Engine ID: 0x0300", "Register write: offset: 0x120", "Register write: data: 0x00000400"] {
+        assert!(v.contains(needle), "missing {needle:?} in\n{v}");
+    }
+    let (code, text, err) = inswitch(&["decode", "--kind", "collective", hex]);
+    assert_eq!(code, 0, "{err}");
+    for needle in ["Encapsulated payload type: 2 (register write)", "Register write: engine 0x0300 (03:00.0), offset 0x120, byte enables 0xf, data 0x00000400"] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
     // A memory write whose Length says 2 DW but carries 1: malformed, said so, no Lua error.
     let bad = write("tlp", &["40000002 01002a0f 0010c004 deadbeef"], "bad.pcap", false);
     let v = tshark_verbose(&bad);

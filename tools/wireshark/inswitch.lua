@@ -49,7 +49,7 @@ local coll_kinds = {
     [5] = "response", [6] = "completion", [7] = "retry", [8] = "failure", [10] = "encapsulated",
 }
 -- Kind 10's encapsulated payload types (docs/frames.md §4, Encapsulated).
-local encap_types = { [1] = "configuration" }
+local encap_types = { [1] = "configuration", [2] = "register write" }
 -- Descriptor byte 3: the original header's form (non-flit or PCIe 6 flit mode; the same byte 0, 4-DW bit
 -- and Length bits in both).
 local encap_forms = { [0] = "non-flit", [1] = "flit mode" }
@@ -267,6 +267,11 @@ fld(p_coll, "encap_version", ProtoField.uint8("inswitch.coll.encap.version", "En
 fld(p_coll, "encap_form", ProtoField.uint8("inswitch.coll.encap.form", "Original header form", base.DEC, encap_forms))
 fld(p_coll, "encap_header", ProtoField.bytes("inswitch.coll.encap.header", "Encapsulated original header"))
 fld(p_coll, "encap_length", ProtoField.uint16("inswitch.coll.encap.length", "Encapsulated Length (DW)", base.DEC, nil, 0x03ff))
+-- Payload type 2: the original header's address names the engine (bits 31:16) and the register (11:0);
+-- the 1-DW payload is the write data, byte 0 = bits 7:0 (docs/frames.md §4).
+fld(p_coll, "encap_reg_engine", ProtoField.uint16("inswitch.coll.encap.reg.engine", "Register write: Engine ID", base.HEX))
+fld(p_coll, "encap_reg_offset", ProtoField.uint16("inswitch.coll.encap.reg.offset", "Register write: offset", base.HEX, nil, 0x0fff))
+fld(p_coll, "encap_reg_data", ProtoField.uint32("inswitch.coll.encap.reg.data", "Register write: data", base.HEX))
 for _, p in ipairs({ p_tlp, p_flit, p_dllp, p_portals, p_coll }) do
     p.fields = fields_of[p]
 end
@@ -323,6 +328,11 @@ local function dissect_collective(tvb, pinfo, tree)
         t:add(C.encap_header, tvb(12, hdr)); t:add(C.encap_length, tvb(14, 2))
         if u8(tvb, 8) == 1 then
             config_body(tvb, t, 12 + hdr - 8)
+        elseif u8(tvb, 8) == 2 then
+            -- The address's low DW is the header's last (the high DW of a 4-DW header is 0 in a window).
+            t:add(C.encap_reg_engine, tvb(12 + hdr - 4, 2)); t:add(C.encap_reg_offset, tvb(12 + hdr - 2, 2))
+            if not need(p_coll, tvb, t, 12 + hdr, 4, "register write data") then return tvb:len() end
+            t:add_le(C.encap_reg_data, tvb(12 + hdr, 4))
         elseif tvb:len() > 12 + hdr then
             t:add(C.body, tvb(12 + hdr))
         end

@@ -333,7 +333,11 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
         // Kind 10: an encapsulated packet (docs/frames.md §4), when its codec takes it.
         Body::Raw(b) => match crate::encapsulated::Encapsulated::from_message(m) {
             Ok(e) => {
-                let ty = if e.payload_type == crate::encapsulated::TYPE_CONFIGURATION { "configuration" } else { "unknown" };
+                let ty = match e.payload_type {
+                    crate::encapsulated::TYPE_CONFIGURATION => "configuration",
+                    crate::encapsulated::TYPE_REGISTER_WRITE => "register write",
+                    _ => "unknown",
+                };
                 c.push(Node::leaf("Encapsulated payload type", format!("{} ({ty})", e.payload_type)));
                 c.push(Node::leaf("Operation bit", if e.apply { "1 (apply)" } else { "0" }));
                 c.push(Node::leaf("Encapsulation version", e.version.to_string()));
@@ -348,6 +352,13 @@ fn collective_node(m: &CollectiveMessage, len: usize) -> Node {
                 });
                 if let Some(Ok((fixed, device_ids, subservient_ids))) = e.configuration() {
                     config_nodes(&mut c, &fixed, &device_ids, &subservient_ids);
+                }
+                match e.register_write() {
+                    Some(Ok(w)) => {
+                        c.push(Node::leaf("Register write", format!("engine {}, offset {:#05x}, byte enables {:#x}, data {:#010x}", id(w.engine_id), w.offset, w.be, w.wdata)));
+                    }
+                    Some(Err(err)) => c.push(Node::leaf("Register write", format!("not one ({err})"))),
+                    None => {}
                 }
             }
             Err(_) => c.push(Node::leaf("Body", hexs(b))),

@@ -28,7 +28,10 @@ use crate::flit::{self, FlitDw0, FlitTlp};
 use crate::tlp::{Tlp, TlpKind};
 // The kind and descriptor values are the input checker's (`inswitch_model`), written once for the model,
 // the RTL (`rtl/input_checker_codes.vh`) and this codec.
-use inswitch_model::input_checker::config::{ENCAP_DESCRIPTOR_BYTES, ENCAP_FORM_FLIT, ENCAP_FORM_NON_FLIT, ENCAP_OP_APPLY, ENCAP_TYPE_CONFIGURATION, ENCAP_VERSION};
+use inswitch_model::input_checker::config::{
+    ENCAP_DESCRIPTOR_BYTES, ENCAP_FORM_FLIT, ENCAP_FORM_NON_FLIT, ENCAP_OP_APPLY, ENCAP_REGISTER_WRITE_DW, ENCAP_TYPE_CONFIGURATION, ENCAP_TYPE_REGISTER_WRITE, ENCAP_VERSION,
+};
+use inswitch_model::input_checker::{ENGINE_WINDOW, MAILBOX_OFFSET};
 use inswitch_model::message::Kind as MsgKind;
 
 const L: Layer = Layer::Collective;
@@ -36,6 +39,40 @@ const L: Layer = Layer::Collective;
 pub const KIND: u8 = MsgKind::ENCAPSULATED.0;
 /// Payload type: a FIG. 4 configuration body.
 pub const TYPE_CONFIGURATION: u8 = ENCAP_TYPE_CONFIGURATION;
+/// Payload type: one \[0175\] register write into the named engine's register window.
+pub const TYPE_REGISTER_WRITE: u8 = ENCAP_TYPE_REGISTER_WRITE;
+
+/// One \[0175\] register write, what payload type 2 carries (docs/frames.md §4): the original header is a
+/// 1-DW memory write to `engine_id`'s register window (address `engine_id << 16 | ENGINE_WINDOW << 12 |
+/// offset`), its payload the write data (byte 0 = bits 7:0, as the register path reads a memory write).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegisterWrite {
+    /// The engine whose register is written (the message's P_ID names it too).
+    pub engine_id: u16,
+    /// Byte offset in the register window (DW aligned, below the mailbox).
+    pub offset: u16,
+    /// First DW byte enables (a flit-mode original header has no byte-enable field without OHC-A: 0xF).
+    pub be: u8,
+    /// Write data.
+    pub wdata: u32,
+}
+
+impl RegisterWrite {
+    /// The memory address of the register.
+    pub fn address(&self) -> u64 {
+        u64::from(self.engine_id) << 16 | u64::from(ENGINE_WINDOW) << 12 | u64::from(self.offset)
+    }
+
+    fn check(&self, flit_mode: bool) -> Result<()> {
+        if u32::from(self.offset) >= MAILBOX_OFFSET || self.offset & 3 != 0 {
+            return Err(Error::InvalidField { layer: L, field: "register offset", offset: 0, value: self.offset.into(), reason: "not a DW-aligned register below the mailbox" });
+        }
+        if self.be > 0xF || (flit_mode && self.be != 0xF) {
+            return Err(Error::InvalidField { layer: L, field: "byte enables", offset: 0, value: self.be.into(), reason: "4 bits; 0xF in flit mode (no OHC-A)" });
+        }
+        Ok(())
+    }
+}
 /// Version of the encapsulation the engine knows.
 pub const VERSION: u8 = ENCAP_VERSION;
 /// Bytes of the descriptor.
@@ -171,6 +208,53 @@ impl Encapsulated {
         };
         e.check()?;
         Ok(e)
+    }
+
+    /// A \[0175\] register write `w` encapsulated (payload type register write, apply, version 1): kind 10
+    /// with `header`'s fields and P_ID = `w.engine_id`, the original a 1-DW memory write (`flit_mode`: in
+    /// flit-mode form) from `requester_id` with `tag` to the register. Typed errors: an offset at or
+    /// above the mailbox or not DW aligned, byte enables over 4 bits (in flit mode other than 0xF).
+    pub fn wrap_register_write(header: CommonHeader, flit_mode: bool, requester_id: u16, tag: u16, w: &RegisterWrite) -> Result<Encapsulated> {
+        w.check(flit_mode)?;
+        let mut original = Original::memory_write(flit_mode, requester_id, tag, w.address(), w.wdata.to_le_bytes().to_vec())?;
+        if let Original::NonFlit(Tlp { header: crate::tlp::Header::Memory { req, .. }, .. }) = &mut original {
+            req.first_be = w.be;
+        }
+        let e = Encapsulated {
+            header: CommonHeader { kind: KIND, p_id: w.engine_id, ..header },
+            payload_type: TYPE_REGISTER_WRITE,
+            apply: true,
+            reserved_op: 0,
+            version: VERSION,
+            original,
+        };
+        e.check()?;
+        Ok(e)
+    }
+
+    /// The register write, when the payload type is register write: the original header's register (its
+    /// address in an engine's register window, below the mailbox), byte enables and 1-DW data. Typed
+    /// errors: a Length other than 1 DW, an address outside every register window.
+    pub fn register_write(&self) -> Option<Result<RegisterWrite>> {
+        (self.payload_type == TYPE_REGISTER_WRITE).then(|| {
+            let p = self.original.payload();
+            let Ok(&wdata) = <&[u8; 4]>::try_from(p) else {
+                return Err(Error::LengthMismatch { layer: L, field: "register write payload", expected: 4 * ENCAP_REGISTER_WRITE_DW, actual: p.len() });
+            };
+            let (address, be) = match &self.original {
+                Original::NonFlit(t) => match &t.header {
+                    crate::tlp::Header::Memory { req, address } => (address.byte_address(), req.first_be),
+                    _ => return Err(Error::Inconsistent { layer: L, reason: "a memory write without a memory header" }),
+                },
+                Original::Flit(t) => (t.address().ok_or(Error::Inconsistent { layer: L, reason: "a flit-mode memory write without an address" })?, 0xF),
+            };
+            let off = HEADER_LEN + DESCRIPTOR_LEN;
+            let in_window = address >> 32 == 0 && (address >> 12) & 0xF == u64::from(ENGINE_WINDOW) && (address & 0xFFF) < u64::from(MAILBOX_OFFSET);
+            if !in_window {
+                return Err(Error::InvalidField { layer: L, field: "register address", offset: off, value: address, reason: "not a register of an engine's window" });
+            }
+            Ok(RegisterWrite { engine_id: (address >> 16) as u16, offset: (address & 0xFFF) as u16, be, wdata: u32::from_le_bytes(wdata) })
+        })
     }
 
     /// Decodes the raw body of a kind-10 [`CollectiveMessage`].
@@ -310,6 +394,46 @@ mod tests {
         assert_eq!(Encapsulated::parse(&w.to_bytes().unwrap()).unwrap(), w);
         inner.body = Body::Raw(vec![0; 4]);
         assert!(Encapsulated::wrap_configuration(&inner, true, 0x0042, 7, 0x1000).is_err(), "not a configuration");
+    }
+
+    /// Payload type 2 (docs/frames.md §4): P_ID 0x0300 names the engine, a 3-DW MWr (requester 0x0100,
+    /// tag 9, address 0x0300_C120 = engine 0x0300's SUB_TIMEOUT, Length 1, first BE 0xF) of 0x0000_0400.
+    #[rustfmt::skip]
+    const REGISTER_WRITE: [u8; 28] = [
+        0x1A, 0x00, 0x00, 0x05,  0x00, 0x00, 0x03, 0x00, // kind 10, CC_ID 5, DMU 0, P_ID 0x0300
+        0x02, 0x80, 0x01, 0x00,                          // type register write, apply, version 1, non-flit
+        0x40, 0x00, 0x00, 0x01,  0x01, 0x00, 0x09, 0x0F,  0x03, 0x00, 0xC1, 0x20, // MWr32, Length 1
+        0x00, 0x04, 0x00, 0x00,                          // 0x0000_0400, byte 0 = bits 7:0
+    ];
+
+    #[test]
+    fn a_register_write_decodes_builds_and_round_trips() {
+        let e = Encapsulated::parse(&REGISTER_WRITE).expect("vector");
+        assert_eq!((e.payload_type, e.header.p_id, e.original.form()), (TYPE_REGISTER_WRITE, 0x0300, FORM_NON_FLIT));
+        let w = e.register_write().expect("type 2").expect("write");
+        assert_eq!(w, RegisterWrite { engine_id: 0x0300, offset: 0x120, be: 0xF, wdata: 0x400 });
+        assert!(e.configuration().is_none());
+        let h = CommonHeader { cc_id: 5, ..e.header };
+        assert_eq!(Encapsulated::wrap_register_write(h, false, 0x0100, 9, &w).expect("wrap").to_bytes().unwrap(), REGISTER_WRITE);
+        // Byte enables are kept; a flit-mode form carries 0xF (no OHC-A).
+        let half = RegisterWrite { be: 0x3, ..w };
+        assert_eq!(Encapsulated::parse(&Encapsulated::wrap_register_write(h, false, 0x0100, 9, &half).unwrap().to_bytes().unwrap()).unwrap().register_write().unwrap().unwrap(), half);
+        let f = Encapsulated::wrap_register_write(h, true, 0x0100, 9, &w).expect("flit");
+        assert_eq!(Encapsulated::parse(&f.to_bytes().unwrap()).unwrap().register_write().unwrap().unwrap(), w);
+        assert!(matches!(Encapsulated::wrap_register_write(h, true, 0x0100, 9, &half), Err(Error::InvalidField { field: "byte enables", .. })));
+        // Typed errors: the mailbox, an unaligned offset, a Length of 2 DW, an address outside a window.
+        for off in [0x800u16, 0x122] {
+            assert!(matches!(Encapsulated::wrap_register_write(h, false, 0x0100, 9, &RegisterWrite { offset: off, ..w }), Err(Error::InvalidField { field: "register offset", .. })));
+        }
+        let mut two = REGISTER_WRITE.to_vec();
+        two[15] = 2;
+        two.extend_from_slice(&[0; 4]);
+        assert!(matches!(Encapsulated::parse(&two).unwrap().register_write(), Some(Err(Error::LengthMismatch { .. }))));
+        let mut mem = REGISTER_WRITE;
+        mem[22] = 0xD1; // window nibble 0xD
+        assert!(matches!(Encapsulated::parse(&mem).unwrap().register_write(), Some(Err(Error::InvalidField { field: "register address", .. }))));
+        mem[22] = 0xC9; // offset 0x920: the mailbox
+        assert!(matches!(Encapsulated::parse(&mem).unwrap().register_write(), Some(Err(Error::InvalidField { field: "register address", .. }))));
     }
 
     #[test]

@@ -45,14 +45,18 @@ pub mod counter {
     pub const ENCAP_RELAYED: &str = "encapsulated_configs_relayed";
     /// Encapsulated configurations with a flit-mode original header (descriptor byte 3 = 1) applied.
     pub const ENCAP_FLIT_ACCEPTED: &str = "encapsulated_flit_headers_accepted";
+    /// Encapsulated register writes (kind 10 payload type 2) applied: their one register write seen.
+    pub const ENCAP_REGW_ACCEPTED: &str = "encapsulated_register_writes_accepted";
+    /// Encapsulated register writes dropped for a defect (`coll_config`).
+    pub const ENCAP_REGW_DROPS: &str = "encapsulated_register_writes_dropped";
 }
 
 /// Every counter of [`super::InputCheckerMonitor`], in report order.
-pub(super) const COUNTER_NAMES: [&str; 20] = [
+pub(super) const COUNTER_NAMES: [&str; 22] = [
     counter::FRAMES, counter::REG_OUT, counter::MSG_OUT, counter::DROPS, counter::RESETS, counter::REFUSED, counter::BEATS, counter::UR_OUT,
     counter::TID_NONZERO, counter::RESERVED_FLAG_DROPS, counter::CONFIG_ACCEPTED, counter::CONFIG_WRITES, counter::FLIT_ACCEPTED,
     counter::FLIT_CONFIG_ACCEPTED, counter::FLIT_DROPS, counter::ENCAP_ACCEPTED, counter::ENCAP_DROPS, counter::LONG_CONFIG_ACCEPTED,
-    counter::ENCAP_RELAYED, counter::ENCAP_FLIT_ACCEPTED,
+    counter::ENCAP_RELAYED, counter::ENCAP_FLIT_ACCEPTED, counter::ENCAP_REGW_ACCEPTED, counter::ENCAP_REGW_DROPS,
 ];
 
 /// Cross coverage of the checker's verdicts (issue 13 point 4): outcome x family x data width. The

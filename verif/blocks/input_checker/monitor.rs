@@ -8,7 +8,7 @@ use inswitch_model::message::Family;
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
 use super::coverage::{counter, verdict_cross, COUNTER_NAMES};
-use super::reference::{Expect, Labels, UrExpect, ENCAP_FLIT_LABEL, ENCAP_LABEL, FLIT_LABEL, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
+use super::reference::{Expect, Labels, UrExpect, ENCAP_FLIT_LABEL, ENCAP_LABEL, ENCAP_REGW_LABEL, FLIT_LABEL, LONG_CONFIG_LABEL, RESERVED_FLAG_LABEL};
 
 /// Adv edges (cycles with `s_axis_tready` high) from the one that takes a frame's last beat to the one
 /// that loads its verdict, written from docs/blocks/input_checker.md §Timing (stages A, B, C, D): the
@@ -130,8 +130,13 @@ impl Monitor<InputCheckerIn, InputCheckerOut> for InputCheckerMonitor {
                 }
                 // Kind 10: applied (all its writes seen, checked above) or dropped for a defect of the
                 // encapsulation (coll_config), not counting frames too long for the capture.
-                if what.starts_with(ENCAP_LABEL) && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
+                let encap_config = what.starts_with(ENCAP_LABEL) && !what.starts_with(ENCAP_REGW_LABEL);
+                if encap_config && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
                     self.bump(if bit == event::ACCEPT_REG { counter::ENCAP_ACCEPTED } else { counter::ENCAP_DROPS });
+                }
+                // Kind 10 payload type 2: the one register write (checked above) or a defect's drop.
+                if what.starts_with(ENCAP_REGW_LABEL) && (bit == event::ACCEPT_REG || bit == event::COLL_CONFIG) {
+                    self.bump(if bit == event::ACCEPT_REG { counter::ENCAP_REGW_ACCEPTED } else { counter::ENCAP_REGW_DROPS });
                 }
                 if what.starts_with(ENCAP_FLIT_LABEL) && bit == event::ACCEPT_REG {
                     self.bump(counter::ENCAP_FLIT_ACCEPTED);

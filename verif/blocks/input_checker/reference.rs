@@ -31,6 +31,9 @@ pub(super) const ENCAP_LABEL: &str = "encapsulated";
 /// Label prefix of those with a flit-mode original header (descriptor byte 3 = 1; starts with
 /// [`ENCAP_LABEL`]).
 pub(super) const ENCAP_FLIT_LABEL: &str = "encapsulated, flit-mode original header";
+/// Label prefix of the stimulus's encapsulated register writes, kind 10 payload type 2 (a kind of
+/// [`ENCAP_LABEL`]).
+pub(super) const ENCAP_REGW_LABEL: &str = "encapsulated register write";
 
 /// What a frame must lead to.
 #[derive(Clone, Debug, PartialEq)]

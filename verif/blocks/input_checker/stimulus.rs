@@ -189,7 +189,9 @@ impl InputCheckerStimulus {
         let v = self.cfg.validation;
         let base = u64::from(ENGINE_ID) << 16 | 0xC000;
         let g = |bytes, expect, what: &str| GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: what.to_string() };
-        match self.r.random_range(0..43) {
+        match self.r.random_range(0..45) {
+            // Encapsulated register writes (kind 10 payload type 2), valid or with one defect.
+            43..=44 => self.encap_register_write_frame(port, src),
             // FIG. 4 configuration messages, valid or with one defect.
             36..=39 => self.config_frame(port, src),
             // FIG. 4 encapsulated configurations (kind 10), valid or with one defect.

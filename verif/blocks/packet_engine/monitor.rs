@@ -10,7 +10,7 @@ use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
 
 use crate::checker::{Monitor, Transaction, TransactionLog};
 
-use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG, FLIT_REG_TAG, LONG_CONFIG_TAGS, MASTER};
+use super::shared::{ENGINE_ID, PORT, VL_DEPTH, Shared, LIVENESS_CYCLES, CONFIG_WRITES_PER_MESSAGE, CONFIG_TAG, ENCAP_REG_TAG, FLIT_REG_TAG, LONG_CONFIG_TAGS, MASTER};
 
 /// Counters of [`PacketEngineMonitor`] (coverage).
 pub const COUNTERS: [&str; N_COUNTERS] = [
@@ -53,12 +53,13 @@ pub const COUNTERS: [&str; N_COUNTERS] = [
     "config_writes",
     "flit_frames",
     "flit_reg_writes",
+    "encap_reg_writes",
     "long_config_writes",
     "long_config_messages_received",
 ];
 
 /// Number of [`COUNTERS`].
-pub const N_COUNTERS: usize = 41;
+pub const N_COUNTERS: usize = 42;
 
 /// Bytes of a beat of the top's streams (DATA_WIDTH 256).
 const BEAT_BYTES: usize = 32;
@@ -466,6 +467,10 @@ impl Monitor<EngineIn, EngineOut> for PacketEngineMonitor {
             // Whatever its status (the register space's lock decides that): the access was taken.
             if o.m_reg_rsp_tag == FLIT_REG_TAG && o.m_reg_rsp_write && o.m_reg_rsp_src == MASTER {
                 self.bump("flit_reg_writes");
+            }
+            // A register write encapsulated in kind 10 (docs/frames.md §4), taken whatever its status.
+            if o.m_reg_rsp_tag == u16::from(ENCAP_REG_TAG) && o.m_reg_rsp_write {
+                self.bump("encap_reg_writes");
             }
             self.log.push(cycle, format!("register response {n} tag {:#x} src {:#06x}", o.m_reg_rsp_tag, o.m_reg_rsp_src));
         }

@@ -60,6 +60,10 @@ pub(super) fn long_config_tag(n: u16) -> u8 {
 /// register path carries the flit tag's low ten bits): no other register access of the stimulus has it,
 /// so the scoreboard counts the flit-mode writes the engine answered.
 pub(super) const FLIT_REG_TAG: u16 = 0x2A7;
+/// The tag of the stimulus's register writes encapsulated in kind 10 (payload type 2, docs/frames.md §4;
+/// a VDM's 8-bit tag): no other register write of the stimulus has it, so the scoreboard counts the
+/// encapsulated writes the engine took.
+pub(super) const ENCAP_REG_TAG: u8 = 0xE7;
 /// Probability that a random frame of a TLP port in a mixed phase is sent on a flit-mode link
 /// (`cfg_flit`, docs/blocks/interposer.md §Flit-mode links).
 pub(super) const FLIT_FRAME_WEIGHT: f64 = 0.08;

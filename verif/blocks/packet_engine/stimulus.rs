@@ -18,7 +18,7 @@ use crate::blocks::input_checker::tlp_frame;
 use crate::checker::Stimulus;
 use crate::stimulus::{self, Gaps, Phases, StimRng};
 
-use super::shared::{long_config_tag, LONG_CONFIG_DEVICES, LONG_CONFIG_ID_BASE, LONG_CONFIG_TAGS, CONFIG_TAG, FLIT_REG_TAG, FLIT_FRAME_WEIGHT, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
+use super::shared::{long_config_tag, LONG_CONFIG_DEVICES, LONG_CONFIG_ID_BASE, LONG_CONFIG_TAGS, CONFIG_TAG, ENCAP_REG_TAG, FLIT_REG_TAG, FLIT_FRAME_WEIGHT, CPU_BACK_DOOR_DELAY, ENGINE_ID, PORT, OTHER_PORT, MASTER, VL_DEPTH, ETHERTYPE, VNI, PARTICIPANTS, TLP_CTX, TREES, RESET_CYCLES, TID_MASK, DRAIN_CYCLES, TrafficMode, EMIT_PHASE_WEIGHT, EMIT_DRAIN, EMIT_PBV, Shared};
 
 /// A memory write of one DW into engine `id`'s register window at `offset`.
 pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u32, be: u8) -> Vec<u8> {
@@ -33,7 +33,7 @@ pub fn reg_write_frame(seq: u16, requester: u16, id: u16, offset: u16, value: u3
 /// `tag`, or another one if it is [`CONFIG_TAG`] or one of [`LONG_CONFIG_TAGS`] (reserved for the
 /// configuration messages' writes) or [`FLIT_REG_TAG`] (the flit-mode register writes').
 fn not_config_tag(tag: u16) -> u16 {
-    if tag == u16::from(CONFIG_TAG) || tag == FLIT_REG_TAG || LONG_CONFIG_TAGS.contains(&tag) { tag ^ 0x100 } else { tag }
+    if tag == u16::from(CONFIG_TAG) || tag == u16::from(ENCAP_REG_TAG) || tag == FLIT_REG_TAG || LONG_CONFIG_TAGS.contains(&tag) { tag ^ 0x100 } else { tag }
 }
 
 /// A one-DW memory read of engine [`ENGINE_ID`]'s register window at `offset` (3-DW header), with a
@@ -549,6 +549,23 @@ impl PacketEngineStimulus {
                         let n = if r.random_bool(0.5) { 8 } else { 160 };
                         let t = Tlp::memory_write(req, 0, u64::from(ENGINE_ID) << 16 | 0xC000 | u64::from(off), vec![0; n]).expect("mwr");
                         tlp_frame(seq, &t.to_bytes().expect("emit"))
+                    } else if r.random_bool(0.3) {
+                        // The same write encapsulated in kind 10 (payload type 2, docs/frames.md §4) in a
+                        // VDM from `req`, naming this engine (its ID or 0xFFFF): the register write its
+                        // [0175] twin would make (docs/blocks/input_checker.md §Encapsulated register write).
+                        use inswitch_frames::encapsulated::{Encapsulated, RegisterWrite};
+                        let pid = if r.random_bool(0.5) { ENGINE_ID } else { collective::NO_PARTICIPANT };
+                        let w = RegisterWrite { engine_id: ENGINE_ID, offset: off, be, wdata: v };
+                        let h = collective::CommonHeader { version: collective::VERSION, cc_id: r.random_range(0..0x1000), ..Default::default() };
+                        let e = Encapsulated::wrap_register_write(h, r.random_bool(0.3), r.random(), r.random_range(0..0x400), &w).map(|mut e| {
+                            e.header.p_id = pid;
+                            e
+                        });
+                        match e.and_then(|e| e.to_message()).and_then(|m| collective::to_vdm(&m, req, ENGINE_ID, ENCAP_REG_TAG)).and_then(|t| t.to_bytes()) {
+                            Ok(b) => tlp_frame(seq, &b),
+                            // A flit-mode form takes no byte enables but 0xF: the [0175] write instead.
+                            Err(_) => reg_write_frame(seq, req, ENGINE_ID, off, v, be),
+                        }
                     } else {
                         reg_write_frame(seq, req, ENGINE_ID, off, v, be)
                     }

@@ -33,6 +33,17 @@ pub(super) fn collective(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, src: u1
     // carries is one drop, then the VDM's DW3, then the body's register writes as for kind 1, or, for
     // another engine, the kind-1 message the body stands for, to be relayed like one (the encapsulation
     // is the master's: what goes down the tree is the FIG. 4 configuration it carries).
+    // An encapsulated register write (payload type 2): one register write to this engine, as a memory
+    // write to its window would be, `src` and `tag` the carrier's (docs §Encapsulated register write).
+    if encap && c[p + 8] == config::ENCAP_TYPE_REGISTER_WRITE {
+        let Some((addr, be, wdata)) = config::encap_register_write(c, p, plen, dst as u16, relay) else {
+            return Verdict::Drop(COLL_CONFIG);
+        };
+        if dw3.is_some_and(|dw3| dw3 != VDM_PROTOCOL_ID << 24 | u32::from(kind) << 16 | u32::from(cc_id)) {
+            return Verdict::Drop(VENDOR);
+        }
+        return Verdict::Reg(RegAccess { write: true, addr, be, wdata, src, tag });
+    }
     if encap {
         let base = config::encap_base(c, p);
         let (n, s, _) = config::config_counts(c, base);

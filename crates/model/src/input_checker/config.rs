@@ -52,8 +52,15 @@ pub const PBV_FLAG_SWITCH: u32 = 0x2;
 /// version, a reserved byte (docs/frames.md §4, Encapsulated).
 pub const ENCAP_DESCRIPTOR_BYTES: usize = 4;
 /// Encapsulated payload type: a FIG. 4 configuration body (`ConfigFixed` and the slots, without the
-/// common header). No other type is defined: the checker drops any other (`coll_config`).
+/// common header).
 pub const ENCAP_TYPE_CONFIGURATION: u8 = 1;
+/// Encapsulated payload type: one \[0175\] register write, the original header a 1-DW memory write into
+/// the register window of the engine P_ID names (000 \[0175\]: "the master packet engine may write to
+/// register locations"; docs/frames.md §4). Any type other than these two is dropped (`coll_config`).
+pub const ENCAP_TYPE_REGISTER_WRITE: u8 = 2;
+/// Length in DW of a register write's original payload: the register path takes 1-DW accesses only
+/// (T14, `reg_access`).
+pub const ENCAP_REGISTER_WRITE_DW: usize = 1;
 /// Descriptor byte 1: the operation bit (bit 7) set = apply (write the encapsulated configuration), the
 /// other bits reserved. Only "apply" is defined; a clear bit or a reserved bit set is dropped.
 pub const ENCAP_OP_APPLY: u8 = 0x80;
@@ -118,6 +125,42 @@ pub fn encap_ok(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize) -> bool {
         && n <= CONFIG_MAX_ENTRIES
         && s <= CONFIG_MAX_SUBSERVIENT
         && timeouts_fit
+}
+
+/// The register write of a kind-10 message at `p` of `plen` bytes whose payload type is register write
+/// (docs/blocks/input_checker.md §Encapsulated register write), for engine `engine_id`: (offset, byte
+/// enables, data) when the engine applies it, else `None` (`coll_config`). The descriptor and the header
+/// form as for a configuration ([`encap_ok`]); the original header a memory write of Length 1 (non-flit:
+/// Last DW BE 0) whose address is a register of this engine's window (address bits 63:32 zero, 31:16 the
+/// engine's device ID, 15:12 the window, 11:0 DW aligned below the mailbox); the message exactly
+/// descriptor + header + 1 DW. `relay`: the message names another engine; relaying a register write is
+/// not built (the CPU has no path for it), so it is `coll_config` too.
+pub fn encap_register_write(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, engine_id: u16, relay: bool) -> Option<(u16, u8, u32)> {
+    let (d, i) = (p + 8, p + 8 + ENCAP_DESCRIPTOR_BYTES);
+    let four = c[i] & ENCAP_FMT_4DW != 0;
+    let h = if four { 16 } else { 12 };
+    let length = usize::from(c[i + 2] & 3) << 8 | usize::from(c[i + 3]);
+    let (flit, header_ok) = match c[d + 3] {
+        ENCAP_FORM_NON_FLIT => (false, c[i + 2] & ENCAP_TD_EP == 0 && c[i + 7] >> 4 == 0),
+        ENCAP_FORM_FLIT => (true, c[i + 1] & ENCAP_FLIT_OHC == 0 && c[i + 2] & ENCAP_FLIT_TS == 0 && c[i + 6] & ENCAP_FLIT_EP == 0),
+        _ => (false, false),
+    };
+    let hi_zero = !four || c[i + 8..i + 12] == [0; 4];
+    let addr = be32(c, i + h - 4);
+    let off = addr & 0xFFF;
+    let in_window = hi_zero && addr >> 16 == u32::from(engine_id) && (addr >> 12) & 0xF == super::protocol::ENGINE_WINDOW && off < super::protocol::MAILBOX_OFFSET && off & 3 == 0;
+    let ok = c[d] == ENCAP_TYPE_REGISTER_WRITE
+        && c[d + 1] == ENCAP_OP_APPLY
+        && c[d + 2] == ENCAP_VERSION
+        && c[i] & !ENCAP_FMT_4DW == ENCAP_MWR
+        && header_ok
+        && length == ENCAP_REGISTER_WRITE_DW
+        && plen == 8 + ENCAP_DESCRIPTOR_BYTES + h + 4 * ENCAP_REGISTER_WRITE_DW
+        && in_window
+        && !relay;
+    // A flit-mode header has no byte-enable field without OHC-A: all four bytes.
+    let be = if flit { 0xF } else { c[i + 7] & 0xF };
+    ok.then(|| (off as u16, be, u32::from_le_bytes([c[i + h], c[i + h + 1], c[i + h + 2], c[i + h + 3]])))
 }
 
 /// An accepted configuration message, as the checker's stage D holds it while its writes drain.

@@ -158,6 +158,55 @@ fn encapsulated_configuration_is_applied_as_its_kind_1_message() {
     c9[14] = 0x19;
     assert_eq!(run(&c9, plen), Verdict::Drop(event::COLL_MALFORMED));
 }
+/// A kind-10 register write (payload type 2, docs/frames.md §4), written out byte by byte, is the one
+/// register write its original header and payload say, as a memory write into the engine's window would
+/// be, `src` and `tag` the carrier's; before it was built every payload type but 1 was `coll_config`.
+/// Each defect is `coll_config`, and so is one naming another engine (its relay is not built).
+#[test]
+fn an_encapsulated_register_write_is_one_register_write() {
+    #[rustfmt::skip]
+    let msg: [u8; 28] = [
+        0x1A, 0x00, 0x00, 0x05,  0x00, 0x00, 0x00, 0x10, // kind 10, CC_ID 5, DMU 0, P_ID 0x0010 (this engine)
+        0x02, 0x80, 0x01, 0x00,                          // type register write, apply, version 1, non-flit
+        0x40, 0x00, 0x00, 0x01,  0x01, 0x00, 0x09, 0x0F,  0x00, 0x10, 0xC1, 0x20, // MWr32 Length 1 to 0x0010_C120
+        0x00, 0x04, 0x00, 0x00,                          // data 0x0000_0400 (byte 0 = bits 7:0)
+    ];
+    let capture = |m: &[u8]| {
+        let mut c = [0u8; CAPTURE_BYTES];
+        c[14..14 + m.len()].copy_from_slice(m);
+        c
+    };
+    let run = |c: &[u8; CAPTURE_BYTES], plen| collective(c, 14, plen, 0x0042, 0x10, None, 0, 9);
+    let write = |be, wdata| Verdict::Reg(RegAccess { write: true, addr: crate::register_space::offset::SUB_TIMEOUT as u16, be, wdata, src: 0x0042, tag: 9 });
+    let c = capture(&msg);
+    assert_eq!(run(&c, 28), write(0xF, 0x400));
+    // P_ID 0xFFFF: this engine too; byte enables are the header's First DW BE.
+    assert_eq!(run(&{ let mut c = c; c[20] = 0xFF; c[21] = 0xFF; c }, 28), write(0xF, 0x400));
+    assert_eq!(run(&{ let mut c = c; c[14 + 19] = 0x03; c }, 28), write(0x3, 0x400));
+    // A 4-DW original header (address bits 63:32 zero) and a flit-mode one (no byte enables: 0xF).
+    let mut four = msg[..12].to_vec();
+    four.extend_from_slice(&[0x60, 0x00, 0x00, 0x01, 0x01, 0x00, 0x09, 0x0F, 0, 0, 0, 0, 0x00, 0x10, 0xC1, 0x20, 0x00, 0x04, 0x00, 0x00]);
+    assert_eq!(run(&capture(&four), 32), write(0xF, 0x400));
+    let mut flit = msg;
+    flit[11] = config::ENCAP_FORM_FLIT;
+    flit[16..20].copy_from_slice(&[0x01, 0x00, 0x00, 0x09]);
+    assert_eq!(run(&capture(&flit), 28), write(0xF, 0x400));
+    // One defect each: operation bit, version, form, a memory read, TD, EP, Length 2, Last DW BE, another
+    // engine's window, another window, the mailbox, an unaligned offset; in the 4-DW form a high address.
+    for (at, v) in [(9, 0), (10, 2), (11, 2), (12, 0x00), (14, 0x80), (14, 0x40), (15, 2), (19, 0x1F), (21, 0x11), (22, 0xD1), (22, 0xC9), (23, 0x22)] {
+        let mut c = c;
+        c[14 + at] = v;
+        assert_eq!(run(&c, 28), Verdict::Drop(event::COLL_CONFIG), "byte {at} = {v:#x}");
+    }
+    assert_eq!(run(&{ let mut c = capture(&four); c[14 + 23] = 1; c }, 32), Verdict::Drop(event::COLL_CONFIG), "address bits 63:32");
+    // The message a DW longer or shorter; P_ID another engine (0x0011, the address its window).
+    assert_eq!(run(&c, 32), Verdict::Drop(event::COLL_CONFIG));
+    assert_eq!(run(&c, 24), Verdict::Drop(event::COLL_CONFIG));
+    assert_eq!(run(&{ let mut c = c; c[21] = 0x11; c[14 + 21] = 0x11; c }, 28), Verdict::Drop(event::COLL_CONFIG), "relay not built");
+    // A payload type neither 1 nor 2.
+    assert_eq!(run(&{ let mut c = c; c[14 + 8] = 3; c }, 28), Verdict::Drop(event::COLL_CONFIG));
+}
+
 #[test]
 fn bad_width_is_rejected() {
     assert!(InputChecker::new(CheckerParams { data_width: 32 }).is_err());

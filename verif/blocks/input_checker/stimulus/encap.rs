@@ -14,7 +14,8 @@ use rand::RngExt;
 use super::{GenFrame, InputCheckerStimulus, ENGINE_ID};
 use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
 
-use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect, ENCAP_FLIT_LABEL};
+use super::super::reference::{expected_config_writes, expected_tlp_msg, Expect, ENCAP_FLIT_LABEL, ENCAP_REGW_LABEL};
+use inswitch_model::input_checker::RegAccess;
 
 /// Collective kind of an encapsulated packet (docs/frames.md §4).
 const KIND_ENCAPSULATED: u8 = 10;
@@ -164,5 +165,134 @@ impl InputCheckerStimulus {
         // The flit-mode form's label starts with ENCAP_LABEL too (counted with the others and on its own).
         let what = if flit { format!("{ENCAP_FLIT_LABEL}: {what}") } else { what.to_string() };
         GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what }
+    }
+
+    /// A kind-10 register write (payload type 2, docs/frames.md §4 and docs/blocks/input_checker.md
+    /// §Encapsulated register write) in a mailbox write or a VDM: valid (the one register write its
+    /// original header says, `src` and `tag` the carrier's), or with one defect (half the draws), each
+    /// `coll_config`. The original header is written out from docs/frames.md §1 / §2: non-flit DW0 Fmt
+    /// 010 / 011 Type 0, Length 1; DW1 requester, tag, Last DW BE 0 | First DW BE; or flit-mode MWr32 /
+    /// MWr64 (no byte enables: all four); then the address, a register of this engine's window.
+    pub(super) fn encap_register_write_frame(&mut self, port: u8, src: u16) -> GenFrame {
+        use event::*;
+        let flit = self.r.random_bool(1.0 / 3.0);
+        let four = self.r.random_bool(0.3);
+        let off = 4 * self.r.random_range(0..0x200u16);
+        let wdata: u32 = self.r.random();
+        let be = if flit { 0xF } else { self.r.random_range(0..16u8) };
+        let mut addr_hi = 0u32;
+        let mut addr = u32::from(ENGINE_ID) << 16 | 0xC000 | u32::from(off);
+        let mut pid = if self.r.random_bool(0.5) { ENGINE_ID } else { collective::NO_PARTICIPANT };
+        let mut header = if flit {
+            let mut h = vec![if four { FLIT_MWR64 } else { FLIT_MWR32 }, self.r.random_range(0..8u8) << 5, self.r.random_range(0..8u8) << 2, 1];
+            h.extend_from_slice(&self.r.random::<u16>().to_be_bytes());
+            h.extend_from_slice(&(self.r.random::<u16>() & 0x3FFF).to_be_bytes());
+            h
+        } else {
+            let mut h = vec![if four { 0x60 } else { 0x40 }, 0, 0, 1];
+            h.extend_from_slice(&self.r.random::<u16>().to_be_bytes());
+            h.extend_from_slice(&[self.r.random(), be]);
+            h
+        };
+        let mut enc = vec![2, 0x80, 1, if flit { FORM_FLIT } else { 0 }];
+        let mut tail = 0i32;
+        let (reason, what) = match self.r.random_range(0..24) {
+            0 => {
+                enc[1] = if self.r.random_bool(0.5) { 0 } else { 0x80 | 1 << self.r.random_range(0..7) };
+                (Some(COLL_CONFIG), "operation bit clear or a reserved bit set")
+            }
+            1 => {
+                enc[2] = self.r.random_range(2..=255);
+                (Some(COLL_CONFIG), "unknown version")
+            }
+            2 => {
+                enc[3] = self.r.random_range(2..=255);
+                (Some(COLL_CONFIG), "header form neither non-flit nor flit mode")
+            }
+            3 => {
+                header[0] = if self.r.random_bool(0.5) { header[0] & 0x20 } else { header[0] | self.r.random_range(1..0x20) };
+                (Some(COLL_CONFIG), "header not a memory write")
+            }
+            4 if flit => {
+                match self.r.random_range(0..3) {
+                    0 => header[1] |= 1 << self.r.random_range(0..5),
+                    1 => header[2] |= self.r.random_range(1..8u8) << 5,
+                    _ => header[6] |= 0x80,
+                }
+                (Some(COLL_CONFIG), "flit-mode header with OHC, a trailer or EP")
+            }
+            4 => {
+                header[2] |= [0x80, 0x40][self.r.random_range(0..2)];
+                (Some(COLL_CONFIG), "header with TD or EP")
+            }
+            5 => {
+                // Length 2 (and the data a DW longer: the message agrees with it).
+                header[3] = 2;
+                tail = 4;
+                (Some(COLL_CONFIG), "header Length 2")
+            }
+            6 => {
+                tail = if self.r.random_bool(0.5) { -4 } else { 4 };
+                (Some(COLL_CONFIG), "message length disagrees with the header")
+            }
+            7 if !flit => {
+                header[7] |= self.r.random_range(1..16u8) << 4;
+                (Some(COLL_CONFIG), "Last DW BE set")
+            }
+            8 => {
+                // Another engine's window (P_ID this engine or none).
+                addr ^= u32::from(self.r.random_range(1..=u16::MAX)) << 16;
+                (Some(COLL_CONFIG), "address in another engine's window")
+            }
+            9 => {
+                addr = addr & !0xF000 | u32::from(self.r.random_range(0..16u16).max(1) ^ 0xC) << 12;
+                (Some(COLL_CONFIG), "address outside the register window")
+            }
+            10 => {
+                addr |= 0x800;
+                (Some(COLL_CONFIG), "address in the mailbox")
+            }
+            11 if four => {
+                addr_hi = self.r.random_range(1..=u32::MAX);
+                (Some(COLL_CONFIG), "address above 4 GiB")
+            }
+            12 | 13 => {
+                // For another engine, its window in the address: the relay of a register write is not
+                // built (docs §Encapsulated register write).
+                let mut p: u16 = self.r.random();
+                while p == ENGINE_ID || p == collective::NO_PARTICIPANT {
+                    p = p.wrapping_add(1);
+                }
+                pid = p;
+                addr = addr & 0xFFFF | u32::from(p) << 16;
+                (Some(COLL_CONFIG), "for another engine")
+            }
+            _ => (None, "valid"),
+        };
+        if four {
+            header.extend_from_slice(&addr_hi.to_be_bytes());
+        }
+        header.extend_from_slice(&addr.to_be_bytes());
+        enc.extend_from_slice(&header);
+        enc.extend_from_slice(&wdata.to_le_bytes());
+        match tail {
+            4 => enc.extend_from_slice(&self.r.random::<u32>().to_le_bytes()),
+            -4 => enc.truncate(enc.len() - 4),
+            _ => {}
+        }
+        let h = collective::CommonHeader { version: 1, kind: KIND_ENCAPSULATED, cc_id: self.r.random_range(0..0x1000), dmu_id: self.r.random(), p_id: pid, ..Default::default() };
+        let m = CollectiveMessage { header: h, body: Body::Raw(enc) };
+        let (mut t, tag, mailbox) = self.config_carrier(&m, src, 0.5);
+        if self.r.random_bool(0.3) {
+            t.fill_ecrc().expect("ecrc");
+        }
+        let bytes = self.wrap(&t, |_| {});
+        let expect = match reason {
+            Some(r) => Expect::Drop(r),
+            None => Expect::Reg(RegAccess { write: true, addr: off, be, wdata, src, tag }),
+        };
+        let carrier = if mailbox { "mailbox" } else { "VDM" };
+        let form = if flit { "flit mode" } else { "non-flit" };
+        GenFrame { bytes, portals: false, flit: false, port, bad_keep: false, expect, what: format!("{ENCAP_REGW_LABEL} ({carrier}, {form}): {what}") }
     }
 }
