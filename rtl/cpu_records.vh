@@ -77,17 +77,6 @@ endfunction
 /*
  * HELPERS.
  */
-// Which of the four timeouts wait count w takes (002 (54)): load_for's choice, which the deadlines'
-// sums of cpu_descriptors.vh (tmo_dl_reg) are indexed by.
-function [1:0] load_level(input [19:0] w, input [19:0] h0, input [19:0] h1, input [19:0] h2);
-    begin
-        if (w > h2) load_level = 2'd3;
-        else if (w > h1) load_level = 2'd2;
-        else if (w > h0) load_level = 2'd1;
-        else load_level = 2'd0;
-    end
-endfunction
-
 // Timer load for wait count w (002 (54)), doubled for a master (000 [0154]).
 function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, input [23:0] t1,
                          input [23:0] t2, input [23:0] t3, input [19:0] h0, input [19:0] h1, input [19:0] h2);
