@@ -39,16 +39,17 @@ localparam [24:0] NOW_AFTER_RESET = TICK_LAST == {TICK_W{1'b0}} ? 25'd1 : 25'd0;
 // then reads it: the thresholds as written (c_gt), the static entry's wait count from the write's data
 // when word 1 of the message's entry (st_raddr_reg, read again in EXEC) is written.
 reg  [1:0]        x_level_reg;
-wire              cfg_wait_we = cfg_st_we && !cfg_st_w0 && cfg_sidx == st_raddr_reg;
-wire [19:0]       c_wait = cfg_wait_we ? cfg_wr_data[19:0] : sx[S_WAIT +: 20];
-wire [19:0]       c_load_w = m_portals ? c_wait : m_kind == K_INIT ? m_count : s_pcount;
-// Each threshold's compare with both values it may hold in EXEC, the configuration write's decode after
-// them (the decode before the compares, threshold_next, was the next deepest stage).
+wire              cfg_wait_we = m_portals && cfg_st_we && !cfg_st_w0 && cfg_sidx == st_raddr_reg;
+wire [19:0]       c_load_w = m_portals ? sx[S_WAIT +: 20] : m_kind == K_INIT ? m_count : s_pcount;
+// Each threshold's compare with every value either side may hold in EXEC, the configuration write's
+// decode after them (one write: a threshold or the wait count, not both): the decode before the compares
+// (threshold_next, then the forwarded wait count) was the deepest stage in this session's runs.
 wire [2:0]        c_gt;
 generate
     for (g = 0; g < 3; g = g + 1) begin : g_thr_gt
         wire thr_we = cfg_wr_en && cfg_wr_addr >= CFG_THRESHOLD && cfg_wr_addr < CFG_ENGINE_ID && cfg_wr_addr[1:0] == g[1:0];
-        assign c_gt[g] = thr_we ? c_load_w > cfg_wr_data[19:0] : c_load_w > threshold_reg[g];
+        assign c_gt[g] = cfg_wait_we ? cfg_wr_data[19:0] > threshold_reg[g]
+                       : thr_we ? c_load_w > cfg_wr_data[19:0] : c_load_w > threshold_reg[g];
     end
 endgenerate
 always @(posedge clk) begin
