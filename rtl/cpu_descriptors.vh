@@ -38,7 +38,7 @@ localparam [24:0] NOW_AFTER_RESET = TICK_LAST == {TICK_W{1'b0}} ? 25'd1 : 25'd0;
 // FINISH), and what a configuration write at the edge into EXEC changes is taken as written, the way EXEC
 // then reads it: the thresholds as written (c_gt), the static entry's wait count from the write's data
 // when word 1 of the message's entry (st_raddr_reg, read again in EXEC) is written.
-reg  [1:0]        x_level_reg;
+// (x_level_reg is declared in cpu_execute.vh, whose fresh descriptors record its timeout.)
 wire              cfg_wait_we = m_portals && cfg_st_we && !cfg_st_w0 && cfg_sidx == st_raddr_reg;
 wire [19:0]       c_load_w = m_portals ? sx[S_WAIT +: 20] : m_kind == K_INIT ? m_count : s_pcount;
 // Each threshold's compare with every value either side may hold in EXEC, the configuration write's
@@ -57,7 +57,7 @@ always @(posedge clk) begin
 end
 wire [1:0]        x_level = x_level_reg;
 wire              x_master = s_role == ROLE_MASTER;
-// EXEC's load (m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored) is 0 when its timeout
+// EXEC's load (x_load, cpu_execute.vh) is 0 when its timeout
 // is, and at most 1 when its timeout is 0 (a master's 2T) or at most 1: flags of each configured timeout,
 // chosen like the sums (a compare after the choice was the next deepest stage, session 23).
 wire [3:0]        tmo_zero;
