@@ -261,6 +261,7 @@ reg                fail_family_reg;
 reg [15:0]         fail_ctx_reg;
 reg [7:0]          fail_count_reg;
 reg [TICK_W-1:0]   tick_cnt_reg, tick_cnt_next;
+reg                tick_reg;        // tick_cnt_reg == TICK_LAST, registered a cycle ahead (cpu_descriptors.vh)
 
 // Engine registers and PBV table
 reg [23:0]         timeout_reg [0:3];
@@ -488,7 +489,7 @@ end
 /*
  * Timer ticks (docs/blocks/cpu.md §Timers; model: the tick loop of `Cpu::step`).
  */
-wire tick = tick_cnt_reg == TICK_LAST;
+wire tick = tick_reg;
 // The tick count after this cycle's tick, and the next tick's (a deadline equal to it is due).
 wire [24:0] now_next = tick ? now1_reg : now_reg;
 wire [24:0] now_next_1 = tick ? now2_reg : now1_reg;
@@ -835,11 +836,11 @@ always @* begin
     tick_cnt_next = tick ? {TICK_W{1'b0}} : tick_cnt_reg + 1'b1;
 end
 
-// ==== DESCRIPTOR STORAGE AND TIMER SCAN ====
-`include "cpu_descriptors.vh"
-
 // ==== STATIC TABLE STORAGE: its write ports and the clearing sweep ====
 `include "cpu_static.vh"
+
+// ==== DESCRIPTOR STORAGE AND TIMER SCAN (EXEC's load level reads the static table's write port) ====
+`include "cpu_descriptors.vh"
 
 /*
  * The PBV table's device-ID RAM (declared with the registers): written by the configuration port (a PBV-table

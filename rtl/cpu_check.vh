@@ -2,12 +2,35 @@
 // Included inside module cpu (rtl/cpu.v), after its registers; the sequencer there commits check_* in
 // state CHECK. The completion test after a contribution (docs/blocks/cpu.md §Messages).
 
-// Completion (000 [0144]; 002 (56)).
-wire check_complete = dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
-                                      : dcur[D_PBV +: 128] == 128'd0 && dcur[D_PCOUNT +: 20] == 20'd0;
+// Completion (000 [0144]; 002 (56)), and whether a Portals count is over its wait count, registered in
+// the cycle before CHECK (session 24, issue 19; no cycle changes): the descriptor read there through the
+// 20-bit compares and the 128-bit zero test into the step's decision (the written word, the due bit,
+// em_one_reg's enable) was the CPU's deepest stage (docs/performance.md §FPGA mapping, session 24). The
+// fields compared (count, wait count, tracking bits, p_count, family) are EXEC's: nothing writes them
+// between EXEC and CHECK (REDUCE writes the accumulator and the state, a tick the timer). CHECK follows
+// REDUCE, whose descriptor (cur_reg) holds EXEC's write since ISSUE, or EXEC itself (a Portals round's
+// first contribution, stored without combining), whose written count is dx_count_plus and wait count the
+// read descriptor's: both compares registered in COMPARE (the descriptor read there, the message held).
+// The registers are written in every cycle; CHECK reads the values of the cycle before it.
+reg  chk_complete_reg;
+reg  chk_over_reg;
+reg  cmp_first_complete_reg;    // COMPARE: a first Portals contribution completes the round
+reg  cmp_first_over_reg;        // ... and its count is over the wait count
+always @(posedge clk) begin
+    cmp_first_complete_reg <= dx_count_plus >= dx[D_WAIT +: 20];
+    cmp_first_over_reg <= dx_count_plus > dx[D_WAIT +: 20];
+    if (seq_reg == SEQ_EXEC) begin
+        chk_complete_reg <= cmp_first_complete_reg;
+        chk_over_reg <= cmp_first_over_reg;
+    end else begin
+        chk_complete_reg <= dcur[D_PORTALS] ? dcur[D_COUNT +: 20] >= dcur[D_WAIT +: 20]
+                                            : dcur[D_PBV +: 128] == 128'd0 && dcur[D_PCOUNT +: 20] == 20'd0;
+        chk_over_reg <= dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20];
+    end
+end
+wire check_complete = chk_complete_reg;
 // At completion a Portals result with more contributions than the wait count carries CONTR_OVERFLOW.
-wire [3:0] chk_rc = dcur[D_PORTALS] && dcur[D_COUNT +: 20] > dcur[D_WAIT +: 20] && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW
-                    ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
+wire [3:0] chk_rc = chk_over_reg && dcur[D_ACC_RC +: 4] < RC_CONTR_OVERFLOW ? RC_CONTR_OVERFLOW : dcur[D_ACC_RC +: 4];
 wire [MSG_W-1:0] t_portals_result = portals_msg(dcur, 1'b1, chk_rc, engine_sfa_reg);
 wire [MSG_W-1:0] t_portals_partial = portals_msg(dcur, 1'b0, chk_rc, engine_sfa_reg);
 wire [MSG_W-1:0] t_tlp_completion = tlp_msg(dcur, scur, engine_id_reg, 1'b1, 1'b0, 1'b0);

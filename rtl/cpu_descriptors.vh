@@ -24,17 +24,40 @@ wire              du_runs = timer_runs(du);
 // adder in series were a deepest stage, docs/performance.md §FPGA mapping): tmo_dl_reg holds now_next + T
 // for each configured timeout T, and + 2T (a master's), in this cycle; each is registered from the next
 // cycle's now_next (now_after: tick_after, whether that cycle ticks) and timeout_next. The step only
-// picks one by load_level and the role, as load_for picks its T.
+// picks one by the load level (x_level: which of the four timeouts the wait count takes, as load_for picks
+// its T) and the role.
 reg  [24:0]       tmo_dl_reg [0:7];   // index {master, timeout}
 wire              tick_after = tick_cnt_next == TICK_LAST;
 wire [24:0]       now_after = tick_after ? now_next_1 : now_next;
 // After a reset now_reg is 0 and now1_reg 1, and the first cycle ticks when a tick is one cycle.
 localparam [24:0] NOW_AFTER_RESET = TICK_LAST == {TICK_W{1'b0}} ? 25'd1 : 25'd0;
-wire [1:0]        x_level = m_portals ? load_level(sx[S_WAIT +: 20], threshold_reg[0], threshold_reg[1], threshold_reg[2])
-                          : m_kind == K_INIT ? load_level(m_count, threshold_reg[0], threshold_reg[1], threshold_reg[2])
-                          : load_level(s_pcount, threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+// EXEC's load level (load_for's choice of timeout: the wait count against the thresholds, 20-bit compares)
+// is registered in COMPARE (session 24, issue 19; no cycle changes: those compares, the choice among
+// tmo_dl_reg and the written word in series were the CPU's deepest stage). It holds what EXEC would
+// compute: the message is held, the stored context's p_count is written by the sequencer only (EXEC,
+// FINISH), and what a configuration write at the edge into EXEC changes is taken as written, the way EXEC
+// then reads it: the thresholds as written (c_gt), the static entry's wait count from the write's data
+// when word 1 of the message's entry (st_raddr_reg, read again in EXEC) is written.
+// (x_level_reg is declared in cpu_execute.vh, whose fresh descriptors record its timeout.)
+wire              cfg_wait_we = m_portals && cfg_st_we && !cfg_st_w0 && cfg_sidx == st_raddr_reg;
+wire [19:0]       c_load_w = m_portals ? sx[S_WAIT +: 20] : m_kind == K_INIT ? m_count : s_pcount;
+// Each threshold's compare with every value either side may hold in EXEC, the configuration write's
+// decode after them (one write: a threshold or the wait count, not both): the decode before the compares
+// (threshold_next, then the forwarded wait count) was the deepest stage in this session's runs.
+wire [2:0]        c_gt;
+generate
+    for (g = 0; g < 3; g = g + 1) begin : g_thr_gt
+        wire thr_we = cfg_wr_en && cfg_wr_addr >= CFG_THRESHOLD && cfg_wr_addr < CFG_ENGINE_ID && cfg_wr_addr[1:0] == g[1:0];
+        assign c_gt[g] = cfg_wait_we ? cfg_wr_data[19:0] > threshold_reg[g]
+                       : thr_we ? c_load_w > cfg_wr_data[19:0] : c_load_w > threshold_reg[g];
+    end
+endgenerate
+always @(posedge clk) begin
+    x_level_reg <= c_gt[2] ? 2'd3 : c_gt[1] ? 2'd2 : c_gt[0] ? 2'd1 : 2'd0;
+end
+wire [1:0]        x_level = x_level_reg;
 wire              x_master = s_role == ROLE_MASTER;
-// EXEC's load (m_portals ? load_arm : m_kind == K_INIT ? load_msg : load_stored) is 0 when its timeout
+// EXEC's load (x_load, cpu_execute.vh) is 0 when its timeout
 // is, and at most 1 when its timeout is 0 (a master's 2T) or at most 1: flags of each configured timeout,
 // chosen like the sums (a compare after the choice was the next deepest stage, session 23).
 wire [3:0]        tmo_zero;
@@ -150,6 +173,9 @@ always @(posedge clk) begin
     now1_reg <= now_next_1;
     now2_reg <= now_next_1 + 25'd1;
     scan_dw_reg <= scan_dw_reg == SCAN_LAST ? {SWORD_W{1'b0}} : scan_dw_reg + 1'b1;
+    // The tick as a flip-flop (session 24): its compare was the first three levels of the adders after
+    // now_next (FINISH's reload, a stopped timer's deadline), a deepest stage after the load level's cut.
+    tick_reg <= tick_after;
     // timeout_next[k] is the written data when timeout k is written at this edge, else timeout_reg[k]: the
     // sums of both, and the write's decode after them (before them it was the next deepest stage).
     for (k = 0; k < 4; k = k + 1) begin
@@ -169,5 +195,6 @@ always @(posedge clk) begin
         now1_reg <= 25'd1;
         now2_reg <= 25'd2;
         scan_dw_reg <= {SWORD_W{1'b0}};
+        tick_reg <= TICK_LAST == {TICK_W{1'b0}};
     end
 end

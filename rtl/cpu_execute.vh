@@ -48,23 +48,24 @@ always @(posedge clk) begin
     cmp_master_reg <= dx[D_ROLE +: 2] == ROLE_MASTER;
 end
 
-wire [24:0] load_stored = load_for(s_pcount, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                   timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
-wire [24:0] load_msg = load_for(m_count, s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
-wire [24:0] load_arm = load_for(sx[S_WAIT +: 20], s_role, timeout_reg[0], timeout_reg[1], timeout_reg[2],
-                                timeout_reg[3], threshold_reg[0], threshold_reg[1], threshold_reg[2]);
+// The timer load a fresh descriptor records (D_LOAD, FINISH's reload): the timeout of the load level
+// registered in COMPARE (x_level_reg, rtl/cpu_descriptors.vh: the wait count of the message's family and
+// kind, as load_for in the model, against the thresholds), doubled for a master. Its threshold compares
+// here were the deepest stage after session 24's other cuts (docs/performance.md §FPGA mapping).
+reg  [1:0]  x_level_reg;
+wire [23:0] x_tmo = timeout_reg[x_level_reg];
+wire [24:0] x_load = s_role == ROLE_MASTER ? {x_tmo, 1'b0} : {1'b0, x_tmo};
 
 // TLP activation from the message (INITIALIZATION) or from the stored information (START, RESTART),
 // 000 [0141]; Portals arming, 002 (39), (54).
 wire [D_W-1:0] act_msg = desc_new(1'b0, {4'd0, tlp_key}, s_idx12, s_role, m_pbv, m_count, 20'd0, 1'b1, m_op,
                                   m_data, {16'd0, engine_id_reg}, 16'd0, 32'd0, 10'd0, 32'd0, 8'd0,
-                                  m_posted, load_msg);
+                                  m_posted, x_load);
 wire [D_W-1:0] act_st = desc_new(1'b0, {4'd0, tlp_key}, s_idx12, s_role, s_pbv, s_pcount, 20'd0, 1'b1,
                                  sx[S_OP +: 6], sx[S_DATA +: 256], {16'd0, engine_id_reg}, 16'd0, 32'd0,
-                                 10'd0, 32'd0, 8'd0, sx[S_POSTED], load_stored);
+                                 10'd0, 32'd0, 8'd0, sx[S_POSTED], x_load);
 wire [D_W-1:0] arm_vec = desc_new(1'b1, m_ctx, s_idx12, s_role, 128'd0, 20'd0, sx[S_WAIT +: 20], 1'b0, 6'd0,
-                                  256'd0, 32'd0, m_vni, m_cookie, m_seqno, m_dst, m_port, 1'b0, load_arm);
+                                  256'd0, 32'd0, m_vni, m_cookie, m_seqno, m_dst, m_port, 1'b0, x_load);
 
 // Replies to the sender of the message, and the message sent on (up, or down as a CONTROL copy).
 wire [MSG_W-1:0] already_completed = msg_pack(K_COMPLETION, 1'b0, 8'd0, m_ctx, {16'd0, engine_id_reg}, m_src,

@@ -77,30 +77,6 @@ endfunction
 /*
  * HELPERS.
  */
-// Which of the four timeouts wait count w takes (002 (54)): load_for's choice, which the deadlines'
-// sums of cpu_descriptors.vh (tmo_dl_reg) are indexed by.
-function [1:0] load_level(input [19:0] w, input [19:0] h0, input [19:0] h1, input [19:0] h2);
-    begin
-        if (w > h2) load_level = 2'd3;
-        else if (w > h1) load_level = 2'd2;
-        else if (w > h0) load_level = 2'd1;
-        else load_level = 2'd0;
-    end
-endfunction
-
-// Timer load for wait count w (002 (54)), doubled for a master (000 [0154]).
-function [24:0] load_for(input [19:0] w, input [1:0] role, input [23:0] t0, input [23:0] t1,
-                         input [23:0] t2, input [23:0] t3, input [19:0] h0, input [19:0] h1, input [19:0] h2);
-    reg [23:0] t;
-    begin
-        if (w > h2) t = t3;
-        else if (w > h1) t = t2;
-        else if (w > h0) t = t1;
-        else t = t0;
-        load_for = role == ROLE_MASTER ? {t, 1'b0} : {1'b0, t};
-    end
-endfunction
-
 // Index of the lowest set bit of v (0 if none), as a balanced tree: level l + 1 joins pairs of level-l
 // nodes (any bit set; the index of the lowest, its bit l set when it is in the upper half), one 2:1
 // multiplexer per index bit and level, 7 levels. The form `v & (~v + 1)` then an OR-encoder became a

@@ -1,4 +1,5 @@
-// Included inside module cpu (rtl/cpu.v), after the sequencer and the descriptors' storage: the static
+// Included inside module cpu (rtl/cpu.v), after the sequencer and before the descriptors' storage (EXEC's
+// load level there reads this file's configuration write decode, cfg_st_we, cfg_sidx): the static
 // table's storage (docs/blocks/cpu.md §Static table, §Where the tables live): the configuration port's
 // and the sequencer's writes of the two RAMs st_cfg_mem and st_ctx_mem (declared with the read side in
 // rtl/cpu.v), their read address, and the clearing sweep after a reset (model: crates/model/src/cpu/

@@ -711,3 +711,58 @@ fn a_word0_write_around_a_sequencer_write_matches_the_model() {
         assert_eq!(e.tid, if d < EXEC { 2 } else { 0 });
     }
 }
+
+/// The load level registered in COMPARE (session 24, docs/blocks/cpu.md §Timing): an ARM's timeout is
+/// chosen by its wait count against the thresholds as EXEC (A + 3) reads them, so a configuration write
+/// on any cycle up to A + 2 (COMPARE, the write taking effect at the edge into EXEC) is seen and one from
+/// A + 3 on is not, whether it writes a threshold or the tree's wait count (static word 1). Written on
+/// every cycle from A to A + 7, RTL and model stepped together must agree on every output of every cycle,
+/// and the expiry must come from TIMEOUT[1] (6 ticks) for a write up to A + 2, from TIMEOUT[0] (2 ticks)
+/// after: the wait count 4 is not over THRESHOLD[0] = 4, and is once the write sets the wait count to 8
+/// or THRESHOLD[0] to 2.
+#[test]
+fn a_threshold_or_wait_count_write_before_exec_chooses_the_arms_timeout() {
+    const THRESHOLD0: u16 = 0x084;
+    const EXEC: u64 = 3;
+    let p = cpu::params_of("cpu").unwrap();
+    let tick = u64::from(p.tick_cycles);
+    for (what, late_write) in [("THRESHOLD[0] = 2", (THRESHOLD0, 2u32)), ("wait count 8", (STATIC0_WORD1, 8))] {
+        let mut expiries = Vec::new();
+        for d in 0..8u64 {
+            let mut rtl = CpuRtl::new("cpu").expect("the cpu model is built");
+            let mut model = Cpu::new(p).unwrap();
+            let mut cycle = 0u64;
+            let mut step = |i: &CpuIn| -> CpuOut {
+                let (a, b) = (rtl.step(i), model.step(i));
+                assert_eq!(a, b, "RTL and model differ at cycle {cycle}, {what} written {d} cycles after the acceptance");
+                cycle += 1;
+                a
+            };
+            let idle = CpuIn { m_msg_ready: true, ..CpuIn::default() };
+            let cfg = |(a, v): (u16, u32)| CpuIn { cfg_wr_en: true, cfg_wr_addr: a, cfg_wr_data: v, ..idle };
+            step(&CpuIn { rst: true, ..idle });
+            while !step(&idle).s_msg_ready {}
+            for w in [(TIMEOUT0, 2), (TIMEOUT0 + 1, 6), (THRESHOLD0, 4), (STATIC0_WORD0, VALID | FAMILY_PORTALS | u32::from(KEY)), (STATIC0_WORD1, 4)] {
+                step(&cfg(w));
+            }
+            let mut offer = if d == 0 { cfg(late_write) } else { idle };
+            offer.set_msg(&arm_of(KEY));
+            assert!(step(&offer).s_msg_ready);
+            let mut events = Vec::new();
+            for k in 1..12 * tick {
+                let o = step(&if k == d { cfg(late_write) } else { idle });
+                if o.stat_valid {
+                    events.push((k, o.stat_event));
+                }
+            }
+            assert_eq!(events.len(), 2, "{what} at A + {d}: the ARM and its expiry, got {events:?}");
+            assert_eq!(events[0].1, event::ARM);
+            assert_eq!(events[1].1, event::TIMEOUT_EMPTY);
+            expiries.push(events[1].0);
+        }
+        // The six ticks' expiry 4 ticks after the two ticks' (the same tick phase at every d).
+        let (seen, unseen) = expiries.split_at(EXEC as usize);
+        assert!(seen.iter().all(|&e| e == seen[0]) && unseen.iter().all(|&e| e == unseen[0]), "{what}: expiries {expiries:?}");
+        assert_eq!(seen[0], unseen[0] + 4 * tick, "{what}: a write up to A + 2 is seen by EXEC, one after is not: {expiries:?}");
+    }
+}

@@ -69,7 +69,13 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // Left (12 in the walk): CHECK's, EXPIRE's and RATCHET's decisions on the read descriptor into the
     // written word and em_one_reg, the cut being their descriptor read a cycle ahead (a cycle change).
     // docs/performance.md §FPGA mapping, session 23.
-    ("cpu", 13, "the sequencer: CHECK's, EXPIRE's and RATCHET's decisions from the descriptor read into the written word (du) and the emission registers; the timeouts' sums after the configuration write's decode"),
+    // Session 24 (2026-11-28, branch s24-cpu): 11, no cycle changed: CHECK's completion compares
+    // registered in the cycle before CHECK (chk_complete_reg), EXEC's load level in COMPARE (x_level_reg,
+    // a configuration write at the edge into EXEC taken as written; the recorded D_LOAD from it too), the
+    // tick a flip-flop. Left (11): EXEC's decision from the message into du, timer_runs and the due bit;
+    // EMIT's next-bit search into an emission register's enable.
+    // docs/performance.md §FPGA mapping, session 24.
+    ("cpu", 11, "the sequencer: EXEC's decisions into the written word (du, the due bit) and the emission registers"),
     // Session 20 (2026-11-27): `inswitch synth --target xilinx --top packet_engine` at main 6fbec71 (16:25-17:23
     // UTC): 24, the CPU's own path (38 in session 15, before the reduction unit's pipelining).
     // docs/performance.md §FPGA mapping (synth_xilinx), its session-20 paragraph.
@@ -78,8 +84,8 @@ pub const LUT_DEPTH_EXCEPTIONS: &[(&str, u64, &str)] = &[
     // Session 22: lowered with the cpu entry (the top not re-run: it instantiates the CPU at the same
     // defaults, hierarchy kept; its other blocks measured 12 or less in session 20's run). The lead's run of
     // the top at 942c339a (session 22, 00:44-01:02 UTC) measured 14, ending at cpu_inst.d_mem (the written word).
-    // Session 23: lowered with the cpu entry (the top not re-run, as in session 22).
-    ("packet_engine", 13, "inside the CPU: its deepest stages (see the cpu entry)"),
+    // Session 23: lowered with the cpu entry (the top not re-run, as in session 22). Session 24: the same.
+    ("packet_engine", 11, "inside the CPU: its deepest stages (see the cpu entry)"),
     // Session 22 (branch s22-red): the adders read the pair the CPU holds (`reduce_fadd` HELD_OPERANDS = 1,
     // 1,900 -> 1,493 flip-flops) measured 8 in the helper's three runs of `--top reduce_shared` and 9 as a root
     // in the lead's run of the top at 942c339a, at fadd_hi.s2_wy: the held lane's 2-to-1 select
