@@ -223,10 +223,6 @@ wire route_wr_en, route_wr_valid;
 wire [3:0] route_wr_index, route_wr_port;
 wire [15:0] route_wr_dest_id, route_wr_dest_mask;
 wire mcast_wr_en, mcast_wr_valid;
-// The register space's entry index: the interposer's table is indexed by the tree instead.
-/* verilator lint_off UNUSEDSIGNAL */
-wire [3:0] mcast_wr_index;
-/* verilator lint_on UNUSEDSIGNAL */
 wire [12:0] mcast_wr_tree;
 wire [19:0] mcast_wr_wait_count;
 
@@ -525,7 +521,9 @@ input_checker_inst (
     .stat_event(chk_event)
 );
 
+// Its multicast entries are the interposer's trees, one per tree (docs/blocks/register_space.md §Multicast entries).
 register_space #(
+    .MCAST_ENTRIES(MCAST_ENTRIES),
     .CPU_STATIC_ENTRIES(STATIC_ENTRIES)
 )
 register_space_inst (
@@ -578,7 +576,6 @@ register_space_inst (
     .cfg_route_wr_dest_mask(route_wr_dest_mask),
     .cfg_route_wr_port(route_wr_port),
     .cfg_mcast_wr_en(mcast_wr_en),
-    .cfg_mcast_wr_index(mcast_wr_index),
     .cfg_mcast_wr_valid(mcast_wr_valid),
     .cfg_mcast_wr_tree(mcast_wr_tree),
     .cfg_mcast_wr_wait_count(mcast_wr_wait_count),

@@ -6,7 +6,7 @@
 //
 //  s_reg (one DW access per beat: write/read, byte offset, byte enables, data, requester ID, tag)
 //     |  decode; writes need CTRL.lock == 0 or s_reg_src == MASTER_ID
-//  [ registers, PBV table, route/multicast shadows, counters ]
+//  [ registers, PBV table, route shadows, static and multicast entries (RAM), counters ]
 //     |                  |                          |
 //  m_reg_rsp          cfg_* values,             pbv_rd_dev_id (combinational read)
 //  (1 cycle later)    cfg_route_wr_* / cfg_mcast_wr_* pulses (1 cycle after the committing write)
@@ -16,7 +16,10 @@
 //   0x114 VALIDATION  0x118 ERROR_REPORTING   0x11C RED_CFG_MODE   0x120 SUB_TIMEOUT   0x124 MASTER_TIMEOUT
 //   0x130-0x13C RED_TIMEOUT0-3   0x140-0x148 RED_THRESHOLD0-2   0x150-0x15C VNI_ALLOWED0-3
 //   0x200 + 8i route entry i {DW0 key, DW1 action: writing DW1 commits}
-//   0x300 + 16i multicast entry i {DW0 key: writing DW0 commits, DW1 wait count, DW2 ports}
+//   0x300 MCAST_INDEX t (12:0), 0x304 MCAST_KEY {31 valid, 12:0 t (RO)}: writing it commits the entry,
+//   0x308 MCAST_WAIT, 0x30C MCAST_PORTS: the multicast entry of tree t, mapped while t < MCAST_ENTRIES, in
+//   RAM (mcast_mem), reached as the static entries are (per requester, MCAST_INDEX_SLOTS slots; included
+//   from register_space_mcast.vh)
 //   0x400 + 4i counter i (0 rejected writes, 1 unmapped accesses, 2 + k stat_event[k]); writing clears
 //   CPU window: 0x160 ENGINE_ID (RO, the strap)   0x164 ENGINE_SFA   0x168 RETRY_LIMIT
 //   0x16C FAILURE (RO: the CPU's FAILURE status inputs cpu_fail_*, {valid, 6'd0, family, count, ctx})
@@ -27,7 +30,8 @@
 //   The entries are kept in RAM (static_key_mem, static_wait_mem: one write, one synchronous read port); an
 //   index write reads entry s into its slot's data registers (s_reg_ready low for that one cycle), a KEY/WAIT
 //   write updates the RAM and every slot holding entry s. After a reset a sweep of CPU_STATIC_ENTRIES cycles
-//   clears the RAM (s_reg_ready low meanwhile).
+//   clears the RAM (s_reg_ready low meanwhile), and the multicast entries' RAM beside it (the longer table's
+//   entries).
 //
 // CPU configuration bridge (docs/blocks/register_space.md §CPU window): every authorized write to a register the CPU
 // holds a copy of (PBV table and flags, RED_TIMEOUT, RED_THRESHOLD, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT,
@@ -52,10 +56,9 @@ module register_space #
     parameter ROUTE_INDEX_WIDTH = 4,
     // Width of an egress port number (the output queue's PORT_WIDTH)
     parameter PORT_WIDTH = 4,
-    // Multicast-table entries
-    parameter MCAST_ENTRIES = 16,
-    // Width of a multicast-table index
-    parameter MCAST_INDEX_WIDTH = 4,
+    // Multicast entries, one per tree (the interposer's MCAST_ENTRIES; the seed's 8192, 002 (60)): the
+    // trees MCAST_INDEX reaches
+    parameter MCAST_ENTRIES = 8192,
     // External event counters (stat_event bits)
     parameter STAT_EVENTS = 32,
     // Static entries of the CPU (its STATIC_ENTRIES, docs/blocks/cpu.md §Ports): the entries STATIC_INDEX reaches
@@ -139,7 +142,6 @@ module register_space #
      * Multicast-table write port (to the interposer)
      */
     output wire                         cfg_mcast_wr_en,
-    output wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     output wire                         cfg_mcast_wr_valid,
     output wire [12:0]                  cfg_mcast_wr_tree,
     output wire [19:0]                  cfg_mcast_wr_wait_count,
@@ -171,9 +173,8 @@ module register_space #
 `include "register_space_codes.vh"
 
 localparam COUNTERS = INTERNAL_COUNTERS + STAT_EVENTS;
-// DWs of each table in the window (a route entry is 2 DWs, a multicast entry 4, a counter 1).
+// DWs of each table in the window (a route entry is 2 DWs, a counter 1).
 localparam [9:0] ROUTE_DWS = 2 * ROUTE_ENTRIES;
-localparam [9:0] MCAST_DWS = 4 * MCAST_ENTRIES;
 localparam [9:0] COUNTER_DWS = COUNTERS;
 localparam [9:0] TIMEOUT_DWS = RED_TIMEOUTS;
 localparam [9:0] THRESHOLD_DWS = RED_THRESHOLDS;
@@ -182,19 +183,29 @@ localparam [9:0] PBV_FLAGS_DWS = PBV_DWS;
 // RAM address of a static entry; the entry count as a STATIC_INDEX_BITS+1-bit number (the range check).
 localparam STATIC_ADDR_WIDTH = CPU_STATIC_ENTRIES > 1 ? $clog2(CPU_STATIC_ENTRIES) : 1;
 localparam integer STATIC_COUNT_INT = CPU_STATIC_ENTRIES;
-localparam integer STATIC_LAST_INT = CPU_STATIC_ENTRIES - 1;
 localparam [STATIC_INDEX_BITS:0] STATIC_COUNT = STATIC_COUNT_INT[STATIC_INDEX_BITS:0];
-localparam [STATIC_ADDR_WIDTH-1:0] STATIC_LAST = STATIC_LAST_INT[STATIC_ADDR_WIDTH-1:0];
 // A static entry in RAM: word 0 packed to its fields {valid, role[1:0], family, key[12:0]}, word 1
 // {one target, wait count[19:0]}.
 localparam STATIC_KEY_BITS = 17;
 localparam STATIC_WAIT_BITS = 21;
+// A multicast entry in RAM: {valid, wait count[19:0], ports[15:0]} (its tree is its address).
+localparam MCAST_WORD_BITS = 37;
+localparam MCAST_ADDR_WIDTH = MCAST_ENTRIES > 1 ? $clog2(MCAST_ENTRIES) : 1;
+localparam integer MCAST_COUNT_INT = MCAST_ENTRIES;
+localparam [MCAST_INDEX_BITS:0] MCAST_COUNT = MCAST_COUNT_INT[MCAST_INDEX_BITS:0];
+// The post-reset sweep clears both RAMs, one entry of each a cycle, as long as the longer table.
+localparam SWEEP_ENTRIES = CPU_STATIC_ENTRIES > MCAST_ENTRIES ? CPU_STATIC_ENTRIES : MCAST_ENTRIES;
+localparam SWEEP_WIDTH = SWEEP_ENTRIES > 1 ? $clog2(SWEEP_ENTRIES) : 1;
+localparam integer SWEEP_LAST_INT = SWEEP_ENTRIES - 1;
+localparam [SWEEP_WIDTH-1:0] SWEEP_LAST = SWEEP_LAST_INT[SWEEP_WIDTH-1:0];
+localparam [SWEEP_WIDTH:0] SWEEP_STATIC = STATIC_COUNT_INT[SWEEP_WIDTH:0];
+localparam [SWEEP_WIDTH:0] SWEEP_MCAST = MCAST_COUNT_INT[SWEEP_WIDTH:0];
 
 generate
     if (ROUTE_ENTRIES < 1 || ROUTE_ENTRIES > 32 || ROUTE_ENTRIES > (1 << ROUTE_INDEX_WIDTH)) begin : g_bad_routes
         register_space_bad_parameter_ROUTE_ENTRIES u_err();
     end
-    if (MCAST_ENTRIES < 1 || MCAST_ENTRIES > 16 || MCAST_ENTRIES > (1 << MCAST_INDEX_WIDTH)) begin : g_bad_mcast
+    if (MCAST_ENTRIES < 1 || MCAST_ENTRIES > (1 << MCAST_INDEX_BITS)) begin : g_bad_mcast
         register_space_bad_parameter_MCAST_ENTRIES u_err();
     end
     if (PORT_WIDTH < 1 || PORT_WIDTH > 8) begin : g_bad_port
@@ -238,10 +249,6 @@ reg [15:0] vni_reg [0:VNI_ENTRIES-1];
 reg [31:0] route_key_reg [0:ROUTE_ENTRIES-1];
 reg        route_valid_reg [0:ROUTE_ENTRIES-1];
 reg [7:0]  route_port_reg [0:ROUTE_ENTRIES-1];
-reg        mcast_valid_reg [0:MCAST_ENTRIES-1];
-reg [12:0] mcast_tree_reg [0:MCAST_ENTRIES-1];
-reg [19:0] mcast_wait_reg [0:MCAST_ENTRIES-1];
-reg [15:0] mcast_ports_reg [0:MCAST_ENTRIES-1];
 reg [31:0] counter_reg [0:COUNTERS-1];
 reg [31:0] engine_sfa_reg;
 reg [3:0]  retry_limit_reg;
@@ -266,9 +273,22 @@ reg [STATIC_INDEX_SLOTS-1:0] static_load_slot_reg;
 // an access's decode needs no compare after the slot lookup (issue 19: LUT depth).
 reg                         slot_in_table_reg [0:STATIC_INDEX_SLOTS-1];
 reg                         static_load_reg;
-// Post-reset clearing sweep of the RAM.
+// The multicast entries, in RAM (no reset: the sweep clears them), and MCAST_INDEX per requester, as the
+// static entries and STATIC_INDEX above (docs/blocks/register_space.md §Multicast entries).
+reg [MCAST_WORD_BITS-1:0]   mcast_mem [0:MCAST_ENTRIES-1];
+reg [MCAST_WORD_BITS-1:0]   mcast_q;
+localparam MSLOT_WIDTH = MCAST_INDEX_SLOTS > 1 ? $clog2(MCAST_INDEX_SLOTS) : 1;
+reg                         mslot_valid_reg [0:MCAST_INDEX_SLOTS-1];
+reg [15:0]                  mslot_src_reg [0:MCAST_INDEX_SLOTS-1];
+reg [MCAST_INDEX_BITS-1:0]  mslot_index_reg [0:MCAST_INDEX_SLOTS-1];
+reg                         mslot_in_table_reg [0:MCAST_INDEX_SLOTS-1];
+reg [MCAST_WORD_BITS-1:0]   mslot_word_reg [0:MCAST_INDEX_SLOTS-1];
+reg [MSLOT_WIDTH-1:0]       mcast_next_reg;
+reg [MCAST_INDEX_SLOTS-1:0] mcast_load_slot_reg;
+reg                         mcast_load_reg;
+// Post-reset clearing sweep of the RAMs.
 reg                        sweep_reg;
-reg [STATIC_ADDR_WIDTH-1:0] sweep_index_reg;
+reg [SWEEP_WIDTH-1:0]      sweep_index_reg;
 
 reg        cpu_wr_en_reg, cpu_wr_en_next;
 reg [13:0] cpu_wr_addr_reg, cpu_wr_addr_next;
@@ -296,15 +316,15 @@ reg                         route_wr_valid_reg, route_wr_valid_next;
 reg [31:0]                  route_wr_key_reg, route_wr_key_next;
 reg [PORT_WIDTH-1:0]        route_wr_port_reg, route_wr_port_next;
 reg                         mcast_wr_en_reg, mcast_wr_en_next;
-reg [MCAST_INDEX_WIDTH-1:0] mcast_wr_index_reg, mcast_wr_index_next;
 reg                         mcast_wr_valid_reg, mcast_wr_valid_next;
 reg [12:0]                  mcast_wr_tree_reg, mcast_wr_tree_next;
 reg [19:0]                  mcast_wr_wait_reg, mcast_wr_wait_next;
 reg [15:0]                  mcast_wr_ports_reg, mcast_wr_ports_next;
 
 // No access while the CPU bridge has a write to finish (post-reset copy, second PBV entry), while an
-// index write's RAM read is under way, or while the sweep clears the static entries.
-assign s_reg_ready = (!rsp_valid_reg || m_reg_rsp_ready) && !sync_reg && !cpu_pend_reg && !static_load_reg && !sweep_reg;
+// index write's RAM read is under way, or while the sweep clears the RAMs.
+assign s_reg_ready = (!rsp_valid_reg || m_reg_rsp_ready) && !sync_reg && !cpu_pend_reg && !static_load_reg && !mcast_load_reg &&
+                     !sweep_reg;
 
 assign m_reg_rsp_valid = rsp_valid_reg;
 assign m_reg_rsp_write = rsp_write_reg;
@@ -345,7 +365,6 @@ assign cfg_route_wr_dest_id = route_wr_key_reg[15:0];
 assign cfg_route_wr_dest_mask = route_wr_key_reg[31:16];
 assign cfg_route_wr_port = route_wr_port_reg;
 assign cfg_mcast_wr_en = mcast_wr_en_reg;
-assign cfg_mcast_wr_index = mcast_wr_index_reg;
 assign cfg_mcast_wr_valid = mcast_wr_valid_reg;
 assign cfg_mcast_wr_tree = mcast_wr_tree_reg;
 assign cfg_mcast_wr_wait_count = mcast_wr_wait_reg;
@@ -375,7 +394,6 @@ wire [9:0] rel_timeout = dw - DW_RED_TIMEOUT;
 wire [9:0] rel_threshold = dw - DW_RED_THRESHOLD;
 wire [9:0] rel_vni = dw - DW_VNI_ALLOWED;
 wire [9:0] rel_route = dw - DW_ROUTE;
-wire [9:0] rel_mcast = dw - DW_MCAST;
 wire [9:0] rel_counter = dw - DW_COUNTERS;
 /* verilator lint_on UNUSEDSIGNAL */
 
@@ -392,7 +410,6 @@ wire is_timeout = in_range(dw, DW_RED_TIMEOUT, TIMEOUT_DWS);
 wire is_threshold = in_range(dw, DW_RED_THRESHOLD, THRESHOLD_DWS);
 wire is_vni = in_range(dw, DW_VNI_ALLOWED, VNI_DWS);
 wire is_route = in_range(dw, DW_ROUTE, ROUTE_DWS);
-wire is_mcast = in_range(dw, DW_MCAST, MCAST_DWS) && rel_mcast[1:0] != 2'd3;
 wire is_counter = in_range(dw, DW_COUNTERS, COUNTER_DWS);
 wire is_flags = in_range(dw, DW_PBV_FLAGS, PBV_FLAGS_DWS);
 // The requester's slot of STATIC_INDEX, one-hot (a requester holds at most one slot: a slot is given only
@@ -432,16 +449,39 @@ wire is_sindex = dw == DW_STATIC_INDEX;
 wire is_skey = dw == DW_STATIC_KEY && static_in_table;
 wire is_swait = dw == DW_STATIC_WAIT && static_in_table;
 wire is_static = is_skey || is_swait;
+// The requester's slot of MCAST_INDEX and what it holds, as for STATIC_INDEX.
+reg [MCAST_INDEX_SLOTS-1:0] mslot_match;
+reg [MCAST_INDEX_BITS-1:0]  mcast_index_cur;
+reg [MCAST_WORD_BITS-1:0]   mcast_word_cur;
+reg                         mcast_in_table;
+always @* begin
+    mcast_index_cur = {MCAST_INDEX_BITS{1'b0}};
+    mcast_word_cur = {MCAST_WORD_BITS{1'b0}};
+    mcast_in_table = 1'b0;
+    for (j = 0; j < MCAST_INDEX_SLOTS; j = j + 1) begin
+        mslot_match[j] = mslot_valid_reg[j] && mslot_src_reg[j] == s_reg_src;
+        mcast_index_cur = mcast_index_cur | ({MCAST_INDEX_BITS{mslot_match[j]}} & mslot_index_reg[j]);
+        mcast_word_cur = mcast_word_cur | ({MCAST_WORD_BITS{mslot_match[j]}} & mslot_word_reg[j]);
+        mcast_in_table = mcast_in_table | (mslot_match[j] && mslot_in_table_reg[j]);
+    end
+end
+wire mslot_hit = |mslot_match;
+wire [MCAST_INDEX_SLOTS-1:0] mslot_next = {{(MCAST_INDEX_SLOTS-1){1'b0}}, 1'b1} << mcast_next_reg;
+wire [MCAST_INDEX_SLOTS-1:0] mslot_take = mslot_hit ? mslot_match : mslot_next;
+wire is_mindex = dw == DW_MCAST_INDEX;
+wire is_mkey = dw == DW_MCAST_KEY && mcast_in_table;
+wire is_mwait = dw == DW_MCAST_WAIT && mcast_in_table;
+wire is_mports = dw == DW_MCAST_PORTS && mcast_in_table;
+wire is_mentry = is_mkey || is_mwait || is_mports;
 wire is_single = dw == DW_ID || (dw >= DW_CTRL && dw <= DW_MASTER_TIMEOUT) ||
                  (dw >= DW_ENGINE_ID && dw <= DW_FAILURE);
-wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_mcast || is_counter ||
-              is_flags || is_sindex || is_static;
+wire mapped = is_pbv || is_single || is_timeout || is_threshold || is_vni || is_route || is_counter ||
+              is_flags || is_sindex || is_static || is_mindex || is_mentry;
 wire read_only = dw == DW_ID || dw == DW_ENGINE_ID || dw == DW_FAILURE;
 // Word 0 of the data registers as the register reads: the packed fields at their bit positions.
 wire [31:0] static_key_word = {static_key_cur[16], 9'd0, static_key_cur[15:14], 3'd0, static_key_cur[13], 3'd0, static_key_cur[12:0]};
 
 wire [ROUTE_INDEX_WIDTH-1:0] route_i = rel_route[ROUTE_INDEX_WIDTH:1];
-wire [MCAST_INDEX_WIDTH-1:0] mcast_i = rel_mcast[MCAST_INDEX_WIDTH+1:2];
 
 // Offsets are 12-bit byte offsets of DW registers: the window base and the byte lane are not decoded.
 /* verilator lint_off UNUSEDSIGNAL */
@@ -464,12 +504,14 @@ always @* begin
         read_data = {vni_valid_reg[rel_vni[1:0]], 15'd0, vni_reg[rel_vni[1:0]]};
     end else if (is_route) begin
         read_data = rel_route[0] ? {route_valid_reg[route_i], 23'd0, route_port_reg[route_i]} : route_key_reg[route_i];
-    end else if (is_mcast) begin
-        case (rel_mcast[1:0])
-            2'd0: read_data = {mcast_valid_reg[mcast_i], 18'd0, mcast_tree_reg[mcast_i]};
-            2'd1: read_data = {12'd0, mcast_wait_reg[mcast_i]};
-            default: read_data = {16'd0, mcast_ports_reg[mcast_i]};
-        endcase
+    end else if (is_mindex) begin
+        read_data = {{(32-MCAST_INDEX_BITS){1'b0}}, mcast_index_cur};
+    end else if (is_mkey) begin
+        read_data = {mcast_word_cur[36], {(31-MCAST_INDEX_BITS){1'b0}}, mcast_index_cur};
+    end else if (is_mwait) begin
+        read_data = {12'd0, mcast_word_cur[35:16]};
+    end else if (is_mports) begin
+        read_data = {16'd0, mcast_word_cur[15:0]};
     end else if (is_counter) begin
         read_data = counter_reg[rel_counter[5:0]];
     end else if (is_flags) begin
@@ -600,7 +642,6 @@ always @* begin
     route_wr_key_next = route_wr_key_reg;
     route_wr_port_next = route_wr_port_reg;
     mcast_wr_en_next = 1'b0;
-    mcast_wr_index_next = mcast_wr_index_reg;
     mcast_wr_valid_next = mcast_wr_valid_reg;
     mcast_wr_tree_next = mcast_wr_tree_reg;
     mcast_wr_wait_next = mcast_wr_wait_reg;
@@ -647,15 +688,14 @@ always @* begin
         route_wr_key_next = route_key_reg[route_i];
         route_wr_port_next = wr_value[PORT_WIDTH-1:0];
     end
-    if (do_write && be_any && is_mcast && rel_mcast[1:0] == 2'd0) begin
+    // Writing MCAST_KEY commits the requester's entry to the interposer, whose table is indexed by the
+    // tree too (docs/blocks/interposer.md §Multicast table): the pulse names the tree by the index.
+    if (do_write && be_any && is_mkey) begin
         mcast_wr_en_next = 1'b1;
-        mcast_wr_index_next = mcast_i;
         mcast_wr_valid_next = wr_value[31];
-        // The interposer's table is indexed by the tree: writing a valid entry invalid clears the tree
-        // the entry held (docs/blocks/register_space.md, docs/blocks/interposer.md §Multicast table).
-        mcast_wr_tree_next = wr_value[31] || !mcast_valid_reg[mcast_i] ? wr_value[12:0] : mcast_tree_reg[mcast_i];
-        mcast_wr_wait_next = mcast_wait_reg[mcast_i];
-        mcast_wr_ports_next = mcast_ports_reg[mcast_i];
+        mcast_wr_tree_next = mcast_index_cur;
+        mcast_wr_wait_next = mcast_word_cur[35:16];
+        mcast_wr_ports_next = mcast_word_cur[15:0];
     end
 end
 
@@ -674,16 +714,18 @@ end
 // An index write (any byte enabled) reads the new index's entry; the data registers take it next cycle.
 wire [STATIC_INDEX_BITS-1:0] sindex_new = wr_value[STATIC_INDEX_BITS-1:0];
 wire static_rd = do_write && be_any && is_sindex;
-// Write port: the sweep writes 0 to one entry a cycle, else a KEY / WAIT write its packed fields.
-wire static_key_we = sweep_reg || (do_write && is_skey);
-wire static_wait_we = sweep_reg || (do_write && is_swait);
+// Write port: the sweep writes 0 to one entry a cycle (while it is in this table), else a KEY / WAIT
+// write its packed fields.
+wire static_sweep = sweep_reg && {1'b0, sweep_index_reg} < SWEEP_STATIC;
+wire static_key_we = static_sweep || (do_write && is_skey);
+wire static_wait_we = static_sweep || (do_write && is_swait);
 /* verilator lint_off UNUSEDSIGNAL */
 wire [31:0] skey_value = wr_value & CPU_STATIC_KEY_MASK;
 wire [31:0] swait_value = wr_value & CPU_STATIC_WORD1_MASK;
 /* verilator lint_on UNUSEDSIGNAL */
 wire [STATIC_KEY_BITS-1:0] skey_packed = {skey_value[31], skey_value[21:20], skey_value[16], skey_value[12:0]};
 wire [STATIC_WAIT_BITS-1:0] swait_packed = {swait_value[31], swait_value[19:0]};
-wire [STATIC_ADDR_WIDTH-1:0] static_wr_addr = sweep_reg ? sweep_index_reg : static_index_cur[STATIC_ADDR_WIDTH-1:0];
+wire [STATIC_ADDR_WIDTH-1:0] static_wr_addr = sweep_reg ? sweep_index_reg[STATIC_ADDR_WIDTH-1:0] : static_index_cur[STATIC_ADDR_WIDTH-1:0];
 
 always @(posedge clk) begin
     if (static_key_we) begin
@@ -699,6 +741,9 @@ always @(posedge clk) begin
         static_wait_q <= static_wait_mem[sindex_new[STATIC_ADDR_WIDTH-1:0]];
     end
 end
+
+// The multicast entries' RAM and the MCAST_INDEX slots.
+`include "register_space_mcast.vh"
 
 // Counter increments this cycle: the register space's own two, then the external events.
 wire [COUNTERS-1:0] counter_inc = {stat_event,
@@ -756,8 +801,8 @@ always @(posedge clk) begin
         end
     end
     if (sweep_reg) begin
-        sweep_index_reg <= sweep_index_reg + {{(STATIC_ADDR_WIDTH-1){1'b0}}, 1'b1};
-        sweep_reg <= sweep_index_reg != STATIC_LAST;
+        sweep_index_reg <= sweep_index_reg + {{(SWEEP_WIDTH-1){1'b0}}, 1'b1};
+        sweep_reg <= sweep_index_reg != SWEEP_LAST;
     end
     route_wr_en_reg <= route_wr_en_next;
     route_wr_index_reg <= route_wr_index_next;
@@ -765,7 +810,6 @@ always @(posedge clk) begin
     route_wr_key_reg <= route_wr_key_next;
     route_wr_port_reg <= route_wr_port_next;
     mcast_wr_en_reg <= mcast_wr_en_next;
-    mcast_wr_index_reg <= mcast_wr_index_next;
     mcast_wr_valid_reg <= mcast_wr_valid_next;
     mcast_wr_tree_reg <= mcast_wr_tree_next;
     mcast_wr_wait_reg <= mcast_wr_wait_next;
@@ -810,17 +854,6 @@ always @(posedge clk) begin
             route_valid_reg[route_i] <= wr_value[31];
             route_port_reg[route_i] <= wr_value[7:0];
         end
-        if (is_mcast && rel_mcast[1:0] == 2'd0) begin
-            mcast_valid_reg[mcast_i] <= wr_value[31];
-            mcast_tree_reg[mcast_i] <= wr_value[12:0];
-        end
-        if (is_mcast && rel_mcast[1:0] == 2'd1) begin
-            mcast_wait_reg[mcast_i] <= wr_value[19:0];
-        end
-        if (is_mcast && rel_mcast[1:0] == 2'd2) begin
-            mcast_ports_reg[mcast_i] <= wr_value[15:0];
-        end
-
     end
 
     // Counters wrap; writing one clears it, an event in the same cycle still counts. The increment
@@ -860,12 +893,6 @@ always @(posedge clk) begin
             route_valid_reg[i] <= 1'b0;
             route_port_reg[i] <= 8'd0;
         end
-        for (i = 0; i < MCAST_ENTRIES; i = i + 1) begin
-            mcast_valid_reg[i] <= 1'b0;
-            mcast_tree_reg[i] <= 13'd0;
-            mcast_wait_reg[i] <= 20'd0;
-            mcast_ports_reg[i] <= 16'd0;
-        end
         for (i = 0; i < COUNTERS; i = i + 1) begin
             counter_reg[i] <= 32'd0;
         end
@@ -883,7 +910,7 @@ always @(posedge clk) begin
         static_load_slot_reg <= {STATIC_INDEX_SLOTS{1'b0}};
         static_load_reg <= 1'b0;
         sweep_reg <= 1'b1;
-        sweep_index_reg <= {STATIC_ADDR_WIDTH{1'b0}};
+        sweep_index_reg <= {SWEEP_WIDTH{1'b0}};
         cpu_wr_en_reg <= 1'b0;
         cpu_wr_addr_reg <= 14'd0;
         cpu_wr_data_reg <= 32'd0;
@@ -906,7 +933,6 @@ always @(posedge clk) begin
         route_wr_key_reg <= 32'd0;
         route_wr_port_reg <= {PORT_WIDTH{1'b0}};
         mcast_wr_en_reg <= 1'b0;
-        mcast_wr_index_reg <= {MCAST_INDEX_WIDTH{1'b0}};
         mcast_wr_valid_reg <= 1'b0;
         mcast_wr_tree_reg <= 13'd0;
         mcast_wr_wait_reg <= 20'd0;

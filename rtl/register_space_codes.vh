@@ -26,7 +26,10 @@ localparam [9:0] DW_RED_TIMEOUT = 10'h4C;
 localparam [9:0] DW_RED_THRESHOLD = 10'h50;
 localparam [9:0] DW_VNI_ALLOWED = 10'h54;
 localparam [9:0] DW_ROUTE = 10'h80;
-localparam [9:0] DW_MCAST = 10'hC0;
+localparam [9:0] DW_MCAST_INDEX = 10'hC0;
+localparam [9:0] DW_MCAST_KEY = 10'hC1;
+localparam [9:0] DW_MCAST_WAIT = 10'hC2;
+localparam [9:0] DW_MCAST_PORTS = 10'hC3;
 localparam [9:0] DW_COUNTERS = 10'h100;
 localparam [9:0] DW_ENGINE_ID = 10'h58;
 localparam [9:0] DW_ENGINE_SFA = 10'h59;
@@ -36,7 +39,7 @@ localparam [9:0] DW_PBV_FLAGS = 10'h140;
 localparam [9:0] DW_STATIC_INDEX = 10'h180;
 localparam [9:0] DW_STATIC_KEY = 10'h181;
 localparam [9:0] DW_STATIC_WAIT = 10'h182;
-// Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters, STATIC_INDEX bits
+// Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters, STATIC_INDEX and MCAST_INDEX bits and slots
 localparam PBV_DWS = 64;
 localparam RED_TIMEOUTS = 4;
 localparam RED_THRESHOLDS = 3;
@@ -44,6 +47,8 @@ localparam VNI_ENTRIES = 4;
 localparam INTERNAL_COUNTERS = 2;
 localparam STATIC_INDEX_BITS = 12;
 localparam STATIC_INDEX_SLOTS = 32;
+localparam MCAST_INDEX_BITS = 13;
+localparam MCAST_INDEX_SLOTS = 32;
 // The ID register's value; reset values; the bits a CPU static entry's DW0 and DW1 keep
 localparam [31:0] ID_VALUE = 32'h1C0E0001;
 localparam [15:0] RESET_ETHERTYPE = 16'h88B5;

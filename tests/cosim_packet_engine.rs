@@ -720,7 +720,7 @@ fn a_portals_reduction_through_the_engine() {
     // ticks, so that the descriptor the ARM allocates waits for both contributions (at its reset value,
     // one tick of TICK_CYCLES = 16 cycles, it could expire between the ARM and the contributions,
     // depending on where the ticks fall).
-    let mut frames: Vec<(bool, Vec<u8>)> = [(0x150u16, 1u32 << 31 | 0x42), (0x200, 0), (0x204, 1 << 31 | u32::from(PORT)), (0x304, 2), (0x300, 1 << 31 | 3), (0x130, 0x10)]
+    let mut frames: Vec<(bool, Vec<u8>)> = [(0x150u16, 1u32 << 31 | 0x42), (0x200, 0), (0x204, 1 << 31 | u32::from(PORT)), (0x300, 3), (0x308, 2), (0x304, 1 << 31), (0x130, 0x10)]
         .iter()
         .enumerate()
         .map(|(k, &(off, v))| (false, reg_write_frame(k as u16 + 1, SOURCE, ENGINE_ID, off, v, 0xF)))
@@ -744,7 +744,8 @@ fn a_portals_reduction_through_the_engine() {
     let mut stim = DirectedStimulus::mixed(p, cpu_cfg, frames);
     let mut rec = Recorder::default();
     lockstep(&mut model, &mut rtl, &mut stim, &mut rec, 3_000, None, &mut |_| {}).unwrap_or_else(|f| panic!("{f:?}"));
-    assert_eq!(rec.responses.len(), 15);
+    // Seven configuration writes (the multicast entry is MCAST_INDEX, MCAST_WAIT, MCAST_KEY) and nine more.
+    assert_eq!(rec.responses.len(), 16);
     // The ARM passes on, unchanged (002 (39)-(40): the engine keeps a copy, the frame continues down the
     // tree); then one CONTRIBUTION up: the tree's DFA, count 2, the combined operands, injected into this port.
     assert_eq!(rec.vl.len(), 2, "events {:?}", rec.cpu_events);

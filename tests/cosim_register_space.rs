@@ -36,9 +36,77 @@ fn register_space_matches_rtl_for_a_million_cycles() {
         (counter::STATIC_INDEX_WRITES, 1_000),
         (counter::STATIC_READS_NONZERO, 300),
         (counter::STATIC_BEYOND, 300),
+        (counter::MCAST_INDEX_WRITES, 1_000),
+        (counter::MCAST_READS_WRITTEN, 300),
+        (counter::MCAST_BEYOND, 300),
     ] {
         assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
     }
+}
+
+/// The multicast entries at the seed's size (8192 trees in RAM, docs/blocks/register_space.md §Multicast
+/// entries), with the clearing sweep of 8192 cycles after every reset: trees at both ends of the table.
+#[test]
+fn register_space_at_full_multicast_size_matches_rtl() {
+    let cfg = RunConfig { seed: 0x5eed_2024, cycles: 300_000, wave_dir: PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cosim-out") };
+    let outcome = register_space::run("register_space_full", &cfg, &mut |_| {}).unwrap_or_else(|r| panic!("{r}"));
+    assert_eq!(outcome.cycles, cfg.cycles);
+    for (name, min) in [
+        (counter::MCAST_INDEX_WRITES, 300),
+        (counter::MCAST_COMMITS, 100),
+        (counter::MCAST_COMMITS_HIGH, 50),
+        (counter::MCAST_READS_WRITTEN, 100),
+        (counter::MCAST_BEYOND, 50),
+        (counter::RESETS, 1),
+    ] {
+        assert!(outcome.counter(name) >= min, "coverage hole: {name} = {} < {min}", outcome.counter(name));
+    }
+}
+
+/// Trees 17 and 8191 armed on one engine at once, through the Verilated RTL and the model in lockstep:
+/// beyond the 16 slots the window had before session 24 (the interposer's table has every tree). The
+/// pulses to the interposer name each tree with its values, and both entries read back.
+#[test]
+fn trees_17_and_8191_are_armed_at_once_through_the_rtl() {
+    use inswitch::blocks::register_space::RegisterSpaceRtl;
+    use inswitch_model::register_space::mcast_entry_writes;
+    let mut rtl = RegisterSpaceRtl::new("register_space_full").unwrap();
+    let mut model = RegisterSpace::power_on_sized(16, 8192).unwrap();
+    let idle = RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() };
+    let acc = |write: bool, off: u32, v: u32| RegisterSpaceIn { s_reg_valid: true, s_reg_write: write, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: v, s_reg_src: 0x0001, m_reg_rsp_ready: true, ..Default::default() };
+    let mut pulses = vec![];
+    let mut reads = vec![];
+    let mut cycle = 0u64;
+    let mut step = |i: &RegisterSpaceIn, pulses: &mut Vec<(u16, bool, u32, u16)>, reads: &mut Vec<u32>| {
+        let (o, m) = (rtl.step(i), model.step(i));
+        assert_eq!(o, m, "cycle {cycle}: RTL and model differ");
+        cycle += 1;
+        if o.cfg_mcast_wr_en {
+            pulses.push((o.cfg_mcast_wr_tree, o.cfg_mcast_wr_valid, o.cfg_mcast_wr_wait_count, o.cfg_mcast_wr_ports));
+        }
+        if o.m_reg_rsp_valid && !o.m_reg_rsp_write {
+            reads.push(o.m_reg_rsp_rdata);
+        }
+        o.s_reg_ready
+    };
+    step(&RegisterSpaceIn { rst: true, ..idle }, &mut pulses, &mut reads);
+    while !step(&idle, &mut pulses, &mut reads) {}
+    let mut seq: Vec<(bool, u32, u32)> = vec![];
+    for (tree, wait, ports) in [(17u16, 2, 0x0003u16), (8191, 5, 0x8000)] {
+        seq.extend(mcast_entry_writes(tree, true, wait, ports).map(|(o, v)| (true, o, v)));
+    }
+    for tree in [17, 8191] {
+        seq.extend([(true, offset::MCAST_INDEX, tree), (false, offset::MCAST_KEY, 0), (false, offset::MCAST_WAIT, 0), (false, offset::MCAST_PORTS, 0)]);
+    }
+    for (write, off, v) in seq {
+        // Offered until taken (an index write holds the next access for a cycle).
+        while !step(&acc(write, off, v), &mut pulses, &mut reads) {}
+        step(&idle, &mut pulses, &mut reads);
+    }
+    step(&idle, &mut pulses, &mut reads);
+    assert_eq!(pulses, [(17, true, 2, 3), (8191, true, 5, 0x8000)], "both trees committed to the interposer");
+    assert_eq!(reads, [0x8000_0011, 2, 3, 0x8000_1FFF, 5, 0x8000], "both entries held at once");
+    assert_eq!(model.mcast_entry(17).map(|e| e.valid), Some(true));
 }
 
 /// A memory write as the input checker hands it over: the TLP address is `switch << 16 | 0xC000 | off`,

@@ -120,6 +120,7 @@ pub const RTL_TABLES: &[(&str, &str, &str)] = &[
     ("register_space", "pbv_mem", "register-space PBV table and its CPU flags (PBV_FLAGS)"),
     ("register_space", "static_key_mem", "register-space copy of the CPU static entries, word 0 (read back through STATIC_INDEX)"),
     ("register_space", "static_wait_mem", "register-space copy of the CPU static entries, word 1"),
+    ("register_space", "mcast_mem", "register-space multicast entries, one per tree (read back through MCAST_INDEX)"),
     ("interposer", "mcast_mem", "interposer multicast table"),
     ("input_checker", "store_mem", "input checker slot store: each frame's beats up to CONFIG_FRAME_BYTES (configuration slots)"),
 ];

@@ -20,7 +20,9 @@
 //! reached through STATIC_INDEX, one per requester (four slots, a fifth requester takes the oldest,
 //! round robin): the scoreboard keeps the requesters' indexes and its own table of the entries, so a
 //! STATIC_KEY / STATIC_WAIT access is mapped, read and forwarded as the entry the requester's index names
-//! (unmapped when it names none); entries read 0 after a reset.
+//! (unmapped when it names none); entries read 0 after a reset. The multicast entries likewise, through
+//! MCAST_INDEX (its own slots): MCAST_KEY / MCAST_WAIT / MCAST_PORTS of the requester's tree, and every
+//! MCAST_KEY write one multicast-table pulse naming that tree with the entry's values.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -83,12 +85,11 @@ pub fn register_table() -> BTreeMap<u32, Field> {
     }
     // STATIC_INDEX; STATIC_KEY and STATIC_WAIT are entry STATIC_INDEX's (the monitor's `statics`).
     t.insert(STATIC_INDEX, f(0xFFF, 0));
+    // MCAST_INDEX; MCAST_KEY, MCAST_WAIT and MCAST_PORTS are tree MCAST_INDEX's (the monitor's `mcasts`).
+    t.insert(MCAST_INDEX, f(0x1FFF, 0));
     for k in 0..16 {
         t.insert(0x200 + 8 * k, f(u32::MAX, 0));
         t.insert(0x204 + 8 * k, f(0x8000_00FF, 0));
-        t.insert(0x300 + 16 * k, f(0x8000_1FFF, 0));
-        t.insert(0x304 + 16 * k, f(0xF_FFFF, 0));
-        t.insert(0x308 + 16 * k, f(0xFFFF, 0));
     }
     t
 }
@@ -105,6 +106,20 @@ const STATIC_KEY: u32 = 0x604;
 const STATIC_WAIT: u32 = 0x608;
 /// Requesters holding a STATIC_INDEX at once (docs/blocks/register_space.md §Static entries).
 const STATIC_INDEX_SLOTS: usize = 32;
+/// MCAST_INDEX, MCAST_KEY, MCAST_WAIT, MCAST_PORTS (docs/blocks/register_space.md §Map).
+const MCAST_INDEX: u32 = 0x300;
+const MCAST_KEY: u32 = 0x304;
+const MCAST_WAIT: u32 = 0x308;
+const MCAST_PORTS: u32 = 0x30C;
+/// Requesters holding an MCAST_INDEX at once (docs/blocks/register_space.md §Multicast entries).
+const MCAST_INDEX_SLOTS: usize = 32;
+/// The bits a write changes: MCAST_KEY's valid (its tree bits read the index), MCAST_WAIT, MCAST_PORTS.
+const MCAST_KEY_FIELD: u32 = 0x8000_0000;
+const MCAST_WAIT_FIELD: u32 = 0xF_FFFF;
+const MCAST_PORTS_FIELD: u32 = 0xFFFF;
+/// Multicast entries of the RTL's default (the seed's 8192 trees, 002 (60)): a model without the
+/// parameter has them.
+const MCAST_DEFAULT: usize = 8192;
 /// The bits STATIC_KEY and STATIC_WAIT keep (docs/blocks/register_space.md §Map).
 const STATIC_KEY_FIELD: u32 = 0x8031_1FFF;
 const STATIC_WAIT_FIELD: u32 = 0x800F_FFFF;
@@ -129,11 +144,13 @@ pub struct RegisterSpaceStimulus {
     engine_id: u16,
     /// The CPU's FAILURE status inputs: (valid, family, context, count).
     fail: (bool, bool, u16, u8),
+    /// The Verilated model's `MCAST_ENTRIES` (the trees MCAST_INDEX is drawn from).
+    mcast_entries: u32,
 }
 
 impl RegisterSpaceStimulus {
-    /// A stimulus for `seed`.
-    pub fn new(seed: u64) -> Self {
+    /// A stimulus for `seed`, for a register space of `MCAST_ENTRIES` = `mcast_entries`.
+    pub fn new(seed: u64, mcast_entries: usize) -> Self {
         let mut r = stimulus::rng(seed, 0);
         let phases = Phases::new(&mut r);
         let mut offsets: Vec<u32> = register_table().keys().copied().collect();
@@ -150,6 +167,19 @@ impl RegisterSpaceStimulus {
             event_density: 0.01,
             engine_id: 0x0720,
             fail: (false, false, 0, 0),
+            mcast_entries: mcast_entries as u32,
+        }
+    }
+
+    /// An MCAST_INDEX value: mostly a tree at either end of the table (so that entries are written
+    /// again and read back), sometimes just past it, sometimes anything (bits above 12 are ignored).
+    fn tree(&mut self) -> u32 {
+        let (r, m) = (&mut self.r, self.mcast_entries);
+        match r.random_range(0..10) {
+            0..=3 => r.random_range(0..m.min(17)),
+            4..=7 => m - 1 - r.random_range(0..m.min(3)),
+            8 => m,
+            _ => r.random(),
         }
     }
 
@@ -165,7 +195,7 @@ impl RegisterSpaceStimulus {
             9 => 0x11C + 0x4C * r.random_range(0..2),               // RED_CFG_MODE / RETRY_LIMIT
             10 => 0x16C,                                            // FAILURE (read-only)
             4 => 0x204 + 8 * r.random_range(0..16),                 // route commits
-            5 => 0x300 + 16 * r.random_range(0..16),                // multicast commits
+            5 | 12 | 13 => [MCAST_INDEX, MCAST_KEY, MCAST_WAIT, MCAST_PORTS, MCAST_PORTS + 4][r.random_range(0..5)], // multicast window (and one past)
             _ => self.offsets[r.random_range(0..self.offsets.len())],
         };
         let write = r.random_bool(0.6);
@@ -184,10 +214,13 @@ impl RegisterSpaceStimulus {
         } else if addr == STATIC_INDEX && r.random_bool(0.9) {
             // Mostly an entry of the table (or just past it), else anything (beyond: KEY / WAIT unmapped).
             wdata = r.random_range(0..CPU_STATIC as u32 + 1) | if r.random_bool(0.2) { r.random::<u32>() & !0xFFF } else { 0 };
+        } else if addr == MCAST_INDEX && r.random_bool(0.9) {
+            wdata = self.tree();
         }
+        let r = &mut self.r;
         let mut src = if r.random_bool(0.7) { self.sources[0] } else { self.sources[r.random_range(0..4)] };
-        if (STATIC_INDEX..=STATIC_WAIT).contains(&addr) && r.random_bool(0.1) {
-            // More requesters than STATIC_INDEX has slots: the round robin takes the oldest slot.
+        if ((STATIC_INDEX..=STATIC_WAIT).contains(&addr) || (MCAST_INDEX..=MCAST_PORTS).contains(&addr)) && r.random_bool(0.1) {
+            // More requesters than STATIC_INDEX (MCAST_INDEX) has slots: the round robin takes the oldest slot.
             src = 0x0030 + r.random_range(0..40);
         }
         RegisterSpaceIn {
@@ -290,9 +323,18 @@ pub mod counter {
     pub const STATIC_READS_NONZERO: &str = "static_reads_nonzero";
     /// STATIC_KEY / STATIC_WAIT accesses while STATIC_INDEX names no entry (unmapped).
     pub const STATIC_BEYOND: &str = "static_beyond_table";
+    /// Writes of MCAST_INDEX (each loads an entry from the RAM).
+    pub const MCAST_INDEX_WRITES: &str = "mcast_index_writes";
+    /// MCAST_KEY / MCAST_WAIT / MCAST_PORTS reads of an entry that was written (valid, wait or ports
+    /// nonzero).
+    pub const MCAST_READS_WRITTEN: &str = "mcast_reads_written";
+    /// MCAST_KEY / MCAST_WAIT / MCAST_PORTS accesses while MCAST_INDEX names no entry (unmapped).
+    pub const MCAST_BEYOND: &str = "mcast_beyond_table";
+    /// Commits of a tree at or above 16 (beyond the old 16-slot window).
+    pub const MCAST_COMMITS_HIGH: &str = "mcast_commits_high_tree";
 }
 
-const COUNTER_NAMES: [&str; 20] = [
+const COUNTER_NAMES: [&str; 24] = [
     counter::CPU_WRITES,
     counter::CPU_PBV_WRITES,
     counter::CPU_DOUBLE_WRITES,
@@ -313,6 +355,10 @@ const COUNTER_NAMES: [&str; 20] = [
     counter::STATIC_INDEX_WRITES,
     counter::STATIC_READS_NONZERO,
     counter::STATIC_BEYOND,
+    counter::MCAST_INDEX_WRITES,
+    counter::MCAST_READS_WRITTEN,
+    counter::MCAST_BEYOND,
+    counter::MCAST_COMMITS_HIGH,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,15 +381,22 @@ pub struct RegisterSpaceMonitor {
     /// The response currently shown was already compared.
     shown: bool,
     route_pulse: Option<(u8, bool, u16, u16, u8)>,
-    mcast_pulse: Option<(u8, bool, u16, u32, u16)>,
+    mcast_pulse: Option<(bool, u16, u32, u16)>,
     armed: bool,
     log: TransactionLog,
-    counts: [u64; 20],
+    counts: [u64; 24],
     /// The static entries as written through the window: entry -> (word 0, word 1); absent = 0.
     statics: BTreeMap<u32, (u32, u32)>,
     /// STATIC_INDEX per requester: (requester, index) slots and the slot a new requester takes.
     index_slots: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
     next_slot: usize,
+    /// The multicast entries as written through the window: tree -> (valid, wait, ports); absent = 0.
+    mcasts: BTreeMap<u32, (bool, u32, u32)>,
+    /// MCAST_INDEX per requester, as `index_slots`.
+    mcast_slots: [Option<(u16, u32)>; MCAST_INDEX_SLOTS],
+    next_mcast_slot: usize,
+    /// `MCAST_ENTRIES`.
+    mcast_entries: usize,
     /// CPU writes due: (address, data, cycle it was due from).
     cpu_expected: VecDeque<(u16, u32, u64)>,
     /// The CPU registers as the observed writes left them (word address -> value).
@@ -358,8 +411,13 @@ impl Default for RegisterSpaceMonitor {
 }
 
 impl RegisterSpaceMonitor {
-    /// A scoreboard in the reset state.
+    /// A scoreboard in the reset state, for the default `MCAST_ENTRIES`.
     pub fn new() -> Self {
+        Self::with_mcast(MCAST_DEFAULT)
+    }
+
+    /// A scoreboard in the reset state for a register space of `mcast_entries` multicast entries.
+    pub fn with_mcast(mcast_entries: usize) -> Self {
         let table = register_table();
         let values = table.iter().map(|(&k, f)| (k, f.reset)).collect();
         RegisterSpaceMonitor {
@@ -372,10 +430,14 @@ impl RegisterSpaceMonitor {
             mcast_pulse: None,
             armed: false,
             log: TransactionLog::default(),
-            counts: [0; 20],
+            counts: [0; 24],
             statics: BTreeMap::new(),
             index_slots: [None; STATIC_INDEX_SLOTS],
             next_slot: 0,
+            mcasts: BTreeMap::new(),
+            mcast_slots: [None; MCAST_INDEX_SLOTS],
+            next_mcast_slot: 0,
+            mcast_entries,
             cpu_expected: VecDeque::new(),
             cpu_image: BTreeMap::new(),
             engine_id: 0,
@@ -520,7 +582,7 @@ impl RegisterSpaceMonitor {
             }
         }
         if let Some(p) = self.mcast_pulse {
-            let got = (o.cfg_mcast_wr_index, o.cfg_mcast_wr_valid, o.cfg_mcast_wr_tree, o.cfg_mcast_wr_wait_count, o.cfg_mcast_wr_ports);
+            let got = (o.cfg_mcast_wr_valid, o.cfg_mcast_wr_tree, o.cfg_mcast_wr_wait_count, o.cfg_mcast_wr_ports);
             if got != p {
                 return Err(format!("multicast-table write {got:x?}, expected {p:x?}"));
             }
@@ -580,10 +642,22 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             let own = self.index_of(i.s_reg_src);
             let index = own.unwrap_or(0);
             let in_table = own.is_some_and(|s| (s as usize) < CPU_STATIC);
+            // MCAST_KEY / MCAST_WAIT / MCAST_PORTS: tree MCAST_INDEX's, while the index names an entry.
+            let mown = self.mcast_slots.iter().flatten().find(|(r, _)| *r == i.s_reg_src).map(|&(_, t)| t);
+            let tree = mown.unwrap_or(0);
+            let m_in_table = mown.is_some_and(|t| (t as usize) < self.mcast_entries);
+            let mentry = self.mcasts.get(&tree).copied().unwrap_or_default();
             let field = match off {
                 STATIC_KEY | STATIC_WAIT if in_table => Some(Field { mask: if off == STATIC_KEY { STATIC_KEY_FIELD } else { STATIC_WAIT_FIELD }, reset: 0 }),
                 STATIC_KEY | STATIC_WAIT => {
                     self.bump(counter::STATIC_BEYOND);
+                    None
+                }
+                MCAST_KEY | MCAST_WAIT | MCAST_PORTS if m_in_table => {
+                    Some(Field { mask: [MCAST_KEY_FIELD, MCAST_WAIT_FIELD, MCAST_PORTS_FIELD][((off - MCAST_KEY) / 4) as usize], reset: 0 })
+                }
+                MCAST_KEY | MCAST_WAIT | MCAST_PORTS => {
+                    self.bump(counter::MCAST_BEYOND);
                     None
                 }
                 _ => self.table.get(&off).copied(),
@@ -610,6 +684,11 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 (Some(_), _) if off == STATIC_INDEX => index,
                 (Some(_), _) if off == STATIC_KEY => entry.0,
                 (Some(_), _) if off == STATIC_WAIT => entry.1,
+                (Some(_), _) if off == MCAST_INDEX => tree,
+                // MCAST_KEY: [31] valid, [12:0] the tree (docs/blocks/register_space.md §Map).
+                (Some(_), _) if off == MCAST_KEY => u32::from(mentry.0) << 31 | tree,
+                (Some(_), _) if off == MCAST_WAIT => mentry.1,
+                (Some(_), _) if off == MCAST_PORTS => mentry.2,
                 (Some(_), _) => self.v(off),
                 (None, Some(c)) => self.counters[c],
                 _ => 0,
@@ -621,6 +700,9 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                 self.bump(counter::READS);
                 if (off == STATIC_KEY || off == STATIC_WAIT) && old != 0 {
                     self.bump(counter::STATIC_READS_NONZERO);
+                }
+                if (MCAST_KEY..=MCAST_PORTS).contains(&off) && mentry != (false, 0, 0) {
+                    self.bump(counter::MCAST_READS_WRITTEN);
                 }
                 if off == 0x16C && i.cpu_fail_valid {
                     self.bump(counter::FAILURE_READS);
@@ -656,6 +738,25 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                             self.index_slots[j] = Some((i.s_reg_src, new));
                         }
                         STATIC_INDEX => {}
+                        MCAST_KEY => {
+                            self.mcasts.insert(tree, (new >> 31 != 0, mentry.1, mentry.2));
+                        }
+                        MCAST_WAIT => {
+                            self.mcasts.insert(tree, (mentry.0, new, mentry.2));
+                        }
+                        MCAST_PORTS => {
+                            self.mcasts.insert(tree, (mentry.0, mentry.1, new));
+                        }
+                        MCAST_INDEX if be != 0 => {
+                            let j = self.mcast_slots.iter().position(|x| x.is_some_and(|(r, _)| r == i.s_reg_src)).unwrap_or_else(|| {
+                                let j = self.next_mcast_slot;
+                                self.next_mcast_slot = (j + 1) % MCAST_INDEX_SLOTS;
+                                j
+                            });
+                            self.mcast_slots[j] = Some((i.s_reg_src, new));
+                            self.bump(counter::MCAST_INDEX_WRITES);
+                        }
+                        MCAST_INDEX => {}
                         _ => {
                             self.values.insert(off, new);
                         }
@@ -676,12 +777,13 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
                         self.route_pulse = Some((((off - 0x200) / 8) as u8, new >> 31 != 0, key as u16, (key >> 16) as u16, (new & 0xF) as u8));
                         self.bump(counter::ROUTE_COMMITS);
                     }
-                    if be != 0 && (0x300..0x400).contains(&off) && off % 16 == 0 {
-                        // A valid entry written invalid names the tree it held, so that the interposer
-                        // clears that tree's entry (docs/blocks/register_space.md).
-                        let tree = if new >> 31 != 0 || old >> 31 == 0 { new & 0x1FFF } else { old & 0x1FFF };
-                        self.mcast_pulse = Some((((off - 0x300) / 16) as u8, new >> 31 != 0, tree as u16, self.v(off + 4), self.v(off + 8) as u16));
+                    if be != 0 && off == MCAST_KEY {
+                        // The commit names the requester's tree, with the entry's values.
+                        self.mcast_pulse = Some((new >> 31 != 0, tree as u16, mentry.1, mentry.2 as u16));
                         self.bump(counter::MCAST_COMMITS);
+                        if tree >= 16 {
+                            self.bump(counter::MCAST_COMMITS_HIGH);
+                        }
                     }
                 }
             }
@@ -710,7 +812,7 @@ impl Monitor<RegisterSpaceIn, RegisterSpaceOut> for RegisterSpaceMonitor {
             let armed = true;
             let log = std::mem::take(&mut self.log);
             let counts = self.counts;
-            *self = RegisterSpaceMonitor::new();
+            *self = RegisterSpaceMonitor::with_mcast(self.mcast_entries);
             self.armed = armed;
             self.log = log;
             self.counts = counts;
@@ -744,8 +846,9 @@ pub fn bench(model: &str, seed: u64) -> Result<Bench<RegisterSpace, RegisterSpac
     if n != CPU_STATIC {
         return Err(bad(format!("CPU_STATIC_ENTRIES {n}, the scoreboard's table has {CPU_STATIC}")));
     }
-    let dut = RegisterSpace::power_on_with(n).map_err(|e| bad(e.to_string()))?;
-    Ok(Bench::new(dut, rtl, RegisterSpaceStimulus::new(seed), RegisterSpaceMonitor::new()))
+    let m = crate::targets::model_params(model)?.get("MCAST_ENTRIES").and_then(|v| usize::try_from(v).ok()).unwrap_or(MCAST_DEFAULT);
+    let dut = RegisterSpace::power_on_sized(n, m).map_err(|e| bad(e.to_string()))?;
+    Ok(Bench::new(dut, rtl, RegisterSpaceStimulus::new(seed, m), RegisterSpaceMonitor::with_mcast(m)))
 }
 
 /// Runs the register-space target.

@@ -18,8 +18,7 @@ module inswitch_register_space_check #
     parameter ROUTE_ENTRIES = 16,
     parameter ROUTE_INDEX_WIDTH = 4,
     parameter PORT_WIDTH = 4,
-    parameter MCAST_ENTRIES = 16,
-    parameter MCAST_INDEX_WIDTH = 4,
+    parameter MCAST_ENTRIES = 8192,
     parameter STAT_EVENTS = 32,
     parameter CPU_STATIC_ENTRIES = 4096,
     parameter STOP_ON_MISMATCH = 1,
@@ -76,7 +75,6 @@ module inswitch_register_space_check #
     input  wire [15:0] cfg_route_wr_dest_mask,
     input  wire [PORT_WIDTH-1:0] cfg_route_wr_port,
     input  wire cfg_mcast_wr_en,
-    input  wire [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     input  wire cfg_mcast_wr_valid,
     input  wire [12:0] cfg_mcast_wr_tree,
     input  wire [19:0] cfg_mcast_wr_wait_count,
@@ -93,14 +91,14 @@ import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
     localparam int unsigned IN_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + 1 + ((6) - (0) + 1) + ((STAT_EVENTS-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
-    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
     initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
         $fatal(1, "inswitch_register_space_check: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
-        h = inswitch_model_new("register_space", $sformatf("ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d,PORT_WIDTH=%0d,MCAST_ENTRIES=%0d,MCAST_INDEX_WIDTH=%0d,STAT_EVENTS=%0d,CPU_STATIC_ENTRIES=%0d", ROUTE_ENTRIES, ROUTE_INDEX_WIDTH, PORT_WIDTH, MCAST_ENTRIES, MCAST_INDEX_WIDTH, STAT_EVENTS, CPU_STATIC_ENTRIES));
+        h = inswitch_model_new("register_space", $sformatf("ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d,PORT_WIDTH=%0d,MCAST_ENTRIES=%0d,STAT_EVENTS=%0d,CPU_STATIC_ENTRIES=%0d", ROUTE_ENTRIES, ROUTE_INDEX_WIDTH, PORT_WIDTH, MCAST_ENTRIES, STAT_EVENTS, CPU_STATIC_ENTRIES));
         if (h == null) $fatal(1, "inswitch_register_space_check: %s", inswitch_last_error());
     end
     // Rising edges seen; outputs compared; mismatching (cycle, port) pairs.
@@ -143,7 +141,6 @@ import inswitch_dpi_pkg::*;
     bit [15:0] model_cfg_route_wr_dest_mask;
     bit [PORT_WIDTH-1:0] model_cfg_route_wr_port;
     bit model_cfg_mcast_wr_en;
-    bit [MCAST_INDEX_WIDTH-1:0] model_cfg_mcast_wr_index;
     bit model_cfg_mcast_wr_valid;
     bit [12:0] model_cfg_mcast_wr_tree;
     bit [19:0] model_cfg_mcast_wr_wait_count;
@@ -156,8 +153,8 @@ import inswitch_dpi_pkg::*;
     // After the model's step of a rising edge: compare its outputs `o` (packed) with the DUT's.
     task automatic compare(input bit [OUT_BITS-1:0] o);
         if (armed) begin
-            {model_cpu_cfg_wr_data, model_cpu_cfg_wr_addr, model_cpu_cfg_wr_en, model_pbv_rd_dev_id, model_cfg_mcast_wr_ports, model_cfg_mcast_wr_wait_count, model_cfg_mcast_wr_tree, model_cfg_mcast_wr_valid, model_cfg_mcast_wr_index, model_cfg_mcast_wr_en, model_cfg_route_wr_port, model_cfg_route_wr_dest_mask, model_cfg_route_wr_dest_id, model_cfg_route_wr_valid, model_cfg_route_wr_index, model_cfg_route_wr_en, model_cfg_vni, model_cfg_vni_valid, model_cfg_red_threshold2, model_cfg_red_threshold1, model_cfg_red_threshold0, model_cfg_red_timeout3, model_cfg_red_timeout2, model_cfg_red_timeout1, model_cfg_red_timeout0, model_cfg_master_timeout, model_cfg_sub_timeout, model_cfg_red_mode, model_cfg_error_reporting, model_cfg_validation, model_cfg_vendor_id, model_cfg_ethertype, model_cfg_master_id, model_cfg_lock, model_m_reg_rsp_be, model_m_reg_rsp_addr, model_m_reg_rsp_tag, model_m_reg_rsp_src, model_m_reg_rsp_rdata, model_m_reg_rsp_status, model_m_reg_rsp_write, model_m_reg_rsp_valid, model_s_reg_ready} = o;
-            compared += 43;
+            {model_cpu_cfg_wr_data, model_cpu_cfg_wr_addr, model_cpu_cfg_wr_en, model_pbv_rd_dev_id, model_cfg_mcast_wr_ports, model_cfg_mcast_wr_wait_count, model_cfg_mcast_wr_tree, model_cfg_mcast_wr_valid, model_cfg_mcast_wr_en, model_cfg_route_wr_port, model_cfg_route_wr_dest_mask, model_cfg_route_wr_dest_id, model_cfg_route_wr_valid, model_cfg_route_wr_index, model_cfg_route_wr_en, model_cfg_vni, model_cfg_vni_valid, model_cfg_red_threshold2, model_cfg_red_threshold1, model_cfg_red_threshold0, model_cfg_red_timeout3, model_cfg_red_timeout2, model_cfg_red_timeout1, model_cfg_red_timeout0, model_cfg_master_timeout, model_cfg_sub_timeout, model_cfg_red_mode, model_cfg_error_reporting, model_cfg_validation, model_cfg_vendor_id, model_cfg_ethertype, model_cfg_master_id, model_cfg_lock, model_m_reg_rsp_be, model_m_reg_rsp_addr, model_m_reg_rsp_tag, model_m_reg_rsp_src, model_m_reg_rsp_rdata, model_m_reg_rsp_status, model_m_reg_rsp_write, model_m_reg_rsp_valid, model_s_reg_ready} = o;
+            compared += 42;
             if (model_s_reg_ready !== s_reg_ready) mismatch("s_reg_ready", $sformatf("%h", model_s_reg_ready), $sformatf("%h", s_reg_ready));
             if (model_m_reg_rsp_valid !== m_reg_rsp_valid) mismatch("m_reg_rsp_valid", $sformatf("%h", model_m_reg_rsp_valid), $sformatf("%h", m_reg_rsp_valid));
             if (model_m_reg_rsp_write !== m_reg_rsp_write) mismatch("m_reg_rsp_write", $sformatf("%h", model_m_reg_rsp_write), $sformatf("%h", m_reg_rsp_write));
@@ -192,7 +189,6 @@ import inswitch_dpi_pkg::*;
             if (model_cfg_route_wr_dest_mask !== cfg_route_wr_dest_mask) mismatch("cfg_route_wr_dest_mask", $sformatf("%h", model_cfg_route_wr_dest_mask), $sformatf("%h", cfg_route_wr_dest_mask));
             if (model_cfg_route_wr_port !== cfg_route_wr_port) mismatch("cfg_route_wr_port", $sformatf("%h", model_cfg_route_wr_port), $sformatf("%h", cfg_route_wr_port));
             if (model_cfg_mcast_wr_en !== cfg_mcast_wr_en) mismatch("cfg_mcast_wr_en", $sformatf("%h", model_cfg_mcast_wr_en), $sformatf("%h", cfg_mcast_wr_en));
-            if (model_cfg_mcast_wr_index !== cfg_mcast_wr_index) mismatch("cfg_mcast_wr_index", $sformatf("%h", model_cfg_mcast_wr_index), $sformatf("%h", cfg_mcast_wr_index));
             if (model_cfg_mcast_wr_valid !== cfg_mcast_wr_valid) mismatch("cfg_mcast_wr_valid", $sformatf("%h", model_cfg_mcast_wr_valid), $sformatf("%h", cfg_mcast_wr_valid));
             if (model_cfg_mcast_wr_tree !== cfg_mcast_wr_tree) mismatch("cfg_mcast_wr_tree", $sformatf("%h", model_cfg_mcast_wr_tree), $sformatf("%h", cfg_mcast_wr_tree));
             if (model_cfg_mcast_wr_wait_count !== cfg_mcast_wr_wait_count) mismatch("cfg_mcast_wr_wait_count", $sformatf("%h", model_cfg_mcast_wr_wait_count), $sformatf("%h", cfg_mcast_wr_wait_count));

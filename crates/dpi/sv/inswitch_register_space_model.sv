@@ -13,8 +13,7 @@ module inswitch_register_space_model #
     parameter ROUTE_ENTRIES = 16,
     parameter ROUTE_INDEX_WIDTH = 4,
     parameter PORT_WIDTH = 4,
-    parameter MCAST_ENTRIES = 16,
-    parameter MCAST_INDEX_WIDTH = 4,
+    parameter MCAST_ENTRIES = 8192,
     parameter STAT_EVENTS = 32,
     parameter CPU_STATIC_ENTRIES = 4096
 )
@@ -68,7 +67,6 @@ module inswitch_register_space_model #
     output reg  [15:0] cfg_route_wr_dest_mask,
     output reg  [PORT_WIDTH-1:0] cfg_route_wr_port,
     output reg  cfg_mcast_wr_en,
-    output reg  [MCAST_INDEX_WIDTH-1:0] cfg_mcast_wr_index,
     output reg  cfg_mcast_wr_valid,
     output reg  [12:0] cfg_mcast_wr_tree,
     output reg  [19:0] cfg_mcast_wr_wait_count,
@@ -85,14 +83,14 @@ import inswitch_dpi_pkg::*;
 
     // All inputs, all outputs as packed vectors (registry order, first port at bit 0): one DPI call per cycle.
     localparam int unsigned IN_BITS = 1 + 1 + 1 + ((15) - (0) + 1) + ((3) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + 1 + ((6) - (0) + 1) + ((STAT_EVENTS-1) - (0) + 1) + 1 + 1 + ((15) - (0) + 1) + ((7) - (0) + 1);
-    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + ((MCAST_INDEX_WIDTH-1) - (0) + 1) + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
+    localparam int unsigned OUT_BITS = 1 + 1 + 1 + ((1) - (0) + 1) + ((31) - (0) + 1) + ((15) - (0) + 1) + ((9) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + ((3) - (0) + 1) + ((7) - (0) + 1) + 1 + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((23) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((19) - (0) + 1) + ((3) - (0) + 1) + ((63) - (0) + 1) + 1 + ((ROUTE_INDEX_WIDTH-1) - (0) + 1) + 1 + ((15) - (0) + 1) + ((15) - (0) + 1) + ((PORT_WIDTH-1) - (0) + 1) + 1 + 1 + ((12) - (0) + 1) + ((19) - (0) + 1) + ((15) - (0) + 1) + ((15) - (0) + 1) + 1 + ((13) - (0) + 1) + ((31) - (0) + 1);
     localparam int unsigned IN_WORDS = (IN_BITS + 31) / 32;
     localparam int unsigned OUT_WORDS = (OUT_BITS + 31) / 32;
     initial if (IN_BITS > IO_BITS || OUT_BITS > IO_BITS)
         $fatal(1, "inswitch_register_space_model: the ports need %0d input and %0d output bits, more than inswitch_dpi_pkg::IO_BITS (%0d)", IN_BITS, OUT_BITS, IO_BITS);
     chandle h;
     initial begin
-        h = inswitch_model_new("register_space", $sformatf("ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d,PORT_WIDTH=%0d,MCAST_ENTRIES=%0d,MCAST_INDEX_WIDTH=%0d,STAT_EVENTS=%0d,CPU_STATIC_ENTRIES=%0d", ROUTE_ENTRIES, ROUTE_INDEX_WIDTH, PORT_WIDTH, MCAST_ENTRIES, MCAST_INDEX_WIDTH, STAT_EVENTS, CPU_STATIC_ENTRIES));
+        h = inswitch_model_new("register_space", $sformatf("ROUTE_ENTRIES=%0d,ROUTE_INDEX_WIDTH=%0d,PORT_WIDTH=%0d,MCAST_ENTRIES=%0d,STAT_EVENTS=%0d,CPU_STATIC_ENTRIES=%0d", ROUTE_ENTRIES, ROUTE_INDEX_WIDTH, PORT_WIDTH, MCAST_ENTRIES, STAT_EVENTS, CPU_STATIC_ENTRIES));
         if (h == null) $fatal(1, "inswitch_register_space_model: %s", inswitch_last_error());
     end
     // The DPI vectors' width: the narrowest of the package's one-call imports that holds the inputs and
@@ -121,7 +119,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval_64(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 128) begin : g_io
@@ -134,7 +132,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval_128(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 256) begin : g_io
@@ -147,7 +145,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval_256(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 512) begin : g_io
@@ -160,7 +158,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval_512(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else if (CYCLE_BITS == 1024) begin : g_io
@@ -173,7 +171,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval_1024(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end else begin : g_io
@@ -186,7 +184,7 @@ import inswitch_dpi_pkg::*;
             always @* begin
                 if (edges >= 0) begin
                     void'(inswitch_model_eval(h, CYCLE_BITS'(packed_ins), CYCLE_BITS / 32, outs, CYCLE_BITS / 32));
-                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_index, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
+                    {cpu_cfg_wr_data, cpu_cfg_wr_addr, cpu_cfg_wr_en, pbv_rd_dev_id, cfg_mcast_wr_ports, cfg_mcast_wr_wait_count, cfg_mcast_wr_tree, cfg_mcast_wr_valid, cfg_mcast_wr_en, cfg_route_wr_port, cfg_route_wr_dest_mask, cfg_route_wr_dest_id, cfg_route_wr_valid, cfg_route_wr_index, cfg_route_wr_en, cfg_vni, cfg_vni_valid, cfg_red_threshold2, cfg_red_threshold1, cfg_red_threshold0, cfg_red_timeout3, cfg_red_timeout2, cfg_red_timeout1, cfg_red_timeout0, cfg_master_timeout, cfg_sub_timeout, cfg_red_mode, cfg_error_reporting, cfg_validation, cfg_vendor_id, cfg_ethertype, cfg_master_id, cfg_lock, m_reg_rsp_be, m_reg_rsp_addr, m_reg_rsp_tag, m_reg_rsp_src, m_reg_rsp_rdata, m_reg_rsp_status, m_reg_rsp_write, m_reg_rsp_valid, s_reg_ready} = outs[OUT_BITS-1:0];
                 end
             end
         end

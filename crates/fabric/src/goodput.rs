@@ -15,7 +15,7 @@ pub const DROP_RATES: [f64; 5] = [0.001, 0.005, 0.01, 2.0 / 100.0, 0.05];
 pub const POSTED_SHARE: f64 = 0.25;
 
 /// Share of the Soft Portals jobs the sweep runs on twin trees under [`Recovery::PerPacket`] (half, as
-/// far as the switches' 16 multicast entries allow, `campaign::run`), so that both are measured.
+/// far as `campaign::TWIN_TREES_PER_SWITCH` allows, `campaign::run`), so that both are measured.
 pub const TWIN_SHARE: f64 = 0.5;
 
 /// The other faults of the sweep, as in the fault campaign (`tests/faults.rs`

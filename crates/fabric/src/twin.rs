@@ -50,11 +50,11 @@ pub fn twin_switches(f: &Fabric, source: usize, leaves: &[usize]) -> Vec<usize> 
 }
 
 /// The manager plan of the twin `tree` of the tree from `source` over `leaves` ([module doc](self)): per
-/// switch of [`twin_switches`] a multicast entry (slot `mcast_slot(switch)`); at the combining engine
+/// switch of [`twin_switches`] the twin tree's multicast entry; at the combining engine
 /// also `VNI_ALLOWED[0]` := `vni`,
 /// `ENGINE_SFA` and static entry `static_slot` (SUBSERVIENT, wait = the leaves outside the root's
 /// switch).
-pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves: &[usize], static_slot: u16, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves: &[usize], static_slot: u16) -> MPlan {
     let t = &f.topo;
     let top = t.endpoints[source].switch;
     let engine_at = twin_engine(f, top, leaves);
@@ -81,7 +81,7 @@ pub fn portals_twin_plan(f: &Fabric, tree: u16, vni: u16, source: usize, leaves:
             }
         }
         ports.sort_unstable();
-        plan.push(JobId(u32::from(tree)), 0, src, Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports });
+        plan.push(JobId(u32::from(tree)), 0, src, Action::Multicast { engine, tree, wait, ports });
     }
     plan
 }

@@ -11,7 +11,7 @@ use inswitch_frames::collective::{self, Body};
 use inswitch_frames::tlp::Header;
 use inswitch_model::cpu::context::role;
 use inswitch_model::message::{CollectiveMsg, Kind};
-use inswitch_model::register_space::decode;
+use inswitch_model::register_space::{decode, McastEntry};
 
 use crate::common::*;
 
@@ -247,11 +247,10 @@ fn portals_plan_programs_multicast_entries() {
     assert_eq!(mc[1], (s725, 3, vec![0, 1, 2]));
     assert!(p.steps.iter().all(|s| !matches!(s.action, Action::PbvEntry { .. } | Action::Initialize { .. })));
     let enc = frames_round_trip(&m, &p);
+    // The tree's own entry (docs/blocks/register_space.md §Multicast entries): tree 0, valid.
     let r = register_space_after(&enc, 0x0000);
-    let rd = |off: u16| r.read(decode(off).unwrap());
-    assert_eq!(rd(0x300), 1 << 31, "tree 0, valid");
-    assert_eq!(rd(0x304), 8);
-    assert_eq!(rd(0x308), 0b1_1110);
+    assert_eq!(r.mcast_entry(0), Some(McastEntry { valid: true, wait: 8, ports: 0b1_1110 }));
+    assert_eq!(r.mcast_entry(1), Some(McastEntry::default()), "no other tree");
     let cpu = cpu_after(&m, &enc, s725);
     let e = cpu.static_entry(0);
     assert!(e.valid && e.portals && e.wait == 3 && e.role == role::SUBSERVIENT, "{e:?}");
@@ -937,4 +936,37 @@ fn a_static_entry_in_slot_4095_is_written_through_the_index_window() {
     let mut bad = Plan::default();
     bad.push(JobId(1), 0, 0x0001, entry(4096));
     assert!(matches!(bad.encode_with(&|_| DEV), Err(EncodeError::SlotOutOfRange { step: 0, slot: 4096 })));
+}
+
+/// Session 24 (issue 19 item 1): the register space has a multicast entry per tree (docs/blocks/
+/// register_space.md §Multicast entries), so one engine holds more than the 16 trees its slots allowed
+/// before: 20 trees (0-18 and 8191, the last), written by one plan through the fabric (frames from an end
+/// node into switch 720's engine), are valid at once with their own wait counts and ports, and clearing
+/// one leaves the others. With the 16-slot window the plan could not even name a 17th entry.
+#[test]
+fn one_engine_holds_more_than_16_multicast_trees_at_once() {
+    use inswitch_fabric::drive;
+    use inswitch_fabric::sim::{Fabric, SimConfig};
+    use inswitch_fabric::topology::{LinkSpec, Ps, Topology};
+    let t = Topology::fig7(LinkSpec::default());
+    let mut f = Fabric::new(t.clone(), SimConfig::default()).unwrap();
+    f.bring_up(0, 0);
+    let trees: Vec<u16> = (0..19).chain([8191]).collect();
+    let src = t.endpoints[0].id;
+    let mut p = Plan::default();
+    for (k, &tree) in trees.iter().enumerate() {
+        p.push(JobId(1), 0, src, Action::Multicast { engine: SwitchId(0), tree, wait: k as u32 + 1, ports: vec![(k % 5) as u8] });
+    }
+    p.push(JobId(1), 0, src, Action::MulticastClear { engine: SwitchId(0), tree: 5 });
+    let enc = p.encode_with(&|s| t.switches[s.0 as usize].engine_id).unwrap();
+    let at = f.now();
+    drive::apply_encoded(&mut f, &p, &enc, 0, at, &|_| 0, &|_| 0).unwrap();
+    f.run_until_quiet(Ps::MAX / 4, &mut |_| {});
+    let regs = f.engine(0).unwrap().regs();
+    let held: Vec<u16> = trees.iter().copied().filter(|&tr| regs.mcast_entry(tr).is_some_and(|e| e.valid)).collect();
+    assert_eq!(held.len(), 19, "20 trees armed, one cleared: {held:?}");
+    assert!(held.contains(&17) && held.contains(&8191) && !held.contains(&5));
+    for (k, &tree) in trees.iter().enumerate().filter(|&(_, &tr)| tr != 5) {
+        assert_eq!(regs.mcast_entry(tree), Some(McastEntry { valid: true, wait: k as u32 + 1, ports: 1 << (k % 5) }), "tree {tree}");
+    }
 }

@@ -318,8 +318,9 @@ mod portals {
             (offset::VNI_ALLOWED + 4, 1 << 31 | u32::from(VNI_B)),
             (offset::ROUTE, 0),
             (offset::ROUTE + 4, 1 << 31 | u32::from(PORT)),
-            (offset::MCAST + 4, 2),
-            (offset::MCAST, 1 << 31 | u32::from(TREE)),
+            (offset::MCAST_INDEX, u32::from(TREE)),
+            (offset::MCAST_WAIT, 2),
+            (offset::MCAST_KEY, 1 << 31),
         ] {
             x.reg_write(off, v);
         }

@@ -407,7 +407,7 @@ impl PacketEngine {
         Ok(PacketEngine {
             ip: Interposer::power_on(InterposerParams { inj_credits: p.inj_credits, mcast_entries: p.mcast_entries, ..InterposerParams::default() }).map_err(|x| e(x.to_string()))?,
             ck: InputChecker::new(CheckerParams::default()).map_err(|x| e(x.to_string()))?,
-            rs: RegisterSpace::power_on_with(p.static_entries).map_err(|x| e(x.to_string()))?,
+            rs: RegisterSpace::power_on_sized(p.static_entries, p.mcast_entries).map_err(|x| e(x.to_string()))?,
             cpu: Cpu::new(CpuParams { static_entries: p.static_entries, descriptors: p.descriptors, tick_cycles: p.tick_cycles }).map_err(|x| e(x.to_string()))?,
             fb: FrameBuilder::new(FrameBuilderParams::default()).ok_or_else(|| e("frame builder width".into()))?,
             oq: OutputQueue::new(OutputQueueParams { fifo_depth: p.fifo_depth, ..OutputQueueParams::default() }).map_err(|x| e(x.to_string()))?,

@@ -11,7 +11,7 @@ use inswitch_model::Wide;
 use inswitch_model::cpu::context::role;
 use inswitch_model::cpu::event as cpu_event;
 use inswitch_model::packet_engine::{EngineIn, EngineOut, EngineParams};
-use inswitch_model::register_space::static_entry_writes;
+use inswitch_model::register_space::{mcast_entry_writes, static_entry_writes};
 use rand::RngExt;
 
 use crate::blocks::input_checker::tlp_frame;
@@ -287,9 +287,9 @@ impl PacketEngineStimulus {
         if r.random_bool(0.85) {
             w.extend([(0x200, 0x8000 << 16), (0x204, 1 << 31 | u32::from(PORT)), (0x208, 0x8000 << 16 | 0x8000), (0x20C, 1 << 31 | u32::from(OTHER_PORT))]);
         }
-        for (k, &t) in TREES.iter().enumerate() {
-            let base = 0x300 + 16 * k as u16;
-            w.extend([(base + 4, r.random_range(1..4)), (base + 8, 0x0F), (base, 1 << 31 | u32::from(t))]);
+        for &t in TREES.iter() {
+            // MCAST_INDEX, MCAST_WAIT, MCAST_PORTS, then MCAST_KEY (docs/blocks/register_space.md §Multicast entries).
+            w.extend(mcast_entry_writes(t, true, r.random_range(1..4), 0x0F).map(|(off, v)| (off as u16, v)));
         }
         if r.random_bool(0.5) {
             w.extend([(0x108, u32::from(MASTER)), (0x104, 1)]);

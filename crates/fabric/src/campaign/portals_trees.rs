@@ -39,9 +39,9 @@ pub struct PortalsCtx {
 /// [`job_plan`], for a one-level fabric): the source's switch on top, every other switch with leaves
 /// one ISL below it; per member engine `VNI_ALLOWED[0]` := [`PORTALS_VNI`], `ENGINE_SFA`, a static
 /// entry (slot `static_slot(switch)`, SUBSERVIENT, wait = the contributions beneath, 002 (58)) and
-/// multicast entry `mcast_slot(switch)` (002 (49)-(50)). Ports are numbered as the fabric's
+/// the tree's multicast entry (002 (49)-(50)). Ports are numbered as the fabric's
 /// multicast forwarding numbers them ([`crate::sim::portals::Portals::port_number`]).
-pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u16, mcast_slot: &dyn Fn(usize) -> u8) -> MPlan {
+pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], static_slot: &dyn Fn(usize) -> u16) -> MPlan {
     let t = &f.topo;
     let top = t.endpoints[source].switch;
     let on = |s: usize| leaves.iter().filter(move |&&e| t.endpoints[e].switch == s).copied();
@@ -67,7 +67,7 @@ pub fn portals_plan(f: &Fabric, tree: u16, source: usize, leaves: &[usize], stat
             Action::Vni { engine, slot: 0, vni: PORTALS_VNI },
             Action::EngineSfa { engine, sfa: u32::from(id) },
             Action::StaticEntry { engine, slot: static_slot(s), key: tree, family: Family::Portals, role: MRole::Subservient, wait, one_target: false },
-            Action::Multicast { engine, slot: mcast_slot(s), tree, wait, ports },
+            Action::Multicast { engine, tree, wait, ports },
         ] {
             plan.push(JobId(u32::from(tree)), 0, src, action);
         }

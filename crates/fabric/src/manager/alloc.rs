@@ -1,4 +1,4 @@
-//! Per-engine bookkeeping (`docs/manager.md` §6): static-entry slots, multicast slots, the shared PBV
+//! Per-engine bookkeeping (`docs/manager.md` §6): static-entry slots, the shared PBV
 //! table with reference counts, and the context keys (CC_ID / multicast tree) in use, so that jobs can
 //! overlap nodes and switches without two contexts colliding (seed 001: a group ID in every message;
 //! 000 \[0128\]: many simultaneous contexts per engine).
@@ -17,8 +17,6 @@ pub const TREE_KEYS: u32 = 1 << 13;
 pub struct EngineBook {
     /// Static-entry slots in use.
     pub static_slots: BTreeSet<u16>,
-    /// Multicast-entry slots in use.
-    pub mcast_slots: BTreeSet<u8>,
     /// PBV table: entry → (device ID, contexts using it).
     pub pbv: Vec<Option<(DeviceId, u32)>>,
     /// Context keys in use on this engine.
@@ -28,11 +26,6 @@ pub struct EngineBook {
 }
 
 impl EngineBook {
-    /// The lowest free slot below `n`.
-    pub fn free_slot(used: &BTreeSet<u8>, n: usize) -> Option<u8> {
-        (0..n.min(256)).map(|i| i as u8).find(|i| !used.contains(i))
-    }
-
     /// PBV indices for `devices` (in order): an entry that already holds the device is shared, others
     /// take the lowest free entries. Returns (index, newly written) per device, or `None` if the table
     /// is full. Nothing is changed.

@@ -124,8 +124,9 @@ pub fn static_slot_of(key: u16, contexts: usize) -> u16 {
 pub struct EngineSlots {
     /// CPU static entry.
     pub static_slot: u16,
-    /// Register-space multicast entry (Portals).
-    pub mcast_slot: Option<u8>,
+    /// The engine holds the tree's multicast entry (Portals): the register space's entry of the tree's
+    /// key, one per tree (`docs/blocks/register_space.md` §Multicast entries), so nothing to allocate.
+    pub mcast: bool,
     /// PBV entries in bit order: (index, device ID, is a switch, newly written for this tree).
     pub pbv: Vec<(u8, DeviceId, bool, bool)>,
     /// `VNI_ALLOWED` entry of the job's VNI (Portals): (index, newly written for this tree).
@@ -440,11 +441,11 @@ impl Manager {
             if book.static_slots.contains(&static_slot) || usize::from(static_slot) >= sw.capacity.contexts {
                 return Err(ManagerError::Exhausted(sw.name.clone()));
             }
-            let mcast_slot = if portals {
-                Some(EngineBook::free_slot(&book.mcast_slots, sw.capacity.mcast_entries).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?)
-            } else {
-                None
-            };
+            // The tree's multicast entry is entry `key`: the engine must have it.
+            if portals && usize::from(key) >= sw.capacity.mcast_entries {
+                return Err(ManagerError::Exhausted(sw.name.clone()));
+            }
+            let mcast = portals;
             let vni = if portals {
                 Some(book.vni_plan(spec.vni, VNI_ENTRIES).ok_or_else(|| ManagerError::Exhausted(sw.name.clone()))?)
             } else {
@@ -457,15 +458,12 @@ impl Manager {
                 let idx = book.pbv_plan(&sw.capacity, &devices.iter().map(|d| d.0).collect::<Vec<_>>()).ok_or_else(|| ManagerError::PbvFull(sw.name.clone()))?;
                 devices.iter().zip(idx).map(|(&(d, is_sw), (i, new))| (i, d, is_sw, new)).collect()
             };
-            plans.insert(s, EngineSlots { static_slot, mcast_slot, pbv, vni });
+            plans.insert(s, EngineSlots { static_slot, mcast, pbv, vni });
         }
         for (&s, slots) in &plans {
             let book = &mut self.books[s.0 as usize];
             book.keys.insert(key);
             book.static_slots.insert(slots.static_slot);
-            if let Some(m) = slots.mcast_slot {
-                book.mcast_slots.insert(m);
-            }
             for &(i, d, ..) in &slots.pbv {
                 book.pbv_take(i, d);
             }
@@ -476,7 +474,7 @@ impl Manager {
             let u = &mut self.topo.switch_mut(s).used;
             u.contexts += 1;
             u.descriptors += 1;
-            u.mcast_entries += usize::from(slots.mcast_slot.is_some());
+            u.mcast_entries += usize::from(slots.mcast);
             u.pbv_entries = used;
             u.masters += usize::from(s == t.root);
         }
@@ -495,9 +493,6 @@ impl Manager {
             let book = &mut self.books[s.0 as usize];
             book.keys.remove(&p.key);
             book.static_slots.remove(&slots.static_slot);
-            if let Some(m) = slots.mcast_slot {
-                book.mcast_slots.remove(&m);
-            }
             let mut f = Vec::new();
             for &(i, ..) in &slots.pbv {
                 if book.pbv_release(i) {
@@ -512,7 +507,7 @@ impl Manager {
             let u = &mut self.topo.switch_mut(s).used;
             u.contexts -= 1;
             u.descriptors -= 1;
-            u.mcast_entries -= usize::from(slots.mcast_slot.is_some());
+            u.mcast_entries -= usize::from(slots.mcast);
             u.pbv_entries = used;
             u.masters -= usize::from(s == p.tree.root);
         }
@@ -605,7 +600,7 @@ impl Manager {
                     let mut ports: Vec<u8> = below(s).iter().filter_map(|&(_, l)| self.topo.port(l, Vertex::Switch(s))).collect();
                     ports.extend(m.local.iter().filter(|&&n| n != job.spec.source).filter_map(|&n| self.topo.port(self.topo.node(n).link, Vertex::Switch(s))));
                     ports.sort_unstable();
-                    plan.push(job.id, i, req, Action::Multicast { engine: s, slot: slots.mcast_slot.unwrap_or(0), tree: p.key, wait, ports });
+                    plan.push(job.id, i, req, Action::Multicast { engine: s, tree: p.key, wait, ports });
                 }
             }
         }
@@ -710,8 +705,8 @@ impl Manager {
                     }
                 }
                 Family::Portals => {
-                    if let Some(slot) = slots.mcast_slot {
-                        plan.push(job.id, i, req, Action::MulticastClear { engine: s, slot });
+                    if slots.mcast {
+                        plan.push(job.id, i, req, Action::MulticastClear { engine: s, tree: p.key });
                     }
                     plan.push(job.id, i, req, Action::StaticClear { engine: s, slot: slots.static_slot });
                     // The last tree using the VNI on this engine: the entry is invalidated.

@@ -7,22 +7,16 @@ use inswitch_frames::collective::{self, Body, CollectiveMessage, CommonHeader, C
 use inswitch_frames::tlp::{Header, Tlp};
 use inswitch_model::cpu::config as cpu_cfg;
 use inswitch_model::input_checker::config::CONFIG_RELAY_SLOTS;
-use inswitch_model::register_space::{offset, reset as reg_reset, static_entry_writes, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
+use inswitch_model::register_space::{mcast_entry_writes, offset, reset as reg_reset, static_entry_writes, ENGINE_BASE, MAX_CPU_STATIC_ENTRIES};
 
 use super::topology::{DeviceId, NodeId, SwitchId, TopologyMap};
 use super::job::{Family, JobId, Role};
 
-/// Bytes between consecutive multicast entries of the register space (`docs/blocks/register_space.md`).
-pub const MCAST_STRIDE: u32 = 16;
-/// Bit 31 of a multicast KEY: the entry is valid.
-pub const MCAST_VALID: u32 = 1 << 31;
 /// Ports a multicast PORTS register can name (bits 15:0).
 pub const MCAST_PORTS: u8 = 16;
 /// Bits of a PBV_FLAGS half-DW (one PBV entry): bit 0 valid, bit 1 switch (`docs/blocks/register_space.md`).
 const PBV_FLAG_VALID: u32 = 1;
 const PBV_FLAG_SWITCH: u32 = 1 << 1;
-/// Wait count field of STATIC[s].WAIT and MCAST[i].WAIT (bits 19:0).
-const WAIT_MASK: u32 = 0xF_FFFF;
 /// Bytes between consecutive `VNI_ALLOWED` entries (`docs/blocks/register_space.md`).
 pub const VNI_STRIDE: u32 = 4;
 /// Bit 31 of a `VNI_ALLOWED` entry: the entry is valid.
@@ -51,11 +45,12 @@ pub enum Action {
     StaticEntry { engine: SwitchId, slot: u16, key: u16, family: Family, role: Role, wait: u32, one_target: bool },
     /// CPU static entry `slot` is freed (`STATIC_INDEX` := slot, `STATIC_KEY` written 0).
     StaticClear { engine: SwitchId, slot: u16 },
-    /// Multicast entry `slot` of the register space (002 (39), (49)-(50)): tree → downward ports and
-    /// the wait count (children). Encodes as WAIT, PORTS, then KEY (the commit) memory writes.
-    Multicast { engine: SwitchId, slot: u8, tree: u16, wait: u32, ports: Vec<u8> },
-    /// Multicast entry `slot` is invalidated (KEY written with valid = 0).
-    MulticastClear { engine: SwitchId, slot: u8 },
+    /// The multicast entry of `tree` in the register space (002 (39), (49)-(50)): tree → downward ports
+    /// and the wait count (children). Encodes as MCAST_INDEX := tree, MCAST_WAIT, MCAST_PORTS, then
+    /// MCAST_KEY (the commit) memory writes (`docs/blocks/register_space.md` §Multicast entries).
+    Multicast { engine: SwitchId, tree: u16, wait: u32, ports: Vec<u8> },
+    /// The multicast entry of `tree` is invalidated (MCAST_INDEX := tree, MCAST_KEY written with valid = 0).
+    MulticastClear { engine: SwitchId, tree: u16 },
     /// `VNI_ALLOWED[slot]` := valid | `vni` (002 (52), (99)): the engine's input checker admits the
     /// Portals frames of this protection key. One memory write into the register space.
     Vni { engine: SwitchId, slot: u8, vni: u16 },
@@ -337,7 +332,7 @@ impl Plan {
                     write(&mut out, engine, offset::STATIC_INDEX, u32::from(slot))?;
                     write(&mut out, engine, offset::STATIC_KEY, 0)?;
                 }
-                Action::Multicast { engine, slot, tree, wait, ports } => {
+                Action::Multicast { engine, tree, wait, ports } => {
                     let mut bits = 0u32;
                     for &p in ports {
                         if p >= MCAST_PORTS {
@@ -345,13 +340,17 @@ impl Plan {
                         }
                         bits |= 1 << p;
                     }
-                    let base = offset::MCAST + MCAST_STRIDE * u32::from(*slot);
-                    // docs/blocks/register_space.md: WAIT and PORTS, then KEY (writing KEY commits the entry).
-                    for (off, v) in [(base + 4, wait & WAIT_MASK), (base + 8, bits), (base, MCAST_VALID | u32::from(*tree & 0x1FFF))] {
+                    // docs/blocks/register_space.md: INDEX, WAIT and PORTS, then KEY (writing KEY commits the entry).
+                    for (off, v) in mcast_entry_writes(*tree, true, *wait, bits as u16) {
                         write(&mut out, *engine, off, v)?;
                     }
                 }
-                &Action::MulticastClear { engine, slot } => write(&mut out, engine, offset::MCAST + MCAST_STRIDE * u32::from(slot), 0)?,
+                &Action::MulticastClear { engine, tree } => {
+                    let [index, .., key] = mcast_entry_writes(tree, false, 0, 0);
+                    for (off, v) in [index, key] {
+                        write(&mut out, engine, off, v)?;
+                    }
+                }
                 &Action::Vni { engine, slot, vni } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), VNI_VALID | u32::from(vni))?,
                 &Action::VniClear { engine, slot } => write(&mut out, engine, offset::VNI_ALLOWED + VNI_STRIDE * u32::from(slot), 0)?,
                 &Action::EngineSfa { engine, sfa } => write(&mut out, engine, offset::ENGINE_SFA, sfa)?,

@@ -41,7 +41,8 @@ pub struct EngineCapacity {
     /// Descriptors (`DESCRIPTORS`, default 8; 002 (35): eight active reduction trees per engine): one
     /// per tree, as the manager's plans activate every context they configure.
     pub descriptors: usize,
-    /// Multicast-table entries of the register space (`MCAST_ENTRIES`, 16; Portals trees only).
+    /// Multicast entries of the register space (`MCAST_ENTRIES`, 8192: one per tree, so a Portals tree's
+    /// key must be below it).
     pub mcast_entries: usize,
     /// PBV-table entries (128, 000 \[0155\]); shared by all the engine's contexts.
     pub pbv_entries: usize,

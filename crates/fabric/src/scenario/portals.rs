@@ -143,7 +143,7 @@ pub fn run_portals_captured(hop_latency_ps: Ps, capture: bool, progress: &mut dy
                 Reduction { rid, root, leaves }
             })
             .collect();
-        out.wait_counts = job.switches.iter().map(|&s| (f.topo.switches[s].name.clone(), f.engine(s).map_or(0, |e| e.regs().read(inswitch_model::register_space::Reg::Mcast(0, 1))))).collect();
+        out.wait_counts = job.switches.iter().map(|&s| (f.topo.switches[s].name.clone(), f.engine(s).and_then(|e| e.regs().mcast_entry(job.tree)).map_or(0, |m| m.wait))).collect();
         let isl_before: u64 = f.channel_frames(|k| matches!(k, crate::sim::ChannelKind::Isl(_))).iter().map(|x| x.1).sum();
         let at = f.now() + COMPUTE;
         out.dfas = f.portals_concurrent(&job, reductions, at).map_err(|e| e.to_string())?;

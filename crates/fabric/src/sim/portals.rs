@@ -5,8 +5,9 @@
 //!   header, FCS; 102 bytes on every link. A frame is Soft Portals when it is 102 bytes long and carries
 //!   the EtherType ([`crate::wire::is_soft_portals`]); everything else is a framed TLP.
 //! * **Switch multicast** (002 (36), (39)-(40), (50)-(51)). A switch forwards a multicast Portals frame by
-//!   its multicast table, which is the engine's register-space table `MCAST[i]` (tree, wait count,
-//!   downward ports), programmed by the manager's plan as register-write frames. A frame with `rt_arm`
+//!   its multicast table, which is the engine's register-space entry of the frame's tree (valid, wait
+//!   count, downward ports; `RegisterSpace::mcast_entry`, one per tree), programmed by the manager's
+//!   plan as register-write frames. A frame with `rt_arm`
 //!   goes down: one copy per downward port other than the one it came in on, and the port it came in on
 //!   is recorded as the tree's parent port. A frame without `rt_arm` goes up, to the recorded parent
 //!   port: "only forwarded back to the root node ... exactly the reverse of the downstream multicast

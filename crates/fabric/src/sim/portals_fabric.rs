@@ -6,7 +6,7 @@ use inswitch_frames::portals::{ReductionFrame, FLAG_MULTICAST, OPERANDS};
 use inswitch_model::cpu::seqno_newer;
 use inswitch_model::interposer::addressed_to_engine;
 use inswitch_model::reduce::{self, Contribution, Mode, Rc};
-use inswitch_model::register_space::{Reg, MCAST_ENTRIES};
+use inswitch_model::register_space::Reg;
 use inswitch_model::Wide;
 
 use super::channels::ChannelKind;
@@ -16,11 +16,7 @@ use crate::faults::{Fault, FaultKind};
 use crate::topology::Ps;
 use crate::wire::{self, LinkFrame};
 
-/// Bit 31 of a `VNI_ALLOWED` or `MCAST[i].KEY` register: the entry is valid (`docs/blocks/register_space.md`).
-const ENTRY_VALID: u32 = 1 << 31;
-/// `MCAST[i].KEY` bits 12:0: the tree.
-const TREE_MASK: u32 = (1 << 13) - 1;
-/// Bits of `MCAST[i].PORTS` (ports 0-15).
+/// Bits of `MCAST_PORTS` (ports 0-15).
 const MCAST_PORT_BITS: usize = 16;
 /// The engines' reduction mode: the register space's reset `RED_CFG_MODE` (associative), which the root
 /// end nodes use too.
@@ -347,14 +343,12 @@ impl Fabric {
             self.portals.stats.no_entry += 1;
             return;
         };
-        // The switch's multicast table: the engine's register-space entries (tree, wait, ports).
+        // The switch's multicast table: the engine's register-space entry of the tree (valid, wait, ports;
+        // docs/blocks/register_space.md §Multicast entries), read by the tree.
         let regs = c.e.regs();
-        let table: Vec<(u16, u32, u32)> = (0..MCAST_ENTRIES)
-            .filter(|&i| regs.read(Reg::Mcast(i, 0)) & ENTRY_VALID != 0)
-            .map(|i| ((regs.read(Reg::Mcast(i, 0)) & TREE_MASK) as u16, regs.read(Reg::Mcast(i, 1)), regs.read(Reg::Mcast(i, 2))))
-            .collect();
+        let entry = |t: u16| regs.mcast_entry(t).filter(|e| e.valid);
         let tree = fr.tree();
-        let Some(&(_, _, ports)) = table.iter().find(|e| e.0 == tree) else {
+        let Some(ports) = entry(tree).map(|e| u32::from(e.ports)) else {
             self.portals.stats.no_entry += 1;
             return;
         };
@@ -363,7 +357,7 @@ impl Fabric {
         for (k, &b) in bytes.iter().take(BEAT_BYTES).enumerate() {
             beat.set_byte(k, b);
         }
-        let armed = |t: u16| table.iter().any(|e| e.0 == t && e.1 != 0);
+        let armed = |t: u16| entry(t).is_some_and(|e| e.wait != 0);
         let to_engine = ingress != Some(Port::Engine) && addressed_to_engine(&beat, true, c.id, regs.read(Reg::Ethertype) as u16, &armed);
         let mut outs: Vec<Port> = Vec::new();
         if fr.header.arm {

@@ -5,7 +5,7 @@
 //! register_space_codes` rewrites it).
 
 use super::map::{offset, reset, status};
-use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, STATIC_INDEX_MASK, STATIC_INDEX_SLOTS, SYNC_WRITES, VNI_ENTRIES};
+use super::map::{CPU_STATIC_KEY_MASK, CPU_STATIC_WORD1_MASK, ID_VALUE, INTERNAL_COUNTERS, MCAST_INDEX_MASK, MCAST_INDEX_SLOTS, PBV_ENTRIES, RED_THRESHOLDS, RED_TIMEOUTS, STATIC_INDEX_MASK, STATIC_INDEX_SLOTS, SYNC_WRITES, VNI_ENTRIES};
 use crate::codes::{hex, hex_localparams, integers, localparams, Header};
 
 /// Width of a DW index into the 4 KiB window (the RTL's `dw`).
@@ -27,7 +27,7 @@ pub fn verilog_header() -> String {
     let dws = offset::TABLE.iter().map(|&(n, byte)| (n, u64::from(byte / 4)));
     h.section("Register offsets as DW indices (byte offset / 4)", &hex_localparams("DW", DW_BITS, dws));
     h.section(
-        "Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters, STATIC_INDEX bits",
+        "Table sizes: PBV DWs (two entries a DW), reduction timeouts and thresholds, allowed VNIs, own counters, STATIC_INDEX and MCAST_INDEX bits and slots",
         &integers([
             ("PBV_DWS", (PBV_ENTRIES / 2) as u64),
             ("RED_TIMEOUTS", RED_TIMEOUTS as u64),
@@ -36,6 +36,8 @@ pub fn verilog_header() -> String {
             ("INTERNAL_COUNTERS", INTERNAL_COUNTERS as u64),
             ("STATIC_INDEX_BITS", u64::from(STATIC_INDEX_MASK.count_ones())),
             ("STATIC_INDEX_SLOTS", STATIC_INDEX_SLOTS as u64),
+            ("MCAST_INDEX_BITS", u64::from(MCAST_INDEX_MASK.count_ones())),
+            ("MCAST_INDEX_SLOTS", MCAST_INDEX_SLOTS as u64),
         ]),
     );
     let mut values = hex("ID_VALUE", 32, u64::from(ID_VALUE))

@@ -14,8 +14,16 @@ pub const ENGINE_BASE: u32 = 0xC000;
 pub const PBV_ENTRIES: usize = 128;
 /// Route-table entries, as the output queue's default `ROUTE_ENTRIES`.
 pub const ROUTE_ENTRIES: usize = 16;
-/// Multicast-table entries held by the engine (a window onto the switch's 8K-tree table, 002 (60)).
-pub const MCAST_ENTRIES: usize = 16;
+/// Multicast entries (the RTL parameter `MCAST_ENTRIES`, default): one per tree, the seed's 8192 (002 (60):
+/// 13-bit trees), reached through MCAST_INDEX (docs/blocks/register_space.md §Multicast entries).
+pub const MCAST_ENTRIES: usize = crate::interposer::MCAST_ENTRIES_SEED;
+/// Largest `MCAST_ENTRIES`: one entry per 13-bit tree.
+pub const MAX_MCAST_ENTRIES: usize = crate::interposer::MCAST_ENTRIES_SEED;
+/// The bits of `MCAST_INDEX` (12:0): a tree (DFA bits 15-3, 002 (60)).
+pub const MCAST_INDEX_MASK: u32 = (MAX_MCAST_ENTRIES - 1) as u32;
+/// Requesters that hold an MCAST_INDEX at once, for the reason and with the round robin of
+/// [`STATIC_INDEX_SLOTS`] (a job's source writes its trees' entries while another's does).
+pub const MCAST_INDEX_SLOTS: usize = 32;
 /// Allowed-VNI entries of a port (002 (52), (99)).
 pub const VNI_ENTRIES: usize = 4;
 /// Reduction timeouts (002 (61): four configurable 24-bit timeouts).
@@ -70,7 +78,10 @@ code_table! {
         RED_THRESHOLD = 0x140, "Three wait-count thresholds (002 (61)).";
         VNI_ALLOWED = 0x150, "Four allowed VNIs: bit 31 valid, bits 15:0 VNI.";
         ROUTE = 0x200, "Route table: 16 entries x 8 bytes; DW0 key, DW1 action (writing DW1 commits the entry).";
-        MCAST = 0x300, "Multicast table: 16 entries x 16 bytes; DW0 key (writing DW0 commits), DW1 wait count, DW2 ports.";
+        MCAST_INDEX = 0x300, "Multicast entry window: the tree (12:0) whose entry MCAST_KEY, MCAST_WAIT and MCAST_PORTS reach; writing it loads the entry from the RAM.";
+        MCAST_KEY = 0x304, "Multicast entry MCAST_INDEX: bit 31 valid, 12:0 the tree (read-only); writing it commits the entry to the interposer.";
+        MCAST_WAIT = 0x308, "Multicast entry MCAST_INDEX: wait count (19:0).";
+        MCAST_PORTS = 0x30C, "Multicast entry MCAST_INDEX: ports of the tree's downward frames (15:0).";
         COUNTERS = 0x400, "Counters: 0 rejected writes, 1 unmapped accesses, 2.. `stat_event` bits. Writing clears.";
         ENGINE_ID = 0x160, "The engine's device ID (read-only: the `cfg_engine_id` strap), copied to the CPU after reset.";
         ENGINE_SFA = 0x164, "The engine's own fabric address (Portals SFA of its frames).";
@@ -155,12 +166,12 @@ pub struct RouteAction {
     pub valid: bool,
 }
 
-/// Multicast-table DW0 (writing it commits the entry to the interposer).
+/// MCAST_KEY (writing it commits the entry to the interposer).
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct McastKey {
-    /// Multicast tree: DFA bits 15-3 (002 (60)).
+    /// Multicast tree: DFA bits 15-3 (002 (60)); read-only, the entry's MCAST_INDEX.
     pub tree: B13,
     #[skip]
     __: B18,
@@ -168,7 +179,7 @@ pub struct McastKey {
     pub valid: bool,
 }
 
-/// Multicast-table DW1.
+/// MCAST_WAIT.
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -180,7 +191,7 @@ pub struct McastWait {
     __: B12,
 }
 
-/// Multicast-table DW2.
+/// MCAST_PORTS.
 #[bitfield(bits = 32)]
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -305,8 +316,14 @@ pub enum Reg {
     VniAllowed(usize),
     /// Route entry, DW (0 key, 1 action).
     Route(usize, usize),
-    /// Multicast entry, DW (0 key, 1 wait, 2 ports).
-    Mcast(usize, usize),
+    /// MCAST_INDEX: the tree whose entry MCAST_KEY, MCAST_WAIT and MCAST_PORTS reach.
+    McastIndex,
+    /// MCAST_KEY of entry MCAST_INDEX (mapped while MCAST_INDEX < `MCAST_ENTRIES`).
+    McastKey,
+    /// MCAST_WAIT of entry MCAST_INDEX (mapped as MCAST_KEY).
+    McastWait,
+    /// MCAST_PORTS of entry MCAST_INDEX (mapped as MCAST_KEY).
+    McastPorts,
     /// Counter i.
     Counter(usize),
     /// ENGINE_ID (read-only strap).
@@ -327,8 +344,9 @@ pub enum Reg {
     StaticWait,
 }
 
-/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped. STATIC_KEY and STATIC_WAIT decode here
-/// whatever STATIC_INDEX holds; the block answers them UNMAPPED while it names no entry of its table.
+/// Decodes a byte offset (bits 1:0 ignored); `None` = unmapped. STATIC_KEY and STATIC_WAIT (MCAST_KEY,
+/// MCAST_WAIT, MCAST_PORTS) decode here whatever STATIC_INDEX (MCAST_INDEX) holds; the block answers them
+/// UNMAPPED while it names no entry of its table.
 pub fn decode(addr: u16) -> Option<Reg> {
     let a = u32::from(addr) & (WINDOW_BYTES - 1) & !3;
     let idx = |base: u32, n: usize, stride: u32| -> Option<usize> {
@@ -354,6 +372,10 @@ pub fn decode(addr: u16) -> Option<Reg> {
         o::STATIC_INDEX => Reg::StaticIndex,
         o::STATIC_KEY => Reg::StaticKey,
         o::STATIC_WAIT => Reg::StaticWait,
+        o::MCAST_INDEX => Reg::McastIndex,
+        o::MCAST_KEY => Reg::McastKey,
+        o::MCAST_WAIT => Reg::McastWait,
+        o::MCAST_PORTS => Reg::McastPorts,
         _ => {
             if let Some(i) = idx(o::RED_TIMEOUT, RED_TIMEOUTS, 4) {
                 Reg::RedTimeout(i)
@@ -363,12 +385,6 @@ pub fn decode(addr: u16) -> Option<Reg> {
                 Reg::VniAllowed(i)
             } else if let Some(i) = idx(o::ROUTE, ROUTE_ENTRIES, 8) {
                 Reg::Route(i, ((a >> 2) & 1) as usize)
-            } else if let Some(i) = idx(o::MCAST, MCAST_ENTRIES, 16) {
-                let w = ((a >> 2) & 3) as usize;
-                if w == 3 {
-                    return None;
-                }
-                Reg::Mcast(i, w)
             } else if let Some(i) = idx(o::COUNTERS, INTERNAL_COUNTERS + STAT_EVENTS, 4) {
                 Reg::Counter(i)
             } else if let Some(i) = idx(o::PBV_FLAGS, PBV_ENTRIES / 2, 4) {
@@ -397,4 +413,17 @@ pub fn be_mask(be: u8) -> u32 {
 /// full-DW writes (docs/blocks/register_space.md §CPU window).
 pub fn static_entry_writes(entry: u16, key: u32, wait: u32) -> [(u32, u32); 3] {
     [(offset::STATIC_INDEX, u32::from(entry) & STATIC_INDEX_MASK), (offset::STATIC_WAIT, wait), (offset::STATIC_KEY, key)]
+}
+
+/// The register writes that configure the multicast entry of `tree` (docs/blocks/register_space.md
+/// §Multicast entries), in the documented program order: MCAST_INDEX, MCAST_WAIT, MCAST_PORTS, then
+/// MCAST_KEY (writing it commits the entry to the interposer; `valid` false clears the tree there).
+/// (offset, value) pairs, full-DW writes.
+pub fn mcast_entry_writes(tree: u16, valid: bool, wait: u32, ports: u16) -> [(u32, u32); 4] {
+    [
+        (offset::MCAST_INDEX, u32::from(tree) & MCAST_INDEX_MASK),
+        (offset::MCAST_WAIT, wait & 0xF_FFFF),
+        (offset::MCAST_PORTS, u32::from(ports)),
+        (offset::MCAST_KEY, u32::from(valid) << 31),
+    ]
 }

@@ -9,8 +9,9 @@
 //! reads and writes into accesses); each gets one response on `m_reg_rsp_*` one cycle later. Only the
 //! configured master may write once the `CTRL.lock` bit is set; other writers are rejected and counted.
 //! Everything else this block holds drives other blocks: configuration values on `cfg_*` ports, the
-//! output queue's route-table write port, the interposer's multicast-table write port, and a PBV read
-//! port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
+//! output queue's route-table write port, the interposer's multicast-table write port (the multicast
+//! entries are one per tree, in RAM behind MCAST_INDEX, as the CPU's static entries are behind
+//! STATIC_INDEX), and a PBV read port for the collective processing unit. Event counters count one-cycle pulses on `stat_event`.
 //!
 //! CPU configuration bridge (docs/blocks/register_space.md §CPU window): the registers the CPU keeps a copy of (PBV
 //! table and flags, reduction timeouts and thresholds, ENGINE_SFA, RED_CFG_MODE, RETRY_LIMIT, the static
@@ -33,13 +34,36 @@ pub enum RegsParamError {
     /// `CPU_STATIC_ENTRIES` must be 1-4096.
     #[error("register space: CPU_STATIC_ENTRIES {0} is not 1-4096")]
     CpuStaticEntries(usize),
+    /// `MCAST_ENTRIES` must be 1-8192.
+    #[error("register space: MCAST_ENTRIES {0} is not 1-8192")]
+    McastEntries(usize),
 }
+
+/// One multicast entry as the RTL's `mcast_mem` holds it (docs/blocks/register_space.md §Multicast entries):
+/// MCAST_KEY's valid bit, MCAST_WAIT, MCAST_PORTS. Its tree is its index.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct McastEntry {
+    /// MCAST_KEY bit 31.
+    pub valid: bool,
+    /// MCAST_WAIT\[19:0\].
+    pub wait: u32,
+    /// MCAST_PORTS\[15:0\].
+    pub ports: u16,
+}
+
+/// Entries in a page of the multicast entries' storage (`crate::paged_table`, as the interposer's table):
+/// 512 bytes, so an engine in a fabric, which arms a few trees, carries a page or two of its 64 KB table.
+const MCAST_PAGE: usize = 64;
+/// The multicast entries' storage.
+type McastTable = crate::paged_table::PagedTable<McastEntry, MCAST_PAGE>;
 
 /// Width masks of the value registers.
 const MASK16: u32 = 0xFFFF;
 const MASK8: u32 = 0xFF;
 const MASK24: u32 = 0xFF_FFFF;
 const MASK20: u32 = 0xF_FFFF;
+/// MCAST_KEY's valid bit, the only bit of it a write changes.
+const MCAST_VALID: u32 = 1 << 31;
 
 ports! {
     /// Inputs of `rtl/register_space.v` (clk aside).
@@ -150,11 +174,9 @@ ports! {
         pub cfg_route_wr_port: u8,
         /// Multicast-table write pulse (to the interposer).
         pub cfg_mcast_wr_en: bool,
-        /// Entry written.
-        pub cfg_mcast_wr_index: u8,
         /// Entry valid.
         pub cfg_mcast_wr_valid: bool,
-        /// Tree (DFA bits 15-3).
+        /// Tree (DFA bits 15-3): the committing requester's MCAST_INDEX.
         pub cfg_mcast_wr_tree: u16,
         /// Wait count.
         pub cfg_mcast_wr_wait_count: u32,
@@ -171,8 +193,8 @@ ports! {
     }
 }
 
-/// The register space's tables that only a register access reads or writes (the route and multicast
-/// tables, PBV_FLAGS, the STATIC_INDEX slots): kept out of line, so that the registers every cycle reads
+/// The register space's tables that only a register access reads or writes (the route table, PBV_FLAGS,
+/// the STATIC_INDEX and MCAST_INDEX slots): kept out of line, so that the registers every cycle reads
 /// (the configuration outputs, the pipeline's state) fit a few cache lines. A fabric steps 1,024 engines
 /// in turn, and each step's first loads of an engine's state missed the caches (docs/performance.md
 /// §Session 19, the engine's hot state).
@@ -180,25 +202,23 @@ ports! {
 struct Tables {
     route_key: [RouteKey; ROUTE_ENTRIES],
     route_action: [RouteAction; ROUTE_ENTRIES],
-    mcast_key: [McastKey; MCAST_ENTRIES],
-    mcast_wait: [McastWait; MCAST_ENTRIES],
-    mcast_ports: [McastPorts; MCAST_ENTRIES],
     pbv_flags: [PbvFlags; PBV_ENTRIES / 2],
     /// STATIC_INDEX per requester: (requester ID, entry), `STATIC_INDEX_SLOTS` slots, `None` = free. The
     /// RTL's data registers of a slot hold its entry (loaded from the RAM after an index write, written
     /// with the RAM); they always equal the RAM's entry, so the model reads the RAM.
     static_index: [Option<(u16, u32)>; STATIC_INDEX_SLOTS],
+    /// MCAST_INDEX per requester, as `static_index` (the RTL's slot data registers equal `mcast_mem`'s
+    /// entry, so the model reads the RAM).
+    mcast_index: [Option<(u16, u32)>; MCAST_INDEX_SLOTS],
 }
 
 impl Tables {
     const RESET: Tables = Tables {
         route_key: [RouteKey::new(); ROUTE_ENTRIES],
         route_action: [RouteAction::new(); ROUTE_ENTRIES],
-        mcast_key: [McastKey::new(); MCAST_ENTRIES],
-        mcast_wait: [McastWait::new(); MCAST_ENTRIES],
-        mcast_ports: [McastPorts::new(); MCAST_ENTRIES],
         pbv_flags: [PbvFlags::new(); PBV_ENTRIES / 2],
         static_index: [None; STATIC_INDEX_SLOTS],
+        mcast_index: [None; MCAST_INDEX_SLOTS],
     };
 }
 
@@ -231,7 +251,14 @@ pub struct RegisterSpace {
     static_next: usize,
     /// An index write's RAM read is under way: no access is taken this cycle.
     static_load: bool,
-    /// Next entry of the post-reset clearing sweep of the RAM copy (`None`: no sweep).
+    /// The multicast entries (the RTL's `mcast_mem`), `MCAST_ENTRIES` long, indexed by the tree.
+    mcast: McastTable,
+    /// The MCAST_INDEX slot the next requester without one takes (round robin).
+    mcast_next: usize,
+    /// An MCAST_INDEX write's RAM read is under way: no access is taken this cycle.
+    mcast_load: bool,
+    /// Next entry of the post-reset clearing sweep of the RAMs (static entries and multicast entries
+    /// together; `None`: no sweep).
     sweep: Option<usize>,
     /// Second CPU write of a two-entry PBV / PBV_FLAGS access: (address, data).
     cpu_pending: Option<(u16, u32)>,
@@ -251,39 +278,74 @@ impl RegisterSpace {
     /// A register space in its reset state (the clearing sweep and the post-reset copy to come), with
     /// the default `CPU_STATIC_ENTRIES`.
     pub fn new() -> Self {
-        Self::reset_state(CPU_STATIC_ENTRIES)
+        Self::reset_state(CPU_STATIC_ENTRIES, MCAST_ENTRIES)
     }
 
     /// A register space whose CPU window reaches `n` static entries (the RTL parameter
-    /// `CPU_STATIC_ENTRIES`, 1-4096), in its reset state.
+    /// `CPU_STATIC_ENTRIES`, 1-4096), with the default `MCAST_ENTRIES`, in its reset state.
     pub fn with_static_entries(n: usize) -> Result<Self, RegsParamError> {
-        Self::check_static(n)?;
-        Ok(Self::reset_state(n))
+        Self::with_sizes(n, MCAST_ENTRIES)
+    }
+
+    /// A register space with `n` static entries (`CPU_STATIC_ENTRIES`, 1-4096) and `m` multicast entries
+    /// (`MCAST_ENTRIES`, 1-8192), in its reset state.
+    pub fn with_sizes(n: usize, m: usize) -> Result<Self, RegsParamError> {
+        Self::check_sizes(n, m)?;
+        Ok(Self::reset_state(n, m))
     }
 
     /// A register space whose CPU window reaches `n` static entries (the RTL parameter
-    /// `CPU_STATIC_ENTRIES`, 1-4096), at power-on (before the first reset, as the Verilated RTL starts).
+    /// `CPU_STATIC_ENTRIES`, 1-4096), with the default `MCAST_ENTRIES`, at power-on (before the first
+    /// reset, as the Verilated RTL starts).
     pub fn power_on_with(n: usize) -> Result<Self, RegsParamError> {
-        Self::check_static(n)?;
-        Ok(Self::power_on_state(n))
+        Self::power_on_sized(n, MCAST_ENTRIES)
     }
 
-    /// Cycles left of the post-reset clearing sweep of the static entries' RAM (0: none).
+    /// A register space with `n` static entries and `m` multicast entries (as [`Self::with_sizes`]) at
+    /// power-on.
+    pub fn power_on_sized(n: usize, m: usize) -> Result<Self, RegsParamError> {
+        Self::check_sizes(n, m)?;
+        Ok(Self::power_on_state(n, m))
+    }
+
+    /// Cycles left of the post-reset clearing sweep of the RAMs (0: none).
     pub fn sweep_remaining(&self) -> usize {
-        self.sweep.map_or(0, |j| self.static_entries() - j)
+        self.sweep.map_or(0, |j| self.sweep_len() - j)
+    }
+
+    /// Length of the clearing sweep: one entry of each RAM a cycle, the longer table's entries.
+    fn sweep_len(&self) -> usize {
+        self.static_entries().max(self.mcast_entries())
+    }
+
+    /// `MCAST_ENTRIES`.
+    pub fn mcast_entries(&self) -> usize {
+        self.mcast.len()
+    }
+
+    /// The multicast entry of `tree` (docs/blocks/register_space.md §Multicast entries), `None` past the table.
+    pub fn mcast_entry(&self, tree: u16) -> Option<McastEntry> {
+        let t = usize::from(tree);
+        (t < self.mcast.len()).then(|| self.mcast.get(t))
     }
 
     /// `n` idle cycles of the clearing sweep in closed form (what `n` steps with no access do to it; the
     /// rest of an idle register space does not change: `PacketEngine::advance_idle` checks that).
     pub fn advance_sweep(&mut self, n: u64) {
         if let Some(j) = self.sweep {
-            let left = (self.static_entries() - j) as u64;
+            let left = (self.sweep_len() - j) as u64;
             self.sweep = (n < left).then(|| j + n as usize);
         }
     }
 
-    fn check_static(n: usize) -> Result<(), RegsParamError> {
-        if (1..=MAX_CPU_STATIC_ENTRIES).contains(&n) { Ok(()) } else { Err(RegsParamError::CpuStaticEntries(n)) }
+    fn check_sizes(n: usize, m: usize) -> Result<(), RegsParamError> {
+        if !(1..=MAX_CPU_STATIC_ENTRIES).contains(&n) {
+            return Err(RegsParamError::CpuStaticEntries(n));
+        }
+        if !(1..=MAX_MCAST_ENTRIES).contains(&m) {
+            return Err(RegsParamError::McastEntries(m));
+        }
+        Ok(())
     }
 
     /// `CPU_STATIC_ENTRIES`.
@@ -292,18 +354,23 @@ impl RegisterSpace {
     }
 
     /// Cycles after a reset before the first access can be taken: the longer of the post-reset copy
-    /// to the CPU and the clearing sweep of the static entries' RAM (docs/blocks/register_space.md §Timing).
+    /// to the CPU and the clearing sweep of the RAMs (docs/blocks/register_space.md §Timing).
     pub fn reset_cycles(&self) -> usize {
-        self.static_entries().max(usize::from(SYNC_WRITES))
+        self.sweep_len().max(usize::from(SYNC_WRITES))
     }
 
-    fn reset_state(cpu_static: usize) -> Self {
-        Self::reset_with(vec![CpuStaticKey::new(); cpu_static], vec![0; cpu_static], OutOfLine::new(Tables::RESET))
+    fn reset_state(cpu_static: usize, mcast: usize) -> Self {
+        Self::reset_with(
+            vec![CpuStaticKey::new(); cpu_static],
+            vec![0; cpu_static],
+            McastTable::new(mcast),
+            OutOfLine::new(Tables::RESET),
+        )
     }
 
-    /// The reset state in the storage of `static_key`, `static_wait` (taken as they are: the caller clears
-    /// them) and `t` (reset here), so that a reset allocates nothing.
-    fn reset_with(static_key: Vec<CpuStaticKey>, static_wait: Vec<u32>, t: OutOfLine<Tables>) -> Self {
+    /// The reset state in the storage of `static_key`, `static_wait`, `mcast` (taken as they are: the
+    /// caller clears them) and `t` (reset here), so that a reset allocates nothing.
+    fn reset_with(static_key: Vec<CpuStaticKey>, static_wait: Vec<u32>, mcast: McastTable, t: OutOfLine<Tables>) -> Self {
         RegisterSpace {
             pbv: [0; PBV_ENTRIES / 2],
             ctrl: Ctrl::new(),
@@ -326,6 +393,9 @@ impl RegisterSpace {
             static_wait,
             static_next: 0,
             static_load: false,
+            mcast,
+            mcast_next: 0,
+            mcast_load: false,
             sweep: Some(0),
             cpu_pending: None,
             sync: Some(0),
@@ -336,10 +406,10 @@ impl RegisterSpace {
     /// The state before the first reset: every register 0, as the Verilated RTL starts
     /// (`--x-initial fast`); the co-simulation starts the model here so that cycle 0 compares equal.
     pub fn power_on() -> Self {
-        Self::power_on_state(CPU_STATIC_ENTRIES)
+        Self::power_on_state(CPU_STATIC_ENTRIES, MCAST_ENTRIES)
     }
 
-    fn power_on_state(cpu_static: usize) -> Self {
+    fn power_on_state(cpu_static: usize, mcast: usize) -> Self {
         RegisterSpace {
             ethertype: 0,
             vendor_id: 0,
@@ -351,7 +421,7 @@ impl RegisterSpace {
             retry_limit: 0,
             sync: None,
             sweep: None,
-            ..Self::reset_state(cpu_static)
+            ..Self::reset_state(cpu_static, mcast)
         }
     }
 
@@ -427,6 +497,7 @@ impl RegisterSpace {
         match reg {
             Reg::Failure => failure_word(i.cpu_fail_valid, i.cpu_fail_family, i.cpu_fail_ctx, i.cpu_fail_count),
             Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, i.s_reg_src),
+            Reg::McastIndex | Reg::McastKey | Reg::McastWait | Reg::McastPorts => self.read_as(reg, i.s_reg_src),
             _ => self.read_with(reg, i.cfg_engine_id),
         }
     }
@@ -450,9 +521,6 @@ impl RegisterSpace {
             Reg::VniAllowed(i) => self.vni_allowed[i].into(),
             Reg::Route(i, 0) => self.t.route_key[i].into(),
             Reg::Route(i, _) => self.t.route_action[i].into(),
-            Reg::Mcast(i, 0) => self.t.mcast_key[i].into(),
-            Reg::Mcast(i, 1) => self.t.mcast_wait[i].into(),
-            Reg::Mcast(i, _) => self.t.mcast_ports[i].into(),
             Reg::Counter(i) => self.counters[i],
             Reg::EngineId | Reg::Failure => 0,
             Reg::EngineSfa => self.engine_sfa,
@@ -460,6 +528,7 @@ impl RegisterSpace {
             Reg::PbvFlags(k) => self.t.pbv_flags[k].into(),
             // The static window as requester 0 sees it (see `read_as`).
             Reg::StaticIndex | Reg::StaticKey | Reg::StaticWait => self.read_as(reg, 0),
+            Reg::McastIndex | Reg::McastKey | Reg::McastWait | Reg::McastPorts => self.read_as(reg, 0),
         }
     }
 
@@ -469,8 +538,29 @@ impl RegisterSpace {
             Reg::StaticIndex => self.index_of(src),
             Reg::StaticKey => self.static_entry(src).map_or(0, |s| self.static_key[s].into()),
             Reg::StaticWait => self.static_entry(src).map_or(0, |s| self.static_wait[s]),
+            Reg::McastIndex => self.mcast_index_of(src),
+            Reg::McastKey => self.mcast_slot_entry(src).map_or(0, |t| McastKey::new().with_valid(self.mcast.get(t).valid).with_tree(t as u16).into()),
+            Reg::McastWait => self.mcast_slot_entry(src).map_or(0, |t| McastWait::new().with_wait_count(self.mcast.get(t).wait).into()),
+            Reg::McastPorts => self.mcast_slot_entry(src).map_or(0, |t| McastPorts::new().with_ports(self.mcast.get(t).ports).into()),
             _ => self.read(reg),
         }
+    }
+
+    /// Requester `src`'s slot of MCAST_INDEX, if it has one.
+    fn mcast_slot_of(&self, src: u16) -> Option<usize> {
+        self.t.mcast_index.iter().position(|x| x.is_some_and(|(r, _)| r == src))
+    }
+
+    /// Requester `src`'s MCAST_INDEX (0 without a slot).
+    fn mcast_index_of(&self, src: u16) -> u32 {
+        self.mcast_slot_of(src).and_then(|j| self.t.mcast_index[j]).map_or(0, |(_, t)| t)
+    }
+
+    /// The multicast entry requester `src`'s MCAST_INDEX names, if it has one and the table has that
+    /// entry (else MCAST_KEY / MCAST_WAIT / MCAST_PORTS are unmapped for it).
+    fn mcast_slot_entry(&self, src: u16) -> Option<usize> {
+        let t = self.mcast_slot_of(src).and_then(|j| self.t.mcast_index[j])?.1 as usize;
+        (t < self.mcast_entries()).then_some(t)
     }
 
     /// Requester `src`'s slot of STATIC_INDEX, if it has one.
@@ -574,23 +664,39 @@ impl RegisterSpace {
                     self.out.cfg_route_wr_port = a.port() & PORT_MASK;
                 }
             }
-            Reg::Mcast(i, 0) => {
-                let old = self.t.mcast_key[i];
-                self.t.mcast_key[i] = McastKey::from(merge(self.t.mcast_key[i].into(), 0x8000_1FFF));
+            // As STATIC_INDEX, with the multicast slots.
+            Reg::McastIndex => {
                 if m != 0 {
-                    let k = self.t.mcast_key[i];
-                    self.out.cfg_mcast_wr_en = true;
-                    self.out.cfg_mcast_wr_index = i as u8;
-                    self.out.cfg_mcast_wr_valid = k.valid();
-                    // The interposer's table is indexed by the tree: a valid entry written invalid clears
-                    // the tree it held (docs/blocks/register_space.md, multicast entries).
-                    self.out.cfg_mcast_wr_tree = if k.valid() || !old.valid() { k.tree() } else { old.tree() };
-                    self.out.cfg_mcast_wr_wait_count = self.t.mcast_wait[i].wait_count();
-                    self.out.cfg_mcast_wr_ports = self.t.mcast_ports[i].ports();
+                    let index = merge(self.mcast_index_of(src), MCAST_INDEX_MASK);
+                    let j = self.mcast_slot_of(src).unwrap_or_else(|| {
+                        let j = self.mcast_next;
+                        self.mcast_next = (j + 1) % MCAST_INDEX_SLOTS;
+                        j
+                    });
+                    self.t.mcast_index[j] = Some((src, index));
+                    self.mcast_load = true;
                 }
             }
-            Reg::Mcast(i, 1) => self.t.mcast_wait[i] = McastWait::from(merge(self.t.mcast_wait[i].into(), MASK20)),
-            Reg::Mcast(i, _) => self.t.mcast_ports[i] = McastPorts::from(merge(self.t.mcast_ports[i].into(), MASK16)),
+            Reg::McastKey | Reg::McastWait | Reg::McastPorts => {
+                let Some(t) = self.mcast_slot_entry(src) else { return false };
+                let mut e = self.mcast.get(t);
+                match reg {
+                    Reg::McastWait => e.wait = merge(e.wait, MASK20),
+                    Reg::McastPorts => e.ports = merge(u32::from(e.ports), MASK16) as u16,
+                    // The tree bits are the index: only valid is written.
+                    _ => e.valid = merge(u32::from(e.valid) << 31, MCAST_VALID) != 0,
+                }
+                self.mcast.set(t, e);
+                // Writing MCAST_KEY (any byte enabled) commits the entry to the interposer, whose table is
+                // indexed by the tree too (docs/blocks/interposer.md §Multicast table).
+                if reg == Reg::McastKey && m != 0 {
+                    self.out.cfg_mcast_wr_en = true;
+                    self.out.cfg_mcast_wr_valid = e.valid;
+                    self.out.cfg_mcast_wr_tree = t as u16;
+                    self.out.cfg_mcast_wr_wait_count = e.wait;
+                    self.out.cfg_mcast_wr_ports = e.ports;
+                }
+            }
             // Writing a counter clears it; an event in the same cycle is still counted.
             Reg::Counter(i) => {
                 if m != 0 {
@@ -624,6 +730,7 @@ impl Block for RegisterSpace {
             && self.sync.is_none()
             && self.cpu_pending.is_none()
             && !self.static_load
+            && !self.mcast_load
             && self.sweep.is_none();
         let mut out = self.cfg_outputs();
         out.s_reg_ready = s_reg_ready;
@@ -642,8 +749,9 @@ impl Block for RegisterSpace {
         // The load of an index write ends; the sweep clears one entry a cycle (the model cleared the
         // whole RAM copy at the reset: nothing reads it before the sweep ends).
         self.static_load = false;
+        self.mcast_load = false;
         if let Some(j) = self.sweep {
-            self.sweep = (j + 1 < self.static_entries()).then_some(j + 1);
+            self.sweep = (j + 1 < self.sweep_len()).then_some(j + 1);
         }
         if let Some(k) = self.sync {
             cpu_write = Some((cpu_addr::TIMEOUT + k, self.sync_word(k, i.cfg_engine_id)));
@@ -653,8 +761,13 @@ impl Block for RegisterSpace {
         }
         let mut cleared = None;
         if i.s_reg_valid && s_reg_ready {
-            // STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table.
-            let reg = decode(i.s_reg_addr).filter(|&r| !matches!(r, Reg::StaticKey | Reg::StaticWait) || self.static_entry(i.s_reg_src).is_some());
+            // STATIC_KEY / STATIC_WAIT are mapped while STATIC_INDEX names an entry of the table, the
+            // multicast entry's registers while MCAST_INDEX does.
+            let reg = decode(i.s_reg_addr).filter(|&r| match r {
+                Reg::StaticKey | Reg::StaticWait => self.static_entry(i.s_reg_src).is_some(),
+                Reg::McastKey | Reg::McastWait | Reg::McastPorts => self.mcast_slot_entry(i.s_reg_src).is_some(),
+                _ => true,
+            });
             let authorized = !self.ctrl.lock() || u32::from(i.s_reg_src) == self.master_id;
             let (st, rdata) = match (reg, i.s_reg_write) {
                 (None, _) => (status::UNMAPPED, 0),
@@ -711,12 +824,14 @@ impl Block for RegisterSpace {
         }
         if i.rst {
             let n = self.static_entries();
-            // The RAM copy is reused (its clearing is the sweep's), not reallocated: a reset of a 4096-entry
-            // table costs no allocation.
+            // The RAM copies are reused (their clearing is the sweep's), not reallocated: a reset of a
+            // 4096-entry table costs no allocation.
             let (mut key, mut wait) = (std::mem::take(&mut self.static_key), std::mem::take(&mut self.static_wait));
+            let mut mcast = std::mem::take(&mut self.mcast);
             key.fill(CpuStaticKey::new());
             wait.fill(0);
-            *self = Self::reset_with(key, wait, self.t.take());
+            mcast.clear();
+            *self = Self::reset_with(key, wait, mcast, self.t.take());
             debug_assert_eq!(self.static_entries(), n);
         }
         out

@@ -105,8 +105,10 @@ fn failure_reads_the_cpu_status_and_is_read_only() {
 fn decode_covers_the_map() {
     assert_eq!(decode(0x0C2), Some(Reg::Pbv(0x30)));
     assert_eq!(decode(0x204), Some(Reg::Route(0, 1)));
-    assert_eq!(decode(0x3F4), Some(Reg::Mcast(15, 1)));
-    assert_eq!(decode(0x3FC), None);
+    assert_eq!(decode(0x300), Some(Reg::McastIndex));
+    assert_eq!(decode(0x30E), Some(Reg::McastPorts));
+    assert_eq!(decode(0x310), None);
+    assert_eq!(decode(0x3F4), None, "the 16-slot window is gone");
     assert_eq!(decode(0x400 + 4 * 33), Some(Reg::Counter(33)));
     assert_eq!(decode(0x400 + 4 * 34), None);
     assert_eq!(decode(0x12C), None);
@@ -125,7 +127,7 @@ mod bridge {
     #[test]
     fn after_reset_the_cpu_gets_the_reset_values_then_accesses_are_taken() {
         // Five static entries: the clearing sweep (5 cycles) ends before the copy (10).
-        let mut r = RegisterSpace::with_static_entries(5).expect("5 entries");
+        let mut r = RegisterSpace::with_sizes(5, 5).expect("5 entries");
         let mut writes = Vec::new();
         for _ in 0..SYNC_WRITES + 2 {
             let o = r.step(&idle(0x0720));
@@ -185,7 +187,8 @@ mod static_window {
     }
     /// Out of reset with `n` entries, the sweep and the copy done; the number of cycles that took.
     fn ready(n: usize) -> (RegisterSpace, usize) {
-        let mut r = RegisterSpace::with_static_entries(n).expect("entries");
+        // A multicast table no longer than the static one, so that the sweep is the static table's.
+        let mut r = RegisterSpace::with_sizes(n, n.min(16)).expect("entries");
         let mut cycles = 0;
         while !r.step(&idle()).s_reg_ready {
             cycles += 1;
@@ -213,7 +216,8 @@ mod static_window {
     fn the_clearing_sweep_holds_accesses_for_the_longer_of_it_and_the_copy() {
         assert_eq!(ready(5).1, usize::from(SYNC_WRITES));
         assert_eq!(ready(4096).1, 4096);
-        assert_eq!(RegisterSpace::new().reset_cycles(), 4096);
+        // At the defaults the multicast table's 8192 entries are the longer sweep.
+        assert_eq!(RegisterSpace::new().reset_cycles(), 8192);
         assert!(RegisterSpace::with_static_entries(4097).is_err() && RegisterSpace::with_static_entries(0).is_err());
     }
 
@@ -259,7 +263,7 @@ mod static_window {
 
     #[test]
     fn the_sweep_advances_in_closed_form_as_it_steps() {
-        for n in [0u64, 1, 100, 4095, 4096, 5000] {
+        for n in [0u64, 1, 100, 4095, 4096, 5000, 8191, 8192, 9000] {
             let (mut stepped, mut advanced) = (RegisterSpace::new(), RegisterSpace::new());
             // The copy's last write is on the outputs one cycle after it ends.
             for _ in 0..=SYNC_WRITES {
@@ -317,5 +321,96 @@ mod static_window {
         take(&mut r, &acc(true, offset::STATIC_INDEX, 15));
         assert_eq!(read(&mut r, offset::STATIC_KEY), (status::OK, 0));
         assert_eq!(read(&mut r, offset::STATIC_WAIT), (status::OK, 0));
+    }
+}
+
+/// The multicast entries behind MCAST_INDEX (docs/blocks/register_space.md §Multicast entries).
+mod mcast_window {
+    use crate::register_space::*;
+
+    fn idle() -> RegisterSpaceIn {
+        RegisterSpaceIn { m_reg_rsp_ready: true, ..Default::default() }
+    }
+    fn acc(src: u16, write: bool, off: u32, data: u32) -> RegisterSpaceIn {
+        RegisterSpaceIn { s_reg_valid: true, s_reg_write: write, s_reg_addr: off as u16, s_reg_be: 0xF, s_reg_wdata: data, s_reg_src: src, m_reg_rsp_ready: true, ..Default::default() }
+    }
+    fn ready(n: usize, m: usize) -> RegisterSpace {
+        let mut r = RegisterSpace::with_sizes(n, m).expect("entries");
+        while !r.step(&idle()).s_reg_ready {}
+        r
+    }
+    /// Offers `i` until it is taken; the cycles it waited and the output of the cycle after (its
+    /// response, and the pulse of a commit).
+    fn take(r: &mut RegisterSpace, i: &RegisterSpaceIn) -> (usize, RegisterSpaceOut) {
+        let mut waited = 0;
+        while !r.step(i).s_reg_ready {
+            waited += 1;
+        }
+        (waited, r.step(&idle()))
+    }
+
+    #[test]
+    fn trees_17_and_8191_are_armed_at_once_and_read_back() {
+        let mut r = ready(16, MCAST_ENTRIES);
+        assert_eq!(r.mcast_entries(), 8192);
+        let mut pulses = vec![];
+        for (tree, wait, ports) in [(17u16, 3, 0x0005u16), (8191, 0xF_FFFF, 0x8001)] {
+            for (k, (off, v)) in mcast_entry_writes(tree, true, wait, ports).into_iter().enumerate() {
+                let (_, o) = take(&mut r, &acc(1, true, off, v));
+                assert_eq!(o.m_reg_rsp_status, status::OK);
+                // The index write's RAM read holds the next access for one cycle.
+                assert_eq!(o.s_reg_ready, k != 0);
+                if o.cfg_mcast_wr_en {
+                    pulses.push((o.cfg_mcast_wr_tree, o.cfg_mcast_wr_valid, o.cfg_mcast_wr_wait_count, o.cfg_mcast_wr_ports));
+                }
+            }
+        }
+        assert_eq!(pulses, [(17, true, 3, 5), (8191, true, 0xF_FFFF, 0x8001)], "one commit per tree, named by the index");
+        assert_eq!(r.mcast_entry(17), Some(McastEntry { valid: true, wait: 3, ports: 5 }));
+        assert_eq!(r.mcast_entry(8191), Some(McastEntry { valid: true, wait: 0xF_FFFF, ports: 0x8001 }));
+        // Read back through the index: the key reads the tree; writes to its tree bits are ignored.
+        take(&mut r, &acc(1, true, offset::MCAST_INDEX, 17));
+        take(&mut r, &acc(1, true, offset::MCAST_KEY, 0x8000_1FFF));
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_KEY, 0)).1.m_reg_rsp_rdata, 0x8000_0011);
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_WAIT, 0)).1.m_reg_rsp_rdata, 3);
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_PORTS, 0)).1.m_reg_rsp_rdata, 5);
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_INDEX, 0)).1.m_reg_rsp_rdata, 17);
+        // Clearing tree 17 names it; 8191 stays.
+        let (_, o) = take(&mut r, &acc(1, true, offset::MCAST_KEY, 0));
+        assert_eq!((o.cfg_mcast_wr_en, o.cfg_mcast_wr_tree, o.cfg_mcast_wr_valid), (true, 17, false));
+        assert!(r.mcast_entry(8191).is_some_and(|e| e.valid));
+    }
+
+    #[test]
+    fn a_tree_beyond_the_table_or_no_index_is_unmapped() {
+        let mut r = ready(16, 16);
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_WAIT, 0)).1.m_reg_rsp_status, status::UNMAPPED, "no index");
+        take(&mut r, &acc(1, true, offset::MCAST_INDEX, 16));
+        let o = take(&mut r, &acc(1, true, offset::MCAST_KEY, 1 << 31)).1;
+        assert_eq!(o.m_reg_rsp_status, status::UNMAPPED);
+        assert!(!o.cfg_mcast_wr_en, "nothing committed");
+        assert_eq!(r.counter(1), 2);
+        assert_eq!(take(&mut r, &acc(1, false, offset::MCAST_INDEX, 0)).1.m_reg_rsp_rdata, 16);
+        assert!(RegisterSpace::with_sizes(16, 8193).is_err() && RegisterSpace::with_sizes(16, 0).is_err());
+    }
+
+    #[test]
+    fn interleaved_requesters_reach_their_own_trees() {
+        let mut r = ready(16, MCAST_ENTRIES);
+        let (a, b) = (mcast_entry_writes(100, true, 1, 1), mcast_entry_writes(5000, true, 2, 2));
+        for k in 0..4 {
+            take(&mut r, &acc(1, true, a[k].0, a[k].1));
+            take(&mut r, &acc(2, true, b[k].0, b[k].1));
+        }
+        assert_eq!(r.mcast_entry(100), Some(McastEntry { valid: true, wait: 1, ports: 1 }));
+        assert_eq!(r.mcast_entry(5000), Some(McastEntry { valid: true, wait: 2, ports: 2 }));
+        // A reset clears the entries (after the sweep).
+        r.step(&RegisterSpaceIn { rst: true, ..idle() });
+        let mut waited = 0;
+        while !r.step(&idle()).s_reg_ready {
+            waited += 1;
+        }
+        assert_eq!(waited, 8192, "the multicast table's sweep");
+        assert_eq!(r.mcast_entry(5000), Some(McastEntry::default()));
     }
 }

@@ -668,8 +668,8 @@ fn registrations() -> Vec<BlockSpec> {
         registration!("reduce_unit", "the reduction ALU (docs/blocks/reduce_unit.md)", ReduceUnitIn, ReduceUnitOut,
             [], |s, p| |_r: &dyn Fn(String) -> RegistryError| Ok::<_, RegistryError>(ReduceUnit::new())),
         registration!("register_space", "the engine's configuration and status registers", RegisterSpaceIn, RegisterSpaceOut,
-            ["CPU_STATIC_ENTRIES"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
-                RegisterSpace::power_on_with(p.usize("CPU_STATIC_ENTRIES")).map_err(|e| r(e.to_string()))
+            ["CPU_STATIC_ENTRIES", "MCAST_ENTRIES"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
+                RegisterSpace::power_on_sized(p.usize("CPU_STATIC_ENTRIES"), p.usize("MCAST_ENTRIES")).map_err(|e| r(e.to_string()))
             }),
         registration!("input_checker", "frame and TLP checks on the receive path", InputCheckerIn, InputCheckerOut,
             ["DATA_WIDTH"], |s, p| |r: &dyn Fn(String) -> RegistryError| {
