@@ -31,7 +31,7 @@ use crate::tlp::{Tlp, TlpKind};
 use inswitch_model::input_checker::config::{
     ENCAP_DESCRIPTOR_BYTES, ENCAP_FORM_FLIT, ENCAP_FORM_NON_FLIT, ENCAP_OP_APPLY, ENCAP_REGISTER_WRITE_DW, ENCAP_TYPE_CONFIGURATION, ENCAP_TYPE_REGISTER_WRITE, ENCAP_VERSION,
 };
-use inswitch_model::input_checker::{ENGINE_WINDOW, MAILBOX_OFFSET};
+use inswitch_model::input_checker::{window_address, window_of, MAILBOX_OFFSET};
 use inswitch_model::message::Kind as MsgKind;
 
 const L: Layer = Layer::Collective;
@@ -60,7 +60,7 @@ pub struct RegisterWrite {
 impl RegisterWrite {
     /// The memory address of the register.
     pub fn address(&self) -> u64 {
-        u64::from(self.engine_id) << 16 | u64::from(ENGINE_WINDOW) << 12 | u64::from(self.offset)
+        u64::from(window_address(self.engine_id, u32::from(self.offset)))
     }
 
     fn check(&self, flit_mode: bool) -> Result<()> {
@@ -249,11 +249,10 @@ impl Encapsulated {
                 Original::Flit(t) => (t.address().ok_or(Error::Inconsistent { layer: L, reason: "a flit-mode memory write without an address" })?, 0xF),
             };
             let off = HEADER_LEN + DESCRIPTOR_LEN;
-            let in_window = address >> 32 == 0 && (address >> 12) & 0xF == u64::from(ENGINE_WINDOW) && (address & 0xFFF) < u64::from(MAILBOX_OFFSET);
-            if !in_window {
+            let Some((engine_id, offset)) = window_of(address).filter(|&(_, o)| o < MAILBOX_OFFSET) else {
                 return Err(Error::InvalidField { layer: L, field: "register address", offset: off, value: address, reason: "not a register of an engine's window" });
-            }
-            Ok(RegisterWrite { engine_id: (address >> 16) as u16, offset: (address & 0xFFF) as u16, be, wdata: u32::from_le_bytes(wdata) })
+            };
+            Ok(RegisterWrite { engine_id, offset: offset as u16, be, wdata: u32::from_le_bytes(wdata) })
         })
     }
 

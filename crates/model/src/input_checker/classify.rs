@@ -195,10 +195,10 @@ fn memory_request(c: &[u8; CAPTURE_BYTES], r: &MemRequest, f: &FrameSummary, cfg
     let p = t + if r.four { 16 } else { 12 };
     let hi = if r.four { be32(c, t + 8) } else { 0 };
     let addr = be32(c, addr_lo) & !3;
-    if hi != 0 || addr >> 16 != u32::from(cfg.engine_id) || (addr >> 12) & 0xF != ENGINE_WINDOW {
+    let Some((engine, off)) = window_of(u64::from(hi) << 32 | u64::from(addr)) else { return Verdict::Drop(NOT_FOR_ENGINE) };
+    if engine != cfg.engine_id {
         return Verdict::Drop(NOT_FOR_ENGINE);
     }
-    let off = addr & 0xFFF;
     if off < MAILBOX_OFFSET {
         if r.len_dw != 1 {
             return Verdict::Drop(REG_ACCESS);

@@ -147,8 +147,10 @@ pub fn encap_register_write(c: &[u8; CAPTURE_BYTES], p: usize, plen: usize, engi
     };
     let hi_zero = !four || c[i + 8..i + 12] == [0; 4];
     let addr = be32(c, i + h - 4);
-    let off = addr & 0xFFF;
-    let in_window = hi_zero && addr >> 16 == u32::from(engine_id) && (addr >> 12) & 0xF == super::protocol::ENGINE_WINDOW && off < super::protocol::MAILBOX_OFFSET && off & 3 == 0;
+    let window = super::protocol::window_of(u64::from(addr))
+        .filter(|&(engine, off)| hi_zero && engine == engine_id && off < super::protocol::MAILBOX_OFFSET && off & 3 == 0);
+    let in_window = window.is_some();
+    let off = window.map_or(0, |(_, off)| off);
     let ok = c[d] == ENCAP_TYPE_REGISTER_WRITE
         && c[d + 1] == ENCAP_OP_APPLY
         && c[d + 2] == ENCAP_VERSION

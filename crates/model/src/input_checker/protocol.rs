@@ -36,6 +36,24 @@ pub const PORTALS_OFFSET: usize = 14;
 pub const MAILBOX_OFFSET: u32 = 0x800;
 /// Engine register window base in the switch's address space (000 \[0175\]).
 pub const ENGINE_WINDOW: u32 = 0xC;
+
+/// Bits of an engine's window address (000 \[0175\]: `0x0010_C0yy` is engine 0x0010's register `yy`):
+/// the engine's device ID above `ENGINE_ID_SHIFT`, the window nibble above `WINDOW_SHIFT`, the offset below.
+const ENGINE_ID_SHIFT: u32 = 16;
+const WINDOW_SHIFT: u32 = 12;
+const WINDOW_OFFSET_MASK: u32 = (1 << WINDOW_SHIFT) - 1;
+
+/// The 32-bit address of byte `offset` (below 4 KiB) of `engine_id`'s register window.
+pub fn window_address(engine_id: u16, offset: u32) -> u32 {
+    u32::from(engine_id) << ENGINE_ID_SHIFT | ENGINE_WINDOW << WINDOW_SHIFT | (offset & WINDOW_OFFSET_MASK)
+}
+
+/// `(engine ID, offset)` when `addr` is in an engine's register window (one decode for the checker, the
+/// configuration's encapsulated writes and the frame codec); `None` above 32 bits or outside the windows.
+pub fn window_of(addr: u64) -> Option<(u16, u32)> {
+    let a = u32::try_from(addr).ok()?;
+    ((a >> WINDOW_SHIFT) & 0xF == ENGINE_WINDOW).then_some(((a >> ENGINE_ID_SHIFT) as u16, a & WINDOW_OFFSET_MASK))
+}
 /// Message code of a vendor-defined Type 1 message.
 pub const VDM_TYPE1_CODE: u8 = 0x7F;
 /// Protocol id in bits 31:24 of a collective VDM's DW3 (frames crate `VDM_PROTOCOL_ID`).
